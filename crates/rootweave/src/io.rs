@@ -1,0 +1,270 @@
+//! Positional byte access: the only layer that touches the operating system.
+//!
+//! [`ReadAt`] and [`WriteAt`] take `&self` and an absolute offset, so one open file can be
+//! read and written from many threads at once without a shared cursor.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+
+use crate::error::{Error, Result};
+
+/// Thread-safe positional reads.
+pub trait ReadAt: Send + Sync {
+    /// Fills `buf` with the bytes starting at `offset`; fails if fewer are available.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> Result<()>;
+    /// Current size in bytes.
+    fn size(&self) -> Result<u64>;
+    /// A name for error messages (the file path, or `<memory>`).
+    fn name(&self) -> String;
+}
+
+/// Thread-safe positional writes.
+pub trait WriteAt: Send + Sync {
+    /// Writes all of `buf` at `offset`, growing the target if needed.
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> Result<()>;
+    /// Sets the size to exactly `len` bytes (truncating or zero-extending).
+    fn set_size(&self, len: u64) -> Result<()>;
+    /// Flushes written data to stable storage where that means something.
+    fn sync(&self) -> Result<()>;
+    /// A name for error messages.
+    fn name(&self) -> String;
+}
+
+/// A file on disk, accessed with `pread`/`pwrite`.
+#[derive(Debug)]
+pub struct DiskFile {
+    file: File,
+    path: PathBuf,
+}
+
+impl DiskFile {
+    /// Opens an existing file for reading.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let file = File::open(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(DiskFile { file, path })
+    }
+
+    /// Creates (or truncates) a file for writing and reading.
+    pub fn create(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+        Ok(DiskFile { file, path })
+    }
+
+    /// The path the file was opened with.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn io_error(&self, source: std::io::Error) -> Error {
+        Error::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+}
+
+impl ReadAt for DiskFile {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        self.file
+            .read_exact_at(buf, offset)
+            .map_err(|e| self.io_error(e))
+    }
+
+    fn size(&self) -> Result<u64> {
+        Ok(self.file.metadata().map_err(|e| self.io_error(e))?.len())
+    }
+
+    fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+}
+
+impl WriteAt for DiskFile {
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        self.file
+            .write_all_at(buf, offset)
+            .map_err(|e| self.io_error(e))
+    }
+
+    fn set_size(&self, len: u64) -> Result<()> {
+        self.file.set_len(len).map_err(|e| self.io_error(e))
+    }
+
+    fn sync(&self) -> Result<()> {
+        self.file.sync_data().map_err(|e| self.io_error(e))
+    }
+
+    fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+}
+
+/// An in-memory file, for tests and for building files in memory.
+#[derive(Debug, Default)]
+pub struct MemoryFile {
+    bytes: RwLock<Vec<u8>>,
+}
+
+impl MemoryFile {
+    /// An empty in-memory file.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An in-memory file holding `bytes`.
+    pub fn from_bytes(bytes: Vec<u8>) -> Self {
+        MemoryFile {
+            bytes: RwLock::new(bytes),
+        }
+    }
+
+    /// A copy of the current contents.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.bytes.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Takes the contents out.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn memory_error(message: String) -> Error {
+    Error::Io {
+        path: PathBuf::from("<memory>"),
+        source: std::io::Error::new(std::io::ErrorKind::UnexpectedEof, message),
+    }
+}
+
+impl ReadAt for MemoryFile {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {
+        let bytes = self.bytes.read().unwrap_or_else(|e| e.into_inner());
+        let end = offset.checked_add(buf.len() as u64);
+        match end {
+            Some(end) if end <= bytes.len() as u64 => {
+                buf.copy_from_slice(&bytes[offset as usize..end as usize]);
+                Ok(())
+            }
+            _ => Err(memory_error(format!(
+                "read of {} bytes at offset {offset} past the end ({} bytes)",
+                buf.len(),
+                bytes.len()
+            ))),
+        }
+    }
+
+    fn size(&self) -> Result<u64> {
+        Ok(self.bytes.read().unwrap_or_else(|e| e.into_inner()).len() as u64)
+    }
+
+    fn name(&self) -> String {
+        "<memory>".to_string()
+    }
+}
+
+impl WriteAt for MemoryFile {
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> Result<()> {
+        let mut bytes = self.bytes.write().unwrap_or_else(|e| e.into_inner());
+        let start = usize::try_from(offset).map_err(|_| memory_error("offset too large".into()))?;
+        let end = start + buf.len();
+        if bytes.len() < end {
+            bytes.resize(end, 0);
+        }
+        bytes[start..end].copy_from_slice(buf);
+        Ok(())
+    }
+
+    fn set_size(&self, len: u64) -> Result<()> {
+        let len = usize::try_from(len).map_err(|_| memory_error("size too large".into()))?;
+        self.bytes
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .resize(len, 0);
+        Ok(())
+    }
+
+    fn sync(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn name(&self) -> String {
+        "<memory>".to_string()
+    }
+}
+
+impl<T: ReadAt + ?Sized> ReadAt for std::sync::Arc<T> {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {
+        (**self).read_exact_at(buf, offset)
+    }
+    fn size(&self) -> Result<u64> {
+        (**self).size()
+    }
+    fn name(&self) -> String {
+        (**self).name()
+    }
+}
+
+impl<T: WriteAt + ?Sized> WriteAt for std::sync::Arc<T> {
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> Result<()> {
+        (**self).write_all_at(buf, offset)
+    }
+    fn set_size(&self, len: u64) -> Result<()> {
+        (**self).set_size(len)
+    }
+    fn sync(&self) -> Result<()> {
+        (**self).sync()
+    }
+    fn name(&self) -> String {
+        (**self).name()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_file_round_trip_and_bounds() {
+        let f = MemoryFile::new();
+        f.write_all_at(b"abc", 2).unwrap();
+        assert_eq!(f.to_bytes(), b"\0\0abc");
+        let mut buf = [0u8; 3];
+        f.read_exact_at(&mut buf, 2).unwrap();
+        assert_eq!(&buf, b"abc");
+        assert!(f.read_exact_at(&mut buf, 3).is_err());
+        assert!(f.read_exact_at(&mut buf, u64::MAX).is_err());
+    }
+
+    #[test]
+    fn disk_file_round_trip() {
+        let dir = std::env::temp_dir().join(format!("rw-io-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.bin");
+        let f = DiskFile::create(&path).unwrap();
+        f.write_all_at(b"hello", 10).unwrap();
+        assert_eq!(ReadAt::size(&f).unwrap(), 15);
+        let mut buf = [0u8; 5];
+        f.read_exact_at(&mut buf, 10).unwrap();
+        assert_eq!(&buf, b"hello");
+        let err = f.read_exact_at(&mut buf, 12).unwrap_err();
+        assert!(err.to_string().contains("x.bin"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

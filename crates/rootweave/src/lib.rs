@@ -1,0 +1,17 @@
+//! rootweave: reading and writing CERN ROOT files (RNTuple and TTree) from many threads,
+//! into one output file, within a memory budget.
+//!
+//! The crate is layered bottom-up; each layer only knows the layers below it:
+//!
+//! - [`io`]: positional byte access (`ReadAt` / `WriteAt`) on files and memory.
+//! - [`compress`]: ROOT compression blocks (zlib, LZ4, ZSTD, LZMA, none).
+//! - [`container`]: the ROOT file itself: header, keys, directory, streamer infos.
+//! - [`rntuple`]: the RNTuple columnar format (schema, encodings, pages, envelopes, writer).
+
+pub mod compress;
+pub mod container;
+pub mod error;
+pub mod io;
+pub mod rntuple;
+
+pub use error::{Error, Result};
