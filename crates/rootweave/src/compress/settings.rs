@@ -225,7 +225,10 @@ mod tests {
             let c = Compression::from_root_setting(setting).unwrap();
             assert_eq!(c.root_setting(), setting);
         }
-        assert_eq!(Compression::from_root_setting(100).unwrap(), Compression::NONE);
+        assert_eq!(
+            Compression::from_root_setting(100).unwrap(),
+            Compression::NONE
+        );
         assert_eq!(
             Compression::from_root_setting(1).unwrap(),
             Compression::new(Codec::Zlib, 1).unwrap()
@@ -247,7 +250,10 @@ mod tests {
         assert_eq!(p("lzma"), 207);
         assert_eq!(p("none"), 0);
         assert_eq!(p("505"), 505);
-        assert_eq!("zstd:5".parse::<Compression>().unwrap().to_string(), "zstd:5");
+        assert_eq!(
+            "zstd:5".parse::<Compression>().unwrap().to_string(),
+            "zstd:5"
+        );
         assert!("brotli".parse::<Compression>().is_err());
         assert!("zlib:x".parse::<Compression>().is_err());
         assert!("zlib:12".parse::<Compression>().is_err());

@@ -1,1 +1,20 @@
-//! placeholder
+//! RNTuple, ROOT's columnar format (binary format 1.0): schema, column encodings, pages,
+//! envelopes and the writer.
+//!
+//! Writing: describe the fields ([`Field`], [`FieldType`]), open an [`RNTupleWriter`],
+//! append entries one at a time ([`Value`]) or many at once ([`ColumnData`]), and close it.
+
+pub mod column;
+pub mod data;
+pub mod encoding;
+mod fill;
+pub mod metadata;
+pub mod page;
+pub mod schema;
+pub mod serialize;
+pub mod writer;
+
+pub use column::ColumnType;
+pub use data::{ColumnData, Value};
+pub use schema::{Field, FieldType, Schema};
+pub use writer::{RNTupleWriter, WriteOptions, WriteSummary};

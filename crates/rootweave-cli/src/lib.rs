@@ -1,0 +1,5 @@
+//! Support code of the `rootweave` command line tool: synthetic datasets and the
+//! commands' implementations.
+
+pub mod random;
+pub mod synth;

@@ -1,0 +1,302 @@
+//! `rootweave-testkit`: writes RNTuple files with known values for the interoperability
+//! tests, and the values themselves as canonical flat buffers (see `owned.rs`), so that a
+//! test can compare what ROOT and uproot read with what was written.
+
+mod owned;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use rootweave::compress::Compression;
+use rootweave::rntuple::{Field, FieldType, RNTupleWriter, WriteOptions};
+use rootweave_cli::random::Rng;
+use rootweave_cli::synth::{for_each_chunk, nanoaod_fields};
+
+use owned::{generate, write_expected, Owned};
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Scenario {
+    /// Every supported field type, random values with extremes.
+    AllTypes,
+    /// The NanoAOD-like schema of `rootweave generate`.
+    Nanoaod,
+    /// One `std::uint64_t` field counting entries (cheap data for huge files).
+    Counter,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum FillMode {
+    /// `extend` with batches of varying size.
+    Batch,
+    /// `fill` one entry at a time.
+    Entry,
+    /// Alternate between the two.
+    Mixed,
+}
+
+/// Writes a test RNTuple called `ntpl` (or `Events` for nanoaod) and its expected values.
+#[derive(Parser)]
+struct Args {
+    scenario: Scenario,
+    /// Output ROOT file.
+    out: PathBuf,
+    /// Directory for the expected values (not written if omitted).
+    #[arg(long)]
+    expect: Option<PathBuf>,
+    #[arg(long, default_value_t = 1000)]
+    entries: u64,
+    #[arg(long, default_value = "zstd:5")]
+    compression: Compression,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, value_enum, default_value_t = FillMode::Mixed)]
+    fill: FillMode,
+    /// Maximum page size in bytes.
+    #[arg(long)]
+    page_size: Option<usize>,
+    /// Cluster target size in bytes.
+    #[arg(long)]
+    cluster_size: Option<u64>,
+    /// Start a new cluster group after this many clusters.
+    #[arg(long)]
+    clusters_per_group: Option<u64>,
+    /// Write page checksums.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    checksums: bool,
+}
+
+fn all_types_fields() -> Vec<Field> {
+    use FieldType as T;
+    let scalars = [
+        ("b", T::Bool),
+        ("i8", T::Int8),
+        ("i16", T::Int16),
+        ("i32", T::Int32),
+        ("i64", T::Int64),
+        ("u8", T::UInt8),
+        ("u16", T::UInt16),
+        ("u32", T::UInt32),
+        ("u64", T::UInt64),
+        ("f32", T::Float32),
+        ("f64", T::Float64),
+        ("s", T::String),
+    ];
+    let mut fields: Vec<Field> = scalars.into_iter().map(|(n, t)| Field::new(n, t)).collect();
+    let tuple = || T::Tuple(vec![T::Int32, T::Float32, T::String]);
+    fields.extend([
+        Field::new("vf", T::vector(T::Float32)),
+        Field::new("vb", T::vector(T::Bool)),
+        Field::new("vvi", T::vector(T::vector(T::Int32))),
+        Field::new("vvvs", T::vector(T::vector(T::vector(T::Int16)))),
+        Field::new("vs", T::vector(T::String)),
+        Field::new("vp", T::vector(T::pair(T::Int64, T::Float64))),
+        Field::new("vt", T::vector(tuple())),
+        Field::new("af", T::array(T::Float32, 3)),
+        Field::new("aai", T::array(T::array(T::Int32, 2), 2)),
+        Field::new("o", T::optional(T::Int32)),
+        Field::new("os", T::optional(T::String)),
+        Field::new("p", T::pair(T::Int64, T::Float64)),
+        Field::new("t", tuple()),
+        Field::new(
+            "rec",
+            T::untyped_record(vec![
+                Field::new("x", T::Float64),
+                Field::new("n", T::UInt16),
+                Field::new("tags", T::vector(T::String)),
+            ]),
+        ),
+        Field::new(
+            "coll",
+            T::untyped_collection(T::untyped_record(vec![
+                Field::new("pt", T::Float32),
+                Field::new("q", T::Int8),
+                Field::new("ok", T::Bool),
+                Field::new("hits", T::vector(T::UInt32)),
+            ])),
+        ),
+    ]);
+    fields
+}
+
+fn options(args: &Args) -> WriteOptions {
+    let mut o = WriteOptions {
+        compression: args.compression,
+        page_checksums: args.checksums,
+        ..WriteOptions::default()
+    };
+    if let Some(p) = args.page_size {
+        o.max_page_size = p;
+    }
+    if let Some(c) = args.cluster_size {
+        o.cluster_target_size = c;
+    }
+    o
+}
+
+/// Writes `data` (one owned column per field) with the chosen fill mode.
+fn write_owned(args: &Args, fields: Vec<Field>, data: &[Owned], n: usize) -> rootweave::Result<()> {
+    let types: Vec<FieldType> = fields.iter().map(|f| f.ty.clone()).collect();
+    let mut writer = RNTupleWriter::recreate(&args.out, "ntpl", fields, options(args))?;
+    let mut rng = Rng::new(args.seed ^ 0x5eed);
+    let mut start = 0usize;
+    let mut use_batch = args.fill != FillMode::Entry;
+    let mut clusters_before = 0;
+    while start < n {
+        let step = 1 + rng.below(400) as usize;
+        let end = (start + step).min(n);
+        if use_batch {
+            let batch: Vec<_> = data.iter().map(|d| d.batch(start, end)).collect();
+            writer.extend(&batch)?;
+        } else {
+            for i in start..end {
+                let values: Vec<_> = data
+                    .iter()
+                    .zip(&types)
+                    .map(|(d, t)| d.value(i, t))
+                    .collect();
+                writer.fill(&values)?;
+            }
+        }
+        if args.fill == FillMode::Mixed {
+            use_batch = !use_batch;
+        }
+        maybe_new_group(args, &mut writer, &mut clusters_before)?;
+        start = end;
+    }
+    writer.close()?;
+    Ok(())
+}
+
+fn maybe_new_group(
+    args: &Args,
+    writer: &mut RNTupleWriter,
+    clusters_before: &mut u64,
+) -> rootweave::Result<()> {
+    if let Some(k) = args.clusters_per_group {
+        let clusters = writer.committed_clusters();
+        if clusters >= *clusters_before + k {
+            writer.commit_cluster_group()?;
+            *clusters_before = clusters;
+        }
+    }
+    Ok(())
+}
+
+fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    match args.scenario {
+        Scenario::AllTypes => {
+            let fields = all_types_fields();
+            let n = args.entries as usize;
+            let mut rng = Rng::new(args.seed);
+            let data: Vec<Owned> = fields
+                .iter()
+                .map(|f| generate(&f.ty, n, &mut rng, 0))
+                .collect();
+            if let Some(dir) = &args.expect {
+                let mut buffers = BTreeMap::new();
+                for (f, d) in fields.iter().zip(&data) {
+                    d.flatten(&f.name, &f.ty, &mut buffers);
+                }
+                write_expected(dir, args.entries, &buffers)?;
+            }
+            Ok(write_owned(args, fields, &data, n)?)
+        }
+        Scenario::Nanoaod => {
+            let fields = nanoaod_fields();
+            let mut writer =
+                RNTupleWriter::recreate(&args.out, "Events", fields.clone(), options(args))?;
+            let mut buffers = BTreeMap::new();
+            let mut clusters_before = 0;
+            for_each_chunk(args.seed, args.entries, |chunk| {
+                chunk.with_columns(|columns| writer.extend(columns))?;
+                maybe_new_group(args, &mut writer, &mut clusters_before)?;
+                if args.expect.is_some() {
+                    chunk.with_columns(|columns| {
+                        for (f, c) in fields.iter().zip(columns) {
+                            owned_from(c, &f.ty).flatten(&f.name, &f.ty, &mut buffers);
+                        }
+                        Ok(())
+                    })?;
+                }
+                Ok(())
+            })?;
+            writer.close()?;
+            if let Some(dir) = &args.expect {
+                write_expected(dir, args.entries, &buffers)?;
+            }
+            Ok(())
+        }
+        Scenario::Counter => {
+            let fields = vec![Field::new("n", FieldType::UInt64)];
+            let mut writer = RNTupleWriter::recreate(&args.out, "ntpl", fields, options(args))?;
+            let chunk = 1u64 << 20;
+            let mut values = Vec::with_capacity(chunk as usize);
+            let mut start = 0;
+            while start < args.entries {
+                let end = (start + chunk).min(args.entries);
+                values.clear();
+                values.extend(start..end);
+                writer.extend(&[rootweave::rntuple::ColumnData::UInt64(&values)])?;
+                start = end;
+            }
+            writer.close()?;
+            Ok(())
+        }
+    }
+}
+
+/// An owned copy of a batch whose offsets start at 0 (the nanoaod chunks' batches).
+fn owned_from(c: &rootweave::rntuple::ColumnData, ty: &FieldType) -> Owned {
+    use rootweave::rntuple::ColumnData as C;
+    let child = || ty.children()[0].ty.clone();
+    match c {
+        C::Bool(v) => Owned::Bool(v.to_vec()),
+        C::Int8(v) => Owned::Int8(v.to_vec()),
+        C::Int16(v) => Owned::Int16(v.to_vec()),
+        C::Int32(v) => Owned::Int32(v.to_vec()),
+        C::Int64(v) => Owned::Int64(v.to_vec()),
+        C::UInt8(v) => Owned::UInt8(v.to_vec()),
+        C::UInt16(v) => Owned::UInt16(v.to_vec()),
+        C::UInt32(v) => Owned::UInt32(v.to_vec()),
+        C::UInt64(v) => Owned::UInt64(v.to_vec()),
+        C::Float32(v) => Owned::Float32(v.to_vec()),
+        C::Float64(v) => Owned::Float64(v.to_vec()),
+        C::Strings(v) => Owned::Strings(v.to_vec()),
+        C::StringBytes { offsets, bytes } => Owned::Strings(
+            offsets
+                .windows(2)
+                .map(|w| String::from_utf8_lossy(&bytes[w[0] as usize..w[1] as usize]).into_owned())
+                .collect(),
+        ),
+        C::List { offsets, items } => {
+            assert_eq!(offsets[0], 0, "chunk offsets start at 0");
+            Owned::List(offsets.to_vec(), Box::new(owned_from(items, &child())))
+        }
+        C::Array(items) => {
+            let FieldType::Array(_, size) = ty else {
+                unreachable!("array batch of a non-array field")
+            };
+            Owned::Array(*size, Box::new(owned_from(items, &child())))
+        }
+        C::Record(members) => Owned::Record(
+            members
+                .iter()
+                .zip(ty.children())
+                .map(|(m, f)| owned_from(m, &f.ty))
+                .collect(),
+        ),
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rootweave-testkit: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! Column buffers and page sealing: elements accumulate per column, and a full page is
+//! encoded, compressed and checksummed on the thread that fills it.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::compress::{compress_into, Compression};
+
+use super::column::{ColumnType, Encoding};
+use super::encoding::encode_page;
+
+/// A sealed page of the current cluster: its element count and stored size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SealedPage {
+    /// Number of elements.
+    pub n_elements: u32,
+    /// Stored bytes, not counting the checksum that may follow.
+    pub size: u64,
+}
+
+/// One column being written: unsealed elements, and the sealed pages of the current cluster.
+#[derive(Debug)]
+pub struct ColumnBuffer {
+    ty: ColumnType,
+    encoding: Encoding,
+    width: usize,
+    page_limit: usize,
+    /// Unsealed elements, little-endian (one byte per element for bit columns).
+    pending: Vec<u8>,
+    /// Sealed pages of the current cluster, back to back, each followed by its checksum.
+    sealed: Vec<u8>,
+    pages: Vec<SealedPage>,
+    /// For offset columns: the cluster-relative end offset of the last entry.
+    pub(crate) index_end: u64,
+    /// Elements in the current cluster (sealed and pending).
+    cluster_elements: u64,
+    /// Global index of the current cluster's first element.
+    first_element: u64,
+    uncompressed_sealed: u64,
+}
+
+impl ColumnBuffer {
+    /// A buffer for a column of type `ty` whose pages hold at most `max_page_bytes` bytes
+    /// in memory.
+    pub fn new(ty: ColumnType, max_page_bytes: usize) -> Self {
+        let width = ty.element_size();
+        let page_limit = (max_page_bytes / width).max(1) * width;
+        ColumnBuffer {
+            ty,
+            encoding: ty.encoding(),
+            width,
+            page_limit,
+            pending: Vec::new(),
+            sealed: Vec::new(),
+            pages: Vec::new(),
+            index_end: 0,
+            cluster_elements: 0,
+            first_element: 0,
+            uncompressed_sealed: 0,
+        }
+    }
+
+    /// The on-disk column type.
+    pub fn column_type(&self) -> ColumnType {
+        self.ty
+    }
+
+    /// Appends elements given as little-endian bytes (a whole number of elements), sealing
+    /// pages whenever one is full.
+    pub fn push(&mut self, mut bytes: &[u8], sealer: &mut PageSealer) {
+        debug_assert_eq!(bytes.len() % self.width, 0);
+        self.cluster_elements += (bytes.len() / self.width) as u64;
+        while !bytes.is_empty() {
+            let room = self.page_limit - self.pending.len();
+            let take = room.min(bytes.len());
+            self.pending.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.pending.len() >= self.page_limit {
+                sealer.seal(self);
+            }
+        }
+    }
+
+    /// Seals the pending elements as a page, if there are any.
+    pub fn flush(&mut self, sealer: &mut PageSealer) {
+        if !self.pending.is_empty() {
+            sealer.seal(self);
+        }
+    }
+
+    /// Bytes of unsealed elements in memory.
+    pub fn pending_bytes(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Bytes of sealed pages (with checksums) of the current cluster.
+    pub fn sealed_bytes(&self) -> usize {
+        self.sealed.len()
+    }
+
+    /// Uncompressed (encoded) bytes of the sealed pages of the current cluster.
+    pub fn uncompressed_sealed_bytes(&self) -> u64 {
+        self.uncompressed_sealed
+    }
+
+    /// The sealed pages of the current cluster and their bytes.
+    pub fn sealed_pages(&self) -> (&[SealedPage], &[u8]) {
+        (&self.pages, &self.sealed)
+    }
+
+    /// Global index of the current cluster's first element.
+    pub fn first_element(&self) -> u64 {
+        self.first_element
+    }
+
+    /// Forgets the sealed pages after the cluster was written and starts the next cluster.
+    pub fn start_next_cluster(&mut self) {
+        debug_assert!(self.pending.is_empty());
+        self.first_element += self.cluster_elements;
+        self.cluster_elements = 0;
+        self.index_end = 0;
+        self.sealed.clear();
+        self.pages.clear();
+        self.uncompressed_sealed = 0;
+    }
+}
+
+/// Encodes, compresses and checksums pages, reusing its scratch buffer.
+#[derive(Debug)]
+pub struct PageSealer {
+    compression: Compression,
+    checksums: bool,
+    encoded: Vec<u8>,
+}
+
+impl PageSealer {
+    /// A sealer for the given compression, writing page checksums if `checksums`.
+    pub fn new(compression: Compression, checksums: bool) -> Self {
+        PageSealer {
+            compression,
+            checksums,
+            encoded: Vec::new(),
+        }
+    }
+
+    /// True if pages carry checksums.
+    pub fn checksums(&self) -> bool {
+        self.checksums
+    }
+
+    /// Seals the pending elements of `column` as one page.
+    fn seal(&mut self, column: &mut ColumnBuffer) {
+        let n_elements = (column.pending.len() / column.width) as u32;
+        encode_page(
+            column.encoding,
+            column.width,
+            &column.pending,
+            &mut self.encoded,
+        );
+        let start = column.sealed.len();
+        let size = compress_into(self.compression, &self.encoded, &mut column.sealed);
+        if self.checksums {
+            let checksum = xxh3_64(&column.sealed[start..]);
+            column.sealed.extend_from_slice(&checksum.to_le_bytes());
+        }
+        column.uncompressed_sealed += self.encoded.len() as u64;
+        column.pages.push(SealedPage {
+            n_elements,
+            size: size as u64,
+        });
+        column.pending.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_are_sealed_at_the_limit_with_checksums() {
+        let mut sealer = PageSealer::new(Compression::NONE, true);
+        let mut column = ColumnBuffer::new(ColumnType::Int32, 16);
+        let values: Vec<u8> = (0..10i32).flat_map(|v| v.to_le_bytes()).collect();
+        column.push(&values, &mut sealer);
+        column.flush(&mut sealer);
+        let (pages, bytes) = column.sealed_pages();
+        let counts: Vec<u32> = pages.iter().map(|p| p.n_elements).collect();
+        assert_eq!(counts, [4, 4, 2]);
+        assert_eq!(bytes.len(), 40 + 3 * 8);
+        assert_eq!(&bytes[..16], &values[..16]);
+        assert_eq!(&bytes[16..24], &xxh3_64(&values[..16]).to_le_bytes());
+        column.start_next_cluster();
+        assert_eq!(column.first_element(), 10);
+        assert_eq!(column.sealed_bytes(), 0);
+    }
+}

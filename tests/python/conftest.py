@@ -1,0 +1,62 @@
+"""Shared helpers of the Python test suite: where things are, and running the
+rootweave binaries and the ROOT reader child process."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TESTDATA = REPO.parent / "shared" / "testdata"
+TARGET = Path(os.environ.get("ROOTWEAVE_TARGET", REPO / "target" / "release"))
+HERE = Path(__file__).resolve().parent
+
+
+def testdata(name):
+    """Path of a file in the shared folder of real ROOT files."""
+    return TESTDATA / name
+
+
+def run_binary(name, *args):
+    """Runs one of the workspace's binaries (built by scripts/test.sh) and returns stdout."""
+    exe = TARGET / name
+    result = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True)
+    assert result.returncode == 0, f"{name} {' '.join(map(str, args))} failed:\n{result.stderr}"
+    return result.stdout
+
+
+def rootweave(*args):
+    """Runs the `rootweave` command line tool."""
+    return run_binary("rootweave", *args)
+
+
+def testkit(*args):
+    """Runs `rootweave-testkit`, which writes test files and their expected values."""
+    return run_binary("rootweave-testkit", *args)
+
+
+def root_dump(jobs, workdir):
+    """Reads every job's RNTuple with ROOT in one child process (see root_dump.py).
+
+    Fails on any "Error in <...>" or "Warning in <...>" line that ROOT prints."""
+    jobs_file = Path(workdir) / "root_jobs.json"
+    jobs_file.write_text(json.dumps(jobs))
+    result = subprocess.run(
+        [sys.executable, str(HERE / "root_dump.py"), str(jobs_file)],
+        capture_output=True,
+        text=True,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, f"ROOT failed:\n{output}"
+    problems = [line for line in output.splitlines() if line.startswith(("Error in", "Warning in", "Fatal in"))]
+    assert not problems, "ROOT complained:\n" + "\n".join(problems)
+    return output
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    """A scratch directory shared by the tests of one module."""
+    return tmp_path_factory.mktemp("rw")
