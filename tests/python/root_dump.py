@@ -7,6 +7,10 @@ module (ROOT's start-up costs seconds, and a corrupt file may crash it):
 where jobs.json is a list of {"file", "ntuple", "out"}. For each job, <out>/manifest.json
 and the buffers are written, and <out>/rdf.json holds RDataFrame's entry count, the values
 of top-level numeric columns (as lists) and the total size of each collection column.
+
+A job with "spot": {"field": name, "indices": [...]} instead reads only those entries of one
+`std::uint64_t` field and writes <out>/spot.json with the entry count and the values, and
+RDataFrame's count and maximum of that field (for files too large to dump).
 """
 
 import json
@@ -132,12 +136,29 @@ def rdataframe_summary(file, ntuple, field_types):
     return summary
 
 
+def spot(job):
+    field, indices = job["spot"]["field"], job["spot"]["indices"]
+    reader = ROOT.RNTupleReader.Open(job["ntuple"], job["file"])
+    view = reader.GetView["std::uint64_t"](field)
+    result = {"entries": int(reader.GetNEntries()), "values": [int(view(i)) for i in indices]}
+    del view, reader
+    df = ROOT.RDataFrame(job["ntuple"], job["file"])
+    count, maximum = df.Count(), df.Max(field)
+    result["rdf_count"] = int(count.GetValue())
+    result["rdf_max"] = int(maximum.GetValue())
+    with open(os.path.join(job["out"], "spot.json"), "w") as f:
+        json.dump(result, f)
+
+
 def main():
     with open(sys.argv[1]) as f:
         jobs = json.load(f)
     ROOT.gInterpreter.Declare(CPP)
     for job in jobs:
         os.makedirs(job["out"], exist_ok=True)
+        if "spot" in job:
+            spot(job)
+            continue
         ROOT.rwdump.dump(job["file"], job["ntuple"], job["out"])
         reader = ROOT.RNTupleReader.Open(job["ntuple"], job["file"])
         desc = reader.GetDescriptor()

@@ -48,13 +48,18 @@ def files(workdir):
         path = workdir / f"generate-{codec}.root"
         rootweave("generate", path, "--events", GENERATE_EVENTS, "--compression", codec, "--seed", "11")
         cases[f"generate-{codec}"] = (path, "Events", workdir / "nanoaod.expected")
+    # Two RNTuples sharing one file, their clusters interleaved.
+    two = workdir / "two-ntuples.root"
+    testkit("two-ntuples", two, "--entries", "400", "--expect", workdir / "two.expected")
+    for nt in ["A", "B"]:
+        cases[f"two-ntuples-{nt}"] = (two, nt, workdir / "two.expected" / nt)
     jobs = [{"file": str(p), "ntuple": nt, "out": str(workdir / f"{name}.root-dump")}
             for name, (p, nt, _) in cases.items()]
     root_dump(jobs, workdir)
     return {name: (p, nt, exp, workdir / f"{name}.root-dump") for name, (p, nt, exp) in cases.items()}
 
 
-CASES = list(ALL_TYPES_CASES) + [f"generate-{c}" for c in CODECS]
+CASES = list(ALL_TYPES_CASES) + [f"generate-{c}" for c in CODECS] + ["two-ntuples-A", "two-ntuples-B"]
 
 
 def read_with_uproot(path, ntuple):
@@ -127,6 +132,12 @@ def test_compression_shrinks_files(files):
     sizes = {c: files[f"generate-{c}"][0].stat().st_size for c in CODECS}
     for codec in CODECS[1:]:
         assert sizes[codec] < 0.8 * sizes["none"], sizes
+
+
+def test_two_ntuples_share_one_file(files):
+    with uproot.open(files["two-ntuples-A"][0]) as f:
+        assert sorted(k.split(";")[0] for k in f.keys()) == ["A", "B"]
+        assert set(f.classnames().values()) == {"ROOT::RNTuple"}
 
 
 def test_ls_lists_the_anchor(files):

@@ -24,6 +24,9 @@ enum Scenario {
     Nanoaod,
     /// One `std::uint64_t` field counting entries (cheap data for huge files).
     Counter,
+    /// Two RNTuples in one file: `A` (all types) and `B` (NanoAOD-like), expected values in
+    /// the `A` and `B` subfolders of `--expect`.
+    TwoNtuples,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -225,6 +228,56 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             writer.close()?;
             if let Some(dir) = &args.expect {
                 write_expected(dir, args.entries, &buffers)?;
+            }
+            Ok(())
+        }
+        Scenario::TwoNtuples => {
+            use rootweave::container::{FileWriter, WriterOptions};
+            use std::sync::Arc;
+            let file = Arc::new(FileWriter::create(
+                &args.out,
+                WriterOptions {
+                    compression: args.compression,
+                    ..WriterOptions::default()
+                },
+            )?);
+            let n = args.entries as usize;
+            let mut rng = Rng::new(args.seed);
+            let fields = all_types_fields();
+            let data: Vec<Owned> = fields
+                .iter()
+                .map(|f| generate(&f.ty, n, &mut rng, 0))
+                .collect();
+            let nano = rootweave_cli::synth::NanoAodChunk::generate(args.seed, 0, n.min(10_000));
+            // Interleave the two writers so that their clusters alternate in the file.
+            let mut a = RNTupleWriter::in_file(file.clone(), "A", fields.clone(), options(args))?;
+            let mut b = RNTupleWriter::in_file(file.clone(), "B", nanoaod_fields(), options(args))?;
+            let half = n / 2;
+            a.extend(&data.iter().map(|d| d.batch(0, half)).collect::<Vec<_>>())?;
+            a.commit_cluster()?;
+            nano.with_columns(|c| b.extend(c))?;
+            b.commit_cluster()?;
+            a.extend(&data.iter().map(|d| d.batch(half, n)).collect::<Vec<_>>())?;
+            a.close()?;
+            b.close()?;
+            Arc::try_unwrap(file)
+                .map_err(|_| "file still shared")?
+                .close()?;
+            if let Some(dir) = &args.expect {
+                let mut buffers = BTreeMap::new();
+                for (f, d) in fields.iter().zip(&data) {
+                    d.flatten(&f.name, &f.ty, &mut buffers);
+                }
+                write_expected(&dir.join("A"), args.entries, &buffers)?;
+                let mut buffers = BTreeMap::new();
+                let nano_fields = nanoaod_fields();
+                nano.with_columns(|columns| {
+                    for (f, c) in nano_fields.iter().zip(columns) {
+                        owned_from(c, &f.ty).flatten(&f.name, &f.ty, &mut buffers);
+                    }
+                    Ok(())
+                })?;
+                write_expected(&dir.join("B"), nano.len() as u64, &buffers)?;
             }
             Ok(())
         }

@@ -340,8 +340,8 @@ impl Owned {
     }
 }
 
-/// Writes canonical buffers as `<dir>/<n>.bin` files and a `manifest.json` that maps each
-/// path to its dtype and file.
+/// Writes canonical buffers as `<dir>/<path>.bin` files and a `manifest.json` that maps
+/// each path to its dtype and file.
 pub fn write_expected(
     dir: &Path,
     entries: u64,
@@ -350,7 +350,7 @@ pub fn write_expected(
     std::fs::create_dir_all(dir)?;
     let mut manifest = format!("{{\"entries\": {entries}, \"buffers\": {{");
     for (i, (path, (dtype, bytes))) in buffers.iter().enumerate() {
-        let file = format!("{i}.bin");
+        let file = format!("{path}.bin");
         std::fs::write(dir.join(&file), bytes)?;
         if i > 0 {
             manifest.push_str(", ");

@@ -5,17 +5,38 @@
 //! compressed size, 3-byte little-endian uncompressed size) followed by the codec's data.
 //! A payload whose stored size equals its uncompressed size is raw (not compressed).
 
+mod block;
+mod codecs;
 mod settings;
 
+pub use block::{parse_block_header, BlockHeader, BLOCK_HEADER_SIZE, MAX_BLOCK_SIZE};
 pub use settings::{Codec, Compression};
 
 use crate::error::{Error, Result};
+
+/// Inputs shorter than this are never compressed (ROOT does the same: a block header
+/// and a codec frame cannot make them smaller).
+const MIN_COMPRESSIBLE: usize = 16;
 
 /// Compresses `input` into ROOT compression blocks appended to `out`, or appends `input`
 /// unchanged when compression is off or would not make it smaller. Returns the number of
 /// bytes appended.
 pub fn compress_into(compression: Compression, input: &[u8], out: &mut Vec<u8>) -> usize {
-    let _ = compression;
+    let start = out.len();
+    if !compression.is_none() && input.len() >= MIN_COMPRESSIBLE {
+        let mut all_smaller = true;
+        for chunk in input.chunks(MAX_BLOCK_SIZE) {
+            if !codecs::compress_block(compression, chunk, out) {
+                all_smaller = false;
+                break;
+            }
+        }
+        // Readers tell raw payloads by their length: a compressed payload must be shorter.
+        if all_smaller && out.len() - start < input.len() {
+            return out.len() - start;
+        }
+        out.truncate(start);
+    }
     out.extend_from_slice(input);
     input.len()
 }
@@ -34,10 +55,51 @@ pub fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<()> {
         out.copy_from_slice(input);
         return Ok(());
     }
-    Err(Error::Compression {
-        offset: 0,
-        message: "not implemented".into(),
-    })
+    let mut pos = 0usize;
+    let mut written = 0usize;
+    while pos < input.len() {
+        let header = parse_block_header(&input[pos..]).map_err(|m| error(pos, m))?;
+        let data_start = pos + BLOCK_HEADER_SIZE;
+        let data_end = data_start + header.compressed_size;
+        if data_end > input.len() {
+            return Err(error(
+                pos,
+                format!(
+                    "block of {} compressed bytes runs past the end of the payload ({} bytes)",
+                    header.compressed_size,
+                    input.len()
+                ),
+            ));
+        }
+        let out_end = written + header.uncompressed_size;
+        if out_end > out.len() {
+            return Err(error(
+                pos,
+                format!(
+                    "blocks decompress to more than the expected {} bytes",
+                    out.len()
+                ),
+            ));
+        }
+        codecs::decompress_block(
+            header.codec,
+            &input[data_start..data_end],
+            &mut out[written..out_end],
+        )
+        .map_err(|m| error(pos, m))?;
+        written = out_end;
+        pos = data_end;
+    }
+    if written != out.len() {
+        return Err(error(
+            pos,
+            format!(
+                "blocks decompress to {written} bytes, expected {}",
+                out.len()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Decodes a payload into a new vector of `uncompressed_len` bytes.
@@ -45,4 +107,11 @@ pub fn decompress(input: &[u8], uncompressed_len: usize) -> Result<Vec<u8>> {
     let mut out = vec![0u8; uncompressed_len];
     decompress_into(input, &mut out)?;
     Ok(out)
+}
+
+fn error(offset: usize, message: impl Into<String>) -> Error {
+    Error::Compression {
+        offset: offset as u64,
+        message: message.into(),
+    }
 }

@@ -154,16 +154,16 @@ impl Node {
                     ))
                 })?)
             }
-            (Kind::Array { size, item }, ColumnData::Array(items)) => {
-                match item.entries(items)? {
-                    Some(k) if k % size == 0 => Some(k / size),
-                    Some(k) => return Err(Error::InvalidArgument(format!(
+            (Kind::Array { size, item }, ColumnData::Array(items)) => match item.entries(items)? {
+                Some(k) if k % size == 0 => Some(k / size),
+                Some(k) => {
+                    return Err(Error::InvalidArgument(format!(
                         "field '{}': {k} array items is not a multiple of the array size {size}",
                         self.path
-                    ))),
-                    None => None,
+                    )))
                 }
-            }
+                None => None,
+            },
             (Kind::Record { members }, ColumnData::Record(parts)) => {
                 if parts.len() != members.len() {
                     return Err(Error::InvalidArgument(format!(

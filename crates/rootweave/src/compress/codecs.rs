@@ -1,0 +1,197 @@
+//! One compression block per codec, both ways. Compression contexts are kept per thread:
+//! pages are compressed by the thousand and a fresh context costs more than a small page.
+
+use std::cell::RefCell;
+
+use xxhash_rust::xxh64::xxh64;
+
+use super::block::{write_header, BLOCK_HEADER_SIZE};
+use super::settings::{Codec, Compression};
+
+/// Appends one block for `input` to `out`. Returns false (leaving `out` in an unspecified
+/// state beyond its original length) if the block would not be smaller than `input`.
+pub(crate) fn compress_block(compression: Compression, input: &[u8], out: &mut Vec<u8>) -> bool {
+    let start = out.len();
+    let codec = compression.codec();
+    let level = compression.level();
+    // Room for the header and codec data strictly smaller than the input.
+    let room = input.len().saturating_sub(1);
+    let data_start = start + BLOCK_HEADER_SIZE;
+    let written = match codec {
+        Codec::Zlib => zlib_compress(level, input, out, data_start, room),
+        Codec::Lzma => lzma_compress(level, input, out, data_start, room),
+        Codec::Lz4 => lz4_compress(level, input, out, data_start),
+        Codec::Zstd => zstd_compress(level, input, out, data_start),
+        Codec::None => None,
+    };
+    match written {
+        Some(n) if BLOCK_HEADER_SIZE + n < input.len() => {
+            out.truncate(data_start + n);
+            write_header(codec, n, input.len(), &mut out[start..data_start]);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Decodes one block's codec data into `out`, which must be filled exactly.
+pub(crate) fn decompress_block(codec: Codec, data: &[u8], out: &mut [u8]) -> Result<(), String> {
+    match codec {
+        Codec::Zlib => zlib_decompress(data, out),
+        Codec::Lzma => lzma_decompress(data, out),
+        Codec::Lz4 => lz4_decompress(data, out),
+        Codec::Zstd => zstd_decompress(data, out),
+        Codec::None => Err("no codec".into()),
+    }
+}
+
+fn zlib_compress(
+    level: u32,
+    input: &[u8],
+    out: &mut Vec<u8>,
+    at: usize,
+    room: usize,
+) -> Option<usize> {
+    use flate2::{Compress, FlushCompress, Status};
+    thread_local! {
+        static ZLIB: RefCell<Option<(u32, Compress)>> = const { RefCell::new(None) };
+    }
+    ZLIB.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let (_, compressor) = match cell.as_mut() {
+            Some((l, c)) if *l == level => {
+                c.reset();
+                cell.as_mut().expect("present")
+            }
+            _ => cell.insert((level, Compress::new(flate2::Compression::new(level), true))),
+        };
+        out.resize(at + room, 0);
+        let status = compressor.compress(input, &mut out[at..], FlushCompress::Finish);
+        match status {
+            Ok(Status::StreamEnd) => Some(compressor.total_out() as usize),
+            _ => None,
+        }
+    })
+}
+
+fn zlib_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
+    use flate2::{Decompress, FlushDecompress, Status};
+    let mut d = Decompress::new(true);
+    match d.decompress(data, out, FlushDecompress::Finish) {
+        Ok(Status::StreamEnd) if d.total_out() as usize == out.len() => Ok(()),
+        Ok(Status::StreamEnd) => Err(format!(
+            "zlib block decompresses to {} bytes, the header says {}",
+            d.total_out(),
+            out.len()
+        )),
+        Ok(_) => Err("zlib block is truncated or larger than its header says".into()),
+        Err(e) => Err(format!("corrupt zlib block: {e}")),
+    }
+}
+
+fn lzma_compress(
+    level: u32,
+    input: &[u8],
+    out: &mut Vec<u8>,
+    at: usize,
+    room: usize,
+) -> Option<usize> {
+    use liblzma::stream::{Action, Check, Status, Stream};
+    let mut stream = Stream::new_easy_encoder(level, Check::Crc32).ok()?;
+    out.resize(at + room, 0);
+    match stream.process(input, &mut out[at..], Action::Finish) {
+        Ok(Status::StreamEnd) => Some(stream.total_out() as usize),
+        _ => None,
+    }
+}
+
+fn lzma_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
+    use liblzma::stream::{Action, Status, Stream};
+    let mut stream =
+        Stream::new_stream_decoder(u64::MAX, 0).map_err(|e| format!("xz decoder: {e}"))?;
+    match stream.process(data, out, Action::Finish) {
+        Ok(Status::StreamEnd) if stream.total_out() as usize == out.len() => Ok(()),
+        Ok(Status::StreamEnd) => Err(format!(
+            "xz block decompresses to {} bytes, the header says {}",
+            stream.total_out(),
+            out.len()
+        )),
+        Ok(_) => Err("xz block is truncated or larger than its header says".into()),
+        Err(e) => Err(format!("corrupt xz block: {e}")),
+    }
+}
+
+/// LZ4 block data is preceded by 8 bytes: the big-endian XXH64 (seed 0) of the LZ4 data.
+const LZ4_CHECKSUM: usize = 8;
+
+fn lz4_compress(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Option<usize> {
+    use lz4::block::{compress_bound, compress_to_buffer, CompressionMode};
+    // As ROOT: LZ4-HC from level 4 on, the fast compressor below.
+    let mode = if level >= 4 {
+        CompressionMode::HIGHCOMPRESSION(level as i32)
+    } else {
+        CompressionMode::DEFAULT
+    };
+    let bound = compress_bound(input.len()).ok()?;
+    let data = at + LZ4_CHECKSUM;
+    out.resize(data + bound, 0);
+    let n = compress_to_buffer(input, Some(mode), false, &mut out[data..]).ok()?;
+    let checksum = xxh64(&out[data..data + n], 0);
+    out[at..data].copy_from_slice(&checksum.to_be_bytes());
+    Some(LZ4_CHECKSUM + n)
+}
+
+fn lz4_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
+    if data.len() < LZ4_CHECKSUM {
+        return Err("LZ4 block shorter than its checksum".into());
+    }
+    let (checksum, data) = data.split_at(LZ4_CHECKSUM);
+    if xxh64(data, 0).to_be_bytes() != checksum {
+        return Err("LZ4 block checksum mismatch".into());
+    }
+    match lz4_flex::block::decompress_into(data, out) {
+        Ok(n) if n == out.len() => Ok(()),
+        Ok(n) => Err(format!(
+            "LZ4 block decompresses to {n} bytes, the header says {}",
+            out.len()
+        )),
+        Err(e) => Err(format!("corrupt LZ4 block: {e}")),
+    }
+}
+
+fn zstd_compress(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Option<usize> {
+    thread_local! {
+        static ZSTD: RefCell<Option<(u32, zstd::bulk::Compressor<'static>)>> = const { RefCell::new(None) };
+    }
+    ZSTD.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        if cell.as_ref().is_none_or(|(l, _)| *l != level) {
+            *cell = Some((level, zstd::bulk::Compressor::new(level as i32).ok()?));
+        }
+        let (_, compressor) = cell.as_mut()?;
+        let bound = zstd::zstd_safe::compress_bound(input.len());
+        out.resize(at + bound, 0);
+        compressor.compress_to_buffer(input, &mut out[at..]).ok()
+    })
+}
+
+fn zstd_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
+    thread_local! {
+        static ZSTD: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+    }
+    ZSTD.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        if cell.is_none() {
+            *cell = Some(zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?);
+        }
+        let d = cell.as_mut().expect("created above");
+        match d.decompress_to_buffer(data, out) {
+            Ok(n) if n == out.len() => Ok(()),
+            Ok(n) => Err(format!(
+                "zstd block decompresses to {n} bytes, the header says {}",
+                out.len()
+            )),
+            Err(e) => Err(format!("corrupt zstd block: {e}")),
+        }
+    })
+}

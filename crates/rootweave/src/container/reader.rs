@@ -1,0 +1,259 @@
+//! Reading a ROOT file: the header, the top directory and its keys, objects' bytes.
+//!
+//! Every offset and length read from the file is checked against the file's size before
+//! it is used, and errors name the file, the object and the byte offset.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::bytes::BeReader;
+use super::directory::{decode_keys_list, Directory, DIRECTORY_LEN};
+use super::header::FileHeader;
+use super::key::KeyInfo;
+use crate::compress::decompress;
+use crate::error::{Error, Result};
+use crate::io::{DiskFile, ReadAt};
+
+/// An open ROOT file. All methods take `&self` and may be called from many threads.
+pub struct RootFile {
+    source: Arc<dyn ReadAt>,
+    name: String,
+    size: u64,
+    header: FileHeader,
+    keys: Vec<KeyInfo>,
+}
+
+impl std::fmt::Debug for RootFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RootFile")
+            .field("name", &self.name)
+            .field("keys", &self.keys.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Bytes read at once at the start of a file: the header and usually the top record.
+const FIRST_READ: u64 = 512;
+
+impl RootFile {
+    /// Opens the file at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::from_source(Arc::new(DiskFile::open(path)?))
+    }
+
+    /// Opens a file from any positional byte source.
+    pub fn from_source(source: Arc<dyn ReadAt>) -> Result<Self> {
+        let name = source.name();
+        let size = source.size()?;
+        let first = read_checked(
+            &*source,
+            &name,
+            size,
+            0,
+            FIRST_READ.min(size),
+            "file header",
+        )?;
+        let header = FileHeader::decode(&mut BeReader::new(&first, 0, &name, "file header"))?;
+        if header.end > size {
+            return Err(Error::format(
+                &name,
+                "file header",
+                12,
+                format!(
+                    "the file should be {} bytes long but is {size}: it is truncated",
+                    header.end
+                ),
+            ));
+        }
+        if !(10..=10_000).contains(&header.nbytes_name) {
+            return Err(Error::format(
+                &name,
+                "file header",
+                28,
+                format!("fNbytesName {} is out of range", header.nbytes_name),
+            ));
+        }
+        let dir_offset = header.begin + header.nbytes_name as u64;
+        let dir_bytes = read_checked(
+            &*source,
+            &name,
+            size,
+            dir_offset,
+            DIRECTORY_LEN as u64,
+            "top directory",
+        )?;
+        let dir = Directory::decode(&mut BeReader::new(
+            &dir_bytes,
+            dir_offset,
+            &name,
+            "top directory",
+        ))?;
+        let mut file = RootFile {
+            source,
+            name,
+            size,
+            header,
+            keys: Vec::new(),
+        };
+        file.keys = file.read_keys_list(&dir, "top directory")?;
+        Ok(file)
+    }
+
+    fn read_keys_list(&self, dir: &Directory, what: &str) -> Result<Vec<KeyInfo>> {
+        if dir.seek_keys == 0 {
+            return Ok(Vec::new());
+        }
+        let object = format!("keys list of the {what}");
+        let bytes = self.read_at(dir.seek_keys, dir.nbytes_keys as u64, &object)?;
+        let mut r = BeReader::new(&bytes, dir.seek_keys, &self.name, &object);
+        let own_key = KeyInfo::decode(&mut r)?;
+        let skip = own_key.keylen as usize - r.position();
+        r.take(skip)?;
+        let keys = decode_keys_list(&mut r)?;
+        for key in &keys {
+            if key.seek_key.saturating_add(key.nbytes as u64) > self.size {
+                return Err(Error::format(
+                    &self.name,
+                    format!("key '{}'", key.name),
+                    key.seek_key,
+                    format!(
+                        "the record of {} bytes runs past the end of the file ({} bytes)",
+                        key.nbytes, self.size
+                    ),
+                ));
+            }
+        }
+        Ok(keys)
+    }
+
+    /// The file's name (its path), as used in error messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The file header.
+    pub fn header(&self) -> &FileHeader {
+        &self.header
+    }
+
+    /// The keys of the top directory, all cycles, in the order of the keys list.
+    pub fn keys(&self) -> &[KeyInfo] {
+        &self.keys
+    }
+
+    /// The key of `name` (highest cycle), `name;cycle`, or `dir/sub/name` through
+    /// subdirectories.
+    pub fn get_key(&self, path: &str) -> Result<KeyInfo> {
+        let mut parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        let last = parts.pop().ok_or_else(|| self.not_found(path))?;
+        let mut keys = self.keys.clone();
+        for dir in parts {
+            let key = find(&keys, dir).ok_or_else(|| self.not_found(path))?;
+            keys = self.directory_keys(&key)?;
+        }
+        find(&keys, last).ok_or_else(|| self.not_found(path))
+    }
+
+    fn not_found(&self, name: &str) -> Error {
+        Error::NotFound {
+            file: self.name.clone(),
+            name: name.to_string(),
+        }
+    }
+
+    /// The keys of a subdirectory.
+    pub fn directory_keys(&self, dir: &KeyInfo) -> Result<Vec<KeyInfo>> {
+        if !dir.class_name.starts_with("TDirectory") {
+            return Err(Error::InvalidArgument(format!(
+                "'{}' is a {}, not a directory",
+                dir.name, dir.class_name
+            )));
+        }
+        let object = format!("directory '{}'", dir.name);
+        let bytes = self.read_object(dir)?;
+        let directory = Directory::decode(&mut BeReader::new(
+            &bytes,
+            dir.payload_offset(),
+            &self.name,
+            &object,
+        ))?;
+        self.read_keys_list(&directory, &object)
+    }
+
+    /// The uncompressed payload of an object.
+    pub fn read_object(&self, key: &KeyInfo) -> Result<Vec<u8>> {
+        let object = format!("key '{}'", key.name);
+        let stored = self.read_at(key.payload_offset(), key.payload_len(), &object)?;
+        if !key.is_compressed() {
+            return Ok(stored);
+        }
+        decompress(&stored, key.objlen as usize)
+            .map_err(|e| e.in_object(&self.name, &object, key.payload_offset()))
+    }
+
+    /// `len` bytes at `offset`, checked against the file size; errors name `what`.
+    pub fn read_at(&self, offset: u64, len: u64, what: &str) -> Result<Vec<u8>> {
+        read_checked(&*self.source, &self.name, self.size, offset, len, what)
+    }
+
+    /// The byte source.
+    pub fn source(&self) -> &Arc<dyn ReadAt> {
+        &self.source
+    }
+
+    /// The uncompressed payload of the StreamerInfo record, if the file has one.
+    pub fn streamer_list_payload(&self) -> Result<Option<Vec<u8>>> {
+        if self.header.seek_info <= self.header.begin || self.header.nbytes_info == 0 {
+            return Ok(None);
+        }
+        let bytes = self.read_at(
+            self.header.seek_info,
+            self.header.nbytes_info as u64,
+            "StreamerInfo record",
+        )?;
+        let key = KeyInfo::decode(&mut BeReader::new(
+            &bytes,
+            self.header.seek_info,
+            &self.name,
+            "StreamerInfo record",
+        ))?;
+        self.read_object(&key).map(Some)
+    }
+}
+
+fn find(keys: &[KeyInfo], name: &str) -> Option<KeyInfo> {
+    let (name, cycle) = match name.rsplit_once(';') {
+        Some((n, c)) => (n, c.parse::<u16>().ok()),
+        None => (name, None),
+    };
+    keys.iter()
+        .filter(|k| k.name == name && cycle.is_none_or(|c| k.cycle == c))
+        .max_by_key(|k| k.cycle)
+        .cloned()
+}
+
+fn read_checked(
+    source: &dyn ReadAt,
+    name: &str,
+    size: u64,
+    offset: u64,
+    len: u64,
+    what: &str,
+) -> Result<Vec<u8>> {
+    match offset.checked_add(len) {
+        Some(end) if end <= size => {}
+        _ => {
+            return Err(Error::format(
+                name,
+                what,
+                offset,
+                format!(
+                    "{len} bytes at offset {offset} run past the end of the file ({size} bytes)"
+                ),
+            ))
+        }
+    }
+    let mut buf = vec![0u8; len as usize];
+    source.read_exact_at(&mut buf, offset)?;
+    Ok(buf)
+}

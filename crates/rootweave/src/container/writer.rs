@@ -1,0 +1,423 @@
+//! Writing a ROOT file: records are appended at the end; `close` writes the StreamerInfo
+//! record, the keys list, the free-segments record, the top directory and the header.
+//!
+//! All methods but `close` take `&self`: byte ranges are reserved under a short lock and
+//! written with positional writes outside it, so many threads can write at once.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use super::bytes::{tstring_len, BeWrite};
+use super::directory::{encode_keys_list, Directory, DIRECTORY_LEN};
+use super::header::{datime_now, FileHeader, BEGIN, ROOT_VERSION};
+use super::key::{KeyInfo, START_BIG_FILE};
+use super::streamer_info::{rntuple_anchor_info, streamer_list};
+use crate::compress::{compress, Compression};
+use crate::error::{Error, Result};
+use crate::io::{DiskFile, WriteAt};
+
+/// Settings of a new file.
+#[derive(Debug, Clone, Default)]
+pub struct WriterOptions {
+    /// The file's default compression (stored in the header; used for listed objects and
+    /// the StreamerInfo record).
+    pub compression: Compression,
+    /// The file's title.
+    pub title: String,
+}
+
+/// What `close` wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CloseSummary {
+    /// Size of the file in bytes.
+    pub file_size: u64,
+    /// True if the file uses the large (64-bit) forms.
+    pub is_large: bool,
+}
+
+/// Size of the key header of an RNTuple blob: a big key of class `RBlob` with empty name
+/// and title.
+pub const BLOB_KEY_LEN: u64 = 42;
+
+#[derive(Debug)]
+struct State {
+    end: u64,
+    keys: Vec<KeyInfo>,
+    streamer_list: Option<Vec<u8>>,
+}
+
+/// A ROOT file being written.
+pub struct FileWriter {
+    backend: Arc<dyn WriteAt>,
+    file_name: String,
+    options: WriterOptions,
+    datime: u32,
+    uuid: [u8; 16],
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for FileWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileWriter")
+            .field("file_name", &self.file_name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FileWriter {
+    /// Creates (or truncates) the file at `path`.
+    pub fn create(path: impl AsRef<Path>, options: WriterOptions) -> Result<Self> {
+        let path = path.as_ref();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Self::with_backend(Arc::new(DiskFile::create(path)?), &name, options)
+    }
+
+    /// A file written to `backend`; `file_name` is stored in the file's top record.
+    pub fn with_backend(
+        backend: Arc<dyn WriteAt>,
+        file_name: &str,
+        options: WriterOptions,
+    ) -> Result<Self> {
+        let datime = datime_now();
+        let mut writer = FileWriter {
+            backend,
+            file_name: file_name.to_string(),
+            options,
+            datime,
+            uuid: new_uuid(),
+            state: Mutex::new(State {
+                end: 0,
+                keys: Vec::new(),
+                streamer_list: None,
+            }),
+        };
+        let top_len = writer.top_record(false, &Directory::empty()).len() as u64;
+        writer.state.get_mut().expect("new lock").end = BEGIN + top_len;
+        // Zeros until close writes the header and the top record.
+        writer
+            .backend
+            .write_all_at(&vec![0u8; (BEGIN + top_len) as usize], 0)?;
+        Ok(writer)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Reserves `len` bytes at the end of the file and returns their offset.
+    pub fn allocate(&self, len: u64) -> u64 {
+        let mut state = self.lock();
+        let offset = state.end;
+        state.end += len;
+        offset
+    }
+
+    /// Writes `bytes` at `offset` (in a range reserved before).
+    pub fn write_at(&self, offset: u64, bytes: &[u8]) -> Result<()> {
+        self.backend.write_all_at(bytes, offset)
+    }
+
+    /// Reserves an RNTuple blob of `payload_len` bytes (`objlen` uncompressed), writes its
+    /// key header, and returns the offset where the payload goes.
+    pub fn reserve_blob(&self, payload_len: u64, objlen: u64) -> Result<u64> {
+        if BLOB_KEY_LEN + payload_len > i32::MAX as u64 {
+            return Err(Error::InvalidArgument(format!(
+                "a blob of {payload_len} bytes does not fit in one ROOT key"
+            )));
+        }
+        let seek = self.allocate(BLOB_KEY_LEN + payload_len);
+        let key = KeyInfo::new(
+            "RBlob",
+            "",
+            "",
+            1,
+            seek,
+            BEGIN,
+            payload_len,
+            objlen.min(i32::MAX as u64),
+            true,
+            self.datime,
+        );
+        let mut header = Vec::with_capacity(BLOB_KEY_LEN as usize);
+        key.encode(&mut header);
+        self.write_at(seek, &header)?;
+        Ok(seek + BLOB_KEY_LEN)
+    }
+
+    /// Writes an RNTuple blob and returns the offset of its payload.
+    pub fn write_blob(&self, payload: &[u8], objlen: u64) -> Result<u64> {
+        let at = self.reserve_blob(payload.len() as u64, objlen)?;
+        self.write_at(at, payload)?;
+        Ok(at)
+    }
+
+    /// Writes an object listed in the top directory. Its payload is compressed with the
+    /// file's compression if `compress`, it is longer than 256 bytes and compression makes
+    /// it smaller (as ROOT's TKey does). The cycle is one more than the highest cycle of
+    /// `name` so far.
+    pub fn write_object(
+        &self,
+        class: &str,
+        name: &str,
+        title: &str,
+        payload: &[u8],
+        compress_it: bool,
+    ) -> Result<KeyInfo> {
+        let stored = if compress_it && payload.len() > 256 {
+            compress(self.options.compression, payload)
+        } else {
+            payload.to_vec()
+        };
+        let key = {
+            let mut state = self.lock();
+            let cycle = state
+                .keys
+                .iter()
+                .filter(|k| k.name == name)
+                .map(|k| k.cycle)
+                .max()
+                .unwrap_or(0)
+                + 1;
+            let key = self.append_key(
+                &mut state,
+                class,
+                name,
+                title,
+                cycle,
+                &stored,
+                payload.len(),
+            );
+            state.keys.push(key.clone());
+            key
+        };
+        self.write_record(&key, &stored)?;
+        Ok(key)
+    }
+
+    /// Reserves a record at the end (a big key if it starts past 2 GB).
+    #[allow(clippy::too_many_arguments)]
+    fn append_key(
+        &self,
+        state: &mut State,
+        class: &str,
+        name: &str,
+        title: &str,
+        cycle: u16,
+        stored: &[u8],
+        objlen: usize,
+    ) -> KeyInfo {
+        let seek = state.end;
+        let big = seek >= START_BIG_FILE;
+        let key = KeyInfo::new(
+            class,
+            name,
+            title,
+            cycle,
+            seek,
+            BEGIN,
+            stored.len() as u64,
+            objlen as u64,
+            big,
+            self.datime,
+        );
+        state.end += key.nbytes as u64;
+        key
+    }
+
+    fn write_record(&self, key: &KeyInfo, payload: &[u8]) -> Result<()> {
+        let mut record = Vec::with_capacity(key.nbytes as usize);
+        key.encode(&mut record);
+        record.extend_from_slice(payload);
+        self.write_at(key.seek_key, &record)
+    }
+
+    /// Sets the payload of the StreamerInfo record (a streamed `TList`). By default the
+    /// record describes `ROOT::RNTuple`, the class of RNTuple anchors.
+    pub fn set_streamer_list(&self, tlist_payload: Vec<u8>) {
+        self.lock().streamer_list = Some(tlist_payload);
+    }
+
+    /// The TFile key, its name and title, and the directory record.
+    fn top_record(&self, large: bool, dir: &Directory) -> Vec<u8> {
+        let title = &self.options.title;
+        let named_len = tstring_len(&self.file_name) + tstring_len(title);
+        let key = KeyInfo::new(
+            "TFile",
+            &self.file_name,
+            title,
+            1,
+            BEGIN,
+            0,
+            (named_len + DIRECTORY_LEN) as u64,
+            (named_len + DIRECTORY_LEN) as u64,
+            false,
+            self.datime,
+        );
+        let mut b = Vec::new();
+        key.encode(&mut b);
+        b.put_tstring(&self.file_name);
+        b.put_tstring(title);
+        dir.encode(large, &mut b);
+        b
+    }
+
+    /// Writes the closing records and the header, and sets the file size.
+    pub fn close(self) -> Result<CloseSummary> {
+        let mut state = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        let name = self.file_name.clone();
+        let title = self.options.title.clone();
+        let this = FileWriter {
+            state: Mutex::new(State {
+                end: 0,
+                keys: Vec::new(),
+                streamer_list: None,
+            }),
+            ..self
+        };
+
+        let list = state
+            .streamer_list
+            .take()
+            .unwrap_or_else(|| streamer_list(&[rntuple_anchor_info()]));
+        let stored = compress(this.options.compression, &list);
+        let info = this.append_key(
+            &mut state,
+            "TList",
+            "StreamerInfo",
+            "Doubly linked list",
+            1,
+            &stored,
+            list.len(),
+        );
+        this.write_record(&info, &stored)?;
+
+        let keys_payload = encode_keys_list(&state.keys);
+        let keys_key = this.append_key(
+            &mut state,
+            "TFile",
+            &name,
+            &title,
+            1,
+            &keys_payload,
+            keys_payload.len(),
+        );
+        this.write_record(&keys_key, &keys_payload)?;
+
+        // The free-segments record holds the end of the file, which it itself moves: size
+        // it first, then fill it in.
+        let free_seek = state.end;
+        let free_big = free_seek >= START_BIG_FILE;
+        let free_entry_len = 18u64; // the 64-bit form; the 32-bit one is padded below
+        let free_key_len = KeyInfo::header_len("TFile", &name, &title, free_big) as u64;
+        let end = free_seek + free_key_len + free_entry_len;
+        let is_large = end > START_BIG_FILE;
+        let mut free_payload = Vec::new();
+        let last = if is_large {
+            ((end / 1_000_000_000) + 1) * 1_000_000_000
+        } else {
+            START_BIG_FILE
+        };
+        if last > i32::MAX as u64 {
+            free_payload.put_u16(1001);
+            free_payload.put_u64(end);
+            free_payload.put_u64(last);
+        } else {
+            free_payload.put_u16(1);
+            free_payload.put_u32(end as u32);
+            free_payload.put_u32(last as u32);
+            free_payload.resize(free_entry_len as usize, 0);
+        }
+        let free_key = this.append_key(
+            &mut state,
+            "TFile",
+            &name,
+            &title,
+            1,
+            &free_payload,
+            free_payload.len(),
+        );
+        this.write_record(&free_key, &free_payload)?;
+        debug_assert_eq!(state.end, end);
+
+        let dir = Directory {
+            datime_created: this.datime,
+            datime_modified: datime_now(),
+            nbytes_keys: keys_key.nbytes,
+            nbytes_name: 0,
+            seek_dir: BEGIN,
+            seek_parent: 0,
+            seek_keys: keys_key.seek_key,
+            uuid: this.uuid,
+        };
+        let named_len = tstring_len(&name) + tstring_len(&title);
+        let key_len = KeyInfo::header_len("TFile", &name, &title, false);
+        let dir = Directory {
+            nbytes_name: (key_len + named_len) as u32,
+            ..dir
+        };
+        let top = this.top_record(is_large, &dir);
+        this.write_at(BEGIN, &top)?;
+
+        let header = FileHeader {
+            version: ROOT_VERSION,
+            is_large,
+            begin: BEGIN,
+            end,
+            seek_free: free_key.seek_key,
+            nbytes_free: free_key.nbytes,
+            nfree: 1,
+            nbytes_name: dir.nbytes_name,
+            compression: this.options.compression.root_setting(),
+            seek_info: info.seek_key,
+            nbytes_info: info.nbytes,
+            uuid: this.uuid,
+        };
+        this.write_at(0, &header.encode())?;
+        this.backend.set_size(end)?;
+        Ok(CloseSummary {
+            file_size: end,
+            is_large,
+        })
+    }
+}
+
+impl Directory {
+    /// A placeholder directory (used to size the top record).
+    fn empty() -> Self {
+        Directory {
+            datime_created: 0,
+            datime_modified: 0,
+            nbytes_keys: 0,
+            nbytes_name: 0,
+            seek_dir: 0,
+            seek_parent: 0,
+            seek_keys: 0,
+            uuid: [0; 16],
+        }
+    }
+}
+
+/// A version-4 (random) UUID from the time and the process: files need distinct UUIDs
+/// (uproot uses them as cache keys), not cryptographic ones.
+fn new_uuid() -> [u8; 16] {
+    use std::hash::{BuildHasher, Hasher};
+    let mut bytes = [0u8; 16];
+    for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(i as u64);
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0),
+        );
+        h.write_u32(std::process::id());
+        chunk.copy_from_slice(&h.finish().to_be_bytes());
+    }
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    bytes
+}

@@ -1,0 +1,178 @@
+//! The RNTuple writer refuses values that do not match the schema without writing anything
+//! partial, and what it writes has the layout the anchor promises. (The values themselves
+//! are checked against ROOT and uproot in tests/python.)
+
+use std::sync::Arc;
+
+use rootweave::compress::Compression;
+use rootweave::container::{FileWriter, RootFile, WriterOptions};
+use rootweave::io::MemoryFile;
+use rootweave::rntuple::{ColumnData, Field, FieldType, RNTupleWriter, Value, WriteOptions};
+
+fn schema() -> Vec<Field> {
+    vec![
+        Field::new("x", FieldType::Int32),
+        Field::new("v", FieldType::vector(FieldType::Float32)),
+        Field::new("o", FieldType::optional(FieldType::String)),
+        Field::new("a", FieldType::array(FieldType::UInt16, 2)),
+    ]
+}
+
+fn memory_writer(options: WriteOptions) -> (Arc<MemoryFile>, Arc<FileWriter>, RNTupleWriter) {
+    let memory = Arc::new(MemoryFile::new());
+    let file = Arc::new(
+        FileWriter::with_backend(memory.clone(), "test.root", WriterOptions::default()).unwrap(),
+    );
+    let writer = RNTupleWriter::in_file(file.clone(), "ntpl", schema(), options).unwrap();
+    (memory, file, writer)
+}
+
+fn good_batch<'a>(
+    x: &'a [i32],
+    offsets: &'a [u64],
+    v: &'a [f32],
+    o: &'a [u64],
+    s: &'a [String],
+    a: &'a [u16],
+) -> Vec<ColumnData<'a>> {
+    vec![
+        ColumnData::Int32(x),
+        ColumnData::list(offsets, ColumnData::Float32(v)),
+        ColumnData::list(o, ColumnData::Strings(s)),
+        ColumnData::array(ColumnData::UInt16(a)),
+    ]
+}
+
+#[test]
+fn mismatched_batches_are_refused_and_nothing_is_written() {
+    let (_, _, mut w) = memory_writer(WriteOptions::default());
+    let x = [1, 2, 3];
+    let v = [1.0f32, 2.0, 3.0];
+    let s = vec!["a".to_string()];
+    let a = [1u16, 2, 3, 4, 5, 6];
+    w.extend(&good_batch(&x, &[0, 1, 1, 3], &v, &[0, 0, 1, 1], &s, &a))
+        .unwrap();
+    assert_eq!(w.entries(), 3);
+
+    let expect_error = |w: &mut RNTupleWriter, batch: Vec<ColumnData>, words: &str| {
+        let err = w.extend(&batch).unwrap_err().to_string();
+        assert!(err.contains(words), "'{err}' lacks '{words}'");
+        assert_eq!(w.entries(), 3, "a refused batch must not add entries");
+    };
+    // Wrong type for x.
+    let mut batch = good_batch(&x, &[0, 1, 1, 3], &v, &[0, 0, 1, 1], &s, &a);
+    batch[0] = ColumnData::Float32(&v);
+    expect_error(&mut w, batch, "field 'x'");
+    // Decreasing offsets.
+    expect_error(
+        &mut w,
+        good_batch(&x, &[0, 2, 1, 3], &v, &[0, 0, 1, 1], &s, &a),
+        "decrease",
+    );
+    // Offsets past the items.
+    expect_error(
+        &mut w,
+        good_batch(&x, &[0, 1, 1, 4], &v, &[0, 0, 1, 1], &s, &a),
+        "only 3 items",
+    );
+    // Too few offsets for the entries.
+    expect_error(
+        &mut w,
+        good_batch(&x, &[0, 1, 1], &v, &[0, 0, 1, 1], &s, &a),
+        "different numbers of entries",
+    );
+    // An optional with two items.
+    let s2 = vec!["a".to_string(), "b".to_string()];
+    expect_error(
+        &mut w,
+        good_batch(&x, &[0, 1, 1, 3], &v, &[0, 2, 2, 2], &s2, &a),
+        "at most 1",
+    );
+    // An array whose items are not a multiple of its size.
+    expect_error(
+        &mut w,
+        good_batch(&x, &[0, 1, 1, 3], &v, &[0, 0, 1, 1], &s, &a[..5]),
+        "multiple",
+    );
+    // Wrong number of columns.
+    let err = w.extend(&[ColumnData::Int32(&x)]).unwrap_err();
+    assert!(err.to_string().contains("4 fields"));
+}
+
+#[test]
+fn mismatched_entries_are_refused() {
+    let (_, _, mut w) = memory_writer(WriteOptions::default());
+    let good = vec![
+        Value::Int32(1),
+        Value::List(vec![Value::Float32(1.0)]),
+        Value::Optional(Some(Box::new(Value::String("s".into())))),
+        Value::Array(vec![Value::UInt16(1), Value::UInt16(2)]),
+    ];
+    w.fill(&good).unwrap();
+    let mut bad = good.clone();
+    bad[1] = Value::List(vec![Value::Float64(1.0)]);
+    assert!(w
+        .fill(&bad)
+        .unwrap_err()
+        .to_string()
+        .contains("field 'v._0'"));
+    let mut bad = good.clone();
+    bad[3] = Value::Array(vec![Value::UInt16(1)]);
+    assert!(w.fill(&bad).is_err());
+    assert!(w.fill(&good[..3]).is_err());
+    assert_eq!(w.entries(), 1);
+}
+
+#[test]
+fn invalid_schemas_and_options_are_refused() {
+    let memory = Arc::new(MemoryFile::new());
+    let file =
+        Arc::new(FileWriter::with_backend(memory, "t.root", WriterOptions::default()).unwrap());
+    let bad_name = RNTupleWriter::in_file(file.clone(), "a/b", schema(), WriteOptions::default());
+    assert!(bad_name.is_err());
+    let bad_field = vec![Field::new("x y", FieldType::Int32)];
+    assert!(RNTupleWriter::in_file(file.clone(), "n", bad_field, WriteOptions::default()).is_err());
+    let tiny_key = WriteOptions {
+        max_key_size: 100,
+        ..WriteOptions::default()
+    };
+    assert!(RNTupleWriter::in_file(file, "n", schema(), tiny_key).is_err());
+}
+
+#[test]
+fn anchor_key_points_at_header_and_footer() {
+    let (memory, file, mut w) = memory_writer(WriteOptions {
+        compression: Compression::NONE,
+        ..WriteOptions::default()
+    });
+    let x: Vec<i32> = (0..1000).collect();
+    let offsets: Vec<u64> = (0..=1000).collect();
+    let v: Vec<f32> = (0..1000).map(|i| i as f32).collect();
+    let o = vec![0u64; 1001];
+    let a = vec![7u16; 2000];
+    w.extend(&good_batch(&x, &offsets, &v, &o, &[], &a))
+        .unwrap();
+    let summary = w.close().unwrap();
+    assert_eq!(summary.entries, 1000);
+    assert_eq!(summary.clusters, 1);
+    Arc::try_unwrap(file).unwrap().close().unwrap();
+
+    let bytes = memory.to_bytes();
+    let root = RootFile::from_source(Arc::new(MemoryFile::from_bytes(bytes.clone()))).unwrap();
+    let key = root.get_key("ntpl").unwrap();
+    assert_eq!(key.class_name, "ROOT::RNTuple");
+    let anchor = root.read_object(&key).unwrap();
+    assert_eq!(anchor.len(), 78);
+    let u64_at = |i: usize| u64::from_be_bytes(anchor[i..i + 8].try_into().unwrap());
+    let (seek_header, len_header) = (u64_at(14) as usize, u64_at(30) as usize);
+    let (seek_footer, len_footer) = (u64_at(38) as usize, u64_at(54) as usize);
+    // Uncompressed envelopes: type in the low 16 bits, total length above.
+    let preamble = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    assert_eq!(preamble(seek_header) & 0xffff, 1);
+    assert_eq!((preamble(seek_header) >> 16) as usize, len_header);
+    assert_eq!(preamble(seek_footer) & 0xffff, 2);
+    assert_eq!((preamble(seek_footer) >> 16) as usize, len_footer);
+    // The plain int32 page holds the values as they are.
+    let page: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    assert!(bytes.windows(page.len()).any(|w| w == page));
+}
