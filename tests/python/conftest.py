@@ -15,7 +15,7 @@ TARGET = Path(os.environ.get("ROOTWEAVE_TARGET", REPO / "target" / "release"))
 HERE = Path(__file__).resolve().parent
 
 
-def testdata(name):
+def shared_file(name):
     """Path of a file in the shared folder of real ROOT files."""
     return TESTDATA / name
 
@@ -33,7 +33,7 @@ def rootweave(*args):
     return run_binary("rootweave", *args)
 
 
-def testkit(*args):
+def write_with_testkit(*args):
     """Runs `rootweave-testkit`, which writes test files and their expected values."""
     return run_binary("rootweave-testkit", *args)
 

@@ -120,8 +120,13 @@ NUMERIC = {"bool", "std::int8_t", "std::int16_t", "std::int32_t", "std::int64_t"
            "std::uint16_t", "std::uint32_t", "std::uint64_t", "float", "double"}
 
 
-def rdataframe_summary(file, ntuple, field_types):
-    """What RDataFrame reads: entry count, numeric top-level columns, collection sizes."""
+def rdataframe_summary(file, ntuple, field_types, entries):
+    """What RDataFrame reads: entry count, numeric top-level columns, collection sizes.
+
+    ROOT 6.40's RDataFrame crashes on an RNTuple without entries (one written by ROOT's
+    own RNTupleWriter too), so an empty RNTuple is not given to it."""
+    if entries == 0:
+        return {"count": 0, "columns": {}, "collection_sizes": {}, "skipped": "empty"}
     df = ROOT.RDataFrame(ntuple, file)
     summary = {"count": int(df.Count().GetValue()), "columns": {}, "collection_sizes": {}}
     scalar = [name for name, t in field_types.items() if t in NUMERIC]
@@ -159,14 +164,14 @@ def main():
         if "spot" in job:
             spot(job)
             continue
-        ROOT.rwdump.dump(job["file"], job["ntuple"], job["out"])
+        entries = ROOT.rwdump.dump(job["file"], job["ntuple"], job["out"])
         reader = ROOT.RNTupleReader.Open(job["ntuple"], job["file"])
         desc = reader.GetDescriptor()
         types = {f.GetFieldName(): f.GetTypeName() for f in desc.GetTopLevelFields()}
         del reader
         if job.get("rdataframe", True):
             with open(os.path.join(job["out"], "rdf.json"), "w") as f:
-                json.dump(rdataframe_summary(job["file"], job["ntuple"], types), f)
+                json.dump(rdataframe_summary(job["file"], job["ntuple"], types, entries), f)
     print("root_dump: done", len(jobs))
 
 

@@ -7,14 +7,14 @@ import struct
 import numpy as np
 import uproot
 
-from conftest import root_dump, rootweave, testkit
+from conftest import root_dump, rootweave, write_with_testkit
 
 ENTRIES = 270_000_000  # 8 bytes each, uncompressed: 2.16 GB
 
 
 def test_file_over_2gb_reads_in_root_and_uproot(workdir):
     path = workdir / "large.root"
-    testkit("counter", path, "--entries", ENTRIES, "--compression", "none")
+    write_with_testkit("counter", path, "--entries", ENTRIES, "--compression", "none")
     try:
         size = path.stat().st_size
         assert size > 2_000_000_000

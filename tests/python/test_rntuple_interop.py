@@ -10,7 +10,7 @@ import pytest
 import uproot
 
 from canonical import assert_same, from_awkward, load_expected
-from conftest import root_dump, rootweave, testkit
+from conftest import root_dump, rootweave, write_with_testkit
 
 CODECS = ["none", "zlib:1", "lz4:4", "zstd:5", "lzma:7"]
 GENERATE_EVENTS = 200_000
@@ -38,11 +38,11 @@ def files(workdir):
     cases = {}
     for name, args in ALL_TYPES_CASES.items():
         path = workdir / f"{name}.root"
-        testkit("all-types", path, "--expect", workdir / f"{name}.expected", *args)
+        write_with_testkit("all-types", path, "--expect", workdir / f"{name}.expected", *args)
         cases[name] = (path, "ntpl", workdir / f"{name}.expected")
     # The main job's files: `rootweave generate` with each codec; the expected values come
     # from the same generator, seeded the same way.
-    testkit("nanoaod", workdir / "nanoaod-reference.root", "--entries", GENERATE_EVENTS,
+    write_with_testkit("nanoaod", workdir / "nanoaod-reference.root", "--entries", GENERATE_EVENTS,
             "--seed", "11", "--expect", workdir / "nanoaod.expected")
     for codec in CODECS:
         path = workdir / f"generate-{codec}.root"
@@ -50,7 +50,7 @@ def files(workdir):
         cases[f"generate-{codec}"] = (path, "Events", workdir / "nanoaod.expected")
     # Two RNTuples sharing one file, their clusters interleaved.
     two = workdir / "two-ntuples.root"
-    testkit("two-ntuples", two, "--entries", "400", "--expect", workdir / "two.expected")
+    write_with_testkit("two-ntuples", two, "--entries", "400", "--expect", workdir / "two.expected")
     for nt in ["A", "B"]:
         cases[f"two-ntuples-{nt}"] = (two, nt, workdir / "two.expected" / nt)
     jobs = [{"file": str(p), "ntuple": nt, "out": str(workdir / f"{name}.root-dump")}
