@@ -164,6 +164,13 @@ def main():
         if "spot" in job:
             spot(job)
             continue
+        # Through TFile too: the header, keys, StreamerInfo record and the anchor object.
+        tfile = ROOT.TFile.Open(job["file"])
+        infos = tfile.GetStreamerInfoList()
+        assert infos and any(i.GetName() == "ROOT::RNTuple" for i in infos), "no ROOT::RNTuple streamer info"
+        anchor = tfile.Get(job["ntuple"])
+        assert anchor, "TFile::Get found no anchor"
+        tfile.Close()
         entries = ROOT.rwdump.dump(job["file"], job["ntuple"], job["out"])
         reader = ROOT.RNTupleReader.Open(job["ntuple"], job["file"])
         desc = reader.GetDescriptor()

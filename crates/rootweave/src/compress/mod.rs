@@ -102,11 +102,47 @@ pub fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<()> {
     Ok(())
 }
 
-/// Decodes a payload into a new vector of `uncompressed_len` bytes.
+/// Largest ratio of uncompressed to compressed block size accepted before decoding; real
+/// codecs stay far below it (zstd's best case on constant data is about 1:32000).
+const MAX_BLOCK_RATIO: usize = 1 << 16;
+
+/// Decodes a payload into a new vector of `uncompressed_len` bytes. The block headers are
+/// checked first, so a corrupt size cannot make it allocate more than the payload justifies.
 pub fn decompress(input: &[u8], uncompressed_len: usize) -> Result<Vec<u8>> {
+    if input.len() != uncompressed_len {
+        check_block_sizes(input, uncompressed_len)?;
+    }
     let mut out = vec![0u8; uncompressed_len];
     decompress_into(input, &mut out)?;
     Ok(out)
+}
+
+/// Checks that the block headers of `input` add up to `expected` bytes, each within what a
+/// codec can produce from its compressed size.
+fn check_block_sizes(input: &[u8], expected: usize) -> Result<()> {
+    let mut pos = 0usize;
+    let mut total = 0usize;
+    while pos < input.len() {
+        let header = parse_block_header(&input[pos..]).map_err(|m| error(pos, m))?;
+        if header.uncompressed_size > header.compressed_size.saturating_mul(MAX_BLOCK_RATIO) {
+            return Err(error(
+                pos,
+                format!(
+                    "block claims {} bytes from {} compressed bytes",
+                    header.uncompressed_size, header.compressed_size
+                ),
+            ));
+        }
+        total += header.uncompressed_size;
+        pos += BLOCK_HEADER_SIZE + header.compressed_size;
+    }
+    if total != expected {
+        return Err(error(
+            0,
+            format!("blocks hold {total} bytes, expected {expected}"),
+        ));
+    }
+    Ok(())
 }
 
 fn error(offset: usize, message: impl Into<String>) -> Error {

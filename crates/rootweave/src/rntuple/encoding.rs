@@ -122,11 +122,15 @@ macro_rules! for_width {
 }
 
 /// Zigzag: 0, -1, 1, -2, ... become 0, 1, 2, 3, ...
+// The element type varies with the width, so some casts are no-ops for one width.
+#[allow(clippy::unnecessary_cast)]
 fn zigzag_encode(width: usize, bytes: &mut [u8]) {
     let bits = (width * 8 - 1) as u32;
     for_width!(width, bytes, |v: T| (v << 1) ^ (v >> bits));
 }
 
+// The element type varies with the width, so some casts are no-ops for one width.
+#[allow(clippy::unnecessary_cast)]
 fn zigzag_decode(width: usize, bytes: &mut [u8]) {
     let bits = (width * 8) as u32;
     // Logical shift right by one (done on the unsigned pattern) xor the sign of the low bit.
@@ -136,6 +140,8 @@ fn zigzag_decode(width: usize, bytes: &mut [u8]) {
     });
 }
 
+// The element type varies with the width, so some casts are no-ops for one width.
+#[allow(clippy::unnecessary_cast)]
 fn delta_encode(width: usize, bytes: &mut [u8]) {
     let mut previous = 0i64;
     for_width!(width, bytes, |v: T| {
@@ -145,6 +151,8 @@ fn delta_encode(width: usize, bytes: &mut [u8]) {
     });
 }
 
+// The element type varies with the width, so some casts are no-ops for one width.
+#[allow(clippy::unnecessary_cast)]
 fn delta_decode(width: usize, bytes: &mut [u8]) {
     let mut running = 0i64;
     for_width!(width, bytes, |v: T| {
