@@ -26,10 +26,16 @@ fn small_file(compression: Compression) -> Vec<u8> {
     )
     .unwrap();
     writer.write_blob(b"blob bytes", 10).unwrap();
-    writer.write_object("TObjString", "first", "", b"one", true).unwrap();
+    writer
+        .write_object("TObjString", "first", "", b"one", true)
+        .unwrap();
     let big: Vec<u8> = (0..5000).map(|i| (i % 17) as u8).collect();
-    writer.write_object("TObjString", "second", "t", &big, true).unwrap();
-    writer.write_object("TObjString", "first", "", b"two", true).unwrap();
+    writer
+        .write_object("TObjString", "second", "t", &big, true)
+        .unwrap();
+    writer
+        .write_object("TObjString", "first", "", b"two", true)
+        .unwrap();
     let summary = writer.close().unwrap();
     let bytes = memory.to_bytes();
     assert_eq!(summary.file_size, bytes.len() as u64);
@@ -42,12 +48,33 @@ fn open(bytes: Vec<u8>) -> rootweave::Result<RootFile> {
 
 #[test]
 fn written_objects_are_listed_and_read_back() {
-    for compression in [Compression::NONE, "zstd".parse().unwrap(), "zlib".parse().unwrap()] {
+    for compression in [
+        Compression::NONE,
+        "zstd".parse().unwrap(),
+        "zlib".parse().unwrap(),
+    ] {
         let file = open(small_file(compression)).unwrap();
-        let names: Vec<(String, u16)> = file.keys().iter().map(|k| (k.name.clone(), k.cycle)).collect();
-        assert_eq!(names, [("first".into(), 1), ("second".into(), 1), ("first".into(), 2)]);
-        assert_eq!(file.read_object(&file.get_key("first").unwrap()).unwrap(), b"two");
-        assert_eq!(file.read_object(&file.get_key("first;1").unwrap()).unwrap(), b"one");
+        let names: Vec<(String, u16)> = file
+            .keys()
+            .iter()
+            .map(|k| (k.name.clone(), k.cycle))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("first".into(), 1),
+                ("second".into(), 1),
+                ("first".into(), 2)
+            ]
+        );
+        assert_eq!(
+            file.read_object(&file.get_key("first").unwrap()).unwrap(),
+            b"two"
+        );
+        assert_eq!(
+            file.read_object(&file.get_key("first;1").unwrap()).unwrap(),
+            b"one"
+        );
         let second = file.get_key("second").unwrap();
         assert_eq!(second.is_compressed(), !compression.is_none());
         assert_eq!(file.read_object(&second).unwrap().len(), 5000);
@@ -64,9 +91,17 @@ fn real_root_files_open() {
     let expect = [
         ("uproot-HZZ.root", "events", "TTree"),
         ("uproot-HZZ-lzma.root", "events", "TTree"),
-        ("ntpl001_staff_rntuple_v1-0-0-0.root", "Staff", "ROOT::RNTuple"),
+        (
+            "ntpl001_staff_rntuple_v1-0-0-0.root",
+            "Staff",
+            "ROOT::RNTuple",
+        ),
         ("nanoAOD_2015_CMS_Open_Data_ttbar.root", "Events", "TTree"),
-        ("rntviewer-testfile-multiple-rntuples-v1-0-0-0.root", "B", "ROOT::RNTuple"),
+        (
+            "rntviewer-testfile-multiple-rntuples-v1-0-0-0.root",
+            "B",
+            "ROOT::RNTuple",
+        ),
     ];
     for (name, key, class) in expect {
         let file = RootFile::open(testdata(name)).unwrap();
@@ -95,7 +130,9 @@ fn files_past_2gb_use_the_large_forms() {
     let writer = FileWriter::create(&path, WriterOptions::default()).unwrap();
     // A sparse gap: reserved but never written.
     writer.allocate(2_100_000_000);
-    writer.write_object("TObjString", "late", "", b"past the mark", false).unwrap();
+    writer
+        .write_object("TObjString", "late", "", b"past the mark", false)
+        .unwrap();
     let summary = writer.close().unwrap();
     assert!(summary.is_large);
     let file = RootFile::open(&path).unwrap();
