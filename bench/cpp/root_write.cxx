@@ -44,6 +44,17 @@ static std::vector<T> load(const std::string &dir, const std::string &path)
    return v;
 }
 
+// Resident memory in KiB, printed before writing so that input data can be subtracted.
+static void print_rss()
+{
+   std::ifstream status("/proc/self/status");
+   std::string line;
+   while (std::getline(status, line))
+      if (line.rfind("VmRSS:", 0) == 0)
+         std::printf("rss_before_kib %s\n", line.substr(6).c_str());
+   std::fflush(stdout);
+}
+
 static ROOT::RNTupleWriteOptions options(int compression)
 {
    ROOT::RNTupleWriteOptions o;
@@ -56,6 +67,7 @@ static double int32(const char *out, std::uint64_t entries, int compression)
    auto model = ROOT::RNTupleModel::Create();
    auto x = model->MakeField<std::int32_t>("x");
    std::uint64_t state = 1;
+   print_rss();
    auto start = std::chrono::steady_clock::now();
    {
       auto writer = ROOT::RNTupleWriter::Recreate(std::move(model), "ntpl", out, options(compression));
@@ -124,6 +136,7 @@ static double nanoaod(const char *out, const std::string &dir, int compression)
    auto fBeam = model->MakeField<std::array<float, 3>>("beamSpot");
    auto fDataset = model->MakeField<std::string>("dataset");
 
+   print_rss();
    auto start = std::chrono::steady_clock::now();
    {
       auto writer = ROOT::RNTupleWriter::Recreate(std::move(model), "Events", out, options(compression));

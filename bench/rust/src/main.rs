@@ -24,6 +24,7 @@ fn options(compression: &str) -> WriteOptions {
 /// One `std::int32_t` field: the top 20 bits of successive splitmix64 draws (seed 1).
 fn int32(out: &str, entries: u64, compression: &str) -> rootweave::Result<f64> {
     let fields = vec![Field::new("x", FieldType::Int32)];
+    println!("rss_before_kib {}", rss_kib());
     let start = Instant::now();
     let mut writer = RNTupleWriter::recreate(out, "ntpl", fields, options(compression))?;
     let mut state = 1u64;
@@ -164,6 +165,18 @@ mod bytemuck_free {
     pub fn from_bytes<T: Pod>(bytes: &[u8]) -> Vec<T> {
         bytes.chunks_exact(T::SIZE).map(T::read).collect()
     }
+}
+
+/// Resident memory of this process in KiB (Linux), to subtract the input data from the peak.
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
 }
 
 fn main() {

@@ -4,6 +4,7 @@
 //! Writing: describe the fields ([`Field`], [`FieldType`]), open an [`RNTupleWriter`],
 //! append entries one at a time ([`Value`]) or many at once ([`ColumnData`]), and close it.
 
+mod cluster;
 pub mod column;
 pub mod data;
 pub mod encoding;

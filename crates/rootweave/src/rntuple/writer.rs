@@ -9,11 +9,12 @@ use crate::compress::{compress, Compression};
 use crate::container::{FileWriter, WriterOptions};
 use crate::error::{Error, Result};
 
+use super::cluster::write_cluster;
 use super::data::{ColumnData, Value};
 use super::fill::{step_entries, Node};
 use super::metadata::{
     serialize_footer, serialize_header, serialize_page_list, Anchor, ClusterDescriptor,
-    ClusterGroupRecord, ClusterSummary, ColumnRange, EnvelopeLocation, PageLocation,
+    ClusterGroupRecord, ClusterSummary, EnvelopeLocation,
 };
 use super::page::{ColumnBuffer, PageSealer};
 use super::schema::{Field, Schema};
@@ -339,9 +340,7 @@ impl RNTupleWriter {
             self.options.max_key_size,
         )?;
         for column in &mut self.columns {
-            let (pages, bytes) = column.sealed_pages();
-            let _ = pages;
-            self.summary.stored_page_bytes += bytes.len() as u64;
+            self.summary.stored_page_bytes += column.sealed_bytes() as u64;
             self.summary.uncompressed_page_bytes += column.uncompressed_sealed_bytes();
             column.start_next_cluster();
         }
@@ -435,90 +434,5 @@ fn write_envelope(
         uncompressed_len: envelope.len() as u64,
         size: stored.len() as u64,
         offset,
-    })
-}
-
-/// Writes the sealed pages of all columns, column after column, in blobs of at most
-/// `max_key_size` bytes, and returns the cluster's page locations.
-fn write_cluster(
-    file: &FileWriter,
-    columns: &[ColumnBuffer],
-    summary: ClusterSummary,
-    compression: i32,
-    checksums: bool,
-    max_key_size: u64,
-) -> Result<ClusterDescriptor> {
-    let checksum_len = if checksums { 8 } else { 0 };
-    // Plan the blobs: runs of whole pages, each run a contiguous slice of one column's bytes.
-    struct Run {
-        column: usize,
-        start: usize,
-        end: usize,
-    }
-    let mut blobs: Vec<(u64, Vec<Run>)> = Vec::new();
-    let mut current: (u64, Vec<Run>) = (0, Vec::new());
-    for (index, column) in columns.iter().enumerate() {
-        let (pages, _) = column.sealed_pages();
-        let mut pos = 0usize;
-        for page in pages {
-            let len = page.size as usize + checksum_len;
-            if current.0 + len as u64 > max_key_size && current.0 > 0 {
-                blobs.push(std::mem::take(&mut current));
-            }
-            match current.1.last_mut() {
-                Some(run) if run.column == index && run.end == pos => run.end += len,
-                _ => current.1.push(Run {
-                    column: index,
-                    start: pos,
-                    end: pos + len,
-                }),
-            }
-            current.0 += len as u64;
-            pos += len;
-        }
-    }
-    if current.0 > 0 {
-        blobs.push(current);
-    }
-    // Write each blob and remember where every column's byte ranges went.
-    let mut placed: Vec<Vec<(usize, u64)>> = vec![Vec::new(); columns.len()];
-    for (len, runs) in &blobs {
-        let mut offset = file.reserve_blob(*len, *len)?;
-        for run in runs {
-            let (_, bytes) = columns[run.column].sealed_pages();
-            file.write_at(offset, &bytes[run.start..run.end])?;
-            placed[run.column].push((run.start, offset));
-            offset += (run.end - run.start) as u64;
-        }
-    }
-    let mut ranges = Vec::with_capacity(columns.len());
-    for (index, column) in columns.iter().enumerate() {
-        let (pages, _) = column.sealed_pages();
-        let mut locations = Vec::with_capacity(pages.len());
-        let mut pos = 0usize;
-        let mut run = 0usize;
-        for page in pages {
-            // The run holding this page is the last one starting at or before it.
-            while run + 1 < placed[index].len() && placed[index][run + 1].0 <= pos {
-                run += 1;
-            }
-            let (run_start, run_offset) = placed[index][run];
-            locations.push(PageLocation {
-                n_elements: page.n_elements,
-                size: page.size,
-                offset: run_offset + (pos - run_start) as u64,
-                has_checksum: checksums,
-            });
-            pos += page.size as usize + checksum_len;
-        }
-        ranges.push(ColumnRange {
-            first_element: column.first_element(),
-            compression,
-            pages: locations,
-        });
-    }
-    Ok(ClusterDescriptor {
-        summary,
-        columns: ranges,
     })
 }
