@@ -32,6 +32,15 @@ CPP = r"""
 #include <string>
 #include <vector>
 
+// The class the all-types test files store (a user's dictionary would provide it).
+namespace rwtest {
+struct Hit {
+  float e;
+  std::int32_t id;
+  std::vector<float> samples;
+};
+}  // namespace rwtest
+
 namespace rwdump {
 
 struct Sink {

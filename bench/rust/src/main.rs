@@ -96,6 +96,7 @@ fn nanoaod(out: &str, dir: &Path, compression: &str) -> rootweave::Result<f64> {
     let dataset = offsets(&load::<u64>(dir, "dataset#counts"));
     let dataset_bytes: Vec<u8> = load(dir, "dataset#bytes");
 
+    println!("rss_before_kib {}", rss_kib());
     let start = Instant::now();
     let mut writer =
         RNTupleWriter::recreate(out, "Events", nanoaod_fields(), options(compression))?;

@@ -110,6 +110,9 @@ fn all_types_fields() -> Vec<Field> {
                 Field::new("tags", T::vector(T::String)),
             ]),
         ),
+        // A class with a dictionary (the interop test declares `rwtest::Hit` to ROOT).
+        Field::new("cls", hit()),
+        Field::new("vcls", T::vector(hit())),
         Field::new(
             "coll",
             T::untyped_collection(T::untyped_record(vec![
@@ -121,6 +124,20 @@ fn all_types_fields() -> Vec<Field> {
         ),
     ]);
     fields
+}
+
+/// `struct rwtest::Hit { float e; std::int32_t id; std::vector<float> samples; }`, class
+/// version 1 (a struct without ClassDef).
+fn hit() -> FieldType {
+    FieldType::class(
+        "rwtest::Hit",
+        1,
+        vec![
+            Field::new("e", FieldType::Float32),
+            Field::new("id", FieldType::Int32),
+            Field::new("samples", FieldType::vector(FieldType::Float32)),
+        ],
+    )
 }
 
 fn options(args: &Args) -> WriteOptions {
