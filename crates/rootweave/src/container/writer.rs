@@ -123,12 +123,24 @@ impl FileWriter {
     /// Reserves an RNTuple blob of `payload_len` bytes (`objlen` uncompressed), writes its
     /// key header, and returns the offset where the payload goes.
     pub fn reserve_blob(&self, payload_len: u64, objlen: u64) -> Result<u64> {
+        let seek = self.allocate_blob(payload_len)?;
+        self.write_blob_key(seek, payload_len, objlen)
+    }
+
+    /// Reserves the byte range of a blob (key header and `payload_len` bytes) without
+    /// writing anything; returns the offset of the key. Cheap enough for a critical section.
+    pub fn allocate_blob(&self, payload_len: u64) -> Result<u64> {
         if BLOB_KEY_LEN + payload_len > i32::MAX as u64 {
             return Err(Error::InvalidArgument(format!(
                 "a blob of {payload_len} bytes does not fit in one ROOT key"
             )));
         }
-        let seek = self.allocate(BLOB_KEY_LEN + payload_len);
+        Ok(self.allocate(BLOB_KEY_LEN + payload_len))
+    }
+
+    /// Writes the key header of a blob reserved with [`FileWriter::allocate_blob`] at
+    /// `seek`; returns the offset of its payload.
+    pub fn write_blob_key(&self, seek: u64, payload_len: u64, objlen: u64) -> Result<u64> {
         let key = KeyInfo::new(
             "RBlob",
             "",
