@@ -24,6 +24,12 @@ enum Scenario {
     Nanoaod,
     /// One `std::uint64_t` field counting entries (cheap data for huge files).
     Counter,
+    /// The parallel writer under stress: `--contexts` fill contexts on `--threads` threads
+    /// write `--entries` entries (`id`, `x` = id/2, `v` = id%7 ints from id, `s` = "e<id>")
+    /// in chunks of random size within `--budget` bytes; `--ordered` writes chunks of 1000
+    /// with their index as sequence number; `--panic-context K` makes context K panic after
+    /// its first chunk. Prints the budget's peak.
+    Parallel,
     /// Two RNTuples in one file: `A` (all types) and `B` (NanoAOD-like), expected values in
     /// the `A` and `B` subfolders of `--expect`.
     TwoNtuples,
@@ -65,6 +71,21 @@ struct Args {
     /// Start a new cluster group after this many clusters.
     #[arg(long)]
     clusters_per_group: Option<u64>,
+    /// Threads (parallel scenario).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Fill contexts (parallel scenario).
+    #[arg(long, default_value_t = 2)]
+    contexts: usize,
+    /// Memory budget in bytes (parallel scenario).
+    #[arg(long, default_value_t = 256 << 20)]
+    budget: u64,
+    /// Ordered mode (parallel scenario).
+    #[arg(long)]
+    ordered: bool,
+    /// A context that panics (parallel scenario).
+    #[arg(long)]
+    panic_context: Option<usize>,
     /// Write page checksums.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     checksums: bool,
@@ -248,6 +269,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             }
             Ok(())
         }
+        Scenario::Parallel => parallel(args),
         Scenario::TwoNtuples => {
             use rootweave::container::{FileWriter, WriterOptions};
             use std::sync::Arc;
@@ -315,6 +337,121 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
     }
+}
+
+/// The fields of the parallel scenario.
+fn parallel_fields() -> Vec<Field> {
+    vec![
+        Field::new("id", FieldType::UInt64),
+        Field::new("x", FieldType::Float32),
+        Field::new("v", FieldType::vector(FieldType::Int32)),
+        Field::new("s", FieldType::String),
+    ]
+}
+
+/// Columns of the parallel scenario for the ids `ids`.
+struct ParallelChunk {
+    id: Vec<u64>,
+    x: Vec<f32>,
+    offsets: Vec<u64>,
+    v: Vec<i32>,
+    s: Vec<String>,
+}
+
+impl ParallelChunk {
+    fn new(ids: std::ops::Range<u64>) -> Self {
+        let mut c = ParallelChunk {
+            id: ids.clone().collect(),
+            x: Vec::new(),
+            offsets: vec![0],
+            v: Vec::new(),
+            s: Vec::new(),
+        };
+        for id in ids {
+            c.x.push(id as f32 * 0.5);
+            for j in 0..id % 7 {
+                c.v.push((id + j) as i32);
+            }
+            c.offsets.push(c.v.len() as u64);
+            c.s.push(format!("e{id}"));
+        }
+        c
+    }
+
+    fn batch(&self) -> Vec<rootweave::rntuple::ColumnData<'_>> {
+        use rootweave::rntuple::ColumnData as C;
+        vec![
+            C::UInt64(&self.id),
+            C::Float32(&self.x),
+            C::list(&self.offsets, C::Int32(&self.v)),
+            C::Strings(&self.s),
+        ]
+    }
+}
+
+fn parallel(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    use rootweave::rntuple::{ParallelOptions, ParallelWriter};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let options = ParallelOptions {
+        write: options(args),
+        memory_budget: args.budget,
+        ordered: args.ordered,
+    };
+    let writer = ParallelWriter::recreate(&args.out, "ntpl", parallel_fields(), options)?;
+    let next_id = AtomicU64::new(0);
+    let next_chunk = AtomicU64::new(0);
+    let total = args.entries;
+    let contexts: Vec<_> = (0..args.contexts).map(|_| writer.context()).collect();
+    let per_thread = args.contexts.div_ceil(args.threads.max(1));
+    std::thread::scope(|scope| {
+        let mut contexts = contexts.into_iter().enumerate().collect::<Vec<_>>();
+        while !contexts.is_empty() {
+            let mine: Vec<_> = contexts.drain(..per_thread.min(contexts.len())).collect();
+            let (next_id, next_chunk) = (&next_id, &next_chunk);
+            scope.spawn(move || {
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                    let mut mine = mine;
+                    let mut rng = Rng::new(args.seed ^ mine[0].0 as u64);
+                    let mut turn = 0usize;
+                    loop {
+                        let k = turn % mine.len();
+                        let (index, ctx) = &mut mine[k];
+                        turn += 1;
+                        if args.ordered {
+                            let chunk = next_chunk.fetch_add(1, Ordering::SeqCst);
+                            let start = chunk * 1000;
+                            if start >= total {
+                                break;
+                            }
+                            let data = ParallelChunk::new(start..(start + 1000).min(total));
+                            ctx.extend_sequence(chunk, &data.batch())
+                                .expect("extend_sequence");
+                        } else {
+                            let n = 1 + rng.below(2000);
+                            let start = next_id.fetch_add(n, Ordering::SeqCst);
+                            if start >= total {
+                                break;
+                            }
+                            let data = ParallelChunk::new(start..(start + n).min(total));
+                            ctx.extend(&data.batch()).expect("extend");
+                            if Some(*index) == args.panic_context {
+                                panic!("context {index} fails on purpose");
+                            }
+                        }
+                    }
+                }));
+                drop(run);
+            });
+        }
+    });
+    let peak = writer.budget().peak();
+    let result = writer.close();
+    println!("budget_peak {peak}");
+    match result {
+        Ok(summary) => println!("entries {} clusters {}", summary.entries, summary.clusters),
+        Err(e) => println!("close_error {e}"),
+    }
+    Ok(())
 }
 
 /// An owned copy of a batch whose offsets start at 0 (the nanoaod chunks' batches).

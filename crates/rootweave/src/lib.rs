@@ -6,12 +6,14 @@
 //! - [`io`]: positional byte access (`ReadAt` / `WriteAt`) on files and memory.
 //! - [`compress`]: ROOT compression blocks (zlib, LZ4, ZSTD, LZMA, none).
 //! - [`container`]: the ROOT file itself: header, keys, directory, streamer infos.
-//! - [`rntuple`]: the RNTuple columnar format (schema, encodings, pages, envelopes, writer).
+//! - [`parallel`]: what parallel writers share: the memory budget.
+//! - [`rntuple`]: the RNTuple columnar format (schema, encodings, pages, envelopes, writers).
 
 pub mod compress;
 pub mod container;
 pub mod error;
 pub mod io;
+pub mod parallel;
 pub mod rntuple;
 
 pub use error::{Error, Result};

@@ -231,3 +231,24 @@ fn blocks_written_by_root_decode() {
     decode_all_records("ntpl001_staff_rntuple_v1-0-0-0.root");
     decode_all_records("nanoAOD_2015_CMS_Open_Data_ttbar.root");
 }
+
+#[test]
+fn consecutive_blocks_are_independent_streams() {
+    // Compression contexts are reused per thread; every block must still decode alone.
+    for setting in ["zlib:1", "zstd:5", "lz4:4", "lzma:1"] {
+        let c: Compression = setting.parse().unwrap();
+        let mut previous = Vec::new();
+        for round in 0..40u64 {
+            let mut data = previous.clone();
+            data.extend((0..20_000u64).map(|i| ((i * (round + 3)) % 251) as u8));
+            data.extend_from_slice(&random(3000));
+            let stored = compress(c, &data);
+            assert_eq!(
+                decompress(&stored, data.len()).unwrap(),
+                data,
+                "{setting} round {round}"
+            );
+            previous = data[data.len() / 2..].to_vec();
+        }
+    }
+}

@@ -21,7 +21,8 @@ pub(crate) fn compress_block(compression: Compression, input: &[u8], out: &mut V
         Codec::Zlib => zlib_compress(level, input, out, data_start, room),
         Codec::Lzma => lzma_compress(level, input, out, data_start, room),
         Codec::Lz4 => lz4_compress(level, input, out, data_start),
-        Codec::Zstd => zstd_compress(level, input, out, data_start),
+        // ROOT's level L for ZSTD means libzstd level 2L (R__zipZSTD doubles it).
+        Codec::Zstd => zstd_compress((2 * level).min(22), input, out, data_start),
         Codec::None => None,
     };
     match written {
@@ -53,25 +54,14 @@ fn zlib_compress(
     room: usize,
 ) -> Option<usize> {
     use flate2::{Compress, FlushCompress, Status};
-    thread_local! {
-        static ZLIB: RefCell<Option<(u32, Compress)>> = const { RefCell::new(None) };
+    // A fresh stream per block: a reset stream of the zlib-rs backend was seen to keep
+    // back-references into the previous block, which other inflaters then reject.
+    let mut compressor = Compress::new(flate2::Compression::new(level), true);
+    out.resize(at + room, 0);
+    match compressor.compress(input, &mut out[at..], FlushCompress::Finish) {
+        Ok(Status::StreamEnd) => Some(compressor.total_out() as usize),
+        _ => None,
     }
-    ZLIB.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        let (_, compressor) = match cell.as_mut() {
-            Some((l, c)) if *l == level => {
-                c.reset();
-                cell.as_mut().expect("present")
-            }
-            _ => cell.insert((level, Compress::new(flate2::Compression::new(level), true))),
-        };
-        out.resize(at + room, 0);
-        let status = compressor.compress(input, &mut out[at..], FlushCompress::Finish);
-        match status {
-            Ok(Status::StreamEnd) => Some(compressor.total_out() as usize),
-            _ => None,
-        }
-    })
 }
 
 fn zlib_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {

@@ -49,7 +49,8 @@ impl Codec {
         match self {
             Codec::None => 0,
             Codec::Zlib | Codec::Lzma | Codec::Lz4 => 9,
-            Codec::Zstd => 22,
+            // ROOT passes twice its level to libzstd, whose highest level is 22.
+            Codec::Zstd => 11,
         }
     }
 
@@ -65,8 +66,10 @@ impl Codec {
     }
 }
 
-/// A compression setting: a codec and its level. Level 0 (or [`Codec::None`]) means that
-/// data is stored uncompressed.
+/// A compression setting: a codec and its level, with ROOT's meaning of levels. Level 0
+/// (or [`Codec::None`]) means that data is stored uncompressed. For ZSTD, ROOT's level `L`
+/// is libzstd's level `2L` (so `zstd:5`, ROOT's 505, compresses like `zstd -10`); LZ4 from
+/// level 4 on is LZ4-HC at that level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Compression {
     codec: Codec,
@@ -221,7 +224,7 @@ mod tests {
 
     #[test]
     fn root_settings_round_trip() {
-        for setting in [0, 101, 109, 207, 404, 409, 505, 522] {
+        for setting in [0, 101, 109, 207, 404, 409, 505, 511] {
             let c = Compression::from_root_setting(setting).unwrap();
             assert_eq!(c.root_setting(), setting);
         }

@@ -450,12 +450,14 @@ impl Node {
     }
 }
 
-/// Entries per append step for a batch of `total_bytes` over `n` entries.
-pub fn step_entries(n: usize, total_bytes: usize) -> usize {
-    if total_bytes <= STEP_BYTES {
+/// Entries per append step for a batch of `total_bytes` over `n` entries, with steps of
+/// at most `max_step_bytes` (and never more than [`STEP_BYTES`]).
+pub fn step_entries(n: usize, total_bytes: usize, max_step_bytes: usize) -> usize {
+    let step_bytes = max_step_bytes.clamp(1, STEP_BYTES);
+    if total_bytes <= step_bytes {
         n.max(1)
     } else {
-        ((n as u128 * STEP_BYTES as u128 / total_bytes as u128) as usize).max(1)
+        ((n as u128 * step_bytes as u128 / total_bytes as u128) as usize).max(1)
     }
 }
 

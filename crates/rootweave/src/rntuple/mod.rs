@@ -4,6 +4,7 @@
 //! Writing: describe the fields ([`Field`], [`FieldType`]), open an [`RNTupleWriter`],
 //! append entries one at a time ([`Value`]) or many at once ([`ColumnData`]), and close it.
 
+mod builder;
 mod cluster;
 pub mod column;
 pub mod data;
@@ -11,11 +12,13 @@ pub mod encoding;
 mod fill;
 pub mod metadata;
 pub mod page;
+mod parallel;
 pub mod schema;
 pub mod serialize;
 pub mod writer;
 
 pub use column::ColumnType;
 pub use data::{ColumnData, Value};
+pub use parallel::{FillContext, ParallelOptions, ParallelWriter};
 pub use schema::{Field, FieldType, Schema};
 pub use writer::{RNTupleWriter, WriteOptions, WriteSummary};

@@ -33,9 +33,20 @@ pub struct ColumnBuffer {
     pub(crate) index_end: u64,
     /// Elements in the current cluster (sealed and pending).
     cluster_elements: u64,
-    /// Global index of the current cluster's first element.
-    first_element: u64,
     uncompressed_sealed: u64,
+}
+
+/// The sealed pages of one column in one cluster, moved out of its [`ColumnBuffer`].
+#[derive(Debug, Default)]
+pub struct SealedColumn {
+    /// The pages, in element order.
+    pub pages: Vec<SealedPage>,
+    /// The pages' stored bytes, back to back, each followed by its checksum if any.
+    pub bytes: Vec<u8>,
+    /// Elements in the cluster.
+    pub n_elements: u64,
+    /// Bytes of the pages before compression.
+    pub uncompressed_bytes: u64,
 }
 
 impl ColumnBuffer {
@@ -54,7 +65,6 @@ impl ColumnBuffer {
             pages: Vec::new(),
             index_end: 0,
             cluster_elements: 0,
-            first_element: 0,
             uncompressed_sealed: 0,
         }
     }
@@ -102,25 +112,27 @@ impl ColumnBuffer {
         self.uncompressed_sealed
     }
 
-    /// The sealed pages of the current cluster and their bytes.
-    pub fn sealed_pages(&self) -> (&[SealedPage], &[u8]) {
-        (&self.pages, &self.sealed)
+    /// Bytes held in memory by this buffer (allocated, not only used).
+    pub fn allocated_bytes(&self) -> usize {
+        self.pending.capacity() + self.sealed.capacity()
     }
 
-    /// Global index of the current cluster's first element.
-    pub fn first_element(&self) -> u64 {
-        self.first_element
-    }
-
-    /// Forgets the sealed pages after the cluster was written and starts the next cluster.
-    pub fn start_next_cluster(&mut self) {
+    /// Moves the sealed pages of the current cluster out (all elements must be sealed) and
+    /// starts the next cluster.
+    pub fn take_sealed(&mut self) -> SealedColumn {
         debug_assert!(self.pending.is_empty());
-        self.first_element += self.cluster_elements;
+        let column = SealedColumn {
+            pages: std::mem::take(&mut self.pages),
+            bytes: std::mem::take(&mut self.sealed),
+            n_elements: self.cluster_elements,
+            uncompressed_bytes: self.uncompressed_sealed,
+        };
         self.cluster_elements = 0;
         self.index_end = 0;
-        self.sealed.clear();
-        self.pages.clear();
         self.uncompressed_sealed = 0;
+        // Give the page buffer back: an idle builder should hold no memory.
+        self.pending = Vec::new();
+        column
     }
 }
 
@@ -182,14 +194,13 @@ mod tests {
         let values: Vec<u8> = (0..10i32).flat_map(|v| v.to_le_bytes()).collect();
         column.push(&values, &mut sealer);
         column.flush(&mut sealer);
-        let (pages, bytes) = column.sealed_pages();
-        let counts: Vec<u32> = pages.iter().map(|p| p.n_elements).collect();
+        let sealed = column.take_sealed();
+        let counts: Vec<u32> = sealed.pages.iter().map(|p| p.n_elements).collect();
         assert_eq!(counts, [4, 4, 2]);
-        assert_eq!(bytes.len(), 40 + 3 * 8);
-        assert_eq!(&bytes[..16], &values[..16]);
-        assert_eq!(&bytes[16..24], &xxh3_64(&values[..16]).to_le_bytes());
-        column.start_next_cluster();
-        assert_eq!(column.first_element(), 10);
+        assert_eq!(sealed.n_elements, 10);
+        assert_eq!(sealed.bytes.len(), 40 + 3 * 8);
+        assert_eq!(&sealed.bytes[..16], &values[..16]);
+        assert_eq!(&sealed.bytes[16..24], &xxh3_64(&values[..16]).to_le_bytes());
         assert_eq!(column.sealed_bytes(), 0);
     }
 }

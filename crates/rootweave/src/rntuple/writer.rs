@@ -9,14 +9,14 @@ use crate::compress::{compress, Compression};
 use crate::container::{FileWriter, WriterOptions};
 use crate::error::{Error, Result};
 
-use super::cluster::write_cluster;
+use super::builder::{ClusterBuilder, SealedCluster};
+use super::cluster::ClusterPlan;
 use super::data::{ColumnData, Value};
-use super::fill::{step_entries, Node};
+use super::fill::Node;
 use super::metadata::{
     serialize_footer, serialize_header, serialize_page_list, Anchor, ClusterDescriptor,
     ClusterGroupRecord, ClusterSummary, EnvelopeLocation,
 };
-use super::page::{ColumnBuffer, PageSealer};
 use super::schema::{Field, Schema};
 
 /// Settings of an RNTuple writer. The defaults are ROOT 6.40's `RNTupleWriteOptions`.
@@ -54,7 +54,8 @@ impl Default for WriteOptions {
 }
 
 impl WriteOptions {
-    fn validate(&self) -> Result<()> {
+    /// Checks that the options are usable.
+    pub fn validate(&self) -> Result<()> {
         if self.max_page_size < 8 {
             return Err(Error::InvalidArgument(
                 "max_page_size must be at least 8 bytes".into(),
@@ -103,34 +104,182 @@ pub struct WriteSummary {
 /// # Ok::<(), rootweave::Error>(())
 /// ```
 pub struct RNTupleWriter {
-    file: Option<Arc<FileWriter>>,
-    owns_file: bool,
-    name: String,
-    options: WriteOptions,
-    nodes: Vec<Node>,
-    columns: Vec<ColumnBuffer>,
-    sealer: PageSealer,
-    header: EnvelopeLocation,
-    header_checksum: u64,
-    entries: u64,
-    cluster_first_entry: u64,
-    group_clusters: Vec<ClusterDescriptor>,
-    groups: Vec<ClusterGroupRecord>,
-    summary: WriteSummary,
+    sink: NtupleSink,
+    builder: ClusterBuilder,
     closed: bool,
 }
 
 impl std::fmt::Debug for RNTupleWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RNTupleWriter")
-            .field("name", &self.name)
-            .field("entries", &self.entries)
+            .field("name", &self.sink.name)
+            .field("entries", &self.entries())
             .finish_non_exhaustive()
     }
 }
 
 /// Writer identification stored in the header.
 const WRITER_NAME: &str = concat!("rootweave v", env!("CARGO_PKG_VERSION"));
+
+/// Everything about one RNTuple in a file except the cluster being built: the header,
+/// the committed clusters and cluster groups, and the running element counts. The
+/// sequential writer owns one; the parallel writer shares one behind its commit lock.
+pub(crate) struct NtupleSink {
+    pub(crate) file: Option<Arc<FileWriter>>,
+    pub(crate) owns_file: bool,
+    pub(crate) name: String,
+    pub(crate) options: WriteOptions,
+    pub(crate) schema: Schema,
+    pub(crate) nodes: Arc<Vec<Node>>,
+    header: EnvelopeLocation,
+    header_checksum: u64,
+    /// Entries committed so far.
+    pub(crate) entries: u64,
+    /// Elements committed so far, per column.
+    column_elements: Vec<u64>,
+    group_clusters: Vec<ClusterDescriptor>,
+    groups: Vec<ClusterGroupRecord>,
+    pub(crate) summary: WriteSummary,
+}
+
+impl NtupleSink {
+    /// Validates the schema, writes the header and returns the sink.
+    pub(crate) fn new(
+        file: Arc<FileWriter>,
+        name: &str,
+        fields: Vec<Field>,
+        options: WriteOptions,
+    ) -> Result<Self> {
+        options.validate()?;
+        if name.is_empty()
+            || name
+                .chars()
+                .any(|c| c.is_control() || matches!(c, '.' | ' ' | '\\' | '/'))
+        {
+            return Err(Error::InvalidArgument(format!(
+                "RNTuple name '{name}' is empty or contains '.', '/', '\\', a space or a control character"
+            )));
+        }
+        let split = !options.compression.is_none();
+        let schema = Schema::new(fields, split)?;
+        let nodes = Arc::new(Node::build_all(schema.fields()));
+        let (envelope, header_checksum) =
+            serialize_header(name, &options.description, WRITER_NAME, &schema);
+        let header = write_envelope(&file, &envelope, options.compression)?;
+        let n_columns = schema.column_descriptors().len();
+        Ok(NtupleSink {
+            file: Some(file),
+            owns_file: false,
+            name: name.to_string(),
+            options,
+            schema,
+            nodes,
+            header,
+            header_checksum,
+            entries: 0,
+            column_elements: vec![0; n_columns],
+            group_clusters: Vec::new(),
+            groups: Vec::new(),
+            summary: WriteSummary::default(),
+        })
+    }
+
+    /// A cluster builder for this RNTuple's schema.
+    pub(crate) fn builder(&self) -> ClusterBuilder {
+        ClusterBuilder::new(self.nodes.clone(), &self.schema, &self.options)
+    }
+
+    pub(crate) fn file(&self) -> Result<&Arc<FileWriter>> {
+        self.file
+            .as_ref()
+            .ok_or_else(|| Error::InvalidArgument("the writer is closed".into()))
+    }
+
+    /// The bookkeeping of a commit: reserves the cluster's byte ranges and records it as
+    /// the next cluster. Cheap: no I/O, no copies. Returns where its blobs' keys go.
+    pub(crate) fn record_cluster(
+        &mut self,
+        cluster: &SealedCluster,
+        plan: &ClusterPlan,
+    ) -> Result<Vec<u64>> {
+        let blob_keys = plan.allocate(self.file()?)?;
+        let descriptor = plan.describe(
+            cluster,
+            &blob_keys,
+            ClusterSummary {
+                first_entry: self.entries,
+                n_entries: cluster.entries,
+            },
+            &self.column_elements,
+            self.options.compression.root_setting(),
+        );
+        for (total, column) in self.column_elements.iter_mut().zip(&cluster.columns) {
+            *total += column.n_elements;
+        }
+        self.entries += cluster.entries;
+        self.summary.clusters += 1;
+        self.summary.stored_page_bytes += cluster.stored_bytes();
+        self.summary.uncompressed_page_bytes += cluster.uncompressed_bytes();
+        self.group_clusters.push(descriptor);
+        Ok(blob_keys)
+    }
+
+    /// Expected stored/uncompressed ratio: what the clusters written so far achieved, or
+    /// ROOT's first guess (0.5 when compressing).
+    pub(crate) fn compression_ratio(&self) -> f64 {
+        if self.options.compression.is_none() {
+            1.0
+        } else if self.summary.uncompressed_page_bytes > 0 {
+            self.summary.stored_page_bytes as f64 / self.summary.uncompressed_page_bytes as f64
+        } else {
+            0.5
+        }
+    }
+
+    /// Writes the page list of the clusters recorded since the last group.
+    pub(crate) fn commit_cluster_group(&mut self) -> Result<()> {
+        if self.group_clusters.is_empty() {
+            return Ok(());
+        }
+        let page_list = serialize_page_list(self.header_checksum, &self.group_clusters);
+        let location = write_envelope(self.file()?, &page_list, self.options.compression)?;
+        let first = self.group_clusters[0].summary.first_entry;
+        let last = self.group_clusters[self.group_clusters.len() - 1].summary;
+        self.groups.push(ClusterGroupRecord {
+            min_entry: first,
+            entry_span: last.first_entry + last.n_entries - first,
+            n_clusters: self.group_clusters.len() as u32,
+            page_list: location,
+        });
+        self.group_clusters.clear();
+        self.summary.cluster_groups += 1;
+        Ok(())
+    }
+
+    /// Writes the last page list, the footer and the anchor; closes the file if owned.
+    pub(crate) fn finish(&mut self) -> Result<WriteSummary> {
+        self.commit_cluster_group()?;
+        let file = self.file()?.clone();
+        let footer = serialize_footer(self.header_checksum, &self.groups);
+        let footer = write_envelope(&file, &footer, self.options.compression)?;
+        let anchor = Anchor {
+            header: self.header,
+            footer,
+            max_key_size: self.options.max_key_size,
+        };
+        file.write_object("ROOT::RNTuple", &self.name, "", &anchor.to_bytes(), false)?;
+        self.summary.entries = self.entries;
+        drop(file);
+        let file = self.file.take().expect("file is present until finished");
+        if self.owns_file {
+            let file = Arc::try_unwrap(file).map_err(|_| {
+                Error::InvalidArgument("the file is still shared and cannot be closed".into())
+            })?;
+            file.close()?;
+        }
+        Ok(self.summary.clone())
+    }
+}
 
 impl RNTupleWriter {
     /// Creates (or overwrites) the file at `path` holding one RNTuple called `name`.
@@ -150,7 +299,7 @@ impl RNTupleWriter {
             },
         )?;
         let mut writer = Self::in_file(Arc::new(file), name, fields, options)?;
-        writer.owns_file = true;
+        writer.sink.owns_file = true;
         Ok(writer)
     }
 
@@ -162,77 +311,34 @@ impl RNTupleWriter {
         fields: Vec<Field>,
         options: WriteOptions,
     ) -> Result<Self> {
-        options.validate()?;
-        if name.is_empty()
-            || name
-                .chars()
-                .any(|c| c.is_control() || matches!(c, '.' | ' ' | '\\' | '/'))
-        {
-            return Err(Error::InvalidArgument(format!(
-                "RNTuple name '{name}' is empty or contains '.', '/', '\\', a space or a control character"
-            )));
-        }
-        let split = !options.compression.is_none();
-        let schema = Schema::new(fields, split)?;
-        let nodes = Node::build_all(schema.fields());
-        let columns = schema
-            .column_descriptors()
-            .iter()
-            .map(|c| ColumnBuffer::new(c.ty, options.max_page_size))
-            .collect();
-        let (envelope, header_checksum) =
-            serialize_header(name, &options.description, WRITER_NAME, &schema);
-        let header = write_envelope(&file, &envelope, options.compression)?;
+        let sink = NtupleSink::new(file, name, fields, options)?;
+        let builder = sink.builder();
         Ok(RNTupleWriter {
-            file: Some(file),
-            owns_file: false,
-            name: name.to_string(),
-            sealer: PageSealer::new(options.compression, options.page_checksums),
-            options,
-            nodes,
-            columns,
-            header,
-            header_checksum,
-            entries: 0,
-            cluster_first_entry: 0,
-            group_clusters: Vec::new(),
-            groups: Vec::new(),
-            summary: WriteSummary::default(),
+            sink,
+            builder,
             closed: false,
         })
     }
 
     /// The RNTuple's name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.sink.name
     }
 
     /// Entries filled so far.
     pub fn entries(&self) -> u64 {
-        self.entries
+        self.sink.entries + self.builder.entries()
     }
 
     /// Clusters written so far.
     pub fn committed_clusters(&self) -> u64 {
-        self.summary.clusters
+        self.sink.summary.clusters
     }
 
     /// Appends one entry: one value per top-level field, in schema order.
     pub fn fill(&mut self, values: &[Value]) -> Result<()> {
-        if values.len() != self.nodes.len() {
-            return Err(Error::InvalidArgument(format!(
-                "fill: {} values given for {} fields",
-                values.len(),
-                self.nodes.len()
-            )));
-        }
-        for (node, value) in self.nodes.iter().zip(values) {
-            node.check_value(value)?;
-        }
-        for (node, value) in self.nodes.iter().zip(values) {
-            node.append_value(value, &mut self.columns, &mut self.sealer);
-        }
-        self.entries += 1;
+        self.builder.check_values(values)?;
+        self.builder.append_values(values);
         self.commit_cluster_if_full()
     }
 
@@ -240,47 +346,12 @@ impl RNTupleWriter {
     /// with the same number of entries. The whole batch is checked first; if it does not
     /// match the schema nothing is written.
     pub fn extend(&mut self, batch: &[ColumnData]) -> Result<()> {
-        if batch.len() != self.nodes.len() {
-            return Err(Error::InvalidArgument(format!(
-                "extend: {} columns given for {} fields",
-                batch.len(),
-                self.nodes.len()
-            )));
-        }
-        let mut n: Option<usize> = None;
-        for (node, data) in self.nodes.iter().zip(batch) {
-            if let Some(k) = node.entries(data)? {
-                if n.is_some_and(|n| n != k) {
-                    return Err(Error::InvalidArgument(format!(
-                        "extend: fields have different numbers of entries ({} and {k})",
-                        n.unwrap_or(0)
-                    )));
-                }
-                n = Some(k);
-            }
-        }
-        let Some(n) = n else {
-            return Err(Error::InvalidArgument(
-                "extend: the number of entries cannot be told from fields without values".into(),
-            ));
-        };
-        for (node, data) in self.nodes.iter().zip(batch) {
-            node.check(data, 0, n)?;
-        }
-        let total: usize = self
-            .nodes
-            .iter()
-            .zip(batch)
-            .map(|(node, data)| node.bytes(data, 0, n))
-            .sum();
-        let step = step_entries(n, total);
+        let checked = self.builder.check_batch(batch)?;
+        let step = self.builder.step(&checked, usize::MAX);
         let mut start = 0;
-        while start < n {
-            let end = (start + step).min(n);
-            for (node, data) in self.nodes.iter().zip(batch) {
-                node.append(data, start, end, &mut self.columns, &mut self.sealer);
-            }
-            self.entries += (end - start) as u64;
+        while start < checked.entries {
+            let end = (start + step).min(checked.entries);
+            self.builder.append_batch(batch, start, end);
             self.commit_cluster_if_full()?;
             start = end;
         }
@@ -288,87 +359,35 @@ impl RNTupleWriter {
     }
 
     fn commit_cluster_if_full(&mut self) -> Result<()> {
-        let mut sealed = 0u64;
-        let mut pending = 0u64;
-        let mut uncompressed = 0u64;
-        for c in &self.columns {
-            sealed += c.sealed_bytes() as u64;
-            pending += c.pending_bytes() as u64;
-            uncompressed += c.uncompressed_sealed_bytes() + c.pending_bytes() as u64;
-        }
-        let ratio = self.compression_ratio();
-        let estimate = sealed as f64 + pending as f64 * ratio;
-        if estimate >= self.options.cluster_target_size as f64
-            || uncompressed >= self.options.max_cluster_uncompressed_size
+        let (sealed, pending, uncompressed) = self.builder.buffered();
+        let estimate = sealed as f64 + pending as f64 * self.sink.compression_ratio();
+        if estimate >= self.sink.options.cluster_target_size as f64
+            || uncompressed >= self.sink.options.max_cluster_uncompressed_size
         {
             self.commit_cluster()?;
         }
         Ok(())
     }
 
-    /// Expected stored/uncompressed ratio: what the data written so far achieved, or ROOT's
-    /// first guess (0.5 when compressing).
-    fn compression_ratio(&self) -> f64 {
-        if self.options.compression.is_none() {
-            1.0
-        } else if self.summary.uncompressed_page_bytes > 0 {
-            self.summary.stored_page_bytes as f64 / self.summary.uncompressed_page_bytes as f64
-        } else {
-            0.5
-        }
-    }
-
     /// Writes the entries filled since the last cluster as a cluster (nothing if none).
     pub fn commit_cluster(&mut self) -> Result<()> {
-        let n_entries = self.entries - self.cluster_first_entry;
-        if n_entries == 0 {
+        if self.builder.entries() == 0 {
             return Ok(());
         }
-        for column in &mut self.columns {
-            column.flush(&mut self.sealer);
-        }
-        let file = self.file()?.clone();
-        let descriptor = write_cluster(
-            &file,
-            &self.columns,
-            ClusterSummary {
-                first_entry: self.cluster_first_entry,
-                n_entries,
-            },
-            self.options.compression.root_setting(),
-            self.sealer.checksums(),
-            self.options.max_key_size,
-        )?;
-        for column in &mut self.columns {
-            self.summary.stored_page_bytes += column.sealed_bytes() as u64;
-            self.summary.uncompressed_page_bytes += column.uncompressed_sealed_bytes();
-            column.start_next_cluster();
-        }
-        self.group_clusters.push(descriptor);
-        self.summary.clusters += 1;
-        self.cluster_first_entry = self.entries;
-        Ok(())
+        let cluster = self.builder.seal();
+        let plan = ClusterPlan::new(
+            &cluster,
+            self.builder.checksums(),
+            self.sink.options.max_key_size,
+        );
+        let blob_keys = self.sink.record_cluster(&cluster, &plan)?;
+        plan.write(self.sink.file()?, &cluster, &blob_keys)
     }
 
     /// Writes the page list of the clusters committed since the last cluster group, making
     /// them a cluster group (nothing if there are none). `close` does this for the rest.
     pub fn commit_cluster_group(&mut self) -> Result<()> {
-        if self.group_clusters.is_empty() {
-            return Ok(());
-        }
-        let page_list = serialize_page_list(self.header_checksum, &self.group_clusters);
-        let location = write_envelope(self.file()?, &page_list, self.options.compression)?;
-        let first = self.group_clusters[0].summary.first_entry;
-        let last = self.group_clusters[self.group_clusters.len() - 1].summary;
-        self.groups.push(ClusterGroupRecord {
-            min_entry: first,
-            entry_span: last.first_entry + last.n_entries - first,
-            n_clusters: self.group_clusters.len() as u32,
-            page_list: location,
-        });
-        self.group_clusters.clear();
-        self.summary.cluster_groups += 1;
-        Ok(())
+        self.sink.commit_cluster_group()
     }
 
     /// Writes what is still buffered, the footer and the anchor; closes the file if this
@@ -379,36 +398,11 @@ impl RNTupleWriter {
 
     fn finish(&mut self) -> Result<WriteSummary> {
         if self.closed {
-            return Ok(self.summary.clone());
+            return Ok(self.sink.summary.clone());
         }
         self.closed = true;
         self.commit_cluster()?;
-        self.commit_cluster_group()?;
-        let file = self.file()?.clone();
-        let footer = serialize_footer(self.header_checksum, &self.groups);
-        let footer = write_envelope(&file, &footer, self.options.compression)?;
-        let anchor = Anchor {
-            header: self.header,
-            footer,
-            max_key_size: self.options.max_key_size,
-        };
-        file.write_object("ROOT::RNTuple", &self.name, "", &anchor.to_bytes(), false)?;
-        self.summary.entries = self.entries;
-        drop(file);
-        if self.owns_file {
-            let file = self.file.take().expect("file is present until closed");
-            let file = Arc::try_unwrap(file).map_err(|_| {
-                Error::InvalidArgument("the file is still shared and cannot be closed".into())
-            })?;
-            file.close()?;
-        }
-        Ok(self.summary.clone())
-    }
-
-    fn file(&self) -> Result<&Arc<FileWriter>> {
-        self.file
-            .as_ref()
-            .ok_or_else(|| Error::InvalidArgument("the writer is closed".into()))
+        self.sink.finish()
     }
 }
 
@@ -423,7 +417,7 @@ impl Drop for RNTupleWriter {
 }
 
 /// Compresses and writes an envelope in its own blob.
-fn write_envelope(
+pub(crate) fn write_envelope(
     file: &FileWriter,
     envelope: &[u8],
     compression: Compression,

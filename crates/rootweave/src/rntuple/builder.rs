@@ -1,0 +1,194 @@
+//! Building clusters: values go into column buffers, pages are sealed as they fill, and
+//! a finished cluster is moved out as a [`SealedCluster`]. Both the sequential writer and
+//! the parallel writer's fill contexts are built on this.
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+
+use super::data::{ColumnData, Value};
+use super::fill::{step_entries, Node};
+use super::page::{ColumnBuffer, PageSealer, SealedColumn};
+use super::schema::Schema;
+use super::writer::WriteOptions;
+
+/// The pages of all columns for a range of entries, sealed and ready to be written.
+#[derive(Debug)]
+pub struct SealedCluster {
+    /// Entries in the cluster.
+    pub entries: u64,
+    /// One sealed column per column of the schema.
+    pub columns: Vec<SealedColumn>,
+}
+
+impl SealedCluster {
+    /// Bytes of stored pages (compressed, with checksums).
+    pub fn stored_bytes(&self) -> u64 {
+        self.columns.iter().map(|c| c.bytes.len() as u64).sum()
+    }
+
+    /// Bytes of the pages before compression.
+    pub fn uncompressed_bytes(&self) -> u64 {
+        self.columns.iter().map(|c| c.uncompressed_bytes).sum()
+    }
+}
+
+/// Accumulates entries for one cluster at a time.
+#[derive(Debug)]
+pub struct ClusterBuilder {
+    nodes: Arc<Vec<Node>>,
+    columns: Vec<ColumnBuffer>,
+    sealer: PageSealer,
+    entries: u64,
+}
+
+/// Number of entries in a batch and its size in memory, after checking it.
+pub struct CheckedBatch {
+    /// Entries in the batch.
+    pub entries: usize,
+    /// Bytes the batch adds to the column buffers.
+    pub bytes: usize,
+}
+
+impl ClusterBuilder {
+    /// A builder for `schema`'s columns.
+    pub fn new(nodes: Arc<Vec<Node>>, schema: &Schema, options: &WriteOptions) -> Self {
+        ClusterBuilder {
+            nodes,
+            columns: schema
+                .column_descriptors()
+                .iter()
+                .map(|c| ColumnBuffer::new(c.ty, options.max_page_size))
+                .collect(),
+            sealer: PageSealer::new(options.compression, options.page_checksums),
+            entries: 0,
+        }
+    }
+
+    /// Entries in the cluster being built.
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    /// True if pages carry checksums.
+    pub fn checksums(&self) -> bool {
+        self.sealer.checksums()
+    }
+
+    /// Checks one entry: one value per top-level field.
+    pub fn check_values(&self, values: &[Value]) -> Result<()> {
+        if values.len() != self.nodes.len() {
+            return Err(Error::InvalidArgument(format!(
+                "fill: {} values given for {} fields",
+                values.len(),
+                self.nodes.len()
+            )));
+        }
+        self.nodes
+            .iter()
+            .zip(values)
+            .try_for_each(|(node, value)| node.check_value(value))
+    }
+
+    /// Appends one checked entry.
+    pub fn append_values(&mut self, values: &[Value]) {
+        for (node, value) in self.nodes.iter().zip(values) {
+            node.append_value(value, &mut self.columns, &mut self.sealer);
+        }
+        self.entries += 1;
+    }
+
+    /// Checks a batch: one per top-level field, equal entry counts, values matching.
+    pub fn check_batch(&self, batch: &[ColumnData]) -> Result<CheckedBatch> {
+        if batch.len() != self.nodes.len() {
+            return Err(Error::InvalidArgument(format!(
+                "extend: {} columns given for {} fields",
+                batch.len(),
+                self.nodes.len()
+            )));
+        }
+        let mut n: Option<usize> = None;
+        for (node, data) in self.nodes.iter().zip(batch) {
+            if let Some(k) = node.entries(data)? {
+                if let Some(n) = n.filter(|&n| n != k) {
+                    return Err(Error::InvalidArgument(format!(
+                        "extend: fields have different numbers of entries ({n} and {k})"
+                    )));
+                }
+                n = Some(k);
+            }
+        }
+        let Some(n) = n else {
+            return Err(Error::InvalidArgument(
+                "extend: the number of entries cannot be told from fields without values".into(),
+            ));
+        };
+        for (node, data) in self.nodes.iter().zip(batch) {
+            node.check(data, 0, n)?;
+        }
+        let bytes = self
+            .nodes
+            .iter()
+            .zip(batch)
+            .map(|(node, data)| node.bytes(data, 0, n))
+            .sum();
+        Ok(CheckedBatch { entries: n, bytes })
+    }
+
+    /// Entries of a checked batch to append per step (of at most `max_step_bytes`), so
+    /// that pages are sealed and cluster sizes checked while a large batch goes in.
+    pub fn step(&self, checked: &CheckedBatch, max_step_bytes: usize) -> usize {
+        step_entries(checked.entries, checked.bytes, max_step_bytes)
+    }
+
+    /// Appends entries `start..end` of a checked batch.
+    pub fn append_batch(&mut self, batch: &[ColumnData], start: usize, end: usize) {
+        for (node, data) in self.nodes.iter().zip(batch) {
+            node.append(data, start, end, &mut self.columns, &mut self.sealer);
+        }
+        self.entries += (end - start) as u64;
+    }
+
+    /// Bytes in the column buffers: (sealed pages, unsealed elements, uncompressed size).
+    pub fn buffered(&self) -> (u64, u64, u64) {
+        let mut sealed = 0u64;
+        let mut pending = 0u64;
+        let mut uncompressed = 0u64;
+        for c in &self.columns {
+            sealed += c.sealed_bytes() as u64;
+            pending += c.pending_bytes() as u64;
+            uncompressed += c.uncompressed_sealed_bytes() + c.pending_bytes() as u64;
+        }
+        (sealed, pending, uncompressed)
+    }
+
+    /// Bytes of memory held by the column buffers.
+    pub fn allocated_bytes(&self) -> u64 {
+        self.columns
+            .iter()
+            .map(|c| c.allocated_bytes() as u64)
+            .sum()
+    }
+
+    /// Seals what is left and moves the cluster out; the builder starts a new cluster.
+    pub fn seal(&mut self) -> SealedCluster {
+        for column in &mut self.columns {
+            column.flush(&mut self.sealer);
+        }
+        let cluster = SealedCluster {
+            entries: self.entries,
+            columns: self
+                .columns
+                .iter_mut()
+                .map(ColumnBuffer::take_sealed)
+                .collect(),
+        };
+        self.entries = 0;
+        cluster
+    }
+
+    /// Drops the entries of the cluster being built (after a failure).
+    pub fn discard(&mut self) {
+        drop(self.seal());
+    }
+}

@@ -1,0 +1,573 @@
+//! The parallel RNTuple writer: any number of fill contexts, on any threads, fill one
+//! RNTuple in one file. Each context encodes, compresses and checksums its own clusters;
+//! contexts meet only at the commit point, a short critical section that reserves the
+//! cluster's byte range and records it. The bytes are written afterwards, outside any
+//! lock. All buffered data counts against one memory budget; a context that would exceed
+//! it first writes its own cluster (so clusters shrink under memory pressure), then waits.
+//!
+//! Ordered mode: every cluster carries a sequence number (for example the index of the
+//! chunk of input it holds) and clusters enter the RNTuple in sequence order, so the
+//! entry order does not depend on thread count or timing.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+
+use crate::container::{FileWriter, WriterOptions};
+use crate::error::{Error, Result};
+use crate::parallel::MemoryBudget;
+
+use super::builder::{ClusterBuilder, SealedCluster};
+use super::cluster::ClusterPlan;
+use super::data::{ColumnData, Value};
+use super::schema::Field;
+use super::writer::{NtupleSink, WriteOptions, WriteSummary};
+
+/// Settings of a [`ParallelWriter`].
+#[derive(Debug, Clone)]
+pub struct ParallelOptions {
+    /// Page, cluster and compression settings (as for the sequential writer; the cluster
+    /// target is an upper bound, clusters shrink when the memory budget is tight).
+    pub write: WriteOptions,
+    /// Bytes that buffered pages and sealed-but-unwritten clusters may take in all
+    /// (default 256 MiB).
+    pub memory_budget: u64,
+    /// Clusters enter the RNTuple in the order of their sequence numbers
+    /// ([`FillContext::extend_sequence`]).
+    pub ordered: bool,
+}
+
+impl Default for ParallelOptions {
+    fn default() -> Self {
+        ParallelOptions {
+            write: WriteOptions::default(),
+            memory_budget: 256 << 20,
+            ordered: false,
+        }
+    }
+}
+
+/// Clusters waiting for their turn in ordered mode.
+#[derive(Default)]
+struct OrderState {
+    next: u64,
+    parked: BTreeMap<u64, Parked>,
+    skipped: std::collections::BTreeSet<u64>,
+}
+
+/// Removes the clusters that are now at the head of the queue, in order.
+fn take_ready(order: &mut OrderState) -> Vec<Parked> {
+    let mut ready = Vec::new();
+    loop {
+        let next = order.next;
+        if order.skipped.remove(&next) {
+            order.next += 1;
+        } else if let Some(p) = order.parked.remove(&next) {
+            order.next += 1;
+            ready.push(p);
+        } else {
+            return ready;
+        }
+    }
+}
+
+struct Parked {
+    cluster: SealedCluster,
+    plan: ClusterPlan,
+    reserved: u64,
+}
+
+struct Shared {
+    sink: Mutex<NtupleSink>,
+    budget: MemoryBudget,
+    options: ParallelOptions,
+    order: Mutex<OrderState>,
+    /// Held (shared) while cluster bytes are being written; `close` takes it exclusively
+    /// to wait for them.
+    writing: RwLock<()>,
+    contexts: Mutex<Vec<Weak<Mutex<ContextState>>>>,
+    errors: Mutex<Vec<String>>,
+    closed: AtomicBool,
+}
+
+struct ContextState {
+    builder: ClusterBuilder,
+    /// Budget bytes this context holds for its builder's buffers.
+    reserved: u64,
+    closed: bool,
+}
+
+/// Writes one RNTuple from many threads. Hand out [`FillContext`]s with
+/// [`ParallelWriter::context`]; close with [`ParallelWriter::close`].
+///
+/// ```no_run
+/// use rootweave::rntuple::{ColumnData, Field, FieldType, ParallelOptions, ParallelWriter};
+/// let fields = vec![Field::new("x", FieldType::Int32)];
+/// let writer = ParallelWriter::recreate("out.root", "Events", fields, ParallelOptions::default())?;
+/// std::thread::scope(|s| {
+///     for t in 0..4 {
+///         let mut ctx = writer.context();
+///         s.spawn(move || ctx.extend(&[ColumnData::Int32(&[t; 1000])]));
+///     }
+/// });
+/// writer.close()?;
+/// # Ok::<(), rootweave::Error>(())
+/// ```
+pub struct ParallelWriter {
+    shared: Arc<Shared>,
+}
+
+/// A producer's handle: buffers its own pages and seals its own clusters. `Send`, so it
+/// can move to any thread. Dropping it commits what it holds (unless its thread is
+/// panicking, in which case its unfinished cluster is discarded).
+pub struct FillContext {
+    shared: Arc<Shared>,
+    state: Arc<Mutex<ContextState>>,
+}
+
+/// Bytes of bookkeeping a context may need beyond its data (pages' checksums, block
+/// headers, vector growth).
+const STEP_OVERHEAD: u64 = 64 << 10;
+
+impl ParallelWriter {
+    /// Creates (or overwrites) the file at `path` with one RNTuple called `name`.
+    pub fn recreate(
+        path: impl AsRef<Path>,
+        name: &str,
+        fields: Vec<Field>,
+        options: ParallelOptions,
+    ) -> Result<Self> {
+        let file = FileWriter::create(
+            path,
+            WriterOptions {
+                compression: options.write.compression,
+                ..WriterOptions::default()
+            },
+        )?;
+        let writer = Self::in_file(Arc::new(file), name, fields, options)?;
+        lock(&writer.shared.sink).owns_file = true;
+        Ok(writer)
+    }
+
+    /// Starts an RNTuple called `name` in an open file.
+    pub fn in_file(
+        file: Arc<FileWriter>,
+        name: &str,
+        fields: Vec<Field>,
+        options: ParallelOptions,
+    ) -> Result<Self> {
+        if options.memory_budget < (1 << 20) {
+            return Err(Error::InvalidArgument(
+                "the memory budget must be at least 1 MiB".into(),
+            ));
+        }
+        let sink = NtupleSink::new(file, name, fields, options.write.clone())?;
+        Ok(ParallelWriter {
+            shared: Arc::new(Shared {
+                sink: Mutex::new(sink),
+                budget: MemoryBudget::new(options.memory_budget),
+                options,
+                order: Mutex::new(OrderState::default()),
+                writing: RwLock::new(()),
+                contexts: Mutex::new(Vec::new()),
+                errors: Mutex::new(Vec::new()),
+                closed: AtomicBool::new(false),
+            }),
+        })
+    }
+
+    /// A new fill context. Any number may exist at once, on any threads.
+    pub fn context(&self) -> FillContext {
+        let builder = lock(&self.shared.sink).builder();
+        let state = Arc::new(Mutex::new(ContextState {
+            builder,
+            reserved: 0,
+            closed: false,
+        }));
+        let mut contexts = lock(&self.shared.contexts);
+        contexts.retain(|c| c.strong_count() > 0);
+        contexts.push(Arc::downgrade(&state));
+        FillContext {
+            shared: self.shared.clone(),
+            state,
+        }
+    }
+
+    /// The memory budget (to watch `in_use` and `peak`).
+    pub fn budget(&self) -> &MemoryBudget {
+        &self.shared.budget
+    }
+
+    /// Entries committed so far.
+    pub fn committed_entries(&self) -> u64 {
+        lock(&self.shared.sink).entries
+    }
+
+    /// Bytes of pages committed so far: (stored, uncompressed).
+    pub fn committed_bytes(&self) -> (u64, u64) {
+        let sink = lock(&self.shared.sink);
+        (
+            sink.summary.stored_page_bytes,
+            sink.summary.uncompressed_page_bytes,
+        )
+    }
+
+    /// Commits what every context still holds, waits for all writes, and writes the page
+    /// list, footer and anchor. The file is complete even if a producer failed; the
+    /// failures are then reported as an error after the file is written.
+    pub fn close(self) -> Result<WriteSummary> {
+        let shared = &self.shared;
+        shared.closed.store(true, Ordering::SeqCst);
+        let contexts: Vec<_> = lock(&shared.contexts)
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
+        for state in contexts {
+            let mut state = lock(&state);
+            if !state.closed {
+                state.closed = true;
+                if let Err(e) = commit(shared, &mut state, None) {
+                    record(shared, e.to_string());
+                }
+            }
+        }
+        // Ordered mode: what is still parked goes in, in order, across any gaps.
+        let parked = std::mem::take(&mut lock(&shared.order).parked);
+        for (_, p) in parked {
+            if let Err(e) = write_parked(shared, p) {
+                record(shared, e.to_string());
+            }
+        }
+        drop(shared.writing.write().unwrap_or_else(|e| e.into_inner()));
+        let summary = lock(&shared.sink).finish()?;
+        let errors = lock(&shared.errors).clone();
+        if errors.is_empty() {
+            Ok(summary)
+        } else {
+            Err(Error::InvalidArgument(format!(
+                "the file was closed with {} entries, but producers failed: {}",
+                summary.entries,
+                errors.join("; ")
+            )))
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn record(shared: &Shared, message: String) {
+    lock(&shared.errors).push(message);
+}
+
+impl FillContext {
+    fn state(&self) -> Result<MutexGuard<'_, ContextState>> {
+        let state = lock(&self.state);
+        if state.closed {
+            return Err(Error::InvalidArgument(
+                "the parallel writer was closed".into(),
+            ));
+        }
+        Ok(state)
+    }
+
+    /// Appends one entry: one value per top-level field, in schema order.
+    pub fn fill(&mut self, values: &[Value]) -> Result<()> {
+        let shared = self.shared.clone();
+        let mut state = self.state()?;
+        state.builder.check_values(values)?;
+        reserve(&shared, &mut state, STEP_OVERHEAD.min(4096), None)?;
+        state.builder.append_values(values);
+        after_append(&shared, &mut state)
+    }
+
+    /// Appends many entries at once (see [`super::RNTupleWriter::extend`]). Clusters are
+    /// committed whenever they reach their target size or the memory budget is tight.
+    pub fn extend(&mut self, batch: &[ColumnData]) -> Result<()> {
+        if self.shared.options.ordered {
+            return Err(Error::InvalidArgument(
+                "an ordered parallel writer takes batches with a sequence number (extend_sequence)"
+                    .into(),
+            ));
+        }
+        let shared = self.shared.clone();
+        let mut state = self.state()?;
+        append_batch(&shared, &mut state, batch, None)?;
+        Ok(())
+    }
+
+    /// Appends a batch and commits it as the cluster with sequence number `sequence`
+    /// (ordered mode). Sequence numbers start at 0; each is used once.
+    pub fn extend_sequence(&mut self, sequence: u64, batch: &[ColumnData]) -> Result<()> {
+        if !self.shared.options.ordered {
+            return Err(Error::InvalidArgument(
+                "extend_sequence needs a writer created with ordered = true".into(),
+            ));
+        }
+        let shared = self.shared.clone();
+        let mut state = self.state()?;
+        if state.builder.entries() > 0 {
+            return Err(Error::InvalidArgument(
+                "extend_sequence: the context holds unsequenced entries".into(),
+            ));
+        }
+        append_batch(&shared, &mut state, batch, Some(sequence))?;
+        commit(&shared, &mut state, Some(sequence))
+    }
+
+    /// Declares that sequence number `sequence` will never be committed (ordered mode),
+    /// so that the clusters after it need not wait for it.
+    pub fn skip_sequence(&mut self, sequence: u64) -> Result<()> {
+        let shared = self.shared.clone();
+        let mut order = lock(&shared.order);
+        if sequence < order.next || order.parked.contains_key(&sequence) {
+            return Err(Error::InvalidArgument(format!(
+                "sequence number {sequence} was already used"
+            )));
+        }
+        order.skipped.insert(sequence);
+        let ready = take_ready(&mut order);
+        let mut pending = Vec::with_capacity(ready.len());
+        for p in ready {
+            pending.push(record_cluster(&shared, p)?);
+        }
+        drop(order);
+        for p in pending {
+            p.write(&shared)?;
+        }
+        Ok(())
+    }
+
+    /// Commits the entries buffered so far as a cluster.
+    pub fn commit_cluster(&mut self) -> Result<()> {
+        let shared = self.shared.clone();
+        let mut state = self.state()?;
+        commit(&shared, &mut state, None)
+    }
+}
+
+impl Drop for FillContext {
+    fn drop(&mut self) {
+        let mut state = lock(&self.state);
+        if state.closed {
+            return;
+        }
+        state.closed = true;
+        if std::thread::panicking() {
+            // A producer that panics loses its unfinished cluster; what it committed stays.
+            state.builder.discard();
+            self.shared.budget.release(state.reserved);
+            state.reserved = 0;
+            record(&self.shared, "a producer panicked".into());
+        } else if let Err(e) = commit(&self.shared, &mut state, None) {
+            record(&self.shared, e.to_string());
+        }
+    }
+}
+
+/// Checks and appends a batch step by step, reserving budget before each step.
+fn append_batch(
+    shared: &Shared,
+    state: &mut ContextState,
+    batch: &[ColumnData],
+    sequence: Option<u64>,
+) -> Result<()> {
+    let checked = state.builder.check_batch(batch)?;
+    // Steps small against the budget, so that many contexts fit in it.
+    let max_step = (shared.options.memory_budget / 16).max(64 << 10) as usize;
+    let step = state.builder.step(&checked, max_step);
+    let per_entry = checked.bytes as u64 / checked.entries.max(1) as u64 + 1;
+    let mut start = 0;
+    while start < checked.entries {
+        let end = (start + step).min(checked.entries);
+        let bytes = per_entry * (end - start) as u64 + STEP_OVERHEAD;
+        reserve(shared, state, bytes, sequence)?;
+        state.builder.append_batch(batch, start, end);
+        if sequence.is_none() {
+            after_append(shared, state)?;
+        } else {
+            settle(shared, state);
+        }
+        start = end;
+    }
+    Ok(())
+}
+
+/// How long a producer waits for budget before it overdraws it: the bytes it waits for
+/// may be held by other producers that are themselves waiting, so waiting forever could
+/// deadlock. Overdrawing is bounded by one step per running thread.
+const BUDGET_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Takes `bytes` of budget for the builder. When the budget is spent, the context first
+/// writes its own cluster and those of idle contexts (so clusters shrink under memory
+/// pressure), then waits a little for others to write theirs, then overdraws. In ordered
+/// mode the cluster everybody waits for overdraws at once.
+fn reserve(
+    shared: &Shared,
+    state: &mut ContextState,
+    bytes: u64,
+    sequence: Option<u64>,
+) -> Result<()> {
+    if shared.budget.try_acquire(bytes) {
+        state.reserved += bytes;
+        return Ok(());
+    }
+    match sequence {
+        None => {
+            commit(shared, state, None)?;
+            flush_idle_contexts(shared);
+        }
+        Some(seq) if lock(&shared.order).next == seq => {
+            shared.budget.force_acquire(bytes);
+            state.reserved += bytes;
+            return Ok(());
+        }
+        Some(_) => {}
+    }
+    if !shared.budget.acquire_within(bytes, BUDGET_WAIT) {
+        shared.budget.force_acquire(bytes);
+    }
+    state.reserved += bytes;
+    Ok(())
+}
+
+/// Commits the clusters of contexts that are not in use right now (their owners are busy
+/// elsewhere), to give their memory back.
+fn flush_idle_contexts(shared: &Shared) {
+    let contexts: Vec<_> = lock(&shared.contexts)
+        .iter()
+        .filter_map(Weak::upgrade)
+        .collect();
+    for context in contexts {
+        if let Ok(mut state) = context.try_lock() {
+            if !state.closed && state.builder.entries() > 0 {
+                if let Err(e) = commit(shared, &mut state, None) {
+                    record(shared, e.to_string());
+                }
+            }
+        }
+    }
+}
+
+/// Brings the reservation up to what the builder's buffers really hold.
+fn settle(shared: &Shared, state: &mut ContextState) {
+    let held = state.builder.allocated_bytes();
+    if held > state.reserved {
+        shared.budget.force_acquire(held - state.reserved);
+        state.reserved = held;
+    }
+}
+
+/// After an unordered append: settle the reservation and commit the cluster if it reached
+/// its target size.
+fn after_append(shared: &Shared, state: &mut ContextState) -> Result<()> {
+    settle(shared, state);
+    let (sealed, pending, uncompressed) = state.builder.buffered();
+    let ratio = lock(&shared.sink).compression_ratio();
+    let estimate = sealed as f64 + pending as f64 * ratio;
+    let options = &shared.options.write;
+    if estimate >= options.cluster_target_size as f64
+        || uncompressed >= options.max_cluster_uncompressed_size
+    {
+        commit(shared, state, None)?;
+    }
+    Ok(())
+}
+
+/// Seals the context's cluster and commits it (or parks it until its turn, in ordered
+/// mode). The sealing and planning happen here, on the producer's thread.
+fn commit(shared: &Shared, state: &mut ContextState, sequence: Option<u64>) -> Result<()> {
+    if state.builder.entries() == 0 {
+        return Ok(());
+    }
+    let cluster = state.builder.seal();
+    let plan = ClusterPlan::new(
+        &cluster,
+        state.builder.checksums(),
+        shared.options.write.max_key_size,
+    );
+    // The budget taken for the builder now covers the sealed cluster until it is written;
+    // the builder's remaining buffers keep what they hold.
+    let still_held = state.builder.allocated_bytes();
+    let reserved = state.reserved.saturating_sub(still_held);
+    state.reserved -= reserved;
+    let parked = Parked {
+        cluster,
+        plan,
+        reserved,
+    };
+    match sequence {
+        None => write_parked(shared, parked),
+        Some(seq) => {
+            let mut order = lock(&shared.order);
+            if seq < order.next || order.parked.contains_key(&seq) || order.skipped.contains(&seq) {
+                shared.budget.release(parked.reserved);
+                return Err(Error::InvalidArgument(format!(
+                    "sequence number {seq} was already used"
+                )));
+            }
+            order.parked.insert(seq, parked);
+            // Whoever completes the run at the head of the queue writes it.
+            let ready = take_ready(&mut order);
+            // Record in order while still holding the order lock, so that the commit
+            // order is the sequence order; write afterwards.
+            let mut pending = Vec::with_capacity(ready.len());
+            for p in ready {
+                pending.push(record_cluster(shared, p)?);
+            }
+            drop(order);
+            for p in pending {
+                p.write(shared)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The commit point: under the sink's lock, reserve the byte ranges and record the
+/// cluster. No I/O, no compression, no copy happens here.
+fn record_cluster(shared: &Shared, parked: Parked) -> Result<RecordedCluster<'_>> {
+    let mut sink = lock(&shared.sink);
+    let blob_keys = sink.record_cluster(&parked.cluster, &parked.plan)?;
+    let file = sink.file()?.clone();
+    // Taken before the sink's lock is released, so that close waits for this write.
+    let writing = shared.writing.read().unwrap_or_else(|e| e.into_inner());
+    drop(sink);
+    Ok(RecordedCluster {
+        parked,
+        blob_keys,
+        file,
+        _writing: writing,
+    })
+}
+
+/// A cluster recorded in the RNTuple whose bytes are being written.
+struct RecordedCluster<'a> {
+    parked: Parked,
+    blob_keys: Vec<u64>,
+    file: Arc<FileWriter>,
+    _writing: std::sync::RwLockReadGuard<'a, ()>,
+}
+
+impl RecordedCluster<'_> {
+    /// Writes the cluster's bytes (outside every lock) and gives its budget back.
+    fn write(self, shared: &Shared) -> Result<()> {
+        let result = self
+            .parked
+            .plan
+            .write(&self.file, &self.parked.cluster, &self.blob_keys);
+        let reserved = self.parked.reserved;
+        drop(self);
+        shared.budget.release(reserved);
+        if let Err(e) = &result {
+            record(shared, e.to_string());
+        }
+        result
+    }
+}
+
+fn write_parked(shared: &Shared, parked: Parked) -> Result<()> {
+    record_cluster(shared, parked)?.write(shared)
+}
