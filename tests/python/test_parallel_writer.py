@@ -108,3 +108,49 @@ def test_a_panicking_producer_leaves_a_readable_file(files, reader):
     ids = values[0]
     assert 0 < len(ids) < 100_000
     check_entries(*values, f"panic/{reader}")
+
+
+def test_generate_ordered_files_have_identical_contents(workdir):
+    from conftest import rootweave
+    arrays = []
+    for threads in [1, 3]:
+        path = workdir / f"gen-ordered-{threads}.root"
+        rootweave("generate", path, "--events", 45_000, "--ordered", "--threads", threads,
+                  "--memory-budget", "8MiB", "--seed", 5)
+        arrays.append(uproot.open(path)["Events"].arrays())
+    import awkward as ak
+    assert len(arrays[0]) == 45_000
+    for field in arrays[0].fields:
+        assert ak.array_equal(arrays[0][field], arrays[1][field]), field
+
+
+def test_generate_unordered_has_the_same_events_in_some_order(workdir):
+    from conftest import rootweave
+    events = []
+    for threads in [1, 2]:
+        path = workdir / f"gen-unordered-{threads}.root"
+        rootweave("generate", path, "--events", 35_000, "--threads", threads, "--seed", 5)
+        a = uproot.open(path)["Events"].arrays(["event", "MET_pt"])
+        order = np.argsort(np.asarray(a["event"]))
+        events.append((np.asarray(a["event"])[order], np.asarray(a["MET_pt"])[order]))
+    assert np.array_equal(events[0][0], np.arange(1, 35_001))
+    assert np.array_equal(events[0][0], events[1][0])
+    assert np.array_equal(events[0][1], events[1][1])
+
+
+@pytest.mark.parametrize("schema,fields", [("single", 1), ("complex", 10), ("wide", 1000)])
+def test_generate_schemas(workdir, schema, fields):
+    from conftest import rootweave
+    path = workdir / f"gen-{schema}.root"
+    rootweave("generate", path, "--events", 3000, "--schema", schema, "--threads", 2)
+    rntuple = uproot.open(path)["Events"]
+    assert rntuple.num_entries == 3000
+    assert len(rntuple.keys(recursive=False) if hasattr(rntuple, "keys") else rntuple.fields) >= fields
+    if schema == "single":
+        x = np.asarray(rntuple.arrays(["x"])["x"])
+        assert x.min() >= 0 and x.max() < (1 << 20) and len(np.unique(x)) > 2900
+    if schema == "complex":
+        e0 = rntuple.arrays(["e0"])["e0"]
+        import awkward as ak
+        n = np.asarray(ak.num(e0))
+        assert n.min() >= 5 and n.max() <= 15

@@ -46,7 +46,9 @@ def files(workdir):
             "--seed", "11", "--expect", workdir / "nanoaod.expected")
     for codec in CODECS:
         path = workdir / f"generate-{codec}.root"
-        rootweave("generate", path, "--events", GENERATE_EVENTS, "--compression", codec, "--seed", "11")
+        # Ordered: the entry order is the generator's, whatever the thread count.
+        rootweave("generate", path, "--events", GENERATE_EVENTS, "--compression", codec, "--seed", "11",
+                  "--ordered", "--threads", "2")
         cases[f"generate-{codec}"] = (path, "Events", workdir / "nanoaod.expected")
     # Two RNTuples sharing one file, their clusters interleaved.
     two = workdir / "two-ntuples.root"

@@ -1,5 +1,7 @@
 //! Support code of the `rootweave` command line tool: synthetic datasets and the
 //! commands' implementations.
 
+pub mod datasets;
+pub mod generate;
 pub mod random;
 pub mod synth;

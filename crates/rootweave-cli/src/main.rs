@@ -2,13 +2,12 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use rootweave::compress::Compression;
 use rootweave::container::RootFile;
-use rootweave::rntuple::{RNTupleWriter, WriteOptions};
-use rootweave_cli::synth::{for_each_chunk, nanoaod_fields};
+use rootweave_cli::datasets::Schema;
+use rootweave_cli::generate::GenerateOptions;
 
 /// Fast, parallel, memory-bounded reading and writing of CERN ROOT files.
 #[derive(Parser)]
@@ -25,7 +24,8 @@ enum Command {
         /// The ROOT file.
         file: PathBuf,
     },
-    /// Write a synthetic NanoAOD-like RNTuple called `Events`.
+    /// Write a synthetic dataset as an RNTuple called `Events`, from several threads
+    /// through the parallel writer.
     Generate {
         /// The output file (overwritten).
         out: PathBuf,
@@ -39,6 +39,19 @@ enum Command {
         /// Seed of the event generator: the same seed gives the same events.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Producer threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Memory budget of the writer, e.g. 256MiB, 1GiB or a number of bytes.
+        #[arg(long, default_value = "256MiB", value_parser = parse_bytes)]
+        memory_budget: u64,
+        /// One cluster per chunk of events, in chunk order: files written with any thread
+        /// count then have identical contents.
+        #[arg(long)]
+        ordered: bool,
+        /// The dataset: nanoaod (default), single, complex or wide.
+        #[arg(long, default_value = "nanoaod")]
+        schema: Schema,
     },
 }
 
@@ -51,7 +64,27 @@ fn main() -> ExitCode {
             events,
             compression,
             seed,
-        } => generate(&out, events, compression, seed),
+            threads,
+            memory_budget,
+            ordered,
+            schema,
+        } => {
+            let threads = threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            generate(
+                &out,
+                &GenerateOptions {
+                    schema,
+                    entries: events,
+                    compression,
+                    seed,
+                    threads,
+                    memory_budget,
+                    ordered,
+                    progress: true,
+                },
+            )
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -81,34 +114,51 @@ fn list(path: &PathBuf) -> rootweave::Result<()> {
     Ok(())
 }
 
-fn generate(
-    out: &PathBuf,
-    events: u64,
-    compression: Compression,
-    seed: u64,
-) -> rootweave::Result<()> {
-    let start = Instant::now();
-    let options = WriteOptions {
-        compression,
-        ..WriteOptions::default()
+/// Parses a byte count: a number with an optional KiB/MiB/GiB (or KB/MB/GB) suffix.
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size"))?;
+    let factor: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        other => return Err(format!("unknown size unit '{other}'")),
     };
-    let mut writer = RNTupleWriter::recreate(out, "Events", nanoaod_fields(), options)?;
-    for_each_chunk(seed, events, |chunk| {
-        chunk.with_columns(|columns| writer.extend(columns))
-    })?;
-    let summary = writer.close()?;
-    let seconds = start.elapsed().as_secs_f64();
-    let size = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    number
+        .checked_mul(factor)
+        .ok_or_else(|| format!("'{text}' is too large"))
+}
+
+fn generate(out: &PathBuf, options: &GenerateOptions) -> rootweave::Result<()> {
+    let s = rootweave_cli::generate::generate(out, options)?;
     println!(
-        "wrote {} events to {} ({} clusters, {:.1} MB, compression {compression}, ratio {:.2}) in {:.2} s: {:.0} events/s, {:.1} MB/s uncompressed",
-        summary.entries,
+        "wrote {} entries to {} with {} thread(s): {} clusters, {:.1} MB on disk, compression {} (ratio {:.2})",
+        s.entries,
         out.display(),
-        summary.clusters,
-        size as f64 / 1e6,
-        summary.uncompressed_page_bytes as f64 / summary.stored_page_bytes.max(1) as f64,
-        seconds,
-        summary.entries as f64 / seconds,
-        summary.uncompressed_page_bytes as f64 / 1e6 / seconds,
+        options.threads,
+        s.clusters,
+        s.file_bytes as f64 / 1e6,
+        options.compression,
+        s.uncompressed_bytes as f64 / s.stored_bytes.max(1) as f64,
+    );
+    println!(
+        "{:.2} s: {:.0} entries/s, {:.1} MB/s uncompressed; peak memory: {:.1} MiB buffered (budget {:.0} MiB), {} resident",
+        s.seconds,
+        s.entries as f64 / s.seconds,
+        s.uncompressed_bytes as f64 / 1e6 / s.seconds,
+        s.budget_peak as f64 / (1 << 20) as f64,
+        options.memory_budget as f64 / (1 << 20) as f64,
+        s.peak_rss
+            .map(|b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64))
+            .unwrap_or_else(|| "unknown".into()),
     );
     Ok(())
 }

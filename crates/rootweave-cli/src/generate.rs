@@ -1,0 +1,166 @@
+//! `rootweave generate`: a synthetic dataset written by the parallel writer from several
+//! threads, with a progress bar and a summary.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rootweave::compress::Compression;
+use rootweave::rntuple::{ParallelOptions, ParallelWriter, WriteOptions};
+use rootweave::Result;
+
+use crate::datasets::Schema;
+
+/// What to generate and how.
+#[derive(Debug, Clone)]
+pub struct GenerateOptions {
+    /// The dataset.
+    pub schema: Schema,
+    /// Number of entries.
+    pub entries: u64,
+    /// Compression of pages and metadata.
+    pub compression: Compression,
+    /// Seed of the generator.
+    pub seed: u64,
+    /// Producer threads.
+    pub threads: usize,
+    /// Memory budget of the writer in bytes.
+    pub memory_budget: u64,
+    /// Clusters (one per chunk) in chunk order, so that the file's contents do not depend
+    /// on the thread count.
+    pub ordered: bool,
+    /// Show a progress bar (only on a terminal).
+    pub progress: bool,
+}
+
+/// What was written.
+#[derive(Debug, Clone)]
+pub struct GenerateSummary {
+    /// Entries written.
+    pub entries: u64,
+    /// Clusters written.
+    pub clusters: u64,
+    /// Stored page bytes.
+    pub stored_bytes: u64,
+    /// Uncompressed page bytes.
+    pub uncompressed_bytes: u64,
+    /// Size of the file.
+    pub file_bytes: u64,
+    /// Wall time.
+    pub seconds: f64,
+    /// Highest memory the writer's budget accounted.
+    pub budget_peak: u64,
+    /// Peak resident memory of the process, if known.
+    pub peak_rss: Option<u64>,
+}
+
+/// Generates the dataset into `out`.
+pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
+    let start = Instant::now();
+    let writer = ParallelWriter::recreate(
+        out,
+        "Events",
+        options.schema.fields(),
+        ParallelOptions {
+            write: WriteOptions {
+                compression: options.compression,
+                ..WriteOptions::default()
+            },
+            memory_budget: options.memory_budget,
+            ordered: options.ordered,
+        },
+    )?;
+    let chunks = options.schema.chunks(options.entries);
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let bar = progress_bar(options);
+    let first_error = std::sync::Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..options.threads.max(1) {
+            let mut ctx = writer.context();
+            let (next, done, first_error) = (&next, &done, &first_error);
+            scope.spawn(move || loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                if index >= chunks {
+                    break;
+                }
+                let chunk = options.schema.chunk(options.seed, index, options.entries);
+                let result = chunk.with_columns(|batch| {
+                    if options.ordered {
+                        ctx.extend_sequence(index, batch)
+                    } else {
+                        ctx.extend(batch)
+                    }
+                });
+                if let Err(e) = result {
+                    first_error
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get_or_insert(e);
+                    // Later chunks would wait for this one in ordered mode.
+                    next.store(chunks, Ordering::Relaxed);
+                    break;
+                }
+                done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+            });
+        }
+        if let Some(bar) = &bar {
+            while done.load(Ordering::Relaxed) < options.entries
+                && next.load(Ordering::Relaxed) < chunks + options.threads as u64
+            {
+                let entries = done.load(Ordering::Relaxed);
+                let (_, uncompressed) = writer.committed_bytes();
+                let seconds = start.elapsed().as_secs_f64().max(1e-9);
+                bar.set_position(entries);
+                bar.set_message(format!(
+                    "{:.0} MB/s, {} MiB buffered",
+                    uncompressed as f64 / 1e6 / seconds,
+                    writer.budget().in_use() >> 20
+                ));
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    });
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    if let Some(e) = first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        let _ = writer.close();
+        return Err(e);
+    }
+    let budget_peak = writer.budget().peak();
+    let summary = writer.close()?;
+    Ok(GenerateSummary {
+        entries: summary.entries,
+        clusters: summary.clusters,
+        stored_bytes: summary.stored_page_bytes,
+        uncompressed_bytes: summary.uncompressed_page_bytes,
+        file_bytes: std::fs::metadata(out).map(|m| m.len()).unwrap_or(0),
+        seconds: start.elapsed().as_secs_f64(),
+        budget_peak,
+        peak_rss: peak_rss(),
+    })
+}
+
+fn progress_bar(options: &GenerateOptions) -> Option<indicatif::ProgressBar> {
+    if !options.progress || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(options.entries);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} entries, {per_sec}, {msg} [{elapsed_precise}]",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+/// Peak resident memory of this process (Linux), in bytes.
+pub fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
