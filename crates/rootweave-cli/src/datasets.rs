@@ -98,7 +98,7 @@ impl Schema {
         let first = index * self.chunk_entries();
         let n = (entries - first).min(self.chunk_entries()) as usize;
         match self {
-            Schema::NanoAod => Chunk::NanoAod(NanoAodChunk::generate(seed, index, n)),
+            Schema::NanoAod => Chunk::NanoAod(Box::new(NanoAodChunk::generate(seed, index, n))),
             Schema::Single => Chunk::Single(single_values(seed, first, n)),
             Schema::Complex => Chunk::Complex(ComplexChunk::generate(seed, index, n)),
             Schema::Wide => {
@@ -136,7 +136,7 @@ pub fn single_values(seed: u64, first: u64, n: usize) -> Vec<i32> {
 #[derive(Debug)]
 pub enum Chunk {
     /// NanoAOD-like events.
-    NanoAod(NanoAodChunk),
+    NanoAod(Box<NanoAodChunk>),
     /// `single` values.
     Single(Vec<i32>),
     /// `complex` records.
