@@ -95,7 +95,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn list(path: &PathBuf) -> rootweave::Result<()> {
+fn list(path: &std::path::Path) -> rootweave::Result<()> {
     let file = RootFile::open(path)?;
     println!(
         "{:<24} {:<16} {:>5} {:>14} {:>14}",
@@ -137,7 +137,7 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("'{text}' is too large"))
 }
 
-fn generate(out: &PathBuf, options: &GenerateOptions) -> rootweave::Result<()> {
+fn generate(out: &std::path::Path, options: &GenerateOptions) -> rootweave::Result<()> {
     let s = rootweave_cli::generate::generate(out, options)?;
     println!(
         "wrote {} entries to {} with {} thread(s): {} clusters, {:.1} MB on disk, compression {} (ratio {:.2})",
