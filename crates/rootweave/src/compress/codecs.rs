@@ -54,8 +54,9 @@ fn zlib_compress(
     room: usize,
 ) -> Option<usize> {
     use flate2::{Compress, FlushCompress, Status};
-    // A fresh stream per block: a reset stream of the zlib-rs backend was seen to keep
-    // back-references into the previous block, which other inflaters then reject.
+    // A fresh stream per block, so that no state can leak from one block into the next
+    // (with flate2's zlib-rs backend a reset stream was seen to keep back-references into
+    // the previous block, which ROOT's inflate rejects).
     let mut compressor = Compress::new(flate2::Compression::new(level), true);
     out.resize(at + room, 0);
     match compressor.compress(input, &mut out[at..], FlushCompress::Finish) {

@@ -162,19 +162,26 @@ impl PageSealer {
     /// Seals the pending elements of `column` as one page.
     fn seal(&mut self, column: &mut ColumnBuffer) {
         let n_elements = (column.pending.len() / column.width) as u32;
-        encode_page(
-            column.encoding,
-            column.width,
-            &column.pending,
-            &mut self.encoded,
-        );
         let start = column.sealed.len();
-        let size = compress_into(self.compression, &self.encoded, &mut column.sealed);
+        // Plain pages go to the compressor as they are, without an encoding copy.
+        let encoded: &[u8] = if column.encoding == Encoding::Plain {
+            &column.pending
+        } else {
+            encode_page(
+                column.encoding,
+                column.width,
+                &column.pending,
+                &mut self.encoded,
+            );
+            &self.encoded
+        };
+        let encoded_len = encoded.len() as u64;
+        let size = compress_into(self.compression, encoded, &mut column.sealed);
         if self.checksums {
             let checksum = xxh3_64(&column.sealed[start..]);
             column.sealed.extend_from_slice(&checksum.to_le_bytes());
         }
-        column.uncompressed_sealed += self.encoded.len() as u64;
+        column.uncompressed_sealed += encoded_len;
         column.pages.push(SealedPage {
             n_elements,
             size: size as u64,

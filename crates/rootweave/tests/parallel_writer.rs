@@ -1,0 +1,139 @@
+//! The parallel writer in process: write errors reach the producer and `close`, nothing
+//! hangs; bad batches are refused per context; the budget is kept. (Files are read back
+//! by ROOT and uproot in tests/python/test_parallel_writer.py.)
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use rootweave::container::{FileWriter, WriterOptions};
+use rootweave::io::{MemoryFile, WriteAt};
+use rootweave::rntuple::{ColumnData, Field, FieldType, ParallelOptions, ParallelWriter};
+use rootweave::{Error, Result};
+
+/// A disk that is full past `capacity` bytes.
+struct FullDisk {
+    inner: MemoryFile,
+    capacity: u64,
+    failures: AtomicU64,
+}
+
+impl WriteAt for FullDisk {
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> Result<()> {
+        if offset + buf.len() as u64 > self.capacity {
+            self.failures.fetch_add(1, Ordering::Relaxed);
+            return Err(Error::Io {
+                path: "full.root".into(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::StorageFull,
+                    "no space left on device",
+                ),
+            });
+        }
+        self.inner.write_all_at(buf, offset)
+    }
+    fn set_size(&self, len: u64) -> Result<()> {
+        self.inner.set_size(len)
+    }
+    fn sync(&self) -> Result<()> {
+        Ok(())
+    }
+    fn name(&self) -> String {
+        "full.root".into()
+    }
+}
+
+fn fields() -> Vec<Field> {
+    vec![Field::new("x", FieldType::Int64)]
+}
+
+#[test]
+fn a_full_disk_is_reported_to_producers_and_at_close_without_hanging() {
+    let disk = Arc::new(FullDisk {
+        inner: MemoryFile::new(),
+        capacity: 3 << 20,
+        failures: AtomicU64::new(0),
+    });
+    let file = Arc::new(
+        FileWriter::with_backend(disk.clone(), "full.root", WriterOptions::default()).unwrap(),
+    );
+    let mut options = ParallelOptions::default();
+    options.write.compression = rootweave::compress::Compression::NONE;
+    options.write.cluster_target_size = 256 << 10;
+    options.memory_budget = 2 << 20;
+    let writer = ParallelWriter::in_file(file, "ntpl", fields(), options).unwrap();
+    let producer_errors = AtomicU64::new(0);
+    std::thread::scope(|s| {
+        for t in 0..4i64 {
+            let mut ctx = writer.context();
+            let producer_errors = &producer_errors;
+            s.spawn(move || {
+                let values: Vec<i64> = (0..10_000).map(|i| i * t).collect();
+                for _ in 0..40 {
+                    if ctx.extend(&[ColumnData::Int64(&values)]).is_err() {
+                        producer_errors.fetch_add(1, Ordering::Relaxed);
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    assert!(
+        producer_errors.load(Ordering::Relaxed) > 0,
+        "producers must see the write error"
+    );
+    let err = writer.close().unwrap_err().to_string();
+    assert!(err.contains("no space left"), "{err}");
+    assert!(disk.failures.load(Ordering::Relaxed) > 0);
+}
+
+#[test]
+fn bad_batches_are_refused_and_other_contexts_go_on() {
+    let memory = Arc::new(MemoryFile::new());
+    let file =
+        Arc::new(FileWriter::with_backend(memory, "m.root", WriterOptions::default()).unwrap());
+    let writer =
+        ParallelWriter::in_file(file.clone(), "ntpl", fields(), ParallelOptions::default())
+            .unwrap();
+    let mut good = writer.context();
+    let mut bad = writer.context();
+    assert!(bad.extend(&[ColumnData::Float32(&[1.0])]).is_err());
+    good.extend(&[ColumnData::Int64(&[1, 2, 3])]).unwrap();
+    assert!(
+        good.extend_sequence(0, &[ColumnData::Int64(&[4])]).is_err(),
+        "not an ordered writer"
+    );
+    drop(good);
+    drop(bad);
+    let summary = writer.close().unwrap();
+    assert_eq!(summary.entries, 3);
+}
+
+#[test]
+fn ordered_sequences_may_be_skipped_and_not_reused() {
+    let memory = Arc::new(MemoryFile::new());
+    let file =
+        Arc::new(FileWriter::with_backend(memory, "m.root", WriterOptions::default()).unwrap());
+    let options = ParallelOptions {
+        ordered: true,
+        ..ParallelOptions::default()
+    };
+    let writer = ParallelWriter::in_file(file, "ntpl", fields(), options).unwrap();
+    let mut ctx = writer.context();
+    ctx.extend_sequence(2, &[ColumnData::Int64(&[20])]).unwrap();
+    assert_eq!(
+        writer.committed_entries(),
+        0,
+        "sequence 2 waits for 0 and 1"
+    );
+    ctx.extend_sequence(0, &[ColumnData::Int64(&[0])]).unwrap();
+    assert_eq!(writer.committed_entries(), 1);
+    ctx.skip_sequence(1).unwrap();
+    assert_eq!(writer.committed_entries(), 2, "skipping 1 releases 2");
+    assert!(ctx.extend_sequence(0, &[ColumnData::Int64(&[0])]).is_err());
+    assert!(
+        ctx.extend(&[ColumnData::Int64(&[0])]).is_err(),
+        "ordered writers need sequences"
+    );
+    drop(ctx);
+    assert_eq!(writer.close().unwrap().entries, 2);
+}
