@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "out"
 TARGET = REPO / "target" / "release"
-SETTINGS = {"none": 0, "lz4:4": 404, "zlib:1": 101, "zstd:5": 505, "lzma:7": 207}
+SETTINGS = {"none": 0, "lz4:1": 401, "lz4:4": 404, "zlib:1": 101, "zstd:1": 501, "zstd:5": 505, "lzma:7": 207}
 
 
 def build():
