@@ -1,0 +1,40 @@
+"""The command line tool on good and bad input."""
+
+import subprocess
+
+from conftest import TARGET, rootweave, shared_file
+
+
+def run(*args):
+    return subprocess.run([str(TARGET / "rootweave"), *map(str, args)], capture_output=True, text=True)
+
+
+def test_ls_lists_real_root_files():
+    out = rootweave("ls", shared_file("uproot-HZZ.root"))
+    assert any(line.split()[:2] == ["events", "TTree"] for line in out.splitlines()), out
+    out = rootweave("ls", shared_file("rntviewer-testfile-multiple-rntuples-v1-0-0-0.root"))
+    names = [line.split()[0] for line in out.splitlines()[1:]]
+    assert names == ["A", "B"], out
+
+
+def test_corrupt_and_missing_files_give_clear_errors(tmp_path):
+    good = shared_file("uproot-HZZ.root").read_bytes()
+    truncated = tmp_path / "truncated.root"
+    truncated.write_bytes(good[:5000])
+    result = run("ls", truncated)
+    assert result.returncode != 0
+    assert "truncated.root" in result.stderr and "truncated" in result.stderr, result.stderr
+    not_root = tmp_path / "notroot.root"
+    not_root.write_bytes(b"hello world, this is not a ROOT file" * 10)
+    result = run("ls", not_root)
+    assert result.returncode != 0 and "not a ROOT file" in result.stderr, result.stderr
+    result = run("ls", tmp_path / "missing.root")
+    assert result.returncode != 0 and "missing.root" in result.stderr, result.stderr
+
+
+def test_bad_options_are_refused(tmp_path):
+    assert run("generate", tmp_path / "x.root", "--compression", "brotli").returncode != 0
+    assert run("generate", tmp_path / "x.root", "--memory-budget", "12 parsecs").returncode != 0
+    assert run("generate", tmp_path / "x.root", "--schema", "tiny").returncode != 0
+    result = run("generate", tmp_path / "x.root", "--events", 10, "--memory-budget", "1KiB")
+    assert result.returncode != 0 and "budget" in result.stderr, result.stderr
