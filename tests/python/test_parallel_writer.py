@@ -41,8 +41,17 @@ def files(workdir):
     for name, args in cases.items():
         path = workdir / f"{name}.root"
         results[name] = (path, write_parallel(path, *args))
-    root_dump([{"file": str(p), "ntuple": "ntpl", "out": str(workdir / f"{n}.root-dump")}
-               for n, (p, _) in results.items()], workdir)
+    jobs = [{"file": str(p), "ntuple": "ntpl", "out": str(workdir / f"{n}.root-dump")}
+            for n, (p, _) in results.items()]
+    # The other schemas of `generate`, read by ROOT in the same child process.
+    from conftest import rootweave
+    for schema, events in [("complex", 700), ("wide", 300), ("single", 70_000)]:
+        path = workdir / f"schema-{schema}.root"
+        rootweave("generate", path, "--events", events, "--schema", schema, "--threads", 2,
+                  "--memory-budget", "4MiB")
+        jobs.append({"file": str(path), "ntuple": "Events", "out": str(workdir / f"schema-{schema}.root-dump"),
+                     "rdataframe": False})
+    root_dump(jobs, workdir)
     return {n: (p, out, workdir / f"{n}.root-dump") for n, (p, out) in results.items()}
 
 
@@ -136,6 +145,18 @@ def test_generate_unordered_has_the_same_events_in_some_order(workdir):
     assert np.array_equal(events[0][0], np.arange(1, 35_001))
     assert np.array_equal(events[0][0], events[1][0])
     assert np.array_equal(events[0][1], events[1][1])
+
+
+@pytest.mark.parametrize("schema", ["complex", "wide", "single"])
+def test_root_and_uproot_agree_on_the_generate_schemas(files, workdir, schema):
+    from canonical import assert_same, from_awkward
+    _, root_values = load_expected(workdir / f"schema-{schema}.root-dump")
+    arrays = uproot.open(workdir / f"schema-{schema}.root")["Events"].arrays()
+    uproot_values = {}
+    for field in arrays.fields:
+        from_awkward(arrays[field], field, uproot_values)
+    assert_same(root_values, uproot_values, f"{schema}: ROOT vs uproot")
+    assert len(root_values) >= {"complex": 10 * 16, "wide": 1000, "single": 1}[schema]
 
 
 @pytest.mark.parametrize("schema,fields", [("single", 1), ("complex", 10), ("wide", 1000)])
