@@ -6,8 +6,8 @@ program makes the very same values).
     .venv/bin/python bench/parallel_write.py [--entries N] [--threads 1,2] [--codecs none,zstd:5]
 
 Reports throughput of uncompressed payload (MB/s), the 1 -> N thread speed-up, peak
-resident memory and file size, writes bench/out/parallel_write.json and, when matplotlib
-is installed, bench/out/parallel_write.png (throughput against threads per codec).
+resident memory and file size, writes bench/out/parallel_write_<schema>.json and, when matplotlib
+is installed, bench/out/parallel_write_<schema>.png (throughput against threads per codec).
 """
 
 import argparse
@@ -55,20 +55,22 @@ def main():
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--codecs", default="none,lz4:4,zlib:1,zstd:5")
     parser.add_argument("--budget", default="256MiB")
+    parser.add_argument("--schema", choices=["single", "wide"], default="single",
+                        help="wide: 1000 float fields (use fewer entries, e.g. --entries 200000)")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     root_exe = build()
-    payload = args.entries * 4
+    payload = args.entries * (4000 if args.schema == "wide" else 4)
     results = []
     for codec in args.codecs.split(","):
         for threads in [int(t) for t in args.threads.split(",")]:
             row = {"codec": codec, "threads": threads, "entries": args.entries}
             runs = {
-                "rootweave": [TARGET / "rootweave", "generate", OUT / "pw-rw.root", "--schema", "single",
+                "rootweave": [TARGET / "rootweave", "generate", OUT / "pw-rw.root", "--schema", args.schema,
                               "--events", args.entries, "--threads", threads, "--compression", codec,
                               "--memory-budget", args.budget],
-                "root_rntuple": [root_exe, "rntuple", OUT / "pw-rnt.root", args.entries, threads, SETTINGS[codec]],
-                "root_tbuffermerger": [root_exe, "tbuffermerger", OUT / "pw-tbm.root", args.entries, threads,
+                "root_rntuple": [root_exe, "rntuple", args.schema, OUT / "pw-rnt.root", args.entries, threads, SETTINGS[codec]],
+                "root_tbuffermerger": [root_exe, "tbuffermerger", args.schema, OUT / "pw-tbm.root", args.entries, threads,
                                        SETTINGS[codec]],
             }
             files = {"rootweave": "pw-rw.root", "root_rntuple": "pw-rnt.root", "root_tbuffermerger": "pw-tbm.root"}
@@ -98,7 +100,7 @@ def main():
             print(f"{codec:7} speed-up 1->2 threads: rootweave x{rows[2]['rootweave']['speedup_1_to_2']:.2f}, "
                   f"RNTupleParallelWriter x{rows[2]['root_rntuple']['speedup_1_to_2']:.2f}, "
                   f"TBufferMerger x{rows[2]['root_tbuffermerger']['speedup_1_to_2']:.2f}")
-    (OUT / "parallel_write.json").write_text(json.dumps(results, indent=2))
+    (OUT / f"parallel_write_{args.schema}.json").write_text(json.dumps(results, indent=2))
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -113,13 +115,13 @@ def main():
         for name, label in [("rootweave", "rootweave"), ("root_rntuple", "RNTupleParallelWriter"),
                             ("root_tbuffermerger", "TBufferMerger")]:
             ax.plot([r["threads"] for r in rows], [r[name]["mb_per_s"] for r in rows], marker="o", label=label)
-        ax.set_title(f"single, {codec}")
+        ax.set_title(f"{args.schema}, {codec}")
         ax.set_xlabel("threads")
         ax.set_ylabel("MB/s (uncompressed)")
         ax.set_xticks([r["threads"] for r in rows])
     axes[0][0].legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(OUT / "parallel_write.png", dpi=100)
+    fig.savefig(OUT / f"parallel_write_{args.schema}.png", dpi=100)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,13 @@
-// ROOT's side of bench/parallel_write.py: the `single` dataset of `rootweave generate`
-// (std::int32_t x = top 20 bits of splitmix64 draws from seed 1) written from T threads
-// with ROOT's RNTupleParallelWriter or with TBufferMerger (a TTree).
+// ROOT's side of bench/parallel_write.py: datasets of `rootweave generate` written from T
+// threads with ROOT's RNTupleParallelWriter or with TBufferMerger (a TTree), with the very
+// same values:
+//   single: std::int32_t x = top 20 bits of splitmix64 draws from seed 1;
+//   wide:   1000 float fields f0..f999, chunks of 1000 entries drawn from xoshiro256**
+//           seeded per chunk exactly as rootweave's Rng::for_chunk(1, chunk) does.
 //
-//   root_parallel_write rntuple|tbuffermerger OUT ENTRIES THREADS COMPRESSION
+//   root_parallel_write rntuple|tbuffermerger single|wide OUT ENTRIES THREADS COMPRESSION
 //
-// Threads take chunks of 65536 entries from a shared counter, like rootweave does.
+// Threads take chunks from a shared counter, like rootweave does.
 // Prints "seconds <wall time>".
 
 #include <ROOT/RNTupleFillContext.hxx>
@@ -23,7 +26,54 @@
 #include <thread>
 #include <vector>
 
-static constexpr std::uint64_t kChunk = 65536;
+static constexpr std::uint64_t kSingleChunk = 65536;
+static constexpr std::uint64_t kWideChunk = 1000;
+static constexpr int kWideFields = 1000;
+
+static std::uint64_t splitmix64(std::uint64_t &state)
+{
+   state += 0x9E3779B97F4A7C15ULL;
+   std::uint64_t z = state;
+   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+   return z ^ (z >> 31);
+}
+
+static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+// xoshiro256** seeded like rootweave's Rng::for_chunk(seed, index).
+struct Rng {
+   std::uint64_t s[4];
+   Rng(std::uint64_t seed, std::uint64_t index)
+   {
+      std::uint64_t sm = seed ^ (index * 0xD1B54A32D192ED03ULL);
+      std::uint64_t inner = splitmix64(sm);
+      for (auto &w : s)
+         w = splitmix64(inner);
+   }
+   std::uint64_t next()
+   {
+      std::uint64_t result = rotl(s[1] * 5, 7) * 9;
+      std::uint64_t t = s[1] << 17;
+      s[2] ^= s[0];
+      s[3] ^= s[1];
+      s[1] ^= s[2];
+      s[0] ^= s[3];
+      s[2] ^= t;
+      s[3] = rotl(s[3], 45);
+      return result;
+   }
+};
+
+// Column-major values of one chunk of the wide dataset.
+static void wide_chunk(std::uint64_t index, std::uint64_t n, std::vector<float> &values)
+{
+   Rng rng(1, index);
+   values.resize(kWideFields * n);
+   for (int f = 0; f < kWideFields; ++f)
+      for (std::uint64_t i = 0; i < n; ++i)
+         values[f * n + i] = static_cast<float>(rng.next() >> 40) / static_cast<float>(1u << 24);
+}
 
 static std::int32_t value(std::uint64_t i)
 {
@@ -36,21 +86,28 @@ static std::int32_t value(std::uint64_t i)
 
 int main(int argc, char **argv)
 {
-   if (argc != 6) {
-      std::fprintf(stderr, "usage: root_parallel_write rntuple|tbuffermerger OUT ENTRIES THREADS COMPRESSION\n");
+   if (argc != 7) {
+      std::fprintf(stderr, "usage: root_parallel_write rntuple|tbuffermerger single|wide OUT ENTRIES THREADS COMPRESSION\n");
       return 2;
    }
    const std::string mode = argv[1];
-   const char *out = argv[2];
-   const std::uint64_t entries = std::stoull(argv[3]);
-   const int threads = std::stoi(argv[4]);
-   const int compression = std::stoi(argv[5]);
+   const bool wide = std::string(argv[2]) == "wide";
+   const char *out = argv[3];
+   const std::uint64_t entries = std::stoull(argv[4]);
+   const int threads = std::stoi(argv[5]);
+   const int compression = std::stoi(argv[6]);
+   const std::uint64_t kChunk = wide ? kWideChunk : kSingleChunk;
    ROOT::EnableThreadSafety();
    std::atomic<std::uint64_t> next{0};
    auto start = std::chrono::steady_clock::now();
    if (mode == "rntuple") {
       auto model = ROOT::RNTupleModel::CreateBare();
-      model->MakeField<std::int32_t>("x");
+      if (wide) {
+         for (int f = 0; f < kWideFields; ++f)
+            model->MakeField<float>("f" + std::to_string(f));
+      } else {
+         model->MakeField<std::int32_t>("x");
+      }
       ROOT::RNTupleWriteOptions options;
       options.SetCompression(compression);
       auto writer = ROOT::RNTupleParallelWriter::Recreate(std::move(model), "Events", out, options);
@@ -59,6 +116,25 @@ int main(int argc, char **argv)
          pool.emplace_back([&] {
             auto context = writer->CreateFillContext();
             auto entry = context->CreateEntry();
+            if (wide) {
+               std::vector<float *> fields;
+               for (int f = 0; f < kWideFields; ++f)
+                  fields.push_back(entry->GetPtr<float>("f" + std::to_string(f)).get());
+               std::vector<float> values;
+               for (;;) {
+                  std::uint64_t first = next.fetch_add(kChunk);
+                  if (first >= entries)
+                     break;
+                  std::uint64_t n = std::min(entries, first + kChunk) - first;
+                  wide_chunk(first / kChunk, n, values);
+                  for (std::uint64_t i = 0; i < n; ++i) {
+                     for (int f = 0; f < kWideFields; ++f)
+                        *fields[f] = values[f * n + i];
+                     context->Fill(*entry);
+                  }
+               }
+               return;
+            }
             auto x = entry->GetPtr<std::int32_t>("x");
             for (;;) {
                std::uint64_t first = next.fetch_add(kChunk);
@@ -82,6 +158,29 @@ int main(int argc, char **argv)
          pool.emplace_back([&] {
             auto file = merger.GetFile();
             TTree tree("Events", "Events");
+            if (wide) {
+               std::vector<float> row(kWideFields);
+               for (int f = 0; f < kWideFields; ++f) {
+                  std::string name = "f" + std::to_string(f);
+                  tree.Branch(name.c_str(), &row[f], (name + "/F").c_str());
+               }
+               std::vector<float> values;
+               for (;;) {
+                  std::uint64_t first = next.fetch_add(kChunk);
+                  if (first >= entries)
+                     break;
+                  std::uint64_t n = std::min(entries, first + kChunk) - first;
+                  wide_chunk(first / kChunk, n, values);
+                  for (std::uint64_t i = 0; i < n; ++i) {
+                     for (int f = 0; f < kWideFields; ++f)
+                        row[f] = values[f * n + i];
+                     tree.Fill();
+                  }
+                  file->Write();
+                  tree.Reset();
+               }
+               return;
+            }
             std::int32_t x = 0;
             tree.Branch("x", &x, "x/I");
             for (;;) {
