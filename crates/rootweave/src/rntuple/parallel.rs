@@ -401,8 +401,10 @@ fn append_batch(
 const BUDGET_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Takes `bytes` of budget for the builder. When the budget is spent, the context first
-/// writes its own cluster and those of idle contexts (so clusters shrink under memory
-/// pressure), then waits a little for others to write theirs, then overdraws. In ordered
+/// writes its own cluster (so clusters shrink under memory pressure) and waits a little
+/// for others to write theirs; then it writes the clusters of idle contexts (whose owners
+/// are busy elsewhere, e.g. many contexts on few threads); then it overdraws. Sealing
+/// another context's cluster makes its owner wait, so it is the last resort. In ordered
 /// mode the cluster everybody waits for overdraws at once.
 fn reserve(
     shared: &Shared,
@@ -415,10 +417,7 @@ fn reserve(
         return Ok(());
     }
     match sequence {
-        None => {
-            commit(shared, state, None)?;
-            flush_idle_contexts(shared);
-        }
+        None => commit(shared, state, None)?,
         Some(seq) if lock(&shared.order).next == seq => {
             shared.budget.force_acquire(bytes);
             state.reserved += bytes;
@@ -426,7 +425,12 @@ fn reserve(
         }
         Some(_) => {}
     }
-    if !shared.budget.acquire_within(bytes, BUDGET_WAIT) {
+    let granted = shared.budget.acquire_within(bytes, BUDGET_WAIT)
+        || (sequence.is_none() && {
+            flush_idle_contexts(shared);
+            shared.budget.acquire_within(bytes, BUDGET_WAIT)
+        });
+    if !granted {
         shared.budget.force_acquire(bytes);
     }
     state.reserved += bytes;
