@@ -87,8 +87,29 @@ fn lzma_compress(
     at: usize,
     room: usize,
 ) -> Option<usize> {
-    use liblzma::stream::{Action, Check, Status, Stream};
-    let mut stream = Stream::new_easy_encoder(level, Check::Crc32).ok()?;
+    use liblzma::stream::{Action, Check, Filters, LzmaOptions, Status, Stream};
+    // ROOT's preset, with the dictionary no larger than the input (at least 4 KiB): it can
+    // only ever look back that far, so the output is the same xz stream, but the encoder
+    // no longer sets up an 8 MiB (preset 7) dictionary for every page.
+    let mut options = LzmaOptions::new_preset(level).ok()?;
+    // Dictionary sizes of the xz presets 0..=9.
+    const PRESET_DICT: [u32; 10] = [
+        256 << 10,
+        1 << 20,
+        2 << 20,
+        4 << 20,
+        4 << 20,
+        8 << 20,
+        8 << 20,
+        16 << 20,
+        32 << 20,
+        64 << 20,
+    ];
+    let preset_dict = PRESET_DICT[(level as usize).min(9)];
+    options.dict_size((input.len() as u32).clamp(4096, preset_dict));
+    let mut filters = Filters::new();
+    filters.lzma2(&options);
+    let mut stream = Stream::new_stream_encoder(&filters, Check::Crc32).ok()?;
     out.resize(at + room, 0);
     match stream.process(input, &mut out[at..], Action::Finish) {
         Ok(Status::StreamEnd) => Some(stream.total_out() as usize),
