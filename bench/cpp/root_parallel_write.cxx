@@ -1,15 +1,35 @@
-// ROOT's side of bench/parallel_write.py: datasets of `rootweave generate` written from T
-// threads with ROOT's RNTupleParallelWriter or with TBufferMerger (a TTree), with the very
-// same values:
-//   single: std::int32_t x = top 20 bits of splitmix64 draws from seed 1;
-//   wide:   1000 float fields f0..f999, chunks of 1000 entries drawn from xoshiro256**
-//           seeded per chunk exactly as rootweave's Rng::for_chunk(1, chunk) does.
+// ROOT's side of bench/parallel_write.py: the datasets of `rootweave generate` written from
+// T threads with ROOT's RNTupleParallelWriter or with TBufferMerger (a TTree), with the very
+// same values (seed 1):
+//   single:  std::int32_t x = top 20 bits of splitmix64 draws from seed 1;
+//   complex: ten untyped collections e0..e9 of records {p0, p1, p2: {x, y, z}, d0..d2, i0..i2};
+//   wide:    1000 float fields f0..f999;
+//   nanoaod: the NanoAOD-like events (see README.md).
+// complex, wide and nanoaod are made in chunks (1000, 1000 and 10000 entries) from
+// xoshiro256** seeded per chunk exactly as rootweave's Rng::for_chunk(1, chunk) does, with
+// the draws in the order of crates/rootweave-cli/src/{datasets,synth}.rs.
 //
-//   root_parallel_write rntuple|tbuffermerger single|wide OUT ENTRIES THREADS COMPRESSION
+//   root_parallel_write rntuple|tbuffermerger|generate SCHEMA OUT ENTRIES THREADS COMPRESSION
 //
-// Threads take chunks from a shared counter, like rootweave does.
-// Prints "seconds <wall time>".
+// `generate` makes the values without writing anything (OUT and COMPRESSION are ignored).
+// Threads take chunks from a shared counter, like rootweave does, and make the values of
+// their chunks themselves, so the time includes making the values, as rootweave's does.
+//
+// Layouts. RNTuple: exactly the fields of rootweave's schema, untyped records and
+// collections included (ROOT's RRecordField and RVectorField::CreateUntyped). TTree:
+// leaves for numbers (`beamSpot[3]/F`), std::vector branches for collections of numbers,
+// the NanoAOD Muon collection as one std::vector branch per member (Muon_pt, ...), each
+// `complex` collection as a split std::vector<BenchRecord> branch (dictionary from
+// parallel_write_types.h), `Track_hits` as std::vector<std::vector<int>>, `dataset` as
+// std::string.
+//
+// Prints "root_version <ROOT's version>", "rss_start_kib <resident memory after start-up>",
+// "payload_bytes <bytes of the values>" (see bench/parallel_write.py for the definition) and
+// "seconds <wall time from creating the writer to closing the file>".
 
+#include "parallel_write_types.h"
+
+#include <ROOT/RField.hxx>
 #include <ROOT/RNTupleFillContext.hxx>
 #include <ROOT/RNTupleModel.hxx>
 #include <ROOT/RNTupleParallelWriter.hxx>
@@ -18,17 +38,26 @@
 #include <TROOT.h>
 #include <TTree.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
-static constexpr std::uint64_t kSingleChunk = 65536;
-static constexpr std::uint64_t kWideChunk = 1000;
-static constexpr int kWideFields = 1000;
+static constexpr std::uint64_t kSeed = 1;
+
+// ---------------------------------------------------------------------------------------
+// Random numbers: the same algorithms and the same arithmetic as crates/rootweave-cli/src/random.rs.
 
 static std::uint64_t splitmix64(std::uint64_t &state)
 {
@@ -63,144 +92,531 @@ struct Rng {
       s[3] = rotl(s[3], 45);
       return result;
    }
+   double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+   std::uint64_t below(std::uint64_t n)
+   {
+      return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+   }
+   bool chance(double p) { return uniform() < p; }
+   double exponential(double mean) { return -mean * std::log(1.0 - uniform()); }
+   double normal(double mean, double sigma)
+   {
+      double u1 = 1.0 - uniform();
+      double u2 = uniform();
+      return mean + sigma * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+   }
 };
 
-// Column-major values of one chunk of the wide dataset.
-static void wide_chunk(std::uint64_t index, std::uint64_t n, std::vector<float> &values)
+// ---------------------------------------------------------------------------------------
+// Sources: one per thread. Chunk() makes (or prepares) the values of a chunk, Entry(i) puts
+// entry i of the chunk into the members that the RNTuple entry (Bind) or the TTree branches
+// (Branch) point to. `payload` adds up the bytes of the values made.
+
+class Source {
+public:
+   virtual ~Source() = default;
+   virtual void Chunk(std::uint64_t index, std::uint64_t first, std::uint64_t n) = 0;
+   virtual void Entry(std::uint64_t i) = 0;
+   virtual void Bind(ROOT::REntry &entry) = 0;
+   virtual void Branch(TTree &tree) = 0;
+   std::uint64_t payload = 0;
+};
+
+// single -----------------------------------------------------------------------------
+
+class SingleSource final : public Source {
+   std::uint64_t fState = 0;
+   std::int32_t fX = 0;
+
+public:
+   static constexpr std::uint64_t kChunk = 65536;
+   static void Model(ROOT::RNTupleModel &model) { model.MakeField<std::int32_t>("x"); }
+   void Chunk(std::uint64_t, std::uint64_t first, std::uint64_t) final { fState = kSeed + first * 0x9E3779B97F4A7C15ULL; }
+   void Entry(std::uint64_t) final
+   {
+      fX = static_cast<std::int32_t>(splitmix64(fState) >> 44);
+      payload += 4;
+   }
+   void Bind(ROOT::REntry &entry) final { entry.BindRawPtr("x", &fX); }
+   void Branch(TTree &tree) final { tree.Branch("x", &fX, "x/I"); }
+};
+
+// wide ---------------------------------------------------------------------------------
+
+class WideSource final : public Source {
+   static constexpr int kFields = 1000;
+   std::vector<float> fValues; // column-major values of the chunk
+   std::uint64_t fN = 0;
+   std::array<float, kFields> fRow{};
+
+public:
+   static constexpr std::uint64_t kChunk = 1000;
+   static void Model(ROOT::RNTupleModel &model)
+   {
+      for (int f = 0; f < kFields; ++f)
+         model.MakeField<float>("f" + std::to_string(f));
+   }
+   void Chunk(std::uint64_t index, std::uint64_t, std::uint64_t n) final
+   {
+      Rng rng(kSeed, index);
+      fN = n;
+      fValues.resize(kFields * n);
+      for (int f = 0; f < kFields; ++f)
+         for (std::uint64_t i = 0; i < n; ++i)
+            fValues[f * n + i] = static_cast<float>(rng.next() >> 40) / static_cast<float>(1u << 24);
+   }
+   void Entry(std::uint64_t i) final
+   {
+      for (int f = 0; f < kFields; ++f)
+         fRow[f] = fValues[f * fN + i];
+      payload += 4 * kFields;
+   }
+   void Bind(ROOT::REntry &entry) final
+   {
+      for (int f = 0; f < kFields; ++f)
+         entry.BindRawPtr("f" + std::to_string(f), &fRow[f]);
+   }
+   void Branch(TTree &tree) final
+   {
+      for (int f = 0; f < kFields; ++f) {
+         std::string name = "f" + std::to_string(f);
+         tree.Branch(name.c_str(), &fRow[f], (name + "/F").c_str());
+      }
+   }
+};
+
+// complex ------------------------------------------------------------------------------
+
+class ComplexSource final : public Source {
+   static constexpr int kCollections = 10;
+   // Bytes of the values of one record: 12 doubles and 3 ints (no padding).
+   static constexpr std::uint64_t kRecordPayload = 12 * 8 + 3 * 4;
+   std::array<std::vector<std::uint64_t>, kCollections> fOffsets;
+   std::array<std::vector<BenchRecord>, kCollections> fRecords;
+   // Current entry: as untyped collections (bytes of BenchRecord, for RNTuple) or as
+   // std::vector<BenchRecord> (TTree).
+   std::array<std::vector<char>, kCollections> fBytes;
+   std::array<std::vector<BenchRecord>, kCollections> fVectors;
+   bool fTree = false;
+
+   static std::unique_ptr<ROOT::RFieldBase> Vec3(const std::string &name)
+   {
+      std::vector<std::unique_ptr<ROOT::RFieldBase>> members;
+      for (const char *m : {"x", "y", "z"})
+         members.push_back(std::make_unique<ROOT::RField<double>>(m));
+      return std::make_unique<ROOT::RRecordField>(name, std::move(members));
+   }
+
+public:
+   static constexpr std::uint64_t kChunk = 1000;
+   static void Model(ROOT::RNTupleModel &model)
+   {
+      for (int c = 0; c < kCollections; ++c) {
+         std::vector<std::unique_ptr<ROOT::RFieldBase>> members;
+         for (const char *p : {"p0", "p1", "p2"})
+            members.push_back(Vec3(p));
+         for (const char *d : {"d0", "d1", "d2"})
+            members.push_back(std::make_unique<ROOT::RField<double>>(d));
+         for (const char *i : {"i0", "i1", "i2"})
+            members.push_back(std::make_unique<ROOT::RField<std::int32_t>>(i));
+         auto record = std::make_unique<ROOT::RRecordField>("_0", std::move(members));
+         const std::vector<std::size_t> expected = {
+            offsetof(BenchRecord, p0), offsetof(BenchRecord, p1), offsetof(BenchRecord, p2),
+            offsetof(BenchRecord, d0), offsetof(BenchRecord, d1), offsetof(BenchRecord, d2),
+            offsetof(BenchRecord, i0), offsetof(BenchRecord, i1), offsetof(BenchRecord, i2)};
+         if (record->GetOffsets() != expected || record->GetValueSize() != sizeof(BenchRecord))
+            throw std::runtime_error("the untyped record's layout differs from BenchRecord");
+         model.AddField(ROOT::RVectorField::CreateUntyped("e" + std::to_string(c), std::move(record)));
+      }
+   }
+   void Chunk(std::uint64_t index, std::uint64_t, std::uint64_t n) final
+   {
+      Rng rng(kSeed, index);
+      for (int c = 0; c < kCollections; ++c) {
+         auto &offsets = fOffsets[c];
+         auto &records = fRecords[c];
+         offsets.assign(1, 0);
+         records.clear();
+         for (std::uint64_t i = 0; i < n; ++i) {
+            std::uint64_t k = 5 + rng.below(11);
+            for (std::uint64_t j = 0; j < k; ++j) {
+               BenchRecord r;
+               for (BenchVec3 *p : {&r.p0, &r.p1, &r.p2}) {
+                  p->x = rng.uniform();
+                  p->y = rng.uniform();
+                  p->z = rng.uniform();
+               }
+               r.d0 = rng.uniform();
+               r.d1 = rng.uniform();
+               r.d2 = rng.uniform();
+               r.i0 = static_cast<int>(rng.below(100));
+               r.i1 = static_cast<int>(rng.below(100));
+               r.i2 = static_cast<int>(rng.below(100));
+               records.push_back(r);
+            }
+            offsets.push_back(offsets.back() + k);
+         }
+      }
+   }
+   void Entry(std::uint64_t i) final
+   {
+      for (int c = 0; c < kCollections; ++c) {
+         const BenchRecord *begin = fRecords[c].data() + fOffsets[c][i];
+         const BenchRecord *end = fRecords[c].data() + fOffsets[c][i + 1];
+         if (fTree) {
+            fVectors[c].assign(begin, end);
+         } else {
+            fBytes[c].resize((end - begin) * sizeof(BenchRecord));
+            std::memcpy(fBytes[c].data(), begin, fBytes[c].size());
+         }
+         payload += 8 + kRecordPayload * (end - begin);
+      }
+   }
+   void Bind(ROOT::REntry &entry) final
+   {
+      for (int c = 0; c < kCollections; ++c)
+         entry.BindRawPtr("e" + std::to_string(c), &fBytes[c]);
+   }
+   void Branch(TTree &tree) final
+   {
+      fTree = true;
+      for (int c = 0; c < kCollections; ++c) {
+         std::string name = "e" + std::to_string(c);
+         tree.Branch(name.c_str(), &fVectors[c]);
+      }
+   }
+};
+
+// nanoaod ------------------------------------------------------------------------------
+
+// Memory layout of the untyped record `Muon` (as ROOT's RRecordField lays it out).
+struct MuonRecord {
+   float pt, eta, phi, mass;
+   std::int32_t charge;
+   bool tightId;
+};
+
+class NanoAodSource final : public Source {
+   static constexpr float kMuonMass = 0.1056584f;
+   static constexpr const char *kDatasets[3] = {
+      "/TTJets_TuneCUETP8M1_13TeV-madgraphMLM-pythia8/RunIIFall15MiniAODv2/NANOAOD",
+      "/DYJetsToLL_M-50_TuneCUETP8M1_13TeV-amcatnloFXFX-pythia8/RunIIFall15/NANOAOD",
+      "/SingleMuon/Run2015D-16Dec2015-v1/NANOAOD",
+   };
+   std::unique_ptr<Rng> fRng;
+   std::uint64_t fFirst = 0;
+   bool fTree = false;
+
+   std::uint32_t fRun = 0, fLumi = 0;
+   std::uint64_t fEvent = 0;
+   float fMetPt = 0, fMetPhi = 0;
+   double fGenWeight = 0;
+   bool fHlt = false;
+   std::vector<MuonRecord> fMuons;
+   std::vector<char> fMuonBytes;                        // RNTuple: untyped collection
+   std::vector<float> fMuPt, fMuEta, fMuPhi, fMuMass;    // TTree: one vector per member
+   std::vector<std::int32_t> fMuCharge;
+   std::vector<bool> fMuTight;
+   std::vector<float> fJetPt, fJetEta, fJetBtag, fElePt;
+   std::vector<std::vector<std::int32_t>> fTracks;
+   std::array<float, 3> fBeam{};
+   std::string fDataset;
+
+   float Phi() { return static_cast<float>((fRng->uniform() * 2.0 - 1.0) * M_PI); }
+
+public:
+   static constexpr std::uint64_t kChunk = 10000;
+   static void Model(ROOT::RNTupleModel &model)
+   {
+      model.MakeField<std::uint32_t>("run");
+      model.MakeField<std::uint32_t>("luminosityBlock");
+      model.MakeField<std::uint64_t>("event");
+      model.MakeField<float>("MET_pt");
+      model.MakeField<float>("MET_phi");
+      model.MakeField<double>("genWeight");
+      model.MakeField<bool>("HLT_IsoMu24");
+      std::vector<std::unique_ptr<ROOT::RFieldBase>> members;
+      for (const char *m : {"Muon_pt", "Muon_eta", "Muon_phi", "Muon_mass"})
+         members.push_back(std::make_unique<ROOT::RField<float>>(m));
+      members.push_back(std::make_unique<ROOT::RField<std::int32_t>>("Muon_charge"));
+      members.push_back(std::make_unique<ROOT::RField<bool>>("Muon_tightId"));
+      auto record = std::make_unique<ROOT::RRecordField>("_0", std::move(members));
+      const std::vector<std::size_t> expected = {
+         offsetof(MuonRecord, pt),     offsetof(MuonRecord, eta),    offsetof(MuonRecord, phi),
+         offsetof(MuonRecord, mass),   offsetof(MuonRecord, charge), offsetof(MuonRecord, tightId)};
+      if (record->GetOffsets() != expected || record->GetValueSize() != sizeof(MuonRecord))
+         throw std::runtime_error("the untyped record's layout differs from MuonRecord");
+      model.AddField(ROOT::RVectorField::CreateUntyped("Muon", std::move(record)));
+      model.MakeField<std::vector<float>>("Jet_pt");
+      model.MakeField<std::vector<float>>("Jet_eta");
+      model.MakeField<std::vector<float>>("Jet_btag");
+      model.MakeField<std::vector<float>>("Electron_pt");
+      model.MakeField<std::vector<std::vector<std::int32_t>>>("Track_hits");
+      model.MakeField<std::array<float, 3>>("beamSpot");
+      model.MakeField<std::string>("dataset");
+   }
+   void Chunk(std::uint64_t index, std::uint64_t first, std::uint64_t) final
+   {
+      fRng = std::make_unique<Rng>(kSeed, index);
+      fFirst = first;
+   }
+   void Entry(std::uint64_t i) final
+   {
+      Rng &rng = *fRng;
+      const std::uint64_t event = fFirst + i;
+      fRun = 1 + static_cast<std::uint32_t>(event / 1000000);
+      fLumi = 1 + static_cast<std::uint32_t>(event / 2000);
+      fEvent = event + 1;
+      fMetPt = static_cast<float>(rng.exponential(30.0));
+      fMetPhi = Phi();
+      const double sign = rng.chance(0.9) ? 1.0 : -1.0;
+      fGenWeight = sign * (1.0 + 0.1 * rng.uniform());
+      fHlt = rng.chance(0.3);
+
+      const std::uint64_t a = rng.below(9);
+      const std::uint64_t b = rng.below(9);
+      const std::uint64_t nMuons = std::min(a, b);
+      fMuons.resize(nMuons);
+      for (auto &m : fMuons) {
+         m.pt = static_cast<float>(3.0 + rng.exponential(20.0));
+         m.eta = static_cast<float>(std::clamp(rng.normal(0.0, 1.2), -2.4, 2.4));
+         m.phi = Phi();
+         m.mass = kMuonMass;
+         m.charge = rng.chance(0.5) ? 1 : -1;
+         m.tightId = rng.chance(0.7);
+      }
+      if (fTree) {
+         fMuPt.resize(nMuons);
+         fMuEta.resize(nMuons);
+         fMuPhi.resize(nMuons);
+         fMuMass.resize(nMuons);
+         fMuCharge.resize(nMuons);
+         fMuTight.resize(nMuons);
+         for (std::uint64_t k = 0; k < nMuons; ++k) {
+            fMuPt[k] = fMuons[k].pt;
+            fMuEta[k] = fMuons[k].eta;
+            fMuPhi[k] = fMuons[k].phi;
+            fMuMass[k] = fMuons[k].mass;
+            fMuCharge[k] = fMuons[k].charge;
+            fMuTight[k] = fMuons[k].tightId;
+         }
+      } else {
+         fMuonBytes.resize(nMuons * sizeof(MuonRecord));
+         if (nMuons)
+            std::memcpy(fMuonBytes.data(), fMuons.data(), fMuonBytes.size());
+      }
+
+      const std::uint64_t nJets = rng.below(9);
+      fJetPt.resize(nJets);
+      fJetEta.resize(nJets);
+      fJetBtag.resize(nJets);
+      for (std::uint64_t k = 0; k < nJets; ++k) {
+         fJetPt[k] = static_cast<float>(15.0 + rng.exponential(40.0));
+         fJetEta[k] = static_cast<float>(std::clamp(rng.normal(0.0, 2.0), -4.7, 4.7));
+         fJetBtag[k] = static_cast<float>(rng.uniform());
+      }
+
+      const std::uint64_t nElectrons = rng.below(4);
+      fElePt.resize(nElectrons);
+      for (auto &pt : fElePt)
+         pt = static_cast<float>(5.0 + rng.exponential(15.0));
+
+      const std::uint64_t nTracks = rng.below(5);
+      fTracks.resize(nTracks);
+      std::uint64_t nHits = 0;
+      for (auto &track : fTracks) {
+         track.resize(rng.below(7));
+         for (auto &hit : track)
+            hit = static_cast<std::int32_t>(rng.below(1000));
+         nHits += track.size();
+      }
+
+      fBeam[0] = static_cast<float>(rng.normal(0.0, 0.002));
+      fBeam[1] = static_cast<float>(rng.normal(0.0, 0.002));
+      fBeam[2] = static_cast<float>(rng.normal(0.0, 5.0));
+
+      fDataset = kDatasets[(event / 50000) % 3];
+
+      // run, luminosityBlock, event, MET_pt, MET_phi, genWeight, HLT_IsoMu24; each
+      // collection or string one 8-byte size plus its values; beamSpot.
+      payload += 4 + 4 + 8 + 4 + 4 + 8 + 1;
+      payload += 8 + nMuons * (4 * 4 + 4 + 1);
+      payload += 3 * (8 + 4 * nJets) + 8 + 4 * nElectrons;
+      payload += 8 + 8 * nTracks + 4 * nHits;
+      payload += 3 * 4 + 8 + fDataset.size();
+   }
+   void Bind(ROOT::REntry &entry) final
+   {
+      entry.BindRawPtr("run", &fRun);
+      entry.BindRawPtr("luminosityBlock", &fLumi);
+      entry.BindRawPtr("event", &fEvent);
+      entry.BindRawPtr("MET_pt", &fMetPt);
+      entry.BindRawPtr("MET_phi", &fMetPhi);
+      entry.BindRawPtr("genWeight", &fGenWeight);
+      entry.BindRawPtr("HLT_IsoMu24", &fHlt);
+      entry.BindRawPtr("Muon", &fMuonBytes);
+      entry.BindRawPtr("Jet_pt", &fJetPt);
+      entry.BindRawPtr("Jet_eta", &fJetEta);
+      entry.BindRawPtr("Jet_btag", &fJetBtag);
+      entry.BindRawPtr("Electron_pt", &fElePt);
+      entry.BindRawPtr("Track_hits", &fTracks);
+      entry.BindRawPtr("beamSpot", &fBeam);
+      entry.BindRawPtr("dataset", &fDataset);
+   }
+   void Branch(TTree &tree) final
+   {
+      fTree = true;
+      tree.Branch("run", &fRun, "run/i");
+      tree.Branch("luminosityBlock", &fLumi, "luminosityBlock/i");
+      tree.Branch("event", &fEvent, "event/l");
+      tree.Branch("MET_pt", &fMetPt, "MET_pt/F");
+      tree.Branch("MET_phi", &fMetPhi, "MET_phi/F");
+      tree.Branch("genWeight", &fGenWeight, "genWeight/D");
+      tree.Branch("HLT_IsoMu24", &fHlt, "HLT_IsoMu24/O");
+      tree.Branch("Muon_pt", &fMuPt);
+      tree.Branch("Muon_eta", &fMuEta);
+      tree.Branch("Muon_phi", &fMuPhi);
+      tree.Branch("Muon_mass", &fMuMass);
+      tree.Branch("Muon_charge", &fMuCharge);
+      tree.Branch("Muon_tightId", &fMuTight);
+      tree.Branch("Jet_pt", &fJetPt);
+      tree.Branch("Jet_eta", &fJetEta);
+      tree.Branch("Jet_btag", &fJetBtag);
+      tree.Branch("Electron_pt", &fElePt);
+      tree.Branch("Track_hits", &fTracks);
+      tree.Branch("beamSpot", fBeam.data(), "beamSpot[3]/F");
+      tree.Branch("dataset", &fDataset);
+   }
+};
+
+// ---------------------------------------------------------------------------------------
+
+struct Schema {
+   std::uint64_t chunk;
+   void (*model)(ROOT::RNTupleModel &);
+   std::unique_ptr<Source> (*source)();
+};
+
+template <typename S>
+static Schema MakeSchema()
 {
-   Rng rng(1, index);
-   values.resize(kWideFields * n);
-   for (int f = 0; f < kWideFields; ++f)
-      for (std::uint64_t i = 0; i < n; ++i)
-         values[f * n + i] = static_cast<float>(rng.next() >> 40) / static_cast<float>(1u << 24);
+   return {S::kChunk, &S::Model, [] { return std::unique_ptr<Source>(std::make_unique<S>()); }};
 }
 
-static std::int32_t value(std::uint64_t i)
+static long rss_kib()
 {
-   // The (i+1)-th output of splitmix64 started from state 1.
-   std::uint64_t z = 1 + (i + 1) * 0x9E3779B97F4A7C15ULL;
-   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-   return static_cast<std::int32_t>((z ^ (z >> 31)) >> 44);
+   std::ifstream status("/proc/self/status");
+   std::string line;
+   while (std::getline(status, line))
+      if (line.rfind("VmRSS:", 0) == 0)
+         return std::stol(line.substr(6));
+   return 0;
 }
 
 int main(int argc, char **argv)
 {
    if (argc != 7) {
-      std::fprintf(stderr, "usage: root_parallel_write rntuple|tbuffermerger single|wide OUT ENTRIES THREADS COMPRESSION\n");
+      std::fprintf(stderr, "usage: root_parallel_write rntuple|tbuffermerger|generate single|complex|wide|nanoaod "
+                           "OUT ENTRIES THREADS COMPRESSION\n");
       return 2;
    }
    const std::string mode = argv[1];
-   const bool wide = std::string(argv[2]) == "wide";
+   const std::string name = argv[2];
    const char *out = argv[3];
    const std::uint64_t entries = std::stoull(argv[4]);
    const int threads = std::stoi(argv[5]);
    const int compression = std::stoi(argv[6]);
-   const std::uint64_t kChunk = wide ? kWideChunk : kSingleChunk;
+   Schema schema;
+   if (name == "single")
+      schema = MakeSchema<SingleSource>();
+   else if (name == "complex")
+      schema = MakeSchema<ComplexSource>();
+   else if (name == "wide")
+      schema = MakeSchema<WideSource>();
+   else if (name == "nanoaod")
+      schema = MakeSchema<NanoAodSource>();
+   else {
+      std::fprintf(stderr, "unknown schema %s\n", name.c_str());
+      return 2;
+   }
+   if (mode != "rntuple" && mode != "tbuffermerger" && mode != "generate") {
+      std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
+      return 2;
+   }
    ROOT::EnableThreadSafety();
+   std::printf("root_version %s\n", gROOT->GetVersion());
+   std::printf("rss_start_kib %ld\n", rss_kib());
+   std::fflush(stdout);
+
+   const std::uint64_t kChunk = schema.chunk;
    std::atomic<std::uint64_t> next{0};
+   std::atomic<std::uint64_t> payload{0};
+   // Runs `chunk_done` after the entries of each chunk taken by this thread went through `fill`.
+   auto loop = [&](Source &source, auto &&fill, auto &&chunk_done) {
+      for (;;) {
+         std::uint64_t first = next.fetch_add(kChunk);
+         if (first >= entries)
+            break;
+         std::uint64_t n = std::min(entries, first + kChunk) - first;
+         source.Chunk(first / kChunk, first, n);
+         for (std::uint64_t i = 0; i < n; ++i) {
+            source.Entry(i);
+            fill();
+         }
+         chunk_done();
+      }
+      payload += source.payload;
+   };
+
    auto start = std::chrono::steady_clock::now();
+   std::vector<std::thread> pool;
    if (mode == "rntuple") {
       auto model = ROOT::RNTupleModel::CreateBare();
-      if (wide) {
-         for (int f = 0; f < kWideFields; ++f)
-            model->MakeField<float>("f" + std::to_string(f));
-      } else {
-         model->MakeField<std::int32_t>("x");
-      }
+      schema.model(*model);
       ROOT::RNTupleWriteOptions options;
       options.SetCompression(compression);
       auto writer = ROOT::RNTupleParallelWriter::Recreate(std::move(model), "Events", out, options);
-      std::vector<std::thread> pool;
       for (int t = 0; t < threads; ++t) {
          pool.emplace_back([&] {
             auto context = writer->CreateFillContext();
             auto entry = context->CreateEntry();
-            if (wide) {
-               std::vector<float *> fields;
-               for (int f = 0; f < kWideFields; ++f)
-                  fields.push_back(entry->GetPtr<float>("f" + std::to_string(f)).get());
-               std::vector<float> values;
-               for (;;) {
-                  std::uint64_t first = next.fetch_add(kChunk);
-                  if (first >= entries)
-                     break;
-                  std::uint64_t n = std::min(entries, first + kChunk) - first;
-                  wide_chunk(first / kChunk, n, values);
-                  for (std::uint64_t i = 0; i < n; ++i) {
-                     for (int f = 0; f < kWideFields; ++f)
-                        *fields[f] = values[f * n + i];
-                     context->Fill(*entry);
-                  }
-               }
-               return;
-            }
-            auto x = entry->GetPtr<std::int32_t>("x");
-            for (;;) {
-               std::uint64_t first = next.fetch_add(kChunk);
-               if (first >= entries)
-                  break;
-               std::uint64_t last = std::min(entries, first + kChunk);
-               for (std::uint64_t i = first; i < last; ++i) {
-                  *x = value(i);
-                  context->Fill(*entry);
-               }
-            }
+            auto source = schema.source();
+            source->Bind(*entry);
+            loop(*source, [&] { context->Fill(*entry); }, [] {});
          });
       }
       for (auto &t : pool)
          t.join();
       writer.reset();
-   } else {
+   } else if (mode == "tbuffermerger") {
       ROOT::TBufferMerger merger(out, "RECREATE", compression);
-      std::vector<std::thread> pool;
       for (int t = 0; t < threads; ++t) {
          pool.emplace_back([&] {
             auto file = merger.GetFile();
             TTree tree("Events", "Events");
-            if (wide) {
-               std::vector<float> row(kWideFields);
-               for (int f = 0; f < kWideFields; ++f) {
-                  std::string name = "f" + std::to_string(f);
-                  tree.Branch(name.c_str(), &row[f], (name + "/F").c_str());
-               }
-               std::vector<float> values;
-               for (;;) {
-                  std::uint64_t first = next.fetch_add(kChunk);
-                  if (first >= entries)
-                     break;
-                  std::uint64_t n = std::min(entries, first + kChunk) - first;
-                  wide_chunk(first / kChunk, n, values);
-                  for (std::uint64_t i = 0; i < n; ++i) {
-                     for (int f = 0; f < kWideFields; ++f)
-                        row[f] = values[f * n + i];
-                     tree.Fill();
-                  }
-                  file->Write();
-                  tree.Reset();
-               }
-               return;
-            }
-            std::int32_t x = 0;
-            tree.Branch("x", &x, "x/I");
-            for (;;) {
-               std::uint64_t first = next.fetch_add(kChunk);
-               if (first >= entries)
-                  break;
-               std::uint64_t last = std::min(entries, first + kChunk);
-               for (std::uint64_t i = first; i < last; ++i) {
-                  x = value(i);
-                  tree.Fill();
-               }
+            auto source = schema.source();
+            source->Branch(tree);
+            // Each chunk goes to the merger as soon as it is done.
+            loop(*source, [&] { tree.Fill(); }, [&] {
                file->Write();
                tree.Reset();
-            }
+            });
+         });
+      }
+      for (auto &t : pool)
+         t.join();
+   } else {
+      for (int t = 0; t < threads; ++t) {
+         pool.emplace_back([&] {
+            auto source = schema.source();
+            loop(*source, [] {}, [] {});
          });
       }
       for (auto &t : pool)
          t.join();
    }
    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+   std::printf("payload_bytes %llu\n", static_cast<unsigned long long>(payload.load()));
    std::printf("seconds %.6f\n", seconds);
    return 0;
 }
