@@ -2,6 +2,7 @@
 //! commands' implementations.
 
 pub mod datasets;
+pub mod dump;
 pub mod generate;
 pub mod random;
 pub mod synth;

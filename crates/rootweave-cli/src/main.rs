@@ -24,6 +24,24 @@ enum Command {
         /// The ROOT file.
         file: PathBuf,
     },
+    /// Print the entries of an RNTuple.
+    Dump {
+        /// The ROOT file.
+        file: PathBuf,
+        /// The RNTuple's name (`dir/name` in a subdirectory).
+        name: String,
+        /// Comma-separated fields to print (default: all top-level fields); nested
+        /// fields by their dotted path, e.g. `Muon.Muon_pt`.
+        #[arg(long, value_delimiter = ',')]
+        fields: Vec<String>,
+        /// Entries to print: `start:stop` (either may be omitted) or one entry number.
+        #[arg(long, value_parser = rootweave_cli::dump::parse_entries)]
+        entries: Option<std::ops::Range<u64>>,
+        /// One JSON object per entry and line, keyed by field name. NaN and infinities
+        /// are the strings "nan", "inf" and "-inf".
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a synthetic dataset as an RNTuple called `Events`, from several threads
     /// through the parallel writer.
     Generate {
@@ -59,6 +77,22 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Ls { file } => list(&file),
+        Command::Dump {
+            file,
+            name,
+            fields,
+            entries,
+            json,
+        } => rootweave_cli::dump::dump(
+            &file,
+            &name,
+            &rootweave_cli::dump::DumpOptions {
+                fields,
+                entries,
+                json,
+            },
+            &mut std::io::BufWriter::new(std::io::stdout().lock()),
+        ),
         Command::Generate {
             out,
             events,

@@ -7,8 +7,11 @@
 //! - [`compress`]: ROOT compression blocks (zlib, LZ4, ZSTD, LZMA, none).
 //! - [`container`]: the ROOT file itself: header, keys, directory, streamer infos.
 //! - [`parallel`]: what parallel writers share: the memory budget.
-//! - [`rntuple`]: the RNTuple columnar format (schema, encodings, pages, envelopes, writers).
+//! - [`rntuple`]: the RNTuple columnar format (schema, encodings, pages, envelopes, writers,
+//!   reader).
+//! - [`array`]: columnar results in memory (values plus offsets).
 
+pub mod array;
 pub mod compress;
 pub mod container;
 pub mod error;

@@ -136,6 +136,11 @@ impl RootFile {
         &self.header
     }
 
+    /// The file's size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
     /// The keys of the top directory, all cycles, in the order of the keys list.
     pub fn keys(&self) -> &[KeyInfo] {
         &self.keys

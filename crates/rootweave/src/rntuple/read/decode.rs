@@ -1,0 +1,490 @@
+//! Page decoding: from a page's (decompressed) bytes to typed values in memory.
+//!
+//! Each column type of format 1.0 has one decoder; values are converted to the field's
+//! in-memory type as they are written into the destination slice. The common cases
+//! (same type on storage and in memory, plain or byte-split) are tight loops over the
+//! destination without an intermediate buffer.
+
+use crate::rntuple::column::ColumnType;
+
+/// A type that column elements can be decoded into.
+pub trait Element: Copy + Default + Send + Sync + 'static {
+    /// From a signed integer value.
+    fn from_i64(v: i64) -> Self;
+    /// From an unsigned integer value.
+    fn from_u64(v: u64) -> Self;
+    /// From a floating-point value.
+    fn from_f64(v: f64) -> Self;
+    /// From a single-precision value (exact for `f32` and `f64`).
+    fn from_f32(v: f32) -> Self {
+        Self::from_f64(v as f64)
+    }
+    /// From a boolean.
+    fn from_bool(v: bool) -> Self {
+        Self::from_u64(v as u64)
+    }
+    /// True if the type is a floating-point type (integer and bit columns cannot be read
+    /// into floats, and float columns cannot be read into integers).
+    const FLOAT: bool;
+    /// Little-endian plain column type whose bytes are exactly this type, if any.
+    const NATIVE: Option<NativeKind>;
+}
+
+/// What a plain little-endian element looks like in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NativeKind {
+    /// A signed integer of the type's width.
+    Signed,
+    /// An unsigned integer of the type's width.
+    Unsigned,
+    /// An IEEE float of the type's width.
+    Float,
+}
+
+macro_rules! int_element {
+    ($t:ty, $kind:expr) => {
+        impl Element for $t {
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            fn from_u64(v: u64) -> Self {
+                v as $t
+            }
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            const FLOAT: bool = false;
+            const NATIVE: Option<NativeKind> = Some($kind);
+        }
+    };
+}
+
+int_element!(i8, NativeKind::Signed);
+int_element!(i16, NativeKind::Signed);
+int_element!(i32, NativeKind::Signed);
+int_element!(i64, NativeKind::Signed);
+int_element!(u8, NativeKind::Unsigned);
+int_element!(u16, NativeKind::Unsigned);
+int_element!(u32, NativeKind::Unsigned);
+int_element!(u64, NativeKind::Unsigned);
+
+impl Element for f32 {
+    fn from_i64(v: i64) -> Self {
+        v as f32
+    }
+    fn from_u64(v: u64) -> Self {
+        v as f32
+    }
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    fn from_f32(v: f32) -> Self {
+        v
+    }
+    const FLOAT: bool = true;
+    const NATIVE: Option<NativeKind> = Some(NativeKind::Float);
+}
+
+impl Element for f64 {
+    fn from_i64(v: i64) -> Self {
+        v as f64
+    }
+    fn from_u64(v: u64) -> Self {
+        v as f64
+    }
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    const FLOAT: bool = true;
+    const NATIVE: Option<NativeKind> = Some(NativeKind::Float);
+}
+
+impl Element for bool {
+    fn from_i64(v: i64) -> Self {
+        v != 0
+    }
+    fn from_u64(v: u64) -> Self {
+        v != 0
+    }
+    fn from_f64(v: f64) -> Self {
+        v != 0.0
+    }
+    fn from_bool(v: bool) -> Self {
+        v
+    }
+    const FLOAT: bool = false;
+    const NATIVE: Option<NativeKind> = None;
+}
+
+/// What a column decodes into: how its stored elements relate to in-memory values.
+#[derive(Debug, Clone, Copy)]
+pub struct ColumnCodec {
+    /// The column type.
+    pub ty: ColumnType,
+    /// Bits per element on storage (variable for `Real32Trunc` / `Real32Quant`).
+    pub bits: u16,
+    /// Value range of `Real32Quant`.
+    pub range: (f64, f64),
+}
+
+impl ColumnCodec {
+    /// Bytes a page of `n` elements takes once decompressed.
+    pub fn page_bytes(&self, n: usize) -> Option<usize> {
+        let bits = (n as u64).checked_mul(self.bits as u64)?;
+        usize::try_from(bits.div_ceil(8)).ok()
+    }
+
+    /// Checks that values of this column can be read as `T` and that the element width
+    /// is valid for the type. Returns a reason if not.
+    pub fn check_target<T: Element>(&self, target: &str) -> Result<(), String> {
+        use ColumnType::*;
+        let float_column = matches!(
+            self.ty,
+            Real16
+                | Real32
+                | Real64
+                | SplitReal16
+                | SplitReal32
+                | SplitReal64
+                | Real32Trunc
+                | Real32Quant
+        );
+        if float_column != T::FLOAT {
+            return Err(format!(
+                "a column of type {:?} cannot be read as {target}",
+                self.ty
+            ));
+        }
+        let fixed = self.ty.bits_on_storage();
+        let ok = match self.ty {
+            Real32Trunc => (10..=31).contains(&self.bits),
+            Real32Quant => (1..=32).contains(&self.bits),
+            _ => self.bits == fixed,
+        };
+        if !ok {
+            return Err(format!(
+                "a {:?} column with {} bits per element is not valid",
+                self.ty, self.bits
+            ));
+        }
+        if self.ty == Real32Quant {
+            let (min, max) = self.range;
+            if !(min.is_finite() && max.is_finite() && min <= max) {
+                return Err(format!("Real32Quant range [{min}, {max}] is not valid"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes a page of `out.len()` elements from `page` (which must hold at least
+    /// [`ColumnCodec::page_bytes`] bytes; call [`ColumnCodec::check_target`] first).
+    /// Index columns are decoded into cluster-relative offsets.
+    pub fn decode<T: Element>(&self, page: &[u8], out: &mut [T]) {
+        use ColumnType::*;
+        let n = out.len();
+        match self.ty {
+            Bit => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = T::from_bool((page[i / 8] >> (i % 8)) & 1 != 0);
+                }
+            }
+            Byte | Char | UInt8 => plain::<u8, T>(page, out, |v| T::from_u64(v as u64)),
+            Int8 => plain::<i8, T>(page, out, |v| T::from_i64(v as i64)),
+            Int16 => plain::<i16, T>(page, out, |v| T::from_i64(v as i64)),
+            UInt16 => plain::<u16, T>(page, out, |v| T::from_u64(v as u64)),
+            Int32 => plain::<i32, T>(page, out, |v| T::from_i64(v as i64)),
+            UInt32 | Index32 => plain::<u32, T>(page, out, |v| T::from_u64(v as u64)),
+            Int64 => plain::<i64, T>(page, out, T::from_i64),
+            UInt64 | Index64 => plain::<u64, T>(page, out, T::from_u64),
+            Real32 => plain::<f32, T>(page, out, T::from_f32),
+            Real64 => plain::<f64, T>(page, out, T::from_f64),
+            Real16 => {
+                for (o, c) in out.iter_mut().zip(page.chunks_exact(2)) {
+                    *o = T::from_f32(half_to_f32(u16::from_le_bytes([c[0], c[1]])));
+                }
+            }
+            SplitReal16 => {
+                let (lo, hi) = page[..2 * n].split_at(n);
+                for ((o, &l), &h) in out.iter_mut().zip(lo).zip(hi) {
+                    *o = T::from_f32(half_to_f32(u16::from_le_bytes([l, h])));
+                }
+            }
+            SplitInt16 => split::<u16, T>(page, out, |v| T::from_i64(unzigzag(v as u64))),
+            SplitUInt16 => split::<u16, T>(page, out, |v| T::from_u64(v as u64)),
+            SplitInt32 => split::<u32, T>(page, out, |v| T::from_i64(unzigzag(v as u64))),
+            SplitUInt32 => split::<u32, T>(page, out, |v| T::from_u64(v as u64)),
+            SplitInt64 => split::<u64, T>(page, out, |v| T::from_i64(unzigzag(v))),
+            SplitUInt64 => split::<u64, T>(page, out, T::from_u64),
+            SplitReal32 => split::<u32, T>(page, out, |v| T::from_f32(f32::from_bits(v))),
+            SplitReal64 => split::<u64, T>(page, out, |v| T::from_f64(f64::from_bits(v))),
+            SplitIndex32 => {
+                let mut sum = 0u32;
+                split::<u32, T>(page, out, |v| {
+                    sum = sum.wrapping_add(v);
+                    T::from_u64(sum as u64)
+                })
+            }
+            SplitIndex64 => {
+                let mut sum = 0u64;
+                split::<u64, T>(page, out, |v| {
+                    sum = sum.wrapping_add(v);
+                    T::from_u64(sum)
+                })
+            }
+            Real32Trunc => {
+                let bits = self.bits as u32;
+                unpack_bits(page, bits, out, |v| {
+                    T::from_f32(f32::from_bits((v as u32) << (32 - bits)))
+                })
+            }
+            Real32Quant => {
+                let bits = self.bits as u32;
+                let (min, max) = self.range;
+                let steps = ((1u64 << bits) - 1) as f64;
+                let scale = (max - min) / steps;
+                unpack_bits(page, bits, out, |v| T::from_f64(min + v as f64 * scale))
+            }
+            Switch => {
+                // Switch columns are decoded by `decode_switch`.
+                out.fill(T::default());
+            }
+        }
+    }
+}
+
+/// Decodes a page of switch elements (64-bit index, 32-bit tag) into `index` and `tag`.
+pub fn decode_switch(page: &[u8], index: &mut [u64], tag: &mut [u32]) {
+    for ((c, i), t) in page
+        .chunks_exact(12)
+        .zip(index.iter_mut())
+        .zip(tag.iter_mut())
+    {
+        *i = u64::from_le_bytes(c[..8].try_into().expect("8"));
+        *t = u32::from_le_bytes(c[8..].try_into().expect("4"));
+    }
+}
+
+/// A stored element type with a fixed little-endian width.
+trait Stored: Copy + bytemuck::Pod {
+    const WIDTH: usize;
+    fn from_le(bytes: &[u8]) -> Self;
+}
+
+macro_rules! stored {
+    ($($t:ty),*) => {$(
+        impl Stored for $t {
+            const WIDTH: usize = std::mem::size_of::<$t>();
+            #[inline(always)]
+            fn from_le(bytes: &[u8]) -> Self {
+                <$t>::from_le_bytes(bytes.try_into().expect("width"))
+            }
+        }
+    )*};
+}
+
+stored!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
+
+/// Plain little-endian elements. When the stored type is the target type this is a
+/// byte copy.
+#[inline]
+fn plain<S: Stored, T: Element>(page: &[u8], out: &mut [T], convert: impl Fn(S) -> T) {
+    let bytes = &page[..out.len() * S::WIDTH];
+    if std::any::TypeId::of::<S>() == std::any::TypeId::of::<T>() && cfg!(target_endian = "little")
+    {
+        // Same type, same byte order: the page bytes are the values.
+        let dst: &mut [S] = cast_same(out);
+        bytemuck::cast_slice_mut::<S, u8>(dst).copy_from_slice(bytes);
+        return;
+    }
+    for (o, c) in out.iter_mut().zip(bytes.chunks_exact(S::WIDTH)) {
+        *o = convert(S::from_le(c));
+    }
+}
+
+/// Byte-split elements: all first bytes, then all second bytes, ...
+#[inline]
+fn split<S: Stored + FromU64, T: Element>(
+    page: &[u8],
+    out: &mut [T],
+    mut convert: impl FnMut(S) -> T,
+) {
+    let n = out.len();
+    let bytes = &page[..n * S::WIDTH];
+    // Work in blocks so that the byte planes are gathered into a small buffer that stays
+    // in cache, then converted.
+    const BLOCK: usize = 1024;
+    let mut words = [0u64; BLOCK];
+    let mut start = 0;
+    while start < n {
+        let len = BLOCK.min(n - start);
+        let words = &mut words[..len];
+        words.fill(0);
+        for b in 0..S::WIDTH {
+            let plane = &bytes[b * n + start..b * n + start + len];
+            let shift = 8 * b as u32;
+            for (w, &byte) in words.iter_mut().zip(plane) {
+                *w |= (byte as u64) << shift;
+            }
+        }
+        for (o, &w) in out[start..start + len].iter_mut().zip(words.iter()) {
+            *o = convert(S::from_u64(w));
+        }
+        start += len;
+    }
+}
+
+/// Stored unsigned words built from bytes.
+trait FromU64 {
+    fn from_u64(v: u64) -> Self;
+}
+
+impl FromU64 for u16 {
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
+        v as u16
+    }
+}
+
+impl FromU64 for u32 {
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
+        v as u32
+    }
+}
+
+impl FromU64 for u64 {
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
+        v
+    }
+}
+
+/// Reinterprets `&mut [T]` as `&mut [S]` when the two are the same type.
+fn cast_same<T: 'static, S: 'static>(out: &mut [T]) -> &mut [S] {
+    assert_eq!(std::any::TypeId::of::<S>(), std::any::TypeId::of::<T>());
+    // SAFETY: the assertion above proves `S` and `T` are the same type, so the pointer,
+    // length, alignment and validity of every element are unchanged.
+    unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<S>(), out.len()) }
+}
+
+/// Elements of `bits` bits packed as one little-endian bit stream (least significant
+/// bits first).
+fn unpack_bits<T>(page: &[u8], bits: u32, out: &mut [T], convert: impl Fn(u64) -> T) {
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    for (i, o) in out.iter_mut().enumerate() {
+        let bit = i as u64 * bits as u64;
+        let byte = (bit / 8) as usize;
+        let shift = (bit % 8) as u32;
+        let mut word = [0u8; 8];
+        let avail = (page.len() - byte).min(8);
+        word[..avail].copy_from_slice(&page[byte..byte + avail]);
+        let v = (u64::from_le_bytes(word) >> shift) & mask;
+        *o = convert(v);
+    }
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// IEEE 754 half precision to single precision.
+pub fn half_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1F) as u32;
+    let mant = (h & 0x3FF) as u32;
+    let bits = match (exp, mant) {
+        (0, 0) => sign,
+        (0, _) => {
+            // Subnormal: normalize.
+            let mut e = 127 - 15 + 1;
+            let mut m = mant;
+            while m & 0x400 == 0 {
+                m <<= 1;
+                e -= 1;
+            }
+            sign | (e << 23) | ((m & 0x3FF) << 13)
+        }
+        (0x1F, 0) => sign | 0x7F80_0000,
+        (0x1F, _) => sign | 0x7FC0_0000 | (mant << 13),
+        _ => sign | ((exp + 127 - 15) << 23) | (mant << 13),
+    };
+    f32::from_bits(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rntuple::encoding::encode_page;
+
+    fn codec(ty: ColumnType) -> ColumnCodec {
+        ColumnCodec {
+            ty,
+            bits: ty.bits_on_storage(),
+            range: (0.0, 0.0),
+        }
+    }
+
+    #[test]
+    fn split_zigzag_delta_round_trip_with_the_writer() {
+        let values: Vec<i32> = vec![0, -1, 5, i32::MIN, i32::MAX, 77];
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut page = Vec::new();
+        encode_page(ColumnType::SplitInt32.encoding(), 4, &bytes, &mut page);
+        let mut out = vec![0i32; values.len()];
+        codec(ColumnType::SplitInt32).decode(&page, &mut out);
+        assert_eq!(out, values);
+        let mut wide = vec![0i64; values.len()];
+        codec(ColumnType::SplitInt32).decode(&page, &mut wide);
+        assert_eq!(wide, values.iter().map(|&v| v as i64).collect::<Vec<_>>());
+
+        let offsets: Vec<u64> = vec![3, 3, 10, 12];
+        let bytes: Vec<u8> = offsets.iter().flat_map(|v| v.to_le_bytes()).collect();
+        encode_page(ColumnType::SplitIndex64.encoding(), 8, &bytes, &mut page);
+        let mut out = vec![0u64; 4];
+        codec(ColumnType::SplitIndex64).decode(&page, &mut out);
+        assert_eq!(out, offsets);
+    }
+
+    #[test]
+    fn bits_halves_and_truncated_floats() {
+        let mut out = vec![false; 10];
+        codec(ColumnType::Bit).decode(&[0b1010_0101, 0b10], &mut out);
+        assert_eq!(
+            out,
+            [true, false, true, false, false, true, false, true, false, true]
+        );
+        assert_eq!(half_to_f32(0x3C00), 1.0);
+        assert_eq!(half_to_f32(0xC000), -2.0);
+        assert_eq!(half_to_f32(0x0001), 2f32.powi(-24));
+        assert!(half_to_f32(0x7E00).is_nan());
+        // Two 16-bit truncated floats: the top halves of 1.5 and -2.0.
+        let c = ColumnCodec {
+            ty: ColumnType::Real32Trunc,
+            bits: 16,
+            range: (0.0, 0.0),
+        };
+        let page = [0xC0, 0x3F, 0x00, 0xC0];
+        let mut out = vec![0f32; 2];
+        c.decode(&page, &mut out);
+        assert_eq!(out, [1.5, -2.0]);
+    }
+
+    #[test]
+    fn quantized_floats_span_their_range() {
+        let c = ColumnCodec {
+            ty: ColumnType::Real32Quant,
+            bits: 4,
+            range: (-1.0, 2.0),
+        };
+        // 0 and 15 (max) packed in one byte.
+        let mut out = vec![0f64; 2];
+        c.decode(&[0xF0], &mut out);
+        assert_eq!(out, [-1.0, 2.0]);
+        assert!(c.check_target::<f32>("float").is_ok());
+        assert!(c.check_target::<i32>("int").is_err());
+    }
+}

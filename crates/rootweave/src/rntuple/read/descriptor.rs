@@ -1,0 +1,815 @@
+//! The metadata of a stored RNTuple: anchor, header, footer (with its schema extension),
+//! cluster groups and their page lists.
+//!
+//! Opening reads the anchor, the header and the footer only. The page lists (the
+//! locations of every page) are parsed per cluster group on first use, so that opening a
+//! file with thousands of fields and clusters stays cheap.
+
+use std::sync::{Arc, Mutex};
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::deserialize::{EnvelopeLink, LeReader, Origin};
+use crate::compress::decompress;
+use crate::container::RootFile;
+use crate::error::{Error, Result};
+use crate::rntuple::column::ColumnType;
+
+/// The anchor: format version and where header and footer are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnchorInfo {
+    /// Format version: epoch, major, minor, patch.
+    pub version: [u16; 4],
+    /// The header envelope.
+    pub header: EnvelopeLink,
+    /// The footer envelope.
+    pub footer: EnvelopeLink,
+    /// Blobs larger than this are split over several keys (0: never).
+    pub max_key_size: u64,
+}
+
+/// Size of the streamed anchor with its checksum (class version 2).
+const ANCHOR_LEN: usize = 78;
+
+impl AnchorInfo {
+    /// Decodes the `ROOT::RNTuple` object (big-endian, class version 2, XXH3 checksum).
+    pub fn decode(bytes: &[u8], file: &str, object: &str, offset: u64) -> Result<Self> {
+        let err = |at: usize, m: String| Error::format(file, object, offset + at as u64, m);
+        if bytes.len() < ANCHOR_LEN {
+            return Err(err(
+                0,
+                format!(
+                    "the anchor has {} bytes, {ANCHOR_LEN} expected",
+                    bytes.len()
+                ),
+            ));
+        }
+        let class_version = u16::from_be_bytes([bytes[4], bytes[5]]);
+        if class_version != 2 {
+            return Err(err(
+                4,
+                format!("anchor class version {class_version}: only the RNTuple 1.x anchor (version 2) is supported"),
+            ));
+        }
+        let u16_at = |i: usize| u16::from_be_bytes([bytes[i], bytes[i + 1]]);
+        let u64_at = |i: usize| u64::from_be_bytes(bytes[i..i + 8].try_into().expect("8"));
+        let version = [u16_at(6), u16_at(8), u16_at(10), u16_at(12)];
+        if version[0] != 1 {
+            return Err(err(
+                6,
+                format!(
+                    "RNTuple format epoch {} (version {}.{}.{}.{}): only epoch 1 is supported",
+                    version[0], version[0], version[1], version[2], version[3]
+                ),
+            ));
+        }
+        let stored = u64_at(70);
+        let computed = xxh3_64(&bytes[6..70]);
+        if stored != computed {
+            return Err(err(70, "anchor checksum mismatch".into()));
+        }
+        let link = |at: usize| EnvelopeLink {
+            offset: u64_at(at),
+            size: u64_at(at + 8),
+            uncompressed_len: u64_at(at + 16),
+        };
+        Ok(AnchorInfo {
+            version,
+            header: link(14),
+            footer: link(38),
+            max_key_size: u64_at(62),
+        })
+    }
+}
+
+/// Structural role of a field record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A leaf: value columns only (or a wrapper such as an enum or atomic).
+    Leaf,
+    /// A collection: an offset column and one child.
+    Collection,
+    /// A record: member children, no columns.
+    Record,
+    /// A variant: a switch column and one child per alternative.
+    Variant,
+    /// An object serialized with ROOT's streamer (offset and byte columns).
+    Streamer,
+}
+
+/// A field record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldRecord {
+    /// Field ID (position in the field list, continued by the schema extension).
+    pub id: u32,
+    /// Field version.
+    pub field_version: u32,
+    /// Type version (class version for classes).
+    pub type_version: u32,
+    /// Parent field ID (its own ID for top-level fields).
+    pub parent: u32,
+    /// Structural role.
+    pub role: Role,
+    /// The field name.
+    pub name: String,
+    /// The normalized C++ type name (empty for untyped records and collections).
+    pub type_name: String,
+    /// The type alias (e.g. `Double32_t`), or empty.
+    pub type_alias: String,
+    /// The description.
+    pub description: String,
+    /// `N` of a repetitive (fixed-size array or bitset) field.
+    pub array_size: Option<u64>,
+    /// Source field of a projected field.
+    pub source_field: Option<u32>,
+    /// ROOT's type checksum, when stored.
+    pub type_checksum: Option<u32>,
+    /// Child field IDs, in ID order.
+    pub children: Vec<u32>,
+    /// Columns attached to the field (physical or alias), in serialization order.
+    pub columns: Vec<ColumnRef>,
+    /// True if the field comes from the footer's schema extension.
+    pub extended: bool,
+}
+
+impl FieldRecord {
+    /// True for a top-level field.
+    pub fn is_top_level(&self) -> bool {
+        self.parent == self.id
+    }
+}
+
+/// A column attached to a field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ColumnRef {
+    /// The physical column holding the data.
+    pub physical: u32,
+    /// True if the column is an alias of a physical column of another field.
+    pub alias: bool,
+}
+
+/// A physical column record.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ColumnRecord {
+    /// Physical column ID.
+    pub id: u32,
+    /// The on-disk type identifier.
+    pub type_id: u16,
+    /// The column type, if this reader knows it.
+    pub ty: Option<ColumnType>,
+    /// Bits per element on storage.
+    pub bits: u16,
+    /// The field the column belongs to.
+    pub field: u32,
+    /// The representation index.
+    pub representation: u16,
+    /// Index of the first element (deferred columns).
+    pub first_element: u64,
+    /// Deferred and suppressed (negative first element index).
+    pub deferred_suppressed: bool,
+    /// Inclusive value range (`Real32Quant`).
+    pub value_range: Option<(f64, f64)>,
+}
+
+/// Where one page is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageInfo {
+    /// Elements in the page.
+    pub n_elements: u32,
+    /// Bytes on storage, without the checksum.
+    pub size: u64,
+    /// Absolute file offset.
+    pub offset: u64,
+    /// True if an XXH3 checksum follows the page.
+    pub has_checksum: bool,
+}
+
+/// The pages of one column in one cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnPages {
+    /// Index of the column's first element in this cluster.
+    pub first_element: u64,
+    /// True if this representation is inactive in this cluster.
+    pub suppressed: bool,
+    /// ROOT compression setting of the pages.
+    pub compression: u32,
+    /// The pages in element order.
+    pub pages: Vec<PageInfo>,
+}
+
+impl ColumnPages {
+    /// Elements stored in this cluster.
+    pub fn n_elements(&self) -> u64 {
+        self.pages.iter().map(|p| p.n_elements as u64).sum()
+    }
+}
+
+/// One cluster: its entry range and the pages of each physical column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterInfo {
+    /// First entry.
+    pub first_entry: u64,
+    /// Number of entries.
+    pub n_entries: u64,
+    /// Page ranges by physical column ID; `None` where the page list has no item for the
+    /// column (a column added to the schema after this cluster was written).
+    pub columns: Vec<Option<ColumnPages>>,
+}
+
+/// A cluster group: an entry range and its (lazily parsed) page list.
+#[derive(Debug)]
+pub struct ClusterGroup {
+    /// First entry.
+    pub min_entry: u64,
+    /// Entries covered.
+    pub entry_span: u64,
+    /// Number of clusters.
+    pub n_clusters: u32,
+    /// The page list envelope.
+    pub page_list: EnvelopeLink,
+    clusters: Mutex<Option<Arc<Vec<ClusterInfo>>>>,
+}
+
+/// Settings for opening an RNTuple.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenOptions {
+    /// Verify envelope and page checksums (default true).
+    pub verify_checksums: bool,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            verify_checksums: true,
+        }
+    }
+}
+
+/// The metadata of one RNTuple.
+#[derive(Debug)]
+pub struct Descriptor {
+    /// The RNTuple's name (its key).
+    pub name: String,
+    /// The description stored in the header.
+    pub description: String,
+    /// The writing library.
+    pub writer: String,
+    /// The anchor.
+    pub anchor: AnchorInfo,
+    /// All fields by ID.
+    pub fields: Vec<FieldRecord>,
+    /// All physical columns by ID.
+    pub columns: Vec<ColumnRecord>,
+    /// Cluster groups in footer order.
+    pub groups: Vec<ClusterGroup>,
+    header_checksum: u64,
+    file_name: String,
+    options: OpenOptions,
+}
+
+impl Descriptor {
+    /// Reads the anchor `key_name` of `file`, and the header and footer it points to.
+    pub fn open(file: &RootFile, key_name: &str, options: OpenOptions) -> Result<Self> {
+        let key = file.get_key(key_name)?;
+        if key.class_name != "ROOT::RNTuple" && key.class_name != "ROOT::Experimental::RNTuple" {
+            return Err(Error::InvalidArgument(format!(
+                "{}: '{key_name}' is a {}, not an RNTuple",
+                file.name(),
+                key.class_name
+            )));
+        }
+        let object = format!("RNTuple '{}' anchor", key.name);
+        let bytes = file.read_object(&key)?;
+        let anchor = AnchorInfo::decode(&bytes, file.name(), &object, key.payload_offset())?;
+        let mut d = Descriptor {
+            name: key.name.clone(),
+            description: String::new(),
+            writer: String::new(),
+            anchor,
+            fields: Vec::new(),
+            columns: Vec::new(),
+            groups: Vec::new(),
+            header_checksum: 0,
+            file_name: file.name().to_string(),
+            options,
+        };
+        let header = d.read_envelope(file, anchor.header, 0x01, "header")?;
+        d.header_checksum = d.parse_header(&header, anchor.header.offset)?;
+        let footer = d.read_envelope(file, anchor.footer, 0x02, "footer")?;
+        d.parse_footer(&footer, anchor.footer.offset)?;
+        d.link_fields()?;
+        Ok(d)
+    }
+
+    /// Total number of entries.
+    pub fn entries(&self) -> u64 {
+        self.groups
+            .iter()
+            .map(|g| g.min_entry + g.entry_span)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The IDs of the top-level fields, in ID order.
+    pub fn top_level_fields(&self) -> Vec<u32> {
+        self.fields
+            .iter()
+            .filter(|f| f.is_top_level())
+            .map(|f| f.id)
+            .collect()
+    }
+
+    /// The field called `path` (`a.b.c`: parts separated by `.`).
+    pub fn field_by_path(&self, path: &str) -> Option<&FieldRecord> {
+        let mut parts = path.split('.');
+        let first = parts.next()?;
+        let mut field = self
+            .fields
+            .iter()
+            .find(|f| f.is_top_level() && f.name == first)?;
+        for part in parts {
+            field = field
+                .children
+                .iter()
+                .map(|&c| &self.fields[c as usize])
+                .find(|f| f.name == part)?;
+        }
+        Some(field)
+    }
+
+    /// The full dotted name of a field.
+    pub fn field_path(&self, id: u32) -> String {
+        let mut parts = Vec::new();
+        let mut field = &self.fields[id as usize];
+        loop {
+            parts.push(field.name.as_str());
+            if field.is_top_level() {
+                break;
+            }
+            field = &self.fields[field.parent as usize];
+        }
+        parts.reverse();
+        parts.join(".")
+    }
+
+    /// The file name, for error messages.
+    pub fn file_name(&self) -> &str {
+        &self.file_name
+    }
+
+    /// The options the RNTuple was opened with.
+    pub fn options(&self) -> OpenOptions {
+        self.options
+    }
+
+    /// The clusters of group `g`, parsing its page list on first use.
+    pub fn clusters(&self, file: &RootFile, g: usize) -> Result<Arc<Vec<ClusterInfo>>> {
+        let group = &self.groups[g];
+        let mut slot = group.clusters.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = &*slot {
+            return Ok(c.clone());
+        }
+        let bytes = self.read_envelope(file, group.page_list, 0x03, "page list")?;
+        let clusters = Arc::new(self.parse_page_list(&bytes, group, file.size())?);
+        *slot = Some(clusters.clone());
+        Ok(clusters)
+    }
+
+    /// Every cluster of every group, in entry order.
+    pub fn all_clusters(&self, file: &RootFile) -> Result<Vec<ClusterInfo>> {
+        let mut all = Vec::new();
+        for g in 0..self.groups.len() {
+            all.extend(self.clusters(file, g)?.iter().cloned());
+        }
+        all.sort_by_key(|c| c.first_entry);
+        Ok(all)
+    }
+
+    /// Reads `len` stored bytes at `offset`, following the chunks of a blob split over
+    /// several keys (blobs above the anchor's maximum key size).
+    pub fn read_blob(&self, file: &RootFile, offset: u64, len: u64, what: &str) -> Result<Vec<u8>> {
+        let max = self.anchor.max_key_size;
+        if max == 0 || len <= max {
+            return file.read_at(offset, len, what);
+        }
+        if max <= 8 {
+            return Err(Error::format(
+                file.name(),
+                what,
+                offset,
+                format!("maximum key size {max} is too small"),
+            ));
+        }
+        // Chunks: the first holds `max - 8 * (n - 1)` bytes then the offsets of the others.
+        let mut n = len.div_ceil(max);
+        while n * max - (n - 1) * 8 < len {
+            n += 1;
+        }
+        let first = file.read_at(offset, max, what)?;
+        let table = (n - 1) as usize * 8;
+        let first_len = max as usize - table;
+        let mut out = Vec::with_capacity(len as usize);
+        out.extend_from_slice(&first[..first_len]);
+        for chunk in first[first_len..].chunks_exact(8) {
+            let at = u64::from_le_bytes(chunk.try_into().expect("8"));
+            let take = (len - out.len() as u64).min(max);
+            out.extend_from_slice(&file.read_at(at, take, what)?);
+        }
+        Ok(out)
+    }
+
+    fn read_envelope(
+        &self,
+        file: &RootFile,
+        link: EnvelopeLink,
+        kind: u16,
+        what: &str,
+    ) -> Result<Vec<u8>> {
+        let object = format!("RNTuple '{}' {what}", self.name);
+        let err = |m: String| Error::format(file.name(), &object, link.offset, m);
+        if link.uncompressed_len < 16 || link.size == 0 {
+            return Err(err(format!(
+                "envelope of {} bytes ({} stored) is too short",
+                link.uncompressed_len, link.size
+            )));
+        }
+        let stored = self.read_blob(file, link.offset, link.size, &object)?;
+        let bytes = if link.size == link.uncompressed_len {
+            stored
+        } else {
+            // A compressed envelope can be at most ~1000x its stored size under any
+            // ROOT codec; a larger claim is corrupt (and must not be allocated).
+            if link.uncompressed_len > link.size.saturating_mul(1100).max(1 << 20) {
+                return Err(err(format!(
+                    "uncompressed length {} is implausible for {} stored bytes",
+                    link.uncompressed_len, link.size
+                )));
+            }
+            decompress(&stored, link.uncompressed_len as usize)
+                .map_err(|e| e.in_object(file.name(), &object, link.offset))?
+        };
+        let preamble = u64::from_le_bytes(bytes[..8].try_into().expect("8"));
+        let (found_kind, len) = ((preamble & 0xFFFF) as u16, preamble >> 16);
+        if found_kind != kind {
+            return Err(err(format!(
+                "envelope type {found_kind:#x}, expected {kind:#x}"
+            )));
+        }
+        if len != bytes.len() as u64 {
+            return Err(err(format!(
+                "envelope length {len} differs from its {} bytes",
+                bytes.len()
+            )));
+        }
+        if self.options.verify_checksums {
+            let body = bytes.len() - 8;
+            let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8"));
+            if xxh3_64(&bytes[..body]) != stored {
+                return Err(err("envelope checksum mismatch".into()));
+            }
+        }
+        Ok(bytes)
+    }
+
+    fn origin<'a>(&'a self, object: &'a str, base: u64) -> Origin<'a> {
+        Origin {
+            file: &self.file_name,
+            object,
+            base,
+        }
+    }
+
+    fn parse_header(&mut self, bytes: &[u8], base: u64) -> Result<u64> {
+        let object = format!("RNTuple '{}' header", self.name);
+        let file = self.file_name.clone();
+        let origin = Origin {
+            file: &file,
+            object: &object,
+            base,
+        };
+        let body = &bytes[..bytes.len() - 8];
+        let checksum = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().expect("8"));
+        let mut r = LeReader::new(body, origin);
+        r.take(8)?;
+        r.feature_flags()?;
+        r.string()?; // the name (the key's name is authoritative)
+        self.description = r.string()?;
+        self.writer = r.string()?;
+        let (fields, columns, aliases) = parse_schema(&mut r, 0, 0, false)?;
+        self.fields = fields;
+        self.columns = columns;
+        self.attach_aliases(aliases, &r)?;
+        Ok(checksum)
+    }
+
+    fn parse_footer(&mut self, bytes: &[u8], base: u64) -> Result<()> {
+        let object = format!("RNTuple '{}' footer", self.name);
+        let file = self.file_name.clone();
+        let origin = Origin {
+            file: &file,
+            object: &object,
+            base,
+        };
+        let body = &bytes[..bytes.len() - 8];
+        let mut r = LeReader::new(body, origin);
+        r.take(8)?;
+        r.feature_flags()?;
+        let header_checksum = r.u64()?;
+        if header_checksum != self.header_checksum {
+            return Err(r.error("the footer belongs to another header (checksum mismatch)"));
+        }
+        let ext = r.begin_record()?;
+        if r.remaining() > 0 {
+            let (fields, columns, aliases) = parse_schema(
+                &mut r,
+                self.fields.len() as u32,
+                self.columns.len() as u32,
+                true,
+            )?;
+            self.fields.extend(fields);
+            self.columns.extend(columns);
+            self.attach_aliases(aliases, &r)?;
+        }
+        r.end_frame(ext);
+        let (list, n) = r.begin_list(8)?;
+        let mut groups = Vec::with_capacity(n);
+        for _ in 0..n {
+            let item = r.begin_record()?;
+            let min_entry = r.u64()?;
+            let entry_span = r.u64()?;
+            let n_clusters = r.u32()?;
+            let page_list = r.envelope_link()?;
+            r.end_frame(item);
+            if min_entry.checked_add(entry_span).is_none() {
+                return Err(r.error("cluster group entry range overflows"));
+            }
+            groups.push(ClusterGroup {
+                min_entry,
+                entry_span,
+                n_clusters,
+                page_list,
+                clusters: Mutex::new(None),
+            });
+        }
+        r.end_frame(list);
+        // Later format versions append more (attribute sets); they are not needed here.
+        self.groups = groups;
+        Ok(())
+    }
+
+    fn attach_aliases(&mut self, aliases: Vec<(u32, u32)>, r: &LeReader) -> Result<()> {
+        for (physical, field) in aliases {
+            if physical as usize >= self.columns.len() {
+                return Err(r.error(format!("alias of unknown column {physical}")));
+            }
+            let Some(f) = self.fields.get_mut(field as usize) else {
+                return Err(r.error(format!("alias column of unknown field {field}")));
+            };
+            f.columns.push(ColumnRef {
+                physical,
+                alias: true,
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks parents and builds the child lists and each field's physical columns.
+    fn link_fields(&mut self) -> Result<()> {
+        let n = self.fields.len() as u32;
+        let object = format!("RNTuple '{}' schema", self.name);
+        let bad = |m: String| Error::format(&self.file_name, &object, self.anchor.header.offset, m);
+        for i in 0..self.fields.len() {
+            let parent = self.fields[i].parent;
+            if parent >= n {
+                return Err(bad(format!(
+                    "field {i} has parent {parent}, but there are {n} fields"
+                )));
+            }
+            // Children have larger IDs than their parents, so the tree has no cycles.
+            if parent != i as u32 {
+                if parent > i as u32 {
+                    return Err(bad(format!("field {i} comes before its parent {parent}")));
+                }
+                self.fields[parent as usize].children.push(i as u32);
+            }
+        }
+        for c in 0..self.columns.len() {
+            let field = self.columns[c].field;
+            let Some(f) = self.fields.get_mut(field as usize) else {
+                return Err(bad(format!("column {c} belongs to unknown field {field}")));
+            };
+            f.columns.push(ColumnRef {
+                physical: c as u32,
+                alias: false,
+            });
+        }
+        // Physical columns first, in ID order, then aliases in serialization order.
+        for f in &mut self.fields {
+            f.columns.sort_by_key(|c| c.alias);
+        }
+        Ok(())
+    }
+
+    fn parse_page_list(
+        &self,
+        bytes: &[u8],
+        group: &ClusterGroup,
+        file_size: u64,
+    ) -> Result<Vec<ClusterInfo>> {
+        let object = format!("RNTuple '{}' page list", self.name);
+        let body = &bytes[..bytes.len() - 8];
+        let mut r = LeReader::new(body, self.origin(&object, group.page_list.offset));
+        r.take(8)?;
+        if r.u64()? != self.header_checksum {
+            return Err(r.error("the page list belongs to another header (checksum mismatch)"));
+        }
+        let (summaries, n) = r.begin_list(16)?;
+        let mut clusters = Vec::with_capacity(n);
+        for _ in 0..n {
+            let item = r.begin_record()?;
+            let first_entry = r.u64()?;
+            let word = r.u64()?;
+            r.end_frame(item);
+            let flags = word >> 56;
+            if flags & 0x01 != 0 {
+                return Err(r.error("sharded clusters are not supported"));
+            }
+            let n_entries = word & ((1 << 56) - 1);
+            if first_entry.checked_add(n_entries).is_none() {
+                return Err(r.error("cluster entry range overflows"));
+            }
+            clusters.push(ClusterInfo {
+                first_entry,
+                n_entries,
+                columns: Vec::new(),
+            });
+        }
+        r.end_frame(summaries);
+        let (outer, n_items) = r.begin_list(12)?;
+        if n_items != clusters.len() {
+            return Err(r.error(format!(
+                "{} cluster summaries but {n_items} page location lists",
+                clusters.len()
+            )));
+        }
+        for cluster in &mut clusters {
+            let (columns, n_columns) = r.begin_list(12)?;
+            if n_columns > self.columns.len() {
+                return Err(r.error(format!(
+                    "{n_columns} columns in the page list, the schema has {}",
+                    self.columns.len()
+                )));
+            }
+            cluster.columns = vec![None; self.columns.len()];
+            for c in 0..n_columns {
+                let (pages, n_pages) = r.begin_list(12)?;
+                let mut list = Vec::with_capacity(n_pages);
+                for _ in 0..n_pages {
+                    let n = r.i32()?;
+                    let (size, offset) = r.locator()?;
+                    if offset.checked_add(size).is_none_or(|end| end > file_size) {
+                        return Err(r.error(format!(
+                            "page of {size} bytes at offset {offset} lies beyond the end of the file"
+                        )));
+                    }
+                    list.push(PageInfo {
+                        n_elements: n.unsigned_abs(),
+                        size,
+                        offset,
+                        has_checksum: n < 0,
+                    });
+                }
+                let first = r.i64()?;
+                let suppressed = first < 0;
+                let compression = if suppressed { 0 } else { r.u32()? };
+                r.end_frame(pages);
+                cluster.columns[c] = Some(ColumnPages {
+                    first_element: if suppressed { 0 } else { first as u64 },
+                    suppressed,
+                    compression,
+                    pages: list,
+                });
+            }
+            r.end_frame(columns);
+        }
+        r.end_frame(outer);
+        Ok(clusters)
+    }
+}
+
+/// Aliases found in a schema description: `(physical column, field)`.
+type Aliases = Vec<(u32, u32)>;
+
+/// Parses the four lists of a schema description (header or footer extension).
+fn parse_schema(
+    r: &mut LeReader,
+    first_field: u32,
+    first_column: u32,
+    extended: bool,
+) -> Result<(Vec<FieldRecord>, Vec<ColumnRecord>, Aliases)> {
+    let (list, n) = r.begin_list(8)?;
+    let mut fields = Vec::with_capacity(n);
+    for i in 0..n {
+        let item = r.begin_record()?;
+        let id = first_field + i as u32;
+        let field_version = r.u32()?;
+        let type_version = r.u32()?;
+        let parent = r.u32()?;
+        let role = match r.u16()? {
+            0 => Role::Leaf,
+            1 => Role::Collection,
+            2 => Role::Record,
+            3 => Role::Variant,
+            4 => Role::Streamer,
+            other => return Err(r.error(format!("field {id}: unknown structural role {other}"))),
+        };
+        let flags = r.u16()?;
+        let name = r.string()?;
+        let type_name = r.string()?;
+        let type_alias = r.string()?;
+        let description = r.string()?;
+        let array_size = if flags & 0x01 != 0 {
+            Some(r.u64()?)
+        } else {
+            None
+        };
+        let source_field = if flags & 0x02 != 0 {
+            Some(r.u32()?)
+        } else {
+            None
+        };
+        let type_checksum = if flags & 0x04 != 0 {
+            Some(r.u32()?)
+        } else {
+            None
+        };
+        r.end_frame(item);
+        fields.push(FieldRecord {
+            id,
+            field_version,
+            type_version,
+            parent,
+            role,
+            name,
+            type_name,
+            type_alias,
+            description,
+            array_size,
+            source_field,
+            type_checksum,
+            children: Vec::new(),
+            columns: Vec::new(),
+            extended,
+        });
+    }
+    r.end_frame(list);
+    let (list, n) = r.begin_list(8)?;
+    let mut columns = Vec::with_capacity(n);
+    for i in 0..n {
+        let item = r.begin_record()?;
+        let id = first_column + i as u32;
+        let type_id = r.u16()?;
+        let bits = r.u16()?;
+        let field = r.u32()?;
+        let flags = r.u16()?;
+        let representation = r.u16()?;
+        let (first_element, deferred_suppressed) = if flags & 0x01 != 0 {
+            let v = r.i64()?;
+            (v.unsigned_abs(), v < 0)
+        } else {
+            (0, false)
+        };
+        let value_range = if flags & 0x02 != 0 {
+            Some((r.f64()?, r.f64()?))
+        } else {
+            None
+        };
+        r.end_frame(item);
+        columns.push(ColumnRecord {
+            id,
+            type_id,
+            ty: ColumnType::from_id(type_id),
+            bits,
+            field,
+            representation,
+            first_element,
+            deferred_suppressed,
+            value_range,
+        });
+    }
+    r.end_frame(list);
+    let (list, n) = r.begin_list(8)?;
+    let mut aliases = Vec::with_capacity(n);
+    for _ in 0..n {
+        let item = r.begin_record()?;
+        let physical = r.u32()?;
+        let field = r.u32()?;
+        r.end_frame(item);
+        aliases.push((physical, field));
+    }
+    r.end_frame(list);
+    // Extra type information (streamer infos) is not needed to read columns.
+    let (list, _) = r.begin_list(8)?;
+    r.end_frame(list);
+    Ok((fields, columns, aliases))
+}

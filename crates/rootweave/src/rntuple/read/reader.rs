@@ -1,0 +1,863 @@
+//! Bulk reading of an RNTuple into typed arrays.
+//!
+//! A read covers whole clusters: for every column slot of the requested fields, the
+//! pages of every cluster are decoded straight into one buffer per slot, each page by its
+//! own task on the reader's thread pool. Clusters are grouped into windows whose stored
+//! bytes fit half the memory budget; the next window is fetched (with a few large,
+//! coalesced reads) while the current one decodes. Afterwards, cluster-relative offsets
+//! become global ones, the buffers become [`Array`]s, and the edges are trimmed to the
+//! requested entry range.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::buffer::{Buffer, Dst, Target};
+use super::decode::ColumnCodec;
+use super::descriptor::{ClusterInfo, Descriptor, OpenOptions, PageInfo};
+use super::plan::{codec_of, Kind, LeafType, Node};
+use crate::array::Array;
+use crate::compress::decompress_into;
+use crate::container::RootFile;
+use crate::error::{Error, Result};
+
+/// Settings of an [`RNTupleReader`].
+#[derive(Debug, Clone, Copy)]
+pub struct ReadOptions {
+    /// Decompression threads (0: all cores).
+    pub threads: usize,
+    /// Bytes of stored pages in flight at once (default 256 MiB; at least one cluster's
+    /// pages of the requested columns are always read).
+    pub memory_budget: u64,
+    /// Verify envelope and page checksums (default true).
+    pub verify_checksums: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            threads: 0,
+            memory_budget: 256 << 20,
+            verify_checksums: true,
+        }
+    }
+}
+
+/// Reads one RNTuple. All methods take `&self`: one reader may serve many threads.
+pub struct RNTupleReader {
+    file: Arc<RootFile>,
+    descriptor: Descriptor,
+    options: ReadOptions,
+    pool: rayon::ThreadPool,
+}
+
+impl std::fmt::Debug for RNTupleReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RNTupleReader")
+            .field("file", &self.file.name())
+            .field("name", &self.descriptor.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One page to decode: where it is, how it is encoded and which slot part it fills.
+#[derive(Debug, Clone, Copy)]
+struct PageJob {
+    slot: usize,
+    field: u32,
+    page: PageInfo,
+    codec: ColumnCodec,
+    /// Start of the page's elements in the slot's buffer.
+    dst: usize,
+}
+
+/// A column slot of a requested field: what it decodes into and its per-cluster parts.
+#[derive(Debug)]
+struct SlotRead {
+    target: Target,
+    /// Elements per cluster (including leading zeros of deferred columns).
+    counts: Vec<u64>,
+}
+
+impl RNTupleReader {
+    /// Opens the RNTuple `name` in the file at `path`.
+    pub fn open(path: impl AsRef<Path>, name: &str) -> Result<Self> {
+        Self::from_file(
+            Arc::new(RootFile::open(path)?),
+            name,
+            ReadOptions::default(),
+        )
+    }
+
+    /// Opens the RNTuple `name` of an open file.
+    pub fn from_file(file: Arc<RootFile>, name: &str, options: ReadOptions) -> Result<Self> {
+        let descriptor = Descriptor::open(
+            &file,
+            name,
+            OpenOptions {
+                verify_checksums: options.verify_checksums,
+            },
+        )?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(options.threads)
+            .thread_name(|i| format!("rootweave-read-{i}"))
+            .build()
+            .map_err(|e| Error::InvalidArgument(format!("thread pool: {e}")))?;
+        Ok(RNTupleReader {
+            file,
+            descriptor,
+            options,
+            pool,
+        })
+    }
+
+    /// The metadata.
+    pub fn descriptor(&self) -> &Descriptor {
+        &self.descriptor
+    }
+
+    /// The file.
+    pub fn file(&self) -> &Arc<RootFile> {
+        &self.file
+    }
+
+    /// Number of entries.
+    pub fn entries(&self) -> u64 {
+        self.descriptor.entries()
+    }
+
+    /// Names of the top-level fields, in schema order.
+    pub fn field_names(&self) -> Vec<String> {
+        self.descriptor
+            .top_level_fields()
+            .into_iter()
+            .map(|id| self.descriptor.fields[id as usize].name.clone())
+            .collect()
+    }
+
+    /// The entry ranges of the clusters, in entry order (reading whole clusters avoids
+    /// decoding a cluster twice when a large range is read in steps).
+    pub fn cluster_ranges(&self) -> Result<Vec<Range<u64>>> {
+        Ok(self
+            .descriptor
+            .all_clusters(&self.file)?
+            .iter()
+            .filter(|c| c.n_entries > 0)
+            .map(|c| c.first_entry..c.first_entry + c.n_entries)
+            .collect())
+    }
+
+    /// How the field at `path` (`a` or `a.b.c`) is read, or why it cannot be.
+    pub fn plan(&self, path: &str) -> Result<Node> {
+        let field = self
+            .descriptor
+            .field_by_path(path)
+            .ok_or_else(|| Error::NotFound {
+                file: self.file.name().to_string(),
+                name: format!("{}/{path}", self.descriptor.name),
+            })?;
+        Node::build(&self.descriptor, field.id).map_err(|what| Error::Unsupported {
+            file: self.file.name().to_string(),
+            what: format!("RNTuple '{}': {what}", self.descriptor.name),
+        })
+    }
+
+    /// Reads `fields` (paths as for [`RNTupleReader::plan`]; all top-level fields if
+    /// empty) for the entries in `range`, one array per field.
+    pub fn read(&self, fields: &[&str], range: Range<u64>) -> Result<Vec<(String, Array)>> {
+        let names: Vec<String> = if fields.is_empty() {
+            self.field_names()
+        } else {
+            fields.iter().map(|s| s.to_string()).collect()
+        };
+        let nodes = names
+            .iter()
+            .map(|n| self.plan(n))
+            .collect::<Result<Vec<_>>>()?;
+        let arrays = self.read_nodes(&nodes, range)?;
+        Ok(names.into_iter().zip(arrays).collect())
+    }
+
+    /// Reads the given field plans for the entries in `range`.
+    pub fn read_nodes(&self, nodes: &[Node], range: Range<u64>) -> Result<Vec<Array>> {
+        let entries = self.entries();
+        if range.start > range.end || range.end > entries {
+            return Err(Error::InvalidArgument(format!(
+                "entry range {}..{} is outside 0..{entries}",
+                range.start, range.end
+            )));
+        }
+        let all = self.descriptor.all_clusters(&self.file)?;
+        let clusters: Vec<&ClusterInfo> = all
+            .iter()
+            .filter(|c| c.n_entries > 0)
+            .filter(|c| c.first_entry < range.end && c.first_entry + c.n_entries > range.start)
+            .collect();
+        let first = clusters.first().map_or(range.start, |c| c.first_entry);
+        // Slots of every node, depth first, with their per-cluster element counts.
+        let mut slots = Vec::new();
+        let mut jobs = Vec::new();
+        for node in nodes {
+            self.collect_slots(node, Some(1), &clusters, &mut slots, &mut jobs)?;
+        }
+        let mut buffers: Vec<Buffer> = slots
+            .iter()
+            .map(|s| Buffer::zeroed(s.target, s.counts.iter().sum::<u64>() as usize))
+            .collect();
+        self.decode_pages(&mut buffers, &jobs, &clusters, &slots)?;
+        let mut buffers: Vec<Option<Buffer>> = buffers.into_iter().map(Some).collect();
+        let mut next = 0;
+        let mut arrays = Vec::with_capacity(nodes.len());
+        let window_entries: u64 = clusters.iter().map(|c| c.n_entries).sum();
+        for node in nodes {
+            let array = self.assemble(
+                node,
+                Some(window_entries as usize),
+                &slots,
+                &mut buffers,
+                &mut next,
+            )?;
+            let start = (range.start - first) as usize;
+            let len = (range.end - range.start) as usize;
+            arrays.push(slice(array, start, len));
+        }
+        Ok(arrays)
+    }
+
+    /// Appends the slots of `node` (and its subfields) and their page jobs. `mult` is the
+    /// number of elements per entry when no collection lies above the node.
+    fn collect_slots(
+        &self,
+        node: &Node,
+        mult: Option<u64>,
+        clusters: &[&ClusterInfo],
+        slots: &mut Vec<SlotRead>,
+        jobs: &mut Vec<PageJob>,
+    ) -> Result<()> {
+        let targets: Vec<(Target, Option<u64>)> = match &node.kind {
+            Kind::Leaf(t) => vec![(Target::Leaf(*t), mult)],
+            Kind::Bitset(n) => vec![(Target::Leaf(LeafType::Bool), mult.map(|m| m * *n as u64))],
+            Kind::String | Kind::Streamer => {
+                vec![(Target::Index, mult), (Target::Leaf(LeafType::UInt8), None)]
+            }
+            Kind::Cardinality(_) | Kind::List(_) | Kind::Optional(_) => {
+                vec![(Target::Index, mult)]
+            }
+            Kind::Variant(_) => vec![(Target::Switch, mult)],
+            Kind::Fixed(..) | Kind::Record(_) | Kind::Wrapper(_) => Vec::new(),
+        };
+        for (i, (target, mult)) in targets.into_iter().enumerate() {
+            let slot = &node.slots[i];
+            let index = slots.len();
+            let mut counts = Vec::with_capacity(clusters.len());
+            let mut dst = 0u64;
+            for (k, cluster) in clusters.iter().enumerate() {
+                // The active representation: the one whose column is not suppressed.
+                let active = slot.representations.iter().find_map(|&c| {
+                    cluster.columns[c as usize]
+                        .as_ref()
+                        .filter(|p| !p.suppressed)
+                        .map(|p| (c, p))
+                });
+                let available = active.map_or(0, |(_, p)| p.n_elements());
+                let count = match mult {
+                    Some(m) => m.saturating_mul(cluster.n_entries),
+                    None => available,
+                };
+                if available > count {
+                    return Err(self.corrupt(
+                        node.field,
+                        format!(
+                            "cluster {k} (entries {}..) holds {available} elements of a column \
+                             that needs {count}",
+                            cluster.first_entry
+                        ),
+                    ));
+                }
+                // Deferred columns: the missing leading elements are zeros.
+                let mut at = dst + (count - available);
+                if let Some((c, pages)) = active {
+                    let codec = codec_of(&self.descriptor, c);
+                    for page in &pages.pages {
+                        jobs.push(PageJob {
+                            slot: index,
+                            field: node.field,
+                            page: *page,
+                            codec,
+                            dst: at as usize,
+                        });
+                        at += page.n_elements as u64;
+                    }
+                }
+                counts.push(count);
+                dst += count;
+            }
+            if dst > (1u64 << 40) {
+                return Err(self.corrupt(node.field, format!("{dst} elements is implausible")));
+            }
+            slots.push(SlotRead { target, counts });
+        }
+        match &node.kind {
+            Kind::List(c) | Kind::Optional(c) => self.collect_slots(c, None, clusters, slots, jobs),
+            Kind::Fixed(n, c) => {
+                self.collect_slots(c, mult.map(|m| m * *n as u64), clusters, slots, jobs)
+            }
+            Kind::Wrapper(c) => self.collect_slots(c, mult, clusters, slots, jobs),
+            Kind::Record(cs) => cs
+                .iter()
+                .try_for_each(|c| self.collect_slots(c, mult, clusters, slots, jobs)),
+            Kind::Variant(cs) => cs
+                .iter()
+                .try_for_each(|c| self.collect_slots(c, None, clusters, slots, jobs)),
+            _ => Ok(()),
+        }
+    }
+
+    fn corrupt(&self, field: u32, message: String) -> Error {
+        Error::format(
+            self.file.name(),
+            format!(
+                "RNTuple '{}' field '{}'",
+                self.descriptor.name,
+                self.descriptor.field_path(field)
+            ),
+            self.descriptor.anchor.footer.offset,
+            message,
+        )
+    }
+
+    /// Fetches and decodes every page job into the buffers, window by window.
+    fn decode_pages(
+        &self,
+        buffers: &mut [Buffer],
+        jobs: &[PageJob],
+        clusters: &[&ClusterInfo],
+        slots: &[SlotRead],
+    ) -> Result<()> {
+        // Destination slices, one per job (index buffers start after their leading 0).
+        let mut by_slot: Vec<Vec<usize>> = vec![Vec::new(); buffers.len()];
+        for (j, job) in jobs.iter().enumerate() {
+            by_slot[job.slot].push(j);
+        }
+        let mut dsts: Vec<Option<Dst>> = (0..jobs.len()).map(|_| None).collect();
+        for (s, buffer) in buffers.iter_mut().enumerate() {
+            let shift = usize::from(slots[s].target == Target::Index);
+            let mut order = by_slot[s].clone();
+            order.sort_by_key(|&j| jobs[j].dst);
+            let ranges: Vec<(usize, usize)> = order
+                .iter()
+                .map(|&j| (jobs[j].dst + shift, jobs[j].page.n_elements as usize))
+                .collect();
+            for (j, d) in order.into_iter().zip(buffer.split_ranges(&ranges)) {
+                dsts[j] = Some(d);
+            }
+        }
+        let mut work: Vec<(PageJob, Dst)> = jobs
+            .iter()
+            .copied()
+            .zip(dsts.into_iter().map(|d| d.expect("every job has a slice")))
+            .collect();
+        // Windows of consecutive clusters, by stored bytes.
+        let window_bytes = (self.options.memory_budget / 2).max(1 << 20);
+        let cluster_of = |job: &PageJob| -> usize {
+            // Jobs of a slot are in cluster order; find the cluster by entry order of dst.
+            let counts = &slots[job.slot].counts;
+            let mut end = 0u64;
+            for (k, &c) in counts.iter().enumerate() {
+                end += c;
+                if (job.dst as u64) < end {
+                    return k;
+                }
+            }
+            counts.len().saturating_sub(1)
+        };
+        let mut cluster_bytes = vec![0u64; clusters.len()];
+        let mut job_cluster = Vec::with_capacity(work.len());
+        for (job, _) in &work {
+            let k = cluster_of(job);
+            cluster_bytes[k] += job.page.size;
+            job_cluster.push(k);
+        }
+        let mut window_of_cluster = vec![0usize; clusters.len()];
+        let (mut w, mut acc) = (0usize, 0u64);
+        for k in 0..clusters.len() {
+            if acc > 0 && acc + cluster_bytes[k] > window_bytes {
+                w += 1;
+                acc = 0;
+            }
+            acc += cluster_bytes[k];
+            window_of_cluster[k] = w;
+        }
+        let n_windows = if clusters.is_empty() { 0 } else { w + 1 };
+        let mut windows: Vec<Vec<(PageJob, Dst)>> = (0..n_windows).map(|_| Vec::new()).collect();
+        for ((job, dst), k) in work.drain(..).zip(job_cluster) {
+            windows[window_of_cluster[k]].push((job, dst));
+        }
+        // One thread fetches the next window while the pool decodes the current one.
+        let ranges: Vec<Vec<(u64, u64)>> = windows.iter().map(|w| coalesce(w)).collect();
+        std::thread::scope(|scope| -> Result<()> {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Fetched>>(1);
+            let fetcher = scope.spawn(move || {
+                for r in &ranges {
+                    let fetched = self.fetch(r);
+                    let failed = fetched.is_err();
+                    if tx.send(fetched).is_err() || failed {
+                        return;
+                    }
+                }
+            });
+            for window in windows {
+                let fetched = rx.recv().map_err(|_| {
+                    Error::InvalidArgument("the page fetching thread stopped".into())
+                })??;
+                self.pool.install(|| {
+                    window
+                        .into_par_iter()
+                        .try_for_each(|(job, mut dst)| self.decode_page(&fetched, &job, &mut dst))
+                })?;
+            }
+            fetcher.join().ok();
+            Ok(())
+        })
+    }
+
+    /// Reads the coalesced byte ranges of a window.
+    fn fetch(&self, ranges: &[(u64, u64)]) -> Result<Fetched> {
+        let name = format!("RNTuple '{}' pages", self.descriptor.name);
+        let parts = ranges
+            .iter()
+            .map(|&(start, end)| {
+                Ok((
+                    start,
+                    self.descriptor
+                        .read_blob(&self.file, start, end - start, &name)?,
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Fetched { parts })
+    }
+
+    fn decode_page(&self, fetched: &Fetched, job: &PageJob, dst: &mut Dst) -> Result<()> {
+        let page = &job.page;
+        let object = || {
+            format!(
+                "RNTuple '{}' page of field '{}'",
+                self.descriptor.name,
+                self.descriptor.field_path(job.field)
+            )
+        };
+        let stored_len = page.size + if page.has_checksum { 8 } else { 0 };
+        let bytes = fetched.get(page.offset, stored_len);
+        let stored = &bytes[..page.size as usize];
+        if page.has_checksum && self.options.verify_checksums {
+            let expected = u64::from_le_bytes(bytes[page.size as usize..].try_into().expect("8"));
+            if xxh3_64(stored) != expected {
+                return Err(Error::format(
+                    self.file.name(),
+                    object(),
+                    page.offset,
+                    "page checksum mismatch",
+                ));
+            }
+        }
+        let n = page.n_elements as usize;
+        let need = job.codec.page_bytes(n).ok_or_else(|| {
+            Error::format(self.file.name(), object(), page.offset, "page too large")
+        })?;
+        if stored.len() == need {
+            dst.decode(&job.codec, stored);
+            return Ok(());
+        }
+        if stored.len() > need {
+            return Err(Error::format(
+                self.file.name(),
+                object(),
+                page.offset,
+                format!(
+                    "{} stored bytes for {n} elements of {need} bytes",
+                    stored.len()
+                ),
+            ));
+        }
+        let in_object = |e: Error| e.in_object(self.file.name(), &object(), page.offset);
+        if let Some(native) = dst.native_bytes(&job.codec) {
+            return decompress_into(stored, native).map_err(in_object);
+        }
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            scratch.clear();
+            scratch.resize(need, 0);
+            decompress_into(stored, &mut scratch).map_err(in_object)?;
+            dst.decode(&job.codec, &scratch);
+            Ok(())
+        })
+    }
+
+    /// Builds the array of `node` from the decoded slot buffers (consumed in slot order).
+    /// `len` is the number of entries the array must have, where the parent knows it.
+    fn assemble(
+        &self,
+        node: &Node,
+        len: Option<usize>,
+        slots: &[SlotRead],
+        buffers: &mut [Option<Buffer>],
+        next: &mut usize,
+    ) -> Result<Array> {
+        let mut take = |next: &mut usize| -> (usize, Buffer) {
+            let i = *next;
+            *next += 1;
+            (i, buffers[i].take().expect("each slot is used once"))
+        };
+        let field = node.field;
+        Ok(match &node.kind {
+            Kind::Leaf(_) => leaf_array(take(next).1),
+            Kind::Bitset(n) => Array::Fixed {
+                size: *n,
+                values: Box::new(leaf_array(take(next).1)),
+            },
+            Kind::String | Kind::Streamer => {
+                let (i, index) = take(next);
+                let offsets = self.global_offsets(field, &slots[i], index)?;
+                let (_, bytes) = take(next);
+                let Buffer::UInt8(bytes) = bytes else {
+                    unreachable!("byte slot")
+                };
+                self.check_end(field, &offsets, bytes.len())?;
+                if matches!(node.kind, Kind::String) {
+                    Array::String { offsets, bytes }
+                } else {
+                    Array::List {
+                        offsets,
+                        values: Box::new(Array::UInt8(bytes)),
+                    }
+                }
+            }
+            Kind::Cardinality(t) => {
+                let (i, index) = take(next);
+                let offsets = self.global_offsets(field, &slots[i], index)?;
+                let sizes = offsets.windows(2).map(|w| w[1] - w[0]);
+                match t {
+                    LeafType::UInt32 => Array::UInt32(sizes.map(|s| s as u32).collect()),
+                    _ => Array::UInt64(sizes.collect()),
+                }
+            }
+            Kind::List(child) | Kind::Optional(child) => {
+                let (i, index) = take(next);
+                let offsets = self.global_offsets(field, &slots[i], index)?;
+                let items = offsets.last().copied().unwrap_or(0) as usize;
+                let values = self.assemble(child, Some(items), slots, buffers, next)?;
+                self.check_end(field, &offsets, values.len())?;
+                if matches!(node.kind, Kind::Optional(_)) {
+                    if offsets.windows(2).any(|w| w[1] - w[0] > 1) {
+                        return Err(self
+                            .corrupt(field, "an optional value holds more than one item".into()));
+                    }
+                    Array::Optional {
+                        offsets,
+                        values: Box::new(values),
+                    }
+                } else {
+                    Array::List {
+                        offsets,
+                        values: Box::new(values),
+                    }
+                }
+            }
+            Kind::Fixed(n, child) => {
+                let values = self.assemble(child, len.map(|l| l * n), slots, buffers, next)?;
+                if values.len() % (*n).max(1) != 0 {
+                    return Err(
+                        self.corrupt(field, "array items are not a multiple of its size".into())
+                    );
+                }
+                Array::Fixed {
+                    size: *n,
+                    values: Box::new(values),
+                }
+            }
+            Kind::Wrapper(child) => self.assemble(child, len, slots, buffers, next)?,
+            Kind::Record(members) => {
+                let mut fields = Vec::with_capacity(members.len());
+                let mut bases = Vec::new();
+                for m in members {
+                    let array = self.assemble(m, len, slots, buffers, next)?;
+                    if m.name.starts_with(':') {
+                        bases.push((m.type_name.clone(), array));
+                    } else {
+                        fields.push((m.name.clone(), array));
+                    }
+                }
+                flatten_bases(&mut fields, bases);
+                let len = fields.first().map(|(_, a)| a.len()).or(len).unwrap_or(0);
+                if fields.iter().any(|(_, a)| a.len() != len) {
+                    return Err(self.corrupt(field, "record members of different lengths".into()));
+                }
+                Array::Record { len, fields }
+            }
+            Kind::Variant(alternatives) => {
+                let (i, switch) = take(next);
+                let Buffer::Switch(mut index, tags) = switch else {
+                    unreachable!("switch slot")
+                };
+                let mut arrays = Vec::with_capacity(alternatives.len());
+                for (k, a) in alternatives.iter().enumerate() {
+                    let count = tags.iter().filter(|&&t| t as usize == k + 1).count();
+                    arrays.push(self.assemble(a, Some(count), slots, buffers, next)?);
+                }
+                let tags = self.variant_tags(field, &slots[i], &mut index, tags, &arrays)?;
+                Array::Variant {
+                    tags,
+                    index,
+                    alternatives: arrays,
+                }
+            }
+        })
+    }
+
+    /// Turns cluster-relative offsets (after a leading 0) into offsets from the first
+    /// cluster read, checking that they never decrease.
+    fn global_offsets(&self, field: u32, slot: &SlotRead, index: Buffer) -> Result<Vec<u64>> {
+        let Buffer::UInt64(mut offsets) = index else {
+            unreachable!("index slot")
+        };
+        let mut base = 0u64;
+        let mut at = 1usize;
+        for (k, &count) in slot.counts.iter().enumerate() {
+            let part = &mut offsets[at..at + count as usize];
+            let mut previous = 0u64;
+            for v in part.iter_mut() {
+                if *v < previous {
+                    return Err(
+                        self.corrupt(field, format!("collection offsets decrease in cluster {k}"))
+                    );
+                }
+                previous = *v;
+                *v += base;
+            }
+            base += previous;
+            at += count as usize;
+        }
+        Ok(offsets)
+    }
+
+    fn check_end(&self, field: u32, offsets: &[u64], items: usize) -> Result<()> {
+        let end = offsets.last().copied().unwrap_or(0);
+        if end != items as u64 {
+            return Err(self.corrupt(
+                field,
+                format!("collection offsets end at {end} but there are {items} items"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks switch tags and makes the indices global (per alternative).
+    fn variant_tags(
+        &self,
+        field: u32,
+        slot: &SlotRead,
+        index: &mut [u64],
+        tags: Vec<u32>,
+        alternatives: &[Array],
+    ) -> Result<Vec<u8>> {
+        let n = alternatives.len();
+        let mut base = vec![0u64; n];
+        let mut out = Vec::with_capacity(tags.len());
+        let mut at = 0usize;
+        for &count in &slot.counts {
+            let mut in_cluster = vec![0u64; n];
+            for i in at..at + count as usize {
+                let tag = tags[i] as usize;
+                if tag > n {
+                    return Err(
+                        self.corrupt(field, format!("variant tag {tag} of {n} alternatives"))
+                    );
+                }
+                if tag > 0 {
+                    let a = tag - 1;
+                    in_cluster[a] = in_cluster[a].max(index[i] + 1);
+                    index[i] += base[a];
+                    if index[i] >= alternatives[a].len() as u64 {
+                        return Err(self.corrupt(field, "variant index out of range".into()));
+                    }
+                } else {
+                    index[i] = 0;
+                }
+                out.push(tag as u8);
+            }
+            for a in 0..n {
+                base[a] += in_cluster[a];
+            }
+            at += count as usize;
+        }
+        Ok(out)
+    }
+}
+
+thread_local! {
+    /// Per-thread buffer for decompressed pages that need decoding.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The bytes of one window, in coalesced parts.
+struct Fetched {
+    parts: Vec<(u64, Vec<u8>)>,
+}
+
+impl Fetched {
+    fn get(&self, offset: u64, len: u64) -> &[u8] {
+        let i = self.parts.partition_point(|(start, _)| *start <= offset) - 1;
+        let (start, bytes) = &self.parts[i];
+        let at = (offset - start) as usize;
+        &bytes[at..at + len as usize]
+    }
+}
+
+/// Byte ranges to read for a window's pages: sorted, with ranges closer than a gap
+/// merged, so that neighbouring pages are read at once.
+fn coalesce(window: &[(PageJob, Dst)]) -> Vec<(u64, u64)> {
+    const GAP: u64 = 64 << 10;
+    const MAX_READ: u64 = 64 << 20;
+    let mut ranges: Vec<(u64, u64)> = window
+        .iter()
+        .map(|(j, _)| {
+            let len = j.page.size + if j.page.has_checksum { 8 } else { 0 };
+            (j.page.offset, j.page.offset + len)
+        })
+        .collect();
+    ranges.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for (s, e) in ranges {
+        match out.last_mut() {
+            Some(last) if s <= last.1 + GAP && e.max(last.1) - last.0 <= MAX_READ => {
+                last.1 = last.1.max(e)
+            }
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// Base classes (subfields `:_0`, `:_1`, ...) are flattened into the derived record:
+/// their members follow the record's own, and a member name that occurs more than once
+/// is prefixed by the base class that brings it (`Base::name`).
+fn flatten_bases(fields: &mut Vec<(String, Array)>, bases: Vec<(String, Array)>) {
+    let mut inherited = Vec::new();
+    for (base, array) in bases {
+        if let Array::Record {
+            fields: members, ..
+        } = array
+        {
+            inherited.extend(members.into_iter().map(|(n, a)| (base.clone(), n, a)));
+        }
+    }
+    let count = |name: &str, fields: &[(String, Array)], inherited: &[(String, String, Array)]| {
+        fields.iter().filter(|(n, _)| n == name).count()
+            + inherited.iter().filter(|(_, n, _)| n == name).count()
+    };
+    let names: Vec<bool> = inherited
+        .iter()
+        .map(|(_, n, _)| count(n, fields, &inherited) > 1)
+        .collect();
+    for ((base, name, array), clash) in inherited.into_iter().zip(names) {
+        let name = if clash {
+            format!("{base}::{name}")
+        } else {
+            name
+        };
+        fields.push((name, array));
+    }
+}
+
+fn leaf_array(buffer: Buffer) -> Array {
+    match buffer {
+        Buffer::Bool(v) => Array::Bool(v),
+        Buffer::Int8(v) => Array::Int8(v),
+        Buffer::Int16(v) => Array::Int16(v),
+        Buffer::Int32(v) => Array::Int32(v),
+        Buffer::Int64(v) => Array::Int64(v),
+        Buffer::UInt8(v) => Array::UInt8(v),
+        Buffer::UInt16(v) => Array::UInt16(v),
+        Buffer::UInt32(v) => Array::UInt32(v),
+        Buffer::UInt64(v) => Array::UInt64(v),
+        Buffer::Float32(v) => Array::Float32(v),
+        Buffer::Float64(v) => Array::Float64(v),
+        Buffer::Switch(i, _) => Array::UInt64(i),
+    }
+}
+
+/// Entries `start..start + len` of an array (no copy when that is all of it).
+pub fn slice(array: Array, start: usize, len: usize) -> Array {
+    if start == 0 && len == array.len() {
+        return array;
+    }
+    fn part<T: Clone>(v: Vec<T>, start: usize, len: usize) -> Vec<T> {
+        v[start..start + len].to_vec()
+    }
+    fn offsets_part(offsets: &[u64], start: usize, len: usize) -> (Vec<u64>, usize, usize) {
+        let base = offsets[start];
+        let o: Vec<u64> = offsets[start..=start + len]
+            .iter()
+            .map(|v| v - base)
+            .collect();
+        let items = (offsets[start + len] - base) as usize;
+        (o, base as usize, items)
+    }
+    match array {
+        Array::Bool(v) => Array::Bool(part(v, start, len)),
+        Array::Int8(v) => Array::Int8(part(v, start, len)),
+        Array::Int16(v) => Array::Int16(part(v, start, len)),
+        Array::Int32(v) => Array::Int32(part(v, start, len)),
+        Array::Int64(v) => Array::Int64(part(v, start, len)),
+        Array::UInt8(v) => Array::UInt8(part(v, start, len)),
+        Array::UInt16(v) => Array::UInt16(part(v, start, len)),
+        Array::UInt32(v) => Array::UInt32(part(v, start, len)),
+        Array::UInt64(v) => Array::UInt64(part(v, start, len)),
+        Array::Float32(v) => Array::Float32(part(v, start, len)),
+        Array::Float64(v) => Array::Float64(part(v, start, len)),
+        Array::String { offsets, bytes } => {
+            let (offsets, from, n) = offsets_part(&offsets, start, len);
+            Array::String {
+                offsets,
+                bytes: bytes[from..from + n].to_vec(),
+            }
+        }
+        Array::List { offsets, values } => {
+            let (offsets, from, n) = offsets_part(&offsets, start, len);
+            Array::List {
+                offsets,
+                values: Box::new(slice(*values, from, n)),
+            }
+        }
+        Array::Optional { offsets, values } => {
+            let (offsets, from, n) = offsets_part(&offsets, start, len);
+            Array::Optional {
+                offsets,
+                values: Box::new(slice(*values, from, n)),
+            }
+        }
+        Array::Fixed { size, values } => Array::Fixed {
+            size,
+            values: Box::new(slice(*values, start * size, len * size)),
+        },
+        Array::Record { fields, .. } => Array::Record {
+            len,
+            fields: fields
+                .into_iter()
+                .map(|(n, a)| (n, slice(a, start, len)))
+                .collect(),
+        },
+        Array::Variant {
+            tags,
+            index,
+            alternatives,
+        } => Array::Variant {
+            tags: part(tags, start, len),
+            index: part(index, start, len),
+            alternatives,
+        },
+    }
+}
