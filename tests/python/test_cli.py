@@ -13,8 +13,9 @@ def test_ls_lists_real_root_files():
     out = rootweave("ls", shared_file("uproot-HZZ.root"))
     assert any(line.split()[:2] == ["events", "TTree"] for line in out.splitlines()), out
     out = rootweave("ls", shared_file("rntviewer-testfile-multiple-rntuples-v1-0-0-0.root"))
-    names = [line.split()[0] for line in out.splitlines()[1:]]
-    assert names == ["A", "B"], out
+    keys = out.split("\n\n")[0].splitlines()[1:]
+    assert [line.split()[0] for line in keys] == ["A", "B"], out
+    assert "RNTuple 'A': 100 entries" in out and "RNTuple 'B': 100 entries" in out, out
 
 
 def test_corrupt_and_missing_files_give_clear_errors(tmp_path):

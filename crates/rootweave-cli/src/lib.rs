@@ -4,5 +4,6 @@
 pub mod datasets;
 pub mod dump;
 pub mod generate;
+pub mod list;
 pub mod random;
 pub mod synth;

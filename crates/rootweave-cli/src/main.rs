@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use rootweave::compress::Compression;
-use rootweave::container::RootFile;
 use rootweave_cli::datasets::Schema;
 use rootweave_cli::generate::GenerateOptions;
 
@@ -19,7 +18,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the keys of a ROOT file: name, class, cycle, stored and uncompressed size.
+    /// List the keys of a ROOT file (name, class, cycle, stored and uncompressed size) and
+    /// for each RNTuple its entries, clusters and fields (C++ type, column encodings,
+    /// stored and uncompressed bytes).
     Ls {
         /// The ROOT file.
         file: PathBuf,
@@ -130,21 +131,7 @@ fn main() -> ExitCode {
 }
 
 fn list(path: &std::path::Path) -> rootweave::Result<()> {
-    let file = RootFile::open(path)?;
-    println!(
-        "{:<24} {:<16} {:>5} {:>14} {:>14}",
-        "name", "class", "cycle", "stored bytes", "uncompressed"
-    );
-    for key in file.keys() {
-        println!(
-            "{:<24} {:<16} {:>5} {:>14} {:>14}",
-            key.name,
-            key.class_name,
-            key.cycle,
-            key.nbytes as u64 - key.keylen as u64,
-            key.objlen
-        );
-    }
+    print!("{}", rootweave_cli::list::list(path)?);
     Ok(())
 }
 

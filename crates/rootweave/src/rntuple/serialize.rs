@@ -73,9 +73,10 @@ impl Serializer {
                 self.i32(size).u64(offset);
             }
             Err(_) => {
-                // Non-standard locator: negative i32 holding the payload size (16 bytes) in
-                // bits 0-15 and the locator type (0x01, large) in bits 24-30.
-                let header = (0x01 << 24) | 16;
+                // Non-standard locator: the negated i32 of the locator's own size (4 bytes
+                // of head and 16 of payload) in bits 0-15 and the locator type (0x01,
+                // large) in bits 24-30.
+                let header = (0x01 << 24) | 20;
                 self.i32(-header).u64(size).u64(offset);
             }
         }
@@ -171,6 +172,6 @@ mod tests {
         s.locator(3_000_000_000, 5);
         let b = s.into_bytes();
         assert_eq!(b.len(), 20);
-        assert_eq!(i32::from_le_bytes(b[..4].try_into().unwrap()), -0x0100_0010);
+        assert_eq!(i32::from_le_bytes(b[..4].try_into().unwrap()), -0x0100_0014);
     }
 }

@@ -321,20 +321,39 @@ impl Descriptor {
 
     /// The field called `path` (`a.b.c`: parts separated by `.`).
     pub fn field_by_path(&self, path: &str) -> Option<&FieldRecord> {
+        let ids = self.resolve_path(path)?;
+        ids.last().map(|&id| &self.fields[id as usize])
+    }
+
+    /// The field IDs from the top-level field down to the field at `path`. The `_0` item
+    /// of a collection may be left out (`Muon.pt` for `Muon._0.pt`), as RDataFrame names
+    /// the members of collections of records.
+    pub fn resolve_path(&self, path: &str) -> Option<Vec<u32>> {
         let mut parts = path.split('.');
         let first = parts.next()?;
         let mut field = self
             .fields
             .iter()
             .find(|f| f.is_top_level() && f.name == first)?;
+        let mut ids = vec![field.id];
         for part in parts {
-            field = field
-                .children
-                .iter()
-                .map(|&c| &self.fields[c as usize])
-                .find(|f| f.name == part)?;
+            let child = |f: &FieldRecord, name: &str| {
+                f.children
+                    .iter()
+                    .map(|&c| &self.fields[c as usize])
+                    .find(|c| c.name == name)
+            };
+            field = match child(field, part) {
+                Some(c) => c,
+                None => {
+                    let item = child(field, "_0")?;
+                    ids.push(item.id);
+                    child(item, part)?
+                }
+            };
+            ids.push(field.id);
         }
-        Some(field)
+        Some(ids)
     }
 
     /// The full dotted name of a field.

@@ -210,18 +210,18 @@ impl<'a> LeReader<'a> {
             let offset = self.u64()?;
             return Ok((head as u64, offset));
         }
-        let head = head as u32;
-        let payload = (head & 0xFFFF) as usize;
+        // Non-standard locator: the negated head holds the locator's own size (head
+        // included) in bits 0-15 and its type in bits 24-30.
+        let head = head.unsigned_abs();
+        let len = (head & 0xFFFF) as usize;
         let kind = (head >> 24) & 0x7F;
-        if kind != 0x01 || payload < 20 {
-            return Err(self.error(format!(
-                "unsupported locator type {kind:#x} (size {payload})"
-            )));
+        if kind != 0x01 || len < 20 {
+            return Err(self.error(format!("unsupported locator type {kind:#x} ({len} bytes)")));
         }
         let size = self.u64()?;
         let offset = self.u64()?;
         // Skip any payload this reader does not know.
-        self.take(payload - 20)?;
+        self.take(len - 20)?;
         Ok((size, offset))
     }
 
@@ -280,7 +280,9 @@ mod tests {
         s.begin_list(1_000_000).end_frame();
         let bytes = s.into_bytes();
         let err = LeReader::new(&bytes, origin()).begin_list(4).unwrap_err();
-        assert!(err.to_string().contains("offset 100"), "{err}");
+        let text = err.to_string();
+        assert!(text.contains("f: malformed o at byte offset 112"), "{text}");
+        assert!(text.contains("1000000 items"), "{text}");
     }
 
     #[test]

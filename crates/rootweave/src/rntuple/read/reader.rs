@@ -150,18 +150,31 @@ impl RNTupleReader {
             .collect())
     }
 
-    /// How the field at `path` (`a` or `a.b.c`) is read, or why it cannot be.
+    /// How the field at `path` is read, or why it cannot be. A top-level field is named
+    /// by its name; a subfield by its dotted path (`Muon.Muon_pt`), which reads the
+    /// top-level field with only that branch: the collections along the path stay, the
+    /// records are replaced by the member on the path (so `Muon.Muon_pt` gives one list
+    /// of floats per entry).
     pub fn plan(&self, path: &str) -> Result<Node> {
-        let field = self
-            .descriptor
-            .field_by_path(path)
-            .ok_or_else(|| Error::NotFound {
-                file: self.file.name().to_string(),
-                name: format!("{}/{path}", self.descriptor.name),
-            })?;
-        Node::build(&self.descriptor, field.id).map_err(|what| Error::Unsupported {
+        let not_found = || Error::NotFound {
+            file: self.file.name().to_string(),
+            name: format!("{}/{path}", self.descriptor.name),
+        };
+        let ids = self.descriptor.resolve_path(path).ok_or_else(not_found)?;
+        let node = Node::build(&self.descriptor, ids[0]).map_err(|what| Error::Unsupported {
             file: self.file.name().to_string(),
             what: format!("RNTuple '{}': {what}", self.descriptor.name),
+        })?;
+        let rest: Vec<&str> = ids[1..]
+            .iter()
+            .map(|&id| self.descriptor.fields[id as usize].name.as_str())
+            .collect();
+        project(node, &rest).ok_or_else(|| Error::Unsupported {
+            file: self.file.name().to_string(),
+            what: format!(
+                "RNTuple '{}': field '{path}' cannot be read on its own (it is inside a variant)",
+                self.descriptor.name
+            ),
         })
     }
 
@@ -739,6 +752,44 @@ fn coalesce(window: &[(PageJob, Dst)]) -> Vec<(u64, u64)> {
         }
     }
     out
+}
+
+/// Keeps only the branch of `node` that leads to the subfield at `path`.
+fn project(node: Node, path: &[&str]) -> Option<Node> {
+    let Some((first, rest)) = path.split_first() else {
+        return Some(node);
+    };
+    let Node {
+        field,
+        name,
+        type_name,
+        kind,
+        slots,
+    } = node;
+    let rebuild = |kind| Node {
+        field,
+        name: name.clone(),
+        type_name: type_name.clone(),
+        kind,
+        slots: slots.clone(),
+    };
+    match kind {
+        Kind::List(c) if c.name == *first => {
+            Some(rebuild(Kind::List(Box::new(project(*c, rest)?))))
+        }
+        Kind::Optional(c) if c.name == *first => {
+            Some(rebuild(Kind::Optional(Box::new(project(*c, rest)?))))
+        }
+        Kind::Fixed(n, c) if c.name == *first => {
+            Some(rebuild(Kind::Fixed(n, Box::new(project(*c, rest)?))))
+        }
+        Kind::Wrapper(c) if c.name == *first => project(*c, rest),
+        Kind::Record(members) => {
+            let member = members.into_iter().find(|m| m.name == *first)?;
+            project(member, rest)
+        }
+        _ => None,
+    }
 }
 
 /// Base classes (subfields `:_0`, `:_1`, ...) are flattened into the derived record:
