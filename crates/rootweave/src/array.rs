@@ -4,6 +4,8 @@
 //! Offsets arrays have one more element than the array has entries and start at 0:
 //! entry `i` of a list holds items `offsets[i]..offsets[i + 1]` of its values.
 
+use crate::rntuple::Value;
+
 /// A column of values for a range of entries.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Array {
@@ -130,6 +132,57 @@ impl Array {
 }
 
 impl Array {
+    /// Entry `i` as a [`Value`] (the entry-at-a-time view; fixed-size arrays and bitsets
+    /// become [`Value::Array`], records [`Value::Record`] in member order).
+    pub fn value(&self, i: usize) -> Value {
+        let items = |values: &Array, range: std::ops::Range<u64>| -> Vec<Value> {
+            (range.start as usize..range.end as usize)
+                .map(|j| values.value(j))
+                .collect()
+        };
+        match self {
+            Array::Bool(v) => Value::Bool(v[i]),
+            Array::Int8(v) => Value::Int8(v[i]),
+            Array::Int16(v) => Value::Int16(v[i]),
+            Array::Int32(v) => Value::Int32(v[i]),
+            Array::Int64(v) => Value::Int64(v[i]),
+            Array::UInt8(v) => Value::UInt8(v[i]),
+            Array::UInt16(v) => Value::UInt16(v[i]),
+            Array::UInt32(v) => Value::UInt32(v[i]),
+            Array::UInt64(v) => Value::UInt64(v[i]),
+            Array::Float32(v) => Value::Float32(v[i]),
+            Array::Float64(v) => Value::Float64(v[i]),
+            Array::String { offsets, bytes } => Value::String(
+                String::from_utf8_lossy(&bytes[offsets[i] as usize..offsets[i + 1] as usize])
+                    .into_owned(),
+            ),
+            Array::List { offsets, values } => {
+                Value::List(items(values, offsets[i]..offsets[i + 1]))
+            }
+            Array::Optional { offsets, values } => Value::Optional(
+                (offsets[i + 1] > offsets[i]).then(|| Box::new(values.value(offsets[i] as usize))),
+            ),
+            Array::Fixed { size, values } => {
+                let n = *size as u64;
+                Value::Array(items(values, i as u64 * n..(i as u64 + 1) * n))
+            }
+            Array::Record { fields, .. } => {
+                Value::Record(fields.iter().map(|(_, a)| a.value(i)).collect())
+            }
+            Array::Variant {
+                tags,
+                index,
+                alternatives,
+            } => Value::Variant(match tags[i] {
+                0 => None,
+                t => Some((
+                    t as usize - 1,
+                    Box::new(alternatives[t as usize - 1].value(index[i] as usize)),
+                )),
+            }),
+        }
+    }
+
     /// Appends entry `i` as JSON: lists and fixed-size arrays as arrays, records as
     /// objects, strings as strings, absent optionals and empty variants as `null`,
     /// floats in the shortest form that parses back to the same value, and NaN and

@@ -124,4 +124,8 @@ pub enum Value {
     Optional(Option<Box<Value>>),
     /// The members of a record, pair or tuple, in order.
     Record(Vec<Value>),
+    /// A `std::variant`: the position of the held alternative and its value, or `None`
+    /// for a variant that holds nothing. Produced by the reader; the writers do not
+    /// write variants.
+    Variant(Option<(usize, Box<Value>)>),
 }

@@ -565,6 +565,7 @@ fn value_kind(value: &Value) -> &'static str {
         Value::Array(_) => "array",
         Value::Optional(_) => "optional",
         Value::Record(_) => "record",
+        Value::Variant(_) => "variant",
         _ => "a different scalar type",
     }
 }

@@ -23,6 +23,7 @@ use crate::array::Array;
 use crate::compress::decompress_into;
 use crate::container::RootFile;
 use crate::error::{Error, Result};
+use crate::rntuple::Value;
 
 /// Settings of an [`RNTupleReader`].
 #[derive(Debug, Clone, Copy)]
@@ -178,6 +179,42 @@ impl RNTupleReader {
         })
     }
 
+    /// The entries in `range`, one at a time, each as one [`Value`] per field (all
+    /// top-level fields if `fields` is empty). Built on the bulk path: one cluster is
+    /// read at a time.
+    pub fn iter_entries<'a>(
+        &'a self,
+        fields: &[&str],
+        range: Range<u64>,
+    ) -> Result<impl Iterator<Item = Result<Vec<Value>>> + 'a> {
+        let names: Vec<String> = if fields.is_empty() {
+            self.field_names()
+        } else {
+            fields.iter().map(|s| s.to_string()).collect()
+        };
+        let nodes = names
+            .iter()
+            .map(|n| self.plan(n))
+            .collect::<Result<Vec<_>>>()?;
+        let parts: Vec<Range<u64>> = self
+            .cluster_ranges()?
+            .into_iter()
+            .map(|c| c.start.max(range.start)..c.end.min(range.end))
+            .filter(|p| !p.is_empty())
+            .collect();
+        Ok(parts.into_iter().flat_map(move |part| {
+            let n = (part.end - part.start) as usize;
+            let batch: Box<dyn Iterator<Item = Result<Vec<Value>>>> =
+                match self.read_nodes(&nodes, part) {
+                    Ok(arrays) => Box::new(
+                        (0..n).map(move |i| Ok(arrays.iter().map(|a| a.value(i)).collect())),
+                    ),
+                    Err(e) => Box::new(std::iter::once(Err(e))),
+                };
+            batch
+        }))
+    }
+
     /// Reads `fields` (paths as for [`RNTupleReader::plan`]; all top-level fields if
     /// empty) for the entries in `range`, one array per field.
     pub fn read(&self, fields: &[&str], range: Range<u64>) -> Result<Vec<(String, Array)>> {
@@ -295,6 +332,7 @@ impl RNTupleReader {
                 if let Some((c, pages)) = active {
                     let codec = codec_of(&self.descriptor, c);
                     for page in &pages.pages {
+                        self.check_page_size(node.field, page, &codec)?;
                         jobs.push(PageJob {
                             slot: index,
                             field: node.field,
@@ -327,6 +365,36 @@ impl RNTupleReader {
                 .try_for_each(|c| self.collect_slots(c, None, clusters, slots, jobs)),
             _ => Ok(()),
         }
+    }
+
+    /// A page cannot hold more bytes than its compression blocks can: at most 16 MiB per
+    /// 9-byte block header (and exactly its size when stored uncompressed, which the
+    /// decoder checks). This bounds what a corrupt element count can make us allocate.
+    fn check_page_size(&self, field: u32, page: &PageInfo, codec: &ColumnCodec) -> Result<()> {
+        let need = codec
+            .page_bytes(page.n_elements as usize)
+            .unwrap_or(usize::MAX) as u64;
+        let most = page
+            .size
+            .div_ceil(9)
+            .saturating_mul(16 << 20)
+            .max(page.size);
+        if need > most {
+            return Err(Error::format(
+                self.file.name(),
+                format!(
+                    "RNTuple '{}' page of field '{}'",
+                    self.descriptor.name,
+                    self.descriptor.field_path(field)
+                ),
+                page.offset,
+                format!(
+                    "{} elements ({need} bytes) cannot come from {} stored bytes",
+                    page.n_elements, page.size
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn corrupt(&self, field: u32, message: String) -> Error {
