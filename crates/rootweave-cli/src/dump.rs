@@ -46,7 +46,21 @@ pub fn dump(path: &Path, name: &str, options: &DumpOptions, out: &mut dyn Write)
     let entries = reader.entries();
     let range = options.entries.clone().unwrap_or(0..entries);
     let range = range.start.min(entries)..range.end.min(entries);
-    let fields: Vec<&str> = options.fields.iter().map(String::as_str).collect();
+    // Without a field list, every top-level field that can be read; the others are named
+    // on stderr with the reason.
+    let fields: Vec<String> = if options.fields.is_empty() {
+        let mut readable = Vec::new();
+        for name in reader.field_names() {
+            match reader.plan(&name) {
+                Ok(_) => readable.push(name),
+                Err(e) => eprintln!("rootweave: skipping field '{name}': {e}"),
+            }
+        }
+        readable
+    } else {
+        options.fields.clone()
+    };
+    let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
     let io = |e: std::io::Error| Error::Io {
         path: "<stdout>".into(),
         source: e,
@@ -55,6 +69,9 @@ pub fn dump(path: &Path, name: &str, options: &DumpOptions, out: &mut dyn Write)
         let part = cluster.start.max(range.start)..cluster.end.min(range.end);
         if part.is_empty() {
             continue;
+        }
+        if fields.is_empty() {
+            break;
         }
         let columns = reader.read(&fields, part.clone())?;
         let mut line = String::new();

@@ -386,3 +386,26 @@ fn corrupt_pages_and_envelopes_name_the_file_and_offset() {
     }
     assert!(errors > 0);
 }
+
+#[test]
+fn one_reader_serves_many_threads_at_once() {
+    let r = reader(write(2100, "lz4:4", true), 2).unwrap();
+    let expected = r.read(&["Muon", "s"], 0..2100).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            let r = &r;
+            let expected = &expected;
+            s.spawn(move || {
+                for round in 0..3 {
+                    let start = (t * 300 + round * 50) % 2000;
+                    let got = r.read(&["Muon", "s"], start..start + 100).unwrap();
+                    for ((_, g), (_, e)) in got.iter().zip(expected) {
+                        for i in 0..100 {
+                            assert!(same(&g.value(i), &e.value(start as usize + i)));
+                        }
+                    }
+                }
+            });
+        }
+    });
+}

@@ -48,6 +48,15 @@ impl Default for ReadOptions {
 }
 
 /// Reads one RNTuple. All methods take `&self`: one reader may serve many threads.
+///
+/// ```no_run
+/// use rootweave::rntuple::RNTupleReader;
+/// let reader = RNTupleReader::open("events.root", "Events")?;
+/// for (name, array) in reader.read(&["MET_pt", "Muon.Muon_pt"], 0..reader.entries())? {
+///     println!("{name}: {} entries of {}", array.len(), array.kind());
+/// }
+/// # Ok::<(), rootweave::Error>(())
+/// ```
 pub struct RNTupleReader {
     file: Arc<RootFile>,
     descriptor: Descriptor,
