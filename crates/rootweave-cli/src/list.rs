@@ -59,7 +59,7 @@ fn describe(file: &RootFile, d: &Descriptor, out: &mut String) -> Result<()> {
     // Stored and uncompressed bytes and pages of every physical column.
     let mut stored = vec![0u64; d.columns.len()];
     let mut raw = vec![0u64; d.columns.len()];
-    for cluster in &clusters {
+    for cluster in clusters.iter() {
         for (c, pages) in cluster.columns.iter().enumerate() {
             for page in pages.iter().flat_map(|p| &p.pages) {
                 stored[c] += page.size;

@@ -265,6 +265,8 @@ pub struct Descriptor {
     header_checksum: u64,
     file_name: String,
     options: OpenOptions,
+    /// All clusters in entry order, once parsed.
+    all: Mutex<Option<Arc<Vec<ClusterInfo>>>>,
 }
 
 impl Descriptor {
@@ -292,6 +294,7 @@ impl Descriptor {
             header_checksum: 0,
             file_name: file.name().to_string(),
             options,
+            all: Mutex::new(None),
         };
         let header = d.read_envelope(file, anchor.header, 0x01, "header")?;
         d.header_checksum = d.parse_header(&header, anchor.header.offset)?;
@@ -394,13 +397,19 @@ impl Descriptor {
         Ok(clusters)
     }
 
-    /// Every cluster of every group, in entry order.
-    pub fn all_clusters(&self, file: &RootFile) -> Result<Vec<ClusterInfo>> {
+    /// Every cluster of every group, in entry order (parsed once, then shared).
+    pub fn all_clusters(&self, file: &RootFile) -> Result<Arc<Vec<ClusterInfo>>> {
+        let mut slot = self.all.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(all) = &*slot {
+            return Ok(all.clone());
+        }
         let mut all = Vec::new();
         for g in 0..self.groups.len() {
             all.extend(self.clusters(file, g)?.iter().cloned());
         }
         all.sort_by_key(|c| c.first_entry);
+        let all = Arc::new(all);
+        *slot = Some(all.clone());
         Ok(all)
     }
 

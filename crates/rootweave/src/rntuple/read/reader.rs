@@ -78,6 +78,8 @@ impl std::fmt::Debug for RNTupleReader {
 struct PageJob {
     slot: usize,
     field: u32,
+    /// Position of the page's cluster among the clusters read.
+    cluster: usize,
     page: PageInfo,
     codec: ColumnCodec,
     /// Start of the page's elements in the slot's buffer.
@@ -250,10 +252,12 @@ impl RNTupleReader {
             )));
         }
         let all = self.descriptor.all_clusters(&self.file)?;
-        let clusters: Vec<&ClusterInfo> = all
+        // Clusters are sorted by first entry: skip to the first one the range touches.
+        let from = all.partition_point(|c| c.first_entry + c.n_entries <= range.start);
+        let clusters: Vec<&ClusterInfo> = all[from..]
             .iter()
+            .take_while(|c| c.first_entry < range.end)
             .filter(|c| c.n_entries > 0)
-            .filter(|c| c.first_entry < range.end && c.first_entry + c.n_entries > range.start)
             .collect();
         let first = clusters.first().map_or(range.start, |c| c.first_entry);
         // Slots of every node, depth first, with their per-cluster element counts.
@@ -266,7 +270,7 @@ impl RNTupleReader {
             .iter()
             .map(|s| Buffer::zeroed(s.target, s.counts.iter().sum::<u64>() as usize))
             .collect();
-        self.decode_pages(&mut buffers, &jobs, &clusters, &slots)?;
+        self.decode_pages(&mut buffers, &jobs, clusters.len(), &slots)?;
         let mut buffers: Vec<Option<Buffer>> = buffers.into_iter().map(Some).collect();
         let mut next = 0;
         let mut arrays = Vec::with_capacity(nodes.len());
@@ -345,6 +349,7 @@ impl RNTupleReader {
                         jobs.push(PageJob {
                             slot: index,
                             field: node.field,
+                            cluster: k,
                             page: *page,
                             codec,
                             dst: at as usize,
@@ -424,7 +429,7 @@ impl RNTupleReader {
         &self,
         buffers: &mut [Buffer],
         jobs: &[PageJob],
-        clusters: &[&ClusterInfo],
+        n_clusters: usize,
         slots: &[SlotRead],
     ) -> Result<()> {
         // Destination slices, one per job (index buffers start after their leading 0).
@@ -452,28 +457,13 @@ impl RNTupleReader {
             .collect();
         // Windows of consecutive clusters, by stored bytes.
         let window_bytes = (self.options.memory_budget / 2).max(1 << 20);
-        let cluster_of = |job: &PageJob| -> usize {
-            // Jobs of a slot are in cluster order; find the cluster by entry order of dst.
-            let counts = &slots[job.slot].counts;
-            let mut end = 0u64;
-            for (k, &c) in counts.iter().enumerate() {
-                end += c;
-                if (job.dst as u64) < end {
-                    return k;
-                }
-            }
-            counts.len().saturating_sub(1)
-        };
-        let mut cluster_bytes = vec![0u64; clusters.len()];
-        let mut job_cluster = Vec::with_capacity(work.len());
+        let mut cluster_bytes = vec![0u64; n_clusters];
         for (job, _) in &work {
-            let k = cluster_of(job);
-            cluster_bytes[k] += job.page.size;
-            job_cluster.push(k);
+            cluster_bytes[job.cluster] += job.page.size;
         }
-        let mut window_of_cluster = vec![0usize; clusters.len()];
+        let mut window_of_cluster = vec![0usize; n_clusters];
         let (mut w, mut acc) = (0usize, 0u64);
-        for k in 0..clusters.len() {
+        for k in 0..n_clusters {
             if acc > 0 && acc + cluster_bytes[k] > window_bytes {
                 w += 1;
                 acc = 0;
@@ -481,10 +471,10 @@ impl RNTupleReader {
             acc += cluster_bytes[k];
             window_of_cluster[k] = w;
         }
-        let n_windows = if clusters.is_empty() { 0 } else { w + 1 };
+        let n_windows = if n_clusters == 0 { 0 } else { w + 1 };
         let mut windows: Vec<Vec<(PageJob, Dst)>> = (0..n_windows).map(|_| Vec::new()).collect();
-        for ((job, dst), k) in work.drain(..).zip(job_cluster) {
-            windows[window_of_cluster[k]].push((job, dst));
+        for (job, dst) in work.drain(..) {
+            windows[window_of_cluster[job.cluster]].push((job, dst));
         }
         // One thread fetches the next window while the pool decodes the current one.
         let ranges: Vec<Vec<(u64, u64)>> = windows.iter().map(|w| coalesce(w)).collect();
