@@ -179,3 +179,31 @@ def test_json_floats_round_trip_and_non_finite_values(workdir):
                 assert got == "nan"
             else:
                 assert same(got, v), (field, i, got, v)
+
+
+def test_rntuples_written_by_uproot(workdir):
+    """uproot's writer (anchor 1.0.0.1, one cluster group per extend, plain columns)."""
+    path = workdir / "uproot-written.root"
+    rng = np.random.default_rng(5)
+    batches = []
+    with uproot.recreate(path) as f:
+        for k, n in enumerate([1000, 1, 2500]):
+            batch = {
+                "x": rng.integers(-2**31, 2**31, n, dtype=np.int32),
+                "u": rng.integers(0, 2**64, n, dtype=np.uint64),
+                "y": rng.normal(size=n),
+                "f": rng.normal(size=n).astype(np.float32),
+                "b": rng.integers(0, 2, n).astype(bool),
+                "v": ak.Array([rng.normal(size=int(m)).tolist() for m in rng.integers(0, 6, n)]),
+            }
+            batches.append(batch)
+            if k == 0:
+                f["ntpl"] = batch
+            else:
+                f["ntpl"].extend(batch)
+    mine = dump(path, "ntpl")
+    expected = {key: [v for b in batches for v in ak.to_list(b[key])] for key in batches[0]}
+    assert len(mine) == 3501
+    for key, values in expected.items():
+        got = [e[key] for e in mine]
+        assert all(same(a, b) for a, b in zip(got, values)), key
