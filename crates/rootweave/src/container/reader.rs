@@ -201,6 +201,13 @@ impl RootFile {
         read_checked(&*self.source, &self.name, self.size, offset, len, what)
     }
 
+    /// Fills `buf` with the bytes at `offset`, checked against the file size; errors name
+    /// `what`.
+    pub fn read_into(&self, offset: u64, buf: &mut [u8], what: &str) -> Result<()> {
+        check_range(&self.name, self.size, offset, buf.len() as u64, what)?;
+        self.source.read_exact_at(buf, offset)
+    }
+
     /// The byte source.
     pub fn source(&self) -> &Arc<dyn ReadAt> {
         &self.source
@@ -237,6 +244,18 @@ fn find(keys: &[KeyInfo], name: &str) -> Option<KeyInfo> {
         .cloned()
 }
 
+fn check_range(name: &str, size: u64, offset: u64, len: u64, what: &str) -> Result<()> {
+    match offset.checked_add(len) {
+        Some(end) if end <= size => Ok(()),
+        _ => Err(Error::format(
+            name,
+            what,
+            offset,
+            format!("{len} bytes at offset {offset} run past the end of the file ({size} bytes)"),
+        )),
+    }
+}
+
 fn read_checked(
     source: &dyn ReadAt,
     name: &str,
@@ -245,19 +264,7 @@ fn read_checked(
     len: u64,
     what: &str,
 ) -> Result<Vec<u8>> {
-    match offset.checked_add(len) {
-        Some(end) if end <= size => {}
-        _ => {
-            return Err(Error::format(
-                name,
-                what,
-                offset,
-                format!(
-                    "{len} bytes at offset {offset} run past the end of the file ({size} bytes)"
-                ),
-            ))
-        }
-    }
+    check_range(name, size, offset, len, what)?;
     let mut buf = vec![0u8; len as usize];
     source.read_exact_at(&mut buf, offset)?;
     Ok(buf)

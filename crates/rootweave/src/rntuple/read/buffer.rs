@@ -96,6 +96,12 @@ macro_rules! each_buffer {
 impl Buffer {
     /// A zero-filled buffer of `len` elements for `target` (offsets get one more).
     pub fn zeroed(target: Target, len: usize) -> Buffer {
+        let buffer = Self::zeroed_plain(target, len);
+        buffer.prefer_huge_pages();
+        buffer
+    }
+
+    fn zeroed_plain(target: Target, len: usize) -> Buffer {
         use LeafType::*;
         match target {
             Target::Index => Buffer::UInt64(vec![0; len + 1]),
@@ -113,6 +119,32 @@ impl Buffer {
                 Float32 => Buffer::Float32(vec![0.0; len]),
                 Float64 => Buffer::Float64(vec![0.0; len]),
             },
+        }
+    }
+
+    /// Asks the kernel to back a large buffer with huge pages: a fresh buffer is filled
+    /// page by page, and with 4 KiB pages the page faults cost more than the decoding.
+    fn prefer_huge_pages(&self) {
+        #[cfg(target_os = "linux")]
+        {
+            fn advise<T>(v: &[T]) {
+                const HUGE: usize = 2 << 20;
+                let bytes = std::mem::size_of_val(v);
+                if bytes < 2 * HUGE {
+                    return;
+                }
+                let start = v.as_ptr() as usize;
+                let aligned = start.next_multiple_of(HUGE);
+                let len = (start + bytes - aligned) / HUGE * HUGE;
+                // SAFETY: [aligned, aligned + len) lies inside the live allocation of `v`
+                // and is page-aligned. MADV_HUGEPAGE is advice about how the kernel backs
+                // those pages; it never changes their contents or validity, so no Rust
+                // invariant depends on whether it succeeds (its result is ignored).
+                unsafe {
+                    libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+                }
+            }
+            each_buffer!(self, v => advise(v), switch(i, t) => { advise(i); advise(t) })
         }
     }
 
@@ -184,6 +216,26 @@ impl Dst<'_> {
     /// True if there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// True if a page of `codec` holds exactly the destination's bytes (see
+    /// [`Dst::native_bytes`]).
+    pub fn is_native(&self, codec: &ColumnCodec) -> bool {
+        use ColumnType as C;
+        cfg!(target_endian = "little")
+            && matches!(
+                (self, codec.ty),
+                (Dst::Int8(_), C::Int8)
+                    | (Dst::UInt8(_), C::UInt8 | C::Char | C::Byte)
+                    | (Dst::Int16(_), C::Int16)
+                    | (Dst::UInt16(_), C::UInt16)
+                    | (Dst::Int32(_), C::Int32)
+                    | (Dst::UInt32(_), C::UInt32)
+                    | (Dst::Int64(_), C::Int64)
+                    | (Dst::UInt64(_), C::UInt64 | C::Index64)
+                    | (Dst::Float32(_), C::Real32)
+                    | (Dst::Float64(_), C::Real64)
+            )
     }
 
     /// The destination's bytes, if a page of `codec` holds exactly these bytes (a plain

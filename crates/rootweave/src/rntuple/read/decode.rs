@@ -301,7 +301,8 @@ fn plain<S: Stored, T: Element>(page: &[u8], out: &mut [T], convert: impl Fn(S) 
     }
 }
 
-/// Byte-split elements: all first bytes, then all second bytes, ...
+/// Byte-split elements: all first bytes, then all second bytes, ... Each width has its
+/// own loop over equally long byte planes, which the compiler turns into vector code.
 #[inline]
 fn split<S: Stored + FromU64, T: Element>(
     page: &[u8],
@@ -310,26 +311,32 @@ fn split<S: Stored + FromU64, T: Element>(
 ) {
     let n = out.len();
     let bytes = &page[..n * S::WIDTH];
-    // Work in blocks so that the byte planes are gathered into a small buffer that stays
-    // in cache, then converted.
-    const BLOCK: usize = 1024;
-    let mut words = [0u64; BLOCK];
-    let mut start = 0;
-    while start < n {
-        let len = BLOCK.min(n - start);
-        let words = &mut words[..len];
-        words.fill(0);
-        for b in 0..S::WIDTH {
-            let plane = &bytes[b * n + start..b * n + start + len];
-            let shift = 8 * b as u32;
-            for (w, &byte) in words.iter_mut().zip(plane) {
-                *w |= (byte as u64) << shift;
+    match S::WIDTH {
+        2 => {
+            let (p0, p1) = bytes.split_at(n);
+            for ((o, &a), &b) in out.iter_mut().zip(p0).zip(p1) {
+                *o = convert(S::from_u64(u16::from_le_bytes([a, b]) as u64));
             }
         }
-        for (o, &w) in out[start..start + len].iter_mut().zip(words.iter()) {
-            *o = convert(S::from_u64(w));
+        4 => {
+            let (p0, rest) = bytes.split_at(n);
+            let (p1, rest) = rest.split_at(n);
+            let (p2, p3) = rest.split_at(n);
+            for (((o, &a), &b), (&c, &d)) in out.iter_mut().zip(p0).zip(p1).zip(p2.iter().zip(p3)) {
+                *o = convert(S::from_u64(u32::from_le_bytes([a, b, c, d]) as u64));
+            }
         }
-        start += len;
+        _ => {
+            let p: Vec<&[u8]> = bytes.chunks_exact(n.max(1)).take(8).collect();
+            let [p0, p1, p2, p3, p4, p5, p6, p7] = p[..] else {
+                return;
+            };
+            for (i, o) in out.iter_mut().enumerate() {
+                let v =
+                    u64::from_le_bytes([p0[i], p1[i], p2[i], p3[i], p4[i], p5[i], p6[i], p7[i]]);
+                *o = convert(S::from_u64(v));
+            }
+        }
     }
 }
 

@@ -78,8 +78,6 @@ impl std::fmt::Debug for RNTupleReader {
 struct PageJob {
     slot: usize,
     field: u32,
-    /// Position of the page's cluster among the clusters read.
-    cluster: usize,
     page: PageInfo,
     codec: ColumnCodec,
     /// Start of the page's elements in the slot's buffer.
@@ -270,7 +268,7 @@ impl RNTupleReader {
             .iter()
             .map(|s| Buffer::zeroed(s.target, s.counts.iter().sum::<u64>() as usize))
             .collect();
-        self.decode_pages(&mut buffers, &jobs, clusters.len(), &slots)?;
+        self.decode_pages(&mut buffers, &jobs, &slots)?;
         let mut buffers: Vec<Option<Buffer>> = buffers.into_iter().map(Some).collect();
         let mut next = 0;
         let mut arrays = Vec::with_capacity(nodes.len());
@@ -349,7 +347,6 @@ impl RNTupleReader {
                         jobs.push(PageJob {
                             slot: index,
                             field: node.field,
-                            cluster: k,
                             page: *page,
                             codec,
                             dst: at as usize,
@@ -429,7 +426,6 @@ impl RNTupleReader {
         &self,
         buffers: &mut [Buffer],
         jobs: &[PageJob],
-        n_clusters: usize,
         slots: &[SlotRead],
     ) -> Result<()> {
         // Destination slices, one per job (index buffers start after their leading 0).
@@ -450,74 +446,146 @@ impl RNTupleReader {
                 dsts[j] = Some(d);
             }
         }
-        let mut work: Vec<(PageJob, Dst)> = jobs
+        let work: Vec<(PageJob, Dst)> = jobs
             .iter()
             .copied()
             .zip(dsts.into_iter().map(|d| d.expect("every job has a slice")))
             .collect();
-        // Windows of consecutive clusters, by stored bytes.
-        let window_bytes = (self.options.memory_budget / 2).max(1 << 20);
-        let mut cluster_bytes = vec![0u64; n_clusters];
-        for (job, _) in &work {
-            cluster_bytes[job.cluster] += job.page.size;
-        }
-        let mut window_of_cluster = vec![0usize; n_clusters];
-        let (mut w, mut acc) = (0usize, 0u64);
-        for k in 0..n_clusters {
-            if acc > 0 && acc + cluster_bytes[k] > window_bytes {
-                w += 1;
-                acc = 0;
+        // Uncompressed pages whose bytes are the values are read straight into place: one
+        // copy from the page cache, no buffer in between.
+        let (direct, mut work): (Vec<_>, Vec<_>) = work.into_iter().partition(|(job, dst)| {
+            job.codec.page_bytes(job.page.n_elements as usize) == Some(job.page.size as usize)
+                && dst.is_native(&job.codec)
+        });
+        self.pool.install(|| {
+            direct
+                .into_par_iter()
+                .try_for_each(|(job, mut dst)| self.read_in_place(&job, &mut dst))
+        })?;
+        // Windows of pages in file order, each at most WINDOW bytes (and half the budget)
+        // of stored pages: small enough to stay in cache between reading and decoding.
+        let window_bytes = (self.options.memory_budget / 2).clamp(1 << 20, WINDOW);
+        work.sort_by_key(|(job, _)| job.page.offset);
+        let mut windows: Vec<Vec<(PageJob, Dst)>> = Vec::new();
+        let mut acc = 0u64;
+        for (job, dst) in work {
+            let size = job.page.size;
+            match windows.last_mut() {
+                Some(w) if acc + size <= window_bytes => w.push((job, dst)),
+                _ => {
+                    windows.push(vec![(job, dst)]);
+                    acc = 0;
+                }
             }
-            acc += cluster_bytes[k];
-            window_of_cluster[k] = w;
+            acc += size;
         }
-        let n_windows = if n_clusters == 0 { 0 } else { w + 1 };
-        let mut windows: Vec<Vec<(PageJob, Dst)>> = (0..n_windows).map(|_| Vec::new()).collect();
-        for (job, dst) in work.drain(..) {
-            windows[window_of_cluster[job.cluster]].push((job, dst));
-        }
-        // One thread fetches the next window while the pool decodes the current one.
-        let ranges: Vec<Vec<(u64, u64)>> = windows.iter().map(|w| coalesce(w)).collect();
+        let plans: Vec<Vec<Range<u64>>> = windows
+            .iter()
+            .map(|w| coalesce(w, self.descriptor.anchor.max_key_size))
+            .collect();
+        // One thread fetches the next window while the pool decodes the current one; the
+        // fetch buffers go back to it to be reused (fresh memory costs page faults).
         std::thread::scope(|scope| -> Result<()> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Fetched>>(1);
+            let (give_back, take_back) = std::sync::mpsc::channel::<Vec<u8>>();
             let fetcher = scope.spawn(move || {
-                for r in &ranges {
-                    let fetched = self.fetch(r);
+                for ranges in &plans {
+                    let buffer = take_back.try_recv().unwrap_or_default();
+                    let fetched = self.fetch(ranges, buffer);
                     let failed = fetched.is_err();
                     if tx.send(fetched).is_err() || failed {
                         return;
                     }
                 }
             });
+            let mut result = Ok(());
             for window in windows {
-                let fetched = rx.recv().map_err(|_| {
-                    Error::InvalidArgument("the page fetching thread stopped".into())
-                })??;
-                self.pool.install(|| {
+                let fetched = match rx.recv() {
+                    Ok(Ok(f)) => f,
+                    Ok(Err(e)) => {
+                        result = Err(e);
+                        break;
+                    }
+                    Err(_) => {
+                        result = Err(Error::InvalidArgument(
+                            "the page fetching thread stopped".into(),
+                        ));
+                        break;
+                    }
+                };
+                result = self.pool.install(|| {
                     window
                         .into_par_iter()
                         .try_for_each(|(job, mut dst)| self.decode_page(&fetched, &job, &mut dst))
-                })?;
+                });
+                if result.is_err() {
+                    break;
+                }
+                give_back.send(fetched.bytes).ok();
             }
+            drop(rx);
             fetcher.join().ok();
-            Ok(())
+            result
         })
     }
 
-    /// Reads the coalesced byte ranges of a window.
-    fn fetch(&self, ranges: &[(u64, u64)]) -> Result<Fetched> {
+    /// Reads the coalesced byte ranges of a window into `buffer` (reused).
+    fn fetch(&self, ranges: &[Range<u64>], mut buffer: Vec<u8>) -> Result<Fetched> {
         let name = format!("RNTuple '{}' pages", self.descriptor.name);
-        let parts = ranges
-            .iter()
-            .map(|&(start, end)| {
-                Ok((
-                    start,
+        let total: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+        // Grown when needed, never cleared: every byte is overwritten by the reads.
+        if buffer.len() < total as usize {
+            buffer.resize(total as usize, 0);
+        }
+        let mut parts = Vec::with_capacity(ranges.len());
+        let mut at = 0usize;
+        let max_key = self.descriptor.anchor.max_key_size;
+        for r in ranges {
+            let len = (r.end - r.start) as usize;
+            let dst = &mut buffer[at..at + len];
+            if max_key > 0 && r.end - r.start > max_key {
+                // A page split over several keys.
+                let bytes =
                     self.descriptor
-                        .read_blob(&self.file, start, end - start, &name)?,
-                ))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Fetched { parts })
+                        .read_blob(&self.file, r.start, r.end - r.start, &name)?;
+                dst.copy_from_slice(&bytes);
+            } else {
+                self.file.read_into(r.start, dst, &name)?;
+            }
+            parts.push((r.start, at));
+            at += len;
+        }
+        Ok(Fetched {
+            parts,
+            bytes: buffer,
+        })
+    }
+
+    /// Reads an uncompressed page of native values into its destination and checks its
+    /// checksum there.
+    fn read_in_place(&self, job: &PageJob, dst: &mut Dst) -> Result<()> {
+        let page = &job.page;
+        let object = format!(
+            "RNTuple '{}' page of field '{}'",
+            self.descriptor.name,
+            self.descriptor.field_path(job.field)
+        );
+        let bytes = dst.native_bytes(&job.codec).expect("checked by is_native");
+        self.file.read_into(page.offset, bytes, &object)?;
+        if page.has_checksum && self.options.verify_checksums {
+            let mut stored = [0u8; 8];
+            self.file
+                .read_into(page.offset + page.size, &mut stored, &object)?;
+            if xxh3_64(bytes) != u64::from_le_bytes(stored) {
+                return Err(Error::format(
+                    self.file.name(),
+                    object,
+                    page.offset,
+                    "page checksum mismatch",
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn decode_page(&self, fetched: &Fetched, job: &PageJob, dst: &mut Dst) -> Result<()> {
@@ -782,40 +850,51 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// The bytes of one window, in coalesced parts.
+/// Stored bytes of a window read at most at once.
+const WINDOW: u64 = 32 << 20;
+
+/// The bytes of one window: the coalesced ranges one after the other.
 struct Fetched {
-    parts: Vec<(u64, Vec<u8>)>,
+    /// File offset of each range and where it starts in `bytes`.
+    parts: Vec<(u64, usize)>,
+    bytes: Vec<u8>,
 }
 
 impl Fetched {
     fn get(&self, offset: u64, len: u64) -> &[u8] {
         let i = self.parts.partition_point(|(start, _)| *start <= offset) - 1;
-        let (start, bytes) = &self.parts[i];
-        let at = (offset - start) as usize;
-        &bytes[at..at + len as usize]
+        let (start, at) = self.parts[i];
+        let from = at + (offset - start) as usize;
+        &self.bytes[from..from + len as usize]
     }
 }
 
 /// Byte ranges to read for a window's pages: sorted, with ranges closer than a gap
-/// merged, so that neighbouring pages are read at once.
-fn coalesce(window: &[(PageJob, Dst)]) -> Vec<(u64, u64)> {
+/// merged, so that neighbouring pages are read at once. A page split over several keys
+/// (larger than the maximum key size) is read on its own.
+fn coalesce(window: &[(PageJob, Dst)], max_key_size: u64) -> Vec<Range<u64>> {
     const GAP: u64 = 64 << 10;
-    const MAX_READ: u64 = 64 << 20;
-    let mut ranges: Vec<(u64, u64)> = window
+    let mut ranges: Vec<Range<u64>> = window
         .iter()
         .map(|(j, _)| {
             let len = j.page.size + if j.page.has_checksum { 8 } else { 0 };
-            (j.page.offset, j.page.offset + len)
+            j.page.offset..j.page.offset + len
         })
         .collect();
-    ranges.sort_unstable();
-    let mut out: Vec<(u64, u64)> = Vec::new();
-    for (s, e) in ranges {
+    ranges.sort_unstable_by_key(|r| (r.start, r.end));
+    let chunked = |r: &Range<u64>| max_key_size > 0 && r.end - r.start > max_key_size;
+    let mut out: Vec<Range<u64>> = Vec::new();
+    for r in ranges {
         match out.last_mut() {
-            Some(last) if s <= last.1 + GAP && e.max(last.1) - last.0 <= MAX_READ => {
-                last.1 = last.1.max(e)
+            Some(last)
+                if r.start <= last.end + GAP
+                    && !chunked(last)
+                    && !chunked(&r)
+                    && r.end.max(last.end) - last.start <= max_key_size.max(GAP) =>
+            {
+                last.end = last.end.max(r.end)
             }
-            _ => out.push((s, e)),
+            _ => out.push(r),
         }
     }
     out
