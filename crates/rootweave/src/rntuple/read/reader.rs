@@ -328,7 +328,15 @@ impl RNTupleReader {
                     Some(m) => m.saturating_mul(cluster.n_entries),
                     None => available,
                 };
-                if available > count {
+                // Only a deferred column (added to the schema later, or absent from this
+                // cluster's page list) may hold fewer elements than its entries need; any
+                // other shortfall is corruption (and must not make us allocate for it).
+                let deferred = active.is_none()
+                    || slot.representations.iter().any(|&c| {
+                        let col = &self.descriptor.columns[c as usize];
+                        col.first_element > 0 || col.deferred_suppressed
+                    });
+                if available > count || (available < count && !deferred) {
                     return Err(self.corrupt(
                         node.field,
                         format!(
@@ -339,7 +347,7 @@ impl RNTupleReader {
                     ));
                 }
                 // Deferred columns: the missing leading elements are zeros.
-                let mut at = dst + (count - available);
+                let mut at = dst.saturating_add(count - available);
                 if let Some((c, pages)) = active {
                     let codec = codec_of(&self.descriptor, c);
                     for page in &pages.pages {
@@ -355,7 +363,7 @@ impl RNTupleReader {
                     }
                 }
                 counts.push(count);
-                dst += count;
+                dst = dst.saturating_add(count);
             }
             if dst > (1u64 << 40) {
                 return Err(self.corrupt(node.field, format!("{dst} elements is implausible")));
@@ -783,9 +791,11 @@ impl RNTupleReader {
                     );
                 }
                 previous = *v;
-                *v += base;
+                *v = v.checked_add(base).ok_or_else(|| {
+                    self.corrupt(field, format!("collection offsets overflow in cluster {k}"))
+                })?;
             }
-            base += previous;
+            base = base.saturating_add(previous);
             at += count as usize;
         }
         Ok(offsets)
@@ -826,11 +836,12 @@ impl RNTupleReader {
                 }
                 if tag > 0 {
                     let a = tag - 1;
-                    in_cluster[a] = in_cluster[a].max(index[i] + 1);
-                    index[i] += base[a];
-                    if index[i] >= alternatives[a].len() as u64 {
+                    let global = index[i].saturating_add(base[a]);
+                    if global >= alternatives[a].len() as u64 {
                         return Err(self.corrupt(field, "variant index out of range".into()));
                     }
+                    in_cluster[a] = in_cluster[a].max(index[i] + 1);
+                    index[i] = global;
                 } else {
                     index[i] = 0;
                 }
