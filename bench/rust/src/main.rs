@@ -1,8 +1,14 @@
 //! rootweave's side of `bench/rntuple_write.py`: writes the same values as ROOT's side
-//! (`bench/cpp/root_write.cxx`) and prints the time of the writing alone.
+//! (`bench/cpp/root_write.cxx`) and prints the time of the writing alone; and of
+//! `bench/rntuple_read.py` (see `read.rs`).
 //!
 //!     rootweave-bench int32 OUT ENTRIES COMPRESSION
 //!     rootweave-bench nanoaod OUT DUMP_DIR COMPRESSION
+//!     rootweave-bench read FILE NTUPLE THREADS VERIFY BUDGET_MIB [FIELD...]
+//!     rootweave-bench pages FILE NTUPLE THREADS [FIELD...]
+//!     rootweave-bench memcpy THREADS MIB
+
+mod read;
 
 use std::path::Path;
 use std::time::Instant;
@@ -182,6 +188,20 @@ fn rss_kib() -> u64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    type Command = fn(&[String]) -> rootweave::Result<()>;
+    let reading: Option<Command> = match args.get(1).map(String::as_str) {
+        Some("read") => Some(read::read),
+        Some("pages") => Some(read::pages),
+        Some("memcpy") => Some(read::memcpy),
+        _ => None,
+    };
+    if let Some(run) = reading {
+        if let Err(e) = run(&args[2..]) {
+            eprintln!("rootweave-bench: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     if args.len() != 5 {
         eprintln!("usage: rootweave-bench int32 OUT ENTRIES COMPRESSION | nanoaod OUT DUMP_DIR COMPRESSION");
         std::process::exit(2);
