@@ -44,10 +44,13 @@ References, measured by `rootweave-bench` on the same machine:
                   (rootweave::compress::decompress_into into a mapped buffer, pages already in
                   memory, T threads); ratio = reader's MB/s / codec's MB/s. For `none` this is
                   a copy of the pages.
-rootweave's phases (`rootweave-bench pages`, same pages): fetch (reading the pages from the file
-into new buffers, as the reader does, one thread), decompress (as above), decode (decoded
-bytes into typed buffers already mapped; "fresh": into new zero-filled buffers, which includes
-mapping their memory), zero-fill (allocating and touching buffers of the arrays' size).
+rootweave's phases (`rootweave-bench pages`, same pages, each timed alone): fetch (reading the
+pages from the page cache in large coalesced ranges, one thread, into newly allocated buffers;
+and into buffers already mapped), decompress (as above), decode (decompressed bytes into typed
+buffers already mapped; "fresh": into new buffers from the library's Buffer::zeroed, which
+includes mapping their memory), zero-fill (allocating and touching buffers of the arrays' size,
+with 4 KiB pages and with transparent huge pages), and an alternative one-pass decoder for the
+int32 files' encoding (byte-split, zigzag) as a yardstick for the library's decoder.
 With --profile, rootweave's reads also run under `perf record` (DWARF call graphs), and the CPU
 time is split by where it is spent.
 
@@ -342,7 +345,7 @@ def check(results):
 CATEGORIES = [
     # (category, any of these in a frame), checked in order against the whole stack
     ("process start and exit", ["_dl_start", "_dl_init", "do_exit", "exit_mmap", "load_elf_binary"]),
-    ("page faults: read buffers (fetch)", None),
+    ("page faults in file reads (pread into new memory)", None),
     ("page faults: arrays and other new memory", None),
     ("freeing buffers (munmap)", ["munmap", "__vm_munmap"]),
     ("checksums (xxh3)", ["xxh3", "xxhash"]),
@@ -362,7 +365,7 @@ def categorize(frames):
         return CATEGORIES[0][0]
     if "exc_page_fault" in text:
         if "read_exact_at" in text or "pread" in text:
-            return "page faults: read buffers (fetch)"
+            return "page faults in file reads (pread into new memory)"
         return "page faults: arrays and other new memory"
     for name, keys in CATEGORIES[3:]:
         if any(k in text for k in keys):
@@ -527,12 +530,12 @@ def print_phases(results):
               f"{ms(p['decode_seconds'])} {ms(p['decode_fresh_seconds'])} {ms(p['zero_fill_seconds'])} | "
               f"{ms(p['fetch_mapped_seconds'])} {ms(p['zero_fill_huge_seconds'])} {ms(p.get('decode_alt_seconds'))}")
     print("  read: RNTupleReader::read alone (open and sum excluded); no-ck: the same with verify_checksums false;\n"
-          "  fetch: the pages' bytes read from the page cache into new buffers in large ranges, as the reader does\n"
-          "  (one thread); decomp: the codec alone; decode: decompressed bytes into typed buffers already mapped;\n"
-          "  fresh: the same into new zero-filled buffers (allocation, page faults and decode); zero: allocating and\n"
-          "  touching zero-filled buffers of the arrays' size. What-ifs: fetch-m: the same reads into buffers already\n"
-          "  mapped (reused); zero-hp: zero-filled buffers with transparent huge pages (madvise); dec-alt: a fused\n"
-          "  one-pass decoder for byte-split zigzag int32 (bench/rust/src/read.rs), same values as the library's.")
+          "  fetch: the pages' bytes read from the page cache in large ranges into newly allocated buffers (one\n"
+          "  thread); fetch-m: the same reads into buffers already mapped; decomp: the codec alone; decode:\n"
+          "  decompressed bytes into typed buffers already mapped; fresh: the same into new buffers from the\n"
+          "  library's Buffer::zeroed (allocation, page faults and decode); zero: allocating and touching zero-filled\n"
+          "  buffers of the arrays' size with 4 KiB pages; zero-hp: the same with transparent huge pages (madvise);\n"
+          "  dec-alt: a one-pass decoder for byte-split zigzag int32 (bench/rust/src/read.rs), as a yardstick.")
 
 
 def print_profiles(profiles):

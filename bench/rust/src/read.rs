@@ -4,8 +4,9 @@
 //!   read and a sum over every value read (so that no work can be skipped).
 //! - `pages`: the same pages, phase by phase: fetching them from the file, decompressing
 //!   them with the codec alone, decoding them into typed buffers, and allocating and
-//!   touching zero-filled buffers of the read's size. Decompression alone is the "raw codec"
-//!   reference; the phases show where a read's time goes.
+//!   touching zero-filled buffers of the read's size (plus a few alternatives to compare
+//!   with). Decompression alone is the "raw codec" reference; the phases show where a
+//!   read's time goes.
 //! - `memcpy`: copying a buffer, the memory bandwidth reference.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -291,7 +292,7 @@ pub fn pages(args: &[String]) -> rootweave::Result<()> {
     let uncompressed: usize = jobs.iter().map(|j| j.bytes).sum();
 
     // Fetch: every page's stored bytes (with its checksum), read in large coalesced ranges
-    // into new buffers, as the reader fetches a window.
+    // into newly allocated buffers.
     let mut ranges: Vec<(u64, u64)> = jobs
         .iter()
         .map(|j| {
