@@ -54,7 +54,8 @@ int32 files' encoding (byte-split, zigzag) as a yardstick for the library's deco
 With --profile, rootweave's reads also run under `perf record` (DWARF call graphs), and the CPU
 time is split by where it is spent.
 
-Before each case the file is read once so that every run reads it from the page cache. Before
+Before each case the file is read once so that every run reads it from the page cache, and every
+measurement starts with one untimed warm-up run (--no-warmup to skip it). Before
 every run the script waits (up to --quiet-wait seconds) until the CPUs are idle, and records how
 busy they were and the load average in the JSON. Fixed costs (each reader on a one-cluster file)
 are measured first. Results: bench/out/rntuple_read.json.
@@ -173,6 +174,7 @@ def wait_quiet():
 
 
 QUIET_WAIT = [10.0]
+WARMUP = [True]
 
 
 def run(cmd):
@@ -208,6 +210,10 @@ def run(cmd):
 
 
 def best_run(cmd, repeat):
+    """`repeat` timed runs after one untimed warm-up run (on this virtual machine the first
+    touch of memory after an idle period is several times slower)."""
+    if WARMUP[0]:
+        run(cmd)
     runs = [run(cmd) for _ in range(repeat)]
     best = min(runs, key=lambda r: r["seconds"])
     best["all_seconds"] = [r["seconds"] for r in runs]
@@ -376,6 +382,7 @@ def categorize(frames):
 def perf_profile(cmd, label):
     """CPU time of a run by category (perf record with DWARF call graphs)."""
     data = WORK / "perf.data"
+    run(cmd)  # warm-up, as for the timed runs
     rec = subprocess.run(["perf", "record", "-F", "2000", "--call-graph", "dwarf,16384", "-o", data, "--",
                           *map(str, cmd)], capture_output=True, text=True)
     if rec.returncode:
@@ -548,6 +555,8 @@ def print_profiles(profiles):
         print(f"  {p['label']}: {p['total_cpu_ms']:.0f} ms CPU" + (f" (wall {wall * 1e3:.0f} ms)" if wall else ""))
         for cat, ms in p["cpu_ms"].items():
             print(f"      {ms:8.1f} ms {100 * ms / p['total_cpu_ms']:5.1f}%  {cat}")
+    print("  page faults include the kernel zeroing the new memory; other: mostly addresses without symbols\n"
+          "  (with zstd, code inlined into libzstd's frame decoding, such as its XXH64 content checksum).")
 
 
 def git_state():
@@ -573,8 +582,10 @@ def main():
     parser.add_argument("--profile", action="store_true", help="also run rootweave's reads under perf")
     parser.add_argument("--quiet-wait", type=float, default=10.0,
                         help="before each run, wait up to this many seconds for other processes to leave the CPUs")
+    parser.add_argument("--no-warmup", action="store_true", help="no untimed run before the timed ones")
     args = parser.parse_args()
     QUIET_WAIT[0] = args.quiet_wait
+    WARMUP[0] = not args.no_warmup
     threads_list = [int(t) for t in args.threads.split(",")]
 
     build()
@@ -635,7 +646,8 @@ def main():
             "root_version": next((r["root_view"].get("root_version") for r in results if "root_view" in r), None),
             "uproot_version": next((r["uproot"].get("uproot_version") for r in results if "uproot" in r), None),
             "payload_definition": "uncompressed bytes of the pages of the columns read",
-            "memcpy": memcpy, "fixed_costs_seconds": fixed, "quiet_wait_seconds": args.quiet_wait}
+            "memcpy": memcpy, "fixed_costs_seconds": fixed, "quiet_wait_seconds": args.quiet_wait,
+            "warmup_run": WARMUP[0]}
     (OUT / "rntuple_read.json").write_text(json.dumps(
         {"meta": meta, "results": results, "targets": goals, "profiles": profiles, "problems": problems},
         indent=2, default=str))
