@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # The whole test suite: makes the Python environment in .venv if it is missing (CERN ROOT's
-# pip wheel, uproot, awkward, numpy, pytest), builds the workspace, runs the Rust tests and
-# the Python interoperability tests against ROOT and uproot.
+# pip wheel, uproot, awkward, numpy, pytest, pyarrow, polars, matplotlib, maturin), builds
+# the workspace and the `rootweave` Python package (into .venv), runs the Rust tests and the
+# Python tests against ROOT and uproot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=.venv
-if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT" >/dev/null 2>&1; then
-  echo "== setting up $VENV (ROOT, uproot, awkward, numpy, pytest)"
-  python3 -m venv "$VENV"
+PACKAGES="root uproot awkward numpy pytest pyarrow polars matplotlib maturin"
+if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT, pyarrow, polars, matplotlib, maturin" >/dev/null 2>&1; then
+  echo "== setting up $VENV ($PACKAGES)"
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --upgrade pip
-  "$VENV/bin/pip" install --quiet root uproot awkward numpy pytest
+  "$VENV/bin/pip" install --quiet $PACKAGES
 fi
 
 echo "== cargo build"
 cargo build --release --workspace --bins
 echo "== cargo test"
 cargo test --release --workspace
+echo "== python package (maturin develop --release)"
+(cd crates/rootweave-py && VIRTUAL_ENV="$PWD/../../$VENV" CARGO_TARGET_DIR="$PWD/../../target/py" \
+  "../../$VENV/bin/maturin" develop --release --quiet)
 echo "== pytest"
 "$VENV/bin/python" -m pytest tests/python -q -p no:cacheprovider "$@"

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import uproot
 
+from compare import same
 from conftest import HERE, TARGET, TESTDATA, rootweave
 
 ENTRIES = 20_000
@@ -24,29 +25,6 @@ COMPRESSIONS = [0, 101, 207, 404, 505]
 def dump(path, name, *args):
     out = rootweave("dump", path, name, "--json", *args)
     return [json.loads(line) for line in out.splitlines()]
-
-
-def same(mine, theirs):
-    """Exact comparison of JSON values with what uproot returns: NaN and infinities are
-    strings in the JSON, and a float32 printed in its shortest form parses to the same
-    float32."""
-    if isinstance(mine, str) and mine in ("nan", "inf", "-inf") and isinstance(theirs, float):
-        return str(theirs) == {"nan": "nan", "inf": "inf", "-inf": "-inf"}[mine]
-    if isinstance(mine, bool) or isinstance(theirs, bool):
-        return mine == theirs
-    if isinstance(mine, (int, float)) and isinstance(theirs, (int, float)):
-        if mine == theirs:
-            return True
-        as32 = float(np.float32(theirs))
-        return as32 == theirs and float(np.float32(mine)) == as32
-    if isinstance(mine, list) and isinstance(theirs, (list, tuple)):
-        return len(mine) == len(theirs) and all(same(a, b) for a, b in zip(mine, theirs))
-    if isinstance(mine, dict) and isinstance(theirs, tuple):
-        # uproot reads pairs and tuples (members _0, _1, ...) and empty structs as tuples.
-        return list(mine) == [f"_{i}" for i in range(len(theirs))] and same(list(mine.values()), list(theirs))
-    if isinstance(mine, dict) and isinstance(theirs, dict):
-        return mine.keys() == theirs.keys() and all(same(mine[k], theirs[k]) for k in mine)
-    return mine == theirs
 
 
 def rntuples_in(path):

@@ -1,0 +1,355 @@
+"""rootweave: fast, parallel, memory-bounded reading and writing of CERN ROOT files.
+
+Reading::
+
+    import rootweave
+    with rootweave.open("events.root") as f:
+        events = f["Events"]                      # an RNTuple
+        arrays = events.arrays(["MET_pt", "Muon_pt"], library="ak")
+
+Writing::
+
+    with rootweave.create("out.root") as f:
+        ntuple = f.mkrntuple("Events", {"x": "int32", "pt": "var * float32"})
+        ntuple.extend({"x": np.arange(3, dtype=np.int32), "pt": ak.Array([[1.0], [], [2.0, 3.0]])})
+
+The decompression, decoding, encoding and compression run in Rust with the GIL released.
+NumPy is the only hard dependency; Awkward, pyarrow and Polars are imported when asked for.
+"""
+
+import re
+
+import numpy as np
+
+from . import _convert, _types
+from ._rootweave import RootFileError
+from ._rootweave import Context as _Context
+from ._rootweave import ParallelWriter as _ParallelWriter
+from ._rootweave import RNTuple as _RNTuple
+from ._rootweave import Writer as _Writer
+from ._rootweave import list_keys as _list_keys
+
+__all__ = ["open", "create", "ReadOnlyFile", "RNTuple", "WritableFile", "RNTupleWriter",
+           "ParallelRNTupleWriter", "FillContext", "RootFileError"]
+__version__ = "0.1.0"
+
+LIBRARIES = ("np", "ak", "pa", "pl")
+
+
+def open(path):  # noqa: A001 - the name users expect, as in uproot
+    """Opens a ROOT file for reading; use it as a context manager."""
+    return ReadOnlyFile(str(path))
+
+
+def create(path, compression="zstd:5"):
+    """Creates (or overwrites) a ROOT file for writing RNTuples.
+
+    `compression`: "none", "zlib", "lz4", "zstd" or "lzma" with an optional ":level", or
+    ROOT's integer setting (e.g. 505)."""
+    return WritableFile(str(path), str(compression))
+
+
+class ReadOnlyFile:
+    """A ROOT file open for reading: its keys, and its RNTuples by name."""
+
+    def __init__(self, path):
+        self.path = path
+        self._keys = _list_keys(path)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Nothing to release: every read opens what it needs."""
+
+    def keys(self):
+        """Names of the objects in the top directory, with their cycles (`name;1`)."""
+        return [f"{name};{cycle}" for name, _, cycle in self._keys]
+
+    def classnames(self):
+        """`{name;cycle: class name}` of the objects in the top directory."""
+        return {f"{name};{cycle}": cls for name, cls, cycle in self._keys}
+
+    def __contains__(self, name):
+        base = name.split(";")[0]
+        return any(k == base for k, _, _ in self._keys)
+
+    def __getitem__(self, name):
+        base = name.split(";")[0]
+        classes = [cls for k, cls, _ in self._keys if k == base]
+        if not classes:
+            raise KeyError(f"{self.path}: no object named '{name}'")
+        if classes[-1] != "ROOT::RNTuple":
+            raise TypeError(f"'{name}' is a {classes[-1]}: only RNTuples can be read so far")
+        return RNTuple(self.path, name)
+
+    def __repr__(self):
+        return f"<rootweave.ReadOnlyFile {self.path!r}>"
+
+
+class RNTuple:
+    """An RNTuple: its schema and its data as NumPy, Awkward, Arrow or Polars objects."""
+
+    def __init__(self, path, name, threads=0, memory_budget=256 << 20):
+        self.path, self.name = path, name
+        self._readers = {threads: _RNTuple(path, name, threads=threads, memory_budget=memory_budget)}
+        self._memory_budget = memory_budget
+
+    def _reader(self, threads=None):
+        key = 0 if threads is None else int(threads)
+        if key not in self._readers:
+            self._readers[key] = _RNTuple(self.path, self.name, threads=key, memory_budget=self._memory_budget)
+        return self._readers[key]
+
+    @property
+    def num_entries(self):
+        """Number of entries."""
+        return self._reader().num_entries
+
+    def keys(self):
+        """Names of the top-level fields."""
+        return self._reader().keys()
+
+    def show(self):
+        """Prints every field (dotted path) with its C++ type and column types."""
+        rows = self._reader().describe()
+        width = max([len(p) for p, _, _ in rows] + [5])
+        print(f"{'field':<{width}}  {'type':<40}  columns")
+        for path, ctype, columns in rows:
+            print(f"{path:<{width}}  {ctype or '(untyped)':<40}  {columns}")
+
+    def arrays(self, fields=None, entry_start=None, entry_stop=None, library="ak", threads=None):
+        """Reads `fields` (default: all top-level fields; nested ones by dotted path, e.g.
+        "Muon.Muon_pt") for entries `entry_start:entry_stop`.
+
+        library: "np" (dict of NumPy arrays; variable-length data as object arrays), "ak"
+        (an Awkward record array), "pa" (a pyarrow Table), "pl" (a Polars DataFrame).
+        threads: decompression threads (default: all cores)."""
+        if library not in LIBRARIES:
+            raise ValueError(f"library must be one of {LIBRARIES}, not {library!r}")
+        n = self.num_entries
+        start = 0 if entry_start is None else _clip(entry_start, n)
+        stop = n if entry_stop is None else _clip(entry_stop, n)
+        stop = max(start, stop)
+        names = [] if fields is None else ([fields] if isinstance(fields, str) else list(fields))
+        columns = self._reader(threads).read(names, start, stop)
+        return _build(columns, library, stop - start)
+
+    def iterate(self, step_size="100 MB", fields=None, entry_start=None, entry_stop=None, library="ak",
+                threads=None):
+        """Yields the data in chunks of about `step_size` (entries as an int, or bytes of
+        stored data as "100 MB"), whole clusters at a time where they fit, so that memory
+        stays bounded."""
+        n = self.num_entries
+        start = 0 if entry_start is None else _clip(entry_start, n)
+        stop = n if entry_stop is None else _clip(entry_stop, n)
+        reader = self._reader(threads)
+        names = [] if fields is None else ([fields] if isinstance(fields, str) else list(fields))
+        for a, b in _steps(reader, step_size, start, stop):
+            yield _build(reader.read(names, a, b), library, b - a)
+
+    def __len__(self):
+        return self.num_entries
+
+    def __repr__(self):
+        return f"<rootweave.RNTuple {self.name!r} in {self.path!r}: {self.num_entries} entries>"
+
+
+def _clip(i, n):
+    i = int(i)
+    return max(0, min(n, i + n if i < 0 else i))
+
+
+def _parse_size(step):
+    if isinstance(step, (int, np.integer)):
+        return int(step), None
+    m = re.fullmatch(r"\s*([0-9.]+)\s*([kKmMgG]i?[bB]|[bB])?\s*", str(step))
+    if not m:
+        raise ValueError(f"step_size {step!r}: an entry count or a size like '100 MB'")
+    units = {"b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30}
+    return None, float(m.group(1)) * units[(m.group(2) or "b").lower()]
+
+
+def _steps(reader, step_size, start, stop):
+    entries, size = _parse_size(step_size)
+    if entries is not None:
+        for a in range(start, stop, max(1, entries)):
+            yield a, min(stop, a + entries)
+        return
+    # By size: clusters grouped while their share of the stored bytes (of all fields, an
+    # upper bound for a subset) fits the step.
+    clusters = [(a, b) for a, b in reader.cluster_ranges() if b > start and a < stop]
+    total = max(1, reader.num_entries)
+    stored = _stored_bytes(reader)
+    per_entry = stored / total
+    a = start
+    while a < stop:
+        b = a
+        for ca, cb in clusters:
+            if cb <= b:
+                continue
+            if b > a and (cb - a) * per_entry > size:
+                break
+            b = cb
+        b = min(max(b, a + 1), stop)
+        yield a, b
+        a = b
+
+
+def _stored_bytes(reader):
+    return reader.stored_bytes()
+
+
+def _build(columns, library, length):
+    if library == "np":
+        return {name: _convert.to_numpy(layout) for name, layout in columns}
+    if library == "ak":
+        import awkward as ak
+
+        contents = [_convert.to_awkward_content(layout) for _, layout in columns]
+        names = [name for name, _ in columns]
+        return ak.Array(ak.contents.RecordArray(contents, names, length=length))
+    import pyarrow as pa
+
+    table = pa.table({name: _convert.to_arrow(layout) for name, layout in columns}) if columns else \
+        pa.table({})
+    if library == "pa":
+        return table
+    import polars as pl
+
+    for field in table.schema:
+        if _has_union(field.type):
+            raise TypeError(f"field '{field.name}' holds a std::variant, which Polars cannot represent: "
+                            "read it with library='ak' or 'pa'")
+    return pl.from_arrow(table)
+
+
+def _has_union(t):
+    import pyarrow as pa
+
+    if pa.types.is_union(t):
+        return True
+    return any(_has_union(t.field(i).type) for i in range(t.num_fields))
+
+
+class WritableFile:
+    """A ROOT file being written: holds one RNTuple (made with `mkrntuple` or
+    `mkrntuple_parallel`)."""
+
+    def __init__(self, path, compression):
+        self.path, self.compression = path, compression
+        self._writers = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def mkrntuple(self, name, schema):
+        """Starts RNTuple `name` with `schema`: a dict of field name to type (NumPy dtype,
+        "float32", "var * float32", "string", "{x: float32, y: var * int32}", an Awkward
+        or pyarrow type) or a pyarrow schema. Returns a writer with `extend(dict)`."""
+        self._check_one()
+        writer = RNTupleWriter(self.path, name, schema, self.compression)
+        self._writers.append(writer)
+        return writer
+
+    def mkrntuple_parallel(self, name, schema, memory_budget=256 << 20):
+        """Starts RNTuple `name` for writing from many threads: get one fill context per
+        thread with `context()`. Buffered data stays within `memory_budget` bytes."""
+        self._check_one()
+        writer = ParallelRNTupleWriter(self.path, name, schema, self.compression, memory_budget)
+        self._writers.append(writer)
+        return writer
+
+    def _check_one(self):
+        if self._writers:
+            raise ValueError("this file already holds an RNTuple (one per file so far)")
+
+    def close(self):
+        """Closes every writer (and so the file)."""
+        for w in self._writers:
+            w.close()
+
+
+class RNTupleWriter:
+    """Writes one RNTuple from one thread at a time."""
+
+    def __init__(self, path, name, schema, compression="zstd:5"):
+        self.types = _types.schema_types(schema)
+        self._writer = _Writer(path, name, self.types, compression)
+        self._closed = False
+        self.summary = None
+
+    def extend(self, data):
+        """Appends a batch: a dict (or Awkward record array) with one array per field, all
+        of the same length. Checked as a whole before anything is written."""
+        self._writer.extend(_batch(data, self.types))
+
+    def close(self):
+        """Writes what is buffered and closes the file."""
+        if not self._closed:
+            self.summary = self._writer.close()
+            self._closed = True
+        return self.summary
+
+
+class ParallelRNTupleWriter:
+    """Writes one RNTuple from many threads at once through fill contexts."""
+
+    def __init__(self, path, name, schema, compression="zstd:5", memory_budget=256 << 20):
+        self.types = _types.schema_types(schema)
+        self._writer = _ParallelWriter(path, name, self.types, compression, memory_budget)
+        self._contexts = []
+        self._closed = False
+        self.summary = None
+
+    def context(self):
+        """A new fill context for one thread."""
+        context = FillContext(self._writer.context(), self.types)
+        self._contexts.append(context)
+        return context
+
+    def close(self):
+        """Commits every context's data and closes the file."""
+        if not self._closed:
+            for c in self._contexts:
+                c.close()
+            self.summary = self._writer.close()
+            self._closed = True
+        return self.summary
+
+
+class FillContext:
+    """One thread's handle on a parallel writer: `extend` encodes and compresses on the
+    calling thread with the GIL released."""
+
+    def __init__(self, context, types):
+        self._context, self.types = context, types
+
+    def extend(self, data):
+        """Appends a batch (as for `RNTupleWriter.extend`)."""
+        self._context.extend(_batch(data, self.types))
+
+    def close(self):
+        """Commits what this context holds."""
+        self._context.close()
+
+
+def _batch(data, types):
+    lengths = set()
+    out = []
+    for name, ftype in types:
+        try:
+            values = data[name]
+        except (KeyError, ValueError):
+            raise ValueError(f"field '{name}' is missing from the batch") from None
+        lengths.add(len(values))
+        out.append(_types.batch(values, ftype, name))
+    if len(lengths) > 1:
+        raise ValueError(f"the fields of a batch have different lengths: {sorted(lengths)}")
+    return out

@@ -1,0 +1,129 @@
+"""Layouts (nested dicts of NumPy arrays made by the extension module) to NumPy, Awkward
+and Arrow objects, sharing the buffers wherever the layouts agree."""
+
+import numpy as np
+
+
+def to_numpy(layout):
+    """A NumPy array: flat values as they are, fixed-size arrays as extra dimensions,
+    strings and variable-length data as object arrays (one entry per element)."""
+    kind = layout["kind"]
+    if "data" in layout:
+        return layout["data"]
+    if kind == "fixed":
+        inner = to_numpy(layout["values"])
+        if inner.dtype != object:
+            return inner.reshape((-1, layout["size"]) + inner.shape[1:])
+        out = np.empty(len(inner) // layout["size"], dtype=object)
+        for i in range(len(out)):
+            out[i] = inner[i * layout["size"]:(i + 1) * layout["size"]]
+        return out
+    if kind == "string":
+        offsets, data = layout["offsets"], layout["bytes"].tobytes()
+        return np.array([data[a:b].decode("utf-8", "replace") for a, b in zip(offsets[:-1], offsets[1:])],
+                        dtype=object)
+    if kind in ("list", "optional"):
+        offsets = layout["offsets"].astype(np.int64)
+        values = to_numpy(layout["values"])
+        out = np.empty(len(offsets) - 1, dtype=object)
+        for i in range(len(out)):
+            part = values[offsets[i]:offsets[i + 1]]
+            out[i] = (part[0] if len(part) else None) if kind == "optional" else part
+        return out
+    if kind == "record":
+        fields = [(name, to_numpy(sub)) for name, sub in layout["fields"]]
+        out = np.empty(layout["length"], dtype=object)
+        for i in range(len(out)):
+            out[i] = {name: values[i] for name, values in fields}
+        return out
+    if kind == "variant":
+        alternatives = [to_numpy(a) for a in layout["alternatives"]]
+        out = np.empty(len(layout["tags"]), dtype=object)
+        for i, (tag, index) in enumerate(zip(layout["tags"], layout["index"])):
+            out[i] = None if tag == 0 else alternatives[tag - 1][index]
+        return out
+    raise TypeError(f"unknown layout kind {kind}")
+
+
+def to_awkward_content(layout):
+    """An awkward Content built from the layout's buffers without copying values."""
+    import awkward as ak
+
+    kind = layout["kind"]
+    if "data" in layout:
+        return ak.contents.NumpyArray(layout["data"])
+    if kind == "string":
+        chars = ak.contents.NumpyArray(layout["bytes"], parameters={"__array__": "char"})
+        return ak.contents.ListOffsetArray(ak.index.Index64(layout["offsets"].view(np.int64)), chars,
+                                           parameters={"__array__": "string"})
+    if kind == "list":
+        return ak.contents.ListOffsetArray(ak.index.Index64(layout["offsets"].view(np.int64)),
+                                           to_awkward_content(layout["values"]))
+    if kind == "optional":
+        offsets = layout["offsets"].view(np.int64)
+        present = offsets[1:] > offsets[:-1]
+        index = np.where(present, offsets[:-1], -1)
+        return ak.contents.IndexedOptionArray.simplified(ak.index.Index64(index), to_awkward_content(layout["values"]))
+    if kind == "fixed":
+        return ak.contents.RegularArray(to_awkward_content(layout["values"]), layout["size"])
+    if kind == "record":
+        names = [name for name, _ in layout["fields"]]
+        contents = [to_awkward_content(sub) for _, sub in layout["fields"]]
+        return ak.contents.RecordArray(contents, names, length=layout["length"])
+    if kind == "variant":
+        tags = layout["tags"].astype(np.int8) - 1
+        index = layout["index"].view(np.int64)
+        contents = [to_awkward_content(a) for a in layout["alternatives"]]
+        empty = tags < 0
+        if not empty.any():
+            return ak.contents.UnionArray.simplified(ak.index.Index8(tags), ak.index.Index64(index), contents)
+        # Empty variants become missing values around a union of the others.
+        keep = np.nonzero(~empty)[0]
+        union = ak.contents.UnionArray.simplified(ak.index.Index8(tags[keep]), ak.index.Index64(index[keep]),
+                                                  contents)
+        option_index = np.full(len(tags), -1, dtype=np.int64)
+        option_index[keep] = np.arange(len(keep))
+        return ak.contents.IndexedOptionArray.simplified(ak.index.Index64(option_index), union)
+    raise TypeError(f"unknown layout kind {kind}")
+
+
+def to_arrow(layout):
+    """A pyarrow Array: lists as large lists, strings as large strings, records as
+    structs, fixed-size arrays as fixed-size lists, optionals as nullable values."""
+    import pyarrow as pa
+
+    kind = layout["kind"]
+    if "data" in layout:
+        data = layout["data"]
+        if data.dtype == np.bool_:
+            return pa.array(data)
+        return pa.Array.from_buffers(pa.from_numpy_dtype(data.dtype), len(data), [None, pa.py_buffer(data)])
+    if kind == "string":
+        offsets = layout["offsets"].view(np.int64)
+        return pa.LargeStringArray.from_buffers(len(offsets) - 1, pa.py_buffer(offsets),
+                                                pa.py_buffer(layout["bytes"]))
+    if kind == "list":
+        return pa.LargeListArray.from_arrays(pa.array(layout["offsets"].view(np.int64)), to_arrow(layout["values"]))
+    if kind == "optional":
+        offsets = layout["offsets"].view(np.int64)
+        present = offsets[1:] > offsets[:-1]
+        values = to_arrow(layout["values"])
+        indices = pa.array(np.where(present, offsets[:-1], 0), mask=~present)
+        return values.take(indices) if len(values) else pa.nulls(len(present), values.type)
+    if kind == "fixed":
+        return pa.FixedSizeListArray.from_arrays(to_arrow(layout["values"]), layout["size"])
+    if kind == "record":
+        if not layout["fields"]:
+            return pa.StructArray.from_arrays([], fields=[]) if layout["length"] == 0 else \
+                pa.array([{}] * layout["length"], type=pa.struct([]))
+        return pa.StructArray.from_arrays([to_arrow(sub) for _, sub in layout["fields"]],
+                                          [name for name, _ in layout["fields"]])
+    if kind == "variant":
+        tags = layout["tags"].astype(np.int8)
+        children = [to_arrow(a) for a in layout["alternatives"]]
+        # Arrow unions have no "empty" state: an empty variant is a null of a null child.
+        children.insert(0, pa.nulls(1))
+        offsets = np.where(tags == 0, 0, layout["index"].astype(np.int64)).astype(np.int32)
+        return pa.UnionArray.from_dense(pa.array(tags), pa.array(offsets), children,
+                                        ["empty"] + [f"_{i}" for i in range(len(children) - 1)])
+    raise TypeError(f"unknown layout kind {kind}")

@@ -1,0 +1,210 @@
+"""Field types and batches from Python objects: NumPy dtypes, Awkward types and type
+strings, pyarrow types and schemas; NumPy, Awkward and pyarrow arrays and lists.
+
+A field type becomes a nested tuple understood by the extension module: ``("int32",)``,
+``("string",)``, ``("list", T)``, ``("fixed", n, T)``, ``("optional", T)`` or
+``("record", [(name, T), ...])``. A batch mirrors its type with NumPy buffers."""
+
+import numpy as np
+
+PRIMITIVES = {
+    "bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
+    "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
+    "float32": np.float32, "float64": np.float64,
+}
+
+
+def field_type(spec, name):
+    """The type tuple of a schema entry, or TypeError naming the field."""
+    if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
+        return spec
+    if spec in (bool, int, float, str):
+        return {bool: ("bool",), int: ("int64",), float: ("float64",), str: ("string",)}[spec]
+    if isinstance(spec, str):
+        if spec in PRIMITIVES:
+            return (spec,)
+        if spec in ("string", "str"):
+            return ("string",)
+        import awkward as ak
+
+        return _from_awkward(ak.types.from_datashape(spec, highlevel=False), name)
+    try:
+        dtype = np.dtype(spec)
+    except TypeError:
+        dtype = None
+    if dtype is not None and dtype.name in PRIMITIVES:
+        return (dtype.name,)
+    module = type(spec).__module__
+    if module.startswith("awkward"):
+        import awkward as ak
+
+        t = spec
+        if isinstance(t, ak.types.ArrayType):
+            t = t.content
+        return _from_awkward(t, name)
+    if module.startswith("pyarrow"):
+        return _from_arrow(spec, name)
+    raise TypeError(f"field '{name}': cannot make a field type from {spec!r}")
+
+
+def _from_awkward(t, name):
+    import awkward as ak
+
+    if t.parameter("__array__") in ("string", "bytestring"):
+        return ("string",)
+    if isinstance(t, ak.types.NumpyType):
+        if t.primitive not in PRIMITIVES:
+            raise TypeError(f"field '{name}': awkward type {t.primitive} is not supported")
+        return (t.primitive,)
+    if isinstance(t, ak.types.ListType):
+        return ("list", _from_awkward(t.content, name))
+    if isinstance(t, ak.types.RegularType):
+        return ("fixed", t.size, _from_awkward(t.content, name))
+    if isinstance(t, ak.types.OptionType):
+        return ("optional", _from_awkward(t.content, name))
+    if isinstance(t, ak.types.RecordType):
+        names = t.fields if not t.is_tuple else [f"_{i}" for i in range(len(t.contents))]
+        return ("record", [(n, _from_awkward(c, f"{name}.{n}")) for n, c in zip(names, t.contents)])
+    raise TypeError(f"field '{name}': awkward type {t} is not supported")
+
+
+def _from_arrow(t, name):
+    import pyarrow as pa
+
+    if isinstance(t, pa.Field):
+        t = t.type
+    if pa.types.is_boolean(t):
+        return ("bool",)
+    if pa.types.is_integer(t) or pa.types.is_floating(t):
+        np_name = np.dtype(t.to_pandas_dtype()).name
+        if np_name in PRIMITIVES:
+            return (np_name,)
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return ("string",)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return ("list", _from_arrow(t.value_type, name))
+    if pa.types.is_fixed_size_list(t):
+        return ("fixed", t.list_size, _from_arrow(t.value_type, name))
+    if pa.types.is_struct(t):
+        return ("record", [(f.name, _from_arrow(f.type, f"{name}.{f.name}")) for f in t])
+    raise TypeError(f"field '{name}': arrow type {t} is not supported")
+
+
+def schema_types(schema):
+    """``[(name, type tuple), ...]`` of a schema: a dict, or a pyarrow schema."""
+    if type(schema).__module__.startswith("pyarrow"):
+        return [(f.name, _from_arrow(f.type, f.name)) for f in schema]
+    if not isinstance(schema, dict):
+        raise TypeError("a schema is a dict of field name to type, or a pyarrow schema")
+    return [(name, field_type(spec, name)) for name, spec in schema.items()]
+
+
+def _awkward(values, name):
+    import awkward as ak
+
+    if isinstance(values, ak.Array):
+        return values
+    if type(values).__module__.startswith("pyarrow"):
+        return ak.from_arrow(values)
+    try:
+        return ak.Array(values)
+    except Exception as e:  # noqa: BLE001 - rephrased with the field's name
+        raise TypeError(f"field '{name}': cannot read {type(values).__name__} as an array: {e}") from None
+
+
+def batch(values, ftype, name):
+    """The batch tuple of `values` for a field of type `ftype`; TypeError for a wrong
+    type, ValueError for data whose shape does not match."""
+    kind = ftype[0]
+    if kind in PRIMITIVES:
+        return (kind, _leaf(values, kind, name))
+    if kind == "string":
+        import awkward as ak
+
+        a = ak.to_packed(_awkward(values, name))
+        layout = ak.to_layout(a)
+        while isinstance(layout, (ak.contents.IndexedArray, ak.contents.UnmaskedArray)):
+            layout = layout.project() if hasattr(layout, "project") else layout.content
+        if layout.parameter("__array__") not in ("string", "bytestring"):
+            raise TypeError(f"field '{name}': strings expected, got {a.type}")
+        if isinstance(layout, ak.contents.ListArray):
+            layout = layout.to_ListOffsetArray64(True)
+        offsets = np.asarray(layout.offsets).astype(np.uint64)
+        data = np.asarray(layout.content.data).view(np.uint8)
+        return ("string", np.ascontiguousarray(offsets - offsets[0] if len(offsets) else offsets),
+                np.ascontiguousarray(data[offsets[0]:offsets[-1]] if len(offsets) else data))
+    if kind == "fixed":
+        size, inner = ftype[1], ftype[2]
+        if isinstance(values, np.ndarray) and values.ndim >= 2:
+            if values.shape[1] != size:
+                raise ValueError(f"field '{name}': {values.shape[1]} items per entry, {size} expected")
+            return ("fixed", batch(values.reshape((-1,) + values.shape[2:]), inner, f"{name}._0"))
+        import awkward as ak
+
+        a = _awkward(values, name)
+        counts = _counts(a, name)
+        if len(counts) and (counts != size).any():
+            raise ValueError(f"field '{name}': an entry has {int(counts[counts != size][0])} items, "
+                             f"{size} expected")
+        return ("fixed", batch(ak.flatten(a, axis=1), inner, f"{name}._0"))
+    if kind == "list":
+        import awkward as ak
+
+        a = _awkward(values, name)
+        counts = _counts(a, name)
+        offsets = np.zeros(len(counts) + 1, dtype=np.uint64)
+        np.cumsum(counts, out=offsets[1:])
+        return ("list", offsets, batch(ak.flatten(a, axis=1), ftype[1], f"{name}._0"))
+    if kind == "optional":
+        import awkward as ak
+
+        a = _awkward(values, name)
+        present = ~np.asarray(ak.is_none(a, axis=0))
+        offsets = np.zeros(len(present) + 1, dtype=np.uint64)
+        np.cumsum(present, out=offsets[1:])
+        return ("list", offsets, batch(ak.drop_none(a, axis=0), ftype[1], f"{name}._0"))
+    if kind == "record":
+        members = []
+        for member, mtype in ftype[1]:
+            try:
+                part = values[member]
+            except (KeyError, ValueError, IndexError, TypeError):
+                raise ValueError(f"field '{name}': member '{member}' is missing") from None
+            members.append(batch(part, mtype, f"{name}.{member}"))
+        return ("record", members)
+    raise TypeError(f"field '{name}': unknown type {ftype}")
+
+
+def _counts(a, name):
+    import awkward as ak
+
+    try:
+        return np.asarray(ak.num(a, axis=1)).astype(np.uint64)
+    except Exception:  # noqa: BLE001 - rephrased with the field's name
+        raise ValueError(f"field '{name}': lists expected, got {a.type}") from None
+
+
+def _leaf(values, kind, name):
+    expected = np.dtype(PRIMITIVES[kind])
+    if type(values).__module__.startswith(("awkward", "pyarrow")):
+        import awkward as ak
+
+        a = _awkward(values, name)
+        try:
+            values = ak.to_numpy(a)
+        except Exception:  # noqa: BLE001 - rephrased with the field's name
+            raise ValueError(f"field '{name}': {kind} values expected, got {a.type}") from None
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"field '{name}': one {kind} value per entry expected, got shape {array.shape}")
+    if array.dtype != expected:
+        # NumPy's "same_kind" rule: integers to narrower integers or to floats, doubles to
+        # floats; never floats to integers or numbers to booleans.
+        if not np.can_cast(array.dtype, expected, "same_kind") or (expected.kind == "b" and array.dtype.kind != "b"):
+            raise TypeError(f"field '{name}': {array.dtype} values cannot be stored as {kind}")
+        if expected.kind in "iu" and array.dtype.kind in "iu" and len(array):
+            info = np.iinfo(expected)
+            if array.min() < info.min or array.max() > info.max:
+                raise ValueError(f"field '{name}': values out of the range of {kind}")
+        array = array.astype(expected)
+    return np.ascontiguousarray(array)

@@ -1,0 +1,67 @@
+//! Arrays as nested Python dicts of NumPy arrays ("layouts"), built without copying the
+//! values: each `Vec` becomes the buffer of a NumPy array.
+//!
+//! `{"kind": "float32", "data": ndarray}` for leaves; `{"kind": "list" | "optional",
+//! "offsets": uint64 ndarray, "values": layout}`; `{"kind": "string", "offsets", "bytes"}`;
+//! `{"kind": "fixed", "size": n, "values": layout}`; `{"kind": "record", "length": n,
+//! "fields": [(name, layout), ...]}`; `{"kind": "variant", "tags": uint8 ndarray (0: empty,
+//! k: alternative k - 1), "index": uint64 ndarray, "alternatives": [layout, ...]}`.
+
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rootweave::array::Array;
+
+/// The layout of `array`, consuming it.
+pub fn to_layout<'py>(py: Python<'py>, array: Array) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let kind = array.kind();
+    d.set_item("kind", kind)?;
+    match array {
+        Array::Bool(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
+        Array::Int8(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
+        Array::Int16(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
+        Array::Int32(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
+        Array::Int64(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
+        Array::UInt8(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
+        Array::UInt16(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
+        Array::UInt32(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
+        Array::UInt64(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
+        Array::Float32(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
+        Array::Float64(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
+        Array::String { offsets, bytes } => {
+            d.set_item("offsets", PyArray1::from_vec(py, offsets))?;
+            d.set_item("bytes", PyArray1::from_vec(py, bytes))?;
+        }
+        Array::List { offsets, values } | Array::Optional { offsets, values } => {
+            d.set_item("offsets", PyArray1::from_vec(py, offsets))?;
+            d.set_item("values", to_layout(py, *values)?)?;
+        }
+        Array::Fixed { size, values } => {
+            d.set_item("size", size)?;
+            d.set_item("values", to_layout(py, *values)?)?;
+        }
+        Array::Record { len, fields } => {
+            d.set_item("length", len)?;
+            let list = PyList::empty(py);
+            for (name, a) in fields {
+                list.append((name, to_layout(py, a)?))?;
+            }
+            d.set_item("fields", list)?;
+        }
+        Array::Variant {
+            tags,
+            index,
+            alternatives,
+        } => {
+            d.set_item("tags", PyArray1::from_vec(py, tags))?;
+            d.set_item("index", PyArray1::from_vec(py, index))?;
+            let list = PyList::empty(py);
+            for a in alternatives {
+                list.append(to_layout(py, a)?)?;
+            }
+            d.set_item("alternatives", list)?;
+        }
+    }
+    Ok(d)
+}

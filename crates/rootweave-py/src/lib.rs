@@ -1,0 +1,23 @@
+//! The `rootweave._rootweave` extension module: reading RNTuples into NumPy buffers and
+//! writing RNTuples from them, with the heavy work done with the GIL released. The
+//! Python package `rootweave` (python/rootweave) builds NumPy, Awkward, Arrow and Polars
+//! objects on top of it.
+
+mod errors;
+mod layout;
+mod read;
+mod spec;
+mod write;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<read::RNTuple>()?;
+    m.add_class::<write::Writer>()?;
+    m.add_class::<write::ParallelWriter>()?;
+    m.add_class::<write::Context>()?;
+    m.add_function(wrap_pyfunction!(read::list_keys, m)?)?;
+    m.add("RootFileError", m.py().get_type::<errors::RootFileError>())?;
+    Ok(())
+}

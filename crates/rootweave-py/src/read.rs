@@ -1,0 +1,132 @@
+//! Reading: the keys of a file, and an RNTuple's fields into layouts.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use rootweave::container::RootFile;
+use rootweave::rntuple::read::Descriptor;
+use rootweave::rntuple::{RNTupleReader, ReadOptions};
+
+use crate::errors::to_py;
+use crate::layout::to_layout;
+
+/// `(name, class, cycle)` of every key of the file's top directory.
+#[pyfunction]
+pub fn list_keys(py: Python<'_>, path: String) -> PyResult<Vec<(String, String, u16)>> {
+    let file = py.detach(|| RootFile::open(&path)).map_err(to_py)?;
+    Ok(file
+        .keys()
+        .iter()
+        .map(|k| (k.name.clone(), k.class_name.clone(), k.cycle))
+        .collect())
+}
+
+/// An open RNTuple.
+#[pyclass(module = "rootweave._rootweave", frozen)]
+pub struct RNTuple {
+    reader: Arc<RNTupleReader>,
+}
+
+#[pymethods]
+impl RNTuple {
+    /// Opens RNTuple `name` in the file at `path`.
+    #[new]
+    #[pyo3(signature = (path, name, threads=0, memory_budget=256 << 20, verify_checksums=true))]
+    fn new(
+        py: Python<'_>,
+        path: String,
+        name: String,
+        threads: usize,
+        memory_budget: u64,
+        verify_checksums: bool,
+    ) -> PyResult<Self> {
+        let reader = py
+            .detach(|| {
+                let file = Arc::new(RootFile::open(&path)?);
+                let options = ReadOptions {
+                    threads,
+                    memory_budget,
+                    verify_checksums,
+                };
+                RNTupleReader::from_file(file, &name, options)
+            })
+            .map_err(to_py)?;
+        Ok(RNTuple {
+            reader: Arc::new(reader),
+        })
+    }
+
+    /// Number of entries.
+    #[getter]
+    fn num_entries(&self) -> u64 {
+        self.reader.entries()
+    }
+
+    /// Names of the top-level fields.
+    fn keys(&self) -> Vec<String> {
+        self.reader.field_names()
+    }
+
+    /// `(path, type, columns)` of every field, depth first.
+    fn describe(&self) -> Vec<(String, String, String)> {
+        let d: &Descriptor = self.reader.descriptor();
+        d.fields
+            .iter()
+            .map(|f| {
+                let columns: Vec<String> = f
+                    .columns
+                    .iter()
+                    .map(|c| {
+                        d.columns[c.physical as usize]
+                            .ty
+                            .map_or_else(|| "?".to_string(), |t| format!("{t:?}"))
+                    })
+                    .collect();
+                (d.field_path(f.id), f.type_name.clone(), columns.join(","))
+            })
+            .collect()
+    }
+
+    /// Bytes of all stored pages (to size reading steps).
+    fn stored_bytes(&self, py: Python<'_>) -> PyResult<u64> {
+        let clusters = py
+            .detach(|| self.reader.descriptor().all_clusters(self.reader.file()))
+            .map_err(to_py)?;
+        Ok(clusters
+            .iter()
+            .flat_map(|c| c.columns.iter().flatten())
+            .flat_map(|p| &p.pages)
+            .map(|p| p.size)
+            .sum())
+    }
+
+    /// `(start, stop)` entry ranges of the clusters.
+    fn cluster_ranges(&self, py: Python<'_>) -> PyResult<Vec<(u64, u64)>> {
+        let ranges = py.detach(|| self.reader.cluster_ranges()).map_err(to_py)?;
+        Ok(ranges.into_iter().map(|r| (r.start, r.end)).collect())
+    }
+
+    /// Reads `fields` (all top-level fields if empty) for entries `start..stop`, with
+    /// the GIL released; returns `[(name, layout), ...]`.
+    fn read<'py>(
+        &self,
+        py: Python<'py>,
+        fields: Vec<String>,
+        start: u64,
+        stop: u64,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let reader = self.reader.clone();
+        let arrays = py
+            .detach(move || {
+                let names: Vec<&str> = fields.iter().map(String::as_str).collect();
+                reader.read(&names, start..stop)
+            })
+            .map_err(to_py)?;
+        let out = PyList::empty(py);
+        for (name, array) in arrays {
+            out.append((name, to_layout(py, array)?))?;
+        }
+        Ok(out)
+    }
+}

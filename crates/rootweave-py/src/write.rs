@@ -1,0 +1,208 @@
+//! Writing: an output file, sequential RNTuple writers in it, and the parallel writer
+//! whose fill contexts Python threads use at once. Every `extend` encodes and compresses
+//! with the GIL released.
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rootweave::compress::Compression;
+use rootweave::rntuple::{self, Field, WriteOptions};
+
+use crate::errors::to_py;
+use crate::spec::{column_data, field_type, hold, Held};
+
+fn fields(schema: &Bound<'_, PyList>) -> PyResult<Vec<Field>> {
+    let mut out = Vec::with_capacity(schema.len());
+    for item in schema.iter() {
+        let (name, ty): (String, Bound<'_, PyAny>) = item.extract()?;
+        let ty = field_type(&ty, &name)?;
+        out.push(Field::new(name, ty));
+    }
+    Ok(out)
+}
+
+fn compression(text: &str) -> PyResult<Compression> {
+    text.parse::<Compression>()
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Borrows a batch: one tuple per top-level field, in schema order.
+fn hold_batch<'py>(batch: &Bound<'py, PyList>, names: &[String]) -> PyResult<Vec<Held<'py>>> {
+    if batch.len() != names.len() {
+        return Err(PyValueError::new_err(format!(
+            "a batch needs {} fields, got {}",
+            names.len(),
+            batch.len()
+        )));
+    }
+    batch
+        .iter()
+        .zip(names)
+        .map(|(b, name)| hold(&b, name))
+        .collect()
+}
+
+fn summary_dict<'py>(py: Python<'py>, s: &rntuple::WriteSummary) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("entries", s.entries)?;
+    d.set_item("clusters", s.clusters)?;
+    d.set_item("stored_bytes", s.stored_page_bytes)?;
+    d.set_item("uncompressed_bytes", s.uncompressed_page_bytes)?;
+    Ok(d)
+}
+
+/// An RNTuple being written from one thread at a time into a file of its own.
+#[pyclass(module = "rootweave._rootweave")]
+pub struct Writer {
+    writer: Mutex<Option<rntuple::RNTupleWriter>>,
+    names: Vec<String>,
+}
+
+#[pymethods]
+impl Writer {
+    /// Creates the file at `path` with RNTuple `name` of the given schema
+    /// (`[(name, type tuple), ...]`).
+    #[new]
+    #[pyo3(signature = (path, name, schema, compression="zstd:5"))]
+    fn new(
+        py: Python<'_>,
+        path: String,
+        name: String,
+        schema: &Bound<'_, PyList>,
+        compression: &str,
+    ) -> PyResult<Self> {
+        let fields = fields(schema)?;
+        let names = fields.iter().map(|f| f.name.clone()).collect();
+        let options = WriteOptions {
+            compression: self::compression(compression)?,
+            ..WriteOptions::default()
+        };
+        let writer = py
+            .detach(|| rntuple::RNTupleWriter::recreate(&path, &name, fields, options))
+            .map_err(to_py)?;
+        Ok(Writer {
+            writer: Mutex::new(Some(writer)),
+            names,
+        })
+    }
+
+    /// Appends a batch (a list of batch tuples, one per field). The whole batch is
+    /// checked before anything is written.
+    fn extend(&self, py: Python<'_>, batch: &Bound<'_, PyList>) -> PyResult<()> {
+        let held = hold_batch(batch, &self.names)?;
+        let data = held.iter().map(column_data).collect::<PyResult<Vec<_>>>()?;
+        let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let writer = guard
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("the writer is closed"))?;
+        py.detach(|| writer.extend(&data)).map_err(to_py)
+    }
+
+    /// Writes what is buffered and closes the file; returns a summary.
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some(writer) = writer else {
+            return Err(PyValueError::new_err("the writer is closed"));
+        };
+        let summary = py.detach(|| writer.close()).map_err(to_py)?;
+        summary_dict(py, &summary)
+    }
+}
+
+/// An RNTuple written from many Python threads through fill contexts.
+#[pyclass(module = "rootweave._rootweave")]
+pub struct ParallelWriter {
+    writer: Mutex<Option<Arc<rntuple::ParallelWriter>>>,
+    names: Vec<String>,
+}
+
+#[pymethods]
+impl ParallelWriter {
+    /// Creates the file at `path` with RNTuple `name`; buffered data stays within
+    /// `memory_budget` bytes.
+    #[new]
+    #[pyo3(signature = (path, name, schema, compression="zstd:5", memory_budget=256 << 20))]
+    fn new(
+        py: Python<'_>,
+        path: String,
+        name: String,
+        schema: &Bound<'_, PyList>,
+        compression: &str,
+        memory_budget: u64,
+    ) -> PyResult<Self> {
+        let fields = fields(schema)?;
+        let names = fields.iter().map(|f| f.name.clone()).collect();
+        let options = rntuple::ParallelOptions {
+            write: WriteOptions {
+                compression: self::compression(compression)?,
+                ..WriteOptions::default()
+            },
+            memory_budget,
+            ordered: false,
+        };
+        let writer = py
+            .detach(|| rntuple::ParallelWriter::recreate(&path, &name, fields, options))
+            .map_err(to_py)?;
+        Ok(ParallelWriter {
+            writer: Mutex::new(Some(Arc::new(writer))),
+            names,
+        })
+    }
+
+    /// A new fill context (use one per thread).
+    fn context(&self) -> PyResult<Context> {
+        let guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let writer = guard
+            .as_ref()
+            .ok_or_else(|| PyValueError::new_err("the writer is closed"))?;
+        Ok(Context {
+            context: Mutex::new(Some(writer.context())),
+            names: self.names.clone(),
+        })
+    }
+
+    /// Commits what every context holds and closes the file; returns a summary.
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some(writer) = writer else {
+            return Err(PyValueError::new_err("the writer is closed"));
+        };
+        let writer = Arc::try_unwrap(writer)
+            .map_err(|_| PyValueError::new_err("the writer is still in use"))?;
+        let summary = py.detach(|| writer.close()).map_err(to_py)?;
+        summary_dict(py, &summary)
+    }
+}
+
+/// A fill context of a [`ParallelWriter`]: buffers and compresses its own clusters.
+#[pyclass(module = "rootweave._rootweave")]
+pub struct Context {
+    context: Mutex<Option<rntuple::FillContext>>,
+    names: Vec<String>,
+}
+
+#[pymethods]
+impl Context {
+    /// Appends a batch, encoding and compressing with the GIL released.
+    fn extend(&self, py: Python<'_>, batch: &Bound<'_, PyList>) -> PyResult<()> {
+        let held = hold_batch(batch, &self.names)?;
+        let data = held.iter().map(column_data).collect::<PyResult<Vec<_>>>()?;
+        let mut guard = self.context.lock().unwrap_or_else(|e| e.into_inner());
+        let context = guard
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("the context is closed"))?;
+        py.detach(|| context.extend(&data)).map_err(to_py)
+    }
+
+    /// Commits what the context holds; it cannot be used afterwards.
+    fn close(&self, py: Python<'_>) {
+        let context = self
+            .context
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        py.detach(move || drop(context));
+    }
+}

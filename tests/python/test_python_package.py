@@ -1,0 +1,219 @@
+"""The `rootweave` Python package: arrays equal uproot's for every field of every RNTuple
+in ../shared/testdata, in every library; files written from Python are read by uproot and
+ROOT with equal values; Arrow and Polars get list and struct types; four Python threads
+write into one file and every entry appears once; bad input raises errors naming the field
+and writes nothing partial; the README's example runs."""
+
+import json
+import re
+import subprocess
+import sys
+import threading
+
+import awkward as ak
+import numpy as np
+import pyarrow as pa
+import polars as pl
+import pytest
+import uproot
+
+import rootweave
+from compare import same
+from conftest import REPO, TESTDATA
+
+TESTDATA_RNTUPLES = [
+    (p.name, k.split(";")[0])
+    for p in sorted(TESTDATA.glob("*rntuple*.root"))
+    for k, c in uproot.open(p).classnames().items()
+    if c == "ROOT::RNTuple"
+]
+
+
+@pytest.mark.parametrize("file,name", TESTDATA_RNTUPLES)
+def test_arrays_equal_uproot(file, name):
+    path = TESTDATA / file
+    theirs_ntuple = uproot.open(path)[name]
+    stop = min(theirs_ntuple.num_entries, 2000)
+    mine = rootweave.open(path)[name]
+    assert mine.num_entries == theirs_ntuple.num_entries
+    assert mine.keys() == theirs_ntuple.keys(recursive=False)
+    arrays = mine.arrays(entry_stop=stop, library="ak")
+    for field in mine.keys():
+        theirs = ak.to_list(theirs_ntuple.arrays([field], entry_stop=stop)[field])
+        got = ak.to_list(arrays[field])
+        assert same(got, theirs), f"{file} {field}"
+    # Arrow and Polars hold the same values.
+    table = mine.arrays(entry_stop=stop, library="pa")
+    assert table.num_rows == stop and table.column_names == mine.keys()
+    plain = [f for f in mine.keys() if "variant" not in f]  # Polars has no union type
+    frame = mine.arrays(plain, entry_stop=stop, library="pl")
+    assert frame.shape == (stop, len(plain))
+    for field in plain[:3]:
+        assert same(frame[field].to_list(), table.column(field).to_pylist()), field
+    if len(plain) < len(mine.keys()):
+        with pytest.raises(TypeError, match="variant"):
+            mine.arrays(entry_stop=stop, library="pl")
+
+
+def test_numpy_library_and_entry_ranges():
+    nt = rootweave.open(TESTDATA / "test_int_5e4_rntuple_v1-0-0-0.root")["ntuple"]
+    theirs = uproot.open(TESTDATA / "test_int_5e4_rntuple_v1-0-0-0.root")["ntuple"].arrays(library="np")
+    got = nt.arrays(library="np")
+    assert np.array_equal(got["one_integers"], theirs["one_integers"])
+    part = nt.arrays(entry_start=-10, library="np")["one_integers"]
+    assert np.array_equal(part, theirs["one_integers"][-10:])
+    chunks = list(nt.iterate(step_size=7000, library="np"))
+    assert [len(c["one_integers"]) for c in chunks] == [7000] * 7 + [1000]
+    assert np.array_equal(np.concatenate([c["one_integers"] for c in chunks]), theirs["one_integers"])
+    by_size = list(nt.iterate(step_size="1 KB", library="np"))
+    assert np.array_equal(np.concatenate([c["one_integers"] for c in by_size]), theirs["one_integers"])
+
+
+def test_arrow_and_polars_types():
+    nt = rootweave.open(TESTDATA / "test_stl_containers_rntuple_v1-0-0-0.root")["ntuple"]
+    table = nt.arrays(["vector_int32", "string", "lorentz_vector", "array_float", "vector_vector_int32"],
+                      library="pa")
+    assert table.schema.field("vector_int32").type == pa.large_list(pa.int32())
+    assert table.schema.field("string").type == pa.large_string()
+    assert pa.types.is_struct(table.schema.field("lorentz_vector").type)
+    assert table.schema.field("array_float").type == pa.list_(pa.float32(), 3)
+    assert table.schema.field("vector_vector_int32").type == pa.large_list(pa.large_list(pa.int32()))
+    assert table.column("vector_int32").to_pylist()[2] == [1, 2, 3]
+    frame = nt.arrays(["vector_int32", "lorentz_vector"], library="pl")
+    assert frame.schema["vector_int32"] == pl.List(pl.Int32)
+    assert isinstance(frame.schema["lorentz_vector"], pl.Struct)
+
+
+def write_python_file(path, n=5000):
+    rng = np.random.default_rng(3)
+    counts = rng.integers(0, 5, n)
+    muon = ak.zip({"pt": ak.unflatten(rng.exponential(20, counts.sum()).astype(np.float32), counts),
+                   "charge": ak.unflatten(rng.choice([-1, 1], counts.sum()).astype(np.int32), counts)})
+    data = {
+        "event": np.arange(n, dtype=np.uint64),
+        "met": rng.normal(size=n),
+        "flag": rng.integers(0, 2, n).astype(bool),
+        "name": [f"e{i}" for i in range(n)],
+        "Jet_pt": ak.unflatten(rng.normal(50, 10, counts.sum()).astype(np.float32), counts[::-1]),
+        "Muon": muon,
+        "pos": rng.normal(size=(n, 3)),
+        "maybe": [None if i % 3 else float(i) for i in range(n)],
+    }
+    schema = {"event": np.uint64, "met": "float64", "flag": bool, "name": "string", "Jet_pt": "var * float32",
+              "Muon": "var * {pt: float32, charge: int32}", "pos": "3 * float64", "maybe": "?float64"}
+    with rootweave.create(path, compression="lz4:4") as f:
+        w = f.mkrntuple("Events", schema)
+        half = n // 2
+        w.extend({k: v[:half] for k, v in data.items()})
+        w.extend({k: v[half:] for k, v in data.items()})
+    return data
+
+
+def test_written_from_python_read_by_uproot_and_root(tmp_path):
+    path = tmp_path / "py.root"
+    data = write_python_file(path)
+    theirs = uproot.open(path)["Events"].arrays()
+    for key, values in data.items():
+        expected = ak.to_list(values) if not isinstance(values, np.ndarray) else values.tolist()
+        assert same(ak.to_list(theirs[key]), expected), key
+    # ROOT 6.40 reads the same values (all entries, every field, as its RNTupleReader shows them).
+    script = f"""
+import warnings, json, sys
+warnings.filterwarnings("ignore")
+import ROOT
+r = ROOT.RNTupleReader.Open("Events", "{path}")
+out = []
+for i in range(r.GetNEntries()):
+    s = ROOT.std.ostringstream()
+    r.Show(i, s)
+    out.append(str(s.str()))
+sys.stdout.write(json.dumps(out))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Error in" not in result.stderr and "Warning in" not in result.stderr, result.stderr
+    shown = [json.loads(re.sub(r"\bnan\b", "null", s)) for s in json.loads(result.stdout)]
+    assert len(shown) == len(data["event"])
+    for i in range(0, len(shown), 97):
+        entry = shown[i]
+        assert entry["event"] == i and entry["name"] == f"e{i}"
+        assert entry["flag"] == bool(data["flag"][i])
+        assert entry["met"] == pytest.approx(data["met"][i], rel=1e-5)
+        assert entry["Jet_pt"] == pytest.approx(ak.to_list(data["Jet_pt"][i]), rel=1e-5)
+        assert [m["pt"] for m in entry["Muon"]] == pytest.approx(ak.to_list(data["Muon"].pt[i]), rel=1e-5)
+        assert [m["charge"] for m in entry["Muon"]] == ak.to_list(data["Muon"].charge[i])
+        assert entry["pos"] == pytest.approx(data["pos"][i].tolist(), rel=1e-5)
+
+
+def test_four_python_threads_write_every_entry_once(tmp_path):
+    path = tmp_path / "threads.root"
+    f = rootweave.create(path, compression="zstd:1")
+    w = f.mkrntuple_parallel("Events", {"id": "int64", "v": "var * float32"}, memory_budget=2 << 20)
+
+    def produce(t):
+        context = w.context()
+        for k in range(25):
+            ids = np.arange(t * 1_000_000 + k * 4000, t * 1_000_000 + (k + 1) * 4000)
+            context.extend({"id": ids, "v": ak.unflatten(ids.astype(np.float32).repeat(ids % 3), ids % 3)})
+
+    threads = [threading.Thread(target=produce, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    summary = w.close()
+    assert summary["entries"] == 400_000
+    a = uproot.open(path)["Events"].arrays()
+    ids = np.asarray(a["id"])
+    expected = np.concatenate([np.arange(t * 1_000_000, t * 1_000_000 + 100_000) for t in range(4)])
+    assert np.array_equal(np.sort(ids), expected)
+    assert np.array_equal(np.asarray(ak.num(a["v"])), ids % 3)
+    assert np.array_equal(np.asarray(ak.flatten(a["v"])), ids.astype(np.float32).repeat(ids % 3))
+
+
+def test_bad_batches_name_the_field_and_write_nothing(tmp_path):
+    path = tmp_path / "bad.root"
+    with rootweave.create(path) as f:
+        w = f.mkrntuple("Events", {"x": "int32", "v": "var * float32", "a": "2 * float64"})
+        good = {"x": np.arange(3, dtype=np.int32), "v": [[1.0], [], [2.0]], "a": np.zeros((3, 2))}
+        w.extend(good)
+        with pytest.raises(TypeError, match="'x'"):
+            w.extend({**good, "x": np.array([1.5, 2.5, 3.5])})
+        with pytest.raises(ValueError, match="'v'"):
+            w.extend({**good, "v": np.arange(3, dtype=np.float32)})
+        with pytest.raises(ValueError, match="'a'"):
+            w.extend({**good, "a": np.zeros((3, 4))})
+        with pytest.raises(ValueError, match="different lengths"):
+            w.extend({**good, "x": np.arange(4, dtype=np.int32)})
+        with pytest.raises(ValueError, match="'v' is missing"):
+            w.extend({"x": good["x"], "a": good["a"]})
+        with pytest.raises(TypeError, match="'y'"):
+            f2 = rootweave.create(tmp_path / "other.root")
+            f2.mkrntuple("E", {"y": object()})
+    assert uproot.open(path)["Events"].num_entries == 3
+    assert rootweave.open(path)["Events"].arrays(library="np")["x"].tolist() == [0, 1, 2]
+
+
+def test_file_errors_keep_their_messages(tmp_path):
+    bad = tmp_path / "truncated.root"
+    bad.write_bytes((TESTDATA / "test_int_5e4_rntuple_v1-0-0-0.root").read_bytes()[:1000])
+    with pytest.raises(rootweave.RootFileError, match="truncated.root"):
+        rootweave.open(bad)
+    with pytest.raises(KeyError, match="nope"):
+        rootweave.open(TESTDATA / "test_int_5e4_rntuple_v1-0-0-0.root")["nope"]
+    with pytest.raises(OSError, match="missing.root"):
+        rootweave.open(tmp_path / "missing.root")
+
+
+def test_readme_example_runs(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    readme = (REPO / "README.md").read_text()
+    code = re.search(r"## Python\n.*?```python\n(.*?)```", readme, re.S).group(1)
+    assert len(code.strip().splitlines()) <= 15
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {})
+    assert (tmp_path / "muon_pt.png").stat().st_size > 0
+    pt = uproot.open(tmp_path / "muons.root")["Events"].arrays()["Muon_pt"]
+    assert [len(x) for x in ak.to_list(pt)] == [2, 0, 1, 3]
