@@ -258,6 +258,25 @@ impl RNTupleReader {
             .filter(|c| c.n_entries > 0)
             .collect();
         let first = clusters.first().map_or(range.start, |c| c.first_entry);
+        // The clusters must cover the range without gaps (a corrupt page list may not).
+        let mut covered = first;
+        for c in &clusters {
+            if c.first_entry != covered {
+                break;
+            }
+            covered += c.n_entries;
+        }
+        if !range.is_empty() && (first > range.start || covered < range.end) {
+            return Err(Error::format(
+                self.file.name(),
+                format!("RNTuple '{}' page lists", self.descriptor.name),
+                self.descriptor.anchor.footer.offset,
+                format!(
+                    "the clusters do not cover entries {}..{} without gaps",
+                    range.start, range.end
+                ),
+            ));
+        }
         // Slots of every node, depth first, with their per-cluster element counts.
         let mut slots = Vec::new();
         let mut jobs = Vec::new();
