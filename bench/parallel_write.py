@@ -31,7 +31,8 @@ shows how long making the values alone takes). Peak resident memory is that of t
 process; ROOT's includes its start-up (~200 MiB, shown as "start"). Results go to
 bench/out/parallel_write_<schema>.json and bench/out/parallel_write_<schema>.png (throughput
 against threads per codec; needs matplotlib). The machine may be shared: the load average
-before every run is recorded in the JSON.
+before every run is recorded in the JSON. Runs of well under a second (`single` without
+compression) mostly measure the page cache and vary by a factor 2 or more between runs.
 
 --verify writes small files with every writer and thread count (zstd:5), reads them with
 uproot (the RNTuples and the TTree) and checks that they hold the values of rootweave's
@@ -158,7 +159,7 @@ def budget_bytes(text):
     return int(digits) * units[text[len(digits):].lower()]
 
 
-def bench_schema(args, root_exe, schema, entries):
+def bench_schema(args, root_exe, schema, entries, state):
     codecs = (args.codecs or ("none,lz4:4,zlib:1,zstd:5,lzma:7" if schema == "single"
                               else "none,lz4:4,zlib:1,zstd:5")).split(",")
     threads_list = [int(t) for t in args.threads.split(",")]
@@ -223,7 +224,7 @@ def bench_schema(args, root_exe, schema, entries):
     summarize(schema, results, threads_list, args.budget)
     meta = {"schema": schema, "entries": entries, "lzma_entries": lzma_entries, "threads": threads_list,
             "memory_budget": args.budget, "repeat": args.repeat, "cpus": os.cpu_count(),
-            "root_version": results[0]["root_rntuple"].get("root_version"), "git": git_state(),
+            "root_version": results[0]["root_rntuple"].get("root_version"), "git": state,
             "payload_definition": "in-memory bytes of the values, plus 8 bytes per collection/vector/string "
                                   "of every entry (see bench/parallel_write.py)"}
     (OUT / f"parallel_write_{schema}.json").write_text(json.dumps({"meta": meta, "results": results}, indent=2))
@@ -419,13 +420,13 @@ def main():
         sys.exit(0 if verify(args, root_exe) else 1)
     defaults = {"single": args.single_entries, "complex": args.complex_entries, "wide": args.wide_entries,
                 "nanoaod": args.nanoaod_events}
-    state = git_state()
+    state = git_state()  # of the sources the copied binary was built from
     print(f"rootweave {state['head']}" + (f" (uncommitted changes in {', '.join(state['uncommitted_in_crates'])})"
                                           if state["uncommitted_in_crates"] else "")
           + f"; {os.cpu_count()} CPUs; rootweave memory budget {args.budget}")
     all_results = []
     for schema in (SCHEMAS if args.schema == "all" else [args.schema]):
-        all_results += bench_schema(args, root_exe, schema, args.entries or defaults[schema])
+        all_results += bench_schema(args, root_exe, schema, args.entries or defaults[schema], state)
     print_table(all_results)
 
 
