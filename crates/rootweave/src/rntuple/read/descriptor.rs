@@ -428,10 +428,24 @@ impl Descriptor {
                 format!("maximum key size {max} is too small"),
             ));
         }
-        // Chunks: the first holds `max - 8 * (n - 1)` bytes then the offsets of the others.
-        let mut n = len.div_ceil(max);
-        while n * max - (n - 1) * 8 < len {
-            n += 1;
+        if len > file.size() {
+            return Err(Error::format(
+                file.name(),
+                what,
+                offset,
+                format!("a blob of {len} bytes is larger than the file"),
+            ));
+        }
+        // Chunks: the first holds `max - 8 * (n - 1)` bytes then the offsets of the others;
+        // the others `max` bytes each: n chunks hold n * (max - 8) + 8 bytes.
+        let n = (len.saturating_sub(8)).div_ceil(max - 8).max(1);
+        if (n - 1).saturating_mul(8) >= max {
+            return Err(Error::format(
+                file.name(),
+                what,
+                offset,
+                format!("a blob of {len} bytes needs more chunk offsets than its first key holds"),
+            ));
         }
         let first = file.read_at(offset, max, what)?;
         let table = (n - 1) as usize * 8;
