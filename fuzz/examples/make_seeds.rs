@@ -1,0 +1,127 @@
+//! Writes small RNTuple files for the fuzz corpus into the folder given as argument:
+//! every field type rootweave writes, uncompressed (so that the envelopes and pages are
+//! plain bytes the fuzzer can change) and compressed, with several pages, clusters and
+//! cluster groups, with and without page checksums.
+
+use std::sync::Arc;
+
+use rootweave::container::{FileWriter, WriterOptions};
+use rootweave::io::MemoryFile;
+use rootweave::rntuple::{Field, FieldType, RNTupleWriter, Value, WriteOptions};
+
+fn schema() -> Vec<Field> {
+    vec![
+        Field::new("b", FieldType::Bool),
+        Field::new("i16", FieldType::Int16),
+        Field::new("i64", FieldType::Int64),
+        Field::new("u32", FieldType::UInt32),
+        Field::new("f", FieldType::Float32),
+        Field::new("d", FieldType::Float64),
+        Field::new("s", FieldType::String),
+        Field::new("vv", FieldType::vector(FieldType::vector(FieldType::Int32))),
+        Field::new("a", FieldType::array(FieldType::Float32, 2)),
+        Field::new("o", FieldType::optional(FieldType::UInt8)),
+        Field::new("p", FieldType::pair(FieldType::Int8, FieldType::Float64)),
+        Field::new(
+            "Muon",
+            FieldType::untyped_collection(FieldType::untyped_record(vec![
+                Field::new("pt", FieldType::Float32),
+                Field::new("id", FieldType::vector(FieldType::UInt16)),
+            ])),
+        ),
+    ]
+}
+
+fn entry(e: u64) -> Vec<Value> {
+    let k = (e % 3) as usize;
+    vec![
+        Value::Bool(e & 1 == 0),
+        Value::Int16(e as i16 - 3),
+        Value::Int64(-(e as i64) << 33),
+        Value::UInt32(e as u32 * 7),
+        Value::Float32(e as f32 * 0.5),
+        Value::Float64(e as f64 / 3.0),
+        Value::String("ab".repeat(k)),
+        Value::List(
+            (0..k)
+                .map(|j| Value::List((0..j).map(|m| Value::Int32(m as i32)).collect()))
+                .collect(),
+        ),
+        Value::Array(vec![Value::Float32(1.0), Value::Float32(e as f32)]),
+        Value::Optional((e % 2 == 1).then(|| Box::new(Value::UInt8(e as u8)))),
+        Value::Record(vec![Value::Int8(e as i8), Value::Float64(0.25)]),
+        Value::List(
+            (0..k)
+                .map(|j| {
+                    Value::Record(vec![
+                        Value::Float32(j as f32),
+                        Value::List(vec![Value::UInt16(j as u16)]),
+                    ])
+                })
+                .collect(),
+        ),
+    ]
+}
+
+fn write(
+    fields: Vec<Field>,
+    entries: u64,
+    compression: &str,
+    checksums: bool,
+    mut value: impl FnMut(u64) -> Vec<Value>,
+) -> Vec<u8> {
+    let memory = Arc::new(MemoryFile::new());
+    let file = Arc::new(
+        FileWriter::with_backend(memory.clone(), "seed.root", WriterOptions::default())
+            .expect("file"),
+    );
+    let options = WriteOptions {
+        compression: compression.parse().expect("compression"),
+        max_page_size: 64,
+        page_checksums: checksums,
+        ..WriteOptions::default()
+    };
+    let mut w = RNTupleWriter::in_file(file.clone(), "ntpl", fields, options).expect("writer");
+    for e in 0..entries {
+        w.fill(&value(e)).expect("fill");
+        if e % 4 == 3 {
+            w.commit_cluster().expect("cluster");
+        }
+        if e % 8 == 7 {
+            w.commit_cluster_group().expect("group");
+        }
+    }
+    w.close().expect("close");
+    let Ok(file) = Arc::try_unwrap(file) else {
+        panic!("the writer still holds the file");
+    };
+    file.close().expect("close file");
+    memory.to_bytes()
+}
+
+fn main() {
+    let dir = std::env::args().nth(1).expect("usage: make_seeds DIR");
+    std::fs::create_dir_all(&dir).expect("seed folder");
+    let int = || vec![Field::new("x", FieldType::Int32)];
+    let seeds = [
+        (
+            "all_types_none_checksums",
+            write(schema(), 10, "none", true, entry),
+        ),
+        ("all_types_none", write(schema(), 10, "none", false, entry)),
+        ("all_types_zstd", write(schema(), 10, "zstd:1", true, entry)),
+        ("all_types_zlib", write(schema(), 6, "zlib:1", false, entry)),
+        ("all_types_lz4", write(schema(), 6, "lz4:1", false, entry)),
+        (
+            "int_none",
+            write(int(), 20, "none", true, |e| vec![Value::Int32(e as i32)]),
+        ),
+        (
+            "int_empty",
+            write(int(), 0, "none", true, |e| vec![Value::Int32(e as i32)]),
+        ),
+    ];
+    for (name, bytes) in seeds {
+        std::fs::write(format!("{dir}/{name}.root"), bytes).expect("write seed");
+    }
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs one fuzz target for a while on one core.
+#
+#   fuzz/run.sh TARGET [SECONDS] [more libFuzzer options]
+#
+# TARGET is rntuple_file or rntuple_envelopes; SECONDS defaults to 600. The corpus
+# (fuzz/corpus/TARGET) is seeded on every run with the small RNTuple files of the shared
+# test data (../shared/testdata beside the repository, or $TESTDATA) and with small files
+# that examples/make_seeds.rs writes; none of them is committed. Findings land in
+# fuzz/artifacts/TARGET.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+target=${1:-rntuple_file}
+seconds=${2:-600}
+shift $(( $# < 2 ? $# : 2 ))
+testdata=${TESTDATA:-../../shared/testdata}
+
+# cargo-fuzz asks for nightly flags (-Zsanitizer=address); a stable toolchain takes them
+# with RUSTC_BOOTSTRAP=1.
+export RUSTC_BOOTSTRAP=1
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+
+mkdir -p "corpus/$target" "artifacts/$target" seeds
+if [ -d "$testdata" ]; then
+    # Small RNTuple files only: big ones make every run slow. test_int_multicluster has
+    # one cluster of 10^8 entries, which a read decodes whole (8 s per input here).
+    find "$testdata" -maxdepth 1 -name '*rntuple*.root' -size -40k \
+        ! -name 'test_int_multicluster*' -exec cp {} "corpus/$target/" \;
+else
+    echo "no test data at $testdata: seeding with generated files only" >&2
+fi
+cargo run --quiet --release --example make_seeds -- seeds
+cp seeds/*.root "corpus/$target/"
+
+# -O -a: optimized, with overflow checks and debug assertions as in the test profile.
+# Bounds: an input that takes more than 10 s, allocates more than 1 GiB at once or makes
+# the process exceed 2 GiB is a finding, like a panic. -fork=1 runs the fuzzing in one
+# child process at a time and goes on after a finding (KEEP_GOING=0: stop at the first).
+keep_going=()
+if [ "${KEEP_GOING:-1}" = 1 ]; then
+    keep_going=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+fi
+exec cargo fuzz run -O -a "$target" "corpus/$target" -- \
+    "${keep_going[@]}" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
+    -max_len=65536 -dict=rntuple.dict -print_final_stats=1 \
+    -max_total_time="$seconds" "$@"
