@@ -59,11 +59,9 @@ inputs! {
     collection_offsets_overflow => "collection_offsets_overflow.bin",
     // An anchor whose header envelope claims 0xffffffff0000023e stored bytes, more than
     // the maximum key size (four bytes): counting the chunks of the split blob overflows.
-    #[ignore = "open bug: read_blob's chunk count overflows (descriptor.rs: n * max)"]
     blob_chunk_count_overflow => "blob_chunk_count_overflow.bin",
     // An anchor with a huge header size and a small maximum key size (three bytes):
     // read_blob looks for the chunk count one at a time, for hours.
-    #[ignore = "open bug: read_blob's chunk count loop hangs (descriptor.rs: while n * max ...)"]
     blob_chunk_count_hang => "blob_chunk_count_hang.bin",
 }
 
