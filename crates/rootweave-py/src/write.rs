@@ -44,6 +44,25 @@ fn hold_batch<'py>(batch: &Bound<'py, PyList>, names: &[String]) -> PyResult<Vec
         .collect()
 }
 
+/// Borrows `batch`, then hands it to the writer or context in `slot` (checked as a whole
+/// there) with the GIL released.
+fn extend_locked<T: Send>(
+    py: Python<'_>,
+    slot: &Mutex<Option<T>>,
+    batch: &Bound<'_, PyList>,
+    names: &[String],
+    what: &str,
+    extend: impl FnOnce(&mut T, &[rntuple::ColumnData]) -> rootweave::Result<()> + Send,
+) -> PyResult<()> {
+    let held = hold_batch(batch, names)?;
+    let data = held.iter().map(column_data).collect::<PyResult<Vec<_>>>()?;
+    let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
+    let target = guard
+        .as_mut()
+        .ok_or_else(|| PyValueError::new_err(format!("the {what} is closed")))?;
+    py.detach(|| extend(target, &data)).map_err(to_py)
+}
+
 fn summary_dict<'py>(py: Python<'py>, s: &rntuple::WriteSummary) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("entries", s.entries)?;
@@ -91,13 +110,9 @@ impl Writer {
     /// Appends a batch (a list of batch tuples, one per field). The whole batch is
     /// checked before anything is written.
     fn extend(&self, py: Python<'_>, batch: &Bound<'_, PyList>) -> PyResult<()> {
-        let held = hold_batch(batch, &self.names)?;
-        let data = held.iter().map(column_data).collect::<PyResult<Vec<_>>>()?;
-        let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        let writer = guard
-            .as_mut()
-            .ok_or_else(|| PyValueError::new_err("the writer is closed"))?;
-        py.detach(|| writer.extend(&data)).map_err(to_py)
+        extend_locked(py, &self.writer, batch, &self.names, "writer", |w, data| {
+            w.extend(data)
+        })
     }
 
     /// Writes what is buffered and closes the file; returns a summary.
@@ -187,13 +202,14 @@ pub struct Context {
 impl Context {
     /// Appends a batch, encoding and compressing with the GIL released.
     fn extend(&self, py: Python<'_>, batch: &Bound<'_, PyList>) -> PyResult<()> {
-        let held = hold_batch(batch, &self.names)?;
-        let data = held.iter().map(column_data).collect::<PyResult<Vec<_>>>()?;
-        let mut guard = self.context.lock().unwrap_or_else(|e| e.into_inner());
-        let context = guard
-            .as_mut()
-            .ok_or_else(|| PyValueError::new_err("the context is closed"))?;
-        py.detach(|| context.extend(&data)).map_err(to_py)
+        extend_locked(
+            py,
+            &self.context,
+            batch,
+            &self.names,
+            "context",
+            |c, data| c.extend(data),
+        )
     }
 
     /// Commits what the context holds; it cannot be used afterwards.

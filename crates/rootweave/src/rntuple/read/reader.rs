@@ -663,10 +663,13 @@ impl RNTupleReader {
         }
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            scratch.clear();
-            scratch.resize(need, 0);
-            decompress_into(stored, &mut scratch).map_err(in_object)?;
-            dst.decode(&job.codec, &scratch);
+            // Grown when needed, never cleared: decompression overwrites all `need` bytes.
+            if scratch.len() < need {
+                scratch.resize(need, 0);
+            }
+            let page = &mut scratch[..need];
+            decompress_into(stored, page).map_err(in_object)?;
+            dst.decode(&job.codec, page);
             Ok(())
         })
     }
