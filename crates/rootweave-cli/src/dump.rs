@@ -42,6 +42,9 @@ pub fn parse_entries(text: &str) -> std::result::Result<Range<u64>, String> {
 /// Prints the entries of RNTuple `name` in `path` to `out`, cluster by cluster.
 pub fn dump(path: &Path, name: &str, options: &DumpOptions, out: &mut dyn Write) -> Result<()> {
     let file = Arc::new(RootFile::open(path)?);
+    if crate::dump_ttree::is_ttree(&file, name) {
+        return crate::dump_ttree::dump(file, name, options, out);
+    }
     let reader = RNTupleReader::from_file(file, name, ReadOptions::default())?;
     let entries = reader.entries();
     let range = options.entries.clone().unwrap_or(0..entries);

@@ -3,7 +3,9 @@
 
 pub mod datasets;
 pub mod dump;
+pub mod dump_ttree;
 pub mod generate;
 pub mod list;
+pub mod list_ttree;
 pub mod random;
 pub mod synth;

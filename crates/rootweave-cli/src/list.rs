@@ -36,6 +36,7 @@ pub fn list(path: &Path) -> Result<String> {
             describe(&file, &d, &mut out)?;
         }
     }
+    crate::list_ttree::describe_trees(&file, &mut out)?;
     Ok(out)
 }
 

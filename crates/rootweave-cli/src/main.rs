@@ -20,16 +20,17 @@ struct Cli {
 enum Command {
     /// List the keys of a ROOT file (name, class, cycle, stored and uncompressed size) and
     /// for each RNTuple its entries, clusters and fields (C++ type, column encodings,
-    /// stored and uncompressed bytes).
+    /// stored and uncompressed bytes), and for each TTree its entries and branches (type,
+    /// stored and uncompressed bytes, baskets).
     Ls {
         /// The ROOT file.
         file: PathBuf,
     },
-    /// Print the entries of an RNTuple.
+    /// Print the entries of an RNTuple or a TTree.
     Dump {
         /// The ROOT file.
         file: PathBuf,
-        /// The RNTuple's name (`dir/name` in a subdirectory).
+        /// The RNTuple's or TTree's name (`dir/name` in a subdirectory).
         name: String,
         /// Comma-separated fields to print (default: all top-level fields); nested
         /// fields by their dotted path, e.g. `Muon.Muon_pt`.

@@ -9,6 +9,7 @@
 //! - [`parallel`]: what parallel writers share: the memory budget.
 //! - [`rntuple`]: the RNTuple columnar format (schema, encodings, pages, envelopes, writers,
 //!   reader).
+//! - [`ttree`]: the TTree format (streamer infos, branches and leaves, baskets, reader).
 //! - [`array`]: columnar results in memory (values plus offsets).
 
 pub mod array;
@@ -18,5 +19,6 @@ pub mod error;
 pub mod io;
 pub mod parallel;
 pub mod rntuple;
+pub mod ttree;
 
 pub use error::{Error, Result};

@@ -1,0 +1,82 @@
+//! `rootweave dump` for TTrees: the values of a tree's branches, as text or JSON lines
+//! keyed by full branch name, cluster by cluster.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use rootweave::container::RootFile;
+use rootweave::ttree::{read_streamers, ReadOptions, TTreeReader};
+use rootweave::{Error, Result};
+
+use crate::dump::DumpOptions;
+
+/// True if the object `name` of `file` is a TTree.
+pub fn is_ttree(file: &RootFile, name: &str) -> bool {
+    file.get_key(name)
+        .is_ok_and(|k| matches!(k.class_name.as_str(), "TTree" | "TNtuple" | "TNtupleD"))
+}
+
+/// Prints the entries of TTree `name` of `file` to `out`.
+pub fn dump(
+    file: Arc<RootFile>,
+    name: &str,
+    options: &DumpOptions,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let streamers = Arc::new(read_streamers(&file)?);
+    let tree = TTreeReader::from_file(file, streamers, name, ReadOptions::default())?;
+    let entries = tree.entries();
+    let range = options.entries.clone().unwrap_or(0..entries);
+    let range = range.start.min(entries)..range.end.min(entries);
+    // Without a branch list, every branch that can be read; the others are named on
+    // stderr with the reason.
+    let fields: Vec<String> = if options.fields.is_empty() {
+        let mut readable = Vec::new();
+        for b in tree.meta().all_branches() {
+            match tree.interpretation(&b.name) {
+                Ok(_) => readable.push(b.name.clone()),
+                Err(e) => eprintln!("rootweave: skipping branch '{}': {e}", b.name),
+            }
+        }
+        readable
+    } else {
+        options.fields.clone()
+    };
+    let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
+    let io = |e: std::io::Error| Error::Io {
+        path: "<stdout>".into(),
+        source: e,
+    };
+    for cluster in tree.cluster_ranges() {
+        let part = cluster.start.max(range.start)..cluster.end.min(range.end);
+        if part.is_empty() || fields.is_empty() {
+            continue;
+        }
+        let columns = tree.read(&fields, part.clone())?;
+        let mut line = String::new();
+        for i in 0..(part.end - part.start) as usize {
+            line.clear();
+            if options.json {
+                line.push('{');
+                for (k, (name, array)) in columns.iter().enumerate() {
+                    if k > 0 {
+                        line.push_str(", ");
+                    }
+                    rootweave::array::write_json_string(name, &mut line);
+                    line.push_str(": ");
+                    array.write_json(i, &mut line);
+                }
+                line.push_str("}\n");
+            } else {
+                line.push_str(&format!("entry {}\n", part.start + i as u64));
+                for (name, array) in &columns {
+                    line.push_str(&format!("  {name} = "));
+                    array.write_json(i, &mut line);
+                    line.push('\n');
+                }
+            }
+            out.write_all(line.as_bytes()).map_err(io)?;
+        }
+    }
+    out.flush().map_err(io)
+}

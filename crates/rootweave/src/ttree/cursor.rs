@@ -1,0 +1,249 @@
+//! A bounds-checked big-endian cursor over one streamed buffer (a key's payload or a
+//! basket's data), with what ROOT's object streaming needs on top of plain values:
+//! byte counts and versions, and the map of class tags and objects already read, so
+//! that back-references (`0x80000000 | position`, `position`) can be resolved.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::object::Object;
+use crate::container::bytes::BeReader;
+use crate::error::{Error, Result};
+
+/// Set on a byte count (`u32`) in front of an object.
+pub const BYTE_COUNT_MASK: u32 = 0x4000_0000;
+/// Set on a class tag that refers to a class already read in the buffer.
+pub const CLASS_MASK: u32 = 0x8000_0000;
+/// The tag in front of a class name read for the first time.
+pub const NEW_CLASS_TAG: u32 = 0xFFFF_FFFF;
+/// ROOT adds this to buffer positions used as reference tags.
+pub const MAP_OFFSET: u32 = 2;
+/// Deepest nesting of objects accepted (corrupt input must not overflow the stack).
+pub const MAX_DEPTH: usize = 64;
+
+/// What a reference tag points at.
+#[derive(Debug, Clone)]
+pub enum Ref {
+    /// A class name read earlier in the buffer.
+    Class(String),
+    /// An object read earlier in the buffer (`None` while it is still being read).
+    Object(Option<Arc<Object>>),
+}
+
+/// The start of an object framed by a byte count and a version.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame {
+    /// Class version (without the memberwise bit).
+    pub version: u16,
+    /// True if the version carried the memberwise-streaming bit (0x4000).
+    pub memberwise: bool,
+    /// Position just past the object, if it had a byte count.
+    pub end: Option<usize>,
+}
+
+/// A cursor over a streamed buffer.
+#[derive(Debug, Clone)]
+pub struct Cursor<'a> {
+    /// The underlying reader (positions are relative to the buffer start).
+    pub r: BeReader<'a>,
+    /// What reference tags count from: the key length for keyed objects.
+    origin: u32,
+    bytes: &'a [u8],
+    base: u64,
+    file: &'a str,
+    object: &'a str,
+    refs: HashMap<u32, Ref>,
+    /// Current nesting depth of objects.
+    pub depth: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor over `bytes`, read from `file` at absolute offset `base`, which hold
+    /// `object`. Reference tags count from `origin` bytes before the buffer (the key
+    /// length for the payload of a key).
+    pub fn new(bytes: &'a [u8], base: u64, file: &'a str, object: &'a str, origin: u32) -> Self {
+        Cursor {
+            r: BeReader::new(bytes, base, file, object),
+            origin,
+            bytes,
+            base,
+            file,
+            object,
+            refs: HashMap::new(),
+            depth: 0,
+        }
+    }
+
+    /// Current position in the buffer.
+    pub fn pos(&self) -> usize {
+        self.r.position()
+    }
+
+    /// An error at the current position.
+    pub fn error(&self, message: impl Into<String>) -> Error {
+        self.r.error(message)
+    }
+
+    /// Moves to position `to` (forward or back), which must lie inside the buffer.
+    pub fn seek(&mut self, to: usize) -> Result<()> {
+        let here = self.pos();
+        if to >= here {
+            self.r.take(to - here)?;
+        } else {
+            // Rewind by rebuilding the reader at the start and skipping.
+            let mut fresh = BeReader::new(self.bytes, self.base, self.file, self.object);
+            fresh.take(to)?;
+            self.r = fresh;
+        }
+        Ok(())
+    }
+
+    /// The position as a reference tag counts it.
+    fn tag_position(&self, pos: usize) -> u32 {
+        (pos as u32).wrapping_add(self.origin)
+    }
+
+    /// Reads a version, with the byte count in front of it if there is one.
+    pub fn frame(&mut self) -> Result<Frame> {
+        let start = self.pos();
+        let first = self.r.u32()?;
+        let end = if first & BYTE_COUNT_MASK != 0 && first != NEW_CLASS_TAG {
+            let count = (first & !BYTE_COUNT_MASK) as usize;
+            let end = start + 4 + count;
+            if count < 2 || end > start + 4 + self.r.remaining() {
+                return Err(self.error(format!(
+                    "byte count {count} runs past the end of the buffer ({} bytes left)",
+                    self.r.remaining()
+                )));
+            }
+            Some(end)
+        } else {
+            self.seek(start)?;
+            None
+        };
+        let raw = self.r.u16()?;
+        Ok(Frame {
+            version: raw & !0x4000,
+            memberwise: raw & 0x4000 != 0,
+            end,
+        })
+    }
+
+    /// Moves to the end of a framed object, checking nothing ran past it.
+    pub fn finish(&mut self, frame: &Frame, what: &str) -> Result<()> {
+        if let Some(end) = frame.end {
+            if self.pos() > end {
+                return Err(self.error(format!(
+                    "{what} read {} bytes past its byte count",
+                    self.pos() - end
+                )));
+            }
+            self.seek(end)?;
+        }
+        Ok(())
+    }
+
+    /// Reads a NUL-terminated class name.
+    pub fn cstring(&mut self) -> Result<String> {
+        let mut out = Vec::new();
+        loop {
+            let b = self.r.u8()?;
+            if b == 0 {
+                break;
+            }
+            if out.len() >= 4096 {
+                return Err(self.error("class name longer than 4096 bytes"));
+            }
+            out.push(b);
+        }
+        Ok(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// Reads the header of an object behind a pointer (`TBuffer::ReadObjectAny`).
+    /// Returns `Ok(None)` for a null pointer, [`Tagged::Ref`] for a reference to an
+    /// object read before, or [`Tagged::New`] with the class name and the object's
+    /// extent when the object's bytes follow (the caller reads them and then calls
+    /// [`Cursor::register`]).
+    pub fn tagged(&mut self) -> Result<Option<Tagged>> {
+        let beg = self.pos();
+        let first = self.r.u32()?;
+        let (tag, count_end) = if first & BYTE_COUNT_MASK == 0 || first == NEW_CLASS_TAG {
+            (first, None)
+        } else {
+            let count = (first & !BYTE_COUNT_MASK) as usize;
+            if count < 4 || count > self.r.remaining() {
+                return Err(self.error(format!(
+                    "object byte count {count} runs past the end of the buffer ({} bytes left)",
+                    self.r.remaining()
+                )));
+            }
+            (self.r.u32()?, Some(beg + 4 + count))
+        };
+        if tag & CLASS_MASK == 0 {
+            if tag == 0 {
+                if let Some(end) = count_end {
+                    self.seek(end)?;
+                }
+                return Ok(None);
+            }
+            let target = match self.refs.get(&tag) {
+                Some(Ref::Object(o)) => o.clone(),
+                _ => None,
+            };
+            if let Some(end) = count_end {
+                self.seek(end)?;
+            }
+            return Ok(Some(Tagged::Ref(target)));
+        }
+        let class = if tag == NEW_CLASS_TAG {
+            let tag_pos = beg + 4;
+            let name = self.cstring()?;
+            if count_end.is_some() {
+                self.refs.insert(
+                    self.tag_position(tag_pos) + MAP_OFFSET,
+                    Ref::Class(name.clone()),
+                );
+            }
+            name
+        } else {
+            match self.refs.get(&(tag & !CLASS_MASK)) {
+                Some(Ref::Class(name)) => name.clone(),
+                _ => {
+                    return Err(self.error(format!(
+                        "class tag {:#x} does not refer to a class read before",
+                        tag
+                    )))
+                }
+            }
+        };
+        let key = self.tag_position(beg) + MAP_OFFSET;
+        self.refs.insert(key, Ref::Object(None));
+        Ok(Some(Tagged::New {
+            class,
+            key,
+            end: count_end,
+        }))
+    }
+
+    /// Records the object read for a [`Tagged::New`] header, for later references.
+    pub fn register(&mut self, key: u32, object: Arc<Object>) {
+        self.refs.insert(key, Ref::Object(Some(object)));
+    }
+}
+
+/// The header of an object behind a pointer.
+#[derive(Debug, Clone)]
+pub enum Tagged {
+    /// A reference to an object read before (`None` if it is unknown or still being
+    /// read: a cycle).
+    Ref(Option<Arc<Object>>),
+    /// A new object of `class`; its bytes follow up to `end` (if it has a byte count).
+    New {
+        /// The class name.
+        class: String,
+        /// Where to [`Cursor::register`] the object once read.
+        key: u32,
+        /// Position just past the object.
+        end: Option<usize>,
+    },
+}

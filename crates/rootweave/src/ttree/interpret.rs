@@ -1,0 +1,260 @@
+//! Choosing a branch's [`Interpretation`] from its leaves, its `TBranchElement`
+//! members and the file's class layouts; a branch that cannot be read gets the reason.
+
+use super::decode::{Header, Interpretation, Packed, Prim};
+use super::streamers::{code, StreamerSet};
+use super::tree::{Branch, Leaf};
+
+/// The dimensions in a leaf title (`x[3][2]` -> `["3", "2"]`, `pt[nMuon]` -> `["nMuon"]`).
+pub fn title_dims(title: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = title.split('/').next().unwrap_or("");
+    while let Some(a) = rest.find('[') {
+        let Some(b) = rest[a..].find(']') else { break };
+        out.push(rest[a + 1..a + b].trim());
+        rest = &rest[a + b + 1..];
+    }
+    out
+}
+
+/// The value type of a plain leaf.
+fn leaf_prim(leaf: &Leaf) -> Result<Prim, String> {
+    let u = leaf.is_unsigned;
+    Ok(match leaf.class.as_str() {
+        "TLeafO" => Prim::Bool,
+        "TLeafB" => {
+            if u {
+                Prim::U8
+            } else {
+                Prim::I8
+            }
+        }
+        "TLeafS" => {
+            if u {
+                Prim::U16
+            } else {
+                Prim::I16
+            }
+        }
+        "TLeafI" => {
+            if u {
+                Prim::U32
+            } else {
+                Prim::I32
+            }
+        }
+        "TLeafL" | "TLeafG" => {
+            if u {
+                Prim::U64
+            } else {
+                Prim::I64
+            }
+        }
+        "TLeafF" => Prim::F32,
+        "TLeafD" => Prim::F64,
+        "TLeafF16" => Prim::Float16(Packed::from_title(true, &leaf.title)),
+        "TLeafD32" => Prim::Double32(Packed::from_title(false, &leaf.title)),
+        other => {
+            return Err(format!(
+                "leaf {} of class {other} is not supported",
+                leaf.name
+            ))
+        }
+    })
+}
+
+/// How `branch` is read, or why it cannot be.
+pub fn interpret(branch: &Branch, streamers: &StreamerSet) -> Result<Interpretation, String> {
+    if let Some(e) = &branch.element {
+        return interpret_element(branch, e, streamers);
+    }
+    match branch.leaves.as_slice() {
+        [] => Err("the branch has no leaves (it holds no data of its own)".into()),
+        [leaf] => interpret_leaf(leaf),
+        leaves => {
+            let mut fields = Vec::with_capacity(leaves.len());
+            for leaf in leaves {
+                match interpret_leaf(leaf)? {
+                    Interpretation::Fixed { prim, dims } => {
+                        fields.push((leaf.name.clone(), prim, dims))
+                    }
+                    _ => {
+                        return Err(format!(
+                            "leaf list with the variable-size leaf {} is not supported",
+                            leaf.name
+                        ))
+                    }
+                }
+            }
+            Ok(Interpretation::Record(fields))
+        }
+    }
+}
+
+fn interpret_leaf(leaf: &Leaf) -> Result<Interpretation, String> {
+    if leaf.class == "TLeafC" {
+        return Ok(Interpretation::Strings);
+    }
+    let prim = leaf_prim(leaf)?;
+    let dims = title_dims(&leaf.title);
+    let counted = leaf.count.is_some() || dims.first().is_some_and(|d| d.parse::<usize>().is_err());
+    let fixed: Vec<usize> = dims
+        .iter()
+        .skip(usize::from(counted))
+        .map(|d| {
+            d.parse::<usize>()
+                .map_err(|_| format!("leaf {}: dimension '{d}' is not a number", leaf.name))
+        })
+        .collect::<Result<_, _>>()?;
+    if fixed.iter().product::<usize>() == 0 {
+        return Err(format!("leaf {} has a zero dimension", leaf.name));
+    }
+    if counted {
+        return Ok(Interpretation::Jagged {
+            prim,
+            inner: fixed,
+            header: Header::None,
+        });
+    }
+    let dims = if fixed.is_empty() && leaf.len > 1 {
+        vec![leaf.len as usize]
+    } else {
+        fixed
+    };
+    Ok(Interpretation::Fixed { prim, dims })
+}
+
+/// Strips `std::` and spaces from a C++ type name.
+fn normalize(name: &str) -> String {
+    name.replace("std::", "").replace(' ', "")
+}
+
+/// The interpretation of a whole object of C++ type `ty` in a basket entry (a top-level
+/// unsplit branch, or an STL member of a split class).
+fn interpret_type(ty: &str) -> Result<Interpretation, String> {
+    let t = normalize(ty);
+    if t == "string" || t == "TString" {
+        return Ok(Interpretation::Strings);
+    }
+    if let Some(inner) = t.strip_prefix("vector<").and_then(|r| r.strip_suffix('>')) {
+        if inner == "string" || inner == "TString" {
+            return Ok(Interpretation::VectorOfStrings);
+        }
+        if let Some(p) = Prim::from_type_name(inner) {
+            return Ok(Interpretation::Jagged {
+                prim: p,
+                inner: vec![],
+                header: Header::Vector,
+            });
+        }
+        if let Some(inner2) = inner
+            .strip_prefix("vector<")
+            .and_then(|r| r.strip_suffix('>'))
+        {
+            if let Some(p) = Prim::from_type_name(inner2) {
+                return Ok(Interpretation::VectorOfVectors(p));
+            }
+        }
+    }
+    Err(format!("objects of type {ty} are not supported"))
+}
+
+fn interpret_element(
+    branch: &Branch,
+    e: &super::tree::ElementInfo,
+    streamers: &StreamerSet,
+) -> Result<Interpretation, String> {
+    // The member's streamer element, when the branch is a member of a class.
+    let element = (e.id >= 0)
+        .then(|| streamers.get(&e.class_name, e.class_version as i32))
+        .flatten()
+        .and_then(|info| info.elements.get(e.id as usize));
+    let title = element.map_or("", |el| el.title.as_str());
+    match e.ty {
+        // The top branch of a split collection: the number of items per entry.
+        3 | 4 if !branch.branches.is_empty() || e.id < 0 => {
+            return Ok(Interpretation::Fixed {
+                prim: Prim::I32,
+                dims: vec![],
+            })
+        }
+        // A member of the objects of a split collection: items back to back.
+        31 | 41 => {
+            let st = e.streamer_type as i32;
+            if let Some(prim) = Prim::from_code(st, title) {
+                return Ok(Interpretation::Jagged {
+                    prim,
+                    inner: vec![],
+                    header: Header::None,
+                });
+            }
+            if (code::OFFSET_L + 1..code::OFFSET_L + 20).contains(&st) {
+                if let (Some(prim), Some(el)) =
+                    (Prim::from_code(st - code::OFFSET_L, title), element)
+                {
+                    let dims = el.max_index[..el.array_dim.clamp(0, 5) as usize]
+                        .iter()
+                        .map(|&d| d.max(0) as usize)
+                        .collect();
+                    return Ok(Interpretation::Jagged {
+                        prim,
+                        inner: dims,
+                        header: Header::None,
+                    });
+                }
+            }
+            return Err(format!(
+                "member of a split collection with streamer type {} is not supported",
+                e.streamer_type
+            ));
+        }
+        _ => {}
+    }
+    if e.id < 0 {
+        // The whole object in one branch.
+        if !branch.branches.is_empty() {
+            return Err(format!(
+                "an object of class {} split into sub-branches: read its sub-branches",
+                e.class_name
+            ));
+        }
+        return interpret_type(&e.class_name);
+    }
+    let st = e.streamer_type as i32;
+    if let Some(prim) = Prim::from_code(st, title) {
+        return Ok(Interpretation::Fixed { prim, dims: vec![] });
+    }
+    if (code::OFFSET_L + 1..code::OFFSET_L + 20).contains(&st) {
+        if let Some(prim) = Prim::from_code(st - code::OFFSET_L, title) {
+            let dims: Vec<usize> = match element {
+                Some(el) => el.max_index[..el.array_dim.clamp(0, 5) as usize]
+                    .iter()
+                    .map(|&d| d.max(0) as usize)
+                    .collect(),
+                None => return Err("fixed-size array member without its class layout".into()),
+            };
+            return Ok(Interpretation::Fixed { prim, dims });
+        }
+    }
+    if (code::OFFSET_P + 1..code::OFFSET_P + 20).contains(&st) {
+        if let Some(prim) = Prim::from_code(st - code::OFFSET_P, title) {
+            return Ok(Interpretation::Jagged {
+                prim,
+                inner: vec![],
+                header: Header::Flag,
+            });
+        }
+    }
+    if st == code::TSTRING || st == code::STL_STRING {
+        return Ok(Interpretation::Strings);
+    }
+    if st == code::STL || st == code::STL + 65 {
+        if let Some(el) = element {
+            return interpret_type(&el.type_name);
+        }
+    }
+    Err(format!(
+        "member {} (streamer type {}) of class {} is not supported",
+        branch.name, e.streamer_type, e.class_name
+    ))
+}

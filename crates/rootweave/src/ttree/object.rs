@@ -1,0 +1,559 @@
+//! Reading objects by the layouts of the file's StreamerInfo record: each member is read
+//! as its [`Element`] says (basic values, fixed arrays, arrays counted by another member,
+//! strings, embedded objects, pointers to objects, base classes), into a generic
+//! [`Object`] whose members are looked up by name. Only classes with custom streamers
+//! that no layout describes are built in: `TObject`, `TString`, `TObjArray`, `TList`,
+//! the `TArray`s and `TBasket`.
+//!
+//! A member that cannot be read (an unsupported element kind) inside an object framed
+//! by a byte count ends the object early: that member and the ones after it are
+//! [`Value::Unread`] with the reason, and reading goes on after the object.
+
+use std::sync::Arc;
+
+use super::cursor::{Cursor, Tagged, MAX_DEPTH};
+use super::streamers::{code, skip_tobject, Element, ElementClass, StreamerSet};
+use crate::error::Result;
+
+/// A member's value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// A null pointer.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A signed integer of any width.
+    Int(i64),
+    /// An unsigned integer of any width.
+    UInt(u64),
+    /// A floating-point number.
+    Float(f64),
+    /// A string.
+    Str(String),
+    /// An array of integers (of any width and signedness).
+    Ints(Vec<i64>),
+    /// An array of floating-point numbers.
+    Floats(Vec<f64>),
+    /// Raw bytes (the data of an embedded basket).
+    Bytes(Vec<u8>),
+    /// An embedded object or the target of a pointer.
+    Object(Arc<Object>),
+    /// The contents of a collection (`TObjArray`, `TList`); `None` for null slots.
+    Objects(Vec<Option<Arc<Object>>>),
+    /// A member that could not be read, with the reason.
+    Unread(String),
+}
+
+/// An object read from a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Object {
+    /// Its class.
+    pub class: String,
+    /// The class version it was written with.
+    pub version: u16,
+    /// Absolute file offset where it starts (for error messages).
+    pub offset: u64,
+    /// Members in streaming order, base classes' members first (flattened).
+    pub members: Vec<(String, Value)>,
+}
+
+impl Object {
+    /// The member `name`, if present.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.members.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    /// The member `name` as an integer.
+    pub fn int(&self, name: &str) -> Option<i64> {
+        match self.get(name)? {
+            Value::Int(v) => Some(*v),
+            Value::UInt(v) => Some(*v as i64),
+            Value::Bool(b) => Some(*b as i64),
+            _ => None,
+        }
+    }
+
+    /// The member `name` as a string.
+    pub fn str(&self, name: &str) -> Option<&str> {
+        match self.get(name)? {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The member `name` as an array of integers (an absent array is empty).
+    pub fn ints(&self, name: &str) -> Option<&[i64]> {
+        match self.get(name)? {
+            Value::Ints(v) => Some(v),
+            Value::Null => Some(&[]),
+            _ => None,
+        }
+    }
+
+    /// The member `name` as the objects of a collection.
+    pub fn objects(&self, name: &str) -> Option<&[Option<Arc<Object>>]> {
+        match self.get(name)? {
+            Value::Objects(v) => Some(v),
+            Value::Object(o) => match o.get("fObjects")? {
+                Value::Objects(v) => Some(v),
+                _ => None,
+            },
+            Value::Null => Some(&[]),
+            _ => None,
+        }
+    }
+
+    /// The member `name` as an object.
+    pub fn object(&self, name: &str) -> Option<&Arc<Object>> {
+        match self.get(name)? {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// Why member `name` is missing or not of the expected kind.
+    pub fn why_missing(&self, name: &str) -> String {
+        match self.get(name) {
+            None => match self.members.iter().find_map(|(_, v)| match v {
+                Value::Unread(why) => Some(why.clone()),
+                _ => None,
+            }) {
+                Some(why) => format!("{} member {name} was not read: {why}", self.class),
+                None => format!("{} has no member {name}", self.class),
+            },
+            Some(Value::Unread(why)) => format!("{} member {name} was not read: {why}", self.class),
+            Some(v) => format!(
+                "{} member {name} has an unexpected kind ({})",
+                self.class,
+                match v {
+                    Value::Object(o) => format!("a {}", o.class),
+                    other => format!("{:.60}", format!("{other:?}")),
+                }
+            ),
+        }
+    }
+}
+
+/// Reads objects by the layouts of one file.
+#[derive(Debug, Clone, Copy)]
+pub struct ObjectReader<'s> {
+    /// The file's class layouts.
+    pub streamers: &'s StreamerSet,
+}
+
+impl<'s> ObjectReader<'s> {
+    /// Reads an object of `class` at the cursor (framed as its class streams itself).
+    pub fn read(&self, c: &mut Cursor, class: &str) -> Result<Object> {
+        if c.depth >= MAX_DEPTH {
+            return Err(c.error("objects nested too deeply"));
+        }
+        c.depth += 1;
+        let result = self.read_inner(c, class);
+        c.depth -= 1;
+        result
+    }
+
+    fn read_inner(&self, c: &mut Cursor, class: &str) -> Result<Object> {
+        let offset = c.r.offset();
+        let object = |version: u16, members: Vec<(String, Value)>| Object {
+            class: class.to_string(),
+            version,
+            offset,
+            members,
+        };
+        match class {
+            "TObject" => {
+                let (id, bits) = skip_tobject(c)?;
+                return Ok(object(
+                    1,
+                    vec![
+                        ("fUniqueID".into(), Value::UInt(id as u64)),
+                        ("fBits".into(), Value::UInt(bits as u64)),
+                    ],
+                ));
+            }
+            "TString" => {
+                return Ok(object(
+                    0,
+                    vec![("fString".into(), Value::Str(c.r.tstring()?))],
+                ))
+            }
+            "TObjArray" | "TList" | "THashList" | "TSortedList" | "TRefArray" => {
+                return self.read_collection(c, class, offset);
+            }
+            "TBasket" => return read_embedded_basket(c, offset),
+            _ => {}
+        }
+        if let Some(ty) = tarray_type(class) {
+            let n = c.r.i32()?;
+            let v = read_basic_array(c, ty, n, "")?;
+            return Ok(object(0, vec![("fArray".into(), v)]));
+        }
+        let frame = c.frame()?;
+        if frame.version == 0 && frame.end.is_some() {
+            // Classes without a ClassDef write their checksum after version 0.
+            c.r.u32()?;
+        }
+        let Some(info) = self.streamers.get(class, frame.version as i32) else {
+            if frame.end.is_some() {
+                c.finish(&frame, class)?;
+                return Ok(object(
+                    frame.version,
+                    vec![(
+                        String::new(),
+                        Value::Unread(format!("the file describes no class {class}")),
+                    )],
+                ));
+            }
+            return Err(c.error(format!(
+                "the file describes no class {class} (version {})",
+                frame.version
+            )));
+        };
+        let mut members: Vec<(String, Value)> = Vec::with_capacity(info.elements.len());
+        for e in &info.elements {
+            match self.read_element(c, e, &mut members) {
+                Ok(()) => {}
+                Err(err) if frame.end.is_some() => {
+                    members.push((e.name.clone(), Value::Unread(err.to_string())));
+                    break;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+        c.finish(&frame, class)?;
+        Ok(object(frame.version, members))
+    }
+
+    fn read_collection(&self, c: &mut Cursor, class: &str, offset: u64) -> Result<Object> {
+        let frame = c.frame()?;
+        if frame.version > 2 || class != "TObjArray" {
+            skip_tobject(c)?;
+        }
+        let name = c.r.tstring()?;
+        let n = c.r.i32()?;
+        if n < 0 || n as usize > c.r.remaining() {
+            return Err(c.error(format!("{class} of {n} objects")));
+        }
+        if class == "TObjArray" || class == "TRefArray" {
+            c.r.i32()?; // lower bound
+        }
+        let mut items = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            items.push(self.read_pointer(c)?);
+            if class != "TObjArray" && class != "TRefArray" && frame.version > 3 {
+                let len = c.r.u8()? as usize;
+                c.r.take(len)?;
+            }
+        }
+        c.finish(&frame, class)?;
+        Ok(Object {
+            class: class.to_string(),
+            version: frame.version,
+            offset,
+            members: vec![
+                ("fName".into(), Value::Str(name)),
+                ("fObjects".into(), Value::Objects(items)),
+            ],
+        })
+    }
+
+    /// Reads an object behind a pointer: null, a reference to an object read before, or
+    /// a new object with its class name.
+    pub fn read_pointer(&self, c: &mut Cursor) -> Result<Option<Arc<Object>>> {
+        match c.tagged()? {
+            None => Ok(None),
+            Some(Tagged::Ref(target)) => Ok(target),
+            Some(Tagged::New { class, key, end }) => {
+                let object = Arc::new(self.read(c, &class)?);
+                if let Some(end) = end {
+                    if c.pos() > end {
+                        return Err(c.error(format!("{class} read past its byte count")));
+                    }
+                    c.seek(end)?;
+                }
+                c.register(key, object.clone());
+                Ok(Some(object))
+            }
+        }
+    }
+
+    fn read_element(
+        &self,
+        c: &mut Cursor,
+        e: &Element,
+        members: &mut Vec<(String, Value)>,
+    ) -> Result<()> {
+        let value = match e.class {
+            ElementClass::Base => {
+                let base = self.read(c, &e.name)?;
+                members.extend(base.members);
+                return Ok(());
+            }
+            _ if e.ty == code::TSTRING || e.class == ElementClass::String => {
+                Value::Str(c.r.tstring()?)
+            }
+            _ if e.ty == code::STL_STRING || e.class == ElementClass::StlString => {
+                Value::Str(c.r.tstring()?)
+            }
+            _ if (1..=19).contains(&e.ty) => read_basic(c, e.ty, &e.title)?,
+            _ if (code::OFFSET_L + 1..code::OFFSET_L + 20).contains(&e.ty) => {
+                read_basic_array(c, e.ty - code::OFFSET_L, e.array_length, &e.title)?
+            }
+            _ if (code::OFFSET_P + 1..code::OFFSET_P + 20).contains(&e.ty) => {
+                let flag = c.r.u8()?;
+                if flag == 0 {
+                    Value::Null
+                } else {
+                    let n = members
+                        .iter()
+                        .rev()
+                        .find(|(n, _)| *n == e.count_name)
+                        .and_then(|(_, v)| match v {
+                            Value::Int(i) => Some(*i),
+                            Value::UInt(u) => Some(*u as i64),
+                            _ => None,
+                        })
+                        .ok_or_else(|| {
+                            c.error(format!(
+                                "array {} is counted by {}, which was not read",
+                                e.name, e.count_name
+                            ))
+                        })?;
+                    read_basic_array(
+                        c,
+                        e.ty - code::OFFSET_P,
+                        n.clamp(-1, i32::MAX as i64) as i32,
+                        &e.title,
+                    )?
+                }
+            }
+            _ if e.ty == code::CHAR_STAR => {
+                let n = c.r.i32()?;
+                if n < 0 {
+                    return Err(c.error(format!("char* of {n} bytes")));
+                }
+                Value::Str(String::from_utf8_lossy(c.r.take(n as usize)?).into_owned())
+            }
+            _ if matches!(
+                e.ty,
+                code::OBJECT | code::ANY | code::TOBJECT | code::TNAMED
+            ) =>
+            {
+                let class = e.type_name.trim_end_matches('*').trim();
+                Value::Object(Arc::new(self.read(c, class)?))
+            }
+            _ if matches!(
+                e.ty,
+                code::OBJECT_P | code::OBJECT_P_NOT_NULL | code::ANY_P | code::ANY_P2
+            ) =>
+            {
+                match self.read_pointer(c)? {
+                    None => Value::Null,
+                    Some(o) => Value::Object(o),
+                }
+            }
+            _ if e.ty == code::STL || e.class == ElementClass::Stl => self.read_stl(c, e)?,
+            _ => {
+                return Err(c.error(format!(
+                    "member {} of type {} (streamer type {}) is not supported",
+                    e.name, e.type_name, e.ty
+                )))
+            }
+        };
+        members.push((e.name.clone(), value));
+        Ok(())
+    }
+
+    /// `std::vector` of numbers or strings inside an object.
+    fn read_stl(&self, c: &mut Cursor, e: &Element) -> Result<Value> {
+        let frame = c.frame()?;
+        let inner = e
+            .type_name
+            .strip_prefix("vector<")
+            .and_then(|t| t.strip_suffix('>'))
+            .map(str::trim);
+        let value = match inner {
+            Some("string") | Some("std::string") | Some("TString") => {
+                let n = c.r.i32()?;
+                if n < 0 || n as usize > c.r.remaining() {
+                    return Err(c.error(format!("vector of {n} strings")));
+                }
+                let mut out = Vec::new();
+                for _ in 0..n {
+                    out.push(c.r.tstring()?);
+                }
+                Value::Str(out.join("\n"))
+            }
+            _ if (1..=19).contains(&e.ctype) && inner.is_some() => {
+                let n = c.r.i32()?;
+                read_basic_array(c, e.ctype, n, &e.title)?
+            }
+            _ => {
+                if frame.end.is_none() {
+                    return Err(c.error(format!("{} without a byte count", e.type_name)));
+                }
+                Value::Unread(format!("{} is not read inside objects", e.type_name))
+            }
+        };
+        c.finish(&frame, &e.type_name)?;
+        Ok(value)
+    }
+}
+
+/// The basic type of a `TArray` class.
+fn tarray_type(class: &str) -> Option<i32> {
+    Some(match class {
+        "TArrayC" => code::CHAR,
+        "TArrayS" => code::SHORT,
+        "TArrayI" => code::INT,
+        "TArrayL" => code::LONG,
+        "TArrayL64" => code::LONG64,
+        "TArrayF" => code::FLOAT,
+        "TArrayD" => code::DOUBLE,
+        _ => return None,
+    })
+}
+
+/// Bytes on disk of one value of a basic type (Double32/Float16 without range: 4/3).
+pub fn basic_size(ty: i32) -> Option<usize> {
+    Some(match ty {
+        code::CHAR | code::UCHAR | code::BOOL | code::LEGACY_CHAR => 1,
+        code::SHORT | code::USHORT => 2,
+        code::INT | code::UINT | code::FLOAT | code::COUNTER | code::BITS | code::DOUBLE32 => 4,
+        code::LONG | code::ULONG | code::LONG64 | code::ULONG64 | code::DOUBLE => 8,
+        code::FLOAT16 => 4,
+        _ => return None,
+    })
+}
+
+fn read_basic(c: &mut Cursor, ty: i32, title: &str) -> Result<Value> {
+    Ok(match ty {
+        code::BOOL => Value::Bool(c.r.u8()? != 0),
+        code::CHAR | code::LEGACY_CHAR => Value::Int(c.r.u8()? as i8 as i64),
+        code::UCHAR => Value::UInt(c.r.u8()? as u64),
+        code::SHORT => Value::Int(c.r.i16()? as i64),
+        code::USHORT => Value::UInt(c.r.u16()? as u64),
+        code::INT | code::COUNTER => Value::Int(c.r.i32()? as i64),
+        code::UINT | code::BITS => Value::UInt(c.r.u32()? as u64),
+        code::LONG | code::LONG64 => Value::Int(c.r.i64()?),
+        code::ULONG | code::ULONG64 => Value::UInt(c.r.u64()?),
+        code::FLOAT => Value::Float(f32::from_bits(c.r.u32()?) as f64),
+        code::DOUBLE => Value::Float(f64::from_bits(c.r.u64()?)),
+        code::DOUBLE32 | code::FLOAT16 => {
+            let packing = super::decode::Packed::from_title(ty == code::FLOAT16, title);
+            let mut one = [0f64; 1];
+            let bytes = c.r.take(packing.bytes())?;
+            packing.unpack(bytes, &mut one);
+            Value::Float(one[0])
+        }
+        _ => return Err(c.error(format!("basic type {ty} is not known"))),
+    })
+}
+
+fn read_basic_array(c: &mut Cursor, ty: i32, n: i32, title: &str) -> Result<Value> {
+    let size = basic_size(ty).ok_or_else(|| c.error(format!("basic type {ty} is not known")))?;
+    if n < 0 || (n as usize).saturating_mul(size.min(3)) > c.r.remaining() {
+        return Err(c.error(format!(
+            "array of {n} values does not fit in the {} bytes left",
+            c.r.remaining()
+        )));
+    }
+    let n = n as usize;
+    let floating = matches!(
+        ty,
+        code::FLOAT | code::DOUBLE | code::DOUBLE32 | code::FLOAT16
+    );
+    if floating {
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            if let Value::Float(f) = read_basic(c, ty, title)? {
+                v.push(f);
+            }
+        }
+        Ok(Value::Floats(v))
+    } else {
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(match read_basic(c, ty, title)? {
+                Value::Int(i) => i,
+                Value::UInt(u) => u as i64,
+                Value::Bool(b) => b as i64,
+                _ => 0,
+            });
+        }
+        Ok(Value::Ints(v))
+    }
+}
+
+/// A `TBasket` streamed inside its branch (`fBaskets` of a file that was not closed):
+/// its key header, its counts and, when it holds data, its entry offsets and data.
+fn read_embedded_basket(c: &mut Cursor, offset: u64) -> Result<Object> {
+    let start = c.pos();
+    let nbytes = c.r.i32()?;
+    let key_version = c.r.i16()?;
+    let objlen = c.r.i32()?;
+    c.r.u32()?; // datime
+    let keylen = c.r.i16()?;
+    c.r.i16()?; // cycle
+                // The rest of the key header: seeks and the three strings.
+    if key_version > 1000 {
+        c.r.take(16)?;
+    } else {
+        c.r.take(8)?;
+    }
+    for _ in 0..3 {
+        c.r.tstring()?;
+    }
+    let version = c.r.u16()?;
+    let buffer_size = c.r.i32()?;
+    let nev_buf_size = c.r.i32()?;
+    let nev_buf = c.r.i32()?;
+    let last = c.r.i32()?;
+    let flag = c.r.u8()?;
+    if keylen < 0 || nev_buf < 0 || last < keylen as i32 {
+        return Err(c.error(format!(
+            "basket with key length {keylen}, {nev_buf} entries and end {last}"
+        )));
+    }
+    let mut members = vec![
+        ("fNbytes".to_string(), Value::Int(nbytes as i64)),
+        ("fObjlen".to_string(), Value::Int(objlen as i64)),
+        ("fKeylen".to_string(), Value::Int(keylen as i64)),
+        ("fBufferSize".to_string(), Value::Int(buffer_size as i64)),
+        ("fNevBufSize".to_string(), Value::Int(nev_buf_size as i64)),
+        ("fNevBuf".to_string(), Value::Int(nev_buf as i64)),
+        ("fLast".to_string(), Value::Int(last as i64)),
+    ];
+    let _ = start;
+    // Baskets written to their own key carry no data here (flag 0 or header only).
+    if nbytes <= keylen as i32 && flag != 0 && flag != 11 {
+        let border = (last - keylen as i32) as usize;
+        if nev_buf_size
+            .saturating_mul(nev_buf)
+            .saturating_add(keylen as i32)
+            != last
+        {
+            let n = c.r.i32()?;
+            if n < 0 || n as usize > c.r.remaining() / 4 {
+                return Err(c.error(format!("{n} entry offsets")));
+            }
+            let mut offsets = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                offsets.push(c.r.i32()? as i64);
+            }
+            members.push(("fEntryOffset".to_string(), Value::Ints(offsets)));
+        }
+        c.r.take(keylen as usize)?;
+        members.push((
+            "fData".to_string(),
+            Value::Bytes(c.r.take(border)?.to_vec()),
+        ));
+    }
+    Ok(Object {
+        class: "TBasket".into(),
+        version,
+        offset,
+        members,
+    })
+}

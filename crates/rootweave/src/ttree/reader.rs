@@ -1,0 +1,450 @@
+//! The public TTree reader: open a tree (through subdirectories, highest cycle by
+//! default), list its branches and how each is read, and read any branches for any
+//! entry range into [`Array`]s. Baskets are fetched with coalesced reads, window by
+//! window, and decompressed and decoded in parallel on the reader's thread pool.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::basket::{decode_basket, BasketData};
+use super::cursor::Cursor;
+use super::decode::{concat, Interpretation};
+use super::interpret::interpret;
+use super::object::ObjectReader;
+use super::streamers::StreamerSet;
+use super::tree::{Branch, TreeMeta};
+use crate::array::Array;
+use crate::container::bytes::BeReader;
+use crate::container::{KeyInfo, RootFile};
+use crate::error::{Error, Result};
+
+/// Settings of a [`TTreeReader`].
+#[derive(Debug, Clone, Copy)]
+pub struct ReadOptions {
+    /// Decompression threads (0: all cores).
+    pub threads: usize,
+    /// Stored basket bytes fetched at once (at least one basket is always read).
+    pub window_bytes: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            threads: 0,
+            window_bytes: 64 << 20,
+        }
+    }
+}
+
+/// Reads the class layouts of a file's StreamerInfo record (empty if it has none).
+pub fn read_streamers(file: &RootFile) -> Result<StreamerSet> {
+    let h = file.header();
+    if h.seek_info <= h.begin || h.nbytes_info == 0 {
+        return Ok(StreamerSet::default());
+    }
+    let head = file.read_at(
+        h.seek_info,
+        (h.nbytes_info as u64).min(file.size() - h.seek_info.min(file.size())),
+        "StreamerInfo record",
+    )?;
+    let key = KeyInfo::decode(&mut BeReader::new(
+        &head,
+        h.seek_info,
+        file.name(),
+        "StreamerInfo record",
+    ))?;
+    let payload = file.read_object(&key)?;
+    StreamerSet::parse(
+        &payload,
+        key.payload_offset(),
+        file.name(),
+        key.keylen as u32,
+    )
+}
+
+/// The paths (`dir/name`) of the trees in a file, highest cycle of each name, through
+/// subdirectories.
+pub fn list_trees(file: &RootFile) -> Result<Vec<String>> {
+    fn walk(
+        file: &RootFile,
+        keys: &[KeyInfo],
+        prefix: &str,
+        depth: usize,
+        out: &mut Vec<String>,
+    ) -> Result<()> {
+        let mut seen = std::collections::HashSet::new();
+        for key in keys {
+            if !seen.insert((key.name.clone(), key.class_name.clone())) {
+                continue;
+            }
+            if matches!(key.class_name.as_str(), "TTree" | "TNtuple" | "TNtupleD") {
+                out.push(format!("{prefix}{}", key.name));
+            } else if key.class_name.starts_with("TDirectory") && depth < 16 {
+                let sub = file.directory_keys(key)?;
+                walk(
+                    file,
+                    &sub,
+                    &format!("{prefix}{}/", key.name),
+                    depth + 1,
+                    out,
+                )?;
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(file, file.keys(), "", 0, &mut out)?;
+    Ok(out)
+}
+
+/// Reads one TTree. All methods take `&self`: one reader may serve many threads.
+///
+/// ```no_run
+/// use rootweave::ttree::TTreeReader;
+/// let tree = TTreeReader::open("events.root", "Events")?;
+/// for (name, array) in tree.read(&["nMuon", "Muon_pt"], 0..tree.entries())? {
+///     println!("{name}: {} entries of {}", array.len(), array.kind());
+/// }
+/// # Ok::<(), rootweave::Error>(())
+/// ```
+pub struct TTreeReader {
+    file: Arc<RootFile>,
+    meta: TreeMeta,
+    streamers: Arc<StreamerSet>,
+    options: ReadOptions,
+    pool: rayon::ThreadPool,
+}
+
+/// Another name of [`TTreeReader`].
+pub type Tree = TTreeReader;
+
+impl std::fmt::Debug for TTreeReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TTreeReader")
+            .field("file", &self.file.name())
+            .field("name", &self.meta.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One basket's part of a read.
+struct Job<'a> {
+    field: usize,
+    part: usize,
+    branch: &'a Branch,
+    basket: usize,
+    /// Entries of the basket to decode (relative to its first entry).
+    within: Range<usize>,
+}
+
+impl TTreeReader {
+    /// Opens the tree `name` (`dir/name`, `name;cycle`) in the file at `path`.
+    pub fn open(path: impl AsRef<Path>, name: &str) -> Result<Self> {
+        let file = Arc::new(RootFile::open(path)?);
+        let streamers = Arc::new(read_streamers(&file)?);
+        Self::from_file(file, streamers, name, ReadOptions::default())
+    }
+
+    /// Opens the tree `name` of an open file whose class layouts are `streamers`.
+    pub fn from_file(
+        file: Arc<RootFile>,
+        streamers: Arc<StreamerSet>,
+        name: &str,
+        options: ReadOptions,
+    ) -> Result<Self> {
+        let key = file.get_key(name)?;
+        let object = format!("TTree '{name}'");
+        let payload = file.read_object(&key)?;
+        let mut c = Cursor::new(
+            &payload,
+            key.payload_offset(),
+            file.name(),
+            &object,
+            key.keylen as u32,
+        );
+        let tree = ObjectReader {
+            streamers: &streamers,
+        }
+        .read(&mut c, &key.class_name)?;
+        let meta = TreeMeta::from_object(&tree, file.size())
+            .map_err(|(offset, message)| Error::format(file.name(), &object, offset, message))?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(options.threads)
+            .thread_name(|i| format!("rootweave-ttree-{i}"))
+            .build()
+            .map_err(|e| Error::InvalidArgument(format!("thread pool: {e}")))?;
+        Ok(TTreeReader {
+            file,
+            meta,
+            streamers,
+            options,
+            pool,
+        })
+    }
+
+    /// The metadata.
+    pub fn meta(&self) -> &TreeMeta {
+        &self.meta
+    }
+
+    /// The file.
+    pub fn file(&self) -> &Arc<RootFile> {
+        &self.file
+    }
+
+    /// The file's class layouts.
+    pub fn streamers(&self) -> &StreamerSet {
+        &self.streamers
+    }
+
+    /// Number of entries.
+    pub fn entries(&self) -> u64 {
+        self.meta.entries
+    }
+
+    /// Full names of every branch, depth first.
+    pub fn branch_names(&self) -> Vec<String> {
+        self.meta
+            .all_branches()
+            .into_iter()
+            .map(|b| b.name.clone())
+            .collect()
+    }
+
+    /// The entry ranges of the clusters.
+    pub fn cluster_ranges(&self) -> Vec<Range<u64>> {
+        self.meta.cluster_ranges()
+    }
+
+    fn branch(&self, name: &str) -> Result<&Branch> {
+        self.meta.find(name).ok_or_else(|| Error::NotFound {
+            file: self.file.name().to_string(),
+            name: format!("{}/{name}", self.meta.name),
+        })
+    }
+
+    /// How the branch `name` is read, or an [`Error::Unsupported`] naming the branch and
+    /// the reason it cannot be.
+    pub fn interpretation(&self, name: &str) -> Result<Interpretation> {
+        let branch = self.branch(name)?;
+        interpret(branch, &self.streamers).map_err(|why| Error::Unsupported {
+            file: self.file.name().to_string(),
+            what: format!("TTree '{}' branch '{}': {why}", self.meta.name, branch.name),
+        })
+    }
+
+    /// Reads branches `fields` (full names; every readable branch if empty) for the
+    /// entries in `range`, one array per branch.
+    pub fn read(&self, fields: &[&str], range: Range<u64>) -> Result<Vec<(String, Array)>> {
+        let names: Vec<String> = if fields.is_empty() {
+            self.branch_names()
+                .into_iter()
+                .filter(|n| self.interpretation(n).is_ok())
+                .collect()
+        } else {
+            fields.iter().map(|s| s.to_string()).collect()
+        };
+        let entries = self.entries();
+        if range.start > range.end || range.end > entries {
+            return Err(Error::InvalidArgument(format!(
+                "entry range {}..{} is outside 0..{entries}",
+                range.start, range.end
+            )));
+        }
+        let mut plans = Vec::with_capacity(names.len());
+        for name in &names {
+            plans.push((self.branch(name)?, self.interpretation(name)?));
+        }
+        // One job per basket and branch that the range touches.
+        let mut jobs = Vec::new();
+        let mut parts = vec![0usize; plans.len()];
+        for (field, (branch, _)) in plans.iter().enumerate() {
+            let mut covered = range.start;
+            for (i, b) in branch.baskets.iter().enumerate() {
+                if b.end_entry <= range.start
+                    || b.first_entry >= range.end
+                    || b.end_entry == b.first_entry
+                {
+                    continue;
+                }
+                if b.first_entry > covered {
+                    break;
+                }
+                let from = range.start.max(b.first_entry);
+                let to = range.end.min(b.end_entry);
+                jobs.push(Job {
+                    field,
+                    part: parts[field],
+                    branch,
+                    basket: i,
+                    within: (from - b.first_entry) as usize..(to - b.first_entry) as usize,
+                });
+                parts[field] += 1;
+                covered = to;
+            }
+            if covered < range.end {
+                return Err(Error::format(
+                    self.file.name(),
+                    format!("TTree '{}' branch '{}'", self.meta.name, branch.name),
+                    0,
+                    format!(
+                        "the baskets hold entries up to {covered}, entries {}..{} were asked for",
+                        range.start, range.end
+                    ),
+                ));
+            }
+        }
+        let mut results: Vec<Vec<Option<Array>>> = parts.iter().map(|&n| vec![None; n]).collect();
+        // Baskets kept in the tree object need no fetching.
+        let (embedded, mut stored): (Vec<Job>, Vec<Job>) = jobs
+            .into_iter()
+            .partition(|j| j.branch.baskets[j.basket].embedded.is_some());
+        for job in embedded {
+            let b = &job.branch.baskets[job.basket];
+            let e = &job.branch.embedded[b.embedded.expect("embedded")];
+            let array = self.decode_job(
+                &job,
+                &plans[job.field].1,
+                &BasketData {
+                    data: e.data.clone(),
+                    offsets: e.offsets.clone(),
+                    entries: e.entries as usize,
+                },
+            )?;
+            results[job.field][job.part] = Some(array);
+        }
+        // Stored baskets: windows in file order, each fetched with few coalesced reads.
+        stored.sort_by_key(|j| j.branch.baskets[j.basket].seek);
+        let mut windows: Vec<Vec<Job>> = Vec::new();
+        let mut acc = 0u64;
+        for job in stored {
+            let size = job.branch.baskets[job.basket].bytes as u64;
+            match windows.last_mut() {
+                Some(w) if acc + size <= self.options.window_bytes => w.push(job),
+                _ => {
+                    windows.push(vec![job]);
+                    acc = 0;
+                }
+            }
+            acc += size;
+        }
+        for window in windows {
+            let ranges = coalesce(&window);
+            let fetched: Vec<(u64, Vec<u8>)> = self.pool.install(|| {
+                ranges
+                    .par_iter()
+                    .map(|r| {
+                        self.file
+                            .read_at(r.start, r.end - r.start, "TTree baskets")
+                            .map(|b| (r.start, b))
+                    })
+                    .collect::<Result<Vec<_>>>()
+            })?;
+            let decoded: Vec<(usize, usize, Array)> = self.pool.install(|| {
+                window
+                    .par_iter()
+                    .map(|job| {
+                        let b = &job.branch.baskets[job.basket];
+                        let i = fetched.partition_point(|(start, _)| *start <= b.seek) - 1;
+                        let (start, bytes) = &fetched[i];
+                        let from = (b.seek - start) as usize;
+                        let record = &bytes[from..from + b.bytes as usize];
+                        let object = self.basket_name(job);
+                        let data = decode_basket(
+                            record,
+                            b.seek,
+                            self.file.name(),
+                            &object,
+                            b.end_entry - b.first_entry,
+                        )?;
+                        let array = self.decode_job(job, &plans[job.field].1, &data)?;
+                        Ok((job.field, job.part, array))
+                    })
+                    .collect::<Result<Vec<_>>>()
+            })?;
+            for (field, part, array) in decoded {
+                results[field][part] = Some(array);
+            }
+        }
+        let mut out = Vec::with_capacity(names.len());
+        for ((name, parts), (branch, interp)) in names.into_iter().zip(results).zip(&plans) {
+            let parts: Vec<Array> = parts
+                .into_iter()
+                .map(|p| p.expect("every part decoded"))
+                .collect();
+            let array = if parts.is_empty() {
+                empty_array(interp)
+            } else {
+                concat(parts).map_err(|m| {
+                    Error::format(
+                        self.file.name(),
+                        format!("TTree '{}' branch '{}'", self.meta.name, branch.name),
+                        0,
+                        m,
+                    )
+                })?
+            };
+            out.push((name, array));
+        }
+        Ok(out)
+    }
+
+    fn basket_name(&self, job: &Job) -> String {
+        format!(
+            "basket {} of branch '{}' of TTree '{}'",
+            job.basket, job.branch.name, self.meta.name
+        )
+    }
+
+    fn decode_job(&self, job: &Job, interp: &Interpretation, data: &BasketData) -> Result<Array> {
+        if job.within.end > data.entries {
+            return Err(Error::format(
+                self.file.name(),
+                self.basket_name(job),
+                job.branch.baskets[job.basket].seek,
+                format!("entry {} of a basket of {}", job.within.end, data.entries),
+            ));
+        }
+        interp
+            .decode(&data.data, data.offsets.as_deref(), job.within.clone())
+            .map_err(|m| {
+                Error::format(
+                    self.file.name(),
+                    self.basket_name(job),
+                    job.branch.baskets[job.basket].seek,
+                    m,
+                )
+            })
+    }
+}
+
+/// An array of no entries of an interpretation's layout.
+fn empty_array(interp: &Interpretation) -> Array {
+    interp
+        .decode(&[], Some(&[0]), 0..0)
+        .unwrap_or(Array::Int32(Vec::new()))
+}
+
+/// Byte ranges covering the baskets of a window, neighbours closer than 64 KiB merged.
+fn coalesce(window: &[Job]) -> Vec<Range<u64>> {
+    const GAP: u64 = 64 << 10;
+    let mut ranges: Vec<Range<u64>> = window
+        .iter()
+        .map(|j| {
+            let b = &j.branch.baskets[j.basket];
+            b.seek..b.seek + b.bytes as u64
+        })
+        .collect();
+    ranges.sort_unstable_by_key(|r| (r.start, r.end));
+    let mut out: Vec<Range<u64>> = Vec::new();
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end + GAP => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}

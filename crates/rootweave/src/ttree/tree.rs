@@ -1,0 +1,433 @@
+//! The TTree metadata model: the tree, its branches (nested), their leaves and the
+//! baskets each branch's entries are stored in, built from the generic objects read by
+//! the file's class layouts.
+
+use std::sync::Arc;
+
+use super::object::{Object, Value};
+
+/// Where one basket of a branch is and which entries it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BasketInfo {
+    /// Offset of the basket's key in the file (0 for a basket stored in the tree object).
+    pub seek: u64,
+    /// Bytes of the record on disk (key and compressed payload).
+    pub bytes: u32,
+    /// First entry.
+    pub first_entry: u64,
+    /// One past the last entry.
+    pub end_entry: u64,
+    /// For a basket stored inside the tree object: index into [`Branch::embedded`].
+    pub embedded: Option<usize>,
+}
+
+/// A basket stored inside the tree object (`fBaskets`, files that were not closed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbeddedBasket {
+    /// The data part.
+    pub data: Vec<u8>,
+    /// Entry start offsets (relative to the data), one more than the entries, if the
+    /// entries vary in size.
+    pub offsets: Option<Vec<usize>>,
+    /// Entries held.
+    pub entries: u64,
+}
+
+/// A leaf: the type of (part of) a branch's entries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leaf {
+    /// Leaf class (`TLeafI`, `TLeafF`, `TLeafElement`, ...).
+    pub class: String,
+    /// Name.
+    pub name: String,
+    /// Title (`x`, `arr[3]`, `Muon_pt[nMuon]`).
+    pub title: String,
+    /// Number of fixed-size values per entry (product of fixed dimensions).
+    pub len: i64,
+    /// Bytes of one value.
+    pub len_type: i64,
+    /// True for unsigned integers.
+    pub is_unsigned: bool,
+    /// Name of the leaf that counts this leaf's items per entry.
+    pub count: Option<String>,
+    /// `TLeafElement::fType` (streamer type), for leaves of `TBranchElement`s.
+    pub element_type: Option<i64>,
+}
+
+/// Extra members of a `TBranchElement`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElementInfo {
+    /// Class of the object (or container) the branch holds or is a member of.
+    pub class_name: String,
+    /// Class of the parent branch's object.
+    pub parent_name: String,
+    /// Class of the elements of a `TClonesArray` or STL collection.
+    pub clones_name: String,
+    /// Class version.
+    pub class_version: i64,
+    /// Index of the member in the class's layout (-1: the whole object).
+    pub id: i64,
+    /// Branch type: 0 member or whole object, 1 base class, 3/31 TClonesArray top/member,
+    /// 4/41 STL collection top/member, -1 ... (see `TBranchElement`).
+    pub ty: i64,
+    /// Streamer type code of the member.
+    pub streamer_type: i64,
+}
+
+/// A branch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Branch {
+    /// Full name (as ROOT finds it).
+    pub name: String,
+    /// Title (the leaf list for plain branches).
+    pub title: String,
+    /// Class (`TBranch`, `TBranchElement`, `TBranchObject`, ...).
+    pub class: String,
+    /// Leaves.
+    pub leaves: Vec<Leaf>,
+    /// Sub-branches.
+    pub branches: Vec<Branch>,
+    /// Entries.
+    pub entries: u64,
+    /// Uncompressed bytes (as ROOT counts them: keys included).
+    pub tot_bytes: u64,
+    /// Bytes on disk.
+    pub zip_bytes: u64,
+    /// Non-zero if baskets carry an entry-offset table.
+    pub entry_offset_len: i64,
+    /// Baskets, in entry order.
+    pub baskets: Vec<BasketInfo>,
+    /// Baskets stored in the tree object.
+    pub embedded: Vec<EmbeddedBasket>,
+    /// `TBranchElement` members.
+    pub element: Option<ElementInfo>,
+}
+
+/// Cluster layout of a tree.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClusterLayout {
+    /// Last entry (inclusive) of each cluster range.
+    pub range_end: Vec<i64>,
+    /// Cluster size in each range.
+    pub size: Vec<i64>,
+    /// Entries per cluster after the ranges (`fAutoFlush`; negative: a byte size).
+    pub auto_flush: i64,
+}
+
+/// A tree's metadata.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeMeta {
+    /// Name.
+    pub name: String,
+    /// Title.
+    pub title: String,
+    /// Class version of the TTree.
+    pub version: u16,
+    /// Entries.
+    pub entries: u64,
+    /// Top-level branches.
+    pub branches: Vec<Branch>,
+    /// Cluster layout.
+    pub clusters: ClusterLayout,
+}
+
+/// Why metadata could not be built (the caller adds file and offset).
+pub type MetaError = (u64, String);
+
+fn need_int(o: &Object, name: &str) -> Result<i64, MetaError> {
+    o.int(name).ok_or_else(|| (o.offset, o.why_missing(name)))
+}
+
+fn num(o: &Object, name: &str) -> Option<i64> {
+    o.int(name).or(match o.get(name)? {
+        Value::Float(f) => Some(*f as i64),
+        _ => None,
+    })
+}
+
+fn string(o: &Object, name: &str) -> String {
+    o.str(name).unwrap_or_default().to_string()
+}
+
+impl TreeMeta {
+    /// Builds the metadata from a TTree object; `file_size` bounds basket positions.
+    pub fn from_object(tree: &Object, file_size: u64) -> Result<Self, MetaError> {
+        let entries =
+            num(tree, "fEntries").ok_or_else(|| (tree.offset, tree.why_missing("fEntries")))?;
+        if entries < 0 {
+            return Err((tree.offset, format!("{entries} entries")));
+        }
+        let branches = tree
+            .objects("fBranches")
+            .ok_or_else(|| (tree.offset, tree.why_missing("fBranches")))?;
+        let branches = branches
+            .iter()
+            .flatten()
+            .map(|b| Branch::from_object(b, file_size, 0))
+            .collect::<Result<Vec<_>, _>>()?;
+        let ints = |name: &str| tree.ints(name).map(|v| v.to_vec()).unwrap_or_default();
+        Ok(TreeMeta {
+            name: string(tree, "fName"),
+            title: string(tree, "fTitle"),
+            version: tree.version,
+            entries: entries as u64,
+            branches,
+            clusters: ClusterLayout {
+                range_end: ints("fClusterRangeEnd"),
+                size: ints("fClusterSize"),
+                auto_flush: num(tree, "fAutoFlush").unwrap_or(0),
+            },
+        })
+    }
+
+    /// Every branch, depth first (parents before their sub-branches).
+    pub fn all_branches(&self) -> Vec<&Branch> {
+        fn walk<'a>(b: &'a Branch, out: &mut Vec<&'a Branch>) {
+            out.push(b);
+            for s in &b.branches {
+                walk(s, out);
+            }
+        }
+        let mut out = Vec::new();
+        for b in &self.branches {
+            walk(b, &mut out);
+        }
+        out
+    }
+
+    /// The branch named `name` (its full name, or a `parent/child` path).
+    pub fn find(&self, name: &str) -> Option<&Branch> {
+        let all = self.all_branches();
+        if let Some(b) = all.iter().find(|b| b.name == name) {
+            return Some(b);
+        }
+        let mut level = &self.branches;
+        let mut found = None;
+        for part in name.split('/') {
+            let b = level.iter().find(|b| b.name == part)?;
+            level = &b.branches;
+            found = Some(b);
+        }
+        found
+    }
+
+    /// The entry ranges of the clusters, from the cluster ranges and `fAutoFlush`, or
+    /// (when those do not say) from the baskets of the first branch.
+    pub fn cluster_ranges(&self) -> Vec<std::ops::Range<u64>> {
+        let total = self.entries;
+        let mut out = Vec::new();
+        let mut start = 0u64;
+        let c = &self.clusters;
+        let usable =
+            c.range_end.len() == c.size.len() && (c.auto_flush > 0 || !c.range_end.is_empty());
+        if usable {
+            for (&end, &size) in c.range_end.iter().zip(&c.size) {
+                let end = (end.max(-1) + 1) as u64;
+                let size = size.max(1) as u64;
+                while start < end.min(total) && out.len() < 1 << 20 {
+                    let stop = (start + size).min(end).min(total);
+                    out.push(start..stop);
+                    start = stop;
+                }
+            }
+            if c.auto_flush > 0 {
+                let size = c.auto_flush as u64;
+                while start < total && out.len() < 1 << 20 {
+                    let stop = (start + size).min(total);
+                    out.push(start..stop);
+                    start = stop;
+                }
+            }
+        }
+        if start < total {
+            // Basket boundaries of the first branch with data.
+            let first = self
+                .all_branches()
+                .into_iter()
+                .find(|b| !b.baskets.is_empty());
+            if let Some(b) = first {
+                for basket in &b.baskets {
+                    let stop = basket.end_entry.min(total);
+                    if stop > start {
+                        out.push(start..stop);
+                        start = stop;
+                    }
+                }
+            }
+            if start < total {
+                out.push(start..total);
+            }
+        }
+        out
+    }
+}
+
+impl Branch {
+    fn from_object(o: &Object, file_size: u64, depth: usize) -> Result<Self, MetaError> {
+        let name = string(o, "fName");
+        let bad = |message: String| (o.offset, format!("branch '{name}': {message}"));
+        let entries = need_int(o, "fEntries").map_err(|(_, m)| bad(m))?;
+        let write_basket = need_int(o, "fWriteBasket").map_err(|(_, m)| bad(m))?;
+        let seeks = o
+            .ints("fBasketSeek")
+            .ok_or_else(|| bad(o.why_missing("fBasketSeek")))?;
+        let sizes = o
+            .ints("fBasketBytes")
+            .ok_or_else(|| bad(o.why_missing("fBasketBytes")))?;
+        let firsts = o
+            .ints("fBasketEntry")
+            .ok_or_else(|| bad(o.why_missing("fBasketEntry")))?;
+        if entries < 0
+            || write_basket < 0
+            || write_basket as usize > seeks.len().min(sizes.len()).min(firsts.len())
+        {
+            return Err(bad(format!(
+                "{entries} entries in {write_basket} baskets, but {} basket positions",
+                seeks.len()
+            )));
+        }
+        let n = write_basket as usize;
+        let mut baskets = Vec::with_capacity(n);
+        for i in 0..n {
+            let first = firsts[i];
+            let end = if i + 1 < firsts.len() && (i + 1 < n || firsts[i + 1] > first) {
+                firsts[i + 1]
+            } else {
+                entries
+            };
+            let (seek, bytes) = (seeks[i], sizes[i]);
+            if first < 0
+                || end < first
+                || end > entries
+                || seek < 0
+                || bytes < 0
+                || seek as u64 + bytes as u64 > file_size
+            {
+                return Err(bad(format!(
+                    "basket {i} at {seek} ({bytes} bytes) holds entries {first}..{end} of {entries} (file of {file_size} bytes)"
+                )));
+            }
+            if let Some(prev) = baskets.last() {
+                let prev: &BasketInfo = prev;
+                if prev.end_entry != first as u64 {
+                    return Err(bad(format!(
+                        "basket {i} starts at entry {first}, the one before ends at {}",
+                        prev.end_entry
+                    )));
+                }
+            }
+            baskets.push(BasketInfo {
+                seek: seek as u64,
+                bytes: bytes as u32,
+                first_entry: first as u64,
+                end_entry: end as u64,
+                embedded: None,
+            });
+        }
+        // Baskets kept in the tree object (the file was not closed).
+        let mut embedded = Vec::new();
+        let mut next = baskets.last().map_or(0, |b| b.end_entry);
+        if n == 0 && firsts.first().is_some_and(|&f| f > 0) {
+            next = firsts[0] as u64;
+        }
+        for b in o.objects("fBaskets").unwrap_or(&[]).iter().flatten() {
+            let Some(Value::Bytes(data)) = b.get("fData") else {
+                continue;
+            };
+            let count = b.int("fNevBuf").unwrap_or(0).max(0) as u64;
+            let keylen = b.int("fKeylen").unwrap_or(0);
+            let offsets = match b.ints("fEntryOffset") {
+                Some(raw) if !raw.is_empty() => {
+                    let mut v: Vec<usize> = Vec::with_capacity(count as usize + 1);
+                    for &x in raw.iter().take(count as usize) {
+                        let x = x - keylen;
+                        if x < 0 || x as usize > data.len() {
+                            return Err(bad(format!("embedded basket entry offset {x}")));
+                        }
+                        v.push(x as usize);
+                    }
+                    v.push(data.len());
+                    Some(v)
+                }
+                _ => None,
+            };
+            if next + count > entries as u64 {
+                return Err(bad(format!(
+                    "embedded basket of {count} entries after entry {next} of {entries}"
+                )));
+            }
+            baskets.push(BasketInfo {
+                seek: 0,
+                bytes: 0,
+                first_entry: next,
+                end_entry: next + count,
+                embedded: Some(embedded.len()),
+            });
+            embedded.push(EmbeddedBasket {
+                data: data.clone(),
+                offsets,
+                entries: count,
+            });
+            next += count;
+        }
+        let leaves = o
+            .objects("fLeaves")
+            .ok_or_else(|| bad(o.why_missing("fLeaves")))?
+            .iter()
+            .flatten()
+            .map(Leaf::from_object)
+            .collect();
+        let subs = o.objects("fBranches").unwrap_or(&[]);
+        if depth > 32 && !subs.is_empty() {
+            return Err(bad("branches nested too deeply".into()));
+        }
+        let branches = subs
+            .iter()
+            .flatten()
+            .map(|b| Branch::from_object(b, file_size, depth + 1))
+            .collect::<Result<Vec<_>, _>>()?;
+        let element =
+            (o.get("fClassName").is_some() && o.get("fID").is_some()).then(|| ElementInfo {
+                class_name: string(o, "fClassName"),
+                parent_name: string(o, "fParentName"),
+                clones_name: string(o, "fClonesName"),
+                class_version: o.int("fClassVersion").unwrap_or(0),
+                id: o.int("fID").unwrap_or(-1),
+                ty: o.int("fType").unwrap_or(0),
+                streamer_type: o.int("fStreamerType").unwrap_or(-1),
+            });
+        Ok(Branch {
+            name,
+            title: string(o, "fTitle"),
+            class: o.class.clone(),
+            leaves,
+            branches,
+            entries: entries as u64,
+            tot_bytes: o.int("fTotBytes").unwrap_or(0).max(0) as u64,
+            zip_bytes: o.int("fZipBytes").unwrap_or(0).max(0) as u64,
+            entry_offset_len: o.int("fEntryOffsetLen").unwrap_or(0),
+            baskets,
+            embedded,
+            element,
+        })
+    }
+}
+
+impl Leaf {
+    fn from_object(o: &Arc<Object>) -> Leaf {
+        let count = match o.get("fLeafCount") {
+            Some(Value::Object(c)) => Some(string(c, "fName")),
+            _ => None,
+        };
+        Leaf {
+            class: o.class.clone(),
+            name: string(o, "fName"),
+            title: string(o, "fTitle"),
+            len: o.int("fLen").unwrap_or(1),
+            len_type: o.int("fLenType").unwrap_or(0),
+            is_unsigned: o.int("fIsUnsigned").unwrap_or(0) != 0,
+            count,
+            element_type: (o.class == "TLeafElement").then(|| o.int("fType").unwrap_or(0)),
+        }
+    }
+}
