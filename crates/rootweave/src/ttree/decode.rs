@@ -297,10 +297,10 @@ pub enum Interpretation {
     },
     /// One string per entry (`char*`, `std::string`, `TString`).
     Strings,
-    /// `std::vector<std::string>` (or of `TString`).
-    VectorOfStrings,
-    /// `std::vector<std::vector<T>>`.
-    VectorOfVectors(Prim),
+    /// An STL sequence (`std::vector`, `std::set`, `std::list`, ...) of numbers, strings
+    /// or nested sequences, streamed whole: a byte count and version, the length, then
+    /// the items (nested sequences as a length and their items).
+    Sequence(Nested),
     /// Several fixed-size leaves in one branch (a leaf list): a record per entry.
     Record(Vec<(String, Prim, Vec<usize>)>),
 }
@@ -334,8 +334,7 @@ impl Interpretation {
                 format!("var * {}{}", dims(inner), prim.name())
             }
             Interpretation::Strings => "string".into(),
-            Interpretation::VectorOfStrings => "var * string".into(),
-            Interpretation::VectorOfVectors(p) => format!("var * var * {}", p.name()),
+            Interpretation::Sequence(n) => format!("var * {}", n.describe()),
             Interpretation::Record(fields) => format!(
                 "{{{}}}",
                 fields
@@ -476,82 +475,115 @@ impl Interpretation {
                     bytes: bytes_out,
                 })
             }
-            Interpretation::VectorOfStrings => {
-                let mut outer = vec![0u64];
-                let mut offsets_out = vec![0u64];
-                let mut bytes_out = Vec::new();
+            Interpretation::Sequence(item) => {
+                let mut top = Builder::new(&Nested::Seq(Box::new(item.clone())));
                 for i in range {
                     let (n, rest) =
                         vector_header(entry(i)?).map_err(|e| format!("entry {i}: {e}"))?;
                     let mut r = Reader(rest);
-                    if n > rest.len() {
-                        return Err(format!("entry {i}: {n} strings in {} bytes", rest.len()));
-                    }
-                    for _ in 0..n {
-                        let s = r.string().map_err(|e| format!("entry {i}: {e}"))?;
-                        bytes_out.extend_from_slice(s);
-                        offsets_out.push(bytes_out.len() as u64);
-                    }
+                    top.items(n, &mut r)
+                        .map_err(|e| format!("entry {i}: {e}"))?;
                     if !r.0.is_empty() {
                         return Err(format!(
-                            "entry {i}: {} bytes left after the strings",
+                            "entry {i}: {} bytes left after the items",
                             r.0.len()
                         ));
                     }
-                    outer.push(offsets_out.len() as u64 - 1);
                 }
-                Ok(Array::List {
-                    offsets: outer,
-                    values: Box::new(Array::String {
-                        offsets: offsets_out,
-                        bytes: bytes_out,
-                    }),
-                })
-            }
-            Interpretation::VectorOfVectors(prim) => {
-                let size = prim.size();
-                let mut outer = vec![0u64];
-                let mut inner = vec![0u64];
-                let mut values = Vec::new();
-                for i in range {
-                    let (n, rest) =
-                        vector_header(entry(i)?).map_err(|e| format!("entry {i}: {e}"))?;
-                    if n > rest.len() / 4 + 1 {
-                        return Err(format!("entry {i}: {n} vectors in {} bytes", rest.len()));
-                    }
-                    let mut r = Reader(rest);
-                    for _ in 0..n {
-                        let m = r.count().map_err(|e| format!("entry {i}: {e}"))?;
-                        let body = m
-                            .checked_mul(size)
-                            .and_then(|len| r.take(len).ok())
-                            .ok_or_else(|| {
-                                format!(
-                                    "entry {i}: an inner vector of {m} items runs past the entry"
-                                )
-                            })?;
-                        values.extend_from_slice(body);
-                        inner.push((values.len() / size) as u64);
-                    }
-                    if !r.0.is_empty() {
-                        return Err(format!(
-                            "entry {i}: {} bytes left after the vectors",
-                            r.0.len()
-                        ));
-                    }
-                    outer.push(inner.len() as u64 - 1);
-                }
-                Ok(Array::List {
-                    offsets: outer,
-                    values: Box::new(Array::List {
-                        offsets: inner,
-                        values: Box::new(prim.decode(&values)),
-                    }),
-                })
+                Ok(top.finish())
             }
             Interpretation::Fixed { .. } | Interpretation::Record(_) => {
                 unreachable!("fixed-size interpretations")
             }
+        }
+    }
+}
+
+/// The items of an STL sequence.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Nested {
+    /// A number.
+    Prim(Prim),
+    /// A string (`std::string`, `TString`): a length byte (or 255 and an `i32`) and bytes.
+    Str,
+    /// A nested sequence: an `i32` length and the items.
+    Seq(Box<Nested>),
+}
+
+impl Nested {
+    /// A short description (`int32`, `string`, `var * float64`).
+    pub fn describe(&self) -> String {
+        match self {
+            Nested::Prim(p) => p.name().to_string(),
+            Nested::Str => "string".into(),
+            Nested::Seq(n) => format!("var * {}", n.describe()),
+        }
+    }
+}
+
+/// Collects the items of nested sequences into arrays.
+enum Builder {
+    Prim(Prim, Vec<u8>),
+    Str(Vec<u64>, Vec<u8>),
+    Seq(Vec<u64>, Box<Builder>),
+}
+
+impl Builder {
+    fn new(n: &Nested) -> Builder {
+        match n {
+            Nested::Prim(p) => Builder::Prim(*p, Vec::new()),
+            Nested::Str => Builder::Str(vec![0], Vec::new()),
+            Nested::Seq(inner) => Builder::Seq(vec![0], Box::new(Builder::new(inner))),
+        }
+    }
+
+    /// Reads one item.
+    fn item(&mut self, r: &mut Reader) -> Result<(), DecodeError> {
+        match self {
+            Builder::Prim(p, bytes) => bytes.extend_from_slice(r.take(p.size())?),
+            Builder::Str(offsets, bytes) => {
+                bytes.extend_from_slice(r.string()?);
+                offsets.push(bytes.len() as u64);
+            }
+            Builder::Seq(..) => {
+                let n = r.count()?;
+                self.items(n, r)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads a sequence of `n` items (this builder is a [`Builder::Seq`]).
+    fn items(&mut self, n: usize, r: &mut Reader) -> Result<(), DecodeError> {
+        let Builder::Seq(offsets, inner) = self else {
+            return Err("not a sequence".into());
+        };
+        // Every item takes at least one byte: a corrupt length cannot make us loop long.
+        if n > r.0.len() {
+            return Err(format!("{n} items in {} bytes", r.0.len()));
+        }
+        for _ in 0..n {
+            inner.item(r)?;
+        }
+        offsets.push(inner.len());
+        Ok(())
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            Builder::Prim(p, bytes) => (bytes.len() / p.size()) as u64,
+            Builder::Str(offsets, _) | Builder::Seq(offsets, _) => offsets.len() as u64 - 1,
+        }
+    }
+
+    fn finish(self) -> Array {
+        match self {
+            Builder::Prim(p, bytes) => p.decode(&bytes),
+            Builder::Str(offsets, bytes) => Array::String { offsets, bytes },
+            Builder::Seq(offsets, inner) => Array::List {
+                offsets,
+                values: Box::new(inner.finish()),
+            },
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Choosing a branch's [`Interpretation`] from its leaves, its `TBranchElement`
 //! members and the file's class layouts; a branch that cannot be read gets the reason.
 
-use super::decode::{Header, Interpretation, Packed, Prim};
+use super::decode::{Header, Interpretation, Nested, Packed, Prim};
 use super::streamers::{code, StreamerSet};
 use super::tree::{Branch, Leaf};
 
@@ -129,34 +129,48 @@ fn normalize(name: &str) -> String {
     name.replace("std::", "").replace(' ', "")
 }
 
+/// Splits `name<args>` into `name` and `args`.
+fn template(t: &str) -> Option<(&str, &str)> {
+    let open = t.find('<')?;
+    let inner = t[open + 1..].strip_suffix('>')?;
+    Some((&t[..open], inner))
+}
+
+/// The item type of an STL sequence or a string (`vector<set<int>>` -> sequences of
+/// sequences of int32).
+fn nested(t: &str) -> Option<Nested> {
+    if t == "string" || t == "TString" {
+        return Some(Nested::Str);
+    }
+    if let Some(p) = Prim::from_type_name(t) {
+        return Some(Nested::Prim(p));
+    }
+    let (name, inner) = template(t)?;
+    match name {
+        "vector" | "set" | "multiset" | "list" | "deque" | "unordered_set"
+        | "unordered_multiset" | "ROOT::VecOps::RVec" | "ROOT::RVec" => Some(Nested::Seq(
+            Box::new(nested(inner.trim_end_matches(",allocator<").trim())?),
+        )),
+        _ => None,
+    }
+}
+
 /// The interpretation of a whole object of C++ type `ty` in a basket entry (a top-level
 /// unsplit branch, or an STL member of a split class).
 fn interpret_type(ty: &str) -> Result<Interpretation, String> {
     let t = normalize(ty);
-    if t == "string" || t == "TString" {
-        return Ok(Interpretation::Strings);
-    }
-    if let Some(inner) = t.strip_prefix("vector<").and_then(|r| r.strip_suffix('>')) {
-        if inner == "string" || inner == "TString" {
-            return Ok(Interpretation::VectorOfStrings);
-        }
-        if let Some(p) = Prim::from_type_name(inner) {
-            return Ok(Interpretation::Jagged {
-                prim: p,
+    match nested(&t) {
+        Some(Nested::Str) => Ok(Interpretation::Strings),
+        Some(Nested::Seq(item)) => Ok(match *item {
+            Nested::Prim(prim) => Interpretation::Jagged {
+                prim,
                 inner: vec![],
                 header: Header::Vector,
-            });
-        }
-        if let Some(inner2) = inner
-            .strip_prefix("vector<")
-            .and_then(|r| r.strip_suffix('>'))
-        {
-            if let Some(p) = Prim::from_type_name(inner2) {
-                return Ok(Interpretation::VectorOfVectors(p));
-            }
-        }
+            },
+            other => Interpretation::Sequence(other),
+        }),
+        _ => Err(format!("objects of type {ty} are not supported")),
     }
-    Err(format!("objects of type {ty} are not supported"))
 }
 
 fn interpret_element(

@@ -524,10 +524,11 @@ fn read_embedded_basket(c: &mut Cursor, offset: u64) -> Result<Object> {
         ("fNevBufSize".to_string(), Value::Int(nev_buf_size as i64)),
         ("fNevBuf".to_string(), Value::Int(nev_buf as i64)),
         ("fLast".to_string(), Value::Int(last as i64)),
+        ("fFlag".to_string(), Value::Int(flag as i64)),
     ];
     let _ = start;
     // Baskets written to their own key carry no data here (flag 0 or header only).
-    if nbytes <= keylen as i32 && flag != 0 && flag != 11 {
+    if nbytes <= keylen as i32 && flag != 0 {
         let border = (last - keylen as i32) as usize;
         if nev_buf_size
             .saturating_mul(nev_buf)
