@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import awkward as ak
+import numpy as np
 import pytest
 import uproot
 
@@ -97,3 +98,112 @@ def test_entry_ranges(file, name):
         stop = min(stop, n)
         part = dump(path, name, "--entries", f"{start}:{stop}")
         assert part == full[start:stop], (file, start, stop)
+
+
+ENTRIES = 5000
+COMPRESSIONS = [0, 101, 404, 505]
+
+
+@pytest.fixture(scope="module")
+def root_written(workdir):
+    """TTrees written by ROOT itself, one per compression setting (one ROOT process)."""
+    args = []
+    for c in COMPRESSIONS:
+        args += [str(workdir / f"tree-{c}.root"), str(c), str(ENTRIES)]
+    subprocess.run([sys.executable, str(HERE / "root_write_ttree.py"), *args], check=True,
+                   capture_output=True)
+    return {c: workdir / f"tree-{c}.root" for c in COMPRESSIONS}
+
+
+def f32(x):
+    return float(np.float32(x))
+
+
+def expected_entry(e):
+    """The values root_write_ttree.py writes for entry e."""
+    return {
+        "b": e % 3 == 0,
+        "i8": e % 256 - 128,
+        "u8": e % 256,
+        "i16": e * 37 % 65536 - 32768,
+        "u16": e * 37 % 65536,
+        "i32": e * 7919 - 1_000_000,
+        "u32": e * 2654435761 % (1 << 32),
+        "i64": e * 1_000_000_007 - 5_000_000_000,
+        "u64": e * 0x9E3779B97F4A7C15 % (1 << 64),
+        "f": f32(np.float32(e) * np.float32(0.25) - np.float32(100)),
+        "d": e / 7.0,
+        "ll": {"b": e * 0.5, "a": e - 7, "c": e % 100},
+        "arr": [f32(e + 0.5 * k) for k in range(3)],
+        "m": [[e * 10 + r * 3 + c for c in range(3)] for r in range(2)],
+        "cnt": e % 4,
+        "jag": [e + k / 8.0 for k in range(e % 4)],
+        "cstr": f"c{e % 1000}",
+        "v": [f32(j + 0.5 * (e % 11)) for j in range(e % 5)],
+        "vv": [[float(e * 1000 + j * 10 + k - 5000) for k in range(j + e % 2)] for j in range(e % 3)],
+        "s": f"s{e * 13 % 1000}",
+        "vs": [f"x{e + j}" for j in range(e % 3)],
+        "hit.e": f32(e * 0.5),
+        "hit.id": e % 50 - 25,
+        "hit.q": (e % 64) * 1.5625,
+        "hit.w": [j * 2.0 for j in range(e % 4)],
+    }
+
+
+@pytest.mark.parametrize("compression", COMPRESSIONS)
+def test_trees_written_by_root_read_back_exactly(root_written, compression):
+    path = root_written[compression]
+    mine = dump(path, "t")
+    assert len(mine) == ENTRIES
+    for e in range(ENTRIES):
+        expected = expected_entry(e)
+        assert mine[e].keys() == expected.keys(), mine[e].keys()
+        bad = [k for k in expected if not same(mine[e][k], expected[k])]
+        assert not bad, f"entry {e}: {[(k, mine[e][k], expected[k]) for k in bad]}"
+
+
+def test_root_trees_have_many_baskets_and_clusters(root_written):
+    listing = rootweave("ls", root_written[505])
+    assert f"{ENTRIES} entries, 5 clusters" in listing, listing
+    baskets = {line.split()[0]: int(line.split()[-1]) for line in listing.splitlines()
+               if line.startswith("  ") and line.split()[-1].isdigit()}
+    assert baskets["m"] > 10 and baskets["vv"] > 10 and baskets["b"] >= 5, baskets
+    assert "var * var * float64" in listing and "{b: float64, a: int32, c: int16}" in listing
+
+
+@pytest.mark.parametrize("compression", [0, 505])
+def test_entry_ranges_across_baskets(root_written, compression):
+    path = root_written[compression]
+    fields = "i16,m,jag,vv,s,vs,hit.w,ll"
+    full = dump(path, "t", "--fields", fields)
+    for start, stop in [(0, 1), (999, 1001), (123, 4321), (ENTRIES - 2, ENTRIES), (7, 7)]:
+        part = dump(path, "t", "--fields", fields, "--entries", f"{start}:{stop}")
+        assert part == full[start:stop], (start, stop)
+
+
+def test_bad_input_names_the_file(workdir, root_written):
+    data = root_written[505].read_bytes()
+    cut = workdir / "truncated.root"
+    cut.write_bytes(data[: len(data) // 2])
+    missing = workdir / "missing.root"
+    for path in [cut, missing]:
+        result = subprocess.run([str(TARGET / "rootweave"), "dump", str(path), "t", "--json"],
+                                capture_output=True, text=True)
+        assert result.returncode == 1, (path, result.stderr[-500:])
+        assert str(path) in result.stderr and "panicked" not in result.stderr, result.stderr
+    # Bit flips anywhere: an error naming the file, or values (TTree baskets carry no
+    # checksums, so a flip inside uncompressed data changes values); never a crash.
+    for k in range(1, 40):
+        broken = bytearray(data)
+        broken[len(data) * k // 40] ^= 0x5A
+        flipped = workdir / "flipped.root"
+        flipped.write_bytes(bytes(broken))
+        result = subprocess.run([str(TARGET / "rootweave"), "dump", str(flipped), "t", "--json"],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode in (0, 1), result.stderr[-500:]
+        assert "panicked" not in result.stderr
+        if result.returncode == 1:
+            assert str(flipped) in result.stderr or "<stdout>" in result.stderr, result.stderr
+    result = subprocess.run([str(TARGET / "rootweave"), "dump", str(root_written[505]), "t", "--fields", "nope"],
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and "nope" in result.stderr
