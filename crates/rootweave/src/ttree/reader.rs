@@ -230,10 +230,15 @@ impl TTreeReader {
     /// the reason it cannot be.
     pub fn interpretation(&self, name: &str) -> Result<Interpretation> {
         let branch = self.branch(name)?;
-        interpret(branch, &self.streamers).map_err(|why| Error::Unsupported {
-            file: self.file.name().to_string(),
-            what: format!("TTree '{}' branch '{}': {why}", self.meta.name, branch.name),
-        })
+        interpret(branch, &self.streamers)
+            .and_then(|i| match i.entry_size() {
+                Some(0) => Err("entries of zero bytes".to_string()),
+                _ => Ok(i),
+            })
+            .map_err(|why| Error::Unsupported {
+                file: self.file.name().to_string(),
+                what: format!("TTree '{}' branch '{}': {why}", self.meta.name, branch.name),
+            })
     }
 
     /// Reads branches `fields` (full names; every readable branch if empty) for the
@@ -387,6 +392,18 @@ impl TTreeReader {
                     )
                 })?
             };
+            if array.len() as u64 != range.end - range.start {
+                return Err(Error::format(
+                    self.file.name(),
+                    format!("TTree '{}' branch '{}'", self.meta.name, branch.name),
+                    0,
+                    format!(
+                        "{} values decoded for {} entries",
+                        array.len(),
+                        range.end - range.start
+                    ),
+                ));
+            }
             out.push((name, array));
         }
         Ok(out)

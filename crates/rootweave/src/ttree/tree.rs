@@ -222,10 +222,10 @@ impl TreeMeta {
             c.range_end.len() == c.size.len() && (c.auto_flush > 0 || !c.range_end.is_empty());
         if usable {
             for (&end, &size) in c.range_end.iter().zip(&c.size) {
-                let end = (end.max(-1) + 1) as u64;
+                let end = end.max(-1).saturating_add(1) as u64;
                 let size = size.max(1) as u64;
                 while start < end.min(total) && out.len() < 1 << 20 {
-                    let stop = (start + size).min(end).min(total);
+                    let stop = start.saturating_add(size).min(end).min(total);
                     out.push(start..stop);
                     start = stop;
                 }
@@ -233,7 +233,7 @@ impl TreeMeta {
             if c.auto_flush > 0 {
                 let size = c.auto_flush as u64;
                 while start < total && out.len() < 1 << 20 {
-                    let stop = (start + size).min(total);
+                    let stop = start.saturating_add(size).min(total);
                     out.push(start..stop);
                     start = stop;
                 }
