@@ -23,6 +23,9 @@ struct RwHit {
   float e;
   int id;
   Double32_t q; //[0,100,16]
+  Double32_t r;
+  Float16_t h;
+  Float16_t hr; //[-1,1,12]
   std::vector<float> w;
 };
 void rw_write_ttree(const char *path, int compression, Long64_t n) {
@@ -77,10 +80,18 @@ void rw_write_ttree(const char *path, int compression, Long64_t n) {
     s = "s" + std::to_string(e * 13 % 1000);
     vs.clear(); for (Long64_t j = 0; j < e % 3; ++j) vs.push_back("x" + std::to_string(e + j));
     hit.e = float(e) * 0.5f; hit.id = Int_t(e % 50) - 25; hit.q = double(e % 64) * 1.5625;
+    hit.r = double(e) * 0.5; hit.h = float(e % 16) * 0.25f; hit.hr = -1.f + float(e % 8) * 0.25f;
     hit.w.clear(); for (Long64_t j = 0; j < e % 4; ++j) hit.w.push_back(float(j) * 2.f);
     t.Fill();
   }
   t.Write();
+  TDirectory *sub = f.mkdir("sub");
+  sub->cd();
+  TTree inner("inner", "a tree in a subdirectory");
+  Int_t x;
+  inner.Branch("x", &x, "x/I");
+  for (x = 0; x < 10; ++x) inner.Fill();
+  inner.Write();
   f.Close();
 }
 ''')

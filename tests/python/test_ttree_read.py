@@ -146,6 +146,9 @@ def expected_entry(e):
         "hit.e": f32(e * 0.5),
         "hit.id": e % 50 - 25,
         "hit.q": (e % 64) * 1.5625,
+        "hit.r": e * 0.5,
+        "hit.h": (e % 16) * 0.25,
+        "hit.hr": -1 + (e % 8) * 0.25,
         "hit.w": [j * 2.0 for j in range(e % 4)],
     }
 
@@ -160,6 +163,11 @@ def test_trees_written_by_root_read_back_exactly(root_written, compression):
         assert mine[e].keys() == expected.keys(), mine[e].keys()
         bad = [k for k in expected if not same(mine[e][k], expected[k])]
         assert not bad, f"entry {e}: {[(k, mine[e][k], expected[k]) for k in bad]}"
+
+
+def test_tree_in_a_subdirectory(root_written):
+    assert [e["x"] for e in dump(root_written[101], "sub/inner")] == list(range(10))
+    assert "TTree 'sub/inner'" in rootweave("ls", root_written[101])
 
 
 def test_root_trees_have_many_baskets_and_clusters(root_written):
