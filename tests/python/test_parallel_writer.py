@@ -91,8 +91,8 @@ def test_stress_every_entry_once(files, reader):
 
 def test_stress_stays_within_the_budget(files):
     _, out, _ = files["stress"]
-    # The accounted peak may exceed the budget by at most one step per running thread.
-    assert int(out["budget_peak"]) <= BUDGET + 2 * (BUDGET // 16 + (64 << 10))
+    # Unordered mode never overdraws: every byte a builder can hold is reserved first.
+    assert 0 < int(out["budget_peak"]) <= BUDGET
     clusters = int(out["entries"].split()[2])
     assert clusters > 50, "backpressure must have made clusters small"
 

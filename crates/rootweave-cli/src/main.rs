@@ -76,6 +76,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    return_freed_memory_promptly();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Ls { file } => list(&file),
@@ -128,6 +129,21 @@ fn main() -> ExitCode {
             eprintln!("rootweave: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Makes glibc's allocator hand buffers of 128 KiB and more straight to and from the
+/// kernel. By default it raises that threshold each time such a buffer is freed (up to
+/// 32 MiB), after which page and cluster buffers come from its heaps, where freed memory
+/// stays resident: the writer's memory budget would hold, but the process would not give
+/// the memory back.
+fn return_freed_memory_promptly() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a tuning parameter of the allocator (it takes the
+    // allocator's own lock); it is called before any other thread exists, with a valid
+    // parameter and value, and no memory is touched.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
     }
 }
 

@@ -137,3 +137,43 @@ fn ordered_sequences_may_be_skipped_and_not_reused() {
     drop(ctx);
     assert_eq!(writer.close().unwrap().entries, 2);
 }
+
+#[test]
+fn many_columns_and_contexts_never_take_more_than_the_budget() {
+    // 300 float columns, 16 contexts on 4 threads, an 8 MiB budget: page buffers alone
+    // would be 300 MiB per context at the default 1 MiB pages.
+    let fields: Vec<Field> = (0..300)
+        .map(|i| Field::new(format!("f{i}"), FieldType::Float32))
+        .collect();
+    let file = Arc::new(
+        FileWriter::with_backend(
+            Arc::new(MemoryFile::new()),
+            "wide.root",
+            WriterOptions::default(),
+        )
+        .unwrap(),
+    );
+    let options = ParallelOptions {
+        memory_budget: 8 << 20,
+        ..Default::default()
+    };
+    let writer = ParallelWriter::in_file(file, "wide", fields, options).unwrap();
+    let column: Vec<f32> = (0..3000).map(|i| i as f32 * 0.25).collect();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            let mut contexts: Vec<_> = (0..4).map(|_| writer.context()).collect();
+            let column = &column;
+            s.spawn(move || {
+                let batch: Vec<ColumnData> =
+                    (0..300).map(|_| ColumnData::Float32(column)).collect();
+                for round in 0..12 {
+                    contexts[round % 4].extend(&batch).unwrap();
+                }
+            });
+        }
+    });
+    let peak = writer.budget().peak();
+    let summary = writer.close().unwrap();
+    assert_eq!(summary.entries, 16 * 3 * 3000);
+    assert!(peak > 0 && peak <= 8 << 20, "peak {peak} over the budget");
+}

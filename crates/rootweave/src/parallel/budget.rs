@@ -72,6 +72,31 @@ impl MemoryBudget {
         self.take(&mut used, bytes);
     }
 
+    /// As [`MemoryBudget::acquire_holding`], waiting at most `timeout`; returns whether it
+    /// took the bytes.
+    pub fn acquire_holding_within(
+        &self,
+        bytes: u64,
+        own: u64,
+        timeout: std::time::Duration,
+    ) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        while *used + bytes > self.limit && *used > own {
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            used = self
+                .freed
+                .wait_timeout(used, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        self.take(&mut used, bytes);
+        true
+    }
+
     /// Takes `bytes`, waiting at most `timeout` for them to fit; returns whether it did.
     pub fn acquire_within(&self, bytes: u64, timeout: std::time::Duration) -> bool {
         let deadline = std::time::Instant::now() + timeout;

@@ -65,6 +65,35 @@ impl ClusterBuilder {
         }
     }
 
+    /// Limits the pages to `max_page_size` bytes in memory (before any entry is added).
+    pub fn set_max_page_size(&mut self, max_page_size: usize) {
+        debug_assert_eq!(self.entries, 0);
+        for column in &mut self.columns {
+            *column = ColumnBuffer::new(column.column_type(), max_page_size);
+        }
+    }
+
+    /// Number of columns.
+    pub fn column_count(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// The most bytes that appending `bytes` more bytes of column data can add to
+    /// [`ClusterBuilder::allocated_bytes`]: page buffers allocated for the first time, and
+    /// sealed copies of everything that may be sealed (the new bytes and those pending).
+    pub fn growth_bound(&self, bytes: u64) -> u64 {
+        let mut pending = 0u64;
+        let mut new_pages = 0u64;
+        for c in &self.columns {
+            pending += c.pending_bytes() as u64;
+            new_pages += c.unallocated_page_bytes() as u64;
+        }
+        let sealable = (bytes + pending) as usize;
+        // Each column may seal one short page more than the bytes alone make.
+        let per_column_pages = self.columns.len() as u64 * super::page::sealed_bound(0) as u64;
+        new_pages + super::page::sealed_bound(sealable) as u64 + per_column_pages
+    }
+
     /// Entries in the cluster being built.
     pub fn entries(&self) -> u64 {
         self.entries

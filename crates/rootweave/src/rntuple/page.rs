@@ -82,6 +82,11 @@ impl ColumnBuffer {
         while !bytes.is_empty() {
             let room = self.page_limit - self.pending.len();
             let take = room.min(bytes.len());
+            if self.pending.capacity() == 0 {
+                // The whole page at once, never grown: no copies, and the capacity counted
+                // against a memory budget is known before the first byte arrives.
+                self.pending.reserve_exact(self.page_limit);
+            }
             self.pending.extend_from_slice(&bytes[..take]);
             bytes = &bytes[take..];
             if self.pending.len() >= self.page_limit {
@@ -112,6 +117,16 @@ impl ColumnBuffer {
         self.uncompressed_sealed
     }
 
+    /// Bytes the page buffer will take when the next element arrives (the page limit if it
+    /// holds no memory now, else 0).
+    pub fn unallocated_page_bytes(&self) -> usize {
+        if self.pending.capacity() == 0 {
+            self.page_limit
+        } else {
+            0
+        }
+    }
+
     /// Bytes held in memory by this buffer (allocated, not only used).
     pub fn allocated_bytes(&self) -> usize {
         self.pending.capacity() + self.sealed.capacity()
@@ -134,6 +149,25 @@ impl ColumnBuffer {
         self.pending = Vec::new();
         column
     }
+}
+
+/// Makes room for a sealed page of at most `bound` bytes, growing the cluster's buffer by
+/// just that much instead of doubling it: the buffer holds a whole cluster, and doubling
+/// would leave up to half of it unused but counted. (Large buffers are grown in place by
+/// the allocator, by remapping rather than copying.)
+fn grow_sealed(sealed: &mut Vec<u8>, bound: usize) {
+    if sealed.capacity() - sealed.len() < bound {
+        sealed.reserve_exact(bound);
+    }
+}
+
+/// The most bytes a page of `len` encoded bytes takes once sealed: the compressors'
+/// worst case (never more than the raw bytes plus headers, since an incompressible page is
+/// stored raw, but the codecs want room for their own bound while they work) and the
+/// checksum.
+pub(crate) fn sealed_bound(len: usize) -> usize {
+    let blocks = len / crate::compress::MAX_BLOCK_SIZE + 1;
+    len + len / 128 + blocks * 1024 + 8
 }
 
 /// Encodes, compresses and checksums pages, reusing its scratch buffer.
@@ -176,6 +210,7 @@ impl PageSealer {
             &self.encoded
         };
         let encoded_len = encoded.len() as u64;
+        grow_sealed(&mut column.sealed, sealed_bound(encoded.len()));
         let size = compress_into(self.compression, encoded, &mut column.sealed);
         if self.checksums {
             let checksum = xxh3_64(&column.sealed[start..]);

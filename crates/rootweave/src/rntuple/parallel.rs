@@ -2,8 +2,9 @@
 //! RNTuple in one file. Each context encodes, compresses and checksums its own clusters;
 //! contexts meet only at the commit point, a short critical section that reserves the
 //! cluster's byte range and records it. The bytes are written afterwards, outside any
-//! lock. All buffered data counts against one memory budget; a context that would exceed
-//! it first writes its own cluster (so clusters shrink under memory pressure), then waits.
+//! lock. All buffered data counts against one memory budget, reserved before it is
+//! buffered; a context that would exceed it first writes its own cluster (so clusters
+//! shrink under memory pressure), then waits.
 //!
 //! Ordered mode: every cluster carries a sequence number (for example the index of the
 //! chunk of input it holds) and clusters enter the RNTuple in sequence order, so the
@@ -31,7 +32,12 @@ pub struct ParallelOptions {
     /// target is an upper bound, clusters shrink when the memory budget is tight).
     pub write: WriteOptions,
     /// Bytes that buffered pages and sealed-but-unwritten clusters may take in all
-    /// (default 256 MiB).
+    /// (default 256 MiB). Every byte a context's buffers can grow by is reserved before it
+    /// is appended, so in unordered mode the buffers never hold more; in ordered mode the
+    /// budget can be overdrawn by one step per waiting thread (see `extend_sequence`). Pages
+    /// are made smaller than `write.max_page_size` when one page per column would take
+    /// more than an eighth of the budget (down to 4 KiB: a budget must hold at least
+    /// `columns x 8 KiB`, one page buffer and its sealed copy per column).
     pub memory_budget: u64,
     /// Clusters enter the RNTuple in the order of their sequence numbers
     /// ([`FillContext::extend_sequence`]).
@@ -79,6 +85,8 @@ struct Parked {
 }
 
 struct Shared {
+    /// The page size of every context's builder (see [`page_size_for_budget`]).
+    page_size: usize,
     sink: Mutex<NtupleSink>,
     budget: MemoryBudget,
     options: ParallelOptions,
@@ -163,8 +171,14 @@ impl ParallelWriter {
             ));
         }
         let sink = NtupleSink::new(file, name, fields, options.write.clone())?;
+        let page_size = page_size_for_budget(
+            options.write.max_page_size,
+            options.memory_budget,
+            sink.builder().column_count(),
+        );
         Ok(ParallelWriter {
             shared: Arc::new(Shared {
+                page_size,
                 sink: Mutex::new(sink),
                 budget: MemoryBudget::new(options.memory_budget),
                 options,
@@ -179,7 +193,8 @@ impl ParallelWriter {
 
     /// A new fill context. Any number may exist at once, on any threads.
     pub fn context(&self) -> FillContext {
-        let builder = lock(&self.shared.sink).builder();
+        let mut builder = lock(&self.shared.sink).builder();
+        builder.set_max_page_size(self.shared.page_size);
         let state = Arc::new(Mutex::new(ContextState {
             builder,
             reserved: 0,
@@ -278,7 +293,8 @@ impl FillContext {
         let shared = self.shared.clone();
         let mut state = self.state()?;
         state.builder.check_values(values)?;
-        reserve(&shared, &mut state, STEP_OVERHEAD.min(4096), None)?;
+        let bytes = state.builder.growth_bound(4096) + STEP_OVERHEAD;
+        reserve(&shared, &mut state, bytes, None)?;
         state.builder.append_values(values);
         after_append(&shared, &mut state)
     }
@@ -299,7 +315,11 @@ impl FillContext {
     }
 
     /// Appends a batch and commits it as the cluster with sequence number `sequence`
-    /// (ordered mode). Sequence numbers start at 0; each is used once.
+    /// (ordered mode). Sequence numbers start at 0; each is used once. Sealed clusters wait
+    /// (holding their budget) until every smaller sequence number is committed or skipped;
+    /// the context holding the next number never waits for budget, and another waits at
+    /// most 20 ms before it overdraws, since the next number may belong to a thread that
+    /// is waiting itself. Hand out numbers in order (an atomic counter) to keep waits short.
     pub fn extend_sequence(&mut self, sequence: u64, batch: &[ColumnData]) -> Result<()> {
         if !self.shared.options.ordered {
             return Err(Error::InvalidArgument(
@@ -367,6 +387,15 @@ impl Drop for FillContext {
     }
 }
 
+/// The page size of a writer's contexts: the configured one, made smaller when a
+/// context's page buffers (one full page per column) would take more than an eighth of the
+/// budget, so that the contexts at work fit in it with their clusters (1000 columns and a
+/// 256 MiB budget give 32 KiB pages). Not below 4 KiB.
+fn page_size_for_budget(max_page_size: usize, budget: u64, columns: usize) -> usize {
+    let share = (budget / 8 / columns.max(1) as u64) as usize;
+    share.max(4 << 10).min(max_page_size)
+}
+
 /// Checks and appends a batch step by step, reserving budget before each step.
 fn append_batch(
     shared: &Shared,
@@ -382,7 +411,9 @@ fn append_batch(
     let mut start = 0;
     while start < checked.entries {
         let end = (start + step).min(checked.entries);
-        let bytes = per_entry * (end - start) as u64 + STEP_OVERHEAD;
+        // The worst case of what the builder's buffers can grow by; settling afterwards
+        // gives back what it does not really hold.
+        let bytes = state.builder.growth_bound(per_entry * (end - start) as u64) + STEP_OVERHEAD;
         reserve(shared, state, bytes, sequence)?;
         state.builder.append_batch(batch, start, end);
         if sequence.is_none() {
@@ -395,17 +426,24 @@ fn append_batch(
     Ok(())
 }
 
-/// How long a producer waits for budget before it overdraws it: the bytes it waits for
-/// may be held by other producers that are themselves waiting, so waiting forever could
-/// deadlock. Overdrawing is bounded by one step per running thread.
+/// How long a producer waits for budget before it looks again for idle contexts to flush
+/// (unordered mode), or before it overdraws (ordered mode, see [`reserve`]).
 const BUDGET_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 
-/// Takes `bytes` of budget for the builder. When the budget is spent, the context first
-/// writes its own cluster (so clusters shrink under memory pressure) and waits a little
-/// for others to write theirs; then it writes the clusters of idle contexts (whose owners
-/// are busy elsewhere, e.g. many contexts on few threads); then it overdraws. Sealing
-/// another context's cluster makes its owner wait, so it is the last resort. In ordered
-/// mode the cluster everybody waits for overdraws at once.
+/// Takes `bytes` of budget for the builder, waiting while the budget is spent.
+///
+/// Unordered mode never overdraws. The context first commits its own cluster, so that
+/// it holds nothing and clusters shrink under memory pressure; then it waits. While it
+/// waits it commits the clusters of idle contexts (whose owners are busy elsewhere, e.g.
+/// many contexts on few threads), so that everything still taken belongs to contexts
+/// running on other threads, which give it back when they commit. That cannot deadlock:
+/// a running context that cannot get budget commits its own cluster too. A single step
+/// larger than the whole budget (one huge entry) is granted once nothing else is taken.
+///
+/// Ordered mode parks sealed clusters until their turn, so the context holding the next
+/// sequence number overdraws at once (everybody waits for it), and any other context
+/// overdraws after waiting [`BUDGET_WAIT`] (the next one may be held by a thread that is
+/// waiting itself). The overdraft is at most one step per waiting thread.
 fn reserve(
     shared: &Shared,
     state: &mut ContextState,
@@ -417,21 +455,21 @@ fn reserve(
         return Ok(());
     }
     match sequence {
-        None => commit(shared, state, None)?,
-        Some(seq) if lock(&shared.order).next == seq => {
-            shared.budget.force_acquire(bytes);
-            state.reserved += bytes;
-            return Ok(());
+        None => {
+            commit(shared, state, None)?;
+            while !shared
+                .budget
+                .acquire_holding_within(bytes, state.reserved, BUDGET_WAIT)
+            {
+                flush_idle_contexts(shared);
+            }
         }
-        Some(_) => {}
-    }
-    let granted = shared.budget.acquire_within(bytes, BUDGET_WAIT)
-        || (sequence.is_none() && {
-            flush_idle_contexts(shared);
-            shared.budget.acquire_within(bytes, BUDGET_WAIT)
-        });
-    if !granted {
-        shared.budget.force_acquire(bytes);
+        Some(seq) => {
+            let head = lock(&shared.order).next == seq;
+            if head || !shared.budget.acquire_within(bytes, BUDGET_WAIT) {
+                shared.budget.force_acquire(bytes);
+            }
+        }
     }
     state.reserved += bytes;
     Ok(())
@@ -455,13 +493,18 @@ fn flush_idle_contexts(shared: &Shared) {
     }
 }
 
-/// Brings the reservation up to what the builder's buffers really hold.
+/// Makes the reservation what the builder's buffers really hold: the excess of a step's
+/// reservation goes back to the budget. (The reservation covers the worst case, so the
+/// builder holding more is not expected; if it happens it is counted all the same, and
+/// shows in the budget's peak.)
 fn settle(shared: &Shared, state: &mut ContextState) {
     let held = state.builder.allocated_bytes();
     if held > state.reserved {
         shared.budget.force_acquire(held - state.reserved);
-        state.reserved = held;
+    } else {
+        shared.budget.release(state.reserved - held);
     }
+    state.reserved = held;
 }
 
 /// After an unordered append: settle the reservation and commit the cluster if it reached
