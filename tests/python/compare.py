@@ -13,6 +13,8 @@ def same(mine, theirs):
     if isinstance(mine, bool) or isinstance(theirs, bool):
         return mine == theirs
     if isinstance(mine, (int, float)) and isinstance(theirs, (int, float)):
+        if mine != mine and theirs != theirs:  # both NaN (Python objects, not JSON)
+            return True
         if mine == theirs:
             return True
         as32 = float(np.float32(theirs))

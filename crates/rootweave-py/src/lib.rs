@@ -1,11 +1,12 @@
-//! The `rootweave._rootweave` extension module: reading RNTuples into NumPy buffers and
-//! writing RNTuples from them, with the heavy work done with the GIL released. The
+//! The `rootweave._rootweave` extension module: reading RNTuples and TTrees into NumPy
+//! buffers and writing RNTuples from them, with the heavy work done with the GIL released. The
 //! Python package `rootweave` (python/rootweave) builds NumPy, Awkward, Arrow and Polars
 //! objects on top of it.
 
 mod errors;
 mod layout;
 mod read;
+mod read_ttree;
 mod spec;
 mod write;
 
@@ -14,6 +15,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::RNTuple>()?;
+    m.add_class::<read_ttree::TTree>()?;
     m.add_class::<write::Writer>()?;
     m.add_class::<write::ParallelWriter>()?;
     m.add_class::<write::Context>()?;

@@ -4,7 +4,7 @@ Reading::
 
     import rootweave
     with rootweave.open("events.root") as f:
-        events = f["Events"]                      # an RNTuple
+        events = f["Events"]                      # an RNTuple or a TTree
         arrays = events.arrays(["MET_pt", "Muon_pt"], library="ak")
 
 Writing::
@@ -26,10 +26,11 @@ from ._rootweave import RootFileError
 from ._rootweave import Context as _Context
 from ._rootweave import ParallelWriter as _ParallelWriter
 from ._rootweave import RNTuple as _RNTuple
+from ._rootweave import TTree as _TTree
 from ._rootweave import Writer as _Writer
 from ._rootweave import list_keys as _list_keys
 
-__all__ = ["open", "create", "ReadOnlyFile", "RNTuple", "WritableFile", "RNTupleWriter",
+__all__ = ["open", "create", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
            "ParallelRNTupleWriter", "FillContext", "RootFileError"]
 __version__ = "0.1.0"
 
@@ -50,7 +51,7 @@ def create(path, compression="zstd:5"):
 
 
 class ReadOnlyFile:
-    """A ROOT file open for reading: its keys, and its RNTuples by name."""
+    """A ROOT file open for reading: its keys, and its RNTuples and TTrees by name."""
 
     def __init__(self, path):
         self.path = path
@@ -78,30 +79,41 @@ class ReadOnlyFile:
         return any(k == base for k, _, _ in self._keys)
 
     def __getitem__(self, name):
+        """The RNTuple or TTree called `name` (`dir/name` for a TTree in a subdirectory)."""
         base = name.split(";")[0]
+        if "/" in base:
+            return TTree(self.path, name)
         classes = [cls for k, cls, _ in self._keys if k == base]
         if not classes:
             raise KeyError(f"{self.path}: no object named '{name}'")
-        if classes[-1] != "ROOT::RNTuple":
-            raise TypeError(f"'{name}' is a {classes[-1]}: only RNTuples can be read so far")
-        return RNTuple(self.path, name)
+        if classes[-1] == "ROOT::RNTuple":
+            return RNTuple(self.path, name)
+        if classes[-1] in ("TTree", "TNtuple", "TNtupleD"):
+            return TTree(self.path, name)
+        raise TypeError(f"'{name}' is a {classes[-1]}: only RNTuples and TTrees can be read")
 
     def __repr__(self):
         return f"<rootweave.ReadOnlyFile {self.path!r}>"
 
 
-class RNTuple:
-    """An RNTuple: its schema and its data as NumPy, Awkward, Arrow or Polars objects."""
+class _Dataset:
+    """What RNTuples and TTrees share: entries, fields, and reading them in bulk."""
 
-    def __init__(self, path, name, threads=0, memory_budget=256 << 20):
+    kind = ""
+
+    def __init__(self, path, name, threads=0, **options):
         self.path, self.name = path, name
-        self._readers = {threads: _RNTuple(path, name, threads=threads, memory_budget=memory_budget)}
-        self._memory_budget = memory_budget
+        self._options = options
+        self._readers = {}
+        self._reader(threads)
+
+    def _open(self, threads):
+        raise NotImplementedError
 
     def _reader(self, threads=None):
         key = 0 if threads is None else int(threads)
         if key not in self._readers:
-            self._readers[key] = _RNTuple(self.path, self.name, threads=key, memory_budget=self._memory_budget)
+            self._readers[key] = self._open(key)
         return self._readers[key]
 
     @property
@@ -110,21 +122,14 @@ class RNTuple:
         return self._reader().num_entries
 
     def keys(self):
-        """Names of the top-level fields."""
+        """Names of the fields (RNTuple: top-level fields; TTree: every branch)."""
         return self._reader().keys()
 
-    def show(self):
-        """Prints every field (dotted path) with its C++ type and column types."""
-        rows = self._reader().describe()
-        width = max([len(p) for p, _, _ in rows] + [5])
-        print(f"{'field':<{width}}  {'type':<40}  columns")
-        for path, ctype, columns in rows:
-            print(f"{path:<{width}}  {ctype or '(untyped)':<40}  {columns}")
-
     def arrays(self, fields=None, entry_start=None, entry_stop=None, library="ak", threads=None):
-        """Reads `fields` (default: all top-level fields; nested ones by dotted path, e.g.
-        "Muon.Muon_pt") for entries `entry_start:entry_stop`.
+        """Reads `fields` (default: all) for entries `entry_start:entry_stop`.
 
+        RNTuple fields are top-level field names, or dotted paths to nested ones (e.g.
+        "Muon.Muon_pt"); TTree fields are full branch names (e.g. "Muon_pt", "evt.x").
         library: "np" (dict of NumPy arrays; variable-length data as object arrays), "ak"
         (an Awkward record array), "pa" (a pyarrow Table), "pl" (a Polars DataFrame).
         threads: decompression threads (default: all cores)."""
@@ -155,7 +160,46 @@ class RNTuple:
         return self.num_entries
 
     def __repr__(self):
-        return f"<rootweave.RNTuple {self.name!r} in {self.path!r}: {self.num_entries} entries>"
+        return f"<rootweave.{self.kind} {self.name!r} in {self.path!r}: {self.num_entries} entries>"
+
+
+class RNTuple(_Dataset):
+    """An RNTuple: its schema and its data as NumPy, Awkward, Arrow or Polars objects."""
+
+    kind = "RNTuple"
+
+    def __init__(self, path, name, threads=0, memory_budget=256 << 20):
+        super().__init__(path, name, threads, memory_budget=memory_budget)
+
+    def _open(self, threads):
+        return _RNTuple(self.path, self.name, threads=threads, **self._options)
+
+    def show(self):
+        """Prints every field (dotted path) with its C++ type and column types."""
+        rows = self._reader().describe()
+        width = max([len(p) for p, _, _ in rows] + [5])
+        print(f"{'field':<{width}}  {'type':<40}  columns")
+        for path, ctype, columns in rows:
+            print(f"{path:<{width}}  {ctype or '(untyped)':<40}  {columns}")
+
+
+class TTree(_Dataset):
+    """A TTree: its branches as NumPy, Awkward, Arrow or Polars objects, in the same layouts
+    as RNTuple fields (counter-indexed arrays and std::vector as lists, leaf lists as
+    records, fixed-size arrays as regular dimensions)."""
+
+    kind = "TTree"
+
+    def _open(self, threads):
+        return _TTree(self.path, self.name, threads=threads)
+
+    def show(self):
+        """Prints every branch with its class (for object branches) and how it is read."""
+        rows = self._reader().describe()
+        width = max([len(p) for p, _, _ in rows] + [6])
+        print(f"{'branch':<{width}}  {'class':<24}  read as")
+        for name, cls, how in rows:
+            print(f"{name:<{width}}  {cls:<24}  {how}")
 
 
 def _clip(i, n):

@@ -25,6 +25,13 @@ def to_numpy(layout):
     if kind in ("list", "optional"):
         offsets = layout["offsets"].astype(np.int64)
         values = to_numpy(layout["values"])
+        if kind == "list" and len(offsets) > 1:
+            # One view per entry, sliced by NumPy's own loop. (Assigning the list at once
+            # would make NumPy stack equal-length entries into a 2-d array.)
+            out = np.empty(len(offsets) - 1, dtype=object)
+            for i, part in enumerate(np.split(values[:offsets[-1]], offsets[1:-1])):
+                out[i] = part
+            return out
         out = np.empty(len(offsets) - 1, dtype=object)
         for i in range(len(out)):
             part = values[offsets[i]:offsets[i + 1]]

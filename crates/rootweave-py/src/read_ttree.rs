@@ -1,0 +1,113 @@
+//! Reading TTrees: a tree's branches into layouts, as for RNTuples.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use rootweave::container::RootFile;
+use rootweave::ttree::{read_streamers, ReadOptions, TTreeReader};
+
+use crate::errors::to_py;
+use crate::layout::to_layout;
+
+/// An open TTree.
+#[pyclass(module = "rootweave._rootweave", frozen)]
+pub struct TTree {
+    reader: Arc<TTreeReader>,
+}
+
+#[pymethods]
+impl TTree {
+    /// Opens TTree `name` (`dir/name` for one in a subdirectory) in the file at `path`.
+    #[new]
+    #[pyo3(signature = (path, name, threads=0))]
+    fn new(py: Python<'_>, path: String, name: String, threads: usize) -> PyResult<Self> {
+        let reader = py
+            .detach(|| {
+                let file = Arc::new(RootFile::open(&path)?);
+                let streamers = Arc::new(read_streamers(&file)?);
+                let options = ReadOptions {
+                    threads,
+                    ..ReadOptions::default()
+                };
+                TTreeReader::from_file(file, streamers, &name, options)
+            })
+            .map_err(to_py)?;
+        Ok(TTree {
+            reader: Arc::new(reader),
+        })
+    }
+
+    /// Number of entries.
+    #[getter]
+    fn num_entries(&self) -> u64 {
+        self.reader.entries()
+    }
+
+    /// Full names of every branch, depth first.
+    fn keys(&self) -> Vec<String> {
+        self.reader.branch_names()
+    }
+
+    /// `(name, type, how it is read)` of every branch, depth first; the last is the reason
+    /// for a branch that cannot be read.
+    fn describe(&self) -> Vec<(String, String, String)> {
+        let meta = self.reader.meta();
+        meta.all_branches()
+            .into_iter()
+            .map(|b| {
+                let class = b
+                    .element
+                    .as_ref()
+                    .map_or_else(String::new, |e| e.class_name.clone());
+                let how = match self.reader.interpretation(&b.name) {
+                    Ok(i) => i.describe(),
+                    Err(e) => format!("not readable: {e}"),
+                };
+                (b.name.clone(), class, how)
+            })
+            .collect()
+    }
+
+    /// Stored (compressed) bytes of all baskets (to size reading steps).
+    fn stored_bytes(&self) -> u64 {
+        self.reader
+            .meta()
+            .all_branches()
+            .iter()
+            .map(|b| b.zip_bytes)
+            .sum()
+    }
+
+    /// `(start, stop)` entry ranges of the clusters.
+    fn cluster_ranges(&self) -> Vec<(u64, u64)> {
+        self.reader
+            .cluster_ranges()
+            .into_iter()
+            .map(|r| (r.start, r.end))
+            .collect()
+    }
+
+    /// Reads branches `fields` (every readable branch if empty) for entries
+    /// `start..stop`, with the GIL released; returns `[(name, layout), ...]`.
+    fn read<'py>(
+        &self,
+        py: Python<'py>,
+        fields: Vec<String>,
+        start: u64,
+        stop: u64,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let reader = self.reader.clone();
+        let arrays = py
+            .detach(move || {
+                let names: Vec<&str> = fields.iter().map(String::as_str).collect();
+                reader.read(&names, start..stop)
+            })
+            .map_err(to_py)?;
+        let out = PyList::empty(py);
+        for (name, array) in arrays {
+            out.append((name, to_layout(py, array)?))?;
+        }
+        Ok(out)
+    }
+}
