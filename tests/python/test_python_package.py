@@ -276,3 +276,17 @@ def test_readme_example_runs(tmp_path, monkeypatch):
     assert (tmp_path / "muon_pt.png").stat().st_size > 0
     pt = uproot.open(tmp_path / "muons.root")["Events"].arrays()["Muon_pt"]
     assert [len(x) for x in ak.to_list(pt)] == [2, 0, 1, 3]
+
+
+def test_schema_accepts_dtype_objects_and_python_types(tmp_path):
+    """np.dtype objects compare equal to Python types (np.dtype("float64") == float): each
+    must still give its own field type."""
+    path = tmp_path / "dtypes.root"
+    schema = {"d": np.dtype("float64"), "i": np.dtype("int32"), "f": float, "b": bool, "n": int}
+    data = {"d": np.array([0.5, 1.5]), "i": np.array([3, -4], dtype=np.int32), "f": np.array([2.0, 3.0]),
+            "b": np.array([True, False]), "n": np.array([7, 8], dtype=np.int64)}
+    with rootweave.create(path, "none") as f:
+        f.mkrntuple("Events", schema).extend(data)
+    theirs = uproot.open(path)["Events"].arrays(library="np")
+    for key, values in data.items():
+        assert theirs[key].dtype == values.dtype and np.array_equal(theirs[key], values), key

@@ -18,7 +18,8 @@ def field_type(spec, name):
     """The type tuple of a schema entry, or TypeError naming the field."""
     if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
         return spec
-    if spec in (bool, int, float, str):
+    # By identity: np.dtype("float64") == float is true, but it is handled below.
+    if any(spec is t for t in (bool, int, float, str)):
         return {bool: ("bool",), int: ("int64",), float: ("float64",), str: ("string",)}[spec]
     if isinstance(spec, str):
         if spec in PRIMITIVES:
