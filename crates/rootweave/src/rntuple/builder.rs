@@ -199,7 +199,8 @@ impl ClusterBuilder {
             .sum()
     }
 
-    /// Seals what is left and moves the cluster out; the builder starts a new cluster.
+    /// Seals what is left and moves the cluster out; the builder starts a new cluster,
+    /// keeping its page buffers (see [`ClusterBuilder::release_memory`]).
     pub fn seal(&mut self) -> SealedCluster {
         for column in &mut self.columns {
             column.flush(&mut self.sealer);
@@ -216,8 +217,39 @@ impl ClusterBuilder {
         cluster
     }
 
-    /// Drops the entries of the cluster being built (after a failure).
+    /// Drops the entries of the cluster being built (after a failure) and frees the
+    /// builder's buffers.
     pub fn discard(&mut self) {
         drop(self.seal());
+        self.release_memory();
+    }
+
+    /// Frees the page buffers and the sealed-page buffers kept for reuse (between clusters:
+    /// the builder must hold no entries).
+    pub fn release_memory(&mut self) {
+        debug_assert_eq!(self.entries, 0);
+        for column in &mut self.columns {
+            column.release_memory();
+        }
+    }
+
+    /// Frees the sealed-page buffers kept for reuse (keeping the page buffers).
+    pub fn release_sealed_buffers(&mut self) {
+        for column in &mut self.columns {
+            column.release_sealed_buffer();
+        }
+    }
+
+    /// Takes back the byte buffers of a cluster that was written, for the next cluster's
+    /// pages (freshly mapped memory costs page faults and zeroing), up to `limit` bytes of
+    /// capacity in all; returns the capacity kept.
+    pub fn recycle(&mut self, cluster: SealedCluster, limit: u64) -> u64 {
+        let mut kept = 0u64;
+        for (column, sealed) in self.columns.iter_mut().zip(cluster.columns) {
+            if kept + sealed.bytes.capacity() as u64 <= limit {
+                kept += column.recycle(sealed.bytes) as u64;
+            }
+        }
+        kept
     }
 }

@@ -132,8 +132,36 @@ impl ColumnBuffer {
         self.pending.capacity() + self.sealed.capacity()
     }
 
+    /// Frees the page buffer and any sealed-page buffer kept for reuse (the column must
+    /// hold no cluster data): an idle builder should hold no memory.
+    pub fn release_memory(&mut self) {
+        debug_assert!(self.pending.is_empty() && self.sealed.is_empty());
+        self.pending = Vec::new();
+        self.sealed = Vec::new();
+    }
+
+    /// Frees the sealed-page buffer kept for reuse, if the column holds no sealed pages.
+    pub fn release_sealed_buffer(&mut self) {
+        if self.sealed.is_empty() {
+            self.sealed = Vec::new();
+        }
+    }
+
+    /// Takes back the byte buffer of a sealed column that was written, to hold the next
+    /// cluster's pages without mapping new memory; returns the capacity kept (0 if the
+    /// column already has a buffer).
+    pub fn recycle(&mut self, mut bytes: Vec<u8>) -> usize {
+        if self.sealed.capacity() > 0 {
+            return 0;
+        }
+        bytes.clear();
+        self.sealed = bytes;
+        self.sealed.capacity()
+    }
+
     /// Moves the sealed pages of the current cluster out (all elements must be sealed) and
-    /// starts the next cluster.
+    /// starts the next cluster. The page buffer is kept for the next cluster (see
+    /// [`ColumnBuffer::release_memory`]).
     pub fn take_sealed(&mut self) -> SealedColumn {
         debug_assert!(self.pending.is_empty());
         let column = SealedColumn {
@@ -145,8 +173,6 @@ impl ColumnBuffer {
         self.cluster_elements = 0;
         self.index_end = 0;
         self.uncompressed_sealed = 0;
-        // Give the page buffer back: an idle builder should hold no memory.
-        self.pending = Vec::new();
         column
     }
 }

@@ -242,7 +242,7 @@ impl ParallelWriter {
             let mut state = lock(&state);
             if !state.closed {
                 state.closed = true;
-                if let Err(e) = commit(shared, &mut state, None) {
+                if let Err(e) = commit(shared, &mut state, None, Keep::Nothing) {
                     record(shared, e.to_string());
                 }
             }
@@ -334,7 +334,7 @@ impl FillContext {
             ));
         }
         append_batch(&shared, &mut state, batch, Some(sequence))?;
-        commit(&shared, &mut state, Some(sequence))
+        commit(&shared, &mut state, Some(sequence), Keep::Pages)
     }
 
     /// Declares that sequence number `sequence` will never be committed (ordered mode),
@@ -364,7 +364,7 @@ impl FillContext {
     pub fn commit_cluster(&mut self) -> Result<()> {
         let shared = self.shared.clone();
         let mut state = self.state()?;
-        commit(&shared, &mut state, None)
+        commit(&shared, &mut state, None, Keep::All)
     }
 }
 
@@ -381,7 +381,7 @@ impl Drop for FillContext {
             self.shared.budget.release(state.reserved);
             state.reserved = 0;
             record(&self.shared, "a producer panicked".into());
-        } else if let Err(e) = commit(&self.shared, &mut state, None) {
+        } else if let Err(e) = commit(&self.shared, &mut state, None, Keep::Nothing) {
             record(&self.shared, e.to_string());
         }
     }
@@ -456,7 +456,7 @@ fn reserve(
     }
     match sequence {
         None => {
-            commit(shared, state, None)?;
+            commit(shared, state, None, Keep::Pages)?;
             while !shared
                 .budget
                 .acquire_holding_within(bytes, state.reserved, BUDGET_WAIT)
@@ -484,8 +484,9 @@ fn flush_idle_contexts(shared: &Shared) {
         .collect();
     for context in contexts {
         if let Ok(mut state) = context.try_lock() {
-            if !state.closed && state.builder.entries() > 0 {
-                if let Err(e) = commit(shared, &mut state, None) {
+            // Also contexts without entries: they may keep buffers for their next cluster.
+            if !state.closed && state.reserved > 0 {
+                if let Err(e) = commit(shared, &mut state, None, Keep::Nothing) {
                     record(shared, e.to_string());
                 }
             }
@@ -518,18 +519,45 @@ fn after_append(shared: &Shared, state: &mut ContextState) -> Result<()> {
     if estimate >= options.cluster_target_size as f64
         || uncompressed >= options.max_cluster_uncompressed_size
     {
-        commit(shared, state, None)?;
+        commit(shared, state, None, Keep::All)?;
     }
     Ok(())
 }
 
+/// What a context's builder keeps after a commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// Nothing: the context is closing, or idle and flushed by another thread.
+    Nothing,
+    /// Its page buffers: it goes on filling, but memory is tight (or, in ordered mode,
+    /// the cluster is written by whichever context completes the sequence).
+    Pages,
+    /// Its page buffers, and the written cluster's buffers for the next cluster's pages:
+    /// it goes on filling, and reusing mapped memory spares page faults and zeroing.
+    All,
+}
+
 /// Seals the context's cluster and commits it (or parks it until its turn, in ordered
 /// mode). The sealing and planning happen here, on the producer's thread.
-fn commit(shared: &Shared, state: &mut ContextState, sequence: Option<u64>) -> Result<()> {
+fn commit(
+    shared: &Shared,
+    state: &mut ContextState,
+    sequence: Option<u64>,
+    keep: Keep,
+) -> Result<()> {
     if state.builder.entries() == 0 {
+        match keep {
+            Keep::Nothing => state.builder.release_memory(),
+            Keep::Pages => state.builder.release_sealed_buffers(),
+            Keep::All => {}
+        }
+        give_back_unheld(shared, state);
         return Ok(());
     }
     let cluster = state.builder.seal();
+    if keep == Keep::Nothing {
+        state.builder.release_memory();
+    }
     let plan = ClusterPlan::new(
         &cluster,
         state.builder.checksums(),
@@ -546,6 +574,18 @@ fn commit(shared: &Shared, state: &mut ContextState, sequence: Option<u64>) -> R
         reserved,
     };
     match sequence {
+        None if keep == Keep::All => {
+            let recorded = record_cluster(shared, parked)?;
+            let (result, cluster, reserved) = recorded.write_keeping_budget();
+            // The budget that covered the written cluster now covers the buffers kept.
+            let kept = state.builder.recycle(cluster, reserved);
+            state.reserved += kept;
+            shared.budget.release(reserved - kept);
+            if let Err(e) = &result {
+                record(shared, e.to_string());
+            }
+            result
+        }
         None => write_parked(shared, parked),
         Some(seq) => {
             let mut order = lock(&shared.order);
@@ -601,18 +641,31 @@ struct RecordedCluster<'a> {
 impl RecordedCluster<'_> {
     /// Writes the cluster's bytes (outside every lock) and gives its budget back.
     fn write(self, shared: &Shared) -> Result<()> {
-        let result = self
-            .parked
-            .plan
-            .write(&self.file, &self.parked.cluster, &self.blob_keys);
-        let reserved = self.parked.reserved;
-        drop(self);
+        let (result, cluster, reserved) = self.write_keeping_budget();
+        drop(cluster);
         shared.budget.release(reserved);
         if let Err(e) = &result {
             record(shared, e.to_string());
         }
         result
     }
+
+    /// Writes the cluster's bytes (outside every lock); returns the outcome, the cluster
+    /// and the budget still taken for it.
+    fn write_keeping_budget(self) -> (Result<()>, SealedCluster, u64) {
+        let result = self
+            .parked
+            .plan
+            .write(&self.file, &self.parked.cluster, &self.blob_keys);
+        (result, self.parked.cluster, self.parked.reserved)
+    }
+}
+
+/// Gives back the budget an empty builder no longer holds.
+fn give_back_unheld(shared: &Shared, state: &mut ContextState) {
+    let held = state.builder.allocated_bytes();
+    shared.budget.release(state.reserved.saturating_sub(held));
+    state.reserved = held.min(state.reserved);
 }
 
 fn write_parked(shared: &Shared, parked: Parked) -> Result<()> {

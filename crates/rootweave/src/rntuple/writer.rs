@@ -381,7 +381,9 @@ impl RNTupleWriter {
             self.sink.options.max_key_size,
         );
         let blob_keys = self.sink.record_cluster(&cluster, &plan)?;
-        plan.write(self.sink.file()?, &cluster, &blob_keys)
+        plan.write(self.sink.file()?, &cluster, &blob_keys)?;
+        self.builder.recycle(cluster, u64::MAX);
+        Ok(())
     }
 
     /// Writes the page list of the clusters committed since the last cluster group, making
