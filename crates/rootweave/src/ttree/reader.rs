@@ -26,15 +26,16 @@ use crate::error::{Error, Result};
 pub struct ReadOptions {
     /// Decompression threads (0: all cores).
     pub threads: usize,
-    /// Stored basket bytes fetched at once (at least one basket is always read).
-    pub window_bytes: u64,
+    /// Bytes of stored baskets in flight at once (default 256 MiB; at least one basket is
+    /// always read).
+    pub memory_budget: u64,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
             threads: 0,
-            window_bytes: 64 << 20,
+            memory_budget: 256 << 20,
         }
     }
 }
@@ -328,7 +329,7 @@ impl TTreeReader {
         for job in stored {
             let size = job.branch.baskets[job.basket].bytes as u64;
             match windows.last_mut() {
-                Some(w) if acc + size <= self.options.window_bytes => w.push(job),
+                Some(w) if acc + size <= self.options.memory_budget / 2 => w.push(job),
                 _ => {
                     windows.push(vec![job]);
                     acc = 0;
