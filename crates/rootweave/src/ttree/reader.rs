@@ -10,6 +10,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::basket::{decode_basket, BasketData};
+use super::bulk::{BulkContext, BulkField, BulkPlan};
 use super::cursor::Cursor;
 use super::decode::{concat, Interpretation};
 use super::interpret::interpret;
@@ -303,7 +304,43 @@ impl TTreeReader {
                 ));
             }
         }
-        let mut results: Vec<Vec<Option<Array>>> = parts.iter().map(|&n| vec![None; n]).collect();
+        // Fixed-size and counter-indexed branches of plain numbers: straight into their
+        // arrays. The others: basket by basket, then joined.
+        let mut bulk_index = vec![None; plans.len()];
+        let mut bulk_fields: Vec<BulkField> = Vec::new();
+        for (k, (branch, interp)) in plans.iter().enumerate() {
+            if let Some(plan) = BulkPlan::of(interp) {
+                bulk_index[k] = Some(bulk_fields.len());
+                bulk_fields.push(BulkField {
+                    branch,
+                    plan,
+                    parts: Vec::new(),
+                });
+            }
+        }
+        let (bulk_jobs, jobs): (Vec<Job>, Vec<Job>) = jobs
+            .into_iter()
+            .partition(|j| bulk_index[j.field].is_some());
+        for j in bulk_jobs {
+            let f = bulk_index[j.field].expect("bulk field");
+            bulk_fields[f].parts.push((j.basket, j.within));
+        }
+        let threads = self.pool.current_num_threads().max(1) as u64;
+        let mut bulk_arrays: Vec<Option<Array>> = BulkContext {
+            file: &self.file,
+            tree: &self.meta.name,
+            pool: &self.pool,
+            chunk_bytes: (self.options.memory_budget / (2 * threads)).clamp(64 << 10, 4 << 20),
+        }
+        .read(&bulk_fields)?
+        .into_iter()
+        .map(Some)
+        .collect();
+        let mut results: Vec<Vec<Option<Array>>> = parts
+            .iter()
+            .zip(&bulk_index)
+            .map(|(&n, b)| vec![None; if b.is_some() { 0 } else { n }])
+            .collect();
         // Baskets kept in the tree object need no fetching.
         let (embedded, mut stored): (Vec<Job>, Vec<Job>) = jobs
             .into_iter()
@@ -376,12 +413,16 @@ impl TTreeReader {
             }
         }
         let mut out = Vec::with_capacity(names.len());
-        for ((name, parts), (branch, interp)) in names.into_iter().zip(results).zip(&plans) {
+        for (k, ((name, parts), (branch, interp))) in
+            names.into_iter().zip(results).zip(&plans).enumerate()
+        {
             let parts: Vec<Array> = parts
                 .into_iter()
                 .map(|p| p.expect("every part decoded"))
                 .collect();
-            let array = if parts.is_empty() {
+            let array = if let Some(b) = bulk_index[k] {
+                bulk_arrays[b].take().expect("one array per bulk field")
+            } else if parts.is_empty() {
                 empty_array(interp)
             } else {
                 concat(parts).map_err(|m| {
