@@ -333,3 +333,50 @@ fn corrupt_baskets_name_the_file_branch_and_offset() {
         "{err}"
     );
 }
+
+/// Tiny memory budgets (one basket per fetch) and several threads give the same arrays
+/// as the defaults, for whole trees and parts of them.
+#[test]
+fn memory_budget_and_threads_do_not_change_values() {
+    for (file, tree) in [
+        ("uproot-HZZ-zlib.root", "events"),
+        ("uproot-sample-6.20.04-lz4.root", "sample"),
+        ("nanoAOD_2015_CMS_Open_Data_ttbar.root", "Events"),
+    ] {
+        let plain = TTreeReader::open(testdata(file), tree).unwrap();
+        let f = Arc::new(RootFile::open(testdata(file)).unwrap());
+        let streamers = Arc::new(read_streamers(&f).unwrap());
+        let small = TTreeReader::from_file(
+            f,
+            streamers,
+            tree,
+            ReadOptions {
+                threads: 2,
+                memory_budget: 1,
+            },
+        )
+        .unwrap();
+        // As JSON, where NaN equals NaN.
+        let text = |cols: Vec<(String, rootweave::array::Array)>| -> Vec<(String, String)> {
+            cols.into_iter()
+                .map(|(name, a)| {
+                    let mut s = String::new();
+                    for i in 0..a.len() {
+                        a.write_json(i, &mut s);
+                        s.push('\n');
+                    }
+                    (name, s)
+                })
+                .collect()
+        };
+        let n = plain.entries();
+        for range in [0..n, n / 5..n - n / 7, 1..2] {
+            let a = text(plain.read(&[], range.clone()).unwrap());
+            let b = text(small.read(&[], range.clone()).unwrap());
+            assert_eq!(a.len(), b.len());
+            for (x, y) in a.iter().zip(&b) {
+                assert!(x == y, "{file} {range:?}: branch {} differs", x.0);
+            }
+        }
+    }
+}

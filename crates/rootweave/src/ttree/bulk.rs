@@ -1,4 +1,5 @@
-//! Bulk reads of fixed-size and counter-indexed branches of plain numbers, straight into
+//! Bulk reads of fixed-size, counter-indexed and `std::vector` branches of plain numbers,
+//! straight into
 //! their final arrays: each basket's place in the output is computed first (from entry
 //! numbers, and for jagged branches from the basket headers' data lengths), the output
 //! is allocated once and cut into disjoint slices, and baskets are then fetched in
@@ -28,11 +29,16 @@ pub struct BulkPlan {
     /// Dimensions of each entry (fixed) or each item (jagged).
     dims: Vec<usize>,
     jagged: bool,
+    /// Jagged entries each start with a vector header (byte count, version, length).
+    vector: bool,
 }
 
+/// Bytes of the header in front of each entry of a `std::vector` branch.
+const VECTOR_HEADER: usize = 10;
+
 impl BulkPlan {
-    /// The bulk layout of an interpretation, if it has one: fixed-size entries or
-    /// counter-indexed arrays (no per-entry header) of plain numbers.
+    /// The bulk layout of an interpretation, if it has one: fixed-size entries,
+    /// counter-indexed arrays or `std::vector`s of plain numbers.
     pub fn of(interp: &Interpretation) -> Option<BulkPlan> {
         let plain = |p: &Prim| !matches!(p, Prim::Double32(_) | Prim::Float16(_));
         match interp {
@@ -40,15 +46,17 @@ impl BulkPlan {
                 prim: *prim,
                 dims: dims.clone(),
                 jagged: false,
+                vector: false,
             }),
             Interpretation::Jagged {
                 prim,
                 inner,
-                header: Header::None,
+                header: header @ (Header::None | Header::Vector),
             } if plain(prim) => Some(BulkPlan {
                 prim: *prim,
                 dims: inner.clone(),
                 jagged: true,
+                vector: *header == Header::Vector,
             }),
             _ => None,
         }
@@ -329,6 +337,19 @@ impl BulkContext<'_> {
             entry_offsets(raw, &h, self.file.name(), &object, &mut o)?;
             o[within.end] - o[within.start]
         };
+        let bytes = if f.plan.vector {
+            bytes
+                .checked_sub(VECTOR_HEADER * within.len())
+                .ok_or_else(|| {
+                    self.corrupt(
+                        f.branch,
+                        *basket,
+                        format!("{bytes} bytes cannot hold {} vectors", within.len()),
+                    )
+                })?
+        } else {
+            bytes
+        };
         if bytes % unit != 0 {
             return Err(self.corrupt(
                 f.branch,
@@ -457,6 +478,19 @@ impl BulkContext<'_> {
                     )));
                 }
                 let start = o[t.within.start];
+                if f.plan.vector {
+                    let (ends, base) = (&mut **ends, *base);
+                    return vectors(
+                        data,
+                        &o[t.within.start..=t.within.end],
+                        unit,
+                        size,
+                        base,
+                        ends,
+                        &mut t.values,
+                    )
+                    .map_err(bad);
+                }
                 let entries = &o[t.within.start + 1..=t.within.end];
                 item_ends(entries, start, unit, *base, ends).map_err(bad)?;
                 let end = o[t.within.end];
@@ -480,7 +514,7 @@ impl BulkContext<'_> {
                 t.values.len()
             )));
         }
-        convert(bytes, &mut t.values);
+        convert(bytes, &mut t.values, 0);
         Ok(())
     }
 }
@@ -524,20 +558,71 @@ fn item_ends(
     Ok(())
 }
 
-/// Big-endian values into a destination slice.
-fn convert(bytes: &[u8], dst: &mut Dst) {
+/// Converts the values of `std::vector` entries (entry `i` spans `o[i]..o[i + 1]` of
+/// `data`: a header, then its items of `unit` bytes, values of `size` bytes) into `dst`,
+/// and each entry's end as an item index into `ends`.
+fn vectors(
+    data: &[u8],
+    o: &[usize],
+    unit: usize,
+    size: usize,
+    base: u64,
+    ends: &mut [u64],
+    dst: &mut Dst,
+) -> std::result::Result<(), String> {
+    let mut at = 0usize;
+    let mut items = base;
+    for (i, (w, end)) in o.windows(2).zip(ends.iter_mut()).enumerate() {
+        let entry = data
+            .get(w[0]..w[1])
+            .filter(|e| e.len() >= VECTOR_HEADER)
+            .ok_or_else(|| format!("entry {i} spans bytes {}..{} of {}", w[0], w[1], data.len()))?;
+        let count = u32::from_be_bytes([entry[0], entry[1], entry[2], entry[3]]);
+        let n = u32::from_be_bytes([entry[6], entry[7], entry[8], entry[9]]) as usize;
+        let body = &entry[VECTOR_HEADER..];
+        if count & 0x4000_0000 == 0
+            || (count & !0x4000_0000) as usize != entry.len() - 4
+            || n.checked_mul(unit) != Some(body.len())
+        {
+            return Err(format!(
+                "entry {i}: a vector header ({count:#x}, {n} items) that does not match its {} bytes",
+                entry.len()
+            ));
+        }
+        let values = body.len() / size;
+        if at + values > dst.len() {
+            return Err(format!(
+                "entry {i}: more values than the basket's data length"
+            ));
+        }
+        convert(body, dst, at);
+        at += values;
+        items += (body.len() / unit) as u64;
+        *end = items;
+    }
+    if at != dst.len() {
+        return Err(format!("{at} values where {} were expected", dst.len()));
+    }
+    Ok(())
+}
+
+/// Big-endian values into a destination slice, from its element `at` on.
+fn convert(bytes: &[u8], dst: &mut Dst, at: usize) {
+    fn go<T: BigEndian>(bytes: &[u8], v: &mut [T], at: usize) {
+        T::convert(bytes, &mut v[at..at + bytes.len() / T::SIZE]);
+    }
     match dst {
-        Dst::Bool(v) => bool::convert(bytes, v),
-        Dst::Int8(v) => i8::convert(bytes, v),
-        Dst::Int16(v) => i16::convert(bytes, v),
-        Dst::Int32(v) => i32::convert(bytes, v),
-        Dst::Int64(v) => i64::convert(bytes, v),
-        Dst::UInt8(v) => u8::convert(bytes, v),
-        Dst::UInt16(v) => u16::convert(bytes, v),
-        Dst::UInt32(v) => u32::convert(bytes, v),
-        Dst::UInt64(v) => u64::convert(bytes, v),
-        Dst::Float32(v) => f32::convert(bytes, v),
-        Dst::Float64(v) => f64::convert(bytes, v),
+        Dst::Bool(v) => go(bytes, v, at),
+        Dst::Int8(v) => go(bytes, v, at),
+        Dst::Int16(v) => go(bytes, v, at),
+        Dst::Int32(v) => go(bytes, v, at),
+        Dst::Int64(v) => go(bytes, v, at),
+        Dst::UInt8(v) => go(bytes, v, at),
+        Dst::UInt16(v) => go(bytes, v, at),
+        Dst::UInt32(v) => go(bytes, v, at),
+        Dst::UInt64(v) => go(bytes, v, at),
+        Dst::Float32(v) => go(bytes, v, at),
+        Dst::Float64(v) => go(bytes, v, at),
         Dst::Switch(..) => unreachable!("no switch columns in TTrees"),
     }
 }
