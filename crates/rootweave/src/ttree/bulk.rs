@@ -171,7 +171,11 @@ impl BulkContext<'_> {
             values.push(Buffer::zeroed(Target::Leaf(f.plan.leaf()), total));
             let entries: usize = f.parts.iter().map(|(_, w)| w.len()).sum();
             offsets.push(if f.plan.jagged {
-                vec![0u64; entries + 1]
+                // Offsets start with one 0 (and get huge pages when large).
+                match Buffer::zeroed(Target::Index, entries) {
+                    Buffer::UInt64(v) => v,
+                    _ => unreachable!("index buffers hold u64"),
+                }
             } else {
                 Vec::new()
             });
@@ -414,6 +418,11 @@ impl BulkContext<'_> {
                 info.end_entry - info.first_entry,
             )?;
             let raw = payload(record, &h, &mut scratch.plain, self.file.name(), &object)?;
+            if f.plan.jagged && !f.plan.vector {
+                // Counter-indexed arrays: item ends straight from the entry-offset table.
+                self.fill_counted(f, &mut t, raw, &h)?;
+                continue;
+            }
             let offsets = if f.plan.jagged {
                 entry_offsets(raw, &h, self.file.name(), &object, &mut scratch.offsets)?;
                 Some(&scratch.offsets[..])
@@ -429,6 +438,84 @@ impl BulkContext<'_> {
                 *v = Vec::new();
             }
         }
+        Ok(())
+    }
+
+    /// Converts entries `t.within` of a counter-indexed branch's basket (payload `raw`,
+    /// headers `h`) into the task's slices: each entry's end as an item index is computed
+    /// from the entry-offset table in one pass, with its checks (inside the data part,
+    /// increasing, whole items) gathered rather than branched on.
+    fn fill_counted(
+        &self,
+        f: &BulkField,
+        t: &mut Task,
+        raw: &[u8],
+        h: &super::basket::BasketHeader,
+    ) -> Result<()> {
+        let bad = |m: String| self.corrupt(f.branch, t.basket, m);
+        let (n, border, keylen) = (h.entries, h.data_len, h.keylen as i64);
+        let table = raw.get(border..).unwrap_or(&[]);
+        if table.len() < 4 + 4 * n
+            || (i32::from_be_bytes([table[0], table[1], table[2], table[3]]) as i64) < n as i64
+        {
+            return Err(bad(format!(
+                "entry-offset table of {} bytes for {n} entries",
+                table.len()
+            )));
+        }
+        if t.within.end > n {
+            return Err(bad(format!("entry {} of a basket of {n}", t.within.end)));
+        }
+        let at = |i: usize| -> i64 {
+            if i == n {
+                border as i64
+            } else {
+                let c = &table[4 + 4 * i..8 + 4 * i];
+                i32::from_be_bytes([c[0], c[1], c[2], c[3]]) as i64 - keylen
+            }
+        };
+        let (start, end) = (at(t.within.start), at(t.within.end));
+        if start < 0 || start > end || end > border as i64 {
+            return Err(bad(format!(
+                "entries span bytes {start}..{end} of a {border}-byte basket"
+            )));
+        }
+        let Some((ends, base)) = t.offsets.as_mut() else {
+            return Err(bad("no offsets for a jagged branch".into()));
+        };
+        let unit = f.plan.unit_bytes() as i64;
+        let shift = unit.trailing_zeros();
+        let pow2 = unit.count_ones() == 1;
+        let (mut previous, mut wrong) = (start, 0i64);
+        for (k, o) in ends.iter_mut().enumerate() {
+            let v = at(t.within.start + 1 + k);
+            // Negative when decreasing or past the end.
+            wrong |= (v - previous) | (end - v);
+            previous = v;
+            let d = v - start;
+            let items = if pow2 {
+                wrong |= -(d & (unit - 1));
+                d >> shift
+            } else {
+                wrong |= -(d % unit);
+                d / unit
+            };
+            *o = *base + items as u64;
+        }
+        if wrong < 0 {
+            return Err(bad(format!(
+                "entry offsets that decrease, leave the data part or split an item of {unit} bytes"
+            )));
+        }
+        let bytes = &raw[start as usize..end as usize];
+        if bytes.len() != t.values.len() * f.plan.prim.size() {
+            return Err(bad(format!(
+                "{} bytes of values where {} values were expected",
+                bytes.len(),
+                t.values.len()
+            )));
+        }
+        convert(bytes, &mut t.values, 0);
         Ok(())
     }
 
