@@ -64,6 +64,16 @@ inputs! {
     // An anchor with a huge header size and a small maximum key size (three bytes):
     // read_blob looks for the chunk count one at a time, for hours.
     blob_chunk_count_hang => "blob_chunk_count_hang.bin",
+    // TTree files (uproot-sample-6.20.04-uncompressed with many bytes changed) whose
+    // branch metadata and basket headers claim hundreds of GB of values: the TTree bulk
+    // path allocated its output arrays from those claims (470 GB, 6 GB) before reading
+    // any basket.
+    ttree_bulk_output_sized_by_claims => "ttree_bulk_output_sized_by_claims.bin",
+    ttree_bulk_output_sized_by_claims_2 => "ttree_bulk_output_sized_by_claims_2.bin",
+    // A TTree file whose entry-offset table goes backwards: the item index of an entry
+    // before the first one read was negative and adding it to the part's first item
+    // overflowed (before the table was found bad).
+    ttree_entry_offsets_out_of_order => "ttree_entry_offsets_out_of_order.bin",
 }
 
 #[test]

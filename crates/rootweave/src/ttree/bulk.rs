@@ -112,6 +112,13 @@ pub struct BulkContext<'a> {
     pub chunk_bytes: u64,
 }
 
+/// Output bytes that are allocated whatever the stored bytes.
+pub const TRUSTED_BYTES: u64 = 64 << 20;
+
+/// Beyond [`TRUSTED_BYTES`], the most output bytes per stored byte that are allocated
+/// before the data is decompressed (LZ4 cannot expand more than 255 times).
+pub const MAX_EXPANSION: u64 = 256;
+
 /// One basket part's destination.
 struct Task<'a> {
     field: usize,
@@ -152,22 +159,72 @@ impl BulkContext<'_> {
         )
     }
 
-    /// Reads the fields; one array per field, in order.
-    pub fn read(&self, fields: &[BulkField]) -> Result<Vec<Array>> {
-        let counts = self.value_counts(fields)?;
+    /// Reads the fields; one array per field, in order, or `None` for a field whose
+    /// output would be more than [`MAX_EXPANSION`] times its stored baskets (and over
+    /// [`TRUSTED_BYTES`]): such sizes, taken from basket headers and branch metadata, are
+    /// not allocated before the data is seen, and the caller reads the field basket by
+    /// basket instead.
+    pub fn read(&self, fields: &[BulkField]) -> Result<Vec<Option<Array>>> {
+        let kept: Vec<usize> = (0..fields.len())
+            .filter(|&k| self.claim_is_plausible(&fields[k], None))
+            .collect();
+        let chosen: Vec<&BulkField> = kept.iter().map(|&k| &fields[k]).collect();
+        let counts = self.value_counts(&chosen)?;
+        let mut out: Vec<Option<Array>> = vec![None; fields.len()];
+        let mut read_fields = Vec::new();
+        let mut read_counts = Vec::new();
+        let mut slots = Vec::new();
+        for ((f, c), k) in chosen.into_iter().zip(counts).zip(kept) {
+            let total = c.iter().try_fold(0usize, |a, &n| a.checked_add(n));
+            if total.is_some_and(|t| self.claim_is_plausible(f, Some(t))) {
+                read_fields.push(f);
+                read_counts.push(c);
+                slots.push(k);
+            }
+        }
+        for (k, a) in slots
+            .into_iter()
+            .zip(self.read_trusted(&read_fields, &read_counts)?)
+        {
+            out[k] = Some(a);
+        }
+        Ok(out)
+    }
+
+    /// Whether a field's output (its entries' offsets, and `values` values when known)
+    /// is plausible for its stored baskets.
+    fn claim_is_plausible(&self, f: &BulkField, values: Option<usize>) -> bool {
+        let stored: u64 = f
+            .parts
+            .iter()
+            .map(|(b, _)| {
+                let info = &f.branch.baskets[*b];
+                match info.embedded {
+                    Some(e) => f.branch.embedded[e].data.len() as u64,
+                    None => info.bytes as u64,
+                }
+            })
+            .sum();
+        let entries: u64 = f.parts.iter().map(|(_, w)| w.len() as u64).sum();
+        let values = match values {
+            Some(v) => v as u64,
+            None if f.plan.jagged => 0,
+            None => entries.saturating_mul(f.plan.width() as u64),
+        };
+        let offsets = if f.plan.jagged { entries } else { 0 };
+        let claimed = values
+            .saturating_mul(f.plan.prim.size() as u64)
+            .saturating_add(offsets.saturating_mul(8));
+        claimed <= TRUSTED_BYTES.max(stored.saturating_mul(MAX_EXPANSION))
+    }
+
+    /// Reads fields whose number of values per part is known.
+    fn read_trusted(&self, fields: &[&BulkField], counts: &[Vec<usize>]) -> Result<Vec<Array>> {
         // Outputs, allocated once.
         let mut values: Vec<Buffer> = Vec::with_capacity(fields.len());
         let mut offsets: Vec<Vec<u64>> = Vec::with_capacity(fields.len());
-        for (f, c) in fields.iter().zip(&counts) {
-            let total = c.iter().try_fold(0usize, |a, &n| a.checked_add(n));
-            let total = total
-                .filter(|&t| {
-                    t.checked_mul(f.plan.prim.size())
-                        .is_some_and(|b| b < 1 << 40)
-                })
-                .ok_or_else(|| {
-                    self.corrupt(f.branch, 0, "implausible number of values".to_string())
-                })?;
+        for (f, c) in fields.iter().zip(counts) {
+            let total: usize = c.iter().sum();
             values.push(Buffer::zeroed(Target::Leaf(f.plan.leaf()), total));
             let entries: usize = f.parts.iter().map(|(_, w)| w.len()).sum();
             offsets.push(if f.plan.jagged {
@@ -183,7 +240,7 @@ impl BulkContext<'_> {
         let mut tasks: Vec<Task> = Vec::new();
         for (k, ((f, c), (v, o))) in fields
             .iter()
-            .zip(&counts)
+            .zip(counts)
             .zip(values.iter_mut().zip(offsets.iter_mut()))
             .enumerate()
         {
@@ -256,7 +313,7 @@ impl BulkContext<'_> {
     /// Number of values each part of each field gives: from entry numbers for fixed-size
     /// entries; for jagged ones from the data length in the basket header (whole
     /// baskets) or the basket's entry offsets (parts of baskets).
-    fn value_counts(&self, fields: &[BulkField]) -> Result<Vec<Vec<usize>>> {
+    fn value_counts(&self, fields: &[&BulkField]) -> Result<Vec<Vec<usize>>> {
         let work: Vec<(usize, usize)> = fields
             .iter()
             .enumerate()
@@ -264,7 +321,7 @@ impl BulkContext<'_> {
             .collect();
         let counts: Vec<usize> = self.pool.install(|| {
             work.par_iter()
-                .map(|&(k, p)| self.value_count(&fields[k], p))
+                .map(|&(k, p)| self.value_count(fields[k], p))
                 .collect::<Result<_>>()
         })?;
         let mut out = Vec::with_capacity(fields.len());
@@ -367,7 +424,7 @@ impl BulkContext<'_> {
     /// Groups baskets (sorted by position) into chunks read with one call each.
     fn chunks<'t>(
         &self,
-        fields: &[BulkField],
+        fields: &[&BulkField],
         tasks: Vec<Task<'t>>,
     ) -> Vec<(Range<u64>, Vec<Task<'t>>)> {
         const GAP: u64 = 64 << 10;
@@ -392,7 +449,7 @@ impl BulkContext<'_> {
 
     fn decode_chunk(
         &self,
-        fields: &[BulkField],
+        fields: &[&BulkField],
         range: Range<u64>,
         tasks: Vec<Task>,
         scratch: &mut Scratch,
@@ -500,7 +557,8 @@ impl BulkContext<'_> {
                 wrong |= -(d % unit);
                 d / unit
             };
-            *o = *base + items as u64;
+            // Garbage (never kept) when an entry is out of order: the check below fails.
+            *o = base.wrapping_add(items as u64);
         }
         if wrong < 0 {
             return Err(bad(format!(
@@ -519,7 +577,7 @@ impl BulkContext<'_> {
         Ok(())
     }
 
-    fn decode_embedded(&self, fields: &[BulkField], t: &mut Task) -> Result<()> {
+    fn decode_embedded(&self, fields: &[&BulkField], t: &mut Task) -> Result<()> {
         let f = &fields[t.field];
         let e = &f.branch.embedded[f.branch.baskets[t.basket].embedded.expect("embedded")];
         if (e.entries as usize) < t.within.end {
@@ -622,24 +680,25 @@ fn item_ends(
             out.len()
         ));
     }
+    // Entries before `start` (out of order) make `ragged` non-zero too.
     let mut ragged = 0usize;
     if unit.is_power_of_two() {
         let shift = unit.trailing_zeros();
         for (o, &e) in out.iter_mut().zip(entries) {
-            let d = e - start;
-            ragged |= d & (unit - 1);
-            *o = base + (d >> shift) as u64;
+            let d = e.wrapping_sub(start);
+            ragged |= (d & (unit - 1)) | usize::from(e < start);
+            *o = base.wrapping_add((d >> shift) as u64);
         }
     } else {
         for (o, &e) in out.iter_mut().zip(entries) {
-            let d = e - start;
-            ragged |= d % unit;
-            *o = base + (d / unit) as u64;
+            let d = e.wrapping_sub(start);
+            ragged |= (d % unit) | usize::from(e < start);
+            *o = base.wrapping_add((d / unit) as u64);
         }
     }
     if ragged != 0 {
         return Err(format!(
-            "an entry is not a whole number of {unit}-byte items"
+            "an entry out of order or not a whole number of {unit}-byte items"
         ));
     }
     Ok(())

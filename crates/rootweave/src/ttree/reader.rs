@@ -318,12 +318,12 @@ impl TTreeReader {
                 });
             }
         }
-        let (bulk_jobs, jobs): (Vec<Job>, Vec<Job>) = jobs
+        let (bulk_jobs, mut jobs): (Vec<Job>, Vec<Job>) = jobs
             .into_iter()
             .partition(|j| bulk_index[j.field].is_some());
-        for j in bulk_jobs {
+        for j in &bulk_jobs {
             let f = bulk_index[j.field].expect("bulk field");
-            bulk_fields[f].parts.push((j.basket, j.within));
+            bulk_fields[f].parts.push((j.basket, j.within.clone()));
         }
         let threads = self.pool.current_num_threads().max(1) as u64;
         let mut bulk_arrays: Vec<Option<Array>> = BulkContext {
@@ -332,14 +332,17 @@ impl TTreeReader {
             pool: &self.pool,
             chunk_bytes: (self.options.memory_budget / (2 * threads)).clamp(64 << 10, 4 << 20),
         }
-        .read(&bulk_fields)?
-        .into_iter()
-        .map(Some)
-        .collect();
+        .read(&bulk_fields)?;
+        // Fields whose claimed sizes the bulk path does not trust: basket by basket.
+        let in_bulk: Vec<bool> = bulk_index
+            .iter()
+            .map(|b| b.is_some_and(|b| bulk_arrays[b].is_some()))
+            .collect();
+        jobs.extend(bulk_jobs.into_iter().filter(|j| !in_bulk[j.field]));
         let mut results: Vec<Vec<Option<Array>>> = parts
             .iter()
-            .zip(&bulk_index)
-            .map(|(&n, b)| vec![None; if b.is_some() { 0 } else { n }])
+            .zip(&in_bulk)
+            .map(|(&n, &b)| vec![None; if b { 0 } else { n }])
             .collect();
         // Baskets kept in the tree object need no fetching.
         let (embedded, mut stored): (Vec<Job>, Vec<Job>) = jobs
@@ -420,7 +423,8 @@ impl TTreeReader {
                 .into_iter()
                 .map(|p| p.expect("every part decoded"))
                 .collect();
-            let array = if let Some(b) = bulk_index[k] {
+            let array = if in_bulk[k] {
+                let b = bulk_index[k].expect("bulk field");
                 bulk_arrays[b].take().expect("one array per bulk field")
             } else if parts.is_empty() {
                 empty_array(interp)
