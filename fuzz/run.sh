@@ -3,10 +3,11 @@
 #
 #   fuzz/run.sh TARGET [SECONDS] [more libFuzzer options]
 #
-# TARGET is rntuple_file or rntuple_envelopes; SECONDS defaults to 600. The corpus
-# (fuzz/corpus/TARGET) is seeded on every run with the small RNTuple files of the shared
-# test data (../shared/testdata beside the repository, or $TESTDATA) and with small files
-# that examples/make_seeds.rs writes; none of them is committed. Findings land in
+# TARGET is rntuple_file, rntuple_envelopes or ttree_file; SECONDS defaults to 600. The
+# corpus (fuzz/corpus/TARGET) is seeded on every run with the small RNTuple files of the
+# shared test data (../shared/testdata beside the repository, or $TESTDATA) and with small
+# files that examples/make_seeds.rs writes; for ttree_file, with the TTree files of the
+# shared test data under 100 KiB. None of them is committed. Findings land in
 # fuzz/artifacts/TARGET.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -22,7 +23,18 @@ export RUSTC_BOOTSTRAP=1
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
 mkdir -p "corpus/$target" "artifacts/$target" seeds
-if [ -d "$testdata" ]; then
+dict=rntuple.dict
+max_len=65536
+if [ "$target" = ttree_file ]; then
+    dict=ttree.dict
+    max_len=131072
+    if [ -d "$testdata" ]; then
+        find "$testdata" -maxdepth 1 -name '*.root' ! -name '*rntuple*' -size -100k \
+            -exec cp {} "corpus/$target/" \;
+    else
+        echo "no test data at $testdata: no TTree seeds" >&2
+    fi
+elif [ -d "$testdata" ]; then
     # Small RNTuple files only: big ones make every run slow. test_int_multicluster has
     # one cluster of 10^8 entries, which a read decodes whole (8 s per input here).
     find "$testdata" -maxdepth 1 -name '*rntuple*.root' -size -40k \
@@ -30,8 +42,10 @@ if [ -d "$testdata" ]; then
 else
     echo "no test data at $testdata: seeding with generated files only" >&2
 fi
-cargo run --quiet --release --example make_seeds -- seeds
-cp seeds/*.root "corpus/$target/"
+if [ "$target" != ttree_file ]; then
+    cargo run --quiet --release --example make_seeds -- seeds
+    cp seeds/*.root "corpus/$target/"
+fi
 
 # -O -a: optimized, with overflow checks and debug assertions as in the test profile.
 # Bounds: an input that takes more than 10 s, allocates more than 1 GiB at once or makes
@@ -43,5 +57,5 @@ if [ "${KEEP_GOING:-1}" = 1 ]; then
 fi
 exec cargo fuzz run -O -a "$target" "corpus/$target" -- \
     "${keep_going[@]}" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
-    -max_len=65536 -dict=rntuple.dict -print_final_stats=1 \
+    -max_len="$max_len" -dict="$dict" -print_final_stats=1 \
     -max_total_time="$seconds" "$@"

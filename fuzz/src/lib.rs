@@ -1,5 +1,6 @@
 //! What the fuzz targets run: bytes are opened as a ROOT file in memory and every RNTuple
-//! in it is read, ignoring errors. Only a panic, a hang or a huge allocation is a finding.
+//! (or every TTree) in it is read, ignoring errors. Only a panic, a hang or a huge
+//! allocation is a finding.
 //!
 //! The regression test `crates/rootweave/tests/fuzz_regressions.rs` includes this file,
 //! so saved inputs go through exactly this code.
@@ -10,6 +11,7 @@ use rootweave::container::{KeyInfo, RootFile};
 use rootweave::io::MemoryFile;
 use rootweave::rntuple::read::{Descriptor, OpenOptions};
 use rootweave::rntuple::{RNTupleReader, ReadOptions};
+use rootweave::ttree::{list_trees, read_streamers, TTreeReader};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Entries read per RNTuple.
@@ -19,6 +21,9 @@ const MAX_RNTUPLES: usize = 4;
 /// Subdirectories listed per file (and how deep).
 const MAX_DIRECTORIES: usize = 16;
 const MAX_DEPTH: usize = 3;
+/// TTrees read per file, and branches read per tree.
+const MAX_TREES: usize = 4;
+const MAX_BRANCHES: usize = 400;
 
 /// The container and the reader as an application would use them on an untrusted file:
 /// header, keys, subdirectories, the StreamerInfo record, then every RNTuple's anchor,
@@ -35,6 +40,55 @@ pub fn rntuple_file(data: &[u8]) -> usize {
 /// values read.
 pub fn rntuple_envelopes(data: &[u8]) -> usize {
     read_file(reseal(data.to_vec()), true)
+}
+
+/// The container and the TTree reader on an untrusted file: header, keys, subdirectories,
+/// the StreamerInfo record parsed into class layouts, the trees listed (through
+/// subdirectories), and for each tree its metadata read through those layouts, every
+/// branch's interpretation, and every readable branch read on its own (one thread, a
+/// small memory budget) over the first entries and a part of them. Returns the number
+/// of (entry, branch) values read.
+pub fn ttree_file(data: &[u8]) -> usize {
+    let Some(file) = open(data.to_vec()) else {
+        return 0;
+    };
+    list_directories(&file, file.keys().to_vec(), 0, &mut 0);
+    let Ok(streamers) = read_streamers(&file) else {
+        return 0;
+    };
+    let streamers = Arc::new(streamers);
+    let Ok(trees) = list_trees(&file) else {
+        return 0;
+    };
+    let options = rootweave::ttree::ReadOptions {
+        threads: 1,
+        memory_budget: 4 << 20,
+    };
+    let mut values = 0;
+    for name in trees.iter().take(MAX_TREES) {
+        let Ok(tree) = TTreeReader::from_file(file.clone(), streamers.clone(), name, options)
+        else {
+            continue;
+        };
+        let _ = tree.cluster_ranges();
+        let n = tree.entries().min(MAX_ENTRIES);
+        for branch in tree.branch_names().iter().take(MAX_BRANCHES) {
+            if tree.interpretation(branch).is_err() {
+                continue;
+            }
+            let Ok(arrays) = tree.read(&[branch.as_str()], 0..n) else {
+                continue;
+            };
+            for (_, array) in &arrays {
+                for i in 0..array.len() {
+                    let _ = array.value(i);
+                }
+                values += array.len();
+            }
+            let _ = tree.read(&[branch.as_str()], n / 3..n - n / 4);
+        }
+    }
+    values
 }
 
 fn open(bytes: Vec<u8>) -> Option<Arc<RootFile>> {

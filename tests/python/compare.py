@@ -21,6 +21,9 @@ def same(mine, theirs):
         return as32 == theirs and float(np.float32(mine)) == as32
     if isinstance(mine, list) and isinstance(theirs, (list, tuple)):
         return len(mine) == len(theirs) and all(same(a, b) for a, b in zip(mine, theirs))
+    if isinstance(mine, dict) and isinstance(theirs, tuple) and list(mine) == ["first", "second"]:
+        # A map's (key, value) pair.
+        return len(theirs) == 2 and same(list(mine.values()), list(theirs))
     if isinstance(mine, dict) and isinstance(theirs, tuple):
         # uproot reads pairs and tuples (members _0, _1, ...) and empty structs as tuples.
         return list(mine) == [f"_{i}" for i in range(len(theirs))] and same(list(mine.values()), list(theirs))

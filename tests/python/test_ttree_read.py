@@ -41,7 +41,9 @@ def simple_type(t):
             return True
         return simple_type(t.content)
     if isinstance(t, ak.types.RecordType):
-        return not t.is_tuple and all(simple_type(c) for c in t.contents)
+        # uproot reads an STL map as a list of (key, value) tuples.
+        pairs = t.is_tuple and t.parameter("__array__") == "sorted_map"
+        return (pairs or not t.is_tuple) and all(simple_type(c) for c in t.contents)
     return False
 
 
@@ -215,3 +217,19 @@ def test_bad_input_names_the_file(workdir, root_written):
     result = subprocess.run([str(TARGET / "rootweave"), "dump", str(root_written[505]), "t", "--fields", "nope"],
                             capture_output=True, text=True)
     assert result.returncode == 1 and "nope" in result.stderr
+
+
+def test_maps_agree_with_uproot():
+    """Every std::map branch (numbers, strings, TStrings, vectors and sets as keys and
+    values) is read as a list of {first, second} records, the pairs uproot reads."""
+    path = TESTDATA / "uproot-stl_containers.root"
+    tree = uproot.open(path)["tree"]
+    names = [b for b in tree.keys() if b.startswith("map_")]
+    assert len(names) >= 14
+    mine = dump(path, "tree")
+    for name in names:
+        theirs = ak.to_list(tree[name].array(library="ak"))
+        values = [entry[name] for entry in mine]
+        assert all(list(p) == ["first", "second"] for entry in values for p in entry), name
+        bad = [i for i, (a, b) in enumerate(zip(values, theirs)) if not same(a, b)]
+        assert not bad, f"{name} entry {bad[0]}: {values[bad[0]]} != {theirs[bad[0]]}"

@@ -1,14 +1,17 @@
 //! rootweave's side of `bench/rntuple_write.py`: writes the same values as ROOT's side
 //! (`bench/cpp/root_write.cxx`) and prints the time of the writing alone; and of
-//! `bench/rntuple_read.py` (see `read.rs`).
+//! `bench/rntuple_read.py` (see `read.rs`) and `bench/ttree_read.py` (see `ttree.rs`).
 //!
 //!     rootweave-bench int32 OUT ENTRIES COMPRESSION
 //!     rootweave-bench nanoaod OUT DUMP_DIR COMPRESSION
 //!     rootweave-bench read FILE NTUPLE THREADS VERIFY BUDGET_MIB [FIELD...]
 //!     rootweave-bench pages FILE NTUPLE THREADS [FIELD...]
 //!     rootweave-bench memcpy THREADS MIB
+//!     rootweave-bench ttree-read FILE TREE THREADS BUDGET_MIB [BRANCH...]
+//!     rootweave-bench ttree-baskets FILE TREE THREADS [BRANCH...]
 
 mod read;
+mod ttree;
 
 use std::path::Path;
 use std::time::Instant;
@@ -193,6 +196,8 @@ fn main() {
         Some("read") => Some(read::read),
         Some("pages") => Some(read::pages),
         Some("memcpy") => Some(read::memcpy),
+        Some("ttree-read") => Some(ttree::read),
+        Some("ttree-baskets") => Some(ttree::baskets_phases),
         _ => None,
     };
     if let Some(run) = reading {

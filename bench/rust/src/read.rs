@@ -25,7 +25,7 @@ use rootweave::rntuple::read::{Kind, LeafType, Node, RNTupleReader, ReadOptions}
 use rootweave::rntuple::ColumnType;
 
 /// Best (smallest) time of `runs` calls of `f`.
-fn best_of(runs: usize, mut f: impl FnMut() -> f64) -> f64 {
+pub fn best_of(runs: usize, mut f: impl FnMut() -> f64) -> f64 {
     (0..runs).map(|_| f()).fold(f64::INFINITY, f64::min)
 }
 
@@ -269,7 +269,7 @@ pub fn read(args: &[String]) -> rootweave::Result<()> {
 }
 
 /// Runs `work(i)` for `i` in `0..n` on `threads` threads, each taking the next index.
-fn parallel(threads: usize, n: usize, work: impl Fn(usize) + Sync) {
+pub fn parallel(threads: usize, n: usize, work: impl Fn(usize) + Sync) {
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
@@ -285,7 +285,7 @@ fn parallel(threads: usize, n: usize, work: impl Fn(usize) + Sync) {
 }
 
 /// Writes one byte in every 4 KiB so that the kernel maps (and zeroes) every page.
-fn touch(bytes: &mut [u8]) {
+pub fn touch(bytes: &mut [u8]) {
     for b in bytes.iter_mut().step_by(4096) {
         *b = 1;
     }

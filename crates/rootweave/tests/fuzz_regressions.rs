@@ -1,5 +1,5 @@
 //! Inputs on which the fuzz targets of fuzz/ found a panic, a hang or a huge allocation.
-//! Every file in tests/fuzz_inputs goes through the code of both targets (the harness is
+//! Every file in tests/fuzz_inputs goes through the code of every target (the harness is
 //! fuzz/src/lib.rs itself) and must come back, with errors or values, without panicking.
 //!
 //! Each file has its own test, so that an input whose bug is still open can be ignored
@@ -25,6 +25,7 @@ fn run(name: &str) {
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     harness::rntuple_file(&bytes);
     harness::rntuple_envelopes(&bytes);
+    harness::ttree_file(&bytes);
 }
 
 /// One test per saved input; the list is checked against the folder below.
@@ -63,6 +64,16 @@ inputs! {
     // An anchor with a huge header size and a small maximum key size (three bytes):
     // read_blob looks for the chunk count one at a time, for hours.
     blob_chunk_count_hang => "blob_chunk_count_hang.bin",
+    // TTree files (uproot-sample-6.20.04-uncompressed with many bytes changed) whose
+    // branch metadata and basket headers claim hundreds of GB of values: the TTree bulk
+    // path allocated its output arrays from those claims (470 GB, 6 GB) before reading
+    // any basket.
+    ttree_bulk_output_sized_by_claims => "ttree_bulk_output_sized_by_claims.bin",
+    ttree_bulk_output_sized_by_claims_2 => "ttree_bulk_output_sized_by_claims_2.bin",
+    // A TTree file whose entry-offset table goes backwards: the item index of an entry
+    // before the first one read was negative and adding it to the part's first item
+    // overflowed (before the table was found bad).
+    ttree_entry_offsets_out_of_order => "ttree_entry_offsets_out_of_order.bin",
 }
 
 #[test]
@@ -143,5 +154,50 @@ fn the_harness_reads_good_files() {
         let plain = harness::rntuple_file(&bytes);
         assert!(plain > 0, "{name}: nothing read");
         assert_eq!(harness::rntuple_envelopes(&bytes), plain, "{name}");
+    }
+}
+
+/// The corpus seeds of `fuzz/run.sh ttree_file`: TTree files of the shared test data
+/// under 100 KiB.
+fn ttree_seeds() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("../shared/testdata")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            !name.contains("rntuple") && name.ends_with(".root")
+        })
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() < 100 << 10))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The TTree harness reads every branch of good files: otherwise the fuzzing would only
+/// ever see errors.
+#[test]
+fn the_ttree_harness_reads_good_files() {
+    let seeds = ttree_seeds();
+    assert!(seeds.len() >= 8, "{} seeds", seeds.len());
+    for path in seeds {
+        let bytes = std::fs::read(&path).unwrap();
+        let file = rootweave::container::RootFile::open(&path).unwrap();
+        let entries: u64 = rootweave::ttree::list_trees(&file)
+            .unwrap()
+            .iter()
+            .map(|t| {
+                rootweave::ttree::TTreeReader::open(&path, t)
+                    .unwrap()
+                    .entries()
+            })
+            .sum();
+        let values = harness::ttree_file(&bytes);
+        assert_eq!(
+            values > 0,
+            entries > 0,
+            "{}: {values} values",
+            path.display()
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! TBasket records: the key header, the basket header, the (possibly compressed)
 //! payload, and the entry-offset table that follows the data of variable-size entries.
 
-use crate::compress::decompress;
+use crate::compress::decompress_into;
 use crate::container::bytes::BeReader;
 use crate::container::KeyInfo;
 use crate::error::{Error, Result};
@@ -18,16 +18,34 @@ pub struct BasketData {
     pub entries: usize,
 }
 
-/// Decodes a basket record (`record` holds its `expected_bytes` bytes read at `seek`)
-/// of branch `branch` that should hold `expected_entries` entries.
-pub fn decode_basket(
-    record: &[u8],
+/// The checked key and basket headers of a basket record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BasketHeader {
+    /// Offset of the record in the file.
+    pub seek: u64,
+    /// Length of the key header (the payload starts there).
+    pub keylen: usize,
+    /// Uncompressed payload bytes (data part and entry-offset table).
+    pub objlen: usize,
+    /// Bytes of the record (key header and stored payload).
+    pub nbytes: usize,
+    /// Number of entries.
+    pub entries: usize,
+    /// Bytes of the data part (the rest of the payload is the entry-offset table).
+    pub data_len: usize,
+}
+
+/// Reads and checks the headers at the start of a basket record (`head` holds at least
+/// the key header) of `nbytes` bytes at `seek` that should hold `expected_entries`.
+pub fn parse_header(
+    head: &[u8],
     seek: u64,
+    nbytes: usize,
     file: &str,
     object: &str,
     expected_entries: u64,
-) -> Result<BasketData> {
-    let mut r = BeReader::new(record, seek, file, object);
+) -> Result<BasketHeader> {
+    let mut r = BeReader::new(head, seek, file, object);
     let key = KeyInfo::decode(&mut r)?;
     let err = |at: u64, m: String| Error::format(file, object, seek + at, m);
     if key.class_name != "TBasket" {
@@ -36,13 +54,12 @@ pub fn decode_basket(
             format!("the record is a {}, not a TBasket", key.class_name),
         ));
     }
-    if key.nbytes as usize != record.len() {
+    if key.nbytes as usize != nbytes {
         return Err(err(
             0,
             format!(
-                "the basket key says {} bytes, the branch says {}",
-                key.nbytes,
-                record.len()
+                "the basket key says {} bytes, the branch says {nbytes}",
+                key.nbytes
             ),
         ));
     }
@@ -53,10 +70,10 @@ pub fn decode_basket(
     let last = r.i32()?;
     let _flag = r.u8()?;
     let keylen = key.keylen as i64;
-    if r.position() as i64 > keylen {
+    if r.position() as i64 > keylen || keylen as usize > nbytes {
         return Err(err(
             14,
-            format!("key length {keylen} is shorter than the basket header"),
+            format!("key length {keylen} does not fit the basket header and the record"),
         ));
     }
     if nev_buf < 0 || nev_buf as u64 != expected_entries {
@@ -73,47 +90,115 @@ pub fn decode_basket(
             format!("data end {last} is outside the basket (key length {keylen}, {objlen} bytes)"),
         ));
     }
-    let stored = &record[key.keylen as usize..];
-    let raw = if stored.len() as i64 == objlen {
-        stored.to_vec()
-    } else {
-        decompress(stored, objlen as usize)
-            .map_err(|e| e.in_object(file, object, seek + keylen as u64))?
-    };
-    let border = border as usize;
-    let offsets = if border < raw.len() {
-        let table = &raw[border..];
-        let mut t = BeReader::new(table, seek + keylen as u64 + border as u64, file, object);
-        let count = t.i32()?;
-        let n = nev_buf as usize;
-        if count < 0 || (count as usize) < n || table.len() < 4 + 4 * n {
-            return Err(t.error(format!(
-                "entry-offset table of {count} values ({} bytes) for {n} entries",
-                table.len()
-            )));
+    // A compressed payload cannot expand more than its blocks allow (16 MiB per 9-byte
+    // block header): this bounds what a corrupt length makes us allocate.
+    let stored = nbytes - keylen as usize;
+    let most = (stored as u64).div_ceil(9).saturating_mul(16 << 20);
+    if objlen as u64 > most.max(stored as u64) {
+        return Err(err(
+            0,
+            format!("{objlen} uncompressed bytes cannot come from {stored} stored bytes"),
+        ));
+    }
+    Ok(BasketHeader {
+        seek,
+        keylen: keylen as usize,
+        objlen: objlen as usize,
+        nbytes,
+        entries: nev_buf as usize,
+        data_len: border as usize,
+    })
+}
+
+/// The uncompressed payload of a record whose headers are `h`: the stored bytes
+/// themselves, or decompressed into `scratch` (grown when needed, reused).
+pub fn payload<'a>(
+    record: &'a [u8],
+    h: &BasketHeader,
+    scratch: &'a mut Vec<u8>,
+    file: &str,
+    object: &str,
+) -> Result<&'a [u8]> {
+    let stored = &record[h.keylen..h.nbytes];
+    if stored.len() == h.objlen {
+        return Ok(stored);
+    }
+    if scratch.len() < h.objlen {
+        scratch.resize(h.objlen, 0);
+    }
+    let out = &mut scratch[..h.objlen];
+    decompress_into(stored, out)
+        .map_err(|e| e.in_object(file, object, h.seek + h.keylen as u64))?;
+    Ok(out)
+}
+
+/// Reads the entry-offset table that follows the data part of `raw` (the payload) into
+/// `out`: where each entry starts in the data part, plus its end (entries + 1 values).
+pub fn entry_offsets(
+    raw: &[u8],
+    h: &BasketHeader,
+    file: &str,
+    object: &str,
+    out: &mut Vec<usize>,
+) -> Result<()> {
+    let border = h.data_len;
+    let table = &raw[border.min(raw.len())..];
+    let mut t = BeReader::new(
+        table,
+        h.seek + h.keylen as u64 + border as u64,
+        file,
+        object,
+    );
+    let count = t.i32()?;
+    let n = h.entries;
+    if count < 0 || (count as usize) < n || table.len() < 4 + 4 * n {
+        return Err(t.error(format!(
+            "entry-offset table of {count} values ({} bytes) for {n} entries",
+            table.len()
+        )));
+    }
+    out.clear();
+    out.reserve(n + 1);
+    let mut previous = 0usize;
+    for (i, c) in table[4..4 + 4 * n].chunks_exact(4).enumerate() {
+        let v = i32::from_be_bytes([c[0], c[1], c[2], c[3]]) as i64 - h.keylen as i64;
+        if v < previous as i64 || v as usize > border {
+            return Err(Error::format(
+                file,
+                object,
+                h.seek + h.keylen as u64 + border as u64 + 4 + 4 * i as u64,
+                format!("entry {i} starts at {v}, outside {previous}..{border}"),
+            ));
         }
-        let mut offsets = Vec::with_capacity(n + 1);
-        let mut previous = 0usize;
-        for i in 0..n {
-            let v = t.i32()? as i64 - keylen;
-            if v < previous as i64 || v as usize > border {
-                return Err(t.error(format!(
-                    "entry {i} starts at {v}, outside {previous}..{border}"
-                )));
-            }
-            previous = v as usize;
-            offsets.push(previous);
-        }
-        offsets.push(border);
+        previous = v as usize;
+        out.push(previous);
+    }
+    out.push(border);
+    Ok(())
+}
+
+/// Decodes a basket record (`record` holds its bytes read at `seek`) that should hold
+/// `expected_entries` entries.
+pub fn decode_basket(
+    record: &[u8],
+    seek: u64,
+    file: &str,
+    object: &str,
+    expected_entries: u64,
+) -> Result<BasketData> {
+    let h = parse_header(record, seek, record.len(), file, object, expected_entries)?;
+    let mut scratch = Vec::new();
+    let raw = payload(record, &h, &mut scratch, file, object)?;
+    let offsets = if h.data_len < raw.len() {
+        let mut offsets = Vec::new();
+        entry_offsets(raw, &h, file, object, &mut offsets)?;
         Some(offsets)
     } else {
         None
     };
-    let mut data = raw;
-    data.truncate(border);
     Ok(BasketData {
-        data,
+        data: raw[..h.data_len].to_vec(),
         offsets,
-        entries: nev_buf as usize,
+        entries: h.entries,
     })
 }

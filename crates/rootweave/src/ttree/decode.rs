@@ -303,6 +303,19 @@ pub enum Interpretation {
     Sequence(Nested),
     /// Several fixed-size leaves in one branch (a leaf list): a record per entry.
     Record(Vec<(String, Prim, Vec<usize>)>),
+    /// An STL map (`std::map`, `std::unordered_map`, ...) streamed whole and memberwise:
+    /// a byte count and version, the pair's version (and checksum), the length, then all
+    /// keys and then all values. Read as a list of `{first, second}` records per entry.
+    Map {
+        /// The key type.
+        key: Nested,
+        /// The value type.
+        value: Nested,
+        /// Whether the block of keys starts with a byte count and version (STL types).
+        key_header: bool,
+        /// Whether the block of values does.
+        value_header: bool,
+    },
 }
 
 /// Why an entry's bytes do not decode (the caller adds file, branch and basket).
@@ -335,6 +348,11 @@ impl Interpretation {
             }
             Interpretation::Strings => "string".into(),
             Interpretation::Sequence(n) => format!("var * {}", n.describe()),
+            Interpretation::Map { key, value, .. } => format!(
+                "var * {{first: {}, second: {}}}",
+                key.describe(),
+                value.describe()
+            ),
             Interpretation::Record(fields) => format!(
                 "{{{}}}",
                 fields
@@ -492,6 +510,50 @@ impl Interpretation {
                 }
                 Ok(top.finish())
             }
+            Interpretation::Map {
+                key,
+                value,
+                key_header,
+                value_header,
+            } => {
+                let mut offsets = vec![0u64];
+                let mut keys = Builder::new(key);
+                let mut values = Builder::new(value);
+                for i in range {
+                    let e = |m: String| format!("entry {i}: {m}");
+                    let (n, rest) = map_header(entry(i)?).map_err(e)?;
+                    let mut r = Reader(rest);
+                    for (builder, header) in
+                        [(&mut keys, *key_header), (&mut values, *value_header)]
+                    {
+                        if header && !(n == 0 && r.0.is_empty()) {
+                            block_header(&mut r).map_err(e)?;
+                        }
+                        // Every item takes at least one byte.
+                        if n > r.0.len() {
+                            return Err(e(format!("{n} items in {} bytes", r.0.len())));
+                        }
+                        for _ in 0..n {
+                            builder.item(&mut r).map_err(e)?;
+                        }
+                    }
+                    if !r.0.is_empty() {
+                        return Err(e(format!("{} bytes left after the map", r.0.len())));
+                    }
+                    offsets.push(offsets.last().expect("offsets") + n as u64);
+                }
+                let len = *offsets.last().expect("offsets") as usize;
+                Ok(Array::List {
+                    offsets,
+                    values: Box::new(Array::Record {
+                        len,
+                        fields: vec![
+                            ("first".to_string(), keys.finish()),
+                            ("second".to_string(), values.finish()),
+                        ],
+                    }),
+                })
+            }
             Interpretation::Fixed { .. } | Interpretation::Record(_) => {
                 unreachable!("fixed-size interpretations")
             }
@@ -607,6 +669,52 @@ fn vector_header(bytes: &[u8]) -> Result<(usize, &[u8]), DecodeError> {
     Ok((n, r.0))
 }
 
+/// The header of a map streamed memberwise: a byte count, a version with the memberwise
+/// bit, the pair's class version (and its checksum when that version is 0 or 1), and the
+/// length. Returns the length and the bytes after the header.
+fn map_header(bytes: &[u8]) -> Result<(usize, &[u8]), DecodeError> {
+    let mut r = Reader(bytes);
+    let count = r.u32()?;
+    if count & 0x4000_0000 == 0 {
+        return Err(format!("no byte count in front of a map ({count:#x})"));
+    }
+    let count = (count & !0x4000_0000) as usize;
+    if count != bytes.len() - 4 {
+        return Err(format!(
+            "a map's byte count {count} does not match its {} bytes",
+            bytes.len() - 4
+        ));
+    }
+    let version = r.u16()?;
+    if version & 0x4000 == 0 {
+        return Err(format!(
+            "a map streamed pair by pair (version {version:#x}) is not supported"
+        ));
+    }
+    if r.u16()? <= 1 {
+        r.take(4)?;
+    }
+    let n = r.count()?;
+    Ok((n, r.0))
+}
+
+/// A byte count and version in front of a block of STL objects.
+fn block_header(r: &mut Reader) -> Result<(), DecodeError> {
+    let count = r.u32()?;
+    if count & 0x4000_0000 == 0 {
+        return Err(format!("no byte count in front of a block ({count:#x})"));
+    }
+    let count = (count & !0x4000_0000) as usize;
+    if count > r.0.len() {
+        return Err(format!(
+            "a block's byte count {count} is more than the {} bytes left",
+            r.0.len()
+        ));
+    }
+    r.take(2)?;
+    Ok(())
+}
+
 /// A minimal checked reader over one entry's bytes.
 struct Reader<'a>(&'a [u8]);
 
@@ -621,6 +729,10 @@ impl<'a> Reader<'a> {
         let (a, b) = self.0.split_at(n);
         self.0 = b;
         Ok(a)
+    }
+    fn u16(&mut self) -> Result<u16, DecodeError> {
+        let b = self.take(2)?;
+        Ok(u16::from_be_bytes([b[0], b[1]]))
     }
     fn u32(&mut self) -> Result<u32, DecodeError> {
         let b = self.take(4)?;
@@ -798,6 +910,55 @@ mod tests {
         assert_eq!(out[0], 1.5);
         Packed::Truncated { bits: 12 }.unpack(&[127, 0x28, 0x00], &mut out);
         assert_eq!(out[0], -1.5);
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn maps() {
+        // map<int,short> {1: 1, 2: 2} and map<string,TString> {"one": "ONE", "two": "TWO"}
+        // as ROOT 6 streams them (memberwise).
+        let ints = hex("4000001840090000fe3e6d8000000002000000010000000200010002");
+        let m = Interpretation::Map {
+            key: Nested::Prim(Prim::I32),
+            value: Nested::Prim(Prim::I16),
+            key_header: false,
+            value_header: false,
+        };
+        let a = m.decode(&ints, Some(&[0, ints.len()]), 0..1).unwrap();
+        let Array::List { offsets, values } = a else {
+            panic!("a list")
+        };
+        assert_eq!(offsets, vec![0, 2]);
+        assert_eq!(
+            *values,
+            Array::Record {
+                len: 2,
+                fields: vec![
+                    ("first".into(), Array::Int32(vec![1, 2])),
+                    ("second".into(), Array::Int16(vec![1, 2])),
+                ]
+            }
+        );
+        let strings =
+            hex("40000022400900009cb11ada000000024000000a0009036f6e650374776f034f4e450354574f");
+        let m = Interpretation::Map {
+            key: Nested::Str,
+            value: Nested::Str,
+            key_header: true,
+            value_header: false,
+        };
+        let a = m.decode(&strings, Some(&[0, strings.len()]), 0..1).unwrap();
+        assert_eq!(a.len(), 1);
+        // Truncated or with a wrong byte count: errors, not panics.
+        for cut in 0..strings.len() {
+            assert!(m.decode(&strings[..cut], Some(&[0, cut]), 0..1).is_err());
+        }
     }
 
     #[test]

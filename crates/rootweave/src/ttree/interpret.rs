@@ -155,10 +155,63 @@ fn nested(t: &str) -> Option<Nested> {
     }
 }
 
+/// The top-level template arguments of `args` (`int,vector<short>` -> `int`,
+/// `vector<short>`).
+fn template_args(args: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in args.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&args[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&args[start..]);
+    out
+}
+
+/// Whether a block of map keys or values of type `t` is preceded by a byte count and a
+/// version: STL types (`std::string` and containers) are, numbers and `TString` are not.
+fn stl_block(t: &str) -> bool {
+    t == "string" || template(t).is_some()
+}
+
+/// The interpretation of an STL map (`map<K,V>` and the like), if `t` is one.
+fn interpret_map(t: &str) -> Option<Result<Interpretation, String>> {
+    let (name, args) = template(t)?;
+    if !matches!(
+        name,
+        "map" | "multimap" | "unordered_map" | "unordered_multimap"
+    ) {
+        return None;
+    }
+    let args = template_args(args);
+    let [key, value, ..] = args.as_slice() else {
+        return Some(Err(format!("map type {t} without key and value types")));
+    };
+    Some(match (nested(key), nested(value)) {
+        (Some(k), Some(v)) => Ok(Interpretation::Map {
+            key: k,
+            value: v,
+            key_header: stl_block(key),
+            value_header: stl_block(value),
+        }),
+        _ => Err(format!("maps of type {t} are not supported")),
+    })
+}
+
 /// The interpretation of a whole object of C++ type `ty` in a basket entry (a top-level
 /// unsplit branch, or an STL member of a split class).
 fn interpret_type(ty: &str) -> Result<Interpretation, String> {
     let t = normalize(ty);
+    if let Some(map) = interpret_map(&t) {
+        return map;
+    }
     match nested(&t) {
         Some(Nested::Str) => Ok(Interpretation::Strings),
         Some(Nested::Seq(item)) => Ok(match *item {

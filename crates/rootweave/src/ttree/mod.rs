@@ -7,8 +7,10 @@
 //! data, fixed-size arrays, records for leaf lists).
 
 pub mod basket;
+pub mod bulk;
 pub mod cursor;
 pub mod decode;
+pub mod endian;
 pub mod interpret;
 pub mod object;
 pub mod reader;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::basket::{decode_basket, BasketData};
+use super::bulk::{BulkContext, BulkField, BulkPlan};
 use super::cursor::Cursor;
 use super::decode::{concat, Interpretation};
 use super::interpret::interpret;
@@ -26,15 +27,16 @@ use crate::error::{Error, Result};
 pub struct ReadOptions {
     /// Decompression threads (0: all cores).
     pub threads: usize,
-    /// Stored basket bytes fetched at once (at least one basket is always read).
-    pub window_bytes: u64,
+    /// Bytes of stored baskets in flight at once (default 256 MiB; at least one basket is
+    /// always read).
+    pub memory_budget: u64,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
             threads: 0,
-            window_bytes: 64 << 20,
+            memory_budget: 256 << 20,
         }
     }
 }
@@ -302,7 +304,46 @@ impl TTreeReader {
                 ));
             }
         }
-        let mut results: Vec<Vec<Option<Array>>> = parts.iter().map(|&n| vec![None; n]).collect();
+        // Fixed-size and counter-indexed branches of plain numbers: straight into their
+        // arrays. The others: basket by basket, then joined.
+        let mut bulk_index = vec![None; plans.len()];
+        let mut bulk_fields: Vec<BulkField> = Vec::new();
+        for (k, (branch, interp)) in plans.iter().enumerate() {
+            if let Some(plan) = BulkPlan::of(interp) {
+                bulk_index[k] = Some(bulk_fields.len());
+                bulk_fields.push(BulkField {
+                    branch,
+                    plan,
+                    parts: Vec::new(),
+                });
+            }
+        }
+        let (bulk_jobs, mut jobs): (Vec<Job>, Vec<Job>) = jobs
+            .into_iter()
+            .partition(|j| bulk_index[j.field].is_some());
+        for j in &bulk_jobs {
+            let f = bulk_index[j.field].expect("bulk field");
+            bulk_fields[f].parts.push((j.basket, j.within.clone()));
+        }
+        let threads = self.pool.current_num_threads().max(1) as u64;
+        let mut bulk_arrays: Vec<Option<Array>> = BulkContext {
+            file: &self.file,
+            tree: &self.meta.name,
+            pool: &self.pool,
+            chunk_bytes: (self.options.memory_budget / (2 * threads)).clamp(64 << 10, 4 << 20),
+        }
+        .read(&bulk_fields)?;
+        // Fields whose claimed sizes the bulk path does not trust: basket by basket.
+        let in_bulk: Vec<bool> = bulk_index
+            .iter()
+            .map(|b| b.is_some_and(|b| bulk_arrays[b].is_some()))
+            .collect();
+        jobs.extend(bulk_jobs.into_iter().filter(|j| !in_bulk[j.field]));
+        let mut results: Vec<Vec<Option<Array>>> = parts
+            .iter()
+            .zip(&in_bulk)
+            .map(|(&n, &b)| vec![None; if b { 0 } else { n }])
+            .collect();
         // Baskets kept in the tree object need no fetching.
         let (embedded, mut stored): (Vec<Job>, Vec<Job>) = jobs
             .into_iter()
@@ -328,7 +369,7 @@ impl TTreeReader {
         for job in stored {
             let size = job.branch.baskets[job.basket].bytes as u64;
             match windows.last_mut() {
-                Some(w) if acc + size <= self.options.window_bytes => w.push(job),
+                Some(w) if acc + size <= self.options.memory_budget / 2 => w.push(job),
                 _ => {
                     windows.push(vec![job]);
                     acc = 0;
@@ -375,12 +416,17 @@ impl TTreeReader {
             }
         }
         let mut out = Vec::with_capacity(names.len());
-        for ((name, parts), (branch, interp)) in names.into_iter().zip(results).zip(&plans) {
+        for (k, ((name, parts), (branch, interp))) in
+            names.into_iter().zip(results).zip(&plans).enumerate()
+        {
             let parts: Vec<Array> = parts
                 .into_iter()
                 .map(|p| p.expect("every part decoded"))
                 .collect();
-            let array = if parts.is_empty() {
+            let array = if in_bulk[k] {
+                let b = bulk_index[k].expect("bulk field");
+                bulk_arrays[b].take().expect("one array per bulk field")
+            } else if parts.is_empty() {
                 empty_array(interp)
             } else {
                 concat(parts).map_err(|m| {
