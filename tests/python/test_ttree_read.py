@@ -17,39 +17,12 @@ import uproot
 
 from compare import same
 from conftest import HERE, TARGET, TESTDATA, rootweave
-
-SIMPLE = {"bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-          "float32", "float64", "string"}
+from tree_compare import compare_tree_with_uproot, trees_in
 
 
 def dump(path, name, *args):
     out = rootweave("dump", path, name, "--json", *args)
     return [json.loads(line) for line in out.splitlines()]
-
-
-def simple_type(t):
-    """True if an awkward type is numbers/booleans/strings, or lists, fixed-size arrays
-    or records of those."""
-    if isinstance(t, ak.types.ArrayType):
-        t = t.content
-    if isinstance(t, ak.types.OptionType):
-        return False
-    if isinstance(t, ak.types.NumpyType):
-        return t.primitive in SIMPLE
-    if isinstance(t, (ak.types.ListType, ak.types.RegularType)):
-        if t.parameter("__array__") == "string":
-            return True
-        return simple_type(t.content)
-    if isinstance(t, ak.types.RecordType):
-        # uproot reads an STL map as a list of (key, value) tuples.
-        pairs = t.is_tuple and t.parameter("__array__") == "sorted_map"
-        return (pairs or not t.is_tuple) and all(simple_type(c) for c in t.contents)
-    return False
-
-
-def trees_in(path):
-    f = uproot.open(path)
-    return sorted({k.split(";")[0] for k, c in f.classnames(recursive=True).items() if c == "TTree"})
 
 
 TTREE_FILES = [(p.name, t) for p in sorted(TESTDATA.glob("*.root")) if "rntuple" not in p.name
@@ -62,30 +35,7 @@ def test_testdata_branches_agree_with_uproot(file, name):
     tree = uproot.open(path)[name]
     listing = rootweave("ls", path)
     assert f"TTree '{name}'" in listing and f"{tree.num_entries} entries" in listing
-    result = subprocess.run([str(TARGET / "rootweave"), "dump", str(path), name, "--json"],
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    mine = [json.loads(line) for line in result.stdout.splitlines()]
-    assert len(mine) == tree.num_entries
-    ours_skipped = {line.split("'")[1]: line for line in result.stderr.splitlines()
-                    if line.startswith("rootweave: skipping branch")}
-    compared, skipped = [], []
-    for branch in tree.itervalues(recursive=True):
-        bname = branch.name
-        try:
-            theirs = branch.array(library="ak")
-        except Exception as e:  # noqa: BLE001 - uproot's limits are listed, not hidden
-            skipped.append(f"{bname}: uproot cannot read it ({type(e).__name__})")
-            continue
-        if not simple_type(theirs.type):
-            skipped.append(f"{bname}: uproot reads it as {theirs.type.content} (not numbers/strings)")
-            continue
-        assert bname not in ours_skipped, f"{file} {bname}: {ours_skipped.get(bname)}"
-        values = [entry[bname] for entry in mine]
-        theirs = ak.to_list(theirs)
-        bad = [i for i, (a, b) in enumerate(zip(values, theirs)) if not same(a, b)]
-        assert not bad, f"{file} {bname} entry {bad[0]}: {values[bad[0]]} != {theirs[bad[0]]}"
-        compared.append(bname)
+    compared, skipped = compare_tree_with_uproot(path, name)
     print(f"{file}:{name}: compared {len(compared)} branches; skipped {skipped}")
     assert compared or tree.num_entries == 0 or not list(tree.keys())
 

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use rootweave::container::RootFile;
-use rootweave::ttree::{read_streamers, ReadOptions, TTreeReader};
+use rootweave::ttree::{read_streamers, Interpretation, ReadOptions, TTreeReader};
 use rootweave::{Error, Result};
 
 use crate::dump::DumpOptions;
@@ -28,12 +28,13 @@ pub fn dump(
     let entries = tree.entries();
     let range = options.entries.clone().unwrap_or(0..entries);
     let range = range.start.min(entries)..range.end.min(entries);
-    // Without a branch list, every branch that can be read; the others are named on
-    // stderr with the reason.
+    // Without a branch list, every branch that can be read (groups through their
+    // sub-branches); the others are named on stderr with the reason.
     let fields: Vec<String> = if options.fields.is_empty() {
         let mut readable = Vec::new();
         for b in tree.meta().all_branches() {
             match tree.interpretation(&b.name) {
+                Ok(Interpretation::Group(_)) => {}
                 Ok(_) => readable.push(b.name.clone()),
                 Err(e) => eprintln!("rootweave: skipping branch '{}': {e}", b.name),
             }

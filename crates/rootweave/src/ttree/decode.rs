@@ -273,6 +273,9 @@ pub enum Header {
     Flag,
     /// A byte count, a version and an `i32` length (`std::vector`).
     Vector,
+    /// A byte count and a version (an object streamed on its own: a `std::string`
+    /// member, the members of a split collection's items that are STL objects).
+    Object,
 }
 
 /// How a branch's entries are read.
@@ -295,8 +298,21 @@ pub enum Interpretation {
         /// What precedes each entry's values.
         header: Header,
     },
-    /// One string per entry (`char*`, `std::string`, `TString`).
-    Strings,
+    /// One string per entry (`char*`, `std::string`, `TString`), after the header
+    /// ([`Header::None`] or [`Header::Object`]).
+    Strings(Header),
+    /// A member of a split collection's items that is itself variable-size (an STL
+    /// sequence or a string): per entry, the header ([`Header::None`] or
+    /// [`Header::Object`]) and then one value per item, back to back to the entry's end.
+    Members {
+        /// The type of each item's value.
+        item: Nested,
+        /// What precedes the values of an entry.
+        header: Header,
+    },
+    /// A branch that holds no data of its own and stands for its sub-branches (a split
+    /// object, base class or STL collection of objects): read as a record of them.
+    Group(Vec<String>),
     /// An STL sequence (`std::vector`, `std::set`, `std::list`, ...) of numbers, strings
     /// or nested sequences, streamed whole: a byte count and version, the length, then
     /// the items (nested sequences as a length and their items).
@@ -346,7 +362,9 @@ impl Interpretation {
             Interpretation::Jagged { prim, inner, .. } => {
                 format!("var * {}{}", dims(inner), prim.name())
             }
-            Interpretation::Strings => "string".into(),
+            Interpretation::Strings(_) => "string".into(),
+            Interpretation::Members { item, .. } => format!("var * {}", item.describe()),
+            Interpretation::Group(children) => format!("group of {} sub-branches", children.len()),
             Interpretation::Sequence(n) => format!("var * {}", n.describe()),
             Interpretation::Map { key, value, .. } => format!(
                 "var * {{first: {}, second: {}}}",
@@ -375,6 +393,16 @@ impl Interpretation {
         if let Some(size) = self.entry_size() {
             let from = range.start * size;
             let to = range.end * size;
+            // A basket that records where entries start must agree that each is `size`
+            // bytes (an object streamed with a header per entry would not).
+            if let Some(offsets) = offsets.filter(|o| o.len() > range.end) {
+                if offsets[range.start] != from || offsets[range.end] != to {
+                    return Err(format!(
+                        "entries {}..{} span bytes {}..{}, not {size} bytes each",
+                        range.start, range.end, offsets[range.start], offsets[range.end]
+                    ));
+                }
+            }
             let bytes = data.get(from..to).ok_or_else(|| {
                 format!(
                     "entries {}..{} of {size} bytes need {to} bytes, the basket holds {}",
@@ -444,6 +472,7 @@ impl Interpretation {
                     let body = match header {
                         Header::None => bytes,
                         Header::Flag => bytes.get(1..).unwrap_or(&[]),
+                        Header::Object => object_header(bytes)?,
                         Header::Vector => {
                             let (n, rest) = vector_header(bytes)?;
                             if n.checked_mul(item) != Some(rest.len()) {
@@ -478,11 +507,12 @@ impl Interpretation {
                     values: Box::new(wrap_fixed(values, inner)),
                 })
             }
-            Interpretation::Strings => {
+            Interpretation::Strings(header) => {
                 let mut offsets_out = vec![0u64];
                 let mut bytes_out = Vec::new();
                 for i in range {
-                    let bytes = entry(i)?;
+                    let bytes =
+                        strip_header(entry(i)?, *header).map_err(|e| format!("entry {i}: {e}"))?;
                     let mut r = Reader(bytes);
                     let s = r.string().map_err(|e| format!("entry {i}: {e}"))?;
                     bytes_out.extend_from_slice(s);
@@ -492,6 +522,26 @@ impl Interpretation {
                     offsets: offsets_out,
                     bytes: bytes_out,
                 })
+            }
+            Interpretation::Members { item, header } => {
+                let mut values = Builder::new(item);
+                let mut offsets_out = vec![0u64];
+                for i in range {
+                    let e = |m: String| format!("entry {i}: {m}");
+                    let mut r = Reader(strip_header(entry(i)?, *header).map_err(e)?);
+                    // Every value takes at least one byte: the loop ends.
+                    while !r.0.is_empty() {
+                        values.item(&mut r).map_err(e)?;
+                    }
+                    offsets_out.push(values.len());
+                }
+                Ok(Array::List {
+                    offsets: offsets_out,
+                    values: Box::new(values.finish()),
+                })
+            }
+            Interpretation::Group(_) => {
+                Err("a group of sub-branches is read through its sub-branches".into())
             }
             Interpretation::Sequence(item) => {
                 let mut top = Builder::new(&Nested::Seq(Box::new(item.clone())));
@@ -650,21 +700,36 @@ impl Builder {
     }
 }
 
-/// A byte count, a version and an `i32` length in front of a vector's items.
-fn vector_header(bytes: &[u8]) -> Result<(usize, &[u8]), DecodeError> {
+/// The bytes after a byte count and a version that must span all of `bytes`.
+fn object_header(bytes: &[u8]) -> Result<&[u8], DecodeError> {
     let mut r = Reader(bytes);
     let count = r.u32()?;
     if count & 0x4000_0000 == 0 {
-        return Err(format!("no byte count in front of a vector ({count:#x})"));
+        return Err(format!("no byte count in front of an object ({count:#x})"));
     }
     let count = (count & !0x4000_0000) as usize;
     if count != bytes.len() - 4 {
         return Err(format!(
-            "a vector's byte count {count} does not match its {} bytes",
+            "an object's byte count {count} does not match its {} bytes",
             bytes.len() - 4
         ));
     }
     r.take(2)?;
+    Ok(r.0)
+}
+
+/// The bytes of an entry after its header ([`Header::None`] or [`Header::Object`]).
+fn strip_header(bytes: &[u8], header: Header) -> Result<&[u8], DecodeError> {
+    match header {
+        Header::None => Ok(bytes),
+        Header::Object => object_header(bytes),
+        other => Err(format!("a {other:?} header in front of strings")),
+    }
+}
+
+/// A byte count, a version and an `i32` length in front of a vector's items.
+fn vector_header(bytes: &[u8]) -> Result<(usize, &[u8]), DecodeError> {
+    let mut r = Reader(object_header(bytes)?);
     let n = r.count()?;
     Ok((n, r.0))
 }
@@ -979,7 +1044,7 @@ mod tests {
             }
         );
         let s = [2, b'h', b'i', 0];
-        let a = Interpretation::Strings
+        let a = Interpretation::Strings(Header::None)
             .decode(&s, Some(&[0, 3, 4]), 0..2)
             .unwrap();
         assert_eq!(
@@ -990,5 +1055,77 @@ mod tests {
             }
         );
         assert!(j.decode(&data, Some(&[0, 13]), 0..1).is_err());
+    }
+
+    #[test]
+    fn strings_after_an_object_header() {
+        // `std::string` members: a byte count (0x40000000 | 6), a version, the string.
+        let data = [0x40, 0, 0, 6, 0, 1, 3, b'a', b'b', b'c'];
+        let s = Interpretation::Strings(Header::Object);
+        let a = s.decode(&data, Some(&[0, 10]), 0..1).unwrap();
+        assert_eq!(
+            a,
+            Array::String {
+                offsets: vec![0, 3],
+                bytes: b"abc".to_vec()
+            }
+        );
+        // A byte count that disagrees with the entry, or no byte count at all.
+        assert!(s.decode(&data[..9], Some(&[0, 9]), 0..1).is_err());
+        assert!(Interpretation::Strings(Header::Object)
+            .decode(&[3, b'a', b'b', b'c'], Some(&[0, 4]), 0..1)
+            .is_err());
+    }
+
+    #[test]
+    fn members_of_split_collection_items() {
+        // Two entries: no items, then two items holding the vectors [7] and [8, 9].
+        let mut data = vec![0x40, 0, 0, 2, 0, 10];
+        data.extend([0x40, 0, 0, 22, 0, 10]);
+        data.extend([0, 0, 0, 1, 0, 0, 0, 7]);
+        data.extend([0, 0, 0, 2, 0, 0, 0, 8, 0, 0, 0, 9]);
+        let m = Interpretation::Members {
+            item: Nested::Seq(Box::new(Nested::Prim(Prim::I32))),
+            header: Header::Object,
+        };
+        let offsets = [0usize, 6, data.len()];
+        let a = m.decode(&data, Some(&offsets), 0..2).unwrap();
+        assert_eq!(
+            a,
+            Array::List {
+                offsets: vec![0, 0, 2],
+                values: Box::new(Array::List {
+                    offsets: vec![0, 1, 3],
+                    values: Box::new(Array::Int32(vec![7, 8, 9]))
+                })
+            }
+        );
+        // A vector claiming more items than the entry holds.
+        let mut bad = data.clone();
+        bad[15] = 200;
+        assert!(m.decode(&bad, Some(&offsets), 0..2).is_err());
+        // TString members: strings back to back, no header.
+        let t = Interpretation::Members {
+            item: Nested::Str,
+            header: Header::None,
+        };
+        let a = t
+            .decode(&[1, b'x', 2, b'y', b'z'], Some(&[0, 0, 5]), 0..2)
+            .unwrap();
+        assert_eq!(a.len(), 2);
+    }
+
+    #[test]
+    fn fixed_entries_must_agree_with_entry_offsets() {
+        let rec = Interpretation::Record(vec![
+            ("a".into(), Prim::F32, vec![]),
+            ("b".into(), Prim::I16, vec![]),
+        ]);
+        let data = [0x3f, 0x80, 0, 0, 0, 5, 0x40, 0, 0, 0, 0, 6];
+        let a = rec.decode(&data, Some(&[0, 6, 12]), 0..2).unwrap();
+        assert_eq!(a.len(), 2);
+        // Entries of 6 bytes that the basket says are laid out otherwise (a header per
+        // entry): an error, never values read from the wrong bytes.
+        assert!(rec.decode(&data, Some(&[0, 4, 12]), 1..2).is_err());
     }
 }

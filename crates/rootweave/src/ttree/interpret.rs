@@ -2,7 +2,7 @@
 //! members and the file's class layouts; a branch that cannot be read gets the reason.
 
 use super::decode::{Header, Interpretation, Nested, Packed, Prim};
-use super::streamers::{code, StreamerSet};
+use super::streamers::{code, Element, ElementClass, StreamerSet};
 use super::tree::{Branch, Leaf};
 
 /// The dimensions in a leaf title (`x[3][2]` -> `["3", "2"]`, `pt[nMuon]` -> `["nMuon"]`).
@@ -65,6 +65,13 @@ fn leaf_prim(leaf: &Leaf) -> Result<Prim, String> {
 
 /// How `branch` is read, or why it cannot be.
 pub fn interpret(branch: &Branch, streamers: &StreamerSet) -> Result<Interpretation, String> {
+    // A parent branch holds no data of its own, except the item counts of a split
+    // `TClonesArray` (type 3), which uproot also reads as numbers.
+    if !branch.branches.is_empty() && branch.element.as_ref().is_none_or(|e| e.ty != 3) {
+        return Ok(Interpretation::Group(
+            branch.branches.iter().map(|b| b.name.clone()).collect(),
+        ));
+    }
     if let Some(e) = &branch.element {
         return interpret_element(branch, e, streamers);
     }
@@ -93,7 +100,7 @@ pub fn interpret(branch: &Branch, streamers: &StreamerSet) -> Result<Interpretat
 
 fn interpret_leaf(leaf: &Leaf) -> Result<Interpretation, String> {
     if leaf.class == "TLeafC" {
-        return Ok(Interpretation::Strings);
+        return Ok(Interpretation::Strings(Header::None));
     }
     let prim = leaf_prim(leaf)?;
     let dims = title_dims(&leaf.title);
@@ -207,13 +214,18 @@ fn interpret_map(t: &str) -> Option<Result<Interpretation, String>> {
 
 /// The interpretation of a whole object of C++ type `ty` in a basket entry (a top-level
 /// unsplit branch, or an STL member of a split class).
-fn interpret_type(ty: &str) -> Result<Interpretation, String> {
+/// `version` is the class version of a top-level object (any, for a member: -1).
+fn interpret_type(
+    ty: &str,
+    version: i32,
+    streamers: &StreamerSet,
+) -> Result<Interpretation, String> {
     let t = normalize(ty);
     if let Some(map) = interpret_map(&t) {
         return map;
     }
     match nested(&t) {
-        Some(Nested::Str) => Ok(Interpretation::Strings),
+        Some(Nested::Str) => Ok(Interpretation::Strings(Header::None)),
         Some(Nested::Seq(item)) => Ok(match *item {
             Nested::Prim(prim) => Interpretation::Jagged {
                 prim,
@@ -222,8 +234,39 @@ fn interpret_type(ty: &str) -> Result<Interpretation, String> {
             },
             other => Interpretation::Sequence(other),
         }),
-        _ => Err(format!("objects of type {ty} are not supported")),
+        _ => flat_class(ty, version, streamers)
+            .ok_or_else(|| format!("objects of type {ty} are not supported")),
     }
+}
+
+/// A class whose members are all numbers or fixed-size arrays of numbers, unsplit in one
+/// branch: streamed member after member without a header, so a record per entry (as a
+/// leaf list).
+fn flat_class(ty: &str, version: i32, streamers: &StreamerSet) -> Option<Interpretation> {
+    let info = streamers.get(ty, version)?;
+    let mut fields = Vec::with_capacity(info.elements.len());
+    for el in &info.elements {
+        if el.class != ElementClass::BasicType {
+            return None;
+        }
+        let (prim, dims) = match Prim::from_code(el.ty, &el.title) {
+            Some(prim) => (prim, vec![]),
+            None => (
+                Prim::from_code(el.ty - code::OFFSET_L, &el.title)?,
+                array_dims(el),
+            ),
+        };
+        fields.push((el.name.clone(), prim, dims));
+    }
+    (!fields.is_empty()).then_some(Interpretation::Record(fields))
+}
+
+/// The dimensions of a fixed-size array member.
+fn array_dims(el: &Element) -> Vec<usize> {
+    el.max_index[..el.array_dim.clamp(0, 5) as usize]
+        .iter()
+        .map(|&d| d.max(0) as usize)
+        .collect()
 }
 
 fn interpret_element(
@@ -259,14 +302,26 @@ fn interpret_element(
                 if let (Some(prim), Some(el)) =
                     (Prim::from_code(st - code::OFFSET_L, title), element)
                 {
-                    let dims = el.max_index[..el.array_dim.clamp(0, 5) as usize]
-                        .iter()
-                        .map(|&d| d.max(0) as usize)
-                        .collect();
                     return Ok(Interpretation::Jagged {
                         prim,
-                        inner: dims,
+                        inner: array_dims(el),
                         header: Header::None,
+                    });
+                }
+            }
+            // Strings and STL sequences: one per item, back to back (an STL member's
+            // values after one byte count and version per entry).
+            if st == code::TSTRING {
+                return Ok(Interpretation::Members {
+                    item: Nested::Str,
+                    header: Header::None,
+                });
+            }
+            if st == code::STL || st == code::STL_STRING {
+                if let Some(item) = element.and_then(|el| nested(&normalize(&el.type_name))) {
+                    return Ok(Interpretation::Members {
+                        item,
+                        header: Header::Object,
                     });
                 }
             }
@@ -279,13 +334,7 @@ fn interpret_element(
     }
     if e.id < 0 {
         // The whole object in one branch.
-        if !branch.branches.is_empty() {
-            return Err(format!(
-                "an object of class {} split into sub-branches: read its sub-branches",
-                e.class_name
-            ));
-        }
-        return interpret_type(&e.class_name);
+        return interpret_type(&e.class_name, e.class_version as i32, streamers);
     }
     let st = e.streamer_type as i32;
     if let Some(prim) = Prim::from_code(st, title) {
@@ -294,10 +343,7 @@ fn interpret_element(
     if (code::OFFSET_L + 1..code::OFFSET_L + 20).contains(&st) {
         if let Some(prim) = Prim::from_code(st - code::OFFSET_L, title) {
             let dims: Vec<usize> = match element {
-                Some(el) => el.max_index[..el.array_dim.clamp(0, 5) as usize]
-                    .iter()
-                    .map(|&d| d.max(0) as usize)
-                    .collect(),
+                Some(el) => array_dims(el),
                 None => return Err("fixed-size array member without its class layout".into()),
             };
             return Ok(Interpretation::Fixed { prim, dims });
@@ -312,12 +358,18 @@ fn interpret_element(
             });
         }
     }
-    if st == code::TSTRING || st == code::STL_STRING {
-        return Ok(Interpretation::Strings);
+    if st == code::TSTRING {
+        return Ok(Interpretation::Strings(Header::None));
+    }
+    // A `std::string` member is streamed as an object: a byte count and version first.
+    let stl_string =
+        |el: &Element| el.class == ElementClass::StlString || normalize(&el.type_name) == "string";
+    if st == code::STL_STRING || (st == code::STL && element.is_some_and(stl_string)) {
+        return Ok(Interpretation::Strings(Header::Object));
     }
     if st == code::STL || st == code::STL + 65 {
         if let Some(el) = element {
-            return interpret_type(&el.type_name);
+            return interpret_type(&el.type_name, -1, streamers);
         }
     }
     Err(format!(

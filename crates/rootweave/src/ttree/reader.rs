@@ -229,31 +229,84 @@ impl TTreeReader {
     }
 
     /// How the branch `name` is read, or an [`Error::Unsupported`] naming the branch and
-    /// the reason it cannot be.
+    /// the reason it cannot be. A group (a branch standing for its sub-branches) is
+    /// readable when all of its sub-branches are.
     pub fn interpretation(&self, name: &str) -> Result<Interpretation> {
         let branch = self.branch(name)?;
-        interpret(branch, &self.streamers)
+        let unsupported = |why: String| Error::Unsupported {
+            file: self.file.name().to_string(),
+            what: format!("TTree '{}' branch '{}': {why}", self.meta.name, branch.name),
+        };
+        let interp = interpret(branch, &self.streamers)
             .and_then(|i| match i.entry_size() {
                 Some(0) => Err("entries of zero bytes".to_string()),
                 _ => Ok(i),
             })
-            .map_err(|why| Error::Unsupported {
-                file: self.file.name().to_string(),
-                what: format!("TTree '{}' branch '{}': {why}", self.meta.name, branch.name),
-            })
+            .map_err(unsupported)?;
+        if let Interpretation::Group(children) = &interp {
+            for child in children {
+                self.interpretation(child)
+                    .map_err(|e| unsupported(format!("sub-branch '{child}': {e}")))?;
+            }
+        }
+        Ok(interp)
     }
 
-    /// Reads branches `fields` (full names; every readable branch if empty) for the
-    /// entries in `range`, one array per branch.
+    /// The branches a read of "every branch" returns: every readable branch except
+    /// groups (whose sub-branches are returned instead, as uproot does).
+    pub fn default_branches(&self) -> Vec<String> {
+        self.branch_names()
+            .into_iter()
+            .filter(|n| {
+                self.interpretation(n)
+                    .is_ok_and(|i| !matches!(i, Interpretation::Group(_)))
+            })
+            .collect()
+    }
+
+    /// Reads branches `fields` (full names; the [`default_branches`](Self::default_branches)
+    /// if empty) for the entries in `range`, one array per branch. A group comes back as a
+    /// record of its sub-branches' arrays, keyed by their names.
     pub fn read(&self, fields: &[&str], range: Range<u64>) -> Result<Vec<(String, Array)>> {
         let names: Vec<String> = if fields.is_empty() {
-            self.branch_names()
-                .into_iter()
-                .filter(|n| self.interpretation(n).is_ok())
-                .collect()
+            self.default_branches()
         } else {
             fields.iter().map(|s| s.to_string()).collect()
         };
+        let mut groups = Vec::new();
+        for name in &names {
+            if let Interpretation::Group(children) = self.interpretation(name)? {
+                groups.push((name.clone(), children));
+            }
+        }
+        if groups.is_empty() {
+            return self.read_branches(&names, range);
+        }
+        // The branches with data in one read; each group's sub-branches in a read of
+        // their own, assembled into a record.
+        let direct: Vec<String> = names
+            .iter()
+            .filter(|n| !groups.iter().any(|(g, _)| g == *n))
+            .cloned()
+            .collect();
+        let mut arrays = self.read_branches(&direct, range.clone())?.into_iter();
+        let mut out = Vec::with_capacity(names.len());
+        for name in names {
+            match groups.iter().find(|(g, _)| *g == name) {
+                Some((_, children)) => {
+                    let children: Vec<&str> = children.iter().map(String::as_str).collect();
+                    let fields = self.read(&children, range.clone())?;
+                    let len = (range.end - range.start) as usize;
+                    out.push((name, Array::Record { len, fields }));
+                }
+                None => out.push(arrays.next().expect("one array per branch with data")),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reads branches with data of their own (no groups).
+    fn read_branches(&self, names: &[String], range: Range<u64>) -> Result<Vec<(String, Array)>> {
         let entries = self.entries();
         if range.start > range.end || range.end > entries {
             return Err(Error::InvalidArgument(format!(
@@ -262,7 +315,7 @@ impl TTreeReader {
             )));
         }
         let mut plans = Vec::with_capacity(names.len());
-        for name in &names {
+        for name in names {
             plans.push((self.branch(name)?, self.interpretation(name)?));
         }
         // One job per basket and branch that the range touches.
@@ -417,7 +470,7 @@ impl TTreeReader {
         }
         let mut out = Vec::with_capacity(names.len());
         for (k, ((name, parts), (branch, interp))) in
-            names.into_iter().zip(results).zip(&plans).enumerate()
+            names.iter().cloned().zip(results).zip(&plans).enumerate()
         {
             let parts: Vec<Array> = parts
                 .into_iter()
