@@ -71,6 +71,8 @@ struct ZEvent : public ZBase {
   std::string label;
   std::vector<std::vector<int>> groups;
   unsigned char flags[2] = {0, 0};
+  std::vector<std::string> names;
+  std::vector<short> shorts;
 };
 
 #ifdef __ROOTCLING__
@@ -173,6 +175,8 @@ void rw_write_zoo(const char *path, int compression, Long64_t entries) {
     ev.groups.clear();
     for (int g = 0; g < int(e % 3); ++g) { ev.groups.emplace_back(); for (int c = 0; c <= g; ++c) ev.groups.back().push_back(int(e) + g * 10 + c); }
     ev.flags[0] = (unsigned char)(e % 256); ev.flags[1] = (unsigned char)(255 - e % 256);
+    ev.names.clear(); for (int k = 0; k < int(e % 4); ++k) ev.names.push_back("n" + std::to_string(e + k));
+    ev.shorts.assign(size_t(e % 3), short(e % 1000 - 500));
     vb.clear(); for (int k = 0; k < int(e % 5); ++k) vb.push_back((e + k) % 3 == 0);
     nb = UChar_t(e % 6); for (int k = 0; k < nb; ++k) { jb[k][0] = float(e) + k; jb[k][1] = -float(k); }
     ns = Short_t(e % 4); for (int k = 0; k < ns; ++k) js[k] = e * 1000000000LL + k;
