@@ -161,7 +161,11 @@ fn lz4_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
     if xxh64(data, 0).to_be_bytes() != checksum {
         return Err("LZ4 block checksum mismatch".into());
     }
-    match lz4_flex::block::decompress_into(data, out) {
+    // liblz4's bounds-checked decoder: it never reads or writes outside the two slices
+    // whatever the input, and copies long literal runs (poorly compressible baskets) at
+    // memory speed.
+    let expected = i32::try_from(out.len()).map_err(|_| "LZ4 block over 2 GiB".to_string())?;
+    match lz4::block::decompress_to_buffer(data, Some(expected), out) {
         Ok(n) if n == out.len() => Ok(()),
         Ok(n) => Err(format!(
             "LZ4 block decompresses to {n} bytes, the header says {}",
