@@ -17,7 +17,11 @@ The decompression, decoding, encoding and compression run in Rust with the GIL r
 NumPy is the only hard dependency; Awkward, pyarrow and Polars are imported when asked for.
 """
 
+from __future__ import annotations
+
+import os
 import re
+from typing import Any, Iterator, Mapping, Sequence, Union
 
 import numpy as np
 
@@ -36,13 +40,24 @@ __version__ = "0.1.0"
 
 LIBRARIES = ("np", "ak", "pa", "pl")
 
+#: A path to a file.
+Path = Union[str, "os.PathLike[str]"]
+#: Field or branch names: one name, a list of names, or None for all.
+Fields = Union[str, Sequence[str], None]
+#: A schema for writing: field name to type (dtype, type string, Awkward or pyarrow
+#: type), or a pyarrow schema.
+Schema = Union[Mapping[str, Any], Any]
+#: A batch for writing: field name to array (NumPy, Awkward, pyarrow or lists), or an
+#: Awkward record array.
+Batch = Union[Mapping[str, Any], Any]
 
-def open(path):  # noqa: A001 - the name users expect, as in uproot
+
+def open(path: Path) -> ReadOnlyFile:  # noqa: A001 - the name users expect, as in uproot
     """Opens a ROOT file for reading; use it as a context manager."""
     return ReadOnlyFile(str(path))
 
 
-def create(path, compression="zstd:5"):
+def create(path: Path, compression: str | int = "zstd:5") -> WritableFile:
     """Creates (or overwrites) a ROOT file for writing RNTuples.
 
     `compression`: "none", "zlib", "lz4", "zstd" or "lzma" with an optional ":level", or
@@ -53,32 +68,32 @@ def create(path, compression="zstd:5"):
 class ReadOnlyFile:
     """A ROOT file open for reading: its keys, and its RNTuples and TTrees by name."""
 
-    def __init__(self, path):
+    def __init__(self, path: str):
         self.path = path
         self._keys = _list_keys(path)
 
-    def __enter__(self):
+    def __enter__(self) -> ReadOnlyFile:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def close(self):
+    def close(self) -> None:
         """Nothing to release: every read opens what it needs."""
 
-    def keys(self):
+    def keys(self) -> list[str]:
         """Names of the objects in the top directory, with their cycles (`name;1`)."""
         return [f"{name};{cycle}" for name, _, cycle in self._keys]
 
-    def classnames(self):
+    def classnames(self) -> dict[str, str]:
         """`{name;cycle: class name}` of the objects in the top directory."""
         return {f"{name};{cycle}": cls for name, cls, cycle in self._keys}
 
-    def __contains__(self, name):
+    def __contains__(self, name: str) -> bool:
         base = name.split(";")[0]
         return any(k == base for k, _, _ in self._keys)
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> RNTuple | TTree:
         """The RNTuple or TTree called `name` (`dir/name` for a TTree in a subdirectory)."""
         base = name.split(";")[0]
         if "/" in base:
@@ -101,7 +116,7 @@ class _Dataset:
 
     kind = ""
 
-    def __init__(self, path, name, threads=0, **options):
+    def __init__(self, path: str, name: str, threads: int = 0, **options: Any):
         self.path, self.name = path, name
         self._options = options
         self._readers = {}
@@ -117,22 +132,25 @@ class _Dataset:
         return self._readers[key]
 
     @property
-    def num_entries(self):
+    def num_entries(self) -> int:
         """Number of entries."""
         return self._reader().num_entries
 
-    def keys(self):
+    def keys(self) -> list[str]:
         """Names of the fields (RNTuple: top-level fields; TTree: every branch)."""
         return self._reader().keys()
 
-    def arrays(self, fields=None, entry_start=None, entry_stop=None, library="ak", threads=None):
+    def arrays(self, fields: Fields = None, entry_start: int | None = None, entry_stop: int | None = None,
+               library: str = "ak", threads: int | None = None) -> Any:
         """Reads `fields` (default: all) for entries `entry_start:entry_stop`.
 
         RNTuple fields are top-level field names, or dotted paths to nested ones (e.g.
         "Muon.Muon_pt"); TTree fields are full branch names (e.g. "Muon_pt", "evt.x").
         library: "np" (dict of NumPy arrays; variable-length data as object arrays), "ak"
         (an Awkward record array), "pa" (a pyarrow Table), "pl" (a Polars DataFrame).
-        threads: decompression threads (default: all cores)."""
+        threads: decompression threads (default: all cores).
+        A TTree group (a split object) asked for by name is a record of its sub-branches;
+        with no fields, the sub-branches come back instead, as uproot does."""
         if library not in LIBRARIES:
             raise ValueError(f"library must be one of {LIBRARIES}, not {library!r}")
         n = self.num_entries
@@ -143,8 +161,8 @@ class _Dataset:
         columns = self._reader(threads).read(names, start, stop)
         return _build(columns, library, stop - start)
 
-    def iterate(self, step_size="100 MB", fields=None, entry_start=None, entry_stop=None, library="ak",
-                threads=None):
+    def iterate(self, step_size: int | str = "100 MB", fields: Fields = None, entry_start: int | None = None,
+                entry_stop: int | None = None, library: str = "ak", threads: int | None = None) -> Iterator[Any]:
         """Yields the data in chunks of about `step_size` (entries as an int, or bytes of
         stored data as "100 MB"), whole clusters at a time where they fit, so that memory
         stays bounded."""
@@ -156,7 +174,7 @@ class _Dataset:
         for a, b in _steps(reader, step_size, start, stop):
             yield _build(reader.read(names, a, b), library, b - a)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.num_entries
 
     def __repr__(self):
@@ -168,13 +186,13 @@ class RNTuple(_Dataset):
 
     kind = "RNTuple"
 
-    def __init__(self, path, name, threads=0, memory_budget=256 << 20):
+    def __init__(self, path: str, name: str, threads: int = 0, memory_budget: int = 256 << 20):
         super().__init__(path, name, threads, memory_budget=memory_budget)
 
     def _open(self, threads):
         return _RNTuple(self.path, self.name, threads=threads, **self._options)
 
-    def show(self):
+    def show(self) -> None:
         """Prints every field (dotted path) with its C++ type and column types."""
         rows = self._reader().describe()
         width = max([len(p) for p, _, _ in rows] + [5])
@@ -193,7 +211,7 @@ class TTree(_Dataset):
     def _open(self, threads):
         return _TTree(self.path, self.name, threads=threads)
 
-    def show(self):
+    def show(self) -> None:
         """Prints every branch with its class (for object branches) and how it is read."""
         rows = self._reader().describe()
         width = max([len(p) for p, _, _ in rows] + [6])
@@ -283,17 +301,17 @@ class WritableFile:
     """A ROOT file being written: holds one RNTuple (made with `mkrntuple` or
     `mkrntuple_parallel`)."""
 
-    def __init__(self, path, compression):
+    def __init__(self, path: str, compression: str):
         self.path, self.compression = path, compression
         self._writers = []
 
-    def __enter__(self):
+    def __enter__(self) -> WritableFile:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def mkrntuple(self, name, schema):
+    def mkrntuple(self, name: str, schema: Schema) -> RNTupleWriter:
         """Starts RNTuple `name` with `schema`: a dict of field name to type (NumPy dtype,
         "float32", "var * float32", "string", "{x: float32, y: var * int32}", an Awkward
         or pyarrow type) or a pyarrow schema. Returns a writer with `extend(dict)`."""
@@ -302,7 +320,7 @@ class WritableFile:
         self._writers.append(writer)
         return writer
 
-    def mkrntuple_parallel(self, name, schema, memory_budget=256 << 20):
+    def mkrntuple_parallel(self, name: str, schema: Schema, memory_budget: int = 256 << 20) -> ParallelRNTupleWriter:
         """Starts RNTuple `name` for writing from many threads: get one fill context per
         thread with `context()`. Buffered data stays within `memory_budget` bytes."""
         self._check_one()
@@ -314,7 +332,7 @@ class WritableFile:
         if self._writers:
             raise ValueError("this file already holds an RNTuple (one per file so far)")
 
-    def close(self):
+    def close(self) -> None:
         """Closes every writer (and so the file)."""
         for w in self._writers:
             w.close()
@@ -323,18 +341,18 @@ class WritableFile:
 class RNTupleWriter:
     """Writes one RNTuple from one thread at a time."""
 
-    def __init__(self, path, name, schema, compression="zstd:5"):
+    def __init__(self, path: str, name: str, schema: Schema, compression: str = "zstd:5"):
         self.types = _types.schema_types(schema)
         self._writer = _Writer(path, name, self.types, compression)
         self._closed = False
         self.summary = None
 
-    def extend(self, data):
+    def extend(self, data: Batch) -> None:
         """Appends a batch: a dict (or Awkward record array) with one array per field, all
         of the same length. Checked as a whole before anything is written."""
         self._writer.extend(_batch(data, self.types))
 
-    def close(self):
+    def close(self) -> Any:
         """Writes what is buffered and closes the file."""
         if not self._closed:
             self.summary = self._writer.close()
@@ -345,20 +363,21 @@ class RNTupleWriter:
 class ParallelRNTupleWriter:
     """Writes one RNTuple from many threads at once through fill contexts."""
 
-    def __init__(self, path, name, schema, compression="zstd:5", memory_budget=256 << 20):
+    def __init__(self, path: str, name: str, schema: Schema, compression: str = "zstd:5",
+                 memory_budget: int = 256 << 20):
         self.types = _types.schema_types(schema)
         self._writer = _ParallelWriter(path, name, self.types, compression, memory_budget)
         self._contexts = []
         self._closed = False
         self.summary = None
 
-    def context(self):
+    def context(self) -> FillContext:
         """A new fill context for one thread."""
         context = FillContext(self._writer.context(), self.types)
         self._contexts.append(context)
         return context
 
-    def close(self):
+    def close(self) -> Any:
         """Commits every context's data and closes the file."""
         if not self._closed:
             for c in self._contexts:
@@ -372,14 +391,14 @@ class FillContext:
     """One thread's handle on a parallel writer: `extend` encodes and compresses on the
     calling thread with the GIL released."""
 
-    def __init__(self, context, types):
+    def __init__(self, context: Any, types: list):
         self._context, self.types = context, types
 
-    def extend(self, data):
+    def extend(self, data: Batch) -> None:
         """Appends a batch (as for `RNTupleWriter.extend`)."""
         self._context.extend(_batch(data, self.types))
 
-    def close(self):
+    def close(self) -> None:
         """Commits what this context holds."""
         self._context.close()
 
