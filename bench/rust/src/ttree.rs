@@ -55,11 +55,11 @@ impl Sums {
                 self.values += v.len() as u64;
             }
             Array::Float32(v) => {
-                self.floats += v.iter().map(|&x| x as f64).sum::<f64>();
+                self.floats += sum_f64(v);
                 self.values += v.len() as u64;
             }
             Array::Float64(v) => {
-                self.floats += v.iter().sum::<f64>();
+                self.floats += sum_f64(v);
                 self.values += v.len() as u64;
             }
             Array::String { offsets, .. } => self.values += offsets.len() as u64 - 1,
@@ -69,6 +69,21 @@ impl Sums {
             Array::Variant { alternatives, .. } => alternatives.iter().for_each(|a| self.add(a)),
         }
     }
+}
+
+/// The sum of floating-point values in double precision, over eight independent partial
+/// sums so that the additions are not one chain of dependent instructions (and vectorise),
+/// as NumPy's pairwise sums are not either.
+fn sum_f64<T: Copy + Into<f64>>(v: &[T]) -> f64 {
+    let mut lanes = [0f64; 8];
+    let chunks = v.chunks_exact(8);
+    let tail: f64 = chunks.remainder().iter().map(|&x| x.into()).sum();
+    for c in chunks {
+        for (lane, &x) in lanes.iter_mut().zip(c) {
+            *lane += x.into();
+        }
+    }
+    lanes.iter().sum::<f64>() + tail
 }
 
 /// One basket of a branch read: where its record is and how big.
