@@ -64,10 +64,6 @@ pub fn dump(path: &Path, name: &str, options: &DumpOptions, out: &mut dyn Write)
         options.fields.clone()
     };
     let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
-    let io = |e: std::io::Error| Error::Io {
-        path: "<stdout>".into(),
-        source: e,
-    };
     for cluster in reader.cluster_ranges()? {
         let part = cluster.start.max(range.start)..cluster.end.min(range.end);
         if part.is_empty() {
@@ -77,30 +73,51 @@ pub fn dump(path: &Path, name: &str, options: &DumpOptions, out: &mut dyn Write)
             break;
         }
         let columns = reader.read(&fields, part.clone())?;
-        let mut line = String::new();
-        for i in 0..(part.end - part.start) as usize {
-            line.clear();
-            if options.json {
-                line.push('{');
-                for (k, (name, array)) in columns.iter().enumerate() {
-                    if k > 0 {
-                        line.push_str(", ");
-                    }
-                    rootweave::array::write_json_string(name, &mut line);
-                    line.push_str(": ");
-                    array.write_json(i, &mut line);
-                }
-                line.push_str("}\n");
-            } else {
-                line.push_str(&format!("entry {}\n", part.start + i as u64));
-                for (name, array) in &columns {
-                    line.push_str(&format!("  {name} = "));
-                    array.write_json(i, &mut line);
-                    line.push('\n');
-                }
-            }
-            out.write_all(line.as_bytes()).map_err(io)?;
-        }
+        write_entries(&columns, part.start, options.json, out)?;
     }
-    out.flush().map_err(io)
+    out.flush().map_err(stdout_error)
+}
+
+/// The error of a failed write to the output.
+pub fn stdout_error(e: std::io::Error) -> Error {
+    Error::Io {
+        path: "<stdout>".into(),
+        source: e,
+    }
+}
+
+/// Prints the entries of `columns` (one array per field, all of one length), the first
+/// being entry `first`: one JSON object per line keyed by field name, or as text.
+pub fn write_entries(
+    columns: &[(String, rootweave::array::Array)],
+    first: u64,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let len = columns.first().map_or(0, |(_, a)| a.len());
+    let mut line = String::new();
+    for i in 0..len {
+        line.clear();
+        if json {
+            line.push('{');
+            for (k, (name, array)) in columns.iter().enumerate() {
+                if k > 0 {
+                    line.push_str(", ");
+                }
+                rootweave::array::write_json_string(name, &mut line);
+                line.push_str(": ");
+                array.write_json(i, &mut line);
+            }
+            line.push_str("}\n");
+        } else {
+            line.push_str(&format!("entry {}\n", first + i as u64));
+            for (name, array) in columns {
+                line.push_str(&format!("  {name} = "));
+                array.write_json(i, &mut line);
+                line.push('\n');
+            }
+        }
+        out.write_all(line.as_bytes()).map_err(stdout_error)?;
+    }
+    Ok(())
 }

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use rootweave::container::RootFile;
 use rootweave::ttree::{read_streamers, Interpretation, ReadOptions, TTreeReader};
-use rootweave::{Error, Result};
+use rootweave::Result;
 
-use crate::dump::DumpOptions;
+use crate::dump::{stdout_error, write_entries, DumpOptions};
 
 /// True if the object `name` of `file` is a TTree.
 pub fn is_ttree(file: &RootFile, name: &str) -> bool {
@@ -44,40 +44,13 @@ pub fn dump(
         options.fields.clone()
     };
     let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
-    let io = |e: std::io::Error| Error::Io {
-        path: "<stdout>".into(),
-        source: e,
-    };
     for cluster in tree.cluster_ranges() {
         let part = cluster.start.max(range.start)..cluster.end.min(range.end);
         if part.is_empty() || fields.is_empty() {
             continue;
         }
         let columns = tree.read(&fields, part.clone())?;
-        let mut line = String::new();
-        for i in 0..(part.end - part.start) as usize {
-            line.clear();
-            if options.json {
-                line.push('{');
-                for (k, (name, array)) in columns.iter().enumerate() {
-                    if k > 0 {
-                        line.push_str(", ");
-                    }
-                    rootweave::array::write_json_string(name, &mut line);
-                    line.push_str(": ");
-                    array.write_json(i, &mut line);
-                }
-                line.push_str("}\n");
-            } else {
-                line.push_str(&format!("entry {}\n", part.start + i as u64));
-                for (name, array) in &columns {
-                    line.push_str(&format!("  {name} = "));
-                    array.write_json(i, &mut line);
-                    line.push('\n');
-                }
-            }
-            out.write_all(line.as_bytes()).map_err(io)?;
-        }
+        write_entries(&columns, part.start, options.json, out)?;
     }
-    out.flush().map_err(io)
+    out.flush().map_err(stdout_error)
 }
