@@ -29,6 +29,21 @@ pub fn best_of(runs: usize, mut f: impl FnMut() -> f64) -> f64 {
     (0..runs).map(|_| f()).fold(f64::INFINITY, f64::min)
 }
 
+/// The sum of floating-point values in double precision, over eight independent partial
+/// sums so that the additions are not one chain of dependent instructions (and vectorise),
+/// as NumPy's pairwise sums are not either.
+pub fn sum_f64<T: Copy + Into<f64>>(v: &[T]) -> f64 {
+    let mut lanes = [0f64; 8];
+    let chunks = v.chunks_exact(8);
+    let tail: f64 = chunks.remainder().iter().map(|&x| x.into()).sum();
+    for c in chunks {
+        for (lane, &x) in lanes.iter_mut().zip(c) {
+            *lane += x.into();
+        }
+    }
+    lanes.iter().sum::<f64>() + tail
+}
+
 /// Sums of every value of an array: integers (and offsets, and booleans) into a wrapping
 /// 64-bit integer, floating-point values into a double.
 #[derive(Debug, Default, Clone, Copy)]
@@ -68,11 +83,11 @@ impl Sums {
                 self.values += v.len() as u64;
             }
             Array::Float32(v) => {
-                self.floats += v.iter().map(|&x| x as f64).sum::<f64>();
+                self.floats += sum_f64(v);
                 self.values += v.len() as u64;
             }
             Array::Float64(v) => {
-                self.floats += v.iter().sum::<f64>();
+                self.floats += sum_f64(v);
                 self.values += v.len() as u64;
             }
             Array::String { offsets, bytes } => {

@@ -15,7 +15,7 @@ use rootweave::container::bytes::BeReader;
 use rootweave::container::{KeyInfo, RootFile};
 use rootweave::ttree::{read_streamers, ReadOptions, TTreeReader};
 
-use super::read::{best_of, parallel, touch};
+use super::read::{best_of, parallel, sum_f64, touch};
 
 /// Sums over the values of a read: integers (and booleans) into a wrapping 64-bit integer,
 /// floating-point values into a double, and the number of values (items of jagged data;
@@ -69,21 +69,6 @@ impl Sums {
             Array::Variant { alternatives, .. } => alternatives.iter().for_each(|a| self.add(a)),
         }
     }
-}
-
-/// The sum of floating-point values in double precision, over eight independent partial
-/// sums so that the additions are not one chain of dependent instructions (and vectorise),
-/// as NumPy's pairwise sums are not either.
-fn sum_f64<T: Copy + Into<f64>>(v: &[T]) -> f64 {
-    let mut lanes = [0f64; 8];
-    let chunks = v.chunks_exact(8);
-    let tail: f64 = chunks.remainder().iter().map(|&x| x.into()).sum();
-    for c in chunks {
-        for (lane, &x) in lanes.iter_mut().zip(c) {
-            *lane += x.into();
-        }
-    }
-    lanes.iter().sum::<f64>() + tail
 }
 
 /// One basket of a branch read: where its record is and how big.
