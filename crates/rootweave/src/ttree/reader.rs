@@ -273,40 +273,41 @@ impl TTreeReader {
         } else {
             fields.iter().map(|s| s.to_string()).collect()
         };
-        let mut groups = Vec::new();
-        for name in &names {
-            if let Interpretation::Group(children) = self.interpretation(name)? {
-                groups.push((name.clone(), children));
-            }
-        }
-        if groups.is_empty() {
-            return self.read_branches(&names, range);
+        // Each branch's interpretation, found once.
+        let mut planned = Vec::with_capacity(names.len());
+        for name in names {
+            let interp = self.interpretation(&name)?;
+            planned.push((name, interp));
         }
         // The branches with data in one read; each group's sub-branches in a read of
         // their own, assembled into a record.
-        let direct: Vec<String> = names
+        let direct: Vec<(String, Interpretation)> = planned
             .iter()
-            .filter(|n| !groups.iter().any(|(g, _)| g == *n))
+            .filter(|(_, i)| !matches!(i, Interpretation::Group(_)))
             .cloned()
             .collect();
         let mut arrays = self.read_branches(&direct, range.clone())?.into_iter();
-        let mut out = Vec::with_capacity(names.len());
-        for name in names {
-            match groups.iter().find(|(g, _)| *g == name) {
-                Some((_, children)) => {
+        let mut out = Vec::with_capacity(planned.len());
+        for (name, interp) in planned {
+            match interp {
+                Interpretation::Group(children) => {
                     let children: Vec<&str> = children.iter().map(String::as_str).collect();
                     let fields = self.read(&children, range.clone())?;
                     let len = (range.end - range.start) as usize;
                     out.push((name, Array::Record { len, fields }));
                 }
-                None => out.push(arrays.next().expect("one array per branch with data")),
+                _ => out.push(arrays.next().expect("one array per branch with data")),
             }
         }
         Ok(out)
     }
 
-    /// Reads branches with data of their own (no groups).
-    fn read_branches(&self, names: &[String], range: Range<u64>) -> Result<Vec<(String, Array)>> {
+    /// Reads branches with data of their own (no groups), each with its interpretation.
+    fn read_branches(
+        &self,
+        branches: &[(String, Interpretation)],
+        range: Range<u64>,
+    ) -> Result<Vec<(String, Array)>> {
         let entries = self.entries();
         if range.start > range.end || range.end > entries {
             return Err(Error::InvalidArgument(format!(
@@ -314,9 +315,9 @@ impl TTreeReader {
                 range.start, range.end
             )));
         }
-        let mut plans = Vec::with_capacity(names.len());
-        for name in names {
-            plans.push((self.branch(name)?, self.interpretation(name)?));
+        let mut plans = Vec::with_capacity(branches.len());
+        for (name, interp) in branches {
+            plans.push((self.branch(name)?, interp.clone()));
         }
         // One job per basket and branch that the range touches.
         let mut jobs = Vec::new();
@@ -468,9 +469,13 @@ impl TTreeReader {
                 results[field][part] = Some(array);
             }
         }
-        let mut out = Vec::with_capacity(names.len());
-        for (k, ((name, parts), (branch, interp))) in
-            names.iter().cloned().zip(results).zip(&plans).enumerate()
+        let mut out = Vec::with_capacity(branches.len());
+        for (k, ((name, parts), (branch, interp))) in branches
+            .iter()
+            .map(|(n, _)| n.clone())
+            .zip(results)
+            .zip(&plans)
+            .enumerate()
         {
             let parts: Vec<Array> = parts
                 .into_iter()
