@@ -391,8 +391,10 @@ impl Interpretation {
         range: Range<usize>,
     ) -> Result<Array, DecodeError> {
         if let Some(size) = self.entry_size() {
-            let from = range.start * size;
-            let to = range.end * size;
+            let (from, to) = match (range.start.checked_mul(size), range.end.checked_mul(size)) {
+                (Some(from), Some(to)) => (from, to),
+                _ => return Err(format!("entries {range:?} of {size} bytes overflow")),
+            };
             // A basket that records where entries start must agree that each is `size`
             // bytes (an object streamed with a header per entry would not).
             if let Some(offsets) = offsets.filter(|o| o.len() > range.end) {

@@ -63,8 +63,38 @@ fn leaf_prim(leaf: &Leaf) -> Result<Prim, String> {
     })
 }
 
+/// The most values of one fixed-size array (per entry, or per item of a jagged branch):
+/// dimensions from a file's leaf titles or class layouts beyond it are taken as corrupt,
+/// so that entry sizes and offsets computed from them cannot overflow.
+pub const MAX_FIXED_VALUES: usize = 1 << 24;
+
+/// Checks that fixed-size array dimensions hold between 1 and [`MAX_FIXED_VALUES`] values.
+fn check_dims(dims: &[usize]) -> Result<(), String> {
+    match dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) {
+        Some(n) if (1..=MAX_FIXED_VALUES).contains(&n) => Ok(()),
+        _ => Err(format!(
+            "array dimensions {dims:?} (zero, or more than {MAX_FIXED_VALUES} values)"
+        )),
+    }
+}
+
 /// How `branch` is read, or why it cannot be.
 pub fn interpret(branch: &Branch, streamers: &StreamerSet) -> Result<Interpretation, String> {
+    let interp = interpret_unchecked(branch, streamers)?;
+    match &interp {
+        Interpretation::Fixed { dims, .. } => check_dims(dims)?,
+        Interpretation::Jagged { inner, .. } => check_dims(inner)?,
+        Interpretation::Record(fields) => {
+            for (_, _, dims) in fields {
+                check_dims(dims)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(interp)
+}
+
+fn interpret_unchecked(branch: &Branch, streamers: &StreamerSet) -> Result<Interpretation, String> {
     // A parent branch holds no data of its own, except the item counts of a split
     // `TClonesArray` (type 3), which uproot also reads as numbers.
     if !branch.branches.is_empty() && branch.element.as_ref().is_none_or(|e| e.ty != 3) {
@@ -113,9 +143,7 @@ fn interpret_leaf(leaf: &Leaf) -> Result<Interpretation, String> {
                 .map_err(|_| format!("leaf {}: dimension '{d}' is not a number", leaf.name))
         })
         .collect::<Result<_, _>>()?;
-    if fixed.iter().product::<usize>() == 0 {
-        return Err(format!("leaf {} has a zero dimension", leaf.name));
-    }
+    check_dims(&fixed).map_err(|e| format!("leaf {}: {e}", leaf.name))?;
     if counted {
         return Ok(Interpretation::Jagged {
             prim,
@@ -376,4 +404,54 @@ fn interpret_element(
         "member {} (streamer type {}) of class {} is not supported",
         branch.name, e.streamer_type, e.class_name
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leaf(title: &str, len: i64) -> Leaf {
+        Leaf {
+            class: "TLeafD".into(),
+            name: "x".into(),
+            title: title.into(),
+            len,
+            len_type: 8,
+            is_unsigned: false,
+            count: None,
+            element_type: None,
+        }
+    }
+
+    #[test]
+    fn array_dimensions_from_the_file_are_bounded() {
+        let ok = interpret_leaf(&leaf("x[3][2]", 6)).and_then(|i| {
+            check_dims(match &i {
+                Interpretation::Fixed { dims, .. } => dims,
+                _ => unreachable!(),
+            })
+            .map(|_| i)
+        });
+        assert_eq!(
+            ok,
+            Ok(Interpretation::Fixed {
+                prim: Prim::F64,
+                dims: vec![3, 2]
+            })
+        );
+        // Dimensions whose product overflows, is zero, or is absurdly large; a huge
+        // length where the title gives no dimensions.
+        for (title, len) in [
+            ("x[4294967296][4294967296]", 1),
+            ("x[0]", 1),
+            ("x[100000][100000]", 1),
+            ("x", i64::MAX),
+        ] {
+            let checked = interpret_leaf(&leaf(title, len)).and_then(|i| match &i {
+                Interpretation::Fixed { dims, .. } => check_dims(dims),
+                _ => Ok(()),
+            });
+            assert!(checked.is_err(), "{title} {len}");
+        }
+    }
 }
