@@ -3,7 +3,7 @@ data of `rootweave generate` (NumPy and Awkward outputs), and writing the same d
 Python.
 
     .venv/bin/python bench/python_io.py [--events 1000000] [--compression zstd:5]
-        [--threads 1,2] [--repeat 3] [--batch 100000] [--quiet-wait 30]
+        [--threads 1,2] [--repeat 3] [--batch 100000] [--quiet-wait 30] [--only read|write]
 
 Reading (one process per measurement; the time covers `open` and `arrays()`; the best of
 --repeat calls after one untimed warm-up call counts; the file is in the page cache):
@@ -23,7 +23,9 @@ the same compression; the time covers create, every extend and close):
   rootweave_par   rootweave.create(path, C).mkrntuple_parallel(...): T Python threads, each
                   with its own fill context, extending every T-th batch (T >= 2 only)
   uproot          uproot.recreate(path, compression=C): f.mkrntuple("Events", batch0), then
-                  f["Events"].extend(batch) (uproot's RNTuple writer)
+                  f["Events"].extend(batch) (uproot's RNTuple writer). C does the same work as
+                  rootweave's setting: for ZSTD, uproot's level is twice rootweave's (ROOT's
+                  setting 505, which rootweave follows, runs libzstd at level 10)
   uproot_ttree    the same batches as a TTree (f["Events"] = batch0, then extend), for the
                   fields uproot can write to a TTree (it cannot write Track_hits, a list of
                   lists, nor the strings); shown for reference, not in the ratio.
@@ -70,7 +72,9 @@ def payload_bytes(array):
 
 
 def uproot_compression(text):
-    """uproot's compression object for a rootweave setting such as `zstd:5`."""
+    """uproot's compression object doing the same work as a rootweave setting such as
+    `zstd:5`. rootweave follows ROOT, whose ZSTD setting N runs libzstd at level 2N (505 is
+    libzstd level 10); uproot's ZSTD(N) runs libzstd at level N, so it gets 2N."""
     import uproot
 
     name, _, level = text.partition(":")
@@ -79,7 +83,7 @@ def uproot_compression(text):
         "none": None,
         "zlib": uproot.ZLIB(level),
         "lz4": uproot.LZ4(level),
-        "zstd": uproot.ZSTD(level),
+        "zstd": uproot.ZSTD(min(2 * level, 22)),
         "lzma": uproot.LZMA(level),
     }[name]
 
@@ -250,6 +254,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--batch", type=int, default=100_000)
     parser.add_argument("--quiet-wait", type=float, default=30)
+    parser.add_argument("--only", choices=["read", "write"], help="run one half of the benchmark")
     parser.add_argument("--child", nargs="+")
     args = parser.parse_args()
     if args.child:
@@ -269,7 +274,6 @@ def main():
         )
     source.read_bytes()  # into the page cache
     events = verify_read(source)
-    import awkward as ak
     import rootweave
 
     full = rootweave.open(source)["Events"].arrays(library="ak")
@@ -278,9 +282,21 @@ def main():
         "jagged3": sum(payload_bytes(full[k]) for k in JAGGED3),
     }
     del full
-    wait = args.quiet_wait
     results = {"events": events, "compression": args.compression, "read": [], "write": []}
 
+    if args.only == "write":
+        print("reading: skipped (--only write)")
+    else:
+        read_figures(args, source, events, payload, threads, results)
+    if args.only != "read":
+        write_figures(args, source, events, payload, threads, results)
+    (OUT / "python_io.json").write_text(json.dumps(results, indent=1))
+    print(f"\nresults: {OUT / 'python_io.json'}")
+
+
+def read_figures(args, source, events, payload, threads, results):
+    """`arrays()` by rootweave and uproot, each field set and library."""
+    wait = args.quiet_wait
     print(f"reading {events} events ({args.compression}); best of {args.repeat}")
     print(f"{'fields':8} {'lib':3} {'T':>2} {'rootweave ev/s':>15} {'MB/s':>8} {'MiB':>6}"
           f" {'uproot ev/s':>12} {'MB/s':>8} {'MiB':>6} {'ratio':>6}")
@@ -303,6 +319,10 @@ def main():
                     "ratio": ratio,
                 })
 
+
+def write_figures(args, source, events, payload, threads, results):
+    """Writing the same arrays from Python with uproot and rootweave."""
+    wait = args.quiet_wait
     print(f"\nwriting {events} events ({args.compression}) in batches of {args.batch}")
     print(f"{'writer':14} {'T':>2} {'ev/s':>12} {'MB/s':>8} {'MiB':>6} {'file MB':>8} {'x uproot':>9}")
     theirs = measure("write", "uproot", 1, source, WORK / "w-uproot.root", args.compression,
@@ -327,8 +347,6 @@ def main():
               f" {r['peak_rss_mib']:>6.0f} {r['file_bytes'] / 1e6:>8.1f} {ratio:>9.2f}")
         results["write"].append({"writer": writer, "threads": t, "payload_bytes":
                                  payload["all"], **r, "ratio_vs_uproot": ratio})
-    (OUT / "python_io.json").write_text(json.dumps(results, indent=1))
-    print(f"\nresults: {OUT / 'python_io.json'}")
 
 
 if __name__ == "__main__":
