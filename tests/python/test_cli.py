@@ -39,3 +39,17 @@ def test_bad_options_are_refused(tmp_path):
     assert run("generate", tmp_path / "x.root", "--schema", "tiny").returncode != 0
     result = run("generate", tmp_path / "x.root", "--events", 10, "--memory-budget", "1KiB")
     assert result.returncode != 0 and "budget" in result.stderr, result.stderr
+
+
+def test_output_closed_early_is_a_normal_end():
+    """`rootweave dump ... | head -1` and `rootweave ls ... | head -1`: the tool stops
+    quietly with success when its reader goes away, never with a panic."""
+    for args in [("dump", shared_file("uproot-HZZ.root"), "events", "--json"),
+                 ("ls", shared_file("nanoAOD_2015_CMS_Open_Data_ttbar.root"))]:
+        proc = subprocess.Popen([str(TARGET / "rootweave"), *map(str, args)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        first = proc.stdout.readline()
+        proc.stdout.close()
+        stderr = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 0, stderr
+        assert first and "panicked" not in stderr and stderr == "", stderr

@@ -125,6 +125,12 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of the output went away (`rootweave dump ... | head`): a normal end.
+        Err(rootweave::Error::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("rootweave: {e}");
             ExitCode::FAILURE
@@ -148,8 +154,12 @@ fn return_freed_memory_promptly() {
 }
 
 fn list(path: &std::path::Path) -> rootweave::Result<()> {
-    print!("{}", rootweave_cli::list::list(path)?);
-    Ok(())
+    use std::io::Write;
+    let text = rootweave_cli::list::list(path)?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(rootweave_cli::dump::stdout_error)
 }
 
 /// Parses a byte count: a number with an optional KiB/MiB/GiB (or KB/MB/GB) suffix.
