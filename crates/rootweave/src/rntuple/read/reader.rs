@@ -2,9 +2,9 @@
 //!
 //! A read covers whole clusters: for every column slot of the requested fields, the
 //! pages of every cluster are decoded straight into one buffer per slot, each page by its
-//! own task on the reader's thread pool. Clusters are grouped into windows whose stored
-//! bytes fit half the memory budget; the next window is fetched (with a few large,
-//! coalesced reads) while the current one decodes. Afterwards, cluster-relative offsets
+//! own task on the reader's thread pool. Pages are grouped in file order into chunks of
+//! neighbours; each chunk is one pool task that reads its bytes with one call into the
+//! thread's reused buffer and decodes its pages. Afterwards, cluster-relative offsets
 //! become global ones, the buffers become [`Array`]s, and the edges are trimmed to the
 //! requested entry range.
 
@@ -489,74 +489,33 @@ impl RNTupleReader {
                 .into_par_iter()
                 .try_for_each(|(job, mut dst)| self.read_in_place(&job, &mut dst))
         })?;
-        // Windows of pages in file order, each at most WINDOW bytes (and half the budget)
-        // of stored pages: small enough to stay in cache between reading and decoding.
-        let window_bytes = (self.options.memory_budget / 2).clamp(1 << 20, WINDOW);
+        // The other pages in file order, in chunks of neighbouring pages: each chunk is one
+        // task on the pool that reads its bytes into the thread's reused buffer (fresh
+        // memory costs page faults) and decodes its pages while they are in cache. The
+        // fetch buffers of all threads together stay within half the memory budget.
+        let threads = self.pool.current_num_threads().max(1) as u64;
+        let chunk_bytes = (self.options.memory_budget / (2 * threads)).clamp(64 << 10, CHUNK);
         work.sort_by_key(|(job, _)| job.page.offset);
-        let mut windows: Vec<Vec<(PageJob, Dst)>> = Vec::new();
-        let mut acc = 0u64;
-        for (job, dst) in work {
-            let size = job.page.size;
-            match windows.last_mut() {
-                Some(w) if acc + size <= window_bytes => w.push((job, dst)),
-                _ => {
-                    windows.push(vec![(job, dst)]);
-                    acc = 0;
-                }
-            }
-            acc += size;
-        }
-        let plans: Vec<Vec<Range<u64>>> = windows
-            .iter()
-            .map(|w| coalesce(w, self.descriptor.anchor.max_key_size))
-            .collect();
-        // One thread fetches the next window while the pool decodes the current one; the
-        // fetch buffers go back to it to be reused (fresh memory costs page faults).
-        std::thread::scope(|scope| -> Result<()> {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Fetched>>(1);
-            let (give_back, take_back) = std::sync::mpsc::channel::<Vec<u8>>();
-            let fetcher = scope.spawn(move || {
-                for ranges in &plans {
-                    let buffer = take_back.try_recv().unwrap_or_default();
-                    let fetched = self.fetch(ranges, buffer);
-                    let failed = fetched.is_err();
-                    if tx.send(fetched).is_err() || failed {
-                        return;
+        let chunks = chunks(work, chunk_bytes, self.descriptor.anchor.max_key_size);
+        self.pool.install(|| {
+            chunks.into_par_iter().try_for_each(|(range, pages)| {
+                FETCH.with(|buffer| {
+                    let mut buffer = buffer.borrow_mut();
+                    let fetched = self.fetch(&[range], std::mem::take(&mut *buffer))?;
+                    for (job, mut dst) in pages {
+                        self.decode_page(&fetched, &job, &mut dst)?;
                     }
-                }
-            });
-            let mut result = Ok(());
-            for window in windows {
-                let fetched = match rx.recv() {
-                    Ok(Ok(f)) => f,
-                    Ok(Err(e)) => {
-                        result = Err(e);
-                        break;
+                    // Kept for the next chunk, unless an outsized page made it large.
+                    if fetched.bytes.len() <= 2 * CHUNK as usize {
+                        *buffer = fetched.bytes;
                     }
-                    Err(_) => {
-                        result = Err(Error::InvalidArgument(
-                            "the page fetching thread stopped".into(),
-                        ));
-                        break;
-                    }
-                };
-                result = self.pool.install(|| {
-                    window
-                        .into_par_iter()
-                        .try_for_each(|(job, mut dst)| self.decode_page(&fetched, &job, &mut dst))
-                });
-                if result.is_err() {
-                    break;
-                }
-                give_back.send(fetched.bytes).ok();
-            }
-            drop(rx);
-            fetcher.join().ok();
-            result
+                    Ok(())
+                })
+            })
         })
     }
 
-    /// Reads the coalesced byte ranges of a window into `buffer` (reused).
+    /// Reads byte ranges one after the other into `buffer` (reused).
     fn fetch(&self, ranges: &[Range<u64>], mut buffer: Vec<u8>) -> Result<Fetched> {
         let name = format!("RNTuple '{}' pages", self.descriptor.name);
         let total: u64 = ranges.iter().map(|r| r.end - r.start).sum();
@@ -881,12 +840,14 @@ impl RNTupleReader {
 thread_local! {
     /// Per-thread buffer for decompressed pages that need decoding.
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Per-thread buffer for the stored bytes of a chunk of pages.
+    static FETCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Stored bytes of a window read at most at once.
-const WINDOW: u64 = 32 << 20;
+/// Stored bytes of a chunk of pages read at once by one thread, at most.
+const CHUNK: u64 = 4 << 20;
 
-/// The bytes of one window: the coalesced ranges one after the other.
+/// The bytes of some ranges of the file, one after the other.
 struct Fetched {
     /// File offset of each range and where it starts in `bytes`.
     parts: Vec<(u64, usize)>,
@@ -902,38 +863,40 @@ impl Fetched {
     }
 }
 
-/// Byte ranges to read for a window's pages: sorted, with ranges closer than a gap
-/// merged, so that neighbouring pages are read at once. A page split over several keys
-/// (larger than the maximum key size) is read on its own.
-fn coalesce(window: &[(PageJob, Dst)], max_key_size: u64) -> Vec<Range<u64>> {
+/// A byte range of the file and the pages (with their destinations) it holds.
+type Chunk<'a> = (Range<u64>, Vec<(PageJob, Dst<'a>)>);
+
+/// Groups pages (sorted by offset) into chunks, each read with one call: neighbours
+/// closer than a gap join a chunk while its span stays within `chunk_bytes`. A page split
+/// over several keys (larger than the maximum key size) is a chunk of its own.
+fn chunks<'a>(
+    pages: Vec<(PageJob, Dst<'a>)>,
+    chunk_bytes: u64,
+    max_key_size: u64,
+) -> Vec<Chunk<'a>> {
     const GAP: u64 = 64 << 10;
-    let mut ranges: Vec<Range<u64>> = window
-        .iter()
-        .map(|(j, _)| {
-            let len = j.page.size + if j.page.has_checksum { 8 } else { 0 };
-            j.page.offset..j.page.offset + len
-        })
-        .collect();
-    ranges.sort_unstable_by_key(|r| (r.start, r.end));
-    let chunked = |r: &Range<u64>| max_key_size > 0 && r.end - r.start > max_key_size;
-    let mut out: Vec<Range<u64>> = Vec::new();
-    for r in ranges {
+    let split = |r: &Range<u64>| max_key_size > 0 && r.end - r.start > max_key_size;
+    let mut out: Vec<Chunk> = Vec::new();
+    for (job, dst) in pages {
+        let len = job.page.size + if job.page.has_checksum { 8 } else { 0 };
+        let r = job.page.offset..job.page.offset + len;
         match out.last_mut() {
-            Some(last)
-                if r.start <= last.end + GAP
-                    && !chunked(last)
-                    && !chunked(&r)
-                    && r.end.max(last.end) - last.start <= max_key_size.max(GAP) =>
+            Some((last, members))
+                if r.start >= last.start
+                    && r.start <= last.end + GAP
+                    && !split(last)
+                    && !split(&r)
+                    && r.end.max(last.end) - last.start <= chunk_bytes =>
             {
-                last.end = last.end.max(r.end)
+                last.end = last.end.max(r.end);
+                members.push((job, dst));
             }
-            _ => out.push(r),
+            _ => out.push((r, vec![(job, dst)])),
         }
     }
     out
 }
 
-/// Keeps only the branch of `node` that leads to the subfield at `path`.
 fn project(node: Node, path: &[&str]) -> Option<Node> {
     let Some((first, rest)) = path.split_first() else {
         return Some(node);
