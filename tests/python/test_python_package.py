@@ -221,6 +221,7 @@ def test_four_python_threads_write_every_entry_once(tmp_path):
     for t in threads:
         t.join()
     summary = w.close()
+    f.close()
     assert summary["entries"] == 400_000
     a = uproot.open(path)["Events"].arrays()
     ids = np.asarray(a["id"])
@@ -290,3 +291,35 @@ def test_schema_accepts_dtype_objects_and_python_types(tmp_path):
     theirs = uproot.open(path)["Events"].arrays(library="np")
     for key, values in data.items():
         assert theirs[key].dtype == values.dtype and np.array_equal(theirs[key], values), key
+
+
+def test_several_rntuples_in_one_file(tmp_path):
+    """A sequential and a parallel writer fill two RNTuples of one file side by side;
+    uproot and rootweave read both back, and ROOT lists both."""
+    path = tmp_path / "two.root"
+    with rootweave.create(path, compression="lz4") as f:
+        events = f.mkrntuple("Events", {"x": "int32", "v": "var * float64"})
+        runs = f.mkrntuple_parallel("Runs", {"run": "uint32", "name": "string"}, memory_budget=4 << 20)
+        context = runs.context()
+        for k in range(5):
+            x = np.arange(k * 1000, (k + 1) * 1000, dtype=np.int32)
+            events.extend({"x": x, "v": ak.unflatten(np.repeat(x.astype(np.float64), x % 4), x % 4)})
+            context.extend({"run": np.array([k], dtype=np.uint32), "name": [f"run{k}"]})
+        with pytest.raises(ValueError, match="already holds an RNTuple called 'Events'"):
+            f.mkrntuple("Events", {"y": "int32"})
+    theirs = uproot.open(path)
+    assert np.array_equal(np.asarray(theirs["Events"].arrays()["x"]), np.arange(5000))
+    assert ak.to_list(theirs["Events"].arrays()["v"][5]) == [5.0]
+    assert sorted(ak.to_list(theirs["Runs"].arrays()["name"])) == [f"run{k}" for k in range(5)]
+    mine = rootweave.open(path)
+    assert mine["Runs"].num_entries == 5 and mine["Events"].num_entries == 5000
+    script = f"""
+import warnings
+warnings.filterwarnings("ignore")
+import ROOT
+for name in ("Events", "Runs"):
+    print(name, ROOT.RNTupleReader.Open(name, "{path}").GetNEntries())
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0 and "Error in" not in result.stderr, result.stderr[-2000:]
+    assert result.stdout.split() == ["Events", "5000", "Runs", "5"], result.stdout

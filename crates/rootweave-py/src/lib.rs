@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::RNTuple>()?;
     m.add_class::<read_ttree::TTree>()?;
+    m.add_class::<write::OutputFile>()?;
     m.add_class::<write::Writer>()?;
     m.add_class::<write::ParallelWriter>()?;
     m.add_class::<write::Context>()?;

@@ -8,6 +8,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rootweave::compress::Compression;
+use rootweave::container::writer::{FileWriter, WriterOptions};
 use rootweave::rntuple::{self, Field, WriteOptions};
 
 use crate::errors::to_py;
@@ -63,6 +64,73 @@ fn extend_locked<T: Send>(
     py.detach(|| extend(target, &data)).map_err(to_py)
 }
 
+/// A ROOT file being written, holding any number of RNTuples.
+#[pyclass(module = "rootweave._rootweave")]
+pub struct OutputFile {
+    file: Mutex<Option<Arc<FileWriter>>>,
+}
+
+#[pymethods]
+impl OutputFile {
+    /// Creates (or overwrites) the file at `path`.
+    #[new]
+    #[pyo3(signature = (path, compression="zstd:5"))]
+    fn new(py: Python<'_>, path: String, compression: &str) -> PyResult<Self> {
+        let options = WriterOptions {
+            compression: self::compression(compression)?,
+            ..WriterOptions::default()
+        };
+        let file = py
+            .detach(|| FileWriter::create(&path, options))
+            .map_err(to_py)?;
+        Ok(OutputFile {
+            file: Mutex::new(Some(Arc::new(file))),
+        })
+    }
+
+    /// Writes the directory and closes the file; every RNTuple in it must be closed.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let file = self.file.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some(file) = file else {
+            return Ok(());
+        };
+        let file = Arc::try_unwrap(file).map_err(|file| {
+            // Put it back: the caller may close the writers and try again.
+            *self.file.lock().unwrap_or_else(|e| e.into_inner()) = Some(file);
+            PyValueError::new_err("an RNTuple in the file is still open: close it first")
+        })?;
+        py.detach(|| file.close()).map_err(to_py)?;
+        Ok(())
+    }
+}
+
+/// A file dropped unclosed (its Python object collected) is closed as ROOT's `TFile`
+/// closes in its destructor, when no RNTuple in it is still open; errors cannot be
+/// reported from here, `close()` reports them.
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        let file = self
+            .file
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(file) = file.and_then(|f| Arc::try_unwrap(f).ok()) {
+            let _ = file.close();
+        }
+    }
+}
+
+impl OutputFile {
+    /// The open file, for a new RNTuple in it.
+    fn shared(&self) -> PyResult<Arc<FileWriter>> {
+        self.file
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .ok_or_else(|| PyValueError::new_err("the file is closed"))
+    }
+}
+
 fn summary_dict<'py>(py: Python<'py>, s: &rntuple::WriteSummary) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("entries", s.entries)?;
@@ -72,7 +140,7 @@ fn summary_dict<'py>(py: Python<'py>, s: &rntuple::WriteSummary) -> PyResult<Bou
     Ok(d)
 }
 
-/// An RNTuple being written from one thread at a time into a file of its own.
+/// An RNTuple being written from one thread at a time into an [`OutputFile`].
 #[pyclass(module = "rootweave._rootweave")]
 pub struct Writer {
     writer: Mutex<Option<rntuple::RNTupleWriter>>,
@@ -81,13 +149,12 @@ pub struct Writer {
 
 #[pymethods]
 impl Writer {
-    /// Creates the file at `path` with RNTuple `name` of the given schema
-    /// (`[(name, type tuple), ...]`).
+    /// Starts RNTuple `name` of the given schema (`[(name, type tuple), ...]`) in `file`.
     #[new]
-    #[pyo3(signature = (path, name, schema, compression="zstd:5"))]
+    #[pyo3(signature = (file, name, schema, compression="zstd:5"))]
     fn new(
         py: Python<'_>,
-        path: String,
+        file: &OutputFile,
         name: String,
         schema: &Bound<'_, PyList>,
         compression: &str,
@@ -98,8 +165,9 @@ impl Writer {
             compression: self::compression(compression)?,
             ..WriteOptions::default()
         };
+        let file = file.shared()?;
         let writer = py
-            .detach(|| rntuple::RNTupleWriter::recreate(&path, &name, fields, options))
+            .detach(|| rntuple::RNTupleWriter::in_file(file, &name, fields, options))
             .map_err(to_py)?;
         Ok(Writer {
             writer: Mutex::new(Some(writer)),
@@ -115,7 +183,7 @@ impl Writer {
         })
     }
 
-    /// Writes what is buffered and closes the file; returns a summary.
+    /// Writes what is buffered and closes the RNTuple; returns a summary.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
         let Some(writer) = writer else {
@@ -135,13 +203,12 @@ pub struct ParallelWriter {
 
 #[pymethods]
 impl ParallelWriter {
-    /// Creates the file at `path` with RNTuple `name`; buffered data stays within
-    /// `memory_budget` bytes.
+    /// Starts RNTuple `name` in `file`; buffered data stays within `memory_budget` bytes.
     #[new]
-    #[pyo3(signature = (path, name, schema, compression="zstd:5", memory_budget=256 << 20))]
+    #[pyo3(signature = (file, name, schema, compression="zstd:5", memory_budget=256 << 20))]
     fn new(
         py: Python<'_>,
-        path: String,
+        file: &OutputFile,
         name: String,
         schema: &Bound<'_, PyList>,
         compression: &str,
@@ -157,8 +224,9 @@ impl ParallelWriter {
             memory_budget,
             ordered: false,
         };
+        let file = file.shared()?;
         let writer = py
-            .detach(|| rntuple::ParallelWriter::recreate(&path, &name, fields, options))
+            .detach(|| rntuple::ParallelWriter::in_file(file, &name, fields, options))
             .map_err(to_py)?;
         Ok(ParallelWriter {
             writer: Mutex::new(Some(Arc::new(writer))),
@@ -178,7 +246,7 @@ impl ParallelWriter {
         })
     }
 
-    /// Commits what every context holds and closes the file; returns a summary.
+    /// Commits what every context holds and closes the RNTuple; returns a summary.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
         let Some(writer) = writer else {

@@ -28,6 +28,7 @@ import numpy as np
 from . import _convert, _types
 from ._rootweave import RootFileError
 from ._rootweave import Context as _Context
+from ._rootweave import OutputFile as _OutputFile
 from ._rootweave import ParallelWriter as _ParallelWriter
 from ._rootweave import RNTuple as _RNTuple
 from ._rootweave import TTree as _TTree
@@ -298,12 +299,13 @@ def _has_union(t):
 
 
 class WritableFile:
-    """A ROOT file being written: holds one RNTuple (made with `mkrntuple` or
-    `mkrntuple_parallel`)."""
+    """A ROOT file being written: holds any number of RNTuples (made with `mkrntuple` or
+    `mkrntuple_parallel`), written side by side."""
 
     def __init__(self, path: str, compression: str):
         self.path, self.compression = path, compression
-        self._writers = []
+        self._file = _OutputFile(path, compression)
+        self._writers: list = []
 
     def __enter__(self) -> WritableFile:
         return self
@@ -315,35 +317,36 @@ class WritableFile:
         """Starts RNTuple `name` with `schema`: a dict of field name to type (NumPy dtype,
         "float32", "var * float32", "string", "{x: float32, y: var * int32}", an Awkward
         or pyarrow type) or a pyarrow schema. Returns a writer with `extend(dict)`."""
-        self._check_one()
-        writer = RNTupleWriter(self.path, name, schema, self.compression)
-        self._writers.append(writer)
+        self._check_name(name)
+        writer = RNTupleWriter(self._file, name, schema, self.compression)
+        self._writers.append((name, writer))
         return writer
 
     def mkrntuple_parallel(self, name: str, schema: Schema, memory_budget: int = 256 << 20) -> ParallelRNTupleWriter:
         """Starts RNTuple `name` for writing from many threads: get one fill context per
         thread with `context()`. Buffered data stays within `memory_budget` bytes."""
-        self._check_one()
-        writer = ParallelRNTupleWriter(self.path, name, schema, self.compression, memory_budget)
-        self._writers.append(writer)
+        self._check_name(name)
+        writer = ParallelRNTupleWriter(self._file, name, schema, self.compression, memory_budget)
+        self._writers.append((name, writer))
         return writer
 
-    def _check_one(self):
-        if self._writers:
-            raise ValueError("this file already holds an RNTuple (one per file so far)")
+    def _check_name(self, name: str) -> None:
+        if any(name == other for other, _ in self._writers):
+            raise ValueError(f"{self.path}: this file already holds an RNTuple called '{name}'")
 
     def close(self) -> None:
-        """Closes every writer (and so the file)."""
-        for w in self._writers:
+        """Closes every RNTuple, then the file."""
+        for _, w in self._writers:
             w.close()
+        self._file.close()
 
 
 class RNTupleWriter:
-    """Writes one RNTuple from one thread at a time."""
+    """Writes one RNTuple from one thread at a time (made by `WritableFile.mkrntuple`)."""
 
-    def __init__(self, path: str, name: str, schema: Schema, compression: str = "zstd:5"):
+    def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5"):
         self.types = _types.schema_types(schema)
-        self._writer = _Writer(path, name, self.types, compression)
+        self._writer = _Writer(file, name, self.types, compression)
         self._closed = False
         self.summary = None
 
@@ -353,7 +356,7 @@ class RNTupleWriter:
         self._writer.extend(_batch(data, self.types))
 
     def close(self) -> Any:
-        """Writes what is buffered and closes the file."""
+        """Writes what is buffered and closes the RNTuple; returns a summary."""
         if not self._closed:
             self.summary = self._writer.close()
             self._closed = True
@@ -363,10 +366,10 @@ class RNTupleWriter:
 class ParallelRNTupleWriter:
     """Writes one RNTuple from many threads at once through fill contexts."""
 
-    def __init__(self, path: str, name: str, schema: Schema, compression: str = "zstd:5",
+    def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5",
                  memory_budget: int = 256 << 20):
         self.types = _types.schema_types(schema)
-        self._writer = _ParallelWriter(path, name, self.types, compression, memory_budget)
+        self._writer = _ParallelWriter(file, name, self.types, compression, memory_budget)
         self._contexts = []
         self._closed = False
         self.summary = None
@@ -378,7 +381,7 @@ class ParallelRNTupleWriter:
         return context
 
     def close(self) -> Any:
-        """Commits every context's data and closes the file."""
+        """Commits every context's data and closes the RNTuple; returns a summary."""
         if not self._closed:
             for c in self._contexts:
                 c.close()
