@@ -152,6 +152,14 @@ def batch(values, ftype, name):
         import awkward as ak
 
         a = _awkward(values, name)
+        layout = ak.to_layout(a)
+        if isinstance(layout, ak.contents.ListOffsetArray):
+            # The offsets and items as they are (no counting and flattening).
+            raw = np.asarray(layout.offsets)
+            start, stop = int(raw[0]), int(raw[-1])
+            offsets = (raw - start).astype(np.uint64)
+            items = ak.Array(layout.content[start:stop])
+            return ("list", offsets, batch(items, ftype[1], f"{name}._0"))
         counts = _counts(a, name)
         offsets = np.zeros(len(counts) + 1, dtype=np.uint64)
         np.cumsum(counts, out=offsets[1:])
