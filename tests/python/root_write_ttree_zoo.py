@@ -11,7 +11,7 @@ std::string members; vector<bool>, counter-indexed arrays with fixed inner dimen
 short width, Bool_t arrays, `Long_t` leaves, ranged Float16_t/Double32_t leaves,
 TString and std::array branches, unsplit objects (split level 0), a TNtuple and a
 TNtupleD, a tree written twice (cycles 1 and 2, the second with more entries), an empty
-tree, and a tree whose basket size grows.
+tree, a tree whose basket size grows, and a tree of 1200 branches.
 """
 
 import sys
@@ -227,6 +227,13 @@ void rw_write_zoo(const char *path, int compression, Long64_t entries) {
     grow.Fill();
   }
   grow.Write();
+
+  // Many branches: 1200 floats.
+  TTree wide("wide", "1200 branches");
+  std::vector<Float_t> wv(1200);
+  for (int b = 0; b < 1200; ++b) wide.Branch(TString::Format("w%d", b), &wv[b], TString::Format("w%d/F", b));
+  for (Long64_t e = 0; e < 40; ++e) { for (int b = 0; b < 1200; ++b) wv[b] = float(e * 10000 + b); wide.Fill(); }
+  wide.Write();
   f.Close();
 }
 ''')
