@@ -194,6 +194,7 @@ fn main() {
     type Command = fn(&[String]) -> rootweave::Result<()>;
     let reading: Option<Command> = match args.get(1).map(String::as_str) {
         Some("read") => Some(read::read),
+        Some("stream") => Some(read::stream),
         Some("pages") => Some(read::pages),
         Some("memcpy") => Some(read::memcpy),
         Some("ttree-read") => Some(ttree::read),

@@ -2,6 +2,8 @@
 //!
 //! - `read`: opens an RNTuple and reads fields with [`RNTupleReader`], timing the open, the
 //!   read and a sum over every value read (so that no work can be skipped).
+//! - `stream`: the same in batches of whole clusters, each batch filling the memory of
+//!   the one before (an event loop over arrays).
 //! - `pages`: the same pages, phase by phase: fetching them from the file, decompressing
 //!   them with the codec alone, decoding them into typed buffers, and allocating and
 //!   touching zero-filled buffers of the read's size (plus a few alternatives to compare
@@ -231,8 +233,33 @@ fn open(path: &str, ntuple: &str, options: ReadOptions) -> rootweave::Result<RNT
 }
 
 /// `read FILE NTUPLE THREADS VERIFY BUDGET_MIB [FIELD...]`: opens the file and reads the
-/// fields (all if none) for every entry.
+/// fields (all if none) for every entry into arrays (one read of the whole range).
 pub fn read(args: &[String]) -> rootweave::Result<()> {
+    read_with(args, None)
+}
+
+/// `stream FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]`: the same fields and
+/// entries in batches of whole clusters of at least STEP entries
+/// ([`RNTupleReader::batches`]), each batch summed and its memory reused by the next: an
+/// event loop over arrays.
+pub fn stream(args: &[String]) -> rootweave::Result<()> {
+    let [path, ntuple, threads, verify, budget, step, fields @ ..] = args else {
+        usage();
+    };
+    let step: u64 = step.parse().expect("step in entries");
+    let mut rest = vec![
+        path.clone(),
+        ntuple.clone(),
+        threads.clone(),
+        verify.clone(),
+        budget.clone(),
+    ];
+    rest.extend(fields.iter().cloned());
+    read_with(&rest, Some(step))
+}
+
+/// Reads every entry in one read (`step` None) or in batches, and sums the values.
+fn read_with(args: &[String], step: Option<u64>) -> rootweave::Result<()> {
     let [path, ntuple, threads, verify, budget, fields @ ..] = args else {
         usage();
     };
@@ -243,42 +270,73 @@ pub fn read(args: &[String]) -> rootweave::Result<()> {
     };
     let names: Vec<&str> = fields.iter().map(String::as_str).collect();
     println!("rss_start_kib {}", super::rss_kib());
+    // One pass: open, read every entry, sum every value; the bytes of the arrays that were
+    // held at once (all of them for one read, the largest batch's when streaming).
+    let pass = || -> rootweave::Result<(RNTupleReader, [f64; 3], Sums, u64)> {
+        let start = Instant::now();
+        let reader = open(path, ntuple, options)?;
+        let opened = Instant::now();
+        let mut sums = Sums::default();
+        let mut held = 0u64;
+        let mut read_seconds = 0.0;
+        match step {
+            None => {
+                let arrays = reader.read(&names, 0..reader.entries())?;
+                read_seconds = opened.elapsed().as_secs_f64();
+                for (_, a) in &arrays {
+                    sums.add(a);
+                }
+                held = arrays.iter().map(|(_, a)| array_bytes(a)).sum();
+            }
+            Some(step) => {
+                let mut batches = reader.batches(&names, 0..reader.entries(), step)?;
+                loop {
+                    let t = Instant::now();
+                    let Some(batch) = batches.next_batch() else {
+                        break;
+                    };
+                    let (_, arrays) = batch?;
+                    read_seconds += t.elapsed().as_secs_f64();
+                    for (_, a) in arrays {
+                        sums.add(a);
+                    }
+                    held = held.max(arrays.iter().map(|(_, a)| array_bytes(a)).sum());
+                }
+            }
+        }
+        let total = start.elapsed().as_secs_f64();
+        let open_seconds = (opened - start).as_secs_f64();
+        let sum_seconds = total - open_seconds - read_seconds;
+        Ok((
+            reader,
+            [open_seconds, read_seconds, sum_seconds],
+            sums,
+            held,
+        ))
+    };
     // BENCH_PASSES reads in this process; the last one is timed (see bench/rntuple_read.py).
     let passes: usize = std::env::var("BENCH_PASSES")
         .ok()
         .and_then(|p| p.parse().ok())
         .unwrap_or(1)
         .max(1);
-    for pass in 1..passes {
+    for p in 1..passes {
         let started = Instant::now();
-        let reader = open(path, ntuple, options)?;
-        drop(reader.read(&names, 0..reader.entries())?);
-        if pass == 1 {
+        drop(pass()?);
+        if p == 1 {
             println!("first_pass_seconds {:.6}", started.elapsed().as_secs_f64());
         }
     }
-    let start = Instant::now();
-    let reader = open(path, ntuple, options)?;
-    let opened = Instant::now();
-    let arrays = reader.read(&names, 0..reader.entries())?;
-    let done = Instant::now();
-    let mut sums = Sums::default();
-    for (_, a) in &arrays {
-        sums.add(a);
-    }
-    let summed = Instant::now();
-    println!("open_seconds {:.6}", (opened - start).as_secs_f64());
-    println!("read_seconds {:.6}", (done - opened).as_secs_f64());
-    println!("sum_seconds {:.6}", (summed - done).as_secs_f64());
-    println!("seconds {:.6}", (summed - start).as_secs_f64());
+    let (reader, [open_seconds, read_seconds, sum_seconds], sums, held) = pass()?;
+    println!("open_seconds {open_seconds:.6}");
+    println!("read_seconds {read_seconds:.6}");
+    println!("sum_seconds {sum_seconds:.6}");
+    println!("seconds {:.6}", open_seconds + read_seconds + sum_seconds);
     println!("entries {}", reader.entries());
     println!("sum {}", sums.ints);
     println!("fsum {:.17e}", sums.floats);
     println!("values {}", sums.values);
-    println!(
-        "array_bytes {}",
-        arrays.iter().map(|(_, a)| array_bytes(a)).sum::<u64>()
-    );
+    println!("array_bytes {held}");
     println!("payload_bytes {}", payload_bytes(&reader, fields)?);
     Ok(())
 }
@@ -633,6 +691,7 @@ pub fn memcpy(args: &[String]) -> rootweave::Result<()> {
 fn usage() -> ! {
     eprintln!(
         "usage: rootweave-bench read FILE NTUPLE THREADS VERIFY(0|1) BUDGET_MIB [FIELD...]\n       \
+         rootweave-bench stream FILE NTUPLE THREADS VERIFY(0|1) BUDGET_MIB STEP [FIELD...]\n       \
          rootweave-bench pages FILE NTUPLE THREADS [FIELD...]\n       \
          rootweave-bench memcpy THREADS MIB"
     );

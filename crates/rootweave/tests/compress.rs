@@ -2,8 +2,8 @@
 //! fallback, errors (never panics) on malformed blocks, and blocks written by ROOT itself.
 
 use rootweave::compress::{
-    compress, decompress, decompress_into, parse_block_header, Codec, Compression,
-    BLOCK_HEADER_SIZE,
+    compress, decompress, decompress_into, decompress_into_checked, parse_block_header, Codec,
+    Compression, BLOCK_HEADER_SIZE,
 };
 
 const CODECS: [&str; 8] = [
@@ -132,6 +132,16 @@ fn malformed_blocks_give_errors() {
     let mut bad_sum = lz4.clone();
     bad_sum[10] ^= 1;
     assert!(err(&bad_sum, data.len()).contains("checksum"));
+    // Without block checksums (bytes verified by a page checksum), the same block decodes.
+    let mut out = vec![0u8; data.len()];
+    decompress_into_checked(&bad_sum, &mut out, false).unwrap();
+    assert_eq!(out, data);
+    // A corrupt LZ4 stream is still an error without them.
+    let mut bad_data = lz4.clone();
+    for b in &mut bad_data[20..40] {
+        *b = 0xff;
+    }
+    assert!(decompress_into_checked(&bad_data, &mut out, false).is_err());
 }
 
 #[test]

@@ -51,6 +51,15 @@ pub fn compress(compression: Compression, input: &[u8]) -> Vec<u8> {
 /// Decodes a payload into `out`, whose length is the expected uncompressed size. A payload
 /// as long as `out` is raw and copied as it is.
 pub fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<()> {
+    decompress_into_checked(input, out, true)
+}
+
+/// As [`decompress_into`]; with `block_checksums` false the checksums that some codecs
+/// store per block (LZ4's xxHash64 of the compressed data) are not verified. For payloads
+/// whose bytes a stronger checksum has verified already (an RNTuple page checksum), or
+/// when the caller asked not to verify checksums. A corrupt block still gives an error or
+/// wrong bytes, never an access outside `input` and `out`.
+pub fn decompress_into_checked(input: &[u8], out: &mut [u8], block_checksums: bool) -> Result<()> {
     if input.len() == out.len() {
         out.copy_from_slice(input);
         return Ok(());
@@ -83,6 +92,7 @@ pub fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<()> {
         }
         codecs::decompress_block(
             header.codec,
+            block_checksums,
             &input[data_start..data_end],
             &mut out[written..out_end],
         )

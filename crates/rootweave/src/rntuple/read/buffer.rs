@@ -124,7 +124,7 @@ impl Buffer {
 
     /// Asks the kernel to back a large buffer with huge pages: a fresh buffer is filled
     /// page by page, and with 4 KiB pages the page faults cost more than the decoding.
-    fn prefer_huge_pages(&self) {
+    pub(crate) fn prefer_huge_pages(&self) {
         #[cfg(target_os = "linux")]
         {
             fn advise<T>(v: &[T]) {
@@ -186,6 +186,16 @@ impl Buffer {
     /// Number of elements.
     pub fn len(&self) -> usize {
         each_buffer!(self, v => v.len(), switch(i, _t) => i.len())
+    }
+
+    /// Sets the elements in the given ranges to zero.
+    pub fn zero_ranges(&mut self, ranges: &[std::ops::Range<usize>]) {
+        fn zero<T: Default + Copy>(v: &mut [T], ranges: &[std::ops::Range<usize>]) {
+            for r in ranges {
+                v[r.clone()].fill(T::default());
+            }
+        }
+        each_buffer!(self, v => zero(v, ranges), switch(i, t) => { zero(i, ranges); zero(t, ranges) })
     }
 
     /// True if there are no elements.

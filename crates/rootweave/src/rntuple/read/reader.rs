@@ -19,8 +19,9 @@ use super::buffer::{Buffer, Dst, Target};
 use super::decode::ColumnCodec;
 use super::descriptor::{ClusterInfo, Descriptor, OpenOptions, PageInfo};
 use super::plan::{codec_of, Kind, LeafType, Node};
+use super::recycle::Recycler;
 use crate::array::Array;
-use crate::compress::decompress_into;
+use crate::compress::decompress_into_checked;
 use crate::container::RootFile;
 use crate::error::{Error, Result};
 use crate::rntuple::Value;
@@ -90,6 +91,9 @@ struct SlotRead {
     target: Target,
     /// Elements per cluster (including leading zeros of deferred columns).
     counts: Vec<u64>,
+    /// Positions in the buffer that no page fills (the leading 0 of offsets, the missing
+    /// elements of deferred columns): zeros.
+    zeros: Vec<Range<usize>>,
 }
 
 impl RNTupleReader {
@@ -196,11 +200,7 @@ impl RNTupleReader {
         fields: &[&str],
         range: Range<u64>,
     ) -> Result<impl Iterator<Item = Result<Vec<Value>>> + 'a> {
-        let names: Vec<String> = if fields.is_empty() {
-            self.field_names()
-        } else {
-            fields.iter().map(|s| s.to_string()).collect()
-        };
+        let names = self.names_or_all(fields);
         let nodes = names
             .iter()
             .map(|n| self.plan(n))
@@ -227,11 +227,7 @@ impl RNTupleReader {
     /// Reads `fields` (paths as for [`RNTupleReader::plan`]; all top-level fields if
     /// empty) for the entries in `range`, one array per field.
     pub fn read(&self, fields: &[&str], range: Range<u64>) -> Result<Vec<(String, Array)>> {
-        let names: Vec<String> = if fields.is_empty() {
-            self.field_names()
-        } else {
-            fields.iter().map(|s| s.to_string()).collect()
-        };
+        let names = self.names_or_all(fields);
         let nodes = names
             .iter()
             .map(|n| self.plan(n))
@@ -242,6 +238,55 @@ impl RNTupleReader {
 
     /// Reads the given field plans for the entries in `range`.
     pub fn read_nodes(&self, nodes: &[Node], range: Range<u64>) -> Result<Vec<Array>> {
+        self.read_nodes_recycling(nodes, range, &mut Recycler::new())
+    }
+
+    /// As [`RNTupleReader::read`], filling the memory of arrays given back to `recycler`
+    /// (see [`Recycler`]) instead of new memory where it is large enough.
+    ///
+    /// ```no_run
+    /// use rootweave::rntuple::read::Recycler;
+    /// use rootweave::rntuple::RNTupleReader;
+    /// let reader = RNTupleReader::open("events.root", "Events")?;
+    /// let mut recycler = Recycler::new();
+    /// for cluster in reader.cluster_ranges()? {
+    ///     let arrays = reader.read_recycling(&["MET_pt"], cluster, &mut recycler)?;
+    ///     // ... use the arrays, then give their memory back:
+    ///     arrays.into_iter().for_each(|(_, a)| recycler.recycle(a));
+    /// }
+    /// # Ok::<(), rootweave::Error>(())
+    /// ```
+    pub fn read_recycling(
+        &self,
+        fields: &[&str],
+        range: Range<u64>,
+        recycler: &mut Recycler,
+    ) -> Result<Vec<(String, Array)>> {
+        let names = self.names_or_all(fields);
+        let nodes = names
+            .iter()
+            .map(|n| self.plan(n))
+            .collect::<Result<Vec<_>>>()?;
+        let arrays = self.read_nodes_recycling(&nodes, range, recycler)?;
+        Ok(names.into_iter().zip(arrays).collect())
+    }
+
+    /// The given names, or all top-level fields if there are none.
+    pub(crate) fn names_or_all(&self, fields: &[&str]) -> Vec<String> {
+        if fields.is_empty() {
+            self.field_names()
+        } else {
+            fields.iter().map(|s| s.to_string()).collect()
+        }
+    }
+
+    /// As [`RNTupleReader::read_nodes`], reusing the memory held by `recycler`.
+    pub fn read_nodes_recycling(
+        &self,
+        nodes: &[Node],
+        range: Range<u64>,
+        recycler: &mut Recycler,
+    ) -> Result<Vec<Array>> {
         let entries = self.entries();
         if range.start > range.end || range.end > entries {
             return Err(Error::InvalidArgument(format!(
@@ -285,8 +330,17 @@ impl RNTupleReader {
         }
         let mut buffers: Vec<Buffer> = slots
             .iter()
-            .map(|s| Buffer::zeroed(s.target, s.counts.iter().sum::<u64>() as usize))
+            .map(|s| {
+                let len = s.counts.iter().sum::<u64>() as usize;
+                let (mut buffer, fresh) = recycler.buffer(s.target, len);
+                if !fresh {
+                    buffer.zero_ranges(&s.zeros);
+                }
+                buffer
+            })
             .collect();
+        // What this read did not reuse is not kept (a recycler holds one read's memory).
+        recycler.clear();
         self.decode_pages(&mut buffers, &jobs, &slots)?;
         let mut buffers: Vec<Option<Buffer>> = buffers.into_iter().map(Some).collect();
         let mut next = 0;
@@ -334,6 +388,10 @@ impl RNTupleReader {
             let index = slots.len();
             let mut counts = Vec::with_capacity(clusters.len());
             let mut dst = 0u64;
+            // Offsets buffers start with a 0 that no page holds.
+            let shift = usize::from(target == Target::Index);
+            let mut zeros: Vec<Range<usize>> = Vec::new();
+            zeros.extend((shift > 0).then_some(0..shift));
             for (k, cluster) in clusters.iter().enumerate() {
                 // The active representation: the one whose column is not suppressed.
                 let active = slot.representations.iter().find_map(|&c| {
@@ -367,6 +425,9 @@ impl RNTupleReader {
                 }
                 // Deferred columns: the missing leading elements are zeros.
                 let mut at = dst.saturating_add(count - available);
+                if at > dst {
+                    zeros.push(dst as usize + shift..at as usize + shift);
+                }
                 if let Some((c, pages)) = active {
                     let codec = codec_of(&self.descriptor, c);
                     for page in &pages.pages {
@@ -387,7 +448,11 @@ impl RNTupleReader {
             if dst > (1u64 << 40) {
                 return Err(self.corrupt(node.field, format!("{dst} elements is implausible")));
             }
-            slots.push(SlotRead { target, counts });
+            slots.push(SlotRead {
+                target,
+                counts,
+                zeros,
+            });
         }
         match &node.kind {
             Kind::List(c) | Kind::Optional(c) => self.collect_slots(c, None, clusters, slots, jobs),
@@ -617,8 +682,14 @@ impl RNTupleReader {
             ));
         }
         let in_object = |e: Error| e.in_object(self.file.name(), &object(), page.offset);
+        // A page checksum covers the compression blocks' own checksums: verifying those
+        // too would only cost time (and none is verified when the caller said so).
+        let block_checksums = self.options.verify_checksums && !page.has_checksum;
+        let decompress = |out: &mut [u8]| {
+            decompress_into_checked(stored, out, block_checksums).map_err(in_object)
+        };
         if let Some(native) = dst.native_bytes(&job.codec) {
-            return decompress_into(stored, native).map_err(in_object);
+            return decompress(native);
         }
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
@@ -627,7 +698,7 @@ impl RNTupleReader {
                 scratch.resize(need, 0);
             }
             let page = &mut scratch[..need];
-            decompress_into(stored, page).map_err(in_object)?;
+            decompress(page)?;
             dst.decode(&job.codec, page);
             Ok(())
         })
