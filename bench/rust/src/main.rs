@@ -179,11 +179,23 @@ mod bytemuck_free {
 
 /// Resident memory of this process in KiB (Linux), to subtract the input data from the peak.
 fn rss_kib() -> u64 {
+    status_kib("VmRSS:")
+}
+
+/// Peak resident memory of this process (KiB). Unlike the parent's `ru_maxrss` of a
+/// child, which counts the memory the child had before `exec` (a copy of the parent's),
+/// it starts from this program.
+fn peak_rss_kib() -> u64 {
+    status_kib("VmHWM:")
+}
+
+/// A `/proc/self/status` line's value in KiB (0 where there is none).
+fn status_kib(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
+                .find(|l| l.starts_with(key))
                 .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
         })
         .unwrap_or(0)
@@ -198,6 +210,7 @@ fn main() {
         Some("pages") => Some(read::pages),
         Some("memcpy") => Some(read::memcpy),
         Some("ttree-read") => Some(ttree::read),
+        Some("ttree-stream") => Some(ttree::stream),
         Some("ttree-baskets") => Some(ttree::baskets_phases),
         _ => None,
     };

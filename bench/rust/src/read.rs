@@ -338,6 +338,7 @@ fn read_with(args: &[String], step: Option<u64>) -> rootweave::Result<()> {
     println!("values {}", sums.values);
     println!("array_bytes {held}");
     println!("payload_bytes {}", payload_bytes(&reader, fields)?);
+    println!("peak_rss_kib {}", super::peak_rss_kib());
     Ok(())
 }
 

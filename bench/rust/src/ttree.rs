@@ -2,6 +2,8 @@
 //!
 //! - `ttree-read`: opens a TTree and reads branches with [`TTreeReader`], timing the open,
 //!   the read and a sum over every value read (so that no work can be skipped).
+//! - `ttree-stream`: the same in batches of whole clusters, each filling the memory of the
+//!   batch before.
 //! - `ttree-baskets`: the baskets of the same branches, phase by phase: fetching their
 //!   records from the file in coalesced ranges, and decompressing them with the codec
 //!   alone (the "raw codec" reference) into one buffer already mapped.
@@ -129,6 +131,24 @@ fn open(path: &str, tree: &str, options: ReadOptions) -> rootweave::Result<TTree
 /// `ttree-read FILE TREE THREADS BUDGET_MIB [BRANCH...]`: opens the tree and reads the
 /// branches (all if none) for every entry.
 pub fn read(args: &[String]) -> rootweave::Result<()> {
+    read_with(args, None)
+}
+
+/// `ttree-stream FILE TREE THREADS BUDGET_MIB STEP [BRANCH...]`: the same in batches of
+/// whole clusters of at least STEP entries ([`TTreeReader::batches`]), each batch summed
+/// and its memory refilled by the next.
+pub fn stream(args: &[String]) -> rootweave::Result<()> {
+    let [path, tree, threads, budget, step, fields @ ..] = args else {
+        usage();
+    };
+    let step: u64 = step.parse().expect("step in entries");
+    let mut rest = vec![path.clone(), tree.clone(), threads.clone(), budget.clone()];
+    rest.extend(fields.iter().cloned());
+    read_with(&rest, Some(step))
+}
+
+/// Reads every entry in one read (`step` None) or in batches, and sums the values.
+fn read_with(args: &[String], step: Option<u64>) -> rootweave::Result<()> {
     let [path, tree, threads, budget, fields @ ..] = args else {
         usage();
     };
@@ -141,17 +161,37 @@ pub fn read(args: &[String]) -> rootweave::Result<()> {
     let start = Instant::now();
     let reader = open(path, tree, options)?;
     let opened = Instant::now();
-    let arrays = reader.read(&names, 0..reader.entries())?;
-    let done = Instant::now();
     let mut sums = Sums::default();
-    for (_, a) in &arrays {
-        sums.add(a);
+    let mut read_seconds = 0.0;
+    match step {
+        None => {
+            let arrays = reader.read(&names, 0..reader.entries())?;
+            read_seconds = opened.elapsed().as_secs_f64();
+            for (_, a) in &arrays {
+                sums.add(a);
+            }
+        }
+        Some(step) => {
+            let mut batches = reader.batches(&names, 0..reader.entries(), step)?;
+            loop {
+                let t = Instant::now();
+                let Some(batch) = batches.next_batch() else {
+                    break;
+                };
+                let (_, arrays) = batch?;
+                read_seconds += t.elapsed().as_secs_f64();
+                for (_, a) in arrays {
+                    sums.add(a);
+                }
+            }
+        }
     }
-    let summed = Instant::now();
-    println!("open_seconds {:.6}", (opened - start).as_secs_f64());
-    println!("read_seconds {:.6}", (done - opened).as_secs_f64());
-    println!("sum_seconds {:.6}", (summed - done).as_secs_f64());
-    println!("seconds {:.6}", (summed - start).as_secs_f64());
+    let total = start.elapsed().as_secs_f64();
+    let open_seconds = (opened - start).as_secs_f64();
+    println!("open_seconds {open_seconds:.6}");
+    println!("read_seconds {read_seconds:.6}");
+    println!("sum_seconds {:.6}", total - open_seconds - read_seconds);
+    println!("seconds {total:.6}");
     println!("entries {}", reader.entries());
     println!("sum {}", sums.ints);
     println!("fsum {:.17e}", sums.floats);
@@ -159,6 +199,7 @@ pub fn read(args: &[String]) -> rootweave::Result<()> {
     let list = baskets(&reader, fields);
     println!("baskets {}", list.len());
     println!("payload_bytes {}", payload_bytes(reader.file(), &list)?);
+    println!("peak_rss_kib {}", super::peak_rss_kib());
     Ok(())
 }
 
@@ -243,6 +284,7 @@ pub fn baskets_phases(args: &[String]) -> rootweave::Result<()> {
 fn usage() -> ! {
     eprintln!(
         "usage: rootweave-bench ttree-read FILE TREE THREADS BUDGET_MIB [BRANCH...]\n       \
+         rootweave-bench ttree-stream FILE TREE THREADS BUDGET_MIB STEP [BRANCH...]\n       \
          rootweave-bench ttree-baskets FILE TREE THREADS [BRANCH...]"
     );
     std::process::exit(2);

@@ -11,13 +11,17 @@
 //!   reader).
 //! - [`ttree`]: the TTree format (streamer infos, branches and leaves, baskets, reader).
 //! - [`array`]: columnar results in memory (values plus offsets).
+//! - [`recycle`], [`batches`]: reading a large entry range of either format in batches of
+//!   whole clusters, each batch filling the memory of the one before.
 
 pub mod array;
+pub mod batches;
 pub mod compress;
 pub mod container;
 pub mod error;
 pub mod io;
 pub mod parallel;
+pub mod recycle;
 pub mod rntuple;
 pub mod ttree;
 

@@ -4,6 +4,8 @@
 //! errors, never panics. (Values of real ROOT files are compared with uproot and ROOT
 //! in tests/python.)
 
+mod common;
+
 use std::sync::Arc;
 
 use rootweave::array::Array;
@@ -412,72 +414,6 @@ fn one_reader_serves_many_threads_at_once() {
     });
 }
 
-/// The same array with every number changed (offsets too), as stale memory would hold.
-fn poisoned(array: &Array) -> Array {
-    fn p<T: Copy>(v: &[T], bad: T) -> Vec<T> {
-        vec![bad; v.len()]
-    }
-    match array {
-        Array::Bool(v) => Array::Bool(p(v, true)),
-        Array::Int8(v) => Array::Int8(p(v, -91)),
-        Array::Int16(v) => Array::Int16(p(v, -9191)),
-        Array::Int32(v) => Array::Int32(p(v, -919191)),
-        Array::Int64(v) => Array::Int64(p(v, -91919191)),
-        Array::UInt8(v) => Array::UInt8(p(v, 0x5a)),
-        Array::UInt16(v) => Array::UInt16(p(v, 0x5a5a)),
-        Array::UInt32(v) => Array::UInt32(p(v, 0x5a5a5a)),
-        Array::UInt64(v) => Array::UInt64(p(v, 0x5a5a5a5a)),
-        Array::Float32(v) => Array::Float32(p(v, -9.5e9)),
-        Array::Float64(v) => Array::Float64(p(v, -9.5e99)),
-        Array::String { offsets, bytes } => Array::String {
-            offsets: p(offsets, 77),
-            bytes: p(bytes, b'#'),
-        },
-        Array::List { offsets, values } => Array::List {
-            offsets: p(offsets, 77),
-            values: Box::new(poisoned(values)),
-        },
-        Array::Optional { offsets, values } => Array::Optional {
-            offsets: p(offsets, 77),
-            values: Box::new(poisoned(values)),
-        },
-        Array::Fixed { size, values } => Array::Fixed {
-            size: *size,
-            values: Box::new(poisoned(values)),
-        },
-        Array::Record { len, fields } => Array::Record {
-            len: *len,
-            fields: fields
-                .iter()
-                .map(|(n, a)| (n.clone(), poisoned(a)))
-                .collect(),
-        },
-        Array::Variant {
-            tags,
-            index,
-            alternatives,
-        } => Array::Variant {
-            tags: p(tags, 9),
-            index: p(index, 77),
-            alternatives: alternatives.iter().map(poisoned).collect(),
-        },
-    }
-}
-
-/// Asserts that two arrays are the same (NaN equal to NaN), showing where they differ.
-fn same_arrays(got: &Array, want: &Array, what: &str) {
-    let (g, w) = (format!("{got:?}"), format!("{want:?}"));
-    if g != w {
-        let at = g.bytes().zip(w.bytes()).take_while(|(a, b)| a == b).count();
-        let from = at.saturating_sub(60);
-        panic!(
-            "{what}: got ...{}... want ...{}...",
-            &g[from..(at + 40).min(g.len())],
-            &w[from..(at + 40).min(w.len())]
-        );
-    }
-}
-
 /// Every RNTuple in ../shared/testdata (deferred columns, variants, several cluster groups,
 /// ...) and the writer's own types read cluster by cluster into memory holding stale
 /// values of a larger read give exactly the arrays of one read of everything: no element
@@ -506,7 +442,7 @@ fn reads_into_recycled_memory_overwrite_every_element() {
         for part in clusters {
             let mut recycler = Recycler::new();
             for (_, array) in &whole {
-                recycler.recycle(poisoned(array));
+                recycler.recycle(common::poisoned(array));
             }
             let got = r
                 .read_recycling(&[], part.clone(), &mut recycler)
@@ -514,7 +450,7 @@ fn reads_into_recycled_memory_overwrite_every_element() {
             for ((name, g), (_, w)) in got.iter().zip(&whole) {
                 let want = slice(w.clone(), part.start as usize, g.len());
                 assert_eq!(g.len() as u64, part.end - part.start, "{what} {name}");
-                same_arrays(g, &want, &format!("{what} {name} entries {part:?}"));
+                common::same_arrays(g, &want, &format!("{what} {name} entries {part:?}"));
             }
         }
     }
@@ -541,7 +477,7 @@ fn batches_cover_the_range_in_whole_clusters_with_the_values_of_one_read() {
             for ((name, g), (_, w)) in arrays.iter().zip(&whole) {
                 let want = slice(w.clone(), part.start as usize, g.len());
                 assert_eq!(g.len() as u64, part.end - part.start);
-                same_arrays(g, &want, &format!("{name} {part:?}"));
+                common::same_arrays(g, &want, &format!("{name} {part:?}"));
             }
             next = part.end;
         }

@@ -5,11 +5,15 @@
 //! truncated and bit-flipped files give errors or values, never panics, hangs or huge
 //! allocations. (Every branch is compared with uproot in tests/python.)
 
+mod common;
+
 use std::sync::Arc;
 
 use rootweave::array::Array;
 use rootweave::container::RootFile;
 use rootweave::io::MemoryFile;
+use rootweave::recycle::Recycler;
+use rootweave::rntuple::read::reader::slice;
 use rootweave::ttree::{list_trees, read_streamers, ReadOptions, TTreeReader};
 
 fn testdata(name: &str) -> std::path::PathBuf {
@@ -379,4 +383,61 @@ fn memory_budget_and_threads_do_not_change_values() {
             }
         }
     }
+}
+
+/// Every tree of ../shared/testdata read in three parts, each into memory holding stale
+/// values of a larger read (of every branch), gives the arrays of one read of everything;
+/// and batches of whole clusters cover the range with the same values.
+#[test]
+fn reads_into_recycled_memory_and_batches_give_the_values_of_one_read() {
+    let mut trees = 0;
+    for path in ttree_files() {
+        let file = Arc::new(RootFile::open(&path).unwrap());
+        let Ok(streamers) = read_streamers(&file) else {
+            continue;
+        };
+        let streamers = Arc::new(streamers);
+        for name in list_trees(&file).unwrap() {
+            let t = TTreeReader::from_file(
+                file.clone(),
+                streamers.clone(),
+                &name,
+                ReadOptions::default(),
+            )
+            .unwrap();
+            let n = t.entries();
+            let Ok(whole) = t.read(&[], 0..n) else {
+                continue;
+            };
+            let what = format!("{} {name}", path.display());
+            let cuts = [0, n / 3, n / 3 + n / 4, n];
+            for part in cuts.windows(2).map(|w| w[0]..w[1]) {
+                let mut recycler = Recycler::new();
+                for (_, array) in &whole {
+                    recycler.recycle(common::poisoned(array));
+                }
+                let got = t.read_recycling(&[], part.clone(), &mut recycler).unwrap();
+                assert_eq!(recycler.held_bytes(), 0, "{what}: unused memory is freed");
+                for ((branch, g), (_, w)) in got.iter().zip(&whole) {
+                    let want = slice(w.clone(), part.start as usize, g.len());
+                    assert_eq!(g.len() as u64, part.end - part.start, "{what} {branch}");
+                    common::same_arrays(g, &want, &format!("{what} {branch} {part:?}"));
+                }
+            }
+            let mut batches = t.batches(&[], 0..n, 0).unwrap();
+            let mut next = 0;
+            while let Some(batch) = batches.next_batch() {
+                let (part, arrays) = batch.unwrap();
+                assert_eq!(part.start, next, "{what}");
+                for ((branch, g), (_, w)) in arrays.iter().zip(&whole) {
+                    let want = slice(w.clone(), part.start as usize, g.len());
+                    common::same_arrays(g, &want, &format!("{what} {branch} batch {part:?}"));
+                }
+                next = part.end;
+            }
+            assert_eq!(next, n, "{what}");
+            trees += 1;
+        }
+    }
+    assert!(trees >= 20, "{trees} trees");
 }

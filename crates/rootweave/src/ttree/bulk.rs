@@ -19,6 +19,7 @@ use super::tree::Branch;
 use crate::array::Array;
 use crate::container::RootFile;
 use crate::error::{Error, Result};
+use crate::recycle::Recycler;
 use crate::rntuple::read::buffer::{Buffer, Dst, Target};
 use crate::rntuple::read::LeafType;
 
@@ -164,7 +165,12 @@ impl BulkContext<'_> {
     /// [`TRUSTED_BYTES`]): such sizes, taken from basket headers and branch metadata, are
     /// not allocated before the data is seen, and the caller reads the field basket by
     /// basket instead.
-    pub fn read(&self, fields: &[BulkField]) -> Result<Vec<Option<Array>>> {
+    /// Output memory comes from `recycler` where it has a buffer large enough.
+    pub fn read(
+        &self,
+        fields: &[BulkField],
+        recycler: &mut Recycler,
+    ) -> Result<Vec<Option<Array>>> {
         let kept: Vec<usize> = (0..fields.len())
             .filter(|&k| self.claim_is_plausible(&fields[k], None))
             .collect();
@@ -182,9 +188,10 @@ impl BulkContext<'_> {
                 slots.push(k);
             }
         }
-        for (k, a) in slots
-            .into_iter()
-            .zip(self.read_trusted(&read_fields, &read_counts)?)
+        for (k, a) in
+            slots
+                .into_iter()
+                .zip(self.read_trusted(&read_fields, &read_counts, recycler)?)
         {
             out[k] = Some(a);
         }
@@ -219,24 +226,33 @@ impl BulkContext<'_> {
     }
 
     /// Reads fields whose number of values per part is known.
-    fn read_trusted(&self, fields: &[&BulkField], counts: &[Vec<usize>]) -> Result<Vec<Array>> {
-        // Outputs, allocated once.
+    fn read_trusted(
+        &self,
+        fields: &[&BulkField],
+        counts: &[Vec<usize>],
+        recycler: &mut Recycler,
+    ) -> Result<Vec<Array>> {
+        // Outputs, allocated (or taken from the recycler) once. Every value and offset is
+        // overwritten by the baskets (or the read fails), but the leading 0 of offsets.
         let mut values: Vec<Buffer> = Vec::with_capacity(fields.len());
         let mut offsets: Vec<Vec<u64>> = Vec::with_capacity(fields.len());
         for (f, c) in fields.iter().zip(counts) {
             let total: usize = c.iter().sum();
-            values.push(Buffer::zeroed(Target::Leaf(f.plan.leaf()), total));
+            values.push(recycler.buffer(Target::Leaf(f.plan.leaf()), total).0);
             let entries: usize = f.parts.iter().map(|(_, w)| w.len()).sum();
             offsets.push(if f.plan.jagged {
-                // Offsets start with one 0 (and get huge pages when large).
-                match Buffer::zeroed(Target::Index, entries) {
-                    Buffer::UInt64(v) => v,
+                match recycler.buffer(Target::Index, entries).0 {
+                    Buffer::UInt64(mut v) => {
+                        v[0] = 0;
+                        v
+                    }
                     _ => unreachable!("index buffers hold u64"),
                 }
             } else {
                 Vec::new()
             });
         }
+
         let mut tasks: Vec<Task> = Vec::new();
         for (k, ((f, c), (v, o))) in fields
             .iter()

@@ -21,6 +21,7 @@ use crate::array::Array;
 use crate::container::bytes::BeReader;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
+use crate::recycle::Recycler;
 
 /// Settings of a [`TTreeReader`].
 #[derive(Debug, Clone, Copy)]
@@ -268,17 +269,46 @@ impl TTreeReader {
     /// if empty) for the entries in `range`, one array per branch. A group comes back as a
     /// record of its sub-branches' arrays, keyed by their names.
     pub fn read(&self, fields: &[&str], range: Range<u64>) -> Result<Vec<(String, Array)>> {
+        self.read_recycling(fields, range, &mut Recycler::new())
+    }
+
+    /// As [`TTreeReader::read`], filling the memory of arrays given back to `recycler`
+    /// (see [`Recycler`]) where it is large enough (for branches of numbers, fixed-size
+    /// arrays and vectors of numbers, which are read straight into their arrays).
+    pub fn read_recycling(
+        &self,
+        fields: &[&str],
+        range: Range<u64>,
+        recycler: &mut Recycler,
+    ) -> Result<Vec<(String, Array)>> {
+        let planned = self.plan_branches(fields)?;
+        let arrays = self.read_planned_branches(&planned, range, recycler);
+        // What the read did not reuse is not kept (a recycler holds one read's memory).
+        recycler.clear();
+        arrays
+    }
+
+    /// Each branch's name and interpretation (the default branches if `fields` is empty).
+    pub fn plan_branches(&self, fields: &[&str]) -> Result<Vec<(String, Interpretation)>> {
         let names: Vec<String> = if fields.is_empty() {
             self.default_branches()
         } else {
             fields.iter().map(|s| s.to_string()).collect()
         };
-        // Each branch's interpretation, found once.
-        let mut planned = Vec::with_capacity(names.len());
-        for name in names {
-            let interp = self.interpretation(&name)?;
-            planned.push((name, interp));
-        }
+        names
+            .into_iter()
+            .map(|name| Ok((name.clone(), self.interpretation(&name)?)))
+            .collect()
+    }
+
+    /// Reads planned branches (see [`TTreeReader::plan_branches`]) for `range`, taking
+    /// memory from `recycler` (what it does not take stays there).
+    pub fn read_planned_branches(
+        &self,
+        planned: &[(String, Interpretation)],
+        range: Range<u64>,
+        recycler: &mut Recycler,
+    ) -> Result<Vec<(String, Array)>> {
         // The branches with data in one read; each group's sub-branches in a read of
         // their own, assembled into a record.
         let direct: Vec<(String, Interpretation)> = planned
@@ -286,15 +316,18 @@ impl TTreeReader {
             .filter(|(_, i)| !matches!(i, Interpretation::Group(_)))
             .cloned()
             .collect();
-        let mut arrays = self.read_branches(&direct, range.clone())?.into_iter();
+        let mut arrays = self
+            .read_branches(&direct, range.clone(), recycler)?
+            .into_iter();
         let mut out = Vec::with_capacity(planned.len());
         for (name, interp) in planned {
             match interp {
                 Interpretation::Group(children) => {
                     let children: Vec<&str> = children.iter().map(String::as_str).collect();
-                    let fields = self.read(&children, range.clone())?;
+                    let children = self.plan_branches(&children)?;
+                    let fields = self.read_planned_branches(&children, range.clone(), recycler)?;
                     let len = (range.end - range.start) as usize;
-                    out.push((name, Array::Record { len, fields }));
+                    out.push((name.clone(), Array::Record { len, fields }));
                 }
                 _ => out.push(arrays.next().expect("one array per branch with data")),
             }
@@ -307,6 +340,7 @@ impl TTreeReader {
         &self,
         branches: &[(String, Interpretation)],
         range: Range<u64>,
+        recycler: &mut Recycler,
     ) -> Result<Vec<(String, Array)>> {
         let entries = self.entries();
         if range.start > range.end || range.end > entries {
@@ -386,7 +420,7 @@ impl TTreeReader {
             pool: &self.pool,
             chunk_bytes: (self.options.memory_budget / (2 * threads)).clamp(64 << 10, 4 << 20),
         }
-        .read(&bulk_fields)?;
+        .read(&bulk_fields, recycler)?;
         // Fields whose claimed sizes the bulk path does not trust: basket by basket.
         let in_bulk: Vec<bool> = bulk_index
             .iter()

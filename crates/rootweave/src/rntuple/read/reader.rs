@@ -19,11 +19,11 @@ use super::buffer::{Buffer, Dst, Target};
 use super::decode::ColumnCodec;
 use super::descriptor::{ClusterInfo, Descriptor, OpenOptions, PageInfo};
 use super::plan::{codec_of, Kind, LeafType, Node};
-use super::recycle::Recycler;
 use crate::array::Array;
 use crate::compress::decompress_into_checked;
 use crate::container::RootFile;
 use crate::error::{Error, Result};
+use crate::recycle::Recycler;
 use crate::rntuple::Value;
 
 /// Settings of an [`RNTupleReader`].
@@ -267,8 +267,10 @@ impl RNTupleReader {
             .iter()
             .map(|n| self.plan(n))
             .collect::<Result<Vec<_>>>()?;
-        let arrays = self.read_nodes_recycling(&nodes, range, recycler)?;
-        Ok(names.into_iter().zip(arrays).collect())
+        let arrays = self.read_nodes_recycling(&nodes, range, recycler);
+        // What the read did not reuse is not kept (a recycler holds one read's memory).
+        recycler.clear();
+        Ok(names.into_iter().zip(arrays?).collect())
     }
 
     /// The given names, or all top-level fields if there are none.
@@ -280,7 +282,8 @@ impl RNTupleReader {
         }
     }
 
-    /// As [`RNTupleReader::read_nodes`], reusing the memory held by `recycler`.
+    /// As [`RNTupleReader::read_nodes`], taking memory from `recycler` (what it does not
+    /// take stays there).
     pub fn read_nodes_recycling(
         &self,
         nodes: &[Node],
@@ -339,8 +342,6 @@ impl RNTupleReader {
                 buffer
             })
             .collect();
-        // What this read did not reuse is not kept (a recycler holds one read's memory).
-        recycler.clear();
         self.decode_pages(&mut buffers, &jobs, &slots)?;
         let mut buffers: Vec<Option<Buffer>> = buffers.into_iter().map(Some).collect();
         let mut next = 0;

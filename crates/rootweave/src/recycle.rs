@@ -5,16 +5,18 @@
 //! and decoding the values. A read that is given the arrays of an earlier one fills
 //! their memory instead.
 
-use super::buffer::{Buffer, Target};
-use super::plan::LeafType;
 use crate::array::Array;
+use crate::rntuple::read::buffer::{Buffer, Target};
+use crate::rntuple::read::LeafType;
 
 /// Memory of arrays a caller is done with, handed to the next read to fill again (see
-/// [`super::RNTupleReader::read_recycling`] and [`super::RNTupleReader::batches`]).
+/// [`crate::rntuple::RNTupleReader::read_recycling`],
+/// [`crate::ttree::TTreeReader::read_recycling`] and [`crate::batches::Batches`]).
 ///
 /// A read takes, for each buffer it needs, the smallest recycled one of the same element
-/// type that is large enough; what it does not take is freed when it ends, so a recycler
-/// holds at most the memory of the arrays given back since the last read.
+/// type that is large enough. The readers' `read_recycling` and [`crate::batches::Batches`]
+/// free what a read did not take when it ends, so a recycler holds at most the memory of
+/// the arrays given back since the last read.
 #[derive(Debug, Default)]
 pub struct Recycler {
     pools: Pools,

@@ -1,0 +1,270 @@
+//! Reading an entry range in batches of whole clusters, each batch filling the memory of
+//! the one before: an event loop over arrays that needs no new memory per batch. Both
+//! readers ([`RNTupleReader::batches`], [`TTreeReader::batches`]) provide it.
+
+use std::ops::Range;
+
+use crate::array::Array;
+use crate::error::{Error, Result};
+use crate::recycle::Recycler;
+use crate::rntuple::RNTupleReader;
+use crate::ttree::TTreeReader;
+
+/// One batch: its entry range and one array per field, in the order asked for.
+pub type Batch<'a> = (Range<u64>, &'a [(String, Array)]);
+
+/// A reader that [`Batches`] can read from.
+pub trait BatchSource {
+    /// The requested fields, resolved once for all batches.
+    type Plan;
+    /// Resolves the fields (all the reader's default fields if empty): their names and
+    /// plan.
+    fn plan_fields(&self, fields: &[&str]) -> Result<(Vec<String>, Self::Plan)>;
+    /// Reads the planned fields for `range`, filling memory from `recycler`.
+    fn read_planned(
+        &self,
+        plan: &Self::Plan,
+        range: Range<u64>,
+        recycler: &mut Recycler,
+    ) -> Result<Vec<Array>>;
+    /// The entry ranges of the clusters, in entry order.
+    fn clusters(&self) -> Result<Vec<Range<u64>>>;
+    /// Number of entries.
+    fn entry_count(&self) -> u64;
+}
+
+/// Batches of an entry range, read one after the other by [`Batches::next_batch`].
+pub struct Batches<'r, R: BatchSource> {
+    reader: &'r R,
+    names: Vec<String>,
+    plan: R::Plan,
+    parts: std::vec::IntoIter<Range<u64>>,
+    current: Vec<(String, Array)>,
+    recycler: Recycler,
+}
+
+impl<R: BatchSource> std::fmt::Debug for Batches<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Batches")
+            .field("fields", &self.names)
+            .field("remaining", &self.parts.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'r, R: BatchSource> Batches<'r, R> {
+    /// Batches of `fields` (the reader's default fields if empty) over the entries in
+    /// `range`: whole clusters holding at least `step` entries each (one cluster each if
+    /// `step` is 0), the first and last cut to the range.
+    pub fn new(reader: &'r R, fields: &[&str], range: Range<u64>, step: u64) -> Result<Self> {
+        let entries = reader.entry_count();
+        if range.start > range.end || range.end > entries {
+            return Err(Error::InvalidArgument(format!(
+                "entry range {}..{} is outside 0..{entries}",
+                range.start, range.end
+            )));
+        }
+        let (names, plan) = reader.plan_fields(fields)?;
+        let parts = batch_ranges(&reader.clusters()?, range, step);
+        Ok(Batches {
+            reader,
+            names,
+            plan,
+            parts: parts.into_iter(),
+            current: Vec::new(),
+            recycler: Recycler::new(),
+        })
+    }
+
+    /// Reads the next batch: its entry range and one array per field (in the order asked
+    /// for), valid until the next call, which refills their memory. `None` after the last
+    /// batch or after an error.
+    pub fn next_batch(&mut self) -> Option<Result<Batch<'_>>> {
+        for (_, array) in self.current.drain(..) {
+            self.recycler.recycle(array);
+        }
+        let part = self.parts.next()?;
+        let read = self
+            .reader
+            .read_planned(&self.plan, part.clone(), &mut self.recycler);
+        // What the read did not reuse is not kept: at most one batch's memory is held.
+        self.recycler.clear();
+        match read {
+            Ok(arrays) => {
+                self.current = self.names.iter().cloned().zip(arrays).collect();
+                Some(Ok((part, &self.current)))
+            }
+            Err(e) => {
+                self.parts = Vec::new().into_iter();
+                Some(Err(e))
+            }
+        }
+    }
+
+    /// The names of the fields, in the order of each batch's arrays.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Number of batches not read yet.
+    pub fn remaining(&self) -> usize {
+        self.parts.len()
+    }
+}
+
+impl RNTupleReader {
+    /// Reads `fields` (all top-level fields if empty) for the entries in `range`, in
+    /// batches of whole clusters holding at least `step` entries each (see [`Batches`]).
+    /// Each batch fills the memory of the batch before it, so the arrays of a batch live
+    /// until the next one is read.
+    ///
+    /// ```no_run
+    /// use rootweave::array::Array;
+    /// use rootweave::rntuple::RNTupleReader;
+    /// let reader = RNTupleReader::open("events.root", "Events")?;
+    /// let mut batches = reader.batches(&["MET_pt"], 0..reader.entries(), 1_000_000)?;
+    /// let mut sum = 0.0;
+    /// while let Some(batch) = batches.next_batch() {
+    ///     let (_entries, arrays) = batch?;
+    ///     if let Array::Float32(met) = &arrays[0].1 {
+    ///         sum += met.iter().map(|&v| v as f64).sum::<f64>();
+    ///     }
+    /// }
+    /// # Ok::<(), rootweave::Error>(())
+    /// ```
+    pub fn batches(
+        &self,
+        fields: &[&str],
+        range: Range<u64>,
+        step: u64,
+    ) -> Result<Batches<'_, Self>> {
+        Batches::new(self, fields, range, step)
+    }
+}
+
+impl BatchSource for RNTupleReader {
+    type Plan = Vec<crate::rntuple::read::Node>;
+
+    fn plan_fields(&self, fields: &[&str]) -> Result<(Vec<String>, Self::Plan)> {
+        let names = self.names_or_all(fields);
+        let nodes = names
+            .iter()
+            .map(|n| self.plan(n))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((names, nodes))
+    }
+
+    fn read_planned(
+        &self,
+        plan: &Self::Plan,
+        range: Range<u64>,
+        recycler: &mut Recycler,
+    ) -> Result<Vec<Array>> {
+        self.read_nodes_recycling(plan, range, recycler)
+    }
+
+    fn clusters(&self) -> Result<Vec<Range<u64>>> {
+        self.cluster_ranges()
+    }
+
+    fn entry_count(&self) -> u64 {
+        self.entries()
+    }
+}
+
+impl TTreeReader {
+    /// Reads branches `fields` (the default branches if empty) for the entries in
+    /// `range`, in batches of whole clusters holding at least `step` entries each (see
+    /// [`Batches`]). Each batch fills the memory of the batch before it.
+    ///
+    /// ```no_run
+    /// use rootweave::ttree::TTreeReader;
+    /// let tree = TTreeReader::open("events.root", "Events")?;
+    /// let mut batches = tree.batches(&["nMuon", "Muon_pt"], 0..tree.entries(), 500_000)?;
+    /// while let Some(batch) = batches.next_batch() {
+    ///     let (entries, arrays) = batch?;
+    ///     println!("entries {entries:?}: {} muons", arrays[1].1.len());
+    /// }
+    /// # Ok::<(), rootweave::Error>(())
+    /// ```
+    pub fn batches(
+        &self,
+        fields: &[&str],
+        range: Range<u64>,
+        step: u64,
+    ) -> Result<Batches<'_, Self>> {
+        Batches::new(self, fields, range, step)
+    }
+}
+
+impl BatchSource for TTreeReader {
+    type Plan = Vec<(String, crate::ttree::Interpretation)>;
+
+    fn plan_fields(&self, fields: &[&str]) -> Result<(Vec<String>, Self::Plan)> {
+        let plan = self.plan_branches(fields)?;
+        Ok((plan.iter().map(|(n, _)| n.clone()).collect(), plan))
+    }
+
+    fn read_planned(
+        &self,
+        plan: &Self::Plan,
+        range: Range<u64>,
+        recycler: &mut Recycler,
+    ) -> Result<Vec<Array>> {
+        Ok(self
+            .read_planned_branches(plan, range, recycler)?
+            .into_iter()
+            .map(|(_, a)| a)
+            .collect())
+    }
+
+    fn clusters(&self) -> Result<Vec<Range<u64>>> {
+        Ok(self.cluster_ranges())
+    }
+
+    fn entry_count(&self) -> u64 {
+        self.entries()
+    }
+}
+
+/// Splits `range` at cluster boundaries into parts of at least `step` entries (the last
+/// one may hold fewer).
+fn batch_ranges(clusters: &[Range<u64>], range: Range<u64>, step: u64) -> Vec<Range<u64>> {
+    let mut parts: Vec<Range<u64>> = Vec::new();
+    let mut open: Option<Range<u64>> = None;
+    for c in clusters {
+        let part = c.start.max(range.start)..c.end.min(range.end);
+        if part.is_empty() {
+            continue;
+        }
+        let joined = match open.take() {
+            Some(o) => o.start..part.end,
+            None => part,
+        };
+        if joined.end - joined.start >= step {
+            parts.push(joined);
+        } else {
+            open = Some(joined);
+        }
+    }
+    parts.extend(open);
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batch_ranges;
+
+    #[test]
+    fn batches_are_whole_clusters_cut_to_the_range() {
+        let clusters = [0..10, 10..20, 20..30, 30..35];
+        assert_eq!(
+            batch_ranges(&clusters, 0..35, 0),
+            vec![0..10, 10..20, 20..30, 30..35]
+        );
+        assert_eq!(batch_ranges(&clusters, 5..33, 15), vec![5..20, 20..33]);
+        assert_eq!(batch_ranges(&clusters, 0..35, 100), vec![0..35]);
+        assert_eq!(batch_ranges(&clusters, 12..18, 1), vec![12..18]);
+        assert!(batch_ranges(&clusters, 7..7, 1).is_empty());
+    }
+}

@@ -1,0 +1,69 @@
+//! Helpers shared by the reader tests.
+
+use rootweave::array::Array;
+
+/// The same array with every number changed (offsets too), as stale memory would hold.
+pub fn poisoned(array: &Array) -> Array {
+    fn p<T: Copy>(v: &[T], bad: T) -> Vec<T> {
+        vec![bad; v.len()]
+    }
+    match array {
+        Array::Bool(v) => Array::Bool(p(v, true)),
+        Array::Int8(v) => Array::Int8(p(v, -91)),
+        Array::Int16(v) => Array::Int16(p(v, -9191)),
+        Array::Int32(v) => Array::Int32(p(v, -919191)),
+        Array::Int64(v) => Array::Int64(p(v, -91919191)),
+        Array::UInt8(v) => Array::UInt8(p(v, 0x5a)),
+        Array::UInt16(v) => Array::UInt16(p(v, 0x5a5a)),
+        Array::UInt32(v) => Array::UInt32(p(v, 0x5a5a5a)),
+        Array::UInt64(v) => Array::UInt64(p(v, 0x5a5a5a5a)),
+        Array::Float32(v) => Array::Float32(p(v, -9.5e9)),
+        Array::Float64(v) => Array::Float64(p(v, -9.5e99)),
+        Array::String { offsets, bytes } => Array::String {
+            offsets: p(offsets, 77),
+            bytes: p(bytes, b'#'),
+        },
+        Array::List { offsets, values } => Array::List {
+            offsets: p(offsets, 77),
+            values: Box::new(poisoned(values)),
+        },
+        Array::Optional { offsets, values } => Array::Optional {
+            offsets: p(offsets, 77),
+            values: Box::new(poisoned(values)),
+        },
+        Array::Fixed { size, values } => Array::Fixed {
+            size: *size,
+            values: Box::new(poisoned(values)),
+        },
+        Array::Record { len, fields } => Array::Record {
+            len: *len,
+            fields: fields
+                .iter()
+                .map(|(n, a)| (n.clone(), poisoned(a)))
+                .collect(),
+        },
+        Array::Variant {
+            tags,
+            index,
+            alternatives,
+        } => Array::Variant {
+            tags: p(tags, 9),
+            index: p(index, 77),
+            alternatives: alternatives.iter().map(poisoned).collect(),
+        },
+    }
+}
+
+/// Asserts that two arrays are the same (NaN equal to NaN), showing where they differ.
+pub fn same_arrays(got: &Array, want: &Array, what: &str) {
+    let (g, w) = (format!("{got:?}"), format!("{want:?}"));
+    if g != w {
+        let at = g.bytes().zip(w.bytes()).take_while(|(a, b)| a == b).count();
+        let from = at.saturating_sub(60);
+        panic!(
+            "{what}: got ...{}... want ...{}...",
+            &g[from..(at + 40).min(g.len())],
+            &w[from..(at + 40).min(w.len())]
+        );
+    }
+}
