@@ -21,6 +21,7 @@ use crate::container::RootFile;
 use crate::error::{Error, Result};
 use crate::recycle::Recycler;
 use crate::rntuple::read::buffer::{Buffer, Dst, Target};
+use crate::rntuple::read::reader::chunk_size;
 use crate::rntuple::read::LeafType;
 
 /// How a branch read in bulk is laid out.
@@ -297,14 +298,13 @@ impl BulkContext<'_> {
         let (embedded, mut stored): (Vec<Task>, Vec<Task>) = tasks
             .into_iter()
             .partition(|t| fields[t.field].branch.baskets[t.basket].embedded.is_some());
+        stored.sort_by_key(|t| fields[t.field].branch.baskets[t.basket].seek);
+        let chunks = self.chunks(fields, stored);
+        // One hand-over to the pool for both (each costs thread wake-ups).
         self.pool.install(|| {
             embedded
                 .into_par_iter()
-                .try_for_each(|mut t| self.decode_embedded(fields, &mut t))
-        })?;
-        stored.sort_by_key(|t| fields[t.field].branch.baskets[t.basket].seek);
-        let chunks = self.chunks(fields, stored);
-        self.pool.install(|| {
+                .try_for_each(|mut t| self.decode_embedded(fields, &mut t))?;
             chunks.into_par_iter().try_for_each(|(range, tasks)| {
                 SCRATCH.with(|s| self.decode_chunk(fields, range, tasks, &mut s.borrow_mut()))
             })
@@ -444,6 +444,11 @@ impl BulkContext<'_> {
         tasks: Vec<Task<'t>>,
     ) -> Vec<(Range<u64>, Vec<Task<'t>>)> {
         const GAP: u64 = 64 << 10;
+        let stored: u64 = tasks
+            .iter()
+            .map(|t| fields[t.field].branch.baskets[t.basket].bytes as u64)
+            .sum();
+        let chunk_bytes = chunk_size(stored, self.pool.current_num_threads(), self.chunk_bytes);
         let mut out: Vec<(Range<u64>, Vec<Task>)> = Vec::new();
         for t in tasks {
             let b = &fields[t.field].branch.baskets[t.basket];
@@ -452,7 +457,7 @@ impl BulkContext<'_> {
                 Some((r, ts))
                     if s >= r.start
                         && s <= r.end + GAP
-                        && e.max(r.end) - r.start <= self.chunk_bytes =>
+                        && e.max(r.end) - r.start <= chunk_bytes =>
                 {
                     r.end = r.end.max(e);
                     ts.push(t);

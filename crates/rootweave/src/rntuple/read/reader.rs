@@ -550,20 +550,25 @@ impl RNTupleReader {
             job.codec.page_bytes(job.page.n_elements as usize) == Some(job.page.size as usize)
                 && dst.is_native(&job.codec)
         });
-        self.pool.install(|| {
-            direct
-                .into_par_iter()
-                .try_for_each(|(job, mut dst)| self.read_in_place(&job, &mut dst))
-        })?;
         // The other pages in file order, in chunks of neighbouring pages: each chunk is one
         // task on the pool that reads its bytes into the thread's reused buffer (fresh
         // memory costs page faults) and decodes its pages while they are in cache. The
         // fetch buffers of all threads together stay within half the memory budget.
-        let threads = self.pool.current_num_threads().max(1) as u64;
-        let chunk_bytes = (self.options.memory_budget / (2 * threads)).clamp(64 << 10, CHUNK);
+        let threads = self.pool.current_num_threads().max(1);
+        let most = (self.options.memory_budget / (2 * threads as u64)).clamp(64 << 10, CHUNK);
+        let stored: u64 = work.iter().map(|(job, _)| job.page.size).sum();
         work.sort_by_key(|(job, _)| job.page.offset);
-        let chunks = chunks(work, chunk_bytes, self.descriptor.anchor.max_key_size);
+        let chunks = chunks(
+            work,
+            chunk_size(stored, threads, most),
+            self.descriptor.anchor.max_key_size,
+        );
+        // One hand-over to the pool for both kinds (each costs thread wake-ups, which
+        // matter for reads of a few clusters).
         self.pool.install(|| {
+            direct
+                .into_par_iter()
+                .try_for_each(|(job, mut dst)| self.read_in_place(&job, &mut dst))?;
             chunks.into_par_iter().try_for_each(|(range, pages)| {
                 FETCH.with(|buffer| {
                     let mut buffer = buffer.borrow_mut();
@@ -918,6 +923,13 @@ thread_local! {
 
 /// Stored bytes of a chunk of pages read at once by one thread, at most.
 const CHUNK: u64 = 4 << 20;
+
+/// The span of one chunk of a read of `stored` bytes: at most `most`, and small enough
+/// that every thread gets a few chunks (a small read, such as one batch of a few clusters,
+/// would otherwise be a single task on one thread), but not below 64 KiB.
+pub fn chunk_size(stored: u64, threads: usize, most: u64) -> u64 {
+    (stored / (4 * threads.max(1) as u64)).clamp(64 << 10, most.max(64 << 10))
+}
 
 /// The bytes of some ranges of the file, one after the other.
 struct Fetched {
