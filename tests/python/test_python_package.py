@@ -42,14 +42,16 @@ def test_arrays_equal_uproot(file, name):
         theirs = ak.to_list(theirs_ntuple.arrays([field], entry_stop=stop)[field])
         got = ak.to_list(arrays[field])
         assert same(got, theirs), f"{file} {field}"
-    # Arrow and Polars hold the same values.
+    # Arrow (through the C data interface) and Polars hold the same values, every field.
     table = mine.arrays(entry_stop=stop, library="pa")
     assert table.num_rows == stop and table.column_names == mine.keys()
+    for field in mine.keys():
+        assert same(table.column(field).to_pylist(), ak.to_list(arrays[field])), f"{file} {field} (Arrow)"
     plain = [f for f in mine.keys() if "variant" not in f]  # Polars has no union type
     frame = mine.arrays(plain, entry_stop=stop, library="pl")
     assert frame.shape == (stop, len(plain))
-    for field in plain[:3]:
-        assert same(frame[field].to_list(), table.column(field).to_pylist()), field
+    for field in plain:
+        assert same(frame[field].to_list(), table.column(field).to_pylist()), f"{file} {field} (Polars)"
     if len(plain) < len(mine.keys()):
         with pytest.raises(TypeError, match="variant"):
             mine.arrays(entry_stop=stop, library="pl")
@@ -97,6 +99,10 @@ def test_ttree_arrays_equal_uproot(file):
             assert pa.types.is_large_list(table.schema.field(b).type), b
         for b in fixed[:3]:
             assert pa.types.is_fixed_size_list(table.schema.field(b).type), b
+        # Every branch through the Arrow C data interface equals the Awkward values.
+        table = mine.arrays(library="pa")
+        for b in arrays.fields:
+            assert same(table.column(b).to_pylist(), ak.to_list(arrays[b])), f"{file} {b} (Arrow)"
 
 
 def test_ttree_entry_ranges_iterate_and_polars():
@@ -126,6 +132,27 @@ def test_numpy_library_and_entry_ranges():
     assert np.array_equal(np.concatenate([c["one_integers"] for c in chunks]), theirs["one_integers"])
     by_size = list(nt.iterate(step_size="1 KB", library="np"))
     assert np.array_equal(np.concatenate([c["one_integers"] for c in by_size]), theirs["one_integers"])
+
+
+def test_arrow_shares_the_buffers_it_is_given(tmp_path):
+    """Numbers, offsets and string bytes reach pyarrow and Polars without a copy: pyarrow's
+    memory pool allocates nothing for them, and Polars points at the same memory."""
+    path = tmp_path / "big.root"
+    n = 1 << 20
+    counts = np.arange(n) % 4
+    with rootweave.create(path, compression="none") as f:
+        f.mkrntuple("Events", {"x": "float64", "v": "var * int32"}).extend(
+            {"x": np.arange(n, dtype=np.float64), "v": ak.unflatten(np.arange(counts.sum(), dtype=np.int32), counts)})
+    nt = rootweave.open(path)["Events"]
+    before = pa.total_allocated_bytes()
+    table = nt.arrays(library="pa")
+    assert pa.total_allocated_bytes() - before < 64 << 10
+    assert table.column("x").to_numpy()[-1] == n - 1
+    assert table.column("v").chunk(0).offsets.to_numpy()[-1] == counts.sum()
+    x = table.column("x").chunk(0)
+    frame = pl.from_arrow(table)
+    assert frame["x"].to_numpy()[-1] == n - 1
+    assert frame["x"].to_numpy().ctypes.data == x.buffers()[1].address
 
 
 def test_arrow_and_polars_types():

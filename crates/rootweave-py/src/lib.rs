@@ -3,6 +3,7 @@
 //! Python package `rootweave` (python/rootweave) builds NumPy, Awkward, Arrow and Polars
 //! objects on top of it.
 
+mod arrow;
 mod errors;
 mod layout;
 mod read;
@@ -15,6 +16,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::RNTuple>()?;
+    m.add_class::<arrow::ArrowBatch>()?;
     m.add_class::<read_ttree::TTree>()?;
     m.add_class::<write::OutputFile>()?;
     m.add_class::<write::Writer>()?;

@@ -8,6 +8,7 @@ use rootweave::container::RootFile;
 use rootweave::rntuple::read::Descriptor;
 use rootweave::rntuple::{RNTupleReader, ReadOptions};
 
+use crate::arrow::{read_batch, ArrowBatch};
 use crate::errors::to_py;
 use crate::layout::to_layout;
 
@@ -128,5 +129,21 @@ impl RNTuple {
             out.append((name, to_layout(py, array)?))?;
         }
         Ok(out)
+    }
+
+    /// As `read`, into one Arrow record batch (an `ArrowBatch`, read by
+    /// `pyarrow.record_batch` through the Arrow C data interface).
+    fn read_arrow(
+        &self,
+        py: Python<'_>,
+        fields: Vec<String>,
+        start: u64,
+        stop: u64,
+    ) -> PyResult<ArrowBatch> {
+        let reader = self.reader.clone();
+        read_batch(py, stop.saturating_sub(start) as usize, move || {
+            let names: Vec<&str> = fields.iter().map(String::as_str).collect();
+            reader.read(&names, start..stop)
+        })
     }
 }

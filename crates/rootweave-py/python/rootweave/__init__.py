@@ -159,8 +159,7 @@ class _Dataset:
         stop = n if entry_stop is None else _clip(entry_stop, n)
         stop = max(start, stop)
         names = [] if fields is None else ([fields] if isinstance(fields, str) else list(fields))
-        columns = self._reader(threads).read(names, start, stop)
-        return _build(columns, library, stop - start)
+        return _read(self._reader(threads), names, start, stop, library)
 
     def iterate(self, step_size: int | str = "100 MB", fields: Fields = None, entry_start: int | None = None,
                 entry_stop: int | None = None, library: str = "ak", threads: int | None = None) -> Iterator[Any]:
@@ -173,7 +172,7 @@ class _Dataset:
         reader = self._reader(threads)
         names = [] if fields is None else ([fields] if isinstance(fields, str) else list(fields))
         for a, b in _steps(reader, step_size, start, stop):
-            yield _build(reader.read(names, a, b), library, b - a)
+            yield _read(reader, names, a, b, library)
 
     def __len__(self) -> int:
         return self.num_entries
@@ -266,19 +265,22 @@ def _stored_bytes(reader):
     return reader.stored_bytes()
 
 
-def _build(columns, library, length):
+def _read(reader, names, start, stop, library):
+    """Entries start:stop of the fields in the library's form. NumPy and Awkward objects are
+    built on the NumPy buffers of the extension's layouts; Arrow and Polars ones come
+    through the Arrow C data interface (one record batch, its buffers shared)."""
+    length = stop - start
     if library == "np":
-        return {name: _convert.to_numpy(layout) for name, layout in columns}
+        return {name: _convert.to_numpy(layout) for name, layout in reader.read(names, start, stop)}
     if library == "ak":
         import awkward as ak
 
+        columns = reader.read(names, start, stop)
         contents = [_convert.to_awkward_content(layout) for _, layout in columns]
-        names = [name for name, _ in columns]
-        return ak.Array(ak.contents.RecordArray(contents, names, length=length))
+        return ak.Array(ak.contents.RecordArray(contents, [name for name, _ in columns], length=length))
     import pyarrow as pa
 
-    table = pa.table({name: _convert.to_arrow(layout) for name, layout in columns}) if columns else \
-        pa.table({})
+    table = pa.Table.from_batches([pa.record_batch(reader.read_arrow(names, start, stop))])
     if library == "pa":
         return table
     import polars as pl

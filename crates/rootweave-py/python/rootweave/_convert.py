@@ -1,5 +1,6 @@
-"""Layouts (nested dicts of NumPy arrays made by the extension module) to NumPy, Awkward
-and Arrow objects, sharing the buffers wherever the layouts agree."""
+"""Layouts (nested dicts of NumPy arrays made by the extension module) to NumPy and Awkward
+objects, sharing the buffers wherever the layouts agree. (Arrow objects come from the
+extension through the Arrow C data interface.)"""
 
 import numpy as np
 
@@ -91,46 +92,4 @@ def to_awkward_content(layout):
         option_index = np.full(len(tags), -1, dtype=np.int64)
         option_index[keep] = np.arange(len(keep))
         return ak.contents.IndexedOptionArray.simplified(ak.index.Index64(option_index), union)
-    raise TypeError(f"unknown layout kind {kind}")
-
-
-def to_arrow(layout):
-    """A pyarrow Array: lists as large lists, strings as large strings, records as
-    structs, fixed-size arrays as fixed-size lists, optionals as nullable values."""
-    import pyarrow as pa
-
-    kind = layout["kind"]
-    if "data" in layout:
-        data = layout["data"]
-        if data.dtype == np.bool_:
-            return pa.array(data)
-        return pa.Array.from_buffers(pa.from_numpy_dtype(data.dtype), len(data), [None, pa.py_buffer(data)])
-    if kind == "string":
-        offsets = layout["offsets"].view(np.int64)
-        return pa.LargeStringArray.from_buffers(len(offsets) - 1, pa.py_buffer(offsets),
-                                                pa.py_buffer(layout["bytes"]))
-    if kind == "list":
-        return pa.LargeListArray.from_arrays(pa.array(layout["offsets"].view(np.int64)), to_arrow(layout["values"]))
-    if kind == "optional":
-        offsets = layout["offsets"].view(np.int64)
-        present = offsets[1:] > offsets[:-1]
-        values = to_arrow(layout["values"])
-        indices = pa.array(np.where(present, offsets[:-1], 0), mask=~present)
-        return values.take(indices) if len(values) else pa.nulls(len(present), values.type)
-    if kind == "fixed":
-        return pa.FixedSizeListArray.from_arrays(to_arrow(layout["values"]), layout["size"])
-    if kind == "record":
-        if not layout["fields"]:
-            return pa.StructArray.from_arrays([], fields=[]) if layout["length"] == 0 else \
-                pa.array([{}] * layout["length"], type=pa.struct([]))
-        return pa.StructArray.from_arrays([to_arrow(sub) for _, sub in layout["fields"]],
-                                          [name for name, _ in layout["fields"]])
-    if kind == "variant":
-        tags = layout["tags"].astype(np.int8)
-        children = [to_arrow(a) for a in layout["alternatives"]]
-        # Arrow unions have no "empty" state: an empty variant is a null of a null child.
-        children.insert(0, pa.nulls(1))
-        offsets = np.where(tags == 0, 0, layout["index"].astype(np.int64)).astype(np.int32)
-        return pa.UnionArray.from_dense(pa.array(tags), pa.array(offsets), children,
-                                        ["empty"] + [f"_{i}" for i in range(len(children) - 1)])
     raise TypeError(f"unknown layout kind {kind}")
