@@ -18,9 +18,10 @@ opening the file and reading every entry; the best of --repeat runs counts):
                   value read, all timed. ReadOptions.threads = T, checksums verified,
                   memory budget 256 MiB (the defaults).
   rw batches      `rootweave-bench stream`: the same fields with RNTupleReader::batches, in
-                  batches of whole clusters of at least 1M entries (int32) or 20k events
-                  (nanoaod), each batch summed, then its memory refilled by the next (an event
-                  loop over arrays, as ROOT's views and bulk reads reuse their buffers).
+                  batches of whole clusters holding about 8 MiB of arrays each (the step in
+                  entries from the payload of the case), each batch summed, then its memory
+                  refilled by the next (an event loop over arrays, as ROOT's views and bulk
+                  reads reuse their buffers).
   root_view       bench/cpp/root_read.cxx `view`: GetView<std::int32_t> entry by entry into
                   an array (summed); collections through RNTupleCollectionView ranges and a
                   float view into values + offsets; all fields: LoadEntry of every entry of
@@ -95,9 +96,15 @@ READERS = ["rootweave", "rw_batches", "root_view", "root_bulk", "root_rdf", "upr
 OURS = ["rootweave", "rw_batches"]
 LABELS = {"rootweave": "rootweave", "rw_batches": "rw batches", "root_view": "ROOT views",
           "root_bulk": "ROOT bulk", "root_rdf": "RDataFrame", "uproot": "uproot"}
-# Entries per batch of rootweave's batched reads (whole clusters of at least this many
-# entries): a few MiB of arrays, so that each batch is filled and summed while in cache.
-BATCH_STEP = {"int32": 1 << 20, "nanoaod": 20_000}
+# Bytes of arrays (values and offsets of the payload) per batch of rootweave's batched
+# reads: whole clusters are joined until a batch holds about this much, so that a batch is
+# filled and summed while in cache, whatever the fields read.
+BATCH_BYTES = 8 << 20
+
+
+def batch_step(entries, payload_bytes):
+    """Entries per batch for a read of `payload_bytes` over `entries` entries."""
+    return max(1, entries * BATCH_BYTES // max(1, payload_bytes))
 CODEC_TAGS = {"none": "none", "lz4:4": "lz4", "zstd:5": "zstd5"}
 JAGGED = ["Muon.Muon_pt", "Jet_pt", "Electron_pt"]
 # How ROOT's views find a collection's items: COLLECTION:ITEM FIELD.
@@ -297,11 +304,11 @@ def case_list(args, files):
     return cases
 
 
-def commands(case, threads, budget_mib):
+def commands(case, threads, budget_mib, step=0):
     f, fields = case["file"], case["fields"]
     cmds = {
         "rootweave": [BENCH, "read", f, NTUPLE, threads, 1, budget_mib, *fields],
-        "rw_batches": [BENCH, "stream", f, NTUPLE, threads, 1, budget_mib, BATCH_STEP[case["dataset"]], *fields],
+        "rw_batches": [BENCH, "stream", f, NTUPLE, threads, 1, budget_mib, step, *fields],
         "root_view": [ROOT_EXE, "view", f, NTUPLE, threads, *[VIEW_SPECS.get(x, x) for x in fields]],
         "root_rdf": [ROOT_EXE, "rdf", f, NTUPLE, threads, *fields],
         "uproot": [sys.executable, "-W", "ignore", Path(__file__).resolve(), "--uproot-child", f, *fields],
@@ -328,6 +335,10 @@ def measure(args, cases, threads_list):
                         uproot_result = best_run(cmds[name], args.repeat)
                     r = dict(uproot_result)
                     r["threads_used"] = 1
+                elif name == "rw_batches":
+                    step = batch_step(row["rootweave"]["entries"], row["rootweave"]["payload_bytes"])
+                    r = best_run(commands(case, threads, args.budget_mib, step)[name], args.repeat)
+                    r["step_entries"] = step
                 else:
                     r = best_run(cmds[name], args.repeat)
                 row[name] = r

@@ -22,9 +22,10 @@ opening the file and reading every entry; the best of --repeat runs after one wa
                 read() of the branches into arrays (values + offsets), then a sum over every
                 value read, all timed. ReadOptions.threads = T, memory budget 256 MiB.
   rw batches    `rootweave-bench ttree-stream`: the same branches with TTreeReader::batches,
-                in batches of whole clusters of at least 1M entries (int) or 20k events
-                (nanoaod), each summed, then its memory refilled by the next batch (an event
-                loop over arrays; ROOT's bulk read and GetEntry also reuse their buffers).
+                in batches of whole clusters holding about 8 MiB of arrays each (the step
+                from the case's payload), each summed, then its memory refilled by the next
+                batch (an event loop over arrays; ROOT's bulk read and GetEntry also reuse
+                their buffers).
   root_getentry TTree::GetEntry entry by entry, other branches disabled, each branch into a
                 buffer of its own (SetBranchAddress), values summed.
   root_bulk     TBranch::GetBulkRead().GetBulkEntries basket by basket (ROOT's raw bulk read:
@@ -78,8 +79,15 @@ READERS = ["rootweave", "rw_batches", "root_bulk", "root_getentry", "root_rdf", 
 OURS = ["rootweave", "rw_batches"]
 LABELS = {"rootweave": "rootweave", "rw_batches": "rw batches", "root_bulk": "ROOT bulk",
           "root_getentry": "GetEntry", "root_rdf": "RDataFrame", "root_asnumpy": "AsNumpy", "uproot": "uproot"}
-# Entries per batch of rootweave's batched reads (whole clusters of at least this many).
-BATCH_STEP = {"int": 1 << 20, "nanoaod": 20_000}
+# Bytes of arrays (values and offsets of the payload) per batch of rootweave's batched
+# reads: whole clusters are joined until a batch holds about this much, so that a batch is
+# filled and summed while in cache, whatever the fields read.
+BATCH_BYTES = 8 << 20
+
+
+def batch_step(entries, payload_bytes):
+    """Entries per batch for a read of `payload_bytes` over `entries` entries."""
+    return max(1, entries * BATCH_BYTES // max(1, payload_bytes))
 CODEC_TAGS = {0: "none", 404: "lz4", 505: "zstd5", 101: "zlib1"}
 JAGGED = ["Muon_pt", "Jet_pt", "Electron_pt"]
 # Targets, single thread (entries/s), and ratios.
@@ -274,12 +282,12 @@ def case_list(args, files):
     return cases
 
 
-def commands(case, threads, budget_mib):
+def commands(case, threads, budget_mib, step=0):
     f, fields = case["file"], case["fields"]
     me = Path(__file__).resolve()
     cmds = {
         "rootweave": [BENCH, "ttree-read", f, TREE, threads, budget_mib, *fields],
-        "rw_batches": [BENCH, "ttree-stream", f, TREE, threads, budget_mib, BATCH_STEP[case["dataset"]], *fields],
+        "rw_batches": [BENCH, "ttree-stream", f, TREE, threads, budget_mib, step, *fields],
         "root_getentry": [ROOT_EXE, "getentry", f, TREE, threads, *fields],
         "root_rdf": [ROOT_EXE, "rdf", f, TREE, threads, *fields],
         "uproot": [sys.executable, "-W", "ignore", me, "--uproot-child", f, *fields],
@@ -307,6 +315,10 @@ def measure(args, cases, threads_list):
                         uproot_result = best_run(cmds[name], args.repeat)
                     r = dict(uproot_result)
                     r["threads_used"] = 1
+                elif name == "rw_batches":
+                    step = batch_step(row["rootweave"]["entries"], row["rootweave"]["payload_bytes"])
+                    r = best_run(commands(case, threads, args.budget_mib, step)[name], args.repeat)
+                    r["step_entries"] = step
                 else:
                     r = best_run(cmds[name], args.repeat)
                 row[name] = r

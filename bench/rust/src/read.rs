@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rootweave::array::Array;
+use rootweave::batches::{BatchSource, Batches};
 use rootweave::compress::decompress_into;
 use rootweave::container::RootFile;
 use rootweave::io::ReadAt;
@@ -278,32 +279,26 @@ fn read_with(args: &[String], step: Option<u64>) -> rootweave::Result<()> {
         let opened = Instant::now();
         let mut sums = Sums::default();
         let mut held = 0u64;
-        let mut read_seconds = 0.0;
-        match step {
+        let read_seconds = match step {
             None => {
                 let arrays = reader.read(&names, 0..reader.entries())?;
-                read_seconds = opened.elapsed().as_secs_f64();
+                let seconds = opened.elapsed().as_secs_f64();
                 for (_, a) in &arrays {
                     sums.add(a);
                 }
                 held = arrays.iter().map(|(_, a)| array_bytes(a)).sum();
+                seconds
             }
             Some(step) => {
-                let mut batches = reader.batches(&names, 0..reader.entries(), step)?;
-                loop {
-                    let t = Instant::now();
-                    let Some(batch) = batches.next_batch() else {
-                        break;
-                    };
-                    let (_, arrays) = batch?;
-                    read_seconds += t.elapsed().as_secs_f64();
+                let batches = reader.batches(&names, 0..reader.entries(), step)?;
+                each_batch(batches, |arrays| {
                     for (_, a) in arrays {
                         sums.add(a);
                     }
                     held = held.max(arrays.iter().map(|(_, a)| array_bytes(a)).sum());
-                }
+                })?
             }
-        }
+        };
         let total = start.elapsed().as_secs_f64();
         let open_seconds = (opened - start).as_secs_f64();
         let sum_seconds = total - open_seconds - read_seconds;
@@ -340,6 +335,24 @@ fn read_with(args: &[String], step: Option<u64>) -> rootweave::Result<()> {
     println!("payload_bytes {}", payload_bytes(&reader, fields)?);
     println!("peak_rss_kib {}", super::peak_rss_kib());
     Ok(())
+}
+
+/// Reads every batch and hands its arrays to `each`; returns the seconds spent reading
+/// (without the time in `each`).
+pub fn each_batch<R: BatchSource>(
+    mut batches: Batches<'_, R>,
+    mut each: impl FnMut(&[(String, Array)]),
+) -> rootweave::Result<f64> {
+    let mut seconds = 0.0;
+    loop {
+        let t = Instant::now();
+        let Some(batch) = batches.next_batch() else {
+            return Ok(seconds);
+        };
+        let (_, arrays) = batch?;
+        seconds += t.elapsed().as_secs_f64();
+        each(arrays);
+    }
 }
 
 /// Runs `work(i)` for `i` in `0..n` on `threads` threads, each taking the next index.

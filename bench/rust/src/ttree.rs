@@ -17,7 +17,7 @@ use rootweave::container::bytes::BeReader;
 use rootweave::container::{KeyInfo, RootFile};
 use rootweave::ttree::{read_streamers, ReadOptions, TTreeReader};
 
-use super::read::{best_of, parallel, sum_f64, touch};
+use super::read::{best_of, each_batch, parallel, sum_f64, touch};
 
 /// Sums over the values of a read: integers (and booleans) into a wrapping 64-bit integer,
 /// floating-point values into a double, and the number of values (items of jagged data;
@@ -162,30 +162,24 @@ fn read_with(args: &[String], step: Option<u64>) -> rootweave::Result<()> {
     let reader = open(path, tree, options)?;
     let opened = Instant::now();
     let mut sums = Sums::default();
-    let mut read_seconds = 0.0;
-    match step {
+    let read_seconds = match step {
         None => {
             let arrays = reader.read(&names, 0..reader.entries())?;
-            read_seconds = opened.elapsed().as_secs_f64();
+            let seconds = opened.elapsed().as_secs_f64();
             for (_, a) in &arrays {
                 sums.add(a);
             }
+            seconds
         }
         Some(step) => {
-            let mut batches = reader.batches(&names, 0..reader.entries(), step)?;
-            loop {
-                let t = Instant::now();
-                let Some(batch) = batches.next_batch() else {
-                    break;
-                };
-                let (_, arrays) = batch?;
-                read_seconds += t.elapsed().as_secs_f64();
+            let batches = reader.batches(&names, 0..reader.entries(), step)?;
+            each_batch(batches, |arrays| {
                 for (_, a) in arrays {
                     sums.add(a);
                 }
-            }
+            })?
         }
-    }
+    };
     let total = start.elapsed().as_secs_f64();
     let open_seconds = (opened - start).as_secs_f64();
     println!("open_seconds {open_seconds:.6}");
