@@ -114,6 +114,9 @@ pub struct BulkContext<'a> {
     pub chunk_bytes: u64,
 }
 
+/// Basket parts whose value counts are found on the calling thread rather than the pool.
+const INLINE_COUNTS: usize = 16;
+
 /// Output bytes that are allocated whatever the stored bytes.
 pub const TRUSTED_BYTES: u64 = 64 << 20;
 
@@ -335,11 +338,19 @@ impl BulkContext<'_> {
             .enumerate()
             .flat_map(|(k, f)| (0..f.parts.len()).map(move |p| (k, p)))
             .collect();
-        let counts: Vec<usize> = self.pool.install(|| {
-            work.par_iter()
+        // A few small header reads cost less than handing them to the pool (a batch of
+        // one cluster has a basket or two per branch).
+        let counts: Vec<usize> = if work.len() <= INLINE_COUNTS {
+            work.iter()
                 .map(|&(k, p)| self.value_count(fields[k], p))
-                .collect::<Result<_>>()
-        })?;
+                .collect::<Result<_>>()?
+        } else {
+            self.pool.install(|| {
+                work.par_iter()
+                    .map(|&(k, p)| self.value_count(fields[k], p))
+                    .collect::<Result<_>>()
+            })?
+        };
         let mut out = Vec::with_capacity(fields.len());
         let mut it = counts.into_iter();
         for f in fields {
