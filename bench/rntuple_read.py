@@ -254,6 +254,11 @@ def passes():
     return max(1, int(os.environ.get("BENCH_PASSES", "1")))
 
 
+def peak_kib():
+    """Peak resident memory of this process (VmHWM, reset at exec)."""
+    return int(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")))
+
+
 def uproot_child(path, fields):
     import awkward as ak
     import numpy as np
@@ -273,6 +278,7 @@ def uproot_child(path, fields):
             print(f"first_pass_seconds {seconds:.6f}")
     print(f"seconds {seconds:.6f}")
     print(f"entries {len(arrays)}")
+    print(f"peak_rss_kib {peak_kib()}")  # before the checks, which allocate
     # Checks (not timed).
     if fields == ["x"]:
         print(f"sum {int(np.sum(np.asarray(arrays['x']), dtype=np.int64))}")

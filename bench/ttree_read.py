@@ -235,6 +235,11 @@ def sums_of(arrays, fields):
     return isum, fsum, values
 
 
+def peak_kib():
+    """Peak resident memory of this process (VmHWM, reset at exec)."""
+    return int(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")))
+
+
 def uproot_child(path, fields):
     import uproot
 
@@ -246,6 +251,7 @@ def uproot_child(path, fields):
         names = fields or tree.keys()
         arrays = tree.arrays(names)
     seconds = time.perf_counter() - start
+    print(f"peak_rss_kib {peak_kib()}")  # before the sums, which may allocate
     isum, fsum, values = sums_of(arrays, names)
     print(f"seconds {seconds:.6f}\nentries {len(arrays)}\nsum {isum}\nfsum {fsum:.17g}\nvalues {values}")
 
@@ -262,6 +268,7 @@ def asnumpy_child(path, threads, fields):
     start = time.perf_counter()
     arrays = ROOT.RDataFrame(TREE, path).AsNumpy(fields)
     seconds = time.perf_counter() - start
+    print(f"peak_rss_kib {peak_kib()}")  # before the sums, which may allocate
     isum, fsum, values = sums_of(arrays, fields)
     print(f"seconds {seconds:.6f}\nentries {len(arrays[fields[0]])}\nsum {isum}\nfsum {fsum:.17g}\nvalues {values}")
 

@@ -50,14 +50,27 @@
 
 using Clock = std::chrono::steady_clock;
 
-static long rss_kib()
+// A /proc/self/status value in KiB (0 if absent).
+static long status_kib(const std::string &key)
 {
    std::ifstream status("/proc/self/status");
    std::string line;
    while (std::getline(status, line))
-      if (line.rfind("VmRSS:", 0) == 0)
-         return std::stol(line.substr(6));
+      if (line.rfind(key, 0) == 0)
+         return std::stol(line.substr(key.size()));
    return 0;
+}
+
+static long rss_kib()
+{
+   return status_kib("VmRSS:");
+}
+
+// Peak resident memory of this program (reset at exec, unlike the ru_maxrss a parent
+// sees, which includes the memory of the process the child was forked from).
+static long peak_rss_kib()
+{
+   return status_kib("VmHWM:");
 }
 
 struct Result {
@@ -343,6 +356,7 @@ int main(int argc, char **argv)
          std::printf("values %llu\n", static_cast<unsigned long long>(r.values));
       if (r.hasFloat)
          std::printf("fsum %.17g\n", r.fsum);
+      std::printf("peak_rss_kib %ld\n", peak_rss_kib());
    } catch (const std::exception &e) {
       std::fprintf(stderr, "root_read: %s\n", e.what());
       return 1;
