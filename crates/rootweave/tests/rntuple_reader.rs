@@ -486,3 +486,59 @@ fn batches_cover_the_range_in_whole_clusters_with_the_values_of_one_read() {
     assert!(r.batches(&fields, 10..2501, 0).is_err());
     assert!(r.batches(&["nope"], 0..1, 0).is_err());
 }
+
+/// Any entry range of any single field, read into memory holding stale values, equals the
+/// same entries of one read of everything: flat fields read only the pages their entries
+/// need (part of a cluster, pages cut at the edges), the others whole clusters.
+#[test]
+fn any_range_of_any_field_equals_the_whole_read() {
+    let mut cases: Vec<(RNTupleReader, String)> = Vec::new();
+    for (path, names) in rntuple_testdata() {
+        for name in names {
+            let file = Arc::new(RootFile::open(&path).unwrap());
+            let r = RNTupleReader::from_file(file, &name, ReadOptions::default()).unwrap();
+            if r.entries() <= 1_000_000 {
+                cases.push((r, format!("{} {name}", path.display())));
+            }
+        }
+    }
+    cases.push((
+        reader(write(2500, "zstd:1", true), 2).unwrap(),
+        "own".into(),
+    ));
+    cases.push((
+        reader(write(2500, "none", false), 1).unwrap(),
+        "own, uncompressed".into(),
+    ));
+    let mut compared = 0;
+    for (r, what) in &cases {
+        let n = r.entries();
+        let whole = r.read(&[], 0..n).unwrap();
+        let mut ranges = vec![
+            0..n.min(1),
+            n / 3..(n / 3 + 7).min(n),
+            n.saturating_sub(5)..n,
+        ];
+        for c in r.cluster_ranges().unwrap().iter().skip(1).take(3) {
+            ranges.push(c.start - 1..(c.start + 1).min(n));
+            ranges.push(c.start.saturating_sub(300)..(c.start + 250).min(n));
+        }
+        for (name, array) in &whole {
+            for range in &ranges {
+                let mut recycler = Recycler::new();
+                recycler.recycle(common::poisoned(array));
+                let got = r
+                    .read_recycling(&[name.as_str()], range.clone(), &mut recycler)
+                    .unwrap_or_else(|e| panic!("{what} {name} {range:?}: {e}"));
+                let want = slice(
+                    array.clone(),
+                    range.start as usize,
+                    (range.end - range.start) as usize,
+                );
+                common::same_arrays(&got[0].1, &want, &format!("{what} {name} {range:?}"));
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 500, "{compared} reads compared");
+}

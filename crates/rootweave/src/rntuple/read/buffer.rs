@@ -228,6 +228,30 @@ impl Dst<'_> {
         self.len() == 0
     }
 
+    /// Copies elements `from..from + self.len()` of `src` (of the same type) into the
+    /// destination.
+    pub fn copy_from(&mut self, src: &Dst, from: usize) {
+        let n = self.len();
+        match (self, src) {
+            (Dst::Bool(d), Dst::Bool(s)) => d.copy_from_slice(&s[from..from + n]),
+            (Dst::Int8(d), Dst::Int8(s)) => d.copy_from_slice(&s[from..from + n]),
+            (Dst::Int16(d), Dst::Int16(s)) => d.copy_from_slice(&s[from..from + n]),
+            (Dst::Int32(d), Dst::Int32(s)) => d.copy_from_slice(&s[from..from + n]),
+            (Dst::Int64(d), Dst::Int64(s)) => d.copy_from_slice(&s[from..from + n]),
+            (Dst::UInt8(d), Dst::UInt8(s)) => d.copy_from_slice(&s[from..from + n]),
+            (Dst::UInt16(d), Dst::UInt16(s)) => d.copy_from_slice(&s[from..from + n]),
+            (Dst::UInt32(d), Dst::UInt32(s)) => d.copy_from_slice(&s[from..from + n]),
+            (Dst::UInt64(d), Dst::UInt64(s)) => d.copy_from_slice(&s[from..from + n]),
+            (Dst::Float32(d), Dst::Float32(s)) => d.copy_from_slice(&s[from..from + n]),
+            (Dst::Float64(d), Dst::Float64(s)) => d.copy_from_slice(&s[from..from + n]),
+            (Dst::Switch(di, dt), Dst::Switch(si, st)) => {
+                di.copy_from_slice(&si[from..from + n]);
+                dt.copy_from_slice(&st[from..from + n]);
+            }
+            _ => unreachable!("a destination and its scratch have the same type"),
+        }
+    }
+
     /// True if a page of `codec` holds exactly the destination's bytes (see
     /// [`Dst::native_bytes`]).
     pub fn is_native(&self, codec: &ColumnCodec) -> bool {

@@ -6,7 +6,9 @@
 //! neighbours; each chunk is one pool task that reads its bytes with one call into the
 //! thread's reused buffer and decodes its pages. Afterwards, cluster-relative offsets
 //! become global ones, the buffers become [`Array`]s, and the edges are trimmed to the
-//! requested entry range.
+//! requested entry range. Fields with a fixed number of elements per entry (no
+//! collections) are read from the pages their entries need only, the edge pages decoded
+//! into scratch and cut.
 
 use std::ops::Range;
 use std::path::Path;
@@ -81,8 +83,22 @@ struct PageJob {
     field: u32,
     page: PageInfo,
     codec: ColumnCodec,
-    /// Start of the page's elements in the slot's buffer.
+    /// What the slot is decoded into.
+    target: Target,
+    /// Start of the kept elements in the slot's buffer.
     dst: usize,
+    /// Elements of the page before the kept ones (a read of part of a cluster keeps the
+    /// part of the edge pages that its entries need).
+    skip: usize,
+    /// Elements kept.
+    take: usize,
+}
+
+impl PageJob {
+    /// True if every element of the page is kept.
+    fn whole(&self) -> bool {
+        self.skip == 0 && self.take == self.page.n_elements as usize
+    }
 }
 
 /// A column slot of a requested field: what it decodes into and its per-cluster parts.
@@ -325,11 +341,38 @@ impl RNTupleReader {
                 ),
             ));
         }
+        // Fields without collections have a fixed number of elements per entry: a read
+        // of part of a cluster decodes only the pages its entries need (the others read
+        // whole clusters, whose offsets tell where an entry's items are).
+        let trim = !range.is_empty()
+            && (first < range.start || covered > range.end)
+            && nodes.iter().all(fixed_size);
+        let parts: Option<Vec<Range<u64>>> = trim.then(|| {
+            clusters
+                .iter()
+                .map(|c| {
+                    let lo = range.start.saturating_sub(c.first_entry);
+                    let hi = (range.end - c.first_entry).min(c.n_entries);
+                    lo..hi
+                })
+                .collect()
+        });
+        let (first, window_entries) = match &parts {
+            Some(_) => (range.start, range.end - range.start),
+            None => (first, clusters.iter().map(|c| c.n_entries).sum()),
+        };
         // Slots of every node, depth first, with their per-cluster element counts.
         let mut slots = Vec::new();
         let mut jobs = Vec::new();
         for node in nodes {
-            self.collect_slots(node, Some(1), &clusters, &mut slots, &mut jobs)?;
+            self.collect_slots(
+                node,
+                Some(1),
+                &clusters,
+                parts.as_deref(),
+                &mut slots,
+                &mut jobs,
+            )?;
         }
         let mut buffers: Vec<Buffer> = slots
             .iter()
@@ -346,7 +389,6 @@ impl RNTupleReader {
         let mut buffers: Vec<Option<Buffer>> = buffers.into_iter().map(Some).collect();
         let mut next = 0;
         let mut arrays = Vec::with_capacity(nodes.len());
-        let window_entries: u64 = clusters.iter().map(|c| c.n_entries).sum();
         for node in nodes {
             let array = self.assemble(
                 node,
@@ -369,6 +411,7 @@ impl RNTupleReader {
         node: &Node,
         mult: Option<u64>,
         clusters: &[&ClusterInfo],
+        parts: Option<&[Range<u64>]>,
         slots: &mut Vec<SlotRead>,
         jobs: &mut Vec<PageJob>,
     ) -> Result<()> {
@@ -424,27 +467,44 @@ impl RNTupleReader {
                         ),
                     ));
                 }
+                // The cluster's elements to read: all of them, or for a read of part of a
+                // cluster the elements of its entries.
+                let (lo, hi) = match (parts, mult) {
+                    (Some(p), Some(m)) => {
+                        (p[k].start.saturating_mul(m), p[k].end.saturating_mul(m))
+                    }
+                    _ => (0, count),
+                };
                 // Deferred columns: the missing leading elements are zeros.
-                let mut at = dst.saturating_add(count - available);
-                if at > dst {
-                    zeros.push(dst as usize + shift..at as usize + shift);
+                let zeros_end = count - available;
+                if zeros_end.min(hi) > lo {
+                    let at = dst as usize + shift;
+                    zeros.push(at..at + (zeros_end.min(hi) - lo) as usize);
                 }
                 if let Some((c, pages)) = active {
                     let codec = codec_of(&self.descriptor, c);
+                    let mut start = zeros_end;
                     for page in &pages.pages {
                         self.check_page_size(node.field, page, &codec)?;
-                        jobs.push(PageJob {
-                            slot: index,
-                            field: node.field,
-                            page: *page,
-                            codec,
-                            dst: at as usize,
-                        });
-                        at += page.n_elements as u64;
+                        let end = start + page.n_elements as u64;
+                        let (a, b) = (start.max(lo), end.min(hi));
+                        if a < b {
+                            jobs.push(PageJob {
+                                slot: index,
+                                field: node.field,
+                                page: *page,
+                                codec,
+                                target,
+                                dst: dst.saturating_add(a - lo) as usize,
+                                skip: (a - start) as usize,
+                                take: (b - a) as usize,
+                            });
+                        }
+                        start = end;
                     }
                 }
-                counts.push(count);
-                dst = dst.saturating_add(count);
+                counts.push(hi - lo);
+                dst = dst.saturating_add(hi - lo);
             }
             if dst > (1u64 << 40) {
                 return Err(self.corrupt(node.field, format!("{dst} elements is implausible")));
@@ -456,17 +516,19 @@ impl RNTupleReader {
             });
         }
         match &node.kind {
-            Kind::List(c) | Kind::Optional(c) => self.collect_slots(c, None, clusters, slots, jobs),
-            Kind::Fixed(n, c) => {
-                self.collect_slots(c, mult.map(|m| m * *n as u64), clusters, slots, jobs)
+            Kind::List(c) | Kind::Optional(c) => {
+                self.collect_slots(c, None, clusters, parts, slots, jobs)
             }
-            Kind::Wrapper(c) => self.collect_slots(c, mult, clusters, slots, jobs),
+            Kind::Fixed(n, c) => {
+                self.collect_slots(c, mult.map(|m| m * *n as u64), clusters, parts, slots, jobs)
+            }
+            Kind::Wrapper(c) => self.collect_slots(c, mult, clusters, parts, slots, jobs),
             Kind::Record(cs) => cs
                 .iter()
-                .try_for_each(|c| self.collect_slots(c, mult, clusters, slots, jobs)),
+                .try_for_each(|c| self.collect_slots(c, mult, clusters, parts, slots, jobs)),
             Kind::Variant(cs) => cs
                 .iter()
-                .try_for_each(|c| self.collect_slots(c, None, clusters, slots, jobs)),
+                .try_for_each(|c| self.collect_slots(c, None, clusters, parts, slots, jobs)),
             _ => Ok(()),
         }
     }
@@ -533,7 +595,7 @@ impl RNTupleReader {
             order.sort_by_key(|&j| jobs[j].dst);
             let ranges: Vec<(usize, usize)> = order
                 .iter()
-                .map(|&j| (jobs[j].dst + shift, jobs[j].page.n_elements as usize))
+                .map(|&j| (jobs[j].dst + shift, jobs[j].take))
                 .collect();
             for (j, d) in order.into_iter().zip(buffer.split_ranges(&ranges)) {
                 dsts[j] = Some(d);
@@ -547,7 +609,9 @@ impl RNTupleReader {
         // Uncompressed pages whose bytes are the values are read straight into place: one
         // copy from the page cache, no buffer in between.
         let (direct, mut work): (Vec<_>, Vec<_>) = work.into_iter().partition(|(job, dst)| {
-            job.codec.page_bytes(job.page.n_elements as usize) == Some(job.page.size as usize)
+            job.whole()
+                && job.codec.page_bytes(job.page.n_elements as usize)
+                    == Some(job.page.size as usize)
                 && dst.is_native(&job.codec)
         });
         // The other pages in file order, in chunks of neighbouring pages: each chunk is one
@@ -645,7 +709,20 @@ impl RNTupleReader {
         Ok(())
     }
 
+    /// Decodes a page into its destination: the whole page, or (at the edges of a read of
+    /// part of a cluster) the whole page into a scratch buffer and the kept part from there.
     fn decode_page(&self, fetched: &Fetched, job: &PageJob, dst: &mut Dst) -> Result<()> {
+        if job.whole() {
+            return self.decode_whole_page(fetched, job, dst);
+        }
+        let mut scratch = Buffer::zeroed(job.target, job.page.n_elements as usize);
+        let mut whole = scratch.split_ranges(&[(0, job.page.n_elements as usize)]);
+        self.decode_whole_page(fetched, job, &mut whole[0])?;
+        dst.copy_from(&whole[0], job.skip);
+        Ok(())
+    }
+
+    fn decode_whole_page(&self, fetched: &Fetched, job: &PageJob, dst: &mut Dst) -> Result<()> {
         let page = &job.page;
         let object = || {
             format!(
@@ -979,6 +1056,17 @@ fn chunks<'a>(
         }
     }
     out
+}
+
+/// True if the field has a fixed number of elements per entry in every column (no
+/// collection, string or variant inside it).
+fn fixed_size(node: &Node) -> bool {
+    match &node.kind {
+        Kind::Leaf(_) | Kind::Bitset(_) => true,
+        Kind::Fixed(_, c) | Kind::Wrapper(c) => fixed_size(c),
+        Kind::Record(members) => members.iter().all(fixed_size),
+        _ => false,
+    }
 }
 
 fn project(node: Node, path: &[&str]) -> Option<Node> {
