@@ -24,7 +24,7 @@ pub enum Error {
     /// The bytes of a file do not form what they should.
     #[error("{file}: malformed {object} at byte offset {offset}: {message}")]
     Format {
-        /// The file (or "<memory>") the bytes come from.
+        /// The file (or `<memory>`) the bytes come from.
         file: String,
         /// The object being decoded (e.g. "file header", "key 'Events'", "RNTuple page").
         object: String,

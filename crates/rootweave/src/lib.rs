@@ -10,7 +10,7 @@
 //! - [`rntuple`]: the RNTuple columnar format (schema, encodings, pages, envelopes, writers,
 //!   reader).
 //! - [`ttree`]: the TTree format (streamer infos, branches and leaves, baskets, reader).
-//! - [`array`]: columnar results in memory (values plus offsets).
+//! - [`mod@array`]: columnar results in memory (values plus offsets).
 //! - [`recycle`], [`batches`]: reading a large entry range of either format in batches of
 //!   whole clusters, each batch filling the memory of the one before.
 
