@@ -25,7 +25,7 @@ enum Scenario {
     /// One `std::uint64_t` field counting entries (cheap data for huge files).
     Counter,
     /// The parallel writer under stress: `--contexts` fill contexts on `--threads` threads
-    /// write `--entries` entries (`id`, `x` = id/2, `v` = id%7 ints from id, `s` = "e<id>")
+    /// write `--entries` entries (`id`, `x` = id/2, `v` = id%7 ints from id, `s` = `"e<id>"`)
     /// in chunks of random size within `--budget` bytes; `--ordered` writes chunks of 1000
     /// with their index as sequence number; `--panic-context K` makes context K panic after
     /// its first chunk. Prints the budget's peak.
