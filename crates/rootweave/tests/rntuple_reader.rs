@@ -414,13 +414,10 @@ fn one_reader_serves_many_threads_at_once() {
     });
 }
 
-/// Every RNTuple in ../shared/testdata (deferred columns, variants, several cluster groups,
-/// ...) and the writer's own types read cluster by cluster into memory holding stale
-/// values of a larger read give exactly the arrays of one read of everything: no element
-/// is left as it was (leading offsets, missing elements of deferred columns).
-#[test]
-fn reads_into_recycled_memory_overwrite_every_element() {
-    let mut cases: Vec<(RNTupleReader, String)> = Vec::new();
+/// A reader of every RNTuple of ../shared/testdata of at most 1M entries and of a file of
+/// the writer's own types, each with a name for messages.
+fn readers_to_compare() -> Vec<(RNTupleReader, String)> {
+    let mut cases = Vec::new();
     for (path, names) in rntuple_testdata() {
         for name in names {
             let file = Arc::new(RootFile::open(&path).unwrap());
@@ -434,6 +431,16 @@ fn reads_into_recycled_memory_overwrite_every_element() {
         reader(write(2500, "zstd:1", true), 2).unwrap(),
         "own".into(),
     ));
+    cases
+}
+
+/// Every RNTuple in ../shared/testdata (deferred columns, variants, several cluster groups,
+/// ...) and the writer's own types read cluster by cluster into memory holding stale
+/// values of a larger read give exactly the arrays of one read of everything: no element
+/// is left as it was (leading offsets, missing elements of deferred columns).
+#[test]
+fn reads_into_recycled_memory_overwrite_every_element() {
+    let cases = readers_to_compare();
     let mut clustered = 0;
     for (r, what) in &cases {
         let whole = r.read(&[], 0..r.entries()).unwrap();
@@ -492,20 +499,7 @@ fn batches_cover_the_range_in_whole_clusters_with_the_values_of_one_read() {
 /// need (part of a cluster, pages cut at the edges), the others whole clusters.
 #[test]
 fn any_range_of_any_field_equals_the_whole_read() {
-    let mut cases: Vec<(RNTupleReader, String)> = Vec::new();
-    for (path, names) in rntuple_testdata() {
-        for name in names {
-            let file = Arc::new(RootFile::open(&path).unwrap());
-            let r = RNTupleReader::from_file(file, &name, ReadOptions::default()).unwrap();
-            if r.entries() <= 1_000_000 {
-                cases.push((r, format!("{} {name}", path.display())));
-            }
-        }
-    }
-    cases.push((
-        reader(write(2500, "zstd:1", true), 2).unwrap(),
-        "own".into(),
-    ));
+    let mut cases = readers_to_compare();
     cases.push((
         reader(write(2500, "none", false), 1).unwrap(),
         "own, uncompressed".into(),
