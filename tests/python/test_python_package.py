@@ -155,6 +155,28 @@ def test_arrow_shares_the_buffers_it_is_given(tmp_path):
     assert frame["x"].to_numpy().ctypes.data == x.buffers()[1].address
 
 
+def test_optionals_reach_arrow_as_nullable_values(tmp_path):
+    """std::optional fields (present values only, on disk and in rootweave's arrays) are
+    spread out under a validity bitmap for Arrow, also inside lists, and when absent
+    everywhere."""
+    path = tmp_path / "optional.root"
+    o = ak.Array([1.5, None, -2.0, None, 4.25])
+    lo = ak.Array([[1, None], [], [None], [3], [None, 5, 6]])
+    never = ak.mask(ak.Array(np.zeros(5, dtype=np.int16)), np.zeros(5, dtype=bool))
+    with rootweave.create(path, compression="zstd:5") as f:
+        f.mkrntuple("Events", {"o": "?float64", "lo": "var * ?int32", "never": "?int16"}).extend(
+            {"o": o, "lo": lo, "never": never})
+    nt = rootweave.open(path)["Events"]
+    table = nt.arrays(library="pa")
+    assert table.schema.field("o").type == pa.float64()
+    assert table.column("o").to_pylist() == [1.5, None, -2.0, None, 4.25]
+    assert table.column("lo").to_pylist() == [[1, None], [], [None], [3], [None, 5, 6]]
+    assert table.column("never").to_pylist() == [None] * 5
+    assert table.column("o").null_count == 2
+    assert ak.to_list(nt.arrays(library="ak")["lo"]) == table.column("lo").to_pylist()
+    assert pl.from_arrow(table)["o"].to_list() == [1.5, None, -2.0, None, 4.25]
+
+
 def test_arrow_and_polars_types():
     nt = rootweave.open(TESTDATA / "test_stl_containers_rntuple_v1-0-0-0.root")["ntuple"]
     table = nt.arrays(["vector_int32", "string", "lorentz_vector", "array_float", "vector_vector_int32"],

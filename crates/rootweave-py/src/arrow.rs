@@ -204,9 +204,9 @@ fn to_arrow(array: Array) -> Result<ArrayData, ArrowError> {
     }
 }
 
-/// Entries `at[i]` of `values` where `keep[i]`, else entry 0 (which must exist), as a new
+/// Entries `at[i]` of `array` where `keep[i]`, else entry 0 (which must exist), as a new
 /// array of `at.len()` entries.
-fn take(values: &Array, at: &[usize], keep: &[bool]) -> Array {
+fn take(array: &Array, at: &[usize], keep: &[bool]) -> Array {
     let pick: Vec<usize> = at
         .iter()
         .zip(keep)
@@ -226,8 +226,7 @@ fn take(values: &Array, at: &[usize], keep: &[bool]) -> Array {
         (out, items)
     }
     let all = vec![true; pick.len()];
-    let values_parent = values;
-    match values {
+    match array {
         Array::Bool(v) => Array::Bool(gather(v, &pick)),
         Array::Int8(v) => Array::Int8(gather(v, &pick)),
         Array::Int16(v) => Array::Int16(gather(v, &pick)),
@@ -254,7 +253,7 @@ fn take(values: &Array, at: &[usize], keep: &[bool]) -> Array {
             } else {
                 take(values, &items, &keep_items)
             });
-            if matches!(values_parent, Array::Optional { .. }) {
+            if matches!(array, Array::Optional { .. }) {
                 Array::Optional {
                     offsets: new_offsets,
                     values,
