@@ -8,7 +8,8 @@
 //! become global ones, the buffers become [`Array`]s, and the edges are trimmed to the
 //! requested entry range. Fields with a fixed number of elements per entry (no
 //! collections) are read from the pages their entries need only, the edge pages decoded
-//! into scratch and cut.
+//! into scratch and cut; so are single collections of such fields, once the offsets of
+//! their entries have told which items those are.
 
 use std::ops::Range;
 use std::path::Path;
@@ -110,6 +111,9 @@ struct SlotRead {
     /// Positions in the buffer that no page fills (the leading 0 of offsets, the missing
     /// elements of deferred columns): zeros.
     zeros: Vec<Range<usize>>,
+    /// Offsets slots of a collection read over part of a cluster: per cluster, the first
+    /// item read, which its cluster-relative offsets are counted from (none: 0).
+    rebase: Vec<u64>,
 }
 
 impl RNTupleReader {
@@ -341,12 +345,13 @@ impl RNTupleReader {
                 ),
             ));
         }
-        // Fields without collections have a fixed number of elements per entry: a read
-        // of part of a cluster decodes only the pages its entries need (the others read
-        // whole clusters, whose offsets tell where an entry's items are).
+        // A read of part of a cluster decodes only the pages its entries need: directly
+        // for fields with a fixed number of elements per entry; for one level of
+        // collection (of such fields), after reading the offsets of its entries, which
+        // say where their items are. Other fields read whole clusters.
         let trim = !range.is_empty()
             && (first < range.start || covered > range.end)
-            && nodes.iter().all(fixed_size);
+            && nodes.iter().all(|n| fixed_size(n) || one_collection(n));
         let parts: Option<Vec<Range<u64>>> = trim.then(|| {
             clusters
                 .iter()
@@ -361,15 +366,24 @@ impl RNTupleReader {
             Some(_) => (range.start, range.end - range.start),
             None => (first, clusters.iter().map(|c| c.n_entries).sum()),
         };
+        let mut items: Vec<Option<Vec<Range<u64>>>> = vec![None; nodes.len()];
+        if let Some(parts) = &parts {
+            for (node, items) in nodes.iter().zip(items.iter_mut()) {
+                if !fixed_size(node) {
+                    *items = Some(self.item_ranges(node, &clusters, parts)?);
+                }
+            }
+        }
         // Slots of every node, depth first, with their per-cluster element counts.
         let mut slots = Vec::new();
         let mut jobs = Vec::new();
-        for node in nodes {
+        for (node, items) in nodes.iter().zip(&items) {
             self.collect_slots(
                 node,
                 Some(1),
                 &clusters,
                 parts.as_deref(),
+                items.as_deref(),
                 &mut slots,
                 &mut jobs,
             )?;
@@ -406,12 +420,17 @@ impl RNTupleReader {
 
     /// Appends the slots of `node` (and its subfields) and their page jobs. `mult` is the
     /// number of elements per entry when no collection lies above the node.
+    /// `parts`: for a read of part of the clusters, the entries of each cluster to read;
+    /// `items`: then, for a collection (and its items), the items of each cluster that
+    /// those entries hold.
+    #[allow(clippy::too_many_arguments)]
     fn collect_slots(
         &self,
         node: &Node,
         mult: Option<u64>,
         clusters: &[&ClusterInfo],
         parts: Option<&[Range<u64>]>,
+        items: Option<&[Range<u64>]>,
         slots: &mut Vec<SlotRead>,
         jobs: &mut Vec<PageJob>,
     ) -> Result<()> {
@@ -436,6 +455,7 @@ impl RNTupleReader {
             let shift = usize::from(target == Target::Index);
             let mut zeros: Vec<Range<usize>> = Vec::new();
             zeros.extend((shift > 0).then_some(0..shift));
+            let mut rebase = Vec::new();
             for (k, cluster) in clusters.iter().enumerate() {
                 // The active representation: the one whose column is not suppressed.
                 let active = slot.representations.iter().find_map(|&c| {
@@ -469,12 +489,26 @@ impl RNTupleReader {
                 }
                 // The cluster's elements to read: all of them, or for a read of part of a
                 // cluster the elements of its entries.
-                let (lo, hi) = match (parts, mult) {
-                    (Some(p), Some(m)) => {
+                let (lo, hi) = match (parts, mult, items) {
+                    (Some(p), Some(m), _) => {
                         (p[k].start.saturating_mul(m), p[k].end.saturating_mul(m))
                     }
+                    (Some(_), None, Some(items)) => (items[k].start, items[k].end),
                     _ => (0, count),
                 };
+                if hi > count {
+                    return Err(self.corrupt(
+                        node.field,
+                        format!(
+                            "cluster {k} (entries {}..) has {count} elements, its entries ask \
+                             for elements up to {hi}",
+                            cluster.first_entry
+                        ),
+                    ));
+                }
+                if let (Target::Index, Some(items)) = (target, items) {
+                    rebase.push(items[k].start);
+                }
                 // Deferred columns: the missing leading elements are zeros.
                 let zeros_end = count - available;
                 if zeros_end.min(hi) > lo {
@@ -513,24 +547,95 @@ impl RNTupleReader {
                 target,
                 counts,
                 zeros,
+                rebase,
             });
         }
         match &node.kind {
             Kind::List(c) | Kind::Optional(c) => {
-                self.collect_slots(c, None, clusters, parts, slots, jobs)
+                self.collect_slots(c, None, clusters, parts, items, slots, jobs)
             }
             Kind::Fixed(n, c) => {
-                self.collect_slots(c, mult.map(|m| m * *n as u64), clusters, parts, slots, jobs)
+                // Items of an array are `n` elements each.
+                let n = *n as u64;
+                let scaled: Option<Vec<Range<u64>>> = items.map(|items| {
+                    items
+                        .iter()
+                        .map(|r| r.start.saturating_mul(n)..r.end.saturating_mul(n))
+                        .collect()
+                });
+                self.collect_slots(
+                    c,
+                    mult.map(|m| m * n),
+                    clusters,
+                    parts,
+                    scaled.as_deref(),
+                    slots,
+                    jobs,
+                )
             }
-            Kind::Wrapper(c) => self.collect_slots(c, mult, clusters, parts, slots, jobs),
+            Kind::Wrapper(c) => self.collect_slots(c, mult, clusters, parts, items, slots, jobs),
             Kind::Record(cs) => cs
                 .iter()
-                .try_for_each(|c| self.collect_slots(c, mult, clusters, parts, slots, jobs)),
+                .try_for_each(|c| self.collect_slots(c, mult, clusters, parts, items, slots, jobs)),
             Kind::Variant(cs) => cs
                 .iter()
-                .try_for_each(|c| self.collect_slots(c, None, clusters, parts, slots, jobs)),
+                .try_for_each(|c| self.collect_slots(c, None, clusters, parts, items, slots, jobs)),
             _ => Ok(()),
         }
+    }
+
+    /// For a collection read over part of its clusters: per cluster, the range of its
+    /// items that the entries `parts[k]` hold, from the collection's offsets (each entry's
+    /// end, counted from the cluster's first item), read for those entries and the one
+    /// before them.
+    fn item_ranges(
+        &self,
+        node: &Node,
+        clusters: &[&ClusterInfo],
+        parts: &[Range<u64>],
+    ) -> Result<Vec<Range<u64>>> {
+        let offsets = Node {
+            field: node.field,
+            name: node.name.clone(),
+            type_name: node.type_name.clone(),
+            kind: Kind::Cardinality(LeafType::UInt64),
+            slots: vec![node.slots[0].clone()],
+        };
+        let wider: Vec<Range<u64>> = parts
+            .iter()
+            .map(|p| p.start.saturating_sub(1)..p.end)
+            .collect();
+        let (mut slots, mut jobs) = (Vec::new(), Vec::new());
+        self.collect_slots(
+            &offsets,
+            Some(1),
+            clusters,
+            Some(&wider),
+            None,
+            &mut slots,
+            &mut jobs,
+        )?;
+        let len = slots[0].counts.iter().sum::<u64>() as usize;
+        let mut buffers = vec![Buffer::zeroed(slots[0].target, len)];
+        self.decode_pages(&mut buffers, &jobs, &slots)?;
+        let Buffer::UInt64(ends) = &buffers[0] else {
+            unreachable!("offsets are read as u64")
+        };
+        let mut out = Vec::with_capacity(parts.len());
+        // After the buffer's leading 0.
+        let mut at = 1usize;
+        for (part, wide) in parts.iter().zip(&wider) {
+            let n = (wide.end - wide.start) as usize;
+            let ends = &ends[at..at + n];
+            let start = if part.start > wide.start { ends[0] } else { 0 };
+            let end = ends.last().copied().unwrap_or(start);
+            if start > end {
+                return Err(self.corrupt(node.field, "collection offsets decrease".into()));
+            }
+            out.push(start..end);
+            at += n;
+        }
+        Ok(out)
     }
 
     /// A page cannot hold more bytes than its compression blocks can: at most 16 MiB per
@@ -918,7 +1023,10 @@ impl RNTupleReader {
         let mut at = 1usize;
         for (k, &count) in slot.counts.iter().enumerate() {
             let part = &mut offsets[at..at + count as usize];
-            let mut previous = 0u64;
+            // Offsets count from the cluster's first item; a read of part of the cluster
+            // starts at a later one.
+            let first = slot.rebase.get(k).copied().unwrap_or(0);
+            let mut previous = first;
             for v in part.iter_mut() {
                 if *v < previous {
                     return Err(
@@ -926,11 +1034,11 @@ impl RNTupleReader {
                     );
                 }
                 previous = *v;
-                *v = v.checked_add(base).ok_or_else(|| {
+                *v = (*v - first).checked_add(base).ok_or_else(|| {
                     self.corrupt(field, format!("collection offsets overflow in cluster {k}"))
                 })?;
             }
-            base = base.saturating_add(previous);
+            base = base.saturating_add(previous - first);
             at += count as usize;
         }
         Ok(offsets)
@@ -1056,6 +1164,16 @@ fn chunks<'a>(
         }
     }
     out
+}
+
+/// True if the field is one collection (a list, an optional, a string) whose items have a
+/// fixed number of elements each.
+fn one_collection(node: &Node) -> bool {
+    match &node.kind {
+        Kind::List(c) | Kind::Optional(c) => fixed_size(c),
+        Kind::String | Kind::Streamer => true,
+        _ => false,
+    }
 }
 
 /// True if the field has a fixed number of elements per entry in every column (no
