@@ -18,6 +18,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use rootweave::array::Array;
+use rootweave::batches::BatchSource;
+use rootweave::recycle::Recycler;
 
 /// A batch of named arrays as one Arrow struct array (a record batch), exported through
 /// the Arrow PyCapsule interface: `pyarrow.record_batch(batch)` takes it without copying.
@@ -56,16 +58,21 @@ fn to_py(e: ArrowError) -> PyErr {
     PyValueError::new_err(format!("Arrow export: {e}"))
 }
 
-/// Runs `read` with the GIL released and makes its columns (all of `len` entries) one
-/// Arrow batch.
-pub fn read_batch(
+/// Reads `fields` (the reader's default fields if empty) for entries `start..stop` with
+/// the GIL released, as one Arrow batch.
+pub fn read_batch<R: BatchSource + Sync>(
     py: Python<'_>,
-    len: usize,
-    read: impl FnOnce() -> rootweave::Result<Vec<(String, Array)>> + Send,
+    reader: &R,
+    fields: &[String],
+    start: u64,
+    stop: u64,
 ) -> PyResult<ArrowBatch> {
     py.detach(|| {
-        let columns = read().map_err(crate::errors::to_py)?;
-        batch(columns, len)
+        let names: Vec<&str> = fields.iter().map(String::as_str).collect();
+        let columns = reader
+            .read_fields_recycling(&names, start..stop, &mut Recycler::new())
+            .map_err(crate::errors::to_py)?;
+        batch(columns, stop.saturating_sub(start) as usize)
     })
 }
 

@@ -11,6 +11,32 @@ use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rootweave::array::Array;
+use rootweave::batches::BatchSource;
+use rootweave::recycle::Recycler;
+
+use crate::errors::to_py;
+
+/// Reads `fields` (the reader's default fields if empty) for entries `start..stop` with
+/// the GIL released; returns `[(name, layout), ...]`.
+pub fn read_layouts<'py, R: BatchSource + Sync>(
+    py: Python<'py>,
+    reader: &R,
+    fields: &[String],
+    start: u64,
+    stop: u64,
+) -> PyResult<Bound<'py, PyList>> {
+    let arrays = py
+        .detach(|| {
+            let names: Vec<&str> = fields.iter().map(String::as_str).collect();
+            reader.read_fields_recycling(&names, start..stop, &mut Recycler::new())
+        })
+        .map_err(to_py)?;
+    let out = PyList::empty(py);
+    for (name, array) in arrays {
+        out.append((name, to_layout(py, array)?))?;
+    }
+    Ok(out)
+}
 
 /// The layout of `array`, consuming it.
 pub fn to_layout<'py>(py: Python<'py>, array: Array) -> PyResult<Bound<'py, PyDict>> {

@@ -10,7 +10,7 @@ use rootweave::rntuple::{RNTupleReader, ReadOptions};
 
 use crate::arrow::{read_batch, ArrowBatch};
 use crate::errors::to_py;
-use crate::layout::to_layout;
+use crate::layout::read_layouts;
 
 /// `(name, class, cycle)` of every key of the file's top directory.
 #[pyfunction]
@@ -117,18 +117,7 @@ impl RNTuple {
         start: u64,
         stop: u64,
     ) -> PyResult<Bound<'py, PyList>> {
-        let reader = self.reader.clone();
-        let arrays = py
-            .detach(move || {
-                let names: Vec<&str> = fields.iter().map(String::as_str).collect();
-                reader.read(&names, start..stop)
-            })
-            .map_err(to_py)?;
-        let out = PyList::empty(py);
-        for (name, array) in arrays {
-            out.append((name, to_layout(py, array)?))?;
-        }
-        Ok(out)
+        read_layouts(py, self.reader.as_ref(), &fields, start, stop)
     }
 
     /// As `read`, into one Arrow record batch (an `ArrowBatch`, read by
@@ -140,10 +129,6 @@ impl RNTuple {
         start: u64,
         stop: u64,
     ) -> PyResult<ArrowBatch> {
-        let reader = self.reader.clone();
-        read_batch(py, stop.saturating_sub(start) as usize, move || {
-            let names: Vec<&str> = fields.iter().map(String::as_str).collect();
-            reader.read(&names, start..stop)
-        })
+        read_batch(py, self.reader.as_ref(), &fields, start, stop)
     }
 }

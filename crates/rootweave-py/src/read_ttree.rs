@@ -9,7 +9,7 @@ use rootweave::ttree::{read_streamers, ReadOptions, TTreeReader};
 
 use crate::arrow::{read_batch, ArrowBatch};
 use crate::errors::to_py;
-use crate::layout::to_layout;
+use crate::layout::read_layouts;
 
 /// An open TTree.
 #[pyclass(module = "rootweave._rootweave", frozen)]
@@ -98,18 +98,7 @@ impl TTree {
         start: u64,
         stop: u64,
     ) -> PyResult<Bound<'py, PyList>> {
-        let reader = self.reader.clone();
-        let arrays = py
-            .detach(move || {
-                let names: Vec<&str> = fields.iter().map(String::as_str).collect();
-                reader.read(&names, start..stop)
-            })
-            .map_err(to_py)?;
-        let out = PyList::empty(py);
-        for (name, array) in arrays {
-            out.append((name, to_layout(py, array)?))?;
-        }
-        Ok(out)
+        read_layouts(py, self.reader.as_ref(), &fields, start, stop)
     }
 
     /// As `read`, into one Arrow record batch (an `ArrowBatch`, read by
@@ -121,10 +110,6 @@ impl TTree {
         start: u64,
         stop: u64,
     ) -> PyResult<ArrowBatch> {
-        let reader = self.reader.clone();
-        read_batch(py, stop.saturating_sub(start) as usize, move || {
-            let names: Vec<&str> = fields.iter().map(String::as_str).collect();
-            reader.read(&names, start..stop)
-        })
+        read_batch(py, self.reader.as_ref(), &fields, start, stop)
     }
 }

@@ -31,6 +31,21 @@ pub trait BatchSource {
     fn clusters(&self) -> Result<Vec<Range<u64>>>;
     /// Number of entries.
     fn entry_count(&self) -> u64;
+
+    /// Reads `fields` (the default fields if empty) for `range`, one named array per
+    /// field, filling memory from `recycler`; what the read does not reuse is freed (a
+    /// recycler holds at most one read's memory).
+    fn read_fields_recycling(
+        &self,
+        fields: &[&str],
+        range: Range<u64>,
+        recycler: &mut Recycler,
+    ) -> Result<Vec<(String, Array)>> {
+        let (names, plan) = self.plan_fields(fields)?;
+        let arrays = self.read_planned(&plan, range, recycler);
+        recycler.clear();
+        Ok(names.into_iter().zip(arrays?).collect())
+    }
 }
 
 /// Batches of an entry range, read one after the other by [`Batches::next_batch`].

@@ -18,6 +18,7 @@ use super::object::ObjectReader;
 use super::streamers::StreamerSet;
 use super::tree::{Branch, TreeMeta};
 use crate::array::Array;
+use crate::batches::BatchSource;
 use crate::container::bytes::BeReader;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
@@ -281,11 +282,7 @@ impl TTreeReader {
         range: Range<u64>,
         recycler: &mut Recycler,
     ) -> Result<Vec<(String, Array)>> {
-        let planned = self.plan_branches(fields)?;
-        let arrays = self.read_planned_branches(&planned, range, recycler);
-        // What the read did not reuse is not kept (a recycler holds one read's memory).
-        recycler.clear();
-        arrays
+        self.read_fields_recycling(fields, range, recycler)
     }
 
     /// Each branch's name and interpretation (the default branches if `fields` is empty).

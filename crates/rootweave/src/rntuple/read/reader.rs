@@ -23,6 +23,7 @@ use super::decode::ColumnCodec;
 use super::descriptor::{ClusterInfo, Descriptor, OpenOptions, PageInfo};
 use super::plan::{codec_of, Kind, LeafType, Node};
 use crate::array::Array;
+use crate::batches::BatchSource;
 use crate::compress::decompress_into_checked;
 use crate::container::RootFile;
 use crate::error::{Error, Result};
@@ -247,13 +248,7 @@ impl RNTupleReader {
     /// Reads `fields` (paths as for [`RNTupleReader::plan`]; all top-level fields if
     /// empty) for the entries in `range`, one array per field.
     pub fn read(&self, fields: &[&str], range: Range<u64>) -> Result<Vec<(String, Array)>> {
-        let names = self.names_or_all(fields);
-        let nodes = names
-            .iter()
-            .map(|n| self.plan(n))
-            .collect::<Result<Vec<_>>>()?;
-        let arrays = self.read_nodes(&nodes, range)?;
-        Ok(names.into_iter().zip(arrays).collect())
+        self.read_recycling(fields, range, &mut Recycler::new())
     }
 
     /// Reads the given field plans for the entries in `range`.
@@ -282,15 +277,7 @@ impl RNTupleReader {
         range: Range<u64>,
         recycler: &mut Recycler,
     ) -> Result<Vec<(String, Array)>> {
-        let names = self.names_or_all(fields);
-        let nodes = names
-            .iter()
-            .map(|n| self.plan(n))
-            .collect::<Result<Vec<_>>>()?;
-        let arrays = self.read_nodes_recycling(&nodes, range, recycler);
-        // What the read did not reuse is not kept (a recycler holds one read's memory).
-        recycler.clear();
-        Ok(names.into_iter().zip(arrays?).collect())
+        self.read_fields_recycling(fields, range, recycler)
     }
 
     /// The given names, or all top-level fields if there are none.
