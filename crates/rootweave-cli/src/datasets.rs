@@ -193,9 +193,12 @@ impl ComplexChunk {
             ints: Vec::new(),
         };
         for _ in 0..10 {
-            let mut offsets = vec![0u64];
-            let mut doubles = vec![Vec::new(); 12];
-            let mut ints = vec![Vec::new(); 3];
+            let mut offsets = Vec::with_capacity(n + 1);
+            offsets.push(0u64);
+            // Room for the most records (15 per entry) at once: what is not filled is never
+            // touched, so it takes no memory, and nothing is copied while the chunk grows.
+            let mut doubles: Vec<Vec<f64>> = (0..12).map(|_| Vec::with_capacity(15 * n)).collect();
+            let mut ints: Vec<Vec<i32>> = (0..3).map(|_| Vec::with_capacity(15 * n)).collect();
             for _ in 0..n {
                 let k = 5 + rng.below(11);
                 for _ in 0..k {

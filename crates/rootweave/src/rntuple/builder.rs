@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 
 use super::data::{ColumnData, Value};
 use super::fill::{step_entries, Node};
-use super::page::{ColumnBuffer, PageSealer, SealedColumn};
+use super::page::{sealed_bound, ColumnBuffer, PageSealer, SealedColumn};
 use super::schema::Schema;
 use super::writer::WriteOptions;
 
@@ -24,7 +24,7 @@ pub struct SealedCluster {
 impl SealedCluster {
     /// Bytes of stored pages (compressed, with checksums).
     pub fn stored_bytes(&self) -> u64 {
-        self.columns.iter().map(|c| c.bytes.len() as u64).sum()
+        self.columns.iter().map(SealedColumn::stored_bytes).sum()
     }
 
     /// Bytes of the pages before compression.
@@ -79,19 +79,27 @@ impl ClusterBuilder {
     }
 
     /// The most bytes that appending `bytes` more bytes of column data can add to
-    /// [`ClusterBuilder::allocated_bytes`]: page buffers allocated for the first time, and
-    /// sealed copies of everything that may be sealed (the new bytes and those pending).
+    /// [`ClusterBuilder::bytes_when_sealed`]: page buffers allocated for the first time,
+    /// and the room to seal everything that is then sealed or pending. Its bytes are cut
+    /// into full pages, each in a segment of its own at worst, and one short page per
+    /// column at the end of the cluster, each page with its own headers and checksum.
     pub fn growth_bound(&self, bytes: u64) -> u64 {
         let mut pending = 0u64;
         let mut new_pages = 0u64;
+        let mut page_limit = usize::MAX;
+        let mut page_overhead = 0;
         for c in &self.columns {
             pending += c.pending_bytes() as u64;
             new_pages += c.unallocated_page_bytes() as u64;
+            page_limit = page_limit.min(c.page_limit());
+            let limit = c.page_limit();
+            page_overhead = page_overhead.max(sealed_bound(limit) - limit - limit / 128);
         }
-        let sealable = (bytes + pending) as usize;
-        // Each column may seal one short page more than the bytes alone make.
-        let per_column_pages = self.columns.len() as u64 * super::page::sealed_bound(0) as u64;
-        new_pages + super::page::sealed_bound(sealable) as u64 + per_column_pages
+        let sealable = bytes + pending;
+        // The full pages of all columns together are at most as many as the smallest
+        // page fits in all their bytes.
+        let pages = sealable / page_limit.max(1) as u64 + self.columns.len() as u64;
+        new_pages + sealed_bound(sealable as usize) as u64 + pages * page_overhead as u64
     }
 
     /// Entries in the cluster being built.
@@ -191,12 +199,27 @@ impl ClusterBuilder {
         (sealed, pending, uncompressed)
     }
 
-    /// Bytes of memory held by the column buffers.
+    /// Bytes of memory held by the column buffers and the spare segments.
     pub fn allocated_bytes(&self) -> u64 {
-        self.columns
-            .iter()
-            .map(|c| c.allocated_bytes() as u64)
-            .sum()
+        self.sealer.spare_bytes() as u64
+            + self
+                .columns
+                .iter()
+                .map(|c| c.allocated_bytes() as u64)
+                .sum::<u64>()
+    }
+
+    /// The most bytes the column buffers can hold once the cluster is sealed: what they
+    /// hold now, and the room that sealing the pending elements as last pages can add. A
+    /// memory budget must count this, not only [`ClusterBuilder::allocated_bytes`]: the
+    /// pending pages of a cluster of many columns are a large part of it.
+    pub fn bytes_when_sealed(&self) -> u64 {
+        self.allocated_bytes()
+            + self
+                .columns
+                .iter()
+                .map(|c| c.flush_growth() as u64)
+                .sum::<u64>()
     }
 
     /// Seals what is left and moves the cluster out; the builder starts a new cluster,
@@ -224,32 +247,148 @@ impl ClusterBuilder {
         self.release_memory();
     }
 
-    /// Frees the page buffers and the sealed-page buffers kept for reuse (between clusters:
-    /// the builder must hold no entries).
+    /// Frees the page buffers and the segments kept for reuse (between clusters: the
+    /// builder must hold no entries).
     pub fn release_memory(&mut self) {
         debug_assert_eq!(self.entries, 0);
         for column in &mut self.columns {
             column.release_memory();
         }
+        self.sealer.release_spare();
     }
 
-    /// Frees the sealed-page buffers kept for reuse (keeping the page buffers).
+    /// Frees the segments kept for reuse (keeping the page buffers).
     pub fn release_sealed_buffers(&mut self) {
-        for column in &mut self.columns {
-            column.release_sealed_buffer();
-        }
+        self.sealer.release_spare();
     }
 
-    /// Takes back the byte buffers of a cluster that was written, for the next cluster's
-    /// pages (freshly mapped memory costs page faults and zeroing), up to `limit` bytes of
-    /// capacity in all; returns the capacity kept.
+    /// Takes back the segments of a cluster that was written, for the next cluster's
+    /// pages (freshly mapped memory costs page faults and zeroing), up to `limit` bytes in
+    /// all; returns the bytes kept.
     pub fn recycle(&mut self, cluster: SealedCluster, limit: u64) -> u64 {
-        let mut kept = 0u64;
-        for (column, sealed) in self.columns.iter_mut().zip(cluster.columns) {
-            if kept + sealed.bytes.capacity() as u64 <= limit {
-                kept += column.recycle(sealed.bytes) as u64;
+        self.sealer
+            .recycle(cluster.columns.into_iter().flat_map(|c| c.segments), limit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compress::Compression;
+    use crate::rntuple::schema::{Field, FieldType};
+
+    fn builder(compression: Compression, max_page_size: usize) -> ClusterBuilder {
+        let fields = vec![
+            Field::new("i", FieldType::Int32),
+            Field::new("d", FieldType::Float64),
+            Field::new("v", FieldType::vector(FieldType::Float32)),
+            Field::new("s", FieldType::String),
+        ];
+        let schema = Schema::new(fields, !compression.is_none()).unwrap();
+        let nodes = Arc::new(Node::build_all(schema.fields()));
+        let options = WriteOptions {
+            compression,
+            max_page_size,
+            ..WriteOptions::default()
+        };
+        ClusterBuilder::new(nodes, &schema, &options)
+    }
+
+    /// Pseudo-random values that do not compress.
+    fn noise(n: usize, seed: u64) -> Vec<u64> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            })
+            .collect()
+    }
+
+    /// What a sealed cluster and the builder hold afterwards.
+    fn held_after_seal(builder: &mut ClusterBuilder) -> u64 {
+        let cluster = builder.seal();
+        let segments: u64 = cluster
+            .columns
+            .iter()
+            .flat_map(|c| &c.segments)
+            .map(|s| s.capacity() as u64)
+            .sum();
+        let held = segments + builder.allocated_bytes();
+        builder.recycle(cluster, u64::MAX);
+        held
+    }
+
+    #[test]
+    fn reservations_bound_what_the_buffers_hold() {
+        for compression in [Compression::NONE, "zstd:5".parse().unwrap()] {
+            let mut builder = builder(compression, 4096);
+            for round in 0..6u64 {
+                let n = 700 + 900 * round as usize;
+                let raw = noise(4 * n, round);
+                let ints: Vec<i32> = raw[..n].iter().map(|&x| x as i32).collect();
+                let doubles: Vec<f64> = raw[n..2 * n]
+                    .iter()
+                    .map(|&x| f64::from_bits(x >> 2))
+                    .collect();
+                let lengths: Vec<u64> = raw[..n].iter().map(|&x| x % 9).collect();
+                let offsets: Vec<u64> = std::iter::once(0)
+                    .chain(lengths.iter().scan(0, |end, &k| {
+                        *end += k;
+                        Some(*end)
+                    }))
+                    .collect();
+                let items: Vec<f32> = noise(offsets[n] as usize, round + 7)
+                    .iter()
+                    .map(|&x| f32::from_bits((x >> 34) as u32))
+                    .collect();
+                let chars: Vec<u8> = raw[3 * n..]
+                    .iter()
+                    .flat_map(|x| x.to_le_bytes())
+                    .take(n * 5)
+                    .collect();
+                let string_offsets: Vec<u64> = (0..=n as u64).map(|i| 5 * i).collect();
+                let batch = [
+                    ColumnData::Int32(&ints),
+                    ColumnData::Float64(&doubles),
+                    ColumnData::list(&offsets, ColumnData::Float32(&items)),
+                    ColumnData::StringBytes {
+                        offsets: &string_offsets,
+                        bytes: &chars,
+                    },
+                ];
+                let checked = builder.check_batch(&batch).unwrap();
+                // In steps, as the parallel writer appends: before each step the growth
+                // bound is added to what the builder will hold once sealed, and after it
+                // the builder must hold no more than that.
+                let step = builder.step(&checked, 200_000);
+                let mut start = 0;
+                while start < checked.entries {
+                    let end = (start + step).min(checked.entries);
+                    let bytes =
+                        checked.bytes as u64 * (end - start) as u64 / checked.entries as u64 + 1;
+                    let allowed = builder.bytes_when_sealed() + builder.growth_bound(bytes);
+                    builder.append_batch(&batch, start, end);
+                    assert!(
+                        builder.allocated_bytes() <= allowed,
+                        "a step outgrew its bound"
+                    );
+                    assert!(
+                        builder.bytes_when_sealed() <= allowed,
+                        "a step outgrew its bound"
+                    );
+                    start = end;
+                }
+                // Sealing needs nothing beyond what was counted for it.
+                let counted = builder.bytes_when_sealed();
+                let held = held_after_seal(&mut builder);
+                assert!(
+                    held <= counted,
+                    "sealing took {held} bytes, {counted} were counted"
+                );
             }
         }
-        kept
     }
 }

@@ -21,7 +21,8 @@ use super::metadata::{ClusterDescriptor, ClusterSummary, ColumnRange, PageLocati
 #[derive(Debug)]
 struct PlannedPage {
     column: usize,
-    /// Position of the page (and its checksum) in the column's sealed bytes.
+    /// The page's segment in its column, and its position (with its checksum) there.
+    segment: usize,
     start: usize,
     /// Bytes of the page and its checksum.
     len: usize,
@@ -53,10 +54,9 @@ impl ClusterPlan {
         let mut blob_sizes: Vec<u64> = Vec::new();
         let mut seen: HashMap<(u64, usize), usize> = HashMap::new();
         for (column, sealed) in cluster.columns.iter().enumerate() {
-            let mut start = 0usize;
             for page in &sealed.pages {
                 let len = page.size as usize + checksum_len;
-                let stored = &sealed.bytes[start..start + len];
+                let stored = sealed.stored(page, checksum_len);
                 // With checksums the last 8 bytes already hash the page.
                 let hash = if checksums {
                     u64::from_le_bytes(stored[len - 8..].try_into().expect("8 bytes"))
@@ -65,7 +65,8 @@ impl ClusterPlan {
                 };
                 let same = seen.get(&(hash, len)).copied().filter(|&i| {
                     let p: &PlannedPage = &pages[i];
-                    cluster.columns[p.column].bytes[p.start..p.start + p.len] == *stored
+                    cluster.columns[p.column].segments[p.segment][p.start..p.start + p.len]
+                        == *stored
                 });
                 let place = match same {
                     Some(original) => Place::SameAs(original),
@@ -85,11 +86,11 @@ impl ClusterPlan {
                 };
                 pages.push(PlannedPage {
                     column,
-                    start,
+                    segment: page.segment,
+                    start: page.start,
                     len,
                     place,
                 });
-                start += len;
             }
         }
         ClusterPlan {
@@ -159,7 +160,7 @@ impl ClusterPlan {
     }
 
     /// Writes the blobs' keys and pages (positional writes; call without holding locks).
-    /// Neighbouring pages of one column go out in one write.
+    /// Neighbouring pages of one segment go out in one write.
     pub fn write(
         &self,
         file: &FileWriter,
@@ -170,19 +171,19 @@ impl ClusterPlan {
             file.write_blob_key(key, size, size)?;
         }
         let offsets = self.page_offsets(blob_keys);
-        // (column, start, end, file offset) of the bytes waiting to be written.
-        let mut run: Option<(usize, usize, usize, u64)> = None;
-        let write = |run: (usize, usize, usize, u64)| {
-            let (column, start, end, at) = run;
-            file.write_at(at, &cluster.columns[column].bytes[start..end])
+        // ((column, segment), start, end, file offset) of the bytes waiting to be written.
+        let mut run: Option<((usize, usize), usize, usize, u64)> = None;
+        let write = |run: ((usize, usize), usize, usize, u64)| {
+            let ((column, segment), start, end, at) = run;
+            file.write_at(at, &cluster.columns[column].segments[segment][start..end])
         };
         for (page, &at) in self.pages.iter().zip(&offsets) {
             if matches!(page.place, Place::SameAs(_)) {
                 continue;
             }
             match &mut run {
-                Some((column, start, end, run_at))
-                    if *column == page.column
+                Some((segment, start, end, run_at))
+                    if *segment == (page.column, page.segment)
                         && *end == page.start
                         && *run_at + (*end - *start) as u64 == at =>
                 {
@@ -192,7 +193,12 @@ impl ClusterPlan {
                     if let Some(done) = run.take() {
                         write(done)?;
                     }
-                    run = Some((page.column, page.start, page.start + page.len, at));
+                    run = Some((
+                        (page.column, page.segment),
+                        page.start,
+                        page.start + page.len,
+                        at,
+                    ));
                 }
             }
         }

@@ -8,16 +8,27 @@ use crate::compress::{compress_into, Compression};
 use super::column::{ColumnType, Encoding};
 use super::encoding::encode_page;
 
-/// A sealed page of the current cluster: its element count and stored size.
+/// A sealed page of the current cluster: its element count, stored size and place in
+/// its column's segments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SealedPage {
     /// Number of elements.
     pub n_elements: u32,
     /// Stored bytes, not counting the checksum that may follow.
     pub size: u64,
+    /// The segment of the column that holds the page.
+    pub segment: usize,
+    /// Where the page starts in its segment.
+    pub start: usize,
 }
 
 /// One column being written: unsealed elements, and the sealed pages of the current cluster.
+///
+/// Sealed pages are packed into segments of a fixed size (one page's worst case), never
+/// into one growing buffer: a growing buffer is reallocated again and again, and every
+/// move leaves a hole the allocator keeps, so a process would stay resident well above
+/// what its buffers hold. Segments are reused from cluster to cluster (see
+/// [`PageSealer::recycle`]).
 #[derive(Debug)]
 pub struct ColumnBuffer {
     ty: ColumnType,
@@ -26,8 +37,8 @@ pub struct ColumnBuffer {
     page_limit: usize,
     /// Unsealed elements, little-endian (one byte per element for bit columns).
     pending: Vec<u8>,
-    /// Sealed pages of the current cluster, back to back, each followed by its checksum.
-    sealed: Vec<u8>,
+    /// Segments of sealed pages of the current cluster, each page followed by its checksum.
+    segments: Vec<Vec<u8>>,
     pages: Vec<SealedPage>,
     /// For offset columns: the cluster-relative end offset of the last entry.
     pub(crate) index_end: u64,
@@ -41,12 +52,24 @@ pub struct ColumnBuffer {
 pub struct SealedColumn {
     /// The pages, in element order.
     pub pages: Vec<SealedPage>,
-    /// The pages' stored bytes, back to back, each followed by its checksum if any.
-    pub bytes: Vec<u8>,
+    /// The pages' stored bytes, each followed by its checksum if any, in segments.
+    pub segments: Vec<Vec<u8>>,
     /// Elements in the cluster.
     pub n_elements: u64,
     /// Bytes of the pages before compression.
     pub uncompressed_bytes: u64,
+}
+
+impl SealedColumn {
+    /// The stored bytes of `page` and the `checksum_len` bytes of checksum after them.
+    pub fn stored(&self, page: &SealedPage, checksum_len: usize) -> &[u8] {
+        &self.segments[page.segment][page.start..page.start + page.size as usize + checksum_len]
+    }
+
+    /// Bytes of stored pages (with checksums).
+    pub fn stored_bytes(&self) -> u64 {
+        self.segments.iter().map(|s| s.len() as u64).sum()
+    }
 }
 
 impl ColumnBuffer {
@@ -61,7 +84,7 @@ impl ColumnBuffer {
             width,
             page_limit,
             pending: Vec::new(),
-            sealed: Vec::new(),
+            segments: Vec::new(),
             pages: Vec::new(),
             index_end: 0,
             cluster_elements: 0,
@@ -72,6 +95,11 @@ impl ColumnBuffer {
     /// The on-disk column type.
     pub fn column_type(&self) -> ColumnType {
         self.ty
+    }
+
+    /// The most bytes of elements a page holds in memory.
+    pub fn page_limit(&self) -> usize {
+        self.page_limit
     }
 
     /// Appends elements given as little-endian bytes (a whole number of elements), sealing
@@ -109,7 +137,7 @@ impl ColumnBuffer {
 
     /// Bytes of sealed pages (with checksums) of the current cluster.
     pub fn sealed_bytes(&self) -> usize {
-        self.sealed.len()
+        self.segments.iter().map(Vec::len).sum()
     }
 
     /// Uncompressed (encoded) bytes of the sealed pages of the current cluster.
@@ -129,34 +157,38 @@ impl ColumnBuffer {
 
     /// Bytes held in memory by this buffer (allocated, not only used).
     pub fn allocated_bytes(&self) -> usize {
-        self.pending.capacity() + self.sealed.capacity()
+        self.pending.capacity() + self.segments.iter().map(Vec::capacity).sum::<usize>()
     }
 
-    /// Frees the page buffer and any sealed-page buffer kept for reuse (the column must
-    /// hold no cluster data): an idle builder should hold no memory.
-    pub fn release_memory(&mut self) {
-        debug_assert!(self.pending.is_empty() && self.sealed.is_empty());
-        self.pending = Vec::new();
-        self.sealed = Vec::new();
+    /// True if the last segment has room for a sealed page of `bound` bytes.
+    fn has_room(&self, bound: usize) -> bool {
+        self.segments
+            .last()
+            .is_some_and(|s| s.capacity() - s.len() >= bound)
     }
 
-    /// Frees the sealed-page buffer kept for reuse, if the column holds no sealed pages.
-    pub fn release_sealed_buffer(&mut self) {
-        if self.sealed.is_empty() {
-            self.sealed = Vec::new();
-        }
-    }
-
-    /// Takes back the byte buffer of a sealed column that was written, to hold the next
-    /// cluster's pages without mapping new memory; returns the capacity kept (0 if the
-    /// column already has a buffer).
-    pub fn recycle(&mut self, mut bytes: Vec<u8>) -> usize {
-        if self.sealed.capacity() > 0 {
+    /// Bytes that sealing the pending elements (at the end of the cluster) can add to
+    /// [`ColumnBuffer::allocated_bytes`] and [`PageSealer::spare_bytes`] together: a
+    /// segment just large enough for the page, if the last segment has no room for it and
+    /// no spare segment is used.
+    pub fn flush_growth(&self) -> usize {
+        if self.pending.is_empty() {
             return 0;
         }
-        bytes.clear();
-        self.sealed = bytes;
-        self.sealed.capacity()
+        let bound = sealed_bound(self.pending.len());
+        if self.has_room(bound) {
+            0
+        } else {
+            bound
+        }
+    }
+
+    /// Frees the page buffer (the column must hold no cluster data): an idle builder
+    /// should hold no memory.
+    pub fn release_memory(&mut self) {
+        debug_assert!(self.pending.is_empty() && self.segments.is_empty());
+        self.pending = Vec::new();
+        self.segments = Vec::new();
     }
 
     /// Moves the sealed pages of the current cluster out (all elements must be sealed) and
@@ -166,7 +198,7 @@ impl ColumnBuffer {
         debug_assert!(self.pending.is_empty());
         let column = SealedColumn {
             pages: std::mem::take(&mut self.pages),
-            bytes: std::mem::take(&mut self.sealed),
+            segments: std::mem::take(&mut self.segments),
             n_elements: self.cluster_elements,
             uncompressed_bytes: self.uncompressed_sealed,
         };
@@ -174,16 +206,6 @@ impl ColumnBuffer {
         self.index_end = 0;
         self.uncompressed_sealed = 0;
         column
-    }
-}
-
-/// Makes room for a sealed page of at most `bound` bytes, growing the cluster's buffer by
-/// just that much instead of doubling it: the buffer holds a whole cluster, and doubling
-/// would leave up to half of it unused but counted. (Large buffers are grown in place by
-/// the allocator, by remapping rather than copying.)
-fn grow_sealed(sealed: &mut Vec<u8>, bound: usize) {
-    if sealed.capacity() - sealed.len() < bound {
-        sealed.reserve_exact(bound);
     }
 }
 
@@ -196,12 +218,15 @@ pub(crate) fn sealed_bound(len: usize) -> usize {
     len + len / 128 + blocks * 1024 + 8
 }
 
-/// Encodes, compresses and checksums pages, reusing its scratch buffer.
+/// Encodes, compresses and checksums pages, reusing its scratch buffer, and keeps the
+/// segments of written clusters for the next pages.
 #[derive(Debug)]
 pub struct PageSealer {
     compression: Compression,
     checksums: bool,
     encoded: Vec<u8>,
+    /// Empty segments to reuse, kept sorted by capacity.
+    spare: Vec<Vec<u8>>,
 }
 
 impl PageSealer {
@@ -211,6 +236,7 @@ impl PageSealer {
             compression,
             checksums,
             encoded: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -219,10 +245,62 @@ impl PageSealer {
         self.checksums
     }
 
+    /// Bytes held by spare segments.
+    pub fn spare_bytes(&self) -> usize {
+        self.spare.iter().map(Vec::capacity).sum()
+    }
+
+    /// Keeps the segments of a written cluster for the next pages, up to `limit` bytes
+    /// more than the spare segments hold; returns the bytes kept (the rest is freed).
+    pub fn recycle(&mut self, segments: impl IntoIterator<Item = Vec<u8>>, limit: u64) -> u64 {
+        let mut kept = 0u64;
+        for mut segment in segments {
+            if kept + segment.capacity() as u64 > limit {
+                continue;
+            }
+            kept += segment.capacity() as u64;
+            segment.clear();
+            self.spare.push(segment);
+        }
+        self.spare.sort_unstable_by_key(Vec::capacity);
+        kept
+    }
+
+    /// Frees the spare segments.
+    pub fn release_spare(&mut self) {
+        self.spare = Vec::new();
+    }
+
+    /// A segment with room for `bound` bytes: the smallest spare one that has it, else a
+    /// new one of `size` bytes (at least `bound`).
+    fn segment(&mut self, bound: usize, size: usize) -> Vec<u8> {
+        let at = self.spare.partition_point(|s| s.capacity() < bound);
+        if at < self.spare.len() {
+            self.spare.remove(at)
+        } else {
+            Vec::with_capacity(size.max(bound))
+        }
+    }
+
     /// Seals the pending elements of `column` as one page.
     fn seal(&mut self, column: &mut ColumnBuffer) {
         let n_elements = (column.pending.len() / column.width) as u32;
-        let start = column.sealed.len();
+        let bound = sealed_bound(column.pending.len());
+        if !column.has_room(bound) {
+            // A full page gets a segment sized for full pages, which later pages fill up;
+            // the short last page of a cluster only what it needs.
+            let size = if column.pending.len() >= column.page_limit {
+                sealed_bound(column.page_limit)
+            } else {
+                bound
+            };
+            let segment = self.segment(bound, size);
+            column.segments.push(segment);
+        }
+        let segment_index = column.segments.len() - 1;
+        let segment = column.segments.last_mut().expect("a segment with room");
+        let start = segment.len();
+        let capacity = segment.capacity();
         // Plain pages go to the compressor as they are, without an encoding copy.
         let encoded: &[u8] = if column.encoding == Encoding::Plain {
             &column.pending
@@ -236,16 +314,22 @@ impl PageSealer {
             &self.encoded
         };
         let encoded_len = encoded.len() as u64;
-        grow_sealed(&mut column.sealed, sealed_bound(encoded.len()));
-        let size = compress_into(self.compression, encoded, &mut column.sealed);
+        let size = compress_into(self.compression, encoded, segment);
         if self.checksums {
-            let checksum = xxh3_64(&column.sealed[start..]);
-            column.sealed.extend_from_slice(&checksum.to_le_bytes());
+            let checksum = xxh3_64(&segment[start..]);
+            segment.extend_from_slice(&checksum.to_le_bytes());
         }
+        debug_assert_eq!(
+            segment.capacity(),
+            capacity,
+            "a sealed page outgrew its bound"
+        );
         column.uncompressed_sealed += encoded_len;
         column.pages.push(SealedPage {
             n_elements,
             size: size as u64,
+            segment: segment_index,
+            start,
         });
         column.pending.clear();
     }
@@ -266,9 +350,12 @@ mod tests {
         let counts: Vec<u32> = sealed.pages.iter().map(|p| p.n_elements).collect();
         assert_eq!(counts, [4, 4, 2]);
         assert_eq!(sealed.n_elements, 10);
-        assert_eq!(sealed.bytes.len(), 40 + 3 * 8);
-        assert_eq!(&sealed.bytes[..16], &values[..16]);
-        assert_eq!(&sealed.bytes[16..24], &xxh3_64(&values[..16]).to_le_bytes());
+        assert_eq!(sealed.stored_bytes(), 40 + 3 * 8);
+        let first = sealed.stored(&sealed.pages[0], 8);
+        assert_eq!(&first[..16], &values[..16]);
+        assert_eq!(&first[16..], &xxh3_64(&values[..16]).to_le_bytes());
+        let last = sealed.stored(&sealed.pages[2], 8);
+        assert_eq!(&last[..8], &values[32..]);
         assert_eq!(column.sealed_bytes(), 0);
     }
 }

@@ -12,12 +12,12 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 
 use crate::container::{FileWriter, WriterOptions};
 use crate::error::{Error, Result};
-use crate::parallel::MemoryBudget;
+use crate::parallel::{FreedMemory, MemoryBudget};
 
 use super::builder::{ClusterBuilder, SealedCluster};
 use super::cluster::ClusterPlan;
@@ -35,9 +35,10 @@ pub struct ParallelOptions {
     /// (default 256 MiB). Every byte a context's buffers can grow by is reserved before it
     /// is appended, so in unordered mode the buffers never hold more; in ordered mode the
     /// budget can be overdrawn by one step per waiting thread (see `extend_sequence`). Pages
-    /// are made smaller than `write.max_page_size` when one page per column would take
-    /// more than an eighth of the budget (down to 4 KiB: a budget must hold at least
-    /// `columns x 8 KiB`, one page buffer and its sealed copy per column).
+    /// are made smaller than `write.max_page_size` when one page per column for every
+    /// context that is filling would take more than a quarter of the budget (a power of
+    /// two, down to 4 KiB: a budget must hold at least `columns x 8 KiB`, one page buffer
+    /// and its sealed copy per column, for each context at work).
     pub memory_budget: u64,
     /// Clusters enter the RNTuple in the order of their sequence numbers
     /// ([`FillContext::extend_sequence`]).
@@ -85,10 +86,16 @@ struct Parked {
 }
 
 struct Shared {
-    /// The page size of every context's builder (see [`page_size_for_budget`]).
-    page_size: usize,
+    /// Columns of the RNTuple.
+    columns: usize,
+    /// Contexts that hold buffers (budget) now: their number sets the page size of a
+    /// context that starts a cluster (see [`page_size_for_budget`]).
+    filling: AtomicUsize,
     sink: Mutex<NtupleSink>,
     budget: MemoryBudget,
+    /// Bytes of written clusters freed: every eighth of the budget, the allocator returns
+    /// its free pages, so that resident memory follows the budget (see [`FreedMemory`]).
+    freed: FreedMemory,
     options: ParallelOptions,
     order: Mutex<OrderState>,
     /// Held (shared) while cluster bytes are being written; `close` takes it exclusively
@@ -103,6 +110,10 @@ struct ContextState {
     builder: ClusterBuilder,
     /// Budget bytes this context holds for its builder's buffers.
     reserved: u64,
+    /// The page size of the builder's columns.
+    page_size: usize,
+    /// True while the context is counted in [`Shared::filling`].
+    filling: bool,
     closed: bool,
 }
 
@@ -171,16 +182,13 @@ impl ParallelWriter {
             ));
         }
         let sink = NtupleSink::new(file, name, fields, options.write.clone())?;
-        let page_size = page_size_for_budget(
-            options.write.max_page_size,
-            options.memory_budget,
-            sink.builder().column_count(),
-        );
         Ok(ParallelWriter {
             shared: Arc::new(Shared {
-                page_size,
+                columns: sink.builder().column_count(),
+                filling: AtomicUsize::new(0),
                 sink: Mutex::new(sink),
                 budget: MemoryBudget::new(options.memory_budget),
+                freed: FreedMemory::new(options.memory_budget / 32),
                 options,
                 order: Mutex::new(OrderState::default()),
                 writing: RwLock::new(()),
@@ -194,10 +202,14 @@ impl ParallelWriter {
     /// A new fill context. Any number may exist at once, on any threads.
     pub fn context(&self) -> FillContext {
         let mut builder = lock(&self.shared.sink).builder();
-        builder.set_max_page_size(self.shared.page_size);
+        // The page size is set when the context starts filling (see `start_filling`).
+        let page_size = self.shared.options.write.max_page_size;
+        builder.set_max_page_size(page_size);
         let state = Arc::new(Mutex::new(ContextState {
             builder,
             reserved: 0,
+            page_size,
+            filling: false,
             closed: false,
         }));
         let mut contexts = lock(&self.shared.contexts);
@@ -293,6 +305,7 @@ impl FillContext {
         let shared = self.shared.clone();
         let mut state = self.state()?;
         state.builder.check_values(values)?;
+        start_filling(&shared, &mut state);
         let bytes = state.builder.growth_bound(4096) + STEP_OVERHEAD;
         reserve(&shared, &mut state, bytes, None)?;
         state.builder.append_values(values);
@@ -378,6 +391,7 @@ impl Drop for FillContext {
         if std::thread::panicking() {
             // A producer that panics loses its unfinished cluster; what it committed stays.
             state.builder.discard();
+            stop_filling(&self.shared, &mut state);
             self.shared.budget.release(state.reserved);
             state.reserved = 0;
             record(&self.shared, "a producer panicked".into());
@@ -387,13 +401,59 @@ impl Drop for FillContext {
     }
 }
 
-/// The page size of a writer's contexts: the configured one, made smaller when a
-/// context's page buffers (one full page per column) would take more than an eighth of the
-/// budget, so that the contexts at work fit in it with their clusters (1000 columns and a
-/// 256 MiB budget give 32 KiB pages). Not below 4 KiB.
-fn page_size_for_budget(max_page_size: usize, budget: u64, columns: usize) -> usize {
-    let share = (budget / 8 / columns.max(1) as u64) as usize;
-    share.max(4 << 10).min(max_page_size)
+/// The page size of a context that starts a cluster while `filling` contexts (itself
+/// included) hold buffers: the configured one, made smaller when their page buffers (one
+/// full page per column each) would take more than a quarter of the budget, so that the
+/// contexts at work fit in it with the sealed copies of their pages and their clusters
+/// (1000 columns, a 256 MiB budget and one context give 64 KiB pages, two contexts 32
+/// KiB). A power of two, so that it changes only when the number of contexts at work
+/// doubles or halves; not below 4 KiB. (Pages much smaller than this compress slower:
+/// zstd, for one, picks slower match finders for inputs of 16 KiB or less.)
+fn page_size_for_budget(
+    max_page_size: usize,
+    budget: u64,
+    columns: usize,
+    filling: usize,
+) -> usize {
+    let share = budget / 4 / (columns.max(1) as u64 * filling.max(1) as u64);
+    let power_of_two = 1usize << share.max(1).ilog2();
+    power_of_two.max(4 << 10).min(max_page_size)
+}
+
+/// Counts the context among those filling (once), and gives its builder the page size
+/// for the number of contexts at work if it holds no buffers yet.
+fn start_filling(shared: &Shared, state: &mut ContextState) {
+    if !state.filling {
+        state.filling = true;
+        shared.filling.fetch_add(1, Ordering::Relaxed);
+    }
+    if state.builder.entries() == 0 && state.builder.allocated_bytes() == 0 {
+        adapt_page_size(shared, state);
+    }
+}
+
+/// Gives an empty builder the page size for the number of contexts at work, dropping
+/// page buffers of another size (they are made again, at the new size, as data arrives).
+fn adapt_page_size(shared: &Shared, state: &mut ContextState) {
+    let page_size = page_size_for_budget(
+        shared.options.write.max_page_size,
+        shared.options.memory_budget,
+        shared.columns,
+        shared.filling.load(Ordering::Relaxed),
+    );
+    if page_size != state.page_size {
+        state.builder.set_max_page_size(page_size);
+        state.page_size = page_size;
+    }
+}
+
+/// Frees an empty builder's buffers and stops counting the context among those filling.
+fn stop_filling(shared: &Shared, state: &mut ContextState) {
+    state.builder.release_memory();
+    if state.filling {
+        state.filling = false;
+        shared.filling.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// Checks and appends a batch step by step, reserving budget before each step.
@@ -404,6 +464,7 @@ fn append_batch(
     sequence: Option<u64>,
 ) -> Result<()> {
     let checked = state.builder.check_batch(batch)?;
+    start_filling(shared, state);
     // Steps small against the budget, so that many contexts fit in it.
     let max_step = (shared.options.memory_budget / 16).max(64 << 10) as usize;
     let step = state.builder.step(&checked, max_step);
@@ -494,12 +555,15 @@ fn flush_idle_contexts(shared: &Shared) {
     }
 }
 
-/// Makes the reservation what the builder's buffers really hold: the excess of a step's
-/// reservation goes back to the budget. (The reservation covers the worst case, so the
-/// builder holding more is not expected; if it happens it is counted all the same, and
-/// shows in the budget's peak.)
+/// Makes the reservation what the builder's buffers will hold once its cluster is sealed
+/// (what they hold now and the sealed copies of the pending elements): the excess of a
+/// step's reservation goes back to the budget. Keeping the pending elements' sealed room
+/// reserved means that sealing a cluster never needs budget, so a context can always
+/// commit to make room. (The reservation covers the worst case, so the builder holding
+/// more is not expected; if it happens it is counted all the same, and shows in the
+/// budget's peak.)
 fn settle(shared: &Shared, state: &mut ContextState) {
-    let held = state.builder.allocated_bytes();
+    let held = state.builder.bytes_when_sealed();
     if held > state.reserved {
         shared.budget.force_acquire(held - state.reserved);
     } else {
@@ -547,7 +611,7 @@ fn commit(
 ) -> Result<()> {
     if state.builder.entries() == 0 {
         match keep {
-            Keep::Nothing => state.builder.release_memory(),
+            Keep::Nothing => stop_filling(shared, state),
             Keep::Pages => state.builder.release_sealed_buffers(),
             Keep::All => {}
         }
@@ -556,7 +620,9 @@ fn commit(
     }
     let cluster = state.builder.seal();
     if keep == Keep::Nothing {
-        state.builder.release_memory();
+        stop_filling(shared, state);
+    } else {
+        adapt_page_size(shared, state);
     }
     let plan = ClusterPlan::new(
         &cluster,
@@ -580,6 +646,7 @@ fn commit(
             // The budget that covered the written cluster now covers the buffers kept.
             let kept = state.builder.recycle(cluster, reserved);
             state.reserved += kept;
+            shared.freed.freed(reserved - kept);
             shared.budget.release(reserved - kept);
             if let Err(e) = &result {
                 record(shared, e.to_string());
@@ -643,6 +710,7 @@ impl RecordedCluster<'_> {
     fn write(self, shared: &Shared) -> Result<()> {
         let (result, cluster, reserved) = self.write_keeping_budget();
         drop(cluster);
+        shared.freed.freed(reserved);
         shared.budget.release(reserved);
         if let Err(e) = &result {
             record(shared, e.to_string());
