@@ -111,32 +111,37 @@ def run(cmd):
     load = os.getloadavg()[0]
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen([str(c) for c in cmd], stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
+        _, status, _ = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
     if proc.returncode:
         raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}): {stderr}")
-    result = {"load_before": load, "peak_rss_mib": usage.ru_maxrss / 1024.0,
-              "notes": [line for line in stderr.splitlines() if "Warning in" in line or "Error in" in line]}
+    # Each program reports its own peak (VmHWM): the kernel's ru_maxrss of a child also
+    # counts the pages of this Python process it was forked from, before it ran the program.
+    result = {"load_before": load, "notes": [line for line in stderr.splitlines()
+                                             if "Warning in" in line or "Error in" in line]}
     fields = {}
     for line in stdout.splitlines():
         key, _, value = line.partition(" ")
-        if key in {"seconds", "payload_bytes", "rss_start_kib", "root_version"}:
+        if key in {"seconds", "payload_bytes", "rss_start_kib", "root_version", "peak_rss_kib"}:
             fields[key] = value.strip()
     if "seconds" in fields:
         result["seconds"] = float(fields["seconds"])
         result["payload_bytes"] = int(fields["payload_bytes"])
         result["rss_start_mib"] = int(fields["rss_start_kib"]) / 1024.0
+        result["peak_rss_mib"] = int(fields["peak_rss_kib"]) / 1024.0
         result["root_version"] = fields["root_version"]
     else:
         # rootweave generate's summary: "<s> s: <rate> entries/s, ..."
         line = stdout.splitlines()[1]
         result["seconds"] = float(line.split(" s:")[0])
         result["entries_per_s"] = float(line.split(" s: ")[1].split()[0])
-        # "... peak memory: <m> MiB buffered (budget ...)": the most its budget accounted
+        # "... peak memory: <m> MiB buffered (budget ...), <r> MiB resident": the most its
+        # budget accounted, and the process's VmHWM
         result["buffered_peak_mib"] = float(line.split("peak memory: ")[1].split()[0])
+        result["peak_rss_mib"] = float(line.split("), ")[1].split()[0])
     return result
 
 

@@ -24,8 +24,9 @@
 // std::string.
 //
 // Prints "root_version <ROOT's version>", "rss_start_kib <resident memory after start-up>",
-// "payload_bytes <bytes of the values>" (see bench/parallel_write.py for the definition) and
-// "seconds <wall time from creating the writer to closing the file>".
+// "payload_bytes <bytes of the values>" (see bench/parallel_write.py for the definition),
+// "seconds <wall time from creating the writer to closing the file>" and "peak_rss_kib <the
+// most resident memory of the process, VmHWM>".
 
 #include "parallel_write_types.h"
 
@@ -503,14 +504,21 @@ static Schema MakeSchema()
    return {S::kChunk, &S::Model, [] { return std::unique_ptr<Source>(std::make_unique<S>()); }};
 }
 
-static long rss_kib()
+/// A line of /proc/self/status in KiB ("VmRSS:", "VmHWM:").
+static long status_kib(const char *key)
 {
    std::ifstream status("/proc/self/status");
    std::string line;
+   const std::string prefix(key);
    while (std::getline(status, line))
-      if (line.rfind("VmRSS:", 0) == 0)
-         return std::stol(line.substr(6));
+      if (line.rfind(prefix, 0) == 0)
+         return std::stol(line.substr(prefix.size()));
    return 0;
+}
+
+static long rss_kib()
+{
+   return status_kib("VmRSS:");
 }
 
 int main(int argc, char **argv)
@@ -618,5 +626,6 @@ int main(int argc, char **argv)
    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
    std::printf("payload_bytes %llu\n", static_cast<unsigned long long>(payload.load()));
    std::printf("seconds %.6f\n", seconds);
+   std::printf("peak_rss_kib %ld\n", status_kib("VmHWM:"));
    return 0;
 }
