@@ -177,3 +177,65 @@ fn many_columns_and_contexts_never_take_more_than_the_budget() {
     assert_eq!(summary.entries, 16 * 3 * 3000);
     assert!(peak > 0 && peak <= 8 << 20, "peak {peak} over the budget");
 }
+
+/// Reads column `x` of the RNTuple `name` in `path`.
+fn read_x(path: &std::path::Path, name: &str) -> Vec<i64> {
+    let reader = rootweave::rntuple::RNTupleReader::open(path, name).unwrap();
+    match reader
+        .read(&["x"], 0..reader.entries())
+        .unwrap()
+        .remove(0)
+        .1
+    {
+        rootweave::array::Array::Int64(x) => x,
+        other => panic!("x read as {}", other.kind()),
+    }
+}
+
+#[test]
+fn contexts_work_as_rayon_tasks_ordered_or_not() {
+    use rayon::prelude::*;
+    let dir = std::env::temp_dir().join(format!("rw-rayon-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // 200 chunks of 5000 entries as tasks of a 3-thread pool, under a 1 MiB budget that
+    // makes tasks wait for each other: each task takes a context, fills its chunk and
+    // drops the context (which commits it).
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let chunk = |c: i64| -> Vec<i64> { (c * 5000..(c + 1) * 5000).collect() };
+    for ordered in [false, true] {
+        let path = dir.join(format!("rayon-{ordered}.root"));
+        let options = ParallelOptions {
+            memory_budget: 1 << 20,
+            ordered,
+            ..Default::default()
+        };
+        let writer = ParallelWriter::recreate(&path, "ntpl", fields(), options).unwrap();
+        pool.install(|| {
+            (0..200i64).into_par_iter().for_each(|c| {
+                let mut ctx = writer.context();
+                let values = chunk(c);
+                let batch = [ColumnData::Int64(&values)];
+                if ordered {
+                    ctx.extend_sequence(c as u64, &batch).unwrap();
+                } else {
+                    ctx.extend(&batch).unwrap();
+                }
+            })
+        });
+        let peak = writer.budget().peak();
+        assert_eq!(writer.close().unwrap().entries, 1_000_000);
+        let mut x = read_x(&path, "ntpl");
+        let expected: Vec<i64> = (0..1_000_000).collect();
+        if ordered {
+            assert_eq!(x, expected, "ordered mode keeps the chunk order");
+        } else {
+            x.sort_unstable();
+            assert_eq!(x, expected, "every entry exactly once");
+            assert!(peak <= 1 << 20, "peak {peak} over the budget");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

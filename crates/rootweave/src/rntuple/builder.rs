@@ -254,7 +254,7 @@ impl ClusterBuilder {
         for column in &mut self.columns {
             column.release_memory();
         }
-        self.sealer.release_spare();
+        self.sealer.release_memory();
     }
 
     /// Frees the segments kept for reuse (keeping the page buffers).

@@ -113,7 +113,7 @@ impl ColumnBuffer {
             if self.pending.capacity() == 0 {
                 // The whole page at once, never grown: no copies, and the capacity counted
                 // against a memory budget is known before the first byte arrives.
-                self.pending.reserve_exact(self.page_limit);
+                self.pending = sealer.buffer(self.page_limit);
             }
             self.pending.extend_from_slice(&bytes[..take]);
             bytes = &bytes[take..];
@@ -167,16 +167,24 @@ impl ColumnBuffer {
             .is_some_and(|s| s.capacity() - s.len() >= bound)
     }
 
+    /// True if the page buffer can hold its own elements once sealed: a short page is
+    /// stored raw when compression does not make it smaller, so it takes at most its
+    /// length and a checksum.
+    fn page_buffer_holds_sealed(&self) -> bool {
+        self.pending.len() + CHECKSUM_LEN <= self.pending.capacity()
+    }
+
     /// Bytes that sealing the pending elements (at the end of the cluster) can add to
-    /// [`ColumnBuffer::allocated_bytes`] and [`PageSealer::spare_bytes`] together: a
-    /// segment just large enough for the page, if the last segment has no room for it and
-    /// no spare segment is used.
+    /// [`ColumnBuffer::allocated_bytes`] and [`PageSealer::spare_bytes`] together. None
+    /// in general: the short page goes into the last segment if it has room, else into
+    /// its own page buffer, which becomes a segment (see [`PageSealer::seal`]); otherwise
+    /// a segment just large enough for it.
     pub fn flush_growth(&self) -> usize {
         if self.pending.is_empty() {
             return 0;
         }
         let bound = sealed_bound(self.pending.len());
-        if self.has_room(bound) {
+        if self.has_room(bound) || self.page_buffer_holds_sealed() {
             0
         } else {
             bound
@@ -209,6 +217,9 @@ impl ColumnBuffer {
     }
 }
 
+/// Bytes of a page's checksum.
+const CHECKSUM_LEN: usize = 8;
+
 /// The most bytes a page of `len` encoded bytes takes once sealed: the compressors'
 /// worst case (never more than the raw bytes plus headers, since an incompressible page is
 /// stored raw, but the codecs want room for their own bound while they work) and the
@@ -225,7 +236,9 @@ pub struct PageSealer {
     compression: Compression,
     checksums: bool,
     encoded: Vec<u8>,
-    /// Empty segments to reuse, kept sorted by capacity.
+    /// A short page sealed aside before it moves into its own page buffer.
+    sealed_aside: Vec<u8>,
+    /// Empty segments and page buffers to reuse, kept sorted by capacity.
     spare: Vec<Vec<u8>>,
 }
 
@@ -236,6 +249,7 @@ impl PageSealer {
             compression,
             checksums,
             encoded: Vec::new(),
+            sealed_aside: Vec::new(),
             spare: Vec::new(),
         }
     }
@@ -271,36 +285,45 @@ impl PageSealer {
         self.spare = Vec::new();
     }
 
-    /// A segment with room for `bound` bytes: the smallest spare one that has it, else a
-    /// new one of `size` bytes (at least `bound`).
-    fn segment(&mut self, bound: usize, size: usize) -> Vec<u8> {
-        let at = self.spare.partition_point(|s| s.capacity() < bound);
+    /// Frees the spare segments and the scratch buffers (of an idle builder).
+    pub fn release_memory(&mut self) {
+        self.release_spare();
+        self.encoded = Vec::new();
+        self.sealed_aside = Vec::new();
+    }
+
+    /// An empty buffer with room for `bytes`: the smallest spare one that has it, else a
+    /// new one of exactly that size.
+    fn buffer(&mut self, bytes: usize) -> Vec<u8> {
+        let at = self.spare.partition_point(|s| s.capacity() < bytes);
         if at < self.spare.len() {
             self.spare.remove(at)
         } else {
-            Vec::with_capacity(size.max(bound))
+            Vec::with_capacity(bytes)
         }
     }
 
-    /// Seals the pending elements of `column` as one page.
+    /// Seals the pending elements of `column` as one page: into the column's last
+    /// segment if it has room; a full page otherwise into a new segment sized for full
+    /// pages, which later pages fill up; the short last page of a cluster into its own
+    /// page buffer, which becomes a segment, so that sealing a cluster needs no memory
+    /// beyond what its buffers already hold (the column takes a page buffer again when
+    /// its next elements arrive).
     fn seal(&mut self, column: &mut ColumnBuffer) {
         let n_elements = (column.pending.len() / column.width) as u32;
         let bound = sealed_bound(column.pending.len());
-        if !column.has_room(bound) {
-            // A full page gets a segment sized for full pages, which later pages fill up;
-            // the short last page of a cluster only what it needs.
-            let size = if column.pending.len() >= column.page_limit {
+        let full = column.pending.len() >= column.page_limit;
+        let room = column.has_room(bound);
+        let aside = !room && !full && column.page_buffer_holds_sealed();
+        if !room && !aside {
+            let size = if full {
                 sealed_bound(column.page_limit)
             } else {
                 bound
             };
-            let segment = self.segment(bound, size);
+            let segment = self.buffer(size);
             column.segments.push(segment);
         }
-        let segment_index = column.segments.len() - 1;
-        let segment = column.segments.last_mut().expect("a segment with room");
-        let start = segment.len();
-        let capacity = segment.capacity();
         // Plain pages go to the compressor as they are, without an encoding copy.
         let encoded: &[u8] = if column.encoding == Encoding::Plain {
             &column.pending
@@ -314,21 +337,34 @@ impl PageSealer {
             &self.encoded
         };
         let encoded_len = encoded.len() as u64;
-        let size = compress_into(self.compression, encoded, segment);
+        let target = if aside {
+            self.sealed_aside.clear();
+            &mut self.sealed_aside
+        } else {
+            column.segments.last_mut().expect("a segment with room")
+        };
+        let start = target.len();
+        let capacity = target.capacity();
+        let size = compress_into(self.compression, encoded, target);
         if self.checksums {
-            let checksum = xxh3_64(&segment[start..]);
-            segment.extend_from_slice(&checksum.to_le_bytes());
+            let checksum = xxh3_64(&target[start..]);
+            target.extend_from_slice(&checksum.to_le_bytes());
         }
-        debug_assert_eq!(
-            segment.capacity(),
-            capacity,
+        debug_assert!(
+            aside || target.capacity() == capacity,
             "a sealed page outgrew its bound"
         );
+        if aside {
+            let mut buffer = std::mem::take(&mut column.pending);
+            buffer.clear();
+            buffer.extend_from_slice(&self.sealed_aside);
+            column.segments.push(buffer);
+        }
         column.uncompressed_sealed += encoded_len;
         column.pages.push(SealedPage {
             n_elements,
             size: size as u64,
-            segment: segment_index,
+            segment: column.segments.len() - 1,
             start,
         });
         column.pending.clear();

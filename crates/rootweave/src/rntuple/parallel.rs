@@ -36,9 +36,9 @@ pub struct ParallelOptions {
     /// is appended, so in unordered mode the buffers never hold more; in ordered mode the
     /// budget can be overdrawn by one step per waiting thread (see `extend_sequence`). Pages
     /// are made smaller than `write.max_page_size` when one page per column for every
-    /// context that is filling would take more than a quarter of the budget (a power of
-    /// two, down to 4 KiB: a budget must hold at least `columns x 8 KiB`, one page buffer
-    /// and its sealed copy per column, for each context at work).
+    /// context that is filling would take more than half of the budget (a power of two,
+    /// down to 4 KiB: a budget must hold at least `columns x 8 KiB`, one page buffer and a
+    /// sealed page per column, for each context at work).
     pub memory_budget: u64,
     /// Clusters enter the RNTuple in the order of their sequence numbers
     /// ([`FillContext::extend_sequence`]).
@@ -403,19 +403,19 @@ impl Drop for FillContext {
 
 /// The page size of a context that starts a cluster while `filling` contexts (itself
 /// included) hold buffers: the configured one, made smaller when their page buffers (one
-/// full page per column each) would take more than a quarter of the budget, so that the
-/// contexts at work fit in it with the sealed copies of their pages and their clusters
-/// (1000 columns, a 256 MiB budget and one context give 64 KiB pages, two contexts 32
-/// KiB). A power of two, so that it changes only when the number of contexts at work
-/// doubles or halves; not below 4 KiB. (Pages much smaller than this compress slower:
-/// zstd, for one, picks slower match finders for inputs of 16 KiB or less.)
+/// full page per column each) would take more than half of the budget, so that the
+/// contexts at work fit in it with their sealed pages (1000 columns, a 256 MiB budget and
+/// one context give 128 KiB pages, two contexts 64 KiB). A power of two, so that it
+/// changes only when the number of contexts at work doubles or halves; not below 4 KiB.
+/// Small pages cost: they compress less well (each starts without context), and slower
+/// (zstd picks slower match finders for inputs of 16 KiB or less).
 fn page_size_for_budget(
     max_page_size: usize,
     budget: u64,
     columns: usize,
     filling: usize,
 ) -> usize {
-    let share = budget / 4 / (columns.max(1) as u64 * filling.max(1) as u64);
+    let share = budget / 2 / (columns.max(1) as u64 * filling.max(1) as u64);
     let power_of_two = 1usize << share.max(1).ilog2();
     power_of_two.max(4 << 10).min(max_page_size)
 }
