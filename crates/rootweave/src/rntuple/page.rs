@@ -394,4 +394,29 @@ mod tests {
         assert_eq!(&last[..8], &values[32..]);
         assert_eq!(column.sealed_bytes(), 0);
     }
+
+    #[test]
+    fn a_short_last_page_is_sealed_into_its_own_page_buffer() {
+        let mut sealer = PageSealer::new(Compression::NONE, true);
+        let mut column = ColumnBuffer::new(ColumnType::Int64, 4096);
+        let values: Vec<u8> = (0..100i64).flat_map(|v| v.to_le_bytes()).collect();
+        column.push(&values, &mut sealer);
+        assert_eq!(column.allocated_bytes(), 4096);
+        assert_eq!(column.flush_growth(), 0, "the page buffer has room for the sealed page");
+        column.flush(&mut sealer);
+        // The page buffer became the segment: nothing new was allocated.
+        assert_eq!(column.allocated_bytes(), 4096);
+        assert_eq!(column.unallocated_page_bytes(), 4096);
+        let sealed = column.take_sealed();
+        assert_eq!(sealed.segments.len(), 1);
+        assert_eq!(sealed.segments[0].capacity(), 4096);
+        let page = sealed.stored(&sealed.pages[0], 8);
+        assert_eq!(&page[..800], &values[..]);
+        assert_eq!(&page[800..], &xxh3_64(&values).to_le_bytes());
+        // Its memory serves the next cluster's page buffer.
+        assert_eq!(sealer.recycle(sealed.segments, u64::MAX), 4096);
+        column.push(&values[..8], &mut sealer);
+        assert_eq!(sealer.spare_bytes(), 0);
+        assert_eq!(column.allocated_bytes(), 4096);
+    }
 }
