@@ -402,7 +402,11 @@ mod tests {
         let values: Vec<u8> = (0..100i64).flat_map(|v| v.to_le_bytes()).collect();
         column.push(&values, &mut sealer);
         assert_eq!(column.allocated_bytes(), 4096);
-        assert_eq!(column.flush_growth(), 0, "the page buffer has room for the sealed page");
+        assert_eq!(
+            column.flush_growth(),
+            0,
+            "the page buffer has room for the sealed page"
+        );
         column.flush(&mut sealer);
         // The page buffer became the segment: nothing new was allocated.
         assert_eq!(column.allocated_bytes(), 4096);
