@@ -13,16 +13,14 @@ pub fn encode_page(encoding: Encoding, width: usize, input: &[u8], out: &mut Vec
     match encoding {
         Encoding::Plain => out.extend_from_slice(input),
         Encoding::Split => split(width, input, out),
-        Encoding::SplitZigzag => {
-            let mut scratch = input.to_vec();
-            zigzag_encode(width, &mut scratch);
-            split(width, &scratch, out);
-        }
-        Encoding::SplitDelta => {
-            let mut scratch = input.to_vec();
-            delta_encode(width, &mut scratch);
-            split(width, &scratch, out);
-        }
+        Encoding::SplitZigzag => with_scratch_copy(input, |scratch| {
+            zigzag_encode(width, scratch);
+            split(width, scratch, out);
+        }),
+        Encoding::SplitDelta => with_scratch_copy(input, |scratch| {
+            delta_encode(width, scratch);
+            split(width, scratch, out);
+        }),
         Encoding::BitPacked => pack_bits(input, out),
     }
 }
@@ -67,13 +65,25 @@ pub fn decode_page(
     Some(())
 }
 
+/// Calls `f` with a copy of `input` in a buffer kept per thread: pages are encoded by the
+/// thousand, and a fresh buffer for each (a megabyte, for the largest pages) would cost
+/// page faults every time.
+fn with_scratch_copy(input: &[u8], f: impl FnOnce(&mut [u8])) {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        scratch.clear();
+        scratch.extend_from_slice(input);
+        f(&mut scratch);
+    })
+}
+
 fn split(width: usize, input: &[u8], out: &mut Vec<u8>) {
-    let n = input.len() / width;
-    out.resize(input.len(), 0);
-    for (b, plane) in out.chunks_exact_mut(n.max(1)).enumerate().take(width) {
-        for (dst, element) in plane.iter_mut().zip(input.chunks_exact(width)) {
-            *dst = element[b];
-        }
+    out.reserve(input.len());
+    for b in 0..width {
+        out.extend(input.chunks_exact(width).map(|element| element[b]));
     }
 }
 
