@@ -91,8 +91,8 @@ impl ClusterBuilder {
         for c in &self.columns {
             pending += c.pending_bytes() as u64;
             new_pages += c.unallocated_page_bytes() as u64;
-            page_limit = page_limit.min(c.page_limit());
             let limit = c.page_limit();
+            page_limit = page_limit.min(limit);
             page_overhead = page_overhead.max(sealed_bound(limit) - limit - limit / 128);
         }
         let sealable = bytes + pending;

@@ -88,12 +88,13 @@ struct Parked {
 struct Shared {
     /// Columns of the RNTuple.
     columns: usize,
-    /// Contexts that hold buffers (budget) now: their number sets the page size of a
-    /// context that starts a cluster (see [`page_size_for_budget`]).
+    /// Contexts filling: counted from their first entry until their buffers are freed
+    /// (idle, closed). Their number sets the page size of a context that starts a
+    /// cluster (see [`page_size_for_budget`]).
     filling: AtomicUsize,
     sink: Mutex<NtupleSink>,
     budget: MemoryBudget,
-    /// Bytes of written clusters freed: every eighth of the budget, the allocator returns
+    /// Bytes of written clusters freed: every 32nd of the budget, the allocator returns
     /// its free pages, so that resident memory follows the budget (see [`FreedMemory`]).
     freed: FreedMemory,
     options: ParallelOptions,
@@ -201,10 +202,10 @@ impl ParallelWriter {
 
     /// A new fill context. Any number may exist at once, on any threads.
     pub fn context(&self) -> FillContext {
-        let mut builder = lock(&self.shared.sink).builder();
-        // The page size is set when the context starts filling (see `start_filling`).
+        // The builder has the configured page size until the context starts filling (see
+        // `start_filling`).
+        let builder = lock(&self.shared.sink).builder();
         let page_size = self.shared.options.write.max_page_size;
-        builder.set_max_page_size(page_size);
         let state = Arc::new(Mutex::new(ContextState {
             builder,
             reserved: 0,
