@@ -372,3 +372,40 @@ for name in ("Events", "Runs"):
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert result.returncode == 0 and "Error in" not in result.stderr, result.stderr[-2000:]
     assert result.stdout.split() == ["Events", "5000", "Runs", "5"], result.stdout
+
+
+def test_schema_and_batches_from_pyarrow_and_awkward_types(tmp_path):
+    """A pyarrow schema with pyarrow columns as the batch, and Awkward type objects in a
+    dict schema: both write what uproot reads back."""
+    n = 300
+    rng = np.random.default_rng(11)
+    counts = rng.integers(0, 4, n)
+    table = pa.table({
+        "i": pa.array(np.arange(n, dtype=np.int32)),
+        "x": pa.array(rng.normal(size=n)),
+        "ok": pa.array(rng.integers(0, 2, n).astype(bool)),
+        "name": pa.array([f"n{i}" for i in range(n)], type=pa.large_string()),
+        "pt": pa.array([list(rng.normal(size=c).astype(np.float32)) for c in counts],
+                       type=pa.large_list(pa.float32())),
+        "mu": pa.array([[{"pt": float(j), "q": (-1) ** j} for j in range(c)] for c in counts],
+                       type=pa.list_(pa.struct([("pt", pa.float32()), ("q", pa.int16())]))),
+        "pos": pa.array([[float(i), 2.0 * i, 3.0 * i] for i in range(n)], type=pa.list_(pa.float64(), 3)),
+    })
+    path = tmp_path / "arrow.root"
+    with rootweave.create(path, "zstd:5") as f:
+        f.mkrntuple("Events", table.schema).extend({name: table[name] for name in table.column_names})
+    theirs = uproot.open(path)["Events"].arrays()
+    for name in table.column_names:
+        # Floats round-trip bit for bit.
+        assert ak.to_list(theirs[name]) == table[name].to_pylist(), name
+    assert str(ak.type(theirs["mu"]).content) == "var * {pt: float32, q: int16}"
+
+    # Awkward type objects (not strings) as field types.
+    path = tmp_path / "aktypes.root"
+    jagged = ak.Array([[1.5, 2.5], [], [3.5]])
+    schema = {"j": jagged.type, "k": ak.types.NumpyType("int16")}
+    with rootweave.create(path, "none") as f:
+        f.mkrntuple("Events", schema).extend({"j": jagged, "k": np.array([1, -2, 3], dtype=np.int16)})
+    theirs = uproot.open(path)["Events"].arrays()
+    assert ak.to_list(theirs["j"]) == [[1.5, 2.5], [], [3.5]]
+    assert ak.to_list(theirs["k"]) == [1, -2, 3] and str(ak.type(theirs["k"]).content) == "int16"
