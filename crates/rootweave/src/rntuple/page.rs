@@ -177,7 +177,7 @@ impl ColumnBuffer {
     /// Bytes that sealing the pending elements (at the end of the cluster) can add to
     /// [`ColumnBuffer::allocated_bytes`] and [`PageSealer::spare_bytes`] together. None
     /// in general: the short page goes into the last segment if it has room, else into
-    /// its own page buffer, which becomes a segment (see [`PageSealer::seal`]); otherwise
+    /// its own page buffer, which becomes a segment (see `PageSealer::seal`); otherwise
     /// a segment just large enough for it.
     pub fn flush_growth(&self) -> usize {
         if self.pending.is_empty() {
