@@ -64,8 +64,11 @@ fn zlib_compress(
     // (with flate2's zlib-rs backend a reset stream was seen to keep back-references into
     // the previous block, which ROOT's inflate rejects).
     let mut compressor = Compress::new(flate2::Compression::new(level), true);
-    out.resize(at + room, 0);
-    match compressor.compress(input, &mut out[at..], FlushCompress::Finish) {
+    // Written into the vector's spare room (no zero-filling it first); the codec stops
+    // where the room ends, which may be beyond `room` if the vector has more.
+    out.resize(at, 0);
+    out.reserve(room);
+    match compressor.compress_vec(input, out, FlushCompress::Finish) {
         Ok(Status::StreamEnd) => Some(compressor.total_out() as usize),
         _ => None,
     }
@@ -192,8 +195,12 @@ fn zstd_compress(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Opti
         }
         let (_, compressor) = cell.as_mut()?;
         let bound = zstd::zstd_safe::compress_bound(input.len());
-        out.resize(at + bound, 0);
-        compressor.compress_to_buffer(input, &mut out[at..]).ok()
+        // Written into the vector's spare room from `at` on (no zero-filling it first).
+        out.resize(at, 0);
+        out.reserve(bound);
+        let mut cursor = std::io::Cursor::new(&mut *out);
+        cursor.set_position(at as u64);
+        compressor.compress_to_buffer(input, &mut cursor).ok()
     })
 }
 
