@@ -409,3 +409,77 @@ def test_schema_and_batches_from_pyarrow_and_awkward_types(tmp_path):
     theirs = uproot.open(path)["Events"].arrays()
     assert ak.to_list(theirs["j"]) == [[1.5, 2.5], [], [3.5]]
     assert ak.to_list(theirs["k"]) == [1, -2, 3] and str(ak.type(theirs["k"]).content) == "int16"
+
+
+def test_pairs_tuples_and_named_classes(tmp_path):
+    """std::pair, std::tuple and a named class written from Python: uproot reads the
+    members back, and ROOT 6.40 (with the class declared to its interpreter) shows them."""
+    path = tmp_path / "types.root"
+    pairs = [(i, 0.5 * i) for i in range(50)]
+    triples = [(i, float(i) / 4, f"t{i}") for i in range(50)]
+    hits = ak.Array([{"e": 1.5 * i, "id": -i, "samples": [float(j) for j in range(i % 3)]} for i in range(50)])
+    vector_pairs = [[(j, -float(j)) for j in range(i % 4)] for i in range(50)]
+    hit_type = ("class", "rwtest::Hit", 1, [("e", "float32"), ("id", "int32"), ("samples", "var * float32")])
+    maybe_hits = ak.Array([None if i % 3 else {"e": 0.5, "id": i, "samples": [1.0]} for i in range(50)])
+    hit_pairs = ak.Array([[{"e": 1.0 * i, "id": i, "samples": []}, {"e": 2.0, "id": -i, "samples": [3.0]}]
+                          for i in range(50)])
+    schema = {
+        "p": ("pair", ("int64",), ("float64",)),
+        "t": ("tuple", [("int32",), ("float32",), ("string",)]),
+        "hit": ("class", "rwtest::Hit", 1, [("e", "float32"), ("id", "int32"), ("samples", "var * float32")]),
+        "vp": ("list", ("pair", ("int64",), ("float64",))),
+        "maybe_hit": ("optional", hit_type),
+        "two_hits": ("fixed", 2, hit_type),
+    }
+    with rootweave.create(path, "zstd:5") as f:
+        f.mkrntuple("Events", schema).extend({"p": pairs, "t": triples, "hit": hits, "vp": vector_pairs,
+                                              "maybe_hit": maybe_hits, "two_hits": hit_pairs})
+    theirs = uproot.open(path)["Events"].arrays()
+
+    def as_tuple(r):  # uproot reads std::pair and std::tuple as tuples
+        return tuple(r.values()) if isinstance(r, dict) else tuple(r)
+
+    assert [as_tuple(r) for r in ak.to_list(theirs["p"])] == pairs
+    assert [as_tuple(r) for r in ak.to_list(theirs["t"])] == triples
+    assert ak.to_list(theirs["hit"]) == ak.to_list(hits)
+    assert [[as_tuple(r) for r in row] for row in ak.to_list(theirs["vp"])] == vector_pairs
+    assert ak.to_list(theirs["maybe_hit"]) == ak.to_list(maybe_hits)
+    assert ak.to_list(theirs["two_hits"]) == ak.to_list(hit_pairs)
+    # Named types reach the file as C++ types ROOT knows.
+    ntuple = uproot.open(path)["Events"]
+    types = {f.field_name: f.type_name for f in ntuple.field_records}
+    assert types["p"] == "std::pair<std::int64_t,double>"
+    assert types["t"] == "std::tuple<std::int32_t,float,std::string>"
+    assert types["hit"] == "rwtest::Hit"
+    script = f"""
+import warnings, json, sys
+warnings.filterwarnings("ignore")
+import ROOT
+ROOT.gInterpreter.Declare("namespace rwtest {{ struct Hit {{ float e; std::int32_t id; std::vector<float> samples; }}; }}")
+r = ROOT.RNTupleReader.Open("Events", "{path}")
+out = []
+for i in range(r.GetNEntries()):
+    s = ROOT.std.ostringstream()
+    r.Show(i, s)
+    out.append(str(s.str()))
+sys.stdout.write(json.dumps(out))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Error in" not in result.stderr and "Warning in" not in result.stderr, result.stderr
+    shown = [json.loads(s) for s in json.loads(result.stdout)]
+    assert len(shown) == 50
+    for i in (0, 7, 49):
+        entry = shown[i]
+        assert [entry["p"]["_0"], entry["p"]["_1"]] == list(pairs[i])
+        assert [entry["t"]["_0"], entry["t"]["_1"], entry["t"]["_2"]] == list(triples[i])
+        assert entry["hit"] == ak.to_list(hits[i])
+        assert [[x["_0"], x["_1"]] for x in entry["vp"]] == [list(x) for x in vector_pairs[i]]
+        assert entry["maybe_hit"] == ak.to_list(maybe_hits[i])
+        assert entry["two_hits"] == ak.to_list(hit_pairs[i])
+
+    # Untyped records have no C++ type a std::optional or std::array could name.
+    for bad in [("optional", ("record", [("a", "int32")])), ("fixed", 2, "{a: int32}")]:
+        with rootweave.create(tmp_path / "bad.root", "none") as f:
+            with pytest.raises(TypeError, match="field 'bad'.*untyped records"):
+                f.mkrntuple("Events", {"bad": bad})

@@ -1,8 +1,10 @@
 //! Schemas and batches from Python: nested tuples built by the `rootweave` package.
 //!
 //! A type is `("int32",)` (any of bool, int8..int64, uint8..uint64, float32, float64),
-//! `("string",)`, `("list", T)`, `("fixed", n, T)`, `("optional", T)` or
-//! `("record", [(name, T), ...])`. A batch mirrors its field's type: `(leaf, ndarray)`,
+//! `("string",)`, `("list", T)`, `("fixed", n, T)`, `("optional", T)`,
+//! `("record", [(name, T), ...])`, `("class", "Name", version, [(name, T), ...])` (a
+//! named class, as ROOT's dictionary has it), `("pair", T1, T2)` or `("tuple", [T, ...])`
+//! (`std::pair` and `std::tuple`, whose members are `_0`, `_1`, ...). A batch mirrors its field's type: `(leaf, ndarray)`,
 //! `("string", offsets, bytes)`, `("list", offsets, batch)` (also for optionals),
 //! `("fixed", batch)`, `("record", [batch, ...])`; offsets are uint64 arrays.
 
@@ -45,7 +47,7 @@ pub fn field_type(spec: &Bound<'_, PyAny>, path: &str) -> PyResult<FieldType> {
             let item = field_type(&t.get_item(1)?, &format!("{path}._0"))?;
             if holds_record(&item) {
                 return Err(PyTypeError::new_err(format!(
-                    "field '{path}': optional records are not supported"
+                    "field '{path}': optional untyped records are not supported (ROOT has no type for them; use a named class)"
                 )));
             }
             FieldType::optional(item)
@@ -55,21 +57,29 @@ pub fn field_type(spec: &Bound<'_, PyAny>, path: &str) -> PyResult<FieldType> {
             let item = field_type(&t.get_item(2)?, &format!("{path}._0"))?;
             if holds_record(&item) {
                 return Err(PyTypeError::new_err(format!(
-                    "field '{path}': fixed-size arrays of records are not supported"
+                    "field '{path}': fixed-size arrays of untyped records are not supported (ROOT has no type for them; use a named class)"
                 )));
             }
             FieldType::array(item, n)
         }
-        "record" => {
-            let members = t.get_item(1)?;
-            let members = members.cast::<PyList>()?;
-            let mut fields = Vec::with_capacity(members.len());
-            for m in members.iter() {
-                let (name, ty): (String, Bound<'_, PyAny>) = m.extract()?;
-                let ty = field_type(&ty, &format!("{path}.{name}"))?;
-                fields.push(Field::new(name, ty));
+        "record" => FieldType::untyped_record(member_fields(&t.get_item(1)?, path)?),
+        "class" => {
+            let name: String = t.get_item(1)?.extract()?;
+            let version: u32 = t.get_item(2)?.extract()?;
+            FieldType::class(name, version, member_fields(&t.get_item(3)?, path)?)
+        }
+        "pair" => FieldType::pair(
+            field_type(&t.get_item(1)?, &format!("{path}._0"))?,
+            field_type(&t.get_item(2)?, &format!("{path}._1"))?,
+        ),
+        "tuple" => {
+            let items = t.get_item(1)?;
+            let items = items.cast::<PyList>()?;
+            let mut types = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                types.push(field_type(&item, &format!("{path}._{i}"))?);
             }
-            FieldType::untyped_record(fields)
+            FieldType::Tuple(types)
         }
         other => {
             return Err(PyTypeError::new_err(format!(
@@ -79,9 +89,24 @@ pub fn field_type(spec: &Bound<'_, PyAny>, path: &str) -> PyResult<FieldType> {
     })
 }
 
+/// The members `[(name, type), ...]` of a record or class type tuple.
+fn member_fields(members: &Bound<'_, PyAny>, path: &str) -> PyResult<Vec<Field>> {
+    let members = members.cast::<PyList>()?;
+    let mut fields = Vec::with_capacity(members.len());
+    for m in members.iter() {
+        let (name, ty): (String, Bound<'_, PyAny>) = m.extract()?;
+        let ty = field_type(&ty, &format!("{path}.{name}"))?;
+        fields.push(Field::new(name, ty));
+    }
+    Ok(fields)
+}
+
+/// True if `t` holds an untyped record, which has no C++ type that a `std::optional` or
+/// `std::array` of it could name (named classes have theirs).
 fn holds_record(t: &FieldType) -> bool {
     match t {
-        FieldType::Record { .. } | FieldType::UntypedCollection(_) => true,
+        FieldType::Record { type_name, .. } => type_name.is_empty(),
+        FieldType::UntypedCollection(_) => true,
         FieldType::Vector(i) | FieldType::Array(i, _) | FieldType::Optional(i) => holds_record(i),
         _ => false,
     }

@@ -2,8 +2,12 @@
 strings, pyarrow types and schemas; NumPy, Awkward and pyarrow arrays and lists.
 
 A field type becomes a nested tuple understood by the extension module: ``("int32",)``,
-``("string",)``, ``("list", T)``, ``("fixed", n, T)``, ``("optional", T)`` or
-``("record", [(name, T), ...])``. A batch mirrors its type with NumPy buffers."""
+``("string",)``, ``("list", T)``, ``("fixed", n, T)``, ``("optional", T)``,
+``("record", [(name, T), ...])``, ``("class", "Name", version, [(name, T), ...])`` (a
+named C++ class, for readers with its dictionary), ``("pair", T1, T2)`` or
+``("tuple", [T, ...])`` (``std::pair``/``std::tuple``: their members are ``_0``, ``_1``,
+...). Tuples of this form may be given in a schema as they are. A batch mirrors its type
+with NumPy buffers."""
 
 import numpy as np
 
@@ -17,7 +21,7 @@ PRIMITIVES = {
 def field_type(spec, name):
     """The type tuple of a schema entry, or TypeError naming the field."""
     if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
-        return spec
+        return _type_tuple(spec, name)
     # By identity: np.dtype("float64") == float is true, but it is handled below.
     if any(spec is t for t in (bool, int, float, str)):
         return {bool: ("bool",), int: ("int64",), float: ("float64",), str: ("string",)}[spec]
@@ -46,6 +50,24 @@ def field_type(spec, name):
     if module.startswith("pyarrow"):
         return _from_arrow(spec, name)
     raise TypeError(f"field '{name}': cannot make a field type from {spec!r}")
+
+
+def _type_tuple(spec, name):
+    """A type tuple whose inner types may be given in any form a schema takes."""
+    kind = spec[0]
+    if kind in ("list", "optional"):
+        return (kind, field_type(spec[1], f"{name}._0"))
+    if kind == "fixed":
+        return (kind, spec[1], field_type(spec[2], f"{name}._0"))
+    if kind == "record":
+        return (kind, [(m, field_type(t, f"{name}.{m}")) for m, t in spec[1]])
+    if kind == "class":
+        return (kind, spec[1], spec[2], [(m, field_type(t, f"{name}.{m}")) for m, t in spec[3]])
+    if kind == "pair":
+        return (kind, field_type(spec[1], f"{name}._0"), field_type(spec[2], f"{name}._1"))
+    if kind == "tuple":
+        return (kind, [field_type(t, f"{name}._{i}") for i, t in enumerate(spec[1])])
+    return spec
 
 
 def _from_awkward(t, name):
@@ -172,6 +194,14 @@ def batch(values, ftype, name):
         offsets = np.zeros(len(present) + 1, dtype=np.uint64)
         np.cumsum(present, out=offsets[1:])
         return ("list", offsets, batch(ak.drop_none(a, axis=0), ftype[1], f"{name}._0"))
+    if kind in ("pair", "tuple", "class"):
+        if kind == "pair":
+            members = [("_0", ftype[1]), ("_1", ftype[2])]
+        elif kind == "tuple":
+            members = [(f"_{i}", t) for i, t in enumerate(ftype[1])]
+        else:
+            members = ftype[3]
+        return batch(_members_by_name(values, [m for m, _ in members], name), ("record", members), name)
     if kind == "record":
         members = []
         for member, mtype in ftype[1]:
@@ -182,6 +212,22 @@ def batch(values, ftype, name):
             members.append(batch(part, mtype, f"{name}.{member}"))
         return ("record", members)
     raise TypeError(f"field '{name}': unknown type {ftype}")
+
+
+def _members_by_name(values, names, name):
+    """`values` with its members reachable by `names`: an Awkward tuple (fields "0",
+    "1", ...) or a list of Python tuples for `_0`, `_1`, ...; records as they are."""
+    if isinstance(values, dict):
+        return values
+    import awkward as ak
+
+    a = _awkward(values, name)
+    fields = ak.fields(a)
+    if fields == names:
+        return a
+    if fields == [str(i) for i in range(len(names))]:
+        return ak.zip(dict(zip(names, ak.unzip(a))), depth_limit=1)
+    raise ValueError(f"field '{name}': members {names} expected, got {fields}")
 
 
 def _counts(a, name):
