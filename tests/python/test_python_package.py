@@ -217,18 +217,16 @@ def write_python_file(path, n=5000):
     return data
 
 
-def test_written_from_python_read_by_uproot_and_root(tmp_path):
-    path = tmp_path / "py.root"
-    data = write_python_file(path)
-    theirs = uproot.open(path)["Events"].arrays()
-    for key, values in data.items():
-        expected = ak.to_list(values) if not isinstance(values, np.ndarray) else values.tolist()
-        assert same(ak.to_list(theirs[key]), expected), key
-    # ROOT 6.40 reads the same values (all entries, every field, as its RNTupleReader shows them).
+def root_show_entries(path, declare=""):
+    """Every entry of the RNTuple `Events` in `path` as ROOT 6.40's RNTupleReader shows
+    it (JSON), read in a child process after declaring `declare` to ROOT's interpreter;
+    fails on any ROOT warning or error."""
     script = f"""
 import warnings, json, sys
 warnings.filterwarnings("ignore")
 import ROOT
+if {declare!r}:
+    ROOT.gInterpreter.Declare({declare!r})
 r = ROOT.RNTupleReader.Open("Events", "{path}")
 out = []
 for i in range(r.GetNEntries()):
@@ -240,7 +238,18 @@ sys.stdout.write(json.dumps(out))
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Error in" not in result.stderr and "Warning in" not in result.stderr, result.stderr
-    shown = [json.loads(re.sub(r"\bnan\b", "null", s)) for s in json.loads(result.stdout)]
+    return [json.loads(re.sub(r"\bnan\b", "null", s)) for s in json.loads(result.stdout)]
+
+
+def test_written_from_python_read_by_uproot_and_root(tmp_path):
+    path = tmp_path / "py.root"
+    data = write_python_file(path)
+    theirs = uproot.open(path)["Events"].arrays()
+    for key, values in data.items():
+        expected = ak.to_list(values) if not isinstance(values, np.ndarray) else values.tolist()
+        assert same(ak.to_list(theirs[key]), expected), key
+    # ROOT 6.40 reads the same values (all entries, every field, as its RNTupleReader shows them).
+    shown = root_show_entries(path)
     assert len(shown) == len(data["event"])
     for i in range(0, len(shown), 97):
         entry = shown[i]
@@ -451,23 +460,8 @@ def test_pairs_tuples_and_named_classes(tmp_path):
     assert types["p"] == "std::pair<std::int64_t,double>"
     assert types["t"] == "std::tuple<std::int32_t,float,std::string>"
     assert types["hit"] == "rwtest::Hit"
-    script = f"""
-import warnings, json, sys
-warnings.filterwarnings("ignore")
-import ROOT
-ROOT.gInterpreter.Declare("namespace rwtest {{ struct Hit {{ float e; std::int32_t id; std::vector<float> samples; }}; }}")
-r = ROOT.RNTupleReader.Open("Events", "{path}")
-out = []
-for i in range(r.GetNEntries()):
-    s = ROOT.std.ostringstream()
-    r.Show(i, s)
-    out.append(str(s.str()))
-sys.stdout.write(json.dumps(out))
-"""
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert "Error in" not in result.stderr and "Warning in" not in result.stderr, result.stderr
-    shown = [json.loads(s) for s in json.loads(result.stdout)]
+    shown = root_show_entries(
+        path, "namespace rwtest { struct Hit { float e; std::int32_t id; std::vector<float> samples; }; }")
     assert len(shown) == 50
     for i in (0, 7, 49):
         entry = shown[i]
