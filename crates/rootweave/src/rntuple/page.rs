@@ -295,12 +295,17 @@ impl PageSealer {
     /// An empty buffer with room for `bytes`: the smallest spare one that has it, else a
     /// new one of exactly that size.
     fn buffer(&mut self, bytes: usize) -> Vec<u8> {
-        let at = self.spare.partition_point(|s| s.capacity() < bytes);
-        if at < self.spare.len() {
-            self.spare.remove(at)
-        } else {
-            Vec::with_capacity(bytes)
-        }
+        let Some(fit) = self
+            .spare
+            .get(self.spare.partition_point(|s| s.capacity() < bytes))
+        else {
+            return Vec::with_capacity(bytes);
+        };
+        // The last of the spares of that capacity: most spares are full-page segments of
+        // one size, and removing the last of a run shifts only the larger ones after it.
+        let capacity = fit.capacity();
+        let last = self.spare.partition_point(|s| s.capacity() <= capacity) - 1;
+        self.spare.remove(last)
     }
 
     /// Seals the pending elements of `column` as one page: into the column's last
@@ -422,5 +427,27 @@ mod tests {
         column.push(&values[..8], &mut sealer);
         assert_eq!(sealer.spare_bytes(), 0);
         assert_eq!(column.allocated_bytes(), 4096);
+    }
+
+    #[test]
+    fn spare_buffers_are_taken_smallest_fit_first() {
+        let mut sealer = PageSealer::new(Compression::NONE, false);
+        let spares = [40usize, 20, 10, 20, 20].map(Vec::<u8>::with_capacity);
+        let capacities: Vec<usize> = spares.iter().map(Vec::capacity).collect();
+        sealer.recycle(spares, u64::MAX);
+        let left = |s: &PageSealer| s.spare.iter().map(Vec::capacity).collect::<Vec<_>>();
+        let mut sorted = capacities.clone();
+        sorted.sort_unstable();
+        assert_eq!(left(&sealer), sorted);
+        let taken = sealer.buffer(15);
+        assert_eq!(taken.capacity(), sorted[1]);
+        assert_eq!(left(&sealer).len(), 4);
+        assert!(
+            left(&sealer).windows(2).all(|w| w[0] <= w[1]),
+            "still sorted"
+        );
+        // Nothing large enough: a new buffer of exactly the size asked for.
+        assert!(sealer.buffer(sorted[4] + 1).capacity() > sorted[4]);
+        assert_eq!(left(&sealer).len(), 4);
     }
 }
