@@ -27,6 +27,16 @@ def expected_values(ids):
     return counts.astype(np.uint64), v, strings
 
 
+# LZ4-HC files whose pages hold noise (random low bytes of integers, mantissa bytes of
+# doubles) between compressible byte planes: the noise is stored as literals between the
+# matches of the other planes in one LZ4 block. Ordered, so that they can be compared
+# value by value with the same entries written uncompressed.
+LZ4_CASES = [
+    ("single-lz4", "single", 600_000, ["--compression", "lz4:4", "--ordered"]),
+    ("complex-lz4", "complex", 3_000, ["--compression", "lz4:4", "--ordered"]),
+]
+
+
 @pytest.fixture(scope="module")
 def files(workdir):
     cases = {
@@ -45,12 +55,21 @@ def files(workdir):
             for n, (p, _) in results.items()]
     # The other schemas of `generate`, read by ROOT in the same child process.
     from conftest import rootweave
-    for schema, events in [("complex", 700), ("wide", 300), ("single", 70_000)]:
-        path = workdir / f"schema-{schema}.root"
-        rootweave("generate", path, "--events", events, "--schema", schema, "--threads", 2,
-                  "--memory-budget", "4MiB")
-        jobs.append({"file": str(path), "ntuple": "Events", "out": str(workdir / f"schema-{schema}.root-dump"),
+    for name, schema, events, options in [
+        ("complex", "complex", 700, ["--memory-budget", "4MiB"]),
+        ("wide", "wide", 300, ["--memory-budget", "4MiB"]),
+        ("single", "single", 70_000, ["--memory-budget", "4MiB"]),
+        *LZ4_CASES,
+    ]:
+        path = workdir / f"schema-{name}.root"
+        rootweave("generate", path, "--events", events, "--schema", schema, "--threads", 2, *options)
+        jobs.append({"file": str(path), "ntuple": "Events", "out": str(workdir / f"schema-{name}.root-dump"),
                      "rdataframe": False})
+    for name, schema, events, options in LZ4_CASES:
+        # The same entries uncompressed, as a reference that no LZ4 code has touched.
+        reference = [o if o != "lz4:4" else "none" for o in options]
+        rootweave("generate", workdir / f"schema-{name}-none.root", "--events", events, "--schema", schema,
+                  "--threads", 2, *reference)
     root_dump(jobs, workdir)
     return {n: (p, out, workdir / f"{n}.root-dump") for n, (p, out) in results.items()}
 
@@ -147,7 +166,7 @@ def test_generate_unordered_has_the_same_events_in_some_order(workdir):
     assert np.array_equal(events[0][1], events[1][1])
 
 
-@pytest.mark.parametrize("schema", ["complex", "wide", "single"])
+@pytest.mark.parametrize("schema", ["complex", "wide", "single"] + [c[0] for c in LZ4_CASES])
 def test_root_and_uproot_agree_on_the_generate_schemas(files, workdir, schema):
     from canonical import assert_same, from_awkward
     _, root_values = load_expected(workdir / f"schema-{schema}.root-dump")
@@ -156,7 +175,14 @@ def test_root_and_uproot_agree_on_the_generate_schemas(files, workdir, schema):
     for field in arrays.fields:
         from_awkward(arrays[field], field, uproot_values)
     assert_same(root_values, uproot_values, f"{schema}: ROOT vs uproot")
-    assert len(root_values) >= {"complex": 10 * 16, "wide": 1000, "single": 1}[schema]
+    assert len(root_values) >= {"complex": 10 * 16, "wide": 1000, "single": 1}[schema.split("-")[0]]
+    if schema.endswith("-lz4"):
+        reference = uproot.open(workdir / f"schema-{schema}-none.root")["Events"].arrays()
+        reference_values = {}
+        for field in reference.fields:
+            from_awkward(reference[field], field, reference_values)
+        assert_same(reference_values, uproot_values, f"{schema}: uncompressed vs LZ4-HC (uproot)")
+        assert_same(reference_values, root_values, f"{schema}: uncompressed vs LZ4-HC (ROOT)")
 
 
 @pytest.mark.parametrize("schema,fields", [("single", 1), ("complex", 10), ("wide", 1000)])

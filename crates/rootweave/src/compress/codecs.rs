@@ -147,16 +147,23 @@ const LZ4_CHECKSUM: usize = 8;
 
 fn lz4_compress(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Option<usize> {
     use lz4::block::{compress_bound, compress_to_buffer, CompressionMode};
-    // As ROOT: LZ4-HC from level 4 on, the fast compressor below.
-    let mode = if level >= 4 {
-        CompressionMode::HIGHCOMPRESSION(level as i32)
-    } else {
-        CompressionMode::DEFAULT
-    };
-    let bound = compress_bound(input.len()).ok()?;
     let data = at + LZ4_CHECKSUM;
-    out.resize(data + bound, 0);
-    let n = compress_to_buffer(input, Some(mode), false, &mut out[data..]).ok()?;
+    // As ROOT: LZ4-HC from level 4 on (searching only what can compress), the fast
+    // compressor below.
+    let n = if level >= 4 {
+        out.resize(data, 0);
+        super::lz4hc::compress(level, input, out)?
+    } else {
+        let bound = compress_bound(input.len()).ok()?;
+        out.resize(data + bound, 0);
+        compress_to_buffer(
+            input,
+            Some(CompressionMode::DEFAULT),
+            false,
+            &mut out[data..],
+        )
+        .ok()?
+    };
     let checksum = xxh64(&out[data..data + n], 0);
     out[at..data].copy_from_slice(&checksum.to_be_bytes());
     Some(LZ4_CHECKSUM + n)

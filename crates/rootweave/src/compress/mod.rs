@@ -7,6 +7,7 @@
 
 mod block;
 mod codecs;
+mod lz4hc;
 mod settings;
 
 pub use block::{parse_block_header, BlockHeader, BLOCK_HEADER_SIZE, MAX_BLOCK_SIZE};
