@@ -59,7 +59,9 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
         if input.len() < 2 * CHUNK {
             return scratch.state.compress(level, input, out);
         }
-        classify_chunks(input, scratch)?;
+        if classify_chunks(input, scratch).is_none() {
+            return scratch.state.compress(level, input, out);
+        }
         let runs = runs(&scratch.noise, input.len());
         if runs.iter().all(|run| !run.noise) {
             return scratch.state.compress(level, input, out);
@@ -168,7 +170,8 @@ impl HcState {
     }
 }
 
-/// Fills `scratch.noise` with one flag per chunk of `input`.
+/// Fills `scratch.noise` with one flag per chunk of `input`; None if LZ4's fast pass failed
+/// (the caller then compresses the whole input with LZ4-HC).
 fn classify_chunks(input: &[u8], scratch: &mut Scratch) -> Option<()> {
     let chunks = input.len().div_ceil(CHUNK);
     scratch.noise.clear();
@@ -190,7 +193,7 @@ fn classify_chunks(input: &[u8], scratch: &mut Scratch) -> Option<()> {
     for sequence in Sequences::new(&scratch.fast[..n]) {
         let sequence = sequence?;
         if sequence.match_len > 0 {
-            let first = (sequence.match_start - sequence.offset) / CHUNK;
+            let first = sequence.match_start.checked_sub(sequence.offset)? / CHUNK;
             let last = (sequence.match_start + sequence.match_len - 1) / CHUNK;
             for flag in &mut scratch.noise[first..=last.min(chunks - 1)] {
                 *flag = false;

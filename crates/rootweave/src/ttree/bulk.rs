@@ -573,24 +573,36 @@ impl BulkContext<'_> {
             return Err(bad("no offsets for a jagged branch".into()));
         };
         let unit = f.plan.unit_bytes() as i64;
-        let shift = unit.trailing_zeros();
-        let pow2 = unit.count_ones() == 1;
-        let (mut previous, mut wrong) = (start, 0i64);
-        for (k, o) in ends.iter_mut().enumerate() {
-            let v = at(t.within.start + 1 + k);
-            // Negative when decreasing or past the end.
-            wrong |= (v - previous) | (end - v);
-            previous = v;
-            let d = v - start;
-            let items = if pow2 {
-                wrong |= -(d & (unit - 1));
-                d >> shift
-            } else {
-                wrong |= -(d % unit);
-                d / unit
-            };
-            // Garbage (never kept) when an entry is out of order: the check below fails.
-            *o = base.wrapping_add(items as u64);
+        if ends.len() != t.within.len() {
+            return Err(bad(format!(
+                "{} entries for {} offsets",
+                t.within.len(),
+                ends.len()
+            )));
+        }
+        // The entries' ends come from the table, but the basket's last entry's, which is
+        // the border (not in the table).
+        let in_table = t
+            .within
+            .len()
+            .saturating_sub(usize::from(t.within.end == n));
+        let first = 4 + 4 * (t.within.start + 1);
+        let (from_table, at_border) = ends.split_at_mut(in_table);
+        let (previous, mut wrong) = item_ends_from_table(
+            &table[first..first + 4 * in_table],
+            EntryBytes {
+                keylen,
+                start,
+                end,
+                unit,
+            },
+            *base,
+            from_table,
+        );
+        if let Some(last) = at_border.first_mut() {
+            let d = border as i64 - start;
+            wrong |= (border as i64 - previous) | (end - border as i64) | -(d % unit);
+            *last = base.wrapping_add((d / unit) as u64);
         }
         if wrong < 0 {
             return Err(bad(format!(
@@ -694,6 +706,61 @@ impl BulkContext<'_> {
         convert(bytes, &mut t.values, 0);
         Ok(())
     }
+}
+
+/// Where a basket's entries lie, for [`item_ends_from_table`].
+#[derive(Clone, Copy)]
+struct EntryBytes {
+    /// The key length that the entry-offset table's positions include.
+    keylen: i64,
+    /// The first entry's start and the last entry's end, in the basket's data part.
+    start: i64,
+    end: i64,
+    /// Bytes per item.
+    unit: i64,
+}
+
+/// Each entry's end as an item index (`base` + items since `bytes.start`) from `table`,
+/// big-endian positions of the entries' ends in the basket record, one per entry of
+/// `ends`. Returns the last end's byte position and a value that is negative if an entry
+/// ends before the one before it or past `bytes.end`, or splits an item. Branch-free and
+/// in one pass, so that the compiler vectorises it (a 5M-entry basket set is ~2 ns an
+/// entry otherwise).
+fn item_ends_from_table(
+    table: &[u8],
+    bytes: EntryBytes,
+    base: u64,
+    ends: &mut [u64],
+) -> (i64, i64) {
+    let EntryBytes {
+        keylen,
+        start,
+        end,
+        unit,
+    } = bytes;
+    let (mut previous, mut wrong) = (start, 0i64);
+    let positions = table
+        .chunks_exact(4)
+        .map(|c| i32::from_be_bytes(c.try_into().expect("chunks of 4 bytes")) as i64 - keylen);
+    if unit.count_ones() == 1 {
+        let shift = unit.trailing_zeros();
+        for (o, v) in ends.iter_mut().zip(positions) {
+            // Negative when decreasing, past the end or within an item.
+            let d = v - start;
+            wrong |= (v - previous) | (end - v) | -(d & (unit - 1));
+            previous = v;
+            // Garbage (never kept) when an entry is out of order: the caller fails then.
+            *o = base.wrapping_add((d >> shift) as u64);
+        }
+    } else {
+        for (o, v) in ends.iter_mut().zip(positions) {
+            let d = v - start;
+            wrong |= (v - previous) | (end - v) | -(d % unit);
+            previous = v;
+            *o = base.wrapping_add((d / unit) as u64);
+        }
+    }
+    (previous, wrong)
 }
 
 /// Each entry's end as an item index (`base` + items since `start`), checking that the
@@ -819,5 +886,57 @@ fn leaf_array(buffer: Buffer) -> Array {
         Buffer::UInt64(v) | Buffer::Switch(v, _) => Array::UInt64(v),
         Buffer::Float32(v) => Array::Float32(v),
         Buffer::Float64(v) => Array::Float64(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{item_ends_from_table, EntryBytes};
+
+    /// The table of a basket record whose key is `keylen` bytes: each entry's end as a
+    /// big-endian position in the record.
+    fn table(ends: &[i64], keylen: i64) -> Vec<u8> {
+        ends.iter()
+            .flat_map(|&e| ((e + keylen) as i32).to_be_bytes())
+            .collect()
+    }
+
+    fn item_ends(ends: &[i64], start: i64, end: i64, unit: i64) -> (Vec<u64>, i64, bool) {
+        let keylen = 70;
+        let mut out = vec![0u64; ends.len()];
+        let bytes = EntryBytes {
+            keylen,
+            start,
+            end,
+            unit,
+        };
+        let (last, wrong) = item_ends_from_table(&table(ends, keylen), bytes, 100, &mut out);
+        (out, last, wrong < 0)
+    }
+
+    #[test]
+    fn entry_ends_become_item_indices_from_the_base() {
+        // 4-byte items from byte 8 on: entries of 2, 0, 3 and 1 items.
+        assert_eq!(
+            item_ends(&[16, 16, 28, 32], 8, 32, 4),
+            (vec![102, 102, 105, 106], 32, false)
+        );
+        // 12-byte items (not a power of two): entries of 1, 2 items.
+        assert_eq!(item_ends(&[12, 36], 0, 36, 12), (vec![101, 103], 36, false));
+        assert_eq!(item_ends(&[], 0, 0, 4), (vec![], 0, false));
+    }
+
+    #[test]
+    fn bad_entry_ends_are_found() {
+        for unit in [4, 12] {
+            // Decreasing.
+            assert!(item_ends(&[24, 12, 36], 0, 36, unit).2);
+            // Past the last entry's end.
+            assert!(item_ends(&[12, 48], 0, 36, unit).2);
+            // Before the first entry's start.
+            assert!(item_ends(&[-12, 36], 0, 36, unit).2);
+            // Splitting an item.
+            assert!(item_ends(&[12, 14, 36], 0, 36, unit).2);
+        }
     }
 }
