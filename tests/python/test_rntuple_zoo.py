@@ -1,12 +1,15 @@
 """RNTuples of shapes the test data lacks, written by ROOT 6.40 itself
 (root_write_rntuple_zoo.py), read by rootweave with exactly the values ROOT wrote: STL
 containers, the floating-point column types ROOT writes on request, a late model extension,
-several cluster groups, RNTupleParallelWriter's output, and a real CMS NanoAOD TTree imported
-by ROOT's RNTupleImporter (compared with the TTree it came from)."""
+several cluster groups, RNTupleParallelWriter's output, files merged by hadd (pages copied
+and recompressed), and a real CMS NanoAOD TTree imported by ROOT's RNTupleImporter
+(compared with the TTree it came from)."""
 
+import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import awkward as ak
 import pytest
@@ -29,6 +32,13 @@ def zoo(workdir):
     result = subprocess.run([sys.executable, str(HERE / "root_write_rntuple_zoo.py"), str(out),
                              str(ENTRIES), str(NANOAOD)], capture_output=True, text=True)
     assert result.returncode == 0 and "written" in result.stdout, result.stdout + result.stderr[-3000:]
+    # ROOT's hadd merging two copies: recompressing the pages (the target's default
+    # compression differs), and copying them as they are (-ff).
+    hadd = Path(importlib.util.find_spec("ROOT").submodule_search_locations[0]) / "bin" / "hadd"
+    for name, options in [("merged.root", []), ("merged-ff.root", ["-ff"])]:
+        result = subprocess.run([str(hadd), "-f", *options, str(out / name), str(out / "zoo.root"),
+                                 str(out / "zoo.root")], capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
     return out
 
 
@@ -135,6 +145,15 @@ def test_uproot_reads_the_same_values(zoo):
         compared.append(field)
     print(f"zoo: {len(compared)} fields equal uproot's; uproot cannot read {skipped}; uproot wrong in {uproot_wrong}")
     assert {"st", "up", "pr", "tp", "rv", "vb", "va", "vs", "f16", "ftrunc", "dquant", "d32"} <= set(compared)
+
+
+@pytest.mark.parametrize("name", ["merged.root", "merged-ff.root"])
+def test_files_merged_by_hadd_hold_both_inputs(zoo, name):
+    entries = dump(zoo / name, "zoo")
+    assert len(entries) == 2 * ENTRIES
+    assert entries[:ENTRIES] == entries[ENTRIES:]
+    check_entries(entries[:ENTRIES], range(ENTRIES), ENTRIES // 2, name)
+    check_entries(entries[ENTRIES:], range(ENTRIES), ENTRIES // 2, name)
 
 
 def test_parallel_writer_output_holds_every_entry_once(zoo):
