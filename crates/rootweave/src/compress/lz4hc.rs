@@ -178,6 +178,10 @@ fn classify_chunks(input: &[u8], scratch: &mut Scratch) -> Option<()> {
     scratch
         .noise
         .extend(input.chunks(CHUNK).map(matches_are_rare));
+    if !scratch.noise.contains(&true) {
+        // Nothing to skip: no need to look for matches.
+        return Some(());
+    }
     // LZ4's fast compressor skips ahead quickly where it finds nothing; where it finds a
     // match, the chunks from the match's source to its end are not noise, so that they
     // are compressed as one run, in which LZ4-HC finds the match again.
@@ -246,11 +250,9 @@ fn runs(noise: &[bool], len: usize) -> Vec<Run> {
     runs
 }
 
-/// One LZ4 sequence: literals, then a match (`match_len` 0 for the last sequence).
-/// Positions are in the decoded bytes.
+/// One LZ4 sequence's match (`match_len` 0 for the last sequence, which is literals
+/// only); the sequence's literals are the decoded bytes before `match_start`.
 struct Sequence {
-    literal_start: usize,
-    literal_len: usize,
     match_start: usize,
     offset: usize,
     match_len: usize,
@@ -297,14 +299,11 @@ impl<'a> Sequences<'a> {
     fn next_sequence(&mut self) -> Option<Sequence> {
         let token = self.byte()?;
         let literal_len = self.length(token >> 4)?;
-        let literal_start = self.decoded;
         self.pos = self.pos.checked_add(literal_len)?;
         self.decoded += literal_len;
         if self.pos >= self.block.len() {
             self.pos = self.block.len();
             return Some(Sequence {
-                literal_start,
-                literal_len,
                 match_start: self.decoded,
                 offset: 0,
                 match_len: 0,
@@ -315,8 +314,6 @@ impl<'a> Sequences<'a> {
         let match_start = self.decoded;
         self.decoded += match_len;
         Some(Sequence {
-            literal_start,
-            literal_len,
             match_start,
             offset,
             match_len,
@@ -359,10 +356,6 @@ impl BlockWriter<'_> {
                 // The run's last literals wait for the next match or the block's end.
                 break;
             }
-            debug_assert_eq!(
-                offset + sequence.literal_start + sequence.literal_len,
-                offset + sequence.match_start
-            );
             let literals_end = offset + sequence.match_start;
             self.write_sequence(literals_end, sequence.offset, sequence.match_len);
             self.pending = literals_end + sequence.match_len;

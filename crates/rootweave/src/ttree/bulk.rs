@@ -588,8 +588,15 @@ impl BulkContext<'_> {
             .saturating_sub(usize::from(t.within.end == n));
         let first = 4 + 4 * (t.within.start + 1);
         let (from_table, at_border) = ends.split_at_mut(in_table);
+        // No end in the table: `first` may be past it.
+        let table_ends = match in_table {
+            0 => &[][..],
+            _ => table
+                .get(first..first + 4 * in_table)
+                .ok_or_else(|| bad(format!("entries {:?} of a basket of {n}", t.within)))?,
+        };
         let (previous, mut wrong) = item_ends_from_table(
-            &table[first..first + 4 * in_table],
+            table_ends,
             EntryBytes {
                 keylen,
                 start,
