@@ -33,6 +33,10 @@ enum Scenario {
     /// Two RNTuples in one file: `A` (all types) and `B` (NanoAOD-like), expected values in
     /// the `A` and `B` subfolders of `--expect`.
     TwoNtuples,
+    /// Not a file: the bytes of `--input` compressed with `--compression` as a page or a
+    /// basket is stored (ROOT compression blocks, or the input itself when it does not
+    /// shrink), to compare with what ROOT's own compression makes of the same bytes.
+    Compress,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -89,6 +93,9 @@ struct Args {
     /// Write page checksums.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     checksums: bool,
+    /// The bytes to compress (compress scenario).
+    #[arg(long)]
+    input: Option<PathBuf>,
 }
 
 fn all_types_fields() -> Vec<Field> {
@@ -270,6 +277,18 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
         Scenario::Parallel => parallel(args),
+        Scenario::Compress => {
+            let input = args
+                .input
+                .as_ref()
+                .ok_or("the compress scenario needs --input")?;
+            let bytes = std::fs::read(input)?;
+            std::fs::write(
+                &args.out,
+                rootweave::compress::compress(args.compression, &bytes),
+            )?;
+            Ok(())
+        }
         Scenario::TwoNtuples => {
             use rootweave::container::{FileWriter, WriterOptions};
             use std::sync::Arc;

@@ -262,3 +262,44 @@ fn consecutive_blocks_are_independent_streams() {
         }
     }
 }
+
+/// The dictionary size an LZMA block declares: the LZMA2 property byte of its xz block
+/// header, decoded to the smallest 2^n or 3 * 2^(n-1) that holds the encoder's dictionary.
+fn lzma_block_dictionary(stored: &[u8]) -> u64 {
+    let xz = &stored[BLOCK_HEADER_SIZE..];
+    assert_eq!(&xz[..6], b"\xFD7zXZ\x00", "xz stream magic");
+    let block = &xz[12..];
+    let flags = block[1];
+    assert_eq!(flags & 0x03, 0, "one filter");
+    let mut at = 2;
+    // Optional compressed and uncompressed sizes (variable-length integers).
+    for present in [flags & 0x40 != 0, flags & 0x80 != 0] {
+        if present {
+            while block[at] & 0x80 != 0 {
+                at += 1;
+            }
+            at += 1;
+        }
+    }
+    assert_eq!(block[at], 0x21, "the LZMA2 filter");
+    assert_eq!(block[at + 1], 1, "one property byte");
+    let bits = u64::from(block[at + 2]);
+    (2 | (bits & 1)) << (bits / 2 + 11)
+}
+
+#[test]
+fn lzma_dictionary_is_roots_choice() {
+    // ROOT: the preset's dictionary, at most a quarter of the block, at least 4 KiB. The
+    // size is part of the block's bytes, and a dictionary larger than the page only slows
+    // the encoder down.
+    let declared = |setting: &str, len: usize| {
+        let stored = compress(setting.parse().unwrap(), &compressible(len));
+        assert_eq!(decompress(&stored, len).unwrap(), compressible(len));
+        lzma_block_dictionary(&stored)
+    };
+    assert_eq!(declared("lzma:7", 1 << 20), 256 << 10);
+    assert_eq!(declared("lzma:7", 8 << 10), 4 << 10);
+    assert_eq!(declared("lzma:1", 8 << 20), 1 << 20); // the preset's 1 MiB is below 2 MiB
+    assert_eq!(declared("lzma:7", 300_000), 3 << 15); // 75,000 rounded up to 3 * 2^15
+    assert_eq!(declared("lzma:9", 4 << 20), 1 << 20);
+}
