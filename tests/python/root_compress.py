@@ -5,7 +5,9 @@ blocks would not be smaller. Run as a child process, once per test module:
     python root_compress.py jobs.json
 
 where jobs.json is a list of {"input", "output", "setting"} (setting = ROOT's integer
-algorithm * 100 + level, e.g. 207 for LZMA level 7).
+algorithm * 100 + level, e.g. 207 for LZMA level 7), or of {"input", "output", "size"}:
+decompress the compressed payload `input` to `size` bytes with ROOT's R__unzip, block by
+block as ROOT reads a page (an empty output if ROOT rejects a block).
 """
 
 import json
@@ -50,8 +52,46 @@ bool rootweave_test_root_compress(const std::string &in, const std::string &out,
       os.write(src.data(), src.size());
    return os.good();
 }
+
+// As ROOT's RNTuple page decompressor: block after block until `size` bytes are out; a
+// payload of exactly `size` bytes is stored raw.
+bool rootweave_test_root_decompress(const std::string &in, const std::string &out, int size)
+{
+   std::ifstream is(in, std::ios::binary);
+   std::vector<unsigned char> src((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+   std::vector<unsigned char> dst(size);
+   bool ok = true;
+   if (static_cast<int>(src.size()) == size) {
+      std::copy(src.begin(), src.end(), dst.begin());
+   } else {
+      std::size_t at = 0;
+      int done = 0;
+      while (ok && done < size) {
+         int srcsize = 0, tgtsize = 0;
+         if (at + 9 > src.size() || R__unzip_header(&srcsize, src.data() + at, &tgtsize) != 0 ||
+             at + srcsize > src.size() || done + tgtsize > size) {
+            ok = false;
+            break;
+         }
+         int irep = 0;
+         R__unzip(&srcsize, src.data() + at, &tgtsize, dst.data() + done, &irep);
+         ok = irep == tgtsize;
+         at += srcsize;
+         done += tgtsize;
+      }
+      ok = ok && at == src.size();
+   }
+   std::ofstream os(out, std::ios::binary);
+   if (ok)
+      os.write(reinterpret_cast<const char *>(dst.data()), dst.size());
+   return os.good();
+}
 """)
 
 for job in json.load(open(sys.argv[1])):
-    if not ROOT.rootweave_test_root_compress(job["input"], job["output"], int(job["setting"])):
+    if "size" in job:
+        done = ROOT.rootweave_test_root_decompress(job["input"], job["output"], int(job["size"]))
+    else:
+        done = ROOT.rootweave_test_root_compress(job["input"], job["output"], int(job["setting"]))
+    if not done:
         sys.exit(f"could not write {job['output']}")

@@ -1,12 +1,13 @@
 """rootweave's compression blocks against ROOT 6.40's own compression routine on the same
 bytes (split integer and float pages, text, zeros, tiny and multi-block inputs): LZMA and
 ZSTD blocks are byte for byte ROOT's (same library, same settings, same dictionary), LZ4-HC
-and zlib blocks are no larger than ROOT's (beyond a small margin at zlib's higher levels). That ROOT and uproot decode
-our blocks is proven by the file tests; here the bytes themselves are compared."""
+and zlib blocks are no larger than ROOT's (beyond a small margin at zlib's higher levels),
+and ROOT's R__unzip and the zlib module that uproot inflates with give back every byte."""
 
 import json
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -65,14 +66,16 @@ def compressed(tmp_path_factory):
     for name, codec in jobs_for(data):
         setting = IDENTICAL.get(codec) or NO_LARGER[codec][0]
         ours, theirs = work / f"{name}.{codec}.rootweave", work / f"{name}.{codec}.root"
+        decoded = work / f"{name}.{codec}.rootweave.unzipped-by-root"
         write_with_testkit("compress", ours, "--input", work / name, "--compression", codec)
         root_jobs.append({"input": str(work / name), "output": str(theirs), "setting": setting})
-        pairs[(name, codec)] = (ours.read_bytes, theirs.read_bytes)
+        root_jobs.append({"input": str(ours), "output": str(decoded), "size": len(data[name])})
+        pairs[(name, codec)] = (ours.read_bytes, theirs.read_bytes, decoded.read_bytes)
     (work / "jobs.json").write_text(json.dumps(root_jobs))
     result = subprocess.run([sys.executable, str(HERE / "root_compress.py"), str(work / "jobs.json")],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    return data, {key: (ours(), theirs()) for key, (ours, theirs) in pairs.items()}
+    return data, {key: tuple(read() for read in reads) for key, reads in pairs.items()}
 
 
 CASES = list(jobs_for(["int-page", "float-page", "double-page", "text", "zeros", "tiny-noise", "17MiB-counter"]))
@@ -81,7 +84,16 @@ CASES = list(jobs_for(["int-page", "float-page", "double-page", "text", "zeros",
 @pytest.mark.parametrize("name,codec", CASES, ids=[f"{n}-{c}" for n, c in CASES])
 def test_blocks_against_root(compressed, name, codec):
     data, pairs = compressed
-    ours, theirs = pairs[(name, codec)]
+    ours, theirs, unzipped_by_root = pairs[(name, codec)]
+    assert unzipped_by_root == data[name], "ROOT's R__unzip does not give back the input"
+    if codec.startswith("zlib") and ours != data[name]:
+        # uproot inflates each block with Python's zlib module.
+        inflated, at = b"", 0
+        while at < len(ours):
+            size = int.from_bytes(ours[at + 3:at + 6], "little")
+            inflated += zlib.decompress(ours[at + 9:at + 9 + size])
+            at += 9 + size
+        assert inflated == data[name]
     if codec in IDENTICAL:
         assert ours == theirs, f"{len(ours)} bytes against ROOT's {len(theirs)}"
     else:

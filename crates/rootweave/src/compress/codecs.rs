@@ -63,6 +63,10 @@ fn zlib_compress(
     // A fresh stream per block, so that no state can leak from one block into the next
     // (with flate2's zlib-rs backend a reset stream was seen to keep back-references into
     // the previous block, which ROOT's inflate rejects).
+    out.resize(at, 0);
+    if let Some(n) = super::deflate_noise::compress(zlib_rs_level(level), input, out) {
+        return (n <= room).then_some(n);
+    }
     let mut compressor = Compress::new(flate2::Compression::new(zlib_rs_level(level)), true);
     // Written into the vector's spare room (no zero-filling it first); the codec stops
     // where the room ends, which may be beyond `room` if the vector has more.

@@ -18,18 +18,19 @@
 
 use std::cell::RefCell;
 
-use lz4::block::{compress_bound, compress_to_buffer, CompressionMode};
+use lz4::block::compress_bound;
 
-/// Bytes per chunk classified as noise or compressible.
-const CHUNK: usize = 4096;
+use super::noise::{classify, runs, NoiseTest, CHUNK};
 
-/// Expected number of 4-byte matches per position within LZ4's window below which a
-/// chunk counts as noise. Uniform 7-bit bytes give 2.4e-4 (LZ4-HC stores them 0.01%
-/// smaller than literals), 6-bit bytes 3.9e-3 (0.2% smaller): they are searched.
-const NOISE_MATCHES_PER_POSITION: f64 = 1e-3;
-
-/// LZ4's window: matches reach back at most this many bytes.
-const WINDOW: f64 = 65536.0;
+/// What LZ4-HC need not search: a chunk where fewer than 1e-3 4-byte matches per
+/// position are expected within LZ4's 64 KiB window, and where LZ4's fast pass found no
+/// match (of LZ4's shortest length, 4). Uniform 7-bit bytes give 2.4e-4 (LZ4-HC stores
+/// them 0.01% smaller than literals), 6-bit bytes 3.9e-3 (0.2% smaller): they are searched.
+const NOISE: NoiseTest = NoiseTest {
+    window: 65536.0,
+    matches_per_position: 1e-3,
+    min_match: 4,
+};
 
 /// Smallest length of the last literal run of an LZ4 block (the format's end rule).
 const LAST_LITERALS: usize = 5;
@@ -59,7 +60,7 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
         if input.len() < 2 * CHUNK {
             return scratch.state.compress(level, input, out);
         }
-        if classify_chunks(input, scratch).is_none() {
+        if classify(input, &NOISE, &mut scratch.noise, &mut scratch.fast).is_none() {
             return scratch.state.compress(level, input, out);
         }
         let runs = runs(&scratch.noise, input.len());
@@ -170,104 +171,24 @@ impl HcState {
     }
 }
 
-/// Fills `scratch.noise` with one flag per chunk of `input`; None if LZ4's fast pass failed
-/// (the caller then compresses the whole input with LZ4-HC).
-fn classify_chunks(input: &[u8], scratch: &mut Scratch) -> Option<()> {
-    let chunks = input.len().div_ceil(CHUNK);
-    scratch.noise.clear();
-    scratch
-        .noise
-        .extend(input.chunks(CHUNK).map(matches_are_rare));
-    if !scratch.noise.contains(&true) {
-        // Nothing to skip: no need to look for matches.
-        return Some(());
-    }
-    // LZ4's fast compressor skips ahead quickly where it finds nothing; where it finds a
-    // match, the chunks from the match's source to its end are not noise, so that they
-    // are compressed as one run, in which LZ4-HC finds the match again.
-    let bound = compress_bound(input.len()).ok()?;
-    scratch.fast.resize(bound, 0);
-    let n = compress_to_buffer(
-        input,
-        Some(CompressionMode::DEFAULT),
-        false,
-        &mut scratch.fast,
-    )
-    .ok()?;
-    for sequence in Sequences::new(&scratch.fast[..n]) {
-        let sequence = sequence?;
-        if sequence.match_len > 0 {
-            let first = sequence.match_start.checked_sub(sequence.offset)? / CHUNK;
-            let last = (sequence.match_start + sequence.match_len - 1) / CHUNK;
-            for flag in &mut scratch.noise[first..=last.min(chunks - 1)] {
-                *flag = false;
-            }
-        }
-    }
-    Some(())
-}
-
-/// Whether the byte frequencies of `chunk` make 4-byte matches rare within LZ4's window.
-fn matches_are_rare(chunk: &[u8]) -> bool {
-    if chunk.len() < 2 {
-        return false;
-    }
-    let mut counts = [0u32; 256];
-    for &byte in chunk {
-        counts[byte as usize] += 1;
-    }
-    // Probability that two different positions hold the same byte (unbiased estimate).
-    let n = chunk.len() as f64;
-    let pairs: f64 = counts
-        .iter()
-        .map(|&c| c as f64 * (c as f64 - 1.0))
-        .sum::<f64>();
-    let same_byte = pairs / (n * (n - 1.0));
-    WINDOW * same_byte.powi(4) < NOISE_MATCHES_PER_POSITION
-}
-
-/// A stretch of chunks of one kind.
-struct Run {
-    start: usize,
-    end: usize,
-    noise: bool,
-}
-
-/// The runs of equal flags, in byte positions of an input of `len` bytes.
-fn runs(noise: &[bool], len: usize) -> Vec<Run> {
-    let mut runs: Vec<Run> = Vec::new();
-    for (i, &flag) in noise.iter().enumerate() {
-        let end = ((i + 1) * CHUNK).min(len);
-        match runs.last_mut() {
-            Some(run) if run.noise == flag => run.end = end,
-            _ => runs.push(Run {
-                start: i * CHUNK,
-                end,
-                noise: flag,
-            }),
-        }
-    }
-    runs
-}
-
 /// One LZ4 sequence's match (`match_len` 0 for the last sequence, which is literals
 /// only); the sequence's literals are the decoded bytes before `match_start`.
-struct Sequence {
-    match_start: usize,
-    offset: usize,
-    match_len: usize,
+pub(super) struct Sequence {
+    pub(super) match_start: usize,
+    pub(super) offset: usize,
+    pub(super) match_len: usize,
 }
 
 /// Reads the sequences of an LZ4 block that this process compressed (so well formed; a
 /// malformed one ends the iteration with None).
-struct Sequences<'a> {
+pub(super) struct Sequences<'a> {
     block: &'a [u8],
     pos: usize,
     decoded: usize,
 }
 
 impl<'a> Sequences<'a> {
-    fn new(block: &'a [u8]) -> Self {
+    pub(super) fn new(block: &'a [u8]) -> Self {
         Sequences {
             block,
             pos: 0,
@@ -404,6 +325,7 @@ fn push_length(out: &mut Vec<u8>, len: usize, nibble: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lz4::block::{compress_to_buffer, CompressionMode};
 
     fn splitmix(state: &mut u64) -> u64 {
         *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -483,7 +405,13 @@ mod tests {
     fn the_mantissa_planes_of_split_floats_are_noise_and_the_exponent_plane_is_not() {
         let n = 1 << 16;
         let mut scratch = Scratch::default();
-        classify_chunks(&split_floats(n, 8), &mut scratch).unwrap();
+        classify(
+            &split_floats(n, 8),
+            &NOISE,
+            &mut scratch.noise,
+            &mut scratch.fast,
+        )
+        .unwrap();
         let per_plane = n / CHUNK;
         let planes: Vec<&[bool]> = scratch.noise.chunks(per_plane).collect();
         assert_eq!(planes.len(), 4);

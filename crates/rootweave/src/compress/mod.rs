@@ -7,7 +7,9 @@
 
 mod block;
 mod codecs;
+mod deflate_noise;
 mod lz4hc;
+mod noise;
 mod settings;
 
 pub use block::{parse_block_header, BlockHeader, BLOCK_HEADER_SIZE, MAX_BLOCK_SIZE};
