@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use xxhash_rust::xxh3::xxh3_64;
+use crate::rntuple::checksum::xxh3_64;
 
 use crate::container::{FileWriter, BLOB_KEY_LEN};
 use crate::error::Result;

@@ -1,6 +1,6 @@
 //! Serialization of RNTuple metadata: header, page lists, footer and the anchor.
 
-use xxhash_rust::xxh3::xxh3_64;
+use crate::rntuple::checksum::xxh3_64;
 
 use super::schema::Schema;
 use super::serialize::{EnvelopeType, Serializer};

@@ -5,6 +5,7 @@
 //! append entries one at a time ([`Value`]) or many at once ([`ColumnData`]), and close it.
 
 mod builder;
+pub mod checksum;
 mod cluster;
 pub mod column;
 pub mod data;

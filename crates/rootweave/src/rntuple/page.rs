@@ -1,7 +1,7 @@
 //! Column buffers and page sealing: elements accumulate per column, and a full page is
 //! encoded, compressed and checksummed on the thread that fills it.
 
-use xxhash_rust::xxh3::xxh3_64;
+use crate::rntuple::checksum::xxh3_64;
 
 use crate::compress::{compress_into, Compression};
 

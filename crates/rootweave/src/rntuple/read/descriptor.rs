@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use xxhash_rust::xxh3::xxh3_64;
+use crate::rntuple::checksum::xxh3_64;
 
 use super::deserialize::{EnvelopeLink, LeReader, Origin};
 use crate::compress::decompress;

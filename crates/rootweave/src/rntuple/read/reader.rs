@@ -15,8 +15,8 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::rntuple::checksum::xxh3_64;
 use rayon::prelude::*;
-use xxhash_rust::xxh3::xxh3_64;
 
 use super::buffer::{Buffer, Dst, Target};
 use super::decode::ColumnCodec;
