@@ -22,7 +22,7 @@ pub(crate) fn compress_block(compression: Compression, input: &[u8], out: &mut V
         Codec::Lzma => lzma_compress(level, input, out, data_start, room),
         Codec::Lz4 => lz4_compress(level, input, out, data_start),
         // ROOT's level L for ZSTD means libzstd level 2L (R__zipZSTD doubles it).
-        Codec::Zstd => zstd_compress((2 * level).min(22), input, out, data_start),
+        Codec::Zstd => zstd_pieces((2 * level).min(22), input, out, data_start),
         Codec::None => None,
     };
     match written {
@@ -215,7 +215,21 @@ fn lz4_decompress(data: &[u8], verify: bool, out: &mut [u8]) -> Result<(), Strin
     }
 }
 
-fn zstd_compress(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Option<usize> {
+/// zstd frames for `input` at `at`: literal-only frames where matches cannot pay (see
+/// `zstd_literals.rs`), or one ordinary frame.
+fn zstd_pieces(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Option<usize> {
+    out.resize(at, 0);
+    super::zstd_literals::compress(level, input, out)
+        .or_else(|| zstd_compress(level, input, out, at))
+}
+
+/// One ordinary zstd frame of `input` at libzstd `level`, written at `at`.
+pub(super) fn zstd_compress(
+    level: u32,
+    input: &[u8],
+    out: &mut Vec<u8>,
+    at: usize,
+) -> Option<usize> {
     thread_local! {
         static ZSTD: RefCell<Option<(u32, zstd::bulk::Compressor<'static>)>> = const { RefCell::new(None) };
     }
