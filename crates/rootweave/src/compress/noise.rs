@@ -71,10 +71,7 @@ fn matches_are_rare(chunk: &[u8], test: &NoiseTest) -> bool {
     if chunk.len() < 2 {
         return false;
     }
-    let mut counts = [0u32; 256];
-    for &byte in chunk {
-        counts[byte as usize] += 1;
-    }
+    let counts = byte_counts(chunk);
     // Probability that two different positions hold the same byte (unbiased estimate).
     let n = chunk.len() as f64;
     let pairs: f64 = counts
@@ -83,6 +80,30 @@ fn matches_are_rare(chunk: &[u8], test: &NoiseTest) -> bool {
         .sum::<f64>();
     let same_byte = pairs / (n * (n - 1.0));
     test.window * same_byte.powi(4) < test.matches_per_position
+}
+
+/// How often each byte value occurs in `chunk`. Four tables filled in turn: a run of one
+/// byte value (a plane of zeros, an exponent byte) would otherwise make every increment
+/// wait for the previous one.
+pub(super) fn byte_counts(chunk: &[u8]) -> [u32; 256] {
+    let mut tables = [[0u32; 256]; 4];
+    let mut quads = chunk.chunks_exact(4);
+    for quad in &mut quads {
+        tables[0][quad[0] as usize] += 1;
+        tables[1][quad[1] as usize] += 1;
+        tables[2][quad[2] as usize] += 1;
+        tables[3][quad[3] as usize] += 1;
+    }
+    for &byte in quads.remainder() {
+        tables[0][byte as usize] += 1;
+    }
+    let mut counts = tables[0];
+    for table in &tables[1..] {
+        for (count, more) in counts.iter_mut().zip(table) {
+            *count += more;
+        }
+    }
+    counts
 }
 
 /// A stretch of chunks of one kind.

@@ -6,8 +6,9 @@
 //! finds there make the plane 25-30% larger than its byte-frequency entropy: every match
 //! costs more than the literals it replaces. Huffman-coded literals alone, with a code per
 //! 16 KiB block, come within a few percent of that entropy, at well over 1 GB/s. So each
-//! 4 KiB chunk is judged: where the matches that LZ4's fast pass finds (a cheap stand-in
-//! for libzstd's search) would save less than 2% of what its literals cost, the chunk is
+//! 4 KiB chunk of low entropy (at most 4 bits per byte, estimated from its first kilobyte)
+//! is judged: where the matches that LZ4's fast pass finds there (a cheap stand-in for
+//! libzstd's search) would save less than 2% of what its literals cost, the chunk is
 //! literal-friendly. Runs of such chunks become zstd frames of literal blocks only (libzstd
 //! writes them: `ZSTD_compressSequences` with no matches and a block cut every 16 KiB);
 //! other runs are compressed by libzstd as usual, each run a frame of its own. A ROOT block
@@ -20,7 +21,7 @@ use std::ptr::NonNull;
 use lz4::block::{compress_bound, compress_to_buffer, CompressionMode};
 
 use super::lz4hc::Sequences;
-use super::noise::{runs, CHUNK};
+use super::noise::{byte_counts, runs, CHUNK};
 
 /// Literals per zstd block: each block gets the Huffman code of its own bytes, so a block
 /// should not span two byte planes of different kinds.
@@ -37,14 +38,12 @@ const REPEAT_SEQUENCE_BITS: f64 = 8.0;
 /// Below this share of a chunk's literal cost, what matches save is not worth a search.
 const MATCH_GAIN: f64 = 0.02;
 
+/// Bytes of a chunk whose frequencies estimate its entropy.
+const ENTROPY_SAMPLE: usize = 1024;
+
 /// Chunks of at most this entropy (bits per byte) are where libzstd's search is slow and
 /// its matches cost more than they save: they decide that literal frames are written.
 const LOW_ENTROPY: f64 = 4.0;
-
-/// Chunks of at least this entropy are noise that libzstd stores as it is, quickly: they
-/// join literal runs. Chunks in between (5-bit noise, say) are left to libzstd, whose
-/// short matches there come out a little smaller than literals.
-const NOISE_ENTROPY: f64 = 7.9;
 
 /// Compresses `input` into zstd frames appended to `out` (structured runs at libzstd
 /// `level`). Returns their length, or None when no chunk is literal-friendly (the caller
@@ -53,15 +52,15 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
     if input.len() < 2 * CHUNK {
         return None;
     }
-    let (literal, low_entropy) = literal_friendly_chunks(input)?;
-    if !low_entropy {
+    let literal = literal_friendly_chunks(input)?;
+    if !literal.contains(&true) {
         return None;
     }
     let start = out.len();
     for run in runs(&literal, input.len()) {
         let piece = &input[run.start..run.end];
         let written = if run.noise {
-            literal_frame(level, piece, out)
+            literal_frame(piece, out)
         } else {
             let at = out.len();
             super::codecs::zstd_compress(level, piece, out, at).map(|n| {
@@ -76,23 +75,50 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
     Some(out.len() - start)
 }
 
-/// One flag per chunk: whether the chunk is left to Huffman-coded literals; and whether
-/// any such chunk has low entropy (else libzstd is fast on the input and nothing is to be
-/// gained). None if LZ4's fast pass failed.
-fn literal_friendly_chunks(input: &[u8]) -> Option<(Vec<bool>, bool)> {
+/// One flag per chunk: whether the chunk is left to Huffman-coded literals. Candidates
+/// are chunks of low entropy but more than one byte value (a run of one value is a match
+/// from end to end); LZ4's fast pass runs over each stretch of candidates, and a candidate
+/// stays one if the matches found in it would not pay. None if that pass failed.
+fn literal_friendly_chunks(input: &[u8]) -> Option<Vec<bool>> {
     let entropy: Vec<f64> = input.chunks(CHUNK).map(entropy_bits).collect();
-    if !entropy.iter().any(|&h| h <= LOW_ENTROPY) {
-        // Nothing for literal frames to win: no need to look for matches.
-        return Some((vec![false; entropy.len()], false));
+    let candidates: Vec<bool> = entropy
+        .iter()
+        .map(|&h| h > 0.0 && h <= LOW_ENTROPY)
+        .collect();
+    let mut literal = vec![false; candidates.len()];
+    for run in runs(&candidates, input.len())
+        .iter()
+        .filter(|run| run.noise)
+    {
+        let first = run.start / CHUNK;
+        let chunks = &input[run.start..run.end];
+        // Literal cost in bits per byte: the entropy, at least one bit (a Huffman code has
+        // no shorter codes).
+        let bits_per_byte: Vec<f64> = entropy[first..first + chunks.len().div_ceil(CHUNK)]
+            .iter()
+            .map(|&h| h.max(1.0))
+            .collect();
+        let mut gain = vec![0.0f64; bits_per_byte.len()];
+        FAST.with(|fast| {
+            let mut fast = fast.borrow_mut();
+            fast.resize(compress_bound(chunks.len()).ok()?, 0);
+            let n = compress_to_buffer(chunks, Some(CompressionMode::DEFAULT), false, &mut fast)
+                .ok()?;
+            count_match_gain(&fast[..n], &bits_per_byte, &mut gain)
+        })?;
+        for (i, chunk) in chunks.chunks(CHUNK).enumerate() {
+            literal[first + i] = gain[i] < MATCH_GAIN * bits_per_byte[i] * chunk.len() as f64;
+        }
     }
-    // Literal cost of each chunk, in bits per byte: its order-0 entropy, at least one bit
-    // (a Huffman code has no shorter codes).
-    let bits_per_byte: Vec<f64> = entropy.iter().map(|&h| h.max(1.0)).collect();
-    let mut gain = vec![0.0f64; bits_per_byte.len()];
-    let mut fast = vec![0u8; compress_bound(input.len()).ok()?];
-    let n = compress_to_buffer(input, Some(CompressionMode::DEFAULT), false, &mut fast).ok()?;
+    Some(literal)
+}
+
+/// Adds to `gain` (bits, per chunk) what the matches of the LZ4 block `fast` would save
+/// over literals coded at `bits_per_byte`, less what their sequences cost. None if the
+/// block is malformed.
+fn count_match_gain(fast: &[u8], bits_per_byte: &[f64], gain: &mut [f64]) -> Option<()> {
     let mut last_offset = 0;
-    for sequence in Sequences::new(&fast[..n]) {
+    for sequence in Sequences::new(fast) {
         let sequence = sequence?;
         if sequence.match_len == 0 {
             continue;
@@ -114,27 +140,36 @@ fn literal_friendly_chunks(input: &[u8]) -> Option<(Vec<bool>, bool)> {
         }
         gain[sequence.match_start / CHUNK] -= cost;
     }
-    let mut low_entropy = false;
-    let literal = input
-        .chunks(CHUNK)
-        .enumerate()
-        .map(|(i, chunk)| {
-            let matches_pay = gain[i] >= MATCH_GAIN * bits_per_byte[i] * chunk.len() as f64;
-            let low = entropy[i] <= LOW_ENTROPY;
-            low_entropy |= low && !matches_pay;
-            !matches_pay && (low || entropy[i] >= NOISE_ENTROPY)
-        })
-        .collect();
-    Some((literal, low_entropy))
+    Some(())
 }
 
-/// Shannon entropy of the bytes of `chunk`, in bits per byte.
+/// Shannon entropy of the bytes of `chunk`, in bits per byte, estimated from its first
+/// kilobyte; above `LOW_ENTROPY` only a lower bound (the collision entropy, which needs no
+/// logarithms) when that bound is above it already.
 fn entropy_bits(chunk: &[u8]) -> f64 {
-    let mut counts = [0u32; 256];
-    for &byte in chunk {
-        counts[byte as usize] += 1;
+    // The first kilobyte tells the kind of a chunk as well as all four do, at a quarter of
+    // the counting (which costs as much as libzstd itself on noise).
+    let sample = &chunk[..chunk.len().min(ENTROPY_SAMPLE)];
+    let counts = byte_counts(sample);
+    let n = sample.len() as f64;
+    if n < 2.0 {
+        return 0.0;
     }
-    let n = chunk.len() as f64;
+    // Collision probability, estimated without bias (pairs of distinct positions).
+    let same_byte: f64 = counts
+        .iter()
+        .map(|&c| f64::from(c) * (f64::from(c) - 1.0))
+        .sum::<f64>()
+        / (n * (n - 1.0));
+    // (No two sampled bytes alike: as much as a byte can hold.)
+    let collision_entropy = if same_byte > 0.0 {
+        (-same_byte.log2()).min(8.0)
+    } else {
+        8.0
+    };
+    if collision_entropy > LOW_ENTROPY {
+        return collision_entropy;
+    }
     counts
         .iter()
         .filter(|&&c| c > 0)
@@ -158,11 +193,12 @@ impl Drop for Context {
 
 thread_local! {
     static CONTEXT: RefCell<Option<Context>> = const { RefCell::new(None) };
+    /// LZ4's fast pass output, reused (pages are compressed by the thousand).
+    static FAST: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Appends one zstd frame holding `piece` as literals only, a block every 16 KiB (at
-/// libzstd `level`, which decides how the literals are coded).
-fn literal_frame(level: u32, piece: &[u8], out: &mut Vec<u8>) -> Option<()> {
+/// Appends one zstd frame holding `piece` as literals only, a block every 16 KiB.
+fn literal_frame(piece: &[u8], out: &mut Vec<u8>) -> Option<()> {
     use zstd_sys::{ZSTD_ResetDirective as Reset, ZSTD_cParameter as Param};
     // One sequence per block: all of its bytes as literals, no match (a block delimiter).
     let blocks: Vec<zstd_sys::ZSTD_Sequence> = piece
@@ -190,11 +226,10 @@ fn literal_frame(level: u32, piece: &[u8], out: &mut Vec<u8>) -> Option<()> {
         let set = unsafe {
             zstd_sys::ZSTD_CCtx_reset(cctx, Reset::ZSTD_reset_session_and_parameters);
             [
-                zstd_sys::ZSTD_CCtx_setParameter(
-                    cctx,
-                    Param::ZSTD_c_compressionLevel,
-                    level as i32,
-                ),
+                // Level 1: literals are Huffman-coded as at any positive level, and the
+                // match tables that no match will use are the smallest (a level 10 context
+                // clears megabytes of them for every frame).
+                zstd_sys::ZSTD_CCtx_setParameter(cctx, Param::ZSTD_c_compressionLevel, 1),
                 zstd_sys::ZSTD_CCtx_setParameter(
                     cctx,
                     Param::ZSTD_c_experimentalParam11,
@@ -333,7 +368,13 @@ mod tests {
         assert_eq!(entropy_bits(&[5; 100]), 0.0);
         let two: Vec<u8> = (0..1000).map(|i| (i % 2) as u8).collect();
         assert!((entropy_bits(&two) - 1.0).abs() < 1e-12);
+        // Skewed: Shannon 1.75 bits (collision entropy 1.54).
+        let skewed: Vec<u8> = (0..4000).map(|i| [0, 0, 0, 0, 1, 1, 2, 3][i % 8]).collect();
+        assert!((entropy_bits(&skewed) - 1.75).abs() < 1e-12);
+        // Above the low-entropy bound: the collision entropy, here equal to Shannon's.
         let all: Vec<u8> = (0..=255).collect();
         assert!((entropy_bits(&all) - 8.0).abs() < 1e-12);
+        let counts = byte_counts(&[1, 2, 2, 3, 3, 3, 3]);
+        assert_eq!((counts[1], counts[2], counts[3], counts[0]), (1, 2, 4, 0));
     }
 }
