@@ -418,38 +418,8 @@ fn canonical_codes(lengths: &[u8]) -> Vec<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compress::test_pages::{split, split_floats, splitmix};
     use flate2::{Decompress, FlushDecompress};
-
-    fn splitmix(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// `n` values of `width` bytes, each byte plane after the other (a split page).
-    fn split(values: &[u64], width: usize) -> Vec<u8> {
-        let n = values.len();
-        let mut page = vec![0u8; n * width];
-        for (i, v) in values.iter().enumerate() {
-            for b in 0..width {
-                page[b * n + i] = (v >> (8 * b)) as u8;
-            }
-        }
-        page
-    }
-
-    fn split_floats(n: usize, seed: u64) -> Vec<u8> {
-        let mut state = seed;
-        let values: Vec<u64> = (0..n)
-            .map(|_| {
-                let x = (splitmix(&mut state) >> 40) as f32 / (1u32 << 24) as f32;
-                u64::from(x.to_bits())
-            })
-            .collect();
-        split(&values, 4)
-    }
 
     fn inflate(stream: &[u8], len: usize) -> Vec<u8> {
         let mut out = vec![0u8; len];

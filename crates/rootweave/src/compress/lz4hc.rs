@@ -325,36 +325,8 @@ fn push_length(out: &mut Vec<u8>, len: usize, nibble: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compress::test_pages::{random_bytes, split_floats};
     use lz4::block::{compress_to_buffer, CompressionMode};
-
-    fn splitmix(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Bytes of `bits` random bits each.
-    fn random_bytes(len: usize, bits: u32, seed: u64) -> Vec<u8> {
-        let mut state = seed;
-        (0..len)
-            .map(|_| (splitmix(&mut state) >> (64 - bits)) as u8)
-            .collect()
-    }
-
-    /// A split page of `n` floats uniform in [0, 1) with 24-bit resolution.
-    fn split_floats(n: usize, seed: u64) -> Vec<u8> {
-        let mut state = seed;
-        let mut page = vec![0u8; 4 * n];
-        for i in 0..n {
-            let value = (splitmix(&mut state) >> 40) as f32 / (1u32 << 24) as f32;
-            for (b, byte) in value.to_bits().to_le_bytes().into_iter().enumerate() {
-                page[b * n + i] = byte;
-            }
-        }
-        page
-    }
 
     fn decode(block: &[u8], len: usize) -> Vec<u8> {
         let mut decoded = vec![0u8; len];

@@ -11,6 +11,8 @@ mod deflate_noise;
 mod lz4hc;
 mod noise;
 mod settings;
+#[cfg(test)]
+mod test_pages;
 mod zstd_literals;
 
 pub use block::{parse_block_header, BlockHeader, BLOCK_HEADER_SIZE, MAX_BLOCK_SIZE};

@@ -276,27 +276,7 @@ fn literal_frame(piece: &[u8], out: &mut Vec<u8>) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn splitmix(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// `n` floats uniform in [0, 1) (24-bit resolution) as a split page.
-    fn split_floats(n: usize, seed: u64) -> Vec<u8> {
-        let mut state = seed;
-        let mut page = vec![0u8; 4 * n];
-        for i in 0..n {
-            let x = (splitmix(&mut state) >> 40) as f32 / (1u32 << 24) as f32;
-            for (b, byte) in x.to_bits().to_le_bytes().into_iter().enumerate() {
-                page[b * n + i] = byte;
-            }
-        }
-        page
-    }
+    use crate::compress::test_pages::{split_floats, splitmix};
 
     fn whole_frame(input: &[u8]) -> usize {
         zstd::bulk::compress(input, 10).unwrap().len()
