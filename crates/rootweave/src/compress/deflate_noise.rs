@@ -13,7 +13,7 @@ use std::cell::RefCell;
 
 use flate2::{Compress, FlushCompress};
 
-use super::noise::{classify, runs, NoiseTest, Run, CHUNK};
+use super::noise::{byte_counts, classify, runs, NoiseTest, Run, CHUNK};
 
 /// Deflate's noise: fewer than 0.05 4-byte matches per position expected within its
 /// 32 KiB window (uniform 5-bit bytes give 0.03: literals cost 5 bits each there, and
@@ -172,9 +172,7 @@ impl<'a> BitWriter<'a> {
     /// frequencies, or stored if that is no shorter.
     fn literal_block(&mut self, data: &[u8]) {
         let mut freq = [0u32; END_OF_BLOCK + 1];
-        for &byte in data {
-            freq[byte as usize] += 1;
-        }
+        freq[..256].copy_from_slice(&byte_counts(data));
         freq[END_OF_BLOCK] = 1;
         let lengths = code_lengths(&freq, MAX_LITERAL_BITS);
         let header = DynamicHeader::new(&lengths);
