@@ -18,32 +18,19 @@
 use std::cell::RefCell;
 use std::ptr::NonNull;
 
-use lz4::block::{compress_bound, compress_to_buffer, CompressionMode};
-
-use super::lz4hc::Sequences;
-use super::noise::{byte_counts, runs, CHUNK};
+use super::noise::{low_entropy_literals, runs, SequenceCost, CHUNK};
 
 /// Literals per zstd block: each block gets the Huffman code of its own bytes, so a block
 /// should not span two byte planes of different kinds.
 const LITERAL_BLOCK: usize = 16 * 1024;
 
-/// Bits a zstd sequence costs at the least (literal length, match length and offset codes
-/// and their extra bits, for the short matches that noise gives)...
-const SEQUENCE_BITS: f64 = 24.0;
-
-/// ... and when it repeats the previous sequence's offset (zstd's repeat codes: records of
-/// fixed size repeat their offset).
-const REPEAT_SEQUENCE_BITS: f64 = 8.0;
-
-/// Below this share of a chunk's literal cost, what matches save is not worth a search.
-const MATCH_GAIN: f64 = 0.02;
-
-/// Bytes of a chunk whose frequencies estimate its entropy.
-const ENTROPY_SAMPLE: usize = 1024;
-
-/// Chunks of at most this entropy (bits per byte) are where libzstd's search is slow and
-/// its matches cost more than they save: they decide that literal frames are written.
-const LOW_ENTROPY: f64 = 4.0;
+/// What a zstd sequence costs at the least: literal length, match length and offset codes
+/// and their extra bits for the short matches that noise gives; much less when it repeats
+/// the previous sequence's offset (zstd's repeat codes: records of fixed size repeat it).
+const ZSTD_SEQUENCES: SequenceCost = SequenceCost {
+    new_offset_bits: 24.0,
+    repeated_offset_bits: 8.0,
+};
 
 /// Compresses `input` into zstd frames appended to `out` (structured runs at libzstd
 /// `level`). Returns their length, or None when no chunk is literal-friendly (the caller
@@ -52,7 +39,7 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
     if input.len() < 2 * CHUNK {
         return None;
     }
-    let literal = literal_friendly_chunks(input)?;
+    let literal = low_entropy_literals(input, &ZSTD_SEQUENCES)?;
     if !literal.contains(&true) {
         return None;
     }
@@ -75,111 +62,6 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
     Some(out.len() - start)
 }
 
-/// One flag per chunk: whether the chunk is left to Huffman-coded literals. Candidates
-/// are chunks of low entropy but more than one byte value (a run of one value is a match
-/// from end to end); LZ4's fast pass runs over each stretch of candidates, and a candidate
-/// stays one if the matches found in it would not pay. None if that pass failed.
-fn literal_friendly_chunks(input: &[u8]) -> Option<Vec<bool>> {
-    let entropy: Vec<f64> = input.chunks(CHUNK).map(entropy_bits).collect();
-    let candidates: Vec<bool> = entropy
-        .iter()
-        .map(|&h| h > 0.0 && h <= LOW_ENTROPY)
-        .collect();
-    let mut literal = vec![false; candidates.len()];
-    for run in runs(&candidates, input.len())
-        .iter()
-        .filter(|run| run.noise)
-    {
-        let first = run.start / CHUNK;
-        let chunks = &input[run.start..run.end];
-        // Literal cost in bits per byte: the entropy, at least one bit (a Huffman code has
-        // no shorter codes).
-        let bits_per_byte: Vec<f64> = entropy[first..first + chunks.len().div_ceil(CHUNK)]
-            .iter()
-            .map(|&h| h.max(1.0))
-            .collect();
-        let mut gain = vec![0.0f64; bits_per_byte.len()];
-        FAST.with(|fast| {
-            let mut fast = fast.borrow_mut();
-            fast.resize(compress_bound(chunks.len()).ok()?, 0);
-            let n = compress_to_buffer(chunks, Some(CompressionMode::DEFAULT), false, &mut fast)
-                .ok()?;
-            count_match_gain(&fast[..n], &bits_per_byte, &mut gain)
-        })?;
-        for (i, chunk) in chunks.chunks(CHUNK).enumerate() {
-            literal[first + i] = gain[i] < MATCH_GAIN * bits_per_byte[i] * chunk.len() as f64;
-        }
-    }
-    Some(literal)
-}
-
-/// Adds to `gain` (bits, per chunk) what the matches of the LZ4 block `fast` would save
-/// over literals coded at `bits_per_byte`, less what their sequences cost. None if the
-/// block is malformed.
-fn count_match_gain(fast: &[u8], bits_per_byte: &[f64], gain: &mut [f64]) -> Option<()> {
-    let mut last_offset = 0;
-    for sequence in Sequences::new(fast) {
-        let sequence = sequence?;
-        if sequence.match_len == 0 {
-            continue;
-        }
-        let cost = if sequence.offset == last_offset {
-            REPEAT_SEQUENCE_BITS
-        } else {
-            SEQUENCE_BITS
-        };
-        last_offset = sequence.offset;
-        // The matched bytes no longer cost literals; the sequence costs its codes.
-        let end = sequence.match_start + sequence.match_len;
-        let mut at = sequence.match_start;
-        while at < end {
-            let chunk = at / CHUNK;
-            let stop = ((chunk + 1) * CHUNK).min(end);
-            gain[chunk] += (stop - at) as f64 * bits_per_byte[chunk];
-            at = stop;
-        }
-        gain[sequence.match_start / CHUNK] -= cost;
-    }
-    Some(())
-}
-
-/// Shannon entropy of the bytes of `chunk`, in bits per byte, estimated from its first
-/// kilobyte; above `LOW_ENTROPY` only a lower bound (the collision entropy, which needs no
-/// logarithms) when that bound is above it already.
-fn entropy_bits(chunk: &[u8]) -> f64 {
-    // The first kilobyte tells the kind of a chunk as well as all four do, at a quarter of
-    // the counting (which costs as much as libzstd itself on noise).
-    let sample = &chunk[..chunk.len().min(ENTROPY_SAMPLE)];
-    let counts = byte_counts(sample);
-    let n = sample.len() as f64;
-    if n < 2.0 {
-        return 0.0;
-    }
-    // Collision probability, estimated without bias (pairs of distinct positions).
-    let same_byte: f64 = counts
-        .iter()
-        .map(|&c| f64::from(c) * (f64::from(c) - 1.0))
-        .sum::<f64>()
-        / (n * (n - 1.0));
-    // (No two sampled bytes alike: as much as a byte can hold.)
-    let collision_entropy = if same_byte > 0.0 {
-        (-same_byte.log2()).min(8.0)
-    } else {
-        8.0
-    };
-    if collision_entropy > LOW_ENTROPY {
-        return collision_entropy;
-    }
-    counts
-        .iter()
-        .filter(|&&c| c > 0)
-        .map(|&c| {
-            let p = f64::from(c) / n;
-            -p * p.log2()
-        })
-        .sum()
-}
-
 /// A libzstd compression context of this thread's own (for the experimental call that
 /// the `zstd` crate does not wrap).
 struct Context(NonNull<zstd_sys::ZSTD_CCtx>);
@@ -193,8 +75,6 @@ impl Drop for Context {
 
 thread_local! {
     static CONTEXT: RefCell<Option<Context>> = const { RefCell::new(None) };
-    /// LZ4's fast pass output, reused (pages are compressed by the thousand).
-    static FAST: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Appends one zstd frame holding `piece` as literals only, a block every 16 KiB.
@@ -341,20 +221,5 @@ mod tests {
         }
         let n = round_trip(&input).expect("literal runs");
         assert!(n < whole_frame(&input) * 11 / 10);
-    }
-
-    #[test]
-    fn entropy_of_known_distributions() {
-        assert_eq!(entropy_bits(&[5; 100]), 0.0);
-        let two: Vec<u8> = (0..1000).map(|i| (i % 2) as u8).collect();
-        assert!((entropy_bits(&two) - 1.0).abs() < 1e-12);
-        // Skewed: Shannon 1.75 bits (collision entropy 1.54).
-        let skewed: Vec<u8> = (0..4000).map(|i| [0, 0, 0, 0, 1, 1, 2, 3][i % 8]).collect();
-        assert!((entropy_bits(&skewed) - 1.75).abs() < 1e-12);
-        // Above the low-entropy bound: the collision entropy, here equal to Shannon's.
-        let all: Vec<u8> = (0..=255).collect();
-        assert!((entropy_bits(&all) - 8.0).abs() < 1e-12);
-        let counts = byte_counts(&[1, 2, 2, 3, 3, 3, 3]);
-        assert_eq!((counts[1], counts[2], counts[3], counts[0]), (1, 2, 4, 0));
     }
 }
