@@ -75,12 +75,26 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
         let scratch = &mut *scratch.borrow_mut();
         classify(input, &NOISE, &mut scratch.noise, &mut scratch.fast)?;
         // Low-entropy chunks whose matches would not pay (float exponents) are literals
-        // too: Huffman-coded alone they come out smaller than with deflate's matches.
+        // too: Huffman-coded alone they come out smaller than with deflate's matches. They
+        // make runs of their own, so that no literal block (one Huffman code) holds both
+        // noise and low-entropy bytes.
         let low_entropy = low_entropy_literals(input, &DEFLATE_MATCHES)?;
-        for (noise, literal) in scratch.noise.iter_mut().zip(low_entropy) {
-            *noise |= literal;
-        }
-        let runs = runs(&scratch.noise, input.len());
+        let runs: Vec<Run> = runs(&low_entropy, input.len())
+            .into_iter()
+            .flat_map(|run| {
+                if run.noise {
+                    vec![run]
+                } else {
+                    let chunks = &scratch.noise[run.start / CHUNK..run.end.div_ceil(CHUNK)];
+                    let mut inner = runs(chunks, run.end - run.start);
+                    for piece in &mut inner {
+                        piece.start += run.start;
+                        piece.end += run.start;
+                    }
+                    inner
+                }
+            })
+            .collect();
         if runs.iter().all(|run| !run.noise) {
             return None;
         }
@@ -471,6 +485,9 @@ mod tests {
     fn split_pages_decode_exactly_and_are_no_larger_than_zlib() {
         for (name, page) in [
             ("floats", split_floats(1 << 16, 3)),
+            // Planes of 32 KiB and of 20,000 bytes: literal blocks must not mix planes.
+            ("floats", split_floats(1 << 15, 4)),
+            ("floats", split_floats(20_000, 5)),
             ("ints", {
                 let mut state = 9;
                 let v: Vec<u64> = (0..1 << 16)
