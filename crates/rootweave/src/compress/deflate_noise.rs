@@ -56,7 +56,6 @@ const CODE_LENGTH_ORDER: [usize; 19] = [
 /// Scratch buffers kept per thread (pages are compressed by the thousand).
 #[derive(Default)]
 struct Scratch {
-    fast: Vec<u8>,
     noise: Vec<bool>,
 }
 
@@ -73,7 +72,7 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
     }
     SCRATCH.with(|scratch| {
         let scratch = &mut *scratch.borrow_mut();
-        classify(input, &NOISE, &mut scratch.noise, &mut scratch.fast)?;
+        classify(input, &NOISE, &mut scratch.noise)?;
         // Low-entropy chunks whose matches would not pay (float exponents) are literals
         // too: Huffman-coded alone they come out smaller than with deflate's matches. They
         // make runs of their own, so that no literal block (one Huffman code) holds both

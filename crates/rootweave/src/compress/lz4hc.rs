@@ -38,7 +38,6 @@ const LAST_LITERALS: usize = 5;
 /// Scratch buffers kept per thread (pages are compressed by the thousand).
 #[derive(Default)]
 struct Scratch {
-    fast: Vec<u8>,
     hc: Vec<u8>,
     noise: Vec<bool>,
     state: HcState,
@@ -60,7 +59,7 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
         if input.len() < 2 * CHUNK {
             return scratch.state.compress(level, input, out);
         }
-        if classify(input, &NOISE, &mut scratch.noise, &mut scratch.fast).is_none() {
+        if classify(input, &NOISE, &mut scratch.noise).is_none() {
             return scratch.state.compress(level, input, out);
         }
         let runs = runs(&scratch.noise, input.len());
@@ -377,13 +376,7 @@ mod tests {
     fn the_mantissa_planes_of_split_floats_are_noise_and_the_exponent_plane_is_not() {
         let n = 1 << 16;
         let mut scratch = Scratch::default();
-        classify(
-            &split_floats(n, 8),
-            &NOISE,
-            &mut scratch.noise,
-            &mut scratch.fast,
-        )
-        .unwrap();
+        classify(&split_floats(n, 8), &NOISE, &mut scratch.noise).unwrap();
         let per_plane = n / CHUNK;
         let planes: Vec<&[bool]> = scratch.noise.chunks(per_plane).collect();
         assert_eq!(planes.len(), 4);

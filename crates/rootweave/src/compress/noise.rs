@@ -16,8 +16,7 @@ use std::cell::RefCell;
 use super::lz4hc::Sequences;
 
 thread_local! {
-    /// LZ4's fast pass output for [`low_entropy_literals`], reused (pages are compressed
-    /// by the thousand).
+    /// LZ4's fast pass output, reused (pages are compressed by the thousand).
     static FAST: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -36,14 +35,9 @@ pub(super) struct NoiseTest {
     pub min_match: usize,
 }
 
-/// Fills `noise` with one flag per chunk of `input`, using `fast` as scratch for LZ4's
-/// fast pass; None if that pass failed (the caller then compresses the whole input).
-pub(super) fn classify(
-    input: &[u8],
-    test: &NoiseTest,
-    noise: &mut Vec<bool>,
-    fast: &mut Vec<u8>,
-) -> Option<()> {
+/// Fills `noise` with one flag per chunk of `input`; None if LZ4's fast pass failed (the
+/// caller then compresses the whole input).
+pub(super) fn classify(input: &[u8], test: &NoiseTest, noise: &mut Vec<bool>) -> Option<()> {
     let chunks = input.len().div_ceil(CHUNK);
     noise.clear();
     noise.extend(
@@ -58,20 +52,28 @@ pub(super) fn classify(
     // LZ4's fast compressor skips ahead quickly where it finds nothing; where it finds a
     // match, the chunks from the match's source to its end are not noise, so that they
     // are compressed as one run, in which the codec finds the match again.
-    let bound = compress_bound(input.len()).ok()?;
-    fast.resize(bound, 0);
-    let n = compress_to_buffer(input, Some(CompressionMode::DEFAULT), false, fast).ok()?;
-    for sequence in Sequences::new(&fast[..n]) {
-        let sequence = sequence?;
-        if sequence.match_len > 0 && sequence.match_len >= test.min_match {
-            let first = sequence.match_start.checked_sub(sequence.offset)? / CHUNK;
-            let last = (sequence.match_start + sequence.match_len - 1) / CHUNK;
-            for flag in &mut noise[first..=last.min(chunks - 1)] {
-                *flag = false;
+    FAST.with(|fast| {
+        let fast = &mut *fast.borrow_mut();
+        let n = lz4_fast_pass(input, fast)?;
+        for sequence in Sequences::new(&fast[..n]) {
+            let sequence = sequence?;
+            // The last sequence has no match (length 0); min_match is at least 4.
+            if sequence.match_len >= test.min_match.max(1) {
+                let first = sequence.match_start.checked_sub(sequence.offset)? / CHUNK;
+                let last = (sequence.match_start + sequence.match_len - 1) / CHUNK;
+                for flag in &mut noise[first..=last.min(chunks - 1)] {
+                    *flag = false;
+                }
             }
         }
-    }
-    Some(())
+        Some(())
+    })
+}
+
+/// LZ4's fast compressor over `input` into `fast` (grown as needed); the block's length.
+fn lz4_fast_pass(input: &[u8], fast: &mut Vec<u8>) -> Option<usize> {
+    fast.resize(compress_bound(input.len()).ok()?, 0);
+    compress_to_buffer(input, Some(CompressionMode::DEFAULT), false, fast).ok()
 }
 
 /// Whether the byte frequencies of `chunk` make 4-byte matches rare within the window.
@@ -160,9 +162,7 @@ pub(super) fn low_entropy_literals(input: &[u8], cost: &SequenceCost) -> Option<
         let mut gain = vec![0.0f64; bits_per_byte.len()];
         FAST.with(|fast| {
             let mut fast = fast.borrow_mut();
-            fast.resize(compress_bound(chunks.len()).ok()?, 0);
-            let n = compress_to_buffer(chunks, Some(CompressionMode::DEFAULT), false, &mut fast)
-                .ok()?;
+            let n = lz4_fast_pass(chunks, &mut fast)?;
             count_match_gain(&fast[..n], cost, &bits_per_byte, &mut gain)
         })?;
         for (i, chunk) in chunks.chunks(CHUNK).enumerate() {
