@@ -27,13 +27,18 @@ def expected_values(ids):
     return counts.astype(np.uint64), v, strings
 
 
-# LZ4-HC files whose pages hold noise (random low bytes of integers, mantissa bytes of
-# doubles) between compressible byte planes: the noise is stored as literals between the
-# matches of the other planes in one LZ4 block. Ordered, so that they can be compared
-# value by value with the same entries written uncompressed.
-LZ4_CASES = [
+# Files whose pages our own coders write in part. LZ4-HC: the noise of a page (random low
+# bytes of integers, mantissa bytes of doubles) is stored as literals between the matches
+# of the other planes in one LZ4 block. LZMA: noise as raw LZMA2 chunks, low-entropy
+# planes as literal chunks, zero planes as runs, all in one LZMA2 stream with liblzma's
+# chunks for the rest. Ordered, so that they can be compared value by value with the same
+# entries written uncompressed.
+CODED_CASES = [
     ("single-lz4", "single", 600_000, ["--compression", "lz4:4", "--ordered"]),
     ("complex-lz4", "complex", 3_000, ["--compression", "lz4:4", "--ordered"]),
+    ("single-lzma", "single", 300_000, ["--compression", "lzma:7", "--ordered"]),
+    ("complex-lzma", "complex", 2_000, ["--compression", "lzma:7", "--ordered"]),
+    ("wide-lzma", "wide", 300, ["--compression", "lzma:7", "--ordered"]),
 ]
 
 
@@ -59,15 +64,15 @@ def files(workdir):
         ("complex", "complex", 700, ["--memory-budget", "4MiB"]),
         ("wide", "wide", 300, ["--memory-budget", "4MiB"]),
         ("single", "single", 70_000, ["--memory-budget", "4MiB"]),
-        *LZ4_CASES,
+        *CODED_CASES,
     ]:
         path = workdir / f"schema-{name}.root"
         rootweave("generate", path, "--events", events, "--schema", schema, "--threads", 2, *options)
         jobs.append({"file": str(path), "ntuple": "Events", "out": str(workdir / f"schema-{name}.root-dump"),
                      "rdataframe": False})
-    for name, schema, events, options in LZ4_CASES:
-        # The same entries uncompressed, as a reference that no LZ4 code has touched.
-        reference = [o if o != "lz4:4" else "none" for o in options]
+    for name, schema, events, options in CODED_CASES:
+        # The same entries uncompressed, as a reference that no compressor has touched.
+        reference = [o if not o.startswith(("lz4", "lzma")) else "none" for o in options]
         rootweave("generate", workdir / f"schema-{name}-none.root", "--events", events, "--schema", schema,
                   "--threads", 2, *reference)
     root_dump(jobs, workdir)
@@ -166,7 +171,7 @@ def test_generate_unordered_has_the_same_events_in_some_order(workdir):
     assert np.array_equal(events[0][1], events[1][1])
 
 
-@pytest.mark.parametrize("schema", ["complex", "wide", "single"] + [c[0] for c in LZ4_CASES])
+@pytest.mark.parametrize("schema", ["complex", "wide", "single"] + [c[0] for c in CODED_CASES])
 def test_root_and_uproot_agree_on_the_generate_schemas(files, workdir, schema):
     from canonical import assert_same, from_awkward
     _, root_values = load_expected(workdir / f"schema-{schema}.root-dump")
@@ -176,13 +181,13 @@ def test_root_and_uproot_agree_on_the_generate_schemas(files, workdir, schema):
         from_awkward(arrays[field], field, uproot_values)
     assert_same(root_values, uproot_values, f"{schema}: ROOT vs uproot")
     assert len(root_values) >= {"complex": 10 * 16, "wide": 1000, "single": 1}[schema.split("-")[0]]
-    if schema.endswith("-lz4"):
+    if schema in {c[0] for c in CODED_CASES}:
         reference = uproot.open(workdir / f"schema-{schema}-none.root")["Events"].arrays()
         reference_values = {}
         for field in reference.fields:
             from_awkward(reference[field], field, reference_values)
-        assert_same(reference_values, uproot_values, f"{schema}: uncompressed vs LZ4-HC (uproot)")
-        assert_same(reference_values, root_values, f"{schema}: uncompressed vs LZ4-HC (ROOT)")
+        assert_same(reference_values, uproot_values, f"{schema}: uncompressed vs compressed (uproot)")
+        assert_same(reference_values, root_values, f"{schema}: uncompressed vs compressed (ROOT)")
 
 
 @pytest.mark.parametrize("schema,fields", [("single", 1), ("complex", 10), ("wide", 1000)])

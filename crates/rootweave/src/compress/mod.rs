@@ -9,6 +9,7 @@ mod block;
 mod codecs;
 mod deflate_noise;
 mod lz4hc;
+mod lzma_literals;
 mod noise;
 mod settings;
 #[cfg(test)]

@@ -131,20 +131,29 @@ const MATCH_GAIN: f64 = 0.02;
 /// Bytes of a chunk whose frequencies estimate its entropy.
 const ENTROPY_SAMPLE: usize = 1024;
 
-/// Chunks of at most this entropy (bits per byte) are where a codec's search is slow and
-/// its matches cost more than they save (exponent bytes of floats).
-const LOW_ENTROPY: f64 = 4.0;
+/// Chunks of at most this entropy (bits per byte) are where the search of a codec with
+/// Huffman-coded literals is slow and its matches cost more than they save (exponent bytes
+/// of floats): the `max_entropy` of zstd and deflate.
+pub(super) const LOW_ENTROPY: f64 = 4.0;
 
 /// One flag per chunk: whether the chunk is better left to entropy-coded literals than to
 /// a match search (a codec's literal-only blocks code it close to its entropy). Candidates
-/// are chunks of low entropy but more than one byte value (a run of one value is a match
-/// from end to end); LZ4's fast pass runs over each stretch of candidates, and a candidate
-/// stays one if the matches found in it would not pay. None if that pass failed.
-pub(super) fn low_entropy_literals(input: &[u8], cost: &SequenceCost) -> Option<Vec<bool>> {
-    let entropy: Vec<f64> = input.chunks(CHUNK).map(entropy_bits).collect();
+/// are chunks of at most `max_entropy` bits per byte but more than one byte value (a run
+/// of one value is a match from end to end); LZ4's fast pass runs over each stretch of
+/// candidates, and a candidate stays one if the matches found in it would not pay. None if
+/// that pass failed.
+pub(super) fn low_entropy_literals(
+    input: &[u8],
+    cost: &SequenceCost,
+    max_entropy: f64,
+) -> Option<Vec<bool>> {
+    let entropy: Vec<f64> = input
+        .chunks(CHUNK)
+        .map(|chunk| entropy_bits(chunk, max_entropy))
+        .collect();
     let candidates: Vec<bool> = entropy
         .iter()
-        .map(|&h| h > 0.0 && h <= LOW_ENTROPY)
+        .map(|&h| h > 0.0 && h <= max_entropy)
         .collect();
     let mut literal = vec![false; candidates.len()];
     for run in runs(&candidates, input.len())
@@ -208,9 +217,9 @@ fn count_match_gain(
 }
 
 /// Shannon entropy of the bytes of `chunk`, in bits per byte, estimated from its first
-/// kilobyte; above `LOW_ENTROPY` only a lower bound (the collision entropy, which needs no
-/// logarithms) when that bound is above it already.
-fn entropy_bits(chunk: &[u8]) -> f64 {
+/// kilobyte; above `bound` only a lower bound (the collision entropy, which needs no
+/// logarithms) when that lower bound is above `bound` already.
+fn entropy_bits(chunk: &[u8], bound: f64) -> f64 {
     // The first kilobyte tells the kind of a chunk as well as all four do, at a quarter of
     // the counting (which costs as much as libzstd itself on noise).
     let sample = &chunk[..chunk.len().min(ENTROPY_SAMPLE)];
@@ -231,9 +240,15 @@ fn entropy_bits(chunk: &[u8]) -> f64 {
     } else {
         8.0
     };
-    if collision_entropy > LOW_ENTROPY {
+    if collision_entropy > bound {
         return collision_entropy;
     }
+    shannon_entropy(&counts, sample.len())
+}
+
+/// Shannon entropy in bits per byte of `len` bytes with these byte `counts`.
+pub(super) fn shannon_entropy(counts: &[u32; 256], len: usize) -> f64 {
+    let n = len as f64;
     counts
         .iter()
         .filter(|&&c| c > 0)
@@ -277,15 +292,21 @@ mod tests {
 
     #[test]
     fn entropy_of_known_distributions() {
-        assert_eq!(entropy_bits(&[5; 100]), 0.0);
+        assert_eq!(entropy_bits(&[5; 100], LOW_ENTROPY), 0.0);
         let two: Vec<u8> = (0..1000).map(|i| (i % 2) as u8).collect();
-        assert!((entropy_bits(&two) - 1.0).abs() < 1e-12);
+        assert!((entropy_bits(&two, LOW_ENTROPY) - 1.0).abs() < 1e-12);
         // Skewed: Shannon 1.75 bits (collision entropy 1.54).
         let skewed: Vec<u8> = (0..4000).map(|i| [0, 0, 0, 0, 1, 1, 2, 3][i % 8]).collect();
-        assert!((entropy_bits(&skewed) - 1.75).abs() < 1e-12);
-        // Above the low-entropy bound: the collision entropy, here equal to Shannon's.
+        assert!((entropy_bits(&skewed, LOW_ENTROPY) - 1.75).abs() < 1e-12);
+        // Above the bound: the collision entropy, here equal to Shannon's.
         let all: Vec<u8> = (0..=255).collect();
-        assert!((entropy_bits(&all) - 8.0).abs() < 1e-12);
+        assert!((entropy_bits(&all, LOW_ENTROPY) - 8.0).abs() < 1e-12);
+        // 5 bits: Shannon's entropy when the bound is above the collision entropy.
+        let five: Vec<u8> = (0..1024)
+            .map(|i| [0, 0, 1, 2][i % 4] + 4 * (i / 4 % 8) as u8)
+            .collect();
+        assert!((entropy_bits(&five, 8.0) - 4.5).abs() < 1e-12);
+        assert!(entropy_bits(&five, LOW_ENTROPY) < 4.5);
         let counts = byte_counts(&[1, 2, 2, 3, 3, 3, 3]);
         assert_eq!((counts[1], counts[2], counts[3], counts[0]), (1, 2, 4, 0));
     }

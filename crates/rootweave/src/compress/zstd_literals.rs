@@ -18,7 +18,7 @@
 use std::cell::RefCell;
 use std::ptr::NonNull;
 
-use super::noise::{low_entropy_literals, runs, SequenceCost, CHUNK};
+use super::noise::{low_entropy_literals, runs, SequenceCost, CHUNK, LOW_ENTROPY};
 
 /// Literals per zstd block: each block gets the Huffman code of its own bytes, so a block
 /// should not span two byte planes of different kinds.
@@ -39,7 +39,7 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
     if input.len() < 2 * CHUNK {
         return None;
     }
-    let literal = low_entropy_literals(input, &ZSTD_SEQUENCES)?;
+    let literal = low_entropy_literals(input, &ZSTD_SEQUENCES, LOW_ENTROPY)?;
     if !literal.contains(&true) {
         return None;
     }
