@@ -131,6 +131,10 @@ const MATCH_GAIN: f64 = 0.02;
 /// Bytes of a chunk whose frequencies estimate its entropy.
 const ENTROPY_SAMPLE: usize = 1024;
 
+/// Match gains are valued per kilobyte of a chunk (the sample size).
+const SUBCHUNK: usize = ENTROPY_SAMPLE;
+const SUBCHUNKS: usize = CHUNK / SUBCHUNK;
+
 /// Chunks of at most this entropy (bits per byte) are where the search of a codec with
 /// Huffman-coded literals is slow and its matches cost more than they save (exponent bytes
 /// of floats): the `max_entropy` of zstd and deflate.
@@ -162,28 +166,46 @@ pub(super) fn low_entropy_literals(
     {
         let first = run.start / CHUNK;
         let chunks = &input[run.start..run.end];
-        // Literal cost in bits per byte: the entropy, at least one bit (a Huffman code has
-        // no shorter codes).
-        let bits_per_byte: Vec<f64> = entropy[first..first + chunks.len().div_ceil(CHUNK)]
-            .iter()
-            .map(|&h| h.max(1.0))
-            .collect();
-        let mut gain = vec![0.0f64; bits_per_byte.len()];
+        // Literal cost in bits per byte of each kilobyte: the entropy, at least one bit (a
+        // Huffman code has no shorter codes). Where the bound goes up to whole bytes (LZMA,
+        // slow enough for the counting not to matter), every kilobyte's own: a chunk that
+        // starts with the end of a noise plane and goes on with an exponent plane would
+        // otherwise value the matches of the exponent plane at 8 bits a byte.
+        let bits_per_byte: Vec<f64> = if max_entropy > LOW_ENTROPY {
+            chunks
+                .chunks(SUBCHUNK)
+                .map(|sub| entropy_bits(sub, max_entropy).max(1.0))
+                .collect()
+        } else {
+            entropy[first..first + chunks.len().div_ceil(CHUNK)]
+                .iter()
+                .zip(chunks.chunks(CHUNK))
+                .flat_map(|(&h, chunk)| {
+                    std::iter::repeat_n(h.max(1.0), chunk.len().div_ceil(SUBCHUNK))
+                })
+                .collect()
+        };
+        let mut gain = vec![0.0f64; chunks.len().div_ceil(CHUNK)];
         FAST.with(|fast| {
             let mut fast = fast.borrow_mut();
             let n = lz4_fast_pass(chunks, &mut fast)?;
             count_match_gain(&fast[..n], cost, &bits_per_byte, &mut gain)
         })?;
         for (i, chunk) in chunks.chunks(CHUNK).enumerate() {
-            literal[first + i] = gain[i] < MATCH_GAIN * bits_per_byte[i] * chunk.len() as f64;
+            let literal_cost: f64 = chunk
+                .chunks(SUBCHUNK)
+                .enumerate()
+                .map(|(j, sub)| bits_per_byte[i * SUBCHUNKS + j] * sub.len() as f64)
+                .sum();
+            literal[first + i] = gain[i] < MATCH_GAIN * literal_cost;
         }
     }
     Some(literal)
 }
 
 /// Adds to `gain` (bits, per chunk) what the matches of the LZ4 block `fast` would save
-/// over literals coded at `bits_per_byte`, less what their sequences cost. None if the
-/// block is malformed.
+/// over literals coded at `bits_per_byte` (one figure per kilobyte), less what their
+/// sequences cost. None if the block is malformed.
 fn count_match_gain(
     fast: &[u8],
     cost: &SequenceCost,
@@ -206,9 +228,9 @@ fn count_match_gain(
         let end = sequence.match_start + sequence.match_len;
         let mut at = sequence.match_start;
         while at < end {
-            let chunk = at / CHUNK;
-            let stop = ((chunk + 1) * CHUNK).min(end);
-            gain[chunk] += (stop - at) as f64 * bits_per_byte[chunk];
+            let sub = at / SUBCHUNK;
+            let stop = ((sub + 1) * SUBCHUNK).min(end);
+            gain[at / CHUNK] += (stop - at) as f64 * bits_per_byte[sub];
             at = stop;
         }
         gain[sequence.match_start / CHUNK] -= bits;
