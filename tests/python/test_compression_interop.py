@@ -95,27 +95,26 @@ def compressed(tmp_path_factory):
 CASES = list(jobs_for(["int-page", "float-page", "double-page", "text", "zeros", "tiny-noise", "17MiB-counter"]))
 
 
+def unpack_blocks(payload, decompress):
+    """The bytes of a payload of ROOT compression blocks, each block's codec data given to
+    `decompress`."""
+    unpacked, at = b"", 0
+    while at < len(payload):
+        size = int.from_bytes(payload[at + 3:at + 6], "little")
+        unpacked += decompress(payload[at + 9:at + 9 + size])
+        at += 9 + size
+    return unpacked
+
+
 @pytest.mark.parametrize("name,codec", CASES, ids=[f"{n}-{c}" for n, c in CASES])
 def test_blocks_against_root(compressed, name, codec):
     data, pairs = compressed
     ours, theirs, unzipped_by_root = pairs[(name, codec)]
     assert unzipped_by_root == data[name], "ROOT's R__unzip does not give back the input"
-    if codec.startswith("zlib") and ours != data[name]:
-        # uproot inflates each block with Python's zlib module.
-        inflated, at = b"", 0
-        while at < len(ours):
-            size = int.from_bytes(ours[at + 3:at + 6], "little")
-            inflated += zlib.decompress(ours[at + 9:at + 9 + size])
-            at += 9 + size
-        assert inflated == data[name]
-    if codec.startswith("lzma") and ours != data[name]:
-        # uproot decompresses each block with Python's lzma module.
-        unpacked, at = b"", 0
-        while at < len(ours):
-            size = int.from_bytes(ours[at + 3:at + 6], "little")
-            unpacked += lzma.decompress(ours[at + 9:at + 9 + size])
-            at += 9 + size
-        assert unpacked == data[name]
+    # uproot decompresses zlib and LZMA blocks with Python's zlib and lzma modules.
+    for prefix, module in (("zlib", zlib), ("lzma", lzma)):
+        if codec.startswith(prefix) and ours != data[name]:
+            assert unpack_blocks(ours, module.decompress) == data[name]
     if codec in LZMA and name in LZMA_IDENTICAL:
         assert ours == theirs, f"{len(ours)} bytes against ROOT's {len(theirs)}"
     elif codec in LZMA:

@@ -5,15 +5,20 @@
 //! (low mantissa bytes) or have few values and no structure (float exponents) it ends up
 //! coding literals anyway: LZMA's literal coder, an adaptive binary range coder, codes
 //! such bytes close to their entropy, and full 8-bit noise is stored as LZMA2 chunks of
-//! raw bytes. So the 4 KiB chunks whose matches would not pay (the test shared with zstd
-//! and deflate in `noise.rs`, here with LZMA's sequence costs and up to 8 bits of
-//! entropy) are written by this module: raw LZMA2 chunks where the chunk's bytes are
-//! near-uniform, LZMA2 chunks of literals (our range coder, at memory speed by
-//! comparison) elsewhere. The other runs are compressed by liblzma's LZMA2 encoder as
-//! usual, each run a dictionary of its own. Everything is one LZMA2 stream inside one xz
-//! stream, as ROOT's `R__zipLZMA` writes: ROOT and uproot read it with liblzma.
+//! raw bytes; on runs of one value (zero planes) its match finder crawls (28 MB/s). So the
+//! 4 KiB chunks whose matches would not pay (the test shared with zstd and deflate in
+//! `noise.rs`, here with LZMA's sequence costs and up to 8 bits of entropy, less the
+//! kinds where liblzma's cheap repeated-distance matches do win) and the stretches of
+//! runs are written by this module: raw LZMA2 chunks where the chunk's bytes are
+//! near-uniform, elsewhere LZMA2 chunks of literals and of matches at distance 1 for runs
+//! (`lzma_coder.rs`, tens of MB/s). The other runs are compressed by liblzma's LZMA2
+//! encoder as usual, each run a dictionary of its own. Everything is one LZMA2 stream
+//! inside one xz stream (`xz.rs`), as ROOT's `R__zipLZMA` writes: ROOT and uproot read it
+//! with liblzma.
 
+use super::lzma_coder::{HeldBack, Model, RangeEncoder, POSITION_BITS, PROPERTIES, RUN_MATCH_MAX};
 use super::noise::{byte_counts, low_entropy_literals, runs, shannon_entropy, SequenceCost};
+use super::xz;
 
 /// What an LZMA sequence costs at the least: the match flag, a length and a distance
 /// slot with its direct bits for distances of tens of kilobytes; a repeated distance (rep0)
@@ -52,12 +57,6 @@ const RAW_CHUNK: usize = 1 << 16;
 const LZMA_CHUNK_UNCOMPRESSED: usize = 1 << 21;
 const LZMA_CHUNK_COMPRESSED: usize = 1 << 16;
 
-/// LZMA's literal context and position bits (lc = 3, lp = 0, pb = 2, every xz preset's),
-/// as LZMA2's properties byte: (pb * 5 + lp) * 9 + lc.
-const LITERAL_CONTEXT_BITS: u32 = 3;
-const POSITION_BITS: u32 = 2;
-const PROPERTIES: u8 = ((POSITION_BITS * 5) * 9 + LITERAL_CONTEXT_BITS) as u8;
-
 /// Compresses `input` into one xz stream (ROOT's LZMA block data) appended to `out`, with
 /// liblzma at xz preset `level` and a dictionary of `dictionary` bytes for the structured
 /// runs. None when no chunk is better left to literals (the caller then lets liblzma
@@ -68,6 +67,29 @@ pub(crate) fn compress(
     input: &[u8],
     out: &mut Vec<u8>,
 ) -> Option<usize> {
+    let ours = chunks_for_us(input)?;
+    let start = out.len();
+    xz::stream_header(out);
+    let block_start = out.len();
+    xz::block_header(dictionary, out);
+    let data_start = out.len();
+    let mut stream = Lzma2Stream::new(input);
+    for run in runs(&ours, input.len()) {
+        if run.noise {
+            stream.literal_run(run.start, run.end, out);
+        } else {
+            stream.liblzma_run(level, dictionary, run.start, run.end, out)?;
+        }
+    }
+    out.push(0); // LZMA2's end marker
+    let data_len = out.len() - data_start;
+    xz::finish_block(block_start, data_len, input, out);
+    Some(out.len() - start)
+}
+
+/// One flag per chunk of `input`: whether we code it (literals and runs) rather than
+/// liblzma. None if no chunk is ours (or LZ4's fast pass failed).
+fn chunks_for_us(input: &[u8]) -> Option<Vec<bool>> {
     if input.len() < SMALLEST_INPUT {
         return None;
     }
@@ -107,26 +129,7 @@ pub(crate) fn compress(
             literal[i] = true;
         }
     }
-    if !literal.contains(&true) {
-        return None;
-    }
-    let start = out.len();
-    xz::stream_header(out);
-    let block_start = out.len();
-    xz::block_header(dictionary, out);
-    let data_start = out.len();
-    let mut stream = Lzma2Stream::new(input);
-    for run in runs(&literal, input.len()) {
-        if run.noise {
-            stream.literal_run(run.start, run.end, out);
-        } else {
-            stream.liblzma_run(level, dictionary, run.start, run.end, out)?;
-        }
-    }
-    out.push(0); // LZMA2's end marker
-    let data_len = out.len() - data_start;
-    xz::finish_block(block_start, data_len, input, out);
-    Some(out.len() - start)
+    literal.contains(&true).then_some(literal)
 }
 
 /// Whether LZMA's literal coder alone codes `chunk` no larger than liblzma, beyond what
@@ -162,276 +165,6 @@ fn mostly_runs(chunk: &[u8]) -> bool {
 
 /// Bits per byte below which liblzma's matches beat literals (see above).
 const LITERAL_MIN_ENTROPY: f64 = 0.75;
-
-/// LZMA's binary range encoder (11-bit probabilities adapted by 1/32 of the error, bytes
-/// shifted out with LZMA's carry handling).
-struct RangeEncoder {
-    low: u64,
-    range: u32,
-}
-
-/// The bytes a carry can still change: shifted out of the encoder, not yet written.
-struct HeldBack {
-    /// The byte held back until a carry can no longer change it.
-    cache: u8,
-    /// The held-back byte plus the 0xFF bytes after it that a carry would also change.
-    pending: usize,
-}
-
-/// Probabilities are of a zero bit, in units of 1/2048; a fresh one is one half.
-const PROBABILITY_ONE: u32 = 1 << 11;
-const PROBABILITY_HALF: u16 = 1 << 10;
-const ADAPT_SHIFT: u32 = 5;
-const RANGE_TOP: u32 = 1 << 24;
-
-impl RangeEncoder {
-    fn new() -> Self {
-        RangeEncoder {
-            low: 0,
-            range: u32::MAX,
-        }
-    }
-
-    /// Codes `bit` (0 or 1) with the probability `probability`, which it then adapts;
-    /// bytes shifted out go through `held` to `out`. Without branches on the bit: the bits
-    /// of split pages are close to coin flips, and a mispredicted branch per bit would cost
-    /// more than the coding. (`held` is apart so that `low` and `range` stay registers.)
-    #[inline(always)]
-    fn bit(&mut self, probability: &mut u16, bit: u32, held: &mut HeldBack, out: &mut Vec<u8>) {
-        let p = u32::from(*probability);
-        let bound = (self.range >> 11) * p;
-        let one = bit != 0;
-        // Selects, which compile to conditional moves.
-        self.low += u64::from(if one { bound } else { 0 });
-        self.range = if one {
-            self.range.wrapping_sub(bound)
-        } else {
-            bound
-        };
-        // The decoder's update, exactly: toward 2048 after a zero, toward 0 after a one.
-        let after_zero = p + ((PROBABILITY_ONE - p) >> ADAPT_SHIFT);
-        let after_one = p - (p >> ADAPT_SHIFT);
-        *probability = if one { after_one } else { after_zero } as u16;
-        // One shift is enough: the range stays above 2^24 * 31 / 2048 > 2^16 after a bit.
-        if self.range < RANGE_TOP {
-            self.range <<= 8;
-            self.low = held.shift_low(self.low, out);
-        }
-    }
-
-    /// Writes out what is held back; the decoder then ends with a code of zero.
-    fn finish(mut self, held: &mut HeldBack, out: &mut Vec<u8>) {
-        for _ in 0..5 {
-            self.low = held.shift_low(self.low, out);
-        }
-    }
-}
-
-impl HeldBack {
-    fn new() -> Self {
-        HeldBack {
-            cache: 0,
-            pending: 1,
-        }
-    }
-
-    /// Bytes that `RangeEncoder::finish` would still write at the most.
-    fn unwritten(&self) -> usize {
-        self.pending + 4
-    }
-
-    /// Shifts the top byte out of `low` (33 bits with the carry); returns the new `low`.
-    #[inline(never)]
-    fn shift_low(&mut self, low: u64, out: &mut Vec<u8>) -> u64 {
-        if (low as u32) < 0xFF00_0000 || (low >> 32) != 0 {
-            let carry = (low >> 32) as u8;
-            out.push(self.cache.wrapping_add(carry));
-            for _ in 1..self.pending {
-                out.push(0xFFu8.wrapping_add(carry));
-            }
-            self.pending = 0;
-            self.cache = (low >> 24) as u8;
-        }
-        self.pending += 1;
-        (low & 0x00FF_FFFF) << 8
-    }
-}
-
-/// LZMA's coder state and probabilities for what this module writes: literals and
-/// matches at distance 1 (runs of one byte value). The distance is always the decoder's
-/// first repeated distance (rep0, which a state reset sets to distance 1 and which we
-/// never change), so no distance is ever coded; the state machine, the is-match and
-/// is-rep flags, the rep-match length coder and the literal coder (plain, and "matched"
-/// right after a match) are LZMA's.
-struct Model {
-    /// LZMA's state (0..12): what the last symbols were.
-    state: usize,
-    is_match: [[u16; 1 << POSITION_BITS]; STATES],
-    is_rep: [u16; STATES],
-    is_rep0: [u16; STATES],
-    is_rep0_long: [[u16; 1 << POSITION_BITS]; STATES],
-    rep_length: LengthModel,
-    /// Per literal context (the top bits of the previous byte): 0x100 probabilities of
-    /// the plain bit tree, 0x200 of the matched one.
-    literal: [[u16; 0x300]; 1 << LITERAL_CONTEXT_BITS],
-}
-
-const STATES: usize = 12;
-/// States from this one on follow a match: the next literal is a matched literal.
-const FIRST_MATCH_STATE: usize = 7;
-/// Matches are 2 to 273 bytes long.
-const MATCH_MIN: usize = 2;
-/// The longest match for a run: 272 rather than LZMA's 273, a multiple of 4, so that the
-/// position state (position mod 4) is the same for every match of a long run, whose
-/// probabilities then adapt as one (runs of up to 1 MiB: 7-20% smaller, as small as
-/// liblzma's or smaller).
-const RUN_MATCH_MAX: usize = 272;
-
-/// LZMA's length coder: 8 short lengths per position state, 8 medium, 256 long.
-struct LengthModel {
-    choice: u16,
-    choice2: u16,
-    low: [[u16; 8]; 1 << POSITION_BITS],
-    mid: [[u16; 8]; 1 << POSITION_BITS],
-    high: [u16; 256],
-}
-
-impl Model {
-    fn new() -> Self {
-        Model {
-            state: 0,
-            is_match: [[PROBABILITY_HALF; 1 << POSITION_BITS]; STATES],
-            is_rep: [PROBABILITY_HALF; STATES],
-            is_rep0: [PROBABILITY_HALF; STATES],
-            is_rep0_long: [[PROBABILITY_HALF; 1 << POSITION_BITS]; STATES],
-            rep_length: LengthModel {
-                choice: PROBABILITY_HALF,
-                choice2: PROBABILITY_HALF,
-                low: [[PROBABILITY_HALF; 8]; 1 << POSITION_BITS],
-                mid: [[PROBABILITY_HALF; 8]; 1 << POSITION_BITS],
-                high: [PROBABILITY_HALF; 256],
-            },
-            literal: [[PROBABILITY_HALF; 0x300]; 1 << LITERAL_CONTEXT_BITS],
-        }
-    }
-
-    /// Codes `byte` as a literal at `pos_state` after `previous`.
-    #[inline(always)]
-    fn literal(
-        &mut self,
-        rc: &mut RangeEncoder,
-        byte: u8,
-        previous: u8,
-        pos_state: usize,
-        held: &mut HeldBack,
-        out: &mut Vec<u8>,
-    ) {
-        rc.bit(&mut self.is_match[self.state][pos_state], 0, held, out);
-        let probs = &mut self.literal[usize::from(previous >> (8 - LITERAL_CONTEXT_BITS))];
-        let byte = u32::from(byte);
-        if self.state >= FIRST_MATCH_STATE {
-            matched_literal(rc, probs, byte, u32::from(previous), held, out);
-        } else {
-            // (The loop unrolls: eight bits in a row, the hot path of this module.)
-            let mut node = 1usize;
-            for shift in (0..8).rev() {
-                let bit = (byte >> shift) & 1;
-                rc.bit(&mut probs[node], bit, held, out);
-                node = (node << 1) | bit as usize;
-            }
-        }
-        self.state = match self.state {
-            0..=3 => 0,
-            4..=9 => self.state - 3,
-            _ => self.state - 6,
-        };
-    }
-
-    /// Codes a match of `length` bytes at the first repeated distance.
-    fn rep0_match(
-        &mut self,
-        rc: &mut RangeEncoder,
-        length: usize,
-        pos_state: usize,
-        held: &mut HeldBack,
-        out: &mut Vec<u8>,
-    ) {
-        let state = self.state;
-        rc.bit(&mut self.is_match[state][pos_state], 1, held, out);
-        rc.bit(&mut self.is_rep[state], 1, held, out);
-        rc.bit(&mut self.is_rep0[state], 0, held, out);
-        rc.bit(&mut self.is_rep0_long[state][pos_state], 1, held, out);
-        let lengths = &mut self.rep_length;
-        let l = (length - MATCH_MIN) as u32;
-        if l < 8 {
-            rc.bit(&mut lengths.choice, 0, held, out);
-            bit_tree(rc, &mut lengths.low[pos_state], 3, l, held, out);
-        } else if l < 16 {
-            rc.bit(&mut lengths.choice, 1, held, out);
-            rc.bit(&mut lengths.choice2, 0, held, out);
-            bit_tree(rc, &mut lengths.mid[pos_state], 3, l - 8, held, out);
-        } else {
-            rc.bit(&mut lengths.choice, 1, held, out);
-            rc.bit(&mut lengths.choice2, 1, held, out);
-            bit_tree(rc, &mut lengths.high, 8, l - 16, held, out);
-        }
-        self.state = if state < FIRST_MATCH_STATE { 8 } else { 11 };
-    }
-}
-
-/// Codes `byte` right after a match: its bits in the context of the byte at the match
-/// distance (`match_byte`, here the previous byte) for as long as they agree with it, the
-/// rest as a plain literal.
-#[inline(never)]
-fn matched_literal(
-    rc: &mut RangeEncoder,
-    probs: &mut [u16; 0x300],
-    byte: u32,
-    match_byte: u32,
-    held: &mut HeldBack,
-    out: &mut Vec<u8>,
-) {
-    let mut node = 1usize;
-    let mut shift = 8;
-    while shift > 0 {
-        shift -= 1;
-        let match_bit = (match_byte >> shift) & 1;
-        let bit = (byte >> shift) & 1;
-        rc.bit(
-            &mut probs[((1 + match_bit as usize) << 8) + node],
-            bit,
-            held,
-            out,
-        );
-        node = (node << 1) | bit as usize;
-        if match_bit != bit {
-            break;
-        }
-    }
-    while shift > 0 {
-        shift -= 1;
-        let bit = (byte >> shift) & 1;
-        rc.bit(&mut probs[node], bit, held, out);
-        node = (node << 1) | bit as usize;
-    }
-}
-
-/// Codes the low `bits` bits of `value`, high bit first, in the bit tree `probs`.
-fn bit_tree(
-    rc: &mut RangeEncoder,
-    probs: &mut [u16],
-    bits: u32,
-    value: u32,
-    held: &mut HeldBack,
-    out: &mut Vec<u8>,
-) {
-    let mut node = 1usize;
-    for shift in (0..bits).rev() {
-        let bit = (value >> shift) & 1;
-        rc.bit(&mut probs[node], bit, held, out);
-        node = (node << 1) | bit as usize;
-    }
-}
 
 /// What the next LZMA chunk must reset for the decoder to be in step with our model.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -621,107 +354,6 @@ impl<'a> Lzma2Stream<'a> {
         self.dictionary_start = start;
         self.reset = Reset::Properties;
         Some(())
-    }
-}
-
-/// The xz container around one LZMA2 block, as liblzma's stream encoder writes it for
-/// ROOT (CRC32 check, no sizes in the block header).
-mod xz {
-    const MAGIC: [u8; 6] = [0xFD, b'7', b'z', b'X', b'Z', 0x00];
-    const FOOTER_MAGIC: [u8; 2] = [b'Y', b'Z'];
-    /// Stream flags: check type CRC32.
-    const FLAGS: [u8; 2] = [0x00, 0x01];
-    const BLOCK_HEADER: usize = 12;
-    const CHECK: usize = 4;
-
-    fn crc32(bytes: &[u8]) -> [u8; 4] {
-        crc32fast::hash(bytes).to_le_bytes()
-    }
-
-    pub(super) fn stream_header(out: &mut Vec<u8>) {
-        out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&FLAGS);
-        out.extend_from_slice(&crc32(&FLAGS));
-    }
-
-    /// A block header for one LZMA2 filter with a dictionary of at least `dictionary` bytes.
-    pub(super) fn block_header(dictionary: u32, out: &mut Vec<u8>) {
-        let header = [
-            (BLOCK_HEADER / 4 - 1) as u8,
-            0x00, // one filter, no sizes
-            0x21, // LZMA2
-            0x01, // one byte of properties
-            dictionary_byte(dictionary),
-            0,
-            0,
-            0,
-        ];
-        out.extend_from_slice(&header);
-        out.extend_from_slice(&crc32(&header));
-    }
-
-    /// LZMA2's dictionary size code: sizes 2^n and 3 * 2^(n-1) from 4 KiB on, rounded up.
-    fn dictionary_byte(dictionary: u32) -> u8 {
-        (0..40u8)
-            .find(|&code| {
-                let size = u64::from(2 | (code & 1)) << (code / 2 + 11);
-                size >= u64::from(dictionary)
-            })
-            .unwrap_or(40)
-    }
-
-    /// Pads the block that started at `block_start` (its LZMA2 data `data_len` bytes
-    /// long), then writes the check of `input`, the index and the stream footer.
-    pub(super) fn finish_block(
-        block_start: usize,
-        data_len: usize,
-        input: &[u8],
-        out: &mut Vec<u8>,
-    ) {
-        while (out.len() - block_start) % 4 != 0 {
-            out.push(0);
-        }
-        out.extend_from_slice(&crc32(input));
-        let index_start = out.len();
-        out.push(0x00); // index indicator
-        varint(1, out);
-        varint((BLOCK_HEADER + data_len + CHECK) as u64, out);
-        varint(input.len() as u64, out);
-        while (out.len() - index_start) % 4 != 0 {
-            out.push(0);
-        }
-        let index_crc = crc32(&out[index_start..]);
-        out.extend_from_slice(&index_crc);
-        let backward_size = ((out.len() - index_start) / 4 - 1) as u32;
-        let mut tail = [0u8; 6];
-        tail[..4].copy_from_slice(&backward_size.to_le_bytes());
-        tail[4..].copy_from_slice(&FLAGS);
-        out.extend_from_slice(&crc32(&tail));
-        out.extend_from_slice(&tail);
-        out.extend_from_slice(&FOOTER_MAGIC);
-    }
-
-    /// xz's variable-length integer: 7 bits per byte, low first, high bit = more follow.
-    fn varint(mut value: u64, out: &mut Vec<u8>) {
-        while value >= 0x80 {
-            out.push(value as u8 | 0x80);
-            value >>= 7;
-        }
-        out.push(value as u8);
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #[test]
-        fn dictionary_codes_round_up() {
-            use super::dictionary_byte;
-            assert_eq!(dictionary_byte(4096), 0);
-            assert_eq!(dictionary_byte(6144), 1);
-            assert_eq!(dictionary_byte(6145), 2);
-            assert_eq!(dictionary_byte(256 << 10), 12);
-            assert_eq!(dictionary_byte(8 << 20), 22);
-            assert_eq!(dictionary_byte(u32::MAX), 40);
-        }
     }
 }
 

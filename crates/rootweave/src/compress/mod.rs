@@ -9,11 +9,13 @@ mod block;
 mod codecs;
 mod deflate_noise;
 mod lz4hc;
+mod lzma_coder;
 mod lzma_literals;
 mod noise;
 mod settings;
 #[cfg(test)]
 mod test_pages;
+mod xz;
 mod zstd_literals;
 
 pub use block::{parse_block_header, BlockHeader, BLOCK_HEADER_SIZE, MAX_BLOCK_SIZE};
