@@ -281,6 +281,25 @@ pub(super) fn shannon_entropy(counts: &[u32; 256], len: usize) -> f64 {
         .sum()
 }
 
+/// The kind of bytes of each chunk of `input`, from the entropy of its first kilobyte:
+/// 0 up to 4 bits per byte (one value, now and then another, is of this kind whether or
+/// not the sample holds the other), 1 up to 7.5 bits, 2 noise.
+pub(super) fn entropy_classes(input: &[u8]) -> Vec<u8> {
+    input
+        .chunks(CHUNK)
+        .map(|chunk| {
+            let h = entropy_bits(chunk, LOW_ENTROPY);
+            if h <= LOW_ENTROPY {
+                0
+            } else if h <= 7.5 {
+                1
+            } else {
+                2
+            }
+        })
+        .collect()
+}
+
 /// A stretch of chunks of one kind.
 pub(super) struct Run {
     /// First byte.
