@@ -15,8 +15,8 @@ use std::cell::RefCell;
 use flate2::{Compress, FlushCompress};
 
 use super::noise::{
-    byte_counts, classify, low_entropy_literals, runs, NoiseTest, Run, SequenceCost, CHUNK,
-    LOW_ENTROPY,
+    byte_counts, chunk_entropy, classify, low_entropy_literals, runs, NoiseTest, Run, SequenceCost,
+    CHUNK, LOW_ENTROPY,
 };
 
 /// Deflate's noise: fewer than 0.05 4-byte matches per position expected within its
@@ -78,7 +78,8 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
         // too: Huffman-coded alone they come out smaller than with deflate's matches. They
         // make runs of their own, so that no literal block (one Huffman code) holds both
         // noise and low-entropy bytes.
-        let low_entropy = low_entropy_literals(input, &DEFLATE_MATCHES, LOW_ENTROPY)?;
+        let entropy = chunk_entropy(input, LOW_ENTROPY);
+        let low_entropy = low_entropy_literals(input, &entropy, &DEFLATE_MATCHES, LOW_ENTROPY)?;
         let runs: Vec<Run> = runs(&low_entropy, input.len())
             .into_iter()
             .flat_map(|run| {

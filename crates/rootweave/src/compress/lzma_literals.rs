@@ -17,7 +17,9 @@
 //! with liblzma.
 
 use super::lzma_coder::{HeldBack, Model, RangeEncoder, POSITION_BITS, PROPERTIES, RUN_MATCH_MAX};
-use super::noise::{byte_counts, low_entropy_literals, runs, shannon_entropy, SequenceCost};
+use super::noise::{
+    byte_counts, chunk_entropy, low_entropy_literals, runs, shannon_entropy, SequenceCost,
+};
 use super::xz;
 
 /// What an LZMA sequence costs at the least: the match flag, a length and a distance
@@ -93,7 +95,8 @@ fn chunks_for_us(input: &[u8]) -> Option<Vec<bool>> {
     if input.len() < SMALLEST_INPUT {
         return None;
     }
-    let mut literal = low_entropy_literals(input, &LZMA_SEQUENCES, 8.0)?;
+    let entropy = chunk_entropy(input, 8.0);
+    let mut literal = low_entropy_literals(input, &entropy, &LZMA_SEQUENCES, 8.0)?;
     let chunk = super::noise::CHUNK;
     for (flag, bytes) in literal.iter_mut().zip(input.chunks(chunk)) {
         *flag = *flag && literals_beat_lzma_matches(bytes);

@@ -144,17 +144,14 @@ pub(super) const LOW_ENTROPY: f64 = 4.0;
 /// a match search (a codec's literal-only blocks code it close to its entropy). Candidates
 /// are chunks of at most `max_entropy` bits per byte but more than one byte value (a run
 /// of one value is a match from end to end); LZ4's fast pass runs over each stretch of
-/// candidates, and a candidate stays one if the matches found in it would not pay. None if
-/// that pass failed.
+/// candidates, and a candidate stays one if the matches found in it would not pay.
+/// `entropy` is `chunk_entropy(input, max_entropy)`. None if that pass failed.
 pub(super) fn low_entropy_literals(
     input: &[u8],
+    entropy: &[f64],
     cost: &SequenceCost,
     max_entropy: f64,
 ) -> Option<Vec<bool>> {
-    let entropy: Vec<f64> = input
-        .chunks(CHUNK)
-        .map(|chunk| entropy_bits(chunk, max_entropy))
-        .collect();
     let candidates: Vec<bool> = entropy
         .iter()
         .map(|&h| h > 0.0 && h <= max_entropy)
@@ -281,14 +278,22 @@ pub(super) fn shannon_entropy(counts: &[u32; 256], len: usize) -> f64 {
         .sum()
 }
 
-/// The kind of bytes of each chunk of `input`, from the entropy of its first kilobyte:
-/// 0 up to 4 bits per byte (one value, now and then another, is of this kind whether or
-/// not the sample holds the other), 1 up to 7.5 bits, 2 noise.
-pub(super) fn entropy_classes(input: &[u8]) -> Vec<u8> {
+/// The entropy of each chunk of `input` in bits per byte, from its first kilobyte (see
+/// `entropy_bits`: above `bound`, a lower bound).
+pub(super) fn chunk_entropy(input: &[u8], bound: f64) -> Vec<f64> {
     input
         .chunks(CHUNK)
-        .map(|chunk| {
-            let h = entropy_bits(chunk, LOW_ENTROPY);
+        .map(|chunk| entropy_bits(chunk, bound))
+        .collect()
+}
+
+/// The kind of bytes of each chunk, from its `entropy` (`chunk_entropy`): 0 up to 4 bits
+/// per byte (one value, now and then another, is of this kind whether or not the sample
+/// holds the other), 1 up to 7.5 bits, 2 noise.
+pub(super) fn entropy_classes(entropy: &[f64]) -> Vec<u8> {
+    entropy
+        .iter()
+        .map(|&h| {
             if h <= LOW_ENTROPY {
                 0
             } else if h <= 7.5 {

@@ -18,7 +18,9 @@
 use std::cell::RefCell;
 use std::ptr::NonNull;
 
-use super::noise::{entropy_classes, low_entropy_literals, runs, SequenceCost, CHUNK, LOW_ENTROPY};
+use super::noise::{
+    chunk_entropy, entropy_classes, low_entropy_literals, runs, SequenceCost, CHUNK, LOW_ENTROPY,
+};
 
 /// Literals per zstd block: each block gets the Huffman code of its own bytes, so a block
 /// should not span two byte planes of different kinds.
@@ -39,8 +41,9 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
     if input.len() < 2 * CHUNK {
         return None;
     }
-    let literal = low_entropy_literals(input, &ZSTD_SEQUENCES, LOW_ENTROPY)?;
-    let frames = libzstd_frames(input, &literal);
+    let entropy = chunk_entropy(input, LOW_ENTROPY);
+    let literal = low_entropy_literals(input, &entropy, &ZSTD_SEQUENCES, LOW_ENTROPY)?;
+    let frames = libzstd_frames(input, &entropy, &literal);
     if !literal.contains(&true) && frames.len() <= 1 {
         return None;
     }
@@ -82,10 +85,10 @@ const MIN_FRAME: usize = 4 * CHUNK;
 /// 32 KiB, came out 2.4% larger than the same values in 1 MiB pages (planes of 128 KiB,
 /// one per block), and 3.7% at 128 KiB; cut by kind, they are within 0.1%. Where every
 /// change is on a block boundary nothing is cut: a frame more would only cost.
-fn libzstd_frames(input: &[u8], literal: &[bool]) -> Vec<(usize, usize)> {
+fn libzstd_frames(input: &[u8], entropy: &[f64], literal: &[bool]) -> Vec<(usize, usize)> {
     // Runs of a kind shorter than a frame join the run before: a plane whose entropy is
     // near a bound would otherwise flip between two kinds from chunk to chunk.
-    let mut kinds = entropy_classes(input);
+    let mut kinds = entropy_classes(entropy);
     let mut run_start = 0;
     for i in 1..=kinds.len() {
         if i == kinds.len() || kinds[i] != kinds[run_start] {
