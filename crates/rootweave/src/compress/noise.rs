@@ -265,17 +265,40 @@ fn entropy_bits(chunk: &[u8], bound: f64) -> f64 {
     shannon_entropy(&counts, sample.len())
 }
 
-/// Shannon entropy in bits per byte of `len` bytes with these byte `counts`.
+/// Shannon entropy in bits per byte of `len` bytes with these byte `counts`: log2(n) less
+/// the mean of c log2(c) over the bytes, the latter from a table for counts up to a chunk
+/// (the logarithms cost as much as the counting: ~4% of LZMA's time on wide pages).
 pub(super) fn shannon_entropy(counts: &[u32; 256], len: usize) -> f64 {
+    if len == 0 {
+        return 0.0;
+    }
     let n = len as f64;
-    counts
+    let table = count_log_table();
+    let sum: f64 = counts
         .iter()
-        .filter(|&&c| c > 0)
-        .map(|&c| {
-            let p = f64::from(c) / n;
-            -p * p.log2()
+        .filter(|&&c| c > 1)
+        .map(|&c| match table.get(c as usize) {
+            Some(&value) => value,
+            None => f64::from(c) * f64::from(c).log2(),
         })
-        .sum()
+        .sum();
+    (n.log2() - sum / n).max(0.0)
+}
+
+/// c log2(c) for c = 0..=CHUNK.
+fn count_log_table() -> &'static [f64] {
+    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..=CHUNK)
+            .map(|c| {
+                if c < 2 {
+                    0.0
+                } else {
+                    c as f64 * (c as f64).log2()
+                }
+            })
+            .collect()
+    })
 }
 
 /// The entropy of each chunk of `input` in bits per byte, from its first kilobyte (see
@@ -352,6 +375,13 @@ mod tests {
             .map(|i| [0, 0, 1, 2][i % 4] + 4 * (i / 4 % 8) as u8)
             .collect();
         assert!((entropy_bits(&five, 8.0) - 4.5).abs() < 1e-12);
+        // Counts beyond the table, and none.
+        let mut big = [0u32; 256];
+        big[0] = 6000;
+        big[1] = 2000;
+        let quarter = -(0.75f64 * 0.75f64.log2() + 0.25 * 0.25f64.log2());
+        assert!((shannon_entropy(&big, 8000) - quarter).abs() < 1e-12);
+        assert_eq!(shannon_entropy(&[0; 256], 0), 0.0);
         assert!(entropy_bits(&five, LOW_ENTROPY) < 4.5);
         let counts = byte_counts(&[1, 2, 2, 3, 3, 3, 3]);
         assert_eq!((counts[1], counts[2], counts[3], counts[0]), (1, 2, 4, 0));
