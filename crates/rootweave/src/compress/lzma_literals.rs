@@ -69,19 +69,26 @@ pub(crate) fn compress(
     input: &[u8],
     out: &mut Vec<u8>,
 ) -> Option<usize> {
-    let ours = chunks_for_us(input)?;
+    let plan = plan_chunks(input)?;
     let start = out.len();
     xz::stream_header(out);
     let block_start = out.len();
     xz::block_header(dictionary, out);
     let data_start = out.len();
     let mut stream = Lzma2Stream::new(input);
-    for run in runs(&ours, input.len()) {
-        if run.noise {
-            stream.literal_run(run.start, run.end, out);
-        } else {
-            stream.liblzma_run(level, dictionary, run.start, run.end, out)?;
+    let chunk = super::noise::CHUNK;
+    let mut first = 0;
+    while first < plan.len() {
+        let end = (first..plan.len())
+            .find(|&i| plan[i] != plan[first])
+            .unwrap_or(plan.len());
+        let (from, to) = (first * chunk, (end * chunk).min(input.len()));
+        match plan[first] {
+            Plan::Raw => stream.raw(from, to, out),
+            Plan::Coded => stream.coded(from, to, out),
+            Plan::Liblzma => stream.liblzma_run(level, dictionary, from, to, out)?,
         }
+        first = end;
     }
     out.push(0); // LZMA2's end marker
     let data_len = out.len() - data_start;
@@ -89,17 +96,38 @@ pub(crate) fn compress(
     Some(out.len() - start)
 }
 
-/// One flag per chunk of `input`: whether we code it (literals and runs) rather than
-/// liblzma. None if no chunk is ours (or LZ4's fast pass failed).
-fn chunks_for_us(input: &[u8]) -> Option<Vec<bool>> {
+/// Who writes a chunk.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    /// liblzma, whose matches pay.
+    Liblzma,
+    /// Our coder: literals, and runs as matches at distance 1.
+    Coded,
+    /// Raw LZMA2 chunks: near-uniform bytes.
+    Raw,
+}
+
+/// The plan of every chunk of `input`; None if no chunk is ours (or LZ4's fast pass
+/// failed).
+fn plan_chunks(input: &[u8]) -> Option<Vec<Plan>> {
     if input.len() < SMALLEST_INPUT {
         return None;
     }
+    let chunk = super::noise::CHUNK;
     let entropy = chunk_entropy(input, 8.0);
     let mut literal = low_entropy_literals(input, &entropy, &LZMA_SEQUENCES, 8.0)?;
-    let chunk = super::noise::CHUNK;
-    for (flag, bytes) in literal.iter_mut().zip(input.chunks(chunk)) {
-        *flag = *flag && literals_beat_lzma_matches(bytes);
+    // Byte counts of whole chunks (a kilobyte's estimate flips around the bounds below
+    // from chunk to chunk): the number of values and the entropy.
+    let whole: Vec<(usize, f64)> = input
+        .chunks(chunk)
+        .map(|bytes| {
+            let counts = byte_counts(bytes);
+            let values = counts.iter().filter(|&&c| c > 0).count();
+            (values, shannon_entropy(&counts, bytes.len()))
+        })
+        .collect();
+    for (flag, &(values, h)) in literal.iter_mut().zip(&whole) {
+        *flag = *flag && literals_beat_lzma_matches(values, h);
     }
     // Stretches of chunks of runs of one byte value (zero planes, the top bytes of doubles
     // in [0, 1)): runs, which our coder writes as matches at distance 1 much faster than
@@ -132,21 +160,31 @@ fn chunks_for_us(input: &[u8]) -> Option<Vec<bool>> {
             literal[i] = true;
         }
     }
-    literal.contains(&true).then_some(literal)
+    if !literal.contains(&true) {
+        return None;
+    }
+    Some(
+        literal
+            .iter()
+            .zip(&whole)
+            .map(|(&ours, &(_, h))| match (ours, h > STORED_ENTROPY) {
+                (false, _) => Plan::Liblzma,
+                (true, false) => Plan::Coded,
+                (true, true) => Plan::Raw,
+            })
+            .collect(),
+    )
 }
 
-/// Whether LZMA's literal coder alone codes `chunk` no larger than liblzma, beyond what
-/// the match test sees. Not so for bytes of very low
-/// entropy or of only two values: liblzma's cheap repeated-distance matches and matched
-/// literals code those 2.5-4.5% smaller than literals, whose bit tree spends about 0.15
-/// bits per byte on the bits that never change (measured on 64 KiB of i.i.d. bytes: two
-/// values with entropy 0.29-1.0 bits +2.7-4.5%; three values at 0.57 bits +2.5%; three or
-/// more values from 0.85 bits on 3-8% smaller).
-fn literals_beat_lzma_matches(chunk: &[u8]) -> bool {
-    // The whole chunk: a kilobyte's estimate flips around the bound from chunk to chunk.
-    let counts = byte_counts(chunk);
-    let values = counts.iter().filter(|&&c| c > 0).count();
-    values >= 3 && shannon_entropy(&counts, chunk.len()) >= LITERAL_MIN_ENTROPY
+/// Whether LZMA's literal coder alone codes a chunk of `values` byte values and entropy
+/// `h` no larger than liblzma, beyond what the match test sees. Not so for bytes of very
+/// low entropy or of only two values: liblzma's cheap repeated-distance matches and
+/// matched literals code those 2.5-4.5% smaller than literals, whose bit tree spends about
+/// 0.15 bits per byte on the bits that never change (measured on 64 KiB of i.i.d. bytes:
+/// two values with entropy 0.29-1.0 bits +2.7-4.5%; three values at 0.57 bits +2.5%;
+/// three or more values from 0.85 bits on 3-8% smaller).
+fn literals_beat_lzma_matches(values: usize, h: f64) -> bool {
+    values >= 3 && h >= LITERAL_MIN_ENTROPY
 }
 
 /// Whether nearly all of `chunk` is runs of one value that we code as matches (a zero
@@ -212,31 +250,6 @@ impl<'a> Lzma2Stream<'a> {
             reset: Reset::Dictionary,
             dictionary_start: 0,
             model: Model::new(),
-        }
-    }
-
-    /// Writes `input[start..end]` as literals: raw chunks where the bytes are near-uniform,
-    /// LZMA chunks of literals elsewhere.
-    fn literal_run(&mut self, start: usize, end: usize, out: &mut Vec<u8>) {
-        let chunk = super::noise::CHUNK;
-        let mut at = start;
-        while at < end {
-            // A stretch of chunks of one kind (stored or coded).
-            let stored = |from: usize| {
-                let bytes = &self.input[from..(from + chunk).min(end)];
-                shannon_entropy(&byte_counts(bytes), bytes.len()) > STORED_ENTROPY
-            };
-            let kind = stored(at);
-            let mut stop = (at + chunk).min(end);
-            while stop < end && stored(stop) == kind {
-                stop = (stop + chunk).min(end);
-            }
-            if kind {
-                self.raw(at, stop, out);
-            } else {
-                self.coded(at, stop, out);
-            }
-            at = stop;
         }
     }
 
