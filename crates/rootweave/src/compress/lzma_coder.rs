@@ -5,7 +5,7 @@
 
 /// LZMA's literal context and position bits (lc = 3, lp = 0, pb = 2, every xz preset's),
 /// as LZMA2's properties byte: (pb * 5 + lp) * 9 + lc.
-pub(super) const LITERAL_CONTEXT_BITS: u32 = 3;
+const LITERAL_CONTEXT_BITS: u32 = 3;
 pub(super) const POSITION_BITS: u32 = 2;
 pub(super) const PROPERTIES: u8 = ((POSITION_BITS * 5) * 9 + LITERAL_CONTEXT_BITS) as u8;
 

@@ -43,24 +43,18 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
     }
     let entropy = chunk_entropy(input, LOW_ENTROPY);
     let literal = low_entropy_literals(input, &entropy, &ZSTD_SEQUENCES, LOW_ENTROPY)?;
-    let frames = libzstd_frames(input, &entropy, &literal);
-    if !literal.contains(&true) && frames.len() <= 1 {
+    let frames = frames(input, &entropy, &literal);
+    if frames.len() <= 1 && !frames.iter().any(|frame| frame.literal) {
         return None;
     }
     let start = out.len();
-    for run in runs(&literal, input.len()) {
-        let written = if run.noise {
-            literal_frame(&input[run.start..run.end], out)
+    for frame in &frames {
+        let piece = &input[frame.start..frame.end];
+        let written = if frame.literal {
+            literal_frame(piece, out)
         } else {
-            frames
-                .iter()
-                .filter(|&&(from, to)| from >= run.start && to <= run.end)
-                .try_for_each(|&(from, to)| {
-                    let at = out.len();
-                    let n = super::codecs::zstd_compress(level, &input[from..to], out, at)?;
-                    out.truncate(at + n);
-                    Some(())
-                })
+            let at = out.len();
+            super::codecs::zstd_compress(level, piece, out, at).map(|n| out.truncate(at + n))
         };
         if written.is_none() {
             out.truncate(start);
@@ -70,6 +64,13 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
     Some(out.len() - start)
 }
 
+/// One zstd frame of a page: a byte range, of literals only or compressed by libzstd.
+struct Frame {
+    start: usize,
+    end: usize,
+    literal: bool,
+}
+
 /// libzstd's blocks: 128 KiB, each with one Huffman code for its literals.
 const ZSTD_BLOCK: usize = 128 * 1024;
 
@@ -77,15 +78,15 @@ const ZSTD_BLOCK: usize = 128 * 1024;
 /// cannot reach into the frame before).
 const MIN_FRAME: usize = 4 * CHUNK;
 
-/// The byte ranges of the frames that libzstd compresses: the runs of chunks that are not
-/// `literal`, cut where the kind of bytes changes (up to 4, 7.5 and 8 bits of entropy per
+/// The frames of `input`, in order: the runs of `literal` chunks, and the other runs, cut
+/// where the kind of bytes changes (up to 4, 7.5 and 8 bits of entropy per
 /// byte) if such a change falls inside one of libzstd's 128 KiB blocks.
 /// A block whose Huffman code is made for noise and an exponent plane at once codes the
 /// exponents at nearly 8 bits: split double pages of 256 KiB, whose byte planes are
 /// 32 KiB, came out 2.4% larger than the same values in 1 MiB pages (planes of 128 KiB,
 /// one per block), and 3.7% at 128 KiB; cut by kind, they are within 0.1%. Where every
 /// change is on a block boundary nothing is cut: a frame more would only cost.
-fn libzstd_frames(input: &[u8], entropy: &[f64], literal: &[bool]) -> Vec<(usize, usize)> {
+fn frames(input: &[u8], entropy: &[f64], literal: &[bool]) -> Vec<Frame> {
     // Runs of a kind shorter than a frame join the run before: a plane whose entropy is
     // near a bound would otherwise flip between two kinds from chunk to chunk.
     let mut kinds = entropy_classes(entropy);
@@ -103,8 +104,16 @@ fn libzstd_frames(input: &[u8], entropy: &[f64], literal: &[bool]) -> Vec<(usize
         .windows(2)
         .enumerate()
         .any(|(i, pair)| pair[0] != pair[1] && ((i + 1) * CHUNK) % ZSTD_BLOCK != 0);
-    let mut frames: Vec<(usize, usize)> = Vec::new();
-    for run in runs(literal, input.len()).iter().filter(|run| !run.noise) {
+    let mut frames = Vec::new();
+    for run in runs(literal, input.len()) {
+        if run.noise {
+            frames.push(Frame {
+                start: run.start,
+                end: run.end,
+                literal: true,
+            });
+            continue;
+        }
         let mut from = run.start;
         for (i, pair) in kinds[run.start / CHUNK..run.end.div_ceil(CHUNK)]
             .windows(2)
@@ -112,11 +121,19 @@ fn libzstd_frames(input: &[u8], entropy: &[f64], literal: &[bool]) -> Vec<(usize
         {
             let at = run.start + (i + 1) * CHUNK;
             if misaligned && pair[0] != pair[1] && at - from >= MIN_FRAME {
-                frames.push((from, at));
+                frames.push(Frame {
+                    start: from,
+                    end: at,
+                    literal: false,
+                });
                 from = at;
             }
         }
-        frames.push((from, run.end));
+        frames.push(Frame {
+            start: from,
+            end: run.end,
+            literal: false,
+        });
     }
     frames
 }
