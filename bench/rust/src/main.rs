@@ -5,6 +5,8 @@
 //!     rootweave-bench int32 OUT ENTRIES COMPRESSION
 //!     rootweave-bench nanoaod OUT DUMP_DIR COMPRESSION
 //!     rootweave-bench read FILE NTUPLE THREADS VERIFY BUDGET_MIB [FIELD...]
+//!     rootweave-bench stream FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]
+//!     rootweave-bench stream-ahead FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]
 //!     rootweave-bench pages FILE NTUPLE THREADS [FIELD...]
 //!     rootweave-bench memcpy THREADS MIB
 //!     rootweave-bench ttree-read FILE TREE THREADS BUDGET_MIB [BRANCH...]
@@ -207,6 +209,7 @@ fn main() {
     let reading: Option<Command> = match args.get(1).map(String::as_str) {
         Some("read") => Some(read::read),
         Some("stream") => Some(read::stream),
+        Some("stream-ahead") => Some(read::stream_ahead),
         Some("pages") => Some(read::pages),
         Some("memcpy") => Some(read::memcpy),
         Some("ttree-read") => Some(ttree::read),

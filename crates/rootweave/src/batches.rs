@@ -31,6 +31,8 @@ pub trait BatchSource {
     fn clusters(&self) -> Result<Vec<Range<u64>>>;
     /// Number of entries.
     fn entry_count(&self) -> u64;
+    /// The pool that decompresses and decodes this reader's pages.
+    fn pool(&self) -> &rayon::ThreadPool;
 
     /// Reads `fields` (the default fields if empty) for `range`, one named array per
     /// field, filling memory from `recycler`; what the read does not reuse is freed (a
@@ -116,6 +118,87 @@ impl<'r, R: BatchSource> Batches<'r, R> {
         }
     }
 
+    /// Hands every remaining batch to `consume`, in entry order, while the reader's pool
+    /// already reads the batch after it: the consumer's work and the next read overlap.
+    /// Two batches are in memory at once (the one consumed and the one being read), each
+    /// filling the memory of the batch two before it. Stops at the first error, from a
+    /// read or from `consume`, and returns it.
+    ///
+    /// The read runs on the reader's pool while `consume` runs on the calling thread, so a
+    /// reader with one thread keeps two cores busy.
+    ///
+    /// ```no_run
+    /// use rootweave::array::Array;
+    /// use rootweave::rntuple::RNTupleReader;
+    /// let reader = RNTupleReader::open("events.root", "Events")?;
+    /// let mut sum = 0.0;
+    /// reader
+    ///     .batches(&["MET_pt"], 0..reader.entries(), 1_000_000)?
+    ///     .for_each_read_ahead(|_entries, arrays| {
+    ///         if let Array::Float32(met) = &arrays[0].1 {
+    ///             sum += met.iter().map(|&v| v as f64).sum::<f64>();
+    ///         }
+    ///         Ok(())
+    ///     })?;
+    /// # Ok::<(), rootweave::Error>(())
+    /// ```
+    pub fn for_each_read_ahead(
+        mut self,
+        mut consume: impl FnMut(Range<u64>, &[(String, Array)]) -> Result<()>,
+    ) -> Result<()>
+    where
+        R: Sync,
+        R::Plan: Sync,
+    {
+        let reader = self.reader;
+        let plan = &self.plan;
+        // Each recycler holds the memory of every other batch.
+        let mut recyclers = [std::mem::take(&mut self.recycler), Recycler::new()];
+        for (_, array) in self.current.drain(..) {
+            recyclers[0].recycle(array);
+        }
+        let read = |part: Range<u64>, recycler: &mut Recycler| {
+            let arrays = reader.read_planned(plan, part, recycler);
+            // What the read did not reuse is not kept.
+            recycler.clear();
+            arrays
+        };
+        let read = &read;
+        let Some(first) = self.parts.next() else {
+            return Ok(());
+        };
+        let mut current = (first.clone(), read(first, &mut recyclers[0])?);
+        let mut which = 0;
+        loop {
+            let upcoming = self.parts.next();
+            let [mine, other] = &mut recyclers;
+            let (held, spare) = if which == 0 {
+                (mine, other)
+            } else {
+                (other, mine)
+            };
+            let mut ahead = None;
+            let (range, arrays) = current;
+            let named: Vec<(String, Array)> = self.names.iter().cloned().zip(arrays).collect();
+            let consumed = reader.pool().in_place_scope(|scope| {
+                if let Some(part) = upcoming.clone() {
+                    let ahead = &mut ahead;
+                    scope.spawn(move |_| *ahead = Some(read(part, spare)));
+                }
+                consume(range, &named)
+            });
+            for (_, array) in named {
+                held.recycle(array);
+            }
+            consumed?;
+            match (upcoming, ahead) {
+                (Some(part), Some(arrays)) => current = (part, arrays?),
+                _ => return Ok(()),
+            }
+            which = 1 - which;
+        }
+    }
+
     /// The names of the fields, in the order of each batch's arrays.
     pub fn names(&self) -> &[String] {
         &self.names
@@ -185,6 +268,10 @@ impl BatchSource for RNTupleReader {
     fn entry_count(&self) -> u64 {
         self.entries()
     }
+
+    fn pool(&self) -> &rayon::ThreadPool {
+        self.thread_pool()
+    }
 }
 
 impl TTreeReader {
@@ -193,12 +280,15 @@ impl TTreeReader {
     /// [`Batches`]). Each batch fills the memory of the batch before it.
     ///
     /// ```no_run
+    /// use rootweave::array::Array;
     /// use rootweave::ttree::TTreeReader;
     /// let tree = TTreeReader::open("events.root", "Events")?;
     /// let mut batches = tree.batches(&["nMuon", "Muon_pt"], 0..tree.entries(), 500_000)?;
     /// while let Some(batch) = batches.next_batch() {
     ///     let (entries, arrays) = batch?;
-    ///     println!("entries {entries:?}: {} muons", arrays[1].1.len());
+    ///     if let Array::List { values, .. } = &arrays[1].1 {
+    ///         println!("entries {entries:?}: {} muons", values.len());
+    ///     }
     /// }
     /// # Ok::<(), rootweave::Error>(())
     /// ```
@@ -239,6 +329,10 @@ impl BatchSource for TTreeReader {
 
     fn entry_count(&self) -> u64 {
         self.entries()
+    }
+
+    fn pool(&self) -> &rayon::ThreadPool {
+        self.thread_pool()
     }
 }
 

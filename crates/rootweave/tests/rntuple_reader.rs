@@ -489,7 +489,58 @@ fn batches_cover_the_range_in_whole_clusters_with_the_values_of_one_read() {
             next = part.end;
         }
         assert_eq!(next, range.end);
+        // The same batches, each read while the one before is consumed.
+        let mut next = range.start;
+        r.batches(&fields, range.clone(), step)
+            .unwrap()
+            .for_each_read_ahead(|part, arrays| {
+                assert_eq!(part.start, next);
+                for ((name, g), (_, w)) in arrays.iter().zip(&whole) {
+                    let want = slice(w.clone(), part.start as usize, g.len());
+                    assert_eq!(g.len() as u64, part.end - part.start);
+                    common::same_arrays(g, &want, &format!("ahead {name} {part:?}"));
+                }
+                next = part.end;
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(next, range.end);
     }
+    // An error from the consumer stops the batches and is returned.
+    let mut seen = 0;
+    let stopped = r
+        .batches(&fields, 0..2500, 0)
+        .unwrap()
+        .for_each_read_ahead(|_, _| {
+            seen += 1;
+            Err(rootweave::Error::InvalidArgument("enough".into()))
+        });
+    assert!(matches!(stopped, Err(rootweave::Error::InvalidArgument(m)) if m == "enough"));
+    assert_eq!(seen, 1);
+    // A bad page in the last cluster: every batch before it is consumed, then the read's
+    // error is returned.
+    let mut bytes = write(2500, "lz4:4", true);
+    let last_page = {
+        let r = reader(bytes.clone(), 1).unwrap();
+        let clusters = r.descriptor().all_clusters(r.file()).unwrap();
+        let last = clusters.last().unwrap();
+        let pages = last.columns.iter().flatten().find(|c| !c.pages.is_empty());
+        pages.unwrap().pages[0].offset as usize
+    };
+    bytes[last_page] ^= 0x40;
+    let r = reader(bytes, 2).unwrap();
+    let clusters = r.cluster_ranges().unwrap();
+    let mut consumed = Vec::new();
+    let failed = r
+        .batches(&[], 0..2500, 0)
+        .unwrap()
+        .for_each_read_ahead(|part, _| {
+            consumed.push(part);
+            Ok(())
+        })
+        .unwrap_err();
+    assert!(failed.to_string().contains("checksum"), "{failed}");
+    assert_eq!(consumed, clusters[..clusters.len() - 1]);
     assert!(r.batches(&fields, 10..2501, 0).is_err());
     assert!(r.batches(&["nope"], 0..1, 0).is_err());
 }

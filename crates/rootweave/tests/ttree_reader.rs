@@ -436,6 +436,20 @@ fn reads_into_recycled_memory_and_batches_give_the_values_of_one_read() {
                 next = part.end;
             }
             assert_eq!(next, n, "{what}");
+            let mut next = 0;
+            t.batches(&[], 0..n, 0)
+                .unwrap()
+                .for_each_read_ahead(|part, arrays| {
+                    assert_eq!(part.start, next, "{what}");
+                    for ((branch, g), (_, w)) in arrays.iter().zip(&whole) {
+                        let want = slice(w.clone(), part.start as usize, g.len());
+                        common::same_arrays(g, &want, &format!("{what} {branch} ahead {part:?}"));
+                    }
+                    next = part.end;
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(next, n, "{what}");
             trees += 1;
         }
     }

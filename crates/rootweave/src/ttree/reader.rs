@@ -204,6 +204,11 @@ impl TTreeReader {
         &self.streamers
     }
 
+    /// The pool that decompresses and decodes this reader's pages.
+    pub(crate) fn thread_pool(&self) -> &rayon::ThreadPool {
+        &self.pool
+    }
+
     /// Number of entries.
     pub fn entries(&self) -> u64 {
         self.meta.entries

@@ -159,6 +159,11 @@ impl RNTupleReader {
         &self.file
     }
 
+    /// The pool that decompresses and decodes this reader's pages.
+    pub(crate) fn thread_pool(&self) -> &rayon::ThreadPool {
+        &self.pool
+    }
+
     /// Number of entries.
     pub fn entries(&self) -> u64 {
         self.descriptor.entries()
