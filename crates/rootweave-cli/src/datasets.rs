@@ -95,23 +95,41 @@ impl Schema {
 
     /// Generates chunk `index` of an `entries`-entry dataset.
     pub fn chunk(self, seed: u64, index: u64, entries: u64) -> Chunk {
+        self.chunk_reusing(seed, index, entries, None)
+    }
+
+    /// [`Schema::chunk`], filling the memory of `spare` (a chunk done with) where the
+    /// schema's values are flat arrays (`single`, `wide`): a generator that reuses its
+    /// chunks costs no page faults for new memory after the first.
+    pub fn chunk_reusing(self, seed: u64, index: u64, entries: u64, spare: Option<Chunk>) -> Chunk {
         let first = index * self.chunk_entries();
         let n = (entries - first).min(self.chunk_entries()) as usize;
-        match self {
-            Schema::NanoAod => Chunk::NanoAod(Box::new(NanoAodChunk::generate(seed, index, n))),
-            Schema::Single => Chunk::Single(single_values(seed, first, n)),
-            Schema::Complex => Chunk::Complex(ComplexChunk::generate(seed, index, n)),
-            Schema::Wide => {
+        match (self, spare) {
+            (Schema::NanoAod, _) => {
+                Chunk::NanoAod(Box::new(NanoAodChunk::generate(seed, index, n)))
+            }
+            (Schema::Single, spare) => {
+                let mut values = match spare {
+                    Some(Chunk::Single(values)) => values,
+                    _ => Vec::new(),
+                };
+                single_values_into(seed, first, n, &mut values);
+                Chunk::Single(values)
+            }
+            (Schema::Complex, _) => Chunk::Complex(ComplexChunk::generate(seed, index, n)),
+            (Schema::Wide, spare) => {
+                let mut columns = match spare {
+                    Some(Chunk::Wide(columns)) if columns.len() == 1000 => columns,
+                    _ => vec![Vec::new(); 1000],
+                };
                 let mut rng = Rng::for_chunk(seed, index);
-                Chunk::Wide(
-                    (0..1000)
-                        .map(|_| {
-                            (0..n)
-                                .map(|_| (rng.next_u64() >> 40) as f32 / (1u32 << 24) as f32)
-                                .collect()
-                        })
-                        .collect(),
-                )
+                for column in &mut columns {
+                    column.clear();
+                    column.extend(
+                        (0..n).map(|_| (rng.next_u64() >> 40) as f32 / (1u32 << 24) as f32),
+                    );
+                }
+                Chunk::Wide(columns)
             }
         }
     }
@@ -126,10 +144,16 @@ impl Schema {
 /// `i+1`-th output of splitmix64 started from `seed` (so a plain sequential splitmix64 loop
 /// gives the same values).
 pub fn single_values(seed: u64, first: u64, n: usize) -> Vec<i32> {
+    let mut values = Vec::with_capacity(n);
+    single_values_into(seed, first, n, &mut values);
+    values
+}
+
+/// [`single_values`] into `values`, whose old contents are replaced.
+pub fn single_values_into(seed: u64, first: u64, n: usize, values: &mut Vec<i32>) {
     let mut state = seed.wrapping_add(first.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    (0..n)
-        .map(|_| (splitmix64(&mut state) >> 44) as i32)
-        .collect()
+    values.clear();
+    values.extend((0..n).map(|_| (splitmix64(&mut state) >> 44) as i32));
 }
 
 /// One chunk of a dataset.
@@ -252,6 +276,23 @@ mod tests {
         chunked.extend(single_values(5, 40, 60));
         assert_eq!(chunked, sequential);
         assert!(sequential.iter().all(|&v| (0..1 << 20).contains(&v)));
+    }
+
+    #[test]
+    fn a_chunk_filling_a_spare_equals_a_new_one() {
+        // 2500 entries: chunk 2 of `wide` (1000 per chunk) is a short last chunk.
+        for schema in [Schema::Single, Schema::Wide] {
+            let entries = 2 * schema.chunk_entries() + 500;
+            let spare = schema.chunk(3, 0, entries);
+            let reused = schema.chunk_reusing(9, 2, entries, Some(spare));
+            let fresh = schema.chunk(9, 2, entries);
+            assert_eq!(reused.len(), 500);
+            match (reused, fresh) {
+                (Chunk::Single(a), Chunk::Single(b)) => assert_eq!(a, b),
+                (Chunk::Wide(a), Chunk::Wide(b)) => assert_eq!(a, b),
+                _ => panic!("{schema:?}: chunks of another kind"),
+            }
+        }
     }
 
     #[test]

@@ -80,12 +80,19 @@ pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary
         for _ in 0..options.threads.max(1) {
             let mut ctx = writer.context();
             let (next, done, first_error) = (&next, &done, &first_error);
+            // The memory of the chunk before, filled again.
+            let mut spare = None;
             scope.spawn(move || loop {
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 if index >= chunks {
                     break;
                 }
-                let chunk = options.schema.chunk(options.seed, index, options.entries);
+                let chunk = options.schema.chunk_reusing(
+                    options.seed,
+                    index,
+                    options.entries,
+                    spare.take(),
+                );
                 let result = chunk.with_columns(|batch| {
                     if options.ordered {
                         ctx.extend_sequence(index, batch)
@@ -103,6 +110,7 @@ pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary
                     break;
                 }
                 done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+                spare = Some(chunk);
             });
         }
         if let Some(bar) = &bar {
