@@ -168,15 +168,11 @@ impl<'r, R: BatchSource> Batches<'r, R> {
             return Ok(());
         };
         let mut current = (first.clone(), read(first, &mut recyclers[0])?);
-        let mut which = 0;
         loop {
             let upcoming = self.parts.next();
-            let [mine, other] = &mut recyclers;
-            let (held, spare) = if which == 0 {
-                (mine, other)
-            } else {
-                (other, mine)
-            };
+            // `held` takes back the current batch's memory; `spare`, holding the batch's
+            // before it, fills the next one.
+            let [held, spare] = &mut recyclers;
             let mut ahead = None;
             let (range, arrays) = current;
             let named: Vec<(String, Array)> = self.names.iter().cloned().zip(arrays).collect();
@@ -195,7 +191,7 @@ impl<'r, R: BatchSource> Batches<'r, R> {
                 (Some(part), Some(arrays)) => current = (part, arrays?),
                 _ => return Ok(()),
             }
-            which = 1 - which;
+            recyclers.swap(0, 1);
         }
     }
 
