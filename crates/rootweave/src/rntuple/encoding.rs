@@ -24,9 +24,11 @@ pub fn encode_page(encoding: Encoding, width: usize, input: &[u8], out: &mut Vec
         Encoding::SplitZigzag => Transform::Zigzag,
         Encoding::SplitDelta => Transform::Delta,
     };
-    // Every byte is overwritten: a reused buffer keeps its length, not cleared first.
-    out.resize(input.len(), 0);
-    split_encode(width, transform, input, out);
+    // Whole elements only. Every byte is overwritten: a reused buffer is not cleared first.
+    let width = width.max(1);
+    let len = input.len() / width * width;
+    out.resize(len, 0);
+    split_encode(width, transform, &input[..len], out);
 }
 
 /// Decodes a page of `n_elements` elements into little-endian elements of `width` bytes
@@ -127,7 +129,7 @@ fn split_encode_portable(width: usize, transform: Transform, input: &[u8], plane
         8 => words!(u64, i64),
         _ => {
             // Other widths have no zigzag or delta encodings.
-            let n = input.len() / width.max(1);
+            let n = input.len() / width;
             for (i, element) in input.chunks_exact(width).enumerate() {
                 for (b, &byte) in element.iter().enumerate() {
                     planes[b * n + i] = byte;
