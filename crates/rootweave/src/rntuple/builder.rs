@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 
 use super::data::{ColumnData, Value};
 use super::fill::{step_entries, Node};
-use super::page::{sealed_bound, ColumnBuffer, PageSealer, SealedColumn};
+use super::page::{sealed_bound, ColumnBuffer, PageSealer, SealedColumn, CHECKSUM_LEN};
 use super::schema::Schema;
 use super::writer::WriteOptions;
 
@@ -83,14 +83,18 @@ impl ClusterBuilder {
     /// and the room to seal everything that is then sealed or pending. Its bytes are cut
     /// into full pages, each in a segment of its own at worst, and one short page per
     /// column at the end of the cluster, each page with its own headers and checksum.
+    /// Buffers taken from the spare segments add nothing (see [`SpareCover`]).
     pub fn growth_bound(&self, bytes: u64) -> u64 {
         let mut pending = 0u64;
-        let mut new_pages = 0u64;
+        let mut new_page_bytes = 0u64;
+        let mut new_page_buffers = 0u64;
         let mut page_limit = usize::MAX;
         let mut page_overhead = 0;
         for c in &self.columns {
             pending += c.pending_bytes() as u64;
-            new_pages += c.unallocated_page_bytes() as u64;
+            let unallocated = c.unallocated_page_bytes() as u64;
+            new_page_bytes += unallocated;
+            new_page_buffers += u64::from(unallocated > 0);
             let limit = c.page_limit();
             page_limit = page_limit.min(limit);
             page_overhead = page_overhead.max(sealed_bound(limit) - limit - limit / 128);
@@ -98,8 +102,31 @@ impl ClusterBuilder {
         let sealable = bytes + pending;
         // The full pages of all columns together are at most as many as the smallest
         // page fits in all their bytes.
-        let pages = sealable / page_limit.max(1) as u64 + self.columns.len() as u64;
-        new_pages + sealed_bound(sealable as usize) as u64 + pages * page_overhead as u64
+        let full_pages = sealable / page_limit.max(1) as u64;
+        let pages = full_pages + self.columns.len() as u64;
+        let requested =
+            new_page_bytes + sealed_bound(sealable as usize) as u64 + pages * page_overhead as u64;
+        // Only full pages ask for segments: a short last page goes into its column's last
+        // segment or its own page buffer.
+        requested.min(self.spare_cover().new_bytes(new_page_buffers, full_pages))
+    }
+
+    /// What the spare segments can hold of the buffers the columns ask for.
+    fn spare_cover(&self) -> SpareCover {
+        let largest_page = self
+            .columns
+            .iter()
+            .map(ColumnBuffer::page_limit)
+            .max()
+            .unwrap_or(0);
+        let largest_segment = sealed_bound(largest_page);
+        let largest_page = largest_page + CHECKSUM_LEN;
+        SpareCover {
+            largest_page,
+            largest_segment,
+            page_sized: self.sealer.spares_of_at_least(largest_page) as u64,
+            segment_sized: self.sealer.spares_of_at_least(largest_segment) as u64,
+        }
     }
 
     /// Entries in the cluster being built.
@@ -214,12 +241,14 @@ impl ClusterBuilder {
     /// memory budget must count this, not only [`ClusterBuilder::allocated_bytes`]: the
     /// pending pages of a cluster of many columns are a large part of it.
     pub fn bytes_when_sealed(&self) -> u64 {
-        self.allocated_bytes()
-            + self
-                .columns
-                .iter()
-                .map(|c| c.flush_growth() as u64)
-                .sum::<u64>()
+        let mut growth = 0u64;
+        let mut last_pages = 0u64;
+        for c in &self.columns {
+            let g = c.flush_growth() as u64;
+            growth += g;
+            last_pages += u64::from(g > 0);
+        }
+        self.allocated_bytes() + growth.min(self.spare_cover().new_bytes(0, last_pages))
     }
 
     /// Seals what is left and moves the cluster out; the builder starts a new cluster,
@@ -268,6 +297,37 @@ impl ClusterBuilder {
     pub fn recycle(&mut self, cluster: SealedCluster, limit: u64) -> u64 {
         self.sealer
             .recycle(cluster.columns.into_iter().flat_map(|c| c.segments), limit)
+    }
+}
+
+/// How many of the buffers a builder asks for its spare segments can hold.
+///
+/// A builder asks for page buffers (at most `largest_page` bytes) and segments (at most
+/// `largest_segment`, a full page's sealed bound); each takes the smallest spare that fits,
+/// else new memory. A spare of `largest_segment` bytes fits anything; one of at least
+/// `largest_page` fits a page buffer. So page buffers use up the page-sized spares first,
+/// and only what no spare can hold is new memory, whatever order the requests come in.
+struct SpareCover {
+    largest_page: usize,
+    largest_segment: usize,
+    /// Spares of at least `largest_page` bytes (those of `largest_segment` included).
+    page_sized: u64,
+    /// Spares of at least `largest_segment` bytes.
+    segment_sized: u64,
+}
+
+impl SpareCover {
+    /// The most new memory that `page_buffers` page buffers and `segments` segments can
+    /// take.
+    fn new_bytes(&self, page_buffers: u64, segments: u64) -> u64 {
+        let only_page_sized = self.page_sized - self.segment_sized;
+        // Requests that need a segment-sized spare or new memory: the segments, and the
+        // page buffers beyond the spares that fit only page buffers.
+        let large = segments + page_buffers.saturating_sub(only_page_sized);
+        let new = large.saturating_sub(self.segment_sized);
+        // At worst the new ones are segments, as many as there are.
+        let new_segments = new.min(segments);
+        new_segments * self.largest_segment as u64 + (new - new_segments) * self.largest_page as u64
     }
 }
 

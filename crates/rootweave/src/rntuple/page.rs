@@ -113,7 +113,7 @@ impl ColumnBuffer {
             if self.pending.capacity() == 0 {
                 // The whole page at once, never grown: no copies, and the capacity counted
                 // against a memory budget is known before the first byte arrives.
-                self.pending = sealer.buffer(self.page_limit);
+                self.pending = sealer.buffer(self.page_buffer_size());
             }
             self.pending.extend_from_slice(&bytes[..take]);
             bytes = &bytes[take..];
@@ -121,6 +121,12 @@ impl ColumnBuffer {
                 sealer.seal(self);
             }
         }
+    }
+
+    /// Bytes of a page buffer: a full page, and room for a checksum, so that a short last
+    /// page can always be sealed into its own page buffer (see `PageSealer::seal`).
+    pub fn page_buffer_size(&self) -> usize {
+        self.page_limit + CHECKSUM_LEN
     }
 
     /// Seals the pending elements as a page, if there are any.
@@ -149,7 +155,7 @@ impl ColumnBuffer {
     /// holds no memory now, else 0).
     pub fn unallocated_page_bytes(&self) -> usize {
         if self.pending.capacity() == 0 {
-            self.page_limit
+            self.page_buffer_size()
         } else {
             0
         }
@@ -218,7 +224,7 @@ impl ColumnBuffer {
 }
 
 /// Bytes of a page's checksum.
-const CHECKSUM_LEN: usize = 8;
+pub(crate) const CHECKSUM_LEN: usize = 8;
 
 /// The most bytes a page of `len` encoded bytes takes once sealed: the compressors'
 /// worst case (never more than the raw bytes plus headers, since an incompressible page is
@@ -262,6 +268,11 @@ impl PageSealer {
     /// Bytes held by spare segments.
     pub fn spare_bytes(&self) -> usize {
         self.spare.iter().map(Vec::capacity).sum()
+    }
+
+    /// Number of spare segments of at least `capacity` bytes.
+    pub fn spares_of_at_least(&self, capacity: usize) -> usize {
+        self.spare.len() - self.spare.partition_point(|s| s.capacity() < capacity)
     }
 
     /// Keeps the segments of a written cluster for the next pages, up to `limit` bytes
@@ -406,7 +417,7 @@ mod tests {
         let mut column = ColumnBuffer::new(ColumnType::Int64, 4096);
         let values: Vec<u8> = (0..100i64).flat_map(|v| v.to_le_bytes()).collect();
         column.push(&values, &mut sealer);
-        assert_eq!(column.allocated_bytes(), 4096);
+        assert_eq!(column.allocated_bytes(), 4104);
         assert_eq!(
             column.flush_growth(),
             0,
@@ -414,19 +425,27 @@ mod tests {
         );
         column.flush(&mut sealer);
         // The page buffer became the segment: nothing new was allocated.
-        assert_eq!(column.allocated_bytes(), 4096);
-        assert_eq!(column.unallocated_page_bytes(), 4096);
+        assert_eq!(column.allocated_bytes(), 4104);
+        assert_eq!(column.unallocated_page_bytes(), 4104);
         let sealed = column.take_sealed();
         assert_eq!(sealed.segments.len(), 1);
-        assert_eq!(sealed.segments[0].capacity(), 4096);
+        assert_eq!(sealed.segments[0].capacity(), 4104);
         let page = sealed.stored(&sealed.pages[0], 8);
         assert_eq!(&page[..800], &values[..]);
         assert_eq!(&page[800..], &xxh3_64(&values).to_le_bytes());
         // Its memory serves the next cluster's page buffer.
-        assert_eq!(sealer.recycle(sealed.segments, u64::MAX), 4096);
+        assert_eq!(sealer.recycle(sealed.segments, u64::MAX), 4104);
         column.push(&values[..8], &mut sealer);
         assert_eq!(sealer.spare_bytes(), 0);
-        assert_eq!(column.allocated_bytes(), 4096);
+        assert_eq!(column.allocated_bytes(), 4104);
+
+        // A page one byte short of full, too: a page buffer has room for the checksum.
+        let mut column = ColumnBuffer::new(ColumnType::Int8, 4096);
+        column.push(&[7; 4095], &mut sealer);
+        assert_eq!(column.flush_growth(), 0);
+        column.flush(&mut sealer);
+        assert_eq!(column.allocated_bytes(), 4104);
+        assert_eq!(column.take_sealed().stored_bytes(), 4095 + 8);
     }
 
     #[test]

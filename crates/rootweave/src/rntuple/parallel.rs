@@ -307,8 +307,7 @@ impl FillContext {
         let mut state = self.state()?;
         state.builder.check_values(values)?;
         start_filling(&shared, &mut state);
-        let bytes = state.builder.growth_bound(4096) + STEP_OVERHEAD;
-        reserve(&shared, &mut state, bytes, None)?;
+        reserve(&shared, &mut state, 4096, None)?;
         state.builder.append_values(values);
         after_append(&shared, &mut state)
     }
@@ -473,10 +472,7 @@ fn append_batch(
     let mut start = 0;
     while start < checked.entries {
         let end = (start + step).min(checked.entries);
-        // The worst case of what the builder's buffers can grow by; settling afterwards
-        // gives back what it does not really hold.
-        let bytes = state.builder.growth_bound(per_entry * (end - start) as u64) + STEP_OVERHEAD;
-        reserve(shared, state, bytes, sequence)?;
+        reserve(shared, state, per_entry * (end - start) as u64, sequence)?;
         state.builder.append_batch(batch, start, end);
         if sequence.is_none() {
             after_append(shared, state)?;
@@ -492,15 +488,19 @@ fn append_batch(
 /// (unordered mode), or before it overdraws (ordered mode, see [`reserve`]).
 const BUDGET_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 
-/// Takes `bytes` of budget for the builder, waiting while the budget is spent.
+/// Takes budget for appending `data_bytes` bytes of column data: the worst case of what
+/// the builder's buffers can grow by (settling afterwards gives back what they do not
+/// really hold), waiting while the budget is spent.
 ///
 /// Unordered mode never overdraws. The context first commits its own cluster, so that
-/// it holds nothing and clusters shrink under memory pressure; then it waits. While it
-/// waits it commits the clusters of idle contexts (whose owners are busy elsewhere, e.g.
-/// many contexts on few threads), so that everything still taken belongs to contexts
-/// running on other threads, which give it back when they commit. That cannot deadlock:
-/// a running context that cannot get budget commits its own cluster too. A single step
-/// larger than the whole budget (one huge entry) is granted once nothing else is taken.
+/// it holds nothing but its page buffers and the spare segments of its fair share, and
+/// clusters shrink under memory pressure; then it waits. While it waits it commits the
+/// clusters of idle contexts (whose owners are busy elsewhere, e.g. many contexts on few
+/// threads), so that everything still taken belongs to contexts running on other
+/// threads, which give it back when they commit. That cannot deadlock: a running context
+/// that cannot get budget commits its own cluster too, and one that holds no entries
+/// frees its spare segments. A single step larger than the whole budget (one huge entry)
+/// is granted once nothing else is taken.
 ///
 /// Ordered mode parks sealed clusters until their turn, so the context holding the next
 /// sequence number overdraws at once (everybody waits for it), and any other context
@@ -509,30 +509,43 @@ const BUDGET_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 fn reserve(
     shared: &Shared,
     state: &mut ContextState,
-    bytes: u64,
+    data_bytes: u64,
     sequence: Option<u64>,
 ) -> Result<()> {
+    let step_bound = |state: &ContextState| state.builder.growth_bound(data_bytes) + STEP_OVERHEAD;
+    let bytes = step_bound(state);
     if shared.budget.try_acquire(bytes) {
         state.reserved += bytes;
         return Ok(());
     }
-    match sequence {
+    let bytes = match sequence {
         None => {
             commit(shared, state, None, Keep::Pages)?;
-            while !shared
-                .budget
-                .acquire_holding_within(bytes, state.reserved, BUDGET_WAIT)
-            {
-                flush_idle_contexts(shared);
+            // The cluster's segments, kept as spares, may cover much of the step now.
+            let mut bytes = step_bound(state);
+            if !shared.budget.try_acquire(bytes) {
+                // They do not: waiting while holding them could end only by taking bytes
+                // beyond the budget (once everything taken is this context's own).
+                state.builder.release_sealed_buffers();
+                give_back_unheld(shared, state);
+                bytes = step_bound(state);
+                while !shared
+                    .budget
+                    .acquire_holding_within(bytes, state.reserved, BUDGET_WAIT)
+                {
+                    flush_idle_contexts(shared);
+                }
             }
+            bytes
         }
         Some(seq) => {
             let head = lock(&shared.order).next == seq;
             if head || !shared.budget.acquire_within(bytes, BUDGET_WAIT) {
                 shared.budget.force_acquire(bytes);
             }
+            bytes
         }
-    }
+    };
     state.reserved += bytes;
     Ok(())
 }
@@ -594,8 +607,10 @@ fn after_append(shared: &Shared, state: &mut ContextState) -> Result<()> {
 enum Keep {
     /// Nothing: the context is closing, or idle and flushed by another thread.
     Nothing,
-    /// Its page buffers: it goes on filling, but memory is tight (or, in ordered mode,
-    /// the cluster is written by whichever context completes the sequence).
+    /// Its page buffers, and of the written cluster's buffers what fits in its fair
+    /// share of the budget: it goes on filling, but memory is tight (in ordered mode, the
+    /// page buffers only: the cluster is written by whichever context completes the
+    /// sequence).
     Pages,
     /// Its page buffers, and the written cluster's buffers for the next cluster's pages:
     /// it goes on filling, and reusing mapped memory spares page faults and zeroing.
@@ -641,11 +656,15 @@ fn commit(
         reserved,
     };
     match sequence {
-        None if keep == Keep::All => {
+        None if keep != Keep::Nothing => {
+            let limit = match keep {
+                Keep::Pages => fair_share(shared).saturating_sub(state.builder.allocated_bytes()),
+                _ => reserved,
+            };
             let recorded = record_cluster(shared, parked)?;
             let (result, cluster, reserved) = recorded.write_keeping_budget();
             // The budget that covered the written cluster now covers the buffers kept.
-            let kept = state.builder.recycle(cluster, reserved);
+            let kept = state.builder.recycle(cluster, limit.min(reserved));
             state.reserved += kept;
             shared.freed.freed(reserved - kept);
             shared.budget.release(reserved - kept);
@@ -679,6 +698,15 @@ fn commit(
             Ok(())
         }
     }
+}
+
+/// The bytes of budget a context may keep for itself when memory is tight: an equal
+/// share among the contexts filling. Reusing the memory of its written clusters (instead
+/// of freeing it and mapping new memory for the next one) spares the page faults and
+/// zeroing of fresh memory, which cost as much as a fast codec and, taken by several
+/// threads at once, contend in the kernel.
+fn fair_share(shared: &Shared) -> u64 {
+    shared.budget.limit() / shared.filling.load(Ordering::Relaxed).max(1) as u64
 }
 
 /// The commit point: under the sink's lock, reserve the byte ranges and record the
