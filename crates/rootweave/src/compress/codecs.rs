@@ -59,23 +59,21 @@ fn zlib_compress(
     at: usize,
     room: usize,
 ) -> Option<usize> {
-    use flate2::{Compress, FlushCompress, Status};
-    // A fresh stream per block, so that no state can leak from one block into the next
-    // (with flate2's zlib-rs backend a reset stream was seen to keep back-references into
-    // the previous block, which ROOT's inflate rejects).
+    use flate2::{FlushCompress, Status};
     out.resize(at, 0);
     if let Some(n) = super::deflate_noise::compress(zlib_rs_level(level), input, out) {
         return (n <= room).then_some(n);
     }
-    let mut compressor = Compress::new(flate2::Compression::new(zlib_rs_level(level)), true);
     // Written into the vector's spare room (no zero-filling it first); the codec stops
     // where the room ends, which may be beyond `room` if the vector has more.
     out.resize(at, 0);
     out.reserve(room);
-    match compressor.compress_vec(input, out, FlushCompress::Finish) {
-        Ok(Status::StreamEnd) => Some(compressor.total_out() as usize),
-        _ => None,
-    }
+    super::deflate_streams::with_stream(zlib_rs_level(level), true, |stream| {
+        match stream.compress_vec(input, out, FlushCompress::Finish) {
+            Ok(Status::StreamEnd) => Some(stream.total_out() as usize),
+            _ => None,
+        }
+    })
 }
 
 /// The zlib-rs level that stands for ROOT's zlib `level`. zlib-rs (as zlib-ng) makes its

@@ -12,7 +12,9 @@
 
 use std::cell::RefCell;
 
-use flate2::{Compress, FlushCompress};
+use flate2::FlushCompress;
+
+use super::deflate_streams::with_stream;
 
 use super::noise::{
     byte_counts, chunk_entropy, classify, low_entropy_literals, runs, NoiseTest, Run, SequenceCost,
@@ -138,11 +140,10 @@ fn write_stream(level: u32, input: &[u8], runs: &[Run], out: &mut Vec<u8>) -> Op
 /// Appends `piece` as raw deflate blocks (no zlib header) that end on a byte boundary
 /// without ending the stream (zlib's sync flush).
 fn deflate_run(level: u32, piece: &[u8], out: &mut Vec<u8>) -> Option<()> {
-    let mut compressor = Compress::new(flate2::Compression::new(level), false);
     // compress_vec writes into spare capacity only: room for incompressible data and the
     // flush marker, more if that was not enough.
     out.reserve(piece.len() + piece.len() / 1000 + 256);
-    loop {
+    with_stream(level, false, |compressor| loop {
         let consumed = compressor.total_in() as usize;
         compressor
             .compress_vec(&piece[consumed..], out, FlushCompress::Sync)
@@ -152,7 +153,7 @@ fn deflate_run(level: u32, piece: &[u8], out: &mut Vec<u8>) -> Option<()> {
             return Some(());
         }
         out.reserve(out.capacity() / 2 + 4096);
-    }
+    })
 }
 
 /// Deflate's bit order: values go in from the least significant bit.
@@ -467,7 +468,7 @@ mod tests {
     }
 
     fn plain(input: &[u8]) -> usize {
-        let mut c = Compress::new(flate2::Compression::new(2), true);
+        let mut c = flate2::Compress::new(flate2::Compression::new(2), true);
         let mut out = Vec::with_capacity(input.len() + 1024);
         c.compress_vec(input, &mut out, FlushCompress::Finish)
             .unwrap();

@@ -8,6 +8,7 @@
 mod block;
 mod codecs;
 mod deflate_noise;
+mod deflate_streams;
 mod lz4hc;
 mod lzma_coder;
 mod lzma_literals;
