@@ -98,15 +98,20 @@ impl Schema {
         self.chunk_reusing(seed, index, entries, None)
     }
 
-    /// [`Schema::chunk`], filling the memory of `spare` (a chunk done with) where the
-    /// schema's values are flat arrays (`single`, `wide`): a generator that reuses its
-    /// chunks costs no page faults for new memory after the first.
+    /// [`Schema::chunk`], filling the memory of `spare` (a chunk of the same schema done
+    /// with): a generator that reuses its chunks costs no page faults for new memory after
+    /// the first.
     pub fn chunk_reusing(self, seed: u64, index: u64, entries: u64, spare: Option<Chunk>) -> Chunk {
         let first = index * self.chunk_entries();
         let n = (entries - first).min(self.chunk_entries()) as usize;
         match (self, spare) {
-            (Schema::NanoAod, _) => {
-                Chunk::NanoAod(Box::new(NanoAodChunk::generate(seed, index, n)))
+            (Schema::NanoAod, spare) => {
+                let mut chunk = match spare {
+                    Some(Chunk::NanoAod(chunk)) => chunk,
+                    _ => Box::default(),
+                };
+                chunk.generate_into(seed, index, n);
+                Chunk::NanoAod(chunk)
             }
             (Schema::Single, spare) => {
                 let mut values = match spare {
@@ -116,7 +121,14 @@ impl Schema {
                 single_values_into(seed, first, n, &mut values);
                 Chunk::Single(values)
             }
-            (Schema::Complex, _) => Chunk::Complex(ComplexChunk::generate(seed, index, n)),
+            (Schema::Complex, spare) => {
+                let mut chunk = match spare {
+                    Some(Chunk::Complex(chunk)) => chunk,
+                    _ => ComplexChunk::default(),
+                };
+                chunk.generate_into(seed, index, n);
+                Chunk::Complex(chunk)
+            }
             (Schema::Wide, spare) => {
                 let mut columns = match spare {
                     Some(Chunk::Wide(columns)) if columns.len() == 1000 => columns,
@@ -200,7 +212,7 @@ impl Chunk {
 }
 
 /// Ten collections of records; each record has 9 + 3 doubles and 3 ints.
-#[derive(Debug)]
+#[derive(Debug, Default, PartialEq)]
 pub struct ComplexChunk {
     offsets: Vec<Vec<u64>>,
     /// Per collection: 12 double columns (p0.x .. p2.z, d0..d2), then 3 int columns.
@@ -209,20 +221,30 @@ pub struct ComplexChunk {
 }
 
 impl ComplexChunk {
-    fn generate(seed: u64, index: u64, n: usize) -> Self {
+    /// Replaces the chunk's entries with chunk `index` of the dataset seeded with `seed`
+    /// (`n` entries), in the memory the chunk already holds.
+    fn generate_into(&mut self, seed: u64, index: u64, n: usize) {
         let mut rng = Rng::for_chunk(seed, index);
-        let mut chunk = ComplexChunk {
-            offsets: Vec::new(),
-            doubles: Vec::new(),
-            ints: Vec::new(),
-        };
-        for _ in 0..10 {
-            let mut offsets = Vec::with_capacity(n + 1);
+        self.offsets.resize_with(10, Vec::new);
+        self.doubles.resize_with(10, || vec![Vec::new(); 12]);
+        self.ints.resize_with(10, || vec![Vec::new(); 3]);
+        for c in 0..10 {
+            let offsets = &mut self.offsets[c];
+            let doubles = &mut self.doubles[c];
+            let ints = &mut self.ints[c];
+            offsets.clear();
+            offsets.reserve(n + 1);
             offsets.push(0u64);
             // Room for the most records (15 per entry) at once: what is not filled is never
             // touched, so it takes no memory, and nothing is copied while the chunk grows.
-            let mut doubles: Vec<Vec<f64>> = (0..12).map(|_| Vec::with_capacity(15 * n)).collect();
-            let mut ints: Vec<Vec<i32>> = (0..3).map(|_| Vec::with_capacity(15 * n)).collect();
+            for column in doubles.iter_mut() {
+                column.clear();
+                column.reserve(15 * n);
+            }
+            for column in ints.iter_mut() {
+                column.clear();
+                column.reserve(15 * n);
+            }
             for _ in 0..n {
                 let k = 5 + rng.below(11);
                 for _ in 0..k {
@@ -235,11 +257,7 @@ impl ComplexChunk {
                 }
                 offsets.push(offsets[offsets.len() - 1] + k);
             }
-            chunk.offsets.push(offsets);
-            chunk.doubles.push(doubles);
-            chunk.ints.push(ints);
         }
-        chunk
     }
 
     fn columns(&self) -> Vec<ColumnData<'_>> {
@@ -280,8 +298,14 @@ mod tests {
 
     #[test]
     fn a_chunk_filling_a_spare_equals_a_new_one() {
-        // 2500 entries: chunk 2 of `wide` (1000 per chunk) is a short last chunk.
-        for schema in [Schema::Single, Schema::Wide] {
+        // Chunk 2 is a short last chunk of 500 entries; the spare is a full chunk of other
+        // values (another seed).
+        for schema in [
+            Schema::Single,
+            Schema::Wide,
+            Schema::Complex,
+            Schema::NanoAod,
+        ] {
             let entries = 2 * schema.chunk_entries() + 500;
             let spare = schema.chunk(3, 0, entries);
             let reused = schema.chunk_reusing(9, 2, entries, Some(spare));
@@ -290,6 +314,8 @@ mod tests {
             match (reused, fresh) {
                 (Chunk::Single(a), Chunk::Single(b)) => assert_eq!(a, b),
                 (Chunk::Wide(a), Chunk::Wide(b)) => assert_eq!(a, b),
+                (Chunk::Complex(a), Chunk::Complex(b)) => assert!(a == b),
+                (Chunk::NanoAod(a), Chunk::NanoAod(b)) => assert!(a == b),
                 _ => panic!("{schema:?}: chunks of another kind"),
             }
         }

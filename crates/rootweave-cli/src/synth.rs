@@ -55,7 +55,7 @@ pub fn nanoaod_fields() -> Vec<Field> {
 }
 
 /// The events of one chunk, column by column.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct NanoAodChunk {
     /// `run`
     pub run: Vec<u32>,
@@ -119,8 +119,17 @@ impl NanoAodChunk {
     /// Generates chunk `index` of a dataset seeded with `seed`: events
     /// `index * CHUNK_EVENTS ..` up to `n_events` of them.
     pub fn generate(seed: u64, index: u64, n_events: usize) -> Self {
+        let mut chunk = NanoAodChunk::default();
+        chunk.generate_into(seed, index, n_events);
+        chunk
+    }
+
+    /// [`NanoAodChunk::generate`] into the memory of this chunk, whose events are replaced
+    /// (a generator that reuses its chunks costs no page faults for new memory).
+    pub fn generate_into(&mut self, seed: u64, index: u64, n_events: usize) {
+        self.clear();
+        let c = self;
         let mut rng = Rng::for_chunk(seed, index);
-        let mut c = NanoAodChunk::default();
         let first_event = index * CHUNK_EVENTS;
         for offsets in [
             &mut c.muon_offsets,
@@ -189,7 +198,65 @@ impl NanoAodChunk {
             c.dataset_bytes.extend_from_slice(dataset.as_bytes());
             c.dataset_offsets.push(c.dataset_bytes.len() as u64);
         }
-        c
+    }
+
+    /// Removes every event, keeping the memory.
+    fn clear(&mut self) {
+        // Named one by one, so that a new column cannot be forgotten here.
+        let NanoAodChunk {
+            run,
+            luminosity_block,
+            event,
+            met_pt,
+            met_phi,
+            gen_weight,
+            hlt_iso_mu24,
+            muon_offsets,
+            muon_pt,
+            muon_eta,
+            muon_phi,
+            muon_mass,
+            muon_charge,
+            muon_tight_id,
+            jet_offsets,
+            jet_pt,
+            jet_eta,
+            jet_btag,
+            electron_offsets,
+            electron_pt,
+            track_offsets,
+            hit_offsets,
+            hits,
+            beam_spot,
+            dataset_offsets,
+            dataset_bytes,
+        } = self;
+        run.clear();
+        luminosity_block.clear();
+        event.clear();
+        met_pt.clear();
+        met_phi.clear();
+        gen_weight.clear();
+        hlt_iso_mu24.clear();
+        muon_offsets.clear();
+        muon_pt.clear();
+        muon_eta.clear();
+        muon_phi.clear();
+        muon_mass.clear();
+        muon_charge.clear();
+        muon_tight_id.clear();
+        jet_offsets.clear();
+        jet_pt.clear();
+        jet_eta.clear();
+        jet_btag.clear();
+        electron_offsets.clear();
+        electron_pt.clear();
+        track_offsets.clear();
+        hit_offsets.clear();
+        hits.clear();
+        beam_spot.clear();
+        dataset_offsets.clear();
+        dataset_bytes.clear();
     }
 
     /// Number of events.
