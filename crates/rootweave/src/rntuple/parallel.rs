@@ -519,6 +519,17 @@ fn reserve(
         return Ok(());
     }
     let bytes = match sequence {
+        None if state.reserved + bytes <= fair_share(shared)
+            && shared
+                .budget
+                .acquire_holding_within(bytes, state.reserved, BUDGET_WAIT) =>
+        {
+            // Under its share of the budget: others hold more than theirs, and commit
+            // when their next step does not fit. Waiting for that, instead of cutting
+            // this cluster short, keeps clusters (and pages) as large as the budget lets
+            // them be.
+            bytes
+        }
         None => {
             commit(shared, state, None, Keep::Pages)?;
             // The cluster's segments, kept as spares, may cover much of the step now.
@@ -657,10 +668,7 @@ fn commit(
     };
     match sequence {
         None if keep != Keep::Nothing => {
-            let limit = match keep {
-                Keep::Pages => fair_share(shared).saturating_sub(state.builder.allocated_bytes()),
-                _ => reserved,
-            };
+            let limit = fair_share(shared).saturating_sub(state.builder.allocated_bytes());
             let recorded = record_cluster(shared, parked)?;
             let (result, cluster, reserved) = recorded.write_keeping_budget();
             // The budget that covered the written cluster now covers the buffers kept.
