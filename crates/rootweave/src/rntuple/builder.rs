@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 
 use super::data::{ColumnData, Value};
 use super::fill::{step_entries, Node};
-use super::page::{sealed_bound, ColumnBuffer, PageSealer, SealedColumn, CHECKSUM_LEN};
+use super::page::{sealed_bound, ColumnBuffer, PageSealer, SealedColumn};
 use super::schema::Schema;
 use super::writer::WriteOptions;
 
@@ -83,7 +83,7 @@ impl ClusterBuilder {
     /// and the room to seal everything that is then sealed or pending. Its bytes are cut
     /// into full pages, each in a segment of its own at worst, and one short page per
     /// column at the end of the cluster, each page with its own headers and checksum.
-    /// Buffers taken from the spare segments add nothing (see [`SpareCover`]).
+    /// Buffers taken from the spare segments add nothing.
     pub fn growth_bound(&self, bytes: u64) -> u64 {
         let mut pending = 0u64;
         let mut new_page_bytes = 0u64;
@@ -108,25 +108,17 @@ impl ClusterBuilder {
             new_page_bytes + sealed_bound(sealable as usize) as u64 + pages * page_overhead as u64;
         // Only full pages ask for segments: a short last page goes into its column's last
         // segment or its own page buffer.
-        requested.min(self.spare_cover().new_bytes(new_page_buffers, full_pages))
+        requested.min(self.new_bytes_beyond_spares(new_page_buffers + full_pages))
     }
 
-    /// What the spare segments can hold of the buffers the columns ask for.
-    fn spare_cover(&self) -> SpareCover {
-        let largest_page = self
-            .columns
-            .iter()
-            .map(ColumnBuffer::page_limit)
-            .max()
-            .unwrap_or(0);
-        let largest_segment = sealed_bound(largest_page);
-        let largest_page = largest_page + CHECKSUM_LEN;
-        SpareCover {
-            largest_page,
-            largest_segment,
-            page_sized: self.sealer.spares_of_at_least(largest_page) as u64,
-            segment_sized: self.sealer.spares_of_at_least(largest_segment) as u64,
-        }
+    /// The most new memory that `requests` buffers (page buffers and segments alike) can
+    /// take. Each is at most one full page's sealed bound and takes the smallest spare
+    /// that fits, else new memory; a spare of that bound fits any of them, so only the
+    /// requests beyond the number of such spares can take new memory.
+    fn new_bytes_beyond_spares(&self, requests: u64) -> u64 {
+        let largest = self.largest_segment();
+        let fitting = self.sealer.spares_of_at_least(largest) as u64;
+        requests.saturating_sub(fitting) * largest as u64
     }
 
     /// Entries in the cluster being built.
@@ -248,7 +240,7 @@ impl ClusterBuilder {
             growth += g;
             last_pages += u64::from(g > 0);
         }
-        self.allocated_bytes() + growth.min(self.spare_cover().new_bytes(0, last_pages))
+        self.allocated_bytes() + growth.min(self.new_bytes_beyond_spares(last_pages))
     }
 
     /// Seals what is left and moves the cluster out; the builder starts a new cluster,
@@ -295,39 +287,25 @@ impl ClusterBuilder {
     /// pages (freshly mapped memory costs page faults and zeroing), up to `limit` bytes in
     /// all; returns the bytes kept.
     pub fn recycle(&mut self, cluster: SealedCluster, limit: u64) -> u64 {
-        self.sealer
-            .recycle(cluster.columns.into_iter().flat_map(|c| c.segments), limit)
+        // Segments that fit a full page of the current page size, and not much more (those
+        // of pages twice as large waste half their memory).
+        let segment = self.largest_segment();
+        self.sealer.recycle(
+            cluster.columns.into_iter().flat_map(|c| c.segments),
+            limit,
+            segment..segment + segment / 2,
+        )
     }
-}
 
-/// How many of the buffers a builder asks for its spare segments can hold.
-///
-/// A builder asks for page buffers (at most `largest_page` bytes) and segments (at most
-/// `largest_segment`, a full page's sealed bound); each takes the smallest spare that fits,
-/// else new memory. A spare of `largest_segment` bytes fits anything; one of at least
-/// `largest_page` fits a page buffer. So page buffers use up the page-sized spares first,
-/// and only what no spare can hold is new memory, whatever order the requests come in.
-struct SpareCover {
-    largest_page: usize,
-    largest_segment: usize,
-    /// Spares of at least `largest_page` bytes (those of `largest_segment` included).
-    page_sized: u64,
-    /// Spares of at least `largest_segment` bytes.
-    segment_sized: u64,
-}
-
-impl SpareCover {
-    /// The most new memory that `page_buffers` page buffers and `segments` segments can
-    /// take.
-    fn new_bytes(&self, page_buffers: u64, segments: u64) -> u64 {
-        let only_page_sized = self.page_sized - self.segment_sized;
-        // Requests that need a segment-sized spare or new memory: the segments, and the
-        // page buffers beyond the spares that fit only page buffers.
-        let large = segments + page_buffers.saturating_sub(only_page_sized);
-        let new = large.saturating_sub(self.segment_sized);
-        // At worst the new ones are segments, as many as there are.
-        let new_segments = new.min(segments);
-        new_segments * self.largest_segment as u64 + (new - new_segments) * self.largest_page as u64
+    /// The sealed bound of the largest full page of the columns: the size of a segment.
+    fn largest_segment(&self) -> usize {
+        let largest_page = self
+            .columns
+            .iter()
+            .map(ColumnBuffer::page_limit)
+            .max()
+            .unwrap_or(0);
+        sealed_bound(largest_page)
     }
 }
 

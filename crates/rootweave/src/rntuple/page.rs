@@ -123,10 +123,11 @@ impl ColumnBuffer {
         }
     }
 
-    /// Bytes of a page buffer: a full page, and room for a checksum, so that a short last
-    /// page can always be sealed into its own page buffer (see `PageSealer::seal`).
+    /// Bytes of a page buffer: those of a sealed full page (a segment), so that a short
+    /// last page can always be sealed into its own page buffer (see `PageSealer::seal`),
+    /// and that page buffers and segments are one size, each reusable as the other.
     pub fn page_buffer_size(&self) -> usize {
-        self.page_limit + CHECKSUM_LEN
+        sealed_bound(self.page_limit)
     }
 
     /// Seals the pending elements as a page, if there are any.
@@ -224,7 +225,7 @@ impl ColumnBuffer {
 }
 
 /// Bytes of a page's checksum.
-pub(crate) const CHECKSUM_LEN: usize = 8;
+const CHECKSUM_LEN: usize = 8;
 
 /// The most bytes a page of `len` encoded bytes takes once sealed: the compressors'
 /// worst case (never more than the raw bytes plus headers, since an incompressible page is
@@ -233,6 +234,23 @@ pub(crate) const CHECKSUM_LEN: usize = 8;
 pub(crate) fn sealed_bound(len: usize) -> usize {
     let blocks = len / crate::compress::MAX_BLOCK_SIZE + 1;
     len + len / 128 + blocks * 1024 + 8
+}
+
+/// Appends `encoded` compressed (or raw where that is not smaller) to `target`, and its
+/// checksum if `checksums`; returns the stored size without the checksum.
+fn seal_into(
+    compression: Compression,
+    checksums: bool,
+    encoded: &[u8],
+    target: &mut Vec<u8>,
+) -> usize {
+    let start = target.len();
+    let size = compress_into(compression, encoded, target);
+    if checksums {
+        let checksum = xxh3_64(&target[start..]);
+        target.extend_from_slice(&checksum.to_le_bytes());
+    }
+    size
 }
 
 /// Encodes, compresses and checksums pages, reusing its scratch buffer, and keeps the
@@ -276,11 +294,21 @@ impl PageSealer {
     }
 
     /// Keeps the segments of a written cluster for the next pages, up to `limit` bytes
-    /// more than the spare segments hold; returns the bytes kept (the rest is freed).
-    pub fn recycle(&mut self, segments: impl IntoIterator<Item = Vec<u8>>, limit: u64) -> u64 {
+    /// more than the spare segments hold, and only those (old spares too) whose capacity
+    /// is in `capacities`; returns the bytes kept (the rest is freed).
+    pub fn recycle(
+        &mut self,
+        segments: impl IntoIterator<Item = Vec<u8>>,
+        limit: u64,
+        capacities: std::ops::Range<usize>,
+    ) -> u64 {
+        // Buffers of another size than the pages now ask for would only waste memory (a
+        // page of 256 KiB in a segment of 1 MiB) or never be used.
+        self.spare.retain(|s| capacities.contains(&s.capacity()));
         let mut kept = 0u64;
         for mut segment in segments {
-            if kept + segment.capacity() as u64 > limit {
+            if kept + segment.capacity() as u64 > limit || !capacities.contains(&segment.capacity())
+            {
                 continue;
             }
             kept += segment.capacity() as u64;
@@ -329,17 +357,6 @@ impl PageSealer {
         let n_elements = (column.pending.len() / column.width) as u32;
         let bound = sealed_bound(column.pending.len());
         let full = column.pending.len() >= column.page_limit;
-        let room = column.has_room(bound);
-        let aside = !room && !full && column.page_buffer_holds_sealed();
-        if !room && !aside {
-            let size = if full {
-                sealed_bound(column.page_limit)
-            } else {
-                bound
-            };
-            let segment = self.buffer(size);
-            column.segments.push(segment);
-        }
         // Plain pages go to the compressor as they are, without an encoding copy.
         let encoded: &[u8] = if column.encoding == Encoding::Plain {
             &column.pending
@@ -353,29 +370,55 @@ impl PageSealer {
             &self.encoded
         };
         let encoded_len = encoded.len() as u64;
-        let target = if aside {
-            self.sealed_aside.clear();
-            &mut self.sealed_aside
+        let (start, size) = if column.has_room(bound) {
+            // Straight into the last segment: it has room for the worst case.
+            let target = column.segments.last_mut().expect("a segment with room");
+            let start = target.len();
+            let capacity = target.capacity();
+            let size = seal_into(self.compression, self.checksums, encoded, target);
+            debug_assert_eq!(
+                target.capacity(),
+                capacity,
+                "a sealed page outgrew its bound"
+            );
+            (start, size)
         } else {
-            column.segments.last_mut().expect("a segment with room")
+            // Sealed aside, then placed where it fits: a compressed page is often a
+            // fraction of its worst case, so a segment holds several, and a cluster
+            // takes about its compressed size in memory, not a worst case per page.
+            self.sealed_aside.clear();
+            let size = seal_into(
+                self.compression,
+                self.checksums,
+                encoded,
+                &mut self.sealed_aside,
+            );
+            let len = self.sealed_aside.len();
+            let fits_last = column
+                .segments
+                .last()
+                .is_some_and(|s| s.capacity() - s.len() >= len);
+            if !fits_last {
+                if !full && column.page_buffer_holds_sealed() {
+                    // The short last page of the cluster goes into its own page buffer.
+                    let mut buffer = std::mem::take(&mut column.pending);
+                    buffer.clear();
+                    column.segments.push(buffer);
+                } else {
+                    let size = if full {
+                        sealed_bound(column.page_limit)
+                    } else {
+                        bound
+                    };
+                    let segment = self.buffer(size);
+                    column.segments.push(segment);
+                }
+            }
+            let target = column.segments.last_mut().expect("a segment with room");
+            let start = target.len();
+            target.extend_from_slice(&self.sealed_aside);
+            (start, size)
         };
-        let start = target.len();
-        let capacity = target.capacity();
-        let size = compress_into(self.compression, encoded, target);
-        if self.checksums {
-            let checksum = xxh3_64(&target[start..]);
-            target.extend_from_slice(&checksum.to_le_bytes());
-        }
-        debug_assert!(
-            aside || target.capacity() == capacity,
-            "a sealed page outgrew its bound"
-        );
-        if aside {
-            let mut buffer = std::mem::take(&mut column.pending);
-            buffer.clear();
-            buffer.extend_from_slice(&self.sealed_aside);
-            column.segments.push(buffer);
-        }
         column.uncompressed_sealed += encoded_len;
         column.pages.push(SealedPage {
             n_elements,
@@ -415,9 +458,10 @@ mod tests {
     fn a_short_last_page_is_sealed_into_its_own_page_buffer() {
         let mut sealer = PageSealer::new(Compression::NONE, true);
         let mut column = ColumnBuffer::new(ColumnType::Int64, 4096);
+        let buffer = sealed_bound(4096);
         let values: Vec<u8> = (0..100i64).flat_map(|v| v.to_le_bytes()).collect();
         column.push(&values, &mut sealer);
-        assert_eq!(column.allocated_bytes(), 4104);
+        assert_eq!(column.allocated_bytes(), buffer);
         assert_eq!(
             column.flush_growth(),
             0,
@@ -425,26 +469,29 @@ mod tests {
         );
         column.flush(&mut sealer);
         // The page buffer became the segment: nothing new was allocated.
-        assert_eq!(column.allocated_bytes(), 4104);
-        assert_eq!(column.unallocated_page_bytes(), 4104);
+        assert_eq!(column.allocated_bytes(), buffer);
+        assert_eq!(column.unallocated_page_bytes(), buffer);
         let sealed = column.take_sealed();
         assert_eq!(sealed.segments.len(), 1);
-        assert_eq!(sealed.segments[0].capacity(), 4104);
+        assert_eq!(sealed.segments[0].capacity(), buffer);
         let page = sealed.stored(&sealed.pages[0], 8);
         assert_eq!(&page[..800], &values[..]);
         assert_eq!(&page[800..], &xxh3_64(&values).to_le_bytes());
         // Its memory serves the next cluster's page buffer.
-        assert_eq!(sealer.recycle(sealed.segments, u64::MAX), 4104);
+        assert_eq!(
+            sealer.recycle(sealed.segments, u64::MAX, 0..usize::MAX),
+            buffer as u64
+        );
         column.push(&values[..8], &mut sealer);
         assert_eq!(sealer.spare_bytes(), 0);
-        assert_eq!(column.allocated_bytes(), 4104);
+        assert_eq!(column.allocated_bytes(), buffer);
 
         // A page one byte short of full, too: a page buffer has room for the checksum.
         let mut column = ColumnBuffer::new(ColumnType::Int8, 4096);
         column.push(&[7; 4095], &mut sealer);
         assert_eq!(column.flush_growth(), 0);
         column.flush(&mut sealer);
-        assert_eq!(column.allocated_bytes(), 4104);
+        assert_eq!(column.allocated_bytes(), buffer);
         assert_eq!(column.take_sealed().stored_bytes(), 4095 + 8);
     }
 
@@ -453,7 +500,7 @@ mod tests {
         let mut sealer = PageSealer::new(Compression::NONE, false);
         let spares = [40usize, 20, 10, 20, 20].map(Vec::<u8>::with_capacity);
         let capacities: Vec<usize> = spares.iter().map(Vec::capacity).collect();
-        sealer.recycle(spares, u64::MAX);
+        sealer.recycle(spares, u64::MAX, 0..usize::MAX);
         let left = |s: &PageSealer| s.spare.iter().map(Vec::capacity).collect::<Vec<_>>();
         let mut sorted = capacities.clone();
         sorted.sort_unstable();
@@ -468,5 +515,45 @@ mod tests {
         // Nothing large enough: a new buffer of exactly the size asked for.
         assert!(sealer.buffer(sorted[4] + 1).capacity() > sorted[4]);
         assert_eq!(left(&sealer).len(), 4);
+        // Spares outside the capacities asked for go, old ones too.
+        sealer.recycle(
+            [Vec::with_capacity(30), Vec::with_capacity(50)],
+            u64::MAX,
+            20..35,
+        );
+        assert_eq!(left(&sealer), [20, 20, 30]);
+    }
+
+    #[test]
+    fn compressed_pages_share_segments() {
+        // Pages of a few distinct values compress to a small fraction of their worst case:
+        // several of them go into one segment, with the right bytes.
+        let mut sealer = PageSealer::new("zstd:5".parse().unwrap(), true);
+        let mut column = ColumnBuffer::new(ColumnType::SplitInt32, 64 << 10);
+        let values: Vec<u8> = (0..160_000i32)
+            .flat_map(|v| (v % 7).to_le_bytes())
+            .collect();
+        column.push(&values, &mut sealer);
+        column.flush(&mut sealer);
+        let sealed = column.take_sealed();
+        assert_eq!(sealed.pages.len(), 10);
+        assert_eq!(sealed.segments.len(), 1, "ten small pages in one segment");
+        let mut decoded = Vec::new();
+        for page in &sealed.pages {
+            let stored = sealed.stored(page, 8);
+            let (data, checksum) = stored.split_at(page.size as usize);
+            assert_eq!(checksum, xxh3_64(data).to_le_bytes());
+            let mut page_bytes = vec![0u8; page.n_elements as usize * 4];
+            crate::compress::decompress_into(data, &mut page_bytes).unwrap();
+            decoded.extend_from_slice(&page_bytes);
+        }
+        // Split and zigzag-encoded pages: compare as such.
+        let mut expected = Vec::new();
+        for chunk in values.chunks(64 << 10) {
+            let mut encoded = Vec::new();
+            encode_page(Encoding::SplitZigzag, 4, chunk, &mut encoded);
+            expected.extend_from_slice(&encoded);
+        }
+        assert!(decoded == expected);
     }
 }
