@@ -338,7 +338,7 @@ fn corrupt_baskets_name_the_file_branch_and_offset() {
     );
 }
 
-/// Tiny memory budgets (one basket per fetch) and several threads give the same arrays
+/// Tiny memory budgets (one basket per fetch) with one thread or two give the same arrays
 /// as the defaults, for whole trees and parts of them.
 #[test]
 fn memory_budget_and_threads_do_not_change_values() {
@@ -350,16 +350,19 @@ fn memory_budget_and_threads_do_not_change_values() {
         let plain = TTreeReader::open(testdata(file), tree).unwrap();
         let f = Arc::new(RootFile::open(testdata(file)).unwrap());
         let streamers = Arc::new(read_streamers(&f).unwrap());
-        let small = TTreeReader::from_file(
-            f,
-            streamers,
-            tree,
-            ReadOptions {
-                threads: 2,
-                memory_budget: 1,
-            },
-        )
-        .unwrap();
+        // One thread (the caller's) and two (a pool).
+        let small = |threads| {
+            TTreeReader::from_file(
+                f.clone(),
+                streamers.clone(),
+                tree,
+                ReadOptions {
+                    threads,
+                    memory_budget: 1,
+                },
+            )
+            .unwrap()
+        };
         // As JSON, where NaN equals NaN.
         let text = |cols: Vec<(String, rootweave::array::Array)>| -> Vec<(String, String)> {
             cols.into_iter()
@@ -374,12 +377,19 @@ fn memory_budget_and_threads_do_not_change_values() {
                 .collect()
         };
         let n = plain.entries();
-        for range in [0..n, n / 5..n - n / 7, 1..2] {
-            let a = text(plain.read(&[], range.clone()).unwrap());
-            let b = text(small.read(&[], range.clone()).unwrap());
-            assert_eq!(a.len(), b.len());
-            for (x, y) in a.iter().zip(&b) {
-                assert!(x == y, "{file} {range:?}: branch {} differs", x.0);
+        for threads in [1, 2] {
+            let small = small(threads);
+            for range in [0..n, n / 5..n - n / 7, 1..2] {
+                let a = text(plain.read(&[], range.clone()).unwrap());
+                let b = text(small.read(&[], range.clone()).unwrap());
+                assert_eq!(a.len(), b.len());
+                for (x, y) in a.iter().zip(&b) {
+                    assert!(
+                        x == y,
+                        "{file} {range:?}, {threads} thread(s): branch {} differs",
+                        x.0
+                    );
+                }
             }
         }
     }

@@ -303,15 +303,22 @@ impl BulkContext<'_> {
             .partition(|t| fields[t.field].branch.baskets[t.basket].embedded.is_some());
         stored.sort_by_key(|t| fields[t.field].branch.baskets[t.basket].seek);
         let chunks = self.chunks(fields, stored);
-        // One hand-over to the pool for both (each costs thread wake-ups).
-        self.pool.install(|| {
-            embedded
-                .into_par_iter()
-                .try_for_each(|mut t| self.decode_embedded(fields, &mut t))?;
-            chunks.into_par_iter().try_for_each(|(range, tasks)| {
-                SCRATCH.with(|s| self.decode_chunk(fields, range, tasks, &mut s.borrow_mut()))
-            })
-        })?;
+        let decode_embedded = |mut t: Task| self.decode_embedded(fields, &mut t);
+        let decode_chunk = |(range, tasks)| {
+            SCRATCH.with(|s| self.decode_chunk(fields, range, tasks, &mut s.borrow_mut()))
+        };
+        if self.pool.current_num_threads() == 1 {
+            // On the caller's thread: a pool of one thread would only add two thread
+            // switches per call.
+            embedded.into_iter().try_for_each(decode_embedded)?;
+            chunks.into_iter().try_for_each(decode_chunk)?;
+        } else {
+            // One hand-over to the pool for both (each costs thread wake-ups).
+            self.pool.install(|| {
+                embedded.into_par_iter().try_for_each(decode_embedded)?;
+                chunks.into_par_iter().try_for_each(decode_chunk)
+            })?;
+        }
         Ok(fields
             .iter()
             .zip(values.into_iter().zip(offsets))

@@ -724,26 +724,33 @@ impl RNTupleReader {
             chunk_size(stored, threads, most),
             self.descriptor.anchor.max_key_size,
         );
+        let read_direct = |(job, mut dst): (PageJob, Dst)| self.read_in_place(&job, &mut dst);
+        let decode_chunk = |(range, pages): (Range<u64>, Vec<(PageJob, Dst)>)| {
+            FETCH.with(|buffer| {
+                let mut buffer = buffer.borrow_mut();
+                let fetched = self.fetch(&[range], std::mem::take(&mut *buffer))?;
+                for (job, mut dst) in pages {
+                    self.decode_page(&fetched, &job, &mut dst)?;
+                }
+                // Kept for the next chunk, unless an outsized page made it large.
+                if fetched.bytes.len() <= 2 * CHUNK as usize {
+                    *buffer = fetched.bytes;
+                }
+                Ok(())
+            })
+        };
+        if threads == 1 {
+            // On the caller's thread: handing the work to a pool of one thread costs two
+            // thread switches per call and nothing runs meanwhile (for reads in batches of
+            // a few MiB, those switches took as long as reading).
+            direct.into_iter().try_for_each(read_direct)?;
+            return chunks.into_iter().try_for_each(decode_chunk);
+        }
         // One hand-over to the pool for both kinds (each costs thread wake-ups, which
         // matter for reads of a few clusters).
         self.pool.install(|| {
-            direct
-                .into_par_iter()
-                .try_for_each(|(job, mut dst)| self.read_in_place(&job, &mut dst))?;
-            chunks.into_par_iter().try_for_each(|(range, pages)| {
-                FETCH.with(|buffer| {
-                    let mut buffer = buffer.borrow_mut();
-                    let fetched = self.fetch(&[range], std::mem::take(&mut *buffer))?;
-                    for (job, mut dst) in pages {
-                        self.decode_page(&fetched, &job, &mut dst)?;
-                    }
-                    // Kept for the next chunk, unless an outsized page made it large.
-                    if fetched.bytes.len() <= 2 * CHUNK as usize {
-                        *buffer = fetched.bytes;
-                    }
-                    Ok(())
-                })
-            })
+            direct.into_par_iter().try_for_each(read_direct)?;
+            chunks.into_par_iter().try_for_each(decode_chunk)
         })
     }
 
