@@ -233,14 +233,12 @@ impl ClusterBuilder {
     /// memory budget must count this, not only [`ClusterBuilder::allocated_bytes`]: the
     /// pending pages of a cluster of many columns are a large part of it.
     pub fn bytes_when_sealed(&self) -> u64 {
-        let mut growth = 0u64;
-        let mut last_pages = 0u64;
-        for c in &self.columns {
-            let g = c.flush_growth() as u64;
-            growth += g;
-            last_pages += u64::from(g > 0);
-        }
-        self.allocated_bytes() + growth.min(self.new_bytes_beyond_spares(last_pages))
+        self.allocated_bytes()
+            + self
+                .columns
+                .iter()
+                .map(|c| c.flush_growth() as u64)
+                .sum::<u64>()
     }
 
     /// Seals what is left and moves the cluster out; the builder starts a new cluster,

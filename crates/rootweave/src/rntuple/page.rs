@@ -357,6 +357,14 @@ impl PageSealer {
         let n_elements = (column.pending.len() / column.width) as u32;
         let bound = sealed_bound(column.pending.len());
         let full = column.pending.len() >= column.page_limit;
+        // Straight into the last segment if it has room for the worst case; an
+        // uncompressed full page fills a segment of its own (sealing it aside first would
+        // only add a copy).
+        let straight = column.has_room(bound) || full && self.compression.is_none();
+        if straight && !column.has_room(bound) {
+            let segment = self.buffer(sealed_bound(column.page_limit));
+            column.segments.push(segment);
+        }
         // Plain pages go to the compressor as they are, without an encoding copy.
         let encoded: &[u8] = if column.encoding == Encoding::Plain {
             &column.pending
@@ -370,8 +378,7 @@ impl PageSealer {
             &self.encoded
         };
         let encoded_len = encoded.len() as u64;
-        let (start, size) = if column.has_room(bound) {
-            // Straight into the last segment: it has room for the worst case.
+        let (start, size) = if straight {
             let target = column.segments.last_mut().expect("a segment with room");
             let start = target.len();
             let capacity = target.capacity();
@@ -394,11 +401,7 @@ impl PageSealer {
                 &mut self.sealed_aside,
             );
             let len = self.sealed_aside.len();
-            let fits_last = column
-                .segments
-                .last()
-                .is_some_and(|s| s.capacity() - s.len() >= len);
-            if !fits_last {
+            if !column.has_room(len) {
                 if !full && column.page_buffer_holds_sealed() {
                     // The short last page of the cluster goes into its own page buffer.
                     let mut buffer = std::mem::take(&mut column.pending);

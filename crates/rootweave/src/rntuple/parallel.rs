@@ -619,12 +619,12 @@ enum Keep {
     /// Nothing: the context is closing, or idle and flushed by another thread.
     Nothing,
     /// Its page buffers, and of the written cluster's buffers what fits in its fair
-    /// share of the budget: it goes on filling, but memory is tight (in ordered mode, the
-    /// page buffers only: the cluster is written by whichever context completes the
-    /// sequence).
+    /// share of the budget (see [`fair_share`]): it goes on filling, but memory is tight,
+    /// so a context without entries frees its spare buffers (in ordered mode, the page
+    /// buffers only: the cluster is written by whichever context completes the sequence).
     Pages,
-    /// Its page buffers, and the written cluster's buffers for the next cluster's pages:
-    /// it goes on filling, and reusing mapped memory spares page faults and zeroing.
+    /// As `Pages`, but a context without entries keeps its spare buffers: it goes on
+    /// filling, and memory is not tight.
     All,
 }
 
@@ -708,11 +708,11 @@ fn commit(
     }
 }
 
-/// The bytes of budget a context may keep for itself when memory is tight: an equal
-/// share among the contexts filling. Reusing the memory of its written clusters (instead
-/// of freeing it and mapping new memory for the next one) spares the page faults and
-/// zeroing of fresh memory, which cost as much as a fast codec and, taken by several
-/// threads at once, contend in the kernel.
+/// The bytes of budget a context may hold for itself after a commit: an equal share among
+/// the contexts filling. Reusing the memory of its written clusters (instead of freeing
+/// it and mapping new memory for the next one) spares the page faults and zeroing of
+/// fresh memory, which cost as much as a fast codec and, taken by several threads at
+/// once, contend in the kernel.
 fn fair_share(shared: &Shared) -> u64 {
     shared.budget.limit() / shared.filling.load(Ordering::Relaxed).max(1) as u64
 }
