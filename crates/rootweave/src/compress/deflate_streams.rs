@@ -11,13 +11,9 @@ use std::cell::RefCell;
 
 use flate2::Compress;
 
-/// Streams of this thread, one per (level, zlib header or raw deflate) used.
-struct Streams {
-    streams: Vec<(u32, bool, Compress)>,
-}
-
 thread_local! {
-    static STREAMS: RefCell<Streams> = const { RefCell::new(Streams { streams: Vec::new() }) };
+    /// Streams of this thread, one per (level, zlib header or raw deflate) used.
+    static STREAMS: RefCell<Vec<(u32, bool, Compress)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Calls `f` with a deflate stream at `level` (zlib-rs levels), with a zlib header and
@@ -28,7 +24,7 @@ pub(crate) fn with_stream<T>(
     f: impl FnOnce(&mut Compress) -> T,
 ) -> T {
     STREAMS.with(|streams| {
-        let streams = &mut streams.borrow_mut().streams;
+        let streams = &mut *streams.borrow_mut();
         let at = match streams
             .iter()
             .position(|(l, z, _)| *l == level && *z == zlib_header)
