@@ -43,6 +43,13 @@ static GLOBAL: CountingAllocator = CountingAllocator;
 
 #[test]
 fn written_clusters_memory_is_reused_under_memory_pressure() {
+    // One test, so that no other test allocates meanwhile: unordered batches cut into
+    // clusters by the budget, then ordered ones (a cluster per sequence number).
+    written_clusters_memory_is_reused(false, 20_000);
+    written_clusters_memory_is_reused(true, 5_000);
+}
+
+fn written_clusters_memory_is_reused(ordered: bool, entries_per_batch: usize) {
     // 100 float columns under an 8 MiB budget: the page buffers (32 KiB per column) and
     // one cluster fill the budget, so every cluster is cut by it.
     let columns = 100;
@@ -60,19 +67,23 @@ fn written_clusters_memory_is_reused_under_memory_pressure() {
     let budget = 8u64 << 20;
     let options = ParallelOptions {
         memory_budget: budget,
+        ordered,
         ..Default::default()
     };
     let writer = ParallelWriter::in_file(file, "reuse", fields, options).unwrap();
-    let entries_per_batch = 20_000;
     let values: Vec<f32> = (0..entries_per_batch).map(|i| i as f32 * 0.5).collect();
     let batch: Vec<ColumnData> = (0..columns).map(|_| ColumnData::Float32(&values)).collect();
     let batch_bytes = (columns * entries_per_batch * 4) as u64;
     let mut context = writer.context();
-    let batches = 40;
+    let batches = 160_000_000 / batch_bytes as usize;
     let mut allocated_in_second_half = 0;
     for round in 0..batches {
         let before = ALLOCATED.load(Ordering::Relaxed);
-        context.extend(&batch).unwrap();
+        if ordered {
+            context.extend_sequence(round as u64, &batch).unwrap();
+        } else {
+            context.extend(&batch).unwrap();
+        }
         if round >= batches / 2 {
             allocated_in_second_half += ALLOCATED.load(Ordering::Relaxed) - before;
         }
@@ -80,19 +91,25 @@ fn written_clusters_memory_is_reused_under_memory_pressure() {
     drop(context);
     let peak = writer.budget().peak();
     let summary = writer.close().unwrap();
-    let written_in_second_half = batch_bytes * (batches / 2) as u64;
-    // 160 MB written, 8 MB per cluster at most: without reuse every byte of it would be
-    // allocated twice (page buffers and segments).
+    let written_in_second_half = batch_bytes * (batches - batches / 2) as u64;
+    // 80 MB written in the second half, 8 MB per cluster at most: without reuse every
+    // byte of it would be allocated twice (page buffers and segments).
     assert!(
         allocated_in_second_half * 20 < written_in_second_half,
-        "{allocated_in_second_half} bytes allocated while writing {written_in_second_half}"
+        "ordered {ordered}: {allocated_in_second_half} bytes allocated while writing {written_in_second_half}"
     );
     assert!(peak <= budget, "peak {peak} over the budget {budget}");
     assert_eq!(summary.entries, (batches * entries_per_batch) as u64);
-    // Clusters as large as the budget lets them be: never more than one per 3 MB.
+    // Clusters as large as the budget lets them be: never more than one per 3 MB (in
+    // ordered mode one per batch).
     let data_bytes = batch_bytes * batches as u64;
+    let most_clusters = if ordered {
+        batches as u64
+    } else {
+        data_bytes / (3 << 20)
+    };
     assert!(
-        summary.clusters <= data_bytes / (3 << 20),
+        summary.clusters <= most_clusters,
         "{} clusters for {data_bytes} bytes",
         summary.clusters
     );

@@ -620,8 +620,8 @@ enum Keep {
     Nothing,
     /// Its page buffers, and of the written cluster's buffers what fits in its fair
     /// share of the budget (see [`fair_share`]): it goes on filling, but memory is tight,
-    /// so a context without entries frees its spare buffers (in ordered mode, the page
-    /// buffers only: the cluster is written by whichever context completes the sequence).
+    /// so a context without entries frees its spare buffers. (In ordered mode a cluster
+    /// is written by whichever context completes the sequence, which keeps its buffers.)
     Pages,
     /// As `Pages`, but a context without entries keeps its spare buffers: it goes on
     /// filling, and memory is not tight.
@@ -668,18 +668,7 @@ fn commit(
     };
     match sequence {
         None if keep != Keep::Nothing => {
-            let limit = fair_share(shared).saturating_sub(state.builder.allocated_bytes());
-            let recorded = record_cluster(shared, parked)?;
-            let (result, cluster, reserved) = recorded.write_keeping_budget();
-            // The budget that covered the written cluster now covers the buffers kept.
-            let kept = state.builder.recycle(cluster, limit.min(reserved));
-            state.reserved += kept;
-            shared.freed.freed(reserved - kept);
-            shared.budget.release(reserved - kept);
-            if let Err(e) = &result {
-                record(shared, e.to_string());
-            }
-            result
+            write_recycling(shared, state, record_cluster(shared, parked)?)
         }
         None => write_parked(shared, parked),
         Some(seq) => {
@@ -700,12 +689,34 @@ fn commit(
                 pending.push(record_cluster(shared, p)?);
             }
             drop(order);
+            // The clusters this thread writes (its own or others') give their buffers to
+            // this context, for its next clusters.
             for p in pending {
-                p.write(shared)?;
+                write_recycling(shared, state, p)?;
             }
             Ok(())
         }
     }
+}
+
+/// Writes a recorded cluster (outside every lock) and keeps its buffers for the
+/// context's next clusters, up to the context's fair share of the budget; the budget
+/// that covered the cluster now covers the buffers kept, the rest is given back.
+fn write_recycling(
+    shared: &Shared,
+    state: &mut ContextState,
+    recorded: RecordedCluster<'_>,
+) -> Result<()> {
+    let limit = fair_share(shared).saturating_sub(state.builder.allocated_bytes());
+    let (result, cluster, reserved) = recorded.write_keeping_budget();
+    let kept = state.builder.recycle(cluster, limit.min(reserved));
+    state.reserved += kept;
+    shared.freed.freed(reserved - kept);
+    shared.budget.release(reserved - kept);
+    if let Err(e) = &result {
+        record(shared, e.to_string());
+    }
+    result
 }
 
 /// The bytes of budget a context may hold for itself after a commit: an equal share among
