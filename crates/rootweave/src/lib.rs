@@ -21,6 +21,7 @@ pub mod container;
 pub mod error;
 pub mod io;
 pub mod parallel;
+mod pool;
 pub mod recycle;
 pub mod rntuple;
 pub mod ttree;

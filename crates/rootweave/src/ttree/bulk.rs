@@ -307,18 +307,13 @@ impl BulkContext<'_> {
         let decode_chunk = |(range, tasks)| {
             SCRATCH.with(|s| self.decode_chunk(fields, range, tasks, &mut s.borrow_mut()))
         };
-        if self.pool.current_num_threads() == 1 {
-            // On the caller's thread: a pool of one thread would only add two thread
-            // switches per call.
-            embedded.into_iter().try_for_each(decode_embedded)?;
-            chunks.into_iter().try_for_each(decode_chunk)?;
-        } else {
-            // One hand-over to the pool for both (each costs thread wake-ups).
-            self.pool.install(|| {
-                embedded.into_par_iter().try_for_each(decode_embedded)?;
-                chunks.into_par_iter().try_for_each(decode_chunk)
-            })?;
-        }
+        crate::pool::for_each_in_two_steps(
+            self.pool,
+            embedded,
+            decode_embedded,
+            chunks,
+            decode_chunk,
+        )?;
         Ok(fields
             .iter()
             .zip(values.into_iter().zip(offsets))

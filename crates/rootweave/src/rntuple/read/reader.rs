@@ -16,7 +16,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::rntuple::checksum::xxh3_64;
-use rayon::prelude::*;
 
 use super::buffer::{Buffer, Dst, Target};
 use super::decode::ColumnCodec;
@@ -739,19 +738,7 @@ impl RNTupleReader {
                 Ok(())
             })
         };
-        if threads == 1 {
-            // On the caller's thread: handing the work to a pool of one thread costs two
-            // thread switches per call and nothing runs meanwhile (for reads in batches of
-            // a few MiB, those switches took as long as reading).
-            direct.into_iter().try_for_each(read_direct)?;
-            return chunks.into_iter().try_for_each(decode_chunk);
-        }
-        // One hand-over to the pool for both kinds (each costs thread wake-ups, which
-        // matter for reads of a few clusters).
-        self.pool.install(|| {
-            direct.into_par_iter().try_for_each(read_direct)?;
-            chunks.into_par_iter().try_for_each(decode_chunk)
-        })
+        crate::pool::for_each_in_two_steps(&self.pool, direct, read_direct, chunks, decode_chunk)
     }
 
     /// Reads byte ranges one after the other into `buffer` (reused).
