@@ -1,6 +1,8 @@
 //! Column buffers and page sealing: elements accumulate per column, and a full page is
 //! encoded, compressed and checksummed on the thread that fills it.
 
+use std::borrow::Cow;
+
 use crate::rntuple::checksum::xxh3_64;
 
 use crate::compress::{compress_into, Compression};
@@ -16,7 +18,8 @@ pub struct SealedPage {
     pub n_elements: u32,
     /// Stored bytes, not counting the checksum that may follow.
     pub size: u64,
-    /// The segment of the column that holds the page.
+    /// The segment of the column where the page starts (a full page that does not fit
+    /// whole in a segment's room continues at the start of the next segment).
     pub segment: usize,
     /// Where the page starts in its segment.
     pub start: usize,
@@ -61,9 +64,31 @@ pub struct SealedColumn {
 }
 
 impl SealedColumn {
-    /// The stored bytes of `page` and the `checksum_len` bytes of checksum after them.
-    pub fn stored(&self, page: &SealedPage, checksum_len: usize) -> &[u8] {
-        &self.segments[page.segment][page.start..page.start + page.size as usize + checksum_len]
+    /// The stored bytes of `page` and the `checksum_len` bytes of checksum after them:
+    /// borrowed from their segment, or copied together if the page continues into the
+    /// next segment.
+    pub fn stored(&self, page: &SealedPage, checksum_len: usize) -> Cow<'_, [u8]> {
+        let (first, rest) =
+            self.pieces(page.segment, page.start, page.size as usize + checksum_len);
+        if rest.is_empty() {
+            Cow::Borrowed(first)
+        } else {
+            Cow::Owned([first, rest].concat())
+        }
+    }
+
+    /// The `len` bytes from `start` in segment `segment`: the part in that segment, and
+    /// the part that continues at the start of the next one (empty if none).
+    pub fn pieces(&self, segment: usize, start: usize, len: usize) -> (&[u8], &[u8]) {
+        let first = &self.segments[segment];
+        let end = (start + len).min(first.len());
+        let rest = start + len - end;
+        let next = if rest > 0 {
+            &self.segments[segment + 1][..rest]
+        } else {
+            &[]
+        };
+        (&first[start..end], next)
     }
 
     /// Bytes of stored pages (with checksums).
@@ -348,8 +373,8 @@ impl PageSealer {
     }
 
     /// Seals the pending elements of `column` as one page: into the column's last
-    /// segment if it has room; a full page otherwise into a new segment sized for full
-    /// pages, which later pages fill up; the short last page of a cluster into its own
+    /// segment if it has room; a full page otherwise into the room left and on into a new
+    /// segment sized for full pages, which later pages fill up; the short last page of a cluster into its own
     /// page buffer, which becomes a segment, so that sealing a cluster needs no memory
     /// beyond what its buffers already hold (the column takes a page buffer again when
     /// its next elements arrive).
@@ -378,8 +403,9 @@ impl PageSealer {
             &self.encoded
         };
         let encoded_len = encoded.len() as u64;
-        let (start, size) = if straight {
-            let target = column.segments.last_mut().expect("a segment with room");
+        let (segment, start, size) = if straight {
+            let segment = column.segments.len() - 1;
+            let target = &mut column.segments[segment];
             let start = target.len();
             let capacity = target.capacity();
             let size = seal_into(self.compression, self.checksums, encoded, target);
@@ -388,9 +414,9 @@ impl PageSealer {
                 capacity,
                 "a sealed page outgrew its bound"
             );
-            (start, size)
+            (segment, start, size)
         } else {
-            // Sealed aside, then placed where it fits: a compressed page is often a
+            // Sealed aside, then placed in the room left: a compressed page is often a
             // fraction of its worst case, so a segment holds several, and a cluster
             // takes about its compressed size in memory, not a worst case per page.
             self.sealed_aside.clear();
@@ -401,32 +427,49 @@ impl PageSealer {
                 &mut self.sealed_aside,
             );
             let len = self.sealed_aside.len();
-            if !column.has_room(len) {
-                if !full && column.page_buffer_holds_sealed() {
-                    // The short last page of the cluster goes into its own page buffer.
-                    let mut buffer = std::mem::take(&mut column.pending);
-                    buffer.clear();
-                    column.segments.push(buffer);
-                } else {
-                    let size = if full {
-                        sealed_bound(column.page_limit)
+            let room = column.segments.last().map_or(0, |s| s.capacity() - s.len());
+            if full && room > 0 && room < len {
+                // A full page that does not fit whole fills the room and goes on at the
+                // start of a new segment (the cluster's bytes are written one after the
+                // other): otherwise pages compressed to more than half their worst case
+                // would take a segment each.
+                let segment = column.segments.len() - 1;
+                let last = &mut column.segments[segment];
+                let start = last.len();
+                last.extend_from_slice(&self.sealed_aside[..room]);
+                let mut next = self.buffer(sealed_bound(column.page_limit));
+                next.extend_from_slice(&self.sealed_aside[room..]);
+                column.segments.push(next);
+                (segment, start, size)
+            } else {
+                if room < len {
+                    if !full && column.page_buffer_holds_sealed() {
+                        // The short last page of the cluster goes into its own page buffer.
+                        let mut buffer = std::mem::take(&mut column.pending);
+                        buffer.clear();
+                        column.segments.push(buffer);
                     } else {
-                        bound
-                    };
-                    let segment = self.buffer(size);
-                    column.segments.push(segment);
+                        let size = if full {
+                            sealed_bound(column.page_limit)
+                        } else {
+                            bound
+                        };
+                        let segment = self.buffer(size);
+                        column.segments.push(segment);
+                    }
                 }
+                let segment = column.segments.len() - 1;
+                let target = &mut column.segments[segment];
+                let start = target.len();
+                target.extend_from_slice(&self.sealed_aside);
+                (segment, start, size)
             }
-            let target = column.segments.last_mut().expect("a segment with room");
-            let start = target.len();
-            target.extend_from_slice(&self.sealed_aside);
-            (start, size)
         };
         column.uncompressed_sealed += encoded_len;
         column.pages.push(SealedPage {
             n_elements,
             size: size as u64,
-            segment: column.segments.len() - 1,
+            segment,
             start,
         });
         column.pending.clear();
