@@ -373,11 +373,11 @@ impl PageSealer {
     }
 
     /// Seals the pending elements of `column` as one page: into the column's last
-    /// segment if it has room; a full page otherwise into the room left and on into a new
-    /// segment sized for full pages, which later pages fill up; the short last page of a cluster into its own
-    /// page buffer, which becomes a segment, so that sealing a cluster needs no memory
-    /// beyond what its buffers already hold (the column takes a page buffer again when
-    /// its next elements arrive).
+    /// segment if it has room; a full page otherwise into the room left and on into a
+    /// new segment sized for full pages, which later pages fill up; the short last page
+    /// of a cluster into its own page buffer, which becomes a segment, so that sealing a
+    /// cluster needs no memory beyond what its buffers already hold (the column takes a
+    /// page buffer again when its next elements arrive).
     fn seal(&mut self, column: &mut ColumnBuffer) {
         let n_elements = (column.pending.len() / column.width) as u32;
         let bound = sealed_bound(column.pending.len());

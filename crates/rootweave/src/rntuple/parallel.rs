@@ -519,11 +519,11 @@ fn reserve(
         return Ok(());
     }
     let bytes = match sequence {
-        // No waiting for others to commit first, even for a context under its fair
-        // share: a context over its share gives bytes back only once its cluster is
-        // written, which takes as long as such a wait (20 ms for the ~40 MB cluster of a
-        // `complex` context of two), so the waiting context idled, then committed all
-        // the same. Committing at once gives as many clusters, and files as large.
+        // The context commits at once, even under its fair share: waiting for others
+        // to commit first would only idle, since a context over its share gives bytes
+        // back once its cluster is written, which takes about as long as the wait may
+        // last (the ~40 MB cluster of a `complex` context of two), and the waiting
+        // context would then commit all the same. Clusters are as many either way.
         None => {
             commit(shared, state, None, Keep::Pages)?;
             // The cluster's segments, kept as spares, may cover much of the step now.
