@@ -56,17 +56,21 @@ impl ClusterPlan {
         for (column, sealed) in cluster.columns.iter().enumerate() {
             for page in &sealed.pages {
                 let len = page.size as usize + checksum_len;
-                let stored = sealed.stored(page, checksum_len);
+                let stored = sealed.pieces(page.segment, page.start, len);
                 // With checksums the last 8 bytes already hash the page.
                 let hash = if checksums {
-                    u64::from_le_bytes(stored[len - 8..].try_into().expect("8 bytes"))
+                    u64::from_le_bytes(last_eight(stored))
+                } else if stored.1.is_empty() {
+                    xxh3_64(stored.0)
                 } else {
-                    xxh3_64(&stored)
+                    xxh3_64(&[stored.0, stored.1].concat())
                 };
                 let same = seen.get(&(hash, len)).copied().filter(|&i| {
                     let p: &PlannedPage = &pages[i];
-                    let (first, rest) = cluster.columns[p.column].pieces(p.segment, p.start, p.len);
-                    *first == stored[..first.len()] && *rest == stored[first.len()..]
+                    same_bytes(
+                        cluster.columns[p.column].pieces(p.segment, p.start, p.len),
+                        stored,
+                    )
                 });
                 let place = match same {
                     Some(original) => Place::SameAs(original),
@@ -214,6 +218,26 @@ impl ClusterPlan {
     }
 }
 
+/// The last eight bytes of a byte string in two pieces (the second may be empty or
+/// shorter than eight bytes); the string has at least eight.
+fn last_eight((first, rest): (&[u8], &[u8])) -> [u8; 8] {
+    let mut tail = [0u8; 8];
+    let from_rest = rest.len().min(8);
+    tail[8 - from_rest..].copy_from_slice(&rest[rest.len() - from_rest..]);
+    tail[..8 - from_rest].copy_from_slice(&first[first.len() - (8 - from_rest)..]);
+    tail
+}
+
+/// True if two byte strings, each in two pieces (the second possibly empty), are equal.
+/// Pages in two pieces are few (one per segment at most), and are compared only when
+/// their hashes match, so those are simply joined.
+fn same_bytes(a: (&[u8], &[u8]), b: (&[u8], &[u8])) -> bool {
+    if a.1.is_empty() && b.1.is_empty() {
+        return a.0 == b.0;
+    }
+    a.0.len() + a.1.len() == b.0.len() + b.1.len() && [a.0, a.1].concat() == [b.0, b.1].concat()
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -239,6 +263,22 @@ mod tests {
                 (((z ^ (z >> 31)) >> 44) as i32).to_le_bytes()
             })
             .collect()
+    }
+
+    #[test]
+    fn byte_strings_in_two_pieces() {
+        let whole: Vec<u8> = (0..20u8).collect();
+        for cut in [0, 5, 12, 13, 19, 20] {
+            let (a, b) = whole.split_at(cut);
+            let expected: [u8; 8] = whole[12..].try_into().unwrap();
+            assert_eq!(last_eight((a, b)), expected, "cut at {cut}");
+            assert!(same_bytes((a, b), (&whole, &[])));
+            assert!(same_bytes((&whole[..3], &whole[3..]), (a, b)));
+            let mut other = whole.clone();
+            other[cut.min(19)] ^= 1;
+            assert!(!same_bytes((a, b), (&other, &[])));
+        }
+        assert!(!same_bytes((&whole[..4], &[]), (&whole[..3], &[])));
     }
 
     /// Full pages that compress to more than half their worst case go on from the room

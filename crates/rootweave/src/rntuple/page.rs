@@ -1,8 +1,6 @@
 //! Column buffers and page sealing: elements accumulate per column, and a full page is
 //! encoded, compressed and checksummed on the thread that fills it.
 
-use std::borrow::Cow;
-
 use crate::rntuple::checksum::xxh3_64;
 
 use crate::compress::{compress_into, Compression};
@@ -64,19 +62,6 @@ pub struct SealedColumn {
 }
 
 impl SealedColumn {
-    /// The stored bytes of `page` and the `checksum_len` bytes of checksum after them:
-    /// borrowed from their segment, or copied together if the page continues into the
-    /// next segment.
-    pub fn stored(&self, page: &SealedPage, checksum_len: usize) -> Cow<'_, [u8]> {
-        let (first, rest) =
-            self.pieces(page.segment, page.start, page.size as usize + checksum_len);
-        if rest.is_empty() {
-            Cow::Borrowed(first)
-        } else {
-            Cow::Owned([first, rest].concat())
-        }
-    }
-
     /// The `len` bytes from `start` in segment `segment`: the part in that segment, and
     /// the part that continues at the start of the next one (empty if none).
     pub fn pieces(&self, segment: usize, start: usize, len: usize) -> (&[u8], &[u8]) {
@@ -480,6 +465,14 @@ impl PageSealer {
 mod tests {
     use super::*;
 
+    /// The stored bytes of `page` and the `checksum_len` bytes of checksum after them,
+    /// joined if the page continues into the next segment.
+    fn stored(sealed: &SealedColumn, page: &SealedPage, checksum_len: usize) -> Vec<u8> {
+        let (first, rest) =
+            sealed.pieces(page.segment, page.start, page.size as usize + checksum_len);
+        [first, rest].concat()
+    }
+
     #[test]
     fn pages_are_sealed_at_the_limit_with_checksums() {
         let mut sealer = PageSealer::new(Compression::NONE, true);
@@ -492,10 +485,10 @@ mod tests {
         assert_eq!(counts, [4, 4, 2]);
         assert_eq!(sealed.n_elements, 10);
         assert_eq!(sealed.stored_bytes(), 40 + 3 * 8);
-        let first = sealed.stored(&sealed.pages[0], 8);
+        let first = stored(&sealed, &sealed.pages[0], 8);
         assert_eq!(&first[..16], &values[..16]);
         assert_eq!(&first[16..], &xxh3_64(&values[..16]).to_le_bytes());
-        let last = sealed.stored(&sealed.pages[2], 8);
+        let last = stored(&sealed, &sealed.pages[2], 8);
         assert_eq!(&last[..8], &values[32..]);
         assert_eq!(column.sealed_bytes(), 0);
     }
@@ -520,7 +513,7 @@ mod tests {
         let sealed = column.take_sealed();
         assert_eq!(sealed.segments.len(), 1);
         assert_eq!(sealed.segments[0].capacity(), buffer);
-        let page = sealed.stored(&sealed.pages[0], 8);
+        let page = stored(&sealed, &sealed.pages[0], 8);
         assert_eq!(&page[..800], &values[..]);
         assert_eq!(&page[800..], &xxh3_64(&values).to_le_bytes());
         // Its memory serves the next cluster's page buffer.
@@ -586,7 +579,7 @@ mod tests {
         assert_eq!(sealed.segments.len(), 1, "ten small pages in one segment");
         let mut decoded = Vec::new();
         for page in &sealed.pages {
-            let stored = sealed.stored(page, 8);
+            let stored = stored(&sealed, page, 8);
             let (data, checksum) = stored.split_at(page.size as usize);
             assert_eq!(checksum, xxh3_64(data).to_le_bytes());
             let mut page_bytes = vec![0u8; page.n_elements as usize * 4];
