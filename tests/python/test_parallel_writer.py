@@ -42,7 +42,17 @@ CODED_CASES = [
     # ZSTD: ordered chunks of 65,536 entries make 256 KiB pages whose 5-bit plane and zero
     # plane share a libzstd block, and so get zstd frames of their own.
     ("single-zstd", "single", 300_000, ["--compression", "zstd:5", "--ordered"]),
+    # A 1 MiB budget over 4 contexts gives 128 KiB pages, two per chunk of 65,536 entries;
+    # they compress to ~62%, so the second of each cluster fills the room left in the
+    # first one's segment and continues in the next segment.
+    ("single-zstd-continued", "single", 1_200_000,
+     ["--compression", "zstd:5", "--ordered", "--memory-budget", "1MiB", "--threads", 4]),
 ]
+
+
+def thread_option(options):
+    """Two threads unless the case sets its own."""
+    return [] if "--threads" in options else ["--threads", 2]
 
 
 @pytest.fixture(scope="module")
@@ -70,14 +80,14 @@ def files(workdir):
         *CODED_CASES,
     ]:
         path = workdir / f"schema-{name}.root"
-        rootweave("generate", path, "--events", events, "--schema", schema, "--threads", 2, *options)
+        rootweave("generate", path, "--events", events, "--schema", schema, *thread_option(options), *options)
         jobs.append({"file": str(path), "ntuple": "Events", "out": str(workdir / f"schema-{name}.root-dump"),
                      "rdataframe": False})
     for name, schema, events, options in CODED_CASES:
         # The same entries uncompressed, as a reference that no compressor has touched.
-        reference = [o if not o.startswith(("lz4", "lzma", "zstd")) else "none" for o in options]
+        reference = [o if not str(o).startswith(("lz4", "lzma", "zstd")) else "none" for o in options]
         rootweave("generate", workdir / f"schema-{name}-none.root", "--events", events, "--schema", schema,
-                  "--threads", 2, *reference)
+                  *thread_option(reference), *reference)
     root_dump(jobs, workdir)
     return {n: (p, out, workdir / f"{n}.root-dump") for n, (p, out) in results.items()}
 
