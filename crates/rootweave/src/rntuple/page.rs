@@ -372,7 +372,7 @@ impl PageSealer {
         // only add a copy).
         let straight = column.has_room(bound) || full && self.compression.is_none();
         if straight && !column.has_room(bound) {
-            let segment = self.buffer(sealed_bound(column.page_limit));
+            let segment = self.buffer(column.page_buffer_size());
             column.segments.push(segment);
         }
         // Plain pages go to the compressor as they are, without an encoding copy.
@@ -413,42 +413,36 @@ impl PageSealer {
             );
             let len = self.sealed_aside.len();
             let room = column.segments.last().map_or(0, |s| s.capacity() - s.len());
-            if full && room > 0 && room < len {
-                // A full page that does not fit whole fills the room and goes on at the
-                // start of a new segment (the cluster's bytes are written one after the
-                // other): otherwise pages compressed to more than half their worst case
-                // would take a segment each.
-                let segment = column.segments.len() - 1;
-                let last = &mut column.segments[segment];
-                let start = last.len();
-                last.extend_from_slice(&self.sealed_aside[..room]);
-                let mut next = self.buffer(sealed_bound(column.page_limit));
-                next.extend_from_slice(&self.sealed_aside[room..]);
-                column.segments.push(next);
-                (segment, start, size)
-            } else {
-                if room < len {
-                    if !full && column.page_buffer_holds_sealed() {
-                        // The short last page of the cluster goes into its own page buffer.
-                        let mut buffer = std::mem::take(&mut column.pending);
-                        buffer.clear();
-                        column.segments.push(buffer);
+            // A full page that does not fit whole fills the room left and goes on at the
+            // start of a new segment (the cluster's bytes are written one after the
+            // other): otherwise pages compressed to more than half their worst case
+            // would take a segment each.
+            let continues = full && room > 0 && room < len;
+            if room < len && !continues {
+                let segment = if !full && column.page_buffer_holds_sealed() {
+                    // The short last page of the cluster goes into its own page buffer.
+                    let mut buffer = std::mem::take(&mut column.pending);
+                    buffer.clear();
+                    buffer
+                } else {
+                    self.buffer(if full {
+                        column.page_buffer_size()
                     } else {
-                        let size = if full {
-                            sealed_bound(column.page_limit)
-                        } else {
-                            bound
-                        };
-                        let segment = self.buffer(size);
-                        column.segments.push(segment);
-                    }
-                }
-                let segment = column.segments.len() - 1;
-                let target = &mut column.segments[segment];
-                let start = target.len();
-                target.extend_from_slice(&self.sealed_aside);
-                (segment, start, size)
+                        bound
+                    })
+                };
+                column.segments.push(segment);
             }
+            let segment = column.segments.len() - 1;
+            let start = column.segments[segment].len();
+            let here = if continues { room } else { len };
+            column.segments[segment].extend_from_slice(&self.sealed_aside[..here]);
+            if continues {
+                let mut next = self.buffer(column.page_buffer_size());
+                next.extend_from_slice(&self.sealed_aside[here..]);
+                column.segments.push(next);
+            }
+            (segment, start, size)
         };
         column.uncompressed_sealed += encoded_len;
         column.pages.push(SealedPage {
