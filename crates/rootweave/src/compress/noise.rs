@@ -70,6 +70,73 @@ pub(super) fn classify(input: &[u8], test: &NoiseTest, noise: &mut Vec<bool>) ->
     })
 }
 
+/// Fills `noise` with one flag per chunk of `input` (chunk `i` is `bounds[i]..bounds[i +
+/// 1]`): noise by `test` and of `min_entropy` bits per byte at least, judged from the
+/// chunks' sampled `entropy` (`chunk_entropy`; above its bound a collision entropy, which
+/// is what the byte-frequency test needs) instead of counting every byte again, and
+/// confirmed by LZ4's fast pass over each run of such chunks alone (not over the
+/// structured rest of the input, where it is slow and finds matches by the thousand). A
+/// match between a noise chunk and a structured chunk elsewhere goes unseen: cheaper than
+/// `classify` where a codec's own search is fast enough that `classify` would cost as
+/// much as it saves. None if LZ4's fast pass failed.
+pub(super) fn sampled_noise(
+    input: &[u8],
+    bounds: &[usize],
+    entropy: &[f64],
+    min_entropy: f64,
+    test: &NoiseTest,
+    noise: &mut Vec<bool>,
+) -> Option<()> {
+    noise.clear();
+    noise.extend(entropy.iter().map(|&h| {
+        h > LOW_ENTROPY
+            && h >= min_entropy
+            && test.window * (-4.0 * h).exp2() < test.matches_per_position
+    }));
+    let mut i = 0;
+    while i < noise.len() {
+        if !noise[i] {
+            i += 1;
+            continue;
+        }
+        let first = i;
+        while i < noise.len() && noise[i] {
+            i += 1;
+        }
+        let end = i;
+        let start = bounds[first];
+        FAST.with(|fast| {
+            let fast = &mut *fast.borrow_mut();
+            let n = lz4_fast_pass(&input[start..bounds[end]], fast)?;
+            for sequence in Sequences::new(&fast[..n]) {
+                let sequence = sequence?;
+                if sequence.match_len >= test.min_match.max(1) {
+                    let source = start + sequence.match_start.checked_sub(sequence.offset)?;
+                    let last = start + sequence.match_start + sequence.match_len - 1;
+                    let from = chunk_at(bounds, source);
+                    let to = chunk_at(bounds, last).min(end - 1);
+                    noise[from..=to].fill(false);
+                }
+            }
+            Some(())
+        })?;
+    }
+    Some(())
+}
+
+/// The chunk holding byte `pos` (chunk `i` is `bounds[i]..bounds[i + 1]`; `pos` is before
+/// the last bound).
+fn chunk_at(bounds: &[usize], pos: usize) -> usize {
+    bounds.partition_point(|&bound| bound <= pos) - 1
+}
+
+/// The bounds of the chunks of an input of `len` bytes cut every `CHUNK` bytes.
+pub(super) fn uniform_bounds(len: usize) -> Vec<usize> {
+    let mut bounds: Vec<usize> = (0..len).step_by(CHUNK).collect();
+    bounds.push(len);
+    bounds
+}
+
 /// LZ4's fast compressor over `input` into `fast` (grown as needed); the block's length.
 fn lz4_fast_pass(input: &[u8], fast: &mut Vec<u8>) -> Option<usize> {
     fast.resize(compress_bound(input.len()).ok()?, 0);
@@ -133,7 +200,6 @@ const ENTROPY_SAMPLE: usize = 1024;
 
 /// Match gains are valued per kilobyte of a chunk (the sample size).
 const SUBCHUNK: usize = ENTROPY_SAMPLE;
-const SUBCHUNKS: usize = CHUNK / SUBCHUNK;
 
 /// Chunks of at most this entropy (bits per byte) are where the search of a codec with
 /// Huffman-coded literals is slow and its matches cost more than they save (exponent bytes
@@ -152,64 +218,148 @@ pub(super) fn low_entropy_literals(
     cost: &SequenceCost,
     max_entropy: f64,
 ) -> Option<Vec<bool>> {
-    let candidates: Vec<bool> = entropy
-        .iter()
-        .map(|&h| h > 0.0 && h <= max_entropy)
-        .collect();
-    let mut literal = vec![false; candidates.len()];
-    for run in runs(&candidates, input.len())
-        .iter()
-        .filter(|run| run.noise)
-    {
-        let first = run.start / CHUNK;
-        let chunks = &input[run.start..run.end];
-        // Literal cost in bits per byte of each kilobyte: the entropy, at least one bit (a
-        // Huffman code has no shorter codes). Where the bound goes up to whole bytes (LZMA,
-        // slow enough for the counting not to matter), every kilobyte's own: a chunk that
-        // starts with the end of a noise plane and goes on with an exponent plane would
-        // otherwise value the matches of the exponent plane at 8 bits a byte.
-        let bits_per_byte: Vec<f64> = if max_entropy > LOW_ENTROPY {
-            chunks
-                .chunks(SUBCHUNK)
-                .map(|sub| entropy_bits(sub, max_entropy).max(1.0))
-                .collect()
-        } else {
-            entropy[first..first + chunks.len().div_ceil(CHUNK)]
-                .iter()
-                .zip(chunks.chunks(CHUNK))
-                .flat_map(|(&h, chunk)| {
-                    std::iter::repeat_n(h.max(1.0), chunk.len().div_ceil(SUBCHUNK))
-                })
-                .collect()
-        };
-        let mut gain = vec![0.0f64; chunks.len().div_ceil(CHUNK)];
-        FAST.with(|fast| {
-            let mut fast = fast.borrow_mut();
-            let n = lz4_fast_pass(chunks, &mut fast)?;
-            count_match_gain(&fast[..n], cost, &bits_per_byte, &mut gain)
-        })?;
-        for (i, chunk) in chunks.chunks(CHUNK).enumerate() {
-            let literal_cost: f64 = chunk
-                .chunks(SUBCHUNK)
-                .enumerate()
-                .map(|(j, sub)| bits_per_byte[i * SUBCHUNKS + j] * sub.len() as f64)
-                .sum();
-            literal[first + i] = gain[i] < MATCH_GAIN * literal_cost;
-        }
-    }
+    let bounds = uniform_bounds(input.len());
+    let mut literal = Vec::new();
+    low_entropy_literals_in(input, &bounds, entropy, cost, max_entropy, &mut literal)?;
     Some(literal)
 }
 
-/// Adds to `gain` (bits, per chunk) what the matches of the LZ4 block `fast` would save
-/// over literals coded at `bits_per_byte` (one figure per kilobyte), less what their
-/// sequences cost. None if the block is malformed.
+/// The scratch of `low_entropy_literals_in`, reused from page to page.
+#[derive(Default)]
+struct GainScratch {
+    /// Where each chunk's kilobytes start in `bits_per_byte`.
+    first: Vec<usize>,
+    /// Bits per byte of each kilobyte.
+    bits_per_byte: Vec<f64>,
+    /// What matches save in each chunk, in bits.
+    gain: Vec<f64>,
+}
+
+thread_local! {
+    static GAINS: RefCell<GainScratch> = RefCell::new(GainScratch::default());
+}
+
+/// `low_entropy_literals` over chunks of any length (chunk `i` is `bounds[i]..bounds[i +
+/// 1]`, of sampled `entropy[i]`), into `literal`.
+pub(super) fn low_entropy_literals_in(
+    input: &[u8],
+    bounds: &[usize],
+    entropy: &[f64],
+    cost: &SequenceCost,
+    max_entropy: f64,
+    literal: &mut Vec<bool>,
+) -> Option<()> {
+    literal.clear();
+    literal.extend(entropy.iter().map(|&h| h > 0.0 && h <= max_entropy));
+    GAINS.with(|scratch| {
+        let scratch = &mut *scratch.borrow_mut();
+        let mut i = 0;
+        while i < literal.len() {
+            if !literal[i] {
+                i += 1;
+                continue;
+            }
+            let first = i;
+            while i < literal.len() && literal[i] {
+                i += 1;
+            }
+            let end = i;
+            let stretch = Stretch {
+                input,
+                bounds: &bounds[first..=end],
+                entropy: &entropy[first..end],
+            };
+            stretch_literals(
+                &stretch,
+                cost,
+                max_entropy,
+                scratch,
+                &mut literal[first..end],
+            )?;
+        }
+        Some(())
+    })
+}
+
+/// A stretch of chunks of an input: chunk `i` is `input[bounds[i]..bounds[i + 1]]`, of
+/// sampled `entropy[i]`.
+struct Stretch<'a> {
+    input: &'a [u8],
+    bounds: &'a [usize],
+    entropy: &'a [f64],
+}
+
+/// Judges a stretch of candidate chunks: `literal[i]` stays true where the matches LZ4's
+/// fast pass finds in the chunk would save less than `MATCH_GAIN` of its literal cost.
+fn stretch_literals(
+    stretch: &Stretch,
+    cost: &SequenceCost,
+    max_entropy: f64,
+    scratch: &mut GainScratch,
+    literal: &mut [bool],
+) -> Option<()> {
+    let Stretch {
+        input,
+        bounds,
+        entropy,
+    } = *stretch;
+    let start = bounds[0];
+    let chunks = entropy.len();
+    // Literal cost in bits per byte of each kilobyte of each chunk (counted from the
+    // chunk's start): the entropy, at least one bit (a Huffman code has no shorter codes).
+    // Where the bound goes up to whole bytes (LZMA, slow enough for the counting not to
+    // matter), every kilobyte's own: a chunk that starts with the end of a noise plane and
+    // goes on with an exponent plane would otherwise value the matches of the exponent
+    // plane at 8 bits a byte.
+    scratch.first.clear();
+    scratch.bits_per_byte.clear();
+    for (i, &h) in entropy.iter().enumerate() {
+        scratch.first.push(scratch.bits_per_byte.len());
+        for sub in input[bounds[i]..bounds[i + 1]].chunks(SUBCHUNK) {
+            let bits = if max_entropy > LOW_ENTROPY {
+                entropy_bits(sub, max_entropy)
+            } else {
+                h
+            };
+            scratch.bits_per_byte.push(bits.max(1.0));
+        }
+    }
+    scratch.gain.clear();
+    scratch.gain.resize(chunks, 0.0);
+    FAST.with(|fast| {
+        let mut fast = fast.borrow_mut();
+        let n = lz4_fast_pass(&input[start..bounds[chunks]], &mut fast)?;
+        count_match_gain(&fast[..n], cost, bounds, scratch)
+    })?;
+    for (i, flag) in literal.iter_mut().enumerate() {
+        let len = bounds[i + 1] - bounds[i];
+        let literal_cost: f64 = (0..len.div_ceil(SUBCHUNK))
+            .map(|j| {
+                let sub_len = (len - j * SUBCHUNK).min(SUBCHUNK);
+                scratch.bits_per_byte[scratch.first[i] + j] * sub_len as f64
+            })
+            .sum();
+        *flag = scratch.gain[i] < MATCH_GAIN * literal_cost;
+    }
+    Some(())
+}
+
+/// Adds to `scratch.gain` (bits, per chunk) what the matches of the LZ4 block `fast`
+/// (of the bytes from `bounds[0]` on; chunk `i` is `bounds[i]..bounds[i + 1]`) would save
+/// over literals coded at the kilobytes' cost in `scratch`, less what their sequences
+/// cost. None if the block is malformed.
 fn count_match_gain(
     fast: &[u8],
     cost: &SequenceCost,
-    bits_per_byte: &[f64],
-    gain: &mut [f64],
+    bounds: &[usize],
+    scratch: &mut GainScratch,
 ) -> Option<()> {
+    let start = bounds[0];
+    // Chunk bounds relative to the block's first byte.
+    let bound = |chunk: usize| bounds[chunk] - start;
     let mut last_offset = 0;
+    // The chunk of the current match's start: matches come in order.
+    let mut first_chunk = 0;
     for sequence in Sequences::new(fast) {
         let sequence = sequence?;
         if sequence.match_len == 0 {
@@ -223,14 +373,24 @@ fn count_match_gain(
         last_offset = sequence.offset;
         // The matched bytes no longer cost literals; the sequence costs its codes.
         let end = sequence.match_start + sequence.match_len;
+        while bound(first_chunk + 1) <= sequence.match_start {
+            first_chunk += 1;
+        }
+        let mut chunk = first_chunk;
+        scratch.gain[chunk] -= bits;
         let mut at = sequence.match_start;
         while at < end {
-            let sub = at / SUBCHUNK;
-            let stop = ((sub + 1) * SUBCHUNK).min(end);
-            gain[at / CHUNK] += (stop - at) as f64 * bits_per_byte[sub];
+            while bound(chunk + 1) <= at {
+                chunk += 1;
+            }
+            let sub = (at - bound(chunk)) / SUBCHUNK;
+            let stop = (bound(chunk) + (sub + 1) * SUBCHUNK)
+                .min(bound(chunk + 1))
+                .min(end);
+            scratch.gain[chunk] +=
+                (stop - at) as f64 * scratch.bits_per_byte[scratch.first[chunk] + sub];
             at = stop;
         }
-        gain[sequence.match_start / CHUNK] -= bits;
     }
     Some(())
 }
@@ -304,28 +464,27 @@ fn count_log_table() -> &'static [f64] {
 /// The entropy of each chunk of `input` in bits per byte, from its first kilobyte (see
 /// `entropy_bits`: above `bound`, a lower bound).
 pub(super) fn chunk_entropy(input: &[u8], bound: f64) -> Vec<f64> {
-    input
-        .chunks(CHUNK)
-        .map(|chunk| entropy_bits(chunk, bound))
-        .collect()
+    let mut entropy = Vec::new();
+    chunk_entropy_into(input, bound, &mut entropy);
+    entropy
 }
 
-/// The kind of bytes of each chunk, from its `entropy` (`chunk_entropy`): 0 up to 4 bits
+/// Appends `chunk_entropy(input, bound)` to `entropy`.
+pub(super) fn chunk_entropy_into(input: &[u8], bound: f64, entropy: &mut Vec<f64>) {
+    entropy.extend(input.chunks(CHUNK).map(|chunk| entropy_bits(chunk, bound)));
+}
+
+/// The kind of bytes of a chunk of entropy `h` (`chunk_entropy`): 0 up to 4 bits
 /// per byte (one value, now and then another, is of this kind whether or not the sample
 /// holds the other), 1 up to 7.5 bits, 2 noise.
-pub(super) fn entropy_classes(entropy: &[f64]) -> Vec<u8> {
-    entropy
-        .iter()
-        .map(|&h| {
-            if h <= LOW_ENTROPY {
-                0
-            } else if h <= 7.5 {
-                1
-            } else {
-                2
-            }
-        })
-        .collect()
+pub(super) fn entropy_class(h: f64) -> u8 {
+    if h <= LOW_ENTROPY {
+        0
+    } else if h <= 7.5 {
+        1
+    } else {
+        2
+    }
 }
 
 /// A stretch of chunks of one kind.
