@@ -93,17 +93,9 @@ pub(super) fn sampled_noise(
             && h >= min_entropy
             && test.window * (-4.0 * h).exp2() < test.matches_per_position
     }));
-    let mut i = 0;
-    while i < noise.len() {
-        if !noise[i] {
-            i += 1;
-            continue;
-        }
-        let first = i;
-        while i < noise.len() && noise[i] {
-            i += 1;
-        }
-        let end = i;
+    let mut from = 0;
+    while let Some((first, end)) = next_true_run(noise, from) {
+        from = end;
         let start = bounds[first];
         FAST.with(|fast| {
             let fast = &mut *fast.borrow_mut();
@@ -122,6 +114,13 @@ pub(super) fn sampled_noise(
         })?;
     }
     Some(())
+}
+
+/// The first run of true `flags` from index `from` on: its first and end indices.
+fn next_true_run(flags: &[bool], from: usize) -> Option<(usize, usize)> {
+    let first = from + flags.get(from..)?.iter().position(|&flag| flag)?;
+    let end = first + flags[first..].iter().take_while(|&&flag| flag).count();
+    Some((first, end))
 }
 
 /// The chunk holding byte `pos` (chunk `i` is `bounds[i]..bounds[i + 1]`; `pos` is before
@@ -253,17 +252,9 @@ pub(super) fn low_entropy_literals_in(
     literal.extend(entropy.iter().map(|&h| h > 0.0 && h <= max_entropy));
     GAINS.with(|scratch| {
         let scratch = &mut *scratch.borrow_mut();
-        let mut i = 0;
-        while i < literal.len() {
-            if !literal[i] {
-                i += 1;
-                continue;
-            }
-            let first = i;
-            while i < literal.len() && literal[i] {
-                i += 1;
-            }
-            let end = i;
+        let mut from = 0;
+        while let Some((first, end)) = next_true_run(literal, from) {
+            from = end;
             let stretch = Stretch {
                 input,
                 bounds: &bounds[first..=end],

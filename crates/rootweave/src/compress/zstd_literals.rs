@@ -224,46 +224,51 @@ const ZSTD_BLOCK: usize = 128 * 1024;
 /// cannot reach into the frame before).
 const MIN_FRAME: usize = 4 * CHUNK;
 
-/// The kind of bytes of each chunk (`entropy_classes` of its `entropy`; chunk `i` is
-/// `bounds[i]..bounds[i + 1]`), where runs of a kind shorter than a frame join the run
-/// before: a plane whose entropy is near a bound would otherwise flip between two kinds
-/// from chunk to chunk.
+/// The kind of bytes of each chunk (`entropy_class` of its `entropy`; chunk `i` is
+/// `bounds[i]..bounds[i + 1]`), where frames are cut: runs of a kind shorter than a frame
+/// join the run before, since a plane whose entropy is near a bound would otherwise flip
+/// between two kinds from chunk to chunk.
 fn smoothed_classes(bounds: &[usize], entropy: &[f64], kinds: &mut Vec<u8>) {
-    kinds.clear();
-    kinds.extend(entropy.iter().map(|&h| entropy_class(h)));
-    let mut run_start = 0;
-    for i in 1..=kinds.len() {
-        if i == kinds.len() || kinds[i] != kinds[run_start] {
-            if run_start > 0 && bounds[i] - bounds[run_start] < MIN_FRAME {
-                let before = kinds[run_start - 1];
-                kinds[run_start..i].fill(before);
-            }
-            run_start = i;
-        }
-    }
+    smooth_classes(entropy, kinds, |run, _| {
+        bounds[run.end] - bounds[run.start] < MIN_FRAME
+    });
 }
 
-/// The kind of bytes of each chunk (`entropy_classes`), where literal blocks are cut: a
-/// run of a kind shorter than a frame joins the run before (a plane near 7.5 bits would
-/// otherwise cut a block wherever its chunks waver, each block paying for its code),
-/// unless the run or the one before is of low entropy and the run is two chunks or more:
-/// the exponent plane of a page of 4000 floats is 4000 bytes, and coded with the Huffman
-/// code of the noise before it, it would take 8 bits a byte instead of 1.5.
+/// The kind of bytes of each chunk, where literal blocks are cut: as `smoothed_classes`
+/// (a plane near 7.5 bits would otherwise cut a block wherever its chunks waver, each
+/// block paying for its code), except that a run of two chunks or more stays where it or
+/// the run before is of low entropy: the exponent plane of a page of 4000 floats is 4000
+/// bytes, and coded with the Huffman code of the noise before it, it would take 8 bits a
+/// byte instead of 1.5.
 fn block_classes(bounds: &[usize], entropy: &[f64], kinds: &mut Vec<u8>) {
+    smooth_classes(entropy, kinds, |run, low| {
+        if low {
+            run.len() < 2
+        } else {
+            bounds[run.end] - bounds[run.start] < MIN_FRAME
+        }
+    });
+}
+
+/// Fills `kinds` with the `entropy_class` of each chunk's `entropy`, where each run of a
+/// kind (but the first) for which `too_short(run, low)` holds joins the run before; `low`
+/// tells whether the run or the one before is of low entropy (kind 0).
+fn smooth_classes(
+    entropy: &[f64],
+    kinds: &mut Vec<u8>,
+    too_short: impl Fn(std::ops::Range<usize>, bool) -> bool,
+) {
     kinds.clear();
     kinds.extend(entropy.iter().map(|&h| entropy_class(h)));
     let mut run_start = 0;
     for i in 1..=kinds.len() {
         if i == kinds.len() || kinds[i] != kinds[run_start] {
-            let before = run_start.checked_sub(1).map(|b| kinds[b]);
-            let low = kinds[run_start] == 0 || before == Some(0);
-            let short = if low {
-                i - run_start < 2
-            } else {
-                bounds[i] - bounds[run_start] < MIN_FRAME
-            };
-            if let (Some(before), true) = (before, short) {
-                kinds[run_start..i].fill(before);
+            if run_start > 0 {
+                let before = kinds[run_start - 1];
+                let low = kinds[run_start] == 0 || before == 0;
+                if too_short(run_start..i, low) {
+                    kinds[run_start..i].fill(before);
+                }
             }
             run_start = i;
         }
