@@ -178,6 +178,48 @@ fn many_columns_and_contexts_never_take_more_than_the_budget() {
     assert!(peak > 0 && peak <= 8 << 20, "peak {peak} over the budget");
 }
 
+/// Writes `columns` int64 columns of `entries` entries, uncompressed, from one context
+/// under a 64 MiB budget; returns the number of clusters.
+fn clusters_of_one_context(columns: usize, entries: usize) -> u64 {
+    let fields: Vec<Field> = (0..columns)
+        .map(|i| Field::new(format!("c{i}"), FieldType::Int64))
+        .collect();
+    let file = Arc::new(
+        FileWriter::with_backend(
+            Arc::new(MemoryFile::new()),
+            "target.root",
+            WriterOptions::default(),
+        )
+        .unwrap(),
+    );
+    let mut options = ParallelOptions {
+        memory_budget: 64 << 20,
+        ..Default::default()
+    };
+    options.write.compression = rootweave::compress::Compression::NONE;
+    let writer = ParallelWriter::in_file(file, "target", fields, options).unwrap();
+    let values: Vec<i64> = (0..entries as i64).collect();
+    let mut context = writer.context();
+    for chunk in values.chunks(1 << 16) {
+        let batch: Vec<ColumnData> = (0..columns).map(|_| ColumnData::Int64(chunk)).collect();
+        context.extend(&batch).unwrap();
+    }
+    drop(context);
+    let summary = writer.close().unwrap();
+    assert_eq!(summary.entries, entries as u64);
+    summary.clusters
+}
+
+#[test]
+fn clusters_are_committed_at_a_quarter_of_a_context_s_budget_share_but_two_pages_per_column() {
+    // One column, 40 MB: a cluster per 16 MiB (a quarter of the 64 MiB budget), not one
+    // cluster of all of it written at close (the target alone is 128 MiB).
+    assert_eq!(clusters_of_one_context(1, 5_000_000), 3);
+    // 48 columns get 512 KiB pages under the budget: clusters of two pages per column
+    // (48 MiB) at least, more than a quarter of the budget; 23 MB make one cluster.
+    assert_eq!(clusters_of_one_context(48, 60_000), 1);
+}
+
 /// Reads column `x` of the RNTuple `name` in `path`.
 fn read_x(path: &std::path::Path, name: &str) -> Vec<i64> {
     let reader = rootweave::rntuple::RNTupleReader::open(path, name).unwrap();
