@@ -178,9 +178,14 @@ fn many_columns_and_contexts_never_take_more_than_the_budget() {
     assert!(peak > 0 && peak <= 8 << 20, "peak {peak} over the budget");
 }
 
-/// Writes `columns` int64 columns of `entries` entries, uncompressed, from one context
-/// under a 64 MiB budget; returns the number of clusters.
-fn clusters_of_one_context(columns: usize, entries: usize) -> u64 {
+/// Writes `columns` int64 columns of `entries` entries (bits of a counter scrambled, which
+/// no codec compresses) from one context under a 64 MiB budget with `compression`;
+/// returns the number of clusters.
+fn clusters_of_one_context(
+    columns: usize,
+    entries: usize,
+    compression: rootweave::compress::Compression,
+) -> u64 {
     let fields: Vec<Field> = (0..columns)
         .map(|i| Field::new(format!("c{i}"), FieldType::Int64))
         .collect();
@@ -196,9 +201,16 @@ fn clusters_of_one_context(columns: usize, entries: usize) -> u64 {
         memory_budget: 64 << 20,
         ..Default::default()
     };
-    options.write.compression = rootweave::compress::Compression::NONE;
+    options.write.compression = compression;
     let writer = ParallelWriter::in_file(file, "target", fields, options).unwrap();
-    let values: Vec<i64> = (0..entries as i64).collect();
+    // splitmix64's output function.
+    let scramble = |i: u64| {
+        let z = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) as i64
+    };
+    let values: Vec<i64> = (0..entries as u64).map(scramble).collect();
     let mut context = writer.context();
     for chunk in values.chunks(1 << 16) {
         let batch: Vec<ColumnData> = (0..columns).map(|_| ColumnData::Int64(chunk)).collect();
@@ -212,12 +224,15 @@ fn clusters_of_one_context(columns: usize, entries: usize) -> u64 {
 
 #[test]
 fn clusters_are_committed_at_a_quarter_of_a_context_s_budget_share_but_two_pages_per_column() {
+    use rootweave::compress::Compression;
+    let lz4 = "lz4:1".parse::<Compression>().unwrap();
     // One column, 40 MB: a cluster per 16 MiB (a quarter of the 64 MiB budget), not one
     // cluster of all of it written at close (the target alone is 128 MiB).
-    assert_eq!(clusters_of_one_context(1, 5_000_000), 3);
+    assert_eq!(clusters_of_one_context(1, 5_000_000, Compression::NONE), 1);
+    assert_eq!(clusters_of_one_context(1, 5_000_000, lz4), 3);
     // 48 columns get 512 KiB pages under the budget: clusters of two pages per column
     // (48 MiB) at least, more than a quarter of the budget; 23 MB make one cluster.
-    assert_eq!(clusters_of_one_context(48, 60_000), 1);
+    assert_eq!(clusters_of_one_context(48, 60_000, lz4), 1);
 }
 
 /// Reads column `x` of the RNTuple `name` in `path`.
