@@ -1,6 +1,7 @@
 """Exact comparison of values read by rootweave (JSON or Python objects) with what
 uproot returns."""
 
+import awkward as ak
 import numpy as np
 
 
@@ -30,3 +31,21 @@ def same(mine, theirs):
     if isinstance(mine, dict) and isinstance(theirs, dict):
         return mine.keys() == theirs.keys() and all(same(mine[k], theirs[k]) for k in mine)
     return mine == theirs
+
+
+def uproot_fields(ntuple, **entry_range):
+    """Yields each top-level field of an uproot RNTuple with its values as Python objects
+    and None, or, where uproot cannot read the field, None and the exception's name (the
+    callers list uproot's limits, they do not hide them)."""
+    for field in ntuple.keys(recursive=False):
+        try:
+            values = ak.to_list(ntuple.arrays([field], **entry_range)[field])
+        except Exception as e:  # noqa: BLE001 - listed by the caller
+            yield field, None, type(e).__name__
+            continue
+        yield field, values, None
+
+
+def first_difference(mine, theirs):
+    """The index of the first entry whose values are not `same`, or None."""
+    return next((i for i, (a, b) in enumerate(zip(mine, theirs)) if not same(a, b)), None)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import uproot
 
-from compare import same
+from compare import first_difference, same, uproot_fields
 from conftest import HERE, TARGET, TESTDATA, rootweave
 
 ENTRIES = 20_000
@@ -46,15 +46,13 @@ def test_testdata_fields_agree_with_uproot(file, name):
     for start, stop in ranges:
         mine = dump(path, name, "--entries", f"{start}:{stop}")
         assert len(mine) == stop - start
-        for field in ntuple.keys(recursive=False):
-            try:
-                theirs = ak.to_list(ntuple.arrays([field], entry_start=start, entry_stop=stop)[field])
-            except Exception as e:  # noqa: BLE001 - uproot's limits are listed, not hidden
-                skipped.append(f"{field}: uproot cannot read it ({type(e).__name__})")
+        for field, theirs, error in uproot_fields(ntuple, entry_start=start, entry_stop=stop):
+            if error:
+                skipped.append(f"{field}: uproot cannot read it ({error})")
                 continue
             values = [entry[field] for entry in mine]
-            bad = [i for i, (a, b) in enumerate(zip(values, theirs)) if not same(a, b)]
-            assert not bad, f"{file} {field} entry {start + bad[0]}: {values[bad[0]]} != {theirs[bad[0]]}"
+            bad = first_difference(values, theirs)
+            assert bad is None, f"{file} {field} entry {start + bad}: {values[bad]} != {theirs[bad]}"
     if skipped:
         print(f"{file}: skipped {skipped}")
 

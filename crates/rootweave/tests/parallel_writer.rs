@@ -46,6 +46,17 @@ fn fields() -> Vec<Field> {
     vec![Field::new("x", FieldType::Int64)]
 }
 
+/// A parallel writer of the RNTuple `name` into a file in memory.
+fn in_memory(name: &str, fields: Vec<Field>, options: ParallelOptions) -> ParallelWriter {
+    let file = FileWriter::with_backend(
+        Arc::new(MemoryFile::new()),
+        &format!("{name}.root"),
+        WriterOptions::default(),
+    )
+    .unwrap();
+    ParallelWriter::in_file(Arc::new(file), name, fields, options).unwrap()
+}
+
 #[test]
 fn a_full_disk_is_reported_to_producers_and_at_close_without_hanging() {
     let disk = Arc::new(FullDisk {
@@ -145,19 +156,11 @@ fn many_columns_and_contexts_never_take_more_than_the_budget() {
     let fields: Vec<Field> = (0..300)
         .map(|i| Field::new(format!("f{i}"), FieldType::Float32))
         .collect();
-    let file = Arc::new(
-        FileWriter::with_backend(
-            Arc::new(MemoryFile::new()),
-            "wide.root",
-            WriterOptions::default(),
-        )
-        .unwrap(),
-    );
     let options = ParallelOptions {
         memory_budget: 8 << 20,
         ..Default::default()
     };
-    let writer = ParallelWriter::in_file(file, "wide", fields, options).unwrap();
+    let writer = in_memory("wide", fields, options);
     let column: Vec<f32> = (0..3000).map(|i| i as f32 * 0.25).collect();
     std::thread::scope(|s| {
         for _ in 0..4 {
@@ -189,20 +192,12 @@ fn clusters_of_one_context(
     let fields: Vec<Field> = (0..columns)
         .map(|i| Field::new(format!("c{i}"), FieldType::Int64))
         .collect();
-    let file = Arc::new(
-        FileWriter::with_backend(
-            Arc::new(MemoryFile::new()),
-            "target.root",
-            WriterOptions::default(),
-        )
-        .unwrap(),
-    );
     let mut options = ParallelOptions {
         memory_budget: 64 << 20,
         ..Default::default()
     };
     options.write.compression = compression;
-    let writer = ParallelWriter::in_file(file, "target", fields, options).unwrap();
+    let writer = in_memory("target", fields, options);
     // splitmix64's output function.
     let scramble = |i: u64| {
         let z = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
