@@ -210,7 +210,6 @@ fn noise_test(len: usize) -> NoiseTest {
 
 /// One zstd frame of a page: chunks `first..end`, of literals only or compressed by
 /// libzstd.
-#[derive(Clone, Copy, Debug, PartialEq)]
 struct Frame {
     first: usize,
     end: usize,
@@ -275,9 +274,9 @@ fn smooth_classes(
     }
 }
 
-/// The frames of a page (into `chunks.frames`), in order: the runs of literal chunks, and the other runs, cut
-/// where the kind of bytes changes if such a change falls inside one of libzstd's 128 KiB
-/// blocks.
+/// The frames of a page (into `chunks.frames`), in order: the runs of literal chunks, and
+/// the other runs, cut where the kind of bytes changes if such a change falls inside one
+/// of libzstd's 128 KiB blocks.
 /// A block whose Huffman code is made for noise and an exponent plane at once codes the
 /// exponents at nearly 8 bits: split double pages of 256 KiB, whose byte planes are
 /// 32 KiB, came out 2.4% larger than the same values in 1 MiB pages (planes of 128 KiB,
@@ -324,10 +323,10 @@ fn frames(chunks: &mut Chunks) {
 
 /// The literal blocks of a frame whose chunks are of `kinds` (chunk `i` is
 /// `bounds[i]..bounds[i + 1]`), as block lengths into `blocks`: a block ends where the
-/// kind changes, and
-/// within `LITERAL_BLOCK` bytes of low entropy (an exponent plane's frequencies drift from
-/// plane to plane) or `ZSTD_BLOCK` bytes of the other kinds (a Huffman code of
-/// near-uniform bytes gains little from being redone, and costs its table every time).
+/// kind changes, and within `LITERAL_BLOCK` bytes of low entropy (an exponent plane's
+/// frequencies drift from plane to plane) or `ZSTD_BLOCK` bytes of the other kinds (a
+/// Huffman code of near-uniform bytes gains little from being redone, and costs its table
+/// every time).
 fn literal_blocks(bounds: &[usize], kinds: &[u8], blocks: &mut Vec<usize>) {
     blocks.clear();
     let mut i = 0;
@@ -439,7 +438,7 @@ fn literal_frame(piece: &[u8], blocks: &[usize], out: &mut Vec<u8>) -> Option<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compress::noise::chunk_entropy;
+    use crate::compress::noise::{chunk_entropy, uniform_bounds};
     use crate::compress::test_pages::{split_floats, splitmix};
 
     fn whole_frame(input: &[u8]) -> usize {
@@ -597,22 +596,17 @@ mod tests {
 
     #[test]
     fn literal_blocks_end_at_changes_of_kind_and_at_their_kind_s_length() {
-        let grid = |len: usize| -> Vec<usize> {
-            let mut bounds: Vec<usize> = (0..len).step_by(CHUNK).collect();
-            bounds.push(len);
-            bounds
-        };
         assert_eq!(
-            blocks_of(&grid(10 * CHUNK), &[0; 10]),
+            blocks_of(&uniform_bounds(10 * CHUNK), &[0; 10]),
             [16 << 10, 16 << 10, 8 << 10]
         );
         let kinds = [[1u8; 40], [2; 40]].concat();
         assert_eq!(
-            blocks_of(&grid(80 * CHUNK - 100), &kinds),
+            blocks_of(&uniform_bounds(80 * CHUNK - 100), &kinds),
             [128 << 10, 32 << 10, 128 << 10, (32 << 10) - 100]
         );
         assert_eq!(
-            blocks_of(&grid(6 * CHUNK), &[0, 0, 2, 2, 0, 1]),
+            blocks_of(&uniform_bounds(6 * CHUNK), &[0, 0, 2, 2, 0, 1]),
             [2 * CHUNK, 2 * CHUNK, CHUNK, CHUNK]
         );
         // Chunks of any length: a block holds whole chunks, within its length.

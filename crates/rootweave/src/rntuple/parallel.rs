@@ -610,7 +610,7 @@ fn after_append(shared: &Shared, state: &mut ContextState) -> Result<()> {
 }
 
 /// The compressed size at which a context commits its cluster: the writer's
-/// `cluster_target_size`, but no more than a quarter of the context's share of the budget
+/// `cluster_target_size`, but no more than a quarter of the context's [`fair_share`]
 /// unless that would make clusters of fewer than two pages per column. Bytes still held
 /// when the producers are done are written at close with nothing left to overlap: with
 /// two contexts under 256 MiB, 128 MiB targets left the whole `single` file (168 MB of
@@ -623,8 +623,7 @@ fn cluster_target(shared: &Shared, state: &ContextState) -> u64 {
     if shared.options.write.compression.is_none() {
         return target;
     }
-    let filling = shared.filling.load(Ordering::Relaxed).max(1) as u64;
-    let quarter_share = shared.options.memory_budget / 4 / filling;
+    let quarter_share = fair_share(shared) / 4;
     let two_pages = 2 * shared.columns as u64 * state.page_size as u64;
     target.min(quarter_share.max(two_pages))
 }
