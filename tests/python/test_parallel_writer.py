@@ -50,6 +50,9 @@ CODED_CASES = [
 ]
 
 
+SHARED_EVENTS = 60_000
+
+
 def thread_option(options):
     """Two threads unless the case sets its own."""
     return [] if "--threads" in options else ["--threads", 2]
@@ -77,6 +80,9 @@ def files(workdir):
         ("complex", "complex", 700, ["--memory-budget", "4MiB"]),
         ("wide", "wide", 300, ["--memory-budget", "4MiB"]),
         ("single", "single", 70_000, ["--memory-budget", "4MiB"]),
+        # Unordered clusters under a small budget: pages equal to an earlier cluster's
+        # (constant and empty-collection columns) point at it.
+        ("nanoaod-shared", "nanoaod", SHARED_EVENTS, ["--memory-budget", "2MiB", "--compression", "none"]),
         *CODED_CASES,
     ]:
         path = workdir / f"schema-{name}.root"
@@ -184,7 +190,7 @@ def test_generate_unordered_has_the_same_events_in_some_order(workdir):
     assert np.array_equal(events[0][1], events[1][1])
 
 
-@pytest.mark.parametrize("schema", ["complex", "wide", "single"] + [c[0] for c in CODED_CASES])
+@pytest.mark.parametrize("schema", ["complex", "wide", "single", "nanoaod-shared"] + [c[0] for c in CODED_CASES])
 def test_root_and_uproot_agree_on_the_generate_schemas(files, workdir, schema):
     from canonical import assert_same, from_awkward
     _, root_values = load_expected(workdir / f"schema-{schema}.root-dump")
@@ -193,7 +199,7 @@ def test_root_and_uproot_agree_on_the_generate_schemas(files, workdir, schema):
     for field in arrays.fields:
         from_awkward(arrays[field], field, uproot_values)
     assert_same(root_values, uproot_values, f"{schema}: ROOT vs uproot")
-    assert len(root_values) >= {"complex": 10 * 16, "wide": 1000, "single": 1}[schema.split("-")[0]]
+    assert len(root_values) >= {"complex": 10 * 16, "wide": 1000, "single": 1, "nanoaod": 20}[schema.split("-")[0]]
     if schema in {c[0] for c in CODED_CASES}:
         reference = uproot.open(workdir / f"schema-{schema}-none.root")["Events"].arrays()
         reference_values = {}
@@ -201,6 +207,32 @@ def test_root_and_uproot_agree_on_the_generate_schemas(files, workdir, schema):
             from_awkward(reference[field], field, reference_values)
         assert_same(reference_values, uproot_values, f"{schema}: uncompressed vs compressed (uproot)")
         assert_same(reference_values, root_values, f"{schema}: uncompressed vs compressed (ROOT)")
+
+
+def test_pages_shared_across_clusters_read_as_written(files, workdir):
+    """In the unordered file, pages equal to an earlier cluster's point at that one; read
+    by uproot they equal the same events written ordered by one thread, where every
+    cluster stores its own pages (and ROOT reads what uproot reads: the test above)."""
+    import awkward as ak
+    from conftest import rootweave
+    rntuple = uproot.open(workdir / "schema-nanoaod-shared.root")["Events"]
+    clusters_of = {}
+    for c, columns in enumerate(rntuple.page_link_list):
+        for column in columns:
+            for page in column.pages:
+                clusters_of.setdefault(page.locator.offset, set()).add(c)
+    shared = sum(len(c) > 1 for c in clusters_of.values())
+    assert shared >= 10, f"{shared} pages shared across {len(rntuple.page_link_list)} clusters"
+    reference_path = workdir / "nanoaod-ordered-reference.root"
+    rootweave("generate", reference_path, "--events", SHARED_EVENTS, "--ordered", "--threads", 1,
+              "--compression", "none")
+    reference = uproot.open(reference_path)["Events"].arrays()
+    values = rntuple.arrays()
+    values = values[np.argsort(np.asarray(values["event"]))]
+    reference = reference[np.argsort(np.asarray(reference["event"]))]
+    assert len(values) == SHARED_EVENTS
+    for field in reference.fields:
+        assert ak.array_equal(values[field], reference[field]), field
 
 
 @pytest.mark.parametrize("schema,fields", [("single", 1), ("complex", 10), ("wide", 1000)])

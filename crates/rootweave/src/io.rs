@@ -29,6 +29,13 @@ pub trait WriteAt: Send + Sync {
     fn sync(&self) -> Result<()>;
     /// A name for error messages.
     fn name(&self) -> String;
+    /// Reads back bytes written earlier, if the target can: `Ok(false)` (the default) says
+    /// it cannot, and the writer then never relies on what it wrote (it shares identical
+    /// pages across clusters only after comparing them with the bytes read back).
+    fn read_back_at(&self, buf: &mut [u8], offset: u64) -> Result<bool> {
+        let _ = (buf, offset);
+        Ok(false)
+    }
 }
 
 /// A file on disk, accessed with `pread`/`pwrite`.
@@ -113,6 +120,11 @@ impl WriteAt for DiskFile {
 
     fn name(&self) -> String {
         self.path.display().to_string()
+    }
+
+    fn read_back_at(&self, buf: &mut [u8], offset: u64) -> Result<bool> {
+        ReadAt::read_exact_at(self, buf, offset)?;
+        Ok(true)
     }
 }
 
@@ -207,6 +219,11 @@ impl WriteAt for MemoryFile {
     fn name(&self) -> String {
         "<memory>".to_string()
     }
+
+    fn read_back_at(&self, buf: &mut [u8], offset: u64) -> Result<bool> {
+        ReadAt::read_exact_at(self, buf, offset)?;
+        Ok(true)
+    }
 }
 
 impl<T: ReadAt + ?Sized> ReadAt for std::sync::Arc<T> {
@@ -233,6 +250,10 @@ impl<T: WriteAt + ?Sized> WriteAt for std::sync::Arc<T> {
     }
     fn name(&self) -> String {
         (**self).name()
+    }
+
+    fn read_back_at(&self, buf: &mut [u8], offset: u64) -> Result<bool> {
+        (**self).read_back_at(buf, offset)
     }
 }
 

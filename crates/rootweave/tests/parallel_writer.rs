@@ -223,7 +223,7 @@ fn clusters_are_committed_at_a_quarter_of_a_context_s_budget_share_but_two_pages
     let lz4 = "lz4:1".parse::<Compression>().unwrap();
     // One column, 40 MB: a cluster per 16 MiB (a quarter of the 64 MiB budget), not one
     // cluster of all of it written at close (the target alone is 128 MiB).
-    assert_eq!(clusters_of_one_context(1, 5_000_000, Compression::NONE), 1);
+    assert_eq!(clusters_of_one_context(1, 5_000_000, Compression::NONE), 3);
     assert_eq!(clusters_of_one_context(1, 5_000_000, lz4), 3);
     // 48 columns get 512 KiB pages under the budget: clusters of two pages per column
     // (48 MiB) at least, more than a quarter of the budget; 23 MB make one cluster.
@@ -290,4 +290,101 @@ fn contexts_work_as_rayon_tasks_ordered_or_not() {
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn pages_repeated_across_clusters_are_stored_once_unless_ordered() {
+    use rootweave::container::RootFile;
+    use rootweave::rntuple::{RNTupleReader, ReadOptions};
+    use std::collections::HashSet;
+    for ordered in [false, true] {
+        let memory = Arc::new(MemoryFile::new());
+        let file = Arc::new(
+            FileWriter::with_backend(memory.clone(), "shared.root", WriterOptions::default())
+                .unwrap(),
+        );
+        let fields = vec![
+            Field::new("x", FieldType::Int64),
+            Field::new("flag", FieldType::Int32),
+        ];
+        let options = ParallelOptions {
+            memory_budget: 1 << 20,
+            ordered,
+            ..Default::default()
+        };
+        let writer = ParallelWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
+        // 4 contexts, 10 chunks of 10,000 entries each, a cluster per chunk; `flag` is
+        // always 7, so its pages repeat from cluster to cluster.
+        std::thread::scope(|s| {
+            for t in 0..4i64 {
+                let mut ctx = writer.context();
+                s.spawn(move || {
+                    for c in t * 10..(t + 1) * 10 {
+                        let x: Vec<i64> = (c * 10_000..(c + 1) * 10_000).collect();
+                        let batch = [ColumnData::Int64(&x), ColumnData::Int32(&[7; 10_000])];
+                        if ordered {
+                            ctx.extend_sequence(c as u64, &batch).unwrap();
+                        } else {
+                            ctx.extend(&batch).unwrap();
+                            ctx.commit_cluster().unwrap();
+                        }
+                    }
+                });
+            }
+        });
+        let clusters = writer.close().unwrap().clusters;
+        Arc::try_unwrap(file).unwrap().close().unwrap();
+
+        let root = Arc::new(
+            RootFile::from_source(Arc::new(MemoryFile::from_bytes(memory.to_bytes()))).unwrap(),
+        );
+        let reader = RNTupleReader::from_file(root, "ntpl", ReadOptions::default()).unwrap();
+        let described = reader.descriptor().all_clusters(reader.file()).unwrap();
+        assert_eq!(described.len() as u64, clusters);
+        assert!(clusters >= 40, "{clusters} clusters");
+        // The flag pages' offsets, per cluster.
+        let flag_pages: Vec<HashSet<u64>> = described
+            .iter()
+            .map(|c| {
+                c.columns[1]
+                    .as_ref()
+                    .unwrap()
+                    .pages
+                    .iter()
+                    .map(|p| p.offset)
+                    .collect()
+            })
+            .collect();
+        let distinct: HashSet<u64> = flag_pages.iter().flatten().copied().collect();
+        if ordered {
+            // The bytes of an ordered file do not depend on timing: every cluster stores
+            // its own pages.
+            let per_cluster: usize = flag_pages.iter().map(HashSet::len).sum();
+            assert_eq!(
+                distinct.len(),
+                per_cluster,
+                "ordered: a page shared across clusters"
+            );
+        } else {
+            assert!(
+                distinct.len() * 4 <= flag_pages.len(),
+                "{} flag pages stored for {} clusters",
+                distinct.len(),
+                flag_pages.len()
+            );
+        }
+        let mut x = match reader
+            .read(&["x", "flag"], 0..reader.entries())
+            .unwrap()
+            .as_slice()
+        {
+            [(_, rootweave::array::Array::Int64(x)), (_, rootweave::array::Array::Int32(flag))] => {
+                assert!(flag.iter().all(|&f| f == 7));
+                x.clone()
+            }
+            other => panic!("read as {other:?}"),
+        };
+        x.sort_unstable();
+        assert_eq!(x, (0..400_000).collect::<Vec<i64>>(), "ordered: {ordered}");
+    }
 }

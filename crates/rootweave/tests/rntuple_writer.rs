@@ -176,3 +176,81 @@ fn anchor_key_points_at_header_and_footer() {
     let page: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
     assert!(bytes.windows(page.len()).any(|w| w == page));
 }
+
+/// The offsets of the pages of each column in each cluster of the RNTuple `ntpl` in
+/// `bytes`, and the reader.
+fn page_offsets(bytes: Vec<u8>) -> (Vec<Vec<Vec<u64>>>, rootweave::rntuple::RNTupleReader) {
+    use rootweave::rntuple::{RNTupleReader, ReadOptions};
+    let root = Arc::new(RootFile::from_source(Arc::new(MemoryFile::from_bytes(bytes))).unwrap());
+    let reader = RNTupleReader::from_file(root, "ntpl", ReadOptions::default()).unwrap();
+    let clusters = reader.descriptor().all_clusters(reader.file()).unwrap();
+    let offsets = clusters
+        .iter()
+        .map(|c| {
+            c.columns
+                .iter()
+                .map(|pages| {
+                    pages
+                        .as_ref()
+                        .unwrap()
+                        .pages
+                        .iter()
+                        .map(|p| p.offset)
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    (offsets, reader)
+}
+
+#[test]
+fn pages_repeated_in_later_clusters_point_at_the_first_copy() {
+    for compression in ["none", "zstd:5"] {
+        let memory = Arc::new(MemoryFile::new());
+        let file = Arc::new(
+            FileWriter::with_backend(memory.clone(), "test.root", WriterOptions::default())
+                .unwrap(),
+        );
+        let fields = vec![
+            Field::new("x", FieldType::Int32),
+            Field::new("flag", FieldType::Int32),
+        ];
+        let options = WriteOptions {
+            compression: compression.parse().unwrap(),
+            ..WriteOptions::default()
+        };
+        let mut w = RNTupleWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
+        // Five clusters of 1000 entries: `flag` is 7 in the first four, 8 in the last.
+        for c in 0..5 {
+            let x: Vec<i32> = (c * 1000..(c + 1) * 1000).collect();
+            let flag = vec![if c < 4 { 7 } else { 8 }; 1000];
+            w.extend(&[ColumnData::Int32(&x), ColumnData::Int32(&flag)])
+                .unwrap();
+            w.commit_cluster().unwrap();
+        }
+        assert_eq!(w.close().unwrap().clusters, 5);
+        Arc::try_unwrap(file).unwrap().close().unwrap();
+
+        let (offsets, reader) = page_offsets(memory.to_bytes());
+        let (x, flag): (Vec<u64>, Vec<u64>) = offsets
+            .iter()
+            .map(|columns| (columns[0][0], columns[1][0]))
+            .unzip();
+        assert_eq!(flag[1..4], [flag[0]; 3], "{compression}: flag pages of 7s");
+        assert_ne!(flag[4], flag[0], "{compression}: the page of 8s is its own");
+        let mut distinct = x.clone();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 5, "{compression}: x pages differ");
+        // Every cluster reads its own values through the shared locators.
+        let arrays = reader.read(&["x", "flag"], 0..5000).unwrap();
+        let expected_flag: Vec<i32> = (0..5000).map(|i| if i < 4000 { 7 } else { 8 }).collect();
+        match (&arrays[0].1, &arrays[1].1) {
+            (rootweave::array::Array::Int32(x), rootweave::array::Array::Int32(f)) => {
+                assert_eq!(*x, (0..5000).collect::<Vec<i32>>());
+                assert_eq!(*f, expected_flag);
+            }
+            other => panic!("read as {other:?}"),
+        }
+    }
+}

@@ -120,6 +120,12 @@ impl FileWriter {
         self.backend.write_all_at(bytes, offset)
     }
 
+    /// Reads back `buf.len()` bytes written at `offset`; `Ok(false)` if the backend cannot
+    /// read what it wrote (see [`WriteAt::read_back_at`]).
+    pub fn read_back(&self, offset: u64, buf: &mut [u8]) -> Result<bool> {
+        self.backend.read_back_at(buf, offset)
+    }
+
     /// Reserves an RNTuple blob of `payload_len` bytes (`objlen` uncompressed), writes its
     /// key header, and returns the offset where the payload goes.
     pub fn reserve_blob(&self, payload_len: u64, objlen: u64) -> Result<u64> {

@@ -1,7 +1,9 @@
 //! Placing a sealed cluster in the file: the pages of all columns, column after column, in
-//! blobs of at most the maximum key size. Identical pages within a cluster are stored once
-//! and shared by their locators, as ROOT does ("same-page merging"): the offsets of several
-//! collections of one length, for example, are often identical.
+//! blobs of at most the maximum key size. Identical pages are stored once and shared by
+//! their locators, as ROOT does ("same-page merging"): the offsets of several collections
+//! of one length, for example, are often identical. Within a cluster, pages are compared
+//! in memory; a page equal to one an earlier cluster stored (see [`StoredPages`]) points
+//! at that one, once the bytes read back from the file are found equal.
 //!
 //! Planning happens on the thread that sealed the cluster; reserving the byte ranges is a
 //! cheap bookkeeping step (the parallel writer does it under its commit lock); writing the
@@ -16,6 +18,7 @@ use crate::error::Result;
 
 use super::builder::SealedCluster;
 use super::metadata::{ClusterDescriptor, ClusterSummary, ColumnRange, PageLocation};
+use super::stored_pages::StoredPages;
 
 /// Where one page goes.
 #[derive(Debug)]
@@ -26,6 +29,8 @@ struct PlannedPage {
     start: usize,
     /// Bytes of the page and its checksum.
     len: usize,
+    /// The page's checksum, or the XXH3 of its bytes when pages have none.
+    hash: u64,
     place: Place,
 }
 
@@ -35,6 +40,8 @@ enum Place {
     Blob { blob: usize, offset: u64 },
     /// The same bytes as an earlier page of the plan.
     SameAs(usize),
+    /// The same bytes as a page already in the file (an earlier cluster's), at this offset.
+    Stored(u64),
 }
 
 /// The layout of a sealed cluster's pages in blobs.
@@ -43,6 +50,7 @@ pub struct ClusterPlan {
     pages: Vec<PlannedPage>,
     blob_sizes: Vec<u64>,
     checksums: bool,
+    max_key_size: u64,
 }
 
 impl ClusterPlan {
@@ -51,7 +59,6 @@ impl ClusterPlan {
     pub fn new(cluster: &SealedCluster, checksums: bool, max_key_size: u64) -> Self {
         let checksum_len = if checksums { 8 } else { 0 };
         let mut pages: Vec<PlannedPage> = Vec::new();
-        let mut blob_sizes: Vec<u64> = Vec::new();
         let mut seen: HashMap<(u64, usize), usize> = HashMap::new();
         for (column, sealed) in cluster.columns.iter().enumerate() {
             for page in &sealed.pages {
@@ -75,17 +82,9 @@ impl ClusterPlan {
                 let place = match same {
                     Some(original) => Place::SameAs(original),
                     None => {
-                        let fits = blob_sizes
-                            .last()
-                            .is_some_and(|&size| size + len as u64 <= max_key_size);
-                        if !fits {
-                            blob_sizes.push(0);
-                        }
-                        let blob = blob_sizes.len() - 1;
-                        let offset = blob_sizes[blob];
-                        blob_sizes[blob] += len as u64;
                         seen.insert((hash, len), pages.len());
-                        Place::Blob { blob, offset }
+                        // Placed by `lay_out`.
+                        Place::Blob { blob: 0, offset: 0 }
                     }
                 };
                 pages.push(PlannedPage {
@@ -93,15 +92,90 @@ impl ClusterPlan {
                     segment: page.segment,
                     start: page.start,
                     len,
+                    hash,
                     place,
                 });
             }
         }
-        ClusterPlan {
+        let mut plan = ClusterPlan {
+            pages,
+            blob_sizes: Vec::new(),
+            checksums,
+            max_key_size,
+        };
+        plan.lay_out();
+        plan
+    }
+
+    /// Places the pages the cluster stores itself one after the other in blobs of at most
+    /// the maximum key size (a page larger than that gets a blob of its own).
+    fn lay_out(&mut self) {
+        let ClusterPlan {
             pages,
             blob_sizes,
-            checksums,
+            max_key_size,
+            ..
+        } = self;
+        blob_sizes.clear();
+        for page in pages.iter_mut() {
+            if let Place::Blob { blob, offset } = &mut page.place {
+                let len = page.len as u64;
+                if blob_sizes
+                    .last()
+                    .is_none_or(|&size| size + len > *max_key_size)
+                {
+                    blob_sizes.push(0);
+                }
+                *blob = blob_sizes.len() - 1;
+                *offset = blob_sizes[*blob];
+                blob_sizes[*blob] += len;
+            }
         }
+    }
+
+    /// Points the pages equal to a page already in the file at it: `stored` proposes a
+    /// page by hash and length, and the proposed bytes, read back from `file`, must equal
+    /// the page's own. Call on the producer's thread, before the cluster is recorded; the
+    /// reads take no lock. A proposal that cannot be read back (a backend that cannot
+    /// read, an I/O error) is not shared: the page is stored again.
+    pub(crate) fn share_stored(
+        &mut self,
+        cluster: &SealedCluster,
+        stored: &StoredPages,
+        file: &FileWriter,
+    ) {
+        let proposals = stored.find(self.pages.iter().map(|page| match page.place {
+            Place::Blob { .. } => Some((page.hash, page.len)),
+            _ => None,
+        }));
+        let mut shared = false;
+        let mut earlier = Vec::new();
+        for (page, proposal) in self.pages.iter_mut().zip(proposals) {
+            let Some(at) = proposal else { continue };
+            earlier.resize(page.len, 0);
+            if !matches!(file.read_back(at, &mut earlier), Ok(true)) {
+                continue;
+            }
+            let own = cluster.columns[page.column].pieces(page.segment, page.start, page.len);
+            if same_bytes(own, (&earlier, &[])) {
+                page.place = Place::Stored(at);
+                shared = true;
+            }
+        }
+        if shared {
+            self.lay_out();
+        }
+    }
+
+    /// The (hash, length) and file offset of every page this plan stores itself, given
+    /// where its blobs' keys are: what [`StoredPages::insert`] takes once they are written.
+    pub(crate) fn stored_pages(&self, blob_keys: &[u64]) -> Vec<((u64, usize), u64)> {
+        self.pages
+            .iter()
+            .zip(self.page_offsets(blob_keys))
+            .filter(|(page, _)| matches!(page.place, Place::Blob { .. }))
+            .map(|(page, at)| ((page.hash, page.len), at))
+            .collect()
     }
 
     /// Reserves the blobs' byte ranges; returns the offset of each blob's key.
@@ -157,6 +231,7 @@ impl ClusterPlan {
             let at = match page.place {
                 Place::Blob { blob, offset } => blob_keys[blob] + BLOB_KEY_LEN + offset,
                 Place::SameAs(original) => offsets[original],
+                Place::Stored(at) => at,
             };
             offsets.push(at);
         }
@@ -182,7 +257,7 @@ impl ClusterPlan {
             file.write_at(at, &cluster.columns[column].segments[segment][start..end])
         };
         for (page, &at) in self.pages.iter().zip(&offsets) {
-            if matches!(page.place, Place::SameAs(_)) {
+            if !matches!(page.place, Place::Blob { .. }) {
                 continue;
             }
             // A page is one piece of a segment, or two: the end of one segment and the
@@ -351,5 +426,116 @@ mod tests {
             encode_page(Encoding::SplitZigzag, 4, chunk, &mut expected);
             assert_eq!(page, expected);
         }
+    }
+
+    /// A sealed cluster of one byte-split int32 column holding `values` in pages of
+    /// `page` bytes (zstd, with checksums).
+    fn int32_cluster(values: &[u8], page: usize) -> SealedCluster {
+        let mut sealer = PageSealer::new("zstd:5".parse().unwrap(), true);
+        let mut column = ColumnBuffer::new(ColumnType::SplitInt32, page);
+        column.push(values, &mut sealer);
+        column.flush(&mut sealer);
+        SealedCluster {
+            entries: (values.len() / 4) as u64,
+            columns: vec![column.take_sealed()],
+        }
+    }
+
+    /// Plans, records and writes `cluster` as the writers do, sharing the pages of
+    /// `stored`; returns its page offsets and the bytes its blobs hold.
+    fn commit(file: &FileWriter, stored: &StoredPages, cluster: &SealedCluster) -> (Vec<u64>, u64) {
+        let mut plan = ClusterPlan::new(cluster, true, 1 << 30);
+        plan.share_stored(cluster, stored, file);
+        let keys = plan.allocate(file).unwrap();
+        plan.write(file, cluster, &keys).unwrap();
+        stored.insert(plan.stored_pages(&keys));
+        let summary = ClusterSummary {
+            first_entry: 0,
+            n_entries: cluster.entries,
+        };
+        let described = plan.describe(cluster, &keys, summary, &[0], 505);
+        let offsets = described.columns[0]
+            .pages
+            .iter()
+            .map(|p| p.offset)
+            .collect();
+        (offsets, plan.blob_sizes.iter().sum())
+    }
+
+    /// A backend that cannot read back what it wrote.
+    struct WriteOnly(MemoryFile);
+
+    impl crate::io::WriteAt for WriteOnly {
+        fn write_all_at(&self, buf: &[u8], offset: u64) -> Result<()> {
+            self.0.write_all_at(buf, offset)
+        }
+        fn set_size(&self, len: u64) -> Result<()> {
+            self.0.set_size(len)
+        }
+        fn sync(&self) -> Result<()> {
+            Ok(())
+        }
+        fn name(&self) -> String {
+            "write-only".into()
+        }
+    }
+
+    /// A page equal to one of an earlier cluster points at it; a page whose hash and
+    /// length propose a stored page with other bytes is stored itself; a backend that
+    /// cannot read back shares nothing across clusters.
+    #[test]
+    fn pages_of_earlier_clusters_are_shared_only_when_read_back_equal() {
+        const PAGE: usize = 16 << 10;
+        let values = twenty_bit_values(5 * PAGE / 4);
+        let (earlier, fresh) = values.split_at(4 * PAGE);
+        let first = int32_cluster(earlier, PAGE);
+        // Page 2, page 0 of the first cluster, and a page of new values.
+        let mut repeated = earlier[2 * PAGE..3 * PAGE].to_vec();
+        repeated.extend_from_slice(&earlier[..PAGE]);
+        repeated.extend_from_slice(fresh);
+        let second = int32_cluster(&repeated, PAGE);
+        let fresh_len = second.columns[0].pages[2].size + 8;
+
+        let memory = Arc::new(MemoryFile::new());
+        let file =
+            FileWriter::with_backend(memory.clone(), "s.root", WriterOptions::default()).unwrap();
+        let stored = StoredPages::new();
+        let (a, _) = commit(&file, &stored, &first);
+        let (b, b_bytes) = commit(&file, &stored, &second);
+        assert_eq!(b[..2], [a[2], a[0]]);
+        assert!(b[2] > a[3]);
+        assert_eq!(
+            b_bytes, fresh_len,
+            "the second cluster stores its new page alone"
+        );
+
+        // A third cluster of the new values again, but the index proposes the first
+        // cluster's page 1 for it (as a hash collision would): read back, it differs.
+        let third = int32_cluster(fresh, PAGE);
+        let page = &third.columns[0].pages[0];
+        let len = page.size as usize + 8;
+        let hash = u64::from_le_bytes(last_eight(third.columns[0].pieces(
+            page.segment,
+            page.start,
+            len,
+        )));
+        let collision = StoredPages::new();
+        collision.insert([((hash, len), a[1])]);
+        let (c, c_bytes) = commit(&file, &collision, &third);
+        assert!(c[0] > b[2], "stored again, not at {}", a[1]);
+        assert_eq!(c_bytes, len as u64);
+        // The proposal that is right is taken.
+        let (d, d_bytes) = commit(&file, &stored, &third);
+        assert_eq!((d[0], d_bytes), (b[2], 0));
+
+        let write_only = Arc::new(WriteOnly(MemoryFile::new()));
+        let file =
+            FileWriter::with_backend(write_only, "w.root", WriterOptions::default()).unwrap();
+        let stored = StoredPages::new();
+        let (_, a_bytes) = commit(&file, &stored, &first);
+        let (_, b_bytes) = commit(&file, &stored, &second);
+        assert!(a_bytes > 0);
+        let all: u64 = second.columns[0].pages.iter().map(|p| p.size + 8).sum();
+        assert_eq!(b_bytes, all, "nothing shared without reading back");
     }
 }

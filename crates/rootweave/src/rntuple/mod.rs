@@ -17,6 +17,7 @@ mod parallel;
 pub mod read;
 pub mod schema;
 pub mod serialize;
+mod stored_pages;
 pub mod writer;
 
 pub use column::ColumnType;

@@ -23,15 +23,16 @@ use super::builder::{ClusterBuilder, SealedCluster};
 use super::cluster::ClusterPlan;
 use super::data::{ColumnData, Value};
 use super::schema::Field;
+use super::stored_pages::StoredPages;
 use super::writer::{NtupleSink, WriteOptions, WriteSummary};
 
 /// Settings of a [`ParallelWriter`].
 #[derive(Debug, Clone)]
 pub struct ParallelOptions {
     /// Page, cluster and compression settings (as for the sequential writer; the cluster
-    /// target is an upper bound: with compression, a context commits its cluster at a
-    /// quarter of its share of the memory budget already, unless that would give clusters
-    /// of fewer than two pages per column; clusters shrink when the budget is tight).
+    /// target is an upper bound: a context commits its cluster at a quarter of its share
+    /// of the memory budget already, unless that would give clusters of fewer than two
+    /// pages per column; clusters shrink when the budget is tight).
     pub write: WriteOptions,
     /// Bytes that buffered pages and sealed-but-unwritten clusters may take in all
     /// (default 256 MiB). Every byte a context's buffers can grow by is reserved before it
@@ -95,6 +96,10 @@ struct Shared {
     /// cluster (see [`page_size_for_budget`]).
     filling: AtomicUsize,
     sink: Mutex<NtupleSink>,
+    /// Pages of the written clusters, which later clusters share instead of storing them
+    /// again. None in ordered mode: which clusters are written by the time another one is
+    /// planned depends on timing, and ordered files are the same bytes whatever the timing.
+    stored_pages: Option<StoredPages>,
     budget: MemoryBudget,
     /// Bytes of written clusters freed: every 32nd of the budget, the allocator returns
     /// its free pages, so that resident memory follows the budget (see [`FreedMemory`]).
@@ -190,6 +195,7 @@ impl ParallelWriter {
                 columns: sink.builder().column_count(),
                 filling: AtomicUsize::new(0),
                 sink: Mutex::new(sink),
+                stored_pages: (!options.ordered).then(StoredPages::new),
                 budget: MemoryBudget::new(options.memory_budget),
                 freed: FreedMemory::new(options.memory_budget / 32),
                 options,
@@ -615,17 +621,16 @@ fn after_append(shared: &Shared, state: &mut ContextState) -> Result<()> {
 /// when the producers are done are written at close with nothing left to overlap: with
 /// two contexts under 256 MiB, 128 MiB targets left the whole `single` file (168 MB of
 /// zlib pages, ~50 ms of writing) to the end, 13% of the run against 7% for one thread.
-/// Uncompressed, the target stays whole: there is no compression to overlap, and identical
-/// pages (merged within a cluster) would be stored once per cluster (`nanoaod` none: 289.8
-/// and 294.0 MB at one and two threads against 287.7).
+/// Smaller clusters cost no bytes for pages that repeat: a page equal to one an earlier
+/// cluster wrote points at that one (see [`StoredPages`]).
 fn cluster_target(shared: &Shared, state: &ContextState) -> u64 {
-    let target = shared.options.write.cluster_target_size;
-    if shared.options.write.compression.is_none() {
-        return target;
-    }
     let quarter_share = fair_share(shared) / 4;
     let two_pages = 2 * shared.columns as u64 * state.page_size as u64;
-    target.min(quarter_share.max(two_pages))
+    shared
+        .options
+        .write
+        .cluster_target_size
+        .min(quarter_share.max(two_pages))
 }
 
 /// What a context's builder keeps after a commit.
@@ -666,11 +671,15 @@ fn commit(
     } else {
         adapt_page_size(shared, state);
     }
-    let plan = ClusterPlan::new(
+    let mut plan = ClusterPlan::new(
         &cluster,
         state.builder.checksums(),
         shared.options.write.max_key_size,
     );
+    if let Some(stored) = &shared.stored_pages {
+        let file = lock(&shared.sink).file()?.clone();
+        plan.share_stored(&cluster, stored, &file);
+    }
     // The budget taken for the builder now covers the sealed cluster until it is written;
     // the builder's remaining buffers keep what they hold.
     let still_held = state.builder.allocated_bytes();
@@ -723,7 +732,7 @@ fn write_recycling(
     recorded: RecordedCluster<'_>,
 ) -> Result<()> {
     let limit = fair_share(shared).saturating_sub(state.builder.allocated_bytes());
-    let (result, cluster, reserved) = recorded.write_keeping_budget();
+    let (result, cluster, reserved) = recorded.write_keeping_budget(shared);
     let kept = state.builder.recycle(cluster, limit.min(reserved));
     state.reserved += kept;
     shared.freed.freed(reserved - kept);
@@ -771,7 +780,7 @@ struct RecordedCluster<'a> {
 impl RecordedCluster<'_> {
     /// Writes the cluster's bytes (outside every lock) and gives its budget back.
     fn write(self, shared: &Shared) -> Result<()> {
-        let (result, cluster, reserved) = self.write_keeping_budget();
+        let (result, cluster, reserved) = self.write_keeping_budget(shared);
         drop(cluster);
         shared.freed.freed(reserved);
         shared.budget.release(reserved);
@@ -781,13 +790,15 @@ impl RecordedCluster<'_> {
         result
     }
 
-    /// Writes the cluster's bytes (outside every lock); returns the outcome, the cluster
-    /// and the budget still taken for it.
-    fn write_keeping_budget(self) -> (Result<()>, SealedCluster, u64) {
-        let result = self
-            .parked
-            .plan
-            .write(&self.file, &self.parked.cluster, &self.blob_keys);
+    /// Writes the cluster's bytes (outside every lock) and, once they are in the file,
+    /// offers its pages to later clusters; returns the outcome, the cluster and the budget
+    /// still taken for it.
+    fn write_keeping_budget(self, shared: &Shared) -> (Result<()>, SealedCluster, u64) {
+        let plan = &self.parked.plan;
+        let result = plan.write(&self.file, &self.parked.cluster, &self.blob_keys);
+        if let (Ok(()), Some(stored)) = (&result, &shared.stored_pages) {
+            stored.insert(plan.stored_pages(&self.blob_keys));
+        }
         (result, self.parked.cluster, self.parked.reserved)
     }
 }

@@ -18,6 +18,7 @@ use super::metadata::{
     ClusterGroupRecord, ClusterSummary, EnvelopeLocation,
 };
 use super::schema::{Field, Schema};
+use super::stored_pages::StoredPages;
 
 /// Settings of an RNTuple writer. The defaults are ROOT 6.40's `RNTupleWriteOptions`.
 #[derive(Debug, Clone)]
@@ -106,6 +107,9 @@ pub struct WriteSummary {
 pub struct RNTupleWriter {
     sink: NtupleSink,
     builder: ClusterBuilder,
+    /// Pages of the committed clusters, which later clusters share instead of storing
+    /// them again.
+    stored_pages: StoredPages,
     closed: bool,
 }
 
@@ -316,6 +320,7 @@ impl RNTupleWriter {
         Ok(RNTupleWriter {
             sink,
             builder,
+            stored_pages: StoredPages::new(),
             closed: false,
         })
     }
@@ -375,13 +380,15 @@ impl RNTupleWriter {
             return Ok(());
         }
         let cluster = self.builder.seal();
-        let plan = ClusterPlan::new(
+        let mut plan = ClusterPlan::new(
             &cluster,
             self.builder.checksums(),
             self.sink.options.max_key_size,
         );
+        plan.share_stored(&cluster, &self.stored_pages, self.sink.file()?);
         let blob_keys = self.sink.record_cluster(&cluster, &plan)?;
         plan.write(self.sink.file()?, &cluster, &blob_keys)?;
+        self.stored_pages.insert(plan.stored_pages(&blob_keys));
         self.builder.recycle(cluster, u64::MAX);
         Ok(())
     }
