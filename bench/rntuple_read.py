@@ -27,6 +27,12 @@ opening the file and reading every entry; the best of --repeat runs counts):
                   while the reader's pool (T threads) reads the next one, so two batches are
                   held at once. With T=1 this keeps two cores busy: its T=1 row is not held
                   to the single-thread targets; its T=2 row is, against rw batches at T=1.
+  rw parallel     `rootweave-bench stream-parallel`: the same batches with
+                  Batches::for_each_parallel: each of the pool's T threads takes the next
+                  batch, reads it and sums it into its own sums (an event loop with one slot
+                  per thread, as RDataFrame's), so T batches are held at once, of about
+                  1 MiB of arrays each (filled and summed in the core's L2 cache); with T=1
+                  the batches are read and summed one after the other on the pool's thread.
   root_view       bench/cpp/root_read.cxx `view`: GetView<std::int32_t> entry by entry into
                   an array (summed); collections through RNTupleCollectionView ranges and a
                   float view into values + offsets; all fields: LoadEntry of every entry of
@@ -97,19 +103,23 @@ BENCH = WORK / "rootweave-bench"
 ROOTWEAVE = WORK / "rootweave"
 ROOT_EXE = WORK / "root_read"
 NTUPLE = "Events"
-READERS = ["rootweave", "rw_batches", "rw_ahead", "root_view", "root_bulk", "root_rdf", "uproot"]
-OURS = ["rootweave", "rw_batches", "rw_ahead"]
-LABELS = {"rootweave": "rootweave", "rw_batches": "rw batches", "rw_ahead": "rw ahead", "root_view": "ROOT views",
+READERS = ["rootweave", "rw_batches", "rw_ahead", "rw_parallel", "root_view", "root_bulk", "root_rdf", "uproot"]
+OURS = ["rootweave", "rw_batches", "rw_ahead", "rw_parallel"]
+LABELS = {"rootweave": "rootweave", "rw_batches": "rw batches", "rw_ahead": "rw ahead",
+          "rw_parallel": "rw parallel", "root_view": "ROOT views",
           "root_bulk": "ROOT bulk", "root_rdf": "RDataFrame", "uproot": "uproot"}
 # Bytes of arrays (values and offsets of the payload) per batch of rootweave's batched
 # reads: whole clusters are joined until a batch holds about this much, so that a batch is
 # filled and summed while in cache, whatever the fields read.
 BATCH_BYTES = 8 << 20
+# The same for each slot of rw parallel: T batches are read and summed at once, each by its
+# own core, and a batch of ~1 MiB is filled and summed in that core's L2 cache (2 MiB here).
+PARALLEL_BATCH_BYTES = 1 << 20
 
 
-def batch_step(entries, payload_bytes):
-    """Entries per batch for a read of `payload_bytes` over `entries` entries."""
-    return max(1, entries * BATCH_BYTES // max(1, payload_bytes))
+def batch_step(entries, payload_bytes, batch_bytes=BATCH_BYTES):
+    """Entries per batch of `batch_bytes` for a read of `payload_bytes` over `entries` entries."""
+    return max(1, entries * batch_bytes // max(1, payload_bytes))
 CODEC_TAGS = {"none": "none", "lz4:4": "lz4", "zstd:5": "zstd5"}
 JAGGED = ["Muon.Muon_pt", "Jet_pt", "Electron_pt"]
 # How ROOT's views find a collection's items: COLLECTION:ITEM FIELD.
@@ -321,6 +331,7 @@ def commands(case, threads, budget_mib, step=0):
         "rootweave": [BENCH, "read", f, NTUPLE, threads, 1, budget_mib, *fields],
         "rw_batches": [BENCH, "stream", f, NTUPLE, threads, 1, budget_mib, step, *fields],
         "rw_ahead": [BENCH, "stream-ahead", f, NTUPLE, threads, 1, budget_mib, step, *fields],
+        "rw_parallel": [BENCH, "stream-parallel", f, NTUPLE, threads, 1, budget_mib, step, *fields],
         "root_view": [ROOT_EXE, "view", f, NTUPLE, threads, *[VIEW_SPECS.get(x, x) for x in fields]],
         "root_rdf": [ROOT_EXE, "rdf", f, NTUPLE, threads, *fields],
         "uproot": [sys.executable, "-W", "ignore", Path(__file__).resolve(), "--uproot-child", f, *fields],
@@ -347,8 +358,9 @@ def measure(args, cases, threads_list):
                         uproot_result = best_run(cmds[name], args.repeat)
                     r = dict(uproot_result)
                     r["threads_used"] = 1
-                elif name in ("rw_batches", "rw_ahead"):
-                    step = batch_step(row["rootweave"]["entries"], row["rootweave"]["payload_bytes"])
+                elif name in ("rw_batches", "rw_ahead", "rw_parallel"):
+                    step = batch_step(row["rootweave"]["entries"], row["rootweave"]["payload_bytes"],
+                                      PARALLEL_BATCH_BYTES if name == "rw_parallel" else BATCH_BYTES)
                     r = best_run(commands(case, threads, args.budget_mib, step)[name], args.repeat)
                     r["step_entries"] = step
                 else:
@@ -539,7 +551,8 @@ def print_tables(results, memcpy):
         print(f"{row['case']:18} {row['threads']:>2} " + " | ".join(cells))
     for key, what in (("ratios", "rootweave, one read of the whole range"),
                       ("ratios_batches", "rootweave in batches of whole clusters (memory reused)"),
-                      ("ratios_ahead", "rootweave in batches, each read while the one before is summed")):
+                      ("ratios_ahead", "rootweave in batches, each read while the one before is summed"),
+                      ("ratios_parallel", "rootweave in batches, each read and summed by one of T threads")):
         print(f"\n=== ratios: {what}: its MB/s over the other's (above 1: rootweave faster)")
         print(f"{'case':18} {'T':>2} {'ROOT views':>10} {'ROOT bulk':>10} {'RDataFrame':>10} {'uproot':>10} "
               f"{'memcpy':>10} {'raw codec':>10}   memcpy MB/s  codec MB/s")
@@ -682,6 +695,7 @@ def main():
         row["ratios"] = ratios(row, memcpy)
         row["ratios_batches"] = ratios(row, memcpy, "rw_batches")
         row["ratios_ahead"] = ratios(row, memcpy, "rw_ahead")
+        row["ratios_parallel"] = ratios(row, memcpy, "rw_parallel")
     problems = check(results)
 
     print_tables(results, memcpy)

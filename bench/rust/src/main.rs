@@ -7,6 +7,7 @@
 //!     rootweave-bench read FILE NTUPLE THREADS VERIFY BUDGET_MIB [FIELD...]
 //!     rootweave-bench stream FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]
 //!     rootweave-bench stream-ahead FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]
+//!     rootweave-bench stream-parallel FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]
 //!     rootweave-bench pages FILE NTUPLE THREADS [FIELD...]
 //!     rootweave-bench memcpy THREADS MIB
 //!     rootweave-bench ttree-read FILE TREE THREADS BUDGET_MIB [BRANCH...]
@@ -210,6 +211,7 @@ fn main() {
         Some("read") => Some(read::read),
         Some("stream") => Some(read::stream),
         Some("stream-ahead") => Some(read::stream_ahead),
+        Some("stream-parallel") => Some(read::stream_parallel),
         Some("pages") => Some(read::pages),
         Some("memcpy") => Some(read::memcpy),
         Some("ttree-read") => Some(ttree::read),

@@ -6,6 +6,8 @@
 //!   the one before (an event loop over arrays).
 //! - `stream-ahead`: the same batches, each summed while the reader's pool reads the next
 //!   ([`Batches::for_each_read_ahead`]).
+//! - `stream-parallel`: the same batches, each read and summed by one of the pool's
+//!   threads ([`Batches::for_each_parallel`]), the sums of the slots added at the end.
 //! - `pages`: the same pages, phase by phase: fetching them from the file, decompressing
 //!   them with the codec alone, decoding them into typed buffers, and allocating and
 //!   touching zero-filled buffers of the read's size (plus a few alternatives to compare
@@ -59,6 +61,13 @@ pub struct Sums {
 }
 
 impl Sums {
+    /// Adds the sums of other values (another slot's).
+    fn merge(&mut self, other: &Sums) {
+        self.ints = self.ints.wrapping_add(other.ints);
+        self.floats += other.floats;
+        self.values += other.values;
+    }
+
     fn int<T: Copy + Into<i64>>(&mut self, v: &[T]) {
         self.ints = self
             .ints
@@ -246,16 +255,23 @@ pub fn read(args: &[String]) -> rootweave::Result<()> {
 /// ([`RNTupleReader::batches`]), each batch summed and its memory reused by the next: an
 /// event loop over arrays.
 pub fn stream(args: &[String]) -> rootweave::Result<()> {
-    stream_with(args, false)
+    stream_with(args, Mode::Batches)
 }
 
 /// `stream-ahead FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]`: as `stream`, with
 /// [`Batches::for_each_read_ahead`]: each batch is summed while the pool reads the next.
 pub fn stream_ahead(args: &[String]) -> rootweave::Result<()> {
-    stream_with(args, true)
+    stream_with(args, Mode::ReadAhead)
 }
 
-fn stream_with(args: &[String], ahead: bool) -> rootweave::Result<()> {
+/// `stream-parallel FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]`: as `stream`,
+/// with [`Batches::for_each_parallel`]: every thread of the pool reads a batch and sums
+/// it into its slot's sums, then takes the next batch.
+pub fn stream_parallel(args: &[String]) -> rootweave::Result<()> {
+    stream_with(args, Mode::Parallel)
+}
+
+fn stream_with(args: &[String], mode: fn(u64) -> Mode) -> rootweave::Result<()> {
     let [path, ntuple, threads, verify, budget, step, fields @ ..] = args else {
         usage();
     };
@@ -268,12 +284,7 @@ fn stream_with(args: &[String], ahead: bool) -> rootweave::Result<()> {
         budget.clone(),
     ];
     rest.extend(fields.iter().cloned());
-    let mode = if ahead {
-        Mode::ReadAhead(step)
-    } else {
-        Mode::Batches(step)
-    };
-    read_with(&rest, mode)
+    read_with(&rest, mode(step))
 }
 
 /// How `read_with` reads the entries.
@@ -285,6 +296,8 @@ enum Mode {
     Batches(u64),
     /// Batches, each read while the one before is summed.
     ReadAhead(u64),
+    /// Batches, each read and summed by one of the pool's threads.
+    Parallel(u64),
 }
 
 /// Reads every entry in one read or in batches, and sums the values.
@@ -340,6 +353,29 @@ fn read_with(args: &[String], mode: Mode) -> rootweave::Result<()> {
                 // Two batches are held at once.
                 held = 2 * largest;
                 opened.elapsed().as_secs_f64()
+            }
+            Mode::Parallel(step) => {
+                // Reads and sums overlap on every thread: the whole time counts as reading.
+                let batches = reader.batches(&names, 0..reader.entries(), step)?;
+                let slots: Vec<Mutex<(Sums, u64)>> = (0..batches.slots())
+                    .map(|_| Mutex::new((Sums::default(), 0)))
+                    .collect();
+                batches.for_each_parallel(|slot, _, arrays| {
+                    let (slot_sums, largest) = &mut *slots[slot].lock().unwrap();
+                    for (_, a) in arrays {
+                        slot_sums.add(a);
+                    }
+                    *largest = (*largest).max(arrays.iter().map(|(_, a)| array_bytes(a)).sum());
+                    Ok(())
+                })?;
+                let seconds = opened.elapsed().as_secs_f64();
+                // One batch per slot is held at once.
+                for slot in slots {
+                    let (slot_sums, largest) = slot.into_inner().unwrap();
+                    sums.merge(&slot_sums);
+                    held += largest;
+                }
+                seconds
             }
         };
         let total = start.elapsed().as_secs_f64();

@@ -3,6 +3,8 @@
 //! readers ([`RNTupleReader::batches`], [`TTreeReader::batches`]) provide it.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use crate::array::Array;
 use crate::error::{Error, Result};
@@ -195,9 +197,92 @@ impl<'r, R: BatchSource> Batches<'r, R> {
         }
     }
 
+    /// Hands every remaining batch to `consume` on the reader's pool: each of its threads
+    /// takes the next batch not taken yet, reads it and consumes it, so that reading and
+    /// the consumer's work both run on every thread of the pool (an event loop with one
+    /// slot per thread, as RDataFrame's). Batches arrive in no particular order; besides
+    /// the batch's entry range and arrays, `consume` gets the index of its slot (below the
+    /// pool's thread count), which only one batch uses at a time: the place for per-slot
+    /// accumulators. As many batches as there are slots are in memory at once, each slot
+    /// refilling the memory of its last batch. Stops at the first error, from a read or
+    /// from `consume`, and returns it (batches already taken are finished first).
+    ///
+    /// ```no_run
+    /// use std::sync::Mutex;
+    /// use rootweave::array::Array;
+    /// use rootweave::rntuple::RNTupleReader;
+    /// let reader = RNTupleReader::open("events.root", "Events")?;
+    /// let batches = reader.batches(&["MET_pt"], 0..reader.entries(), 1_000_000)?;
+    /// let slots: Vec<Mutex<f64>> = (0..batches.slots()).map(|_| Mutex::new(0.0)).collect();
+    /// batches.for_each_parallel(|slot, _entries, arrays| {
+    ///     if let Array::Float32(met) = &arrays[0].1 {
+    ///         *slots[slot].lock().unwrap() += met.iter().map(|&v| v as f64).sum::<f64>();
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// let sum: f64 = slots.iter().map(|s| *s.lock().unwrap()).sum();
+    /// # Ok::<(), rootweave::Error>(())
+    /// ```
+    pub fn for_each_parallel(
+        mut self,
+        consume: impl Fn(usize, Range<u64>, &[(String, Array)]) -> Result<()> + Sync,
+    ) -> Result<()>
+    where
+        R: Sync,
+        R::Plan: Sync,
+    {
+        let parts: Vec<Range<u64>> = self.parts.by_ref().collect();
+        let (reader, plan, names) = (self.reader, &self.plan, &self.names);
+        let taken = AtomicUsize::new(0);
+        let failure: Mutex<Option<Error>> = Mutex::new(None);
+        let fail = |e: Error| {
+            let mut failure = failure.lock().unwrap_or_else(|p| p.into_inner());
+            failure.get_or_insert(e);
+        };
+        let failed = || failure.lock().unwrap_or_else(|p| p.into_inner()).is_some();
+        let slot_loop = |slot: usize| {
+            let mut recycler = Recycler::new();
+            while !failed() {
+                let Some(part) = parts.get(taken.fetch_add(1, Ordering::Relaxed)) else {
+                    return;
+                };
+                let arrays = reader.read_planned(plan, part.clone(), &mut recycler);
+                // What the read did not reuse is not kept: a slot holds one batch.
+                recycler.clear();
+                let named: Vec<(String, Array)> = match arrays {
+                    Ok(arrays) => names.iter().cloned().zip(arrays).collect(),
+                    Err(e) => return fail(e),
+                };
+                let consumed = consume(slot, part.clone(), &named);
+                for (_, array) in named {
+                    recycler.recycle(array);
+                }
+                if let Err(e) = consumed {
+                    return fail(e);
+                }
+            }
+        };
+        let slot_loop = &slot_loop;
+        let slots = reader.pool().current_num_threads().min(parts.len());
+        reader.pool().scope(|scope| {
+            for slot in 0..slots {
+                scope.spawn(move |_| slot_loop(slot));
+            }
+        });
+        match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
     /// The names of the fields, in the order of each batch's arrays.
     pub fn names(&self) -> &[String] {
         &self.names
+    }
+
+    /// The slots of [`Batches::for_each_parallel`]: the threads of the reader's pool.
+    pub fn slots(&self) -> usize {
+        self.reader.pool().current_num_threads()
     }
 
     /// Number of batches not read yet.

@@ -505,6 +505,30 @@ fn batches_cover_the_range_in_whole_clusters_with_the_values_of_one_read() {
             })
             .unwrap();
         assert_eq!(next, range.end);
+        // The same batches again, read and consumed on the pool's two slots in any order.
+        let batches = r.batches(&fields, range.clone(), step).unwrap();
+        assert_eq!(batches.slots(), 2);
+        let parts = std::sync::Mutex::new(Vec::new());
+        batches
+            .for_each_parallel(|slot, part, arrays| {
+                assert!(slot < 2);
+                for ((name, g), (_, w)) in arrays.iter().zip(&whole) {
+                    let want = slice(w.clone(), part.start as usize, g.len());
+                    assert_eq!(g.len() as u64, part.end - part.start);
+                    common::same_arrays(g, &want, &format!("parallel {name} {part:?}"));
+                }
+                parts.lock().unwrap().push(part);
+                Ok(())
+            })
+            .unwrap();
+        let mut parts = parts.into_inner().unwrap();
+        parts.sort_by_key(|p| p.start);
+        assert_eq!(parts.first().unwrap().start, range.start);
+        assert_eq!(parts.last().unwrap().end, range.end);
+        assert!(
+            parts.windows(2).all(|w| w[0].end == w[1].start),
+            "{parts:?}"
+        );
     }
     // An error from the consumer stops the batches and is returned.
     let mut seen = 0;
@@ -541,6 +565,27 @@ fn batches_cover_the_range_in_whole_clusters_with_the_values_of_one_read() {
         .unwrap_err();
     assert!(failed.to_string().contains("checksum"), "{failed}");
     assert_eq!(consumed, clusters[..clusters.len() - 1]);
+    // In parallel: the bad cluster's error is returned; it is taken last, so every other
+    // cluster was taken before the error and is consumed.
+    let consumed = std::sync::Mutex::new(Vec::new());
+    let failed = r
+        .batches(&[], 0..2500, 0)
+        .unwrap()
+        .for_each_parallel(|_, part, _| {
+            consumed.lock().unwrap().push(part);
+            Ok(())
+        })
+        .unwrap_err();
+    assert!(failed.to_string().contains("checksum"), "{failed}");
+    let mut consumed = consumed.into_inner().unwrap();
+    consumed.sort_by_key(|p| p.start);
+    assert_eq!(consumed, clusters[..clusters.len() - 1]);
+    // An error from the consumer stops the loop and is returned.
+    let stopped = r
+        .batches(&[], 0..2500, 0)
+        .unwrap()
+        .for_each_parallel(|_, _, _| Err(rootweave::Error::InvalidArgument("enough".into())));
+    assert!(matches!(stopped, Err(rootweave::Error::InvalidArgument(m)) if m == "enough"));
     assert!(r.batches(&fields, 10..2501, 0).is_err());
     assert!(r.batches(&["nope"], 0..1, 0).is_err());
 }
