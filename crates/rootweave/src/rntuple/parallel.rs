@@ -44,7 +44,9 @@ pub struct ParallelOptions {
     /// sealed page per column, for each context at work).
     pub memory_budget: u64,
     /// Clusters enter the RNTuple in the order of their sequence numbers
-    /// ([`FillContext::extend_sequence`]).
+    /// ([`FillContext::extend_sequence`]). Identical pages are then shared within a
+    /// cluster only, not with earlier clusters (which of those are written when a cluster
+    /// is planned depends on timing), so that the same input gives the same bytes.
     pub ordered: bool,
 }
 
