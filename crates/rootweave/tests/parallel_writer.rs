@@ -10,6 +10,8 @@ use rootweave::io::{MemoryFile, WriteAt};
 use rootweave::rntuple::{ColumnData, Field, FieldType, ParallelOptions, ParallelWriter};
 use rootweave::{Error, Result};
 
+mod written;
+
 /// A disk that is full past `capacity` bytes.
 struct FullDisk {
     inner: MemoryFile,
@@ -294,15 +296,9 @@ fn contexts_work_as_rayon_tasks_ordered_or_not() {
 
 #[test]
 fn pages_repeated_across_clusters_are_stored_once_unless_ordered() {
-    use rootweave::container::RootFile;
-    use rootweave::rntuple::{RNTupleReader, ReadOptions};
     use std::collections::HashSet;
     for ordered in [false, true] {
-        let memory = Arc::new(MemoryFile::new());
-        let file = Arc::new(
-            FileWriter::with_backend(memory.clone(), "shared.root", WriterOptions::default())
-                .unwrap(),
-        );
+        let (memory, file) = written::file_in_memory("shared.root");
         let fields = vec![
             Field::new("x", FieldType::Int64),
             Field::new("flag", FieldType::Int32),
@@ -335,25 +331,13 @@ fn pages_repeated_across_clusters_are_stored_once_unless_ordered() {
         let clusters = writer.close().unwrap().clusters;
         Arc::try_unwrap(file).unwrap().close().unwrap();
 
-        let root = Arc::new(
-            RootFile::from_source(Arc::new(MemoryFile::from_bytes(memory.to_bytes()))).unwrap(),
-        );
-        let reader = RNTupleReader::from_file(root, "ntpl", ReadOptions::default()).unwrap();
-        let described = reader.descriptor().all_clusters(reader.file()).unwrap();
-        assert_eq!(described.len() as u64, clusters);
+        let (reader, offsets) = written::page_offsets(memory.to_bytes(), "ntpl");
+        assert_eq!(offsets.len() as u64, clusters);
         assert!(clusters >= 40, "{clusters} clusters");
         // The flag pages' offsets, per cluster.
-        let flag_pages: Vec<HashSet<u64>> = described
+        let flag_pages: Vec<HashSet<u64>> = offsets
             .iter()
-            .map(|c| {
-                c.columns[1]
-                    .as_ref()
-                    .unwrap()
-                    .pages
-                    .iter()
-                    .map(|p| p.offset)
-                    .collect()
-            })
+            .map(|columns| columns[1].iter().copied().collect())
             .collect();
         let distinct: HashSet<u64> = flag_pages.iter().flatten().copied().collect();
         if ordered {

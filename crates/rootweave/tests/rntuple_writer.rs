@@ -9,6 +9,8 @@ use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::MemoryFile;
 use rootweave::rntuple::{ColumnData, Field, FieldType, RNTupleWriter, Value, WriteOptions};
 
+mod written;
+
 fn schema() -> Vec<Field> {
     vec![
         Field::new("x", FieldType::Int32),
@@ -177,41 +179,10 @@ fn anchor_key_points_at_header_and_footer() {
     assert!(bytes.windows(page.len()).any(|w| w == page));
 }
 
-/// The offsets of the pages of each column in each cluster of the RNTuple `ntpl` in
-/// `bytes`, and the reader.
-fn page_offsets(bytes: Vec<u8>) -> (Vec<Vec<Vec<u64>>>, rootweave::rntuple::RNTupleReader) {
-    use rootweave::rntuple::{RNTupleReader, ReadOptions};
-    let root = Arc::new(RootFile::from_source(Arc::new(MemoryFile::from_bytes(bytes))).unwrap());
-    let reader = RNTupleReader::from_file(root, "ntpl", ReadOptions::default()).unwrap();
-    let clusters = reader.descriptor().all_clusters(reader.file()).unwrap();
-    let offsets = clusters
-        .iter()
-        .map(|c| {
-            c.columns
-                .iter()
-                .map(|pages| {
-                    pages
-                        .as_ref()
-                        .unwrap()
-                        .pages
-                        .iter()
-                        .map(|p| p.offset)
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
-    (offsets, reader)
-}
-
 #[test]
 fn pages_repeated_in_later_clusters_point_at_the_first_copy() {
     for compression in ["none", "zstd:5"] {
-        let memory = Arc::new(MemoryFile::new());
-        let file = Arc::new(
-            FileWriter::with_backend(memory.clone(), "test.root", WriterOptions::default())
-                .unwrap(),
-        );
+        let (memory, file) = written::file_in_memory("test.root");
         let fields = vec![
             Field::new("x", FieldType::Int32),
             Field::new("flag", FieldType::Int32),
@@ -232,7 +203,7 @@ fn pages_repeated_in_later_clusters_point_at_the_first_copy() {
         assert_eq!(w.close().unwrap().clusters, 5);
         Arc::try_unwrap(file).unwrap().close().unwrap();
 
-        let (offsets, reader) = page_offsets(memory.to_bytes());
+        let (reader, offsets) = written::page_offsets(memory.to_bytes(), "ntpl");
         let (x, flag): (Vec<u64>, Vec<u64>) = offsets
             .iter()
             .map(|columns| (columns[0][0], columns[1][0]))

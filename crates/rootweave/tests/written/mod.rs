@@ -1,0 +1,35 @@
+//! Helpers shared by the writer tests: files written in memory, and where their pages
+//! landed, read back through the reader's descriptor.
+
+use std::sync::Arc;
+
+use rootweave::container::{FileWriter, RootFile, WriterOptions};
+use rootweave::io::MemoryFile;
+use rootweave::rntuple::{RNTupleReader, ReadOptions};
+
+/// A file written into memory: the memory, and the writer (which can read back).
+pub fn file_in_memory(name: &str) -> (Arc<MemoryFile>, Arc<FileWriter>) {
+    let memory = Arc::new(MemoryFile::new());
+    let file = FileWriter::with_backend(memory.clone(), name, WriterOptions::default()).unwrap();
+    (memory, Arc::new(file))
+}
+
+/// A reader of the RNTuple `ntuple` in a file's bytes, and the file offsets of the pages
+/// of each column (by physical ID) in each cluster.
+pub fn page_offsets(bytes: Vec<u8>, ntuple: &str) -> (RNTupleReader, Vec<Vec<Vec<u64>>>) {
+    let root = RootFile::from_source(Arc::new(MemoryFile::from_bytes(bytes))).unwrap();
+    let reader = RNTupleReader::from_file(Arc::new(root), ntuple, ReadOptions::default()).unwrap();
+    let clusters = reader.descriptor().all_clusters(reader.file()).unwrap();
+    let offsets = clusters
+        .iter()
+        .map(|cluster| {
+            let column_offsets = |pages: &Option<_>| -> Vec<u64> {
+                let pages: &rootweave::rntuple::read::descriptor::ColumnPages =
+                    pages.as_ref().expect("a page range for every column");
+                pages.pages.iter().map(|p| p.offset).collect()
+            };
+            cluster.columns.iter().map(column_offsets).collect()
+        })
+        .collect();
+    (reader, offsets)
+}
