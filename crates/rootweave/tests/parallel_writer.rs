@@ -372,3 +372,44 @@ fn pages_repeated_across_clusters_are_stored_once_unless_ordered() {
         assert_eq!(x, (0..400_000).collect::<Vec<i64>>(), "ordered: {ordered}");
     }
 }
+
+#[test]
+fn a_later_context_s_first_cluster_is_smaller_so_that_commits_keep_apart() {
+    let (memory, file) = written::file_in_memory("phase.root");
+    let mut options = ParallelOptions {
+        memory_budget: 64 << 20,
+        ..Default::default()
+    };
+    options.write.compression = "lz4:1".parse().unwrap();
+    let writer = ParallelWriter::in_file(file.clone(), "ntpl", fields(), options).unwrap();
+    // The first context made would take the whole target (16 MiB, a quarter of the
+    // budget) for its first cluster; the second takes 0.69 of it, then the whole target.
+    drop(writer.context());
+    let mut context = writer.context();
+    // Incompressible values (splitmix64's output function), so that clusters have the
+    // size of their values.
+    let values: Vec<i64> = (0..6_000_000u64)
+        .map(|i| {
+            let z = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            (z ^ (z >> 27)) as i64
+        })
+        .collect();
+    for chunk in values.chunks(1 << 15) {
+        context.extend(&[ColumnData::Int64(chunk)]).unwrap();
+    }
+    drop(context);
+    writer.close().unwrap();
+    Arc::try_unwrap(file).unwrap().close().unwrap();
+    let (reader, _) = written::page_offsets(memory.to_bytes(), "ntpl");
+    let clusters = reader.cluster_ranges().unwrap();
+    assert!(clusters.len() >= 3, "{clusters:?}");
+    let entries = |i: usize| (clusters[i].end - clusters[i].start) as f64;
+    let first_over_second = entries(0) / entries(1);
+    assert!(
+        (0.6..0.8).contains(&first_over_second),
+        "first cluster {} entries, second {}",
+        entries(0),
+        entries(1)
+    );
+}
