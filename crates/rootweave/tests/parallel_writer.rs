@@ -183,6 +183,14 @@ fn many_columns_and_contexts_never_take_more_than_the_budget() {
     assert!(peak > 0 && peak <= 8 << 20, "peak {peak} over the budget");
 }
 
+/// The bits of `i` scrambled by splitmix64's output function: incompressible values.
+fn scrambled(i: u64) -> i64 {
+    let z = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) as i64
+}
+
 /// Writes `columns` int64 columns of `entries` entries (bits of a counter scrambled, which
 /// no codec compresses) from one context under a 64 MiB budget with `compression`;
 /// returns the number of clusters.
@@ -200,14 +208,7 @@ fn clusters_of_one_context(
     };
     options.write.compression = compression;
     let writer = in_memory("target", fields, options);
-    // splitmix64's output function.
-    let scramble = |i: u64| {
-        let z = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (z ^ (z >> 31)) as i64
-    };
-    let values: Vec<i64> = (0..entries as u64).map(scramble).collect();
+    let values: Vec<i64> = (0..entries as u64).map(scrambled).collect();
     let mut context = writer.context();
     for chunk in values.chunks(1 << 16) {
         let batch: Vec<ColumnData> = (0..columns).map(|_| ColumnData::Int64(chunk)).collect();
@@ -386,15 +387,8 @@ fn a_later_context_s_first_cluster_is_smaller_so_that_commits_keep_apart() {
     // budget) for its first cluster; the second takes 0.69 of it, then the whole target.
     drop(writer.context());
     let mut context = writer.context();
-    // Incompressible values (splitmix64's output function), so that clusters have the
-    // size of their values.
-    let values: Vec<i64> = (0..6_000_000u64)
-        .map(|i| {
-            let z = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            let z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            (z ^ (z >> 27)) as i64
-        })
-        .collect();
+    // Incompressible values, so that clusters have the size of their values.
+    let values: Vec<i64> = (0..6_000_000u64).map(scrambled).collect();
     for chunk in values.chunks(1 << 15) {
         context.extend(&[ColumnData::Int64(chunk)]).unwrap();
     }

@@ -627,7 +627,8 @@ fn after_append(shared: &Shared, state: &mut ContextState) -> Result<()> {
 
 /// The compressed size at which a context commits its cluster: the writer's
 /// `cluster_target_size`, but no more than a quarter of the context's [`fair_share`]
-/// unless that would make clusters of fewer than two pages per column. Bytes still held
+/// (for its first cluster, a part of that: [`first_cluster_share`]) unless that would
+/// make clusters of fewer than two pages per column. Bytes still held
 /// when the producers are done are written at close with nothing left to overlap: with
 /// two contexts under 256 MiB, 128 MiB targets left the whole `single` file (168 MB of
 /// zlib pages, ~50 ms of writing) to the end, 13% of the run against 7% for one thread.
