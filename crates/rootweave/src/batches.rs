@@ -46,9 +46,21 @@ pub trait BatchSource {
         recycler: &mut Recycler,
     ) -> Result<Vec<(String, Array)>> {
         let (names, plan) = self.plan_fields(fields)?;
-        let arrays = self.read_planned(&plan, range, recycler);
+        let arrays = self.read_planned_keeping_one(&plan, range, recycler)?;
+        Ok(names.into_iter().zip(arrays).collect())
+    }
+
+    /// [`BatchSource::read_planned`], then frees what the read did not reuse: a recycler
+    /// holds at most one read's memory.
+    fn read_planned_keeping_one(
+        &self,
+        plan: &Self::Plan,
+        range: Range<u64>,
+        recycler: &mut Recycler,
+    ) -> Result<Vec<Array>> {
+        let arrays = self.read_planned(plan, range, recycler);
         recycler.clear();
-        Ok(names.into_iter().zip(arrays?).collect())
+        arrays
     }
 }
 
@@ -103,11 +115,9 @@ impl<'r, R: BatchSource> Batches<'r, R> {
             self.recycler.recycle(array);
         }
         let part = self.parts.next()?;
-        let read = self
-            .reader
-            .read_planned(&self.plan, part.clone(), &mut self.recycler);
-        // What the read did not reuse is not kept: at most one batch's memory is held.
-        self.recycler.clear();
+        let read =
+            self.reader
+                .read_planned_keeping_one(&self.plan, part.clone(), &mut self.recycler);
         match read {
             Ok(arrays) => {
                 self.current = self.names.iter().cloned().zip(arrays).collect();
@@ -160,10 +170,7 @@ impl<'r, R: BatchSource> Batches<'r, R> {
             recyclers[0].recycle(array);
         }
         let read = |part: Range<u64>, recycler: &mut Recycler| {
-            let arrays = reader.read_planned(plan, part, recycler);
-            // What the read did not reuse is not kept.
-            recycler.clear();
-            arrays
+            reader.read_planned_keeping_one(plan, part, recycler)
         };
         let read = &read;
         let Some(first) = self.parts.next() else {
@@ -246,9 +253,7 @@ impl<'r, R: BatchSource> Batches<'r, R> {
                 let Some(part) = parts.get(taken.fetch_add(1, Ordering::Relaxed)) else {
                     return;
                 };
-                let arrays = reader.read_planned(plan, part.clone(), &mut recycler);
-                // What the read did not reuse is not kept: a slot holds one batch.
-                recycler.clear();
+                let arrays = reader.read_planned_keeping_one(plan, part.clone(), &mut recycler);
                 let named: Vec<(String, Array)> = match arrays {
                     Ok(arrays) => names.iter().cloned().zip(arrays).collect(),
                     Err(e) => return fail(e),
