@@ -76,9 +76,13 @@ pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary
     let done = AtomicU64::new(0);
     let bar = progress_bar(options);
     let first_error = std::sync::Mutex::new(None);
+    // Every context is made before any thread starts, so that each sizes its pages for
+    // all of them from its first entry on.
+    let contexts: Vec<_> = (0..options.threads.max(1))
+        .map(|_| writer.context())
+        .collect();
     std::thread::scope(|scope| {
-        for _ in 0..options.threads.max(1) {
-            let mut ctx = writer.context();
+        for mut ctx in contexts {
             let (next, done, first_error) = (&next, &done, &first_error);
             // The memory of the chunk before, filled again.
             let mut spare = None;

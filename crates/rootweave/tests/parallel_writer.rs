@@ -407,3 +407,42 @@ fn a_later_context_s_first_cluster_is_smaller_so_that_commits_keep_apart() {
         entries(1)
     );
 }
+
+#[test]
+fn contexts_made_together_size_their_pages_for_all_of_them_from_the_first_entry() {
+    // 48 int64 columns under a 64 MiB budget: pages of 512 KiB for one context filling,
+    // 256 KiB (32768 values) for two.
+    let (memory, file) = written::file_in_memory("pages.root");
+    let fields: Vec<Field> = (0..48)
+        .map(|i| Field::new(format!("c{i}"), FieldType::Int64))
+        .collect();
+    let options = ParallelOptions {
+        memory_budget: 64 << 20,
+        ..Default::default()
+    };
+    let writer = ParallelWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
+    let mut first = writer.context();
+    let second = writer.context();
+    // The first context fills before the second has any entry (as a thread started a
+    // moment earlier would); its pages are those of two contexts all the same.
+    let values: Vec<i64> = (0..100_000u64).map(scrambled).collect();
+    let batch: Vec<ColumnData> = (0..48).map(|_| ColumnData::Int64(&values)).collect();
+    first.extend(&batch).unwrap();
+    drop(first);
+    drop(second);
+    writer.close().unwrap();
+    Arc::try_unwrap(file).unwrap().close().unwrap();
+    let (reader, _) = written::page_offsets(memory.to_bytes(), "ntpl");
+    let clusters = reader.descriptor().all_clusters(reader.file()).unwrap();
+    for column in &clusters[0].columns {
+        let pages = &column.as_ref().unwrap().pages;
+        let elements: Vec<u32> = pages.iter().map(|p| p.n_elements).collect();
+        // Whole pages of 32768 values, then the cluster's short last page (not 65536).
+        let (last, whole) = elements.split_last().unwrap();
+        assert!(
+            whole.len() >= 2 && whole.iter().all(|&n| n == 32768),
+            "{elements:?}"
+        );
+        assert!(*last <= 32768, "{elements:?}");
+    }
+}
