@@ -36,6 +36,13 @@ against threads per codec; needs matplotlib). The machine may be shared: the loa
 before every run is recorded in the JSON. Runs of well under a second (`single` without
 compression) mostly measure the page cache and vary by a factor 2 or more between runs.
 
+The codec alone: for every compressed case, the pages of rootweave's one-thread file are
+decompressed and compressed again with the same setting by the codec alone, with each
+thread count (`rootweave-bench compress-pages`, bench/rust/src/codec.rs: no values, no
+encoding, no copies, no file). The summary gives its time as a share of rootweave's
+one-thread run (at half or more, compression dominates the run) and how it scales from one
+thread to two on this machine, the ceiling of any writer's speed-up where it dominates.
+
 --verify writes small files with every writer and thread count (zstd:5), reads them with
 uproot (the RNTuples and the TTree) and checks that they hold the values of rootweave's
 single-thread file: in the same order with one thread, the same entries (as a multiset) with
@@ -56,6 +63,7 @@ OUT = REPO / "bench" / "out"
 CPP = REPO / "bench" / "cpp"
 TARGET = REPO / "target" / "release"
 ROOTWEAVE = OUT / "rootweave"
+BENCH = OUT / "rootweave-bench"
 SETTINGS = {"none": 0, "lz4:1": 401, "lz4:4": 404, "zlib:1": 101, "zstd:1": 501, "zstd:5": 505, "lzma:7": 207}
 SCHEMAS = ["single", "complex", "wide", "nanoaod"]
 WRITERS = [("rootweave", "rootweave"), ("root_rntuple", "RNTupleParallelWriter"),
@@ -81,9 +89,11 @@ def up_to_date(target, *sources):
 
 def build():
     """Builds rootweave, the dictionary of the TTree types and ROOT's program (into bench/out)."""
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "rootweave-cli"], cwd=REPO, check=True)
-    # Run a copy, so that a rebuild of the workspace during the run cannot swap the binary.
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "rootweave-cli", "-p", "rootweave-bench"], cwd=REPO,
+                   check=True)
+    # Run copies, so that a rebuild of the workspace during the run cannot swap the binaries.
     shutil.copy2(TARGET / "rootweave", ROOTWEAVE)
+    shutil.copy2(TARGET / "rootweave-bench", BENCH)
     prefix = None
     types, linkdef = CPP / "parallel_write_types.h", CPP / "parallel_write_linkdef.h"
     lib = OUT / "libParallelWriteDict.so"
@@ -147,6 +157,14 @@ def run(cmd):
     return result
 
 
+def compress_pages(path, codec, threads):
+    """Seconds the codec alone takes to compress the pages of rootweave's file `path` again
+    with `threads` threads (`rootweave-bench compress-pages`, see bench/rust/src/codec.rs)."""
+    out = subprocess.run([str(BENCH), "compress-pages", str(path), "Events", codec, str(threads)],
+                         capture_output=True, text=True, check=True).stdout
+    return float(out.split("seconds ")[1].split()[0])
+
+
 def commands(root_exe, schema, entries, threads, codec, budget, prefix="pw"):
     files = {name: OUT / f"{prefix}-{schema}-{threads}-{FILES[name]}" for name, _ in WRITERS}
     cmds = {
@@ -196,7 +214,8 @@ def bench_schema(args, root_exe, schema, entries, state):
         # machine hits the rows of one round alike instead of one thread count's rows, and
         # the speed-ups (ratios of rows) stay meaningful; the fastest of the rounds counts.
         best = {}
-        for _ in range(args.repeat):
+        codec_alone = {}
+        for round_ in range(args.repeat):
             for threads in threads_list:
                 cmds, files = commands(root_exe, schema, n, threads, codec, args.budget)
                 for name, _ in WRITERS:
@@ -204,12 +223,18 @@ def bench_schema(args, root_exe, schema, entries, state):
                     if "entries_per_s" in r:  # rootweave prints seconds with 2 decimals, its rate with more digits
                         r["seconds"] = n / r["entries_per_s"]
                     r["file_bytes"] = files[name].stat().st_size
+                    if round_ == 0 and name == "rootweave" and threads == threads_list[0] and codec != "none":
+                        # The codec alone on the pages of this file, with each thread count.
+                        for t in threads_list:
+                            codec_alone[t] = compress_pages(files[name], codec, t)
                     files[name].unlink()
                     if (threads, name) not in best or r["seconds"] < best[(threads, name)]["seconds"]:
                         best[(threads, name)] = r
         for threads in threads_list:
             row = {"schema": schema, "codec": codec, "threads": threads, "entries": n, "payload_bytes": payload,
                    "values_alone_seconds": values[(n, threads)]["seconds"]}
+            if codec_alone:
+                row["codec_alone_seconds"] = codec_alone[threads]
             for name, _ in WRITERS:
                 fastest = best[(threads, name)]
                 if "payload_bytes" in fastest and fastest["payload_bytes"] != payload:
@@ -262,6 +287,16 @@ def summarize(schema, results, threads_list, budget):
         best_name = max(["root_rntuple", "root_tbuffermerger"], key=lambda n: top[n]["mb_per_s"])
         line += (f"; T={hi}: rootweave/{dict(WRITERS)[best_name]} x{top['ratio_to_best_root']:.2f}")
         print(line)
+        if "codec_alone_seconds" in rows[lo]:
+            # How much of rootweave's run the codec is, and how the codec alone scales here.
+            share = rows[lo]["codec_alone_seconds"] / rows[lo]["rootweave"]["seconds"]
+            rows[lo]["codec_share_of_rootweave"] = share
+            text = f"        codec alone: {share:.0%} of rootweave's T={lo} time"
+            if hi in rows and hi != lo:
+                codec_speedup = rows[lo]["codec_alone_seconds"] / rows[hi]["codec_alone_seconds"]
+                rows[hi]["codec_alone_speedup"] = codec_speedup
+                text += f"; the codec alone scales x{codec_speedup:.2f} from T={lo} to T={hi}"
+            print(text + (" (compression dominates)" if share >= 0.5 else ""))
         sizes = []
         for threads, r in sorted(rows.items()):
             rw = r["rootweave"]["file_bytes"]

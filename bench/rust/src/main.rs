@@ -10,9 +10,11 @@
 //!     rootweave-bench stream-parallel FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]
 //!     rootweave-bench pages FILE NTUPLE THREADS [FIELD...]
 //!     rootweave-bench memcpy THREADS MIB
+//!     rootweave-bench compress-pages FILE NTUPLE COMPRESSION THREADS (see `codec.rs`)
 //!     rootweave-bench ttree-read FILE TREE THREADS BUDGET_MIB [BRANCH...]
 //!     rootweave-bench ttree-baskets FILE TREE THREADS [BRANCH...]
 
+mod codec;
 mod read;
 mod ttree;
 
@@ -214,6 +216,7 @@ fn main() {
         Some("stream-parallel") => Some(read::stream_parallel),
         Some("pages") => Some(read::pages),
         Some("memcpy") => Some(read::memcpy),
+        Some("compress-pages") => Some(codec::compress_pages),
         Some("ttree-read") => Some(ttree::read),
         Some("ttree-stream") => Some(ttree::stream),
         Some("ttree-baskets") => Some(ttree::baskets_phases),

@@ -169,14 +169,15 @@ fn slot_targets(node: &Node) -> Vec<Target> {
 
 /// One page of a read: where it is stored, how it decodes, and where it goes.
 #[derive(Debug, Clone, Copy)]
-struct Job {
-    page: PageInfo,
+pub struct Job {
+    /// Where the page is stored.
+    pub page: PageInfo,
     codec: ColumnCodec,
     slot: usize,
     /// First element in the slot's buffer.
     dst: usize,
     /// Decompressed bytes.
-    bytes: usize,
+    pub bytes: usize,
 }
 
 /// A column slot's target and number of elements.
@@ -184,7 +185,7 @@ type SlotSize = (Target, usize);
 
 /// The pages of the given fields, in slot and cluster order, and each slot's target and
 /// number of elements.
-fn page_jobs(
+pub fn page_jobs(
     reader: &RNTupleReader,
     fields: &[String],
 ) -> rootweave::Result<(Vec<Job>, Vec<SlotSize>)> {
