@@ -446,3 +446,40 @@ fn contexts_made_together_size_their_pages_for_all_of_them_from_the_first_entry(
         assert!(*last <= 32768, "{elements:?}");
     }
 }
+
+#[test]
+fn contexts_made_and_left_unused_stop_counting_at_the_first_commit() {
+    // 48 int64 columns under a 64 MiB budget: four contexts filling get pages of 128 KiB
+    // (16384 values), one alone 512 KiB (65536 values).
+    let (memory, file) = written::file_in_memory("unused.root");
+    let fields: Vec<Field> = (0..48)
+        .map(|i| Field::new(format!("c{i}"), FieldType::Int64))
+        .collect();
+    let options = ParallelOptions {
+        memory_budget: 64 << 20,
+        ..Default::default()
+    };
+    let writer = ParallelWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
+    let mut used = writer.context();
+    let unused: Vec<_> = (0..3).map(|_| writer.context()).collect();
+    let values: Vec<i64> = (0..400_000u64).map(scrambled).collect();
+    for chunk in values.chunks(10_000) {
+        let batch: Vec<ColumnData> = (0..48).map(|_| ColumnData::Int64(chunk)).collect();
+        used.extend(&batch).unwrap();
+    }
+    drop(used);
+    drop(unused);
+    assert_eq!(writer.close().unwrap().entries, 400_000);
+    Arc::try_unwrap(file).unwrap().close().unwrap();
+    let (reader, _) = written::page_offsets(memory.to_bytes(), "ntpl");
+    let clusters = reader.descriptor().all_clusters(reader.file()).unwrap();
+    assert!(clusters.len() >= 3, "{} clusters", clusters.len());
+    let first_pages = |cluster: usize| -> Vec<u32> {
+        let pages = &clusters[cluster].columns[0].as_ref().unwrap().pages;
+        pages.iter().map(|p| p.n_elements).collect()
+    };
+    // The first cluster was filled while the three unused contexts counted; from the
+    // second on, the one context in use has the pages of a context alone.
+    assert_eq!(first_pages(0)[0], 16384, "{:?}", first_pages(0));
+    assert_eq!(first_pages(1)[0], 65536, "{:?}", first_pages(1));
+}

@@ -94,9 +94,10 @@ struct Shared {
     /// Columns of the RNTuple.
     columns: usize,
     /// Contexts filling: counted from their creation (a context is made to be filled)
-    /// until their buffers are freed (closed, or idle and flushed by another thread), and
-    /// again from their next entry. Their number sets the page size of a context that
-    /// starts a cluster (see [`page_size_for_budget`]).
+    /// until their buffers are freed (closed, or idle and flushed by another thread), or
+    /// until another context commits while they have never had an entry (see
+    /// [`stop_counting_unused`]), and again from their next entry. Their number sets the
+    /// page size of a context that starts a cluster (see [`page_size_for_budget`]).
     filling: AtomicUsize,
     sink: Mutex<NtupleSink>,
     /// Pages of the written clusters, which later clusters share instead of storing them
@@ -127,6 +128,8 @@ struct ContextState {
     page_size: usize,
     /// True while the context is counted in [`Shared::filling`].
     filling: bool,
+    /// True once the context has had an entry.
+    filled: bool,
     closed: bool,
     /// The part of the cluster target that the context's first cluster takes (1 after
     /// it): see [`first_cluster_share`].
@@ -217,7 +220,11 @@ impl ParallelWriter {
         })
     }
 
-    /// A new fill context. Any number may exist at once, on any threads.
+    /// A new fill context. Any number may exist at once, on any threads. Make contexts
+    /// when they are about to be filled: the contexts in use share the budget, and a
+    /// context counts among them from its creation (contexts made together then size
+    /// their pages for all of them from their first entries) until it is dropped, or
+    /// until another context commits a cluster while it has never had an entry.
     pub fn context(&self) -> FillContext {
         // The builder has the configured page size until the context starts filling (see
         // `start_filling`).
@@ -235,6 +242,7 @@ impl ParallelWriter {
             reserved: 0,
             page_size,
             filling: true,
+            filled: false,
             closed: false,
             first_cluster_share: first_cluster_share(made),
         }));
@@ -448,6 +456,7 @@ fn page_size_for_budget(
 /// Counts the context among those filling (once), and gives its builder the page size
 /// for the number of contexts at work if it holds no buffers yet.
 fn start_filling(shared: &Shared, state: &mut ContextState) {
+    state.filled = true;
     if !state.filling {
         state.filling = true;
         shared.filling.fetch_add(1, Ordering::Relaxed);
@@ -594,9 +603,23 @@ fn flush_idle_contexts(shared: &Shared) {
                 if let Err(e) = commit(shared, &mut state, None, Keep::Nothing) {
                     record(shared, e.to_string());
                 }
-            } else if !state.closed && state.builder.entries() == 0 {
-                // Made but not in use: it stops counting among those filling (which sets
-                // everybody's fair share) until its first entry.
+            }
+        }
+    }
+}
+
+/// Stops counting among those filling the contexts that were made but have never had an
+/// entry, and are not in use right now: made and left aside, they would keep everybody's
+/// pages and share of the budget small. Called at every commit; contexts made together
+/// for threads that start at once have all had their first entries by then.
+fn stop_counting_unused(shared: &Shared) {
+    let contexts: Vec<_> = lock(&shared.contexts)
+        .iter()
+        .filter_map(Weak::upgrade)
+        .collect();
+    for context in contexts {
+        if let Ok(mut state) = context.try_lock() {
+            if state.filling && !state.filled && !state.closed {
                 stop_filling(shared, &mut state);
             }
         }
@@ -701,6 +724,7 @@ fn commit(
     }
     let cluster = state.builder.seal();
     state.first_cluster_share = 1.0;
+    stop_counting_unused(shared);
     if keep == Keep::Nothing {
         stop_filling(shared, state);
     } else {
