@@ -408,10 +408,15 @@ fn a_later_context_s_first_cluster_is_smaller_so_that_commits_keep_apart() {
     );
 }
 
-#[test]
-fn contexts_made_together_size_their_pages_for_all_of_them_from_the_first_entry() {
-    // 48 int64 columns under a 64 MiB budget: pages of 512 KiB for one context filling,
-    // 256 KiB (32768 values) for two.
+/// Makes `contexts` contexts of a writer of 48 int64 columns under a 64 MiB budget
+/// (pages of 512 KiB for one context filling, 256 KiB for two, 128 KiB for four), fills
+/// only the first with `entries` entries in batches of `batch` and closes; returns the
+/// element counts of the pages of each column (by physical ID) in each cluster.
+fn pages_when_one_of_many_contexts_fills(
+    contexts: usize,
+    entries: u64,
+    batch: usize,
+) -> Vec<Vec<Vec<u32>>> {
     let (memory, file) = written::file_in_memory("pages.root");
     let fields: Vec<Field> = (0..48)
         .map(|i| Field::new(format!("c{i}"), FieldType::Int64))
@@ -421,22 +426,25 @@ fn contexts_made_together_size_their_pages_for_all_of_them_from_the_first_entry(
         ..Default::default()
     };
     let writer = ParallelWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
-    let mut first = writer.context();
-    let second = writer.context();
-    // The first context fills before the second has any entry (as a thread started a
-    // moment earlier would); its pages are those of two contexts all the same.
-    let values: Vec<i64> = (0..100_000u64).map(scrambled).collect();
-    let batch: Vec<ColumnData> = (0..48).map(|_| ColumnData::Int64(&values)).collect();
-    first.extend(&batch).unwrap();
-    drop(first);
-    drop(second);
-    writer.close().unwrap();
+    let mut made: Vec<_> = (0..contexts).map(|_| writer.context()).collect();
+    let values: Vec<i64> = (0..entries).map(scrambled).collect();
+    for chunk in values.chunks(batch) {
+        let columns: Vec<ColumnData> = (0..48).map(|_| ColumnData::Int64(chunk)).collect();
+        made[0].extend(&columns).unwrap();
+    }
+    drop(made);
+    assert_eq!(writer.close().unwrap().entries, entries);
     Arc::try_unwrap(file).unwrap().close().unwrap();
-    let (reader, _) = written::page_offsets(memory.to_bytes(), "ntpl");
-    let clusters = reader.descriptor().all_clusters(reader.file()).unwrap();
-    for column in &clusters[0].columns {
-        let pages = &column.as_ref().unwrap().pages;
-        let elements: Vec<u32> = pages.iter().map(|p| p.n_elements).collect();
+    written::pages_by_cluster(memory.to_bytes(), "ntpl", |page| page.n_elements).1
+}
+
+#[test]
+fn contexts_made_together_size_their_pages_for_all_of_them_from_the_first_entry() {
+    // The first of two contexts fills before the second has any entry (as a thread
+    // started a moment earlier would); its pages are those of two contexts all the same:
+    // 256 KiB, 32768 values.
+    let clusters = pages_when_one_of_many_contexts_fills(2, 100_000, 100_000);
+    for elements in &clusters[0] {
         // Whole pages of 32768 values, then the cluster's short last page (not 65536).
         let (last, whole) = elements.split_last().unwrap();
         assert!(
@@ -449,37 +457,11 @@ fn contexts_made_together_size_their_pages_for_all_of_them_from_the_first_entry(
 
 #[test]
 fn contexts_made_and_left_unused_stop_counting_at_the_first_commit() {
-    // 48 int64 columns under a 64 MiB budget: four contexts filling get pages of 128 KiB
-    // (16384 values), one alone 512 KiB (65536 values).
-    let (memory, file) = written::file_in_memory("unused.root");
-    let fields: Vec<Field> = (0..48)
-        .map(|i| Field::new(format!("c{i}"), FieldType::Int64))
-        .collect();
-    let options = ParallelOptions {
-        memory_budget: 64 << 20,
-        ..Default::default()
-    };
-    let writer = ParallelWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
-    let mut used = writer.context();
-    let unused: Vec<_> = (0..3).map(|_| writer.context()).collect();
-    let values: Vec<i64> = (0..400_000u64).map(scrambled).collect();
-    for chunk in values.chunks(10_000) {
-        let batch: Vec<ColumnData> = (0..48).map(|_| ColumnData::Int64(chunk)).collect();
-        used.extend(&batch).unwrap();
-    }
-    drop(used);
-    drop(unused);
-    assert_eq!(writer.close().unwrap().entries, 400_000);
-    Arc::try_unwrap(file).unwrap().close().unwrap();
-    let (reader, _) = written::page_offsets(memory.to_bytes(), "ntpl");
-    let clusters = reader.descriptor().all_clusters(reader.file()).unwrap();
+    // The first cluster is filled while the three unused contexts count (128 KiB pages,
+    // 16384 values); from the second on, the one context in use has the pages of a
+    // context alone (512 KiB, 65536 values).
+    let clusters = pages_when_one_of_many_contexts_fills(4, 400_000, 10_000);
     assert!(clusters.len() >= 3, "{} clusters", clusters.len());
-    let first_pages = |cluster: usize| -> Vec<u32> {
-        let pages = &clusters[cluster].columns[0].as_ref().unwrap().pages;
-        pages.iter().map(|p| p.n_elements).collect()
-    };
-    // The first cluster was filled while the three unused contexts counted; from the
-    // second on, the one context in use has the pages of a context alone.
-    assert_eq!(first_pages(0)[0], 16384, "{:?}", first_pages(0));
-    assert_eq!(first_pages(1)[0], 65536, "{:?}", first_pages(1));
+    assert_eq!(clusters[0][0][0], 16384, "{:?}", clusters[0][0]);
+    assert_eq!(clusters[1][0][0], 65536, "{:?}", clusters[1][0]);
 }

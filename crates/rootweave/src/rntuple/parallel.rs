@@ -589,23 +589,33 @@ fn reserve(
     Ok(())
 }
 
-/// Commits the clusters of contexts that are not in use right now (their owners are busy
-/// elsewhere), to give their memory back.
-fn flush_idle_contexts(shared: &Shared) {
+/// Calls `f` with the state of every open context that no thread is using right now
+/// (the calling context's own is in use, so it is skipped).
+fn for_each_idle_context(shared: &Shared, mut f: impl FnMut(&mut ContextState)) {
     let contexts: Vec<_> = lock(&shared.contexts)
         .iter()
         .filter_map(Weak::upgrade)
         .collect();
     for context in contexts {
         if let Ok(mut state) = context.try_lock() {
-            // Also contexts without entries: they may keep buffers for their next cluster.
-            if !state.closed && state.reserved > 0 {
-                if let Err(e) = commit(shared, &mut state, None, Keep::Nothing) {
-                    record(shared, e.to_string());
-                }
+            if !state.closed {
+                f(&mut state);
             }
         }
     }
+}
+
+/// Commits the clusters of contexts that are not in use right now (their owners are busy
+/// elsewhere), to give their memory back.
+fn flush_idle_contexts(shared: &Shared) {
+    for_each_idle_context(shared, |state| {
+        // Also contexts without entries: they may keep buffers for their next cluster.
+        if state.reserved > 0 {
+            if let Err(e) = commit(shared, state, None, Keep::Nothing) {
+                record(shared, e.to_string());
+            }
+        }
+    });
 }
 
 /// Stops counting among those filling the contexts that were made but have never had an
@@ -613,17 +623,11 @@ fn flush_idle_contexts(shared: &Shared) {
 /// pages and share of the budget small. Called at every commit; contexts made together
 /// for threads that start at once have all had their first entries by then.
 fn stop_counting_unused(shared: &Shared) {
-    let contexts: Vec<_> = lock(&shared.contexts)
-        .iter()
-        .filter_map(Weak::upgrade)
-        .collect();
-    for context in contexts {
-        if let Ok(mut state) = context.try_lock() {
-            if state.filling && !state.filled && !state.closed {
-                stop_filling(shared, &mut state);
-            }
+    for_each_idle_context(shared, |state| {
+        if state.filling && !state.filled {
+            stop_filling(shared, state);
         }
-    }
+    });
 }
 
 /// Makes the reservation what the builder's buffers will hold once its cluster is sealed
