@@ -32,8 +32,11 @@ making the values on the writing threads, which is the same work for every write
 shows how long making the values alone takes). Peak resident memory is that of the whole
 process; ROOT's includes its start-up (~200 MiB, shown as "start"). Results go to
 bench/out/parallel_write_<schema>.json and bench/out/parallel_write_<schema>.png (throughput
-against threads per codec; needs matplotlib). The machine may be shared: the load average
-before every run is recorded in the JSON. Runs of well under a second (`single` without
+against threads per codec; needs matplotlib). A run replaces the rows of its codecs and
+keeps those of other codecs from earlier runs of the same setup (entries, threads, budget),
+each row naming the run (commit, time) it comes from, so that runs of a few codecs at a
+time add up to one file and one plot. The machine may be shared: the load average before
+every run is recorded in the JSON. Runs of well under a second (`single` without
 compression) mostly measure the page cache and vary by a factor 2 or more between runs.
 
 The codec alone: for every compressed case, the pages of rootweave's one-thread file are
@@ -56,6 +59,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -265,11 +269,42 @@ def bench_schema(args, root_exe, schema, entries, state):
     meta = {"schema": schema, "entries": entries, "lzma_entries": lzma_entries, "threads": threads_list,
             "memory_budget": args.budget, "repeat": args.repeat, "cpus": os.cpu_count(),
             "root_version": results[0]["root_rntuple"].get("root_version"), "git": state,
+            "codecs": codecs, "time": time.strftime("%Y-%m-%d %H:%M:%S"),
             "payload_definition": "in-memory bytes of the values, plus 8 bytes per collection/vector/string "
                                   "of every entry (see bench/parallel_write.py)"}
-    (OUT / f"parallel_write_{schema}.json").write_text(json.dumps({"meta": meta, "results": results}, indent=2))
-    plot(schema, results, codecs)
+    for row in results:
+        row["run"] = {"git": state["head"], "time": meta["time"]}
+    kept, earlier_runs = earlier_results(schema, meta, codecs)
+    merged = kept + results
+    (OUT / f"parallel_write_{schema}.json").write_text(
+        json.dumps({"meta": meta, "earlier_runs": earlier_runs, "results": merged}, indent=2))
+    plot(schema, merged, list(dict.fromkeys(r["codec"] for r in merged)))
     return results
+
+
+def earlier_results(schema, meta, codecs):
+    """The rows of the schema's JSON from earlier runs that this run does not replace: those
+    of other codecs, measured the same way (entries, threads, budget), each with the run it
+    came from; and the metadata of those runs. So that runs of a few codecs at a time add up
+    to one file and one plot."""
+    path = OUT / f"parallel_write_{schema}.json"
+    try:
+        earlier = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return [], []
+    old = earlier.get("meta", {})
+    same_setup = all(old.get(k) == meta[k] for k in ("entries", "lzma_entries", "threads", "memory_budget"))
+    if not same_setup:
+        return [], []
+    kept = []
+    for row in earlier.get("results", []):
+        if row.get("codec") in codecs:
+            continue
+        row.setdefault("run", {"git": old.get("git", {}).get("head"), "time": old.get("time")})
+        kept.append(row)
+    times = {row["run"]["time"] for row in kept}
+    runs = [m for m in earlier.get("earlier_runs", []) + [old] if m.get("time") in times]
+    return kept, runs
 
 
 def summarize(schema, results, threads_list, budget):
