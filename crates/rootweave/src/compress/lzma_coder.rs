@@ -3,11 +3,16 @@
 //! length coders, exactly as a decoder keeps them (so that its decoding follows ours).
 //! `lzma_literals.rs` drives it chunk by chunk.
 
-/// LZMA's literal context and position bits (lc = 3, lp = 0, pb = 2, every xz preset's),
-/// as LZMA2's properties byte: (pb * 5 + lp) * 9 + lc.
-const LITERAL_CONTEXT_BITS: u32 = 3;
+use super::lzma_context::PRESET_CONTEXT_BITS;
+
+/// LZMA's position bits (pb = 2, every xz preset's); literal position bits are 0.
 pub(super) const POSITION_BITS: u32 = 2;
-pub(super) const PROPERTIES: u8 = ((POSITION_BITS * 5) * 9 + LITERAL_CONTEXT_BITS) as u8;
+
+/// LZMA2's properties byte, (pb * 5 + lp) * 9 + lc, for `context_bits` literal context
+/// bits (lc, see `lzma_context.rs`).
+pub(super) fn properties(context_bits: u32) -> u8 {
+    ((POSITION_BITS * 5) * 9 + context_bits) as u8
+}
 
 /// LZMA's binary range encoder (11-bit probabilities adapted by 1/32 of the error, bytes
 /// shifted out with LZMA's carry handling).
@@ -117,9 +122,11 @@ pub(super) struct Model {
     is_rep0: [u16; STATES],
     is_rep0_long: [[u16; 1 << POSITION_BITS]; STATES],
     rep_length: LengthModel,
-    /// Per literal context (the top bits of the previous byte): 0x100 probabilities of
-    /// the plain bit tree, 0x200 of the matched one.
-    literal: [[u16; 0x300]; 1 << LITERAL_CONTEXT_BITS],
+    /// Per literal context (the top `context_bits` bits of the previous byte): 0x100
+    /// probabilities of the plain bit tree, 0x200 of the matched one.
+    literal: [[u16; 0x300]; 1 << PRESET_CONTEXT_BITS],
+    /// LZMA's lc: 0 or 3.
+    context_bits: u32,
 }
 
 const STATES: usize = 12;
@@ -143,7 +150,10 @@ struct LengthModel {
 }
 
 impl Model {
-    pub(super) fn new() -> Self {
+    /// A fresh model (as a state reset leaves the decoder's) with `context_bits` literal
+    /// context bits (at most 3).
+    pub(super) fn new(context_bits: u32) -> Self {
+        debug_assert!(context_bits <= PRESET_CONTEXT_BITS);
         Model {
             state: 0,
             is_match: [[PROBABILITY_HALF; 1 << POSITION_BITS]; STATES],
@@ -157,7 +167,8 @@ impl Model {
                 mid: [[PROBABILITY_HALF; 8]; 1 << POSITION_BITS],
                 high: [PROBABILITY_HALF; 256],
             },
-            literal: [[PROBABILITY_HALF; 0x300]; 1 << LITERAL_CONTEXT_BITS],
+            literal: [[PROBABILITY_HALF; 0x300]; 1 << PRESET_CONTEXT_BITS],
+            context_bits,
         }
     }
 
@@ -173,7 +184,7 @@ impl Model {
         out: &mut Vec<u8>,
     ) {
         rc.bit(&mut self.is_match[self.state][pos_state], 0, held, out);
-        let probs = &mut self.literal[usize::from(previous >> (8 - LITERAL_CONTEXT_BITS))];
+        let probs = &mut self.literal[usize::from(previous) >> (8 - self.context_bits)];
         let byte = u32::from(byte);
         if self.state >= FIRST_MATCH_STATE {
             matched_literal(rc, probs, byte, u32::from(previous), held, out);

@@ -11,6 +11,7 @@ mod deflate_noise;
 mod deflate_streams;
 mod lz4hc;
 mod lzma_coder;
+mod lzma_context;
 mod lzma_literals;
 mod noise;
 mod settings;
