@@ -198,6 +198,14 @@ fn literals_beat_lzma_matches(values: usize, h: f64) -> bool {
 /// else, where taking only chunks of one value would leave liblzma a piece at each odd
 /// byte, to start afresh).
 fn mostly_runs(chunk: &[u8]) -> bool {
+    // A quick bound first (a loop the compiler vectorises; the walk below goes byte by
+    // byte through noise): a run of r bytes has r - 1 bytes equal to the one before, and
+    // runs longer than MIN_RUN are fewer than len / MIN_RUN, so 99% of the chunk in such
+    // runs needs at least 99% less len / MIN_RUN equal neighbours.
+    let equal_neighbours = chunk.windows(2).filter(|pair| pair[0] == pair[1]).count();
+    if (equal_neighbours + chunk.len() / MIN_RUN + 1) * 100 < chunk.len() * 99 {
+        return false;
+    }
     let mut in_runs = 0;
     let mut at = 0;
     while at < chunk.len() {
