@@ -172,6 +172,11 @@ impl Model {
         }
     }
 
+    /// The model's literal context bits (LZMA's lc).
+    pub(super) fn context_bits(&self) -> u32 {
+        self.context_bits
+    }
+
     /// Codes `byte` as a literal at `pos_state` after `previous`.
     #[inline(always)]
     pub(super) fn literal(

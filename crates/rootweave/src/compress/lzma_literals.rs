@@ -256,9 +256,6 @@ struct Lzma2Stream<'a> {
     /// Where the decoder's dictionary last started (positions are counted from there).
     dictionary_start: usize,
     model: Model,
-    /// The literal context bits of `model` (and of the next chunks of ours, unless their
-    /// reset sets properties).
-    context_bits: u32,
 }
 
 impl<'a> Lzma2Stream<'a> {
@@ -268,7 +265,6 @@ impl<'a> Lzma2Stream<'a> {
             reset: Reset::Dictionary,
             dictionary_start: 0,
             model: Model::new(PRESET_CONTEXT_BITS),
-            context_bits: PRESET_CONTEXT_BITS,
         }
     }
 
@@ -294,8 +290,8 @@ impl<'a> Lzma2Stream<'a> {
     /// that suit them.
     fn coded(&mut self, start: usize, end: usize, out: &mut Vec<u8>) {
         let context_bits = self.literal_counts(start, end).context_bits();
-        if context_bits != self.context_bits {
-            self.context_bits = context_bits;
+        if context_bits != self.model.context_bits() {
+            self.model = Model::new(context_bits);
             self.reset = self.reset.max(Reset::Properties);
         }
         let mut at = start;
@@ -332,7 +328,7 @@ impl<'a> Lzma2Stream<'a> {
     fn coded_chunk(&mut self, start: usize, end: usize, out: &mut Vec<u8>) -> usize {
         let reset = self.reset;
         if reset >= Reset::State {
-            self.model = Model::new(self.context_bits);
+            self.model = Model::new(self.model.context_bits());
         }
         if reset == Reset::Dictionary {
             self.dictionary_start = start;
@@ -385,7 +381,7 @@ impl<'a> Lzma2Stream<'a> {
         header[1..3].copy_from_slice(&(u as u16).to_be_bytes());
         header[3..5].copy_from_slice(&(c as u16).to_be_bytes());
         if header_len == 6 {
-            header[5] = properties(self.context_bits);
+            header[5] = properties(self.model.context_bits());
         }
         self.reset = Reset::Nothing;
         at
