@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use xxhash_rust::xxh64::xxh64;
 
 use super::block::{write_header, BLOCK_HEADER_SIZE};
+use super::liblzma_encoder::{encode, Container};
 use super::settings::{Codec, Compression};
 
 /// Appends one block for `input` to `out`. Returns false (leaving `out` in an unspecified
@@ -111,28 +112,13 @@ fn lzma_compress(
     at: usize,
     room: usize,
 ) -> Option<usize> {
-    use liblzma::stream::{Action, Check, Filters, Status, Stream};
     let dictionary = lzma_dictionary_size(level, input.len());
     out.resize(at, 0);
     if let Some(n) = super::lzma_literals::compress(level, dictionary, input, out) {
         return (n <= room).then_some(n);
     }
-    let mut filters = Filters::new();
-    filters.lzma2(&lzma_options(level, dictionary)?);
-    let mut stream = Stream::new_stream_encoder(&filters, Check::Crc32).ok()?;
     out.resize(at + room, 0);
-    match stream.process(input, &mut out[at..], Action::Finish) {
-        Ok(Status::StreamEnd) => Some(stream.total_out() as usize),
-        _ => None,
-    }
-}
-
-/// liblzma's options for ROOT's LZMA `level` (the xz preset) with a `dictionary` of that
-/// many bytes.
-pub(super) fn lzma_options(level: u32, dictionary: u32) -> Option<liblzma::stream::LzmaOptions> {
-    let mut options = liblzma::stream::LzmaOptions::new_preset(level.min(9)).ok()?;
-    options.dict_size(dictionary);
-    Some(options)
+    encode(Container::XzCrc32, level, dictionary, input, &mut out[at..])
 }
 
 /// The LZMA dictionary for a block of `input_len` bytes, chosen as ROOT chooses it: the

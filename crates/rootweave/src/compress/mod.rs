@@ -9,6 +9,7 @@ mod block;
 mod codecs;
 mod deflate_noise;
 mod deflate_streams;
+mod liblzma_encoder;
 mod lz4hc;
 mod lzma_coder;
 mod lzma_context;
