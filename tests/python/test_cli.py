@@ -53,3 +53,18 @@ def test_output_closed_early_is_a_normal_end():
         stderr = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == 0, stderr
         assert first and "panicked" not in stderr and stderr == "", stderr
+
+
+def test_generate_whose_reader_went_away_still_writes_its_file(tmp_path):
+    """The summary of `generate` is written to a pipe already closed: the file is complete,
+    and the tool ends with success, never with a panic."""
+    out = tmp_path / "closed.root"
+    proc = subprocess.Popen([str(TARGET / "rootweave"), "generate", str(out), "--schema", "single",
+                             "--events", "5000", "--threads", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, stderr
+    assert "panicked" not in stderr and stderr == "", stderr
+    listing = run("ls", out)
+    assert listing.returncode == 0 and "5000 entries, 1 clusters" in listing.stdout, listing.stdout

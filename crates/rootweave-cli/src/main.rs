@@ -186,8 +186,9 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
 }
 
 fn generate(out: &std::path::Path, options: &GenerateOptions) -> rootweave::Result<()> {
+    use std::io::Write;
     let s = rootweave_cli::generate::generate(out, options)?;
-    println!(
+    let written = format!(
         "wrote {} entries to {} with {} thread(s): {} clusters, {:.1} MB on disk, compression {} (ratio {:.2})",
         s.entries,
         out.display(),
@@ -197,7 +198,7 @@ fn generate(out: &std::path::Path, options: &GenerateOptions) -> rootweave::Resu
         options.compression,
         s.uncompressed_bytes as f64 / s.stored_bytes.max(1) as f64,
     );
-    println!(
+    let rates = format!(
         "{:.2} s: {:.0} entries/s, {:.1} MB/s uncompressed; peak memory: {:.1} MiB buffered (budget {:.0} MiB), {} resident",
         s.seconds,
         s.entries as f64 / s.seconds,
@@ -208,5 +209,8 @@ fn generate(out: &std::path::Path, options: &GenerateOptions) -> rootweave::Resu
             .map(|b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64))
             .unwrap_or_else(|| "unknown".into()),
     );
-    Ok(())
+    // Written, not printed: `println!` panics when the reader has gone (`... | head -1`),
+    // which `main` takes as a normal end.
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{written}\n{rates}").map_err(rootweave_cli::dump::stdout_error)
 }
