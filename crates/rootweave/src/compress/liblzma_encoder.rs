@@ -117,13 +117,29 @@ impl Drop for Encoder {
     }
 }
 
+/// The largest dictionary whose encoder a thread keeps: a quarter of ROOT's largest page
+/// (1 MiB). Its memory, 4 MiB at preset 7 by liblzma's own count (2 MiB for the 64 KiB
+/// dictionary of a 256 KiB page), stays with the thread: as much as a new encoder takes
+/// while it compresses. A larger block (a big metadata envelope, a 16 MiB basket) gets
+/// an encoder of its own, freed after it, so that no thread holds tens of MiB for a
+/// one-off.
+const KEPT_DICTIONARY_MAX: u32 = 256 << 10;
+
+/// This thread's encoders, one per container (each kept at the dictionary size of its
+/// last block: liblzma reuses its memory only for a block of the same sizes).
+#[derive(Default)]
+struct KeptEncoders {
+    raw: Option<Encoder>,
+    xz: Option<Encoder>,
+}
+
 thread_local! {
-    static ENCODERS: RefCell<[Option<Encoder>; 2]> = const { RefCell::new([None, None]) };
+    static KEPT: RefCell<KeptEncoders> = RefCell::default();
 }
 
 /// Compresses `input` into `out` with LZMA2 at xz preset `level` and a dictionary of
-/// `dictionary` bytes, in `container`, with this thread's encoder for that container.
-/// Returns the bytes written, or None if liblzma failed or `out` is too short.
+/// `dictionary` bytes, in `container`. Returns the bytes written, or None if liblzma
+/// failed or `out` is too short.
 pub(super) fn encode(
     container: Container,
     level: u32,
@@ -131,9 +147,15 @@ pub(super) fn encode(
     input: &[u8],
     out: &mut [u8],
 ) -> Option<usize> {
-    ENCODERS.with(|encoders| {
-        let mut encoders = encoders.borrow_mut();
-        let slot = &mut encoders[container as usize];
+    if dictionary > KEPT_DICTIONARY_MAX {
+        return Encoder::new().encode(container, level, dictionary, input, out);
+    }
+    KEPT.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        let slot = match container {
+            Container::Raw => &mut kept.raw,
+            Container::XzCrc32 => &mut kept.xz,
+        };
         slot.get_or_insert_with(Encoder::new)
             .encode(container, level, dictionary, input, out)
     })
@@ -184,6 +206,22 @@ mod tests {
             assert_eq!(&out[..n], liblzma_xz(7, dictionary, input).as_slice());
             assert_eq!(decode_xz(&out[..n]), *input);
         }
+    }
+
+    #[test]
+    fn blocks_with_a_large_dictionary_get_an_encoder_of_their_own() {
+        let input = split_floats(400_000, 5);
+        let dictionary = KEPT_DICTIONARY_MAX * 2;
+        let mut out = vec![0; input.len() + 4096];
+        let n = encode(Container::XzCrc32, 6, dictionary, &input, &mut out).unwrap();
+        assert_eq!(&out[..n], liblzma_xz(6, dictionary, &input).as_slice());
+        assert!(
+            KEPT.with(|kept| kept.borrow().xz.is_none()),
+            "no encoder kept for a one-off"
+        );
+        let n = encode(Container::XzCrc32, 6, 65536, &input, &mut out).unwrap();
+        assert_eq!(decode_xz(&out[..n]), input);
+        assert!(KEPT.with(|kept| kept.borrow().xz.is_some()));
     }
 
     #[test]
