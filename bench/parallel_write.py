@@ -70,6 +70,10 @@ ROOTWEAVE = OUT / "rootweave"
 BENCH = OUT / "rootweave-bench"
 SETTINGS = {"none": 0, "lz4:1": 401, "lz4:4": 404, "zlib:1": 101, "zstd:1": 501, "zstd:5": 505, "lzma:7": 207}
 SCHEMAS = ["single", "complex", "wide", "nanoaod"]
+# Resident memory rootweave may hold beyond its budget before the benchmark calls it over:
+# the process's start (about 7 MiB), per thread its codecs' state (up to 8 MiB of LZMA
+# encoders) and a chunk of generated values.
+FIXED_OVERHEAD_MIB = 32
 WRITERS = [("rootweave", "rootweave"), ("root_rntuple", "RNTupleParallelWriter"),
            ("root_tbuffermerger", "TBufferMerger")]
 FILES = {"rootweave": "pw-rw.root", "root_rntuple": "pw-rnt.root", "root_tbuffermerger": "pw-tbm.root"}
@@ -251,7 +255,11 @@ def bench_schema(args, root_exe, schema, entries, state):
                 fastest["mb_per_s"] = payload / fastest["seconds"] / 1e6
                 if name == "rootweave":
                     fastest["buffered_over_budget"] = fastest["buffered_peak_mib"] * (1 << 20) > budget
-                    fastest["rss_over_budget"] = fastest["peak_rss_mib"] * (1 << 20) > budget
+                    # The budget bounds buffered pages and clusters; the process also holds a
+                    # fixed part beside them (its start, each thread's codec state and chunk of
+                    # generated values), which the issue allows as a small fixed overhead.
+                    fastest["rss_beyond_budget_mib"] = fastest["peak_rss_mib"] - budget / (1 << 20)
+                    fastest["rss_over_budget"] = fastest["rss_beyond_budget_mib"] > FIXED_OVERHEAD_MIB
                 row[name] = fastest
             best_root = max(row["root_rntuple"]["mb_per_s"], row["root_tbuffermerger"]["mb_per_s"])
             row["ratio_to_best_root"] = row["rootweave"]["mb_per_s"] / best_root
@@ -344,8 +352,11 @@ def summarize(schema, results, threads_list, budget):
                          f", rootweave/TBufferMerger x{rw / r['root_tbuffermerger']['file_bytes']:.3f}")
             w = r["rootweave"]
             if w["buffered_over_budget"] or w["rss_over_budget"]:
-                sizes.append(f"T={threads} rootweave above its {budget} budget: {w['buffered_peak_mib']:.0f} MiB "
-                             f"buffered, peak RSS {w['peak_rss_mib']:.0f} MiB")
+                sizes.append(f"T={threads} rootweave above its {budget} budget (+{FIXED_OVERHEAD_MIB} MiB fixed for "
+                             f"RSS): {w['buffered_peak_mib']:.0f} MiB buffered, peak RSS {w['peak_rss_mib']:.0f} MiB")
+            elif w["rss_beyond_budget_mib"] > 0:
+                sizes.append(f"T={threads} rootweave peak RSS {w['rss_beyond_budget_mib']:.0f} MiB beyond its {budget} "
+                             f"budget ({w['buffered_peak_mib']:.0f} MiB buffered)")
         print("        " + "; ".join(sizes))
 
 
