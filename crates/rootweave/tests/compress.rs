@@ -303,3 +303,57 @@ fn lzma_dictionary_is_roots_choice() {
     assert_eq!(declared("lzma:7", 300_000), 3 << 15); // 75,000 rounded up to 3 * 2^15
     assert_eq!(declared("lzma:9", 4 << 20), 1 << 20);
 }
+
+/// Where the LZMA2 dictionary byte and the block header's CRC32 of a one-block xz stream
+/// stored after the ROOT block header lie.
+fn lzma_dictionary_byte_at(stored: &[u8]) -> (usize, usize) {
+    let block = BLOCK_HEADER_SIZE + 12;
+    let header_len = (usize::from(stored[block]) + 1) * 4;
+    assert_eq!(stored[block + 1], 0, "no sizes in the block header");
+    (block + 4, block + header_len - 4)
+}
+
+#[test]
+fn lzma_blocks_declaring_huge_dictionaries_are_refused() {
+    let data = compressible(50_000);
+    let stored = compress("lzma:7".parse().unwrap(), &data);
+    let (dictionary_at, crc_at) = lzma_dictionary_byte_at(&stored);
+    let mut huge = stored.clone();
+    huge[dictionary_at] = 40; // 4 GiB - 1, which liblzma would allocate for the block
+    let crc = crc32fast::hash(&huge[BLOCK_HEADER_SIZE + 12..crc_at]);
+    huge[crc_at..crc_at + 4].copy_from_slice(&crc.to_le_bytes());
+    let e = decompress(&huge, data.len()).unwrap_err().to_string();
+    assert!(e.contains("dictionary of 128 MiB or more"), "{e}");
+    // 64 MiB (code 28), the largest preset's (uproot's lzma level 9 declares it): decoded.
+    let mut preset9 = stored.clone();
+    preset9[dictionary_at] = 28;
+    let crc = crc32fast::hash(&preset9[BLOCK_HEADER_SIZE + 12..crc_at]);
+    preset9[crc_at..crc_at + 4].copy_from_slice(&crc.to_le_bytes());
+    assert_eq!(decompress(&preset9, data.len()).unwrap(), data);
+}
+
+#[test]
+fn lzma_checks_are_verified_only_with_block_checksums() {
+    let data = compressible(50_000);
+    let stored = compress("lzma:7".parse().unwrap(), &data);
+    // The xz stream ends: its check (CRC32 of the data), the index, a 12-byte footer
+    // whose bytes 4..8 give the index's size in 4-byte units, minus one.
+    let footer = stored.len() - 12;
+    let backward = u32::from_le_bytes(stored[footer + 4..footer + 8].try_into().unwrap());
+    let check_at = footer - (backward as usize + 1) * 4 - 4;
+    let mut bad_check = stored.clone();
+    bad_check[check_at] ^= 0x55;
+    let e = decompress(&bad_check, data.len()).unwrap_err().to_string();
+    assert!(e.contains("corrupt xz block"), "{e}");
+    // Bytes a page checksum verified already: the same block decodes.
+    let mut out = vec![0u8; data.len()];
+    decompress_into_checked(&bad_check, &mut out, false).unwrap();
+    assert_eq!(out, data);
+    // Corrupt LZMA data is still an error without it.
+    let mut bad_data = stored.clone();
+    let data_at = BLOCK_HEADER_SIZE + 24;
+    for b in &mut bad_data[data_at + 10..data_at + 40] {
+        *b ^= 0xA5;
+    }
+    assert!(decompress_into_checked(&bad_data, &mut out, false).is_err());
+}

@@ -37,7 +37,8 @@ pub(crate) fn compress_block(compression: Compression, input: &[u8], out: &mut V
 }
 
 /// Decodes one block's codec data into `out`, which must be filled exactly; `checksum`:
-/// verify the block's own checksum where the codec stores one (LZ4).
+/// verify the block's own checksum where the codec stores one (LZ4's of its compressed
+/// data, the xz stream's CRC32 of its output).
 pub(crate) fn decompress_block(
     codec: Codec,
     checksum: bool,
@@ -46,7 +47,7 @@ pub(crate) fn decompress_block(
 ) -> Result<(), String> {
     match codec {
         Codec::Zlib => zlib_decompress(data, out),
-        Codec::Lzma => lzma_decompress(data, out),
+        Codec::Lzma => lzma_decompress(data, checksum, out),
         Codec::Lz4 => lz4_decompress(data, checksum, out),
         Codec::Zstd => zstd_decompress(data, out),
         Codec::None => Err("no codec".into()),
@@ -145,10 +146,16 @@ fn lzma_dictionary_size(level: u32, input_len: usize) -> u32 {
     PRESET_DICT[(level as usize).min(9)].min(quarter.max(LIBLZMA_MIN_DICT))
 }
 
-fn lzma_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
-    use liblzma::stream::{Action, Status, Stream};
-    let mut stream =
-        Stream::new_stream_decoder(u64::MAX, 0).map_err(|e| format!("xz decoder: {e}"))?;
+/// The most memory an xz block may ask of the decoder: above the 64 MiB dictionary of the
+/// largest xz preset (what uproot's level 9 declares), well below what a corrupt
+/// dictionary size could claim (up to 4 GiB, which liblzma would allocate for each block).
+const LZMA_DECODER_MEMORY_MAX: u64 = 128 << 20;
+
+fn lzma_decompress(data: &[u8], checksum: bool, out: &mut [u8]) -> Result<(), String> {
+    use liblzma::stream::{Action, Error, Status, Stream, IGNORE_CHECK};
+    let flags = if checksum { 0 } else { IGNORE_CHECK };
+    let mut stream = Stream::new_stream_decoder(LZMA_DECODER_MEMORY_MAX, flags)
+        .map_err(|e| format!("xz decoder: {e}"))?;
     match stream.process(data, out, Action::Finish) {
         Ok(Status::StreamEnd) if stream.total_out() as usize == out.len() => Ok(()),
         Ok(Status::StreamEnd) => Err(format!(
@@ -157,6 +164,10 @@ fn lzma_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
             out.len()
         )),
         Ok(_) => Err("xz block is truncated or larger than its header says".into()),
+        Err(Error::MemLimit) => Err(format!(
+            "xz block declares a dictionary of {} MiB or more",
+            LZMA_DECODER_MEMORY_MAX >> 20
+        )),
         Err(e) => Err(format!("corrupt xz block: {e}")),
     }
 }
