@@ -265,10 +265,14 @@ fn consecutive_blocks_are_independent_streams() {
 
 /// The dictionary size an LZMA block declares: the LZMA2 property byte of its xz block
 /// header, decoded to the smallest 2^n or 3 * 2^(n-1) that holds the encoder's dictionary.
-fn lzma_block_dictionary(stored: &[u8]) -> u64 {
+/// Where the LZMA2 dictionary byte and the block header's CRC32 lie in a one-block xz
+/// stream stored after the ROOT block header.
+fn lzma_dictionary_byte_at(stored: &[u8]) -> (usize, usize) {
     let xz = &stored[BLOCK_HEADER_SIZE..];
     assert_eq!(&xz[..6], b"\xFD7zXZ\x00", "xz stream magic");
-    let block = &xz[12..];
+    let block_at = BLOCK_HEADER_SIZE + 12;
+    let block = &stored[block_at..];
+    let header_len = (usize::from(block[0]) + 1) * 4;
     let flags = block[1];
     assert_eq!(flags & 0x03, 0, "one filter");
     let mut at = 2;
@@ -283,7 +287,11 @@ fn lzma_block_dictionary(stored: &[u8]) -> u64 {
     }
     assert_eq!(block[at], 0x21, "the LZMA2 filter");
     assert_eq!(block[at + 1], 1, "one property byte");
-    let bits = u64::from(block[at + 2]);
+    (block_at + at + 2, block_at + header_len - 4)
+}
+
+fn lzma_block_dictionary(stored: &[u8]) -> u64 {
+    let bits = u64::from(stored[lzma_dictionary_byte_at(stored).0]);
     (2 | (bits & 1)) << (bits / 2 + 11)
 }
 
@@ -302,15 +310,6 @@ fn lzma_dictionary_is_roots_choice() {
     assert_eq!(declared("lzma:1", 8 << 20), 1 << 20); // the preset's 1 MiB is below 2 MiB
     assert_eq!(declared("lzma:7", 300_000), 3 << 15); // 75,000 rounded up to 3 * 2^15
     assert_eq!(declared("lzma:9", 4 << 20), 1 << 20);
-}
-
-/// Where the LZMA2 dictionary byte and the block header's CRC32 of a one-block xz stream
-/// stored after the ROOT block header lie.
-fn lzma_dictionary_byte_at(stored: &[u8]) -> (usize, usize) {
-    let block = BLOCK_HEADER_SIZE + 12;
-    let header_len = (usize::from(stored[block]) + 1) * 4;
-    assert_eq!(stored[block + 1], 0, "no sizes in the block header");
-    (block + 4, block + header_len - 4)
 }
 
 #[test]
