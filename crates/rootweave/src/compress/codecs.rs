@@ -208,8 +208,9 @@ fn lz4_compress(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Optio
 /// columns gives pages of 64-256 KiB, where it finds far fewer than in ROOT's 1 MiB pages:
 /// `wide` (1000 float columns) came out 733.8 MB with 64 KiB pages at two threads against
 /// RNTupleParallelWriter's 711.9 MB. This search writes 691.7 MB (688.8 MB at one thread,
-/// 128 KiB pages), in twice the time on `wide` (567 against 1139 MB/s; ROOT's best: 222),
-/// the same time on `complex` and `nanoaod`, whose noise it does not search.
+/// 128 KiB pages), in twice the time on `wide` (567 against 1139 MB/s at two threads,
+/// still over twice ROOT's best writer there), the same time on `complex` and `nanoaod`,
+/// whose noise it does not search.
 const SMALL_PAGE_FAST_LEVEL: u32 = 2;
 
 /// ROOT's pages: 1 MiB.
