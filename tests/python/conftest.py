@@ -1,6 +1,7 @@
 """Shared helpers of the Python test suite: where things are, and running the
 rootweave binaries and the ROOT reader child process."""
 
+import faulthandler
 import json
 import os
 import subprocess
@@ -60,3 +61,23 @@ def root_dump(jobs, workdir):
 def workdir(tmp_path_factory):
     """A scratch directory shared by the tests of one module."""
     return tmp_path_factory.mktemp("rw")
+
+
+#: Seconds any one test may run before the watchdog prints every thread's stack and ends
+#: the test run (exit status 1): a hang fails the suite instead of stopping it.
+TEST_WATCHDOG_SECONDS = 1200
+
+
+def pytest_configure(config):
+    """Keeps a descriptor of the real standard error for the watchdog, which must write
+    past pytest's output capture from a process about to end."""
+    config.watchdog_fd = os.dup(sys.__stderr__.fileno())
+
+
+@pytest.fixture(autouse=True)
+def watchdog(request):
+    """Arms the watchdog around every test. Its timer runs on a thread of its own outside
+    the interpreter, so it fires even when a hung thread holds the GIL."""
+    faulthandler.dump_traceback_later(TEST_WATCHDOG_SECONDS, exit=True, file=request.config.watchdog_fd)
+    yield
+    faulthandler.cancel_dump_traceback_later()

@@ -4,6 +4,7 @@
 //! objects on top of it.
 
 mod arrow;
+mod detached;
 mod errors;
 mod layout;
 mod read;

@@ -1,6 +1,8 @@
 //! Writing: an output file, sequential RNTuple writers in it, and the parallel writer
 //! whose fill contexts Python threads use at once. Every `extend` encodes and compresses
-//! with the GIL released.
+//! with the GIL released, and every lock is taken detached (see [`crate::detached`]):
+//! any method may be called from any thread at any time, and the worst it does is wait
+//! for another thread's call on the same object to finish, or raise.
 
 use std::sync::{Arc, Mutex};
 
@@ -11,6 +13,7 @@ use rootweave::compress::Compression;
 use rootweave::container::writer::{FileWriter, WriterOptions};
 use rootweave::rntuple::{self, Field, WriteOptions};
 
+use crate::detached::{detached_in_drop, with_lock};
 use crate::errors::to_py;
 use crate::spec::{column_data, field_type, hold, Held};
 
@@ -45,11 +48,40 @@ fn hold_batch<'py>(batch: &Bound<'py, PyList>, names: &[String]) -> PyResult<Vec
         .collect()
 }
 
+/// A writer or fill context behind its lock: open, or closed (with what it wrote, for a
+/// writer that closed cleanly).
+enum Slot<T> {
+    Open(T),
+    Closed(Option<rntuple::WriteSummary>),
+}
+
+impl<T> Slot<T> {
+    /// The open writer, or the error a closed one gives.
+    fn open(&mut self, what: &str) -> PyResult<&mut T> {
+        match self {
+            Slot::Open(t) => Ok(t),
+            Slot::Closed(_) => Err(PyValueError::new_err(format!("the {what} is closed"))),
+        }
+    }
+
+    /// Takes the open writer out, leaving the slot closed; `None` if it was closed.
+    fn take(&mut self) -> Option<T> {
+        match std::mem::replace(self, Slot::Closed(None)) {
+            Slot::Open(t) => Some(t),
+            closed => {
+                *self = closed;
+                None
+            }
+        }
+    }
+}
+
 /// Borrows `batch`, then hands it to the writer or context in `slot` (checked as a whole
-/// there) with the GIL released.
-fn extend_locked<T: Send>(
+/// there). The slot's lock is held, detached, for the whole batch: batches of threads
+/// sharing one writer go in one after another, each whole.
+fn extend_slot<T: Send>(
     py: Python<'_>,
-    slot: &Mutex<Option<T>>,
+    slot: &Mutex<Slot<T>>,
     batch: &Bound<'_, PyList>,
     names: &[String],
     what: &str,
@@ -57,15 +89,35 @@ fn extend_locked<T: Send>(
 ) -> PyResult<()> {
     let held = hold_batch(batch, names)?;
     let data = held.iter().map(column_data).collect::<PyResult<Vec<_>>>()?;
-    let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
-    let target = guard
-        .as_mut()
-        .ok_or_else(|| PyValueError::new_err(format!("the {what} is closed")))?;
-    py.detach(|| extend(target, &data)).map_err(to_py)
+    with_lock(py, slot, |slot| {
+        let target = slot.open(what)?;
+        extend(target, &data).map_err(to_py)
+    })
+}
+
+/// Closes the writer in `slot` once; later calls (also racing ones) return the same
+/// summary, or raise if the first close failed.
+fn close_slot<T: Send>(
+    py: Python<'_>,
+    slot: &Mutex<Slot<T>>,
+    close: impl FnOnce(T) -> rootweave::Result<rntuple::WriteSummary> + Send,
+) -> PyResult<rntuple::WriteSummary> {
+    with_lock(py, slot, |slot| match slot {
+        Slot::Closed(Some(summary)) => Ok(summary.clone()),
+        Slot::Closed(None) => Err(PyValueError::new_err(
+            "the writer is closed: closing it failed earlier",
+        )),
+        Slot::Open(_) => {
+            let writer = slot.take().expect("the slot is open");
+            let summary = close(writer).map_err(to_py)?;
+            *slot = Slot::Closed(Some(summary.clone()));
+            Ok(summary)
+        }
+    })
 }
 
 /// A ROOT file being written, holding any number of RNTuples.
-#[pyclass(module = "rootweave._rootweave")]
+#[pyclass(module = "rootweave._rootweave", frozen)]
 pub struct OutputFile {
     file: Mutex<Option<Arc<FileWriter>>>,
 }
@@ -89,18 +141,19 @@ impl OutputFile {
     }
 
     /// Writes the directory and closes the file; every RNTuple in it must be closed.
+    /// Closing a closed file does nothing.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        let file = self.file.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let Some(file) = file else {
-            return Ok(());
-        };
-        let file = Arc::try_unwrap(file).map_err(|file| {
-            // Put it back: the caller may close the writers and try again.
-            *self.file.lock().unwrap_or_else(|e| e.into_inner()) = Some(file);
-            PyValueError::new_err("an RNTuple in the file is still open: close it first")
-        })?;
-        py.detach(|| file.close()).map_err(to_py)?;
-        Ok(())
+        with_lock(py, &self.file, |slot| {
+            let Some(file) = slot.take() else {
+                return Ok(());
+            };
+            let file = Arc::try_unwrap(file).map_err(|file| {
+                // Put it back: the caller may close the writers and try again.
+                *slot = Some(file);
+                PyValueError::new_err("an RNTuple in the file is still open: close it first")
+            })?;
+            file.close().map(drop).map_err(to_py)
+        })
     }
 }
 
@@ -115,19 +168,20 @@ impl Drop for OutputFile {
             .unwrap_or_else(|e| e.into_inner())
             .take();
         if let Some(file) = file.and_then(|f| Arc::try_unwrap(f).ok()) {
-            let _ = file.close();
+            detached_in_drop(move || {
+                let _ = file.close();
+            });
         }
     }
 }
 
 impl OutputFile {
     /// The open file, for a new RNTuple in it.
-    fn shared(&self) -> PyResult<Arc<FileWriter>> {
-        self.file
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-            .ok_or_else(|| PyValueError::new_err("the file is closed"))
+    fn shared(&self, py: Python<'_>) -> PyResult<Arc<FileWriter>> {
+        with_lock(py, &self.file, |slot| {
+            slot.clone()
+                .ok_or_else(|| PyValueError::new_err("the file is closed"))
+        })
     }
 }
 
@@ -140,11 +194,15 @@ fn summary_dict<'py>(py: Python<'py>, s: &rntuple::WriteSummary) -> PyResult<Bou
     Ok(d)
 }
 
-/// An RNTuple being written from one thread at a time into an [`OutputFile`].
+/// An RNTuple being written into an [`OutputFile`]. Threads that share it take turns:
+/// each `extend` writes its whole batch before the next one starts.
 #[pyclass(module = "rootweave._rootweave")]
 pub struct Writer {
-    writer: Mutex<Option<rntuple::RNTupleWriter>>,
+    writer: Mutex<Slot<rntuple::RNTupleWriter>>,
     names: Vec<String>,
+    /// Kept so that the file outlives the writer: collected unclosed, the writer commits
+    /// first, and the file then closes (see `OutputFile`'s `Drop`).
+    _file: Py<OutputFile>,
 }
 
 #[pymethods]
@@ -154,7 +212,7 @@ impl Writer {
     #[pyo3(signature = (file, name, schema, compression="zstd:5"))]
     fn new(
         py: Python<'_>,
-        file: &OutputFile,
+        file: &Bound<'_, OutputFile>,
         name: String,
         schema: &Bound<'_, PyList>,
         compression: &str,
@@ -165,40 +223,51 @@ impl Writer {
             compression: self::compression(compression)?,
             ..WriteOptions::default()
         };
-        let file = file.shared()?;
+        let shared = file.get().shared(py)?;
         let writer = py
-            .detach(|| rntuple::RNTupleWriter::in_file(file, &name, fields, options))
+            .detach(|| rntuple::RNTupleWriter::in_file(shared, &name, fields, options))
             .map_err(to_py)?;
         Ok(Writer {
-            writer: Mutex::new(Some(writer)),
+            writer: Mutex::new(Slot::Open(writer)),
             names,
+            _file: file.clone().unbind(),
         })
     }
 
     /// Appends a batch (a list of batch tuples, one per field). The whole batch is
     /// checked before anything is written.
     fn extend(&self, py: Python<'_>, batch: &Bound<'_, PyList>) -> PyResult<()> {
-        extend_locked(py, &self.writer, batch, &self.names, "writer", |w, data| {
+        extend_slot(py, &self.writer, batch, &self.names, "writer", |w, data| {
             w.extend(data)
         })
     }
 
-    /// Writes what is buffered and closes the RNTuple; returns a summary.
+    /// Writes what is buffered and closes the RNTuple; returns a summary (the same one
+    /// again when called on a closed writer).
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let Some(writer) = writer else {
-            return Err(PyValueError::new_err("the writer is closed"));
-        };
-        let summary = py.detach(|| writer.close()).map_err(to_py)?;
+        let summary = close_slot(py, &self.writer, |w| w.close())?;
         summary_dict(py, &summary)
+    }
+}
+
+/// A writer collected unclosed commits what it holds (as the library's writer does when
+/// dropped), detached: that writes to the file.
+impl Drop for Writer {
+    fn drop(&mut self) {
+        let slot = self.writer.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(writer) = slot.take() {
+            detached_in_drop(move || drop(writer));
+        }
     }
 }
 
 /// An RNTuple written from many Python threads through fill contexts.
 #[pyclass(module = "rootweave._rootweave")]
 pub struct ParallelWriter {
-    writer: Mutex<Option<Arc<rntuple::ParallelWriter>>>,
+    writer: Mutex<Slot<rntuple::ParallelWriter>>,
     names: Vec<String>,
+    /// Kept so that the file outlives the writer (as for [`Writer`]).
+    _file: Py<OutputFile>,
 }
 
 #[pymethods]
@@ -208,7 +277,7 @@ impl ParallelWriter {
     #[pyo3(signature = (file, name, schema, compression="zstd:5", memory_budget=256 << 20))]
     fn new(
         py: Python<'_>,
-        file: &OutputFile,
+        file: &Bound<'_, OutputFile>,
         name: String,
         schema: &Bound<'_, PyList>,
         compression: &str,
@@ -224,45 +293,55 @@ impl ParallelWriter {
             memory_budget,
             ordered: false,
         };
-        let file = file.shared()?;
+        let shared = file.get().shared(py)?;
         let writer = py
-            .detach(|| rntuple::ParallelWriter::in_file(file, &name, fields, options))
+            .detach(|| rntuple::ParallelWriter::in_file(shared, &name, fields, options))
             .map_err(to_py)?;
         Ok(ParallelWriter {
-            writer: Mutex::new(Some(Arc::new(writer))),
+            writer: Mutex::new(Slot::Open(writer)),
             names,
+            _file: file.clone().unbind(),
         })
     }
 
     /// A new fill context (use one per thread).
-    fn context(&self) -> PyResult<Context> {
-        let guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        let writer = guard
-            .as_ref()
-            .ok_or_else(|| PyValueError::new_err("the writer is closed"))?;
+    fn context(&self, py: Python<'_>) -> PyResult<Context> {
+        let context = with_lock(py, &self.writer, |slot| {
+            slot.open("writer").map(|w| w.context())
+        })?;
         Ok(Context {
-            context: Mutex::new(Some(writer.context())),
+            context: Mutex::new(Slot::Open(context)),
             names: self.names.clone(),
         })
     }
 
-    /// Commits what every context holds and closes the RNTuple; returns a summary.
+    /// Commits what every context holds and closes the RNTuple; returns a summary (the
+    /// same one again when called on a closed writer). Contexts still in use by other
+    /// threads are closed: their next `extend` raises.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let Some(writer) = writer else {
-            return Err(PyValueError::new_err("the writer is closed"));
-        };
-        let writer = Arc::try_unwrap(writer)
-            .map_err(|_| PyValueError::new_err("the writer is still in use"))?;
-        let summary = py.detach(|| writer.close()).map_err(to_py)?;
+        let summary = close_slot(py, &self.writer, |w| w.close())?;
         summary_dict(py, &summary)
     }
 }
 
+/// A parallel writer collected unclosed commits every context's data and completes the
+/// RNTuple, as a sequential writer does when dropped; errors are reported by `close()`.
+impl Drop for ParallelWriter {
+    fn drop(&mut self) {
+        let slot = self.writer.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(writer) = slot.take() {
+            detached_in_drop(move || {
+                let _ = writer.close();
+            });
+        }
+    }
+}
+
 /// A fill context of a [`ParallelWriter`]: buffers and compresses its own clusters.
+/// Meant for one thread; threads that share one take turns, batch by batch.
 #[pyclass(module = "rootweave._rootweave")]
 pub struct Context {
-    context: Mutex<Option<rntuple::FillContext>>,
+    context: Mutex<Slot<rntuple::FillContext>>,
     names: Vec<String>,
 }
 
@@ -270,7 +349,7 @@ pub struct Context {
 impl Context {
     /// Appends a batch, encoding and compressing with the GIL released.
     fn extend(&self, py: Python<'_>, batch: &Bound<'_, PyList>) -> PyResult<()> {
-        extend_locked(
+        extend_slot(
             py,
             &self.context,
             batch,
@@ -280,13 +359,21 @@ impl Context {
         )
     }
 
-    /// Commits what the context holds; it cannot be used afterwards.
+    /// Commits what the context holds; it cannot be used afterwards. Closing a closed
+    /// context does nothing.
     fn close(&self, py: Python<'_>) {
-        let context = self
-            .context
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        py.detach(move || drop(context));
+        // Dropping the context commits its cluster, which may wait for the budget.
+        with_lock(py, &self.context, |slot| drop(slot.take()));
+    }
+}
+
+/// A context collected unclosed commits what it holds, detached (the commit may wait for
+/// the memory budget and writes to the file).
+impl Drop for Context {
+    fn drop(&mut self) {
+        let slot = self.context.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(context) = slot.take() {
+            detached_in_drop(move || drop(context));
+        }
     }
 }

@@ -344,12 +344,13 @@ class WritableFile:
 
 
 class RNTupleWriter:
-    """Writes one RNTuple from one thread at a time (made by `WritableFile.mkrntuple`)."""
+    """Writes one RNTuple (made by `WritableFile.mkrntuple`). Threads may share it: their
+    batches go in one after another, each whole; for threads that should compress at the
+    same time, use `mkrntuple_parallel`."""
 
     def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5"):
         self.types = _types.schema_types(schema)
         self._writer = _Writer(file, name, self.types, compression)
-        self._closed = False
         self.summary = None
 
     def extend(self, data: Batch) -> None:
@@ -358,10 +359,9 @@ class RNTupleWriter:
         self._writer.extend(_batch(data, self.types))
 
     def close(self) -> Any:
-        """Writes what is buffered and closes the RNTuple; returns a summary."""
-        if not self._closed:
-            self.summary = self._writer.close()
-            self._closed = True
+        """Writes what is buffered and closes the RNTuple; returns a summary. Waits for
+        an `extend` running on another thread; later `extend` calls raise ValueError."""
+        self.summary = self._writer.close()
         return self.summary
 
 
@@ -373,7 +373,6 @@ class ParallelRNTupleWriter:
         self.types = _types.schema_types(schema)
         self._writer = _ParallelWriter(file, name, self.types, compression, memory_budget)
         self._contexts = []
-        self._closed = False
         self.summary = None
 
     def context(self) -> FillContext:
@@ -383,18 +382,18 @@ class ParallelRNTupleWriter:
         return context
 
     def close(self) -> Any:
-        """Commits every context's data and closes the RNTuple; returns a summary."""
-        if not self._closed:
-            for c in self._contexts:
-                c.close()
-            self.summary = self._writer.close()
-            self._closed = True
+        """Commits every context's data and closes the RNTuple; returns a summary. Waits
+        for the batches contexts are writing on other threads; their next `extend`
+        raises ValueError."""
+        for c in list(self._contexts):
+            c.close()
+        self.summary = self._writer.close()
         return self.summary
 
 
 class FillContext:
     """One thread's handle on a parallel writer: `extend` encodes and compresses on the
-    calling thread with the GIL released."""
+    calling thread with the GIL released. Threads that share a context take turns."""
 
     def __init__(self, context: Any, types: list):
         self._context, self.types = context, types
