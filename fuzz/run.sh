@@ -5,9 +5,9 @@
 #
 # TARGET is rntuple_file, rntuple_envelopes or ttree_file; SECONDS defaults to 600. The
 # corpus (fuzz/corpus/TARGET) is seeded on every run with the small RNTuple files of the
-# shared test data (../shared/testdata beside the repository, or $TESTDATA) and with small
+# test data (tests/data, or $TESTDATA) and with small
 # files that examples/make_seeds.rs writes; for ttree_file, with the TTree files of the
-# shared test data under 100 KiB. None of them is committed. Findings land in
+# test data under 100 KiB. None of them is committed. Findings land in
 # fuzz/artifacts/TARGET.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -15,7 +15,7 @@ cd "$(dirname "$0")"
 target=${1:-rntuple_file}
 seconds=${2:-600}
 shift $(( $# < 2 ? $# : 2 ))
-testdata=${TESTDATA:-../../shared/testdata}
+testdata=${TESTDATA:-../tests/data}
 
 # cargo-fuzz asks for nightly flags (-Zsanitizer=address); a stable toolchain takes them
 # with RUSTC_BOOTSTRAP=1.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: makes the Python environment in .venv if it is missing (CERN ROOT's
-# pip wheel, uproot, awkward, numpy, pytest, pyarrow, polars, matplotlib, maturin), builds
-# the workspace and the `rootweave` Python package (into .venv), runs the Rust tests and the
-# Python tests against ROOT and uproot.
+# pip wheel, uproot, awkward, numpy, pytest, pyarrow, polars, matplotlib, maturin), checks
+# formatting, lints and docs, builds the workspace and the `rootweave` Python package (into
+# .venv), runs the Rust tests and the Python tests against ROOT and uproot. Arguments go to
+# pytest (`scripts/test.sh -m "not slow"` skips the slow Python tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +16,13 @@ if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT, pyarrow
   "$VENV/bin/pip" install --quiet $PACKAGES
 fi
 
+echo "== cargo fmt, clippy, doc"
+cargo fmt --all --check
+(cd crates/rootweave-py && cargo fmt --check)
+cargo clippy --release --workspace --all-targets -- -D warnings
+(cd crates/rootweave-py && CARGO_TARGET_DIR="$PWD/../../target/py" cargo clippy --release --all-targets -- -D warnings)
+# The CLI's binary is named like the library, whose documentation it would overwrite.
+RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --no-deps --exclude rootweave-cli --quiet
 echo "== cargo build"
 cargo build --release --workspace --bins
 echo "== cargo test"

@@ -75,12 +75,10 @@ fn write(
         FileWriter::with_backend(memory.clone(), "seed.root", WriterOptions::default())
             .expect("file"),
     );
-    let options = WriteOptions {
-        compression: compression.parse().expect("compression"),
-        max_page_size: 64,
-        page_checksums: checksums,
-        ..WriteOptions::default()
-    };
+    let options = WriteOptions::default()
+        .with_compression(compression.parse().expect("compression"))
+        .with_max_page_size(64)
+        .with_page_checksums(checksums);
     let mut w = RNTupleWriter::in_file(file.clone(), "ntpl", fields, options).expect("writer");
     for e in 0..entries {
         w.fill(&value(e)).expect("fill");

@@ -60,13 +60,13 @@ pub fn ttree_file(data: &[u8]) -> usize {
     let Ok(trees) = list_trees(&file) else {
         return 0;
     };
-    let options = rootweave::ttree::ReadOptions {
-        threads: 1,
-        memory_budget: 4 << 20,
-    };
+    let options = rootweave::ttree::ReadOptions::default()
+        .with_threads(1)
+        .with_memory_budget(4 << 20);
     let mut values = 0;
     for name in trees.iter().take(MAX_TREES) {
-        let Ok(tree) = TTreeReader::from_file(file.clone(), streamers.clone(), name, options)
+        let Ok(tree) =
+            TTreeReader::from_file(file.clone(), streamers.clone(), name, options.clone())
         else {
             continue;
         };
@@ -140,11 +140,10 @@ fn list_directories(file: &RootFile, keys: Vec<KeyInfo>, depth: usize, listed: &
 }
 
 fn read_rntuple(file: &Arc<RootFile>, name: &str, verify_checksums: bool) -> usize {
-    let options = ReadOptions {
-        threads: 1,
-        memory_budget: 4 << 20,
-        verify_checksums,
-    };
+    let options = ReadOptions::default()
+        .with_threads(1)
+        .with_memory_budget(4 << 20)
+        .with_verify_checksums(verify_checksums);
     let Ok(reader) = RNTupleReader::from_file(file.clone(), name, options) else {
         return 0;
     };
@@ -248,9 +247,7 @@ fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
         names.push((name.clone(), header_sum));
     }
     // Page lists, then pages: found through the (unverified) metadata.
-    let options = OpenOptions {
-        verify_checksums: false,
-    };
+    let options = OpenOptions::default().with_verify_checksums(false);
     let Some(file) = open(bytes.clone()) else {
         return bytes;
     };

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-TESTDATA = REPO.parent / "shared" / "testdata"
+TESTDATA = REPO / "tests" / "data"
 TARGET = Path(os.environ.get("ROOTWEAVE_TARGET", REPO / "target" / "release"))
 HERE = Path(__file__).resolve().parent
 
 
-def shared_file(name):
-    """Path of a file in the shared folder of real ROOT files."""
+def data_file(name):
+    """Path of a file of the repository's test data (real ROOT files, see tests/data/README.md)."""
     return TESTDATA / name
 
 
@@ -69,8 +69,10 @@ TEST_WATCHDOG_SECONDS = 1200
 
 
 def pytest_configure(config):
-    """Keeps a descriptor of the real standard error for the watchdog, which must write
-    past pytest's output capture from a process about to end."""
+    """Registers the `slow` mark (`-m "not slow"` runs the fast set) and keeps a
+    descriptor of the real standard error for the watchdog, which must write past
+    pytest's output capture from a process about to end."""
+    config.addinivalue_line("markers", "slow: runs ROOT or takes seconds; `-m 'not slow'` leaves it out")
     config.watchdog_fd = os.dup(sys.__stderr__.fileno())
 
 

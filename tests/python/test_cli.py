@@ -2,7 +2,7 @@
 
 import subprocess
 
-from conftest import TARGET, rootweave, shared_file
+from conftest import TARGET, rootweave, data_file
 
 
 def run(*args):
@@ -10,16 +10,16 @@ def run(*args):
 
 
 def test_ls_lists_real_root_files():
-    out = rootweave("ls", shared_file("uproot-HZZ.root"))
+    out = rootweave("ls", data_file("uproot-HZZ.root"))
     assert any(line.split()[:2] == ["events", "TTree"] for line in out.splitlines()), out
-    out = rootweave("ls", shared_file("rntviewer-testfile-multiple-rntuples-v1-0-0-0.root"))
+    out = rootweave("ls", data_file("rntviewer-testfile-multiple-rntuples-v1-0-0-0.root"))
     keys = out.split("\n\n")[0].splitlines()[1:]
     assert [line.split()[0] for line in keys] == ["A", "B"], out
     assert "RNTuple 'A': 100 entries" in out and "RNTuple 'B': 100 entries" in out, out
 
 
 def test_corrupt_and_missing_files_give_clear_errors(tmp_path):
-    good = shared_file("uproot-HZZ.root").read_bytes()
+    good = data_file("uproot-HZZ.root").read_bytes()
     truncated = tmp_path / "truncated.root"
     truncated.write_bytes(good[:5000])
     result = run("ls", truncated)
@@ -44,8 +44,8 @@ def test_bad_options_are_refused(tmp_path):
 def test_output_closed_early_is_a_normal_end():
     """`rootweave dump ... | head -1` and `rootweave ls ... | head -1`: the tool stops
     quietly with success when its reader goes away, never with a panic."""
-    for args in [("dump", shared_file("uproot-HZZ.root"), "events", "--json"),
-                 ("ls", shared_file("nanoAOD_2015_CMS_Open_Data_ttbar.root"))]:
+    for args in [("dump", data_file("uproot-HZZ.root"), "events", "--json"),
+                 ("ls", data_file("nanoAOD_2015_CMS_Open_Data_ttbar.root"))]:
         proc = subprocess.Popen([str(TARGET / "rootweave"), *map(str, args)], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
         first = proc.stdout.readline()

@@ -18,6 +18,9 @@ import pytest
 
 from conftest import HERE, write_with_testkit
 
+#: Runs ROOT or takes seconds: left out by `-m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 # rootweave's name for a setting -> ROOT's integer setting.
 LZMA = {"lzma:1": 201, "lzma:7": 207, "lzma:9": 209}
 # Inputs whose LZMA blocks are liblzma's alone, hence byte for byte ROOT's.

@@ -5,9 +5,13 @@ import json
 import struct
 
 import numpy as np
+import pytest
 import uproot
 
 from conftest import root_dump, rootweave, write_with_testkit
+
+#: Runs ROOT or takes seconds: left out by `-m 'not slow'`.
+pytestmark = pytest.mark.slow
 
 ENTRIES = 270_000_000  # 8 bytes each, uncompressed: 2.16 GB
 

@@ -10,6 +10,9 @@ import uproot
 from canonical import load_expected
 from conftest import root_dump, run_binary
 
+#: Runs ROOT or takes seconds: left out by `-m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 ENTRIES = 300_000
 BUDGET = 2 << 20
 

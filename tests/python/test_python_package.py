@@ -1,5 +1,5 @@
 """The `rootweave` Python package: arrays equal uproot's for every field of every RNTuple
-in ../shared/testdata, in every library, and for the branches of TTrees; files written from Python are read by uproot and
+in tests/data, in every library, and for the branches of TTrees; files written from Python are read by uproot and
 ROOT with equal values; Arrow and Polars get list and struct types; four Python threads
 write into one file and every entry appears once; bad input raises errors naming the field
 and writes nothing partial; the README's example runs."""
@@ -111,7 +111,7 @@ def test_ttree_entry_ranges_iterate_and_polars():
     theirs = uproot.open(path)["events"].arrays(["px1", "Q1"], library="np")
     part = tree.arrays(["px1", "Q1"], entry_start=100, entry_stop=-4, library="np")
     assert np.array_equal(part["px1"], theirs["px1"][100:-4])
-    chunks = list(tree.iterate(step_size=1000, fields=["Q1"], library="np"))
+    chunks = list(tree.iterate(["Q1"], 1000, library="np"))
     assert [len(c["Q1"]) for c in chunks] == [1000, 1000, 304]
     assert np.array_equal(np.concatenate([c["Q1"] for c in chunks]), theirs["Q1"])
     frame = tree.arrays(["px1", "Q1"], library="pl")
@@ -241,6 +241,7 @@ sys.stdout.write(json.dumps(out))
     return [json.loads(re.sub(r"\bnan\b", "null", s)) for s in json.loads(result.stdout)]
 
 
+@pytest.mark.slow
 def test_written_from_python_read_by_uproot_and_root(tmp_path):
     path = tmp_path / "py.root"
     data = write_python_file(path)
@@ -319,8 +320,10 @@ def test_file_errors_keep_their_messages(tmp_path):
         rootweave.open(bad)
     with pytest.raises(KeyError, match="nope"):
         rootweave.open(TESTDATA / "test_int_5e4_rntuple_v1-0-0-0.root")["nope"]
-    with pytest.raises(OSError, match="missing.root"):
+    with pytest.raises(FileNotFoundError, match="missing.root"):
         rootweave.open(tmp_path / "missing.root")
+    with pytest.raises(FileNotFoundError, match="no-such-folder"):
+        rootweave.create(tmp_path / "no-such-folder" / "out.root")
 
 
 def test_readme_example_runs(tmp_path, monkeypatch):

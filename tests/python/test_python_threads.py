@@ -14,6 +14,9 @@ import uproot
 import rootweave
 from conftest import HERE
 
+#: Runs ROOT or takes seconds: left out by `-m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 #: The child's own watchdog ends a hung run after 120 s; this one ends a child that
 #: could not even print its stacks.
 CHILD_TIMEOUT = 900

@@ -17,6 +17,9 @@ import uproot
 from compare import first_difference, same, uproot_fields
 from conftest import HERE, rootweave
 
+#: Runs ROOT or takes seconds: left out by `-m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 ENTRIES = 1000
 
 

@@ -12,6 +12,9 @@ import uproot
 from canonical import assert_same, from_awkward, load_expected
 from conftest import root_dump, rootweave, write_with_testkit
 
+#: Runs ROOT or takes seconds: left out by `-m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 CODECS = ["none", "zlib:1", "lz4:4", "zstd:5", "lzma:7"]
 GENERATE_EVENTS = 200_000
 

@@ -1,5 +1,5 @@
 """The RNTuple reader against the real thing: every field of every RNTuple in
-../shared/testdata agrees with uproot 5.7, files written by ROOT 6.40's own RNTupleWriter
+tests/data agrees with uproot 5.7, files written by ROOT 6.40's own RNTupleWriter
 (every codec, split and unsplit encodings, many pages and clusters) read back the values
 ROOT wrote, entry ranges across cluster boundaries are exact, and bad input gives a clear
 error naming the file."""
@@ -87,6 +87,7 @@ def expected_entry(e):
     } if i32 is not None else None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compression", COMPRESSIONS)
 def test_files_written_by_root_read_back_exactly(root_written, compression):
     path = root_written[compression]
@@ -97,6 +98,7 @@ def test_files_written_by_root_read_back_exactly(root_written, compression):
         assert mine[e] == expected, f"entry {e}: {mine[e]} != {expected}"
 
 
+@pytest.mark.slow
 def test_root_files_have_many_clusters_and_split_or_plain_columns(root_written):
     listing = rootweave("ls", root_written[505])
     assert "clusters" in listing
@@ -107,6 +109,7 @@ def test_root_files_have_many_clusters_and_split_or_plain_columns(root_written):
     assert " Int32" in plain and "SplitInt32" not in plain, plain
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compression", [0, 505])
 def test_entry_ranges_across_clusters(root_written, compression):
     path = root_written[compression]
@@ -116,6 +119,7 @@ def test_entry_ranges_across_clusters(root_written, compression):
         assert part == full[start:stop], (start, stop)
 
 
+@pytest.mark.slow
 def test_nested_field_paths(root_written):
     path = root_written[505]
     inner = dump(path, "ntpl", "--fields", "vv._0", "--entries", "0:50")
@@ -123,6 +127,7 @@ def test_nested_field_paths(root_written):
     assert [e["vv._0"] for e in inner] == [e["vv"] for e in full]
 
 
+@pytest.mark.slow
 def test_bad_input_names_the_file(workdir, root_written):
     data = root_written[505].read_bytes()
     cut = workdir / "truncated.root"

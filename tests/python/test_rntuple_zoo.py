@@ -18,6 +18,9 @@ import uproot
 from compare import first_difference, same, uproot_fields
 from conftest import HERE, TESTDATA, rootweave
 
+#: Runs ROOT or takes seconds: left out by `-m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 ENTRIES = 5000
 NANOAOD = TESTDATA / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
 # Real32Quant with 20 bits over [-100, 100]: values are within half a step of what was written.

@@ -1,5 +1,5 @@
 """The TTree reader against the real thing: every branch of every TTree in
-../shared/testdata that uproot 5.7 reads as numbers, booleans, strings or (jagged, fixed
+tests/data that uproot 5.7 reads as numbers, booleans, strings or (jagged, fixed
 or record) arrays of those agrees value for value with `rootweave dump --json`; what is
 skipped is listed with the reason. Trees written here by ROOT 6.40 itself (every leaf
 width, Bool_t, leaf lists, fixed and counter-indexed arrays, std::vector, nested vectors,
@@ -105,6 +105,7 @@ def expected_entry(e):
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compression", COMPRESSIONS)
 def test_trees_written_by_root_read_back_exactly(root_written, compression):
     path = root_written[compression]
@@ -117,11 +118,13 @@ def test_trees_written_by_root_read_back_exactly(root_written, compression):
         assert not bad, f"entry {e}: {[(k, mine[e][k], expected[k]) for k in bad]}"
 
 
+@pytest.mark.slow
 def test_tree_in_a_subdirectory(root_written):
     assert [e["x"] for e in dump(root_written[101], "sub/inner")] == list(range(10))
     assert "TTree 'sub/inner'" in rootweave("ls", root_written[101])
 
 
+@pytest.mark.slow
 def test_root_trees_have_many_baskets_and_clusters(root_written):
     listing = rootweave("ls", root_written[505])
     assert f"{ENTRIES} entries, 5 clusters" in listing, listing
@@ -131,6 +134,7 @@ def test_root_trees_have_many_baskets_and_clusters(root_written):
     assert "var * var * float64" in listing and "{b: float64, a: int32, c: int16}" in listing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compression", [0, 505])
 def test_entry_ranges_across_baskets(root_written, compression):
     path = root_written[compression]
@@ -141,6 +145,7 @@ def test_entry_ranges_across_baskets(root_written, compression):
         assert part == full[start:stop], (start, stop)
 
 
+@pytest.mark.slow
 def test_bad_input_names_the_file(workdir, root_written):
     data = root_written[505].read_bytes()
     cut = workdir / "truncated.root"

@@ -15,6 +15,9 @@ import uproot
 from conftest import HERE, rootweave
 from tree_compare import compare_tree_with_uproot, dump_json, trees_in
 
+#: Runs ROOT or takes seconds: left out by `-m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 ENTRIES = 3000
 
 

@@ -2,17 +2,19 @@
 //! (`bench/cpp/root_write.cxx`) and prints the time of the writing alone; and of
 //! `bench/rntuple_read.py` (see `read.rs`) and `bench/ttree_read.py` (see `ttree.rs`).
 //!
-//!     rootweave-bench int32 OUT ENTRIES COMPRESSION
-//!     rootweave-bench nanoaod OUT DUMP_DIR COMPRESSION
-//!     rootweave-bench read FILE NTUPLE THREADS VERIFY BUDGET_MIB [FIELD...]
-//!     rootweave-bench stream FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]
-//!     rootweave-bench stream-ahead FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]
-//!     rootweave-bench stream-parallel FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]
-//!     rootweave-bench pages FILE NTUPLE THREADS [FIELD...]
-//!     rootweave-bench memcpy THREADS MIB
-//!     rootweave-bench compress-pages FILE NTUPLE COMPRESSION THREADS (see `codec.rs`)
-//!     rootweave-bench ttree-read FILE TREE THREADS BUDGET_MIB [BRANCH...]
-//!     rootweave-bench ttree-baskets FILE TREE THREADS [BRANCH...]
+//! ```text
+//! rootweave-bench int32 OUT ENTRIES COMPRESSION
+//! rootweave-bench nanoaod OUT DUMP_DIR COMPRESSION
+//! rootweave-bench read FILE NTUPLE THREADS VERIFY BUDGET_MIB [FIELD...]
+//! rootweave-bench stream FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]
+//! rootweave-bench stream-ahead FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]
+//! rootweave-bench stream-parallel FILE NTUPLE THREADS VERIFY BUDGET_MIB STEP [FIELD...]
+//! rootweave-bench pages FILE NTUPLE THREADS [FIELD...]
+//! rootweave-bench memcpy THREADS MIB
+//! rootweave-bench compress-pages FILE NTUPLE COMPRESSION THREADS (see `codec.rs`)
+//! rootweave-bench ttree-read FILE TREE THREADS BUDGET_MIB [BRANCH...]
+//! rootweave-bench ttree-baskets FILE TREE THREADS [BRANCH...]
+//! ```
 
 mod codec;
 mod read;
@@ -27,12 +29,11 @@ use rootweave_cli::random::splitmix64;
 use rootweave_cli::synth::nanoaod_fields;
 
 fn options(compression: &str) -> WriteOptions {
-    WriteOptions {
-        compression: compression
+    WriteOptions::default().with_compression(
+        compression
             .parse::<Compression>()
             .expect("compression setting"),
-        ..WriteOptions::default()
-    }
+    )
 }
 
 /// One `std::int32_t` field: the top 20 bits of successive splitmix64 draws (seed 1).

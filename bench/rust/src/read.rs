@@ -19,16 +19,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use rootweave::array::buffer::{Buffer, Dst, Target};
 use rootweave::array::Array;
-use rootweave::batches::{BatchSource, Batches};
+use rootweave::array::LeafType;
 use rootweave::compress::decompress_into;
 use rootweave::container::RootFile;
+use rootweave::dataset::{BatchSource, Batches};
 use rootweave::io::ReadAt;
-use rootweave::rntuple::read::buffer::{Buffer, Dst, Target};
+use rootweave::rntuple::read::buffer::DecodePage;
 use rootweave::rntuple::read::decode::ColumnCodec;
 use rootweave::rntuple::read::descriptor::PageInfo;
 use rootweave::rntuple::read::plan::codec_of;
-use rootweave::rntuple::read::{Kind, LeafType, Node, RNTupleReader, ReadOptions};
+use rootweave::rntuple::read::{Kind, Node, RNTupleReader, ReadOptions};
 use rootweave::rntuple::ColumnType;
 
 /// Best (smallest) time of `runs` calls of `f`.
@@ -306,18 +308,19 @@ fn read_with(args: &[String], mode: Mode) -> rootweave::Result<()> {
     let [path, ntuple, threads, verify, budget, fields @ ..] = args else {
         usage();
     };
-    let options = ReadOptions {
-        threads: threads.parse().expect("threads"),
-        memory_budget: budget.parse::<u64>().expect("budget in MiB") << 20,
-        verify_checksums: verify != "0",
-    };
+    let options = ReadOptions::default()
+        .with_threads(threads.parse().expect("threads"))
+        .with_memory_budget(budget.parse::<u64>().expect("budget in MiB") << 20)
+        .with_verify_checksums(verify != "0")
+        // A program of its own, reading into fresh arrays: as a user's analysis would opt in.
+        .with_huge_pages(true);
     let names: Vec<&str> = fields.iter().map(String::as_str).collect();
     println!("rss_start_kib {}", super::rss_kib());
     // One pass: open, read every entry, sum every value; the bytes of the arrays that were
     // held at once (all of them for one read, the largest batch's when streaming).
     let pass = || -> rootweave::Result<(RNTupleReader, [f64; 3], Sums, u64)> {
         let start = Instant::now();
-        let reader = open(path, ntuple, options)?;
+        let reader = open(path, ntuple, options.clone())?;
         let opened = Instant::now();
         let mut sums = Sums::default();
         let mut held = 0u64;

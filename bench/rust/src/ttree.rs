@@ -152,10 +152,9 @@ fn read_with(args: &[String], step: Option<u64>) -> rootweave::Result<()> {
     let [path, tree, threads, budget, fields @ ..] = args else {
         usage();
     };
-    let options = ReadOptions {
-        threads: threads.parse().expect("threads"),
-        memory_budget: budget.parse::<u64>().expect("budget in MiB") << 20,
-    };
+    let options = ReadOptions::default()
+        .with_threads(threads.parse().expect("threads"))
+        .with_memory_budget(budget.parse::<u64>().expect("budget in MiB") << 20);
     let names: Vec<&str> = fields.iter().map(String::as_str).collect();
     println!("rss_start_kib {}", super::rss_kib());
     let start = Instant::now();

@@ -62,14 +62,12 @@ pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary
         out,
         "Events",
         options.schema.fields(),
-        ParallelOptions {
-            write: WriteOptions {
-                compression: options.compression,
-                ..WriteOptions::default()
-            },
-            memory_budget: options.memory_budget,
-            ordered: options.ordered,
-        },
+        ParallelOptions::default()
+            .with_write(WriteOptions::default().with_compression(options.compression))
+            .with_memory_budget(options.memory_budget)
+            .with_ordered(options.ordered)
+            // A program of its own: resident memory may follow the budget process-wide.
+            .with_return_freed_memory(true),
     )?;
     let chunks = options.schema.chunks(options.entries);
     let next = AtomicU64::new(0);

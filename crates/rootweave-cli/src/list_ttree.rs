@@ -20,10 +20,7 @@ pub fn describe_trees(file: &Arc<RootFile>, out: &mut String) -> Result<()> {
             file.clone(),
             streamers.clone(),
             &path,
-            ReadOptions {
-                threads: 1,
-                ..ReadOptions::default()
-            },
+            ReadOptions::default().with_threads(1),
         )?;
         let meta = tree.meta();
         let _ = writeln!(

@@ -18,8 +18,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use rootweave::array::Array;
-use rootweave::batches::BatchSource;
-use rootweave::recycle::Recycler;
+use rootweave::array::Recycler;
+use rootweave::dataset::BatchSource;
 
 /// A batch of named arrays as one Arrow struct array (a record batch), exported through
 /// the Arrow PyCapsule interface: `pyarrow.record_batch(batch)` takes it without copying.

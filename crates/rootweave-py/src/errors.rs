@@ -1,6 +1,6 @@
 //! Rust errors as Python exceptions, with the same messages (file, object, offset).
 
-use pyo3::exceptions::{PyKeyError, PyOSError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyKeyError, PyOSError, PyValueError};
 use pyo3::PyErr;
 
 pyo3::create_exception!(
@@ -11,14 +11,17 @@ pyo3::create_exception!(
 );
 
 /// Converts a rootweave error: a missing object is a `KeyError`, a bad argument a
-/// `ValueError`, an operating-system error an `OSError`, a malformed or unsupported file
-/// a `RootFileError` (an `OSError`).
+/// `ValueError`, a missing file `FileNotFoundError`, another operating-system error an
+/// `OSError`, a malformed or unsupported file a `RootFileError` (an `OSError`).
 pub fn to_py(e: rootweave::Error) -> PyErr {
     use rootweave::Error as E;
     let message = e.to_string();
     match e {
         E::NotFound { .. } => PyKeyError::new_err(message),
         E::InvalidArgument(_) => PyValueError::new_err(message),
+        E::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            PyFileNotFoundError::new_err(message)
+        }
         E::Io { .. } => PyOSError::new_err(message),
         _ => RootFileError::new_err(message),
     }

@@ -11,8 +11,8 @@ use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rootweave::array::Array;
-use rootweave::batches::BatchSource;
-use rootweave::recycle::Recycler;
+use rootweave::array::Recycler;
+use rootweave::dataset::BatchSource;
 
 use crate::errors::to_py;
 

@@ -45,11 +45,10 @@ impl RNTuple {
         let reader = py
             .detach(|| {
                 let file = Arc::new(RootFile::open(&path)?);
-                let options = ReadOptions {
-                    threads,
-                    memory_budget,
-                    verify_checksums,
-                };
+                let options = ReadOptions::default()
+                    .with_threads(threads)
+                    .with_memory_budget(memory_budget)
+                    .with_verify_checksums(verify_checksums);
                 RNTupleReader::from_file(file, &name, options)
             })
             .map_err(to_py)?;

@@ -27,10 +27,7 @@ impl TTree {
             .detach(|| {
                 let file = Arc::new(RootFile::open(&path)?);
                 let streamers = Arc::new(read_streamers(&file)?);
-                let options = ReadOptions {
-                    threads,
-                    ..ReadOptions::default()
-                };
+                let options = ReadOptions::default().with_threads(threads);
                 TTreeReader::from_file(file, streamers, &name, options)
             })
             .map_err(to_py)?;

@@ -128,10 +128,7 @@ impl OutputFile {
     #[new]
     #[pyo3(signature = (path, compression="zstd:5"))]
     fn new(py: Python<'_>, path: String, compression: &str) -> PyResult<Self> {
-        let options = WriterOptions {
-            compression: self::compression(compression)?,
-            ..WriterOptions::default()
-        };
+        let options = WriterOptions::default().with_compression(self::compression(compression)?);
         let file = py
             .detach(|| FileWriter::create(&path, options))
             .map_err(to_py)?;
@@ -219,10 +216,7 @@ impl Writer {
     ) -> PyResult<Self> {
         let fields = fields(schema)?;
         let names = fields.iter().map(|f| f.name.clone()).collect();
-        let options = WriteOptions {
-            compression: self::compression(compression)?,
-            ..WriteOptions::default()
-        };
+        let options = WriteOptions::default().with_compression(self::compression(compression)?);
         let shared = file.get().shared(py)?;
         let writer = py
             .detach(|| rntuple::RNTupleWriter::in_file(shared, &name, fields, options))
@@ -285,14 +279,10 @@ impl ParallelWriter {
     ) -> PyResult<Self> {
         let fields = fields(schema)?;
         let names = fields.iter().map(|f| f.name.clone()).collect();
-        let options = rntuple::ParallelOptions {
-            write: WriteOptions {
-                compression: self::compression(compression)?,
-                ..WriteOptions::default()
-            },
-            memory_budget,
-            ordered: false,
-        };
+        let options = rntuple::ParallelOptions::default()
+            .with_write(WriteOptions::default().with_compression(self::compression(compression)?))
+            .with_memory_budget(memory_budget)
+            .with_ordered(false);
         let shared = file.get().shared(py)?;
         let writer = py
             .detach(|| rntuple::ParallelWriter::in_file(shared, &name, fields, options))

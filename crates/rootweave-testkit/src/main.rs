@@ -169,11 +169,9 @@ fn hit() -> FieldType {
 }
 
 fn options(args: &Args) -> WriteOptions {
-    let mut o = WriteOptions {
-        compression: args.compression,
-        page_checksums: args.checksums,
-        ..WriteOptions::default()
-    };
+    let mut o = WriteOptions::default()
+        .with_compression(args.compression)
+        .with_page_checksums(args.checksums);
     if let Some(p) = args.page_size {
         o.max_page_size = p;
     }
@@ -294,10 +292,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             use std::sync::Arc;
             let file = Arc::new(FileWriter::create(
                 &args.out,
-                WriterOptions {
-                    compression: args.compression,
-                    ..WriterOptions::default()
-                },
+                WriterOptions::default().with_compression(args.compression),
             )?);
             let n = args.entries as usize;
             let mut rng = Rng::new(args.seed);
@@ -411,11 +406,10 @@ impl ParallelChunk {
 fn parallel(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     use rootweave::rntuple::{ParallelOptions, ParallelWriter};
     use std::sync::atomic::{AtomicU64, Ordering};
-    let options = ParallelOptions {
-        write: options(args),
-        memory_budget: args.budget,
-        ordered: args.ordered,
-    };
+    let options = ParallelOptions::default()
+        .with_write(options(args))
+        .with_memory_budget(args.budget)
+        .with_ordered(args.ordered);
     let writer = ParallelWriter::recreate(&args.out, "ntpl", parallel_fields(), options)?;
     let next_id = AtomicU64::new(0);
     let next_chunk = AtomicU64::new(0);

@@ -21,10 +21,7 @@ fn main() -> rootweave::Result<()> {
     let (path, name, fields) = (&args[0], &args[1], &args[2..]);
     let start = Instant::now();
     let file = Arc::new(RootFile::open(path)?);
-    let options = ReadOptions {
-        threads,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions::default().with_threads(threads);
     let reader = RNTupleReader::from_file(file, name, options)?;
     let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
     let arrays = reader.read(&fields, 0..reader.entries())?;

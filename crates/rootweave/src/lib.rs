@@ -1,29 +1,35 @@
 //! rootweave: reading and writing CERN ROOT files (RNTuple and TTree) from many threads,
 //! into one output file, within a memory budget.
 //!
-//! The crate is layered bottom-up; each layer only knows the layers below it:
+//! The crate is layered bottom-up; each layer only names the layers below it (see
+//! docs/architecture.md, whose table a test checks the code against):
 //!
 //! - [`io`]: positional byte access (`ReadAt` / `WriteAt`) on files and memory.
 //! - [`compress`]: ROOT compression blocks (zlib, LZ4, ZSTD, LZMA, none).
+//! - [`mod@array`]: columnar values in memory, format-neutral: arrays (values plus
+//!   offsets), the values and column slices handed to writers, typed decoding buffers and
+//!   the recycler of their memory.
 //! - [`container`]: the ROOT file itself: header, keys, directory, streamer infos.
-//! - [`parallel`]: what parallel writers share: the memory budget.
+//! - [`parallel`]: what parallel writers and readers share: the memory budget, the return
+//!   of freed memory, the readers' work splitting.
 //! - [`rntuple`]: the RNTuple columnar format (schema, encodings, pages, envelopes, writers,
 //!   reader).
 //! - [`ttree`]: the TTree format (streamer infos, branches and leaves, baskets, reader).
-//! - [`mod@array`]: columnar results in memory (values plus offsets).
-//! - [`recycle`], [`batches`]: reading a large entry range of either format in batches of
-//!   whole clusters, each batch filling the memory of the one before.
+//! - [`dataset`]: reading a large entry range of either format in batches of whole
+//!   clusters, each batch filling the memory of the one before, and the parallel event
+//!   loop over them.
+
+#![warn(missing_docs)]
 
 pub mod array;
-pub mod batches;
 pub mod compress;
 pub mod container;
+pub mod dataset;
 pub mod error;
 pub mod io;
 pub mod parallel;
-mod pool;
-pub mod recycle;
 pub mod rntuple;
 pub mod ttree;
 
 pub use error::{Error, Result};
+pub use parallel::ReadOptions;

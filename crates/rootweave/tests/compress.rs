@@ -1,6 +1,10 @@
 //! ROOT compression blocks: round trips for every codec, ROOT's exact framing, the raw
 //! fallback, errors (never panics) on malformed blocks, and blocks written by ROOT itself.
 
+mod common;
+
+use common::test_data;
+
 use rootweave::compress::{
     compress, decompress, decompress_into, decompress_into_checked, parse_block_header, Codec,
     Compression, BLOCK_HEADER_SIZE,
@@ -166,18 +170,11 @@ fn truncations_and_bit_flips_never_panic() {
     }
 }
 
-/// The folder of real ROOT files beside the repository.
-fn testdata(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/testdata")
-        .join(name)
-}
-
 /// Walks the records of a ROOT file from its first record to its end, as ROOT's
 /// `TFile::Map` does, and decompresses every compressed object that is not an RNTuple
 /// blob (blobs hold many pages). Returns the number of blocks seen per codec.
 fn decode_all_records(name: &str) -> std::collections::HashMap<Codec, usize> {
-    let bytes = std::fs::read(testdata(name)).unwrap();
+    let bytes = std::fs::read(test_data(name)).unwrap();
     let be_i32 = |at: usize| i32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
     let be_i16 = |at: usize| i16::from_be_bytes(bytes[at..at + 2].try_into().unwrap());
     let version = be_i32(4);

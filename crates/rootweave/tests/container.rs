@@ -1,17 +1,15 @@
 //! The ROOT file container: files we write list and return their objects; real ROOT files
 //! open; files past 2 GB use the large forms; corrupt files give errors, never panics.
 
+mod common;
+
+use common::test_data;
+
 use std::sync::Arc;
 
 use rootweave::compress::Compression;
 use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::MemoryFile;
-
-fn testdata(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/testdata")
-        .join(name)
-}
 
 /// A small file with blobs and listed objects (two cycles of one name, one compressed).
 fn small_file(compression: Compression) -> Vec<u8> {
@@ -19,10 +17,9 @@ fn small_file(compression: Compression) -> Vec<u8> {
     let writer = FileWriter::with_backend(
         memory.clone(),
         "small.root",
-        WriterOptions {
-            compression,
-            title: "a title".into(),
-        },
+        WriterOptions::default()
+            .with_compression(compression)
+            .with_title("a title".into()),
     )
     .unwrap();
     writer.write_blob(b"blob bytes", 10).unwrap();
@@ -104,13 +101,13 @@ fn real_root_files_open() {
         ),
     ];
     for (name, key, class) in expect {
-        let file = RootFile::open(testdata(name)).unwrap();
+        let file = RootFile::open(test_data(name)).unwrap();
         let k = file.get_key(key).unwrap();
         assert_eq!(k.class_name, class, "{name}");
         let payload = file.read_object(&k).unwrap();
         assert_eq!(payload.len(), k.objlen as usize);
     }
-    for entry in std::fs::read_dir(testdata("")).unwrap() {
+    for entry in std::fs::read_dir(test_data("")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "root") {
             let file = RootFile::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -6,6 +6,10 @@
 //! (with the bug named) while the others run; `cargo test --test fuzz_regressions --
 //! --ignored` runs those.
 
+mod common;
+
+use common::test_data;
+
 #[path = "../../../fuzz/src/lib.rs"]
 mod harness;
 
@@ -94,9 +98,9 @@ fn every_saved_input_has_a_test() {
 
 /// The corpus seeds of fuzz/run.sh: RNTuple files of the shared test data under 40 KiB.
 fn seeds() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata");
+    let dir = test_data("");
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("../shared/testdata")
+        .expect("tests/data")
         .map(|e| e.expect("entry").path())
         .filter(|p| {
             let name = p.file_name().unwrap_or_default().to_string_lossy();
@@ -116,12 +120,10 @@ fn uncompressed_file() -> Vec<u8> {
     let file = Arc::new(
         FileWriter::with_backend(memory.clone(), "u.root", WriterOptions::default()).unwrap(),
     );
-    let options = WriteOptions {
-        compression: "none".parse().unwrap(),
-        max_page_size: 64,
-        page_checksums: true,
-        ..WriteOptions::default()
-    };
+    let options = WriteOptions::default()
+        .with_compression("none".parse().unwrap())
+        .with_max_page_size(64)
+        .with_page_checksums(true);
     let fields = vec![
         Field::new("x", FieldType::Int32),
         Field::new("v", FieldType::vector(FieldType::Float64)),
@@ -160,9 +162,9 @@ fn the_harness_reads_good_files() {
 /// The corpus seeds of `fuzz/run.sh ttree_file`: TTree files of the shared test data
 /// under 100 KiB.
 fn ttree_seeds() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata");
+    let dir = test_data("");
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("../shared/testdata")
+        .expect("tests/data")
         .map(|e| e.expect("entry").path())
         .filter(|p| {
             let name = p.file_name().unwrap_or_default().to_string_lossy();

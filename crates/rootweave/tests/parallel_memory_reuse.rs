@@ -65,11 +65,9 @@ fn written_clusters_memory_is_reused(ordered: bool, entries_per_batch: usize) {
         .unwrap(),
     );
     let budget = 8u64 << 20;
-    let options = ParallelOptions {
-        memory_budget: budget,
-        ordered,
-        ..Default::default()
-    };
+    let options = ParallelOptions::default()
+        .with_memory_budget(budget)
+        .with_ordered(ordered);
     let writer = ParallelWriter::in_file(file, "reuse", fields, options).unwrap();
     let values: Vec<f32> = (0..entries_per_batch).map(|i| i as f32 * 0.5).collect();
     let batch: Vec<ColumnData> = (0..columns).map(|_| ColumnData::Float32(&values)).collect();

@@ -126,10 +126,7 @@ fn ordered_sequences_may_be_skipped_and_not_reused() {
     let memory = Arc::new(MemoryFile::new());
     let file =
         Arc::new(FileWriter::with_backend(memory, "m.root", WriterOptions::default()).unwrap());
-    let options = ParallelOptions {
-        ordered: true,
-        ..ParallelOptions::default()
-    };
+    let options = ParallelOptions::default().with_ordered(true);
     let writer = ParallelWriter::in_file(file, "ntpl", fields(), options).unwrap();
     let mut ctx = writer.context();
     ctx.extend_sequence(2, &[ColumnData::Int64(&[20])]).unwrap();
@@ -158,10 +155,7 @@ fn many_columns_and_contexts_never_take_more_than_the_budget() {
     let fields: Vec<Field> = (0..300)
         .map(|i| Field::new(format!("f{i}"), FieldType::Float32))
         .collect();
-    let options = ParallelOptions {
-        memory_budget: 8 << 20,
-        ..Default::default()
-    };
+    let options = ParallelOptions::default().with_memory_budget(8 << 20);
     let writer = in_memory("wide", fields, options);
     let column: Vec<f32> = (0..3000).map(|i| i as f32 * 0.25).collect();
     std::thread::scope(|s| {
@@ -202,10 +196,7 @@ fn clusters_of_one_context(
     let fields: Vec<Field> = (0..columns)
         .map(|i| Field::new(format!("c{i}"), FieldType::Int64))
         .collect();
-    let mut options = ParallelOptions {
-        memory_budget: 64 << 20,
-        ..Default::default()
-    };
+    let mut options = ParallelOptions::default().with_memory_budget(64 << 20);
     options.write.compression = compression;
     let writer = in_memory("target", fields, options);
     let values: Vec<i64> = (0..entries as u64).map(scrambled).collect();
@@ -262,11 +253,9 @@ fn contexts_work_as_rayon_tasks_ordered_or_not() {
     let chunk = |c: i64| -> Vec<i64> { (c * 5000..(c + 1) * 5000).collect() };
     for ordered in [false, true] {
         let path = dir.join(format!("rayon-{ordered}.root"));
-        let options = ParallelOptions {
-            memory_budget: 1 << 20,
-            ordered,
-            ..Default::default()
-        };
+        let options = ParallelOptions::default()
+            .with_memory_budget(1 << 20)
+            .with_ordered(ordered);
         let writer = ParallelWriter::recreate(&path, "ntpl", fields(), options).unwrap();
         pool.install(|| {
             (0..200i64).into_par_iter().for_each(|c| {
@@ -304,11 +293,9 @@ fn pages_repeated_across_clusters_are_stored_once_unless_ordered() {
             Field::new("x", FieldType::Int64),
             Field::new("flag", FieldType::Int32),
         ];
-        let options = ParallelOptions {
-            memory_budget: 1 << 20,
-            ordered,
-            ..Default::default()
-        };
+        let options = ParallelOptions::default()
+            .with_memory_budget(1 << 20)
+            .with_ordered(ordered);
         let writer = ParallelWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
         // 4 contexts, 10 chunks of 10,000 entries each, a cluster per chunk; `flag` is
         // always 7, so its pages repeat from cluster to cluster.
@@ -377,10 +364,7 @@ fn pages_repeated_across_clusters_are_stored_once_unless_ordered() {
 #[test]
 fn a_later_context_s_first_cluster_is_smaller_so_that_commits_keep_apart() {
     let (memory, file) = written::file_in_memory("phase.root");
-    let mut options = ParallelOptions {
-        memory_budget: 64 << 20,
-        ..Default::default()
-    };
+    let mut options = ParallelOptions::default().with_memory_budget(64 << 20);
     options.write.compression = "lz4:1".parse().unwrap();
     let writer = ParallelWriter::in_file(file.clone(), "ntpl", fields(), options).unwrap();
     // The first context made would take the whole target (16 MiB, a quarter of the
@@ -421,10 +405,7 @@ fn pages_when_one_of_many_contexts_fills(
     let fields: Vec<Field> = (0..48)
         .map(|i| Field::new(format!("c{i}"), FieldType::Int64))
         .collect();
-    let options = ParallelOptions {
-        memory_budget: 64 << 20,
-        ..Default::default()
-    };
+    let options = ParallelOptions::default().with_memory_budget(64 << 20);
     let writer = ParallelWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
     let mut made: Vec<_> = (0..contexts).map(|_| writer.context()).collect();
     let values: Vec<i64> = (0..entries).map(scrambled).collect();

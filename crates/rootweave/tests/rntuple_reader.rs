@@ -1,27 +1,23 @@
 //! The RNTuple reader: what the writer writes reads back value for value (every type,
 //! every codec, many pages and clusters, any entry range, any thread count); every
-//! RNTuple in ../shared/testdata opens and reads; truncated and bit-flipped files give
+//! RNTuple in tests/data opens and reads; truncated and bit-flipped files give
 //! errors, never panics. (Values of real ROOT files are compared with uproot and ROOT
 //! in tests/python.)
 
 mod common;
 
+use common::test_data;
+
 use std::sync::Arc;
 
 use rootweave::array::Array;
+use rootweave::array::Recycler;
 use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::MemoryFile;
 use rootweave::rntuple::read::reader::slice;
-use rootweave::rntuple::read::Recycler;
 use rootweave::rntuple::{
     Field, FieldType, RNTupleReader, RNTupleWriter, ReadOptions, Value, WriteOptions,
 };
-
-fn testdata(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/testdata")
-        .join(name)
-}
 
 fn schema() -> Vec<Field> {
     vec![
@@ -157,12 +153,10 @@ fn write(n: u64, compression: &str, checksums: bool) -> Vec<u8> {
     let file = Arc::new(
         FileWriter::with_backend(memory.clone(), "rt.root", WriterOptions::default()).unwrap(),
     );
-    let options = WriteOptions {
-        compression: compression.parse().unwrap(),
-        max_page_size: 512,
-        page_checksums: checksums,
-        ..WriteOptions::default()
-    };
+    let options = WriteOptions::default()
+        .with_compression(compression.parse().unwrap())
+        .with_max_page_size(512)
+        .with_page_checksums(checksums);
     let mut w = RNTupleWriter::in_file(file.clone(), "ntpl", schema(), options).unwrap();
     for e in 0..n {
         w.fill(&entry(e)).unwrap();
@@ -185,11 +179,10 @@ fn reader(bytes: Vec<u8>, threads: usize) -> rootweave::Result<RNTupleReader> {
     RNTupleReader::from_file(
         file,
         "ntpl",
-        ReadOptions {
-            threads,
-            memory_budget: 1 << 20,
-            verify_checksums: true,
-        },
+        ReadOptions::default()
+            .with_threads(threads)
+            .with_memory_budget(1 << 20)
+            .with_verify_checksums(true),
     )
 }
 
@@ -291,7 +284,7 @@ fn bad_requests_are_refused() {
 
 fn rntuple_testdata() -> Vec<(std::path::PathBuf, Vec<String>)> {
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(testdata("")).unwrap() {
+    for entry in std::fs::read_dir(test_data("")).unwrap() {
         let path = entry.unwrap().path();
         if !path.to_string_lossy().contains("rntuple") {
             continue;
@@ -314,14 +307,7 @@ fn read_all(bytes: Vec<u8>, name: &str) -> rootweave::Result<usize> {
     let file = Arc::new(RootFile::from_source(Arc::new(MemoryFile::from_bytes(
         bytes,
     )))?);
-    let r = RNTupleReader::from_file(
-        file,
-        name,
-        ReadOptions {
-            threads: 1,
-            ..ReadOptions::default()
-        },
-    )?;
+    let r = RNTupleReader::from_file(file, name, ReadOptions::default().with_threads(1))?;
     let n = r.entries().min(100_000);
     Ok(r.read(&[], 0..n)?.len())
 }
@@ -414,7 +400,7 @@ fn one_reader_serves_many_threads_at_once() {
     });
 }
 
-/// A reader of every RNTuple of ../shared/testdata of at most 1M entries and of a file of
+/// A reader of every RNTuple of tests/data of at most 1M entries and of a file of
 /// the writer's own types, each with a name for messages.
 fn readers_to_compare() -> Vec<(RNTupleReader, String)> {
     let mut cases = Vec::new();
@@ -434,7 +420,7 @@ fn readers_to_compare() -> Vec<(RNTupleReader, String)> {
     cases
 }
 
-/// Every RNTuple in ../shared/testdata (deferred columns, variants, several cluster groups,
+/// Every RNTuple in tests/data (deferred columns, variants, several cluster groups,
 /// ...) and the writer's own types read cluster by cluster into memory holding stale
 /// values of a larger read give exactly the arrays of one read of everything: no element
 /// is left as it was (leading offsets, missing elements of deferred columns).

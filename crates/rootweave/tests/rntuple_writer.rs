@@ -134,19 +134,14 @@ fn invalid_schemas_and_options_are_refused() {
     assert!(bad_name.is_err());
     let bad_field = vec![Field::new("x y", FieldType::Int32)];
     assert!(RNTupleWriter::in_file(file.clone(), "n", bad_field, WriteOptions::default()).is_err());
-    let tiny_key = WriteOptions {
-        max_key_size: 100,
-        ..WriteOptions::default()
-    };
+    let tiny_key = WriteOptions::default().with_max_key_size(100);
     assert!(RNTupleWriter::in_file(file, "n", schema(), tiny_key).is_err());
 }
 
 #[test]
 fn anchor_key_points_at_header_and_footer() {
-    let (memory, file, mut w) = memory_writer(WriteOptions {
-        compression: Compression::NONE,
-        ..WriteOptions::default()
-    });
+    let (memory, file, mut w) =
+        memory_writer(WriteOptions::default().with_compression(Compression::NONE));
     let x: Vec<i32> = (0..1000).collect();
     let offsets: Vec<u64> = (0..=1000).collect();
     let v: Vec<f32> = (0..1000).map(|i| i as f32).collect();
@@ -187,10 +182,7 @@ fn pages_repeated_in_later_clusters_point_at_the_first_copy() {
             Field::new("x", FieldType::Int32),
             Field::new("flag", FieldType::Int32),
         ];
-        let options = WriteOptions {
-            compression: compression.parse().unwrap(),
-            ..WriteOptions::default()
-        };
+        let options = WriteOptions::default().with_compression(compression.parse().unwrap());
         let mut w = RNTupleWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
         // Five clusters of 1000 entries: `flag` is 7 in the first four, 8 in the last.
         for c in 0..5 {

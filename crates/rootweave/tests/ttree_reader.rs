@@ -1,4 +1,4 @@
-//! The TTree reader: every TTree in ../shared/testdata opens and reads, with real values
+//! The TTree reader: every TTree in tests/data opens and reads, with real values
 //! checked (flat branches, leaf lists, fixed and counter-indexed arrays, strings,
 //! std::vector, nested vectors, baskets kept in the tree object, every codec); entry
 //! ranges agree with whole reads; unreadable branches are named with the reason; and
@@ -7,23 +7,19 @@
 
 mod common;
 
+use common::test_data;
+
 use std::sync::Arc;
 
 use rootweave::array::Array;
+use rootweave::array::Recycler;
 use rootweave::container::RootFile;
 use rootweave::io::MemoryFile;
-use rootweave::recycle::Recycler;
 use rootweave::rntuple::read::reader::slice;
 use rootweave::ttree::{list_trees, read_streamers, ReadOptions, TTreeReader};
 
-fn testdata(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/testdata")
-        .join(name)
-}
-
 fn ttree_files() -> Vec<std::path::PathBuf> {
-    let mut out: Vec<_> = std::fs::read_dir(testdata(""))
+    let mut out: Vec<_> = std::fs::read_dir(test_data(""))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| {
@@ -36,7 +32,7 @@ fn ttree_files() -> Vec<std::path::PathBuf> {
 }
 
 fn read(path: &str, tree: &str, fields: &[&str]) -> Vec<(String, Array)> {
-    let t = TTreeReader::open(testdata(path), tree).unwrap();
+    let t = TTreeReader::open(test_data(path), tree).unwrap();
     t.read(fields, 0..t.entries()).unwrap()
 }
 
@@ -72,7 +68,7 @@ fn leaf_lists_are_records() {
 
 #[test]
 fn every_leaf_type_fixed_and_counted_arrays() {
-    let t = TTreeReader::open(testdata("uproot-sample-6.20.04-lzma.root"), "sample").unwrap();
+    let t = TTreeReader::open(test_data("uproot-sample-6.20.04-lzma.root"), "sample").unwrap();
     assert_eq!(t.entries(), 30);
     let cols = t
         .read(
@@ -186,7 +182,8 @@ fn stl_containers() {
 
 #[test]
 fn nanoaod_reads_baskets_kept_in_the_tree() {
-    let t = TTreeReader::open(testdata("nanoAOD_2015_CMS_Open_Data_ttbar.root"), "Events").unwrap();
+    let t =
+        TTreeReader::open(test_data("nanoAOD_2015_CMS_Open_Data_ttbar.root"), "Events").unwrap();
     assert_eq!(t.branch_names().len(), 947);
     // This file was not closed cleanly: its baskets are inside the TTree object.
     let b = t.meta().find("CorrT1METJet_area").unwrap();
@@ -212,7 +209,7 @@ fn nanoaod_reads_baskets_kept_in_the_tree() {
 #[test]
 fn entry_ranges_agree_with_whole_reads() {
     let t = TTreeReader::open(
-        testdata("uproot-sample-6.20.04-uncompressed.root"),
+        test_data("uproot-sample-6.20.04-uncompressed.root"),
         "sample",
     )
     .unwrap();
@@ -241,9 +238,9 @@ fn entry_ranges_agree_with_whole_reads() {
 
 #[test]
 fn trees_are_listed() {
-    let file = RootFile::open(testdata("string-example.root")).unwrap();
+    let file = RootFile::open(test_data("string-example.root")).unwrap();
     assert_eq!(list_trees(&file).unwrap(), ["Refs"]);
-    let t = TTreeReader::open(testdata("string-example.root"), "Refs").unwrap();
+    let t = TTreeReader::open(test_data("string-example.root"), "Refs").unwrap();
     assert_eq!(t.entries(), 0);
     assert_eq!(t.read(&[], 0..0).unwrap().len(), 4);
 }
@@ -260,10 +257,7 @@ fn read_everything(bytes: Vec<u8>) -> rootweave::Result<usize> {
             file.clone(),
             streamers.clone(),
             &name,
-            ReadOptions {
-                threads: 1,
-                ..ReadOptions::default()
-            },
+            ReadOptions::default().with_threads(1),
         )?;
         let cols = t.read(&[], 0..t.entries())?;
         for (_, a) in &cols {
@@ -318,7 +312,7 @@ fn truncations_and_bit_flips_never_panic() {
 
 #[test]
 fn corrupt_baskets_name_the_file_branch_and_offset() {
-    let path = testdata("uproot-HZZ-uncompressed.root");
+    let path = test_data("uproot-HZZ-uncompressed.root");
     let data = std::fs::read(&path).unwrap();
     let t = TTreeReader::open(&path, "events").unwrap();
     let b = t.meta().find("Jet_Px").unwrap().baskets[0].clone();
@@ -347,8 +341,8 @@ fn memory_budget_and_threads_do_not_change_values() {
         ("uproot-sample-6.20.04-lz4.root", "sample"),
         ("nanoAOD_2015_CMS_Open_Data_ttbar.root", "Events"),
     ] {
-        let plain = TTreeReader::open(testdata(file), tree).unwrap();
-        let f = Arc::new(RootFile::open(testdata(file)).unwrap());
+        let plain = TTreeReader::open(test_data(file), tree).unwrap();
+        let f = Arc::new(RootFile::open(test_data(file)).unwrap());
         let streamers = Arc::new(read_streamers(&f).unwrap());
         // One thread (the caller's) and two (a pool).
         let small = |threads| {
@@ -356,10 +350,9 @@ fn memory_budget_and_threads_do_not_change_values() {
                 f.clone(),
                 streamers.clone(),
                 tree,
-                ReadOptions {
-                    threads,
-                    memory_budget: 1,
-                },
+                ReadOptions::default()
+                    .with_threads(threads)
+                    .with_memory_budget(1),
             )
             .unwrap()
         };
@@ -395,7 +388,7 @@ fn memory_budget_and_threads_do_not_change_values() {
     }
 }
 
-/// Every tree of ../shared/testdata read in three parts, each into memory holding stale
+/// Every tree of tests/data read in three parts, each into memory holding stale
 /// values of a larger read (of every branch), gives the arrays of one read of everything;
 /// and batches of whole clusters cover the range with the same values.
 #[test]
@@ -464,4 +457,33 @@ fn reads_into_recycled_memory_and_batches_give_the_values_of_one_read() {
         }
     }
     assert!(trees >= 20, "{trees} trees");
+}
+
+/// The streamer infos of a file written by ROOT: TTree's and TBranch's members as ROOT
+/// describes them (a base class first, a counted array of basket sizes).
+#[test]
+fn streamer_infos_of_a_root_file() {
+    use rootweave::container::bytes::BeReader;
+    use rootweave::container::KeyInfo;
+    use rootweave::ttree::streamers::{code, ElementClass, StreamerSet};
+
+    let file = RootFile::open(test_data("uproot-HZZ.root")).unwrap();
+    let payload = file.streamer_list_payload().unwrap().unwrap();
+    let h = file.header();
+    let bytes = file.read_at(h.seek_info, 64, "key").unwrap();
+    let key = KeyInfo::decode(&mut BeReader::new(&bytes, 0, "f", "k")).unwrap();
+    let set = StreamerSet::parse(&payload, 0, "f", key.keylen as u32).unwrap();
+    let tree = set.get("TTree", 19).unwrap();
+    assert_eq!(tree.elements[0].class, ElementClass::Base);
+    assert_eq!(tree.elements[0].name, "TNamed");
+    assert!(tree.elements.iter().any(|e| e.name == "fEntries"));
+    let branch = set.get("TBranch", 12).unwrap();
+    let bytes = branch
+        .elements
+        .iter()
+        .find(|e| e.name == "fBasketBytes")
+        .unwrap();
+    assert_eq!(bytes.class, ElementClass::BasicPointer);
+    assert_eq!(bytes.count_name, "fMaxBaskets");
+    assert_eq!(bytes.ty, code::OFFSET_P + code::INT);
 }

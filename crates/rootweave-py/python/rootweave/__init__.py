@@ -161,11 +161,12 @@ class _Dataset:
         names = [] if fields is None else ([fields] if isinstance(fields, str) else list(fields))
         return _read(self._reader(threads), names, start, stop, library)
 
-    def iterate(self, step_size: int | str = "100 MB", fields: Fields = None, entry_start: int | None = None,
+    def iterate(self, fields: Fields = None, step_size: int | str = "100 MB", entry_start: int | None = None,
                 entry_stop: int | None = None, library: str = "ak", threads: int | None = None) -> Iterator[Any]:
-        """Yields the data in chunks of about `step_size` (entries as an int, or bytes of
-        stored data as "100 MB"), whole clusters at a time where they fit, so that memory
-        stays bounded."""
+        """Yields `fields` (default: all, named as for `arrays`) in chunks of about
+        `step_size` (entries as an int, or bytes of stored data as "100 MB"), whole
+        clusters at a time where they fit, so that memory stays bounded. The fields come
+        first, as in uproot's `iterate(expressions, step_size, ...)`."""
         n = self.num_entries
         start = 0 if entry_start is None else _clip(entry_start, n)
         stop = n if entry_stop is None else _clip(entry_stop, n)

@@ -16,14 +16,29 @@ use crate::compress::{compress, Compression};
 use crate::error::{Error, Result};
 use crate::io::{DiskFile, WriteAt};
 
-/// Settings of a new file.
+/// Settings of a new file; build them from the default with the `with_` methods.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct WriterOptions {
     /// The file's default compression (stored in the header; used for listed objects and
     /// the StreamerInfo record).
     pub compression: Compression,
     /// The file's title.
     pub title: String,
+}
+
+impl WriterOptions {
+    /// With the file's default compression.
+    pub fn with_compression(mut self, compression: Compression) -> Self {
+        self.compression = compression;
+        self
+    }
+
+    /// With the file's title.
+    pub fn with_title(mut self, title: String) -> Self {
+        self.title = title;
+        self
+    }
 }
 
 /// What `close` wrote.

@@ -1,8 +1,12 @@
-//! What the parallel writers share, whatever the format: the memory budget that makes
-//! producers wait instead of growing, and the return of freed memory to the system.
+//! What the parallel writers and readers share, whatever the format: the memory budget
+//! that makes producers wait instead of growing, the return of freed memory to the system,
+//! and the two-step work splitting of the readers' thread pools.
 
 mod budget;
 mod freed;
+pub(crate) mod pool;
+mod read_options;
 
 pub use budget::MemoryBudget;
 pub use freed::FreedMemory;
+pub use read_options::ReadOptions;

@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 
-use super::data::{ColumnData, Value};
 use super::fill::{step_entries, Node};
 use super::page::{sealed_bound, ColumnBuffer, PageSealer, SealedColumn};
 use super::schema::Schema;
 use super::writer::WriteOptions;
+use crate::array::{ColumnData, Value};
 
 /// The pages of all columns for a range of entries, sealed and ready to be written.
 #[derive(Debug)]

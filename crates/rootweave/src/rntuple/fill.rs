@@ -6,9 +6,9 @@
 
 use crate::error::{Error, Result};
 
-use super::data::{ColumnData, Value};
 use super::page::{ColumnBuffer, PageSealer};
 use super::schema::{Field, FieldType};
+use crate::array::{ColumnData, Value};
 
 #[cfg(not(target_endian = "little"))]
 compile_error!("rootweave's writer copies little-endian memory straight into pages");

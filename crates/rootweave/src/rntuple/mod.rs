@@ -8,7 +8,6 @@ mod builder;
 pub mod checksum;
 mod cluster;
 pub mod column;
-pub mod data;
 pub mod encoding;
 mod fill;
 pub mod metadata;
@@ -20,8 +19,8 @@ pub mod serialize;
 mod stored_pages;
 pub mod writer;
 
+pub use crate::array::{ColumnData, Value};
 pub use column::ColumnType;
-pub use data::{ColumnData, Value};
 pub use parallel::{FillContext, ParallelOptions, ParallelWriter};
 pub use read::{RNTupleReader, ReadOptions};
 pub use schema::{Field, FieldType, Schema};

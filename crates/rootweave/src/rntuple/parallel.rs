@@ -21,13 +21,15 @@ use crate::parallel::{FreedMemory, MemoryBudget};
 
 use super::builder::{ClusterBuilder, SealedCluster};
 use super::cluster::ClusterPlan;
-use super::data::{ColumnData, Value};
 use super::schema::Field;
 use super::stored_pages::StoredPages;
 use super::writer::{NtupleSink, WriteOptions, WriteSummary};
+use crate::array::{ColumnData, Value};
 
-/// Settings of a [`ParallelWriter`].
+/// Settings of a [`ParallelWriter`]; build them from the default with the `with_`
+/// methods.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ParallelOptions {
     /// Page, cluster and compression settings (as for the sequential writer; the cluster
     /// target is an upper bound: a context commits its cluster at a quarter of its share
@@ -48,6 +50,11 @@ pub struct ParallelOptions {
     /// cluster only, not with earlier clusters (which of those are written when a cluster
     /// is planned depends on timing), so that the same input gives the same bytes.
     pub ordered: bool,
+    /// Ask the allocator to return its free pages to the system each time a 32nd of the
+    /// budget was freed (`malloc_trim` with glibc; default false), so that resident memory
+    /// follows the budget when producers on several threads each keep an arena. Off by
+    /// default because it acts on the whole process's heap.
+    pub return_freed_memory: bool,
 }
 
 impl Default for ParallelOptions {
@@ -56,7 +63,41 @@ impl Default for ParallelOptions {
             write: WriteOptions::default(),
             memory_budget: 256 << 20,
             ordered: false,
+            return_freed_memory: false,
         }
+    }
+}
+
+impl ParallelOptions {
+    /// With page, cluster and compression settings.
+    pub fn with_write(mut self, write: WriteOptions) -> Self {
+        self.write = write;
+        self
+    }
+
+    /// With `memory_budget` bytes for buffered pages and unwritten clusters.
+    pub fn with_memory_budget(mut self, memory_budget: u64) -> Self {
+        self.memory_budget = memory_budget;
+        self
+    }
+
+    /// With clusters in the order of their sequence numbers, or not.
+    pub fn with_ordered(mut self, ordered: bool) -> Self {
+        self.ordered = ordered;
+        self
+    }
+
+    /// With the allocator's free pages returned to the system as the budget's memory is
+    /// freed, or not.
+    pub fn with_return_freed_memory(mut self, return_freed_memory: bool) -> Self {
+        self.return_freed_memory = return_freed_memory;
+        self
+    }
+
+    /// With pages and metadata compressed by `compression`.
+    pub fn with_compression(mut self, compression: crate::compress::Compression) -> Self {
+        self.write.compression = compression;
+        self
     }
 }
 
@@ -105,9 +146,9 @@ struct Shared {
     /// planned depends on timing, and ordered files are the same bytes whatever the timing.
     stored_pages: Option<StoredPages>,
     budget: MemoryBudget,
-    /// Bytes of written clusters freed: every 32nd of the budget, the allocator returns
-    /// its free pages, so that resident memory follows the budget (see [`FreedMemory`]).
-    freed: FreedMemory,
+    /// Bytes of written clusters freed, when the caller asked for free pages to be
+    /// returned (see [`ParallelOptions::return_freed_memory`] and [`FreedMemory`]).
+    freed: Option<FreedMemory>,
     options: ParallelOptions,
     order: Mutex<OrderState>,
     /// Held (shared) while cluster bytes are being written; `close` takes it exclusively
@@ -208,7 +249,9 @@ impl ParallelWriter {
                 sink: Mutex::new(sink),
                 stored_pages: (!options.ordered).then(StoredPages::new),
                 budget: MemoryBudget::new(options.memory_budget),
-                freed: FreedMemory::new(options.memory_budget / 32),
+                freed: options
+                    .return_freed_memory
+                    .then(|| FreedMemory::new(options.memory_budget / 32)),
                 options,
                 order: Mutex::new(OrderState::default()),
                 writing: RwLock::new(()),
@@ -798,7 +841,9 @@ fn write_recycling(
     let (result, cluster, reserved) = recorded.write_keeping_budget(shared);
     let kept = state.builder.recycle(cluster, limit.min(reserved));
     state.reserved += kept;
-    shared.freed.freed(reserved - kept);
+    if let Some(freed) = &shared.freed {
+        freed.freed(reserved - kept);
+    }
     shared.budget.release(reserved - kept);
     if let Err(e) = &result {
         record(shared, e.to_string());
@@ -845,7 +890,9 @@ impl RecordedCluster<'_> {
     fn write(self, shared: &Shared) -> Result<()> {
         let (result, cluster, reserved) = self.write_keeping_budget(shared);
         drop(cluster);
-        shared.freed.freed(reserved);
+        if let Some(freed) = &shared.freed {
+            freed.freed(reserved);
+        }
         shared.budget.release(reserved);
         if let Err(e) = &result {
             record(shared, e.to_string());

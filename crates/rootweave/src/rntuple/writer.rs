@@ -11,7 +11,6 @@ use crate::error::{Error, Result};
 
 use super::builder::{ClusterBuilder, SealedCluster};
 use super::cluster::ClusterPlan;
-use super::data::{ColumnData, Value};
 use super::fill::Node;
 use super::metadata::{
     serialize_footer, serialize_header, serialize_page_list, Anchor, ClusterDescriptor,
@@ -19,9 +18,12 @@ use super::metadata::{
 };
 use super::schema::{Field, Schema};
 use super::stored_pages::StoredPages;
+use crate::array::{ColumnData, Value};
 
-/// Settings of an RNTuple writer. The defaults are ROOT 6.40's `RNTupleWriteOptions`.
+/// Settings of an RNTuple writer. The defaults are ROOT 6.40's `RNTupleWriteOptions`; build
+/// others from them with the `with_` methods.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct WriteOptions {
     /// Compression of pages and metadata (default `zstd:5`, ROOT's 505).
     pub compression: Compression,
@@ -51,6 +53,53 @@ impl Default for WriteOptions {
             max_key_size: 1 << 30,
             description: String::new(),
         }
+    }
+}
+
+impl WriteOptions {
+    /// With the compression of pages and metadata.
+    pub fn with_compression(mut self, compression: Compression) -> Self {
+        self.compression = compression;
+        self
+    }
+
+    /// With the largest uncompressed page, in bytes.
+    pub fn with_max_page_size(mut self, max_page_size: usize) -> Self {
+        self.max_page_size = max_page_size;
+        self
+    }
+
+    /// With the compressed size at which a cluster is written.
+    pub fn with_cluster_target_size(mut self, cluster_target_size: u64) -> Self {
+        self.cluster_target_size = cluster_target_size;
+        self
+    }
+
+    /// With the uncompressed size at which a cluster is written at the latest.
+    pub fn with_max_cluster_uncompressed_size(
+        mut self,
+        max_cluster_uncompressed_size: u64,
+    ) -> Self {
+        self.max_cluster_uncompressed_size = max_cluster_uncompressed_size;
+        self
+    }
+
+    /// With or without page checksums.
+    pub fn with_page_checksums(mut self, page_checksums: bool) -> Self {
+        self.page_checksums = page_checksums;
+        self
+    }
+
+    /// With the largest number of bytes in one file key.
+    pub fn with_max_key_size(mut self, max_key_size: u64) -> Self {
+        self.max_key_size = max_key_size;
+        self
+    }
+
+    /// With the description stored in the header.
+    pub fn with_description(mut self, description: String) -> Self {
+        self.description = description;
+        self
     }
 }
 

@@ -16,13 +16,13 @@ use super::basket::{entry_offsets, parse_header, payload};
 use super::decode::{wrap_fixed, Header, Interpretation, Prim};
 use super::endian::BigEndian;
 use super::tree::Branch;
+use crate::array::buffer::{Buffer, Dst, Target};
 use crate::array::Array;
+use crate::array::LeafType;
+use crate::array::Recycler;
 use crate::container::RootFile;
 use crate::error::{Error, Result};
-use crate::recycle::Recycler;
-use crate::rntuple::read::buffer::{Buffer, Dst, Target};
-use crate::rntuple::read::reader::chunk_size;
-use crate::rntuple::read::LeafType;
+use crate::parallel::pool::chunk_size;
 
 /// How a branch read in bulk is laid out.
 #[derive(Debug, Clone, PartialEq)]
@@ -307,7 +307,7 @@ impl BulkContext<'_> {
         let decode_chunk = |(range, tasks)| {
             SCRATCH.with(|s| self.decode_chunk(fields, range, tasks, &mut s.borrow_mut()))
         };
-        crate::pool::for_each_in_two_steps(
+        crate::parallel::pool::for_each_in_two_steps(
             self.pool,
             embedded,
             decode_embedded,

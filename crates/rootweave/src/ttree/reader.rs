@@ -18,30 +18,11 @@ use super::object::ObjectReader;
 use super::streamers::StreamerSet;
 use super::tree::{Branch, TreeMeta};
 use crate::array::Array;
-use crate::batches::BatchSource;
+use crate::array::Recycler;
 use crate::container::bytes::BeReader;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
-use crate::recycle::Recycler;
-
-/// Settings of a [`TTreeReader`].
-#[derive(Debug, Clone, Copy)]
-pub struct ReadOptions {
-    /// Decompression threads (0: all cores).
-    pub threads: usize,
-    /// Bytes of stored baskets in flight at once (default 256 MiB; at least one basket is
-    /// always read).
-    pub memory_budget: u64,
-}
-
-impl Default for ReadOptions {
-    fn default() -> Self {
-        ReadOptions {
-            threads: 0,
-            memory_budget: 256 << 20,
-        }
-    }
-}
+pub use crate::parallel::ReadOptions;
 
 /// Reads the class layouts of a file's StreamerInfo record (empty if it has none).
 pub fn read_streamers(file: &RootFile) -> Result<StreamerSet> {
@@ -119,7 +100,7 @@ pub struct TTreeReader {
     meta: TreeMeta,
     streamers: Arc<StreamerSet>,
     options: ReadOptions,
-    pool: rayon::ThreadPool,
+    pool: Arc<rayon::ThreadPool>,
 }
 
 /// Another name of [`TTreeReader`].
@@ -175,11 +156,7 @@ impl TTreeReader {
         .read(&mut c, &key.class_name)?;
         let meta = TreeMeta::from_object(&tree, file.size())
             .map_err(|(offset, message)| Error::format(file.name(), &object, offset, message))?;
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(options.threads)
-            .thread_name(|i| format!("rootweave-ttree-{i}"))
-            .build()
-            .map_err(|e| Error::InvalidArgument(format!("thread pool: {e}")))?;
+        let pool = options.thread_pool()?;
         Ok(TTreeReader {
             file,
             meta,
@@ -287,7 +264,11 @@ impl TTreeReader {
         range: Range<u64>,
         recycler: &mut Recycler,
     ) -> Result<Vec<(String, Array)>> {
-        self.read_fields_recycling(fields, range, recycler)
+        let plan = self.plan_branches(fields)?;
+        let arrays = self.read_planned_branches(&plan, range, recycler);
+        // What the read did not reuse is freed: a recycler holds at most one read's memory.
+        recycler.clear();
+        arrays
     }
 
     /// Each branch's name and interpretation (the default branches if `fields` is empty).

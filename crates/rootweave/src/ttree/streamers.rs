@@ -386,36 +386,3 @@ fn read_element(c: &mut Cursor, class: &str, depth: usize) -> Result<Element> {
     c.finish(&outer, class)?;
     Ok(e)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn streamer_infos_of_a_root_file() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/testdata/uproot-HZZ.root");
-        let file = crate::container::RootFile::open(&path).unwrap();
-        let payload = file.streamer_list_payload().unwrap().unwrap();
-        let h = file.header();
-        let bytes = file.read_at(h.seek_info, 64, "key").unwrap();
-        let key = crate::container::KeyInfo::decode(&mut crate::container::bytes::BeReader::new(
-            &bytes, 0, "f", "k",
-        ))
-        .unwrap();
-        let set = StreamerSet::parse(&payload, 0, "f", key.keylen as u32).unwrap();
-        let tree = set.get("TTree", 19).unwrap();
-        assert_eq!(tree.elements[0].class, ElementClass::Base);
-        assert_eq!(tree.elements[0].name, "TNamed");
-        assert!(tree.elements.iter().any(|e| e.name == "fEntries"));
-        let branch = set.get("TBranch", 12).unwrap();
-        let bytes = branch
-            .elements
-            .iter()
-            .find(|e| e.name == "fBasketBytes")
-            .unwrap();
-        assert_eq!(bytes.class, ElementClass::BasicPointer);
-        assert_eq!(bytes.count_name, "fMaxBaskets");
-        assert_eq!(bytes.ty, code::OFFSET_P + code::INT);
-    }
-}

@@ -1,6 +1,18 @@
-//! Helpers shared by the reader tests.
+//! Helpers shared by the integration tests: where the test data is, and comparing arrays.
+//! Each test crate uses a part of them.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
 
 use rootweave::array::Array;
+
+/// The file `name` of the repository's test data (`tests/data`: real ROOT files, see its
+/// README); the folder itself for an empty name.
+pub fn test_data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data")
+        .join(name)
+}
 
 /// The same array with every number changed (offsets too), as stale memory would hold.
 pub fn poisoned(array: &Array) -> Array {

@@ -232,6 +232,7 @@ pub struct ClusterGroup {
 
 /// Settings for opening an RNTuple.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct OpenOptions {
     /// Verify envelope and page checksums (default true).
     pub verify_checksums: bool,
@@ -242,6 +243,14 @@ impl Default for OpenOptions {
         OpenOptions {
             verify_checksums: true,
         }
+    }
+}
+
+impl OpenOptions {
+    /// With envelope and page checksums verified or not.
+    pub fn with_verify_checksums(mut self, verify_checksums: bool) -> Self {
+        self.verify_checksums = verify_checksums;
+        self
     }
 }
 

@@ -4,56 +4,8 @@
 
 use super::decode::ColumnCodec;
 use super::descriptor::{Descriptor, FieldRecord, Role};
+use crate::array::LeafType;
 use crate::rntuple::column::ColumnType;
-
-/// The in-memory type of leaf values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LeafType {
-    /// `bool`
-    Bool,
-    /// `std::int8_t`, `char`
-    Int8,
-    /// `std::int16_t`
-    Int16,
-    /// `std::int32_t`
-    Int32,
-    /// `std::int64_t`
-    Int64,
-    /// `std::uint8_t`, `std::byte`
-    UInt8,
-    /// `std::uint16_t`
-    UInt16,
-    /// `std::uint32_t`
-    UInt32,
-    /// `std::uint64_t`
-    UInt64,
-    /// `float`
-    Float32,
-    /// `double`
-    Float64,
-}
-
-impl LeafType {
-    /// The leaf type of a normalized C++ type name.
-    pub fn from_type_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "bool" => LeafType::Bool,
-            "char" | "std::int8_t" | "signed char" | "int8_t" => LeafType::Int8,
-            "std::byte" | "std::uint8_t" | "unsigned char" | "uint8_t" => LeafType::UInt8,
-            "std::int16_t" | "short" | "int16_t" => LeafType::Int16,
-            "std::uint16_t" | "unsigned short" | "uint16_t" => LeafType::UInt16,
-            "std::int32_t" | "int" | "int32_t" => LeafType::Int32,
-            "std::uint32_t" | "unsigned int" | "uint32_t" => LeafType::UInt32,
-            "std::int64_t" | "long" | "long long" | "int64_t" => LeafType::Int64,
-            "std::uint64_t" | "unsigned long" | "unsigned long long" | "uint64_t" => {
-                LeafType::UInt64
-            }
-            "float" | "Float16_t" => LeafType::Float32,
-            "double" | "Double32_t" => LeafType::Float64,
-            _ => return None,
-        })
-    }
-}
 
 /// One column slot of a field: the physical column per representation.
 #[derive(Debug, Clone)]

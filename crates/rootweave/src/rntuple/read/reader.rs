@@ -17,39 +17,19 @@ use std::sync::Arc;
 
 use crate::rntuple::checksum::xxh3_64;
 
-use super::buffer::{Buffer, Dst, Target};
+use super::buffer::DecodePage;
 use super::decode::ColumnCodec;
 use super::descriptor::{ClusterInfo, Descriptor, OpenOptions, PageInfo};
-use super::plan::{codec_of, Kind, LeafType, Node};
+use super::plan::{codec_of, Kind, Node};
+use crate::array::buffer::{Buffer, Dst, Target};
 use crate::array::Array;
-use crate::batches::BatchSource;
+use crate::array::LeafType;
+use crate::array::Recycler;
+use crate::array::Value;
 use crate::compress::decompress_into_checked;
 use crate::container::RootFile;
 use crate::error::{Error, Result};
-use crate::recycle::Recycler;
-use crate::rntuple::Value;
-
-/// Settings of an [`RNTupleReader`].
-#[derive(Debug, Clone, Copy)]
-pub struct ReadOptions {
-    /// Decompression threads (0: all cores).
-    pub threads: usize,
-    /// Bytes of stored pages in flight at once (default 256 MiB; at least one cluster's
-    /// pages of the requested columns are always read).
-    pub memory_budget: u64,
-    /// Verify envelope and page checksums (default true).
-    pub verify_checksums: bool,
-}
-
-impl Default for ReadOptions {
-    fn default() -> Self {
-        ReadOptions {
-            threads: 0,
-            memory_budget: 256 << 20,
-            verify_checksums: true,
-        }
-    }
-}
+pub use crate::parallel::ReadOptions;
 
 /// Reads one RNTuple. All methods take `&self`: one reader may serve many threads.
 ///
@@ -65,7 +45,7 @@ pub struct RNTupleReader {
     file: Arc<RootFile>,
     descriptor: Descriptor,
     options: ReadOptions,
-    pool: rayon::ThreadPool,
+    pool: Arc<rayon::ThreadPool>,
 }
 
 impl std::fmt::Debug for RNTupleReader {
@@ -135,11 +115,7 @@ impl RNTupleReader {
                 verify_checksums: options.verify_checksums,
             },
         )?;
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(options.threads)
-            .thread_name(|i| format!("rootweave-read-{i}"))
-            .build()
-            .map_err(|e| Error::InvalidArgument(format!("thread pool: {e}")))?;
+        let pool = options.thread_pool()?;
         Ok(RNTupleReader {
             file,
             descriptor,
@@ -264,7 +240,7 @@ impl RNTupleReader {
     /// (see [`Recycler`]) instead of new memory where it is large enough.
     ///
     /// ```no_run
-    /// use rootweave::rntuple::read::Recycler;
+    /// use rootweave::array::Recycler;
     /// use rootweave::rntuple::RNTupleReader;
     /// let reader = RNTupleReader::open("events.root", "Events")?;
     /// let mut recycler = Recycler::new();
@@ -281,7 +257,15 @@ impl RNTupleReader {
         range: Range<u64>,
         recycler: &mut Recycler,
     ) -> Result<Vec<(String, Array)>> {
-        self.read_fields_recycling(fields, range, recycler)
+        let names = self.names_or_all(fields);
+        let nodes = names
+            .iter()
+            .map(|n| self.plan(n))
+            .collect::<Result<Vec<_>>>()?;
+        let arrays = self.read_nodes_recycling(&nodes, range, recycler);
+        // What the read did not reuse is freed: a recycler holds at most one read's memory.
+        recycler.clear();
+        Ok(names.into_iter().zip(arrays?).collect())
     }
 
     /// The given names, or all top-level fields if there are none.
@@ -386,6 +370,8 @@ impl RNTupleReader {
                 let (mut buffer, fresh) = recycler.buffer(s.target, len);
                 if !fresh {
                     buffer.zero_ranges(&s.zeros);
+                } else if self.options.huge_pages {
+                    buffer.prefer_huge_pages();
                 }
                 buffer
             })
@@ -720,7 +706,7 @@ impl RNTupleReader {
         work.sort_by_key(|(job, _)| job.page.offset);
         let chunks = chunks(
             work,
-            chunk_size(stored, threads, most),
+            crate::parallel::pool::chunk_size(stored, threads, most),
             self.descriptor.anchor.max_key_size,
         );
         let read_direct = |(job, mut dst): (PageJob, Dst)| self.read_in_place(&job, &mut dst);
@@ -738,7 +724,13 @@ impl RNTupleReader {
                 Ok(())
             })
         };
-        crate::pool::for_each_in_two_steps(&self.pool, direct, read_direct, chunks, decode_chunk)
+        crate::parallel::pool::for_each_in_two_steps(
+            &self.pool,
+            direct,
+            read_direct,
+            chunks,
+            decode_chunk,
+        )
     }
 
     /// Reads byte ranges one after the other into `buffer` (reused).
@@ -1094,13 +1086,6 @@ thread_local! {
 
 /// Stored bytes of a chunk of pages read at once by one thread, at most.
 const CHUNK: u64 = 4 << 20;
-
-/// The span of one chunk of a read of `stored` bytes: at most `most`, and small enough
-/// that every thread gets a few chunks (a small read, such as one batch of a few clusters,
-/// would otherwise be a single task on one thread), but not below 64 KiB.
-pub fn chunk_size(stored: u64, threads: usize, most: u64) -> u64 {
-    (stored / (4 * threads.max(1) as u64)).clamp(64 << 10, most.max(64 << 10))
-}
 
 /// The bytes of some ranges of the file, one after the other.
 struct Fetched {

@@ -4,7 +4,13 @@
 //! Offsets arrays have one more element than the array has entries and start at 0:
 //! entry `i` of a list holds items `offsets[i]..offsets[i + 1]` of its values.
 
-use crate::rntuple::Value;
+pub mod buffer;
+pub mod recycle;
+mod value;
+
+pub use buffer::{Buffer, Dst, LeafType, Target};
+pub use recycle::Recycler;
+pub use value::{ColumnData, Value};
 
 /// A column of values for a range of entries.
 #[derive(Debug, Clone, PartialEq)]

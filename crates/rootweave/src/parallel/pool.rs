@@ -27,3 +27,10 @@ pub(crate) fn for_each_in_two_steps<A: Send, B: Send>(
         b.into_par_iter().try_for_each(second)
     })
 }
+
+/// The span of one chunk of a read of `stored` bytes: at most `most`, and small enough
+/// that every thread gets a few chunks (a small read, such as one batch of a few clusters,
+/// would otherwise be a single task on one thread), but not below 64 KiB.
+pub fn chunk_size(stored: u64, threads: usize, most: u64) -> u64 {
+    (stored / (4 * threads.max(1) as u64)).clamp(64 << 10, most.max(64 << 10))
+}

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::array::Array;
+use crate::array::Recycler;
 use crate::error::{Error, Result};
-use crate::recycle::Recycler;
 use crate::rntuple::RNTupleReader;
 use crate::ttree::TTreeReader;
 

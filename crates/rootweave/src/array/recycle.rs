@@ -5,16 +5,15 @@
 //! and decoding the values. A read that is given the arrays of an earlier one fills
 //! their memory instead.
 
-use crate::array::Array;
-use crate::rntuple::read::buffer::{Buffer, Target};
-use crate::rntuple::read::LeafType;
+use super::buffer::{Buffer, LeafType, Target};
+use super::Array;
 
 /// Memory of arrays a caller is done with, handed to the next read to fill again (see
 /// [`crate::rntuple::RNTupleReader::read_recycling`],
-/// [`crate::ttree::TTreeReader::read_recycling`] and [`crate::batches::Batches`]).
+/// [`crate::ttree::TTreeReader::read_recycling`] and [`crate::dataset::Batches`]).
 ///
 /// A read takes, for each buffer it needs, the smallest recycled one of the same element
-/// type that is large enough. The readers' `read_recycling` and [`crate::batches::Batches`]
+/// type that is large enough. The readers' `read_recycling` and [`crate::dataset::Batches`]
 /// free what a read did not take when it ends, so a recycler holds at most the memory of
 /// the arrays given back since the last read.
 #[derive(Debug, Default)]
@@ -179,9 +178,6 @@ impl Recycler {
                 Float64 => wrap(self.take(len), Buffer::Float64),
             },
         };
-        if fresh {
-            buffer.prefer_huge_pages();
-        }
         (buffer, fresh)
     }
 }
