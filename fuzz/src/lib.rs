@@ -12,7 +12,6 @@ use rootweave::io::MemoryFile;
 use rootweave::rntuple::read::{Descriptor, OpenOptions};
 use rootweave::rntuple::{RNTupleReader, ReadOptions};
 use rootweave::ttree::{list_trees, read_streamers, TTreeReader};
-use xxhash_rust::xxh3::xxh3_64;
 
 /// Entries read per RNTuple.
 const MAX_ENTRIES: u64 = 3000;
@@ -175,7 +174,7 @@ fn seal(bytes: &mut [u8], at: u64, len: u64) -> Option<u64> {
     if len < 8 || end > bytes.len() {
         return None;
     }
-    let sum = xxh3_64(&bytes[at..end - 8]);
+    let sum = twox_hash::XxHash3_64::oneshot(&bytes[at..end - 8]);
     bytes[end - 8..end].copy_from_slice(&sum.to_le_bytes());
     Some(sum)
 }
@@ -229,7 +228,7 @@ fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
         if p.saturating_add(78) > bytes.len() {
             continue;
         }
-        let sum = xxh3_64(&bytes[p + 6..p + 70]);
+        let sum = twox_hash::XxHash3_64::oneshot(&bytes[p + 6..p + 70]);
         bytes[p + 70..p + 78].copy_from_slice(&sum.to_be_bytes());
         let a = &bytes[p..p + 78];
         let max_key_size = be(a, 62);

@@ -32,4 +32,9 @@ pub mod rntuple;
 pub mod ttree;
 
 pub use error::{Error, Result};
+
+/// The README's Rust examples, compiled as doctests so that they stay true to the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
 pub use parallel::ReadOptions;

@@ -217,3 +217,44 @@ fn pages_repeated_in_later_clusters_point_at_the_first_copy() {
         }
     }
 }
+
+/// A page whose xz check disagrees with its data is refused even where the page checksum
+/// (recomputed here over the altered bytes) is right: the reader verifies every check
+/// the file carries, and skips them all only when asked.
+#[test]
+fn block_checks_are_verified_under_a_valid_page_checksum() {
+    use rootweave::rntuple::checksum::xxh3_64;
+    use rootweave::rntuple::{RNTupleReader, ReadOptions};
+
+    let (memory, file) = written::file_in_memory("checks.root");
+    let options = WriteOptions::default().with_compression("lzma:7".parse().unwrap());
+    let fields = vec![Field::new("x", FieldType::Int32)];
+    let mut w = RNTupleWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
+    let x: Vec<i32> = (0..20_000).map(|i| i % 1000).collect();
+    w.extend(&[ColumnData::Int32(&x)]).unwrap();
+    w.close().unwrap();
+    Arc::try_unwrap(file).unwrap().close().unwrap();
+
+    let mut bytes = memory.to_bytes();
+    let (_, pages) = written::pages_by_cluster(bytes.clone(), "ntpl", |p| (p.offset, p.size));
+    let (offset, size) = pages[0][0][0];
+    let (start, end) = (offset as usize, (offset + size) as usize);
+    // The xz stream ends with its check (CRC32 of the data), the index and a 12-byte
+    // footer whose bytes 4..8 give the index's size in 4-byte units, minus one.
+    let footer = end - 12;
+    let backward = u32::from_le_bytes(bytes[footer + 4..footer + 8].try_into().unwrap());
+    let check_at = footer - (backward as usize + 1) * 4 - 4;
+    bytes[check_at] ^= 0x55;
+    let checksum = xxh3_64(&bytes[start..end]);
+    bytes[end..end + 8].copy_from_slice(&checksum.to_le_bytes());
+
+    let open = |verify: bool| {
+        let root = RootFile::from_source(Arc::new(MemoryFile::from_bytes(bytes.clone()))).unwrap();
+        let options = ReadOptions::default().with_verify_checksums(verify);
+        RNTupleReader::from_file(Arc::new(root), "ntpl", options).unwrap()
+    };
+    let e = open(true).read(&["x"], 0..20_000).unwrap_err().to_string();
+    assert!(e.contains("corrupt xz block"), "{e}");
+    let arrays = open(false).read(&["x"], 0..20_000).unwrap();
+    assert_eq!(arrays[0].1, rootweave::array::Array::Int32(x));
+}

@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use xxhash_rust::xxh64::xxh64;
+use twox_hash::XxHash64;
 
 use super::block::{write_header, BLOCK_HEADER_SIZE};
 use super::liblzma_encoder::{encode, Container};
@@ -197,7 +197,7 @@ fn lz4_compress(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Optio
         )
         .ok()?
     };
-    let checksum = xxh64(&out[data..data + n], 0);
+    let checksum = XxHash64::oneshot(0, &out[data..data + n]);
     out[at..data].copy_from_slice(&checksum.to_be_bytes());
     Some(LZ4_CHECKSUM + n)
 }
@@ -235,7 +235,7 @@ fn lz4_decompress(data: &[u8], verify: bool, out: &mut [u8]) -> Result<(), Strin
         return Err("LZ4 block shorter than its checksum".into());
     }
     let (checksum, data) = data.split_at(LZ4_CHECKSUM);
-    if verify && xxh64(data, 0).to_be_bytes() != checksum {
+    if verify && XxHash64::oneshot(0, data).to_be_bytes() != checksum {
         return Err("LZ4 block checksum mismatch".into());
     }
     // liblz4's bounds-checked decoder: it never reads or writes outside the two slices

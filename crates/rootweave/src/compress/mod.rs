@@ -10,6 +10,8 @@ mod codecs;
 mod deflate_noise;
 mod deflate_streams;
 mod liblzma_encoder;
+#[cfg(test)]
+mod library_symbols;
 mod lz4hc;
 mod lzma_coder;
 mod lzma_context;

@@ -848,9 +848,10 @@ impl RNTupleReader {
             ));
         }
         let in_object = |e: Error| e.in_object(self.file.name(), &object(), page.offset);
-        // A page checksum covers the compression blocks' own checksums: verifying those
-        // too would only cost time (and none is verified when the caller said so).
-        let block_checksums = self.options.verify_checksums && !page.has_checksum;
+        // Every check the file carries is verified unless the caller turned checks off:
+        // the page checksum (above) and the compression blocks' own (LZ4's XXH64, xz's
+        // CRC32), which also catch a codec that decodes corrupt bytes without noticing.
+        let block_checksums = self.options.verify_checksums;
         let decompress = |out: &mut [u8]| {
             decompress_into_checked(stored, out, block_checksums).map_err(in_object)
         };
