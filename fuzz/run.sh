@@ -3,7 +3,9 @@
 #
 #   fuzz/run.sh TARGET [SECONDS] [more libFuzzer options]
 #
-# TARGET is rntuple_file, rntuple_envelopes or ttree_file; SECONDS defaults to 600. The
+# TARGET is rntuple_file, rntuple_envelopes, ttree_file, or an encoder target
+# (compress_lzma, compress_lz4, compress_zlib, compress_zstd: rootweave's blocks decoded by
+# the reference libraries must give back the input); SECONDS defaults to 600. The
 # corpus (fuzz/corpus/TARGET) is seeded on every run with the small RNTuple files of the
 # test data (tests/data, or $TESTDATA) and with small
 # files that examples/make_seeds.rs writes; for ttree_file, with the TTree files of the

@@ -3,7 +3,10 @@
 //! allocation is a finding.
 //!
 //! The regression test `crates/rootweave/tests/fuzz_regressions.rs` includes this file,
-//! so saved inputs go through exactly this code.
+//! so saved inputs go through exactly this code. The encoder targets (`compress_*`) check
+//! rootweave's compression against the reference decoders instead (see [`codecs`]).
+
+pub mod codecs;
 
 use std::sync::Arc;
 

@@ -179,13 +179,10 @@ fn lz4_compress(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Optio
     use lz4::block::{compress_bound, compress_to_buffer, CompressionMode};
     let data = at + LZ4_CHECKSUM;
     // As ROOT: LZ4-HC from level 4 on (searching only what can compress), the fast
-    // compressor below, except on pages smaller than ROOT's (see SMALL_PAGE_FAST_LEVEL).
+    // compressor below.
     let n = if level >= 4 {
         out.resize(data, 0);
         super::lz4hc::compress(lz4hc_level(level, input.len()), input, out)?
-    } else if input.len() < ROOT_PAGE_SIZE {
-        out.resize(data, 0);
-        super::lz4hc::compress(SMALL_PAGE_FAST_LEVEL, input, out)?
     } else {
         let bound = compress_bound(input.len()).ok()?;
         out.resize(data + bound, 0);
@@ -201,17 +198,6 @@ fn lz4_compress(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Optio
     out[at..data].copy_from_slice(&checksum.to_be_bytes());
     Some(LZ4_CHECKSUM + n)
 }
-
-/// The LZ4-HC level that stands for ROOT's fast LZ4 (levels 1-3) on inputs smaller than
-/// ROOT's pages: liblz4's cheapest search ("lz4mid"), past the noise. The fast compressor
-/// finds matches only in what it has seen of the block, and a memory budget over many
-/// columns gives pages of 64-256 KiB, where it finds far fewer than in ROOT's 1 MiB pages:
-/// `wide` (1000 float columns) came out 733.8 MB with 64 KiB pages at two threads against
-/// RNTupleParallelWriter's 711.9 MB. This search writes 691.7 MB (688.8 MB at one thread,
-/// 128 KiB pages), in twice the time on `wide` (567 against 1139 MB/s at two threads,
-/// still over twice ROOT's best writer there), the same time on `complex` and `nanoaod`,
-/// whose noise it does not search.
-const SMALL_PAGE_FAST_LEVEL: u32 = 2;
 
 /// ROOT's pages: 1 MiB.
 const ROOT_PAGE_SIZE: usize = 1 << 20;
@@ -374,24 +360,15 @@ mod tests {
     }
 
     #[test]
-    fn fast_lz4_searches_pages_smaller_than_root_s() {
-        // A 64 KiB page of split floats (`wide` at two threads): 5% smaller than the fast
-        // compressor's block, and it decodes.
-        let page = crate::compress::test_pages::split_floats(16 << 10, 3);
-        let mut ours = Vec::new();
-        let n = lz4_compress(1, &page, &mut ours, 0).unwrap();
-        let fast = lz4_fast(&page).len() + LZ4_CHECKSUM;
-        assert!(
-            n * 100 < fast * 95,
-            "{n} bytes against the fast compressor's {fast}"
-        );
-        let mut back = vec![0u8; page.len()];
-        lz4_decompress(&ours[..n], true, &mut back).unwrap();
-        assert_eq!(back, page);
-        // A page of ROOT's size is the fast compressor's block, byte for byte.
-        let page = crate::compress::test_pages::split_floats(256 << 10, 4);
-        let mut ours = Vec::new();
-        let n = lz4_compress(1, &page, &mut ours, 0).unwrap();
-        assert_eq!(ours[LZ4_CHECKSUM..n], lz4_fast(&page));
+    fn fast_lz4_is_liblz4_s_fast_compressor_at_every_page_size() {
+        for floats in [16 << 10, 256 << 10] {
+            let page = crate::compress::test_pages::split_floats(floats, 3);
+            let mut ours = Vec::new();
+            let n = lz4_compress(1, &page, &mut ours, 0).unwrap();
+            assert_eq!(ours[LZ4_CHECKSUM..n], lz4_fast(&page), "{floats} floats");
+            let mut back = vec![0u8; page.len()];
+            lz4_decompress(&ours[..n], true, &mut back).unwrap();
+            assert_eq!(back, page);
+        }
     }
 }

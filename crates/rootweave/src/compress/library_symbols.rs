@@ -1,6 +1,6 @@
 //! The entry points of the compression libraries that rootweave calls beyond what the
-//! codec crates wrap: libzstd's experimental API, liblz4's HC functions with a caller's
-//! state (static-library only) and liblzma's raw and stream encoders. Their `-sys` crates
+//! codec crates wrap: libzstd's experimental API and liblz4's HC functions with a
+//! caller's state (static-library only). Their `-sys` crates
 //! are pinned to exact versions in the workspace's Cargo.toml; these tests stop
 //! compiling when an update changes a signature, and fail when the library behind them
 //! is another version, so that an update is a deliberate change, checked by the codecs'
@@ -35,17 +35,4 @@ fn libzstd_experimental_symbols_keep_their_signatures() {
 fn liblz4_version_is_the_pinned_one() {
     // SAFETY: LZ4_versionNumber has no arguments and no preconditions.
     assert_eq!(unsafe { lz4_sys::LZ4_versionNumber() }, 11000);
-}
-
-#[test]
-fn liblzma_encoder_symbols_keep_their_signatures() {
-    use liblzma_sys::*;
-    let _: unsafe extern "C" fn(*mut lzma_stream, *const lzma_filter) -> lzma_ret =
-        lzma_raw_encoder;
-    let _: unsafe extern "C" fn(*mut lzma_stream, *const lzma_filter, lzma_check) -> lzma_ret =
-        lzma_stream_encoder;
-    let _: unsafe extern "C" fn(*mut lzma_options_lzma, u32) -> lzma_bool = lzma_lzma_preset;
-    // SAFETY: lzma_version_number has no arguments and no preconditions.
-    // 5.8.0 stable, as liblzma numbers its versions.
-    assert_eq!(unsafe { lzma_version_number() }, 50_080_042);
 }

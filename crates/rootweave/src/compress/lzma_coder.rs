@@ -3,13 +3,14 @@
 //! length coders, exactly as a decoder keeps them (so that its decoding follows ours).
 //! `lzma_literals.rs` drives it chunk by chunk.
 
-use super::lzma_context::PRESET_CONTEXT_BITS;
-
 /// LZMA's position bits (pb = 2, every xz preset's); literal position bits are 0.
 pub(super) const POSITION_BITS: u32 = 2;
 
+/// Literal context bits (LZMA's lc) of xz's presets, which every chunk uses.
+pub(super) const PRESET_CONTEXT_BITS: u32 = 3;
+
 /// LZMA2's properties byte, (pb * 5 + lp) * 9 + lc, for `context_bits` literal context
-/// bits (lc, see `lzma_context.rs`).
+/// bits.
 pub(super) fn properties(context_bits: u32) -> u8 {
     ((POSITION_BITS * 5) * 9 + context_bits) as u8
 }

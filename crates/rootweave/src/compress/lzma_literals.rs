@@ -17,8 +17,9 @@
 //! with liblzma.
 
 use super::liblzma_encoder::{encode, Container};
-use super::lzma_coder::{properties, HeldBack, Model, RangeEncoder, POSITION_BITS, RUN_MATCH_MAX};
-use super::lzma_context::{LiteralCounts, PRESET_CONTEXT_BITS};
+use super::lzma_coder::{
+    properties, HeldBack, Model, RangeEncoder, POSITION_BITS, PRESET_CONTEXT_BITS, RUN_MATCH_MAX,
+};
 use super::noise::{
     byte_counts, chunk_entropy, low_entropy_literals, runs, shannon_entropy, SequenceCost,
 };
@@ -44,11 +45,6 @@ const STORED_ENTROPY: f64 = 7.75;
 /// Runs of one byte value at least this long are coded as matches at distance 1 (a
 /// shorter run costs less as literals, whose probabilities know the byte already).
 const MIN_RUN: usize = 32;
-
-/// Literals of a stretch counted to choose its literal context bits: enough to tell
-/// one kind of bytes from the other (a byte plane is one kind of bytes through), and a
-/// bound on the time spent counting.
-const COUNTED_LITERALS: usize = 1 << 16;
 
 /// Bytes of one value in a row that are coded by us even between structured runs.
 const CONSTANT_STRETCH: usize = 64 * 1024;
@@ -287,42 +283,12 @@ impl<'a> Lzma2Stream<'a> {
         }
     }
 
-    /// LZMA chunks of literals for `input[start..end]`, with the literal context bits
-    /// that suit them.
+    /// LZMA chunks of literals for `input[start..end]`.
     fn coded(&mut self, start: usize, end: usize, out: &mut Vec<u8>) {
-        let context_bits = self.literal_counts(start, end).context_bits();
-        if context_bits != self.model.context_bits() {
-            self.model = Model::new(context_bits);
-            self.reset = self.reset.max(Reset::Properties);
-        }
         let mut at = start;
         while at < end {
             at = self.coded_chunk(at, end, out);
         }
-    }
-
-    /// The bytes of `input[start..end]` that [`Self::coded`] codes as literals (not those
-    /// in runs), counted by the top bits of the byte before each: the first
-    /// [`COUNTED_LITERALS`] of them.
-    fn literal_counts(&self, start: usize, end: usize) -> LiteralCounts {
-        let mut counts = LiteralCounts::new();
-        let mut previous = if start == 0 { 0 } else { self.input[start - 1] };
-        let mut at = start;
-        while at < end && counts.literals() < COUNTED_LITERALS {
-            let byte = self.input[at];
-            // (A run starts with a byte equal to the one before: the only case to look at.)
-            if byte == previous && at > 0 {
-                let run = run_length(&self.input[at..end.min(at + RUN_MATCH_MAX)], previous);
-                if run >= MIN_RUN {
-                    at += run;
-                    continue;
-                }
-            }
-            counts.add(previous, byte);
-            previous = byte;
-            at += 1;
-        }
-        counts
     }
 
     /// One LZMA chunk of literals from `start` on (as many as fit); returns where it ended.
@@ -490,24 +456,6 @@ mod tests {
                 "{name}: {ours} bytes against liblzma's {theirs}"
             );
         }
-    }
-
-    #[test]
-    fn planes_of_independent_bytes_are_coded_with_one_literal_coder() {
-        // Zigzag ints in [0, 100): the low bit of every byte is zero, which each of the
-        // preset's eight literal coders would learn on its own (the same stream with lc = 3
-        // is 0.15% smaller than liblzma's, with lc = 0 5%).
-        let mut state = 21;
-        let complex_ints: Vec<u64> = (0..30_000)
-            .map(|_| splitmix(&mut state) % 100 * 2)
-            .collect();
-        let page = split(&complex_ints, 4);
-        let ours = round_trip(&page).expect("literal chunks").len();
-        let theirs = liblzma(&page).len();
-        assert!(
-            (ours as f64) < 0.96 * theirs as f64,
-            "{ours} bytes against liblzma's {theirs}"
-        );
     }
 
     #[test]

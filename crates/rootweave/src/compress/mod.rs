@@ -14,7 +14,6 @@ mod liblzma_encoder;
 mod library_symbols;
 mod lz4hc;
 mod lzma_coder;
-mod lzma_context;
 mod lzma_literals;
 mod noise;
 mod settings;
