@@ -330,12 +330,7 @@ impl BatchSource for RNTupleReader {
     type Plan = Vec<crate::rntuple::read::Node>;
 
     fn plan_fields(&self, fields: &[&str]) -> Result<(Vec<String>, Self::Plan)> {
-        let names = self.names_or_all(fields);
-        let nodes = names
-            .iter()
-            .map(|n| self.plan(n))
-            .collect::<Result<Vec<_>>>()?;
-        Ok((names, nodes))
+        RNTupleReader::plan_fields(self, fields)
     }
 
     fn read_planned(

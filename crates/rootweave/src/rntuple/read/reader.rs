@@ -201,11 +201,7 @@ impl RNTupleReader {
         fields: &[&str],
         range: Range<u64>,
     ) -> Result<impl Iterator<Item = Result<Vec<Value>>> + 'a> {
-        let names = self.names_or_all(fields);
-        let nodes = names
-            .iter()
-            .map(|n| self.plan(n))
-            .collect::<Result<Vec<_>>>()?;
+        let (_, nodes) = self.plan_fields(fields)?;
         let parts: Vec<Range<u64>> = self
             .cluster_ranges()?
             .into_iter()
@@ -257,24 +253,25 @@ impl RNTupleReader {
         range: Range<u64>,
         recycler: &mut Recycler,
     ) -> Result<Vec<(String, Array)>> {
-        let names = self.names_or_all(fields);
-        let nodes = names
-            .iter()
-            .map(|n| self.plan(n))
-            .collect::<Result<Vec<_>>>()?;
+        let (names, nodes) = self.plan_fields(fields)?;
         let arrays = self.read_nodes_recycling(&nodes, range, recycler);
         // What the read did not reuse is freed: a recycler holds at most one read's memory.
         recycler.clear();
         Ok(names.into_iter().zip(arrays?).collect())
     }
 
-    /// The given names, or all top-level fields if there are none.
-    pub(crate) fn names_or_all(&self, fields: &[&str]) -> Vec<String> {
-        if fields.is_empty() {
+    /// The names of `fields` (all top-level fields if empty) and the plan of each.
+    pub fn plan_fields(&self, fields: &[&str]) -> Result<(Vec<String>, Vec<Node>)> {
+        let names = if fields.is_empty() {
             self.field_names()
         } else {
             fields.iter().map(|s| s.to_string()).collect()
-        }
+        };
+        let nodes = names
+            .iter()
+            .map(|n| self.plan(n))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((names, nodes))
     }
 
     /// As [`RNTupleReader::read_nodes`], taking memory from `recycler` (what it does not
