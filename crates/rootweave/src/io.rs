@@ -9,6 +9,10 @@ use std::sync::RwLock;
 
 use crate::error::{Error, Result};
 
+mod coalesce;
+
+pub use coalesce::{coalesce, MAX_GAP};
+
 /// Thread-safe positional reads.
 pub trait ReadAt: Send + Sync {
     /// Fills `buf` with the bytes starting at `offset`; fails if fewer are available.

@@ -146,3 +146,39 @@ fn grouped_and_nested_paths_are_seen() {
     );
     assert!(named_modules("my_crate::io::x").is_empty());
 }
+
+/// The rooms of `ttree` that a room may not name: the model knows neither how entries
+/// are interpreted nor how they are read, and interpretation does not know reading.
+const TTREE_ROOMS_BELOW: [(&str, &[&str]); 2] = [
+    ("model", &["interpretation", "read", "write"]),
+    ("interpretation", &["read", "write"]),
+];
+
+#[test]
+fn ttree_rooms_name_only_the_rooms_below() {
+    let ttree = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/ttree");
+    let mut wrong = Vec::new();
+    for (room, above) in TTREE_ROOMS_BELOW {
+        let mut files = Vec::new();
+        rust_files(&ttree.join(room), &mut files);
+        assert!(!files.is_empty(), "src/ttree/{room} has no files");
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                if line.trim_start().starts_with("//") {
+                    continue;
+                }
+                for other in above {
+                    if line.contains(&format!("ttree::{other}")) {
+                        wrong.push(format!("{}:{}: names {other}", file.display(), n + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "edges between ttree rooms:\n{}",
+        wrong.join("\n")
+    );
+}

@@ -10,11 +10,11 @@ use common::test_data;
 
 use std::sync::Arc;
 
+use rootweave::array::slice;
 use rootweave::array::Array;
 use rootweave::array::Recycler;
 use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::MemoryFile;
-use rootweave::rntuple::read::reader::slice;
 use rootweave::rntuple::{
     Field, FieldType, RNTupleReader, RNTupleWriter, ReadOptions, Value, WriteOptions,
 };

@@ -11,11 +11,11 @@ use common::test_data;
 
 use std::sync::Arc;
 
+use rootweave::array::slice;
 use rootweave::array::Array;
 use rootweave::array::Recycler;
 use rootweave::container::RootFile;
 use rootweave::io::MemoryFile;
-use rootweave::rntuple::read::reader::slice;
 use rootweave::ttree::{list_trees, read_streamers, ReadOptions, TTreeReader};
 
 fn ttree_files() -> Vec<std::path::PathBuf> {
@@ -457,33 +457,4 @@ fn reads_into_recycled_memory_and_batches_give_the_values_of_one_read() {
         }
     }
     assert!(trees >= 20, "{trees} trees");
-}
-
-/// The streamer infos of a file written by ROOT: TTree's and TBranch's members as ROOT
-/// describes them (a base class first, a counted array of basket sizes).
-#[test]
-fn streamer_infos_of_a_root_file() {
-    use rootweave::container::bytes::BeReader;
-    use rootweave::container::KeyInfo;
-    use rootweave::ttree::streamers::{code, ElementClass, StreamerSet};
-
-    let file = RootFile::open(test_data("uproot-HZZ.root")).unwrap();
-    let payload = file.streamer_list_payload().unwrap().unwrap();
-    let h = file.header();
-    let bytes = file.read_at(h.seek_info, 64, "key").unwrap();
-    let key = KeyInfo::decode(&mut BeReader::new(&bytes, 0, "f", "k")).unwrap();
-    let set = StreamerSet::parse(&payload, 0, "f", key.keylen as u32).unwrap();
-    let tree = set.get("TTree", 19).unwrap();
-    assert_eq!(tree.elements[0].class, ElementClass::Base);
-    assert_eq!(tree.elements[0].name, "TNamed");
-    assert!(tree.elements.iter().any(|e| e.name == "fEntries"));
-    let branch = set.get("TBranch", 12).unwrap();
-    let bytes = branch
-        .elements
-        .iter()
-        .find(|e| e.name == "fBasketBytes")
-        .unwrap();
-    assert_eq!(bytes.class, ElementClass::BasicPointer);
-    assert_eq!(bytes.count_name, "fMaxBaskets");
-    assert_eq!(bytes.ty, code::OFFSET_P + code::INT);
 }

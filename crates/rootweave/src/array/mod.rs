@@ -5,10 +5,12 @@
 //! entry `i` of a list holds items `offsets[i]..offsets[i + 1]` of its values.
 
 pub mod buffer;
+mod kernels;
 pub mod recycle;
 mod value;
 
 pub use buffer::{Buffer, Dst, LeafType, Target};
+pub use kernels::{concat, slice, take, LayoutMismatch};
 pub use recycle::Recycler;
 pub use value::{ColumnData, Value};
 

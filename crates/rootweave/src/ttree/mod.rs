@@ -6,17 +6,13 @@
 //! with the same layout the RNTuple reader gives (values contiguous, offsets for jagged
 //! data, fixed-size arrays, records for leaf lists).
 
-pub mod basket;
-pub mod bulk;
-pub mod cursor;
-pub mod decode;
-pub mod endian;
-pub mod interpret;
-pub mod object;
-pub mod reader;
-pub mod streamers;
-pub mod tree;
+mod interpretation;
+mod model;
+mod read;
 
-pub use decode::{Interpretation, Prim};
-pub use reader::{list_trees, read_streamers, ReadOptions, TTreeReader, Tree};
-pub use tree::{Branch, Leaf, TreeMeta};
+pub use crate::parallel::ReadOptions;
+pub use interpretation::{Header, Interpretation, Nested, Packed, Prim};
+pub use model::{
+    BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, StreamerSet, TreeMeta,
+};
+pub use read::{list_trees, read_streamers, TTreeReader, Tree};

@@ -22,6 +22,7 @@ use super::decode::ColumnCodec;
 use super::descriptor::{ClusterInfo, Descriptor, OpenOptions, PageInfo};
 use super::plan::{codec_of, Kind, Node};
 use crate::array::buffer::{Buffer, Dst, Target};
+use crate::array::slice;
 use crate::array::Array;
 use crate::array::LeafType;
 use crate::array::Recycler;
@@ -29,6 +30,7 @@ use crate::array::Value;
 use crate::compress::decompress_into_checked;
 use crate::container::RootFile;
 use crate::error::{Error, Result};
+use crate::io::coalesce;
 pub use crate::parallel::ReadOptions;
 
 /// Reads one RNTuple. All methods take `&self`: one reader may serve many threads.
@@ -1104,35 +1106,20 @@ impl Fetched {
 /// A byte range of the file and the pages (with their destinations) it holds.
 type Chunk<'a> = (Range<u64>, Vec<(PageJob, Dst<'a>)>);
 
-/// Groups pages (sorted by offset) into chunks, each read with one call: neighbours
-/// closer than a gap join a chunk while its span stays within `chunk_bytes`. A page split
-/// over several keys (larger than the maximum key size) is a chunk of its own.
+/// Groups pages (sorted by offset) into chunks, each read with one call (see
+/// [`coalesce`]); a page split over several keys (larger than the maximum key size) is a
+/// chunk of its own.
 fn chunks<'a>(
     pages: Vec<(PageJob, Dst<'a>)>,
     chunk_bytes: u64,
     max_key_size: u64,
 ) -> Vec<Chunk<'a>> {
-    const GAP: u64 = 64 << 10;
     let split = |r: &Range<u64>| max_key_size > 0 && r.end - r.start > max_key_size;
-    let mut out: Vec<Chunk> = Vec::new();
-    for (job, dst) in pages {
+    let items = pages.into_iter().map(|(job, dst)| {
         let len = job.page.size + if job.page.has_checksum { 8 } else { 0 };
-        let r = job.page.offset..job.page.offset + len;
-        match out.last_mut() {
-            Some((last, members))
-                if r.start >= last.start
-                    && r.start <= last.end + GAP
-                    && !split(last)
-                    && !split(&r)
-                    && r.end.max(last.end) - last.start <= chunk_bytes =>
-            {
-                last.end = last.end.max(r.end);
-                members.push((job, dst));
-            }
-            _ => out.push((r, vec![(job, dst)])),
-        }
-    }
-    out
+        (job.page.offset..job.page.offset + len, (job, dst))
+    });
+    coalesce(items, chunk_bytes, split)
 }
 
 /// True if the field is one collection (a list, an optional, a string) whose items have a
@@ -1238,78 +1225,5 @@ fn leaf_array(buffer: Buffer) -> Array {
         Buffer::Float32(v) => Array::Float32(v),
         Buffer::Float64(v) => Array::Float64(v),
         Buffer::Switch(i, _) => Array::UInt64(i),
-    }
-}
-
-/// Entries `start..start + len` of an array (no copy when that is all of it).
-pub fn slice(array: Array, start: usize, len: usize) -> Array {
-    if start == 0 && len == array.len() {
-        return array;
-    }
-    fn part<T: Clone>(v: Vec<T>, start: usize, len: usize) -> Vec<T> {
-        v[start..start + len].to_vec()
-    }
-    fn offsets_part(offsets: &[u64], start: usize, len: usize) -> (Vec<u64>, usize, usize) {
-        let base = offsets[start];
-        let o: Vec<u64> = offsets[start..=start + len]
-            .iter()
-            .map(|v| v - base)
-            .collect();
-        let items = (offsets[start + len] - base) as usize;
-        (o, base as usize, items)
-    }
-    match array {
-        Array::Bool(v) => Array::Bool(part(v, start, len)),
-        Array::Int8(v) => Array::Int8(part(v, start, len)),
-        Array::Int16(v) => Array::Int16(part(v, start, len)),
-        Array::Int32(v) => Array::Int32(part(v, start, len)),
-        Array::Int64(v) => Array::Int64(part(v, start, len)),
-        Array::UInt8(v) => Array::UInt8(part(v, start, len)),
-        Array::UInt16(v) => Array::UInt16(part(v, start, len)),
-        Array::UInt32(v) => Array::UInt32(part(v, start, len)),
-        Array::UInt64(v) => Array::UInt64(part(v, start, len)),
-        Array::Float32(v) => Array::Float32(part(v, start, len)),
-        Array::Float64(v) => Array::Float64(part(v, start, len)),
-        Array::String { offsets, bytes } => {
-            let (offsets, from, n) = offsets_part(&offsets, start, len);
-            Array::String {
-                offsets,
-                bytes: bytes[from..from + n].to_vec(),
-            }
-        }
-        Array::List { offsets, values } => {
-            let (offsets, from, n) = offsets_part(&offsets, start, len);
-            Array::List {
-                offsets,
-                values: Box::new(slice(*values, from, n)),
-            }
-        }
-        Array::Optional { offsets, values } => {
-            let (offsets, from, n) = offsets_part(&offsets, start, len);
-            Array::Optional {
-                offsets,
-                values: Box::new(slice(*values, from, n)),
-            }
-        }
-        Array::Fixed { size, values } => Array::Fixed {
-            size,
-            values: Box::new(slice(*values, start * size, len * size)),
-        },
-        Array::Record { fields, .. } => Array::Record {
-            len,
-            fields: fields
-                .into_iter()
-                .map(|(n, a)| (n, slice(a, start, len)))
-                .collect(),
-        },
-        Array::Variant {
-            tags,
-            index,
-            alternatives,
-        } => Array::Variant {
-            tags: part(tags, start, len),
-            index: part(index, start, len),
-            alternatives,
-        },
     }
 }

@@ -441,7 +441,7 @@ fn read_basic(c: &mut Cursor, ty: i32, title: &str) -> Result<Value> {
         code::FLOAT => Value::Float(f32::from_bits(c.r.u32()?) as f64),
         code::DOUBLE => Value::Float(f64::from_bits(c.r.u64()?)),
         code::DOUBLE32 | code::FLOAT16 => {
-            let packing = super::decode::Packed::from_title(ty == code::FLOAT16, title);
+            let packing = super::packed::Packed::from_title(ty == code::FLOAT16, title);
             let mut one = [0f64; 1];
             let bytes = c.r.take(packing.bytes())?;
             packing.unpack(bytes, &mut one);

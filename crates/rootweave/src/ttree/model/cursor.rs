@@ -35,7 +35,9 @@ pub enum Ref {
 pub struct Frame {
     /// Class version (without the memberwise bit).
     pub version: u16,
-    /// True if the version carried the memberwise-streaming bit (0x4000).
+    /// True if the version carried the memberwise-streaming bit (0x4000); kept for the
+    /// collections streamed memberwise that are not read yet.
+    #[allow(dead_code)]
     pub memberwise: bool,
     /// Position just past the object, if it had a byte count.
     pub end: Option<usize>,

@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use super::cursor::{Cursor, Tagged, MAX_DEPTH};
 use crate::error::Result;
 
-/// Type codes of `TStreamerElement::fType` (ROOT's `TVirtualStreamerInfo` enum).
+/// Type codes of `TStreamerElement::fType` (ROOT's `TVirtualStreamerInfo` enum), the
+/// whole table: the TTree writer describes classes with the codes readers only meet.
+#[allow(dead_code)]
 pub mod code {
     /// A base class.
     pub const BASE: i32 = 0;
@@ -385,4 +387,40 @@ fn read_element(c: &mut Cursor, class: &str, depth: usize) -> Result<Element> {
     }
     c.finish(&outer, class)?;
     Ok(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::container::bytes::BeReader;
+    use crate::container::{KeyInfo, RootFile};
+
+    /// The streamer infos of a file written by ROOT: TTree's and TBranch's members as ROOT
+    /// describes them (a base class first, a counted array of basket sizes).
+    #[test]
+    fn streamer_infos_of_a_root_file() {
+        let file = RootFile::open(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/uproot-HZZ.root"
+        ))
+        .unwrap();
+        let payload = file.streamer_list_payload().unwrap().unwrap();
+        let h = file.header();
+        let bytes = file.read_at(h.seek_info, 64, "key").unwrap();
+        let key = KeyInfo::decode(&mut BeReader::new(&bytes, 0, "f", "k")).unwrap();
+        let set = StreamerSet::parse(&payload, 0, "f", key.keylen as u32).unwrap();
+        let tree = set.get("TTree", 19).unwrap();
+        assert_eq!(tree.elements[0].class, ElementClass::Base);
+        assert_eq!(tree.elements[0].name, "TNamed");
+        assert!(tree.elements.iter().any(|e| e.name == "fEntries"));
+        let branch = set.get("TBranch", 12).unwrap();
+        let bytes = branch
+            .elements
+            .iter()
+            .find(|e| e.name == "fBasketBytes")
+            .unwrap();
+        assert_eq!(bytes.class, ElementClass::BasicPointer);
+        assert_eq!(bytes.count_name, "fMaxBaskets");
+        assert_eq!(bytes.ty, code::OFFSET_P + code::INT);
+    }
 }

@@ -11,18 +11,15 @@ use rayon::prelude::*;
 
 use super::basket::{decode_basket, BasketData};
 use super::bulk::{BulkContext, BulkField, BulkPlan};
-use super::cursor::Cursor;
-use super::decode::{concat, Interpretation};
-use super::interpret::interpret;
-use super::object::ObjectReader;
-use super::streamers::StreamerSet;
-use super::tree::{Branch, TreeMeta};
-use crate::array::Array;
 use crate::array::Recycler;
+use crate::array::{concat, Array};
 use crate::container::bytes::BeReader;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
-pub use crate::parallel::ReadOptions;
+use crate::io::coalesce;
+use crate::parallel::ReadOptions;
+use crate::ttree::interpretation::{interpret, Interpretation};
+use crate::ttree::model::{Branch, Cursor, ObjectReader, StreamerSet, TreeMeta};
 
 /// Reads the class layouts of a file's StreamerInfo record (empty if it has none).
 pub fn read_streamers(file: &RootFile) -> Result<StreamerSet> {
@@ -449,7 +446,17 @@ impl TTreeReader {
             acc += size;
         }
         for window in windows {
-            let ranges = coalesce(&window);
+            let ranges: Vec<Range<u64>> = coalesce(
+                window.iter().map(|j| {
+                    let b = &j.branch.baskets[j.basket];
+                    (b.seek..b.seek + b.bytes as u64, ())
+                }),
+                u64::MAX,
+                |_| false,
+            )
+            .into_iter()
+            .map(|(range, _)| range)
+            .collect();
             let fetched: Vec<(u64, Vec<u8>)> = self.pool.install(|| {
                 ranges
                     .par_iter()
@@ -509,7 +516,7 @@ impl TTreeReader {
                         self.file.name(),
                         format!("TTree '{}' branch '{}'", self.meta.name, branch.name),
                         0,
-                        m,
+                        m.0,
                     )
                 })?
             };
@@ -564,25 +571,4 @@ fn empty_array(interp: &Interpretation) -> Array {
     interp
         .decode(&[], Some(&[0]), 0..0)
         .unwrap_or(Array::Int32(Vec::new()))
-}
-
-/// Byte ranges covering the baskets of a window, neighbours closer than 64 KiB merged.
-fn coalesce(window: &[Job]) -> Vec<Range<u64>> {
-    const GAP: u64 = 64 << 10;
-    let mut ranges: Vec<Range<u64>> = window
-        .iter()
-        .map(|j| {
-            let b = &j.branch.baskets[j.basket];
-            b.seek..b.seek + b.bytes as u64
-        })
-        .collect();
-    ranges.sort_unstable_by_key(|r| (r.start, r.end));
-    let mut out: Vec<Range<u64>> = Vec::new();
-    for r in ranges {
-        match out.last_mut() {
-            Some(last) if r.start <= last.end + GAP => last.end = last.end.max(r.end),
-            _ => out.push(r),
-        }
-    }
-    out
 }

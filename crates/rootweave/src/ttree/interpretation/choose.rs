@@ -1,9 +1,8 @@
 //! Choosing a branch's [`Interpretation`] from its leaves, its `TBranchElement`
 //! members and the file's class layouts; a branch that cannot be read gets the reason.
 
-use super::decode::{Header, Interpretation, Nested, Packed, Prim};
-use super::streamers::{code, Element, ElementClass, StreamerSet};
-use super::tree::{Branch, Leaf};
+use super::{Header, Interpretation, Nested, Packed, Prim};
+use crate::ttree::model::{code, Branch, Element, ElementClass, Leaf, StreamerSet};
 
 /// The dimensions in a leaf title (`x[3][2]` -> `["3", "2"]`, `pt[nMuon]` -> `["nMuon"]`).
 pub fn title_dims(title: &str) -> Vec<&str> {
@@ -299,7 +298,7 @@ fn array_dims(el: &Element) -> Vec<usize> {
 
 fn interpret_element(
     branch: &Branch,
-    e: &super::tree::ElementInfo,
+    e: &crate::ttree::model::ElementInfo,
     streamers: &StreamerSet,
 ) -> Result<Interpretation, String> {
     // The member's streamer element, when the branch is a member of a class.

@@ -1,0 +1,109 @@
+//! Interpretations: how the bytes of a branch's entries become an [`Array`]. Baskets
+//! hold big-endian values; each interpretation turns a basket's data (and its entry
+//! offsets, for variable-size entries) into the arrays of an entry range.
+//!
+//! [`choose`] picks a branch's interpretation from the tree model; [`decode`] applies it.
+
+mod choose;
+mod decode;
+mod prim;
+
+pub use crate::ttree::model::Packed;
+pub(crate) use choose::interpret;
+pub(crate) use decode::wrap_fixed;
+pub use prim::Prim;
+
+#[cfg(doc)]
+use crate::array::Array;
+
+/// What precedes the values of one entry of a variable-size branch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Header {
+    /// Nothing: the entry is its values (counter-indexed arrays, split collections).
+    None,
+    /// One byte (a member `T* x //[n]` of a split object).
+    Flag,
+    /// A byte count, a version and an `i32` length (`std::vector`).
+    Vector,
+    /// A byte count and a version (an object streamed on its own: a `std::string`
+    /// member, the members of a split collection's items that are STL objects).
+    Object,
+}
+
+/// How a branch's entries are read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Interpretation {
+    /// A fixed number of values per entry: a scalar (`dims` empty) or a fixed-size
+    /// (possibly multi-dimensional) array.
+    Fixed {
+        /// The value type.
+        prim: Prim,
+        /// Array dimensions.
+        dims: Vec<usize>,
+    },
+    /// A variable number of items per entry, each item a value or a fixed-size array.
+    Jagged {
+        /// The value type.
+        prim: Prim,
+        /// Dimensions of each item.
+        inner: Vec<usize>,
+        /// What precedes each entry's values.
+        header: Header,
+    },
+    /// One string per entry (`char*`, `std::string`, `TString`), after the header
+    /// ([`Header::None`] or [`Header::Object`]).
+    Strings(Header),
+    /// A member of a split collection's items that is itself variable-size (an STL
+    /// sequence or a string): per entry, the header ([`Header::None`] or
+    /// [`Header::Object`]) and then one value per item, back to back to the entry's end.
+    Members {
+        /// The type of each item's value.
+        item: Nested,
+        /// What precedes the values of an entry.
+        header: Header,
+    },
+    /// A branch that holds no data of its own and stands for its sub-branches (a split
+    /// object, base class or STL collection of objects): read as a record of them.
+    Group(Vec<String>),
+    /// An STL sequence (`std::vector`, `std::set`, `std::list`, ...) of numbers, strings
+    /// or nested sequences, streamed whole: a byte count and version, the length, then
+    /// the items (nested sequences as a length and their items).
+    Sequence(Nested),
+    /// Several fixed-size leaves in one branch (a leaf list): a record per entry.
+    Record(Vec<(String, Prim, Vec<usize>)>),
+    /// An STL map (`std::map`, `std::unordered_map`, ...) streamed whole and memberwise:
+    /// a byte count and version, the pair's version (and checksum), the length, then all
+    /// keys and then all values. Read as a list of `{first, second}` records per entry.
+    Map {
+        /// The key type.
+        key: Nested,
+        /// The value type.
+        value: Nested,
+        /// Whether the block of keys starts with a byte count and version (STL types).
+        key_header: bool,
+        /// Whether the block of values does.
+        value_header: bool,
+    },
+}
+
+/// The items of an STL sequence.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Nested {
+    /// A number.
+    Prim(Prim),
+    /// A string (`std::string`, `TString`): a length byte (or 255 and an `i32`) and bytes.
+    Str,
+    /// A nested sequence: an `i32` length and the items.
+    Seq(Box<Nested>),
+}
+
+impl Nested {
+    /// A short description (`int32`, `string`, `var * float64`).
+    pub fn describe(&self) -> String {
+        match self {
+            Nested::Prim(p) => p.name().to_string(),
+            Nested::Str => "string".into(),
+            Nested::Seq(n) => format!("var * {}", n.describe()),
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! The TTree model: the file's class layouts (streamer infos), the generic objects read
+//! by them, and the tree, branch, leaf and basket metadata built from those objects.
+//! It knows how a TTree is described, not how its entries are decoded.
+
+mod cursor;
+mod object;
+mod packed;
+mod streamers;
+mod tree;
+
+pub(crate) use cursor::Cursor;
+pub(crate) use object::ObjectReader;
+pub use packed::Packed;
+pub use streamers::StreamerSet;
+pub(crate) use streamers::{code, Element, ElementClass};
+pub use tree::{BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, TreeMeta};
