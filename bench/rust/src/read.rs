@@ -26,12 +26,10 @@ use rootweave::compress::decompress_into;
 use rootweave::container::RootFile;
 use rootweave::dataset::{BatchSource, Batches};
 use rootweave::io::ReadAt;
-use rootweave::rntuple::read::buffer::DecodePage;
-use rootweave::rntuple::read::decode::ColumnCodec;
-use rootweave::rntuple::read::descriptor::PageInfo;
-use rootweave::rntuple::read::plan::codec_of;
-use rootweave::rntuple::read::{Kind, Node, RNTupleReader, ReadOptions};
+use rootweave::rntuple::format::PageLocation;
+use rootweave::rntuple::read::{ColumnCodec, DecodePage, Kind, Node, RNTupleReader};
 use rootweave::rntuple::ColumnType;
+use rootweave::ReadOptions;
 
 /// Best (smallest) time of `runs` calls of `f`.
 pub fn best_of(runs: usize, mut f: impl FnMut() -> f64) -> f64 {
@@ -173,7 +171,7 @@ fn slot_targets(node: &Node) -> Vec<Target> {
 #[derive(Debug, Clone, Copy)]
 pub struct Job {
     /// Where the page is stored.
-    pub page: PageInfo,
+    pub page: PageLocation,
     codec: ColumnCodec,
     slot: usize,
     /// First element in the slot's buffer.
@@ -216,7 +214,7 @@ pub fn page_jobs(
                             .map(|p| (c, p))
                     });
                     if let Some((c, pages)) = active {
-                        let codec = codec_of(d, c);
+                        let codec = d.codec(c);
                         for page in &pages.pages {
                             let bytes = codec.page_bytes(page.n_elements as usize).unwrap_or(0);
                             jobs.push(Job {

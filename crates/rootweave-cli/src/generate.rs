@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rootweave::compress::Compression;
-use rootweave::rntuple::{ParallelOptions, ParallelWriter, WriteOptions};
+use rootweave::rntuple::{ParallelOptions, ParallelRNTupleWriter, WriteOptions};
 use rootweave::Result;
 
 use crate::datasets::Schema;
@@ -58,7 +58,7 @@ pub struct GenerateSummary {
 /// Generates the dataset into `out`.
 pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
     let start = Instant::now();
-    let writer = ParallelWriter::recreate(
+    let writer = ParallelRNTupleWriter::recreate(
         out,
         "Events",
         options.schema.fields(),

@@ -21,7 +21,7 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read_ttree::TTree>()?;
     m.add_class::<write::OutputFile>()?;
     m.add_class::<write::Writer>()?;
-    m.add_class::<write::ParallelWriter>()?;
+    m.add_class::<write::ParallelRNTupleWriter>()?;
     m.add_class::<write::Context>()?;
     m.add_function(wrap_pyfunction!(read::list_keys, m)?)?;
     m.add("RootFileError", m.py().get_type::<errors::RootFileError>())?;

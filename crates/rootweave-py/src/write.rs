@@ -257,15 +257,15 @@ impl Drop for Writer {
 
 /// An RNTuple written from many Python threads through fill contexts.
 #[pyclass(module = "rootweave._rootweave")]
-pub struct ParallelWriter {
-    writer: Mutex<Slot<rntuple::ParallelWriter>>,
+pub struct ParallelRNTupleWriter {
+    writer: Mutex<Slot<rntuple::ParallelRNTupleWriter>>,
     names: Vec<String>,
     /// Kept so that the file outlives the writer (as for [`Writer`]).
     _file: Py<OutputFile>,
 }
 
 #[pymethods]
-impl ParallelWriter {
+impl ParallelRNTupleWriter {
     /// Starts RNTuple `name` in `file`; buffered data stays within `memory_budget` bytes.
     #[new]
     #[pyo3(signature = (file, name, schema, compression="zstd:5", memory_budget=256 << 20))]
@@ -285,9 +285,9 @@ impl ParallelWriter {
             .with_ordered(false);
         let shared = file.get().shared(py)?;
         let writer = py
-            .detach(|| rntuple::ParallelWriter::in_file(shared, &name, fields, options))
+            .detach(|| rntuple::ParallelRNTupleWriter::in_file(shared, &name, fields, options))
             .map_err(to_py)?;
-        Ok(ParallelWriter {
+        Ok(ParallelRNTupleWriter {
             writer: Mutex::new(Slot::Open(writer)),
             names,
             _file: file.clone().unbind(),
@@ -316,7 +316,7 @@ impl ParallelWriter {
 
 /// A parallel writer collected unclosed commits every context's data and completes the
 /// RNTuple, as a sequential writer does when dropped; errors are reported by `close()`.
-impl Drop for ParallelWriter {
+impl Drop for ParallelRNTupleWriter {
     fn drop(&mut self) {
         let slot = self.writer.get_mut().unwrap_or_else(|e| e.into_inner());
         if let Some(writer) = slot.take() {
@@ -327,7 +327,7 @@ impl Drop for ParallelWriter {
     }
 }
 
-/// A fill context of a [`ParallelWriter`]: buffers and compresses its own clusters.
+/// A fill context of a [`ParallelRNTupleWriter`]: buffers and compresses its own clusters.
 /// Meant for one thread; threads that share one take turns, batch by batch.
 #[pyclass(module = "rootweave._rootweave")]
 pub struct Context {

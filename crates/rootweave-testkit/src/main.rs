@@ -404,13 +404,13 @@ impl ParallelChunk {
 }
 
 fn parallel(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
-    use rootweave::rntuple::{ParallelOptions, ParallelWriter};
+    use rootweave::rntuple::{ParallelOptions, ParallelRNTupleWriter};
     use std::sync::atomic::{AtomicU64, Ordering};
     let options = ParallelOptions::default()
         .with_write(options(args))
         .with_memory_budget(args.budget)
         .with_ordered(args.ordered);
-    let writer = ParallelWriter::recreate(&args.out, "ntpl", parallel_fields(), options)?;
+    let writer = ParallelRNTupleWriter::recreate(&args.out, "ntpl", parallel_fields(), options)?;
     let next_id = AtomicU64::new(0);
     let next_chunk = AtomicU64::new(0);
     let total = args.entries;

@@ -147,21 +147,23 @@ fn grouped_and_nested_paths_are_seen() {
     assert!(named_modules("my_crate::io::x").is_empty());
 }
 
-/// The rooms of `ttree` that a room may not name: the model knows neither how entries
-/// are interpreted nor how they are read, and interpretation does not know reading.
-const TTREE_ROOMS_BELOW: [(&str, &[&str]); 2] = [
-    ("model", &["interpretation", "read", "write"]),
-    ("interpretation", &["read", "write"]),
+/// The rooms of a format that a room may not name: a TTree's model knows neither how
+/// entries are interpreted nor how they are read, and interpretation does not know
+/// reading; the RNTuple on-disk model knows neither the reader nor the writer.
+const ROOMS_BELOW: [(&str, &str, &[&str]); 3] = [
+    ("ttree", "model", &["interpretation", "read", "write"]),
+    ("ttree", "interpretation", &["read", "write"]),
+    ("rntuple", "format", &["read", "write"]),
 ];
 
 #[test]
-fn ttree_rooms_name_only_the_rooms_below() {
-    let ttree = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/ttree");
+fn format_rooms_name_only_the_rooms_below() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut wrong = Vec::new();
-    for (room, above) in TTREE_ROOMS_BELOW {
+    for (format, room, above) in ROOMS_BELOW {
         let mut files = Vec::new();
-        rust_files(&ttree.join(room), &mut files);
-        assert!(!files.is_empty(), "src/ttree/{room} has no files");
+        rust_files(&src.join(format).join(room), &mut files);
+        assert!(!files.is_empty(), "src/{format}/{room} has no files");
         for file in files {
             let text = std::fs::read_to_string(&file).unwrap();
             for (n, line) in text.lines().enumerate() {
@@ -169,7 +171,7 @@ fn ttree_rooms_name_only_the_rooms_below() {
                     continue;
                 }
                 for other in above {
-                    if line.contains(&format!("ttree::{other}")) {
+                    if line.contains(&format!("{format}::{other}")) {
                         wrong.push(format!("{}:{}: names {other}", file.display(), n + 1));
                     }
                 }

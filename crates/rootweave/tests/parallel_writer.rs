@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rootweave::container::{FileWriter, WriterOptions};
 use rootweave::io::{MemoryFile, WriteAt};
-use rootweave::rntuple::{ColumnData, Field, FieldType, ParallelOptions, ParallelWriter};
+use rootweave::rntuple::{ColumnData, Field, FieldType, ParallelOptions, ParallelRNTupleWriter};
 use rootweave::{Error, Result};
 
 mod written;
@@ -49,14 +49,14 @@ fn fields() -> Vec<Field> {
 }
 
 /// A parallel writer of the RNTuple `name` into a file in memory.
-fn in_memory(name: &str, fields: Vec<Field>, options: ParallelOptions) -> ParallelWriter {
+fn in_memory(name: &str, fields: Vec<Field>, options: ParallelOptions) -> ParallelRNTupleWriter {
     let file = FileWriter::with_backend(
         Arc::new(MemoryFile::new()),
         &format!("{name}.root"),
         WriterOptions::default(),
     )
     .unwrap();
-    ParallelWriter::in_file(Arc::new(file), name, fields, options).unwrap()
+    ParallelRNTupleWriter::in_file(Arc::new(file), name, fields, options).unwrap()
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn a_full_disk_is_reported_to_producers_and_at_close_without_hanging() {
     options.write.compression = rootweave::compress::Compression::NONE;
     options.write.cluster_target_size = 256 << 10;
     options.memory_budget = 2 << 20;
-    let writer = ParallelWriter::in_file(file, "ntpl", fields(), options).unwrap();
+    let writer = ParallelRNTupleWriter::in_file(file, "ntpl", fields(), options).unwrap();
     let producer_errors = AtomicU64::new(0);
     std::thread::scope(|s| {
         for t in 0..4i64 {
@@ -105,7 +105,7 @@ fn bad_batches_are_refused_and_other_contexts_go_on() {
     let file =
         Arc::new(FileWriter::with_backend(memory, "m.root", WriterOptions::default()).unwrap());
     let writer =
-        ParallelWriter::in_file(file.clone(), "ntpl", fields(), ParallelOptions::default())
+        ParallelRNTupleWriter::in_file(file.clone(), "ntpl", fields(), ParallelOptions::default())
             .unwrap();
     let mut good = writer.context();
     let mut bad = writer.context();
@@ -127,7 +127,7 @@ fn ordered_sequences_may_be_skipped_and_not_reused() {
     let file =
         Arc::new(FileWriter::with_backend(memory, "m.root", WriterOptions::default()).unwrap());
     let options = ParallelOptions::default().with_ordered(true);
-    let writer = ParallelWriter::in_file(file, "ntpl", fields(), options).unwrap();
+    let writer = ParallelRNTupleWriter::in_file(file, "ntpl", fields(), options).unwrap();
     let mut ctx = writer.context();
     ctx.extend_sequence(2, &[ColumnData::Int64(&[20])]).unwrap();
     assert_eq!(
@@ -256,7 +256,7 @@ fn contexts_work_as_rayon_tasks_ordered_or_not() {
         let options = ParallelOptions::default()
             .with_memory_budget(1 << 20)
             .with_ordered(ordered);
-        let writer = ParallelWriter::recreate(&path, "ntpl", fields(), options).unwrap();
+        let writer = ParallelRNTupleWriter::recreate(&path, "ntpl", fields(), options).unwrap();
         pool.install(|| {
             (0..200i64).into_par_iter().for_each(|c| {
                 let mut ctx = writer.context();
@@ -296,7 +296,7 @@ fn pages_repeated_across_clusters_are_stored_once_unless_ordered() {
         let options = ParallelOptions::default()
             .with_memory_budget(1 << 20)
             .with_ordered(ordered);
-        let writer = ParallelWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
+        let writer = ParallelRNTupleWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
         // 4 contexts, 10 chunks of 10,000 entries each, a cluster per chunk; `flag` is
         // always 7, so its pages repeat from cluster to cluster.
         std::thread::scope(|s| {
@@ -366,7 +366,7 @@ fn a_later_context_s_first_cluster_is_smaller_so_that_commits_keep_apart() {
     let (memory, file) = written::file_in_memory("phase.root");
     let mut options = ParallelOptions::default().with_memory_budget(64 << 20);
     options.write.compression = "lz4:1".parse().unwrap();
-    let writer = ParallelWriter::in_file(file.clone(), "ntpl", fields(), options).unwrap();
+    let writer = ParallelRNTupleWriter::in_file(file.clone(), "ntpl", fields(), options).unwrap();
     // The first context made would take the whole target (16 MiB, a quarter of the
     // budget) for its first cluster; the second takes 0.69 of it, then the whole target.
     drop(writer.context());
@@ -406,7 +406,7 @@ fn pages_when_one_of_many_contexts_fills(
         .map(|i| Field::new(format!("c{i}"), FieldType::Int64))
         .collect();
     let options = ParallelOptions::default().with_memory_budget(64 << 20);
-    let writer = ParallelWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
+    let writer = ParallelRNTupleWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
     let mut made: Vec<_> = (0..contexts).map(|_| writer.context()).collect();
     let values: Vec<i64> = (0..entries).map(scrambled).collect();
     for chunk in values.chunks(batch) {

@@ -223,7 +223,7 @@ fn pages_repeated_in_later_clusters_point_at_the_first_copy() {
 /// the file carries, and skips them all only when asked.
 #[test]
 fn block_checks_are_verified_under_a_valid_page_checksum() {
-    use rootweave::rntuple::checksum::xxh3_64;
+    use rootweave::rntuple::format::checksum::xxh3_64;
     use rootweave::rntuple::{RNTupleReader, ReadOptions};
 
     let (memory, file) = written::file_in_memory("checks.root");

@@ -29,7 +29,7 @@ from . import _convert, _types
 from ._rootweave import RootFileError
 from ._rootweave import Context as _Context
 from ._rootweave import OutputFile as _OutputFile
-from ._rootweave import ParallelWriter as _ParallelWriter
+from ._rootweave import ParallelRNTupleWriter as _ParallelWriter
 from ._rootweave import RNTuple as _RNTuple
 from ._rootweave import TTree as _TTree
 from ._rootweave import Writer as _Writer

@@ -1,27 +1,20 @@
-//! RNTuple, ROOT's columnar format (binary format 1.0): schema, column encodings, pages,
-//! envelopes and the writer.
+//! RNTuple, ROOT's columnar format (binary format 1.0), in three rooms: `format` (the
+//! on-disk model reader and writer share), `write` (schema, encodings, pages, clusters,
+//! the writers) and `read` (descriptor, page decoding, the reader).
 //!
 //! Writing: describe the fields ([`Field`], [`FieldType`]), open an [`RNTupleWriter`],
 //! append entries one at a time ([`Value`]) or many at once ([`ColumnData`]), and close it.
+//! Reading: open an [`RNTupleReader`] and read fields for an entry range.
 
-mod builder;
-pub mod checksum;
-mod cluster;
-pub mod column;
-pub mod encoding;
-mod fill;
-pub mod metadata;
-pub mod page;
-mod parallel;
+pub mod format;
 pub mod read;
-pub mod schema;
-pub mod serialize;
-mod stored_pages;
-pub mod writer;
+mod write;
 
 pub use crate::array::{ColumnData, Value};
-pub use column::ColumnType;
-pub use parallel::{FillContext, ParallelOptions, ParallelWriter};
-pub use read::{RNTupleReader, ReadOptions};
-pub use schema::{Field, FieldType, Schema};
-pub use writer::{RNTupleWriter, WriteOptions, WriteSummary};
+pub use crate::parallel::ReadOptions;
+pub use format::ColumnType;
+pub use read::RNTupleReader;
+pub use write::{
+    Field, FieldType, FillContext, ParallelOptions, ParallelRNTupleWriter, RNTupleWriter, Schema,
+    WriteOptions, WriteSummary,
+};

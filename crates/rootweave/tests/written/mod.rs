@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::MemoryFile;
-use rootweave::rntuple::read::descriptor::{ColumnPages, PageInfo};
+use rootweave::rntuple::format::{ColumnPages, PageLocation};
 use rootweave::rntuple::{RNTupleReader, ReadOptions};
 
 /// A file written into memory: the memory, and the writer (which can read back).
@@ -27,7 +27,7 @@ pub fn page_offsets(bytes: Vec<u8>, ntuple: &str) -> (RNTupleReader, Vec<Vec<Vec
 pub fn pages_by_cluster<T>(
     bytes: Vec<u8>,
     ntuple: &str,
-    of: impl Fn(&PageInfo) -> T,
+    of: impl Fn(&PageLocation) -> T,
 ) -> (RNTupleReader, Vec<Vec<Vec<T>>>) {
     let root = RootFile::from_source(Arc::new(MemoryFile::from_bytes(bytes))).unwrap();
     let reader = RNTupleReader::from_file(Arc::new(root), ntuple, ReadOptions::default()).unwrap();

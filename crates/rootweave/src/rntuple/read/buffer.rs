@@ -2,7 +2,7 @@
 
 use super::decode::{decode_switch, ColumnCodec, Element};
 use crate::array::buffer::Dst;
-use crate::rntuple::column::ColumnType;
+use crate::rntuple::format::ColumnType;
 
 /// A destination that pages of an RNTuple column decode into.
 pub trait DecodePage {

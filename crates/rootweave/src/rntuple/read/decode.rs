@@ -5,7 +5,7 @@
 //! (same type on storage and in memory, plain or byte-split) are tight loops over the
 //! destination without an intermediate buffer.
 
-use crate::rntuple::column::ColumnType;
+use crate::rntuple::format::ColumnType;
 
 /// A type that column elements can be decoded into.
 pub trait Element: Copy + Default + Send + Sync + 'static {
@@ -26,23 +26,10 @@ pub trait Element: Copy + Default + Send + Sync + 'static {
     /// True if the type is a floating-point type (integer and bit columns cannot be read
     /// into floats, and float columns cannot be read into integers).
     const FLOAT: bool;
-    /// Little-endian plain column type whose bytes are exactly this type, if any.
-    const NATIVE: Option<NativeKind>;
-}
-
-/// What a plain little-endian element looks like in memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NativeKind {
-    /// A signed integer of the type's width.
-    Signed,
-    /// An unsigned integer of the type's width.
-    Unsigned,
-    /// An IEEE float of the type's width.
-    Float,
 }
 
 macro_rules! int_element {
-    ($t:ty, $kind:expr) => {
+    ($t:ty) => {
         impl Element for $t {
             fn from_i64(v: i64) -> Self {
                 v as $t
@@ -54,19 +41,18 @@ macro_rules! int_element {
                 v as $t
             }
             const FLOAT: bool = false;
-            const NATIVE: Option<NativeKind> = Some($kind);
         }
     };
 }
 
-int_element!(i8, NativeKind::Signed);
-int_element!(i16, NativeKind::Signed);
-int_element!(i32, NativeKind::Signed);
-int_element!(i64, NativeKind::Signed);
-int_element!(u8, NativeKind::Unsigned);
-int_element!(u16, NativeKind::Unsigned);
-int_element!(u32, NativeKind::Unsigned);
-int_element!(u64, NativeKind::Unsigned);
+int_element!(i8);
+int_element!(i16);
+int_element!(i32);
+int_element!(i64);
+int_element!(u8);
+int_element!(u16);
+int_element!(u32);
+int_element!(u64);
 
 impl Element for f32 {
     fn from_i64(v: i64) -> Self {
@@ -82,7 +68,6 @@ impl Element for f32 {
         v
     }
     const FLOAT: bool = true;
-    const NATIVE: Option<NativeKind> = Some(NativeKind::Float);
 }
 
 impl Element for f64 {
@@ -96,7 +81,6 @@ impl Element for f64 {
         v
     }
     const FLOAT: bool = true;
-    const NATIVE: Option<NativeKind> = Some(NativeKind::Float);
 }
 
 impl Element for bool {
@@ -113,7 +97,6 @@ impl Element for bool {
         v
     }
     const FLOAT: bool = false;
-    const NATIVE: Option<NativeKind> = None;
 }
 
 /// What a column decodes into: how its stored elements relate to in-memory values.
@@ -479,7 +462,7 @@ pub fn half_to_f32(h: u16) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rntuple::encoding::encode_page;
+    use crate::rntuple::write::encoding::encode_page;
 
     fn codec(ty: ColumnType) -> ColumnCodec {
         ColumnCodec {

@@ -7,80 +7,15 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::rntuple::checksum::xxh3_64;
+use crate::rntuple::format::checksum::xxh3_64;
 
-use super::deserialize::{EnvelopeLink, LeReader, Origin};
+use super::decode::ColumnCodec;
 use crate::compress::decompress;
 use crate::container::RootFile;
 use crate::error::{Error, Result};
-use crate::rntuple::column::ColumnType;
-
-/// The anchor: format version and where header and footer are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AnchorInfo {
-    /// Format version: epoch, major, minor, patch.
-    pub version: [u16; 4],
-    /// The header envelope.
-    pub header: EnvelopeLink,
-    /// The footer envelope.
-    pub footer: EnvelopeLink,
-    /// Blobs larger than this are split over several keys (0: never).
-    pub max_key_size: u64,
-}
-
-/// Size of the streamed anchor with its checksum (class version 2).
-const ANCHOR_LEN: usize = 78;
-
-impl AnchorInfo {
-    /// Decodes the `ROOT::RNTuple` object (big-endian, class version 2, XXH3 checksum).
-    pub fn decode(bytes: &[u8], file: &str, object: &str, offset: u64) -> Result<Self> {
-        let err = |at: usize, m: String| Error::format(file, object, offset + at as u64, m);
-        if bytes.len() < ANCHOR_LEN {
-            return Err(err(
-                0,
-                format!(
-                    "the anchor has {} bytes, {ANCHOR_LEN} expected",
-                    bytes.len()
-                ),
-            ));
-        }
-        let class_version = u16::from_be_bytes([bytes[4], bytes[5]]);
-        if class_version != 2 {
-            return Err(err(
-                4,
-                format!("anchor class version {class_version}: only the RNTuple 1.x anchor (version 2) is supported"),
-            ));
-        }
-        let u16_at = |i: usize| u16::from_be_bytes([bytes[i], bytes[i + 1]]);
-        let u64_at = |i: usize| u64::from_be_bytes(bytes[i..i + 8].try_into().expect("8"));
-        let version = [u16_at(6), u16_at(8), u16_at(10), u16_at(12)];
-        if version[0] != 1 {
-            return Err(err(
-                6,
-                format!(
-                    "RNTuple format epoch {} (version {}.{}.{}.{}): only epoch 1 is supported",
-                    version[0], version[0], version[1], version[2], version[3]
-                ),
-            ));
-        }
-        let stored = u64_at(70);
-        let computed = xxh3_64(&bytes[6..70]);
-        if stored != computed {
-            return Err(err(70, "anchor checksum mismatch".into()));
-        }
-        let link = |at: usize| EnvelopeLink {
-            offset: u64_at(at),
-            size: u64_at(at + 8),
-            uncompressed_len: u64_at(at + 16),
-        };
-        Ok(AnchorInfo {
-            version,
-            header: link(14),
-            footer: link(38),
-            max_key_size: u64_at(62),
-        })
-    }
-}
+use crate::rntuple::format::deserialize::{LeReader, Origin};
+use crate::rntuple::format::ColumnType;
+use crate::rntuple::format::{Anchor, ClusterInfo, ColumnPages, EnvelopeLocation, PageLocation};
 
 /// Structural role of a field record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,51 +106,6 @@ pub struct ColumnRecord {
     pub value_range: Option<(f64, f64)>,
 }
 
-/// Where one page is stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PageInfo {
-    /// Elements in the page.
-    pub n_elements: u32,
-    /// Bytes on storage, without the checksum.
-    pub size: u64,
-    /// Absolute file offset.
-    pub offset: u64,
-    /// True if an XXH3 checksum follows the page.
-    pub has_checksum: bool,
-}
-
-/// The pages of one column in one cluster.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ColumnPages {
-    /// Index of the column's first element in this cluster.
-    pub first_element: u64,
-    /// True if this representation is inactive in this cluster.
-    pub suppressed: bool,
-    /// ROOT compression setting of the pages.
-    pub compression: u32,
-    /// The pages in element order.
-    pub pages: Vec<PageInfo>,
-}
-
-impl ColumnPages {
-    /// Elements stored in this cluster.
-    pub fn n_elements(&self) -> u64 {
-        self.pages.iter().map(|p| p.n_elements as u64).sum()
-    }
-}
-
-/// One cluster: its entry range and the pages of each physical column.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ClusterInfo {
-    /// First entry.
-    pub first_entry: u64,
-    /// Number of entries.
-    pub n_entries: u64,
-    /// Page ranges by physical column ID; `None` where the page list has no item for the
-    /// column (a column added to the schema after this cluster was written).
-    pub columns: Vec<Option<ColumnPages>>,
-}
-
 /// A cluster group: an entry range and its (lazily parsed) page list.
 #[derive(Debug)]
 pub struct ClusterGroup {
@@ -226,7 +116,7 @@ pub struct ClusterGroup {
     /// Number of clusters.
     pub n_clusters: u32,
     /// The page list envelope.
-    pub page_list: EnvelopeLink,
+    pub page_list: EnvelopeLocation,
     clusters: Mutex<Option<Arc<Vec<ClusterInfo>>>>,
 }
 
@@ -264,7 +154,7 @@ pub struct Descriptor {
     /// The writing library.
     pub writer: String,
     /// The anchor.
-    pub anchor: AnchorInfo,
+    pub anchor: Anchor,
     /// All fields by ID.
     pub fields: Vec<FieldRecord>,
     /// All physical columns by ID.
@@ -279,6 +169,19 @@ pub struct Descriptor {
 }
 
 impl Descriptor {
+    /// How physical column `c` decodes: its type, bits per element and value range.
+    ///
+    /// # Panics
+    /// If `c` is not a column of the descriptor.
+    pub fn codec(&self, c: u32) -> ColumnCodec {
+        let col = &self.columns[c as usize];
+        ColumnCodec {
+            ty: col.ty.unwrap_or(ColumnType::Byte),
+            bits: col.bits,
+            range: col.value_range.unwrap_or((0.0, 0.0)),
+        }
+    }
+
     /// Reads the anchor `key_name` of `file`, and the header and footer it points to.
     pub fn open(file: &RootFile, key_name: &str, options: OpenOptions) -> Result<Self> {
         let key = file.get_key(key_name)?;
@@ -291,7 +194,7 @@ impl Descriptor {
         }
         let object = format!("RNTuple '{}' anchor", key.name);
         let bytes = file.read_object(&key)?;
-        let anchor = AnchorInfo::decode(&bytes, file.name(), &object, key.payload_offset())?;
+        let anchor = Anchor::decode(&bytes, file.name(), &object, key.payload_offset())?;
         let mut d = Descriptor {
             name: key.name.clone(),
             description: String::new(),
@@ -472,7 +375,7 @@ impl Descriptor {
     fn read_envelope(
         &self,
         file: &RootFile,
-        link: EnvelopeLink,
+        link: EnvelopeLocation,
         kind: u16,
         what: &str,
     ) -> Result<Vec<u8>> {
@@ -723,7 +626,7 @@ impl Descriptor {
                             "page of {size} bytes at offset {offset} lies beyond the end of the file"
                         )));
                     }
-                    list.push(PageInfo {
+                    list.push(PageLocation {
                         n_elements: n.unsigned_abs(),
                         size,
                         offset,

@@ -5,7 +5,7 @@
 use super::decode::ColumnCodec;
 use super::descriptor::{Descriptor, FieldRecord, Role};
 use crate::array::LeafType;
-use crate::rntuple::column::ColumnType;
+use crate::rntuple::format::ColumnType;
 
 /// One column slot of a field: the physical column per representation.
 #[derive(Debug, Clone)]
@@ -178,7 +178,7 @@ impl Node {
                 let Some(ty) = col.ty else {
                     return Err(format!("unknown column type {:#x}", col.type_id));
                 };
-                let codec = codec_of(d, c);
+                let codec = d.codec(c);
                 let ok = match (&self.kind, i) {
                     (Kind::Leaf(t), _) => check_leaf(*t, &codec).map(|_| true)?,
                     (Kind::Bitset(_), _) => ty == Bit,
@@ -224,16 +224,6 @@ pub fn check_leaf(t: LeafType, codec: &ColumnCodec) -> Result<(), String> {
         UInt64 => codec.check_target::<u64>("uint64"),
         Float32 => codec.check_target::<f32>("float"),
         Float64 => codec.check_target::<f64>("double"),
-    }
-}
-
-/// The codec of physical column `c`.
-pub fn codec_of(d: &Descriptor, c: u32) -> ColumnCodec {
-    let col = &d.columns[c as usize];
-    ColumnCodec {
-        ty: col.ty.unwrap_or(ColumnType::Byte),
-        bits: col.bits,
-        range: col.value_range.unwrap_or((0.0, 0.0)),
     }
 }
 

@@ -15,12 +15,12 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::rntuple::checksum::xxh3_64;
+use crate::rntuple::format::checksum::xxh3_64;
 
 use super::buffer::DecodePage;
 use super::decode::ColumnCodec;
-use super::descriptor::{ClusterInfo, Descriptor, OpenOptions, PageInfo};
-use super::plan::{codec_of, Kind, Node};
+use super::descriptor::{Descriptor, OpenOptions};
+use super::plan::{Kind, Node};
 use crate::array::buffer::{Buffer, Dst, Target};
 use crate::array::slice;
 use crate::array::Array;
@@ -32,6 +32,7 @@ use crate::container::RootFile;
 use crate::error::{Error, Result};
 use crate::io::coalesce;
 pub use crate::parallel::ReadOptions;
+use crate::rntuple::format::{ClusterInfo, PageLocation};
 
 /// Reads one RNTuple. All methods take `&self`: one reader may serve many threads.
 ///
@@ -64,7 +65,7 @@ impl std::fmt::Debug for RNTupleReader {
 struct PageJob {
     slot: usize,
     field: u32,
-    page: PageInfo,
+    page: PageLocation,
     codec: ColumnCodec,
     /// What the slot is decoded into.
     target: Target,
@@ -492,7 +493,7 @@ impl RNTupleReader {
                     zeros.push(at..at + (zeros_end.min(hi) - lo) as usize);
                 }
                 if let Some((c, pages)) = active {
-                    let codec = codec_of(&self.descriptor, c);
+                    let codec = self.descriptor.codec(c);
                     let mut start = zeros_end;
                     for page in &pages.pages {
                         self.check_page_size(node.field, page, &codec)?;
@@ -617,7 +618,7 @@ impl RNTupleReader {
     /// A page cannot hold more bytes than its compression blocks can: at most 16 MiB per
     /// 9-byte block header (and exactly its size when stored uncompressed, which the
     /// decoder checks). This bounds what a corrupt element count can make us allocate.
-    fn check_page_size(&self, field: u32, page: &PageInfo, codec: &ColumnCodec) -> Result<()> {
+    fn check_page_size(&self, field: u32, page: &PageLocation, codec: &ColumnCodec) -> Result<()> {
         let need = codec
             .page_bytes(page.n_elements as usize)
             .unwrap_or(usize::MAX) as u64;

@@ -311,7 +311,7 @@ impl ClusterBuilder {
 mod tests {
     use super::*;
     use crate::compress::Compression;
-    use crate::rntuple::schema::{Field, FieldType};
+    use crate::rntuple::write::{Field, FieldType};
 
     fn builder(compression: Compression, max_page_size: usize) -> ClusterBuilder {
         let fields = vec![

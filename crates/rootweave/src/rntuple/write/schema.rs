@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 
-use super::column::ColumnType;
+use crate::rntuple::format::ColumnType;
 
 /// The C++ type of a field.
 #[derive(Debug, Clone, PartialEq)]

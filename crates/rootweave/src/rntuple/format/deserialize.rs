@@ -4,6 +4,7 @@
 //! absolute byte offset where the envelope was read from, so a corrupt envelope never
 //! panics or reads past its end.
 
+use super::locations::EnvelopeLocation;
 use crate::error::{Error, Result};
 
 /// Where an envelope came from, for error messages.
@@ -226,10 +227,10 @@ impl<'a> LeReader<'a> {
     }
 
     /// Reads an envelope link: uncompressed length, then a locator.
-    pub fn envelope_link(&mut self) -> Result<EnvelopeLink> {
+    pub fn envelope_link(&mut self) -> Result<EnvelopeLocation> {
         let uncompressed_len = self.u64()?;
         let (size, offset) = self.locator()?;
-        Ok(EnvelopeLink {
+        Ok(EnvelopeLocation {
             uncompressed_len,
             size,
             offset,
@@ -237,21 +238,10 @@ impl<'a> LeReader<'a> {
     }
 }
 
-/// Where an envelope is stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EnvelopeLink {
-    /// Uncompressed length.
-    pub uncompressed_len: u64,
-    /// Bytes on storage.
-    pub size: u64,
-    /// Absolute file offset.
-    pub offset: u64,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rntuple::serialize::Serializer;
+    use crate::rntuple::format::serialize::Serializer;
 
     fn origin() -> Origin<'static> {
         Origin {

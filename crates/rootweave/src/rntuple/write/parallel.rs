@@ -26,7 +26,7 @@ use super::stored_pages::StoredPages;
 use super::writer::{NtupleSink, WriteOptions, WriteSummary};
 use crate::array::{ColumnData, Value};
 
-/// Settings of a [`ParallelWriter`]; build them from the default with the `with_`
+/// Settings of a [`ParallelRNTupleWriter`]; build them from the default with the `with_`
 /// methods.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -178,12 +178,12 @@ struct ContextState {
 }
 
 /// Writes one RNTuple from many threads. Hand out [`FillContext`]s with
-/// [`ParallelWriter::context`]; close with [`ParallelWriter::close`].
+/// [`ParallelRNTupleWriter::context`]; close with [`ParallelRNTupleWriter::close`].
 ///
 /// ```no_run
-/// use rootweave::rntuple::{ColumnData, Field, FieldType, ParallelOptions, ParallelWriter};
+/// use rootweave::rntuple::{ColumnData, Field, FieldType, ParallelOptions, ParallelRNTupleWriter};
 /// let fields = vec![Field::new("x", FieldType::Int32)];
-/// let writer = ParallelWriter::recreate("out.root", "Events", fields, ParallelOptions::default())?;
+/// let writer = ParallelRNTupleWriter::recreate("out.root", "Events", fields, ParallelOptions::default())?;
 /// std::thread::scope(|s| {
 ///     for t in 0..4 {
 ///         let mut ctx = writer.context();
@@ -193,7 +193,7 @@ struct ContextState {
 /// writer.close()?;
 /// # Ok::<(), rootweave::Error>(())
 /// ```
-pub struct ParallelWriter {
+pub struct ParallelRNTupleWriter {
     shared: Arc<Shared>,
 }
 
@@ -209,7 +209,7 @@ pub struct FillContext {
 /// headers, vector growth).
 const STEP_OVERHEAD: u64 = 64 << 10;
 
-impl ParallelWriter {
+impl ParallelRNTupleWriter {
     /// Creates (or overwrites) the file at `path` with one RNTuple called `name`.
     pub fn recreate(
         path: impl AsRef<Path>,
@@ -242,7 +242,7 @@ impl ParallelWriter {
             ));
         }
         let sink = NtupleSink::new(file, name, fields, options.write.clone())?;
-        Ok(ParallelWriter {
+        Ok(ParallelRNTupleWriter {
             shared: Arc::new(Shared {
                 columns: sink.builder().column_count(),
                 filling: AtomicUsize::new(0),

@@ -4,7 +4,7 @@
 //! page at once. Decoding is the exact inverse; both work on byte slices so that one code
 //! path serves every element width.
 
-use super::column::Encoding;
+use crate::rntuple::format::Encoding;
 
 /// Encodes `input` (little-endian elements of `width` bytes, or one byte per boolean for
 /// [`Encoding::BitPacked`]) into `out`, whose old contents are replaced.
@@ -31,6 +31,7 @@ pub fn encode_page(encoding: Encoding, width: usize, input: &[u8], out: &mut Vec
     split_encode(width, transform, &input[..len], out);
 }
 
+#[cfg(test)] // the reader decodes; this inverse checks the encoder in tests
 /// Decodes a page of `n_elements` elements into little-endian elements of `width` bytes
 /// (one byte per boolean for [`Encoding::BitPacked`]), appended to `out`.
 /// Returns `None` if `input` is too short.
@@ -197,6 +198,7 @@ fn split_words<T: Word>(input: &[u8], planes: &mut [u8], mut f: impl FnMut(T) ->
     }
 }
 
+#[cfg(test)] // the reader decodes; this inverse checks the encoder in tests
 fn unsplit(width: usize, input: &[u8], out: &mut Vec<u8>) {
     let n = input.len() / width;
     let start = out.len();
@@ -212,6 +214,7 @@ fn unsplit(width: usize, input: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+#[cfg(test)]
 macro_rules! for_width {
     ($width:expr, $bytes:expr, |$v:ident : $t:ident| $body:expr) => {
         match $width {
@@ -241,6 +244,8 @@ macro_rules! for_width {
     };
 }
 
+#[cfg(test)]
+// the reader decodes; this inverse checks the encoder in tests
 // The element type varies with the width, so some casts are no-ops for one width.
 #[allow(clippy::unnecessary_cast)]
 fn zigzag_decode(width: usize, bytes: &mut [u8]) {
@@ -252,6 +257,8 @@ fn zigzag_decode(width: usize, bytes: &mut [u8]) {
     });
 }
 
+#[cfg(test)]
+// the reader decodes; this inverse checks the encoder in tests
 // The element type varies with the width, so some casts are no-ops for one width.
 #[allow(clippy::unnecessary_cast)]
 fn delta_decode(width: usize, bytes: &mut [u8]) {

@@ -1,7 +1,7 @@
 //! Little-endian building blocks of RNTuple metadata: frames, strings, locators and
 //! checksummed envelopes.
 
-use crate::rntuple::checksum::xxh3_64;
+use crate::rntuple::format::checksum::xxh3_64;
 
 /// Envelope type identifiers (the low 16 bits of an envelope's preamble).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,15 +10,16 @@
 //! bytes happens afterwards, outside any lock.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
-use crate::rntuple::checksum::xxh3_64;
+use crate::rntuple::format::checksum::xxh3_64;
 
 use crate::container::{FileWriter, BLOB_KEY_LEN};
 use crate::error::Result;
 
 use super::builder::SealedCluster;
-use super::metadata::{ClusterDescriptor, ClusterSummary, ColumnRange, PageLocation};
 use super::stored_pages::StoredPages;
+use crate::rntuple::format::{ClusterInfo, ColumnPages, PageLocation};
 
 /// Where one page goes.
 #[derive(Debug)]
@@ -192,17 +193,18 @@ impl ClusterPlan {
         &self,
         cluster: &SealedCluster,
         blob_keys: &[u64],
-        summary: ClusterSummary,
+        entries: Range<u64>,
         first_elements: &[u64],
-        compression: i32,
-    ) -> ClusterDescriptor {
+        compression: u32,
+    ) -> ClusterInfo {
         let offsets = self.page_offsets(blob_keys);
-        let mut ranges: Vec<ColumnRange> = cluster
+        let mut ranges: Vec<ColumnPages> = cluster
             .columns
             .iter()
             .zip(first_elements)
-            .map(|(c, &first_element)| ColumnRange {
+            .map(|(c, &first_element)| ColumnPages {
                 first_element,
+                suppressed: false,
                 compression,
                 pages: Vec::with_capacity(c.pages.len()),
             })
@@ -219,9 +221,10 @@ impl ClusterPlan {
                 index += 1;
             }
         }
-        ClusterDescriptor {
-            summary,
-            columns: ranges,
+        ClusterInfo {
+            first_entry: entries.start,
+            n_entries: entries.end - entries.start,
+            columns: ranges.into_iter().map(Some).collect(),
         }
     }
 
@@ -321,9 +324,9 @@ mod tests {
     use crate::compress::decompress_into;
     use crate::container::writer::WriterOptions;
     use crate::io::MemoryFile;
-    use crate::rntuple::column::{ColumnType, Encoding};
-    use crate::rntuple::encoding::encode_page;
-    use crate::rntuple::page::{ColumnBuffer, PageSealer};
+    use crate::rntuple::format::{ColumnType, Encoding};
+    use crate::rntuple::write::encoding::encode_page;
+    use crate::rntuple::write::page::{ColumnBuffer, PageSealer};
 
     /// `n` values of 20 random bits (splitmix64), as little-endian int32: byte-split
     /// pages of them compress to about 60% of their size.
@@ -406,12 +409,8 @@ mod tests {
         let plan = ClusterPlan::new(&cluster, true, 1 << 30);
         let keys = plan.allocate(&file).unwrap();
         plan.write(&file, &cluster, &keys).unwrap();
-        let summary = ClusterSummary {
-            first_entry: 0,
-            n_entries: cluster.entries,
-        };
-        let described = plan.describe(&cluster, &keys, summary, &[0], 505);
-        let locations = &described.columns[0].pages;
+        let described = plan.describe(&cluster, &keys, 0..cluster.entries, &[0], 505);
+        let locations = &described.columns[0].as_ref().unwrap().pages;
         assert_eq!(locations[12].offset, locations[0].offset);
         assert_eq!(locations[13].offset, locations[1].offset);
         let bytes = memory.to_bytes();
@@ -449,12 +448,10 @@ mod tests {
         let keys = plan.allocate(file).unwrap();
         plan.write(file, cluster, &keys).unwrap();
         stored.insert(plan.stored_pages(&keys));
-        let summary = ClusterSummary {
-            first_entry: 0,
-            n_entries: cluster.entries,
-        };
-        let described = plan.describe(cluster, &keys, summary, &[0], 505);
+        let described = plan.describe(cluster, &keys, 0..cluster.entries, &[0], 505);
         let offsets = described.columns[0]
+            .as_ref()
+            .unwrap()
             .pages
             .iter()
             .map(|p| p.offset)

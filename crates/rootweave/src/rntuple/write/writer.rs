@@ -13,12 +13,12 @@ use super::builder::{ClusterBuilder, SealedCluster};
 use super::cluster::ClusterPlan;
 use super::fill::Node;
 use super::metadata::{
-    serialize_footer, serialize_header, serialize_page_list, Anchor, ClusterDescriptor,
-    ClusterGroupRecord, ClusterSummary, EnvelopeLocation,
+    serialize_footer, serialize_header, serialize_page_list, ClusterGroupRecord,
 };
 use super::schema::{Field, Schema};
 use super::stored_pages::StoredPages;
 use crate::array::{ColumnData, Value};
+use crate::rntuple::format::{Anchor, ClusterInfo, EnvelopeLocation, ANCHOR_VERSION};
 
 /// Settings of an RNTuple writer. The defaults are ROOT 6.40's `RNTupleWriteOptions`; build
 /// others from them with the `with_` methods.
@@ -190,7 +190,7 @@ pub(crate) struct NtupleSink {
     pub(crate) entries: u64,
     /// Elements committed so far, per column.
     column_elements: Vec<u64>,
-    group_clusters: Vec<ClusterDescriptor>,
+    group_clusters: Vec<ClusterInfo>,
     groups: Vec<ClusterGroupRecord>,
     pub(crate) summary: WriteSummary,
 }
@@ -259,12 +259,9 @@ impl NtupleSink {
         let descriptor = plan.describe(
             cluster,
             &blob_keys,
-            ClusterSummary {
-                first_entry: self.entries,
-                n_entries: cluster.entries,
-            },
+            self.entries..self.entries + cluster.entries,
             &self.column_elements,
-            self.options.compression.root_setting(),
+            self.options.compression.root_setting() as u32,
         );
         for (total, column) in self.column_elements.iter_mut().zip(&cluster.columns) {
             *total += column.n_elements;
@@ -296,8 +293,8 @@ impl NtupleSink {
         }
         let page_list = serialize_page_list(self.header_checksum, &self.group_clusters);
         let location = write_envelope(self.file()?, &page_list, self.options.compression)?;
-        let first = self.group_clusters[0].summary.first_entry;
-        let last = self.group_clusters[self.group_clusters.len() - 1].summary;
+        let first = self.group_clusters[0].first_entry;
+        let last = &self.group_clusters[self.group_clusters.len() - 1];
         self.groups.push(ClusterGroupRecord {
             min_entry: first,
             entry_span: last.first_entry + last.n_entries - first,
@@ -316,6 +313,7 @@ impl NtupleSink {
         let footer = serialize_footer(self.header_checksum, &self.groups);
         let footer = write_envelope(&file, &footer, self.options.compression)?;
         let anchor = Anchor {
+            version: ANCHOR_VERSION,
             header: self.header,
             footer,
             max_key_size: self.options.max_key_size,

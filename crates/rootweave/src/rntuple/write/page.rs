@@ -1,12 +1,12 @@
 //! Column buffers and page sealing: elements accumulate per column, and a full page is
 //! encoded, compressed and checksummed on the thread that fills it.
 
-use crate::rntuple::checksum::xxh3_64;
+use crate::rntuple::format::checksum::xxh3_64;
 
 use crate::compress::{compress_into, Compression};
 
-use super::column::{ColumnType, Encoding};
 use super::encoding::encode_page;
+use crate::rntuple::format::{ColumnType, Encoding};
 
 /// A sealed page of the current cluster: its element count, stored size and place in
 /// its column's segments.
