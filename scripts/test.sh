@@ -19,14 +19,14 @@ fi
 echo "== cargo fmt, clippy, doc"
 cargo fmt --all --check
 (cd crates/rootweave-py && cargo fmt --check)
-cargo clippy --release --workspace --all-targets -- -D warnings
+cargo clippy --release --workspace --all-targets --all-features -- -D warnings
 (cd crates/rootweave-py && CARGO_TARGET_DIR="$PWD/../../target/py" cargo clippy --release --all-targets -- -D warnings)
 # The CLI's binary is named like the library, whose documentation it would overwrite.
-RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --no-deps --exclude rootweave-cli --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --all-features --no-deps --exclude rootweave-cli --quiet
 echo "== cargo build"
 cargo build --release --workspace --bins
 echo "== cargo test"
-cargo test --release --workspace
+cargo test --release --workspace --all-features
 echo "== python package (maturin develop --release)"
 (cd crates/rootweave-py && VIRTUAL_ENV="$PWD/../../$VENV" CARGO_TARGET_DIR="$PWD/../../target/py" \
   "../../$VENV/bin/maturin" develop --release --quiet)

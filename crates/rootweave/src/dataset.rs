@@ -130,6 +130,14 @@ impl<'r, R: BatchSource> Batches<'r, R> {
         }
     }
 
+    /// Hands arrays of a batch taken from the iterator back, so that a later batch fills
+    /// their memory instead of allocating anew.
+    pub fn recycle(&mut self, arrays: Vec<(String, Array)>) {
+        for (_, array) in arrays {
+            self.recycler.recycle(array);
+        }
+    }
+
     /// Hands every remaining batch to `consume`, in entry order, while the reader's pool
     /// already reads the batch after it: the consumer's work and the next read overlap.
     /// Two batches are in memory at once (the one consumed and the one being read), each
@@ -293,6 +301,35 @@ impl<'r, R: BatchSource> Batches<'r, R> {
     /// Number of batches not read yet.
     pub fn remaining(&self) -> usize {
         self.parts.len()
+    }
+}
+
+/// Batches as an iterator of owned arrays: each batch's entry range and one array per
+/// field (in the order asked for), which the caller keeps. Give them back with
+/// [`Batches::recycle`] to have the next batch reuse their memory. Ends after the last
+/// batch or after an error.
+impl<R: BatchSource> Iterator for Batches<'_, R> {
+    type Item = Result<(Range<u64>, Vec<(String, Array)>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        for (_, array) in self.current.drain(..) {
+            self.recycler.recycle(array);
+        }
+        let part = self.parts.next()?;
+        let read =
+            self.reader
+                .read_planned_keeping_one(&self.plan, part.clone(), &mut self.recycler);
+        match read {
+            Ok(arrays) => Some(Ok((part, self.names.iter().cloned().zip(arrays).collect()))),
+            Err(e) => {
+                self.parts = Vec::new().into_iter();
+                Some(Err(e))
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.parts.len(), Some(self.parts.len()))
     }
 }
 

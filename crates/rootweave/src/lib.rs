@@ -9,6 +9,7 @@
 //! - [`mod@array`]: columnar values in memory, format-neutral: arrays (values plus
 //!   offsets), the values and column slices handed to writers, typed decoding buffers and
 //!   the recycler of their memory.
+//! - `arrow` (feature `arrow`): arrays as Arrow array data.
 //! - [`container`]: the ROOT file itself: header, keys, directory, streamer infos.
 //! - [`parallel`]: what parallel writers and readers share: the memory budget, the return
 //!   of freed memory, the readers' work splitting.
@@ -22,6 +23,8 @@
 #![warn(missing_docs)]
 
 pub mod array;
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod compress;
 pub mod container;
 pub mod dataset;

@@ -475,6 +475,24 @@ fn batches_cover_the_range_in_whole_clusters_with_the_values_of_one_read() {
             next = part.end;
         }
         assert_eq!(next, range.end);
+        // The same batches as an iterator of owned arrays, each given back after use.
+        let mut batches = r.batches(&fields, range.clone(), step).unwrap();
+        let mut next = range.start;
+        while let Some(batch) = batches.next() {
+            let (part, arrays) = batch.unwrap();
+            assert_eq!(part.start, next);
+            for ((name, g), (_, w)) in arrays.iter().zip(&whole) {
+                let want = slice(w.clone(), part.start as usize, g.len());
+                common::same_arrays(g, &want, &format!("owned {name} {part:?}"));
+            }
+            next = part.end;
+            batches.recycle(arrays);
+        }
+        assert_eq!(next, range.end);
+        let counted = r.batches(&fields, range.clone(), step).unwrap();
+        let expected = counted.size_hint().0;
+        let owned: Vec<_> = counted.collect::<rootweave::Result<_>>().unwrap();
+        assert_eq!(owned.len(), expected);
         // The same batches, each read while the one before is consumed.
         let mut next = range.start;
         r.batches(&fields, range.clone(), step)
