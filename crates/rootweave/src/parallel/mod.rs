@@ -1,11 +1,14 @@
 //! What the parallel writers and readers share, whatever the format: the memory budget
-//! that makes producers wait instead of growing, the return of freed memory to the system,
-//! and the two-step work splitting of the readers' thread pools.
+//! that makes producers wait instead of growing, the sequence order of output units, the
+//! sizing of pages and first units under the budget, the return of freed memory to the
+//! system, and the two-step work splitting of the readers' thread pools.
 
 mod budget;
 mod freed;
+pub(crate) mod order;
 pub(crate) mod pool;
 mod read_options;
+pub(crate) mod sizing;
 
 pub use budget::MemoryBudget;
 pub use freed::FreedMemory;

@@ -1,0 +1,327 @@
+//! From decoded slots to arrays: cluster-relative offsets made global and checked,
+//! variant tags, and the arrays of nested fields cut to the requested entries.
+
+use super::{RNTupleReader, SlotRead};
+use crate::array::buffer::Buffer;
+use crate::array::{Array, LeafType};
+use crate::error::Result;
+use crate::rntuple::read::plan::{Kind, Node};
+
+impl RNTupleReader {
+    /// Builds the array of `node` from the decoded slot buffers (consumed in slot order).
+    /// `len` is the number of entries the array must have, where the parent knows it.
+    pub(super) fn assemble(
+        &self,
+        node: &Node,
+        len: Option<usize>,
+        slots: &[SlotRead],
+        buffers: &mut [Option<Buffer>],
+        next: &mut usize,
+    ) -> Result<Array> {
+        let mut take = |next: &mut usize| -> (usize, Buffer) {
+            let i = *next;
+            *next += 1;
+            (i, buffers[i].take().expect("each slot is used once"))
+        };
+        let field = node.field;
+        Ok(match &node.kind {
+            Kind::Leaf(_) => leaf_array(take(next).1),
+            Kind::Bitset(n) => Array::Fixed {
+                size: *n,
+                values: Box::new(leaf_array(take(next).1)),
+            },
+            Kind::String | Kind::Streamer => {
+                let (i, index) = take(next);
+                let offsets = self.global_offsets(field, &slots[i], index)?;
+                let (_, bytes) = take(next);
+                let Buffer::UInt8(bytes) = bytes else {
+                    unreachable!("byte slot")
+                };
+                self.check_end(field, &offsets, bytes.len())?;
+                if matches!(node.kind, Kind::String) {
+                    Array::String { offsets, bytes }
+                } else {
+                    Array::List {
+                        offsets,
+                        values: Box::new(Array::UInt8(bytes)),
+                    }
+                }
+            }
+            Kind::Cardinality(t) => {
+                let (i, index) = take(next);
+                let offsets = self.global_offsets(field, &slots[i], index)?;
+                let sizes = offsets.windows(2).map(|w| w[1] - w[0]);
+                match t {
+                    LeafType::UInt32 => Array::UInt32(sizes.map(|s| s as u32).collect()),
+                    _ => Array::UInt64(sizes.collect()),
+                }
+            }
+            Kind::List(child) | Kind::Optional(child) => {
+                let (i, index) = take(next);
+                let offsets = self.global_offsets(field, &slots[i], index)?;
+                let items = offsets.last().copied().unwrap_or(0) as usize;
+                let values = self.assemble(child, Some(items), slots, buffers, next)?;
+                self.check_end(field, &offsets, values.len())?;
+                if matches!(node.kind, Kind::Optional(_)) {
+                    if offsets.windows(2).any(|w| w[1] - w[0] > 1) {
+                        return Err(self
+                            .corrupt(field, "an optional value holds more than one item".into()));
+                    }
+                    Array::Optional {
+                        offsets,
+                        values: Box::new(values),
+                    }
+                } else {
+                    Array::List {
+                        offsets,
+                        values: Box::new(values),
+                    }
+                }
+            }
+            Kind::Fixed(n, child) => {
+                let values = self.assemble(child, len.map(|l| l * n), slots, buffers, next)?;
+                if values.len() % (*n).max(1) != 0 {
+                    return Err(
+                        self.corrupt(field, "array items are not a multiple of its size".into())
+                    );
+                }
+                Array::Fixed {
+                    size: *n,
+                    values: Box::new(values),
+                }
+            }
+            Kind::Wrapper(child) => self.assemble(child, len, slots, buffers, next)?,
+            Kind::Record(members) => {
+                let mut fields = Vec::with_capacity(members.len());
+                let mut bases = Vec::new();
+                for m in members {
+                    let array = self.assemble(m, len, slots, buffers, next)?;
+                    if m.name.starts_with(':') {
+                        bases.push((m.type_name.clone(), array));
+                    } else {
+                        fields.push((m.name.clone(), array));
+                    }
+                }
+                flatten_bases(&mut fields, bases);
+                let len = fields.first().map(|(_, a)| a.len()).or(len).unwrap_or(0);
+                if fields.iter().any(|(_, a)| a.len() != len) {
+                    return Err(self.corrupt(field, "record members of different lengths".into()));
+                }
+                Array::Record { len, fields }
+            }
+            Kind::Variant(alternatives) => {
+                let (i, switch) = take(next);
+                let Buffer::Switch(mut index, tags) = switch else {
+                    unreachable!("switch slot")
+                };
+                let mut arrays = Vec::with_capacity(alternatives.len());
+                for (k, a) in alternatives.iter().enumerate() {
+                    let count = tags.iter().filter(|&&t| t as usize == k + 1).count();
+                    arrays.push(self.assemble(a, Some(count), slots, buffers, next)?);
+                }
+                let tags = self.variant_tags(field, &slots[i], &mut index, tags, &arrays)?;
+                Array::Variant {
+                    tags,
+                    index,
+                    alternatives: arrays,
+                }
+            }
+        })
+    }
+
+    /// Turns cluster-relative offsets (after a leading 0) into offsets from the first
+    /// cluster read, checking that they never decrease.
+    pub(super) fn global_offsets(
+        &self,
+        field: u32,
+        slot: &SlotRead,
+        index: Buffer,
+    ) -> Result<Vec<u64>> {
+        let Buffer::UInt64(mut offsets) = index else {
+            unreachable!("index slot")
+        };
+        let mut base = 0u64;
+        let mut at = 1usize;
+        for (k, &count) in slot.counts.iter().enumerate() {
+            let part = &mut offsets[at..at + count as usize];
+            // Offsets count from the cluster's first item; a read of part of the cluster
+            // starts at a later one.
+            let first = slot.rebase.get(k).copied().unwrap_or(0);
+            let mut previous = first;
+            for v in part.iter_mut() {
+                if *v < previous {
+                    return Err(
+                        self.corrupt(field, format!("collection offsets decrease in cluster {k}"))
+                    );
+                }
+                previous = *v;
+                *v = (*v - first).checked_add(base).ok_or_else(|| {
+                    self.corrupt(field, format!("collection offsets overflow in cluster {k}"))
+                })?;
+            }
+            base = base.saturating_add(previous - first);
+            at += count as usize;
+        }
+        Ok(offsets)
+    }
+
+    pub(super) fn check_end(&self, field: u32, offsets: &[u64], items: usize) -> Result<()> {
+        let end = offsets.last().copied().unwrap_or(0);
+        if end != items as u64 {
+            return Err(self.corrupt(
+                field,
+                format!("collection offsets end at {end} but there are {items} items"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks switch tags and makes the indices global (per alternative).
+    pub(super) fn variant_tags(
+        &self,
+        field: u32,
+        slot: &SlotRead,
+        index: &mut [u64],
+        tags: Vec<u32>,
+        alternatives: &[Array],
+    ) -> Result<Vec<u8>> {
+        let n = alternatives.len();
+        let mut base = vec![0u64; n];
+        let mut out = Vec::with_capacity(tags.len());
+        let mut at = 0usize;
+        for &count in &slot.counts {
+            let mut in_cluster = vec![0u64; n];
+            for i in at..at + count as usize {
+                let tag = tags[i] as usize;
+                if tag > n {
+                    return Err(
+                        self.corrupt(field, format!("variant tag {tag} of {n} alternatives"))
+                    );
+                }
+                if tag > 0 {
+                    let a = tag - 1;
+                    let global = index[i].saturating_add(base[a]);
+                    if global >= alternatives[a].len() as u64 {
+                        return Err(self.corrupt(field, "variant index out of range".into()));
+                    }
+                    in_cluster[a] = in_cluster[a].max(index[i] + 1);
+                    index[i] = global;
+                } else {
+                    index[i] = 0;
+                }
+                out.push(tag as u8);
+            }
+            for a in 0..n {
+                base[a] += in_cluster[a];
+            }
+            at += count as usize;
+        }
+        Ok(out)
+    }
+}
+
+/// True if the field is one collection (a list, an optional, a string) whose items have a
+/// fixed number of elements each.
+pub(super) fn one_collection(node: &Node) -> bool {
+    match &node.kind {
+        Kind::List(c) | Kind::Optional(c) => fixed_size(c),
+        Kind::String | Kind::Streamer => true,
+        _ => false,
+    }
+}
+
+/// True if the field has a fixed number of elements per entry in every column (no
+/// collection, string or variant inside it).
+pub(super) fn fixed_size(node: &Node) -> bool {
+    match &node.kind {
+        Kind::Leaf(_) | Kind::Bitset(_) => true,
+        Kind::Fixed(_, c) | Kind::Wrapper(c) => fixed_size(c),
+        Kind::Record(members) => members.iter().all(fixed_size),
+        _ => false,
+    }
+}
+
+pub(super) fn project(node: Node, path: &[&str]) -> Option<Node> {
+    let Some((first, rest)) = path.split_first() else {
+        return Some(node);
+    };
+    let Node {
+        field,
+        name,
+        type_name,
+        kind,
+        slots,
+    } = node;
+    let rebuild = |kind| Node {
+        field,
+        name: name.clone(),
+        type_name: type_name.clone(),
+        kind,
+        slots: slots.clone(),
+    };
+    match kind {
+        Kind::List(c) if c.name == *first => {
+            Some(rebuild(Kind::List(Box::new(project(*c, rest)?))))
+        }
+        Kind::Optional(c) if c.name == *first => {
+            Some(rebuild(Kind::Optional(Box::new(project(*c, rest)?))))
+        }
+        Kind::Fixed(n, c) if c.name == *first => {
+            Some(rebuild(Kind::Fixed(n, Box::new(project(*c, rest)?))))
+        }
+        Kind::Wrapper(c) if c.name == *first => project(*c, rest),
+        Kind::Record(members) => {
+            let member = members.into_iter().find(|m| m.name == *first)?;
+            project(member, rest)
+        }
+        _ => None,
+    }
+}
+
+/// Base classes (subfields `:_0`, `:_1`, ...) are flattened into the derived record:
+/// their members follow the record's own, and a member name that occurs more than once
+/// is prefixed by the base class that brings it (`Base::name`).
+pub(super) fn flatten_bases(fields: &mut Vec<(String, Array)>, bases: Vec<(String, Array)>) {
+    let mut inherited = Vec::new();
+    for (base, array) in bases {
+        if let Array::Record {
+            fields: members, ..
+        } = array
+        {
+            inherited.extend(members.into_iter().map(|(n, a)| (base.clone(), n, a)));
+        }
+    }
+    let count = |name: &str, fields: &[(String, Array)], inherited: &[(String, String, Array)]| {
+        fields.iter().filter(|(n, _)| n == name).count()
+            + inherited.iter().filter(|(_, n, _)| n == name).count()
+    };
+    let names: Vec<bool> = inherited
+        .iter()
+        .map(|(_, n, _)| count(n, fields, &inherited) > 1)
+        .collect();
+    for ((base, name, array), clash) in inherited.into_iter().zip(names) {
+        let name = if clash {
+            format!("{base}::{name}")
+        } else {
+            name
+        };
+        fields.push((name, array));
+    }
+}
+
+pub(super) fn leaf_array(buffer: Buffer) -> Array {
+    match buffer {
+        Buffer::Bool(v) => Array::Bool(v),
+        Buffer::Int8(v) => Array::Int8(v),
+        Buffer::Int16(v) => Array::Int16(v),
+        Buffer::Int32(v) => Array::Int32(v),
+        Buffer::Int64(v) => Array::Int64(v),
+        Buffer::UInt8(v) => Array::UInt8(v),
+        Buffer::UInt16(v) => Array::UInt16(v),
+        Buffer::UInt32(v) => Array::UInt32(v),
+        Buffer::UInt64(v) => Array::UInt64(v),
+        Buffer::Float32(v) => Array::Float32(v),
+        Buffer::Float64(v) => Array::Float64(v),
+        Buffer::Switch(i, _) => Array::UInt64(i),
+    }
+}

@@ -1,0 +1,282 @@
+//! Fetching pages in coalesced chunks and decoding them into their slots, on the
+//! reader's pool: each chunk one read into the thread's reused buffer.
+
+use std::ops::Range;
+
+use super::{PageJob, RNTupleReader, SlotRead};
+use crate::array::buffer::{Buffer, Dst, Target};
+use crate::compress::decompress_into_checked;
+use crate::error::{Error, Result};
+use crate::io::coalesce;
+use crate::rntuple::format::checksum::xxh3_64;
+use crate::rntuple::read::buffer::DecodePage;
+
+impl RNTupleReader {
+    /// Fetches and decodes every page job into the buffers, window by window.
+    pub(super) fn decode_pages(
+        &self,
+        buffers: &mut [Buffer],
+        jobs: &[PageJob],
+        slots: &[SlotRead],
+    ) -> Result<()> {
+        // Destination slices, one per job (index buffers start after their leading 0).
+        let mut by_slot: Vec<Vec<usize>> = vec![Vec::new(); buffers.len()];
+        for (j, job) in jobs.iter().enumerate() {
+            by_slot[job.slot].push(j);
+        }
+        let mut dsts: Vec<Option<Dst>> = (0..jobs.len()).map(|_| None).collect();
+        for (s, buffer) in buffers.iter_mut().enumerate() {
+            let shift = usize::from(slots[s].target == Target::Index);
+            let mut order = by_slot[s].clone();
+            order.sort_by_key(|&j| jobs[j].dst);
+            let ranges: Vec<(usize, usize)> = order
+                .iter()
+                .map(|&j| (jobs[j].dst + shift, jobs[j].take))
+                .collect();
+            for (j, d) in order.into_iter().zip(buffer.split_ranges(&ranges)) {
+                dsts[j] = Some(d);
+            }
+        }
+        let work: Vec<(PageJob, Dst)> = jobs
+            .iter()
+            .copied()
+            .zip(dsts.into_iter().map(|d| d.expect("every job has a slice")))
+            .collect();
+        // Uncompressed pages whose bytes are the values are read straight into place: one
+        // copy from the page cache, no buffer in between.
+        let (direct, mut work): (Vec<_>, Vec<_>) = work.into_iter().partition(|(job, dst)| {
+            job.whole()
+                && job.codec.page_bytes(job.page.n_elements as usize)
+                    == Some(job.page.size as usize)
+                && dst.is_native(&job.codec)
+        });
+        // The other pages in file order, in chunks of neighbouring pages: each chunk is one
+        // task on the pool that reads its bytes into the thread's reused buffer (fresh
+        // memory costs page faults) and decodes its pages while they are in cache. The
+        // fetch buffers of all threads together stay within half the memory budget.
+        let threads = self.pool.current_num_threads().max(1);
+        let most = (self.options.memory_budget / (2 * threads as u64)).clamp(64 << 10, CHUNK);
+        let stored: u64 = work.iter().map(|(job, _)| job.page.size).sum();
+        work.sort_by_key(|(job, _)| job.page.offset);
+        let chunks = chunks(
+            work,
+            crate::parallel::pool::chunk_size(stored, threads, most),
+            self.descriptor.anchor.max_key_size,
+        );
+        let read_direct = |(job, mut dst): (PageJob, Dst)| self.read_in_place(&job, &mut dst);
+        let decode_chunk = |(range, pages): (Range<u64>, Vec<(PageJob, Dst)>)| {
+            FETCH.with(|buffer| {
+                let mut buffer = buffer.borrow_mut();
+                let fetched = self.fetch(&[range], std::mem::take(&mut *buffer))?;
+                for (job, mut dst) in pages {
+                    self.decode_page(&fetched, &job, &mut dst)?;
+                }
+                // Kept for the next chunk, unless an outsized page made it large.
+                if fetched.bytes.len() <= 2 * CHUNK as usize {
+                    *buffer = fetched.bytes;
+                }
+                Ok(())
+            })
+        };
+        crate::parallel::pool::for_each_in_two_steps(
+            &self.pool,
+            direct,
+            read_direct,
+            chunks,
+            decode_chunk,
+        )
+    }
+
+    /// Reads byte ranges one after the other into `buffer` (reused).
+    pub(super) fn fetch(&self, ranges: &[Range<u64>], mut buffer: Vec<u8>) -> Result<Fetched> {
+        let name = format!("RNTuple '{}' pages", self.descriptor.name);
+        let total: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+        // Grown when needed, never cleared: every byte is overwritten by the reads.
+        if buffer.len() < total as usize {
+            buffer.resize(total as usize, 0);
+        }
+        let mut parts = Vec::with_capacity(ranges.len());
+        let mut at = 0usize;
+        let max_key = self.descriptor.anchor.max_key_size;
+        for r in ranges {
+            let len = (r.end - r.start) as usize;
+            let dst = &mut buffer[at..at + len];
+            if max_key > 0 && r.end - r.start > max_key {
+                // A page split over several keys.
+                let bytes =
+                    self.descriptor
+                        .read_blob(&self.file, r.start, r.end - r.start, &name)?;
+                dst.copy_from_slice(&bytes);
+            } else {
+                self.file.read_into(r.start, dst, &name)?;
+            }
+            parts.push((r.start, at));
+            at += len;
+        }
+        Ok(Fetched {
+            parts,
+            bytes: buffer,
+        })
+    }
+
+    /// Reads an uncompressed page of native values into its destination and checks its
+    /// checksum there.
+    pub(super) fn read_in_place(&self, job: &PageJob, dst: &mut Dst) -> Result<()> {
+        let page = &job.page;
+        let object = format!(
+            "RNTuple '{}' page of field '{}'",
+            self.descriptor.name,
+            self.descriptor.field_path(job.field)
+        );
+        let bytes = dst.native_bytes(&job.codec).expect("checked by is_native");
+        self.file.read_into(page.offset, bytes, &object)?;
+        if page.has_checksum && self.options.verify_checksums {
+            let mut stored = [0u8; 8];
+            self.file
+                .read_into(page.offset + page.size, &mut stored, &object)?;
+            if xxh3_64(bytes) != u64::from_le_bytes(stored) {
+                return Err(Error::format(
+                    self.file.name(),
+                    object,
+                    page.offset,
+                    "page checksum mismatch",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes a page into its destination: the whole page, or (at the edges of a read of
+    /// part of a cluster) the whole page into a scratch buffer and the kept part from there.
+    pub(super) fn decode_page(
+        &self,
+        fetched: &Fetched,
+        job: &PageJob,
+        dst: &mut Dst,
+    ) -> Result<()> {
+        if job.whole() {
+            return self.decode_whole_page(fetched, job, dst);
+        }
+        let mut scratch = Buffer::zeroed(job.target, job.page.n_elements as usize);
+        let mut whole = scratch.split_ranges(&[(0, job.page.n_elements as usize)]);
+        self.decode_whole_page(fetched, job, &mut whole[0])?;
+        dst.copy_from(&whole[0], job.skip);
+        Ok(())
+    }
+
+    pub(super) fn decode_whole_page(
+        &self,
+        fetched: &Fetched,
+        job: &PageJob,
+        dst: &mut Dst,
+    ) -> Result<()> {
+        let page = &job.page;
+        let object = || {
+            format!(
+                "RNTuple '{}' page of field '{}'",
+                self.descriptor.name,
+                self.descriptor.field_path(job.field)
+            )
+        };
+        let stored_len = page.size + if page.has_checksum { 8 } else { 0 };
+        let bytes = fetched.get(page.offset, stored_len);
+        let stored = &bytes[..page.size as usize];
+        if page.has_checksum && self.options.verify_checksums {
+            let expected = u64::from_le_bytes(bytes[page.size as usize..].try_into().expect("8"));
+            if xxh3_64(stored) != expected {
+                return Err(Error::format(
+                    self.file.name(),
+                    object(),
+                    page.offset,
+                    "page checksum mismatch",
+                ));
+            }
+        }
+        let n = page.n_elements as usize;
+        let need = job.codec.page_bytes(n).ok_or_else(|| {
+            Error::format(self.file.name(), object(), page.offset, "page too large")
+        })?;
+        if stored.len() == need {
+            dst.decode(&job.codec, stored);
+            return Ok(());
+        }
+        if stored.len() > need {
+            return Err(Error::format(
+                self.file.name(),
+                object(),
+                page.offset,
+                format!(
+                    "{} stored bytes for {n} elements of {need} bytes",
+                    stored.len()
+                ),
+            ));
+        }
+        let in_object = |e: Error| e.in_object(self.file.name(), &object(), page.offset);
+        // Every check the file carries is verified unless the caller turned checks off:
+        // the page checksum (above) and the compression blocks' own (LZ4's XXH64, xz's
+        // CRC32), which also catch a codec that decodes corrupt bytes without noticing.
+        let block_checksums = self.options.verify_checksums;
+        let decompress = |out: &mut [u8]| {
+            decompress_into_checked(stored, out, block_checksums).map_err(in_object)
+        };
+        if let Some(native) = dst.native_bytes(&job.codec) {
+            return decompress(native);
+        }
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            // Grown when needed, never cleared: decompression overwrites all `need` bytes.
+            if scratch.len() < need {
+                scratch.resize(need, 0);
+            }
+            let page = &mut scratch[..need];
+            decompress(page)?;
+            dst.decode(&job.codec, page);
+            Ok(())
+        })
+    }
+}
+
+thread_local! {
+    /// Per-thread buffer for decompressed pages that need decoding.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Per-thread buffer for the stored bytes of a chunk of pages.
+    static FETCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Stored bytes of a chunk of pages read at once by one thread, at most.
+pub(super) const CHUNK: u64 = 4 << 20;
+
+/// The bytes of some ranges of the file, one after the other.
+pub(super) struct Fetched {
+    /// File offset of each range and where it starts in `bytes`.
+    parts: Vec<(u64, usize)>,
+    bytes: Vec<u8>,
+}
+
+impl Fetched {
+    fn get(&self, offset: u64, len: u64) -> &[u8] {
+        let i = self.parts.partition_point(|(start, _)| *start <= offset) - 1;
+        let (start, at) = self.parts[i];
+        let from = at + (offset - start) as usize;
+        &self.bytes[from..from + len as usize]
+    }
+}
+
+/// A byte range of the file and the pages (with their destinations) it holds.
+pub(super) type Chunk<'a> = (Range<u64>, Vec<(PageJob, Dst<'a>)>);
+
+/// Groups pages (sorted by offset) into chunks, each read with one call (see
+/// [`coalesce`]); a page split over several keys (larger than the maximum key size) is a
+/// chunk of its own.
+pub(super) fn chunks<'a>(
+    pages: Vec<(PageJob, Dst<'a>)>,
+    chunk_bytes: u64,
+    max_key_size: u64,
+) -> Vec<Chunk<'a>> {
+    let split = |r: &Range<u64>| max_key_size > 0 && r.end - r.start > max_key_size;
+    let items = pages.into_iter().map(|(job, dst)| {
+        let len = job.page.size + if job.page.has_checksum { 8 } else { 0 };
+        (job.page.offset..job.page.offset + len, (job, dst))
+    });
+    coalesce(items, chunk_bytes, split)
+}

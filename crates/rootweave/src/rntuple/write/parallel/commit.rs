@@ -1,0 +1,184 @@
+//! The commit point: sealing a context's cluster on its own thread, recording it under
+//! the sink's lock (byte ranges reserved, no I/O), writing it afterwards, and ordered
+//! mode's queue.
+
+use std::sync::Arc;
+
+use super::backpressure::{
+    adapt_page_size, fair_share, give_back_unheld, stop_counting_unused, stop_filling,
+};
+use super::{lock, record, ContextState, Parked, Shared};
+use crate::container::FileWriter;
+use crate::error::{Error, Result};
+use crate::rntuple::write::builder::SealedCluster;
+use crate::rntuple::write::cluster::ClusterPlan;
+
+/// What a context's builder keeps after a commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Keep {
+    /// Nothing: the context is closing, or idle and flushed by another thread.
+    Nothing,
+    /// Its page buffers, and of the written cluster's buffers what fits in its fair
+    /// share of the budget (see [`fair_share`]): it goes on filling, but memory is tight,
+    /// so a context without entries frees its spare buffers. (In ordered mode a cluster
+    /// is written by whichever context completes the sequence, which keeps its buffers.)
+    Pages,
+    /// As `Pages`, but a context without entries keeps its spare buffers: it goes on
+    /// filling, and memory is not tight.
+    All,
+}
+
+/// Seals the context's cluster and commits it (or parks it until its turn, in ordered
+/// mode). The sealing and planning happen here, on the producer's thread.
+pub(super) fn commit(
+    shared: &Shared,
+    state: &mut ContextState,
+    sequence: Option<u64>,
+    keep: Keep,
+) -> Result<()> {
+    if state.builder.entries() == 0 {
+        match keep {
+            Keep::Nothing => stop_filling(shared, state),
+            Keep::Pages => state.builder.release_sealed_buffers(),
+            Keep::All => {}
+        }
+        give_back_unheld(shared, state);
+        return Ok(());
+    }
+    let cluster = state.builder.seal();
+    state.first_cluster_share = 1.0;
+    stop_counting_unused(shared);
+    if keep == Keep::Nothing {
+        stop_filling(shared, state);
+    } else {
+        adapt_page_size(shared, state);
+    }
+    let mut plan = ClusterPlan::new(
+        &cluster,
+        state.builder.checksums(),
+        shared.options.write.max_key_size,
+    );
+    if let Some(stored) = &shared.stored_pages {
+        let file = lock(&shared.sink).file()?.clone();
+        plan.share_stored(&cluster, stored, &file);
+    }
+    // The budget taken for the builder now covers the sealed cluster until it is written;
+    // the builder's remaining buffers keep what they hold.
+    let still_held = state.builder.allocated_bytes();
+    let reserved = state.reserved.saturating_sub(still_held);
+    state.reserved -= reserved;
+    let parked = Parked {
+        cluster,
+        plan,
+        reserved,
+    };
+    match sequence {
+        None if keep != Keep::Nothing => {
+            write_recycling(shared, state, record_cluster(shared, parked)?)
+        }
+        None => write_parked(shared, parked),
+        Some(seq) => {
+            let mut order = lock(&shared.order);
+            if let Err(parked) = order.park(seq, parked) {
+                shared.budget.release(parked.reserved);
+                return Err(Error::InvalidArgument(format!(
+                    "sequence number {seq} was already used"
+                )));
+            }
+            // Whoever completes the run at the head of the queue writes it.
+            let ready = order.take_ready();
+            // Record in order while still holding the order lock, so that the commit
+            // order is the sequence order; write afterwards.
+            let mut pending = Vec::with_capacity(ready.len());
+            for p in ready {
+                pending.push(record_cluster(shared, p)?);
+            }
+            drop(order);
+            // The clusters this thread writes (its own or others') give their buffers to
+            // this context, for its next clusters.
+            for p in pending {
+                write_recycling(shared, state, p)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Writes a recorded cluster (outside every lock) and keeps its buffers for the
+/// context's next clusters, up to the context's fair share of the budget; the budget
+/// that covered the cluster now covers the buffers kept, the rest is given back.
+pub(super) fn write_recycling(
+    shared: &Shared,
+    state: &mut ContextState,
+    recorded: RecordedCluster<'_>,
+) -> Result<()> {
+    let limit = fair_share(shared).saturating_sub(state.builder.allocated_bytes());
+    let (result, cluster, reserved) = recorded.write_keeping_budget(shared);
+    let kept = state.builder.recycle(cluster, limit.min(reserved));
+    state.reserved += kept;
+    if let Some(freed) = &shared.freed {
+        freed.freed(reserved - kept);
+    }
+    shared.budget.release(reserved - kept);
+    if let Err(e) = &result {
+        record(shared, e.to_string());
+    }
+    result
+}
+
+/// The commit point: under the sink's lock, reserve the byte ranges and record the
+/// cluster. No I/O, no compression, no copy happens here.
+pub(super) fn record_cluster(shared: &Shared, parked: Parked) -> Result<RecordedCluster<'_>> {
+    let mut sink = lock(&shared.sink);
+    let blob_keys = sink.record_cluster(&parked.cluster, &parked.plan)?;
+    let file = sink.file()?.clone();
+    // Taken before the sink's lock is released, so that close waits for this write.
+    let writing = shared.writing.read().unwrap_or_else(|e| e.into_inner());
+    drop(sink);
+    Ok(RecordedCluster {
+        parked,
+        blob_keys,
+        file,
+        _writing: writing,
+    })
+}
+
+/// A cluster recorded in the RNTuple whose bytes are being written.
+pub(super) struct RecordedCluster<'a> {
+    parked: Parked,
+    blob_keys: Vec<u64>,
+    file: Arc<FileWriter>,
+    _writing: std::sync::RwLockReadGuard<'a, ()>,
+}
+
+impl RecordedCluster<'_> {
+    /// Writes the cluster's bytes (outside every lock) and gives its budget back.
+    pub(super) fn write(self, shared: &Shared) -> Result<()> {
+        let (result, cluster, reserved) = self.write_keeping_budget(shared);
+        drop(cluster);
+        if let Some(freed) = &shared.freed {
+            freed.freed(reserved);
+        }
+        shared.budget.release(reserved);
+        if let Err(e) = &result {
+            record(shared, e.to_string());
+        }
+        result
+    }
+
+    /// Writes the cluster's bytes (outside every lock) and, once they are in the file,
+    /// offers its pages to later clusters; returns the outcome, the cluster and the budget
+    /// still taken for it.
+    pub(super) fn write_keeping_budget(self, shared: &Shared) -> (Result<()>, SealedCluster, u64) {
+        let plan = &self.parked.plan;
+        let result = plan.write(&self.file, &self.parked.cluster, &self.blob_keys);
+        if let (Ok(()), Some(stored)) = (&result, &shared.stored_pages) {
+            stored.insert(plan.stored_pages(&self.blob_keys));
+        }
+        (result, self.parked.cluster, self.parked.reserved)
+    }
+}
+
+pub(super) fn write_parked(shared: &Shared, parked: Parked) -> Result<()> {
+    record_cluster(shared, parked)?.write(shared)
+}
