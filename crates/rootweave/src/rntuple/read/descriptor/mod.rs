@@ -1,0 +1,373 @@
+//! The metadata of a stored RNTuple: anchor, header, footer (with its schema extension),
+//! cluster groups and their page lists.
+//!
+//! Opening reads the anchor, the header and the footer only. The page lists (the
+//! locations of every page) are parsed per cluster group on first use, so that opening a
+//! file with thousands of fields and clusters stays cheap.
+
+mod envelopes;
+mod page_list;
+
+use std::sync::{Arc, Mutex};
+
+use super::decode::ColumnCodec;
+use crate::container::RootFile;
+use crate::error::{Error, Result};
+use crate::rntuple::format::ColumnType;
+use crate::rntuple::format::{Anchor, ClusterInfo, EnvelopeLocation};
+
+/// Structural role of a field record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A leaf: value columns only (or a wrapper such as an enum or atomic).
+    Leaf,
+    /// A collection: an offset column and one child.
+    Collection,
+    /// A record: member children, no columns.
+    Record,
+    /// A variant: a switch column and one child per alternative.
+    Variant,
+    /// An object serialized with ROOT's streamer (offset and byte columns).
+    Streamer,
+}
+
+/// A field record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldRecord {
+    /// Field ID (position in the field list, continued by the schema extension).
+    pub id: u32,
+    /// Field version.
+    pub field_version: u32,
+    /// Type version (class version for classes).
+    pub type_version: u32,
+    /// Parent field ID (its own ID for top-level fields).
+    pub parent: u32,
+    /// Structural role.
+    pub role: Role,
+    /// The field name.
+    pub name: String,
+    /// The normalized C++ type name (empty for untyped records and collections).
+    pub type_name: String,
+    /// The type alias (e.g. `Double32_t`), or empty.
+    pub type_alias: String,
+    /// The description.
+    pub description: String,
+    /// `N` of a repetitive (fixed-size array or bitset) field.
+    pub array_size: Option<u64>,
+    /// Source field of a projected field.
+    pub source_field: Option<u32>,
+    /// ROOT's type checksum, when stored.
+    pub type_checksum: Option<u32>,
+    /// Child field IDs, in ID order.
+    pub children: Vec<u32>,
+    /// Columns attached to the field (physical or alias), in serialization order.
+    pub columns: Vec<ColumnRef>,
+    /// True if the field comes from the footer's schema extension.
+    pub extended: bool,
+}
+
+impl FieldRecord {
+    /// True for a top-level field.
+    pub fn is_top_level(&self) -> bool {
+        self.parent == self.id
+    }
+}
+
+/// A column attached to a field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ColumnRef {
+    /// The physical column holding the data.
+    pub physical: u32,
+    /// True if the column is an alias of a physical column of another field.
+    pub alias: bool,
+}
+
+/// A physical column record.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ColumnRecord {
+    /// Physical column ID.
+    pub id: u32,
+    /// The on-disk type identifier.
+    pub type_id: u16,
+    /// The column type, if this reader knows it.
+    pub ty: Option<ColumnType>,
+    /// Bits per element on storage.
+    pub bits: u16,
+    /// The field the column belongs to.
+    pub field: u32,
+    /// The representation index.
+    pub representation: u16,
+    /// Index of the first element (deferred columns).
+    pub first_element: u64,
+    /// Deferred and suppressed (negative first element index).
+    pub deferred_suppressed: bool,
+    /// Inclusive value range (`Real32Quant`).
+    pub value_range: Option<(f64, f64)>,
+}
+
+/// A cluster group: an entry range and its (lazily parsed) page list.
+#[derive(Debug)]
+pub struct ClusterGroup {
+    /// First entry.
+    pub min_entry: u64,
+    /// Entries covered.
+    pub entry_span: u64,
+    /// Number of clusters.
+    pub n_clusters: u32,
+    /// The page list envelope.
+    pub page_list: EnvelopeLocation,
+    clusters: Mutex<Option<Arc<Vec<ClusterInfo>>>>,
+}
+
+/// Settings for opening an RNTuple.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct OpenOptions {
+    /// Verify envelope and page checksums (default true).
+    pub verify_checksums: bool,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            verify_checksums: true,
+        }
+    }
+}
+
+impl OpenOptions {
+    /// With envelope and page checksums verified or not.
+    pub fn with_verify_checksums(mut self, verify_checksums: bool) -> Self {
+        self.verify_checksums = verify_checksums;
+        self
+    }
+}
+
+/// The metadata of one RNTuple.
+#[derive(Debug)]
+pub struct Descriptor {
+    /// The RNTuple's name (its key).
+    pub name: String,
+    /// The description stored in the header.
+    pub description: String,
+    /// The writing library.
+    pub writer: String,
+    /// The anchor.
+    pub anchor: Anchor,
+    /// All fields by ID.
+    pub fields: Vec<FieldRecord>,
+    /// All physical columns by ID.
+    pub columns: Vec<ColumnRecord>,
+    /// Cluster groups in footer order.
+    pub groups: Vec<ClusterGroup>,
+    header_checksum: u64,
+    file_name: String,
+    options: OpenOptions,
+    /// All clusters in entry order, once parsed.
+    all: Mutex<Option<Arc<Vec<ClusterInfo>>>>,
+}
+
+impl Descriptor {
+    /// How physical column `c` decodes: its type, bits per element and value range.
+    ///
+    /// # Panics
+    /// If `c` is not a column of the descriptor.
+    pub fn codec(&self, c: u32) -> ColumnCodec {
+        let col = &self.columns[c as usize];
+        ColumnCodec {
+            ty: col.ty.unwrap_or(ColumnType::Byte),
+            bits: col.bits,
+            range: col.value_range.unwrap_or((0.0, 0.0)),
+        }
+    }
+
+    /// Reads the anchor `key_name` of `file`, and the header and footer it points to.
+    pub fn open(file: &RootFile, key_name: &str, options: OpenOptions) -> Result<Self> {
+        let key = file.get_key(key_name)?;
+        if key.class_name != "ROOT::RNTuple" && key.class_name != "ROOT::Experimental::RNTuple" {
+            return Err(Error::InvalidArgument(format!(
+                "{}: '{key_name}' is a {}, not an RNTuple",
+                file.name(),
+                key.class_name
+            )));
+        }
+        let object = format!("RNTuple '{}' anchor", key.name);
+        let bytes = file.read_object(&key)?;
+        let anchor = Anchor::decode(&bytes, file.name(), &object, key.payload_offset())?;
+        let mut d = Descriptor {
+            name: key.name.clone(),
+            description: String::new(),
+            writer: String::new(),
+            anchor,
+            fields: Vec::new(),
+            columns: Vec::new(),
+            groups: Vec::new(),
+            header_checksum: 0,
+            file_name: file.name().to_string(),
+            options,
+            all: Mutex::new(None),
+        };
+        let header = d.read_envelope(file, anchor.header, 0x01, "header")?;
+        d.header_checksum = d.parse_header(&header, anchor.header.offset)?;
+        let footer = d.read_envelope(file, anchor.footer, 0x02, "footer")?;
+        d.parse_footer(&footer, anchor.footer.offset)?;
+        d.link_fields()?;
+        Ok(d)
+    }
+
+    /// Total number of entries.
+    pub fn entries(&self) -> u64 {
+        self.groups
+            .iter()
+            .map(|g| g.min_entry + g.entry_span)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The IDs of the top-level fields, in ID order.
+    pub fn top_level_fields(&self) -> Vec<u32> {
+        self.fields
+            .iter()
+            .filter(|f| f.is_top_level())
+            .map(|f| f.id)
+            .collect()
+    }
+
+    /// The field called `path` (`a.b.c`: parts separated by `.`).
+    pub fn field_by_path(&self, path: &str) -> Option<&FieldRecord> {
+        let ids = self.resolve_path(path)?;
+        ids.last().map(|&id| &self.fields[id as usize])
+    }
+
+    /// The field IDs from the top-level field down to the field at `path`. The `_0` item
+    /// of a collection may be left out (`Muon.pt` for `Muon._0.pt`), as RDataFrame names
+    /// the members of collections of records.
+    pub fn resolve_path(&self, path: &str) -> Option<Vec<u32>> {
+        let mut parts = path.split('.');
+        let first = parts.next()?;
+        let mut field = self
+            .fields
+            .iter()
+            .find(|f| f.is_top_level() && f.name == first)?;
+        let mut ids = vec![field.id];
+        for part in parts {
+            let child = |f: &FieldRecord, name: &str| {
+                f.children
+                    .iter()
+                    .map(|&c| &self.fields[c as usize])
+                    .find(|c| c.name == name)
+            };
+            field = match child(field, part) {
+                Some(c) => c,
+                None => {
+                    let item = child(field, "_0")?;
+                    ids.push(item.id);
+                    child(item, part)?
+                }
+            };
+            ids.push(field.id);
+        }
+        Some(ids)
+    }
+
+    /// The full dotted name of a field.
+    pub fn field_path(&self, id: u32) -> String {
+        let mut parts = Vec::new();
+        let mut field = &self.fields[id as usize];
+        loop {
+            parts.push(field.name.as_str());
+            if field.is_top_level() {
+                break;
+            }
+            field = &self.fields[field.parent as usize];
+        }
+        parts.reverse();
+        parts.join(".")
+    }
+
+    /// The file name, for error messages.
+    pub fn file_name(&self) -> &str {
+        &self.file_name
+    }
+
+    /// The options the RNTuple was opened with.
+    pub fn options(&self) -> OpenOptions {
+        self.options
+    }
+
+    /// The clusters of group `g`, parsing its page list on first use.
+    pub fn clusters(&self, file: &RootFile, g: usize) -> Result<Arc<Vec<ClusterInfo>>> {
+        let group = &self.groups[g];
+        let mut slot = group.clusters.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = &*slot {
+            return Ok(c.clone());
+        }
+        let bytes = self.read_envelope(file, group.page_list, 0x03, "page list")?;
+        let clusters = Arc::new(self.parse_page_list(&bytes, group, file.size())?);
+        *slot = Some(clusters.clone());
+        Ok(clusters)
+    }
+
+    /// Every cluster of every group, in entry order (parsed once, then shared).
+    pub fn all_clusters(&self, file: &RootFile) -> Result<Arc<Vec<ClusterInfo>>> {
+        let mut slot = self.all.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(all) = &*slot {
+            return Ok(all.clone());
+        }
+        let mut all = Vec::new();
+        for g in 0..self.groups.len() {
+            all.extend(self.clusters(file, g)?.iter().cloned());
+        }
+        all.sort_by_key(|c| c.first_entry);
+        let all = Arc::new(all);
+        *slot = Some(all.clone());
+        Ok(all)
+    }
+
+    /// Reads `len` stored bytes at `offset`, following the chunks of a blob split over
+    /// several keys (blobs above the anchor's maximum key size).
+    pub fn read_blob(&self, file: &RootFile, offset: u64, len: u64, what: &str) -> Result<Vec<u8>> {
+        let max = self.anchor.max_key_size;
+        if max == 0 || len <= max {
+            return file.read_at(offset, len, what);
+        }
+        if max <= 8 {
+            return Err(Error::format(
+                file.name(),
+                what,
+                offset,
+                format!("maximum key size {max} is too small"),
+            ));
+        }
+        if len > file.size() {
+            return Err(Error::format(
+                file.name(),
+                what,
+                offset,
+                format!("a blob of {len} bytes is larger than the file"),
+            ));
+        }
+        // Chunks: the first holds `max - 8 * (n - 1)` bytes then the offsets of the others;
+        // the others `max` bytes each: n chunks hold n * (max - 8) + 8 bytes.
+        let n = (len.saturating_sub(8)).div_ceil(max - 8).max(1);
+        if (n - 1).saturating_mul(8) >= max {
+            return Err(Error::format(
+                file.name(),
+                what,
+                offset,
+                format!("a blob of {len} bytes needs more chunk offsets than its first key holds"),
+            ));
+        }
+        let first = file.read_at(offset, max, what)?;
+        let table = (n - 1) as usize * 8;
+        let first_len = max as usize - table;
+        let mut out = Vec::with_capacity(len as usize);
+        out.extend_from_slice(&first[..first_len]);
+        for chunk in first[first_len..].chunks_exact(8) {
+            let at = u64::from_le_bytes(chunk.try_into().expect("8"));
+            let take = (len - out.len() as u64).min(max);
+            out.extend_from_slice(&file.read_at(at, take, what)?);
+        }
+        Ok(out)
+    }
+}
