@@ -19,9 +19,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use rootweave::array::buffer::{Buffer, Dst, Target};
 use rootweave::array::Array;
 use rootweave::array::LeafType;
+use rootweave::array::{Buffer, Dst, Target};
 use rootweave::compress::decompress_into;
 use rootweave::container::RootFile;
 use rootweave::dataset::{BatchSource, Batches};

@@ -13,7 +13,6 @@ use std::time::Instant;
 
 use rootweave::array::Array;
 use rootweave::compress::decompress_into;
-use rootweave::container::bytes::BeReader;
 use rootweave::container::{KeyInfo, RootFile};
 use rootweave::ttree::{read_streamers, ReadOptions, TTreeReader};
 
@@ -109,7 +108,7 @@ fn baskets(reader: &TTreeReader, fields: &[String]) -> Vec<Basket> {
 
 /// The key of a basket record.
 fn key_of(record: &[u8], seek: u64, file: &str) -> rootweave::Result<KeyInfo> {
-    KeyInfo::decode(&mut BeReader::new(record, seek, file, "basket"))
+    KeyInfo::from_bytes(record, seek, file)
 }
 
 /// Uncompressed bytes of the baskets (data and entry-offset tables), from their keys.

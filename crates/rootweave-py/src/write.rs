@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rootweave::compress::Compression;
-use rootweave::container::writer::{FileWriter, WriterOptions};
+use rootweave::container::{FileWriter, WriterOptions};
 use rootweave::rntuple::{self, Field, WriteOptions};
 
 use crate::detached::{detached_in_drop, with_lock};

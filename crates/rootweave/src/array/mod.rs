@@ -4,9 +4,9 @@
 //! Offsets arrays have one more element than the array has entries and start at 0:
 //! entry `i` of a list holds items `offsets[i]..offsets[i + 1]` of its values.
 
-pub mod buffer;
+pub(crate) mod buffer;
 mod kernels;
-pub mod recycle;
+mod recycle;
 mod value;
 
 pub use buffer::{Buffer, Dst, LeafType, Target};

@@ -115,8 +115,14 @@ impl KeyInfo {
         out.put_tstring(&self.title);
     }
 
+    /// Decodes the key at the start of `bytes`, read from `offset` of the file named
+    /// `file` (for error messages).
+    pub fn from_bytes(bytes: &[u8], offset: u64, file: &str) -> Result<Self> {
+        Self::decode(&mut BeReader::new(bytes, offset, file, "key"))
+    }
+
     /// Decodes a header and checks its sizes are consistent.
-    pub fn decode(r: &mut BeReader) -> Result<Self> {
+    pub(crate) fn decode(r: &mut BeReader) -> Result<Self> {
         let start = r.position();
         let nbytes = r.i32()?;
         let version = r.u16()?;

@@ -1,13 +1,13 @@
 //! The ROOT file container: header, keys, directories, the StreamerInfo record and the
 //! free-segments record. It knows nothing of what is inside a key.
 
-pub mod bytes;
-pub mod directory;
-pub mod header;
-pub mod key;
-pub mod reader;
-pub mod streamer_info;
-pub mod writer;
+pub(crate) mod bytes;
+pub(crate) mod directory;
+pub(crate) mod header;
+pub(crate) mod key;
+mod reader;
+pub(crate) mod streamer_info;
+pub(crate) mod writer;
 
 pub use header::FileHeader;
 pub use key::KeyInfo;
