@@ -1,0 +1,163 @@
+"""Two builds of rootweave side by side in one run: the headline cases of the other
+benchmarks, rootweave's side only, each run by the old build and the new build in
+alternation, the fastest of the rounds counting. Reports new over old as a speed ratio
+(above 1: the new build is faster). The reference programs (ROOT, uproot) do not change
+between builds, so a headline ratio of the old build times this ratio is the new one's.
+
+    .venv/bin/python bench/ab.py --old DIR [--old-python DIR] [--rounds 3] [--scale 0.25]
+
+DIR holds the old build's `rootweave` and `rootweave-bench` binaries (for example
+`target/release` of a checkout of the old commit); --old-python a directory holding its
+Python package (`pip install --no-deps --target DIR wheel`), for the Python cases. The
+new build is this checkout's, built here. --scale shrinks every case's size (1: the
+sizes of the headline commands in README.md).
+
+Cases:
+  write nanoaod zstd:5 T=1,2   rootweave generate (the parallel writer), NanoAOD-like
+  write single lz4:4 T=2        rootweave generate --schema single
+  read int32 zstd:5 T=1,2       rootweave-bench stream-parallel (for_each_parallel)
+  read TTree Int_t 0, 505 T=1   rootweave-bench ttree-stream (batches); files by ROOT
+  python arrays() T=1,2         rootweave.open(f)["Events"].arrays(library="ak")
+
+Results: bench/out/ab.json.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = REPO / "bench" / "out"
+WORK = OUT / "ab"
+PYTHON = sys.executable
+
+
+def run(cmd, env=None):
+    """Runs a command; returns (stdout, wall seconds)."""
+    started = time.perf_counter()
+    done = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{cmd} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return done.stdout, elapsed
+
+
+def reported_seconds(stdout, elapsed):
+    """The time a program reports: `seconds X` (rootweave-bench), `X s:` (rootweave
+    generate), `python_seconds X` (the Python cases); else the wall time."""
+    for pattern in (r"^seconds ([0-9.]+)$", r"^([0-9.]+) s: ", r"^python_seconds ([0-9.]+)$"):
+        m = re.search(pattern, stdout, re.M)
+        if m:
+            return float(m.group(1))
+    return elapsed
+
+
+def build_new():
+    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "rootweave-cli", "-p",
+                    "rootweave-bench"], cwd=REPO, check=True)
+    return REPO / "target" / "release"
+
+
+def ttree_file(path, entries, setting):
+    """A TTree `t` of one `Int_t` branch `x`, written by ROOT's RDataFrame."""
+    if path.exists():
+        return
+    code = f"""
+import ROOT
+opts = ROOT.RDF.RSnapshotOptions()
+opts.fCompressionAlgorithm = {setting // 100 if setting else 0}
+opts.fCompressionLevel = {setting % 100}
+ROOT.RDataFrame({entries}).Define("x", "int((rdfentry_ * 2654435761ULL) % 100000)") \\
+    .Snapshot("t", "{path}", ["x"], opts)
+"""
+    subprocess.run([PYTHON, "-c", code], check=True)
+
+
+PY_READ = """
+import sys, time
+started = time.perf_counter()
+import rootweave
+arrays = rootweave.open(sys.argv[1])["Events"].arrays(library="ak", threads=int(sys.argv[2]))
+print("python_seconds", time.perf_counter() - started)
+print("fields", len(arrays.fields))
+"""
+
+
+def cases(args, old, new):
+    """(name, {build: command, env}) of every case."""
+    s = args.scale
+    gen = lambda bins, out, schema, n, codec, t: [  # noqa: E731
+        bins / "rootweave", "generate", out, "--schema", schema, "--events", int(n),
+        "--compression", codec, "--threads", t]
+    out = []
+    for t in (1, 2):
+        out.append((f"write nanoaod zstd:5 T={t}", {
+            b: (gen(bins, WORK / f"w-{b}.root", "nanoaod", 1_000_000 * s, "zstd:5", t), None)
+            for b, bins in (("old", old), ("new", new))}))
+    out.append(("write single lz4:4 T=2", {
+        b: (gen(bins, WORK / f"w-{b}.root", "single", 64 * 2**20 * s, "lz4:4", 2), None)
+        for b, bins in (("old", old), ("new", new))}))
+    int32 = WORK / f"int32-{int(64 * 2**20 * s)}-zstd5.root"
+    if not int32.exists():
+        run([new / "rootweave-bench", "int32", int32, int(64 * 2**20 * s), "zstd:5"])
+    for t in (1, 2):
+        out.append((f"read int32 zstd:5 T={t}", {
+            b: ([bins / "rootweave-bench", "stream-parallel", int32, "ntpl", t, 1, 256,
+                 1_000_000], None)
+            for b, bins in (("old", old), ("new", new))}))
+    for setting in (0, 505):
+        f = WORK / f"ttree-int-{int(100_000_000 * s)}-{setting}.root"
+        ttree_file(f, int(100_000_000 * s), setting)
+        out.append((f"read TTree Int_t {setting} T=1", {
+            b: ([bins / "rootweave-bench", "ttree-stream", f, "t", 1, 256, 1_000_000, "x"], None)
+            for b, bins in (("old", old), ("new", new))}))
+    if args.old_python:
+        nano = WORK / f"nanoaod-{int(1_000_000 * s)}-zstd5.root"
+        if not nano.exists():
+            run(gen(new, nano, "nanoaod", 1_000_000 * s, "zstd:5", 2) + ["--ordered"])
+        old_env = dict(os.environ, PYTHONPATH=str(Path(args.old_python).resolve()))
+        for t in (1, 2):
+            out.append((f"python arrays() T={t}", {
+                "old": ([PYTHON, "-c", PY_READ, nano, t], old_env),
+                "new": ([PYTHON, "-c", PY_READ, nano, t], None)}))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--old", required=True, help="directory of the old build's binaries")
+    parser.add_argument("--old-python", help="directory holding the old build's Python package")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--scale", type=float, default=0.25)
+    args = parser.parse_args()
+    WORK.mkdir(parents=True, exist_ok=True)
+    old = Path(args.old).resolve()
+    new = build_new()
+    if args.old_python:
+        # The new package must be this checkout's: the one installed in the environment.
+        import rootweave  # noqa: F401
+    table = cases(args, old, new)
+    best = {name: {"old": float("inf"), "new": float("inf")} for name, _ in table}
+    for r in range(args.rounds):
+        order = ("old", "new") if r % 2 == 0 else ("new", "old")
+        for name, commands in table:
+            for build in order:
+                cmd, env = commands[build]
+                stdout, elapsed = run(cmd, env)
+                best[name][build] = min(best[name][build], reported_seconds(stdout, elapsed))
+        print(f"round {r + 1} of {args.rounds} done", flush=True)
+    print(f"\n{'case':<28} {'old s':>9} {'new s':>9} {'new/old speed':>14}")
+    for name, b in best.items():
+        b["speed_ratio"] = b["old"] / b["new"]
+        print(f"{name:<28} {b['old']:9.3f} {b['new']:9.3f} {b['speed_ratio']:14.3f}")
+    (OUT / "ab.json").write_text(json.dumps({"args": vars(args), "cases": best}, indent=1))
+    print(f"\nresults: {OUT / 'ab.json'}")
+
+
+if __name__ == "__main__":
+    main()
