@@ -15,6 +15,10 @@ use crate::ttree::TTreeReader;
 /// One batch: its entry range and one array per field, in the order asked for.
 pub type Batch<'a> = (Range<u64>, &'a [(String, Array)]);
 
+/// A batch whose arrays belong to the caller: its entry range and one named array per
+/// field, in the order asked for.
+pub type OwnedBatch = (Range<u64>, Vec<(String, Array)>);
+
 /// A reader that [`Batches`] can read from.
 pub trait BatchSource {
     /// The requested fields, resolved once for all batches.
@@ -111,6 +115,18 @@ impl<'r, R: BatchSource> Batches<'r, R> {
     /// for), valid until the next call, which refills their memory. `None` after the last
     /// batch or after an error.
     pub fn next_batch(&mut self) -> Option<Result<Batch<'_>>> {
+        match self.read_next()? {
+            Ok((part, arrays)) => {
+                self.current = arrays;
+                Some(Ok((part, &self.current)))
+            }
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// Reads the next batch into the memory of the one before (given back first); after
+    /// an error, there is no next batch.
+    fn read_next(&mut self) -> Option<Result<OwnedBatch>> {
         for (_, array) in self.current.drain(..) {
             self.recycler.recycle(array);
         }
@@ -119,10 +135,7 @@ impl<'r, R: BatchSource> Batches<'r, R> {
             self.reader
                 .read_planned_keeping_one(&self.plan, part.clone(), &mut self.recycler);
         match read {
-            Ok(arrays) => {
-                self.current = self.names.iter().cloned().zip(arrays).collect();
-                Some(Ok((part, &self.current)))
-            }
+            Ok(arrays) => Some(Ok((part, self.names.iter().cloned().zip(arrays).collect()))),
             Err(e) => {
                 self.parts = Vec::new().into_iter();
                 Some(Err(e))
@@ -309,23 +322,10 @@ impl<'r, R: BatchSource> Batches<'r, R> {
 /// [`Batches::recycle`] to have the next batch reuse their memory. Ends after the last
 /// batch or after an error.
 impl<R: BatchSource> Iterator for Batches<'_, R> {
-    type Item = Result<(Range<u64>, Vec<(String, Array)>)>;
+    type Item = Result<OwnedBatch>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        for (_, array) in self.current.drain(..) {
-            self.recycler.recycle(array);
-        }
-        let part = self.parts.next()?;
-        let read =
-            self.reader
-                .read_planned_keeping_one(&self.plan, part.clone(), &mut self.recycler);
-        match read {
-            Ok(arrays) => Some(Ok((part, self.names.iter().cloned().zip(arrays).collect()))),
-            Err(e) => {
-                self.parts = Vec::new().into_iter();
-                Some(Err(e))
-            }
-        }
+        self.read_next()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

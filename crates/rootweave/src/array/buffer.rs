@@ -2,6 +2,8 @@
 //! mutable slices of them that decoding jobs fill in parallel. Format-neutral: each format
 //! decodes its own bytes into a [`Dst`].
 
+use super::Array;
+
 /// The in-memory type of leaf values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeafType {
@@ -291,6 +293,26 @@ impl Dst<'_> {
                 dt.copy_from_slice(&st[from..from + n]);
             }
             _ => unreachable!("a destination and its scratch have the same type"),
+        }
+    }
+}
+
+impl From<Buffer> for Array {
+    /// The array of a filled leaf buffer, its memory moved (a variant switch buffer gives
+    /// its indices; readers take its tags apart first).
+    fn from(buffer: Buffer) -> Array {
+        match buffer {
+            Buffer::Bool(v) => Array::Bool(v),
+            Buffer::Int8(v) => Array::Int8(v),
+            Buffer::Int16(v) => Array::Int16(v),
+            Buffer::Int32(v) => Array::Int32(v),
+            Buffer::Int64(v) => Array::Int64(v),
+            Buffer::UInt8(v) => Array::UInt8(v),
+            Buffer::UInt16(v) => Array::UInt16(v),
+            Buffer::UInt32(v) => Array::UInt32(v),
+            Buffer::UInt64(v) | Buffer::Switch(v, _) => Array::UInt64(v),
+            Buffer::Float32(v) => Array::Float32(v),
+            Buffer::Float64(v) => Array::Float64(v),
         }
     }
 }

@@ -25,10 +25,10 @@ impl RNTupleReader {
         };
         let field = node.field;
         Ok(match &node.kind {
-            Kind::Leaf(_) => leaf_array(take(next).1),
+            Kind::Leaf(_) => Array::from(take(next).1),
             Kind::Bitset(n) => Array::Fixed {
                 size: *n,
-                values: Box::new(leaf_array(take(next).1)),
+                values: Box::new(Array::from(take(next).1)),
             },
             Kind::String | Kind::Streamer => {
                 let (i, index) = take(next);
@@ -306,22 +306,5 @@ pub(super) fn flatten_bases(fields: &mut Vec<(String, Array)>, bases: Vec<(Strin
             name
         };
         fields.push((name, array));
-    }
-}
-
-pub(super) fn leaf_array(buffer: Buffer) -> Array {
-    match buffer {
-        Buffer::Bool(v) => Array::Bool(v),
-        Buffer::Int8(v) => Array::Int8(v),
-        Buffer::Int16(v) => Array::Int16(v),
-        Buffer::Int32(v) => Array::Int32(v),
-        Buffer::Int64(v) => Array::Int64(v),
-        Buffer::UInt8(v) => Array::UInt8(v),
-        Buffer::UInt16(v) => Array::UInt16(v),
-        Buffer::UInt32(v) => Array::UInt32(v),
-        Buffer::UInt64(v) => Array::UInt64(v),
-        Buffer::Float32(v) => Array::Float32(v),
-        Buffer::Float64(v) => Array::Float64(v),
-        Buffer::Switch(i, _) => Array::UInt64(i),
     }
 }

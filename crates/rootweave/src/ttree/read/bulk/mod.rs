@@ -16,7 +16,6 @@ mod fill;
 mod plan;
 mod sizing;
 
-use convert::leaf_array;
 pub(crate) use plan::BulkPlan;
 
 use crate::array::buffer::{Buffer, Dst, Target};
@@ -227,7 +226,7 @@ impl BulkContext<'_> {
             .iter()
             .zip(values.into_iter().zip(offsets))
             .map(|(f, (v, o))| {
-                let values = wrap_fixed(leaf_array(v), &f.plan.dims);
+                let values = wrap_fixed(Array::from(v), &f.plan.dims);
                 if f.plan.jagged {
                     Array::List {
                         offsets: o,
