@@ -153,7 +153,8 @@ fn read_with(args: &[String], step: Option<u64>) -> rootweave::Result<()> {
     };
     let options = ReadOptions::default()
         .with_threads(threads.parse().expect("threads"))
-        .with_memory_budget(budget.parse::<u64>().expect("budget in MiB") << 20);
+        .with_memory_budget(budget.parse::<u64>().expect("budget in MiB") << 20)
+        .with_huge_pages(true);
     let names: Vec<&str> = fields.iter().map(String::as_str).collect();
     println!("rss_start_kib {}", super::rss_kib());
     let start = Instant::now();

@@ -39,8 +39,14 @@ pub(crate) fn write_header(codec: Codec, compressed: usize, uncompressed: usize,
     out[6..9].copy_from_slice(&(uncompressed as u32).to_le_bytes()[..3]);
 }
 
-/// Parses the block header at the start of `bytes`.
-pub fn parse_block_header(bytes: &[u8]) -> Result<BlockHeader, String> {
+/// Parses the block header at the start of `bytes`; a bad header is an
+/// [`Error::Compression`](crate::error::Error::Compression) at offset 0.
+pub fn parse_block_header(bytes: &[u8]) -> crate::error::Result<BlockHeader> {
+    header_at(bytes).map_err(|message| crate::error::Error::Compression { offset: 0, message })
+}
+
+/// Parses the block header at the start of `bytes`, or says what is wrong with it.
+pub(crate) fn header_at(bytes: &[u8]) -> Result<BlockHeader, String> {
     if bytes.len() < BLOCK_HEADER_SIZE {
         return Err(format!(
             "truncated block header ({} of {BLOCK_HEADER_SIZE} bytes)",

@@ -80,7 +80,7 @@ pub fn decompress_into_checked(input: &[u8], out: &mut [u8], block_checksums: bo
     let mut pos = 0usize;
     let mut written = 0usize;
     while pos < input.len() {
-        let header = parse_block_header(&input[pos..]).map_err(|m| error(pos, m))?;
+        let header = block::header_at(&input[pos..]).map_err(|m| error(pos, m))?;
         let data_start = pos + BLOCK_HEADER_SIZE;
         let data_end = data_start + header.compressed_size;
         if data_end > input.len() {
@@ -146,7 +146,7 @@ fn check_block_sizes(input: &[u8], expected: usize) -> Result<()> {
     let mut pos = 0usize;
     let mut total = 0usize;
     while pos < input.len() {
-        let header = parse_block_header(&input[pos..]).map_err(|m| error(pos, m))?;
+        let header = block::header_at(&input[pos..]).map_err(|m| error(pos, m))?;
         if header.uncompressed_size > header.compressed_size.saturating_mul(MAX_BLOCK_RATIO) {
             return Err(error(
                 pos,

@@ -119,7 +119,7 @@ impl ColumnCodec {
 
     /// Checks that values of this column can be read as `T` and that the element width
     /// is valid for the type. Returns a reason if not.
-    pub fn check_target<T: Element>(&self, target: &str) -> Result<(), String> {
+    pub(crate) fn check_target<T: Element>(&self, target: &str) -> Result<(), String> {
         use ColumnType::*;
         let float_column = matches!(
             self.ty,

@@ -58,7 +58,7 @@ pub struct Node {
 
 impl Node {
     /// Builds the reading plan of field `id`, or the reason it cannot be read.
-    pub fn build(d: &Descriptor, id: u32) -> Result<Node, String> {
+    pub(crate) fn build(d: &Descriptor, id: u32) -> Result<Node, String> {
         let f = &d.fields[id as usize];
         let path = || d.field_path(id);
         let slots = slots_of(d, f).map_err(|e| format!("field '{}': {e}", path()))?;
@@ -210,7 +210,7 @@ impl Node {
 }
 
 /// Checks that a column can be decoded into a leaf type.
-pub fn check_leaf(t: LeafType, codec: &ColumnCodec) -> Result<(), String> {
+pub(crate) fn check_leaf(t: LeafType, codec: &ColumnCodec) -> Result<(), String> {
     use LeafType::*;
     match t {
         Bool => codec.check_target::<bool>("bool"),

@@ -78,7 +78,10 @@ fn check_dims(dims: &[usize]) -> Result<(), String> {
 }
 
 /// How `branch` is read, or why it cannot be.
-pub fn interpret(branch: &Branch, streamers: &StreamerSet) -> Result<Interpretation, String> {
+pub(crate) fn interpret(
+    branch: &Branch,
+    streamers: &StreamerSet,
+) -> Result<Interpretation, String> {
     let interp = interpret_unchecked(branch, streamers)?;
     match &interp {
         Interpretation::Fixed { dims, .. } => check_dims(dims)?,

@@ -55,7 +55,7 @@ impl Interpretation {
 
     /// Decodes entries `range` of a basket whose data part is `data` and whose entry
     /// `i` spans `offsets[i]..offsets[i + 1]` of it (variable-size entries only).
-    pub fn decode(
+    pub(crate) fn decode(
         &self,
         data: &[u8],
         offsets: Option<&[usize]>,

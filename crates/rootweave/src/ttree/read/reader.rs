@@ -399,6 +399,7 @@ impl TTreeReader {
             tree: &self.meta.name,
             pool: &self.pool,
             chunk_bytes: (self.options.memory_budget / (2 * threads)).clamp(64 << 10, 4 << 20),
+            huge_pages: self.options.huge_pages,
         }
         .read(&bulk_fields, recycler)?;
         // Fields whose claimed sizes the bulk path does not trust: basket by basket.

@@ -47,6 +47,9 @@ pub struct BulkContext<'a> {
     pub pool: &'a rayon::ThreadPool,
     /// Stored bytes fetched at once by one thread (at least one basket).
     pub chunk_bytes: u64,
+    /// Ask the kernel for huge pages for newly allocated outputs (the caller's choice,
+    /// `ReadOptions::huge_pages`).
+    pub huge_pages: bool,
 }
 
 /// Basket parts whose value counts are found on the calling thread rather than the pool.
@@ -83,6 +86,16 @@ thread_local! {
 }
 
 impl BulkContext<'_> {
+    /// An output buffer from the recycler; a newly allocated one gets huge pages if the
+    /// caller asked for them.
+    fn output(&self, recycler: &mut Recycler, target: Target, len: usize) -> Buffer {
+        let (buffer, fresh) = recycler.buffer(target, len);
+        if fresh && self.huge_pages {
+            buffer.prefer_huge_pages();
+        }
+        buffer
+    }
+
     fn object(&self, branch: &Branch, basket: usize) -> String {
         format!(
             "basket {basket} of branch '{}' of TTree '{}'",
@@ -150,10 +163,10 @@ impl BulkContext<'_> {
         let mut offsets: Vec<Vec<u64>> = Vec::with_capacity(fields.len());
         for (f, c) in fields.iter().zip(counts) {
             let total: usize = c.iter().sum();
-            values.push(recycler.buffer(Target::Leaf(f.plan.leaf()), total).0);
+            values.push(self.output(recycler, Target::Leaf(f.plan.leaf()), total));
             let entries: usize = f.parts.iter().map(|(_, w)| w.len()).sum();
             offsets.push(if f.plan.jagged {
-                match recycler.buffer(Target::Index, entries).0 {
+                match self.output(recycler, Target::Index, entries) {
                     Buffer::UInt64(mut v) => {
                         v[0] = 0;
                         v
