@@ -5,6 +5,7 @@ alternation, the fastest of the rounds counting. Reports new over old as a speed
 between builds, so a headline ratio of the old build times this ratio is the new one's.
 
     .venv/bin/python bench/ab.py --old DIR [--old-python DIR] [--rounds 3] [--scale 0.25]
+        [--only TEXT ...]
 
 DIR holds the old build's `rootweave` and `rootweave-bench` binaries (for example
 `target/release` of a checkout of the old commit); --old-python a directory holding its
@@ -134,6 +135,8 @@ def main():
     parser.add_argument("--old-python", help="directory holding the old build's Python package")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--scale", type=float, default=0.25)
+    parser.add_argument("--only", action="append", default=[],
+                        help="run only the cases whose name contains this text (repeatable)")
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     old = Path(args.old).resolve()
@@ -141,7 +144,8 @@ def main():
     if args.old_python:
         # The new package must be this checkout's: the one installed in the environment.
         import rootweave  # noqa: F401
-    table = cases(args, old, new)
+    table = [(name, c) for name, c in cases(args, old, new)
+             if not args.only or any(o in name for o in args.only)]
     best = {name: {"old": float("inf"), "new": float("inf")} for name, _ in table}
     for r in range(args.rounds):
         order = ("old", "new") if r % 2 == 0 else ("new", "old")
