@@ -258,7 +258,7 @@ fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
             continue;
         };
         for g in &d.groups {
-            let link = g.page_list;
+            let link = g.info.page_list;
             if let Some((at, len)) = plain_envelope(
                 link.offset,
                 link.size,

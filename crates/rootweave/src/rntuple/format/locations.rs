@@ -57,3 +57,16 @@ pub struct ClusterInfo {
     /// column (a column added to the schema after this cluster was written).
     pub columns: Vec<Option<ColumnPages>>,
 }
+
+/// A cluster group: an entry range and where its page list is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClusterGroupInfo {
+    /// First entry of the group.
+    pub min_entry: u64,
+    /// Number of entries of the group.
+    pub entry_span: u64,
+    /// Number of clusters of the group.
+    pub n_clusters: u32,
+    /// Where the page list envelope is.
+    pub page_list: EnvelopeLocation,
+}

@@ -12,4 +12,4 @@ pub mod serialize;
 pub use anchor::{Anchor, ANCHOR_SIZE, ANCHOR_VERSION};
 pub use column::ColumnType;
 pub(crate) use column::Encoding;
-pub use locations::{ClusterInfo, ColumnPages, EnvelopeLocation, PageLocation};
+pub use locations::{ClusterGroupInfo, ClusterInfo, ColumnPages, EnvelopeLocation, PageLocation};

@@ -2,20 +2,7 @@
 
 use super::schema::Schema;
 use crate::rntuple::format::serialize::{EnvelopeType, Serializer};
-use crate::rntuple::format::{ClusterInfo, EnvelopeLocation};
-
-/// A committed cluster group: an entry range and the link to its page list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClusterGroupRecord {
-    /// First entry of the group.
-    pub min_entry: u64,
-    /// Number of entries of the group.
-    pub entry_span: u64,
-    /// Number of clusters of the group.
-    pub n_clusters: u32,
-    /// Where the page list envelope is.
-    pub page_list: EnvelopeLocation,
-}
+use crate::rntuple::format::{ClusterGroupInfo, ClusterInfo};
 
 /// Serializes the header envelope of `schema`. Returns the envelope and its checksum.
 pub fn serialize_header(
@@ -104,7 +91,7 @@ pub fn serialize_page_list(header_checksum: u64, clusters: &[ClusterInfo]) -> Ve
 }
 
 /// Serializes the footer envelope.
-pub fn serialize_footer(header_checksum: u64, groups: &[ClusterGroupRecord]) -> Vec<u8> {
+pub fn serialize_footer(header_checksum: u64, groups: &[ClusterGroupInfo]) -> Vec<u8> {
     let mut s = Serializer::new();
     s.u64(0).u64(header_checksum);
     // Schema extension: fields, columns, alias columns, extra type information.

@@ -12,13 +12,13 @@ use crate::error::{Error, Result};
 use super::builder::{ClusterBuilder, SealedCluster};
 use super::cluster::ClusterPlan;
 use super::fill::Node;
-use super::metadata::{
-    serialize_footer, serialize_header, serialize_page_list, ClusterGroupRecord,
-};
+use super::metadata::{serialize_footer, serialize_header, serialize_page_list};
 use super::schema::{Field, Schema};
 use super::stored_pages::StoredPages;
 use crate::array::{ColumnData, Value};
-use crate::rntuple::format::{Anchor, ClusterInfo, EnvelopeLocation, ANCHOR_VERSION};
+use crate::rntuple::format::{
+    Anchor, ClusterGroupInfo, ClusterInfo, EnvelopeLocation, ANCHOR_VERSION,
+};
 
 /// Settings of an RNTuple writer. The defaults are ROOT 6.40's `RNTupleWriteOptions`; build
 /// others from them with the `with_` methods.
@@ -191,7 +191,7 @@ pub(crate) struct NtupleSink {
     /// Elements committed so far, per column.
     column_elements: Vec<u64>,
     group_clusters: Vec<ClusterInfo>,
-    groups: Vec<ClusterGroupRecord>,
+    groups: Vec<ClusterGroupInfo>,
     pub(crate) summary: WriteSummary,
 }
 
@@ -295,7 +295,7 @@ impl NtupleSink {
         let location = write_envelope(self.file()?, &page_list, self.options.compression)?;
         let first = self.group_clusters[0].first_entry;
         let last = &self.group_clusters[self.group_clusters.len() - 1];
-        self.groups.push(ClusterGroupRecord {
+        self.groups.push(ClusterGroupInfo {
             min_entry: first,
             entry_span: last.first_entry + last.n_entries - first,
             n_clusters: self.group_clusters.len() as u32,

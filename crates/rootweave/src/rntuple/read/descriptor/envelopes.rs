@@ -10,7 +10,7 @@ use crate::container::RootFile;
 use crate::error::{Error, Result};
 use crate::rntuple::format::checksum::xxh3_64;
 use crate::rntuple::format::deserialize::{LeReader, Origin};
-use crate::rntuple::format::{ColumnType, EnvelopeLocation};
+use crate::rntuple::format::{ClusterGroupInfo, ColumnType, EnvelopeLocation};
 
 impl Descriptor {
     pub(super) fn read_envelope(
@@ -139,10 +139,12 @@ impl Descriptor {
                 return Err(r.error("cluster group entry range overflows"));
             }
             groups.push(ClusterGroup {
-                min_entry,
-                entry_span,
-                n_clusters,
-                page_list,
+                info: ClusterGroupInfo {
+                    min_entry,
+                    entry_span,
+                    n_clusters,
+                    page_list,
+                },
                 clusters: Mutex::new(None),
             });
         }

@@ -14,7 +14,7 @@ use super::decode::ColumnCodec;
 use crate::container::RootFile;
 use crate::error::{Error, Result};
 use crate::rntuple::format::ColumnType;
-use crate::rntuple::format::{Anchor, ClusterInfo, EnvelopeLocation};
+use crate::rntuple::format::{Anchor, ClusterGroupInfo, ClusterInfo};
 
 /// Structural role of a field record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,14 +108,8 @@ pub struct ColumnRecord {
 /// A cluster group: an entry range and its (lazily parsed) page list.
 #[derive(Debug)]
 pub struct ClusterGroup {
-    /// First entry.
-    pub min_entry: u64,
-    /// Entries covered.
-    pub entry_span: u64,
-    /// Number of clusters.
-    pub n_clusters: u32,
-    /// The page list envelope.
-    pub page_list: EnvelopeLocation,
+    /// Its entry range and where its page list is.
+    pub info: ClusterGroupInfo,
     clusters: Mutex<Option<Arc<Vec<ClusterInfo>>>>,
 }
 
@@ -219,7 +213,7 @@ impl Descriptor {
     pub fn entries(&self) -> u64 {
         self.groups
             .iter()
-            .map(|g| g.min_entry + g.entry_span)
+            .map(|g| g.info.min_entry + g.info.entry_span)
             .max()
             .unwrap_or(0)
     }
@@ -302,7 +296,7 @@ impl Descriptor {
         if let Some(c) = &*slot {
             return Ok(c.clone());
         }
-        let bytes = self.read_envelope(file, group.page_list, 0x03, "page list")?;
+        let bytes = self.read_envelope(file, group.info.page_list, 0x03, "page list")?;
         let clusters = Arc::new(self.parse_page_list(&bytes, group, file.size())?);
         *slot = Some(clusters.clone());
         Ok(clusters)

@@ -15,7 +15,7 @@ impl Descriptor {
     ) -> Result<Vec<ClusterInfo>> {
         let object = format!("RNTuple '{}' page list", self.name);
         let body = &bytes[..bytes.len() - 8];
-        let mut r = LeReader::new(body, self.origin(&object, group.page_list.offset));
+        let mut r = LeReader::new(body, self.origin(&object, group.info.page_list.offset));
         r.take(8)?;
         if r.u64()? != self.header_checksum {
             return Err(r.error("the page list belongs to another header (checksum mismatch)"));
