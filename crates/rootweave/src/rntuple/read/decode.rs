@@ -160,9 +160,9 @@ impl ColumnCodec {
     }
 
     /// Decodes a page of `out.len()` elements from `page` (which must hold at least
-    /// [`ColumnCodec::page_bytes`] bytes; call [`ColumnCodec::check_target`] first).
+    /// [`ColumnCodec::page_bytes`] bytes; the reader checks the target type first).
     /// Index columns are decoded into cluster-relative offsets.
-    pub fn decode<T: Element>(&self, page: &[u8], out: &mut [T]) {
+    pub(crate) fn decode<T: Element>(&self, page: &[u8], out: &mut [T]) {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (checked just above), which is all that a function
