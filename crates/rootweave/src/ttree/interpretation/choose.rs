@@ -163,7 +163,22 @@ fn interpret_leaf(leaf: &Leaf) -> Result<Interpretation, String> {
 
 /// Strips `std::` and spaces from a C++ type name.
 fn normalize(name: &str) -> String {
-    name.replace("std::", "").replace(' ', "")
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == ':';
+    let mut out = String::with_capacity(name.len());
+    let mut space = false;
+    for c in name.replace("std::", "").chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        // A space stays only between two words (`unsigned int`), as ROOT writes names.
+        if space && is_word(c) && out.chars().last().is_some_and(is_word) {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out
 }
 
 /// Splits `name<args>` into `name` and `args`.
@@ -185,9 +200,11 @@ fn nested(t: &str) -> Option<Nested> {
     let (name, inner) = template(t)?;
     match name {
         "vector" | "set" | "multiset" | "list" | "deque" | "unordered_set"
-        | "unordered_multiset" | "ROOT::VecOps::RVec" | "ROOT::RVec" => Some(Nested::Seq(
-            Box::new(nested(inner.trim_end_matches(",allocator<").trim())?),
-        )),
+        | "unordered_multiset" | "ROOT::VecOps::RVec" | "ROOT::RVec" => {
+            // The item type; default arguments (allocators, comparators) follow it.
+            let item = template_args(inner).first().copied()?;
+            Some(Nested::Seq(Box::new(nested(item.trim())?)))
+        }
         _ => None,
     }
 }
@@ -411,6 +428,39 @@ fn interpret_element(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn type_names_with_spaces_typedefs_and_default_arguments() {
+        assert_eq!(
+            normalize("std::vector< unsigned int >"),
+            "vector<unsigned int>"
+        );
+        assert_eq!(
+            normalize("vector<vector<unsigned long> >"),
+            "vector<vector<unsigned long>>"
+        );
+        let seq = |p| Some(Nested::Seq(Box::new(Nested::Prim(p))));
+        for (t, p) in [
+            ("vector<unsigned int>", Prim::U32),
+            ("vector<unsigned char>", Prim::U8),
+            ("vector<unsigned short>", Prim::U16),
+            ("vector<unsigned long>", Prim::U64),
+            ("vector<long long>", Prim::I64),
+            ("vector<int8_t>", Prim::I8),
+            ("vector<uint16_t>", Prim::U16),
+            ("vector<uint32_t>", Prim::U32),
+            ("std::vector<int, std::allocator<int> >", Prim::I32),
+            ("set<unsigned int, less<unsigned int> >", Prim::U32),
+        ] {
+            assert_eq!(nested(&normalize(t)), seq(p), "{t}");
+        }
+        assert_eq!(
+            nested(&normalize("vector<vector<unsigned int> >")),
+            Some(Nested::Seq(Box::new(Nested::Seq(Box::new(Nested::Prim(
+                Prim::U32
+            ))))))
+        );
+    }
 
     fn leaf(title: &str, len: i64) -> Leaf {
         Leaf {
