@@ -188,3 +188,42 @@ def test_maps_agree_with_uproot():
         assert all(list(p) == ["first", "second"] for entry in values for p in entry), name
         bad = [i for i, (a, b) in enumerate(zip(values, theirs)) if not same(a, b)]
         assert not bad, f"{name} entry {bad[0]}: {values[bad[0]]} != {theirs[bad[0]]}"
+
+
+def test_branches_of_one_name_are_told_apart_by_their_paths(workdir):
+    """Two split objects of one class give sub-branches of one name (`fX` under `a` and
+    under `b`, as in files whose trees hold several objects of one class): each reads by its path as uproot names it, and the bare name is refused
+    with the paths instead of reading one of them."""
+    import rootweave
+
+    path = workdir / "same_names.root"
+    code = f"""
+import ROOT
+ROOT.gInterpreter.Declare("struct Pt {{ double fX; double fY; }};")
+ROOT.gInterpreter.GenerateDictionary("Pt", "")
+f = ROOT.TFile("{path}", "RECREATE")
+t = ROOT.TTree("t", "t")
+a, b = ROOT.Pt(), ROOT.Pt()
+t.Branch("a", a, 32000, 99)
+t.Branch("b", b, 32000, 99)
+for i in range(20):
+    a.fX, a.fY = i, 2.0 * i
+    b.fX, b.fY = -i, 7.0
+    t.Fill()
+f.Write()
+f.Close()
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, cwd=workdir)
+    tree = uproot.open(path)["t"]
+    names = [k for k in tree.keys(recursive=True) if k.endswith("/fX")]
+    assert names == ["a/fX", "b/fX"], tree.keys(recursive=True)
+    ours = rootweave.open(str(path))["t"]
+    assert "a/fX" in ours.keys() and "b/fX" in ours.keys()
+    got = ours.arrays(names, library="ak")
+    for name in names:
+        assert got[name].tolist() == tree[name].array(library="ak").tolist(), name
+    assert got["a/fX"].tolist() != got["b/fX"].tolist()
+    with pytest.raises(ValueError, match="a/fX, b/fX"):
+        ours.arrays(["fX"], library="ak")
+    group = ours.arrays(["a"], library="ak")["a"]
+    assert group.fields == ["fX", "fY"] and group["fY"].tolist() == [2.0 * i for i in range(20)]

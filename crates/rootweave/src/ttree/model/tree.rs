@@ -195,20 +195,76 @@ impl TreeMeta {
         out
     }
 
-    /// The branch named `name` (its full name, or a `parent/child` path).
+    /// The branch named `name`: a branch's name, or a path of names (`parent/child`,
+    /// starting at any branch). `None` if no branch or more than one answers to it: two
+    /// branches of one name under different parents are told apart by their paths, never
+    /// by picking one.
     pub fn find(&self, name: &str) -> Option<&Branch> {
-        let all = self.all_branches();
-        if let Some(b) = all.iter().find(|b| b.name == name) {
-            return Some(b);
+        fn descend<'a>(b: &'a Branch, rest: &[&str]) -> Option<&'a Branch> {
+            match rest.split_first() {
+                None => Some(b),
+                Some((part, rest)) => {
+                    let mut named = b.branches.iter().filter(|c| c.name == *part);
+                    let child = named.next()?;
+                    if named.next().is_some() {
+                        return None;
+                    }
+                    descend(child, rest)
+                }
+            }
         }
-        let mut level = &self.branches;
+        let all = self.all_branches();
+        // A name with a slash may be a branch's own name (ROOT allows it) or a path.
+        let whole: Vec<&Branch> = all.iter().copied().filter(|b| b.name == name).collect();
+        if !whole.is_empty() {
+            return (whole.len() == 1).then(|| whole[0]);
+        }
+        let parts: Vec<&str> = name.split('/').collect();
         let mut found = None;
-        for part in name.split('/') {
-            let b = level.iter().find(|b| b.name == part)?;
-            level = &b.branches;
-            found = Some(b);
+        for start in all.iter().filter(|b| b.name == parts[0]) {
+            if let Some(b) = descend(start, &parts[1..]) {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(b);
+            }
         }
         found
+    }
+
+    /// A name for every branch, depth first, that [`TreeMeta::find`] resolves to it: the
+    /// branch's own name where no other branch has it, else its path from the top
+    /// (`parent/child`), as uproot names branches.
+    pub fn unique_names(&self) -> Vec<String> {
+        fn walk(b: &Branch, prefix: &str, out: &mut Vec<(String, String)>) {
+            let path = if prefix.is_empty() {
+                b.name.clone()
+            } else {
+                format!("{prefix}/{}", b.name)
+            };
+            out.push((b.name.clone(), path.clone()));
+            for s in &b.branches {
+                walk(s, &path, out);
+            }
+        }
+        let mut named = Vec::new();
+        for b in &self.branches {
+            walk(b, "", &mut named);
+        }
+        let mut count = std::collections::HashMap::new();
+        for (name, _) in &named {
+            *count.entry(name.as_str()).or_insert(0usize) += 1;
+        }
+        named
+            .iter()
+            .map(|(name, path)| {
+                if count[name.as_str()] == 1 {
+                    name.clone()
+                } else {
+                    path.clone()
+                }
+            })
+            .collect()
     }
 
     /// The entry ranges of the clusters, from the cluster ranges and `fAutoFlush`, or

@@ -188,13 +188,10 @@ impl TTreeReader {
         self.meta.entries
     }
 
-    /// Full names of every branch, depth first.
+    /// A name for every branch, depth first: its own name, or its path from the top
+    /// (`parent/child`) where another branch has the same name.
     pub fn branch_names(&self) -> Vec<String> {
-        self.meta
-            .all_branches()
-            .into_iter()
-            .map(|b| b.name.clone())
-            .collect()
+        self.meta.unique_names()
     }
 
     /// The entry ranges of the clusters.
@@ -203,7 +200,26 @@ impl TTreeReader {
     }
 
     fn branch(&self, name: &str) -> Result<&Branch> {
-        self.meta.find(name).ok_or_else(|| Error::NotFound {
+        if let Some(b) = self.meta.find(name) {
+            return Ok(b);
+        }
+        let suffix = format!("/{name}");
+        let paths: Vec<String> = self
+            .meta
+            .unique_names()
+            .into_iter()
+            .filter(|p| p.ends_with(&suffix))
+            .collect();
+        if paths.len() > 1 {
+            return Err(Error::InvalidArgument(format!(
+                "{}: TTree '{}' has {} branches named '{name}'; name one by its path: {}",
+                self.file.name(),
+                self.meta.name,
+                paths.len(),
+                paths.join(", ")
+            )));
+        }
+        Err(Error::NotFound {
             file: self.file.name().to_string(),
             name: format!("{}/{name}", self.meta.name),
         })
@@ -226,7 +242,7 @@ impl TTreeReader {
             .map_err(unsupported)?;
         if let Interpretation::Group(children) = &interp {
             for child in children {
-                self.interpretation(child)
+                self.interpretation(&format!("{name}/{child}"))
                     .map_err(|e| unsupported(format!("sub-branch '{child}': {e}")))?;
             }
         }
@@ -303,9 +319,18 @@ impl TTreeReader {
         for (name, interp) in planned {
             match interp {
                 Interpretation::Group(children) => {
-                    let children: Vec<&str> = children.iter().map(String::as_str).collect();
-                    let children = self.plan_branches(&children)?;
-                    let fields = self.read_planned_branches(&children, range.clone(), recycler)?;
+                    // Sub-branches by their path under the group (a child's own name may
+                    // be another branch's too); the record's members by their own names.
+                    let paths: Vec<String> =
+                        children.iter().map(|c| format!("{name}/{c}")).collect();
+                    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+                    let planned = self.plan_branches(&paths)?;
+                    let fields = self
+                        .read_planned_branches(&planned, range.clone(), recycler)?
+                        .into_iter()
+                        .zip(children)
+                        .map(|((_, array), child)| (child.clone(), array))
+                        .collect();
                     let len = (range.end - range.start) as usize;
                     out.push((name.clone(), Array::Record { len, fields }));
                 }
