@@ -199,16 +199,18 @@ def test_branches_of_one_name_are_told_apart_by_their_paths(workdir):
     path = workdir / "same_names.root"
     code = f"""
 import ROOT
-ROOT.gInterpreter.Declare("struct Pt {{ double fX; double fY; }};")
-ROOT.gInterpreter.GenerateDictionary("Pt", "")
+ROOT.gInterpreter.Declare("struct Pt {{ double fX; double fY; }}; struct Q {{ double q; int n; }};")
+ROOT.gInterpreter.GenerateDictionary("Pt;Q", "")
 f = ROOT.TFile("{path}", "RECREATE")
 t = ROOT.TTree("t", "t")
-a, b = ROOT.Pt(), ROOT.Pt()
+a, b, q = ROOT.Pt(), ROOT.Pt(), ROOT.Q()
 t.Branch("a", a, 32000, 99)
 t.Branch("b", b, 32000, 99)
+t.Branch("q", q, 32000, 99)
 for i in range(20):
     a.fX, a.fY = i, 2.0 * i
     b.fX, b.fY = -i, 7.0
+    q.q, q.n = 0.5 * i, i
     t.Fill()
 f.Write()
 f.Close()
@@ -227,3 +229,10 @@ f.Close()
         ours.arrays(["fX"], library="ak")
     group = ours.arrays(["a"], library="ak")["a"]
     assert group.fields == ["fX", "fY"] and group["fY"].tolist() == [2.0 * i for i in range(20)]
+    # A member named like its object (`q` under `q`): the top branch by its name, the
+    # member by its path; neither reads the other (or itself, endlessly).
+    assert tree.keys(recursive=True)[-3:] == ["q", "q/q", "q/n"]
+    both = ours.arrays(["q", "q/q"], library="ak")
+    assert both["q/q"].tolist() == [0.5 * i for i in range(20)]
+    assert both["q"].fields == ["q", "n"] and both["q"]["n"].tolist() == list(range(20))
+    assert ours.keys()[-3:] == ["q", "q/q", "n"]

@@ -195,8 +195,9 @@ impl TreeMeta {
         out
     }
 
-    /// The branch named `name`: a branch's name, or a path of names (`parent/child`,
-    /// starting at any branch). `None` if no branch or more than one answers to it: two
+    /// The branch named `name`: a path from the top (`parent/child`, as uproot names
+    /// branches), else a branch's own name or a path starting at any branch, if exactly
+    /// one branch answers to it. `None` if none or more than one does: two
     /// branches of one name under different parents are told apart by their paths, never
     /// by picking one.
     pub fn find(&self, name: &str) -> Option<&Branch> {
@@ -213,13 +214,20 @@ impl TreeMeta {
                 }
             }
         }
+        let parts: Vec<&str> = name.split('/').collect();
+        // A path from the top (as uproot names branches) first.
+        let mut top = self.branches.iter().filter(|b| b.name == parts[0]);
+        if let (Some(b), None) = (top.next(), top.next()) {
+            if let Some(found) = descend(b, &parts[1..]) {
+                return Some(found);
+            }
+        }
         let all = self.all_branches();
         // A name with a slash may be a branch's own name (ROOT allows it) or a path.
         let whole: Vec<&Branch> = all.iter().copied().filter(|b| b.name == name).collect();
         if !whole.is_empty() {
             return (whole.len() == 1).then(|| whole[0]);
         }
-        let parts: Vec<&str> = name.split('/').collect();
         let mut found = None;
         for start in all.iter().filter(|b| b.name == parts[0]) {
             if let Some(b) = descend(start, &parts[1..]) {

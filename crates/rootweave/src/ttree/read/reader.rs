@@ -82,6 +82,9 @@ pub fn list_trees(file: &RootFile) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// The most levels of sub-branches a group may have (ROOT's split objects nest a few).
+const MAX_GROUP_DEPTH: usize = 64;
+
 /// Reads one TTree. All methods take `&self`: one reader may serve many threads.
 ///
 /// ```no_run
@@ -229,7 +232,22 @@ impl TTreeReader {
     /// the reason it cannot be. A group (a branch standing for its sub-branches) is
     /// readable when all of its sub-branches are.
     pub fn interpretation(&self, name: &str) -> Result<Interpretation> {
+        self.interpretation_within(name, 0)
+    }
+
+    /// [`TTreeReader::interpretation`] of a branch `depth` groups down: deeper than
+    /// [`MAX_GROUP_DEPTH`] is an error, whatever the file claims.
+    fn interpretation_within(&self, name: &str, depth: usize) -> Result<Interpretation> {
         let branch = self.branch(name)?;
+        if depth > MAX_GROUP_DEPTH {
+            return Err(Error::Unsupported {
+                file: self.file.name().to_string(),
+                what: format!(
+                    "TTree '{}' branch '{name}': more than {MAX_GROUP_DEPTH} levels of sub-branches",
+                    self.meta.name
+                ),
+            });
+        }
         let unsupported = |why: String| Error::Unsupported {
             file: self.file.name().to_string(),
             what: format!("TTree '{}' branch '{}': {why}", self.meta.name, branch.name),
@@ -242,7 +260,7 @@ impl TTreeReader {
             .map_err(unsupported)?;
         if let Interpretation::Group(children) = &interp {
             for child in children {
-                self.interpretation(&format!("{name}/{child}"))
+                self.interpretation_within(&format!("{name}/{child}"), depth + 1)
                     .map_err(|e| unsupported(format!("sub-branch '{child}': {e}")))?;
             }
         }
