@@ -14,6 +14,10 @@ REPO = Path(__file__).resolve().parents[2]
 TESTDATA = REPO / "tests" / "data"
 TARGET = Path(os.environ.get("ROOTWEAVE_TARGET", REPO / "target" / "release"))
 HERE = Path(__file__).resolve().parent
+# The conformance corpus: real files outside the repository (../shared/corpus beside the
+# checkout, or $ROOTWEAVE_CORPUS); tests that need it skip with a notice when it is absent.
+CORPUS = Path(os.environ.get("ROOTWEAVE_CORPUS",
+                             REPO.parent / "shared" / "corpus" / "scikit-hep-testdata"))
 
 
 def data_file(name):

@@ -1,0 +1,106 @@
+"""Checks one file of the conformance corpus against uproot 5.7, in a process of its own
+(so that a crash or a hang is this file's result, not the test run's). For every branch
+of every TTree that uproot reads, and every top-level field of every RNTuple, prints one
+JSON line: {"object", "item", "status", "detail"}, status one of "same", "differ",
+"rootweave_error", "uproot_error" (uproot cannot read it: not counted).
+
+    python corpus_check.py FILE
+"""
+
+import json
+import sys
+import warnings
+
+import awkward as ak
+import uproot
+
+from compare import same
+
+TREE_CLASSES = ("TTree", "TNtuple", "TNtupleD")
+RNTUPLE_CLASSES = ("ROOT::RNTuple", "ROOT::Experimental::RNTuple")
+
+
+def emit(obj, item, status, detail=""):
+    print(json.dumps({"object": obj, "item": item, "status": status, "detail": detail[:300]}),
+          flush=True)
+
+
+def first_difference(mine, theirs):
+    """The first entry where two lists of values differ, as text, or None."""
+    if len(mine) != len(theirs):
+        return f"{len(mine)} entries against {len(theirs)}"
+    for i, (a, b) in enumerate(zip(mine, theirs)):
+        if not same(a, b):
+            return f"entry {i}: {a!r:.120} != {b!r:.120}"
+    return None
+
+
+def check_tree(path, name, rootweave):
+    tree = uproot.open(path)[name]
+    try:
+        ours = rootweave.open(str(path))[name]
+    except Exception as e:  # noqa: BLE001 - every failure is a result
+        emit(name, "", "rootweave_error", f"open: {e}")
+        return
+    for full, branch in tree.iteritems(recursive=True, full_paths=True):
+        try:
+            theirs = ak.to_list(branch.array(library="ak"))
+        except Exception as e:  # noqa: BLE001 - uproot's limits are not counted
+            emit(name, full, "uproot_error", f"{type(e).__name__}: {e}")
+            continue
+        try:
+            mine = ak.to_list(ours.arrays([full], library="ak")[full])
+        except Exception as e:  # noqa: BLE001
+            emit(name, full, "rootweave_error", f"{type(e).__name__}: {e}")
+            continue
+        if branch.num_entries != tree.num_entries:
+            theirs = theirs[: tree.num_entries]
+        diff = first_difference(mine, theirs)
+        emit(name, full, "differ" if diff else "same", diff or "")
+
+
+def check_rntuple(path, name, rootweave):
+    ntuple = uproot.open(path)[name]
+    try:
+        ours = rootweave.open(str(path))[name]
+    except Exception as e:  # noqa: BLE001
+        emit(name, "", "rootweave_error", f"open: {e}")
+        return
+    for field in ntuple.keys(recursive=False):
+        try:
+            theirs = ak.to_list(ntuple.arrays([field], library="ak")[field])
+        except Exception as e:  # noqa: BLE001
+            emit(name, field, "uproot_error", f"{type(e).__name__}: {e}")
+            continue
+        try:
+            mine = ak.to_list(ours.arrays([field], library="ak")[field])
+        except Exception as e:  # noqa: BLE001
+            emit(name, field, "rootweave_error", f"{type(e).__name__}: {e}")
+            continue
+        diff = first_difference(mine, theirs)
+        emit(name, field, "differ" if diff else "same", diff or "")
+
+
+def main(path):
+    warnings.simplefilter("ignore")
+    import rootweave
+
+    try:
+        classes = uproot.open(path).classnames(recursive=True)
+    except Exception as e:  # noqa: BLE001 - a file uproot cannot open is not counted
+        emit("", "", "uproot_error", f"open: {type(e).__name__}: {e}")
+        return
+    names = sorted({(k.split(";")[0], c) for k, c in classes.items()
+                    if c in TREE_CLASSES or c in RNTUPLE_CLASSES})
+    for name, cls in names:
+        try:
+            if cls in TREE_CLASSES:
+                check_tree(path, name, rootweave)
+            else:
+                check_rntuple(path, name, rootweave)
+        except Exception as e:  # noqa: BLE001 - uproot failing on the object itself
+            emit(name, "", "uproot_error", f"{type(e).__name__}: {e}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
