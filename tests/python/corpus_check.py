@@ -35,50 +35,51 @@ def first_difference(mine, theirs):
     return None
 
 
+def compare(obj, item, theirs, mine, entries=None):
+    """Reads one item with uproot (`theirs()`) and with rootweave (`mine()`), and emits
+    the result; `entries` cuts uproot's values to the tree's entries (a branch filled on
+    its own may hold more)."""
+    try:
+        want = ak.to_list(theirs())
+    except Exception as e:  # noqa: BLE001 - uproot's limits are not counted
+        emit(obj, item, "uproot_error", f"{type(e).__name__}: {e}")
+        return
+    try:
+        got = ak.to_list(mine())
+    except Exception as e:  # noqa: BLE001 - every failure is a result
+        emit(obj, item, "rootweave_error", f"{type(e).__name__}: {e}")
+        return
+    diff = first_difference(got, want[:entries] if entries is not None else want)
+    emit(obj, item, "differ" if diff else "same", diff or "")
+
+
+def open_ours(path, name, rootweave):
+    """rootweave's reader of object `name`, or None (the failure emitted)."""
+    try:
+        return rootweave.open(str(path))[name]
+    except Exception as e:  # noqa: BLE001
+        emit(name, "", "rootweave_error", f"open: {e}")
+        return None
+
+
 def check_tree(path, name, rootweave):
     tree = uproot.open(path)[name]
-    try:
-        ours = rootweave.open(str(path))[name]
-    except Exception as e:  # noqa: BLE001 - every failure is a result
-        emit(name, "", "rootweave_error", f"open: {e}")
+    ours = open_ours(path, name, rootweave)
+    if ours is None:
         return
     for full, branch in tree.iteritems(recursive=True, full_paths=True):
-        try:
-            theirs = ak.to_list(branch.array(library="ak"))
-        except Exception as e:  # noqa: BLE001 - uproot's limits are not counted
-            emit(name, full, "uproot_error", f"{type(e).__name__}: {e}")
-            continue
-        try:
-            mine = ak.to_list(ours.arrays([full], library="ak")[full])
-        except Exception as e:  # noqa: BLE001
-            emit(name, full, "rootweave_error", f"{type(e).__name__}: {e}")
-            continue
-        if branch.num_entries != tree.num_entries:
-            theirs = theirs[: tree.num_entries]
-        diff = first_difference(mine, theirs)
-        emit(name, full, "differ" if diff else "same", diff or "")
+        compare(name, full, lambda: branch.array(library="ak"),
+                lambda: ours.arrays([full], library="ak")[full], tree.num_entries)
 
 
 def check_rntuple(path, name, rootweave):
     ntuple = uproot.open(path)[name]
-    try:
-        ours = rootweave.open(str(path))[name]
-    except Exception as e:  # noqa: BLE001
-        emit(name, "", "rootweave_error", f"open: {e}")
+    ours = open_ours(path, name, rootweave)
+    if ours is None:
         return
     for field in ntuple.keys(recursive=False):
-        try:
-            theirs = ak.to_list(ntuple.arrays([field], library="ak")[field])
-        except Exception as e:  # noqa: BLE001
-            emit(name, field, "uproot_error", f"{type(e).__name__}: {e}")
-            continue
-        try:
-            mine = ak.to_list(ours.arrays([field], library="ak")[field])
-        except Exception as e:  # noqa: BLE001
-            emit(name, field, "rootweave_error", f"{type(e).__name__}: {e}")
-            continue
-        diff = first_difference(mine, theirs)
-        emit(name, field, "differ" if diff else "same", diff or "")
+        compare(name, field, lambda: ntuple.arrays([field], library="ak")[field],
+                lambda: ours.arrays([field], library="ak")[field])
 
 
 def main(path):
