@@ -8,8 +8,9 @@
 # the reference libraries must give back the input); SECONDS defaults to 600. The
 # corpus (fuzz/corpus/TARGET) is seeded on every run with the small RNTuple files of the
 # test data (tests/data, or $TESTDATA) and with small
-# files that examples/make_seeds.rs writes; for ttree_file, with the TTree files of the
-# test data under 100 KiB. None of them is committed. Findings land in
+# files that examples/make_seeds.rs writes; for ttree_file, with the TTree files under
+# 100 KiB of the test data and of the real-file corpus ($CORPUS). None of them is
+# committed. Findings land in
 # fuzz/artifacts/TARGET.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -30,12 +31,17 @@ max_len=65536
 if [ "$target" = ttree_file ]; then
     dict=ttree.dict
     max_len=131072
-    if [ -d "$testdata" ]; then
-        find "$testdata" -maxdepth 1 -name '*.root' ! -name '*rntuple*' -size -100k \
-            -exec cp {} "corpus/$target/" \;
-    else
-        echo "no test data at $testdata: no TTree seeds" >&2
-    fi
+    # The TTree files under 100 KiB of the test data and of the real-file corpus
+    # ($CORPUS, by default the scikit-hep-testdata set beside the checkout).
+    real=${CORPUS:-../../shared/corpus/scikit-hep-testdata}
+    for dir in "$testdata" "$real"; do
+        if [ -d "$dir" ]; then
+            find "$dir" -maxdepth 1 -name '*.root' ! -name '*rntuple*' -size -100k \
+                -exec cp {} "corpus/$target/" \;
+        else
+            echo "no files at $dir: no TTree seeds from there" >&2
+        fi
+    done
 elif [ -d "$testdata" ]; then
     # Small RNTuple files only: big ones make every run slow. test_int_multicluster has
     # one cluster of 10^8 entries, which a read decodes whole (8 s per input here).

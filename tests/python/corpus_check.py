@@ -2,7 +2,8 @@
 (so that a crash or a hang is this file's result, not the test run's). For every branch
 of every TTree that uproot reads, and every top-level field of every RNTuple, prints one
 JSON line: {"object", "item", "status", "detail"}, status one of "same", "differ",
-"rootweave_error", "uproot_error" (uproot cannot read it: not counted).
+"rootweave_error", "uproot_error" (uproot cannot read it: not counted), "ambiguous" (a
+second branch of a full path already seen, which no reader can name: not counted).
 
     python corpus_check.py FILE
 """
@@ -67,7 +68,14 @@ def check_tree(path, name, rootweave):
     ours = open_ours(path, name, rootweave)
     if ours is None:
         return
+    seen = set()
     for full, branch in tree.iteritems(recursive=True, full_paths=True):
+        if full in seen:
+            # A second branch of the same full path: no reader names it (ROOT's
+            # GetBranch, uproot's tree[path] and rootweave all give the first).
+            emit(name, full, "ambiguous", "a branch of this full path comes before it")
+            continue
+        seen.add(full)
         compare(name, full, lambda: branch.array(library="ak"),
                 lambda: ours.arrays([full], library="ak")[full], tree.num_entries)
 

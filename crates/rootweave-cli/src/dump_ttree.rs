@@ -5,7 +5,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use rootweave::container::RootFile;
-use rootweave::ttree::{read_streamers, Interpretation, ReadOptions, TTreeReader};
+use rootweave::ttree::{read_streamers, ReadOptions, TTreeReader};
 use rootweave::Result;
 
 use crate::dump::{stdout_error, write_entries, DumpOptions};
@@ -31,15 +31,10 @@ pub fn dump(
     // Without a branch list, every branch that can be read (groups through their
     // sub-branches); the others are named on stderr with the reason.
     let fields: Vec<String> = if options.fields.is_empty() {
-        let mut readable = Vec::new();
-        for b in tree.meta().all_branches() {
-            match tree.interpretation(&b.name) {
-                Ok(Interpretation::Group(_)) => {}
-                Ok(_) => readable.push(b.name.clone()),
-                Err(e) => eprintln!("rootweave: skipping branch '{}': {e}", b.name),
-            }
+        for (branch, why) in tree.unreadable_branches() {
+            eprintln!("rootweave: skipping branch '{branch}': {why}");
         }
-        readable
+        tree.default_branches()
     } else {
         options.fields.clone()
     };

@@ -86,6 +86,12 @@ impl TTree {
             .collect()
     }
 
+    /// The branches a read of every branch leaves out, with the reason:
+    /// `[(name, reason), ...]`.
+    fn unreadable(&self) -> Vec<(String, String)> {
+        self.reader.unreadable_branches()
+    }
+
     /// Reads branches `fields` (every readable branch if empty) for entries
     /// `start..stop`, with the GIL released; returns `[(name, layout), ...]`.
     fn read<'py>(

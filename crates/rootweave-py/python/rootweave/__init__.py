@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from typing import Any, Iterator, Mapping, Sequence, Union
 
 import numpy as np
@@ -36,7 +37,7 @@ from ._rootweave import Writer as _Writer
 from ._rootweave import list_keys as _list_keys
 
 __all__ = ["open", "create", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
-           "ParallelRNTupleWriter", "FillContext", "RootFileError"]
+           "ParallelRNTupleWriter", "FillContext", "RootFileError", "UnreadableBranchWarning"]
 __version__ = "0.1.0"
 
 LIBRARIES = ("np", "ak", "pa", "pl")
@@ -112,6 +113,11 @@ class ReadOnlyFile:
         return f"<rootweave.ReadOnlyFile {self.path!r}>"
 
 
+class UnreadableBranchWarning(UserWarning):
+    """A TTree branch that a read of every branch leaves out (its type is not supported, or
+    its data cannot be read); the message names the file, the branch and the reason."""
+
+
 class _Dataset:
     """What RNTuples and TTrees share: entries, fields, and reading them in bulk."""
 
@@ -151,7 +157,9 @@ class _Dataset:
         (an Awkward record array), "pa" (a pyarrow Table), "pl" (a Polars DataFrame).
         threads: decompression threads (default: all cores).
         A TTree group (a split object) asked for by name is a record of its sub-branches;
-        with no fields, the sub-branches come back instead, as uproot does."""
+        with no fields, the sub-branches come back instead, as uproot does, and a TTree's
+        branches that cannot be read are left out with an `UnreadableBranchWarning` each
+        (once per branch)."""
         if library not in LIBRARIES:
             raise ValueError(f"library must be one of {LIBRARIES}, not {library!r}")
         n = self.num_entries
@@ -159,7 +167,19 @@ class _Dataset:
         stop = n if entry_stop is None else _clip(entry_stop, n)
         stop = max(start, stop)
         names = [] if fields is None else ([fields] if isinstance(fields, str) else list(fields))
-        return _read(self._reader(threads), names, start, stop, library)
+        reader = self._reader(threads)
+        if not names:
+            self._warn_unreadable(reader)
+        return _read(reader, names, start, stop, library)
+
+    def _warn_unreadable(self, reader):
+        """Warns once per branch that a read of every branch leaves out (TTrees only)."""
+        warned = self.__dict__.setdefault("_warned", set())
+        for name, why in getattr(reader, "unreadable", list)():
+            if name not in warned:
+                warned.add(name)
+                warnings.warn(f"branch '{name}' is not read: {why}",
+                              UnreadableBranchWarning, stacklevel=3)
 
     def iterate(self, fields: Fields = None, step_size: int | str = "100 MB", entry_start: int | None = None,
                 entry_stop: int | None = None, library: str = "ak", threads: int | None = None) -> Iterator[Any]:
@@ -172,6 +192,8 @@ class _Dataset:
         stop = n if entry_stop is None else _clip(entry_stop, n)
         reader = self._reader(threads)
         names = [] if fields is None else ([fields] if isinstance(fields, str) else list(fields))
+        if not names:
+            self._warn_unreadable(reader)
         for a, b in _steps(reader, step_size, start, stop):
             yield _read(reader, names, a, b, library)
 

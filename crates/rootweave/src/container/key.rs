@@ -145,9 +145,12 @@ impl KeyInfo {
                 "key '{name}' has a negative size or offset (nbytes {nbytes}, objlen {objlen}, seek {seek_key})"
             )));
         }
-        if (keylen as i64) < read || keylen as i64 > nbytes as i64 {
+        // A key length shorter than the header read is accepted, as ROOT does: a keys
+        // list may hold a longer header than the key itself (its object still starts
+        // `keylen` bytes into the record).
+        if keylen < 0 || keylen as i64 > nbytes as i64 {
             return Err(r.error(format!(
-                "key '{name}' has key length {keylen}, but its header takes {read} bytes of a {nbytes}-byte record"
+                "key '{name}' has key length {keylen} (its header takes {read} bytes) in a {nbytes}-byte record"
             )));
         }
         Ok(KeyInfo {

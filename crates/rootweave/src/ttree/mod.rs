@@ -11,7 +11,7 @@ mod model;
 mod read;
 
 pub use crate::parallel::ReadOptions;
-pub use interpretation::{Header, Interpretation, Nested, Packed, Prim};
+pub use interpretation::{ClassLayout, Header, Interpretation, MemberStep, Nested, Packed, Prim};
 pub use model::{
     BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, StreamerSet, TreeMeta,
 };

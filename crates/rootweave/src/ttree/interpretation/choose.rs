@@ -1,16 +1,22 @@
 //! Choosing a branch's [`Interpretation`] from its leaves, its `TBranchElement`
 //! members and the file's class layouts; a branch that cannot be read gets the reason.
 
+use super::compile::{array_dims, is_stl, normalize, Compiler};
 use super::{Header, Interpretation, Nested, Packed, Prim};
 use crate::ttree::model::{code, Branch, Element, ElementClass, Leaf, StreamerSet};
 
-/// The dimensions in a leaf title (`x[3][2]` -> `["3", "2"]`, `pt[nMuon]` -> `["nMuon"]`).
+/// The dimensions in a leaf title (`x[3][2]` -> `["3", "2"]`, `pt[nMuon]` -> `["nMuon"]`;
+/// a range `d[0,1,10]` is not one).
 pub fn title_dims(title: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = title.split('/').next().unwrap_or("");
     while let Some(a) = rest.find('[') {
         let Some(b) = rest[a..].find(']') else { break };
-        out.push(rest[a + 1..a + b].trim());
+        let inside = rest[a + 1..a + b].trim();
+        // `[min,max,bits]` is the range of a Double32_t / Float16_t, not a dimension.
+        if !inside.contains(',') {
+            out.push(inside);
+        }
         rest = &rest[a + b + 1..];
     }
     out
@@ -68,7 +74,7 @@ fn leaf_prim(leaf: &Leaf) -> Result<Prim, String> {
 pub const MAX_FIXED_VALUES: usize = 1 << 24;
 
 /// Checks that fixed-size array dimensions hold between 1 and [`MAX_FIXED_VALUES`] values.
-fn check_dims(dims: &[usize]) -> Result<(), String> {
+pub(super) fn check_dims(dims: &[usize]) -> Result<(), String> {
     match dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) {
         Some(n) if (1..=MAX_FIXED_VALUES).contains(&n) => Ok(()),
         _ => Err(format!(
@@ -161,129 +167,57 @@ fn interpret_leaf(leaf: &Leaf) -> Result<Interpretation, String> {
     Ok(Interpretation::Fixed { prim, dims })
 }
 
-/// Strips `std::` and spaces from a C++ type name.
-fn normalize(name: &str) -> String {
-    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == ':';
-    let mut out = String::with_capacity(name.len());
-    let mut space = false;
-    for c in name.replace("std::", "").chars() {
-        if c.is_whitespace() {
-            space = true;
-            continue;
-        }
-        // A space stays only between two words (`unsigned int`), as ROOT writes names.
-        if space && is_word(c) && out.chars().last().is_some_and(is_word) {
-            out.push(' ');
-        }
-        space = false;
-        out.push(c);
-    }
-    out
-}
-
-/// Splits `name<args>` into `name` and `args`.
-fn template(t: &str) -> Option<(&str, &str)> {
-    let open = t.find('<')?;
-    let inner = t[open + 1..].strip_suffix('>')?;
-    Some((&t[..open], inner))
-}
-
-/// The item type of an STL sequence or a string (`vector<set<int>>` -> sequences of
-/// sequences of int32).
-fn nested(t: &str) -> Option<Nested> {
-    if t == "string" || t == "TString" {
-        return Some(Nested::Str);
-    }
-    if let Some(p) = Prim::from_type_name(t) {
-        return Some(Nested::Prim(p));
-    }
-    let (name, inner) = template(t)?;
-    match name {
-        "vector" | "set" | "multiset" | "list" | "deque" | "unordered_set"
-        | "unordered_multiset" | "ROOT::VecOps::RVec" | "ROOT::RVec" => {
-            // The item type; default arguments (allocators, comparators) follow it.
-            let item = template_args(inner).first().copied()?;
-            Some(Nested::Seq(Box::new(nested(item.trim())?)))
-        }
-        _ => None,
-    }
-}
-
-/// The top-level template arguments of `args` (`int,vector<short>` -> `int`,
-/// `vector<short>`).
-fn template_args(args: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in args.char_indices() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(&args[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&args[start..]);
-    out
-}
-
-/// Whether a block of map keys or values of type `t` is preceded by a byte count and a
-/// version: STL types (`std::string` and containers) are, numbers and `TString` are not.
-fn stl_block(t: &str) -> bool {
-    t == "string" || template(t).is_some()
-}
-
-/// The interpretation of an STL map (`map<K,V>` and the like), if `t` is one.
-fn interpret_map(t: &str) -> Option<Result<Interpretation, String>> {
-    let (name, args) = template(t)?;
-    if !matches!(
-        name,
-        "map" | "multimap" | "unordered_map" | "unordered_multimap"
-    ) {
-        return None;
-    }
-    let args = template_args(args);
-    let [key, value, ..] = args.as_slice() else {
-        return Some(Err(format!("map type {t} without key and value types")));
-    };
-    Some(match (nested(key), nested(value)) {
-        (Some(k), Some(v)) => Ok(Interpretation::Map {
-            key: k,
-            value: v,
-            key_header: stl_block(key),
-            value_header: stl_block(value),
-        }),
-        _ => Err(format!("maps of type {t} are not supported")),
-    })
-}
-
 /// The interpretation of a whole object of C++ type `ty` in a basket entry (a top-level
 /// unsplit branch, or an STL member of a split class).
-/// `version` is the class version of a top-level object (any, for a member: -1).
+/// `version` is the class version of a top-level object (any, for a member: -1);
+/// `framed` says whether an object is preceded by its byte count and version (a
+/// branch of type -1) or not (type 0: its members one after the other).
 fn interpret_type(
     ty: &str,
     version: i32,
+    framed: bool,
     streamers: &StreamerSet,
 ) -> Result<Interpretation, String> {
     let t = normalize(ty);
-    if let Some(map) = interpret_map(&t) {
-        return map;
+    let compiler = Compiler { streamers };
+    if t == "string" || t == "TString" {
+        return Ok(Interpretation::Strings(Header::None));
     }
-    match nested(&t) {
-        Some(Nested::Str) => Ok(Interpretation::Strings(Header::None)),
-        Some(Nested::Seq(item)) => Ok(match *item {
-            Nested::Prim(prim) => Interpretation::Jagged {
-                prim,
-                inner: vec![],
-                header: Header::Vector,
+    if is_stl(&t) {
+        return Ok(match compiler.stl(&t, 0)? {
+            // Vectors of numbers: one block of values per entry.
+            Nested::Framed(seq) => match *seq {
+                Nested::Seq(item) => match *item {
+                    Nested::Prim(prim) => Interpretation::Jagged {
+                        prim,
+                        inner: vec![],
+                        header: Header::Vector,
+                    },
+                    other => Interpretation::Streamed(Nested::Framed(Box::new(Nested::Seq(
+                        Box::new(other),
+                    )))),
+                },
+                other => Interpretation::Streamed(Nested::Framed(Box::new(other))),
             },
-            other => Interpretation::Sequence(other),
-        }),
-        _ => flat_class(ty, version, streamers)
-            .ok_or_else(|| format!("objects of type {ty} are not supported")),
+            other => Interpretation::Streamed(other),
+        });
     }
+    // Classes of numbers only (`TDatime` and the like stream themselves without a
+    // frame even in a branch of type -1; a frame would not match the fixed entry size,
+    // an error rather than a misread).
+    if let Some(flat) = flat_class(ty, version, streamers) {
+        return Ok(flat);
+    }
+    // An object of split level 0.
+    let class = compiler
+        .class(ty, Some(version), 0)
+        .map_err(|e| format!("objects of type {ty} are not supported: {e}"))?;
+    let class = Nested::Class(class);
+    Ok(Interpretation::Streamed(if framed {
+        Nested::Framed(Box::new(class))
+    } else {
+        class
+    }))
 }
 
 /// A class whose members are all numbers or fixed-size arrays of numbers, unsplit in one
@@ -300,20 +234,12 @@ fn flat_class(ty: &str, version: i32, streamers: &StreamerSet) -> Option<Interpr
             Some(prim) => (prim, vec![]),
             None => (
                 Prim::from_code(el.ty - code::OFFSET_L, &el.title)?,
-                array_dims(el),
+                array_dims(el).ok()?,
             ),
         };
         fields.push((el.name.clone(), prim, dims));
     }
     (!fields.is_empty()).then_some(Interpretation::Record(fields))
-}
-
-/// The dimensions of a fixed-size array member.
-fn array_dims(el: &Element) -> Vec<usize> {
-    el.max_index[..el.array_dim.clamp(0, 5) as usize]
-        .iter()
-        .map(|&d| d.max(0) as usize)
-        .collect()
 }
 
 fn interpret_element(
@@ -351,7 +277,7 @@ fn interpret_element(
                 {
                     return Ok(Interpretation::Jagged {
                         prim,
-                        inner: array_dims(el),
+                        inner: array_dims(el)?,
                         header: Header::None,
                     });
                 }
@@ -364,13 +290,19 @@ fn interpret_element(
                     header: Header::None,
                 });
             }
-            if st == code::STL || st == code::STL_STRING {
-                if let Some(item) = element.and_then(|el| nested(&normalize(&el.type_name))) {
-                    return Ok(Interpretation::Members {
-                        item,
-                        header: Header::Object,
-                    });
-                }
+            let compiler = Compiler { streamers };
+            if let (true, Some(el)) = (st == code::STL || st == code::STL_STRING, element) {
+                return Ok(Interpretation::Members {
+                    item: compiler.item(&el.type_name, 0)?,
+                    header: Header::Object,
+                });
+            }
+            // Objects: each item's member framed by its own byte count and version.
+            if let (true, Some(el)) = (matches!(st, code::OBJECT | code::ANY), element) {
+                return Ok(Interpretation::Members {
+                    item: compiler.item(&el.type_name, 0)?,
+                    header: Header::None,
+                });
             }
             return Err(format!(
                 "member of a split collection with streamer type {} is not supported",
@@ -381,7 +313,7 @@ fn interpret_element(
     }
     if e.id < 0 {
         // The whole object in one branch.
-        return interpret_type(&e.class_name, e.class_version as i32, streamers);
+        return interpret_type(&e.class_name, e.class_version as i32, e.ty == -1, streamers);
     }
     let st = e.streamer_type as i32;
     if let Some(prim) = Prim::from_code(st, title) {
@@ -390,7 +322,7 @@ fn interpret_element(
     if (code::OFFSET_L + 1..code::OFFSET_L + 20).contains(&st) {
         if let Some(prim) = Prim::from_code(st - code::OFFSET_L, title) {
             let dims: Vec<usize> = match element {
-                Some(el) => array_dims(el),
+                Some(el) => array_dims(el)?,
                 None => return Err("fixed-size array member without its class layout".into()),
             };
             return Ok(Interpretation::Fixed { prim, dims });
@@ -416,8 +348,17 @@ fn interpret_element(
     }
     if st == code::STL || st == code::STL + 65 {
         if let Some(el) = element {
-            return interpret_type(&el.type_name, -1, streamers);
+            return interpret_type(&el.type_name, -1, false, streamers);
         }
+    }
+    // An object member that is not split further: framed by a byte count and version.
+    if let (true, Some(el)) = (
+        matches!(st, code::OBJECT | code::ANY | code::TNAMED),
+        element,
+    ) {
+        return Ok(Interpretation::Streamed(
+            Compiler { streamers }.item(&el.type_name, 0)?,
+        ));
     }
     Err(format!(
         "member {} (streamer type {}) of class {} is not supported",
@@ -439,6 +380,14 @@ mod tests {
             normalize("vector<vector<unsigned long> >"),
             "vector<vector<unsigned long>>"
         );
+        let streamers = StreamerSet::default();
+        let nested = |t: &str| {
+            Compiler {
+                streamers: &streamers,
+            }
+            .item(t, 0)
+            .ok()
+        };
         let seq = |p| Some(Nested::Seq(Box::new(Nested::Prim(p))));
         for (t, p) in [
             ("vector<unsigned int>", Prim::U32),
@@ -473,6 +422,13 @@ mod tests {
             count: None,
             element_type: None,
         }
+    }
+
+    #[test]
+    fn ranges_of_packed_floats_are_not_dimensions() {
+        assert_eq!(title_dims("d[-2.71,10,32]"), Vec::<&str>::new());
+        assert_eq!(title_dims("x[3][0,1,10]/d"), vec!["3"]);
+        assert_eq!(title_dims("pt[nMuon]/F"), vec!["nMuon"]);
     }
 
     #[test]

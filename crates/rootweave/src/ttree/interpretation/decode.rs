@@ -2,7 +2,8 @@
 
 use std::ops::Range;
 
-use super::{Header, Interpretation, Nested, Prim};
+use super::builder::{Builder, Reader};
+use super::{Header, Interpretation};
 use crate::array::Array;
 
 /// Why an entry's bytes do not decode (the caller adds file, branch and basket).
@@ -36,12 +37,7 @@ impl Interpretation {
             Interpretation::Strings(_) => "string".into(),
             Interpretation::Members { item, .. } => format!("var * {}", item.describe()),
             Interpretation::Group(children) => format!("group of {} sub-branches", children.len()),
-            Interpretation::Sequence(n) => format!("var * {}", n.describe()),
-            Interpretation::Map { key, value, .. } => format!(
-                "var * {{first: {}, second: {}}}",
-                key.describe(),
-                value.describe()
-            ),
+            Interpretation::Streamed(n) => n.describe(),
             Interpretation::Record(fields) => format!(
                 "{{{}}}",
                 fields
@@ -216,137 +212,21 @@ impl Interpretation {
             Interpretation::Group(_) => {
                 Err("a group of sub-branches is read through its sub-branches".into())
             }
-            Interpretation::Sequence(item) => {
-                let mut top = Builder::new(&Nested::Seq(Box::new(item.clone())));
-                for i in range {
-                    let (n, rest) =
-                        vector_header(entry(i)?).map_err(|e| format!("entry {i}: {e}"))?;
-                    let mut r = Reader(rest);
-                    top.items(n, &mut r)
-                        .map_err(|e| format!("entry {i}: {e}"))?;
-                    if !r.0.is_empty() {
-                        return Err(format!(
-                            "entry {i}: {} bytes left after the items",
-                            r.0.len()
-                        ));
-                    }
-                }
-                Ok(top.finish())
-            }
-            Interpretation::Map {
-                key,
-                value,
-                key_header,
-                value_header,
-            } => {
-                let mut offsets = vec![0u64];
-                let mut keys = Builder::new(key);
-                let mut values = Builder::new(value);
+            Interpretation::Streamed(layout) => {
+                let mut values = Builder::new(layout);
                 for i in range {
                     let e = |m: String| format!("entry {i}: {m}");
-                    let (n, rest) = map_header(entry(i)?).map_err(e)?;
-                    let mut r = Reader(rest);
-                    for (builder, header) in
-                        [(&mut keys, *key_header), (&mut values, *value_header)]
-                    {
-                        if header && !(n == 0 && r.0.is_empty()) {
-                            block_header(&mut r).map_err(e)?;
-                        }
-                        // Every item takes at least one byte.
-                        if n > r.0.len() {
-                            return Err(e(format!("{n} items in {} bytes", r.0.len())));
-                        }
-                        for _ in 0..n {
-                            builder.item(&mut r).map_err(e)?;
-                        }
-                    }
+                    let mut r = Reader(entry(i)?);
+                    values.item(&mut r).map_err(e)?;
                     if !r.0.is_empty() {
-                        return Err(e(format!("{} bytes left after the map", r.0.len())));
+                        return Err(e(format!("{} bytes left after the value", r.0.len())));
                     }
-                    offsets.push(offsets.last().expect("offsets") + n as u64);
                 }
-                let len = *offsets.last().expect("offsets") as usize;
-                Ok(Array::List {
-                    offsets,
-                    values: Box::new(Array::Record {
-                        len,
-                        fields: vec![
-                            ("first".to_string(), keys.finish()),
-                            ("second".to_string(), values.finish()),
-                        ],
-                    }),
-                })
+                Ok(values.finish())
             }
             Interpretation::Fixed { .. } | Interpretation::Record(_) => {
                 unreachable!("fixed-size interpretations")
             }
-        }
-    }
-}
-
-/// Collects the items of nested sequences into arrays.
-enum Builder {
-    Prim(Prim, Vec<u8>),
-    Str(Vec<u64>, Vec<u8>),
-    Seq(Vec<u64>, Box<Builder>),
-}
-
-impl Builder {
-    fn new(n: &Nested) -> Builder {
-        match n {
-            Nested::Prim(p) => Builder::Prim(*p, Vec::new()),
-            Nested::Str => Builder::Str(vec![0], Vec::new()),
-            Nested::Seq(inner) => Builder::Seq(vec![0], Box::new(Builder::new(inner))),
-        }
-    }
-
-    /// Reads one item.
-    fn item(&mut self, r: &mut Reader) -> Result<(), DecodeError> {
-        match self {
-            Builder::Prim(p, bytes) => bytes.extend_from_slice(r.take(p.size())?),
-            Builder::Str(offsets, bytes) => {
-                bytes.extend_from_slice(r.string()?);
-                offsets.push(bytes.len() as u64);
-            }
-            Builder::Seq(..) => {
-                let n = r.count()?;
-                self.items(n, r)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Reads a sequence of `n` items (this builder is a [`Builder::Seq`]).
-    fn items(&mut self, n: usize, r: &mut Reader) -> Result<(), DecodeError> {
-        let Builder::Seq(offsets, inner) = self else {
-            return Err("not a sequence".into());
-        };
-        // Every item takes at least one byte: a corrupt length cannot make us loop long.
-        if n > r.0.len() {
-            return Err(format!("{n} items in {} bytes", r.0.len()));
-        }
-        for _ in 0..n {
-            inner.item(r)?;
-        }
-        offsets.push(inner.len());
-        Ok(())
-    }
-
-    fn len(&self) -> u64 {
-        match self {
-            Builder::Prim(p, bytes) => (bytes.len() / p.size()) as u64,
-            Builder::Str(offsets, _) | Builder::Seq(offsets, _) => offsets.len() as u64 - 1,
-        }
-    }
-
-    fn finish(self) -> Array {
-        match self {
-            Builder::Prim(p, bytes) => p.decode(&bytes),
-            Builder::Str(offsets, bytes) => Array::String { offsets, bytes },
-            Builder::Seq(offsets, inner) => Array::List {
-                offsets,
-                values: Box::new(inner.finish()),
-            },
         }
     }
 }
@@ -385,91 +265,6 @@ fn vector_header(bytes: &[u8]) -> Result<(usize, &[u8]), DecodeError> {
     Ok((n, r.0))
 }
 
-/// The header of a map streamed memberwise: a byte count, a version with the memberwise
-/// bit, the pair's class version (and its checksum when that version is 0 or 1), and the
-/// length. Returns the length and the bytes after the header.
-fn map_header(bytes: &[u8]) -> Result<(usize, &[u8]), DecodeError> {
-    let mut r = Reader(bytes);
-    let count = r.u32()?;
-    if count & 0x4000_0000 == 0 {
-        return Err(format!("no byte count in front of a map ({count:#x})"));
-    }
-    let count = (count & !0x4000_0000) as usize;
-    if count != bytes.len() - 4 {
-        return Err(format!(
-            "a map's byte count {count} does not match its {} bytes",
-            bytes.len() - 4
-        ));
-    }
-    let version = r.u16()?;
-    if version & 0x4000 == 0 {
-        return Err(format!(
-            "a map streamed pair by pair (version {version:#x}) is not supported"
-        ));
-    }
-    if r.u16()? <= 1 {
-        r.take(4)?;
-    }
-    let n = r.count()?;
-    Ok((n, r.0))
-}
-
-/// A byte count and version in front of a block of STL objects.
-fn block_header(r: &mut Reader) -> Result<(), DecodeError> {
-    let count = r.u32()?;
-    if count & 0x4000_0000 == 0 {
-        return Err(format!("no byte count in front of a block ({count:#x})"));
-    }
-    let count = (count & !0x4000_0000) as usize;
-    if count > r.0.len() {
-        return Err(format!(
-            "a block's byte count {count} is more than the {} bytes left",
-            r.0.len()
-        ));
-    }
-    r.take(2)?;
-    Ok(())
-}
-
-/// A minimal checked reader over one entry's bytes.
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
-        if n > self.0.len() {
-            return Err(format!(
-                "needs {n} bytes, {} left in the entry",
-                self.0.len()
-            ));
-        }
-        let (a, b) = self.0.split_at(n);
-        self.0 = b;
-        Ok(a)
-    }
-    fn u16(&mut self) -> Result<u16, DecodeError> {
-        let b = self.take(2)?;
-        Ok(u16::from_be_bytes([b[0], b[1]]))
-    }
-    fn u32(&mut self) -> Result<u32, DecodeError> {
-        let b = self.take(4)?;
-        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    }
-    fn count(&mut self) -> Result<usize, DecodeError> {
-        let n = self.u32()? as i32;
-        if n < 0 {
-            return Err(format!("negative length {n}"));
-        }
-        Ok(n as usize)
-    }
-    fn string(&mut self) -> Result<&'a [u8], DecodeError> {
-        let mut n = self.take(1)?[0] as usize;
-        if n == 255 {
-            n = self.count()?;
-        }
-        self.take(n)
-    }
-}
-
 /// Wraps values into nested fixed-size arrays of `dims` (outermost first).
 pub fn wrap_fixed(values: Array, dims: &[usize]) -> Array {
     dims.iter().rev().fold(values, |inner, &size| Array::Fixed {
@@ -481,6 +276,7 @@ pub fn wrap_fixed(values: Array, dims: &[usize]) -> Array {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ttree::interpretation::{Nested, Prim};
 
     fn hex(s: &str) -> Vec<u8> {
         (0..s.len())
@@ -494,12 +290,12 @@ mod tests {
         // map<int,short> {1: 1, 2: 2} and map<string,TString> {"one": "ONE", "two": "TWO"}
         // as ROOT 6 streams them (memberwise).
         let ints = hex("4000001840090000fe3e6d8000000002000000010000000200010002");
-        let m = Interpretation::Map {
-            key: Nested::Prim(Prim::I32),
-            value: Nested::Prim(Prim::I16),
+        let m = Interpretation::Streamed(Nested::Map {
+            key: Box::new(Nested::Prim(Prim::I32)),
+            value: Box::new(Nested::Prim(Prim::I16)),
             key_header: false,
             value_header: false,
-        };
+        });
         let a = m.decode(&ints, Some(&[0, ints.len()]), 0..1).unwrap();
         let Array::List { offsets, values } = a else {
             panic!("a list")
@@ -517,12 +313,12 @@ mod tests {
         );
         let strings =
             hex("40000022400900009cb11ada000000024000000a0009036f6e650374776f034f4e450354574f");
-        let m = Interpretation::Map {
-            key: Nested::Str,
-            value: Nested::Str,
+        let m = Interpretation::Streamed(Nested::Map {
+            key: Box::new(Nested::Str),
+            value: Box::new(Nested::Str),
             key_header: true,
             value_header: false,
-        };
+        });
         let a = m.decode(&strings, Some(&[0, strings.len()]), 0..1).unwrap();
         assert_eq!(a.len(), 1);
         // Truncated or with a wrong byte count: errors, not panics.

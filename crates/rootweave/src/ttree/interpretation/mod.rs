@@ -4,13 +4,19 @@
 //!
 //! [`choose`] picks a branch's interpretation from the tree model; [`decode`] applies it.
 
+mod builder;
 mod choose;
+mod compile;
 mod decode;
+mod layout;
 mod prim;
+#[cfg(test)]
+mod streamed_tests;
 
 pub use crate::ttree::model::Packed;
 pub(crate) use choose::interpret;
 pub(crate) use decode::wrap_fixed;
+pub use layout::{ClassLayout, MemberStep, Nested};
 pub use prim::Prim;
 
 #[cfg(doc)]
@@ -65,45 +71,10 @@ pub enum Interpretation {
     /// A branch that holds no data of its own and stands for its sub-branches (a split
     /// object, base class or STL collection of objects): read as a record of them.
     Group(Vec<String>),
-    /// An STL sequence (`std::vector`, `std::set`, `std::list`, ...) of numbers, strings
-    /// or nested sequences, streamed whole: a byte count and version, the length, then
-    /// the items (nested sequences as a length and their items).
-    Sequence(Nested),
+    /// One streamed value per entry, read by its layout: STL containers of numbers,
+    /// strings, objects or nested containers (framed), maps, and whole objects of split
+    /// level 0 (their members one after the other), all read by the file's class layouts.
+    Streamed(Nested),
     /// Several fixed-size leaves in one branch (a leaf list): a record per entry.
     Record(Vec<(String, Prim, Vec<usize>)>),
-    /// An STL map (`std::map`, `std::unordered_map`, ...) streamed whole and memberwise:
-    /// a byte count and version, the pair's version (and checksum), the length, then all
-    /// keys and then all values. Read as a list of `{first, second}` records per entry.
-    Map {
-        /// The key type.
-        key: Nested,
-        /// The value type.
-        value: Nested,
-        /// Whether the block of keys starts with a byte count and version (STL types).
-        key_header: bool,
-        /// Whether the block of values does.
-        value_header: bool,
-    },
-}
-
-/// The items of an STL sequence.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Nested {
-    /// A number.
-    Prim(Prim),
-    /// A string (`std::string`, `TString`): a length byte (or 255 and an `i32`) and bytes.
-    Str,
-    /// A nested sequence: an `i32` length and the items.
-    Seq(Box<Nested>),
-}
-
-impl Nested {
-    /// A short description (`int32`, `string`, `var * float64`).
-    pub fn describe(&self) -> String {
-        match self {
-            Nested::Prim(p) => p.name().to_string(),
-            Nested::Str => "string".into(),
-            Nested::Seq(n) => format!("var * {}", n.describe()),
-        }
-    }
 }

@@ -12,5 +12,5 @@ pub(crate) use cursor::Cursor;
 pub(crate) use object::ObjectReader;
 pub use packed::Packed;
 pub use streamers::StreamerSet;
-pub(crate) use streamers::{code, Element, ElementClass};
+pub(crate) use streamers::{code, Element, ElementClass, StreamerInfo};
 pub use tree::{BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, TreeMeta};

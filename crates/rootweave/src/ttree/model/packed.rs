@@ -83,9 +83,12 @@ impl Packed {
                 }
             }
             Packed::Scaled { low, high, bits } => {
-                let scale = (high - low) / (1u64 << bits) as f64;
+                // As ROOT computes it: `2^bits` (or `2^32 - 1` for 32 bits) steps per
+                // range, each value `n / factor + low`, in double precision.
+                let steps = if bits < 32 { 1u64 << bits } else { 0xffff_ffff };
+                let factor = steps as f64 / (high - low);
                 for (o, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-                    *o = low + u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as f64 * scale;
+                    *o = u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as f64 / factor + low;
                 }
             }
         }

@@ -228,6 +228,11 @@ impl StreamerSet {
             })
     }
 
+    /// How many layouts (class versions) of `class` the file describes.
+    pub fn versions(&self, class: &str) -> usize {
+        self.by_name.get(class).map_or(0, Vec::len)
+    }
+
     /// Every layout, in file order.
     pub fn all(&self) -> &[StreamerInfo] {
         &self.infos

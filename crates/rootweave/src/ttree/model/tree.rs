@@ -196,28 +196,21 @@ impl TreeMeta {
     }
 
     /// The branch named `name`: a path from the top (`parent/child`, as uproot names
-    /// branches), else a branch's own name or a path starting at any branch, if exactly
-    /// one branch answers to it. `None` if none or more than one does: two
-    /// branches of one name under different parents are told apart by their paths, never
-    /// by picking one.
+    /// branches; where siblings share a name, the first, as ROOT does), else a branch's
+    /// own name or a path starting at any branch, if exactly one branch answers to it.
+    /// `None` if none or more than one does: two branches of one name under different
+    /// parents are told apart by their paths, never by picking one.
     pub fn find(&self, name: &str) -> Option<&Branch> {
         fn descend<'a>(b: &'a Branch, rest: &[&str]) -> Option<&'a Branch> {
             match rest.split_first() {
                 None => Some(b),
-                Some((part, rest)) => {
-                    let mut named = b.branches.iter().filter(|c| c.name == *part);
-                    let child = named.next()?;
-                    if named.next().is_some() {
-                        return None;
-                    }
-                    descend(child, rest)
-                }
+                // Siblings of one name: the first, as ROOT's `TTree::GetBranch` does.
+                Some((part, rest)) => descend(b.branches.iter().find(|c| c.name == *part)?, rest),
             }
         }
         let parts: Vec<&str> = name.split('/').collect();
         // A path from the top (as uproot names branches) first.
-        let mut top = self.branches.iter().filter(|b| b.name == parts[0]);
-        if let (Some(b), None) = (top.next(), top.next()) {
+        if let Some(b) = self.branches.iter().find(|b| b.name == parts[0]) {
             if let Some(found) = descend(b, &parts[1..]) {
                 return Some(found);
             }
@@ -330,7 +323,8 @@ impl Branch {
     fn from_object(o: &Object, file_size: u64, depth: usize) -> Result<Self, MetaError> {
         let name = string(o, "fName");
         let bad = |message: String| (o.offset, format!("branch '{name}': {message}"));
-        let entries = need_int(o, "fEntries").map_err(|(_, m)| bad(m))?;
+        // ROOT 5 era branches (class versions before 12) store `fEntries` as a double.
+        let entries = num(o, "fEntries").ok_or_else(|| bad(o.why_missing("fEntries")))?;
         let write_basket = need_int(o, "fWriteBasket").map_err(|(_, m)| bad(m))?;
         let seeks = o
             .ints("fBasketSeek")

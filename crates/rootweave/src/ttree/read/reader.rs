@@ -279,6 +279,18 @@ impl TTreeReader {
             .collect()
     }
 
+    /// The branches a read of "every branch" leaves out because they cannot be read,
+    /// each with the reason (for a warning per branch).
+    pub fn unreadable_branches(&self) -> Vec<(String, String)> {
+        self.branch_names()
+            .into_iter()
+            .filter_map(|n| match self.interpretation(&n) {
+                Err(e) => Some((n, e.to_string())),
+                Ok(_) => None,
+            })
+            .collect()
+    }
+
     /// Reads branches `fields` (full names; the [`default_branches`](Self::default_branches)
     /// if empty) for the entries in `range`, one array per branch. A group comes back as a
     /// record of its sub-branches' arrays, keyed by their names.

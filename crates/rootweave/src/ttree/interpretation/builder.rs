@@ -1,0 +1,450 @@
+//! Reading streamed values by their [`Nested`] layout into columnar arrays: a
+//! [`Builder`] mirrors the layout, reads one value at a time from a checked [`Reader`],
+//! and turns what it collected into one [`Array`] at the end.
+
+use std::sync::Arc;
+
+use super::decode::DecodeError;
+use super::layout::{ClassLayout, MemberStep, Nested};
+use super::Prim;
+use crate::array::Array;
+
+/// The flag of a byte count (the top bits of its first four bytes).
+const BYTE_COUNT: u32 = 0x4000_0000;
+/// The version bit of a container streamed memberwise.
+const MEMBERWISE: u16 = 0x4000;
+
+/// A minimal checked reader over one entry's bytes.
+pub(crate) struct Reader<'a>(pub(crate) &'a [u8]);
+
+impl<'a> Reader<'a> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if n > self.0.len() {
+            return Err(format!(
+                "needs {n} bytes, {} left in the entry",
+                self.0.len()
+            ));
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Ok(a)
+    }
+
+    pub(crate) fn u16(&mut self) -> Result<u16, DecodeError> {
+        let b = self.take(2)?;
+        Ok(u16::from_be_bytes([b[0], b[1]]))
+    }
+
+    pub(crate) fn u32(&mut self) -> Result<u32, DecodeError> {
+        let b = self.take(4)?;
+        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// A non-negative `i32` length.
+    pub(crate) fn count(&mut self) -> Result<usize, DecodeError> {
+        let n = self.u32()? as i32;
+        if n < 0 {
+            return Err(format!("negative length {n}"));
+        }
+        Ok(n as usize)
+    }
+
+    /// A string: a length byte (or 255 and an `i32`) and the bytes.
+    pub(crate) fn string(&mut self) -> Result<&'a [u8], DecodeError> {
+        let mut n = self.take(1)?[0] as usize;
+        if n == 255 {
+            n = self.count()?;
+        }
+        self.take(n)
+    }
+
+    /// A byte count (if there is one) and a version: the version, and how many bytes
+    /// must be left once the framed value is read.
+    pub(crate) fn frame(&mut self) -> Result<(u16, Option<usize>), DecodeError> {
+        let peek = self.0.get(..4).ok_or("needs a byte count or version")?;
+        let first = u32::from_be_bytes([peek[0], peek[1], peek[2], peek[3]]);
+        if first & BYTE_COUNT == 0 {
+            return Ok((self.u16()?, None));
+        }
+        self.take(4)?;
+        let count = (first & !BYTE_COUNT) as usize;
+        if count > self.0.len() {
+            return Err(format!(
+                "a byte count of {count} with {} bytes left",
+                self.0.len()
+            ));
+        }
+        let end = self.0.len() - count;
+        Ok((self.u16()?, Some(end)))
+    }
+
+    /// Checks that a framed value ended where its byte count said.
+    pub(crate) fn end_frame(&self, end: Option<usize>, what: &str) -> Result<(), DecodeError> {
+        match end {
+            Some(end) if self.0.len() != end => Err(format!(
+                "{what} ends {} bytes {} where its byte count says",
+                self.0.len().abs_diff(end),
+                if self.0.len() < end {
+                    "past"
+                } else {
+                    "short of"
+                },
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The `TObject` members of an object: a version, the unique ID, the bits, and a
+/// process ID when the object was referenced. Returns the unique ID's bytes.
+fn skip_tobject<'a>(r: &mut Reader<'a>) -> Result<&'a [u8], DecodeError> {
+    let (_, end) = r.frame()?;
+    let id = r.take(4)?;
+    let bits = r.u32()?;
+    if bits & (1 << 4) != 0 {
+        r.take(2)?;
+    }
+    r.end_frame(end, "TObject")?;
+    Ok(id)
+}
+
+/// Collects the values of one [`Nested`] layout into an array.
+pub(crate) enum Builder {
+    Prim(Prim, Vec<u8>),
+    Array(Prim, Vec<usize>, Vec<u8>),
+    Str(Vec<u64>, Vec<u8>),
+    Seq(Vec<u64>, Box<Builder>),
+    Framed(Box<Builder>),
+    Class {
+        class: Arc<ClassLayout>,
+        len: usize,
+        fields: Vec<Builder>,
+    },
+    Unknown(String),
+    Map {
+        offsets: Vec<u64>,
+        keys: Box<Builder>,
+        values: Box<Builder>,
+        key_header: bool,
+        value_header: bool,
+    },
+}
+
+impl Builder {
+    /// An empty builder of `n`'s values.
+    pub(crate) fn new(n: &Nested) -> Builder {
+        match n {
+            Nested::Prim(p) => Builder::Prim(*p, Vec::new()),
+            Nested::Array(p, dims) => Builder::Array(*p, dims.clone(), Vec::new()),
+            Nested::Str => Builder::Str(vec![0], Vec::new()),
+            Nested::Seq(inner) => Builder::Seq(vec![0], Box::new(Builder::new(inner))),
+            Nested::Framed(inner) => Builder::Framed(Box::new(Builder::new(inner))),
+            Nested::Class(class) => Builder::Class {
+                class: class.clone(),
+                len: 0,
+                fields: class.fields.iter().map(|(_, n)| Builder::new(n)).collect(),
+            },
+            Nested::Unknown(name) => Builder::Unknown(name.clone()),
+            Nested::Map {
+                key,
+                value,
+                key_header,
+                value_header,
+            } => Builder::Map {
+                offsets: vec![0],
+                keys: Box::new(Builder::new(key)),
+                values: Box::new(Builder::new(value)),
+                key_header: *key_header,
+                value_header: *value_header,
+            },
+        }
+    }
+
+    /// Reads one value.
+    pub(crate) fn item(&mut self, r: &mut Reader) -> Result<(), DecodeError> {
+        match self {
+            Builder::Prim(p, bytes) => bytes.extend_from_slice(r.take(p.size())?),
+            Builder::Array(p, dims, bytes) => {
+                let n: usize = dims.iter().product();
+                bytes.extend_from_slice(r.take(p.size() * n)?)
+            }
+            Builder::Str(offsets, bytes) => {
+                bytes.extend_from_slice(r.string()?);
+                offsets.push(bytes.len() as u64);
+            }
+            Builder::Seq(..) => {
+                let n = r.count()?;
+                self.items(n, r)?;
+            }
+            Builder::Framed(inner) => {
+                let (version, end) = r.frame()?;
+                if version & MEMBERWISE != 0 {
+                    read_memberwise(inner, r)?;
+                    return r.end_frame(end, &inner.what());
+                }
+                if let Builder::Class { class, .. } = &**inner {
+                    check_version(r, &class.name, class.version, version, end)?;
+                }
+                inner.item(r)?;
+                r.end_frame(end, &inner.what())?;
+            }
+            Builder::Class { class, len, fields } => {
+                read_steps(&class.steps, r, fields)?;
+                *len += 1;
+            }
+            Builder::Unknown(name) => {
+                return Err(format!(
+                    "an object of class {name}, which the file does not describe"
+                ))
+            }
+            Builder::Map {
+                offsets,
+                keys,
+                values,
+                key_header,
+                value_header,
+            } => {
+                let (version, end) = r.frame()?;
+                if version & MEMBERWISE == 0 {
+                    return Err(format!(
+                        "a map streamed pair by pair (version {version:#x}) is not supported"
+                    ));
+                }
+                if r.u16()? == 0 {
+                    r.take(4)?; // the pair's checksum
+                }
+                let n = r.count()?;
+                for (builder, header) in [(keys, *key_header), (values, *value_header)] {
+                    if header && !(n == 0 && r.0.len() == end.unwrap_or(0)) {
+                        let (_, block_end) = r.frame()?;
+                        builder.repeat(n, r)?;
+                        if block_end.is_some_and(|e| r.0.len() < e) {
+                            return Err("a map's block read past its byte count".into());
+                        }
+                    } else {
+                        builder.repeat(n, r)?;
+                    }
+                }
+                r.end_frame(end, "map")?;
+                offsets.push(offsets.last().expect("offsets") + n as u64);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads `n` values (every value takes at least one byte, so a corrupt `n` cannot
+    /// make this loop long).
+    fn repeat(&mut self, n: usize, r: &mut Reader) -> Result<(), DecodeError> {
+        if n > r.0.len() {
+            return Err(format!("{n} items in {} bytes", r.0.len()));
+        }
+        for _ in 0..n {
+            self.item(r)?;
+        }
+        Ok(())
+    }
+
+    /// Reads a sequence of `n` items (this builder is a [`Builder::Seq`]).
+    pub(crate) fn items(&mut self, n: usize, r: &mut Reader) -> Result<(), DecodeError> {
+        let Builder::Seq(offsets, inner) = self else {
+            return Err("not a sequence".into());
+        };
+        if n > r.0.len() {
+            return Err(format!("{n} items in {} bytes", r.0.len()));
+        }
+        for _ in 0..n {
+            inner.item(r)?;
+        }
+        offsets.push(inner.len());
+        Ok(())
+    }
+
+    /// What this builder reads, for error messages.
+    fn what(&self) -> String {
+        match self {
+            Builder::Class { class, .. } => format!("an object of class {}", class.name),
+            Builder::Unknown(name) => format!("an object of class {name}"),
+            Builder::Str(..) => "a string".into(),
+            Builder::Seq(..) => "an STL container".into(),
+            Builder::Map { .. } => "a map".into(),
+            Builder::Framed(inner) => inner.what(),
+            Builder::Prim(..) | Builder::Array(..) => "a number".into(),
+        }
+    }
+
+    /// Values read so far.
+    pub(crate) fn len(&self) -> u64 {
+        match self {
+            Builder::Prim(p, bytes) => (bytes.len() / p.size()) as u64,
+            Builder::Array(p, dims, bytes) => {
+                (bytes.len() / (p.size() * dims.iter().product::<usize>())) as u64
+            }
+            Builder::Str(offsets, _) | Builder::Seq(offsets, _) => offsets.len() as u64 - 1,
+            Builder::Map { offsets, .. } => offsets.len() as u64 - 1,
+            Builder::Framed(inner) => inner.len(),
+            Builder::Class { len, .. } => *len as u64,
+            Builder::Unknown(_) => 0,
+        }
+    }
+
+    /// The values read, as one array.
+    pub(crate) fn finish(self) -> Array {
+        match self {
+            Builder::Prim(p, bytes) => p.decode(&bytes),
+            Builder::Array(p, dims, bytes) => super::decode::wrap_fixed(p.decode(&bytes), &dims),
+            Builder::Str(offsets, bytes) => Array::String { offsets, bytes },
+            Builder::Seq(offsets, inner) => Array::List {
+                offsets,
+                values: Box::new(inner.finish()),
+            },
+            Builder::Framed(inner) => inner.finish(),
+            Builder::Class { class, len, fields } => Array::Record {
+                len,
+                fields: class
+                    .fields
+                    .iter()
+                    .zip(fields)
+                    .map(|((name, _), b)| (name.clone(), b.finish()))
+                    .collect(),
+            },
+            Builder::Unknown(_) => Array::Record {
+                len: 0,
+                fields: vec![],
+            },
+            Builder::Map {
+                offsets,
+                keys,
+                values,
+                ..
+            } => {
+                let len = *offsets.last().expect("offsets") as usize;
+                Array::List {
+                    offsets,
+                    values: Box::new(Array::Record {
+                        len,
+                        fields: vec![
+                            ("first".to_string(), keys.finish()),
+                            ("second".to_string(), values.finish()),
+                        ],
+                    }),
+                }
+            }
+        }
+    }
+}
+
+/// A sequence of objects streamed memberwise (the collection's version has the
+/// memberwise bit): the items' class version (and checksum), the length, then each
+/// member of all items in turn.
+fn read_memberwise(seq: &mut Builder, r: &mut Reader) -> Result<(), DecodeError> {
+    let what = seq.what();
+    let Builder::Seq(offsets, item) = seq else {
+        return Err(format!("{what} streamed memberwise is not supported"));
+    };
+    let Builder::Framed(object) = &mut **item else {
+        return Err(format!("{what} streamed memberwise is not supported"));
+    };
+    let Builder::Class { class, len, fields } = &mut **object else {
+        return Err(format!("{what} streamed memberwise is not supported"));
+    };
+    let version = r.u16()?;
+    check_version(r, &class.name, class.version, version, Some(0))?;
+    let n = r.count()?;
+    if n > r.0.len() {
+        return Err(format!("{n} items in {} bytes", r.0.len()));
+    }
+    for step in &class.steps {
+        let MemberStep::Field(i) = step else {
+            return Err(format!(
+                "objects of class {} streamed memberwise with base classes or counted arrays are not supported",
+                class.name
+            ));
+        };
+        fields[*i].repeat(n, r)?;
+    }
+    *len += n;
+    offsets.push(*len as u64);
+    Ok(())
+}
+
+/// Checks an object's version against the layout it is read by (when the file
+/// describes several), and skips the checksum of a class written without a version.
+fn check_version(
+    r: &mut Reader,
+    class: &str,
+    expected: Option<u16>,
+    version: u16,
+    end: Option<usize>,
+) -> Result<(), DecodeError> {
+    if version == 0 && end.is_some() {
+        r.take(4)?; // the class checksum
+        return Ok(());
+    }
+    match expected {
+        Some(v) if v != version => Err(format!(
+            "an object of class {class} written with version {version}, read by the layout of version {v}"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Reads a class's members by its steps into the record's field builders.
+fn read_steps(
+    steps: &[MemberStep],
+    r: &mut Reader,
+    fields: &mut [Builder],
+) -> Result<(), DecodeError> {
+    for step in steps {
+        match step {
+            MemberStep::Field(i) => fields[*i].item(r)?,
+            MemberStep::Counted { field, counter } => {
+                let n = last_int(&fields[*counter]).ok_or("an array's counter is not a number")?;
+                let flag = r.take(1)?[0];
+                let n = if flag == 0 { 0 } else { n };
+                let n = usize::try_from(n).map_err(|_| format!("an array of {n} values"))?;
+                fields[*field].items(n, r)?;
+            }
+            MemberStep::Base {
+                name,
+                version,
+                steps,
+            } => {
+                let (v, end) = r.frame()?;
+                check_version(r, name, *version, v, end)?;
+                read_steps(steps, r, fields)?;
+                r.end_frame(end, &format!("base class {name}"))?;
+            }
+            MemberStep::TObject => {
+                skip_tobject(r)?;
+            }
+            MemberStep::Ref(i) => {
+                let id = skip_tobject(r)?;
+                let Builder::Prim(Prim::U32, bytes) = &mut fields[*i] else {
+                    return Err("a reference's field is not a uint32".into());
+                };
+                bytes.extend_from_slice(id);
+                r.take(2)?; // the process ID
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The last value an integer field read.
+fn last_int(b: &Builder) -> Option<i64> {
+    let Builder::Prim(p, bytes) = b else {
+        return None;
+    };
+    let last = bytes.get(bytes.len().checked_sub(p.size())?..)?;
+    Some(match p {
+        Prim::I8 => last[0] as i8 as i64,
+        Prim::U8 | Prim::Bool => last[0] as i64,
+        Prim::I16 => i16::from_be_bytes(last.try_into().ok()?) as i64,
+        Prim::U16 => u16::from_be_bytes(last.try_into().ok()?) as i64,
+        Prim::I32 => i32::from_be_bytes(last.try_into().ok()?) as i64,
+        Prim::U32 => u32::from_be_bytes(last.try_into().ok()?) as i64,
+        Prim::I64 => i64::from_be_bytes(last.try_into().ok()?),
+        Prim::U64 => u64::from_be_bytes(last.try_into().ok()?) as i64,
+        _ => return None,
+    })
+}

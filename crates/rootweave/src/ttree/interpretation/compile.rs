@@ -1,0 +1,325 @@
+//! Compiling C++ type names and the file's class layouts into [`Nested`] trees: how
+//! numbers, strings, STL containers and classes (with their bases and members) are
+//! streamed, decided once per branch rather than per entry.
+
+use std::sync::Arc;
+
+use super::layout::{ClassLayout, MemberStep, Nested};
+use super::Prim;
+use crate::ttree::model::{code, Element, ElementClass, StreamerInfo, StreamerSet};
+
+/// The deepest nesting of classes and containers compiled: deeper (or recursive) types
+/// are refused with an error, so that no input can exhaust the stack.
+pub const MAX_NESTING: usize = 32;
+
+/// Strips `std::` and spaces from a C++ type name.
+pub fn normalize(name: &str) -> String {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == ':';
+    let mut out = String::with_capacity(name.len());
+    let mut space = false;
+    for c in name.replace("std::", "").chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        // A space stays only between two words (`unsigned int`), as ROOT writes names.
+        if space && is_word(c) && out.chars().last().is_some_and(is_word) {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out
+}
+
+/// Splits `name<args>` into `name` and `args`.
+pub fn template(t: &str) -> Option<(&str, &str)> {
+    let open = t.find('<')?;
+    let inner = t[open + 1..].strip_suffix('>')?;
+    Some((&t[..open], inner))
+}
+
+/// The top-level template arguments of `args` (`int,vector<short>` -> `int`,
+/// `vector<short>`).
+pub fn template_args(args: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in args.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&args[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&args[start..]);
+    out
+}
+
+/// Whether template `name` is an STL sequence (or a sequence ROOT streams like one).
+fn is_sequence(name: &str) -> bool {
+    matches!(
+        name,
+        "vector"
+            | "set"
+            | "multiset"
+            | "list"
+            | "deque"
+            | "unordered_set"
+            | "unordered_multiset"
+            | "ROOT::VecOps::RVec"
+            | "ROOT::RVec"
+    )
+}
+
+/// Whether template `name` is an STL map.
+fn is_map(name: &str) -> bool {
+    matches!(
+        name,
+        "map" | "multimap" | "unordered_map" | "unordered_multimap"
+    )
+}
+
+/// Whether `t` (normalized) is an STL container or `std::string`.
+pub fn is_stl(t: &str) -> bool {
+    t == "string" || template(t).is_some_and(|(name, _)| is_sequence(name) || is_map(name))
+}
+
+/// Whether a block of map keys or values of type `t` is preceded by a byte count and a
+/// version: STL types (`std::string` and containers) are, numbers and `TString` are not.
+fn stl_block(t: &str) -> bool {
+    t == "string" || template(t).is_some()
+}
+
+/// Compiles types with the class layouts of one file.
+#[derive(Clone, Copy)]
+pub struct Compiler<'s> {
+    /// The file's class layouts.
+    pub streamers: &'s StreamerSet,
+}
+
+impl Compiler<'_> {
+    /// An item of an STL container, as streamed inside it: numbers, strings and nested
+    /// sequences bare, objects framed.
+    pub fn item(&self, t: &str, depth: usize) -> Result<Nested, String> {
+        let t = normalize(t);
+        let t = t.trim();
+        if t == "string" || t == "TString" {
+            return Ok(Nested::Str);
+        }
+        if let Some(p) = Prim::from_type_name(t) {
+            return Ok(Nested::Prim(p));
+        }
+        if let Some(n) = builtin(t) {
+            return Ok(n);
+        }
+        if let Some((name, args)) = template(t) {
+            if is_sequence(name) {
+                let item = template_args(args).first().copied().unwrap_or("");
+                return Ok(Nested::Seq(Box::new(self.item(item, deeper(depth)?)?)));
+            }
+            if is_map(name) {
+                return Err(format!("maps inside containers ({t}) are not supported"));
+            }
+        }
+        if self.layout(t, -1).is_err() {
+            return Ok(Nested::Unknown(t.to_string()));
+        }
+        let class = self.class(t, None, deeper(depth)?)?;
+        Ok(Nested::Framed(Box::new(Nested::Class(class))))
+    }
+
+    /// An STL container or `std::string` streamed on its own (a member of a class, or a
+    /// whole branch): framed by a byte count and version.
+    pub fn stl(&self, t: &str, depth: usize) -> Result<Nested, String> {
+        let t = normalize(t);
+        let t = t.trim();
+        if t == "string" {
+            return Ok(Nested::Framed(Box::new(Nested::Str)));
+        }
+        let Some((name, args)) = template(t) else {
+            return Err(format!("{t} is not an STL container"));
+        };
+        if is_map(name) {
+            let args = template_args(args);
+            let [key, value, ..] = args.as_slice() else {
+                return Err(format!("map type {t} without key and value types"));
+            };
+            let (key, value) = (normalize(key), normalize(value));
+            return Ok(Nested::Map {
+                key: Box::new(self.item(&key, deeper(depth)?)?),
+                value: Box::new(self.item(&value, deeper(depth)?)?),
+                key_header: stl_block(&key),
+                value_header: stl_block(&value),
+            });
+        }
+        if is_sequence(name) {
+            return Ok(Nested::Framed(Box::new(self.item(t, depth)?)));
+        }
+        Err(format!("objects of type {t} are not supported"))
+    }
+
+    /// The layout of `class` (at `version`, or the one the file describes).
+    pub fn class(
+        &self,
+        name: &str,
+        version: Option<i32>,
+        depth: usize,
+    ) -> Result<Arc<ClassLayout>, String> {
+        let info = self.layout(name, version.unwrap_or(-1))?;
+        let mut fields = Vec::with_capacity(info.elements.len());
+        let steps = self.steps(info, &mut fields, deeper(depth)?)?;
+        Ok(Arc::new(ClassLayout {
+            name: name.to_string(),
+            version: self.checked_version(info),
+            fields,
+            steps,
+        }))
+    }
+
+    /// The layout of class `name` at `version` (or the latest), found by its name as
+    /// written or, failing that, as normalized (`vector<int> >` spelled `vector<int>>`).
+    fn layout(&self, name: &str, version: i32) -> Result<&StreamerInfo, String> {
+        if let Some(info) = self.streamers.get(name, version) {
+            return Ok(info);
+        }
+        let wanted = normalize(name);
+        self.streamers
+            .all()
+            .iter()
+            .find(|info| normalize(&info.name) == wanted)
+            .and_then(|info| self.streamers.get(&info.name, version))
+            .ok_or_else(|| format!("the file describes no class {name}"))
+    }
+
+    /// The version objects of a layout must be written with, when the file describes
+    /// several versions of the class.
+    fn checked_version(&self, info: &StreamerInfo) -> Option<u16> {
+        (self.streamers.versions(&info.name) > 1).then_some(info.class_version as u16)
+    }
+
+    /// The steps reading the members of `info`, adding its fields to `fields`.
+    fn steps(
+        &self,
+        info: &StreamerInfo,
+        fields: &mut Vec<(String, Nested)>,
+        depth: usize,
+    ) -> Result<Vec<MemberStep>, String> {
+        let mut steps = Vec::with_capacity(info.elements.len());
+        for el in &info.elements {
+            let unsupported = || {
+                format!(
+                    "member {} of class {} ({}, streamer type {}) is not supported",
+                    el.name, info.name, el.type_name, el.ty
+                )
+            };
+            let mut field = |name: &str, n: Nested| {
+                fields.push((name.to_string(), n));
+                MemberStep::Field(fields.len() - 1)
+            };
+            let st = el.ty;
+            let step = match el.class {
+                ElementClass::Base if el.name == "TObject" => MemberStep::TObject,
+                ElementClass::Base => {
+                    let base = self.layout(&el.name, el.base_version)?;
+                    MemberStep::Base {
+                        name: el.name.clone(),
+                        version: self.checked_version(base),
+                        steps: self.steps(base, fields, deeper(depth)?)?,
+                    }
+                }
+                _ if st == code::TSTRING || el.class == ElementClass::String => {
+                    field(&el.name, Nested::Str)
+                }
+                _ if st == code::STL_STRING || el.class == ElementClass::StlString => {
+                    field(&el.name, Nested::Framed(Box::new(Nested::Str)))
+                }
+                _ if (1..20).contains(&st) => {
+                    let prim = Prim::from_code(st, &el.title).ok_or_else(unsupported)?;
+                    field(&el.name, Nested::Prim(prim))
+                }
+                _ if (code::OFFSET_L + 1..code::OFFSET_L + 20).contains(&st) => {
+                    let prim =
+                        Prim::from_code(st - code::OFFSET_L, &el.title).ok_or_else(unsupported)?;
+                    field(&el.name, Nested::Array(prim, array_dims(el)?))
+                }
+                _ if (code::OFFSET_P + 1..code::OFFSET_P + 20).contains(&st) => {
+                    let prim =
+                        Prim::from_code(st - code::OFFSET_P, &el.title).ok_or_else(unsupported)?;
+                    let counter = fields
+                        .iter()
+                        .rposition(|(n, _)| *n == el.count_name)
+                        .ok_or_else(|| {
+                            format!(
+                                "array {} of class {} is counted by {}, which comes after it",
+                                el.name, info.name, el.count_name
+                            )
+                        })?;
+                    fields.push((el.name.clone(), Nested::Seq(Box::new(Nested::Prim(prim)))));
+                    MemberStep::Counted {
+                        field: fields.len() - 1,
+                        counter,
+                    }
+                }
+                _ if matches!(st, code::OBJECT | code::ANY | code::TNAMED) => {
+                    let class = normalize(el.type_name.trim_end_matches('*'));
+                    let n = match builtin(&class) {
+                        Some(n) => n,
+                        None => Nested::Framed(Box::new(Nested::Class(self.class(
+                            &class,
+                            None,
+                            deeper(depth)?,
+                        )?))),
+                    };
+                    field(&el.name, n)
+                }
+                _ if st == code::STL || el.class == ElementClass::Stl => {
+                    let n = self.stl(&el.type_name, deeper(depth)?)?;
+                    field(&el.name, n)
+                }
+                _ => return Err(unsupported()),
+            };
+            steps.push(step);
+        }
+        Ok(steps)
+    }
+}
+
+/// Classes with streamers of their own that no layout describes: `TString` (a string)
+/// and `TRef` (read as `{ref}`, the referenced object's number, as uproot does).
+fn builtin(class: &str) -> Option<Nested> {
+    match class {
+        "TString" => Some(Nested::Str),
+        "TRef" => Some(Nested::Class(Arc::new(ClassLayout {
+            name: "TRef".into(),
+            version: None,
+            fields: vec![("ref".into(), Nested::Prim(Prim::U32))],
+            steps: vec![MemberStep::Ref(0)],
+        }))),
+        _ => None,
+    }
+}
+
+/// `depth + 1`, or an error past [`MAX_NESTING`].
+fn deeper(depth: usize) -> Result<usize, String> {
+    if depth >= MAX_NESTING {
+        return Err(format!(
+            "types nested more than {MAX_NESTING} deep (or recursive)"
+        ));
+    }
+    Ok(depth + 1)
+}
+
+/// The dimensions of a fixed-size array member, each at least 1 and their product
+/// bounded by [`super::choose::MAX_FIXED_VALUES`].
+pub fn array_dims(el: &Element) -> Result<Vec<usize>, String> {
+    let dims: Vec<usize> = el.max_index[..el.array_dim.clamp(0, 5) as usize]
+        .iter()
+        .map(|&d| d.max(0) as usize)
+        .collect();
+    super::choose::check_dims(&dims).map_err(|e| format!("member {}: {e}", el.name))?;
+    Ok(dims)
+}

@@ -1,0 +1,111 @@
+//! How a value of a C++ type is laid out in a streamed entry: numbers, strings, STL
+//! containers and classes, as the file's class layouts (streamer infos) describe them.
+//! One [`Nested`] tree, compiled once per branch, drives the decoding of every entry.
+
+use std::sync::Arc;
+
+use super::Prim;
+
+/// A value in a streamed entry, and how its bytes are framed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Nested {
+    /// A number.
+    Prim(Prim),
+    /// A fixed-size (possibly multi-dimensional) array of numbers (a member `x[3][2]`).
+    Array(Prim, Vec<usize>),
+    /// A string (`std::string`, `TString`): a length byte (or 255 and an `i32`) and bytes.
+    Str,
+    /// A sequence (`std::vector`, `std::set`, ...): an `i32` length and the items.
+    Seq(Box<Nested>),
+    /// A value preceded by a byte count and a version (objects, and STL containers and
+    /// strings that are members of a class).
+    Framed(Box<Nested>),
+    /// The members of a class, one after the other.
+    Class(Arc<ClassLayout>),
+    /// Objects of a class the file does not describe: an error when one is read (a
+    /// container of them reads while it is empty).
+    Unknown(String),
+    /// An STL map (`std::map`, `std::unordered_map`, ...) streamed memberwise: a byte count
+    /// and version, the pair's version (and checksum), the length, then all keys and then
+    /// all values. Read as a list of `{first, second}` records.
+    Map {
+        /// The key type.
+        key: Box<Nested>,
+        /// The value type.
+        value: Box<Nested>,
+        /// Whether the block of keys starts with a byte count and version (STL types).
+        key_header: bool,
+        /// Whether the block of values does.
+        value_header: bool,
+    },
+}
+
+/// A class as one of its layouts describes it: the record fields it is read into (base
+/// classes' members first, flattened) and the steps that read them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassLayout {
+    /// The class name.
+    pub name: String,
+    /// The class version the layout is for, when the file describes several versions
+    /// (an object written with another version is an error, never misread).
+    pub version: Option<u16>,
+    /// The record fields, in order: names and value types.
+    pub fields: Vec<(String, Nested)>,
+    /// How the fields are read, in streaming order.
+    pub steps: Vec<MemberStep>,
+}
+
+/// One step of reading a class's members.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MemberStep {
+    /// Reads field `i` of the record.
+    Field(usize),
+    /// A pointer to an array whose length another member holds (`T* x //[n]`): a flag
+    /// byte, then (if it is not zero) as many values as field `counter` says, into
+    /// field `field` (a [`Nested::Seq`] of numbers).
+    Counted {
+        /// The array's field.
+        field: usize,
+        /// The field holding the length (an integer read before).
+        counter: usize,
+    },
+    /// A base class, framed by its own byte count and version, whose members are fields
+    /// of the record.
+    Base {
+        /// The base class name (for error messages).
+        name: String,
+        /// The base's layout version, when the file describes several.
+        version: Option<u16>,
+        /// Its steps.
+        steps: Vec<MemberStep>,
+    },
+    /// The `TObject` base: a version, the unique ID and the bits (and a process ID when
+    /// the object was referenced); not a field of the record.
+    TObject,
+    /// A `TRef`: a `TObject` whose unique ID (the referenced object's number) is read
+    /// into field `i` (a `uint32`), then the process ID.
+    Ref(usize),
+}
+
+impl Nested {
+    /// A short description (`int32`, `string`, `var * float64`, a class name).
+    pub fn describe(&self) -> String {
+        match self {
+            Nested::Prim(p) => p.name().to_string(),
+            Nested::Array(p, dims) => {
+                let dims: String = dims.iter().map(|n| format!("{n} * ")).collect();
+                format!("{dims}{}", p.name())
+            }
+            Nested::Str => "string".into(),
+            Nested::Seq(n) => format!("var * {}", n.describe()),
+            Nested::Framed(n) => n.describe(),
+            Nested::Class(c) => c.name.clone(),
+            Nested::Unknown(name) => format!("{name} (not described)"),
+            Nested::Map { key, value, .. } => format!(
+                "var * {{first: {}, second: {}}}",
+                key.describe(),
+                value.describe()
+            ),
+        }
+    }
+}
