@@ -78,6 +78,10 @@ inputs! {
     // before the first one read was negative and adding it to the part's first item
     // overflowed (before the table was found bad).
     ttree_entry_offsets_out_of_order => "ttree_entry_offsets_out_of_order.bin",
+    // A keys list whose own key declares a key length shorter than its header (accepted,
+    // as ROOT does): the bytes to skip after the header were computed as `keylen -
+    // position` and underflowed.
+    keys_list_key_length_short => "keys_list_key_length_short.bin",
 }
 
 #[test]

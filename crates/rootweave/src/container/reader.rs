@@ -107,7 +107,8 @@ impl RootFile {
         let bytes = self.read_at(dir.seek_keys, dir.nbytes_keys as u64, &object)?;
         let mut r = BeReader::new(&bytes, dir.seek_keys, &self.name, &object);
         let own_key = KeyInfo::decode(&mut r)?;
-        let skip = own_key.keylen as usize - r.position();
+        // The list follows the header (or its declared length, if that is longer).
+        let skip = (own_key.keylen as usize).saturating_sub(r.position());
         r.take(skip)?;
         let keys = decode_keys_list(&mut r)?;
         for key in &keys {

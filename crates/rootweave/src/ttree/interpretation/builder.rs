@@ -115,6 +115,7 @@ pub(crate) enum Builder {
     Str(Vec<u64>, Vec<u8>),
     Seq(Vec<u64>, Box<Builder>),
     Framed(Box<Builder>),
+    Named(String, Box<Builder>),
     Class {
         class: Arc<ClassLayout>,
         len: usize,
@@ -139,6 +140,9 @@ impl Builder {
             Nested::Str => Builder::Str(vec![0], Vec::new()),
             Nested::Seq(inner) => Builder::Seq(vec![0], Box::new(Builder::new(inner))),
             Nested::Framed(inner) => Builder::Framed(Box::new(Builder::new(inner))),
+            Nested::Named(class, inner) => {
+                Builder::Named(class.clone(), Box::new(Builder::new(inner)))
+            }
             Nested::Class(class) => Builder::Class {
                 class: class.clone(),
                 len: 0,
@@ -187,6 +191,17 @@ impl Builder {
                 }
                 inner.item(r)?;
                 r.end_frame(end, &inner.what())?;
+            }
+            Builder::Named(class, inner) => {
+                let n = r.take(1)?[0] as usize;
+                let name = r.take(n + 1)?;
+                if &name[..n] != class.as_bytes() {
+                    return Err(format!(
+                        "an object of class {} where {class} was expected",
+                        String::from_utf8_lossy(&name[..n])
+                    ));
+                }
+                inner.item(r)?;
             }
             Builder::Class { class, len, fields } => {
                 read_steps(&class.steps, r, fields)?;
@@ -267,7 +282,7 @@ impl Builder {
             Builder::Str(..) => "a string".into(),
             Builder::Seq(..) => "an STL container".into(),
             Builder::Map { .. } => "a map".into(),
-            Builder::Framed(inner) => inner.what(),
+            Builder::Framed(inner) | Builder::Named(_, inner) => inner.what(),
             Builder::Prim(..) | Builder::Array(..) => "a number".into(),
         }
     }
@@ -281,7 +296,7 @@ impl Builder {
             }
             Builder::Str(offsets, _) | Builder::Seq(offsets, _) => offsets.len() as u64 - 1,
             Builder::Map { offsets, .. } => offsets.len() as u64 - 1,
-            Builder::Framed(inner) => inner.len(),
+            Builder::Framed(inner) | Builder::Named(_, inner) => inner.len(),
             Builder::Class { len, .. } => *len as u64,
             Builder::Unknown(_) => 0,
         }
@@ -297,7 +312,7 @@ impl Builder {
                 offsets,
                 values: Box::new(inner.finish()),
             },
-            Builder::Framed(inner) => inner.finish(),
+            Builder::Framed(inner) | Builder::Named(_, inner) => inner.finish(),
             Builder::Class { class, len, fields } => Array::Record {
                 len,
                 fields: class

@@ -113,6 +113,23 @@ fn interpret_unchecked(branch: &Branch, streamers: &StreamerSet) -> Result<Inter
     if let Some(e) = &branch.element {
         return interpret_element(branch, e, streamers);
     }
+    // An unsplit `TObject`-derived object (`TBranchObject`): streamed by its class, framed.
+    if !branch.object_class.is_empty() {
+        let object = interpret_type(&branch.object_class, -1, true, streamers)?;
+        return Ok(match object {
+            Interpretation::Streamed(n) if branch.object_virtual => {
+                Interpretation::Streamed(Nested::Named(branch.object_class.clone(), Box::new(n)))
+            }
+            other if branch.object_virtual => {
+                return Err(format!(
+                    "objects of type {} after their class name ({}) are not supported",
+                    branch.object_class,
+                    other.describe()
+                ))
+            }
+            other => other,
+        });
+    }
     match branch.leaves.as_slice() {
         [] => Err("the branch has no leaves (it holds no data of its own)".into()),
         [leaf] => interpret_leaf(leaf),

@@ -22,6 +22,10 @@ pub enum Nested {
     Framed(Box<Nested>),
     /// The members of a class, one after the other.
     Class(Arc<ClassLayout>),
+    /// A value preceded by the name of its class (a length byte, the name and a NUL), as
+    /// a `TBranchObject` of a virtual leaf writes each object; the name must be the
+    /// class's own.
+    Named(String, Box<Nested>),
     /// Objects of a class the file does not describe: an error when one is read (a
     /// container of them reads while it is empty).
     Unknown(String),
@@ -98,7 +102,7 @@ impl Nested {
             }
             Nested::Str => "string".into(),
             Nested::Seq(n) => format!("var * {}", n.describe()),
-            Nested::Framed(n) => n.describe(),
+            Nested::Framed(n) | Nested::Named(_, n) => n.describe(),
             Nested::Class(c) => c.name.clone(),
             Nested::Unknown(name) => format!("{name} (not described)"),
             Nested::Map { key, value, .. } => format!(

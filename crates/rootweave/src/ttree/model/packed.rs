@@ -25,10 +25,12 @@ pub enum Packed {
 impl Packed {
     /// The packing given by a member's or leaf's title (`[xmin,xmax,nbits]` ranges).
     pub fn from_title(float16: bool, title: &str) -> Packed {
+        // The bracket group with a comma: `x[n]/f[-5,5,10]` has a dimension first.
         let range = title
-            .find('[')
-            .and_then(|a| title[a + 1..].find(']').map(|b| &title[a + 1..a + 1 + b]))
-            .filter(|r| r.contains(','));
+            .split('[')
+            .skip(1)
+            .filter_map(|part| part.split_once(']').map(|(inside, _)| inside))
+            .find(|r| r.contains(','));
         let Some(range) = range else {
             return if float16 {
                 Packed::Truncated { bits: 12 }
@@ -131,6 +133,15 @@ mod tests {
     #[test]
     fn packed_floats() {
         assert_eq!(Packed::from_title(false, "x"), Packed::AsFloat);
+        // A counted array: the dimension comes before the range.
+        assert_eq!(
+            Packed::from_title(true, "f16v[n]/f[-5,5,10]"),
+            Packed::Scaled {
+                low: -5.0,
+                high: 5.0,
+                bits: 10
+            }
+        );
         assert_eq!(
             Packed::from_title(false, "energy [0, 100, 10]"),
             Packed::Scaled {

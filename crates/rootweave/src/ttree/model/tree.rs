@@ -101,6 +101,12 @@ pub struct Branch {
     pub embedded: Vec<EmbeddedBasket>,
     /// `TBranchElement` members.
     pub element: Option<ElementInfo>,
+    /// The class of the objects of a `TBranchObject` (an unsplit `TObject`-derived
+    /// object, streamed whole by its class), else empty.
+    pub object_class: String,
+    /// Whether each object of a `TBranchObject` is preceded by its class name
+    /// (`TLeafObject::fVirtual`).
+    pub object_virtual: bool,
 }
 
 /// Cluster layout of a tree.
@@ -467,6 +473,15 @@ impl Branch {
             baskets,
             embedded,
             element,
+            object_class: if o.class == "TBranchObject" {
+                string(o, "fClassName")
+            } else {
+                String::new()
+            },
+            object_virtual: o
+                .objects("fLeaves")
+                .and_then(|l| l.first().cloned().flatten())
+                .is_some_and(|leaf| leaf.int("fVirtual").unwrap_or(0) != 0),
         })
     }
 }

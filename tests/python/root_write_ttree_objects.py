@@ -1,0 +1,110 @@
+"""Writes one ROOT file with a TTree of objects and type names that other TTree zoos do
+not cover, for the object reading of test_ttree_objects.py. Run as a child process:
+
+    python root_write_ttree_objects.py OUT ENTRIES
+
+Branches: vectors of unsigned and fixed-width integer types (spelled with spaces and
+typedefs), an `unsigned long` leaf; ranged Double32_t / Float16_t arrays (fixed,
+counted, two-dimensional) and a char* leaf; TLorentzVector, TVector3 and TVector2 split
+and unsplit, std::vector<TLorentzVector>, a TClonesArray of TLorentzVector, TDatime,
+std::map, std::set and ROOT::RVec. Entry e holds values computed from e (see below).
+"""
+
+import sys
+import warnings
+
+warnings.filterwarnings("ignore")
+import ROOT  # noqa: E402
+
+# Collection proxies for the STL types without a dictionary in ROOT's libraries.
+ROOT.gSystem.ChangeDirectory(sys.argv[3] if len(sys.argv) > 3 else ".")
+for t, h in [("map<int,double>", "map"), ("map<string,int>", "map;string"), ("set<int>", "set"),
+             ("vector<signed char>", "vector"),
+             ("vector<TLorentzVector>", "vector;TLorentzVector.h")]:
+    ROOT.gInterpreter.GenerateDictionary(t, h)
+
+ROOT.gInterpreter.Declare(r'''
+#include <TFile.h>
+#include <TTree.h>
+#include <TLorentzVector.h>
+#include <TVector3.h>
+#include <TVector2.h>
+#include <TDatime.h>
+#include <TClonesArray.h>
+#include <ROOT/RVec.hxx>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+#include <cstdint>
+
+void rw_write_objects(const char *path, Long64_t entries) {
+  TFile f(path, "RECREATE", "", 505);
+  TTree t("objs", "objects and type names");
+  t.SetAutoFlush(300);
+  std::vector<unsigned char> vuc; std::vector<unsigned short> vus;
+  std::vector<unsigned int> vui; std::vector<unsigned long> vul;
+  std::vector<int8_t> vi8; std::vector<uint16_t> vu16; std::vector<uint32_t> vu32;
+  ULong_t ul;
+  Double32_t d32a[3]; Int_t n; Float16_t f16v[8]; Double32_t d32m[2][3];
+  char text[32];
+  TLorentzVector *p4 = new TLorentzVector(), *p4u = new TLorentzVector();
+  TVector3 *v3 = new TVector3(), *v3u = new TVector3();
+  TVector2 *v2 = new TVector2();
+  std::vector<TLorentzVector> vp4;
+  TClonesArray *cp4 = new TClonesArray("TLorentzVector");
+  TDatime *when = new TDatime();
+  std::map<int, double> mid; std::map<std::string, int> msi; std::set<int> si;
+  ROOT::RVecF rv;
+  t.Branch("vuc", &vuc); t.Branch("vus", &vus); t.Branch("vui", &vui); t.Branch("vul", &vul);
+  t.Branch("vi8", &vi8); t.Branch("vu16", &vu16); t.Branch("vu32", &vu32);
+  t.Branch("ul", &ul, "ul/l");
+  t.Branch("d32a", d32a, "d32a[3]/d[0,10,12]");
+  t.Branch("n", &n, "n/I");
+  t.Branch("f16v", f16v, "f16v[n]/f[-5,5,10]");
+  t.Branch("d32m", d32m, "d32m[2][3]/d[-1,1,16]");
+  t.Branch("text", text, "text/C");
+  t.Branch("p4", &p4, 32000, 99);
+  t.Branch("p4u", &p4u, 32000, 0);
+  t.Branch("v3", &v3, 32000, 99);
+  t.Branch("v3u", &v3u, 32000, 0);
+  t.Branch("v2", &v2, 32000, 0);
+  t.Branch("vp4", &vp4, 32000, 0);
+  t.Branch("cp4", &cp4, 32000, 99);
+  t.Branch("when", &when, 32000, 0);
+  t.Branch("mid", &mid); t.Branch("msi", &msi); t.Branch("si", &si);
+  t.Branch("rv", &rv);
+  for (Long64_t e = 0; e < entries; ++e) {
+    int k = int(e % 4);
+    vuc.assign(k, (unsigned char)(200 + k)); vus.assign(k, (unsigned short)(60000 + e % 1000));
+    vui.assign(k, 4000000000u + unsigned(e)); vul.assign(k, 18000000000000000000ul + e);
+    vi8.assign(k, int8_t(-100 + k)); vu16.assign(k, uint16_t(e % 65536)); vu32.assign(k, uint32_t(e * 3));
+    ul = 18000000000000000000ul + e;
+    for (int i = 0; i < 3; ++i) d32a[i] = (e % 100) * 0.1 + i;
+    n = k; for (int i = 0; i < n; ++i) f16v[i] = -4.0f + 0.5f * i + (e % 7) * 0.25f;
+    for (int i = 0; i < 2; ++i) for (int j = 0; j < 3; ++j) d32m[i][j] = -0.9 + 0.1 * (i * 3 + j) + (e % 5) * 0.01;
+    snprintf(text, sizeof(text), "entry %lld", (long long)e);
+    p4->SetPxPyPzE(e * 0.5, -e * 0.25, e * 2.0, e * 3.0 + 1);
+    *p4u = *p4;
+    v3->SetXYZ(e, e + 1, e + 2); *v3u = *v3;
+    v2->Set(e * 0.5, -1.0 * e);
+    vp4.clear(); cp4->Clear();
+    for (int i = 0; i < k; ++i) {
+      vp4.emplace_back(i, e, -i, e + i);
+      new ((*cp4)[i]) TLorentzVector(e, i, 0, e + i);
+    }
+    when->Set(2020, 1 + e % 12, 1 + e % 28, e % 24, e % 60, 0);
+    mid.clear(); msi.clear(); si.clear();
+    for (int i = 0; i < k; ++i) {
+      mid[i * 10 + int(e % 10)] = e * 0.5 + i;
+      msi["key" + std::to_string(e + i)] = int(e) - i;
+      si.insert(int(e) * 2 + i);
+    }
+    rv.resize(k); for (int i = 0; i < k; ++i) rv[i] = e + 0.125f * i;
+    t.Fill();
+  }
+  t.Write();
+  f.Close();
+}
+''')
+ROOT.rw_write_objects(sys.argv[1], int(sys.argv[2]))
