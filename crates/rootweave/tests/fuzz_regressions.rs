@@ -13,12 +13,57 @@ use common::test_data;
 #[path = "../../../fuzz/src/lib.rs"]
 mod harness;
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use rootweave::container::{FileWriter, WriterOptions};
 use rootweave::io::MemoryFile;
 use rootweave::rntuple::{Field, FieldType, RNTupleWriter, Value, WriteOptions};
+
+/// The largest single allocation allowed, as the fuzz targets' `-malloc_limit_mb=1024`: an
+/// input that makes a reader allocate what corrupt headers claim aborts the test run.
+const MOST_BYTES: usize = 1 << 30;
+
+/// The system allocator, refusing (null) any single allocation above [`MOST_BYTES`].
+struct BoundedAllocator;
+
+// SAFETY: every call forwards to `System` with the caller's own arguments, so `System`'s
+// guarantees hold; the only other path returns null, which `GlobalAlloc` allows as the
+// signal of a failed allocation (the caller then reports it and aborts).
+unsafe impl GlobalAlloc for BoundedAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if layout.size() > MOST_BYTES {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: forwarded unchanged (see above).
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if layout.size() > MOST_BYTES {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: forwarded unchanged (see above).
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System` with this layout (only `System` allocates here).
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > MOST_BYTES {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: `ptr` came from `System` with `layout`; forwarded unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: BoundedAllocator = BoundedAllocator;
 
 fn inputs_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_inputs")
@@ -82,6 +127,9 @@ inputs! {
     // as ROOT does): the bytes to skip after the header were computed as `keylen -
     // position` and underflowed.
     keys_list_key_length_short => "keys_list_key_length_short.bin",
+    // A basket key claiming 1 GiB uncompressed from 45 kB stored (its blocks declare far
+    // less): the decompression buffer was allocated at the key's size first.
+    ttree_basket_claims_huge_payload => "ttree_basket_claims_huge_payload.bin",
 }
 
 #[test]

@@ -61,6 +61,32 @@ pub fn compress(compression: Compression, input: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The uncompressed size a compressed payload declares: the sum over its chain of blocks,
+/// read from their headers alone. Lets a reader check a claimed size before allocating
+/// for it; an error if a header is cut or a block runs past the payload.
+pub fn declared_len(input: &[u8]) -> Result<usize> {
+    let (mut at, mut total) = (0usize, 0usize);
+    while at < input.len() {
+        let h = block::header_at(&input[at..]).map_err(|message| Error::Compression {
+            offset: at as u64,
+            message,
+        })?;
+        at += BLOCK_HEADER_SIZE + h.compressed_size;
+        if at > input.len() {
+            return Err(Error::Compression {
+                offset: at as u64,
+                message: format!(
+                    "a block of {} bytes runs past the {}-byte payload",
+                    h.compressed_size,
+                    input.len()
+                ),
+            });
+        }
+        total = total.saturating_add(h.uncompressed_size);
+    }
+    Ok(total)
+}
+
 /// Decodes a payload into `out`, whose length is the expected uncompressed size. A payload
 /// as long as `out` is raw and copied as it is.
 pub fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<()> {

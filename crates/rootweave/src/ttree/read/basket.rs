@@ -1,7 +1,7 @@
 //! TBasket records: the key header, the basket header, the (possibly compressed)
 //! payload, and the entry-offset table that follows the data of variable-size entries.
 
-use crate::compress::decompress_into;
+use crate::compress::{declared_len, decompress_into};
 use crate::container::bytes::BeReader;
 use crate::container::KeyInfo;
 use crate::error::{Error, Result};
@@ -122,6 +122,20 @@ pub fn payload<'a>(
     let stored = &record[h.keylen..h.nbytes];
     if stored.len() == h.objlen {
         return Ok(stored);
+    }
+    // The blocks' headers must declare the size the key claims before it is allocated.
+    let declared =
+        declared_len(stored).map_err(|e| e.in_object(file, object, h.seek + h.keylen as u64))?;
+    if declared != h.objlen {
+        return Err(Error::format(
+            file,
+            object,
+            h.seek + h.keylen as u64,
+            format!(
+                "the key says {} uncompressed bytes, the compressed blocks {declared}",
+                h.objlen
+            ),
+        ));
     }
     if scratch.len() < h.objlen {
         scratch.resize(h.objlen, 0);
