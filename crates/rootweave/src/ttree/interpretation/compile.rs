@@ -125,10 +125,10 @@ impl Compiler<'_> {
                 return Err(format!("maps inside containers ({t}) are not supported"));
             }
         }
-        if self.layout(t, -1).is_err() {
+        let Ok(info) = self.layout(t, -1) else {
             return Ok(Nested::Unknown(t.to_string()));
-        }
-        let class = self.class(t, None, deeper(depth)?)?;
+        };
+        let class = self.class_of(t, info, deeper(depth)?)?;
         Ok(Nested::Framed(Box::new(Nested::Class(class))))
     }
 
@@ -170,6 +170,16 @@ impl Compiler<'_> {
         depth: usize,
     ) -> Result<Arc<ClassLayout>, String> {
         let info = self.layout(name, version.unwrap_or(-1))?;
+        self.class_of(name, info, depth)
+    }
+
+    /// The layout of class `name` as `info` describes it.
+    fn class_of(
+        &self,
+        name: &str,
+        info: &StreamerInfo,
+        depth: usize,
+    ) -> Result<Arc<ClassLayout>, String> {
         let mut fields = Vec::with_capacity(info.elements.len());
         let steps = self.steps(info, &mut fields, deeper(depth)?)?;
         Ok(Arc::new(ClassLayout {

@@ -234,19 +234,14 @@ impl Interpretation {
 /// The bytes after a byte count and a version that must span all of `bytes`.
 fn object_header(bytes: &[u8]) -> Result<&[u8], DecodeError> {
     let mut r = Reader(bytes);
-    let count = r.u32()?;
-    if count & 0x4000_0000 == 0 {
-        return Err(format!("no byte count in front of an object ({count:#x})"));
+    match r.frame()? {
+        (_, Some(0)) => Ok(r.0),
+        (_, Some(left)) => Err(format!(
+            "an object's byte count leaves {left} of its {} bytes",
+            bytes.len()
+        )),
+        (_, None) => Err("no byte count in front of an object".into()),
     }
-    let count = (count & !0x4000_0000) as usize;
-    if count != bytes.len() - 4 {
-        return Err(format!(
-            "an object's byte count {count} does not match its {} bytes",
-            bytes.len() - 4
-        ));
-    }
-    r.take(2)?;
-    Ok(r.0)
 }
 
 /// The bytes of an entry after its header ([`Header::None`] or [`Header::Object`]).
