@@ -86,6 +86,11 @@ impl TTree {
             .collect()
     }
 
+    /// The branches a read of every branch returns (their types can be read).
+    fn readable(&self) -> Vec<String> {
+        self.reader.default_branches()
+    }
+
     /// The branches a read of every branch leaves out, with the reason:
     /// `[(name, reason), ...]`.
     fn unreadable(&self) -> Vec<(String, String)> {

@@ -170,16 +170,38 @@ class _Dataset:
         reader = self._reader(threads)
         if not names:
             self._warn_unreadable(reader)
+            return self._read_every(reader, start, stop, library)
         return _read(reader, names, start, stop, library)
 
     def _warn_unreadable(self, reader):
         """Warns once per branch that a read of every branch leaves out (TTrees only)."""
-        warned = self.__dict__.setdefault("_warned", set())
         for name, why in getattr(reader, "unreadable", list)():
-            if name not in warned:
-                warned.add(name)
-                warnings.warn(f"branch '{name}' is not read: {why}",
-                              UnreadableBranchWarning, stacklevel=3)
+            self._warn_once(name, why)
+
+    def _warn_once(self, name, why):
+        warned = self.__dict__.setdefault("_warned", set())
+        if name not in warned:
+            warned.add(name)
+            warnings.warn(f"branch '{name}' is not read: {why}", UnreadableBranchWarning, stacklevel=4)
+
+    def _read_every(self, reader, start, stop, library):
+        """Every field for entries start:stop. A TTree branch whose data cannot be read
+        there (a malformed basket, a layout its objects do not fit) is left out with a
+        warning, and the others are read."""
+        try:
+            return _read(reader, [], start, stop, library)
+        except RootFileError:
+            if not hasattr(reader, "readable"):
+                raise
+        names = []
+        for name in reader.readable():
+            try:
+                reader.read([name], start, stop)
+            except RootFileError as e:
+                self._warn_once(name, str(e))
+            else:
+                names.append(name)
+        return _read(reader, names, start, stop, library)
 
     def iterate(self, fields: Fields = None, step_size: int | str = "100 MB", entry_start: int | None = None,
                 entry_stop: int | None = None, library: str = "ak", threads: int | None = None) -> Iterator[Any]:
@@ -195,7 +217,7 @@ class _Dataset:
         if not names:
             self._warn_unreadable(reader)
         for a, b in _steps(reader, step_size, start, stop):
-            yield _read(reader, names, a, b, library)
+            yield _read(reader, names, a, b, library) if names else self._read_every(reader, a, b, library)
 
     def __len__(self) -> int:
         return self.num_entries
