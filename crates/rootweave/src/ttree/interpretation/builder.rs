@@ -114,6 +114,7 @@ pub(crate) enum Builder {
     Array(Prim, Vec<usize>, Vec<u8>),
     Str(Vec<u64>, Vec<u8>),
     Seq(Vec<u64>, Box<Builder>),
+    Repeat(Box<Builder>, usize),
     Framed(Box<Builder>),
     Named(String, Box<Builder>),
     Class {
@@ -139,6 +140,7 @@ impl Builder {
             Nested::Array(p, dims) => Builder::Array(*p, dims.clone(), Vec::new()),
             Nested::Str => Builder::Str(vec![0], Vec::new()),
             Nested::Seq(inner) => Builder::Seq(vec![0], Box::new(Builder::new(inner))),
+            Nested::Repeat(inner, size) => Builder::Repeat(Box::new(Builder::new(inner)), *size),
             Nested::Framed(inner) => Builder::Framed(Box::new(Builder::new(inner))),
             Nested::Named(class, inner) => {
                 Builder::Named(class.clone(), Box::new(Builder::new(inner)))
@@ -180,6 +182,7 @@ impl Builder {
                 let n = r.count()?;
                 self.items(n, r)?;
             }
+            Builder::Repeat(inner, size) => inner.repeat(*size, r)?,
             Builder::Framed(inner) => {
                 let (version, end) = r.frame()?;
                 if version & MEMBERWISE != 0 {
@@ -281,6 +284,7 @@ impl Builder {
             Builder::Unknown(name) => format!("an object of class {name}"),
             Builder::Str(..) => "a string".into(),
             Builder::Seq(..) => "an STL container".into(),
+            Builder::Repeat(inner, _) => inner.what(),
             Builder::Map { .. } => "a map".into(),
             Builder::Framed(inner) | Builder::Named(_, inner) => inner.what(),
             Builder::Prim(..) | Builder::Array(..) => "a number".into(),
@@ -297,6 +301,7 @@ impl Builder {
             Builder::Str(offsets, _) | Builder::Seq(offsets, _) => offsets.len() as u64 - 1,
             Builder::Map { offsets, .. } => offsets.len() as u64 - 1,
             Builder::Framed(inner) | Builder::Named(_, inner) => inner.len(),
+            Builder::Repeat(inner, size) => inner.len() / *size as u64,
             Builder::Class { len, .. } => *len as u64,
             Builder::Unknown(_) => 0,
         }
@@ -313,6 +318,10 @@ impl Builder {
                 values: Box::new(inner.finish()),
             },
             Builder::Framed(inner) | Builder::Named(_, inner) => inner.finish(),
+            Builder::Repeat(inner, size) => Array::Fixed {
+                size,
+                values: Box::new(inner.finish()),
+            },
             Builder::Class { class, len, fields } => Array::Record {
                 len,
                 fields: class

@@ -314,6 +314,16 @@ fn interpret_element(
                     header: Header::Object,
                 });
             }
+            // Arrays of objects: each item's member a fixed number of them.
+            if let (true, Some(el)) = (
+                matches!(st - code::OFFSET_L, code::OBJECT | code::ANY),
+                element,
+            ) {
+                return Ok(Interpretation::Members {
+                    item: compiler.object_array(el, 0)?,
+                    header: Header::None,
+                });
+            }
             // Objects: each item's member framed by its own byte count and version.
             if let (true, Some(el)) = (matches!(st, code::OBJECT | code::ANY), element) {
                 return Ok(Interpretation::Members {
@@ -367,6 +377,15 @@ fn interpret_element(
         if let Some(el) = element {
             return interpret_type(&el.type_name, -1, false, streamers);
         }
+    }
+    // An array of objects member (`TLorentzVector p[6]`): the objects one after the other.
+    if let (true, Some(el)) = (
+        matches!(st - code::OFFSET_L, code::OBJECT | code::ANY),
+        element,
+    ) {
+        return Ok(Interpretation::Streamed(
+            Compiler { streamers }.object_array(el, 0)?,
+        ));
     }
     // An object member that is not split further: framed by a byte count and version.
     if let (true, Some(el)) = (

@@ -162,6 +162,21 @@ impl Compiler<'_> {
         Err(format!("objects of type {t} are not supported"))
     }
 
+    /// A fixed-size array of objects or strings (`T x[n]`, streamer type 81, 82 or 85):
+    /// the items one after the other, each as its class streams itself.
+    pub fn object_array(&self, el: &Element, depth: usize) -> Result<Nested, String> {
+        let class = normalize(el.type_name.trim_end_matches('*'));
+        let item = match builtin(&class) {
+            Some(n) => n,
+            None => Nested::Framed(Box::new(Nested::Class(self.class(&class, None, depth)?))),
+        };
+        let dims = array_dims(el)?;
+        Ok(dims
+            .iter()
+            .rev()
+            .fold(item, |inner, &n| Nested::Repeat(Box::new(inner), n)))
+    }
+
     /// The layout of `class` (at `version`, or the one the file describes).
     pub fn class(
         &self,
@@ -284,6 +299,14 @@ impl Compiler<'_> {
                             deeper(depth)?,
                         )?))),
                     };
+                    field(&el.name, n)
+                }
+                _ if matches!(
+                    st - code::OFFSET_L,
+                    code::OBJECT | code::ANY | code::TSTRING
+                ) =>
+                {
+                    let n = self.object_array(el, deeper(depth)?)?;
                     field(&el.name, n)
                 }
                 _ if st == code::STL || el.class == ElementClass::Stl => {

@@ -17,6 +17,8 @@ pub enum Nested {
     Str,
     /// A sequence (`std::vector`, `std::set`, ...): an `i32` length and the items.
     Seq(Box<Nested>),
+    /// A fixed number of values one after the other (an array of objects `T x[n]`).
+    Repeat(Box<Nested>, usize),
     /// A value preceded by a byte count and a version (objects, and STL containers and
     /// strings that are members of a class).
     Framed(Box<Nested>),
@@ -102,6 +104,7 @@ impl Nested {
             }
             Nested::Str => "string".into(),
             Nested::Seq(n) => format!("var * {}", n.describe()),
+            Nested::Repeat(n, size) => format!("{size} * {}", n.describe()),
             Nested::Framed(n) | Nested::Named(_, n) => n.describe(),
             Nested::Class(c) => c.name.clone(),
             Nested::Unknown(name) => format!("{name} (not described)"),

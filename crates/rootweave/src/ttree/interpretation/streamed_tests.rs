@@ -356,3 +356,50 @@ fn layouts_describe_themselves() {
         "2 * 3 * int16"
     );
 }
+
+#[test]
+fn fixed_arrays_of_objects() {
+    // A class with a member `V pts[2]` (streamer type 82): two framed objects in a row.
+    let mut set = StreamerSet::default();
+    set.add(info(
+        "V",
+        1,
+        vec![element(
+            ElementClass::BasicType,
+            "x",
+            code::DOUBLE,
+            "double",
+        )],
+    ));
+    let mut pts = element(
+        ElementClass::ObjectAny,
+        "pts",
+        code::OFFSET_L + code::ANY,
+        "V",
+    );
+    pts.array_dim = 1;
+    pts.max_index[0] = 2;
+    set.add(info("P", 1, vec![pts]));
+    let class = Compiler { streamers: &set }.class("P", None, 0).unwrap();
+    assert_eq!(class.fields[0].1.describe(), "2 * V");
+    let bytes = hex("4000000a00013ff00000000000004000000a00014000000000000000");
+    let layout = Nested::Class(class);
+    let got = decode(&layout, &bytes).unwrap();
+    assert_eq!(
+        got,
+        Array::Record {
+            len: 1,
+            fields: vec![(
+                "pts".into(),
+                Array::Fixed {
+                    size: 2,
+                    values: Box::new(Array::Record {
+                        len: 2,
+                        fields: vec![("x".into(), Array::Float64(vec![1.0, 2.0]))]
+                    })
+                }
+            )]
+        }
+    );
+    assert!(decode(&layout, &bytes[..bytes.len() - 1]).is_err());
+}
