@@ -112,6 +112,7 @@ fn skip_tobject<'a>(r: &mut Reader<'a>) -> Result<&'a [u8], DecodeError> {
 pub(crate) enum Builder {
     Prim(Prim, Vec<u8>),
     Array(Prim, Vec<usize>, Vec<u8>),
+    Bits(Vec<u8>),
     Str(Vec<u64>, Vec<u8>),
     Seq(Vec<u64>, Box<Builder>),
     Repeat(Box<Builder>, usize),
@@ -138,6 +139,7 @@ impl Builder {
         match n {
             Nested::Prim(p) => Builder::Prim(*p, Vec::new()),
             Nested::Array(p, dims) => Builder::Array(*p, dims.clone(), Vec::new()),
+            Nested::Bits => Builder::Bits(Vec::new()),
             Nested::Str => Builder::Str(vec![0], Vec::new()),
             Nested::Seq(inner) => Builder::Seq(vec![0], Box::new(Builder::new(inner))),
             Nested::Repeat(inner, size) => Builder::Repeat(Box::new(Builder::new(inner)), *size),
@@ -173,6 +175,13 @@ impl Builder {
             Builder::Array(p, dims, bytes) => {
                 let n: usize = dims.iter().product();
                 bytes.extend_from_slice(r.take(p.size() * n)?)
+            }
+            Builder::Bits(bytes) => {
+                let bits = r.take(4)?;
+                bytes.extend_from_slice(bits);
+                if bits[3] & (1 << 4) != 0 {
+                    r.take(2)?; // the process ID of a referenced object
+                }
             }
             Builder::Str(offsets, bytes) => {
                 bytes.extend_from_slice(r.string()?);
@@ -287,7 +296,7 @@ impl Builder {
             Builder::Repeat(inner, _) => inner.what(),
             Builder::Map { .. } => "a map".into(),
             Builder::Framed(inner) | Builder::Named(_, inner) => inner.what(),
-            Builder::Prim(..) | Builder::Array(..) => "a number".into(),
+            Builder::Prim(..) | Builder::Array(..) | Builder::Bits(_) => "a number".into(),
         }
     }
 
@@ -295,6 +304,7 @@ impl Builder {
     pub(crate) fn len(&self) -> u64 {
         match self {
             Builder::Prim(p, bytes) => (bytes.len() / p.size()) as u64,
+            Builder::Bits(bytes) => (bytes.len() / 4) as u64,
             Builder::Array(p, dims, bytes) => {
                 (bytes.len() / (p.size() * dims.iter().product::<usize>())) as u64
             }
@@ -311,6 +321,7 @@ impl Builder {
     pub(crate) fn finish(self) -> Array {
         match self {
             Builder::Prim(p, bytes) => p.decode(&bytes),
+            Builder::Bits(bytes) => Prim::U32.decode(&bytes),
             Builder::Array(p, dims, bytes) => super::decode::wrap_fixed(p.decode(&bytes), &dims),
             Builder::Str(offsets, bytes) => Array::String { offsets, bytes },
             Builder::Seq(offsets, inner) => Array::List {

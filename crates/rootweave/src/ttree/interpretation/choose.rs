@@ -281,6 +281,13 @@ fn interpret_element(
         // A member of the objects of a split collection: items back to back.
         31 | 41 => {
             let st = e.streamer_type as i32;
+            // `fBits` of the items' TObject: a process ID follows those referenced.
+            if st == code::BITS {
+                return Ok(Interpretation::Members {
+                    item: Nested::Bits,
+                    header: Header::None,
+                });
+            }
             if let Some(prim) = Prim::from_code(st, title) {
                 return Ok(Interpretation::Jagged {
                     prim,
@@ -343,6 +350,9 @@ fn interpret_element(
         return interpret_type(&e.class_name, e.class_version as i32, e.ty == -1, streamers);
     }
     let st = e.streamer_type as i32;
+    if st == code::BITS {
+        return Ok(Interpretation::Streamed(Nested::Bits));
+    }
     if let Some(prim) = Prim::from_code(st, title) {
         return Ok(Interpretation::Fixed { prim, dims: vec![] });
     }

@@ -13,6 +13,9 @@ pub enum Nested {
     Prim(Prim),
     /// A fixed-size (possibly multi-dimensional) array of numbers (a member `x[3][2]`).
     Array(Prim, Vec<usize>),
+    /// `TObject::fBits` as a member of its own (a split object's `fBits` sub-branch): a
+    /// `uint32`, followed by a 2-byte process ID when the object was referenced.
+    Bits,
     /// A string (`std::string`, `TString`): a length byte (or 255 and an `i32`) and bytes.
     Str,
     /// A sequence (`std::vector`, `std::set`, ...): an `i32` length and the items.
@@ -102,6 +105,7 @@ impl Nested {
                 let dims: String = dims.iter().map(|n| format!("{n} * ")).collect();
                 format!("{dims}{}", p.name())
             }
+            Nested::Bits => "uint32".into(),
             Nested::Str => "string".into(),
             Nested::Seq(n) => format!("var * {}", n.describe()),
             Nested::Repeat(n, size) => format!("{size} * {}", n.describe()),

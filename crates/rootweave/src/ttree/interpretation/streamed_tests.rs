@@ -403,3 +403,23 @@ fn fixed_arrays_of_objects() {
     );
     assert!(decode(&layout, &bytes[..bytes.len() - 1]).is_err());
 }
+
+#[test]
+fn bits_of_referenced_objects_carry_a_process_id() {
+    // Two items' fBits (Delphes tracks): the first referenced (bit 4), so followed by a
+    // 2-byte process ID; the second not.
+    let bytes = hex("03000010000003000000");
+    let members = Interpretation::Members {
+        item: Nested::Bits,
+        header: super::Header::None,
+    };
+    let got = members.decode(&bytes, Some(&[0, bytes.len()]), 0..1).unwrap();
+    assert_eq!(
+        got,
+        Array::List {
+            offsets: vec![0, 2],
+            values: Box::new(Array::UInt32(vec![0x0300_0010, 0x0300_0000]))
+        }
+    );
+    assert!(members.decode(&bytes[..5], Some(&[0, 5]), 0..1).is_err());
+}
