@@ -9,6 +9,7 @@ second branch of a full path already seen, which no reader can name: not counted
 """
 
 import json
+import resource
 import sys
 import warnings
 
@@ -90,7 +91,14 @@ def check_rntuple(path, name, rootweave):
                 lambda: ours.arrays([field], library="ak")[field])
 
 
+#: Address space of the process: uproot takes over 13 GB on some objects it then fails to
+#: read (uproot-issue-798.root: MetaData/_Generation_Parameters); bounded, that is a
+#: MemoryError (an uproot_error) instead of the whole machine's memory.
+MEMORY_LIMIT = 6 << 30
+
+
 def main(path):
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     warnings.simplefilter("ignore")
     import rootweave
 

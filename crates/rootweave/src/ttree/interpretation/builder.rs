@@ -152,7 +152,12 @@ impl Builder {
                 len: 0,
                 fields: class.fields.iter().map(|(_, n)| Builder::new(n)).collect(),
             },
-            Nested::Unknown(name) => Builder::Unknown(name.clone()),
+            Nested::Unknown(name) => {
+                Builder::Unknown(format!("{name}, which the file does not describe"))
+            }
+            Nested::Unreadable { class, why } => {
+                Builder::Unknown(format!("{class}, whose layout cannot be read: {why}"))
+            }
             Nested::Map {
                 key,
                 value,
@@ -219,11 +224,7 @@ impl Builder {
                 read_steps(&class.steps, r, fields)?;
                 *len += 1;
             }
-            Builder::Unknown(name) => {
-                return Err(format!(
-                    "an object of class {name}, which the file does not describe"
-                ))
-            }
+            Builder::Unknown(name) => return Err(format!("an object of class {name}")),
             Builder::Map {
                 offsets,
                 keys,
@@ -290,7 +291,7 @@ impl Builder {
     fn what(&self) -> String {
         match self {
             Builder::Class { class, .. } => format!("an object of class {}", class.name),
-            Builder::Unknown(name) => format!("an object of class {name}"),
+            Builder::Unknown(_) => "an object".into(),
             Builder::Str(..) => "a string".into(),
             Builder::Seq(..) => "an STL container".into(),
             Builder::Repeat(inner, _) => inner.what(),
@@ -432,12 +433,15 @@ fn read_steps(
     for step in steps {
         match step {
             MemberStep::Field(i) => fields[*i].item(r)?,
-            MemberStep::Counted { field, counter } => {
+            MemberStep::Counted { field, counter } | MemberStep::Items { field, counter } => {
                 let n = last_int(&fields[*counter]).ok_or("an array's counter is not a number")?;
-                let flag = r.take(1)?[0];
-                let n = if flag == 0 { 0 } else { n };
+                let flagged = matches!(step, MemberStep::Counted { .. });
+                let n = if flagged && r.take(1)?[0] == 0 { 0 } else { n };
                 let n = usize::try_from(n).map_err(|_| format!("an array of {n} values"))?;
                 fields[*field].items(n, r)?;
+            }
+            MemberStep::Skip(n) => {
+                r.take(*n)?;
             }
             MemberStep::Base {
                 name,

@@ -226,9 +226,7 @@ fn interpret_type(
         return Ok(flat);
     }
     // An object of split level 0.
-    let class = compiler
-        .class(ty, Some(version), 0)
-        .map_err(|e| format!("objects of type {ty} are not supported: {e}"))?;
+    let class = compiler.class(ty, Some(version), 0)?;
     let class = Nested::Class(class);
     Ok(Interpretation::Streamed(if framed {
         Nested::Framed(Box::new(class))

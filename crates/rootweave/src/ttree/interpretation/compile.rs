@@ -128,8 +128,16 @@ impl Compiler<'_> {
         let Ok(info) = self.layout(t, -1) else {
             return Ok(Nested::Unknown(t.to_string()));
         };
-        let class = self.class_of(t, info, deeper(depth)?)?;
-        Ok(Nested::Framed(Box::new(Nested::Class(class))))
+        // A class that cannot be read fails when one of its objects is read, not before:
+        // a container of them still reads while it is empty.
+        Ok(match self.class_of(t, info, deeper(depth)?) {
+            Ok(class) => Nested::Framed(Box::new(Nested::Class(class))),
+            Err(why) if !why.starts_with(TOO_DEEP) => Nested::Unreadable {
+                class: t.to_string(),
+                why,
+            },
+            Err(why) => return Err(why),
+        })
     }
 
     /// An STL container or `std::string` streamed on its own (a member of a class, or a
@@ -321,11 +329,38 @@ impl Compiler<'_> {
     }
 }
 
-/// Classes with streamers of their own that no layout describes: `TString` (a string)
-/// and `TRef` (read as `{ref}`, the referenced object's number, as uproot does).
+/// Classes with streamers of their own that no layout describes: `TString` (a string),
+/// `TRef` (read as `{ref}`, the referenced object's number) and `TRefArray` (read as
+/// `{fName, fSize, refs}`), with uproot's field names.
 fn builtin(class: &str) -> Option<Nested> {
     match class {
         "TString" => Some(Nested::Str),
+        // A frame, the TObject, the name, the size, the lower bound, the process ID and
+        // the referenced objects' numbers.
+        "TRefArray" => Some(Nested::Framed(Box::new(Nested::Class(Arc::new(
+            ClassLayout {
+                name: "TRefArray".into(),
+                version: None,
+                fields: vec![
+                    ("fName".into(), Nested::Str),
+                    ("fSize".into(), Nested::Prim(Prim::I32)),
+                    (
+                        "refs".into(),
+                        Nested::Seq(Box::new(Nested::Prim(Prim::I32))),
+                    ),
+                ],
+                steps: vec![
+                    MemberStep::TObject,
+                    MemberStep::Field(0),
+                    MemberStep::Field(1),
+                    MemberStep::Skip(6),
+                    MemberStep::Items {
+                        field: 2,
+                        counter: 1,
+                    },
+                ],
+            },
+        ))))),
         "TRef" => Some(Nested::Class(Arc::new(ClassLayout {
             name: "TRef".into(),
             version: None,
@@ -336,12 +371,13 @@ fn builtin(class: &str) -> Option<Nested> {
     }
 }
 
+/// How the error of types nested past [`MAX_NESTING`] begins (it is never deferred).
+const TOO_DEEP: &str = "types nested more than";
+
 /// `depth + 1`, or an error past [`MAX_NESTING`].
 fn deeper(depth: usize) -> Result<usize, String> {
     if depth >= MAX_NESTING {
-        return Err(format!(
-            "types nested more than {MAX_NESTING} deep (or recursive)"
-        ));
+        return Err(format!("{TOO_DEEP} {MAX_NESTING} deep (or recursive)"));
     }
     Ok(depth + 1)
 }

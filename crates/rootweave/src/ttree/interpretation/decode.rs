@@ -104,9 +104,14 @@ impl Interpretation {
                 _ => unreachable!("fixed-size interpretations"),
             });
         }
-        let offsets = offsets.ok_or_else(|| {
-            "variable-size entries but the basket has no entry offsets".to_string()
-        })?;
+        let found;
+        let offsets = match offsets {
+            Some(offsets) => offsets,
+            None => {
+                found = self.entry_starts(data, range.end)?;
+                &found
+            }
+        };
         if range.end >= offsets.len() {
             return Err(format!(
                 "entry {} but the basket has {} entry offsets",
@@ -231,6 +236,25 @@ impl Interpretation {
     }
 }
 
+impl Interpretation {
+    /// Where the first `entries` entries of a basket without entry offsets start (and
+    /// where the last ends), for entries that delimit themselves: strings, each a length
+    /// and its bytes (`char*` leaves of files that kept no offsets).
+    fn entry_starts(&self, data: &[u8], entries: usize) -> Result<Vec<usize>, DecodeError> {
+        if *self != Interpretation::Strings(Header::None) {
+            return Err("variable-size entries but the basket has no entry offsets".into());
+        }
+        let mut r = Reader(data);
+        let mut starts = Vec::with_capacity(entries.min(data.len()) + 1);
+        starts.push(0);
+        for i in 0..entries {
+            r.string().map_err(|e| format!("entry {i}: {e}"))?;
+            starts.push(data.len() - r.0.len());
+        }
+        Ok(starts)
+    }
+}
+
 /// The bytes after a byte count and a version that must span all of `bytes`.
 fn object_header(bytes: &[u8]) -> Result<&[u8], DecodeError> {
     let mut r = Reader(bytes);
@@ -351,6 +375,30 @@ mod tests {
             }
         );
         assert!(j.decode(&data, Some(&[0, 13]), 0..1).is_err());
+    }
+
+    #[test]
+    fn strings_of_baskets_without_entry_offsets() {
+        // `char*` leaves of a file that kept no entry offsets: each entry is its length
+        // and bytes, so entries are found by walking them.
+        let data = [2, b'a', b'b', 0, 3, b'x', b'y', b'z'];
+        let s = Interpretation::Strings(Header::None);
+        let a = s.decode(&data, None, 1..3).unwrap();
+        assert_eq!(
+            a,
+            Array::String {
+                offsets: vec![0, 0, 3],
+                bytes: b"xyz".to_vec()
+            }
+        );
+        assert!(s.decode(&data[..6], None, 0..3).is_err());
+        // Other variable-size entries still need the offsets.
+        let j = Interpretation::Jagged {
+            prim: Prim::I32,
+            inner: vec![],
+            header: Header::None,
+        };
+        assert!(j.decode(&data, None, 0..1).is_err());
     }
 
     #[test]

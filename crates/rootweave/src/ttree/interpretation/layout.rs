@@ -34,6 +34,14 @@ pub enum Nested {
     /// Objects of a class the file does not describe: an error when one is read (a
     /// container of them reads while it is empty).
     Unknown(String),
+    /// Objects of a class whose layout cannot be read (a member kind not supported): an
+    /// error, with the reason, when one is read (a container of them reads while empty).
+    Unreadable {
+        /// The class.
+        class: String,
+        /// Why its layout cannot be read.
+        why: String,
+    },
     /// An STL map (`std::map`, `std::unordered_map`, ...) streamed memberwise: a byte count
     /// and version, the pair's version (and checksum), the length, then all keys and then
     /// all values. Read as a list of `{first, second}` records.
@@ -78,6 +86,17 @@ pub enum MemberStep {
         /// The field holding the length (an integer read before).
         counter: usize,
     },
+    /// As many values as field `counter` says, into field `field` (a [`Nested::Seq`]),
+    /// with no flag byte (the references of a `TRefArray`).
+    Items {
+        /// The values' field.
+        field: usize,
+        /// The field holding their number (an integer read before).
+        counter: usize,
+    },
+    /// Bytes that are not part of the record (a `TRefArray`'s lower bound and process
+    /// ID): skipped.
+    Skip(usize),
     /// A base class, framed by its own byte count and version, whose members are fields
     /// of the record.
     Base {
@@ -112,6 +131,7 @@ impl Nested {
             Nested::Framed(n) | Nested::Named(_, n) => n.describe(),
             Nested::Class(c) => c.name.clone(),
             Nested::Unknown(name) => format!("{name} (not described)"),
+            Nested::Unreadable { class, .. } => format!("{class} (not readable)"),
             Nested::Map { key, value, .. } => format!(
                 "var * {{first: {}, second: {}}}",
                 key.describe(),

@@ -413,7 +413,9 @@ fn bits_of_referenced_objects_carry_a_process_id() {
         item: Nested::Bits,
         header: super::Header::None,
     };
-    let got = members.decode(&bytes, Some(&[0, bytes.len()]), 0..1).unwrap();
+    let got = members
+        .decode(&bytes, Some(&[0, bytes.len()]), 0..1)
+        .unwrap();
     assert_eq!(
         got,
         Array::List {
@@ -422,4 +424,59 @@ fn bits_of_referenced_objects_carry_a_process_id() {
         }
     );
     assert!(members.decode(&bytes[..5], Some(&[0, 5]), 0..1).is_err());
+}
+
+#[test]
+fn ref_arrays() {
+    // One Delphes `Jet.Constituents` TRefArray (uproot-issue513.root): framed, a TObject,
+    // an empty name, 6 references, lower bound 0, process ID 0, the 6 object numbers.
+    let bytes = hex(concat!(
+        "4000002f0001000100000000030000000000000006000000000000",
+        "00000fdc00000ddd00000fd500000de900000fd600000fd8",
+    ));
+    let set = StreamerSet::default();
+    let layout = Compiler { streamers: &set }.item("TRefArray", 0).unwrap();
+    let got = decode(&layout, &bytes).unwrap();
+    assert_eq!(
+        got,
+        Array::Record {
+            len: 1,
+            fields: vec![
+                (
+                    "fName".into(),
+                    Array::String {
+                        offsets: vec![0, 0],
+                        bytes: vec![]
+                    }
+                ),
+                ("fSize".into(), Array::Int32(vec![6])),
+                (
+                    "refs".into(),
+                    Array::List {
+                        offsets: vec![0, 6],
+                        values: Box::new(Array::Int32(vec![4060, 3549, 4053, 3561, 4054, 4056]))
+                    }
+                ),
+            ]
+        }
+    );
+    for cut in 0..bytes.len() {
+        assert!(decode(&layout, &bytes[..cut]).is_err(), "cut at {cut}");
+    }
+}
+
+#[test]
+fn containers_of_unreadable_classes_read_while_empty() {
+    // A class with a member kind not supported (a loop of objects, streamer type 501).
+    let mut set = StreamerSet::default();
+    let looped = element(ElementClass::Loop, "buffer", code::STREAM_LOOP, "Hit*");
+    set.add(info("Frame", 1, vec![looped]));
+    let layout = Compiler { streamers: &set }
+        .stl("vector<Frame>", 0)
+        .unwrap();
+    let empty = hex("40000006000900000000");
+    assert_eq!(decode(&layout, &empty).unwrap().len(), 1);
+    let one = hex("4000000c000900000001400000020001");
+    let err = decode(&layout, &one).unwrap_err();
+    assert!(err.contains("Frame") && err.contains("buffer"), "{err}");
 }

@@ -12,7 +12,9 @@
 use std::sync::Arc;
 
 use super::cursor::{Cursor, Tagged, MAX_DEPTH};
-use super::streamers::{code, skip_tobject, Element, ElementClass, StreamerSet};
+use super::streamers::{
+    builtin_leaf_layouts, code, skip_tobject, Element, ElementClass, StreamerSet,
+};
 use crate::error::Result;
 
 /// A member's value.
@@ -194,7 +196,9 @@ impl<'s> ObjectReader<'s> {
             // Classes without a ClassDef write their checksum after version 0.
             c.r.u32()?;
         }
-        let Some(info) = self.streamers.get(class, frame.version as i32) else {
+        let version = frame.version as i32;
+        let info = self.streamers.get(class, version);
+        let Some(info) = info.or_else(|| builtin_leaf_layouts().get(class, version)) else {
             if frame.end.is_some() {
                 c.finish(&frame, class)?;
                 return Ok(object(
@@ -507,7 +511,12 @@ fn read_embedded_basket(c: &mut Cursor, offset: u64) -> Result<Object> {
     }
     let version = c.r.u16()?;
     let buffer_size = c.r.i32()?;
-    let nev_buf_size = c.r.i32()?;
+    let mut nev_buf_size = c.r.i32()?;
+    if nev_buf_size < 0 {
+        // Baskets of ROOT 6.10 and later: a negative size says an I/O bits byte follows.
+        nev_buf_size = nev_buf_size.saturating_neg();
+        c.r.u8()?;
+    }
     let nev_buf = c.r.i32()?;
     let last = c.r.i32()?;
     let flag = c.r.u8()?;

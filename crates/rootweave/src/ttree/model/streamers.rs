@@ -8,6 +8,7 @@
 //! describe how to read its own descriptions.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use super::cursor::{Cursor, Tagged, MAX_DEPTH};
 use crate::error::Result;
@@ -392,6 +393,100 @@ fn read_element(c: &mut Cursor, class: &str, depth: usize) -> Result<Element> {
     }
     c.finish(&outer, class)?;
     Ok(e)
+}
+
+/// The layouts of the leaf classes as ROOT 6 writes them, for files whose StreamerInfo
+/// record leaves them out (some writers other than ROOT do): their leaves are read by
+/// these rather than not at all.
+pub fn builtin_leaf_layouts() -> &'static StreamerSet {
+    static SET: OnceLock<StreamerSet> = OnceLock::new();
+    SET.get_or_init(|| {
+        let element = |class, name: &str, ty, type_name: &str| Element {
+            class,
+            name: name.into(),
+            title: String::new(),
+            ty,
+            size: 0,
+            array_length: 0,
+            array_dim: 0,
+            max_index: [0; 5],
+            type_name: type_name.into(),
+            base_version: 1,
+            count_name: String::new(),
+            stl_type: 0,
+            ctype: 0,
+        };
+        let basic =
+            |name: &str, ty, type_name: &str| element(ElementClass::BasicType, name, ty, type_name);
+        let info = |name: &str, version, elements| StreamerInfo {
+            name: name.into(),
+            checksum: 0,
+            class_version: version,
+            elements,
+        };
+        let mut set = StreamerSet::default();
+        let mut base = element(ElementClass::Base, "TNamed", code::TNAMED, "BASE");
+        base.base_version = 1;
+        let mut leaf = element(ElementClass::Base, "TLeaf", code::BASE, "BASE");
+        leaf.base_version = 2;
+        set.add(info(
+            "TLeaf",
+            2,
+            vec![
+                base,
+                basic("fLen", code::INT, "int"),
+                basic("fLenType", code::INT, "int"),
+                basic("fOffset", code::INT, "int"),
+                basic("fIsRange", code::BOOL, "bool"),
+                basic("fIsUnsigned", code::BOOL, "bool"),
+                element(
+                    ElementClass::ObjectPointer,
+                    "fLeafCount",
+                    code::OBJECT_P,
+                    "TLeaf*",
+                ),
+            ],
+        ));
+        // Each leaf class: the TLeaf base and its minimum and maximum of its type.
+        for (class, ty, type_name) in [
+            ("TLeafO", code::BOOL, "bool"),
+            ("TLeafB", code::CHAR, "char"),
+            ("TLeafS", code::SHORT, "short"),
+            ("TLeafI", code::INT, "int"),
+            ("TLeafL", code::LONG64, "long long"),
+            ("TLeafG", code::LONG, "long"),
+            ("TLeafF", code::FLOAT, "float"),
+            ("TLeafD", code::DOUBLE, "double"),
+            ("TLeafF16", code::FLOAT16, "Float16_t"),
+            ("TLeafD32", code::DOUBLE32, "Double32_t"),
+            ("TLeafC", code::INT, "int"),
+        ] {
+            set.add(info(
+                class,
+                1,
+                vec![
+                    leaf.clone(),
+                    basic("fMinimum", ty, type_name),
+                    basic("fMaximum", ty, type_name),
+                ],
+            ));
+        }
+        set.add(info(
+            "TLeafElement",
+            1,
+            vec![
+                leaf.clone(),
+                basic("fID", code::INT, "int"),
+                basic("fType", code::INT, "int"),
+            ],
+        ));
+        set.add(info(
+            "TLeafObject",
+            4,
+            vec![leaf, basic("fVirtual", code::BOOL, "bool")],
+        ));
+        set
+    })
 }
 
 #[cfg(test)]

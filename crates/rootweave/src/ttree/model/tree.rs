@@ -439,8 +439,8 @@ impl Branch {
             .ok_or_else(|| bad(o.why_missing("fLeaves")))?
             .iter()
             .flatten()
-            .map(Leaf::from_object)
-            .collect();
+            .map(|leaf| Leaf::from_object(leaf).map_err(bad))
+            .collect::<Result<Vec<_>, _>>()?;
         let subs = o.objects("fBranches").unwrap_or(&[]);
         if depth > 32 && !subs.is_empty() {
             return Err(bad("branches nested too deeply".into()));
@@ -487,20 +487,23 @@ impl Branch {
 }
 
 impl Leaf {
-    fn from_object(o: &Arc<Object>) -> Leaf {
+    /// The leaf of a `TLeaf` object; an error if its sizes were not read (a leaf class the
+    /// file does not describe), rather than values read with guessed sizes.
+    fn from_object(o: &Arc<Object>) -> Result<Leaf, String> {
         let count = match o.get("fLeafCount") {
             Some(Value::Object(c)) => Some(string(c, "fName")),
             _ => None,
         };
-        Leaf {
+        let need = |name| o.int(name).ok_or_else(|| o.why_missing(name));
+        Ok(Leaf {
             class: o.class.clone(),
             name: string(o, "fName"),
             title: string(o, "fTitle"),
-            len: o.int("fLen").unwrap_or(1),
-            len_type: o.int("fLenType").unwrap_or(0),
+            len: need("fLen")?,
+            len_type: need("fLenType")?,
             is_unsigned: o.int("fIsUnsigned").unwrap_or(0) != 0,
             count,
             element_type: (o.class == "TLeafElement").then(|| o.int("fType").unwrap_or(0)),
-        }
+        })
     }
 }

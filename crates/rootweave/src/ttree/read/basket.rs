@@ -65,7 +65,11 @@ pub fn parse_header(
     }
     let _version = r.u16()?;
     let _buffer_size = r.i32()?;
-    let _nev_buf_size = r.i32()?;
+    if r.i32()? < 0 {
+        // Baskets of ROOT 6.10 and later: a negative entry size says an I/O bits byte
+        // follows (`TBasket::fIOBits`).
+        r.u8()?;
+    }
     let nev_buf = r.i32()?;
     let last = r.i32()?;
     let _flag = r.u8()?;
