@@ -2,6 +2,7 @@
 //! by them, and the tree, branch, leaf and basket metadata built from those objects.
 //! It knows how a TTree is described, not how its entries are decoded.
 
+mod baskets;
 mod cursor;
 mod object;
 mod packed;

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::baskets::basket_list;
 use super::object::{Object, Value};
 
 /// Where one basket of a branch is and which entries it holds.
@@ -350,90 +351,14 @@ impl Branch {
                 seeks.len()
             )));
         }
-        let n = write_basket as usize;
-        let mut baskets = Vec::with_capacity(n);
-        for i in 0..n {
-            let first = firsts[i];
-            let end = if i + 1 < firsts.len() && (i + 1 < n || firsts[i + 1] > first) {
-                firsts[i + 1]
-            } else {
-                entries
-            };
-            let (seek, bytes) = (seeks[i], sizes[i]);
-            if first < 0
-                || end < first
-                || end > entries
-                || seek < 0
-                || bytes < 0
-                || seek as u64 + bytes as u64 > file_size
-            {
-                return Err(bad(format!(
-                    "basket {i} at {seek} ({bytes} bytes) holds entries {first}..{end} of {entries} (file of {file_size} bytes)"
-                )));
-            }
-            if let Some(prev) = baskets.last() {
-                let prev: &BasketInfo = prev;
-                if prev.end_entry != first as u64 {
-                    return Err(bad(format!(
-                        "basket {i} starts at entry {first}, the one before ends at {}",
-                        prev.end_entry
-                    )));
-                }
-            }
-            baskets.push(BasketInfo {
-                seek: seek as u64,
-                bytes: bytes as u32,
-                first_entry: first as u64,
-                end_entry: end as u64,
-                embedded: None,
-            });
-        }
-        // Baskets kept in the tree object (the file was not closed).
-        let mut embedded = Vec::new();
-        let mut next = baskets.last().map_or(0, |b| b.end_entry);
-        if n == 0 && firsts.first().is_some_and(|&f| f > 0) {
-            next = firsts[0] as u64;
-        }
-        for b in o.objects("fBaskets").unwrap_or(&[]).iter().flatten() {
-            let Some(Value::Bytes(data)) = b.get("fData") else {
-                continue;
-            };
-            let count = b.int("fNevBuf").unwrap_or(0).max(0) as u64;
-            let keylen = b.int("fKeylen").unwrap_or(0);
-            let offsets = match b.ints("fEntryOffset") {
-                Some(raw) if !raw.is_empty() => {
-                    let mut v: Vec<usize> = Vec::with_capacity(count as usize + 1);
-                    for &x in raw.iter().take(count as usize) {
-                        let x = x - keylen;
-                        if x < 0 || x as usize > data.len() {
-                            return Err(bad(format!("embedded basket entry offset {x}")));
-                        }
-                        v.push(x as usize);
-                    }
-                    v.push(data.len());
-                    Some(v)
-                }
-                _ => None,
-            };
-            if next + count > entries as u64 {
-                return Err(bad(format!(
-                    "embedded basket of {count} entries after entry {next} of {entries}"
-                )));
-            }
-            baskets.push(BasketInfo {
-                seek: 0,
-                bytes: 0,
-                first_entry: next,
-                end_entry: next + count,
-                embedded: Some(embedded.len()),
-            });
-            embedded.push(EmbeddedBasket {
-                data: data.clone(),
-                offsets,
-                entries: count,
-            });
-            next += count;
-        }
+        let (baskets, embedded) = basket_list(
+            o,
+            entries as u64,
+            write_basket as usize,
+            [&seeks, &sizes, &firsts],
+            file_size,
+        )
+        .map_err(bad)?;
         let leaves = o
             .objects("fLeaves")
             .ok_or_else(|| bad(o.why_missing("fLeaves")))?
@@ -507,3 +432,4 @@ impl Leaf {
         })
     }
 }
+
