@@ -8,6 +8,7 @@ typedefs), an `unsigned long` leaf; ranged Double32_t / Float16_t arrays (fixed,
 counted, two-dimensional) and a char* leaf; TLorentzVector, TVector3 and TVector2 split
 and unsplit, std::vector<TLorentzVector>, a TClonesArray of TLorentzVector, TDatime,
 std::map, std::set and ROOT::RVec. Entry e holds values computed from e (see below).
+A second tree, "partial", has branches filled for fewer entries than the tree.
 """
 
 import sys
@@ -104,6 +105,15 @@ void rw_write_objects(const char *path, Long64_t entries) {
     t.Fill();
   }
   t.Write();
+  // Branches added after the first entries: "late" filled for 4 of them, "never" not at all.
+  TTree p("partial", "branches filled for fewer entries than the tree");
+  Int_t a, late, never;
+  p.Branch("a", &a, "a/I");
+  for (a = 0; a < 10; ++a) p.Fill();
+  TBranch *lb = p.Branch("late", &late, "late/I");
+  p.Branch("never", &never, "never/I");
+  for (late = 0; late < 28; late += 7) lb->Fill();
+  p.Write();
   f.Close();
 }
 ''')

@@ -13,7 +13,7 @@ import warnings
 import pytest
 
 import rootweave
-from conftest import CORPUS, HERE
+from conftest import CORPUS, HERE, TARGET
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +40,37 @@ def test_every_branch_uproot_reads_is_the_same(objects):
     # fails on a counted Float16_t array with a range: all checked below instead.
     assert [(r["item"], r["status"]) for r in problems] == [("d32a", "differ"), ("d32m", "differ")]
     assert [k for k, s in status.items() if s == "uproot_error"] == ["f16v"]
-    assert sum(s == "same" for s in status.values()) == 30, status
+    assert sum(s == "same" for s in status.values()) == 33, status
+    assert {k: s for k, s in status.items() if k in ("a", "late", "never")} == dict.fromkeys(
+        ("a", "late", "never"), "same")
+
+
+def test_branches_filled_for_fewer_entries_hold_only_those(objects):
+    t = rootweave.open(objects)["partial"]
+    assert t.num_entries == 10
+    assert t.arrays(["late"])["late"].to_list() == [0, 7, 14, 21]
+    assert t.arrays(["late"], entry_start=2, library="np")["late"].tolist() == [14, 21]
+    assert len(t.arrays(["never"], library="pa")) == 0
+    both = t.arrays(["a", "late"], library="np")
+    assert both["a"].tolist() == list(range(10)) and both["late"].tolist() == [0, 7, 14, 21]
+    # Read into one table, columns of different lengths would misalign entries.
+    with pytest.raises(ValueError, match="'never' holds 0 of these entries and 'a' 10"):
+        t.arrays(["a", "never"])
+    with pytest.raises(ValueError, match="column 'late' has 4 entries"):
+        t.arrays(["a", "late"], library="pa")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        every = t.arrays()
+    named = sorted(str(w.message).split("'")[1] for w in caught
+                   if issubclass(w.category, rootweave.UnreadableBranchWarning))
+    assert named == ["late", "never"] and every.fields == ["a"] and len(every) == 10
+    # The command line skips them too, naming them, and refuses to print them side by side.
+    dump = [str(TARGET / "rootweave"), "dump", str(objects), "partial", "--json"]
+    done = subprocess.run(dump, capture_output=True, text=True)
+    assert done.stdout.splitlines() == [json.dumps({"a": i}) for i in range(10)]
+    assert "'late': it was filled for 4 of the tree's 10 entries" in done.stderr
+    done = subprocess.run(dump + ["--fields", "a,late"], capture_output=True, text=True)
+    assert done.returncode != 0 and "'late' holds 4 of these entries and 'a' 10" in done.stderr
 
 
 def test_values_as_root_wrote_them(objects):

@@ -95,6 +95,13 @@ pub fn write_entries(
     out: &mut dyn Write,
 ) -> Result<()> {
     let len = columns.first().map_or(0, |(_, a)| a.len());
+    if let Some((name, array)) = columns.iter().find(|(_, a)| a.len() != len) {
+        return Err(rootweave::Error::InvalidArgument(format!(
+            "'{name}' holds {} of these entries and '{}' {len}: dump them separately",
+            array.len(),
+            columns[0].0
+        )));
+    }
     let mut line = String::new();
     for i in 0..len {
         line.clear();

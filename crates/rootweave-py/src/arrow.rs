@@ -68,7 +68,11 @@ pub fn read_batch<R: BatchSource + Sync>(
         let columns = reader
             .read_fields_recycling(&names, start..stop, &mut Recycler::new())
             .map_err(crate::errors::to_py)?;
-        let data = to_arrow_batch(columns, stop.saturating_sub(start) as usize).map_err(to_py)?;
+        // A TTree branch filled for fewer entries than its tree holds only those.
+        let len = columns
+            .first()
+            .map_or(stop.saturating_sub(start) as usize, |(_, a)| a.len());
+        let data = to_arrow_batch(columns, len).map_err(to_py)?;
         Ok(ArrowBatch { data })
     })
 }

@@ -322,6 +322,7 @@ def _read(reader, names, start, stop, library):
 
         columns = reader.read(names, start, stop)
         contents = [_convert.to_awkward_content(layout) for _, layout in columns]
+        length = _common_length(columns, [len(c) for c in contents], length)
         return ak.Array(ak.contents.RecordArray(contents, [name for name, _ in columns], length=length))
     import pyarrow as pa
 
@@ -335,6 +336,17 @@ def _read(reader, names, start, stop, library):
             raise TypeError(f"field '{field.name}' holds a std::variant, which Polars cannot represent: "
                             "read it with library='ak' or 'pa'")
     return pl.from_arrow(table)
+
+
+def _common_length(columns, lengths, asked):
+    """The number of entries all columns hold. A TTree branch filled for fewer entries than
+    its tree holds only those; read together with longer ones, it is an error."""
+    if len(set(lengths)) > 1:
+        named = sorted(zip(lengths, (name for name, _ in columns)))
+        (n, short), (m, long) = named[0], named[-1]
+        raise ValueError(f"'{short}' holds {n} of these entries and '{long}' {m}: read branches "
+                         "of different lengths separately (library='np' keeps them apart)")
+    return lengths[0] if lengths else asked
 
 
 def _has_union(t):

@@ -57,10 +57,16 @@ fn unwritten_baskets_are_taken_from_their_slots() {
 fn kept_baskets_that_do_not_fit_are_errors() {
     let o = branch(vec![kept(2, &[1, 2]), kept(2, &[4, 5])]);
     let err = basket_list(&o, 5, 1, [&[0, 0], &[0, 0], &[0, 3]], 1000).unwrap_err();
-    assert!(err.contains("embedded basket 0 of 2 entries stands for entries 0..3"), "{err}");
+    assert!(
+        err.contains("embedded basket 0 of 2 entries stands for entries 0..3"),
+        "{err}"
+    );
     let o = branch(vec![None, kept(4, &[4, 5, 6, 7])]);
     let err = basket_list(&o, 5, 1, [&[100, 0], &[40, 0], &[0, 3]], 1000).unwrap_err();
-    assert!(err.contains("embedded basket of 4 entries after entry 3 of 5"), "{err}");
+    assert!(
+        err.contains("embedded basket of 4 entries after entry 3 of 5"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -275,20 +275,32 @@ impl TTreeReader {
             .filter(|n| {
                 self.interpretation(n)
                     .is_ok_and(|i| !matches!(i, Interpretation::Group(_)))
+                    && self.short_of_entries(n).is_none()
             })
             .collect()
     }
 
-    /// The branches a read of "every branch" leaves out because they cannot be read,
-    /// each with the reason (for a warning per branch).
+    /// The branches a read of "every branch" leaves out, each with the reason (for a
+    /// warning per branch): those that cannot be read, and those filled for fewer
+    /// entries than the tree (their entries would not line up with the others').
     pub fn unreadable_branches(&self) -> Vec<(String, String)> {
         self.branch_names()
             .into_iter()
             .filter_map(|n| match self.interpretation(&n) {
                 Err(e) => Some((n, e.to_string())),
-                Ok(_) => None,
+                Ok(_) => self.short_of_entries(&n).map(|why| (n, why)),
             })
             .collect()
+    }
+
+    /// Why branch `name` holds fewer entries than the tree, if it does.
+    fn short_of_entries(&self, name: &str) -> Option<String> {
+        let branch = self.branch(name).ok()?;
+        let entries = self.entries();
+        let held = held(&(0..entries), branch).end;
+        (held < entries).then(|| {
+            format!("it was filled for {held} of the tree's {entries} entries: read it alone")
+        })
     }
 
     /// Reads branches `fields` (full names; the [`default_branches`](Self::default_branches)
@@ -355,13 +367,21 @@ impl TTreeReader {
                         children.iter().map(|c| format!("{name}/{c}")).collect();
                     let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
                     let planned = self.plan_branches(&paths)?;
-                    let fields = self
+                    let fields: Vec<(String, Array)> = self
                         .read_planned_branches(&planned, range.clone(), recycler)?
                         .into_iter()
                         .zip(children)
                         .map(|((_, array), child)| (child.clone(), array))
                         .collect();
-                    let len = (range.end - range.start) as usize;
+                    let len = common_len(&fields).ok_or_else(|| {
+                        Error::format(
+                            self.file.name(),
+                            format!("TTree '{}' branch '{name}'", self.meta.name),
+                            0,
+                            "sub-branches hold different numbers of entries".to_string(),
+                        )
+                    })?;
+                    let len = len.unwrap_or((range.end - range.start) as usize);
                     out.push((name.clone(), Array::Record { len, fields }));
                 }
                 _ => out.push(arrays.next().expect("one array per branch with data")),
@@ -392,6 +412,7 @@ impl TTreeReader {
         let mut jobs = Vec::new();
         let mut parts = vec![0usize; plans.len()];
         for (field, (branch, _)) in plans.iter().enumerate() {
+            let range = held(&range, branch);
             let mut covered = range.start;
             for (i, b) in branch.baskets.iter().enumerate() {
                 if b.end_entry <= range.start
@@ -576,6 +597,7 @@ impl TTreeReader {
                     )
                 })?
             };
+            let range = held(&range, branch);
             if array.len() as u64 != range.end - range.start {
                 return Err(Error::format(
                     self.file.name(),
@@ -627,4 +649,20 @@ fn empty_array(interp: &Interpretation) -> Array {
     interp
         .decode(&[], Some(&[0]), 0..0)
         .unwrap_or(Array::Int32(Vec::new()))
+}
+
+/// The entries of `range` that `branch` holds. A branch filled for fewer entries than its
+/// tree (one never filled: none) has only those, as its own entry count in ROOT and
+/// uproot says; entries its baskets hold count even where `fEntries` falls short.
+fn held(range: &Range<u64>, branch: &Branch) -> Range<u64> {
+    let stored = branch.baskets.last().map_or(0, |b| b.end_entry);
+    let end = branch.entries.max(stored);
+    range.start.min(end)..range.end.min(end)
+}
+
+/// The length all `fields` share (`None` inside for no fields), or `None` if they differ.
+fn common_len(fields: &[(String, Array)]) -> Option<Option<usize>> {
+    let mut lens = fields.iter().map(|(_, a)| a.len());
+    let first = lens.next();
+    lens.all(|n| Some(n) == first).then_some(first)
 }
