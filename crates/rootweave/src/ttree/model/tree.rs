@@ -355,7 +355,7 @@ impl Branch {
             o,
             entries as u64,
             write_basket as usize,
-            [&seeks, &sizes, &firsts],
+            [seeks, sizes, firsts],
             file_size,
         )
         .map_err(bad)?;
