@@ -458,3 +458,36 @@ fn reads_into_recycled_memory_and_batches_give_the_values_of_one_read() {
     }
     assert!(trees >= 20, "{trees} trees");
 }
+
+#[test]
+fn counted_arrays_without_entry_offsets_follow_their_counters() {
+    // Baskets of Muon_pt and Jet_pt lack the entry-offset table: where each entry starts
+    // comes from nMuon and nJet. Values as ROOT 6.40 reads them entry after entry.
+    let t = TTreeReader::open(test_data("uproot-small-dy-nooffsets.root"), "tree").unwrap();
+    let floats = |range: std::ops::Range<u64>, name: &str| -> Vec<Vec<f32>> {
+        let cols = t.read(&[name], range).unwrap();
+        let Array::List { offsets, values } = &cols[0].1 else {
+            panic!("{name}: {:?}", cols[0].1.kind())
+        };
+        let Array::Float32(v) = values.as_ref() else {
+            panic!("{name}: {:?}", values.kind())
+        };
+        let cut = |w: &[u64]| v[w[0] as usize..w[1] as usize].to_vec();
+        offsets.windows(2).map(cut).collect()
+    };
+    let muons = floats(0..501, "Muon_pt");
+    assert_eq!(muons[196], [36.264233]);
+    assert_eq!(muons[197], Vec::<f32>::new());
+    assert_eq!(muons[198], [45.903938]);
+    assert_eq!(muons[500], [27.182411]);
+    // A range starting inside a basket reads the same entries.
+    assert_eq!(floats(195..205, "Muon_pt"), muons[195..205]);
+    let jets = floats(390..501, "Jet_pt");
+    assert_eq!(jets[398 - 390][..3], [55.96875, 40.5, 25.078125]);
+    assert_eq!(jets[500 - 390].len(), 7);
+    let counts = t.read(&["nJet"], 390..501).unwrap();
+    let Array::UInt32(n) = &counts[0].1 else {
+        panic!()
+    };
+    assert!(jets.iter().zip(n).all(|(j, &n)| j.len() == n as usize));
+}

@@ -3,6 +3,7 @@
 
 mod basket;
 mod bulk;
+mod counted;
 mod endian;
 mod reader;
 

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 
 use super::basket::{decode_basket, BasketData};
 use super::bulk::{BulkContext, BulkField, BulkPlan};
+use super::counted::{self, Counts, CountsByField};
 use crate::array::Recycler;
 use crate::array::{concat, Array};
 use crate::container::bytes::BeReader;
@@ -397,6 +398,84 @@ impl TTreeReader {
         range: Range<u64>,
         recycler: &mut Recycler,
     ) -> Result<Vec<(String, Array)>> {
+        let none = CountsByField::new();
+        let error = match self.read_branches_with(branches, range.clone(), recycler, &none) {
+            Ok(arrays) => return Ok(arrays),
+            Err(e) => e,
+        };
+        // Counter-indexed arrays whose baskets lack entry offsets: again, with the offsets
+        // rebuilt from their counters (only on failure: it costs reading the counters).
+        let counts = self.counter_values(branches, &range, recycler);
+        if counts.is_empty() {
+            return Err(error);
+        }
+        self.read_branches_with(branches, range, recycler, &counts)
+    }
+
+    /// The counter branch values, over the baskets `range` touches, of each
+    /// counter-indexed array among `branches` whose counter can be read.
+    fn counter_values(
+        &self,
+        branches: &[(String, Interpretation)],
+        range: &Range<u64>,
+        recycler: &mut Recycler,
+    ) -> CountsByField {
+        let mut out = CountsByField::new();
+        for (k, (name, interp)) in branches.iter().enumerate() {
+            let Ok(branch) = self.branch(name) else {
+                continue;
+            };
+            let Some(count) = branch.leaves.first().and_then(|l| l.count.as_deref()) else {
+                continue;
+            };
+            if counted::item_bytes(interp).is_none() {
+                continue;
+            }
+            let within = held(range, branch);
+            let touched = branch
+                .baskets
+                .iter()
+                .filter(|b| b.end_entry > within.start && b.first_entry < within.end);
+            let span = touched.fold(None, |s: Option<Range<u64>>, b| {
+                Some(s.map_or(b.first_entry..b.end_entry, |s| {
+                    s.start.min(b.first_entry)..s.end.max(b.end_entry)
+                }))
+            });
+            let sibling = name
+                .rsplit_once('/')
+                .map(|(parent, _)| format!("{parent}/{count}"));
+            let counter = sibling
+                .into_iter()
+                .chain([count.to_string()])
+                .find(|c| c != name && self.branch(c).is_ok());
+            let (Some(span), Some(counter)) = (span, counter) else {
+                continue;
+            };
+            let read = self.interpretation(&counter).and_then(|i| {
+                self.read_branches_with(
+                    &[(counter, i)],
+                    span.clone(),
+                    recycler,
+                    &CountsByField::new(),
+                )
+            });
+            if let Ok(Some(counts)) = read.map(|a| counted::counts_of(span.start, &a[0].1).ok()) {
+                out.insert(k, counts);
+            }
+        }
+        out
+    }
+
+    /// Reads branches with data of their own (no groups), each with its interpretation;
+    /// the fields in `counts` have their entry offsets rebuilt from those counts where
+    /// a basket lacks them.
+    fn read_branches_with(
+        &self,
+        branches: &[(String, Interpretation)],
+        range: Range<u64>,
+        recycler: &mut Recycler,
+        counts: &CountsByField,
+    ) -> Result<Vec<(String, Array)>> {
         let entries = self.entries();
         if range.start > range.end || range.end > entries {
             return Err(Error::InvalidArgument(format!(
@@ -453,7 +532,7 @@ impl TTreeReader {
         let mut bulk_index = vec![None; plans.len()];
         let mut bulk_fields: Vec<BulkField> = Vec::new();
         for (k, (branch, interp)) in plans.iter().enumerate() {
-            if let Some(plan) = BulkPlan::of(interp) {
+            if let Some(plan) = BulkPlan::of(interp).filter(|_| !counts.contains_key(&k)) {
                 bulk_index[k] = Some(bulk_fields.len());
                 bulk_fields.push(BulkField {
                     branch,
@@ -499,11 +578,12 @@ impl TTreeReader {
             let array = self.decode_job(
                 &job,
                 &plans[job.field].1,
-                &BasketData {
+                BasketData {
                     data: e.data.clone(),
                     offsets: e.offsets.clone(),
                     entries: e.entries as usize,
                 },
+                counts.get(&job.field),
             )?;
             results[job.field][job.part] = Some(array);
         }
@@ -561,7 +641,8 @@ impl TTreeReader {
                             &object,
                             b.end_entry - b.first_entry,
                         )?;
-                        let array = self.decode_job(job, &plans[job.field].1, &data)?;
+                        let counts = counts.get(&job.field);
+                        let array = self.decode_job(job, &plans[job.field].1, data, counts)?;
                         Ok((job.field, job.part, array))
                     })
                     .collect::<Result<Vec<_>>>()
@@ -622,25 +703,34 @@ impl TTreeReader {
         )
     }
 
-    fn decode_job(&self, job: &Job, interp: &Interpretation, data: &BasketData) -> Result<Array> {
+    /// Decodes a job's entries of its basket's `data`; `counts` rebuild the entry offsets
+    /// of a counter-indexed basket without them.
+    fn decode_job(
+        &self,
+        job: &Job,
+        interp: &Interpretation,
+        mut data: BasketData,
+        counts: Option<&Counts>,
+    ) -> Result<Array> {
+        let basket = &job.branch.baskets[job.basket];
+        let bad =
+            |m: String| Error::format(self.file.name(), self.basket_name(job), basket.seek, m);
         if job.within.end > data.entries {
-            return Err(Error::format(
-                self.file.name(),
-                self.basket_name(job),
-                job.branch.baskets[job.basket].seek,
-                format!("entry {} of a basket of {}", job.within.end, data.entries),
-            ));
+            return Err(bad(format!(
+                "entry {} of a basket of {}",
+                job.within.end, data.entries
+            )));
+        }
+        if let (None, Some(counts), Some(unit)) =
+            (&data.offsets, counts, counted::item_bytes(interp))
+        {
+            let rebuilt = counted::offsets_from_counts(counts, basket, unit, data.data.len())
+                .map_err(|m| bad(format!("no entry offsets, and {m}")))?;
+            data.offsets = Some(rebuilt);
         }
         interp
             .decode(&data.data, data.offsets.as_deref(), job.within.clone())
-            .map_err(|m| {
-                Error::format(
-                    self.file.name(),
-                    self.basket_name(job),
-                    job.branch.baskets[job.basket].seek,
-                    m,
-                )
-            })
+            .map_err(bad)
     }
 }
 
