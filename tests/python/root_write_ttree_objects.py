@@ -7,8 +7,9 @@ Branches: vectors of unsigned and fixed-width integer types (spelled with spaces
 typedefs), an `unsigned long` leaf; ranged Double32_t / Float16_t arrays (fixed,
 counted, two-dimensional) and a char* leaf; TLorentzVector, TVector3 and TVector2 split
 and unsplit, std::vector<TLorentzVector>, a TClonesArray of TLorentzVector, TDatime,
-std::map, std::set and ROOT::RVec. Entry e holds values computed from e (see below).
-A second tree, "partial", has branches filled for fewer entries than the tree.
+std::map, std::set, ROOT::RVec and std::bitset. Entry e holds values computed from e
+(see below). A second tree, "partial", has branches filled for fewer entries than the
+tree.
 """
 
 import sys
@@ -20,7 +21,7 @@ import ROOT  # noqa: E402
 # Collection proxies for the STL types without a dictionary in ROOT's libraries.
 ROOT.gSystem.ChangeDirectory(sys.argv[3] if len(sys.argv) > 3 else ".")
 for t, h in [("map<int,double>", "map"), ("map<string,int>", "map;string"), ("set<int>", "set"),
-             ("vector<signed char>", "vector"),
+             ("vector<signed char>", "vector"), ("bitset<12>", "bitset"),
              ("vector<TLorentzVector>", "vector;TLorentzVector.h")]:
     ROOT.gInterpreter.GenerateDictionary(t, h)
 
@@ -37,6 +38,7 @@ ROOT.gInterpreter.Declare(r'''
 #include <set>
 #include <string>
 #include <vector>
+#include <bitset>
 #include <cstdint>
 
 void rw_write_objects(const char *path, Long64_t entries) {
@@ -57,6 +59,7 @@ void rw_write_objects(const char *path, Long64_t entries) {
   TDatime *when = new TDatime();
   std::map<int, double> mid; std::map<std::string, int> msi; std::set<int> si;
   ROOT::RVecF rv;
+  std::bitset<12> bits;
   t.Branch("vuc", &vuc); t.Branch("vus", &vus); t.Branch("vui", &vui); t.Branch("vul", &vul);
   t.Branch("vi8", &vi8); t.Branch("vu16", &vu16); t.Branch("vu32", &vu32);
   t.Branch("ul", &ul, "ul/l");
@@ -75,6 +78,7 @@ void rw_write_objects(const char *path, Long64_t entries) {
   t.Branch("when", &when, 32000, 0);
   t.Branch("mid", &mid); t.Branch("msi", &msi); t.Branch("si", &si);
   t.Branch("rv", &rv);
+  t.Branch("bits", &bits);
   for (Long64_t e = 0; e < entries; ++e) {
     int k = int(e % 4);
     vuc.assign(k, (unsigned char)(200 + k)); vus.assign(k, (unsigned short)(60000 + e % 1000));
@@ -102,6 +106,7 @@ void rw_write_objects(const char *path, Long64_t entries) {
       si.insert(int(e) * 2 + i);
     }
     rv.resize(k); for (int i = 0; i < k; ++i) rv[i] = e + 0.125f * i;
+    bits = std::bitset<12>((unsigned long)(e * 37 % 4096));
     t.Fill();
   }
   t.Write();

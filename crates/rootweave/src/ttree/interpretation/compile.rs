@@ -75,6 +75,12 @@ fn is_sequence(name: &str) -> bool {
     )
 }
 
+/// Whether template `name` is `std::bitset`, streamed as a sequence of booleans (its size
+/// first, then a byte per bit, lowest bit first).
+fn is_bitset(name: &str) -> bool {
+    name == "bitset"
+}
+
 /// Whether template `name` is an STL map.
 fn is_map(name: &str) -> bool {
     matches!(
@@ -85,7 +91,8 @@ fn is_map(name: &str) -> bool {
 
 /// Whether `t` (normalized) is an STL container or `std::string`.
 pub fn is_stl(t: &str) -> bool {
-    t == "string" || template(t).is_some_and(|(name, _)| is_sequence(name) || is_map(name))
+    t == "string"
+        || template(t).is_some_and(|(name, _)| is_sequence(name) || is_bitset(name) || is_map(name))
 }
 
 /// Whether a block of map keys or values of type `t` is preceded by a byte count and a
@@ -120,6 +127,9 @@ impl Compiler<'_> {
             if is_sequence(name) {
                 let item = template_args(args).first().copied().unwrap_or("");
                 return Ok(Nested::Seq(Box::new(self.item(item, deeper(depth)?)?)));
+            }
+            if is_bitset(name) {
+                return Ok(Nested::Seq(Box::new(Nested::Prim(Prim::Bool))));
             }
             if is_map(name) {
                 return Err(format!("maps inside containers ({t}) are not supported"));
@@ -164,7 +174,7 @@ impl Compiler<'_> {
                 value_header: stl_block(&value),
             });
         }
-        if is_sequence(name) {
+        if is_sequence(name) || is_bitset(name) {
             return Ok(Nested::Framed(Box::new(self.item(t, depth)?)));
         }
         Err(format!("objects of type {t} are not supported"))

@@ -480,3 +480,26 @@ fn containers_of_unreadable_classes_read_while_empty() {
     let err = decode(&layout, &one).unwrap_err();
     assert!(err.contains("Frame") && err.contains("buffer"), "{err}");
 }
+
+#[test]
+fn bitsets_are_lists_of_booleans() {
+    // A std::bitset<8> entry of uproot-issue-40.root: byte count, version 9, size 8, then
+    // a byte per bit (0b00010101). Inside a vector, bitsets come bare.
+    let set = StreamerSet::default();
+    let compiler = Compiler { streamers: &set };
+    let layout = compiler.stl("std::bitset<8>", 0).unwrap();
+    let bytes = hex("4000000e0009000000080100010001000000");
+    let bools = |v: &[u8]| Array::Bool(v.iter().map(|&b| b == 1).collect());
+    assert_eq!(
+        decode(&layout, &bytes).unwrap(),
+        Array::List {
+            offsets: vec![0, 8],
+            values: Box::new(bools(&[1, 0, 1, 0, 1, 0, 0, 0]))
+        }
+    );
+    assert!(decode(&layout, &bytes[..15]).is_err());
+    assert_eq!(
+        compiler.item("bitset<4>", 0).unwrap(),
+        Nested::Seq(Box::new(Nested::Prim(Prim::Bool)))
+    );
+}
