@@ -7,8 +7,8 @@ Branches: vectors of unsigned and fixed-width integer types (spelled with spaces
 typedefs), an `unsigned long` leaf; ranged Double32_t / Float16_t arrays (fixed,
 counted, two-dimensional) and a char* leaf; TLorentzVector, TVector3 and TVector2 split
 and unsplit, std::vector<TLorentzVector>, a TClonesArray of TLorentzVector, TDatime,
-std::map, std::set, ROOT::RVec and std::bitset. Entry e holds values computed from e
-(see below). A second tree, "partial", has branches filled for fewer entries than the
+std::map, std::set, ROOT::RVec, std::bitset and TMatrixTSym (alone, split or not, and in
+a vector). Entry e holds values computed from e (see below). A second tree, "partial", has branches filled for fewer entries than the
 tree.
 """
 
@@ -22,6 +22,7 @@ import ROOT  # noqa: E402
 ROOT.gSystem.ChangeDirectory(sys.argv[3] if len(sys.argv) > 3 else ".")
 for t, h in [("map<int,double>", "map"), ("map<string,int>", "map;string"), ("set<int>", "set"),
              ("vector<signed char>", "vector"), ("bitset<12>", "bitset"),
+             ("vector<TMatrixTSym<double> >", "vector;TMatrixTSym.h"),
              ("vector<TLorentzVector>", "vector;TLorentzVector.h")]:
     ROOT.gInterpreter.GenerateDictionary(t, h)
 
@@ -33,6 +34,7 @@ ROOT.gInterpreter.Declare(r'''
 #include <TVector2.h>
 #include <TDatime.h>
 #include <TClonesArray.h>
+#include <TMatrixTSym.h>
 #include <ROOT/RVec.hxx>
 #include <map>
 #include <set>
@@ -60,6 +62,8 @@ void rw_write_objects(const char *path, Long64_t entries) {
   std::map<int, double> mid; std::map<std::string, int> msi; std::set<int> si;
   ROOT::RVecF rv;
   std::bitset<12> bits;
+  TMatrixTSym<double> *sym = new TMatrixTSym<double>(3);
+  std::vector<TMatrixTSym<double>> vsym;
   t.Branch("vuc", &vuc); t.Branch("vus", &vus); t.Branch("vui", &vui); t.Branch("vul", &vul);
   t.Branch("vi8", &vi8); t.Branch("vu16", &vu16); t.Branch("vu32", &vu32);
   t.Branch("ul", &ul, "ul/l");
@@ -79,6 +83,9 @@ void rw_write_objects(const char *path, Long64_t entries) {
   t.Branch("mid", &mid); t.Branch("msi", &msi); t.Branch("si", &si);
   t.Branch("rv", &rv);
   t.Branch("bits", &bits);
+  t.Branch("sym", &sym, 32000, 99);
+  t.Branch("sym0", &sym, 32000, 0);
+  t.Branch("vsym", &vsym);
   for (Long64_t e = 0; e < entries; ++e) {
     int k = int(e % 4);
     vuc.assign(k, (unsigned char)(200 + k)); vus.assign(k, (unsigned short)(60000 + e % 1000));
@@ -107,6 +114,10 @@ void rw_write_objects(const char *path, Long64_t entries) {
     }
     rv.resize(k); for (int i = 0; i < k; ++i) rv[i] = e + 0.125f * i;
     bits = std::bitset<12>((unsigned long)(e * 37 % 4096));
+    for (int i = 0; i < 3; ++i)
+      for (int j = i; j < 3; ++j) (*sym)(i, j) = (*sym)(j, i) = 10.0 * e + 3 * i + j;
+    vsym.assign(k, TMatrixTSym<double>(2));
+    for (int i = 0; i < k; ++i) { vsym[i](0, 0) = e; vsym[i](0, 1) = vsym[i](1, 0) = i; vsym[i](1, 1) = -e; }
     t.Fill();
   }
   t.Write();

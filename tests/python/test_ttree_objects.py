@@ -40,7 +40,7 @@ def test_every_branch_uproot_reads_is_the_same(objects):
     # fails on a counted Float16_t array with a range: all checked below instead.
     assert [(r["item"], r["status"]) for r in problems] == [("d32a", "differ"), ("d32m", "differ")]
     assert [k for k, s in status.items() if s == "uproot_error"] == ["f16v"]
-    assert sum(s == "same" for s in status.values()) == 34, status
+    assert sum(s == "same" for s in status.values()) == 37, status
     assert {k: s for k, s in status.items() if k in ("a", "late", "never")} == dict.fromkeys(
         ("a", "late", "never"), "same")
 
@@ -75,7 +75,8 @@ def test_branches_filled_for_fewer_entries_hold_only_those(objects):
 
 def test_values_as_root_wrote_them(objects):
     t = rootweave.open(objects)["objs"]
-    a = t.arrays(["f16v", "d32a", "d32m", "p4u", "v2", "cp4.fE", "when", "mid", "ul", "vi8", "text", "bits"],
+    a = t.arrays(["f16v", "d32a", "d32m", "p4u", "v2", "cp4.fE", "when", "mid", "ul", "vi8", "text", "bits",
+                  "sym", "sym0", "vsym"],
                  library="ak")
     assert a["d32a"][0].to_list() == [0.0, 1.0009765625, 1.99951171875]
     for e in (0, 1, 5, ENTRIES - 1):
@@ -100,6 +101,12 @@ def test_values_as_root_wrote_them(objects):
         assert a["vi8"][e].to_list() == [-100 + k] * k
         assert a["text"][e] == f"entry {e}"
         assert a["bits"][e].to_list() == [bool(e * 37 % 4096 >> i & 1) for i in range(12)]
+        # TMatrixTSym streams its upper triangle, row by row.
+        for name in ("sym", "sym0"):
+            sym = a[name][e].to_list()
+            assert (sym["fNrows"], sym["fNcols"], sym["fNelems"]) == (3, 3, 9)
+            assert sym["fElements"] == [10.0 * e + x for x in (0, 1, 2, 4, 5, 8)]
+        assert [m["fElements"] for m in a["vsym"][e].to_list()] == [[e, i, -e] for i in range(k)]
 
 
 def test_unreadable_branches_warn_once_and_the_rest_is_read():

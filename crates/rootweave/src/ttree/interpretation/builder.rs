@@ -440,6 +440,14 @@ fn read_steps(
                 let n = usize::try_from(n).map_err(|_| format!("an array of {n} values"))?;
                 fields[*field].items(n, r)?;
             }
+            MemberStep::Triangle { field, rows, cols } => {
+                let size = |i: usize| last_int(&fields[i]).ok_or("a matrix size is not a number");
+                let (rows, cols) = (size(*rows)?.max(0) as i128, size(*cols)?.max(0) as i128);
+                let k = rows.min(cols);
+                let n = k * cols - k * (k - 1) / 2;
+                let n = usize::try_from(n).map_err(|_| format!("a matrix of {n} values"))?;
+                fields[*field].items(n, r)?;
+            }
             MemberStep::Skip(n) => {
                 r.take(*n)?;
             }

@@ -219,6 +219,10 @@ fn interpret_type(
             other => Interpretation::Streamed(other),
         });
     }
+    // Classes that stream themselves in their own way, whatever the branch type.
+    if let Some(custom) = compiler.symmetric_matrix(&t, 0) {
+        return custom.map(Interpretation::Streamed);
+    }
     // Classes of numbers only (`TDatime` and the like stream themselves without a
     // frame even in a branch of type -1; a frame would not match the fixed entry size,
     // an error rather than a misread).

@@ -123,6 +123,9 @@ impl Compiler<'_> {
         if let Some(n) = builtin(t) {
             return Ok(n);
         }
+        if let Some(matrix) = self.symmetric_matrix(t, depth) {
+            return matrix;
+        }
         if let Some((name, args)) = template(t) {
             if is_sequence(name) {
                 let item = template_args(args).first().copied().unwrap_or("");
@@ -193,6 +196,43 @@ impl Compiler<'_> {
             .iter()
             .rev()
             .fold(item, |inner, &n| Nested::Repeat(Box::new(inner), n)))
+    }
+
+    /// `TMatrixTSym<T>` (`T` a number type), which streams itself: its `TMatrixTBase<T>`
+    /// part framed, as the file describes that class, then only the upper triangle of its
+    /// elements (`fElements`), row by row. `None` for other types, or if the file does not
+    /// describe the base.
+    pub fn symmetric_matrix(&self, t: &str, depth: usize) -> Option<Result<Nested, String>> {
+        let (name, args) = template(t)?;
+        let prim = Prim::from_type_name(args.trim()).filter(|_| name == "TMatrixTSym")?;
+        let base_name = format!("TMatrixTBase<{}>", args.trim());
+        let info = self.layout(&base_name, -1).ok()?;
+        Some(self.class_of(&base_name, info, depth).and_then(|base| {
+            let mut fields = base.fields.clone();
+            let index = |name: &str| fields.iter().position(|(n, _)| n == name);
+            let (Some(rows), Some(cols)) = (index("fNrows"), index("fNcols")) else {
+                return Err(format!("{base_name} has no fNrows and fNcols"));
+            };
+            fields.push((
+                "fElements".into(),
+                Nested::Seq(Box::new(Nested::Prim(prim))),
+            ));
+            let field = fields.len() - 1;
+            let steps = vec![
+                MemberStep::Base {
+                    name: base_name.clone(),
+                    version: None,
+                    steps: base.steps.clone(),
+                },
+                MemberStep::Triangle { field, rows, cols },
+            ];
+            Ok(Nested::Class(Arc::new(ClassLayout {
+                name: t.to_string(),
+                version: None,
+                fields,
+                steps,
+            })))
+        }))
     }
 
     /// The layout of `class` (at `version`, or the one the file describes).
@@ -311,11 +351,14 @@ impl Compiler<'_> {
                     let class = normalize(el.type_name.trim_end_matches('*'));
                     let n = match builtin(&class) {
                         Some(n) => n,
-                        None => Nested::Framed(Box::new(Nested::Class(self.class(
-                            &class,
-                            None,
-                            deeper(depth)?,
-                        )?))),
+                        None => match self.symmetric_matrix(&class, deeper(depth)?) {
+                            Some(matrix) => matrix?,
+                            None => Nested::Framed(Box::new(Nested::Class(self.class(
+                                &class,
+                                None,
+                                deeper(depth)?,
+                            )?))),
+                        },
                     };
                     field(&el.name, n)
                 }

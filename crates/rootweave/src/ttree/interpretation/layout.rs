@@ -94,6 +94,17 @@ pub enum MemberStep {
         /// The field holding their number (an integer read before).
         counter: usize,
     },
+    /// The upper triangle of a matrix, row by row (`TMatrixTSym`): row `i` holds
+    /// `cols - i` values, for as many rows as field `rows` says, into field `field` (a
+    /// [`Nested::Seq`] of numbers).
+    Triangle {
+        /// The values' field.
+        field: usize,
+        /// The field holding the number of rows (an integer read before).
+        rows: usize,
+        /// The field holding the number of columns (an integer read before).
+        cols: usize,
+    },
     /// Bytes that are not part of the record (a `TRefArray`'s lower bound and process
     /// ID): skipped.
     Skip(usize),

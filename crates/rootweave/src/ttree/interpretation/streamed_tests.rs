@@ -503,3 +503,45 @@ fn bitsets_are_lists_of_booleans() {
         Nested::Seq(Box::new(Nested::Prim(Prim::Bool)))
     );
 }
+
+#[test]
+fn symmetric_matrices_stream_their_upper_triangle() {
+    let mut set = StreamerSet::default();
+    set.add(info(
+        "TMatrixTBase<double>",
+        5,
+        vec![
+            element(ElementClass::BasicType, "fNrows", code::INT, "int"),
+            element(ElementClass::BasicType, "fNcols", code::INT, "int"),
+        ],
+    ));
+    let compiler = Compiler { streamers: &set };
+    let layout = compiler.item("TMatrixTSym<double>", 0).unwrap();
+    // The base framed (2 x 2), then rows of 2 and 1 values outside the frame.
+    let bytes = hex("4000000a00050000000200000002\
+         3ff0000000000000 4000000000000000 4008000000000000"
+        .replace(' ', "")
+        .as_str());
+    let Array::Record { fields, .. } = decode(&layout, &bytes).unwrap() else {
+        panic!()
+    };
+    assert_eq!(fields[2].0, "fElements");
+    assert_eq!(
+        fields[2].1,
+        Array::List {
+            offsets: vec![0, 3],
+            values: Box::new(Array::Float64(vec![1.0, 2.0, 3.0]))
+        }
+    );
+    assert!(decode(&layout, &bytes[..bytes.len() - 1]).is_err());
+    // Sizes that claim more values than there are bytes: an error, nothing allocated.
+    let huge = hex("4000000a00050000ffff7fffffff");
+    assert!(decode(&layout, &huge).is_err());
+    // Without its base described, the class is unknown.
+    let bare = StreamerSet::default();
+    let unknown = Compiler { streamers: &bare }.item("TMatrixTSym<double>", 0);
+    assert_eq!(
+        unknown.unwrap(),
+        Nested::Unknown("TMatrixTSym<double>".into())
+    );
+}
