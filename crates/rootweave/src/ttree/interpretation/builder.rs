@@ -114,6 +114,7 @@ pub(crate) enum Builder {
     Array(Prim, Vec<usize>, Vec<u8>),
     Bits(Vec<u8>),
     Str(Vec<u64>, Vec<u8>),
+    CharStar(Vec<u64>, Vec<u8>),
     Seq(Vec<u64>, Box<Builder>),
     Repeat(Box<Builder>, usize),
     Framed(Box<Builder>),
@@ -141,6 +142,7 @@ impl Builder {
             Nested::Array(p, dims) => Builder::Array(*p, dims.clone(), Vec::new()),
             Nested::Bits => Builder::Bits(Vec::new()),
             Nested::Str => Builder::Str(vec![0], Vec::new()),
+            Nested::CharStar => Builder::CharStar(vec![0], Vec::new()),
             Nested::Seq(inner) => Builder::Seq(vec![0], Box::new(Builder::new(inner))),
             Nested::Repeat(inner, size) => Builder::Repeat(Box::new(Builder::new(inner)), *size),
             Nested::Framed(inner) => Builder::Framed(Box::new(Builder::new(inner))),
@@ -190,6 +192,11 @@ impl Builder {
             }
             Builder::Str(offsets, bytes) => {
                 bytes.extend_from_slice(r.string()?);
+                offsets.push(bytes.len() as u64);
+            }
+            Builder::CharStar(offsets, bytes) => {
+                let n = r.count()?;
+                bytes.extend_from_slice(r.take(n)?);
                 offsets.push(bytes.len() as u64);
             }
             Builder::Seq(..) => {
@@ -292,7 +299,7 @@ impl Builder {
         match self {
             Builder::Class { class, .. } => format!("an object of class {}", class.name),
             Builder::Unknown(_) => "an object".into(),
-            Builder::Str(..) => "a string".into(),
+            Builder::Str(..) | Builder::CharStar(..) => "a string".into(),
             Builder::Seq(..) => "an STL container".into(),
             Builder::Repeat(inner, _) => inner.what(),
             Builder::Map { .. } => "a map".into(),
@@ -309,7 +316,9 @@ impl Builder {
             Builder::Array(p, dims, bytes) => {
                 (bytes.len() / (p.size() * dims.iter().product::<usize>())) as u64
             }
-            Builder::Str(offsets, _) | Builder::Seq(offsets, _) => offsets.len() as u64 - 1,
+            Builder::Str(offsets, _) | Builder::CharStar(offsets, _) | Builder::Seq(offsets, _) => {
+                offsets.len() as u64 - 1
+            }
             Builder::Map { offsets, .. } => offsets.len() as u64 - 1,
             Builder::Framed(inner) | Builder::Named(_, inner) => inner.len(),
             Builder::Repeat(inner, size) => inner.len() / *size as u64,
@@ -324,7 +333,9 @@ impl Builder {
             Builder::Prim(p, bytes) => p.decode(&bytes),
             Builder::Bits(bytes) => Prim::U32.decode(&bytes),
             Builder::Array(p, dims, bytes) => super::decode::wrap_fixed(p.decode(&bytes), &dims),
-            Builder::Str(offsets, bytes) => Array::String { offsets, bytes },
+            Builder::Str(offsets, bytes) | Builder::CharStar(offsets, bytes) => {
+                Array::String { offsets, bytes }
+            }
             Builder::Seq(offsets, inner) => Array::List {
                 offsets,
                 values: Box::new(inner.finish()),

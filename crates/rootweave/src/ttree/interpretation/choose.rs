@@ -379,6 +379,9 @@ fn interpret_element(
     if st == code::TSTRING {
         return Ok(Interpretation::Strings(Header::None));
     }
+    if st == code::CHAR_STAR {
+        return Ok(Interpretation::Streamed(Nested::CharStar));
+    }
     // A `std::string` member is streamed as an object: a byte count and version first.
     let stl_string =
         |el: &Element| el.class == ElementClass::StlString || normalize(&el.type_name) == "string";

@@ -320,6 +320,7 @@ impl Compiler<'_> {
                 _ if st == code::STL_STRING || el.class == ElementClass::StlString => {
                     field(&el.name, Nested::Framed(Box::new(Nested::Str)))
                 }
+                _ if st == code::CHAR_STAR => field(&el.name, Nested::CharStar),
                 _ if (1..20).contains(&st) => {
                     let prim = Prim::from_code(st, &el.title).ok_or_else(unsupported)?;
                     field(&el.name, Nested::Prim(prim))

@@ -18,6 +18,8 @@ pub enum Nested {
     Bits,
     /// A string (`std::string`, `TString`): a length byte (or 255 and an `i32`) and bytes.
     Str,
+    /// A `char*` member: an `i32` length, then the characters (no terminator).
+    CharStar,
     /// A sequence (`std::vector`, `std::set`, ...): an `i32` length and the items.
     Seq(Box<Nested>),
     /// A fixed number of values one after the other (an array of objects `T x[n]`).
@@ -136,7 +138,7 @@ impl Nested {
                 format!("{dims}{}", p.name())
             }
             Nested::Bits => "uint32".into(),
-            Nested::Str => "string".into(),
+            Nested::Str | Nested::CharStar => "string".into(),
             Nested::Seq(n) => format!("var * {}", n.describe()),
             Nested::Repeat(n, size) => format!("{size} * {}", n.describe()),
             Nested::Framed(n) | Nested::Named(_, n) => n.describe(),

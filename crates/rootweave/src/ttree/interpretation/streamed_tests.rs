@@ -545,3 +545,36 @@ fn symmetric_matrices_stream_their_upper_triangle() {
         Nested::Unknown("TMatrixTSym<double>".into())
     );
 }
+
+#[test]
+fn char_star_members_have_a_four_byte_length() {
+    // `mydata` of uproot-issue31.root: an int, then `char* name`, streamed as an i32
+    // length and the characters.
+    let mut set = StreamerSet::default();
+    set.add(info(
+        "mydata",
+        1,
+        vec![
+            element(ElementClass::BasicType, "size", code::INT, "int"),
+            element(ElementClass::BasicType, "name", code::CHAR_STAR, "char*"),
+        ],
+    ));
+    let layout = Nested::Class(
+        Compiler { streamers: &set }
+            .class("mydata", None, 0)
+            .unwrap(),
+    );
+    let bytes = hex("0000000400000003747776");
+    let Array::Record { fields, .. } = decode(&layout, &bytes).unwrap() else {
+        panic!()
+    };
+    assert_eq!(
+        fields[1].1,
+        Array::String {
+            offsets: vec![0, 3],
+            bytes: b"twv".to_vec()
+        }
+    );
+    assert!(decode(&layout, &hex("00000004ffffffff")).is_err());
+    assert!(decode(&layout, &hex("0000000400000009747776")).is_err());
+}
