@@ -32,6 +32,16 @@ pub enum LeafType {
 }
 
 impl LeafType {
+    /// Bytes of one value.
+    pub fn size(self) -> usize {
+        match self {
+            LeafType::Bool | LeafType::Int8 | LeafType::UInt8 => 1,
+            LeafType::Int16 | LeafType::UInt16 => 2,
+            LeafType::Int32 | LeafType::UInt32 | LeafType::Float32 => 4,
+            LeafType::Int64 | LeafType::UInt64 | LeafType::Float64 => 8,
+        }
+    }
+
     /// The leaf type of a normalized C++ type name.
     pub fn from_type_name(name: &str) -> Option<Self> {
         Some(match name {

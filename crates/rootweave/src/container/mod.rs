@@ -6,6 +6,7 @@ pub(crate) mod directory;
 pub(crate) mod header;
 pub(crate) mod key;
 mod reader;
+pub(crate) mod stream;
 pub(crate) mod streamer_info;
 pub(crate) mod writer;
 

@@ -4,33 +4,140 @@
 //! Every object is written with a new-class tag (class name spelled out) and never with a
 //! back-reference, so the bytes do not depend on where they end up in the file.
 
+use super::stream::ObjectStream;
+
 /// ROOT's `TStreamerInfo` type codes of the basic members this library writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum BasicType {
+    /// `char` (kChar).
+    Char = 1,
+    /// `short` (kShort).
+    Short = 2,
+    /// `int` (kInt).
+    Int = 3,
+    /// `float` (kFloat).
+    Float = 5,
+    /// `double` (kDouble).
+    Double = 8,
+    /// `unsigned char` (kUChar).
+    UChar = 11,
     /// `unsigned short` (kUShort).
     UShort = 12,
+    /// `unsigned int` (kUInt).
+    UInt = 13,
     /// `unsigned long` / `std::uint64_t` (kULong64 is 17; `unsigned long` is kULong, 14).
     ULong = 14,
+    /// `Long64_t` (kLong64).
+    Long64 = 16,
+    /// `bool` (kBool).
+    Bool = 18,
 }
 
 impl BasicType {
     fn size(self) -> i32 {
         match self {
-            BasicType::UShort => 2,
-            BasicType::ULong => 8,
+            BasicType::Char | BasicType::UChar | BasicType::Bool => 1,
+            BasicType::Short | BasicType::UShort => 2,
+            BasicType::Int | BasicType::UInt | BasicType::Float => 4,
+            BasicType::Double | BasicType::ULong | BasicType::Long64 => 8,
         }
     }
 
     fn type_name(self) -> &'static str {
         match self {
+            BasicType::Char => "char",
+            BasicType::Short => "short",
+            BasicType::Int => "int",
+            BasicType::Float => "float",
+            BasicType::Double => "double",
+            BasicType::UChar => "unsigned char",
             BasicType::UShort => "unsigned short",
+            BasicType::UInt => "unsigned int",
             BasicType::ULong => "unsigned long",
+            BasicType::Long64 => "Long64_t",
+            BasicType::Bool => "bool",
         }
     }
 }
 
-/// A class layout made of basic-type members.
+/// What a member of a class layout is, as a `TStreamerElement` subclass says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ElementKind {
+    /// A base class (`TStreamerBase`) of the given class version.
+    Base {
+        /// The base's class version.
+        version: i32,
+    },
+    /// A number (`TStreamerBasicType`).
+    Basic(BasicType),
+    /// A pointer to an array of numbers whose length another member holds
+    /// (`TStreamerBasicPointer`, `Long64_t* x //[n]`).
+    BasicPointer {
+        /// The number type.
+        ty: BasicType,
+        /// The member holding the length.
+        count: &'static str,
+        /// The class holding that member, and its version.
+        count_class: &'static str,
+        /// The class version of `count_class`.
+        count_version: i32,
+    },
+    /// An embedded object of a class (`TStreamerObject`, a `TObject` descendant).
+    Object(&'static str),
+    /// An embedded object of a class not descending from `TObject` (`TStreamerObjectAny`).
+    ObjectAny(&'static str),
+    /// A pointer to an object (`TStreamerObjectPointer`).
+    ObjectPointer(&'static str),
+    /// A `TString` (`TStreamerString`).
+    String,
+}
+
+/// One member of a class layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Element {
+    /// The member's (or base class's) name.
+    pub name: &'static str,
+    /// Its description.
+    pub title: &'static str,
+    /// What it is.
+    pub kind: ElementKind,
+}
+
+impl Element {
+    /// A member of a basic type.
+    pub fn basic(name: &'static str, title: &'static str, ty: BasicType) -> Self {
+        Element {
+            name,
+            title,
+            kind: ElementKind::Basic(ty),
+        }
+    }
+
+    /// ROOT's type code, in-memory size and type name of the member.
+    fn code_size_name(&self) -> (i32, i32, String) {
+        match &self.kind {
+            ElementKind::Base { .. } => {
+                let code = match self.name {
+                    "TObject" => 66,
+                    "TNamed" => 67,
+                    _ => 0,
+                };
+                (code, 0, "BASE".into())
+            }
+            ElementKind::Basic(ty) => (*ty as i32, ty.size(), ty.type_name().into()),
+            ElementKind::BasicPointer { ty, .. } => {
+                (40 + *ty as i32, 8, format!("{}*", ty.type_name()))
+            }
+            ElementKind::Object(class) => (61, 0, class.to_string()),
+            ElementKind::ObjectAny(class) => (62, 0, class.to_string()),
+            ElementKind::ObjectPointer(class) => (64, 8, format!("{class}*")),
+            ElementKind::String => (65, 24, "TString".into()),
+        }
+    }
+}
+
+/// A class layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamerInfo {
     /// The class name.
@@ -39,98 +146,41 @@ pub struct StreamerInfo {
     pub checksum: u32,
     /// The class version.
     pub class_version: i32,
-    /// The members in streaming order.
-    pub members: Vec<(&'static str, BasicType)>,
+    /// The members in streaming order (base classes first).
+    pub elements: Vec<Element>,
 }
 
 /// The layout of `ROOT::RNTuple` (the anchor), class version 2, as ROOT 6.40 declares it.
 pub fn rntuple_anchor_info() -> StreamerInfo {
     use BasicType::*;
+    let members = [
+        ("fVersionEpoch", UShort),
+        ("fVersionMajor", UShort),
+        ("fVersionMinor", UShort),
+        ("fVersionPatch", UShort),
+        ("fSeekHeader", ULong),
+        ("fNBytesHeader", ULong),
+        ("fLenHeader", ULong),
+        ("fSeekFooter", ULong),
+        ("fNBytesFooter", ULong),
+        ("fLenFooter", ULong),
+        ("fMaxKeySize", ULong),
+    ];
     StreamerInfo {
         class_name: "ROOT::RNTuple",
         checksum: 0x28e6_32ec,
         class_version: 2,
-        members: vec![
-            ("fVersionEpoch", UShort),
-            ("fVersionMajor", UShort),
-            ("fVersionMinor", UShort),
-            ("fVersionPatch", UShort),
-            ("fSeekHeader", ULong),
-            ("fNBytesHeader", ULong),
-            ("fLenHeader", ULong),
-            ("fSeekFooter", ULong),
-            ("fNBytesFooter", ULong),
-            ("fLenFooter", ULong),
-            ("fMaxKeySize", ULong),
-        ],
-    }
-}
-
-/// Big-endian streaming buffer with ROOT's byte counts.
-#[derive(Default)]
-struct Buffer {
-    bytes: Vec<u8>,
-    counts: Vec<usize>,
-}
-
-impl Buffer {
-    fn u8(&mut self, v: u8) {
-        self.bytes.push(v);
-    }
-    fn u16(&mut self, v: u16) {
-        self.bytes.extend_from_slice(&v.to_be_bytes());
-    }
-    fn u32(&mut self, v: u32) {
-        self.bytes.extend_from_slice(&v.to_be_bytes());
-    }
-    fn i32(&mut self, v: i32) {
-        self.bytes.extend_from_slice(&v.to_be_bytes());
-    }
-    fn tstring(&mut self, s: &str) {
-        if s.len() < 255 {
-            self.u8(s.len() as u8);
-        } else {
-            self.u8(255);
-            self.i32(s.len() as i32);
-        }
-        self.bytes.extend_from_slice(s.as_bytes());
-    }
-    /// Starts a byte-counted region (the count is filled by `end`).
-    fn begin(&mut self) {
-        self.counts.push(self.bytes.len());
-        self.u32(0);
-    }
-    fn end(&mut self) {
-        let start = self.counts.pop().expect("begin before end");
-        let count = (self.bytes.len() - start - 4) as u32 | 0x4000_0000;
-        self.bytes[start..start + 4].copy_from_slice(&count.to_be_bytes());
-    }
-    /// Starts an object written through a pointer: byte count and new-class tag.
-    fn begin_object(&mut self, class: &str) {
-        self.begin();
-        self.u32(0xFFFF_FFFF);
-        self.bytes.extend_from_slice(class.as_bytes());
-        self.u8(0);
-    }
-    fn tobject(&mut self, bits: u32) {
-        self.u16(1);
-        self.u32(0);
-        self.u32(bits);
-    }
-    fn tnamed(&mut self, name: &str, title: &str, bits: u32) {
-        self.begin();
-        self.u16(1);
-        self.tobject(bits);
-        self.tstring(name);
-        self.tstring(title);
-        self.end();
+        elements: members
+            .into_iter()
+            .map(|(name, ty)| Element::basic(name, "", ty))
+            .collect(),
     }
 }
 
 /// `kIsOnHeap`-style bits ROOT 6.40 stores in a `TStreamerInfo`'s `TObject`.
 const STREAMER_INFO_BITS: u32 = 0x0001_0000;
 
-fn write_info(b: &mut Buffer, info: &StreamerInfo) {
+fn write_info(b: &mut ObjectStream, info: &StreamerInfo) {
     b.begin_object("TStreamerInfo");
     b.begin();
     b.u16(10);
@@ -142,26 +192,10 @@ fn write_info(b: &mut Buffer, info: &StreamerInfo) {
     b.u16(3);
     b.tobject(0);
     b.tstring("");
-    b.i32(info.members.len() as i32);
+    b.i32(info.elements.len() as i32);
     b.i32(0);
-    for (name, ty) in &info.members {
-        b.begin_object("TStreamerBasicType");
-        b.begin();
-        b.u16(2);
-        b.begin();
-        b.u16(4);
-        b.tnamed(name, "", 0);
-        b.i32(*ty as i32);
-        b.i32(ty.size());
-        b.i32(0); // fArrayLength
-        b.i32(0); // fArrayDim
-        for _ in 0..5 {
-            b.i32(0); // fMaxIndex
-        }
-        b.tstring(ty.type_name());
-        b.end();
-        b.end();
-        b.end();
+    for element in &info.elements {
+        write_element(b, element);
     }
     b.end();
     b.end();
@@ -169,9 +203,55 @@ fn write_info(b: &mut Buffer, info: &StreamerInfo) {
     b.end();
 }
 
+/// A `TStreamerElement` subclass: the element's common part (version 4), then what the
+/// subclass adds.
+fn write_element(b: &mut ObjectStream, element: &Element) {
+    let (class, version) = match element.kind {
+        ElementKind::Base { .. } => ("TStreamerBase", 3),
+        ElementKind::Basic(_) => ("TStreamerBasicType", 2),
+        ElementKind::BasicPointer { .. } => ("TStreamerBasicPointer", 2),
+        ElementKind::Object(_) => ("TStreamerObject", 2),
+        ElementKind::ObjectAny(_) => ("TStreamerObjectAny", 2),
+        ElementKind::ObjectPointer(_) => ("TStreamerObjectPointer", 2),
+        ElementKind::String => ("TStreamerString", 2),
+    };
+    let (code, size, type_name) = element.code_size_name();
+    b.begin_object(class);
+    b.begin();
+    b.u16(version);
+    b.begin();
+    b.u16(4);
+    b.tnamed(element.name, element.title, 0);
+    b.i32(code);
+    b.i32(size);
+    b.i32(0); // fArrayLength
+    b.i32(0); // fArrayDim
+    for _ in 0..5 {
+        b.i32(0); // fMaxIndex
+    }
+    b.tstring(&type_name);
+    b.end();
+    match &element.kind {
+        ElementKind::Base { version } => b.i32(*version),
+        ElementKind::BasicPointer {
+            count,
+            count_class,
+            count_version,
+            ..
+        } => {
+            b.i32(*count_version);
+            b.tstring(count);
+            b.tstring(count_class);
+        }
+        _ => {}
+    }
+    b.end();
+    b.end();
+}
+
 /// The payload of a file's StreamerInfo record: a streamed `TList` of the given infos.
 pub fn streamer_list(infos: &[StreamerInfo]) -> Vec<u8> {
-    let mut b = Buffer::default();
+    let mut b = ObjectStream::default();
     b.begin();
     b.u16(5);
     b.tobject(0);
@@ -182,7 +262,7 @@ pub fn streamer_list(infos: &[StreamerInfo]) -> Vec<u8> {
         b.u8(0); // option string of the list entry
     }
     b.end();
-    b.bytes
+    b.into_bytes()
 }
 
 #[cfg(test)]

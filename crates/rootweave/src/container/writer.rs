@@ -11,7 +11,7 @@ use super::bytes::{tstring_len, BeWrite};
 use super::directory::{encode_keys_list, Directory, DIRECTORY_LEN};
 use super::header::{datime_now, FileHeader, BEGIN, ROOT_VERSION};
 use super::key::{KeyInfo, START_BIG_FILE};
-use super::streamer_info::{rntuple_anchor_info, streamer_list};
+use super::streamer_info::{rntuple_anchor_info, streamer_list, StreamerInfo};
 use crate::compress::{compress, Compression};
 use crate::error::{Error, Result};
 use crate::io::{DiskFile, WriteAt};
@@ -58,7 +58,7 @@ pub const BLOB_KEY_LEN: u64 = 42;
 struct State {
     end: u64,
     keys: Vec<KeyInfo>,
-    streamer_list: Option<Vec<u8>>,
+    streamer_infos: Vec<StreamerInfo>,
 }
 
 /// A ROOT file being written.
@@ -106,7 +106,7 @@ impl FileWriter {
             state: Mutex::new(State {
                 end: 0,
                 keys: Vec::new(),
-                streamer_list: None,
+                streamer_infos: Vec::new(),
             }),
         };
         let top_len = writer.top_record(false, &Directory::empty()).len() as u64;
@@ -120,6 +120,23 @@ impl FileWriter {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The file's default compression.
+    pub fn compression(&self) -> Compression {
+        self.options.compression
+    }
+
+    /// The date and time stamped on the file's keys (ROOT's `TDatime` encoding).
+    pub fn datime(&self) -> u32 {
+        self.datime
+    }
+
+    /// The key length [`FileWriter::write_object`] will give an object written next
+    /// (objects streamed with references to themselves need it first).
+    pub fn next_key_len(&self, class: &str, name: &str, title: &str) -> usize {
+        let big = self.lock().end >= START_BIG_FILE;
+        KeyInfo::header_len(class, name, title, big)
     }
 
     /// Reserves `len` bytes at the end of the file and returns their offset.
@@ -267,10 +284,20 @@ impl FileWriter {
         self.write_at(key.seek_key, &record)
     }
 
-    /// Sets the payload of the StreamerInfo record (a streamed `TList`). By default the
-    /// record describes `ROOT::RNTuple`, the class of RNTuple anchors.
-    pub fn set_streamer_list(&self, tlist_payload: Vec<u8>) {
-        self.lock().streamer_list = Some(tlist_payload);
+    /// Adds class layouts to the file's StreamerInfo record (a class already there is
+    /// kept once). Without any, the record describes `ROOT::RNTuple`, the class of RNTuple
+    /// anchors, which it also does whenever the file holds an RNTuple.
+    pub(crate) fn add_streamer_infos(&self, infos: Vec<StreamerInfo>) {
+        let mut state = self.lock();
+        for info in infos {
+            if !state
+                .streamer_infos
+                .iter()
+                .any(|i| i.class_name == info.class_name)
+            {
+                state.streamer_infos.push(info);
+            }
+        }
     }
 
     /// The TFile key, its name and title, and the directory record.
@@ -306,15 +333,17 @@ impl FileWriter {
             state: Mutex::new(State {
                 end: 0,
                 keys: Vec::new(),
-                streamer_list: None,
+                streamer_infos: Vec::new(),
             }),
             ..self
         };
 
-        let list = state
-            .streamer_list
-            .take()
-            .unwrap_or_else(|| streamer_list(&[rntuple_anchor_info()]));
+        let mut infos = std::mem::take(&mut state.streamer_infos);
+        let anchors = state.keys.iter().any(|k| k.class_name == "ROOT::RNTuple");
+        if infos.is_empty() || anchors {
+            infos.insert(0, rntuple_anchor_info());
+        }
+        let list = streamer_list(&infos);
         let stored = compress(this.options.compression, &list);
         let info = this.append_key(
             &mut state,

@@ -9,6 +9,7 @@
 mod interpretation;
 mod model;
 mod read;
+mod write;
 
 pub use crate::parallel::ReadOptions;
 pub use interpretation::{ClassLayout, Header, Interpretation, MemberStep, Nested, Packed, Prim};
@@ -16,3 +17,4 @@ pub use model::{
     BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, StreamerSet, TreeMeta,
 };
 pub use read::{list_trees, read_streamers, TTreeReader, Tree};
+pub use write::{BranchSpec, TTreeWriteOptions, TTreeWriter};

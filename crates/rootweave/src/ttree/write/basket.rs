@@ -1,0 +1,74 @@
+//! A basket record as ROOT 6.40 writes it: a big key (64-bit offsets) of class `TBasket`
+//! named after the branch and titled after the tree, the basket's own header, and the
+//! payload compressed with the branch's setting (stored raw when that is not smaller).
+
+use crate::compress::{compress_into, Compression};
+use crate::container::bytes::BeWrite;
+use crate::container::KeyInfo;
+
+/// Bytes of the basket header that follows the key header.
+const BASKET_HEADER_LEN: usize = 2 + 4 + 4 + 4 + 4 + 1;
+/// The TBasket class version ROOT 6.40 writes.
+const BASKET_VERSION: u16 = 3;
+/// The directory baskets belong to (the file's top directory).
+const TOP_DIRECTORY: u64 = 100;
+
+/// What a basket holds.
+pub(crate) struct BasketContent<'a> {
+    /// The branch's name.
+    pub branch: &'a str,
+    /// The tree's name.
+    pub tree: &'a str,
+    /// The entries' bytes, big-endian, back to back.
+    pub data: &'a [u8],
+    /// Number of entries.
+    pub entries: usize,
+    /// Bytes of each entry.
+    pub entry_bytes: usize,
+    /// The branch's basket size (ROOT's `fBufferSize`).
+    pub buffer_size: usize,
+}
+
+/// The key length of a basket of branch `branch` of tree `tree` (basket header included).
+pub(crate) fn basket_key_len(branch: &str, tree: &str) -> usize {
+    KeyInfo::header_len("TBasket", branch, tree, true) + BASKET_HEADER_LEN
+}
+
+/// The basket's record for offset `seek` (key header, basket header, stored payload), and
+/// its key length.
+pub(crate) fn basket_record(
+    content: &BasketContent,
+    seek: u64,
+    datime: u32,
+    compression: Compression,
+) -> (Vec<u8>, usize) {
+    let keylen = basket_key_len(content.branch, content.tree);
+    let mut record = Vec::with_capacity(keylen + content.data.len() / 2);
+    record.resize(keylen, 0);
+    let stored = compress_into(compression, content.data, &mut record);
+    let mut key = KeyInfo::new(
+        "TBasket",
+        content.branch,
+        content.tree,
+        0,
+        seek,
+        TOP_DIRECTORY,
+        stored as u64,
+        content.data.len() as u64,
+        true,
+        datime,
+    );
+    key.keylen = keylen as u16;
+    key.nbytes = (keylen + stored) as u32;
+    let mut header = Vec::with_capacity(keylen);
+    key.encode(&mut header);
+    header.put_u16(BASKET_VERSION);
+    header.put_u32(content.buffer_size as u32);
+    header.put_u32(content.entry_bytes as u32); // fNevBufSize
+    header.put_u32(content.entries as u32); // fNevBuf
+    header.put_u32((keylen + content.data.len()) as u32); // fLast
+    header.put_u8(0);
+    debug_assert_eq!(header.len(), keylen);
+    record[..keylen].copy_from_slice(&header);
+    (record, keylen)
+}

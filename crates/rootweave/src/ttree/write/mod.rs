@@ -1,0 +1,13 @@
+//! Writing TTrees: branches of numbers (scalars and fixed-size arrays) filled in batches,
+//! their entries gathered into baskets of ROOT's size and written as `TBasket` records, and
+//! the `TTree` object (branches, leaves, basket locations) written as the tree's key on
+//! close, in the layouts ROOT 6.40 writes.
+
+mod basket;
+mod branch;
+mod layouts;
+mod objects;
+mod writer;
+
+pub use branch::BranchSpec;
+pub use writer::{TTreeWriteOptions, TTreeWriter};

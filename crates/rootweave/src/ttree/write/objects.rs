@@ -1,0 +1,223 @@
+//! The `TTree` object as ROOT 6.40 streams it (class versions TTree 20, TBranch 13, TLeaf 2
+//! and its number subclasses 1, TObjArray 3): branches with their leaves and the locations
+//! of their baskets, and the tree's list of every leaf (references to the leaves streamed
+//! in the branches).
+
+use super::branch::{is_unsigned, leaf_class, BranchSpec};
+use crate::array::LeafType;
+use crate::container::stream::ObjectStream;
+
+/// `TObject` bits ROOT 6.40 stores for a TTree (`kMustCleanup`).
+const TREE_BITS: u32 = 0x0000_0008;
+/// `TObject` bits of a TBranch (`kDoNotUseBufferMap`).
+const BRANCH_BITS: u32 = 0x0040_0000;
+/// `TObject` bits of a collection that owns its items (`kIsOwner`).
+const OWNER_BITS: u32 = 0x0000_4000;
+/// ROOT's checksum of `ROOT::TIOFeatures`, written with it (its version is 0).
+const IO_FEATURES_CHECKSUM: u32 = 0x1aa1_2f10;
+/// Basket slots a branch starts with (ROOT's `fMaxBaskets` default).
+const MIN_BASKET_SLOTS: usize = 10;
+
+/// A basket written to the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WrittenBasket {
+    /// Offset of its record.
+    pub seek: u64,
+    /// Bytes of its record (key and stored payload).
+    pub nbytes: u32,
+    /// Its first entry.
+    pub first_entry: u64,
+}
+
+/// One branch as the TTree object records it.
+pub(crate) struct BranchRecord<'a> {
+    pub spec: &'a BranchSpec,
+    /// ROOT's compression setting of its baskets.
+    pub compress: i32,
+    pub basket_size: i32,
+    pub entries: u64,
+    /// Bytes of its baskets before compression (key included), and on disk.
+    pub tot_bytes: u64,
+    pub zip_bytes: u64,
+    pub baskets: &'a [WrittenBasket],
+}
+
+/// The tree as its object records it.
+pub(crate) struct TreeRecord<'a> {
+    pub name: &'a str,
+    pub title: &'a str,
+    pub entries: u64,
+    /// Entries per cluster once known, else ROOT's default of -30,000,000 (bytes).
+    pub auto_flush: i64,
+    pub auto_save: i64,
+    /// Bytes flushed at the last cluster boundary.
+    pub flushed_bytes: u64,
+    pub branches: Vec<BranchRecord<'a>>,
+}
+
+/// The tree object streamed as the payload of a key whose header is `key_len` bytes (the
+/// references to leaves are positions in the key's record).
+pub(crate) fn stream_tree(tree: &TreeRecord, key_len: usize) -> Vec<u8> {
+    let mut b = ObjectStream::default();
+    let tot: u64 = tree.branches.iter().map(|r| r.tot_bytes).sum();
+    let zip: u64 = tree.branches.iter().map(|r| r.zip_bytes).sum();
+    b.begin_version(20);
+    b.tnamed(tree.name, tree.title, TREE_BITS);
+    attributes(&mut b);
+    b.i64(tree.entries as i64);
+    b.i64(tot as i64);
+    b.i64(zip as i64);
+    b.i64(0); // fSavedBytes
+    b.i64(tree.flushed_bytes as i64);
+    b.f64(1.0); // fWeight
+    b.i32(0); // fTimerInterval
+    b.i32(25); // fScanField
+    b.i32(0); // fUpdate
+    b.i32(1000); // fDefaultEntryOffsetLen
+    b.i32(0); // fNClusterRange
+    b.i64(1_000_000_000_000); // fMaxEntries
+    b.i64(1_000_000_000_000); // fMaxEntryLoop
+    b.i64(0); // fMaxVirtualSize
+    b.i64(tree.auto_save);
+    b.i64(tree.auto_flush);
+    b.i64(1_000_000); // fEstimate
+    b.u8(0); // fClusterRangeEnd: none
+    b.u8(0); // fClusterSize: none
+    io_features(&mut b);
+    // The branches, each with its leaf; where each leaf starts, for the tree's list.
+    let mut leaves = Vec::with_capacity(tree.branches.len());
+    object_array_header(&mut b, tree.branches.len(), OWNER_BITS);
+    for branch in &tree.branches {
+        stream_branch(&mut b, branch, &mut leaves);
+    }
+    b.end();
+    object_array_header(&mut b, leaves.len(), 0);
+    for &at in &leaves {
+        b.reference(at, key_len);
+    }
+    b.end();
+    b.null(); // fAliases
+    b.i32(0); // fIndexValues (an empty TArrayD)
+    b.i32(0); // fIndex (an empty TArrayI)
+    b.null(); // fTreeIndex
+    b.null(); // fFriends
+    b.null(); // fUserInfo
+    b.null(); // fBranchRef
+    b.end();
+    b.into_bytes()
+}
+
+/// The line, fill and marker attributes of a TTree, at ROOT's defaults.
+fn attributes(b: &mut ObjectStream) {
+    b.begin_version(2); // TAttLine
+    b.i16(602);
+    b.i16(1);
+    b.i16(1);
+    b.end();
+    fill_attributes(b);
+    b.begin_version(3); // TAttMarker
+    b.i16(1);
+    b.i16(1);
+    b.f32(1.0);
+    b.end();
+}
+
+fn fill_attributes(b: &mut ObjectStream) {
+    b.begin_version(2); // TAttFill
+    b.i16(0);
+    b.i16(1001);
+    b.end();
+}
+
+fn io_features(b: &mut ObjectStream) {
+    b.begin_version(0);
+    b.u32(IO_FEATURES_CHECKSUM);
+    b.u8(0);
+    b.end();
+}
+
+/// Opens a `TObjArray` of `n` items (closed by the caller's `end`).
+fn object_array_header(b: &mut ObjectStream, n: usize, bits: u32) {
+    b.begin_version(3);
+    b.tobject(bits);
+    b.tstring("");
+    b.i32(n as i32);
+    b.i32(0); // fLowerBound
+}
+
+fn stream_branch(b: &mut ObjectStream, r: &BranchRecord, leaves: &mut Vec<usize>) {
+    let spec = r.spec;
+    let written = r.baskets.len();
+    let slots = MIN_BASKET_SLOTS.max(written + 1);
+    b.begin_object("TBranch");
+    b.begin_version(13);
+    b.tnamed(&spec.name, &spec.branch_title(), BRANCH_BITS);
+    fill_attributes(b);
+    b.i32(r.compress);
+    b.i32(r.basket_size);
+    b.i32(0); // fEntryOffsetLen: entries of one size
+    b.i32(written as i32); // fWriteBasket
+    b.i64(r.entries as i64); // fEntryNumber
+    io_features(b);
+    b.i32(0); // fOffset
+    b.i32(slots as i32); // fMaxBaskets
+    b.i32(0); // fSplitLevel
+    b.i64(r.entries as i64);
+    b.i64(0); // fFirstEntry
+    b.i64(r.tot_bytes as i64);
+    b.i64(r.zip_bytes as i64);
+    object_array_header(b, 0, 0); // fBranches
+    b.end();
+    object_array_header(b, 1, 0); // fLeaves
+    leaves.push(b.len());
+    stream_leaf(b, spec);
+    b.end();
+    object_array_header(b, written + 1, 0); // fBaskets: none kept in the tree
+    for _ in 0..=written {
+        b.null();
+    }
+    b.end();
+    b.u8(1); // fBasketBytes
+    for i in 0..slots {
+        b.i32(r.baskets.get(i).map_or(0, |k| k.nbytes as i32));
+    }
+    b.u8(1); // fBasketEntry: each basket's first entry, then the end
+    for i in 0..slots {
+        let first = match r.baskets.get(i) {
+            Some(k) => k.first_entry,
+            None if i == written => r.entries,
+            None => 0,
+        };
+        b.i64(first as i64);
+    }
+    b.u8(1); // fBasketSeek
+    for i in 0..slots {
+        b.i64(r.baskets.get(i).map_or(0, |k| k.seek as i64));
+    }
+    b.tstring(""); // fFileName
+    b.end();
+    b.end();
+}
+
+/// A leaf of numbers (`TLeafI` and the like) behind a pointer.
+fn stream_leaf(b: &mut ObjectStream, spec: &BranchSpec) {
+    b.begin_object(leaf_class(spec.leaf));
+    b.begin_version(1);
+    b.begin_version(2); // TLeaf
+    b.tnamed(&spec.name, &spec.leaf_title(), 0);
+    b.i32(spec.width() as i32); // fLen
+    b.i32(spec.leaf.size() as i32); // fLenType
+    b.i32(0); // fOffset
+    b.u8(0); // fIsRange
+    b.u8(is_unsigned(spec.leaf) as u8);
+    b.null(); // fLeafCount
+    b.end();
+    // fMinimum and fMaximum, in the leaf's own type.
+    let zeros = match spec.leaf {
+        LeafType::Bool | LeafType::Int8 | LeafType::UInt8 => 1,
+        _ => spec.leaf.size(),
+    };
+    b.raw(&[0u8; 16][..2 * zeros]);
+    b.end();
+    b.end();
+}

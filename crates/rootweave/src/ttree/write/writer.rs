@@ -1,0 +1,468 @@
+//! The sequential TTree writer: batches of entries go into each branch's open basket,
+//! which is compressed and written when it reaches the basket size; all branches' baskets
+//! are written together at cluster boundaries (the first after about 30 MB of stored
+//! bytes, as ROOT's default `fAutoFlush` says, then every as many entries); the `TTree`
+//! object is written on close.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::basket::{basket_key_len, basket_record, BasketContent};
+use super::branch::{leaf_class, BranchSpec};
+use super::layouts::tree_layouts;
+use super::objects::{stream_tree, BranchRecord, TreeRecord, WrittenBasket};
+use crate::array::{ColumnData, LeafType};
+use crate::compress::Compression;
+use crate::container::{FileWriter, WriterOptions};
+use crate::error::{Error, Result};
+
+/// ROOT 6.40's default basket size.
+const DEFAULT_BASKET_SIZE: usize = 32_000;
+/// ROOT 6.40's default `fAutoFlush`: a cluster every 30 MB of stored bytes.
+const DEFAULT_AUTO_FLUSH_BYTES: u64 = 30_000_000;
+/// ROOT 6.40's default `fAutoSave` (bytes, negative).
+const DEFAULT_AUTO_SAVE: i64 = -300_000_000;
+
+/// How a tree is written.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct TTreeWriteOptions {
+    /// The tree's title.
+    pub title: String,
+    /// The baskets' compression (default: the file's).
+    pub compression: Option<Compression>,
+    /// Bytes of entries gathered in a basket before it is written (ROOT's default 32000).
+    pub basket_size: usize,
+    /// Stored bytes after which the first cluster ends (ROOT's default 30 MB); later
+    /// clusters hold as many entries as the first.
+    pub auto_flush_bytes: u64,
+}
+
+impl Default for TTreeWriteOptions {
+    fn default() -> Self {
+        TTreeWriteOptions {
+            title: String::new(),
+            compression: None,
+            basket_size: DEFAULT_BASKET_SIZE,
+            auto_flush_bytes: DEFAULT_AUTO_FLUSH_BYTES,
+        }
+    }
+}
+
+impl TTreeWriteOptions {
+    /// With the tree's title.
+    pub fn with_title(mut self, title: &str) -> Self {
+        self.title = title.to_string();
+        self
+    }
+
+    /// With the baskets' compression.
+    pub fn with_compression(mut self, compression: Compression) -> Self {
+        self.compression = Some(compression);
+        self
+    }
+
+    /// With the basket size in bytes.
+    pub fn with_basket_size(mut self, basket_size: usize) -> Self {
+        self.basket_size = basket_size;
+        self
+    }
+
+    /// With the stored bytes that end the first cluster.
+    pub fn with_auto_flush_bytes(mut self, bytes: u64) -> Self {
+        self.auto_flush_bytes = bytes;
+        self
+    }
+}
+
+/// One branch being filled.
+struct BranchState {
+    spec: BranchSpec,
+    /// Entries a basket holds: ROOT writes a basket when one more entry would bring its
+    /// buffer (key header included) to the basket size.
+    capacity: usize,
+    /// Entries appended so far.
+    appended: u64,
+    /// The open basket's entries, big-endian.
+    pending: Vec<u8>,
+    pending_entries: usize,
+    baskets: Vec<WrittenBasket>,
+    tot_bytes: u64,
+    zip_bytes: u64,
+}
+
+/// Writes one TTree of number branches (scalars and fixed-size arrays), batch by batch.
+pub struct TTreeWriter {
+    /// The file, until the writer is finished.
+    file: Option<Arc<FileWriter>>,
+    owns_file: bool,
+    name: String,
+    options: TTreeWriteOptions,
+    compression: Compression,
+    branches: Vec<BranchState>,
+    entries: u64,
+    /// Entries per cluster, once the first cluster has ended.
+    cluster_entries: Option<u64>,
+    /// Stored bytes of the baskets written since the last cluster boundary.
+    bytes_in_cluster: u64,
+    /// Stored bytes written up to the last cluster boundary.
+    flushed_bytes: u64,
+    closed: bool,
+}
+
+impl TTreeWriter {
+    /// Creates (or overwrites) the file at `path` holding one tree called `name` (its
+    /// baskets and the file compressed as `compression`). Closing the writer closes the
+    /// file.
+    pub fn recreate(
+        path: impl AsRef<Path>,
+        name: &str,
+        branches: Vec<BranchSpec>,
+        compression: Compression,
+        options: TTreeWriteOptions,
+    ) -> Result<Self> {
+        let file =
+            FileWriter::create(path, WriterOptions::default().with_compression(compression))?;
+        let mut writer = Self::in_file(Arc::new(file), name, branches, options)?;
+        writer.owns_file = true;
+        Ok(writer)
+    }
+
+    /// Starts a tree called `name` in an open file, which may hold other objects. The
+    /// file is closed by its owner after this writer is closed.
+    pub fn in_file(
+        file: Arc<FileWriter>,
+        name: &str,
+        branches: Vec<BranchSpec>,
+        options: TTreeWriteOptions,
+    ) -> Result<Self> {
+        if name.is_empty() || name.contains('/') {
+            return Err(Error::InvalidArgument(format!("tree name {name:?}")));
+        }
+        if options.basket_size == 0 {
+            return Err(Error::InvalidArgument("a basket size of 0 bytes".into()));
+        }
+        for (i, b) in branches.iter().enumerate() {
+            if b.name.is_empty() || branches[..i].iter().any(|o| o.name == b.name) {
+                return Err(Error::InvalidArgument(format!(
+                    "branch name {:?} is empty or repeated",
+                    b.name
+                )));
+            }
+            if b.dims.contains(&0) {
+                return Err(Error::InvalidArgument(format!(
+                    "branch {}: an array dimension of 0",
+                    b.name
+                )));
+            }
+        }
+        let compression = options.compression.unwrap_or_else(|| file.compression());
+        let basket_size = options.basket_size;
+        Ok(TTreeWriter {
+            file: Some(file),
+            owns_file: false,
+            name: name.to_string(),
+            options,
+            compression,
+            branches: branches
+                .into_iter()
+                .map(|spec| BranchState {
+                    capacity: basket_capacity(&spec, name, basket_size),
+                    appended: 0,
+                    spec,
+                    pending: Vec::new(),
+                    pending_entries: 0,
+                    baskets: Vec::new(),
+                    tot_bytes: 0,
+                    zip_bytes: 0,
+                })
+                .collect(),
+            entries: 0,
+            cluster_entries: None,
+            bytes_in_cluster: 0,
+            flushed_bytes: 0,
+            closed: false,
+        })
+    }
+
+    /// Entries written so far.
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    /// Appends entries: one batch per branch, in order, all with the same number of
+    /// entries (a fixed-size array branch takes its values flat or as nested
+    /// `ColumnData::Array`s). The whole batch is checked first; if it does not match the
+    /// branches, nothing is written.
+    pub fn extend(&mut self, batch: &[ColumnData]) -> Result<()> {
+        if batch.len() != self.branches.len() {
+            return Err(Error::InvalidArgument(format!(
+                "extend: {} columns given for {} branches",
+                batch.len(),
+                self.branches.len()
+            )));
+        }
+        let mut values = Vec::with_capacity(batch.len());
+        let mut entries = None;
+        for (b, data) in self.branches.iter().zip(batch) {
+            let flat = flatten(&b.spec, data)?;
+            let n = flat_len(flat) / b.spec.width();
+            if flat_len(flat) % b.spec.width() != 0 || entries.is_some_and(|e| e != n) {
+                return Err(Error::InvalidArgument(format!(
+                    "extend: branch {} gets {} values, not {} entries of {}",
+                    b.spec.name,
+                    flat_len(flat),
+                    entries.unwrap_or(n),
+                    b.spec.width()
+                )));
+            }
+            entries = Some(n);
+            values.push(flat);
+        }
+        let total = entries.unwrap_or(0);
+        // Slices no longer than a cluster's remainder, and about a basket of the widest
+        // branch, so that the first cluster ends close to its byte target.
+        let widest = self.branches.iter().map(|b| b.spec.entry_bytes()).max();
+        let step = (self.options.basket_size / widest.unwrap_or(1).max(1)).max(1);
+        let mut start = 0;
+        while start < total {
+            let mut end = (start + step).min(total);
+            if let Some(c) = self.cluster_entries {
+                let to_boundary = c - self.entries % c;
+                end = end.min(start + to_boundary as usize);
+            }
+            for (k, flat) in values.iter().enumerate() {
+                let mut at = start;
+                while at < end {
+                    let b = &mut self.branches[k];
+                    let take = (b.capacity - b.pending_entries).min(end - at);
+                    let w = b.spec.width();
+                    append_be(flat, at * w..(at + take) * w, &mut b.pending);
+                    b.pending_entries += take;
+                    b.appended += take as u64;
+                    at += take;
+                    if b.pending_entries == b.capacity {
+                        self.write_basket(k)?;
+                    }
+                }
+            }
+            self.entries += (end - start) as u64;
+            start = end;
+            self.end_cluster_if_due()?;
+        }
+        Ok(())
+    }
+
+    /// Ends a cluster where one is due: at a multiple of the cluster's entries once known,
+    /// else when the stored bytes reach the target.
+    fn end_cluster_if_due(&mut self) -> Result<()> {
+        let due = match self.cluster_entries {
+            Some(c) => self.entries % c == 0,
+            None => self.bytes_in_cluster >= self.options.auto_flush_bytes,
+        };
+        if due && self.entries > 0 {
+            for k in 0..self.branches.len() {
+                self.write_basket(k)?;
+            }
+            self.cluster_entries.get_or_insert(self.entries);
+            self.flushed_bytes += self.bytes_in_cluster;
+            self.bytes_in_cluster = 0;
+        }
+        Ok(())
+    }
+
+    /// Compresses and writes branch `k`'s open basket (nothing if it is empty).
+    fn write_basket(&mut self, k: usize) -> Result<()> {
+        let b = &mut self.branches[k];
+        if b.pending_entries == 0 {
+            return Ok(());
+        }
+        let content = BasketContent {
+            branch: &b.spec.name,
+            tree: &self.name,
+            data: &b.pending,
+            entries: b.pending_entries,
+            entry_bytes: b.spec.entry_bytes(),
+            buffer_size: self.options.basket_size,
+        };
+        // The record's size is known once compressed; its offset goes into its key.
+        let file = self.file.as_ref().expect("the file is kept until finished");
+        let (mut record, keylen) = basket_record(&content, 0, file.datime(), self.compression);
+        let seek = file.allocate(record.len() as u64);
+        let (fixed, _) = basket_record(&content, seek, file.datime(), self.compression);
+        record[..keylen].copy_from_slice(&fixed[..keylen]);
+        file.write_at(seek, &record)?;
+        let first_entry = b.appended - b.pending_entries as u64;
+        b.baskets.push(WrittenBasket {
+            seek,
+            nbytes: record.len() as u32,
+            first_entry,
+        });
+        b.tot_bytes += (keylen + b.pending.len()) as u64;
+        b.zip_bytes += record.len() as u64;
+        self.bytes_in_cluster += record.len() as u64;
+        b.pending.clear();
+        b.pending_entries = 0;
+        Ok(())
+    }
+
+    /// Writes the open baskets and the tree object; closes the file if this writer
+    /// created it.
+    pub fn close(mut self) -> Result<()> {
+        self.finish()
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        self.closed = true;
+        for k in 0..self.branches.len() {
+            self.write_basket(k)?;
+        }
+        let setting = self.compression.root_setting();
+        let branches = self
+            .branches
+            .iter()
+            .map(|b| BranchRecord {
+                spec: &b.spec,
+                compress: setting,
+                basket_size: self.options.basket_size as i32,
+                entries: self.entries,
+                tot_bytes: b.tot_bytes,
+                zip_bytes: b.zip_bytes,
+                baskets: &b.baskets,
+            })
+            .collect();
+        let tree = TreeRecord {
+            name: &self.name,
+            title: &self.options.title,
+            entries: self.entries,
+            auto_flush: self
+                .cluster_entries
+                .map_or(-(self.options.auto_flush_bytes as i64), |c| c as i64),
+            auto_save: DEFAULT_AUTO_SAVE,
+            flushed_bytes: self.flushed_bytes,
+            branches,
+        };
+        let file = self.file.take().expect("the file is kept until finished");
+        let leaf_classes: Vec<&'static str> = self
+            .branches
+            .iter()
+            .map(|b| leaf_class(b.spec.leaf))
+            .collect();
+        file.add_streamer_infos(tree_layouts(&leaf_classes));
+        let key_len = file.next_key_len("TTree", &self.name, &self.options.title);
+        let payload = stream_tree(&tree, key_len);
+        let key = file.write_object("TTree", &self.name, &self.options.title, &payload, true)?;
+        debug_assert_eq!(key.keylen as usize, key_len);
+        if self.owns_file {
+            let file = Arc::try_unwrap(file).map_err(|_| {
+                Error::InvalidArgument("the file is still shared and cannot be closed".into())
+            })?;
+            file.close()?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for TTreeWriter {
+    /// A writer dropped without `close` still writes its tree, as ROOT's does; errors can
+    /// only be reported by calling `close`.
+    fn drop(&mut self) {
+        if !self.closed {
+            let _ = self.finish();
+        }
+    }
+}
+
+/// Entries of `spec` a basket of tree `tree` holds at basket size `basket_size`: ROOT
+/// writes a basket once its buffer (key header and entries) and one more entry reach the
+/// basket size, and a basket holds at least one entry.
+fn basket_capacity(spec: &BranchSpec, tree: &str, basket_size: usize) -> usize {
+    let keylen = basket_key_len(&spec.name, tree);
+    let entry = spec.entry_bytes().max(1);
+    (basket_size.saturating_sub(keylen).div_ceil(entry))
+        .saturating_sub(1)
+        .max(1)
+}
+
+/// The values of a branch's batch, checked against its number type: a fixed-size array
+/// may come flat or as nested arrays.
+fn flatten<'a, 'b>(spec: &BranchSpec, data: &'b ColumnData<'a>) -> Result<&'b ColumnData<'a>> {
+    let mut data = data;
+    let mut depth = 0;
+    while let ColumnData::Array(items) = data {
+        if depth == spec.dims.len() {
+            break;
+        }
+        data = items;
+        depth += 1;
+    }
+    let matches = matches!(
+        (spec.leaf, data),
+        (LeafType::Bool, ColumnData::Bool(_))
+            | (LeafType::Int8, ColumnData::Int8(_))
+            | (LeafType::Int16, ColumnData::Int16(_))
+            | (LeafType::Int32, ColumnData::Int32(_))
+            | (LeafType::Int64, ColumnData::Int64(_))
+            | (LeafType::UInt8, ColumnData::UInt8(_))
+            | (LeafType::UInt16, ColumnData::UInt16(_))
+            | (LeafType::UInt32, ColumnData::UInt32(_))
+            | (LeafType::UInt64, ColumnData::UInt64(_))
+            | (LeafType::Float32, ColumnData::Float32(_))
+            | (LeafType::Float64, ColumnData::Float64(_))
+    );
+    if !matches {
+        return Err(Error::InvalidArgument(format!(
+            "extend: branch {} holds {:?} values, not {}",
+            spec.name,
+            spec.leaf,
+            data.kind()
+        )));
+    }
+    Ok(data)
+}
+
+/// Number of values of a flat batch of numbers.
+fn flat_len(data: &ColumnData) -> usize {
+    match data {
+        ColumnData::Bool(v) => v.len(),
+        ColumnData::Int8(v) => v.len(),
+        ColumnData::Int16(v) => v.len(),
+        ColumnData::Int32(v) => v.len(),
+        ColumnData::Int64(v) => v.len(),
+        ColumnData::UInt8(v) => v.len(),
+        ColumnData::UInt16(v) => v.len(),
+        ColumnData::UInt32(v) => v.len(),
+        ColumnData::UInt64(v) => v.len(),
+        ColumnData::Float32(v) => v.len(),
+        ColumnData::Float64(v) => v.len(),
+        _ => 0,
+    }
+}
+
+/// Appends values `range` of a flat batch of numbers, big-endian.
+fn append_be(data: &ColumnData, range: std::ops::Range<usize>, out: &mut Vec<u8>) {
+    macro_rules! be {
+        ($v:expr) => {
+            for x in &$v[range] {
+                out.extend_from_slice(&x.to_be_bytes());
+            }
+        };
+    }
+    match data {
+        ColumnData::Bool(v) => out.extend(v[range].iter().map(|&b| b as u8)),
+        ColumnData::Int8(v) => be!(v),
+        ColumnData::Int16(v) => be!(v),
+        ColumnData::Int32(v) => be!(v),
+        ColumnData::Int64(v) => be!(v),
+        ColumnData::UInt8(v) => out.extend_from_slice(&v[range]),
+        ColumnData::UInt16(v) => be!(v),
+        ColumnData::UInt32(v) => be!(v),
+        ColumnData::UInt64(v) => be!(v),
+        ColumnData::Float32(v) => be!(v),
+        ColumnData::Float64(v) => be!(v),
+        _ => {}
+    }
+}
