@@ -11,6 +11,7 @@ mod read;
 mod read_ttree;
 mod spec;
 mod write;
+mod write_ttree;
 
 use pyo3::prelude::*;
 
@@ -21,6 +22,7 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read_ttree::TTree>()?;
     m.add_class::<write::OutputFile>()?;
     m.add_class::<write::Writer>()?;
+    m.add_class::<write_ttree::TreeWriter>()?;
     m.add_class::<write::ParallelRNTupleWriter>()?;
     m.add_class::<write::Context>()?;
     m.add_function(wrap_pyfunction!(read::list_keys, m)?)?;

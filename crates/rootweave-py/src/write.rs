@@ -27,7 +27,7 @@ fn fields(schema: &Bound<'_, PyList>) -> PyResult<Vec<Field>> {
     Ok(out)
 }
 
-fn compression(text: &str) -> PyResult<Compression> {
+pub(crate) fn compression(text: &str) -> PyResult<Compression> {
     text.parse::<Compression>()
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
@@ -174,7 +174,7 @@ impl Drop for OutputFile {
 
 impl OutputFile {
     /// The open file, for a new RNTuple in it.
-    fn shared(&self, py: Python<'_>) -> PyResult<Arc<FileWriter>> {
+    pub(crate) fn shared(&self, py: Python<'_>) -> PyResult<Arc<FileWriter>> {
         with_lock(py, &self.file, |slot| {
             slot.clone()
                 .ok_or_else(|| PyValueError::new_err("the file is closed"))

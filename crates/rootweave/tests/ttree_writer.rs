@@ -104,3 +104,83 @@ fn every_number_type_reads_back() {
     assert_eq!(flat(get("v3")), Array::Float32(v3));
     assert_eq!(flat(get("m23")), Array::Int32(m23));
 }
+
+#[test]
+fn clusters_end_at_the_byte_target_then_every_as_many_entries() {
+    let path = temp("clusters.root");
+    let n = 10_000u64;
+    let x: Vec<f64> = (0..n).map(|e| e as f64).collect();
+    let y: Vec<i32> = (0..n as i32).collect();
+    let options = TTreeWriteOptions::default()
+        .with_basket_size(1000)
+        .with_auto_flush_bytes(5000);
+    let branches = vec![
+        BranchSpec::scalar("x", LeafType::Float64),
+        BranchSpec::scalar("y", LeafType::Int32),
+    ];
+    let mut w = TTreeWriter::recreate(&path, "t", branches, Compression::NONE, options).unwrap();
+    for chunk in (0..n as usize).step_by(777) {
+        let end = (chunk + 777).min(n as usize);
+        w.extend(&[
+            ColumnData::Float64(&x[chunk..end]),
+            ColumnData::Int32(&y[chunk..end]),
+        ])
+        .unwrap();
+    }
+    w.close().unwrap();
+    let t = TTreeReader::open(&path, "t").unwrap();
+    let clusters = t.cluster_ranges();
+    let first = clusters[0].end;
+    // About 5000 stored bytes of x and y (12 bytes an entry, keys aside) end the first.
+    assert!((300..=500).contains(&first), "{first}");
+    for (k, c) in clusters.iter().enumerate() {
+        assert_eq!(c.start, k as u64 * first);
+        assert_eq!(c.end, ((k as u64 + 1) * first).min(n));
+    }
+    // No basket straddles a cluster boundary.
+    for name in ["x", "y"] {
+        for b in &t.meta().find(name).unwrap().baskets {
+            let k = b.first_entry / first;
+            assert!(b.end_entry <= (k + 1) * first, "{name}: {b:?}");
+        }
+    }
+    let cols = t.read(&["x", "y"], 0..n).unwrap();
+    assert_eq!(cols[0].1, Array::Float64(x));
+    assert_eq!(cols[1].1, Array::Int32(y));
+}
+
+#[test]
+fn batches_that_do_not_match_are_refused_whole() {
+    let path = temp("refused.root");
+    let branches = vec![
+        BranchSpec::scalar("x", LeafType::Float64),
+        BranchSpec::array("v", LeafType::Int32, &[3]),
+    ];
+    let options = TTreeWriteOptions::default();
+    let mut w = TTreeWriter::recreate(&path, "t", branches, Compression::NONE, options).unwrap();
+    let x = [1.0, 2.0];
+    let v = [1, 2, 3, 4, 5, 6];
+    let wrong_type = w.extend(&[ColumnData::Float32(&[1.0, 2.0]), ColumnData::Int32(&v)]);
+    assert!(wrong_type.unwrap_err().to_string().contains("branch x"));
+    let wrong_len = w.extend(&[ColumnData::Float64(&x), ColumnData::Int32(&v[..5])]);
+    assert!(wrong_len.unwrap_err().to_string().contains("branch v"));
+    let unequal = w.extend(&[ColumnData::Float64(&x[..1]), ColumnData::Int32(&v)]);
+    assert!(unequal.is_err());
+    assert!(w.extend(&[ColumnData::Float64(&x)]).is_err());
+    w.extend(&[ColumnData::Float64(&x), ColumnData::Int32(&v)])
+        .unwrap();
+    w.close().unwrap();
+    let t = TTreeReader::open(&path, "t").unwrap();
+    assert_eq!(t.entries(), 2);
+    let bad = TTreeWriter::recreate(
+        temp("bad.root"),
+        "t",
+        vec![
+            BranchSpec::scalar("x", LeafType::Int8),
+            BranchSpec::scalar("x", LeafType::Int8),
+        ],
+        Compression::NONE,
+        TTreeWriteOptions::default(),
+    );
+    assert!(bad.is_err());
+}

@@ -33,6 +33,7 @@ from ._rootweave import OutputFile as _OutputFile
 from ._rootweave import ParallelRNTupleWriter as _ParallelWriter
 from ._rootweave import RNTuple as _RNTuple
 from ._rootweave import TTree as _TTree
+from ._rootweave import TreeWriter as _TreeWriter
 from ._rootweave import Writer as _Writer
 from ._rootweave import list_keys as _list_keys
 
@@ -359,7 +360,8 @@ def _has_union(t):
 
 class WritableFile:
     """A ROOT file being written: holds any number of RNTuples (made with `mkrntuple` or
-    `mkrntuple_parallel`), written side by side."""
+    `mkrntuple_parallel`) and TTrees (`mktree`, or `f[name] = {...}`), written side by
+    side."""
 
     def __init__(self, path: str, compression: str):
         self.path, self.compression = path, compression
@@ -389,9 +391,26 @@ class WritableFile:
         self._writers.append((name, writer))
         return writer
 
+    def mktree(self, name: str, schema: Schema, title: str = "", basket_size: int = 32000) -> TTreeWriter:
+        """Starts TTree `name` with one branch per entry of `schema` (a dict of branch name
+        to type, as for `mkrntuple`): numbers ("int32", np.float64, ...) and fixed-size
+        arrays of them ("3 * float32"). Returns a writer with `extend(dict)`."""
+        self._check_name(name)
+        writer = TTreeWriter(self._file, name, schema, self.compression, title, basket_size)
+        self._writers.append((name, writer))
+        return writer
+
+    def __setitem__(self, name: str, data: Batch) -> None:
+        """`f["Events"] = {"x": array, ...}`: writes a TTree of these arrays (types from
+        their dtypes; a 2-D NumPy array is a fixed-size array branch) and closes it."""
+        schema = {branch: _infer_type(values) for branch, values in data.items()}
+        tree = self.mktree(name, schema)
+        tree.extend(data)
+        tree.close()
+
     def _check_name(self, name: str) -> None:
         if any(name == other for other, _ in self._writers):
-            raise ValueError(f"{self.path}: this file already holds an RNTuple called '{name}'")
+            raise ValueError(f"{self.path}: this file already holds an object called '{name}'")
 
     def close(self) -> None:
         """Closes every RNTuple, then the file."""
@@ -420,6 +439,39 @@ class RNTupleWriter:
         an `extend` running on another thread; later `extend` calls raise ValueError."""
         self.summary = self._writer.close()
         return self.summary
+
+
+class TTreeWriter:
+    """Writes one TTree (made by `WritableFile.mktree`): each branch's entries gather in
+    baskets of `basket_size` bytes, compressed and written as they fill."""
+
+    def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5", title: str = "",
+                 basket_size: int = 32000):
+        self.types = _types.schema_types(schema)
+        self._writer = _TreeWriter(file, name, self.types, compression, title, basket_size)
+        self.entries = 0
+
+    def extend(self, data: Batch) -> None:
+        """Appends a batch: a dict (or Awkward record array) with one array per branch, all
+        of the same length. Checked as a whole before anything is written."""
+        self._writer.extend(_batch(data, self.types))
+
+    def close(self) -> int:
+        """Writes the open baskets and the tree; returns the number of entries."""
+        entries = self._writer.close()
+        if entries is not None:
+            self.entries = entries
+        return self.entries
+
+
+def _infer_type(values):
+    """A branch type for `values`: its dtype, with the inner dimensions of a NumPy array."""
+    if isinstance(values, np.ndarray):
+        inner = "".join(f"{n} * " for n in values.shape[1:])
+        return f"{inner}{values.dtype}"
+    import awkward as ak
+
+    return str(ak.type(ak.Array(values)).content)
 
 
 class ParallelRNTupleWriter:

@@ -1,0 +1,130 @@
+"""TTrees written by rootweave's Python package, read by ROOT 6.40 (RDataFrame and the
+tree's own entry loop, in a child process that must print no error or warning), by uproot
+5.7 (values and types) and by rootweave, value for value; `hadd` merges two of them.
+Every number type and fixed-size arrays, by every codec."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import uproot
+
+import rootweave
+from conftest import HERE
+
+pytestmark = pytest.mark.slow
+
+N = 2500
+TYPES = {"o": "bool", "b": "int8", "ub": "uint8", "s": "int16", "us": "uint16", "i": "int32",
+         "ui": "uint32", "l": "int64", "ul": "uint64", "f": "float32", "d": "float64",
+         "v3": "3 * float32", "m23": "2 * 3 * int32"}
+CODECS = ["none", "zlib:1", "lz4:4", "zstd:5", "lzma:7"]
+
+
+def values(n, seed):
+    rng = np.random.default_rng(seed)
+    return {
+        "o": rng.random(n) < 0.3,
+        "b": rng.integers(-128, 128, n, dtype=np.int8),
+        "ub": rng.integers(0, 256, n, dtype=np.uint8),
+        "s": rng.integers(-2**15, 2**15, n, dtype=np.int16),
+        "us": rng.integers(0, 2**16, n, dtype=np.uint16),
+        "i": rng.integers(-2**31, 2**31, n, dtype=np.int32),
+        "ui": rng.integers(0, 2**32, n, dtype=np.uint32),
+        "l": rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64),
+        "ul": rng.integers(0, 2**64 - 1, n, dtype=np.uint64),
+        "f": rng.normal(size=n).astype(np.float32),
+        "d": rng.normal(size=n),
+        "v3": rng.normal(size=(n, 3)).astype(np.float32),
+        "m23": rng.integers(-1000, 1000, (n, 2, 3), dtype=np.int32),
+    }
+
+
+def write(path, codec, seed=1, basket_size=4000):
+    data = values(N, seed)
+    with rootweave.create(path, codec) as f:
+        tree = f.mktree("Events", TYPES, title="all the types", basket_size=basket_size)
+        # Batches of uneven sizes: baskets span them.
+        for a, b in [(0, 1), (1, 700), (700, N)]:
+            tree.extend({k: v[a:b] for k, v in data.items()})
+        assert tree.close() == N
+    return data
+
+
+def root_read(path, workdir):
+    out = Path(workdir) / (Path(path).stem + ".json")
+    done = subprocess.run([sys.executable, str(HERE / "root_read_ttree.py"), str(path), "Events", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    problems = [line for line in (done.stdout + done.stderr).splitlines()
+                if line.startswith(("Error in", "Warning in"))]
+    assert not problems, problems
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("codec", CODECS)
+def test_root_uproot_and_rootweave_read_every_value(codec, workdir):
+    path = Path(workdir) / f"types-{codec.replace(':', '')}.root"
+    data = write(path, codec)
+    # uproot: values and types.
+    tree = uproot.open(path)["Events"]
+    assert tree.num_entries == N and tree.title == "all the types"
+    got = tree.arrays(library="np")
+    for name, want in data.items():
+        assert got[name].dtype == want.dtype, name
+        np.testing.assert_array_equal(got[name], want, err_msg=name)
+    # rootweave.
+    ours = rootweave.open(path)["Events"].arrays(library="np")
+    for name, want in data.items():
+        np.testing.assert_array_equal(np.asarray(ours[name].tolist()), want, err_msg=name)
+    # ROOT: RDataFrame and the tree's entry loop.
+    seen = root_read(path, workdir)
+    assert seen["entries"] == N and seen["title"] == "all the types"
+    for name, want in data.items():
+        flat = want.reshape(N, -1) if want.ndim > 1 else want
+        np.testing.assert_array_equal(np.asarray(seen["values"][name]).reshape(flat.shape), flat, err_msg=name)
+        scanned = np.asarray(seen["scanned"][name], dtype=np.float64).reshape(flat.shape)
+        if name not in ("l", "ul"):  # TLeaf::GetValue returns a double
+            np.testing.assert_array_equal(scanned, flat.astype(np.float64), err_msg=name)
+    # One cluster (under 30 MB), several baskets per branch.
+    assert seen["clusters"] == [[0, N]]
+    assert seen["baskets"]["d"] == 6  # 4000-byte baskets of 8-byte values
+
+
+def test_hadd_merges_two_files(workdir):
+    a, b, merged = (Path(workdir) / f"{n}.root" for n in ("hadd-a", "hadd-b", "hadd-ab"))
+    first = write(a, "zstd:5", seed=2)
+    second = write(b, "lz4:4", seed=3)
+    import ROOT  # noqa: F401  (the wheel's bin/ holds hadd)
+    hadd = Path(sys.modules["ROOT"].__file__).parent / "bin" / "hadd"
+    done = subprocess.run([str(hadd), "-f", str(merged), str(a), str(b)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    seen = root_read(merged, workdir)
+    assert seen["entries"] == 2 * N
+    np.testing.assert_array_equal(seen["values"]["d"], np.concatenate([first["d"], second["d"]]))
+    ours = rootweave.open(merged)["Events"].arrays(["ul"], library="np")["ul"]
+    np.testing.assert_array_equal(ours, np.concatenate([first["ul"], second["ul"]]))
+
+
+def test_batches_that_do_not_match_are_refused_whole(workdir):
+    path = Path(workdir) / "refused.root"
+    with rootweave.create(path, "zstd:5") as f:
+        t = f.mktree("Events", {"x": "float64", "v": "3 * int32"})
+        t.extend({"x": np.zeros(2), "v": np.zeros((2, 3), dtype=np.int32)})
+        with pytest.raises(TypeError, match="field 'x'"):
+            t.extend({"x": np.array(["a", "b"]), "v": np.zeros((2, 3), dtype=np.int32)})
+        with pytest.raises(ValueError, match="field 'v': 4 items per entry, 3 expected"):
+            t.extend({"x": np.zeros(2), "v": np.zeros((2, 4), dtype=np.int32)})
+        with pytest.raises(ValueError, match="different lengths"):
+            t.extend({"x": np.zeros(3), "v": np.zeros((2, 3), dtype=np.int32)})
+        with pytest.raises(ValueError, match="missing"):
+            t.extend({"x": np.zeros(2)})
+        with pytest.raises(TypeError, match="fixed-size arrays"):
+            f.mktree("Jagged", {"pt": "var * float32"})
+        with pytest.raises(ValueError, match="already holds"):
+            f.mktree("Events", {"y": "int32"})
+        t.close()
+    assert rootweave.open(path)["Events"].num_entries == 2
