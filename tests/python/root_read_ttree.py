@@ -47,7 +47,8 @@ def main(path, name, out):
             leaf = tree.GetBranch(b).GetLeaf(b)
             n = leaf.GetLen()
             got = [leaf.GetValue(i) for i in range(n)]
-            scanned[b].append(got if leaf.GetLenStatic() > 1 or n != 1 else got[0])
+            listed = leaf.GetLeafCount() or leaf.GetLenStatic() > 1
+            scanned[b].append(got if listed else got[0])
     clusters = []
     it = tree.GetClusterIterator(0)
     start = it.Next()

@@ -1,13 +1,15 @@
 """TTrees written by rootweave's Python package, read by ROOT 6.40 (RDataFrame and the
 tree's own entry loop, in a child process that must print no error or warning), by uproot
 5.7 (values and types) and by rootweave, value for value; `hadd` merges two of them.
-Every number type and fixed-size arrays, by every codec."""
+Every number type and fixed-size arrays, by every codec; lists, records and lists of
+records as uproot writes them (NanoAOD's `Muon_pt[nMuon]`)."""
 
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import awkward as ak
 import numpy as np
 import pytest
 import uproot
@@ -92,6 +94,47 @@ def test_root_uproot_and_rootweave_read_every_value(codec, workdir):
     # One cluster (under 30 MB), several baskets per branch.
     assert seen["clusters"] == [[0, N]]
     assert seen["baskets"]["d"] == 6  # 4000-byte baskets of 8-byte values
+
+
+def nanoaod(n, seed):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 6, n)
+    total = int(counts.sum())
+    muons = ak.unflatten(ak.zip({"pt": rng.exponential(20, total).astype(np.float32),
+                                 "charge": rng.choice(np.array([-1, 1], dtype=np.int32), total)}), counts)
+    jet_counts = rng.integers(0, 9, n)
+    jets = ak.unflatten(rng.normal(size=int(jet_counts.sum())), jet_counts)
+    return {"run": np.full(n, 7, dtype=np.uint32), "Muon": muons, "Jet_eta": jets,
+            "MET": ak.zip({"pt": rng.random(n).astype(np.float32), "phi": rng.random(n).astype(np.float32)})}
+
+
+@pytest.mark.parametrize("codec", ["zlib:1", "zstd:5"])
+def test_lists_and_records_as_nanoaod_branches(codec, workdir):
+    path = Path(workdir) / f"nano-{codec.replace(':', '')}.root"
+    data = nanoaod(N, 5)
+    schema = {"run": "uint32", "Muon": "var * {pt: float32, charge: int32}", "Jet_eta": "var * float64",
+              "MET": "{pt: float32, phi: float32}"}
+    with rootweave.create(path, codec) as f:
+        t = f.mktree("Events", schema, basket_size=3000)
+        for a, b in [(0, 999), (999, N)]:
+            t.extend({k: v[a:b] for k, v in data.items()})
+        t.close()
+    want = {"run": data["run"], "nMuon": ak.num(data["Muon"]), "Muon_pt": data["Muon"].pt,
+            "Muon_charge": data["Muon"].charge, "nJet_eta": ak.num(data["Jet_eta"]),
+            "Jet_eta": data["Jet_eta"], "MET_pt": data["MET"].pt, "MET_phi": data["MET"].phi}
+    tree = uproot.open(path)["Events"]
+    assert tree.keys() == list(want)
+    got = tree.arrays()
+    for name, values in want.items():
+        assert got[name].to_list() == ak.to_list(values), name
+    assert str(tree["Muon_pt"].interpretation) == "AsJagged(AsDtype('>f4'))"
+    ours = rootweave.open(path)["Events"].arrays()
+    for name, values in want.items():
+        assert ours[name].to_list() == ak.to_list(values), name
+    seen = root_read(path, workdir)
+    for name, values in want.items():
+        assert seen["values"][name] == ak.to_list(values), name
+        assert seen["scanned"][name] == ak.to_list(values), name
 
 
 def test_hadd_merges_two_files(workdir):

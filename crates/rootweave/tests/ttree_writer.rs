@@ -184,3 +184,74 @@ fn batches_that_do_not_match_are_refused_whole() {
     );
     assert!(bad.is_err());
 }
+
+#[test]
+fn counted_arrays_read_back_with_their_counters() {
+    let path = temp("counted.root");
+    let n = 3000usize;
+    let counts: Vec<u32> = (0..n).map(|e| (e % 7) as u32).collect();
+    let offsets: Vec<u64> = std::iter::once(0)
+        .chain(counts.iter().scan(0u64, |acc, &c| {
+            *acc += c as u64;
+            Some(*acc)
+        }))
+        .collect();
+    let total = *offsets.last().unwrap() as usize;
+    let pt: Vec<f32> = (0..total).map(|k| k as f32 * 0.25).collect();
+    let hits: Vec<f64> = (0..3 * total).map(|k| -(k as f64)).collect();
+    let branches = vec![
+        BranchSpec::scalar("nMuon", LeafType::UInt32),
+        BranchSpec::counted("Muon_pt", LeafType::Float32, "nMuon", &[]),
+        BranchSpec::counted("Muon_hits", LeafType::Float64, "nMuon", &[3]),
+    ];
+    let options = TTreeWriteOptions::default().with_basket_size(2000);
+    let zlib = Compression::new(Codec::Zlib, 1).unwrap();
+    let mut w = TTreeWriter::recreate(&path, "Events", branches, zlib, options).unwrap();
+    w.extend(&[
+        ColumnData::UInt32(&counts),
+        ColumnData::list(&offsets, ColumnData::Float32(&pt)),
+        ColumnData::list(&offsets, ColumnData::array(ColumnData::Float64(&hits))),
+    ])
+    .unwrap();
+    // A counter that does not match its arrays' lengths is refused.
+    let wrong = [1u32, 1];
+    let err = w
+        .extend(&[
+            ColumnData::UInt32(&wrong),
+            ColumnData::list(&[0, 1, 1], ColumnData::Float32(&[1.0])),
+            ColumnData::list(&[0, 1, 1], ColumnData::Float64(&[1.0, 2.0, 3.0])),
+        ])
+        .unwrap_err();
+    assert!(err.to_string().contains("counter nMuon"), "{err}");
+    w.close().unwrap();
+
+    let t = TTreeReader::open(&path, "Events").unwrap();
+    assert_eq!(t.entries(), n as u64);
+    let b = t.meta().find("Muon_pt").unwrap();
+    assert!(b.baskets.len() > 3);
+    assert_eq!(b.leaves[0].count.as_deref(), Some("nMuon"));
+    let cols = t.read(&["Muon_pt", "Muon_hits"], 0..n as u64).unwrap();
+    let Array::List { offsets: o, values } = &cols[0].1 else {
+        panic!("{:?}", cols[0].1.kind())
+    };
+    assert_eq!(o, &offsets);
+    assert_eq!(**values, Array::Float32(pt));
+    let Array::List { offsets: o, values } = &cols[1].1 else {
+        panic!("{:?}", cols[1].1.kind())
+    };
+    assert_eq!(o, &offsets);
+    let Array::Fixed { size: 3, values } = values.as_ref() else {
+        panic!()
+    };
+    assert_eq!(**values, Array::Float64(hits));
+    // A range inside a basket reads the same entries.
+    let part = t.read(&["Muon_pt"], 1234..1240).unwrap();
+    let Array::List { offsets: o, .. } = &part[0].1 else {
+        panic!()
+    };
+    let lens: Vec<u64> = o.windows(2).map(|w| w[1] - w[0]).collect();
+    assert_eq!(
+        lens,
+        (1234..1240).map(|e| (e % 7) as u64).collect::<Vec<_>>()
+    );
+}

@@ -391,18 +391,25 @@ class WritableFile:
         self._writers.append((name, writer))
         return writer
 
-    def mktree(self, name: str, schema: Schema, title: str = "", basket_size: int = 32000) -> TTreeWriter:
-        """Starts TTree `name` with one branch per entry of `schema` (a dict of branch name
-        to type, as for `mkrntuple`): numbers ("int32", np.float64, ...) and fixed-size
-        arrays of them ("3 * float32"). Returns a writer with `extend(dict)`."""
+    def mktree(self, name: str, schema: Schema, title: str = "", basket_size: int = 32000,
+               counter_name: Any = lambda field: "n" + field) -> TTreeWriter:
+        """Starts TTree `name` with branches for `schema` (a dict of field name to type, as
+        for `mkrntuple`), as uproot writes them: numbers ("int32", np.float64, ...) and
+        fixed-size arrays of them ("3 * float32") are one branch each; a list ("var *
+        float32") gets a counter branch `counter_name(field)` (`n<field>`) before it; a
+        record one branch per member (`<field>_<member>`); a list of records ("var * {pt:
+        float32, eta: float32}") one counter and a counted branch per member, as NanoAOD
+        stores `Muon_pt[nMuon]`. Returns a writer with `extend(dict)`."""
         self._check_name(name)
-        writer = TTreeWriter(self._file, name, schema, self.compression, title, basket_size)
+        counters = {field: counter_name(field) for field in schema}
+        writer = TTreeWriter(self._file, name, schema, self.compression, title, basket_size, counters)
         self._writers.append((name, writer))
         return writer
 
     def __setitem__(self, name: str, data: Batch) -> None:
         """`f["Events"] = {"x": array, ...}`: writes a TTree of these arrays (types from
-        their dtypes; a 2-D NumPy array is a fixed-size array branch) and closes it."""
+        their dtypes or Awkward types; a 2-D NumPy array is a fixed-size array branch) and
+        closes it."""
         schema = {branch: _infer_type(values) for branch, values in data.items()}
         tree = self.mktree(name, schema)
         tree.extend(data)
@@ -446,9 +453,9 @@ class TTreeWriter:
     baskets of `basket_size` bytes, compressed and written as they fill."""
 
     def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5", title: str = "",
-                 basket_size: int = 32000):
+                 basket_size: int = 32000, counters: dict | None = None):
         self.types = _types.schema_types(schema)
-        self._writer = _TreeWriter(file, name, self.types, compression, title, basket_size)
+        self._writer = _TreeWriter(file, name, self.types, compression, title, basket_size, counters)
         self.entries = 0
 
     def extend(self, data: Batch) -> None:

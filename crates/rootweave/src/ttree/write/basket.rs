@@ -23,8 +23,11 @@ pub(crate) struct BasketContent<'a> {
     pub data: &'a [u8],
     /// Number of entries.
     pub entries: usize,
-    /// Bytes of each entry.
+    /// Bytes of each entry; for entries of varying size, the entry-offset table's length
+    /// hint (ROOT's `fEntryOffsetLen`).
     pub entry_bytes: usize,
+    /// Where each entry starts in `data`, for entries of varying size.
+    pub offsets: Option<&'a [u32]>,
     /// The branch's basket size (ROOT's `fBufferSize`).
     pub buffer_size: usize,
 }
@@ -45,7 +48,24 @@ pub(crate) fn basket_record(
     let keylen = basket_key_len(content.branch, content.tree);
     let mut record = Vec::with_capacity(keylen + content.data.len() / 2);
     record.resize(keylen, 0);
-    let stored = compress_into(compression, content.data, &mut record);
+    // Entries of varying size: the table of where each starts (from the key's start)
+    // follows the data, with one more slot, 0, as ROOT writes it.
+    let table;
+    let payload = match content.offsets {
+        Some(offsets) => {
+            let mut p = Vec::with_capacity(content.data.len() + 4 * offsets.len() + 8);
+            p.extend_from_slice(content.data);
+            p.put_u32(offsets.len() as u32 + 1);
+            for &o in offsets {
+                p.put_u32(o + keylen as u32);
+            }
+            p.put_u32(0);
+            table = p;
+            &table[..]
+        }
+        None => content.data,
+    };
+    let stored = compress_into(compression, payload, &mut record);
     let mut key = KeyInfo::new(
         "TBasket",
         content.branch,
@@ -54,7 +74,7 @@ pub(crate) fn basket_record(
         seek,
         TOP_DIRECTORY,
         stored as u64,
-        content.data.len() as u64,
+        payload.len() as u64,
         true,
         datime,
     );

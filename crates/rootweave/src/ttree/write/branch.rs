@@ -3,16 +3,20 @@
 
 use crate::array::LeafType;
 
-/// A branch of numbers: a scalar, or a fixed-size (possibly multidimensional) array per
-/// entry.
+/// A branch of numbers: a scalar, a fixed-size (possibly multidimensional) array, or an
+/// array whose length per entry another branch holds (`Muon_pt[nMuon]/F`) per entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BranchSpec {
     /// The branch (and leaf) name.
     pub name: String,
     /// The number type.
     pub leaf: LeafType,
-    /// Array dimensions of each entry (empty for a scalar).
+    /// Array dimensions of each entry, or of each item of a counted array (empty for a
+    /// scalar).
     pub dims: Vec<usize>,
+    /// The branch holding each entry's number of items (an integer branch before this
+    /// one), for a counted array.
+    pub counter: Option<String>,
 }
 
 impl BranchSpec {
@@ -22,6 +26,7 @@ impl BranchSpec {
             name: name.to_string(),
             leaf,
             dims: Vec::new(),
+            counter: None,
         }
     }
 
@@ -31,23 +36,36 @@ impl BranchSpec {
             name: name.to_string(),
             leaf,
             dims: dims.to_vec(),
+            counter: None,
         }
     }
 
-    /// Values per entry.
+    /// A branch of as many items per entry as branch `counter` says, each a value or a
+    /// fixed-size array of `dims` (`Muon_pt[nMuon]/F`, `hits[n][3]/D`).
+    pub fn counted(name: &str, leaf: LeafType, counter: &str, dims: &[usize]) -> Self {
+        BranchSpec {
+            name: name.to_string(),
+            leaf,
+            dims: dims.to_vec(),
+            counter: Some(counter.to_string()),
+        }
+    }
+
+    /// Values per entry (per item, for a counted array).
     pub(crate) fn width(&self) -> usize {
         self.dims.iter().product()
     }
 
-    /// Bytes per entry.
+    /// Bytes per entry (per item, for a counted array).
     pub(crate) fn entry_bytes(&self) -> usize {
         self.width() * self.leaf.size()
     }
 
-    /// The leaf's title: its name with the dimensions (`x[3]`).
+    /// The leaf's title: its name with the counter and dimensions (`x[n][3]`).
     pub(crate) fn leaf_title(&self) -> String {
+        let counter = self.counter.as_ref().map(|c| format!("[{c}]"));
         let dims: String = self.dims.iter().map(|d| format!("[{d}]")).collect();
-        format!("{}{dims}", self.name)
+        format!("{}{}{dims}", self.name, counter.unwrap_or_default())
     }
 
     /// The branch's title: the leaf list (`x[3]/F`).

@@ -40,6 +40,13 @@ pub(crate) struct BranchRecord<'a> {
     pub tot_bytes: u64,
     pub zip_bytes: u64,
     pub baskets: &'a [WrittenBasket],
+    /// For entries of varying size: ROOT's `fEntryOffsetLen` (0 for fixed-size entries).
+    pub entry_offset_len: i32,
+    /// The branch whose leaf counts this one's items (an index into the tree's branches).
+    pub counter: Option<usize>,
+    /// For a branch that counts another's items: the largest count (its leaf's maximum,
+    /// by which readers size their buffers).
+    pub max_count: Option<i64>,
 }
 
 /// The tree as its object records it.
@@ -88,7 +95,7 @@ pub(crate) fn stream_tree(tree: &TreeRecord, key_len: usize) -> Vec<u8> {
     let mut leaves = Vec::with_capacity(tree.branches.len());
     object_array_header(&mut b, tree.branches.len(), OWNER_BITS);
     for branch in &tree.branches {
-        stream_branch(&mut b, branch, &mut leaves);
+        stream_branch(&mut b, branch, &mut leaves, key_len);
     }
     b.end();
     object_array_header(&mut b, leaves.len(), 0);
@@ -145,7 +152,9 @@ fn object_array_header(b: &mut ObjectStream, n: usize, bits: u32) {
     b.i32(0); // fLowerBound
 }
 
-fn stream_branch(b: &mut ObjectStream, r: &BranchRecord, leaves: &mut Vec<usize>) {
+/// A branch behind a pointer; `leaves` holds where the leaves of the branches before it
+/// start (a counted array's leaf refers to its counter's), and gets this one's.
+fn stream_branch(b: &mut ObjectStream, r: &BranchRecord, leaves: &mut Vec<usize>, key_len: usize) {
     let spec = r.spec;
     let written = r.baskets.len();
     let slots = MIN_BASKET_SLOTS.max(written + 1);
@@ -155,7 +164,7 @@ fn stream_branch(b: &mut ObjectStream, r: &BranchRecord, leaves: &mut Vec<usize>
     fill_attributes(b);
     b.i32(r.compress);
     b.i32(r.basket_size);
-    b.i32(0); // fEntryOffsetLen: entries of one size
+    b.i32(r.entry_offset_len);
     b.i32(written as i32); // fWriteBasket
     b.i64(r.entries as i64); // fEntryNumber
     io_features(b);
@@ -169,8 +178,9 @@ fn stream_branch(b: &mut ObjectStream, r: &BranchRecord, leaves: &mut Vec<usize>
     object_array_header(b, 0, 0); // fBranches
     b.end();
     object_array_header(b, 1, 0); // fLeaves
+    let counter = r.counter.map(|k| leaves[k]);
     leaves.push(b.len());
-    stream_leaf(b, spec);
+    stream_leaf(b, r, counter, key_len);
     b.end();
     object_array_header(b, written + 1, 0); // fBaskets: none kept in the tree
     for _ in 0..=written {
@@ -199,8 +209,10 @@ fn stream_branch(b: &mut ObjectStream, r: &BranchRecord, leaves: &mut Vec<usize>
     b.end();
 }
 
-/// A leaf of numbers (`TLeafI` and the like) behind a pointer.
-fn stream_leaf(b: &mut ObjectStream, spec: &BranchSpec) {
+/// A leaf of numbers (`TLeafI` and the like) behind a pointer; `counter` is where the
+/// leaf counting its items starts, in a buffer `key_len` bytes into its key's record.
+fn stream_leaf(b: &mut ObjectStream, r: &BranchRecord, counter: Option<usize>, key_len: usize) {
+    let spec = r.spec;
     b.begin_object(leaf_class(spec.leaf));
     b.begin_version(1);
     b.begin_version(2); // TLeaf
@@ -208,16 +220,21 @@ fn stream_leaf(b: &mut ObjectStream, spec: &BranchSpec) {
     b.i32(spec.width() as i32); // fLen
     b.i32(spec.leaf.size() as i32); // fLenType
     b.i32(0); // fOffset
-    b.u8(0); // fIsRange
+    b.u8(r.max_count.is_some() as u8); // fIsRange: counts another leaf's items
     b.u8(is_unsigned(spec.leaf) as u8);
-    b.null(); // fLeafCount
+    match counter {
+        Some(at) => b.reference(at, key_len),
+        None => b.null(),
+    }
     b.end();
     // fMinimum and fMaximum, in the leaf's own type.
-    let zeros = match spec.leaf {
+    let size = match spec.leaf {
         LeafType::Bool | LeafType::Int8 | LeafType::UInt8 => 1,
         _ => spec.leaf.size(),
     };
-    b.raw(&[0u8; 16][..2 * zeros]);
+    let max = r.max_count.unwrap_or(0).to_be_bytes();
+    b.raw(&[0u8; 8][..size]);
+    b.raw(&max[8 - size..]);
     b.end();
     b.end();
 }

@@ -4,6 +4,7 @@
 //! bytes, as ROOT's default `fAutoFlush` says, then every as many entries); the `TTree`
 //! object is written on close.
 
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -20,6 +21,9 @@ use crate::error::{Error, Result};
 const DEFAULT_BASKET_SIZE: usize = 32_000;
 /// ROOT 6.40's default `fAutoFlush`: a cluster every 30 MB of stored bytes.
 const DEFAULT_AUTO_FLUSH_BYTES: u64 = 30_000_000;
+/// The entry-offset table length ROOT 6.40 starts a branch of entries of varying size
+/// with (the tree's `fDefaultEntryOffsetLen`).
+const ENTRY_OFFSET_LEN: i32 = 1000;
 /// ROOT 6.40's default `fAutoSave` (bytes, negative).
 const DEFAULT_AUTO_SAVE: i64 = -300_000_000;
 
@@ -86,6 +90,12 @@ struct BranchState {
     /// The open basket's entries, big-endian.
     pending: Vec<u8>,
     pending_entries: usize,
+    /// For a counted array: where each of the open basket's entries starts in `pending`.
+    entry_starts: Vec<u32>,
+    /// The branch counting this one's items (an index into the branches).
+    counter: Option<usize>,
+    /// For a branch counting another's items: the largest count so far.
+    max_count: Option<i64>,
     baskets: Vec<WrittenBasket>,
     tot_bytes: u64,
     zip_bytes: u64,
@@ -142,7 +152,24 @@ impl TTreeWriter {
         if options.basket_size == 0 {
             return Err(Error::InvalidArgument("a basket size of 0 bytes".into()));
         }
+        let mut counters = vec![None; branches.len()];
+        let mut counting = vec![false; branches.len()];
         for (i, b) in branches.iter().enumerate() {
+            if let Some(c) = &b.counter {
+                let k = branches[..i].iter().position(|o| &o.name == c);
+                let usable = k.is_some_and(|k| {
+                    let o = &branches[k];
+                    o.counter.is_none() && o.dims.is_empty() && is_count_type(o.leaf)
+                });
+                if !usable {
+                    return Err(Error::InvalidArgument(format!(
+                        "branch {}: its counter {c} must be an integer branch before it",
+                        b.name
+                    )));
+                }
+                counters[i] = k;
+                counting[k.expect("checked")] = true;
+            }
             if b.name.is_empty() || branches[..i].iter().any(|o| o.name == b.name) {
                 return Err(Error::InvalidArgument(format!(
                     "branch name {:?} is empty or repeated",
@@ -166,7 +193,11 @@ impl TTreeWriter {
             compression,
             branches: branches
                 .into_iter()
-                .map(|spec| BranchState {
+                .enumerate()
+                .map(|(k, spec)| BranchState {
+                    entry_starts: Vec::new(),
+                    counter: counters[k],
+                    max_count: counting[k].then_some(0),
                     capacity: basket_capacity(&spec, name, basket_size),
                     appended: 0,
                     spec,
@@ -191,9 +222,10 @@ impl TTreeWriter {
     }
 
     /// Appends entries: one batch per branch, in order, all with the same number of
-    /// entries (a fixed-size array branch takes its values flat or as nested
-    /// `ColumnData::Array`s). The whole batch is checked first; if it does not match the
-    /// branches, nothing is written.
+    /// entries. A fixed-size array branch takes its values flat or as nested
+    /// `ColumnData::Array`s, a counted array a `ColumnData::List` whose lengths its counter
+    /// branch's values must equal. The whole batch is checked first; if it does not match
+    /// the branches, nothing is written.
     pub fn extend(&mut self, batch: &[ColumnData]) -> Result<()> {
         if batch.len() != self.branches.len() {
             return Err(Error::InvalidArgument(format!(
@@ -202,22 +234,39 @@ impl TTreeWriter {
                 self.branches.len()
             )));
         }
-        let mut values = Vec::with_capacity(batch.len());
+        let mut columns = Vec::with_capacity(batch.len());
         let mut entries = None;
         for (b, data) in self.branches.iter().zip(batch) {
-            let flat = flatten(&b.spec, data)?;
-            let n = flat_len(flat) / b.spec.width();
-            if flat_len(flat) % b.spec.width() != 0 || entries.is_some_and(|e| e != n) {
+            let column = Column::of(&b.spec, data)?;
+            let n = column.entries();
+            if entries.is_some_and(|e| e != n) {
                 return Err(Error::InvalidArgument(format!(
-                    "extend: branch {} gets {} values, not {} entries of {}",
+                    "extend: branch {} gets {n} entries, the branches before it {}",
                     b.spec.name,
-                    flat_len(flat),
-                    entries.unwrap_or(n),
-                    b.spec.width()
+                    entries.unwrap_or(0)
                 )));
             }
             entries = Some(n);
-            values.push(flat);
+            columns.push(column);
+        }
+        for (b, column) in self.branches.iter().zip(&columns) {
+            if let (Some(k), Column::Counted { offsets, .. }) = (b.counter, column) {
+                let counts = &columns[k];
+                let agree = (0..offsets.len() - 1)
+                    .all(|e| counts.int(e) == Some((offsets[e + 1] - offsets[e]) as i64));
+                if !agree {
+                    return Err(Error::InvalidArgument(format!(
+                        "extend: the lengths of branch {} differ from the values of its counter {}",
+                        b.spec.name, self.branches[k].spec.name
+                    )));
+                }
+            }
+        }
+        for (b, column) in self.branches.iter_mut().zip(&columns) {
+            if let Some(max) = b.max_count.as_mut() {
+                let n = column.entries();
+                *max = (0..n).filter_map(|e| column.int(e)).fold(*max, i64::max);
+            }
         }
         let total = entries.unwrap_or(0);
         // Slices no longer than a cluster's remainder, and about a basket of the widest
@@ -231,24 +280,68 @@ impl TTreeWriter {
                 let to_boundary = c - self.entries % c;
                 end = end.min(start + to_boundary as usize);
             }
-            for (k, flat) in values.iter().enumerate() {
-                let mut at = start;
-                while at < end {
-                    let b = &mut self.branches[k];
-                    let take = (b.capacity - b.pending_entries).min(end - at);
-                    let w = b.spec.width();
-                    append_be(flat, at * w..(at + take) * w, &mut b.pending);
-                    b.pending_entries += take;
-                    b.appended += take as u64;
-                    at += take;
-                    if b.pending_entries == b.capacity {
-                        self.write_basket(k)?;
+            for (k, column) in columns.iter().enumerate() {
+                match column {
+                    Column::Fixed(flat, _) => self.append_fixed(k, flat, start..end)?,
+                    Column::Counted { offsets, items } => {
+                        self.append_counted(k, offsets, items, start..end)?
                     }
                 }
             }
             self.entries += (end - start) as u64;
             start = end;
             self.end_cluster_if_due()?;
+        }
+        Ok(())
+    }
+
+    /// Appends entries `range` of a fixed-size branch, writing each basket that fills.
+    fn append_fixed(&mut self, k: usize, flat: &ColumnData, range: Range<usize>) -> Result<()> {
+        let mut at = range.start;
+        while at < range.end {
+            let b = &mut self.branches[k];
+            let take = (b.capacity - b.pending_entries).min(range.end - at);
+            let w = b.spec.width();
+            append_be(flat, at * w..(at + take) * w, &mut b.pending);
+            b.pending_entries += take;
+            b.appended += take as u64;
+            at += take;
+            if b.pending_entries == b.capacity {
+                self.write_basket(k)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends entries `range` of a counted array, one by one: ROOT writes the basket once
+    /// its buffer, twice its entry-offset table and the last entry reach the basket size.
+    fn append_counted(
+        &mut self,
+        k: usize,
+        offsets: &[u64],
+        items: &ColumnData,
+        range: Range<usize>,
+    ) -> Result<()> {
+        let keylen = basket_key_len(&self.branches[k].spec.name, &self.name);
+        for e in range {
+            let b = &mut self.branches[k];
+            let w = b.spec.width();
+            let before = b.pending.len();
+            b.entry_starts.push(before as u32);
+            append_be(
+                items,
+                offsets[e] as usize * w..offsets[e + 1] as usize * w,
+                &mut b.pending,
+            );
+            b.pending_entries += 1;
+            b.appended += 1;
+            let entry = b.pending.len() - before;
+            let table = 4 * b.pending_entries;
+            if keylen + b.pending.len() + 2 * table + entry >= self.options.basket_size
+                || b.pending.len() > u32::MAX as usize / 2
+            {
+                self.write_basket(k)?;
+            }
         }
         Ok(())
     }
@@ -277,12 +370,18 @@ impl TTreeWriter {
         if b.pending_entries == 0 {
             return Ok(());
         }
+        let counted = b.counter.is_some();
         let content = BasketContent {
             branch: &b.spec.name,
             tree: &self.name,
             data: &b.pending,
             entries: b.pending_entries,
-            entry_bytes: b.spec.entry_bytes(),
+            entry_bytes: if counted {
+                ENTRY_OFFSET_LEN as usize
+            } else {
+                b.spec.entry_bytes()
+            },
+            offsets: counted.then_some(&b.entry_starts[..]),
             buffer_size: self.options.basket_size,
         };
         // The record's size is known once compressed; its offset goes into its key.
@@ -298,10 +397,11 @@ impl TTreeWriter {
             nbytes: record.len() as u32,
             first_entry,
         });
-        b.tot_bytes += (keylen + b.pending.len()) as u64;
+        b.tot_bytes += (keylen + b.pending.len() + 4 * b.entry_starts.len()) as u64;
         b.zip_bytes += record.len() as u64;
         self.bytes_in_cluster += record.len() as u64;
         b.pending.clear();
+        b.entry_starts.clear();
         b.pending_entries = 0;
         Ok(())
     }
@@ -332,6 +432,13 @@ impl TTreeWriter {
                 tot_bytes: b.tot_bytes,
                 zip_bytes: b.zip_bytes,
                 baskets: &b.baskets,
+                entry_offset_len: if b.counter.is_some() {
+                    ENTRY_OFFSET_LEN
+                } else {
+                    0
+                },
+                counter: b.counter,
+                max_count: b.max_count,
             })
             .collect();
         let tree = TreeRecord {
@@ -387,8 +494,79 @@ fn basket_capacity(spec: &BranchSpec, tree: &str, basket_size: usize) -> usize {
         .max(1)
 }
 
+/// A branch's batch, checked against its layout.
+enum Column<'b, 'a> {
+    /// Fixed-size entries: the values, flat, `width` per entry.
+    Fixed(&'b ColumnData<'a>, usize),
+    /// A counted array: each entry's items, and all items flat.
+    Counted {
+        offsets: &'a [u64],
+        items: &'b ColumnData<'a>,
+    },
+}
+
+impl<'b, 'a> Column<'b, 'a> {
+    fn of(spec: &BranchSpec, data: &'b ColumnData<'a>) -> Result<Self> {
+        let bad = |m: String| Error::InvalidArgument(format!("extend: branch {}: {m}", spec.name));
+        let w = spec.width();
+        if spec.counter.is_none() {
+            let flat = flatten(spec, data)?;
+            if flat_len(flat) % w != 0 {
+                return Err(bad(format!(
+                    "{} values, not entries of {w}",
+                    flat_len(flat)
+                )));
+            }
+            return Ok(Column::Fixed(flat, w));
+        }
+        let ColumnData::List { offsets, items } = data else {
+            return Err(bad(format!(
+                "a list per entry is needed, not {}",
+                data.kind()
+            )));
+        };
+        let items = flatten(spec, items)?;
+        let n = flat_len(items);
+        let ordered = offsets.first() == Some(&0) && offsets.windows(2).all(|p| p[0] <= p[1]);
+        if !ordered || offsets.last().map(|&l| l as usize * w) != Some(n) {
+            return Err(bad(format!("offsets that do not cover its {n} values")));
+        }
+        Ok(Column::Counted { offsets, items })
+    }
+
+    fn entries(&self) -> usize {
+        match self {
+            Column::Fixed(flat, width) => flat_len(flat) / width,
+            Column::Counted { offsets, .. } => offsets.len() - 1,
+        }
+    }
+
+    /// Value `i` of an integer batch (a counter's).
+    fn int(&self, i: usize) -> Option<i64> {
+        let Column::Fixed(flat, _) = self else {
+            return None;
+        };
+        Some(match flat {
+            ColumnData::Int8(v) => v[i] as i64,
+            ColumnData::Int16(v) => v[i] as i64,
+            ColumnData::Int32(v) => v[i] as i64,
+            ColumnData::Int64(v) => v[i],
+            ColumnData::UInt8(v) => v[i] as i64,
+            ColumnData::UInt16(v) => v[i] as i64,
+            ColumnData::UInt32(v) => v[i] as i64,
+            ColumnData::UInt64(v) => i64::try_from(v[i]).ok()?,
+            _ => return None,
+        })
+    }
+}
+
+/// Whether branches of `leaf` values can count another branch's items.
+fn is_count_type(leaf: LeafType) -> bool {
+    !matches!(leaf, LeafType::Bool | LeafType::Float32 | LeafType::Float64)
+}
+
 /// The values of a branch's batch, checked against its number type: a fixed-size array
-/// may come flat or as nested arrays.
+/// (or a counted array's items) may come flat or as nested arrays.
 fn flatten<'a, 'b>(spec: &BranchSpec, data: &'b ColumnData<'a>) -> Result<&'b ColumnData<'a>> {
     let mut data = data;
     let mut depth = 0;
