@@ -5,6 +5,7 @@ pub mod datasets;
 pub mod dump;
 pub mod dump_ttree;
 pub mod generate;
+pub mod generate_ttree;
 pub mod list;
 pub mod list_ttree;
 pub mod random;

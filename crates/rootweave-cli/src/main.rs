@@ -44,8 +44,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Write a synthetic dataset as an RNTuple called `Events`, from several threads
-    /// through the parallel writer.
+    /// Write a synthetic dataset called `Events`: an RNTuple from several threads through
+    /// the parallel writer, or a TTree through the sequential TTree writer.
     Generate {
         /// The output file (overwritten).
         out: PathBuf,
@@ -72,6 +72,10 @@ enum Command {
         /// The dataset: nanoaod (default), single, complex or wide.
         #[arg(long, default_value = "nanoaod")]
         schema: Schema,
+        /// The format: rntuple (default) or ttree (schemas of numbers: single, wide; one
+        /// thread, ROOT's default basket size and clusters).
+        #[arg(long, default_value = "rntuple", value_parser = ["rntuple", "ttree"])]
+        format: String,
     },
 }
 
@@ -105,9 +109,13 @@ fn main() -> ExitCode {
             memory_budget,
             ordered,
             schema,
+            format,
         } => {
-            let threads = threads
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let threads = match format.as_str() {
+                "ttree" => 1,
+                _ => threads
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            };
             generate(
                 &out,
                 &GenerateOptions {
@@ -120,6 +128,7 @@ fn main() -> ExitCode {
                     ordered,
                     progress: true,
                 },
+                format == "ttree",
             )
         }
     };
@@ -185,9 +194,17 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("'{text}' is too large"))
 }
 
-fn generate(out: &std::path::Path, options: &GenerateOptions) -> rootweave::Result<()> {
+fn generate(
+    out: &std::path::Path,
+    options: &GenerateOptions,
+    ttree: bool,
+) -> rootweave::Result<()> {
     use std::io::Write;
-    let s = rootweave_cli::generate::generate(out, options)?;
+    let s = if ttree {
+        rootweave_cli::generate_ttree::generate_ttree(out, options)?
+    } else {
+        rootweave_cli::generate::generate(out, options)?
+    };
     let written = format!(
         "wrote {} entries to {} with {} thread(s): {} clusters, {:.1} MB on disk, compression {} (ratio {:.2})",
         s.entries,

@@ -221,6 +221,22 @@ impl TTreeWriter {
         self.entries
     }
 
+    /// Clusters of the entries written so far (the last may still grow).
+    pub fn clusters(&self) -> u64 {
+        match self.cluster_entries {
+            Some(c) => self.entries.div_ceil(c),
+            None => (self.entries > 0) as u64,
+        }
+    }
+
+    /// Bytes of the baskets written so far: before compression (key headers included, as
+    /// ROOT's `fTotBytes` counts them) and in the file.
+    pub fn basket_bytes(&self) -> (u64, u64) {
+        let tot = self.branches.iter().map(|b| b.tot_bytes).sum();
+        let zip = self.branches.iter().map(|b| b.zip_bytes).sum();
+        (tot, zip)
+    }
+
     /// Appends entries: one batch per branch, in order, all with the same number of
     /// entries. A fixed-size array branch takes its values flat or as nested
     /// `ColumnData::Array`s, a counted array a `ColumnData::List` whose lengths its counter
