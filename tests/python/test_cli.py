@@ -68,3 +68,25 @@ def test_generate_whose_reader_went_away_still_writes_its_file(tmp_path):
     assert "panicked" not in stderr and stderr == "", stderr
     listing = run("ls", out)
     assert listing.returncode == 0 and "5000 entries, 1 clusters" in listing.stdout, listing.stdout
+
+
+def test_generate_writes_ttrees_of_the_same_values(tmp_path):
+    import uproot
+
+    for schema in ("single", "wide"):
+        tree, ntuple = tmp_path / f"{schema}-tree.root", tmp_path / f"{schema}-ntuple.root"
+        done = run("generate", tree, "--schema", schema, "--events", 70000, "--format", "ttree",
+                   "--compression", "lz4:4", "--seed", 3)
+        assert done.returncode == 0, done.stderr
+        assert "wrote 70000 entries" in done.stdout
+        assert run("generate", ntuple, "--schema", schema, "--events", 70000, "--seed", 3,
+                   "--threads", 1).returncode == 0
+        ours = uproot.open(tree)["Events"]
+        assert ours.classname == "TTree" and ours.num_entries == 70000
+        names = ["x"] if schema == "single" else ["f0", "f517", "f999"]
+        got = ours.arrays(names, library="np")
+        want = uproot.open(ntuple)["Events"].arrays(names, library="np")
+        for name in names:
+            assert (got[name] == want[name]).all(), name
+    done = run("generate", tmp_path / "nano.root", "--format", "ttree", "--events", 10)
+    assert done.returncode != 0 and "schemas of numbers" in done.stderr

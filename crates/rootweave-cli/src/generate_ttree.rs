@@ -53,9 +53,10 @@ pub fn generate_ttree(out: &Path, options: &GenerateOptions) -> Result<GenerateS
     )?;
     let mut spare = None;
     for index in 0..options.schema.chunks(options.entries) {
-        let chunk = options
-            .schema
-            .chunk_reusing(options.seed, index, options.entries, spare.take());
+        let chunk =
+            options
+                .schema
+                .chunk_reusing(options.seed, index, options.entries, spare.take());
         chunk.with_columns(|batch| writer.extend(batch))?;
         spare = Some(chunk);
     }
