@@ -14,6 +14,27 @@ pub fn test_data(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The file `name` of the conformance corpus (the scikit-hep-testdata set beside the
+/// checkout, or `$ROOTWEAVE_CORPUS`), or `None` with a notice when it is absent.
+pub fn corpus_file(name: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("ROOTWEAVE_CORPUS").map_or_else(
+        || {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../../shared/corpus/scikit-hep-testdata")
+        },
+        PathBuf::from,
+    );
+    let path = dir.join(name);
+    if !path.exists() {
+        eprintln!(
+            "skipped: {name} of the conformance corpus is not at {}",
+            dir.display()
+        );
+        return None;
+    }
+    Some(path)
+}
+
 /// The same array with every number changed (offsets too), as stale memory would hold.
 pub fn poisoned(array: &Array) -> Array {
     fn p<T: Copy>(v: &[T], bad: T) -> Vec<T> {
