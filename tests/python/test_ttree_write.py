@@ -171,3 +171,25 @@ def test_batches_that_do_not_match_are_refused_whole(workdir):
             f.mktree("Events", {"y": "int32"})
         t.close()
     assert rootweave.open(path)["Events"].num_entries == 2
+
+
+def test_a_tree_and_an_rntuple_share_a_file(workdir):
+    path = Path(workdir) / "mixed.root"
+    with rootweave.create(path, "zstd:5") as f:
+        f["tree"] = {"x": np.arange(10, dtype=np.int64)}
+        nt = f.mkrntuple("ntuple", {"y": "float32"})
+        nt.extend({"y": np.arange(5, dtype=np.float32)})
+    u = uproot.open(path)
+    assert u.classnames() == {"tree;1": "TTree", "ntuple;1": "ROOT::RNTuple"}
+    assert u["tree"]["x"].array(library="np").tolist() == list(range(10))
+    assert u["ntuple"].arrays(library="np")["y"].tolist() == list(range(5))
+    # ROOT reads both, with the layouts of both in the StreamerInfo record.
+    script = (f"import ROOT; f = ROOT.TFile.Open({str(path)!r}); "
+              "print(f.Get('tree').GetEntries(), ROOT.RDataFrame('ntuple', f.GetName()).Sum('y').GetValue()); "
+              "print(sorted(i.GetName() for i in f.GetStreamerInfoList()))")
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0 and not [line for line in done.stderr.splitlines() if "Error" in line], done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-2] == "10 10.0"
+    infos = eval(lines[-1])
+    assert {"ROOT::RNTuple", "TTree", "TBranch", "TLeafL"} <= set(infos)
