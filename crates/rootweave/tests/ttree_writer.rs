@@ -255,3 +255,67 @@ fn counted_arrays_read_back_with_their_counters() {
         (1234..1240).map(|e| (e % 7) as u64).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn baskets_grow_after_the_first_cluster_as_roots_do() {
+    // One branch: ROOT's resizing gives it 100 times its basket size (the most it scales
+    // by), rounded up to the next multiple of 512 bytes: 100,352 bytes.
+    let path = temp("resized.root");
+    let n = 100_000u64;
+    let x: Vec<f64> = (0..n).map(|e| e as f64 * 0.5).collect();
+    let options = TTreeWriteOptions::default()
+        .with_basket_size(1000)
+        .with_auto_flush_bytes(200_000);
+    let branches = vec![BranchSpec::scalar("x", LeafType::Float64)];
+    let mut w = TTreeWriter::recreate(&path, "t", branches, Compression::NONE, options).unwrap();
+    w.extend(&[ColumnData::Float64(&x)]).unwrap();
+    w.close().unwrap();
+    let t = TTreeReader::open(&path, "t").unwrap();
+    let first = t.cluster_ranges()[0].end;
+    let sizes: Vec<u64> = t
+        .meta()
+        .find("x")
+        .unwrap()
+        .baskets
+        .iter()
+        .map(|b| b.end_entry - b.first_entry)
+        .collect();
+    // 1000-byte baskets (116 entries of 8 bytes after a 65-byte key) in the first cluster,
+    // then (100,352 - 65) / 8 rounded down: 12,535 entries, but where a cluster ends.
+    let (before, after): (Vec<_>, Vec<_>) = t
+        .meta()
+        .find("x")
+        .unwrap()
+        .baskets
+        .iter()
+        .partition(|b| b.end_entry <= first);
+    assert!(
+        before.iter().all(|b| b.end_entry - b.first_entry <= 116),
+        "{sizes:?}"
+    );
+    assert!(
+        after.iter().all(|b| b.end_entry - b.first_entry <= 12_535),
+        "{sizes:?}"
+    );
+    assert!(
+        after.iter().any(|b| b.end_entry - b.first_entry == 12_535),
+        "{sizes:?}"
+    );
+    assert_eq!(t.read(&["x"], 0..n).unwrap()[0].1, Array::Float64(x));
+    // Without resizing, every basket keeps 1000 bytes.
+    let path = temp("kept.root");
+    let options = TTreeWriteOptions::default()
+        .with_basket_size(1000)
+        .with_auto_flush_bytes(200_000)
+        .with_resize_baskets(false);
+    let branches = vec![BranchSpec::scalar("x", LeafType::Float64)];
+    let mut w = TTreeWriter::recreate(&path, "t", branches, Compression::NONE, options).unwrap();
+    w.extend(&[ColumnData::Float64(
+        &(0..n).map(|e| e as f64).collect::<Vec<_>>(),
+    )])
+    .unwrap();
+    w.close().unwrap();
+    let t = TTreeReader::open(&path, "t").unwrap();
+    let b = &t.meta().find("x").unwrap().baskets;
+    assert!(b.iter().all(|b| b.end_entry - b.first_entry <= 116));
+}

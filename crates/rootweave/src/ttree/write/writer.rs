@@ -24,6 +24,8 @@ const DEFAULT_AUTO_FLUSH_BYTES: u64 = 30_000_000;
 /// The entry-offset table length ROOT 6.40 starts a branch of entries of varying size
 /// with (the tree's `fDefaultEntryOffsetLen`).
 const ENTRY_OFFSET_LEN: i32 = 1000;
+/// A gibibyte, the bound of ROOT's basket resizing.
+const GIB: f64 = (1u64 << 30) as f64;
 /// ROOT 6.40's default `fAutoSave` (bytes, negative).
 const DEFAULT_AUTO_SAVE: i64 = -300_000_000;
 
@@ -40,6 +42,10 @@ pub struct TTreeWriteOptions {
     /// Stored bytes after which the first cluster ends (ROOT's default 30 MB); later
     /// clusters hold as many entries as the first.
     pub auto_flush_bytes: u64,
+    /// Resize each branch's baskets when the first cluster ends, as ROOT does (default):
+    /// in proportion to its bytes, all together about the tree's bytes so far. Without
+    /// it, baskets keep `basket_size`.
+    pub resize_baskets: bool,
 }
 
 impl Default for TTreeWriteOptions {
@@ -49,6 +55,7 @@ impl Default for TTreeWriteOptions {
             compression: None,
             basket_size: DEFAULT_BASKET_SIZE,
             auto_flush_bytes: DEFAULT_AUTO_FLUSH_BYTES,
+            resize_baskets: true,
         }
     }
 }
@@ -72,6 +79,12 @@ impl TTreeWriteOptions {
         self
     }
 
+    /// With or without ROOT's resizing of baskets after the first cluster.
+    pub fn with_resize_baskets(mut self, resize: bool) -> Self {
+        self.resize_baskets = resize;
+        self
+    }
+
     /// With the stored bytes that end the first cluster.
     pub fn with_auto_flush_bytes(mut self, bytes: u64) -> Self {
         self.auto_flush_bytes = bytes;
@@ -82,6 +95,9 @@ impl TTreeWriteOptions {
 /// One branch being filled.
 struct BranchState {
     spec: BranchSpec,
+    /// Bytes of entries a basket gathers (the tree's basket size, until the first cluster
+    /// ends and ROOT's resizing sets one per branch).
+    basket_size: usize,
     /// Entries a basket holds: ROOT writes a basket when one more entry would bring its
     /// buffer (key header included) to the basket size.
     capacity: usize,
@@ -199,6 +215,7 @@ impl TTreeWriter {
                     counter: counters[k],
                     max_count: counting[k].then_some(0),
                     capacity: basket_capacity(&spec, name, basket_size),
+                    basket_size,
                     appended: 0,
                     spec,
                     pending: Vec::new(),
@@ -353,7 +370,7 @@ impl TTreeWriter {
             b.appended += 1;
             let entry = b.pending.len() - before;
             let table = 4 * b.pending_entries;
-            if keylen + b.pending.len() + 2 * table + entry >= self.options.basket_size
+            if keylen + b.pending.len() + 2 * table + entry >= b.basket_size
                 || b.pending.len() > u32::MAX as usize / 2
             {
                 self.write_basket(k)?;
@@ -373,11 +390,68 @@ impl TTreeWriter {
             for k in 0..self.branches.len() {
                 self.write_basket(k)?;
             }
+            if self.cluster_entries.is_none() && self.options.resize_baskets {
+                self.resize_baskets();
+            }
             self.cluster_entries.get_or_insert(self.entries);
             self.flushed_bytes += self.bytes_in_cluster;
             self.bytes_in_cluster = 0;
         }
         Ok(())
+    }
+
+    /// Sizes each branch's baskets after the first cluster as ROOT does
+    /// (`TTree::OptimizeBaskets(GetTotBytes(), 1, "")`): in proportion to the bytes the
+    /// branch holds, scaled so that all baskets together take about the tree's bytes so far
+    /// (at most 100 times the sizes before), in multiples of 512 bytes, with room for the
+    /// entry offsets of a cluster for entries of varying size.
+    fn resize_baskets(&mut self) {
+        let tree_bytes: u64 = self.branches.iter().map(|b| b.tot_bytes).sum();
+        let leaves = self.branches.len() as u64;
+        if leaves == 0 || tree_bytes == 0 {
+            return;
+        }
+        let average = tree_bytes / leaves;
+        let (mut smallest, mut largest, mut factor) = (512.0f64, 256_000.0f64, 1.0f64);
+        for pass in 0..2 {
+            let mut total = 0u64;
+            for b in &mut self.branches {
+                let bytes = b.tot_bytes as f64;
+                let one_entry = match b.appended {
+                    0 => average,
+                    n => 1 + (bytes / n as f64) as u64,
+                };
+                let mut size = b.basket_size as f64 * (bytes / average as f64) * factor;
+                if !(0.0..=largest).contains(&size) {
+                    size = largest;
+                }
+                let mut size = size as u64;
+                if pass == 1 {
+                    if b.counter.is_some() {
+                        size += 8 * b.appended;
+                    }
+                    size = size - size % 512 + 512;
+                }
+                size = size.max(one_entry);
+                if (size as f64) < smallest {
+                    size = smallest as u64;
+                }
+                if size > 10_000_000 {
+                    size = largest as u64;
+                }
+                if pass == 1 {
+                    b.basket_size = size as usize;
+                    b.capacity = basket_capacity(&b.spec, &self.name, b.basket_size);
+                }
+                total += size;
+            }
+            factor = (tree_bytes as f64 / total.max(1) as f64).min(100.0);
+            smallest = (512.0 * factor).clamp(8.0, GIB);
+            largest = 256_000.0 * factor;
+            if largest > GIB {
+                largest = smallest;
+            }
+        }
     }
 
     /// Compresses and writes branch `k`'s open basket (nothing if it is empty).
@@ -398,7 +472,7 @@ impl TTreeWriter {
                 b.spec.entry_bytes()
             },
             offsets: counted.then_some(&b.entry_starts[..]),
-            buffer_size: self.options.basket_size,
+            buffer_size: b.basket_size,
         };
         // The record's size is known once compressed; its offset goes into its key.
         let file = self.file.as_ref().expect("the file is kept until finished");
@@ -443,7 +517,7 @@ impl TTreeWriter {
             .map(|b| BranchRecord {
                 spec: &b.spec,
                 compress: setting,
-                basket_size: self.options.basket_size as i32,
+                basket_size: b.basket_size as i32,
                 entries: self.entries,
                 tot_bytes: b.tot_bytes,
                 zip_bytes: b.zip_bytes,
