@@ -37,11 +37,11 @@ pub(crate) fn basket_key_len(branch: &str, tree: &str) -> usize {
     KeyInfo::header_len("TBasket", branch, tree, true) + BASKET_HEADER_LEN
 }
 
-/// The basket's record for offset `seek` (key header, basket header, stored payload), and
-/// its key length.
+/// The basket's record (key header, basket header, stored payload), and its key length.
+/// Its offset in the file is 0 until [`place_record`] sets it: the size is known only once
+/// the payload is compressed.
 pub(crate) fn basket_record(
     content: &BasketContent,
-    seek: u64,
     datime: u32,
     compression: Compression,
 ) -> (Vec<u8>, usize) {
@@ -71,7 +71,7 @@ pub(crate) fn basket_record(
         content.branch,
         content.tree,
         0,
-        seek,
+        0,
         TOP_DIRECTORY,
         stored as u64,
         payload.len() as u64,
@@ -91,4 +91,13 @@ pub(crate) fn basket_record(
     debug_assert_eq!(header.len(), keylen);
     record[..keylen].copy_from_slice(&header);
     (record, keylen)
+}
+
+/// Where a big key header keeps the record's own offset (`fSeekKey`, after `fNbytes`,
+/// `fVersion`, `fObjlen`, `fDatime`, `fKeylen` and `fCycle`).
+const SEEK_KEY_AT: usize = 4 + 2 + 4 + 4 + 2 + 2;
+
+/// Sets the offset of a record made by [`basket_record`] to `seek`.
+pub(crate) fn place_record(record: &mut [u8], seek: u64) {
+    record[SEEK_KEY_AT..SEEK_KEY_AT + 8].copy_from_slice(&seek.to_be_bytes());
 }

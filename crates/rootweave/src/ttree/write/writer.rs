@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::basket::{basket_key_len, basket_record, BasketContent};
+use super::basket::{basket_key_len, basket_record, place_record, BasketContent};
 use super::branch::{leaf_class, BranchSpec};
 use super::layouts::tree_layouts;
 use super::objects::{stream_tree, BranchRecord, TreeRecord, WrittenBasket};
@@ -474,12 +474,10 @@ impl TTreeWriter {
             offsets: counted.then_some(&b.entry_starts[..]),
             buffer_size: b.basket_size,
         };
-        // The record's size is known once compressed; its offset goes into its key.
         let file = self.file.as_ref().expect("the file is kept until finished");
-        let (mut record, keylen) = basket_record(&content, 0, file.datime(), self.compression);
+        let (mut record, keylen) = basket_record(&content, file.datime(), self.compression);
         let seek = file.allocate(record.len() as u64);
-        let (fixed, _) = basket_record(&content, seek, file.datime(), self.compression);
-        record[..keylen].copy_from_slice(&fixed[..keylen]);
+        place_record(&mut record, seek);
         file.write_at(seek, &record)?;
         let first_entry = b.appended - b.pending_entries as u64;
         b.baskets.push(WrittenBasket {
