@@ -4,7 +4,6 @@
 use std::path::Path;
 use std::time::Instant;
 
-use rootweave::array::LeafType;
 use rootweave::rntuple::FieldType;
 use rootweave::ttree::{BranchSpec, TTreeWriteOptions, TTreeWriter};
 use rootweave::{Error, Result};
@@ -13,25 +12,12 @@ use crate::generate::{peak_rss, GenerateOptions, GenerateSummary};
 
 /// The branch of a field of numbers, or why the field is not written to TTrees yet.
 fn branch(name: &str, ty: &FieldType) -> Result<BranchSpec> {
-    let leaf = match ty {
-        FieldType::Bool => LeafType::Bool,
-        FieldType::Int8 => LeafType::Int8,
-        FieldType::Int16 => LeafType::Int16,
-        FieldType::Int32 => LeafType::Int32,
-        FieldType::Int64 => LeafType::Int64,
-        FieldType::UInt8 => LeafType::UInt8,
-        FieldType::UInt16 => LeafType::UInt16,
-        FieldType::UInt32 => LeafType::UInt32,
-        FieldType::UInt64 => LeafType::UInt64,
-        FieldType::Float32 => LeafType::Float32,
-        FieldType::Float64 => LeafType::Float64,
-        other => {
-            return Err(Error::InvalidArgument(format!(
-                "--format ttree: field {name} is a {}, and TTrees are generated for schemas of numbers (single, wide) so far",
-                other.type_name()
-            )))
-        }
-    };
+    let leaf = ty.number().ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "--format ttree: field {name} is a {}, and TTrees are generated for schemas of numbers (single, wide) so far",
+            ty.type_name()
+        ))
+    })?;
     Ok(BranchSpec::scalar(name, leaf))
 }
 

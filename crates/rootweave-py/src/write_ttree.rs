@@ -18,24 +18,6 @@ use crate::errors::to_py;
 use crate::spec::{column_data, field_type, hold};
 use crate::write::{compression, OutputFile};
 
-/// The number type of a field type, if it is one.
-fn number(ty: &FieldType) -> Option<LeafType> {
-    Some(match ty {
-        FieldType::Bool => LeafType::Bool,
-        FieldType::Int8 => LeafType::Int8,
-        FieldType::Int16 => LeafType::Int16,
-        FieldType::Int32 => LeafType::Int32,
-        FieldType::Int64 => LeafType::Int64,
-        FieldType::UInt8 => LeafType::UInt8,
-        FieldType::UInt16 => LeafType::UInt16,
-        FieldType::UInt32 => LeafType::UInt32,
-        FieldType::UInt64 => LeafType::UInt64,
-        FieldType::Float32 => LeafType::Float32,
-        FieldType::Float64 => LeafType::Float64,
-        _ => return None,
-    })
-}
-
 /// A number type with fixed-size array dimensions around it.
 fn shaped(ty: &FieldType) -> Option<(LeafType, Vec<usize>)> {
     let mut dims = Vec::new();
@@ -44,7 +26,7 @@ fn shaped(ty: &FieldType) -> Option<(LeafType, Vec<usize>)> {
         dims.push(*n);
         ty = inner;
     }
-    number(ty).map(|leaf| (leaf, dims))
+    ty.number().map(|leaf| (leaf, dims))
 }
 
 /// How a field's batch becomes branch batches.

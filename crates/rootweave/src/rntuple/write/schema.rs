@@ -78,6 +78,26 @@ impl Field {
 }
 
 impl FieldType {
+    /// The number type this field holds, if it is a number (`bool`, an integer or a
+    /// floating-point type): the element type both formats share.
+    pub fn number(&self) -> Option<crate::array::LeafType> {
+        use crate::array::LeafType;
+        Some(match self {
+            FieldType::Bool => LeafType::Bool,
+            FieldType::Int8 => LeafType::Int8,
+            FieldType::Int16 => LeafType::Int16,
+            FieldType::Int32 => LeafType::Int32,
+            FieldType::Int64 => LeafType::Int64,
+            FieldType::UInt8 => LeafType::UInt8,
+            FieldType::UInt16 => LeafType::UInt16,
+            FieldType::UInt32 => LeafType::UInt32,
+            FieldType::UInt64 => LeafType::UInt64,
+            FieldType::Float32 => LeafType::Float32,
+            FieldType::Float64 => LeafType::Float64,
+            _ => return None,
+        })
+    }
+
     /// `std::vector<item>`.
     pub fn vector(item: FieldType) -> Self {
         FieldType::Vector(Box::new(item))
