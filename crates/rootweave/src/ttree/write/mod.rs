@@ -5,8 +5,10 @@
 
 mod basket;
 mod branch;
+mod column;
 mod layouts;
 mod objects;
+mod resize;
 mod writer;
 
 pub use branch::BranchSpec;

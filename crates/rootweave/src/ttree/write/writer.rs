@@ -10,9 +10,11 @@ use std::sync::Arc;
 
 use super::basket::{basket_key_len, basket_record, place_record, BasketContent};
 use super::branch::{leaf_class, BranchSpec};
+use super::column::{append_be, is_count_type, Column};
 use super::layouts::tree_layouts;
 use super::objects::{stream_tree, BranchRecord, TreeRecord, WrittenBasket};
-use crate::array::{ColumnData, LeafType};
+use super::resize::{resized, BasketUse};
+use crate::array::ColumnData;
 use crate::compress::Compression;
 use crate::container::{FileWriter, WriterOptions};
 use crate::error::{Error, Result};
@@ -24,8 +26,6 @@ const DEFAULT_AUTO_FLUSH_BYTES: u64 = 30_000_000;
 /// The entry-offset table length ROOT 6.40 starts a branch of entries of varying size
 /// with (the tree's `fDefaultEntryOffsetLen`).
 const ENTRY_OFFSET_LEN: i32 = 1000;
-/// A gibibyte, the bound of ROOT's basket resizing.
-const GIB: f64 = (1u64 << 30) as f64;
 /// ROOT 6.40's default `fAutoSave` (bytes, negative).
 const DEFAULT_AUTO_SAVE: i64 = -300_000_000;
 
@@ -400,56 +400,23 @@ impl TTreeWriter {
         Ok(())
     }
 
-    /// Sizes each branch's baskets after the first cluster as ROOT does
-    /// (`TTree::OptimizeBaskets(GetTotBytes(), 1, "")`): in proportion to the bytes the
-    /// branch holds, scaled so that all baskets together take about the tree's bytes so far
-    /// (at most 100 times the sizes before), in multiples of 512 bytes, with room for the
-    /// entry offsets of a cluster for entries of varying size.
+    /// Sizes each branch's baskets after the first cluster as ROOT does (see
+    /// [`resized`]).
     fn resize_baskets(&mut self) {
-        let tree_bytes: u64 = self.branches.iter().map(|b| b.tot_bytes).sum();
-        let leaves = self.branches.len() as u64;
-        if leaves == 0 || tree_bytes == 0 {
-            return;
-        }
-        let average = tree_bytes / leaves;
-        let (mut smallest, mut largest, mut factor) = (512.0f64, 256_000.0f64, 1.0f64);
-        for pass in 0..2 {
-            let mut total = 0u64;
-            for b in &mut self.branches {
-                let bytes = b.tot_bytes as f64;
-                let one_entry = match b.appended {
-                    0 => average,
-                    n => 1 + (bytes / n as f64) as u64,
-                };
-                let mut size = b.basket_size as f64 * (bytes / average as f64) * factor;
-                if !(0.0..=largest).contains(&size) {
-                    size = largest;
-                }
-                let mut size = size as u64;
-                if pass == 1 {
-                    if b.counter.is_some() {
-                        size += 8 * b.appended;
-                    }
-                    size = size - size % 512 + 512;
-                }
-                size = size.max(one_entry);
-                if (size as f64) < smallest {
-                    size = smallest as u64;
-                }
-                if size > 10_000_000 {
-                    size = largest as u64;
-                }
-                if pass == 1 {
-                    b.basket_size = size as usize;
-                    b.capacity = basket_capacity(&b.spec, &self.name, b.basket_size);
-                }
-                total += size;
-            }
-            factor = (tree_bytes as f64 / total.max(1) as f64).min(100.0);
-            smallest = (512.0 * factor).clamp(8.0, GIB);
-            largest = 256_000.0 * factor;
-            if largest > GIB {
-                largest = smallest;
+        let uses: Vec<BasketUse> = self
+            .branches
+            .iter()
+            .map(|b| BasketUse {
+                basket_size: b.basket_size,
+                tot_bytes: b.tot_bytes,
+                entries: b.appended,
+                varying: b.counter.is_some(),
+            })
+            .collect();
+        if let Some(sizes) = resized(&uses) {
+            for (b, size) in self.branches.iter_mut().zip(sizes) {
+                b.basket_size = size;
+                b.capacity = basket_capacity(&b.spec, &self.name, size);
             }
         }
     }
@@ -580,155 +547,4 @@ fn basket_capacity(spec: &BranchSpec, tree: &str, basket_size: usize) -> usize {
     (basket_size.saturating_sub(keylen).div_ceil(entry))
         .saturating_sub(1)
         .max(1)
-}
-
-/// A branch's batch, checked against its layout.
-enum Column<'b, 'a> {
-    /// Fixed-size entries: the values, flat, `width` per entry.
-    Fixed(&'b ColumnData<'a>, usize),
-    /// A counted array: each entry's items, and all items flat.
-    Counted {
-        offsets: &'a [u64],
-        items: &'b ColumnData<'a>,
-    },
-}
-
-impl<'b, 'a> Column<'b, 'a> {
-    fn of(spec: &BranchSpec, data: &'b ColumnData<'a>) -> Result<Self> {
-        let bad = |m: String| Error::InvalidArgument(format!("extend: branch {}: {m}", spec.name));
-        let w = spec.width();
-        if spec.counter.is_none() {
-            let flat = flatten(spec, data)?;
-            if flat_len(flat) % w != 0 {
-                return Err(bad(format!(
-                    "{} values, not entries of {w}",
-                    flat_len(flat)
-                )));
-            }
-            return Ok(Column::Fixed(flat, w));
-        }
-        let ColumnData::List { offsets, items } = data else {
-            return Err(bad(format!(
-                "a list per entry is needed, not {}",
-                data.kind()
-            )));
-        };
-        let items = flatten(spec, items)?;
-        let n = flat_len(items);
-        let ordered = offsets.first() == Some(&0) && offsets.windows(2).all(|p| p[0] <= p[1]);
-        if !ordered || offsets.last().map(|&l| l as usize * w) != Some(n) {
-            return Err(bad(format!("offsets that do not cover its {n} values")));
-        }
-        Ok(Column::Counted { offsets, items })
-    }
-
-    fn entries(&self) -> usize {
-        match self {
-            Column::Fixed(flat, width) => flat_len(flat) / width,
-            Column::Counted { offsets, .. } => offsets.len() - 1,
-        }
-    }
-
-    /// Value `i` of an integer batch (a counter's).
-    fn int(&self, i: usize) -> Option<i64> {
-        let Column::Fixed(flat, _) = self else {
-            return None;
-        };
-        Some(match flat {
-            ColumnData::Int8(v) => v[i] as i64,
-            ColumnData::Int16(v) => v[i] as i64,
-            ColumnData::Int32(v) => v[i] as i64,
-            ColumnData::Int64(v) => v[i],
-            ColumnData::UInt8(v) => v[i] as i64,
-            ColumnData::UInt16(v) => v[i] as i64,
-            ColumnData::UInt32(v) => v[i] as i64,
-            ColumnData::UInt64(v) => i64::try_from(v[i]).ok()?,
-            _ => return None,
-        })
-    }
-}
-
-/// Whether branches of `leaf` values can count another branch's items.
-fn is_count_type(leaf: LeafType) -> bool {
-    !matches!(leaf, LeafType::Bool | LeafType::Float32 | LeafType::Float64)
-}
-
-/// The values of a branch's batch, checked against its number type: a fixed-size array
-/// (or a counted array's items) may come flat or as nested arrays.
-fn flatten<'a, 'b>(spec: &BranchSpec, data: &'b ColumnData<'a>) -> Result<&'b ColumnData<'a>> {
-    let mut data = data;
-    let mut depth = 0;
-    while let ColumnData::Array(items) = data {
-        if depth == spec.dims.len() {
-            break;
-        }
-        data = items;
-        depth += 1;
-    }
-    let matches = matches!(
-        (spec.leaf, data),
-        (LeafType::Bool, ColumnData::Bool(_))
-            | (LeafType::Int8, ColumnData::Int8(_))
-            | (LeafType::Int16, ColumnData::Int16(_))
-            | (LeafType::Int32, ColumnData::Int32(_))
-            | (LeafType::Int64, ColumnData::Int64(_))
-            | (LeafType::UInt8, ColumnData::UInt8(_))
-            | (LeafType::UInt16, ColumnData::UInt16(_))
-            | (LeafType::UInt32, ColumnData::UInt32(_))
-            | (LeafType::UInt64, ColumnData::UInt64(_))
-            | (LeafType::Float32, ColumnData::Float32(_))
-            | (LeafType::Float64, ColumnData::Float64(_))
-    );
-    if !matches {
-        return Err(Error::InvalidArgument(format!(
-            "extend: branch {} holds {:?} values, not {}",
-            spec.name,
-            spec.leaf,
-            data.kind()
-        )));
-    }
-    Ok(data)
-}
-
-/// Number of values of a flat batch of numbers.
-fn flat_len(data: &ColumnData) -> usize {
-    match data {
-        ColumnData::Bool(v) => v.len(),
-        ColumnData::Int8(v) => v.len(),
-        ColumnData::Int16(v) => v.len(),
-        ColumnData::Int32(v) => v.len(),
-        ColumnData::Int64(v) => v.len(),
-        ColumnData::UInt8(v) => v.len(),
-        ColumnData::UInt16(v) => v.len(),
-        ColumnData::UInt32(v) => v.len(),
-        ColumnData::UInt64(v) => v.len(),
-        ColumnData::Float32(v) => v.len(),
-        ColumnData::Float64(v) => v.len(),
-        _ => 0,
-    }
-}
-
-/// Appends values `range` of a flat batch of numbers, big-endian.
-fn append_be(data: &ColumnData, range: std::ops::Range<usize>, out: &mut Vec<u8>) {
-    macro_rules! be {
-        ($v:expr) => {
-            for x in &$v[range] {
-                out.extend_from_slice(&x.to_be_bytes());
-            }
-        };
-    }
-    match data {
-        ColumnData::Bool(v) => out.extend(v[range].iter().map(|&b| b as u8)),
-        ColumnData::Int8(v) => be!(v),
-        ColumnData::Int16(v) => be!(v),
-        ColumnData::Int32(v) => be!(v),
-        ColumnData::Int64(v) => be!(v),
-        ColumnData::UInt8(v) => out.extend_from_slice(&v[range]),
-        ColumnData::UInt16(v) => be!(v),
-        ColumnData::UInt32(v) => be!(v),
-        ColumnData::UInt64(v) => be!(v),
-        ColumnData::Float32(v) => be!(v),
-        ColumnData::Float64(v) => be!(v),
-        _ => {}
-    }
 }

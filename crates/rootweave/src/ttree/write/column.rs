@@ -1,0 +1,160 @@
+//! A branch's batch as the writer takes it: checked against the branch (number type,
+//! fixed-size dimensions, the lists of a counted array), and its values converted to the
+//! big-endian bytes baskets hold.
+
+use std::ops::Range;
+
+use super::branch::BranchSpec;
+use crate::array::{ColumnData, LeafType};
+use crate::error::{Error, Result};
+
+/// A branch's batch, checked against its layout.
+pub(super) enum Column<'b, 'a> {
+    /// Fixed-size entries: the values, flat, `width` per entry.
+    Fixed(&'b ColumnData<'a>, usize),
+    /// A counted array: each entry's items, and all items flat.
+    Counted {
+        offsets: &'a [u64],
+        items: &'b ColumnData<'a>,
+    },
+}
+
+impl<'b, 'a> Column<'b, 'a> {
+    pub(super) fn of(spec: &BranchSpec, data: &'b ColumnData<'a>) -> Result<Self> {
+        let bad = |m: String| Error::InvalidArgument(format!("extend: branch {}: {m}", spec.name));
+        let w = spec.width();
+        if spec.counter.is_none() {
+            let flat = flatten(spec, data)?;
+            if flat_len(flat) % w != 0 {
+                return Err(bad(format!(
+                    "{} values, not entries of {w}",
+                    flat_len(flat)
+                )));
+            }
+            return Ok(Column::Fixed(flat, w));
+        }
+        let ColumnData::List { offsets, items } = data else {
+            return Err(bad(format!(
+                "a list per entry is needed, not {}",
+                data.kind()
+            )));
+        };
+        let items = flatten(spec, items)?;
+        let n = flat_len(items);
+        let ordered = offsets.first() == Some(&0) && offsets.windows(2).all(|p| p[0] <= p[1]);
+        if !ordered || offsets.last().map(|&l| l as usize * w) != Some(n) {
+            return Err(bad(format!("offsets that do not cover its {n} values")));
+        }
+        Ok(Column::Counted { offsets, items })
+    }
+
+    pub(super) fn entries(&self) -> usize {
+        match self {
+            Column::Fixed(flat, width) => flat_len(flat) / width,
+            Column::Counted { offsets, .. } => offsets.len() - 1,
+        }
+    }
+
+    /// Value `i` of an integer batch (a counter's).
+    pub(super) fn int(&self, i: usize) -> Option<i64> {
+        let Column::Fixed(flat, _) = self else {
+            return None;
+        };
+        Some(match flat {
+            ColumnData::Int8(v) => v[i] as i64,
+            ColumnData::Int16(v) => v[i] as i64,
+            ColumnData::Int32(v) => v[i] as i64,
+            ColumnData::Int64(v) => v[i],
+            ColumnData::UInt8(v) => v[i] as i64,
+            ColumnData::UInt16(v) => v[i] as i64,
+            ColumnData::UInt32(v) => v[i] as i64,
+            ColumnData::UInt64(v) => i64::try_from(v[i]).ok()?,
+            _ => return None,
+        })
+    }
+}
+
+/// Whether branches of `leaf` values can count another branch's items.
+pub(super) fn is_count_type(leaf: LeafType) -> bool {
+    !matches!(leaf, LeafType::Bool | LeafType::Float32 | LeafType::Float64)
+}
+
+/// The values of a branch's batch, checked against its number type: a fixed-size array
+/// (or a counted array's items) may come flat or as nested arrays.
+fn flatten<'a, 'b>(spec: &BranchSpec, data: &'b ColumnData<'a>) -> Result<&'b ColumnData<'a>> {
+    let mut data = data;
+    let mut depth = 0;
+    while let ColumnData::Array(items) = data {
+        if depth == spec.dims.len() {
+            break;
+        }
+        data = items;
+        depth += 1;
+    }
+    let matches = matches!(
+        (spec.leaf, data),
+        (LeafType::Bool, ColumnData::Bool(_))
+            | (LeafType::Int8, ColumnData::Int8(_))
+            | (LeafType::Int16, ColumnData::Int16(_))
+            | (LeafType::Int32, ColumnData::Int32(_))
+            | (LeafType::Int64, ColumnData::Int64(_))
+            | (LeafType::UInt8, ColumnData::UInt8(_))
+            | (LeafType::UInt16, ColumnData::UInt16(_))
+            | (LeafType::UInt32, ColumnData::UInt32(_))
+            | (LeafType::UInt64, ColumnData::UInt64(_))
+            | (LeafType::Float32, ColumnData::Float32(_))
+            | (LeafType::Float64, ColumnData::Float64(_))
+    );
+    if !matches {
+        return Err(Error::InvalidArgument(format!(
+            "extend: branch {} holds {:?} values, not {}",
+            spec.name,
+            spec.leaf,
+            data.kind()
+        )));
+    }
+    Ok(data)
+}
+
+/// Number of values of a flat batch of numbers.
+fn flat_len(data: &ColumnData) -> usize {
+    match data {
+        ColumnData::Bool(v) => v.len(),
+        ColumnData::Int8(v) => v.len(),
+        ColumnData::Int16(v) => v.len(),
+        ColumnData::Int32(v) => v.len(),
+        ColumnData::Int64(v) => v.len(),
+        ColumnData::UInt8(v) => v.len(),
+        ColumnData::UInt16(v) => v.len(),
+        ColumnData::UInt32(v) => v.len(),
+        ColumnData::UInt64(v) => v.len(),
+        ColumnData::Float32(v) => v.len(),
+        ColumnData::Float64(v) => v.len(),
+        _ => 0,
+    }
+}
+
+/// Appends values `range` of a flat batch of numbers, big-endian.
+pub(super) fn append_be(data: &ColumnData, range: Range<usize>, out: &mut Vec<u8>) {
+    macro_rules! be {
+        ($v:expr) => {
+            for x in &$v[range] {
+                out.extend_from_slice(&x.to_be_bytes());
+            }
+        };
+    }
+    match data {
+        ColumnData::Bool(v) => out.extend(v[range].iter().map(|&b| b as u8)),
+        ColumnData::Int8(v) => be!(v),
+        ColumnData::Int16(v) => be!(v),
+        ColumnData::Int32(v) => be!(v),
+        ColumnData::Int64(v) => be!(v),
+        ColumnData::UInt8(v) => out.extend_from_slice(&v[range]),
+        ColumnData::UInt16(v) => be!(v),
+        ColumnData::UInt32(v) => be!(v),
+        ColumnData::UInt64(v) => be!(v),
+        ColumnData::Float32(v) => be!(v),
+        ColumnData::Float64(v) => be!(v),
+        _ => {}
+    }
+}
