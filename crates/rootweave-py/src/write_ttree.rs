@@ -55,16 +55,17 @@ fn plan(name: &str, ty: &FieldType, counter: &str, out: &mut Vec<BranchSpec>) ->
         out.push(BranchSpec::array(name, leaf, &dims));
         return Ok(Plan::Branch);
     }
-    let members = |fields: &[rootweave::rntuple::Field]| -> PyResult<Vec<(String, LeafType, Vec<usize>)>> {
-        fields
-            .iter()
-            .map(|f| {
-                shaped(&f.ty)
-                    .map(|(leaf, dims)| (format!("{name}_{}", f.name), leaf, dims))
-                    .ok_or_else(unsupported)
-            })
-            .collect()
-    };
+    let members =
+        |fields: &[rootweave::rntuple::Field]| -> PyResult<Vec<(String, LeafType, Vec<usize>)>> {
+            fields
+                .iter()
+                .map(|f| {
+                    shaped(&f.ty)
+                        .map(|(leaf, dims)| (format!("{name}_{}", f.name), leaf, dims))
+                        .ok_or_else(unsupported)
+                })
+                .collect()
+        };
     match ty {
         FieldType::Vector(item) | FieldType::UntypedCollection(item) => {
             if let Some((leaf, dims)) = shaped(item) {
@@ -96,7 +97,9 @@ fn plan(name: &str, ty: &FieldType, counter: &str, out: &mut Vec<BranchSpec>) ->
 /// The counts of a list batch's entries, as int32 (what its counter branch holds).
 fn counts(field: &str, data: &ColumnData) -> PyResult<Vec<i32>> {
     let ColumnData::List { offsets, .. } = data else {
-        return Err(PyTypeError::new_err(format!("field '{field}': a list per entry is needed")));
+        return Err(PyTypeError::new_err(format!(
+            "field '{field}': a list per entry is needed"
+        )));
     };
     offsets
         .windows(2)
@@ -123,13 +126,19 @@ fn branch_batches<'a>(
             Plan::Records(n) => {
                 out.push(ColumnData::Int32(counts.as_deref().unwrap_or(&[])));
                 let ColumnData::List { offsets, items } = data else {
-                    return Err(PyTypeError::new_err("a list of records per entry is needed"));
+                    return Err(PyTypeError::new_err(
+                        "a list of records per entry is needed",
+                    ));
                 };
                 let ColumnData::Record(members) = items.as_ref() else {
-                    return Err(PyTypeError::new_err("a list of records per entry is needed"));
+                    return Err(PyTypeError::new_err(
+                        "a list of records per entry is needed",
+                    ));
                 };
                 if members.len() != *n {
-                    return Err(PyValueError::new_err("records with another number of members"));
+                    return Err(PyValueError::new_err(
+                        "records with another number of members",
+                    ));
                 }
                 for m in members {
                     out.push(ColumnData::list(offsets, m.clone()));
@@ -140,7 +149,9 @@ fn branch_batches<'a>(
                     return Err(PyTypeError::new_err("a record per entry is needed"));
                 };
                 if members.len() != *n {
-                    return Err(PyValueError::new_err("records with another number of members"));
+                    return Err(PyValueError::new_err(
+                        "records with another number of members",
+                    ));
                 }
                 out.extend(members.iter().cloned());
             }
@@ -186,7 +197,12 @@ impl TreeWriter {
                 .as_ref()
                 .and_then(|c| c.get(&field).cloned())
                 .unwrap_or_else(|| format!("n{field}"));
-            plans.push(plan(&field, &field_type(&ty, &field)?, &counter, &mut branches)?);
+            plans.push(plan(
+                &field,
+                &field_type(&ty, &field)?,
+                &counter,
+                &mut branches,
+            )?);
             names.push(field);
         }
         let options = TTreeWriteOptions::default()
