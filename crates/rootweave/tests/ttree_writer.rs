@@ -319,3 +319,48 @@ fn baskets_grow_after_the_first_cluster_as_roots_do() {
     let b = &t.meta().find("x").unwrap().baskets;
     assert!(b.iter().all(|b| b.end_entry - b.first_entry <= 116));
 }
+
+#[test]
+fn entries_filled_one_at_a_time() {
+    use rootweave::array::Value;
+    let path = temp("filled.root");
+    let branches = vec![
+        BranchSpec::scalar("n", LeafType::Int32),
+        BranchSpec::counted("pt", LeafType::Float32, "n", &[]),
+        BranchSpec::array("v", LeafType::Int16, &[2]),
+    ];
+    let options = TTreeWriteOptions::default();
+    let mut w = TTreeWriter::recreate(&path, "t", branches, Compression::NONE, options).unwrap();
+    for e in 0..5i32 {
+        let pt = (0..e).map(|i| Value::Float32(i as f32 + 0.5)).collect();
+        let v = Value::Array(vec![Value::Int16(e as i16), Value::Int16(-e as i16)]);
+        w.fill(&[Value::Int32(e), Value::List(pt), v]).unwrap();
+    }
+    // A value of another type, a list longer than its counter, a wrong count: refused.
+    let v = || Value::Array(vec![Value::Int16(0), Value::Int16(0)]);
+    assert!(w
+        .fill(&[Value::Int64(0), Value::List(vec![]), v()])
+        .is_err());
+    let long = Value::List(vec![Value::Float32(1.0)]);
+    assert!(w.fill(&[Value::Int32(0), long, v()]).is_err());
+    assert!(w.fill(&[Value::Int32(0)]).is_err());
+    w.close().unwrap();
+    let t = TTreeReader::open(&path, "t").unwrap();
+    assert_eq!(t.entries(), 5);
+    let cols = t.read(&["pt", "v"], 0..5).unwrap();
+    let Array::List { offsets, values } = &cols[0].1 else {
+        panic!()
+    };
+    assert_eq!(offsets, &[0, 0, 1, 3, 6, 10]);
+    assert_eq!(
+        **values,
+        Array::Float32(vec![0.5, 0.5, 1.5, 0.5, 1.5, 2.5, 0.5, 1.5, 2.5, 3.5])
+    );
+    let Array::Fixed { values, .. } = &cols[1].1 else {
+        panic!()
+    };
+    assert_eq!(
+        **values,
+        Array::Int16(vec![0, 0, 1, -1, 2, -2, 3, -3, 4, -4])
+    );
+}

@@ -10,11 +10,11 @@ use std::sync::Arc;
 
 use super::basket::{basket_key_len, basket_record, place_record, BasketContent};
 use super::branch::{leaf_class, BranchSpec};
-use super::column::{append_be, is_count_type, Column};
+use super::column::{append_be, is_count_type, Column, OneEntry};
 use super::layouts::tree_layouts;
 use super::objects::{stream_tree, BranchRecord, TreeRecord, WrittenBasket};
 use super::resize::{resized, BasketUse};
-use crate::array::ColumnData;
+use crate::array::{ColumnData, Value};
 use crate::compress::Compression;
 use crate::container::{FileWriter, WriterOptions};
 use crate::error::{Error, Result};
@@ -252,6 +252,33 @@ impl TTreeWriter {
         let tot = self.branches.iter().map(|b| b.tot_bytes).sum();
         let zip = self.branches.iter().map(|b| b.zip_bytes).sum();
         (tot, zip)
+    }
+
+    /// Appends one entry: a value per branch, in order (a number; the items of a
+    /// fixed-size array as `Value::Array`s, nested per dimension; a counted array's items
+    /// as a `Value::List`, matching its counter's value). Nothing is written if they do
+    /// not match the branches.
+    pub fn fill(&mut self, values: &[Value]) -> Result<()> {
+        if values.len() != self.branches.len() {
+            return Err(Error::InvalidArgument(format!(
+                "fill: {} values given for {} branches",
+                values.len(),
+                self.branches.len()
+            )));
+        }
+        let entries = self
+            .branches
+            .iter()
+            .zip(values)
+            .map(|(b, v)| OneEntry::of(&b.spec, v))
+            .collect::<Result<Vec<_>>>()?;
+        let batch: Vec<ColumnData> = self
+            .branches
+            .iter()
+            .zip(&entries)
+            .map(|(b, (entry, offsets))| entry.column(&b.spec, offsets))
+            .collect();
+        self.extend(&batch)
     }
 
     /// Appends entries: one batch per branch, in order, all with the same number of
