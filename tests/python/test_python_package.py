@@ -366,7 +366,7 @@ def test_several_rntuples_in_one_file(tmp_path):
             x = np.arange(k * 1000, (k + 1) * 1000, dtype=np.int32)
             events.extend({"x": x, "v": ak.unflatten(np.repeat(x.astype(np.float64), x % 4), x % 4)})
             context.extend({"run": np.array([k], dtype=np.uint32), "name": [f"run{k}"]})
-        with pytest.raises(ValueError, match="already holds an RNTuple called 'Events'"):
+        with pytest.raises(ValueError, match="already holds an object called 'Events'"):
             f.mkrntuple("Events", {"y": "int32"})
     theirs = uproot.open(path)
     assert np.array_equal(np.asarray(theirs["Events"].arrays()["x"]), np.arange(5000))
