@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use super::branch::BranchSpec;
-use crate::array::{ColumnData, LeafType, Value};
+use crate::array::{Array, ColumnData, LeafType, Value};
 use crate::error::{Error, Result};
 
 /// A branch's batch, checked against its layout.
@@ -159,81 +159,71 @@ pub(super) fn append_be(data: &ColumnData, range: Range<usize>, out: &mut Vec<u8
     }
 }
 
-/// One entry of a branch given as a [`Value`], held as a batch of one entry.
-pub(super) enum OneEntry {
-    Bool(Vec<bool>),
-    Int8(Vec<i8>),
-    Int16(Vec<i16>),
-    Int32(Vec<i32>),
-    Int64(Vec<i64>),
-    UInt8(Vec<u8>),
-    UInt16(Vec<u16>),
-    UInt32(Vec<u32>),
-    UInt64(Vec<u64>),
-    Float32(Vec<f32>),
-    Float64(Vec<f64>),
+/// The numbers of one entry of a branch given as a [`Value`] (a number, or the items of a
+/// list or array, nested for fixed-size dimensions), all of `spec`'s number type, and
+/// the offsets of its items (for a counted array's list).
+pub(super) fn one_entry(spec: &BranchSpec, value: &Value) -> Result<(Array, [u64; 2])> {
+    let mut flat = Vec::new();
+    gather(value, &mut flat);
+    macro_rules! numbers {
+        ($variant:ident) => {
+            Array::$variant(
+                flat.iter()
+                    .map(|v| match v {
+                        Value::$variant(x) => Some(*x),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| {
+                        Error::InvalidArgument(format!(
+                            "fill: branch {} holds {:?} values",
+                            spec.name, spec.leaf
+                        ))
+                    })?,
+            )
+        };
+    }
+    let entry = match spec.leaf {
+        LeafType::Bool => numbers!(Bool),
+        LeafType::Int8 => numbers!(Int8),
+        LeafType::Int16 => numbers!(Int16),
+        LeafType::Int32 => numbers!(Int32),
+        LeafType::Int64 => numbers!(Int64),
+        LeafType::UInt8 => numbers!(UInt8),
+        LeafType::UInt16 => numbers!(UInt16),
+        LeafType::UInt32 => numbers!(UInt32),
+        LeafType::UInt64 => numbers!(UInt64),
+        LeafType::Float32 => numbers!(Float32),
+        LeafType::Float64 => numbers!(Float64),
+    };
+    let items = (flat.len() / spec.width().max(1)) as u64;
+    Ok((entry, [0, items]))
 }
 
-impl OneEntry {
-    /// The values of `value` (a number, or the items of a list or array, nested for
-    /// fixed-size dimensions), which must all be of `spec`'s number type.
-    pub(super) fn of(spec: &BranchSpec, value: &Value) -> Result<(OneEntry, [u64; 2])> {
-        let mut flat = Vec::new();
-        gather(value, &mut flat);
-        macro_rules! numbers {
-            ($variant:ident) => {
-                OneEntry::$variant(
-                    flat.iter()
-                        .map(|v| match v {
-                            Value::$variant(x) => Some(*x),
-                            _ => None,
-                        })
-                        .collect::<Option<Vec<_>>>()
-                        .ok_or_else(|| {
-                            Error::InvalidArgument(format!(
-                                "fill: branch {} holds {:?} values",
-                                spec.name, spec.leaf
-                            ))
-                        })?,
-                )
-            };
-        }
-        let entry = match spec.leaf {
-            LeafType::Bool => numbers!(Bool),
-            LeafType::Int8 => numbers!(Int8),
-            LeafType::Int16 => numbers!(Int16),
-            LeafType::Int32 => numbers!(Int32),
-            LeafType::Int64 => numbers!(Int64),
-            LeafType::UInt8 => numbers!(UInt8),
-            LeafType::UInt16 => numbers!(UInt16),
-            LeafType::UInt32 => numbers!(UInt32),
-            LeafType::UInt64 => numbers!(UInt64),
-            LeafType::Float32 => numbers!(Float32),
-            LeafType::Float64 => numbers!(Float64),
-        };
-        let items = (flat.len() / spec.width().max(1)) as u64;
-        Ok((entry, [0, items]))
-    }
-
-    /// The entry as a batch for `spec` (a list of it for a counted array).
-    pub(super) fn column<'a>(&'a self, spec: &BranchSpec, offsets: &'a [u64; 2]) -> ColumnData<'a> {
-        let values = match self {
-            OneEntry::Bool(v) => ColumnData::Bool(v),
-            OneEntry::Int8(v) => ColumnData::Int8(v),
-            OneEntry::Int16(v) => ColumnData::Int16(v),
-            OneEntry::Int32(v) => ColumnData::Int32(v),
-            OneEntry::Int64(v) => ColumnData::Int64(v),
-            OneEntry::UInt8(v) => ColumnData::UInt8(v),
-            OneEntry::UInt16(v) => ColumnData::UInt16(v),
-            OneEntry::UInt32(v) => ColumnData::UInt32(v),
-            OneEntry::UInt64(v) => ColumnData::UInt64(v),
-            OneEntry::Float32(v) => ColumnData::Float32(v),
-            OneEntry::Float64(v) => ColumnData::Float64(v),
-        };
-        match spec.counter {
-            Some(_) => ColumnData::list(offsets, values),
-            None => values,
-        }
+/// An entry made by [`one_entry`] as a batch for `spec` (a list of it for a counted
+/// array).
+pub(super) fn entry_batch<'a>(
+    spec: &BranchSpec,
+    entry: &'a Array,
+    offsets: &'a [u64; 2],
+) -> ColumnData<'a> {
+    let values = match entry {
+        Array::Bool(v) => ColumnData::Bool(v),
+        Array::Int8(v) => ColumnData::Int8(v),
+        Array::Int16(v) => ColumnData::Int16(v),
+        Array::Int32(v) => ColumnData::Int32(v),
+        Array::Int64(v) => ColumnData::Int64(v),
+        Array::UInt8(v) => ColumnData::UInt8(v),
+        Array::UInt16(v) => ColumnData::UInt16(v),
+        Array::UInt32(v) => ColumnData::UInt32(v),
+        Array::UInt64(v) => ColumnData::UInt64(v),
+        Array::Float32(v) => ColumnData::Float32(v),
+        Array::Float64(v) => ColumnData::Float64(v),
+        _ => unreachable!("one_entry makes arrays of numbers only"),
+    };
+    match spec.counter {
+        Some(_) => ColumnData::list(offsets, values),
+        None => values,
     }
 }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::basket::{basket_key_len, basket_record, place_record, BasketContent};
 use super::branch::{leaf_class, BranchSpec};
-use super::column::{append_be, is_count_type, Column, OneEntry};
+use super::column::{append_be, entry_batch, is_count_type, one_entry, Column};
 use super::layouts::tree_layouts;
 use super::objects::{stream_tree, BranchRecord, TreeRecord, WrittenBasket};
 use super::resize::{resized, BasketUse};
@@ -270,13 +270,13 @@ impl TTreeWriter {
             .branches
             .iter()
             .zip(values)
-            .map(|(b, v)| OneEntry::of(&b.spec, v))
+            .map(|(b, v)| one_entry(&b.spec, v))
             .collect::<Result<Vec<_>>>()?;
         let batch: Vec<ColumnData> = self
             .branches
             .iter()
             .zip(&entries)
-            .map(|(b, (entry, offsets))| entry.column(&b.spec, offsets))
+            .map(|(b, (entry, offsets))| entry_batch(&b.spec, entry, offsets))
             .collect();
         self.extend(&batch)
     }
