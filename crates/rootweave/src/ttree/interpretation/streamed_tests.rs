@@ -16,21 +16,7 @@ fn hex(s: &str) -> Vec<u8> {
 }
 
 fn element(class: ElementClass, name: &str, ty: i32, type_name: &str) -> Element {
-    Element {
-        class,
-        name: name.into(),
-        title: String::new(),
-        ty,
-        size: 0,
-        array_length: 0,
-        array_dim: 0,
-        max_index: [0; 5],
-        type_name: type_name.into(),
-        base_version: 1,
-        count_name: String::new(),
-        stl_type: 0,
-        ctype: 0,
-    }
+    Element::plain(class, name, ty, type_name)
 }
 
 fn info(name: &str, version: i32, elements: Vec<Element>) -> StreamerInfo {

@@ -154,6 +154,29 @@ pub struct Element {
     pub ctype: i32,
 }
 
+impl Element {
+    /// A member of kind `class` named `name`, of streamer type `ty` and C++ type
+    /// `type_name`, with no title, array dimensions or count (a layout made in code, not
+    /// read from a file).
+    pub fn plain(class: ElementClass, name: &str, ty: i32, type_name: &str) -> Self {
+        Element {
+            class,
+            name: name.into(),
+            title: String::new(),
+            ty,
+            size: 0,
+            array_length: 0,
+            array_dim: 0,
+            max_index: [0; 5],
+            type_name: type_name.into(),
+            base_version: 1,
+            count_name: String::new(),
+            stl_type: 0,
+            ctype: 0,
+        }
+    }
+}
+
 /// The layout of one version of one class.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamerInfo {
@@ -401,21 +424,7 @@ fn read_element(c: &mut Cursor, class: &str, depth: usize) -> Result<Element> {
 pub fn builtin_leaf_layouts() -> &'static StreamerSet {
     static SET: OnceLock<StreamerSet> = OnceLock::new();
     SET.get_or_init(|| {
-        let element = |class, name: &str, ty, type_name: &str| Element {
-            class,
-            name: name.into(),
-            title: String::new(),
-            ty,
-            size: 0,
-            array_length: 0,
-            array_dim: 0,
-            max_index: [0; 5],
-            type_name: type_name.into(),
-            base_version: 1,
-            count_name: String::new(),
-            stl_type: 0,
-            ctype: 0,
-        };
+        let element = Element::plain;
         let basic =
             |name: &str, ty, type_name: &str| element(ElementClass::BasicType, name, ty, type_name);
         let info = |name: &str, version, elements| StreamerInfo {
