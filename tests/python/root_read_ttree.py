@@ -4,8 +4,9 @@
     python root_read_ttree.py FILE TREE OUT.json
 
 OUT.json holds the entry count, the tree's title, every branch's values as RDataFrame
-reads them (fixed-size arrays as flat lists per entry), TTreeReader's values of the same
-branches (checked equal here), and the clusters ROOT iterates.
+reads them (fixed-size arrays as flat lists per entry, a leaf list's leaves as
+`branch.leaf`), the values the tree's own entry loop reads (objects as PyROOT hands them
+over, C strings as the leaf's string), and the clusters ROOT iterates.
 """
 
 import json
@@ -18,7 +19,9 @@ import ROOT  # noqa: E402
 
 
 def plain(v):
-    """A value of RDataFrame's AsNumpy as JSON (arrays as flat lists)."""
+    """A value of RDataFrame's AsNumpy as JSON (arrays as flat lists, strings as str)."""
+    if isinstance(v, str) or type(v).__name__.startswith(("string", "basic_string")):  # std::string
+        return str(v)
     if hasattr(v, "__len__") and not isinstance(v, (str, bytes)):
         return [plain(x) for x in v]
     if isinstance(v, float):
@@ -26,29 +29,78 @@ def plain(v):
     return v.item() if hasattr(v, "item") else v
 
 
+def kind(branch):
+    """How a branch is read: "numbers", "leaflist", "cstring", or an object's class name."""
+    if branch.ClassName() == "TBranchElement":
+        return branch.GetClassName()
+    leaves = list(branch.GetListOfLeaves())
+    if len(leaves) > 1:
+        return "leaflist"
+    return "cstring" if leaves[0].ClassName() == "TLeafC" else "numbers"
+
+
+def leaf_values(leaf):
+    """A leaf's values in the current entry: a number, or a list for arrays."""
+    got = [leaf.GetValue(i) for i in range(leaf.GetLen())]
+    listed = leaf.GetLeafCount() or leaf.GetLenStatic() > 1
+    return got if listed else got[0]
+
+
 def main(path, name, out):
     f = ROOT.TFile.Open(path)
     tree = f.Get(name)
-    branches = [b.GetName() for b in tree.GetListOfBranches()]
-    df = ROOT.RDataFrame(name, path)
-    # PyROOT cannot hand over Char_t columns as NumPy arrays: read them as int.
-    read_as = {}
-    for b in branches:
-        if str(df.GetColumnType(b)) == "Char_t":
-            df = df.Define(f"{b}_as_int", f"(int){b}")
-            read_as[b] = f"{b}_as_int"
-    columns = df.AsNumpy([read_as.get(b, b) for b in branches])
-    values = {b: [plain(v) for v in columns[read_as.get(b, b)]] for b in branches}
-    # The tree's own entry loop: entry by entry, every leaf's values.
+    kinds = {b.GetName(): kind(b) for b in tree.GetListOfBranches()}
+    f.Close()
+    # PyROOT needs a dictionary for vectors of vectors, made before the file is opened (as
+    # for ROOT's own files).
+    for k in set(kinds.values()):
+        if k.startswith("vector<vector<"):
+            ROOT.gInterpreter.GenerateDictionary(k, "vector")
+    f = ROOT.TFile.Open(path)
+    tree = f.Get(name)
+    tree.Print()  # must print no error or warning either
+    branches = list(kinds)
+    # The tree's own entry loop, entry by entry, every leaf's values (objects as PyROOT
+    # hands them over). It runs first: an RDataFrame action on a vector of vectors made
+    # before the tree's first GetEntry makes PyROOT crash there (with ROOT's files too).
     scanned = {b: [] for b in branches}
     for e in range(tree.GetEntries()):
         tree.GetEntry(e)
         for b in branches:
-            leaf = tree.GetBranch(b).GetLeaf(b)
-            n = leaf.GetLen()
-            got = [leaf.GetValue(i) for i in range(n)]
-            listed = leaf.GetLeafCount() or leaf.GetLenStatic() > 1
-            scanned[b].append(got if listed else got[0])
+            branch = tree.GetBranch(b)
+            if kinds[b] == "numbers":
+                scanned[b].append(leaf_values(branch.GetLeaf(b)))
+            elif kinds[b] == "leaflist":
+                scanned[b].append({leaf.GetName(): leaf_values(leaf) for leaf in branch.GetListOfLeaves()})
+            elif kinds[b] == "cstring":
+                scanned[b].append(branch.GetLeaf(b).GetValueString())
+            else:
+                scanned[b].append(plain(getattr(tree, b)))
+    df = ROOT.RDataFrame(name, path)
+    # RDataFrame's columns: a leaf list's leaves are `branch.leaf`; PyROOT cannot hand over
+    # Char_t columns as NumPy arrays (read as int) nor C strings (read in the loop below),
+    # and vectors of vectors come through Take.
+    columns = {}
+    taken = {}
+    for b in branches:
+        if kinds[b].startswith("vector<vector<"):
+            taken[b] = df.Take[kinds[b]](b)
+        elif kinds[b] == "leaflist":
+            for leaf in tree.GetBranch(b).GetListOfLeaves():
+                columns[f"{b}.{leaf.GetName()}"] = f"{b}.{leaf.GetName()}"
+        elif kinds[b] == "cstring":
+            continue
+        elif str(df.GetColumnType(b)) == "Char_t":
+            df = df.Define(f"{b}_as_int", f"(int){b}")
+            columns[b] = f"{b}_as_int"
+        else:
+            columns[b] = b
+    read = df.AsNumpy(list(columns.values()))
+    values = {c: [plain(v) for v in read[col]] for c, col in columns.items()}
+    values.update({b: plain(t.GetValue()) for b, t in taken.items()})
+    for b in branches:
+        if kinds[b] == "cstring":
+            values[b] = scanned[b]
     clusters = []
     it = tree.GetClusterIterator(0)
     start = it.Next()

@@ -26,3 +26,12 @@ pub fn to_py(e: rootweave::Error) -> PyErr {
         _ => RootFileError::new_err(message),
     }
 }
+
+/// Converts an error about a type given by the caller (a schema the format cannot hold):
+/// a `TypeError`, others as [`to_py`] does.
+pub fn to_type_error(e: rootweave::Error) -> PyErr {
+    match e {
+        rootweave::Error::InvalidArgument(m) => pyo3::exceptions::PyTypeError::new_err(m),
+        other => to_py(other),
+    }
+}

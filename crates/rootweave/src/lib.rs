@@ -16,6 +16,8 @@
 //! - [`rntuple`]: the RNTuple columnar format (schema, encodings, pages, envelopes, writers,
 //!   reader).
 //! - [`ttree`]: the TTree format (streamer infos, branches and leaves, baskets, reader).
+//! - [`convert`]: fields laid out as TTree branches (NanoAOD style), batches split
+//!   accordingly, so that one schema and one batch write either format.
 //! - [`dataset`]: reading a large entry range of either format in batches of whole
 //!   clusters, each batch filling the memory of the one before, and the parallel event
 //!   loop over them.
@@ -27,6 +29,7 @@ pub mod array;
 pub mod arrow;
 pub mod compress;
 pub mod container;
+pub mod convert;
 pub mod dataset;
 pub mod error;
 pub mod io;

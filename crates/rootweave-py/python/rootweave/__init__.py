@@ -27,6 +27,7 @@ from typing import Any, Iterator, Mapping, Sequence, Union
 import numpy as np
 
 from . import _convert, _types
+from ._tree_types import tree_type
 from ._rootweave import RootFileError
 from ._rootweave import Context as _Context
 from ._rootweave import OutputFile as _OutputFile
@@ -399,10 +400,13 @@ class WritableFile:
         float32") gets a counter branch `counter_name(field)` (`n<field>`) before it; a
         record one branch per member (`<field>_<member>`); a list of records ("var * {pt:
         float32, eta: float32}") one counter and a counted branch per member, as NanoAOD
-        stores `Muon_pt[nMuon]`. Returns a writer with `extend(dict)`."""
+        stores `Muon_pt[nMuon]`. Strings ("string"), lists of strings and lists of lists
+        become `std::string`, `std::vector<std::string>` and `std::vector<std::vector<T>>`
+        branches. ROOT's spellings choose other branches: "std::vector<float>" (a vector
+        branch, no counter), "char*" (a C string, `/C`), "x/F:y/I:z[2]/D" (a leaf list,
+        filled with a record). Returns a writer with `extend(dict)`."""
         self._check_name(name)
-        counters = {field: counter_name(field) for field in schema}
-        writer = TTreeWriter(self._file, name, schema, self.compression, title, basket_size, counters)
+        writer = TTreeWriter(self._file, name, schema, self.compression, title, basket_size, counter_name)
         self._writers.append((name, writer))
         return writer
 
@@ -453,9 +457,14 @@ class TTreeWriter:
     baskets of `basket_size` bytes, compressed and written as they fill."""
 
     def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5", title: str = "",
-                 basket_size: int = 32000, counters: dict | None = None):
-        self.types = _types.schema_types(schema)
-        self._writer = _TreeWriter(file, name, self.types, compression, title, basket_size, counters)
+                 basket_size: int = 32000, counter_name: Any = lambda field: "n" + field):
+        if isinstance(schema, dict):
+            typed = {field: tree_type(spec, field) for field, spec in schema.items()}
+        else:
+            typed = {field: (t, "") for field, t in _types.schema_types(schema)}
+        self.types = [(field, t) for field, (t, _) in typed.items()]
+        layouts = {field: (counter_name(field), style) for field, (_, style) in typed.items()}
+        self._writer = _TreeWriter(file, name, self.types, compression, title, basket_size, layouts)
         self.entries = 0
 
     def extend(self, data: Batch) -> None:

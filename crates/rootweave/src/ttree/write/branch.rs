@@ -1,77 +1,274 @@
-//! What a branch holds and how its leaf is named and typed: one number type, a fixed
-//! number of values per entry, with ROOT's leaf class and type letter for it.
+//! What a branch holds and how ROOT names and types it: leaves of numbers (one, or several
+//! as a leaf list), a C string, or an object of a standard C++ class (`std::string`,
+//! `std::vector` of numbers, of vectors of numbers or of strings) in a `TBranchElement`.
 
 use crate::array::LeafType;
 
-/// A branch of numbers: a scalar, a fixed-size (possibly multidimensional) array, or an
-/// array whose length per entry another branch holds (`Muon_pt[nMuon]/F`) per entry.
+/// A branch to write: its name and what each entry holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BranchSpec {
-    /// The branch (and leaf) name.
+    pub(crate) name: String,
+    pub(crate) kind: BranchKind,
+}
+
+/// What each entry of a branch holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum BranchKind {
+    /// Leaves of numbers: one (a scalar, a fixed-size array, or with `counter` an array of
+    /// as many items as that branch says) or several of fixed size back to back (a leaf
+    /// list).
+    Leaves {
+        leaves: Vec<LeafSpec>,
+        counter: Option<String>,
+    },
+    /// A C string (`name/C`, ROOT's `TLeafC`).
+    CharStar,
+    /// An object of a standard class, unsplit (`TBranchElement` and `TLeafElement`).
+    Element(ElementClass),
+}
+
+/// One leaf of numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LeafSpec {
     pub name: String,
-    /// The number type.
     pub leaf: LeafType,
     /// Array dimensions of each entry, or of each item of a counted array (empty for a
     /// scalar).
     pub dims: Vec<usize>,
-    /// The branch holding each entry's number of items (an integer branch before this
-    /// one), for a counted array.
-    pub counter: Option<String>,
+}
+
+impl LeafSpec {
+    /// Values per entry (per item, for a counted array).
+    pub fn width(&self) -> usize {
+        self.dims.iter().product()
+    }
+
+    /// Bytes per entry (per item, for a counted array).
+    pub fn entry_bytes(&self) -> usize {
+        self.width() * self.leaf.size()
+    }
+}
+
+/// The standard classes a branch can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ElementClass {
+    /// `std::string`.
+    String,
+    /// `std::vector<T>` of a number type.
+    Vector(LeafType),
+    /// `std::vector<std::vector<T>>` of a number type.
+    VectorVector(LeafType),
+    /// `std::vector<std::string>`.
+    VectorString,
+}
+
+impl ElementClass {
+    /// The class name as ROOT spells it.
+    pub fn class_name(self) -> String {
+        match self {
+            ElementClass::String => "string".into(),
+            ElementClass::Vector(t) => format!("vector<{}>", cpp_name(t)),
+            ElementClass::VectorVector(t) => format!("vector<vector<{}> >", cpp_name(t)),
+            ElementClass::VectorString => "vector<string>".into(),
+        }
+    }
 }
 
 impl BranchSpec {
     /// A branch of one `leaf` value per entry.
     pub fn scalar(name: &str, leaf: LeafType) -> Self {
-        BranchSpec {
-            name: name.to_string(),
-            leaf,
-            dims: Vec::new(),
-            counter: None,
-        }
+        Self::array(name, leaf, &[])
     }
 
     /// A branch of a fixed-size array per entry (`x[3]/F`, `m[2][3]/D`).
     pub fn array(name: &str, leaf: LeafType, dims: &[usize]) -> Self {
         BranchSpec {
             name: name.to_string(),
-            leaf,
-            dims: dims.to_vec(),
-            counter: None,
+            kind: BranchKind::Leaves {
+                leaves: vec![LeafSpec {
+                    name: name.to_string(),
+                    leaf,
+                    dims: dims.to_vec(),
+                }],
+                counter: None,
+            },
         }
     }
 
     /// A branch of as many items per entry as branch `counter` says, each a value or a
     /// fixed-size array of `dims` (`Muon_pt[nMuon]/F`, `hits[n][3]/D`).
     pub fn counted(name: &str, leaf: LeafType, counter: &str, dims: &[usize]) -> Self {
+        let mut spec = Self::array(name, leaf, dims);
+        if let BranchKind::Leaves { counter: c, .. } = &mut spec.kind {
+            *c = Some(counter.to_string());
+        }
+        spec
+    }
+
+    /// A leaf list (`x/F:y/I:v[3]/D`): several leaves, each `(name, type, dimensions)`,
+    /// stored back to back in each entry; it is filled with a record of one batch per leaf.
+    pub fn leaf_list(name: &str, leaves: &[(&str, LeafType, &[usize])]) -> Self {
         BranchSpec {
             name: name.to_string(),
-            leaf,
-            dims: dims.to_vec(),
-            counter: Some(counter.to_string()),
+            kind: BranchKind::Leaves {
+                leaves: leaves
+                    .iter()
+                    .map(|&(n, leaf, dims)| LeafSpec {
+                        name: n.to_string(),
+                        leaf,
+                        dims: dims.to_vec(),
+                    })
+                    .collect(),
+                counter: None,
+            },
         }
     }
 
-    /// Values per entry (per item, for a counted array).
-    pub(crate) fn width(&self) -> usize {
-        self.dims.iter().product()
+    /// A C string per entry (`name/C`); filled with strings without NUL characters.
+    pub fn c_string(name: &str) -> Self {
+        BranchSpec {
+            name: name.to_string(),
+            kind: BranchKind::CharStar,
+        }
     }
 
-    /// Bytes per entry (per item, for a counted array).
-    pub(crate) fn entry_bytes(&self) -> usize {
-        self.width() * self.leaf.size()
+    /// A `std::string` per entry.
+    pub fn string(name: &str) -> Self {
+        Self::element(name, ElementClass::String)
     }
 
-    /// The leaf's title: its name with the counter and dimensions (`x[n][3]`).
-    pub(crate) fn leaf_title(&self) -> String {
-        let counter = self.counter.as_ref().map(|c| format!("[{c}]"));
-        let dims: String = self.dims.iter().map(|d| format!("[{d}]")).collect();
-        format!("{}{}{dims}", self.name, counter.unwrap_or_default())
+    /// A `std::vector<T>` of numbers per entry (for booleans `std::vector<bool>`).
+    pub fn vector(name: &str, leaf: LeafType) -> Self {
+        Self::element(name, ElementClass::Vector(leaf))
     }
 
-    /// The branch's title: the leaf list (`x[3]/F`).
+    /// A `std::vector<std::vector<T>>` of numbers per entry.
+    pub fn vector_of_vectors(name: &str, leaf: LeafType) -> Self {
+        Self::element(name, ElementClass::VectorVector(leaf))
+    }
+
+    /// A `std::vector<std::string>` per entry.
+    pub fn vector_of_strings(name: &str) -> Self {
+        Self::element(name, ElementClass::VectorString)
+    }
+
+    fn element(name: &str, class: ElementClass) -> Self {
+        BranchSpec {
+            name: name.to_string(),
+            kind: BranchKind::Element(class),
+        }
+    }
+
+    /// The branch's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The classes whose layouts a file holding this branch carries (its leaves' and, for
+    /// objects, `TBranchElement`).
+    pub(crate) fn classes(&self) -> Vec<&'static str> {
+        match &self.kind {
+            BranchKind::Leaves { leaves, .. } => {
+                leaves.iter().map(|l| leaf_class(l.leaf)).collect()
+            }
+            BranchKind::CharStar => vec!["TLeafC"],
+            BranchKind::Element(_) => vec!["TBranchElement", "TLeafElement"],
+        }
+    }
+
+    /// The branch counting this one's items, for a counted array.
+    pub(crate) fn counter(&self) -> Option<&str> {
+        match &self.kind {
+            BranchKind::Leaves { counter, .. } => counter.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The single integer leaf of a scalar branch, which can count another branch's items.
+    pub(crate) fn counting_leaf(&self) -> Option<LeafType> {
+        match &self.kind {
+            BranchKind::Leaves {
+                leaves,
+                counter: None,
+            } if leaves.len() == 1 && leaves[0].dims.is_empty() => {
+                Some(leaves[0].leaf).filter(|&l| is_count_type(l))
+            }
+            _ => None,
+        }
+    }
+
+    /// Bytes of each entry, for branches whose entries all have the same size.
+    pub(crate) fn fixed_entry_bytes(&self) -> Option<usize> {
+        match &self.kind {
+            BranchKind::Leaves {
+                leaves,
+                counter: None,
+            } => Some(leaves.iter().map(LeafSpec::entry_bytes).sum()),
+            _ => None,
+        }
+    }
+
+    /// Bytes an entry takes at least (for choosing batch slices).
+    pub(crate) fn min_entry_bytes(&self) -> usize {
+        self.fixed_entry_bytes().unwrap_or(1)
+    }
+
+    /// The branch's title: its leaf list (`x[3]/F`, `x/F:y/I`), or its name for objects.
     pub(crate) fn branch_title(&self) -> String {
-        format!("{}/{}", self.leaf_title(), leaf_letter(self.leaf))
+        match &self.kind {
+            BranchKind::Leaves { leaves, counter } => leaves
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{}/{}",
+                        leaf_title(l, counter.as_deref()),
+                        leaf_letter(l.leaf)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(":"),
+            BranchKind::CharStar => format!("{}/C", self.name),
+            BranchKind::Element(_) => self.name.clone(),
+        }
     }
+
+    /// The dimensions a leaf's name carries, all non-zero; the names of a leaf list's
+    /// leaves distinct.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        if self.name.is_empty() || self.name.contains(['/', ':', '[', ']']) {
+            return Err(format!("branch name {:?}", self.name));
+        }
+        if let BranchKind::Leaves { leaves, .. } = &self.kind {
+            if leaves.is_empty() {
+                return Err(format!("branch {}: a leaf list of no leaves", self.name));
+            }
+            for (i, l) in leaves.iter().enumerate() {
+                if l.dims.contains(&0) {
+                    return Err(format!("branch {}: an array dimension of 0", self.name));
+                }
+                let bad = l.name.is_empty() || l.name.contains(['/', ':', '[', ']']);
+                if bad || leaves[..i].iter().any(|o| o.name == l.name) {
+                    return Err(format!(
+                        "branch {}: leaf name {:?} is not usable or repeated",
+                        self.name, l.name
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A leaf's title: its name with the counter and dimensions (`x[n][3]`).
+pub(crate) fn leaf_title(leaf: &LeafSpec, counter: Option<&str>) -> String {
+    let counter = counter.map(|c| format!("[{c}]"));
+    let dims: String = leaf.dims.iter().map(|d| format!("[{d}]")).collect();
+    format!("{}{}{dims}", leaf.name, counter.unwrap_or_default())
+}
+
+/// Whether branches of `leaf` values can count another branch's items.
+pub(crate) fn is_count_type(leaf: LeafType) -> bool {
+    !matches!(leaf, LeafType::Bool | LeafType::Float32 | LeafType::Float64)
 }
 
 /// ROOT's leaf class for values of `leaf`.
@@ -101,6 +298,23 @@ pub(crate) fn leaf_letter(leaf: LeafType) -> char {
         LeafType::UInt64 => 'l',
         LeafType::Float32 => 'F',
         LeafType::Float64 => 'D',
+    }
+}
+
+/// The C++ name ROOT gives values of `leaf` inside class names (`vector<Long64_t>`).
+fn cpp_name(leaf: LeafType) -> &'static str {
+    match leaf {
+        LeafType::Bool => "bool",
+        LeafType::Int8 => "char",
+        LeafType::UInt8 => "unsigned char",
+        LeafType::Int16 => "short",
+        LeafType::UInt16 => "unsigned short",
+        LeafType::Int32 => "int",
+        LeafType::UInt32 => "unsigned int",
+        LeafType::Int64 => "Long64_t",
+        LeafType::UInt64 => "ULong64_t",
+        LeafType::Float32 => "float",
+        LeafType::Float64 => "double",
     }
 }
 

@@ -1,66 +1,231 @@
-//! A branch's batch as the writer takes it: checked against the branch (number type,
-//! fixed-size dimensions, the lists of a counted array), and its values converted to the
-//! big-endian bytes baskets hold.
+//! A branch's batch as the writer takes it: checked against the branch (number types,
+//! fixed-size dimensions, lists and strings where the branch holds them), and its entries
+//! converted to the big-endian bytes baskets hold.
 
 use std::ops::Range;
 
-use super::branch::BranchSpec;
-use crate::array::{Array, ColumnData, LeafType, Value};
+use super::branch::{BranchKind, BranchSpec, ElementClass, LeafSpec};
+use crate::array::{ColumnData, LeafType};
 use crate::error::{Error, Result};
+
+/// The header ROOT streams before a collection object: a byte count, then the version
+/// of the collection's streaming (10 for `std::vector` in ROOT 6.40's files).
+const COLLECTION_VERSION: u16 = 10;
+/// The bit that marks a byte count.
+const BYTE_COUNT: u32 = 0x4000_0000;
 
 /// A branch's batch, checked against its layout.
 pub(super) enum Column<'b, 'a> {
-    /// Fixed-size entries: the values, flat, `width` per entry.
-    Fixed(&'b ColumnData<'a>, usize),
-    /// A counted array: each entry's items, and all items flat.
+    /// Fixed-size entries: each leaf's values, flat, and its values per entry.
+    Fixed(Vec<(&'b ColumnData<'a>, usize)>),
+    /// A counted array: each entry's items, all items flat, and values per item.
     Counted {
         offsets: &'a [u64],
         items: &'b ColumnData<'a>,
+        width: usize,
+    },
+    /// A string per entry (a C string or a `std::string`).
+    Strings(Strings<'a>),
+    /// A `std::vector` of numbers per entry.
+    Vector {
+        offsets: &'a [u64],
+        items: &'b ColumnData<'a>,
+    },
+    /// A `std::vector<std::vector<T>>` per entry.
+    VectorVector {
+        offsets: &'a [u64],
+        inner: &'a [u64],
+        items: &'b ColumnData<'a>,
+    },
+    /// A `std::vector<std::string>` per entry.
+    VectorString {
+        offsets: &'a [u64],
+        strings: Strings<'a>,
     },
 }
 
+/// Strings given either way a batch holds them.
+#[derive(Clone, Copy)]
+pub(super) enum Strings<'a> {
+    Owned(&'a [String]),
+    Bytes { offsets: &'a [u64], bytes: &'a [u8] },
+}
+
+impl<'a> Strings<'a> {
+    fn of(data: &ColumnData<'a>) -> Option<Self> {
+        match data {
+            ColumnData::Strings(s) => Some(Strings::Owned(s)),
+            ColumnData::StringBytes { offsets, bytes } => Some(Strings::Bytes { offsets, bytes }),
+            _ => None,
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Strings::Owned(s) => s.len(),
+            Strings::Bytes { offsets, .. } => offsets.len().saturating_sub(1),
+        }
+    }
+
+    fn get(&self, i: usize) -> &'a [u8] {
+        match *self {
+            Strings::Owned(s) => s[i].as_bytes(),
+            Strings::Bytes { offsets, bytes } => {
+                &bytes[offsets[i] as usize..offsets[i + 1] as usize]
+            }
+        }
+    }
+
+    /// Checks that the offsets are ordered and inside the bytes.
+    fn check(&self) -> bool {
+        match self {
+            Strings::Bytes { offsets, bytes } => ordered(offsets, bytes.len()),
+            _ => true,
+        }
+    }
+}
+
+/// Whether `offsets` start at 0, never decrease and end at `len` (or are empty).
+fn ordered(offsets: &[u64], len: usize) -> bool {
+    offsets.is_empty() && len == 0
+        || offsets.first() == Some(&0)
+            && offsets.windows(2).all(|p| p[0] <= p[1])
+            && offsets.last() == Some(&(len as u64))
+}
+
 impl<'b, 'a> Column<'b, 'a> {
+    /// Checks `data` against branch `spec`.
     pub(super) fn of(spec: &BranchSpec, data: &'b ColumnData<'a>) -> Result<Self> {
         let bad = |m: String| Error::InvalidArgument(format!("extend: branch {}: {m}", spec.name));
-        let w = spec.width();
-        if spec.counter.is_none() {
-            let flat = flatten(spec, data)?;
-            if flat_len(flat) % w != 0 {
-                return Err(bad(format!(
-                    "{} values, not entries of {w}",
-                    flat_len(flat)
-                )));
-            }
-            return Ok(Column::Fixed(flat, w));
-        }
-        let ColumnData::List { offsets, items } = data else {
-            return Err(bad(format!(
-                "a list per entry is needed, not {}",
-                data.kind()
-            )));
+        let list = |data: &'b ColumnData<'a>, what: &str| match data {
+            ColumnData::List { offsets, items } => Ok((*offsets, items.as_ref())),
+            other => Err(bad(format!(
+                "{what} per entry is needed, not {}",
+                other.kind()
+            ))),
         };
-        let items = flatten(spec, items)?;
-        let n = flat_len(items);
-        let ordered = offsets.first() == Some(&0) && offsets.windows(2).all(|p| p[0] <= p[1]);
-        if !ordered || offsets.last().map(|&l| l as usize * w) != Some(n) {
-            return Err(bad(format!("offsets that do not cover its {n} values")));
+        let strings = |data: &'b ColumnData<'a>, n: Option<usize>| {
+            let s = Strings::of(data)
+                .ok_or_else(|| bad(format!("strings are needed, not {}", data.kind())))?;
+            if !s.check() || n.is_some_and(|n| n != s.len()) {
+                return Err(bad("string offsets that do not cover its bytes".into()));
+            }
+            Ok(s)
+        };
+        let covering = |offsets: &[u64], n: usize| {
+            if ordered(offsets, n) {
+                Ok(())
+            } else {
+                Err(bad(format!("offsets that do not cover its {n} items")))
+            }
+        };
+        match &spec.kind {
+            BranchKind::Leaves {
+                leaves,
+                counter: None,
+            } => {
+                let members: Vec<&'b ColumnData<'a>> = match (leaves.len(), data) {
+                    (1, _) => vec![data],
+                    (n, ColumnData::Record(m)) if m.len() == n => m.iter().collect(),
+                    (n, other) => {
+                        return Err(bad(format!(
+                            "a record of {n} members is needed for its leaves, not {}",
+                            other.kind()
+                        )))
+                    }
+                };
+                let mut out = Vec::with_capacity(leaves.len());
+                let mut entries = None;
+                for (leaf, data) in leaves.iter().zip(members) {
+                    let flat = flatten(spec, leaf, data)?;
+                    let w = leaf.width();
+                    let n = flat_len(flat);
+                    if n % w != 0 || entries.is_some_and(|e| e != n / w) {
+                        return Err(bad(format!(
+                            "leaf {}: {n} values, not {} entries of {w}",
+                            leaf.name,
+                            entries.unwrap_or(n / w)
+                        )));
+                    }
+                    entries = Some(n / w);
+                    out.push((flat, w));
+                }
+                Ok(Column::Fixed(out))
+            }
+            BranchKind::Leaves {
+                leaves,
+                counter: Some(_),
+            } => {
+                let (offsets, items) = list(data, "a list")?;
+                let items = flatten(spec, &leaves[0], items)?;
+                let w = leaves[0].width();
+                let n = flat_len(items);
+                if n % w != 0 {
+                    return Err(bad(format!("{n} values, not items of {w}")));
+                }
+                covering(offsets, n / w)?;
+                Ok(Column::Counted {
+                    offsets,
+                    items,
+                    width: w,
+                })
+            }
+            BranchKind::CharStar => {
+                let s = strings(data, None)?;
+                for i in 0..s.len() {
+                    if s.get(i).contains(&0) {
+                        return Err(bad(format!("string {i} holds a NUL character")));
+                    }
+                }
+                Ok(Column::Strings(s))
+            }
+            BranchKind::Element(ElementClass::String) => Ok(Column::Strings(strings(data, None)?)),
+            BranchKind::Element(ElementClass::Vector(leaf)) => {
+                let (offsets, items) = list(data, "a list")?;
+                let items = numbers(spec, *leaf, items)?;
+                covering(offsets, flat_len(items))?;
+                Ok(Column::Vector { offsets, items })
+            }
+            BranchKind::Element(ElementClass::VectorVector(leaf)) => {
+                let (offsets, lists) = list(data, "a list of lists")?;
+                let (inner, items) = list(lists, "a list of lists")?;
+                let items = numbers(spec, *leaf, items)?;
+                covering(inner, flat_len(items))?;
+                covering(offsets, inner.len().saturating_sub(1))?;
+                Ok(Column::VectorVector {
+                    offsets,
+                    inner,
+                    items,
+                })
+            }
+            BranchKind::Element(ElementClass::VectorString) => {
+                let (offsets, items) = list(data, "a list of strings")?;
+                let strings = strings(items, None)?;
+                covering(offsets, strings.len())?;
+                Ok(Column::VectorString { offsets, strings })
+            }
         }
-        Ok(Column::Counted { offsets, items })
     }
 
     pub(super) fn entries(&self) -> usize {
         match self {
-            Column::Fixed(flat, width) => flat_len(flat) / width,
-            Column::Counted { offsets, .. } => offsets.len() - 1,
+            Column::Fixed(leaves) => leaves
+                .first()
+                .map_or(0, |(flat, width)| flat_len(flat) / width),
+            Column::Strings(s) => s.len(),
+            Column::Counted { offsets, .. }
+            | Column::Vector { offsets, .. }
+            | Column::VectorVector { offsets, .. }
+            | Column::VectorString { offsets, .. } => offsets.len().saturating_sub(1),
         }
     }
 
     /// Value `i` of an integer batch (a counter's).
     pub(super) fn int(&self, i: usize) -> Option<i64> {
-        let Column::Fixed(flat, _) = self else {
+        let Column::Fixed(leaves) = self else {
             return None;
         };
-        Some(match flat {
+        Some(match leaves.first()?.0 {
             ColumnData::Int8(v) => v[i] as i64,
             ColumnData::Int16(v) => v[i] as i64,
             ColumnData::Int32(v) => v[i] as i64,
@@ -72,27 +237,140 @@ impl<'b, 'a> Column<'b, 'a> {
             _ => return None,
         })
     }
+
+    /// Bytes of the longest string of entries `range`, for a branch of strings.
+    pub(super) fn longest(&self, range: Range<usize>) -> usize {
+        match self {
+            Column::Strings(s) => range.map(|i| s.get(i).len()).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    /// Appends fixed-size entries `range`, big-endian: each leaf's values of an entry in
+    /// turn (the whole range at once for a single leaf).
+    pub(super) fn append_fixed(&self, range: Range<usize>, out: &mut Vec<u8>) {
+        let Column::Fixed(leaves) = self else {
+            return;
+        };
+        if let [(flat, w)] = leaves[..] {
+            append_be(flat, range.start * w..range.end * w, out);
+            return;
+        }
+        for e in range {
+            for &(flat, w) in leaves {
+                append_be(flat, e * w..(e + 1) * w, out);
+            }
+        }
+    }
+
+    /// Appends entry `e` of a branch of entries of varying size, as ROOT streams it.
+    pub(super) fn append_entry(&self, e: usize, out: &mut Vec<u8>) -> Result<()> {
+        let span = |o: &[u64], i: usize| o[i] as usize..o[i + 1] as usize;
+        match self {
+            Column::Fixed(_) => self.append_fixed(e..e + 1, out),
+            Column::Counted {
+                offsets,
+                items,
+                width,
+            } => {
+                let r = span(offsets, e);
+                append_be(items, r.start * width..r.end * width, out);
+            }
+            Column::Strings(s) => append_string(s.get(e), out),
+            Column::Vector { offsets, items } => {
+                let r = span(offsets, e);
+                let at = begin_collection(r.len(), out);
+                append_be(items, r, out);
+                end_collection(at, out)?;
+            }
+            Column::VectorVector {
+                offsets,
+                inner,
+                items,
+            } => {
+                let r = span(offsets, e);
+                let at = begin_collection(r.len(), out);
+                for i in r {
+                    let items_range = span(inner, i);
+                    out.extend_from_slice(&(items_range.len() as u32).to_be_bytes());
+                    append_be(items, items_range, out);
+                }
+                end_collection(at, out)?;
+            }
+            Column::VectorString { offsets, strings } => {
+                let r = span(offsets, e);
+                let at = begin_collection(r.len(), out);
+                for i in r {
+                    append_string(strings.get(i), out);
+                }
+                end_collection(at, out)?;
+            }
+        }
+        Ok(())
+    }
 }
 
-/// Whether branches of `leaf` values can count another branch's items.
-pub(super) fn is_count_type(leaf: LeafType) -> bool {
-    !matches!(leaf, LeafType::Bool | LeafType::Float32 | LeafType::Float64)
+/// Starts a collection of `n` items (byte count to be filled, version, size); returns
+/// where its byte count is.
+fn begin_collection(n: usize, out: &mut Vec<u8>) -> usize {
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&COLLECTION_VERSION.to_be_bytes());
+    out.extend_from_slice(&(n as u32).to_be_bytes());
+    at
 }
 
-/// The values of a branch's batch, checked against its number type: a fixed-size array
+/// Fills the byte count of the collection started at `at`.
+fn end_collection(at: usize, out: &mut [u8]) -> Result<()> {
+    let count = out.len() - at - 4;
+    if count >= BYTE_COUNT as usize {
+        return Err(Error::InvalidArgument(format!(
+            "extend: an entry of {count} bytes (ROOT's byte counts end at 1 GiB)"
+        )));
+    }
+    out[at..at + 4].copy_from_slice(&(count as u32 | BYTE_COUNT).to_be_bytes());
+    Ok(())
+}
+
+/// A string as ROOT streams it: its length in one byte (255 and four bytes from 255 on),
+/// then its bytes.
+fn append_string(s: &[u8], out: &mut Vec<u8>) {
+    if s.len() < 255 {
+        out.push(s.len() as u8);
+    } else {
+        out.push(255);
+        out.extend_from_slice(&(s.len() as u32).to_be_bytes());
+    }
+    out.extend_from_slice(s);
+}
+
+/// The values of a leaf's batch, checked against its number type: a fixed-size array
 /// (or a counted array's items) may come flat or as nested arrays.
-fn flatten<'a, 'b>(spec: &BranchSpec, data: &'b ColumnData<'a>) -> Result<&'b ColumnData<'a>> {
+fn flatten<'a, 'b>(
+    spec: &BranchSpec,
+    leaf: &LeafSpec,
+    data: &'b ColumnData<'a>,
+) -> Result<&'b ColumnData<'a>> {
     let mut data = data;
     let mut depth = 0;
     while let ColumnData::Array(items) = data {
-        if depth == spec.dims.len() {
+        if depth == leaf.dims.len() {
             break;
         }
         data = items;
         depth += 1;
     }
+    numbers(spec, leaf.leaf, data)
+}
+
+/// `data` if it holds numbers of type `leaf`.
+fn numbers<'a, 'b>(
+    spec: &BranchSpec,
+    leaf: LeafType,
+    data: &'b ColumnData<'a>,
+) -> Result<&'b ColumnData<'a>> {
     let matches = matches!(
-        (spec.leaf, data),
+        (leaf, data),
         (LeafType::Bool, ColumnData::Bool(_))
             | (LeafType::Int8, ColumnData::Int8(_))
             | (LeafType::Int16, ColumnData::Int16(_))
@@ -109,7 +387,7 @@ fn flatten<'a, 'b>(spec: &BranchSpec, data: &'b ColumnData<'a>) -> Result<&'b Co
         return Err(Error::InvalidArgument(format!(
             "extend: branch {} holds {:?} values, not {}",
             spec.name,
-            spec.leaf,
+            leaf,
             data.kind()
         )));
     }
@@ -135,7 +413,7 @@ fn flat_len(data: &ColumnData) -> usize {
 }
 
 /// Appends values `range` of a flat batch of numbers, big-endian.
-pub(super) fn append_be(data: &ColumnData, range: Range<usize>, out: &mut Vec<u8>) {
+fn append_be(data: &ColumnData, range: Range<usize>, out: &mut Vec<u8>) {
     macro_rules! be {
         ($v:expr) => {
             for x in &$v[range] {
@@ -156,81 +434,5 @@ pub(super) fn append_be(data: &ColumnData, range: Range<usize>, out: &mut Vec<u8
         ColumnData::Float32(v) => be!(v),
         ColumnData::Float64(v) => be!(v),
         _ => {}
-    }
-}
-
-/// The numbers of one entry of a branch given as a [`Value`] (a number, or the items of a
-/// list or array, nested for fixed-size dimensions), all of `spec`'s number type, and
-/// the offsets of its items (for a counted array's list).
-pub(super) fn one_entry(spec: &BranchSpec, value: &Value) -> Result<(Array, [u64; 2])> {
-    let mut flat = Vec::new();
-    gather(value, &mut flat);
-    macro_rules! numbers {
-        ($variant:ident) => {
-            Array::$variant(
-                flat.iter()
-                    .map(|v| match v {
-                        Value::$variant(x) => Some(*x),
-                        _ => None,
-                    })
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| {
-                        Error::InvalidArgument(format!(
-                            "fill: branch {} holds {:?} values",
-                            spec.name, spec.leaf
-                        ))
-                    })?,
-            )
-        };
-    }
-    let entry = match spec.leaf {
-        LeafType::Bool => numbers!(Bool),
-        LeafType::Int8 => numbers!(Int8),
-        LeafType::Int16 => numbers!(Int16),
-        LeafType::Int32 => numbers!(Int32),
-        LeafType::Int64 => numbers!(Int64),
-        LeafType::UInt8 => numbers!(UInt8),
-        LeafType::UInt16 => numbers!(UInt16),
-        LeafType::UInt32 => numbers!(UInt32),
-        LeafType::UInt64 => numbers!(UInt64),
-        LeafType::Float32 => numbers!(Float32),
-        LeafType::Float64 => numbers!(Float64),
-    };
-    let items = (flat.len() / spec.width().max(1)) as u64;
-    Ok((entry, [0, items]))
-}
-
-/// An entry made by [`one_entry`] as a batch for `spec` (a list of it for a counted
-/// array).
-pub(super) fn entry_batch<'a>(
-    spec: &BranchSpec,
-    entry: &'a Array,
-    offsets: &'a [u64; 2],
-) -> ColumnData<'a> {
-    let values = match entry {
-        Array::Bool(v) => ColumnData::Bool(v),
-        Array::Int8(v) => ColumnData::Int8(v),
-        Array::Int16(v) => ColumnData::Int16(v),
-        Array::Int32(v) => ColumnData::Int32(v),
-        Array::Int64(v) => ColumnData::Int64(v),
-        Array::UInt8(v) => ColumnData::UInt8(v),
-        Array::UInt16(v) => ColumnData::UInt16(v),
-        Array::UInt32(v) => ColumnData::UInt32(v),
-        Array::UInt64(v) => ColumnData::UInt64(v),
-        Array::Float32(v) => ColumnData::Float32(v),
-        Array::Float64(v) => ColumnData::Float64(v),
-        _ => unreachable!("one_entry makes arrays of numbers only"),
-    };
-    match spec.counter {
-        Some(_) => ColumnData::list(offsets, values),
-        None => values,
-    }
-}
-
-/// The numbers of `value`, depth first.
-fn gather<'v>(value: &'v Value, out: &mut Vec<&'v Value>) {
-    match value {
-        Value::List(items) | Value::Array(items) => items.iter().for_each(|v| gather(v, out)),
-        other => out.push(other),
     }
 }

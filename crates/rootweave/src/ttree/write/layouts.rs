@@ -52,9 +52,9 @@ fn counted(name: &'static str, ty: BasicType, count: &'static str, class: &'stat
     )
 }
 
-/// The layouts of `TTree` (20), `TBranch` (13), the leaf classes `leaf_classes` (1) with
-/// `TLeaf` (2), and the classes they are made of.
-pub(crate) fn tree_layouts(leaf_classes: &[&'static str]) -> Vec<StreamerInfo> {
+/// The layouts of `TTree` (20), `TBranch` (13), `TLeaf` (2), the branch and leaf classes
+/// `classes` (`TBranchElement` 10, the leaf classes 1), and the classes they are made of.
+pub(crate) fn tree_layouts(classes: &[&'static str]) -> Vec<StreamerInfo> {
     use BasicType::*;
     use ElementKind::{Object, ObjectAny, ObjectPointer};
     let mut out = vec![
@@ -190,27 +190,67 @@ pub(crate) fn tree_layouts(leaf_classes: &[&'static str]) -> Vec<StreamerInfo> {
             ],
         ),
     ];
-    for &class in leaf_classes {
-        let (ty, checksum) = match class {
-            "TLeafO" => (Bool, 0x02ae_48d3),
-            "TLeafB" => (Char, 0x0f1e_4b5e),
-            "TLeafS" => (Short, 0x150c_eecf),
-            "TLeafI" => (Int, 0x7e6a_ae19),
-            "TLeafL" => (Long64, 0xde32_0862),
-            "TLeafF" => (Float, 0x3add_9d72),
-            _ => (Double, 0x118e_8776),
-        };
-        let elements = vec![
-            base("TLeaf", 2),
-            basic("fMinimum", ty),
-            basic("fMaximum", ty),
-        ];
-        if !out.iter().any(|i| i.class_name == class) {
-            out.push(info(class, 1, checksum, elements));
+    for &class in classes {
+        if out.iter().any(|i| i.class_name == class) {
+            continue;
         }
+        out.push(match class {
+            "TBranchElement" => branch_element_layout(),
+            "TLeafElement" => info(
+                "TLeafElement",
+                1,
+                0xa04f_8893,
+                vec![base("TLeaf", 2), basic("fID", Int), basic("fType", Int)],
+            ),
+            _ => {
+                let (ty, checksum) = match class {
+                    "TLeafO" => (Bool, 0x02ae_48d3),
+                    "TLeafB" => (Char, 0x0f1e_4b5e),
+                    "TLeafS" => (Short, 0x150c_eecf),
+                    "TLeafI" => (Int, 0x7e6a_ae19),
+                    "TLeafL" => (Long64, 0xde32_0862),
+                    "TLeafF" => (Float, 0x3add_9d72),
+                    "TLeafC" => (Int, 0xfbe3_b2f3),
+                    _ => (Double, 0x118e_8776),
+                };
+                let elements = vec![
+                    base("TLeaf", 2),
+                    basic("fMinimum", ty),
+                    basic("fMaximum", ty),
+                ];
+                info(class, 1, checksum, elements)
+            }
+        });
     }
     out.extend(collection_layouts());
     out
+}
+
+/// `TBranchElement` (10): a branch of an object of a class.
+fn branch_element_layout() -> StreamerInfo {
+    use BasicType::{Int, Short, UInt};
+    info(
+        "TBranchElement",
+        10,
+        0xe74f_5e63,
+        vec![
+            base("TBranch", 13),
+            member("fClassName", ElementKind::String),
+            member("fParentName", ElementKind::String),
+            member("fClonesName", ElementKind::String),
+            basic("fCheckSum", UInt),
+            basic("fClassVersion", Short),
+            basic("fID", Int),
+            basic("fType", Int),
+            basic("fStreamerType", Int),
+            basic("fMaximum", Int),
+            member("fBranchCount", ElementKind::ObjectPointer("TBranchElement")),
+            member(
+                "fBranchCount2",
+                ElementKind::ObjectPointer("TBranchElement"),
+            ),
+        ],
+    )
 }
 
 /// `TObjArray` and `TList` with their bases.

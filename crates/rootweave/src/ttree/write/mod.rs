@@ -1,4 +1,4 @@
-//! Writing TTrees: branches of numbers (scalars and fixed-size arrays) filled in batches,
+//! Writing TTrees: branches of numbers, strings and vectors filled in batches,
 //! their entries gathered into baskets of ROOT's size and written as `TBasket` records, and
 //! the `TTree` object (branches, leaves, basket locations) written as the tree's key on
 //! close, in the layouts ROOT 6.40 writes.
@@ -6,6 +6,7 @@
 mod basket;
 mod branch;
 mod column;
+mod entry;
 mod layouts;
 mod objects;
 mod resize;

@@ -3,7 +3,9 @@
 //! of their baskets, and the tree's list of every leaf (references to the leaves streamed
 //! in the branches).
 
-use super::branch::{is_unsigned, leaf_class, BranchSpec};
+use super::branch::{
+    is_unsigned, leaf_class, leaf_title, BranchKind, BranchSpec, ElementClass, LeafSpec,
+};
 use crate::array::LeafType;
 use crate::container::stream::ObjectStream;
 
@@ -15,6 +17,11 @@ const BRANCH_BITS: u32 = 0x0040_0000;
 const OWNER_BITS: u32 = 0x0000_4000;
 /// ROOT's checksum of `ROOT::TIOFeatures`, written with it (its version is 0).
 const IO_FEATURES_CHECKSUM: u32 = 0x1aa1_2f10;
+/// ROOT 6.40's checksum and class version of `std::string`.
+const STRING_CHECKSUM: u32 = 0x6e6f_1604;
+const STRING_VERSION: i16 = 2;
+/// The class version ROOT gives STL collections.
+const COLLECTION_CLASS_VERSION: i16 = 6;
 /// Basket slots a branch starts with (ROOT's `fMaxBaskets` default).
 const MIN_BASKET_SLOTS: usize = 10;
 
@@ -47,6 +54,8 @@ pub(crate) struct BranchRecord<'a> {
     /// For a branch that counts another's items: the largest count (its leaf's maximum,
     /// by which readers size their buffers).
     pub max_count: Option<i64>,
+    /// For a branch of C strings: the longest string's bytes.
+    pub longest: usize,
 }
 
 /// The tree as its object records it.
@@ -155,10 +164,58 @@ fn object_array_header(b: &mut ObjectStream, n: usize, bits: u32) {
 /// A branch behind a pointer; `leaves` holds where the leaves of the branches before it
 /// start (a counted array's leaf refers to its counter's), and gets this one's.
 fn stream_branch(b: &mut ObjectStream, r: &BranchRecord, leaves: &mut Vec<usize>, key_len: usize) {
+    match &r.spec.kind {
+        BranchKind::Element(class) => {
+            b.begin_object("TBranchElement");
+            b.begin_version(10);
+            let split = if *class == ElementClass::String {
+                0
+            } else {
+                99
+            };
+            branch_body(b, r, split, leaves, key_len);
+            let name = class.class_name();
+            b.tstring(&name); // fClassName
+            b.tstring(""); // fParentName
+            b.tstring(""); // fClonesName
+            let (checksum, version) = match class {
+                ElementClass::String => (STRING_CHECKSUM, STRING_VERSION),
+                _ => (name_checksum(&name), COLLECTION_CLASS_VERSION),
+            };
+            b.u32(checksum);
+            b.i16(version);
+            b.i32(-1); // fID: the whole object
+            b.i32(if *class == ElementClass::String {
+                -1
+            } else {
+                0
+            }); // fType
+            b.i32(-1); // fStreamerType
+            b.i32(0); // fMaximum
+            b.null(); // fBranchCount
+            b.null(); // fBranchCount2
+            b.end();
+            b.end();
+        }
+        _ => {
+            b.begin_object("TBranch");
+            branch_body(b, r, 0, leaves, key_len);
+            b.end();
+        }
+    }
+}
+
+/// The `TBranch` part of a branch (its own version and byte count included).
+fn branch_body(
+    b: &mut ObjectStream,
+    r: &BranchRecord,
+    split_level: i32,
+    leaves: &mut Vec<usize>,
+    key_len: usize,
+) {
     let spec = r.spec;
     let written = r.baskets.len();
     let slots = MIN_BASKET_SLOTS.max(written + 1);
-    b.begin_object("TBranch");
     b.begin_version(13);
     b.tnamed(&spec.name, &spec.branch_title(), BRANCH_BITS);
     fill_attributes(b);
@@ -170,17 +227,35 @@ fn stream_branch(b: &mut ObjectStream, r: &BranchRecord, leaves: &mut Vec<usize>
     io_features(b);
     b.i32(0); // fOffset
     b.i32(slots as i32); // fMaxBaskets
-    b.i32(0); // fSplitLevel
+    b.i32(split_level);
     b.i64(r.entries as i64);
     b.i64(0); // fFirstEntry
     b.i64(r.tot_bytes as i64);
     b.i64(r.zip_bytes as i64);
     object_array_header(b, 0, 0); // fBranches
     b.end();
-    object_array_header(b, 1, 0); // fLeaves
-    let counter = r.counter.map(|k| leaves[k]);
-    leaves.push(b.len());
-    stream_leaf(b, r, counter, key_len);
+    match &spec.kind {
+        BranchKind::Leaves { leaves: specs, .. } => {
+            object_array_header(b, specs.len(), 0); // fLeaves
+            let counter = r.counter.map(|k| leaves[k]);
+            let mut offset = 0;
+            for leaf in specs {
+                leaves.push(b.len());
+                stream_number_leaf(b, r, leaf, offset, counter, key_len);
+                offset += leaf.entry_bytes();
+            }
+        }
+        BranchKind::CharStar => {
+            object_array_header(b, 1, 0);
+            leaves.push(b.len());
+            stream_char_leaf(b, &spec.name, r.longest, r.entries > 0);
+        }
+        BranchKind::Element(_) => {
+            object_array_header(b, 1, 0);
+            leaves.push(b.len());
+            stream_element_leaf(b, &spec.name);
+        }
+    }
     b.end();
     object_array_header(b, written + 1, 0); // fBaskets: none kept in the tree
     for _ in 0..=written {
@@ -206,35 +281,97 @@ fn stream_branch(b: &mut ObjectStream, r: &BranchRecord, leaves: &mut Vec<usize>
     }
     b.tstring(""); // fFileName
     b.end();
-    b.end();
 }
 
-/// A leaf of numbers (`TLeafI` and the like) behind a pointer; `counter` is where the
-/// leaf counting its items starts, in a buffer `key_len` bytes into its key's record.
-fn stream_leaf(b: &mut ObjectStream, r: &BranchRecord, counter: Option<usize>, key_len: usize) {
-    let spec = r.spec;
-    b.begin_object(leaf_class(spec.leaf));
-    b.begin_version(1);
-    b.begin_version(2); // TLeaf
-    b.tnamed(&spec.name, &spec.leaf_title(), 0);
-    b.i32(spec.width() as i32); // fLen
-    b.i32(spec.leaf.size() as i32); // fLenType
-    b.i32(0); // fOffset
-    b.u8(r.max_count.is_some() as u8); // fIsRange: counts another leaf's items
-    b.u8(is_unsigned(spec.leaf) as u8);
+/// The `TLeaf` part of a leaf.
+#[allow(clippy::too_many_arguments)]
+fn leaf_base(
+    b: &mut ObjectStream,
+    name: &str,
+    title: &str,
+    len: usize,
+    len_type: usize,
+    offset: usize,
+    is_range: bool,
+    unsigned: bool,
+    counter: Option<(usize, usize)>,
+) {
+    b.begin_version(2);
+    b.tnamed(name, title, 0);
+    b.i32(len as i32); // fLen
+    b.i32(len_type as i32); // fLenType
+    b.i32(offset as i32); // fOffset
+    b.u8(is_range as u8);
+    b.u8(unsigned as u8);
     match counter {
-        Some(at) => b.reference(at, key_len),
+        Some((at, key_len)) => b.reference(at, key_len),
         None => b.null(),
     }
     b.end();
+}
+
+/// A leaf of numbers (`TLeafI` and the like) behind a pointer, `offset` bytes into its
+/// branch's entries; `counter` is where the leaf counting its items starts, in a buffer
+/// `key_len` bytes into its key's record.
+fn stream_number_leaf(
+    b: &mut ObjectStream,
+    r: &BranchRecord,
+    leaf: &LeafSpec,
+    offset: usize,
+    counter: Option<usize>,
+    key_len: usize,
+) {
+    b.begin_object(leaf_class(leaf.leaf));
+    b.begin_version(1);
+    leaf_base(
+        b,
+        &leaf.name,
+        &leaf_title(leaf, r.spec.counter()),
+        leaf.width(),
+        leaf.leaf.size(),
+        offset,
+        r.max_count.is_some(), // fIsRange: counts another leaf's items
+        is_unsigned(leaf.leaf),
+        counter.map(|at| (at, key_len)),
+    );
     // fMinimum and fMaximum, in the leaf's own type.
-    let size = match spec.leaf {
+    let size = match leaf.leaf {
         LeafType::Bool | LeafType::Int8 | LeafType::UInt8 => 1,
-        _ => spec.leaf.size(),
+        _ => leaf.leaf.size(),
     };
     let max = r.max_count.unwrap_or(0).to_be_bytes();
     b.raw(&[0u8; 8][..size]);
     b.raw(&max[8 - size..]);
     b.end();
     b.end();
+}
+
+/// A C-string leaf (`TLeafC`): its length and maximum are one more than the longest
+/// string's bytes (its maximum 0 while it holds no entries).
+fn stream_char_leaf(b: &mut ObjectStream, name: &str, longest: usize, filled: bool) {
+    b.begin_object("TLeafC");
+    b.begin_version(1);
+    leaf_base(b, name, name, longest + 1, 1, 0, false, false, None);
+    b.i32(0); // fMinimum
+    b.i32(if filled { longest as i32 + 1 } else { 0 });
+    b.end();
+    b.end();
+}
+
+/// The leaf of an object branch (`TLeafElement`): the whole object (`fID` -1).
+fn stream_element_leaf(b: &mut ObjectStream, name: &str) {
+    b.begin_object("TLeafElement");
+    b.begin_version(1);
+    leaf_base(b, name, name, 1, 0, 0, false, false, None);
+    b.i32(-1); // fID
+    b.i32(-1); // fType
+    b.end();
+    b.end();
+}
+
+/// ROOT's checksum of a class known only by its name (an STL collection): each byte of
+/// the name added to three times the sum so far.
+fn name_checksum(name: &str) -> u32 {
+    name.bytes()
+        .fold(0u32, |id, c| id.wrapping_mul(3).wrapping_add(c as u32))
 }

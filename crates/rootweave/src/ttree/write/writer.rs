@@ -9,12 +9,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::basket::{basket_key_len, basket_record, place_record, BasketContent};
-use super::branch::{leaf_class, BranchSpec};
-use super::column::{append_be, entry_batch, is_count_type, one_entry, Column};
+use super::branch::BranchSpec;
+use super::column::Column;
+use super::entry::{as_batch, one_entry};
 use super::layouts::tree_layouts;
 use super::objects::{stream_tree, BranchRecord, TreeRecord, WrittenBasket};
 use super::resize::{resized, BasketUse};
-use crate::array::{ColumnData, Value};
+use crate::array::{Array, ColumnData, Value};
 use crate::compress::Compression;
 use crate::container::{FileWriter, WriterOptions};
 use crate::error::{Error, Result};
@@ -106,8 +107,16 @@ struct BranchState {
     /// The open basket's entries, big-endian.
     pending: Vec<u8>,
     pending_entries: usize,
-    /// For a counted array: where each of the open basket's entries starts in `pending`.
+    /// For entries of varying size: where each of the open basket's entries starts in
+    /// `pending`.
     entry_starts: Vec<u32>,
+    /// Whether entries vary in size (and baskets carry an entry-offset table).
+    varying: bool,
+    /// ROOT's `fEntryOffsetLen`: the entry-offset table length a new basket starts with
+    /// (0 for entries of fixed size), adjusted at each basket as ROOT adjusts it.
+    entry_offset_len: i32,
+    /// For a branch of C strings: the longest so far.
+    longest: usize,
     /// The branch counting this one's items (an index into the branches).
     counter: Option<usize>,
     /// For a branch counting another's items: the largest count so far.
@@ -117,7 +126,7 @@ struct BranchState {
     zip_bytes: u64,
 }
 
-/// Writes one TTree of number branches (scalars and fixed-size arrays), batch by batch.
+/// Writes one TTree, batch by batch (see [`BranchSpec`] for what its branches hold).
 pub struct TTreeWriter {
     /// The file, until the writer is finished.
     file: Option<Arc<FileWriter>>,
@@ -171,12 +180,16 @@ impl TTreeWriter {
         let mut counters = vec![None; branches.len()];
         let mut counting = vec![false; branches.len()];
         for (i, b) in branches.iter().enumerate() {
-            if let Some(c) = &b.counter {
-                let k = branches[..i].iter().position(|o| &o.name == c);
-                let usable = k.is_some_and(|k| {
-                    let o = &branches[k];
-                    o.counter.is_none() && o.dims.is_empty() && is_count_type(o.leaf)
-                });
+            b.check().map_err(Error::InvalidArgument)?;
+            if branches[..i].iter().any(|o| o.name == b.name) {
+                return Err(Error::InvalidArgument(format!(
+                    "branch name {:?} is repeated",
+                    b.name
+                )));
+            }
+            if let Some(c) = b.counter() {
+                let k = branches[..i].iter().position(|o| o.name == c);
+                let usable = k.is_some_and(|k| branches[k].counting_leaf().is_some());
                 if !usable {
                     return Err(Error::InvalidArgument(format!(
                         "branch {}: its counter {c} must be an integer branch before it",
@@ -185,18 +198,6 @@ impl TTreeWriter {
                 }
                 counters[i] = k;
                 counting[k.expect("checked")] = true;
-            }
-            if b.name.is_empty() || branches[..i].iter().any(|o| o.name == b.name) {
-                return Err(Error::InvalidArgument(format!(
-                    "branch name {:?} is empty or repeated",
-                    b.name
-                )));
-            }
-            if b.dims.contains(&0) {
-                return Err(Error::InvalidArgument(format!(
-                    "branch {}: an array dimension of 0",
-                    b.name
-                )));
             }
         }
         let compression = options.compression.unwrap_or_else(|| file.compression());
@@ -212,6 +213,13 @@ impl TTreeWriter {
                 .enumerate()
                 .map(|(k, spec)| BranchState {
                     entry_starts: Vec::new(),
+                    varying: spec.fixed_entry_bytes().is_none(),
+                    entry_offset_len: if spec.fixed_entry_bytes().is_none() {
+                        ENTRY_OFFSET_LEN
+                    } else {
+                        0
+                    },
+                    longest: 0,
                     counter: counters[k],
                     max_count: counting[k].then_some(0),
                     capacity: basket_capacity(&spec, name, basket_size),
@@ -256,8 +264,9 @@ impl TTreeWriter {
 
     /// Appends one entry: a value per branch, in order (a number; the items of a
     /// fixed-size array as `Value::Array`s, nested per dimension; a counted array's items
-    /// as a `Value::List`, matching its counter's value). Nothing is written if they do
-    /// not match the branches.
+    /// or a vector's as a `Value::List`, a counted array's matching its counter's value;
+    /// a leaf list's values as a `Value::Record`; a string as a `Value::String`). Nothing
+    /// is written if they do not match the branches.
     pub fn fill(&mut self, values: &[Value]) -> Result<()> {
         if values.len() != self.branches.len() {
             return Err(Error::InvalidArgument(format!(
@@ -271,21 +280,18 @@ impl TTreeWriter {
             .iter()
             .zip(values)
             .map(|(b, v)| one_entry(&b.spec, v))
-            .collect::<Result<Vec<_>>>()?;
-        let batch: Vec<ColumnData> = self
-            .branches
-            .iter()
-            .zip(&entries)
-            .map(|(b, (entry, offsets))| entry_batch(&b.spec, entry, offsets))
-            .collect();
+            .collect::<Result<Vec<Array>>>()?;
+        let batch: Vec<ColumnData> = entries.iter().map(as_batch).collect();
         self.extend(&batch)
     }
 
     /// Appends entries: one batch per branch, in order, all with the same number of
     /// entries. A fixed-size array branch takes its values flat or as nested
     /// `ColumnData::Array`s, a counted array a `ColumnData::List` whose lengths its counter
-    /// branch's values must equal. The whole batch is checked first; if it does not match
-    /// the branches, nothing is written.
+    /// branch's values must equal, a leaf list a `ColumnData::Record` of one batch per
+    /// leaf, strings `ColumnData::Strings` or `StringBytes`, vectors `ColumnData::List`s
+    /// (of lists or strings for vectors of vectors or strings). The whole batch is checked
+    /// first; if it does not match the branches, nothing is written.
     pub fn extend(&mut self, batch: &[ColumnData]) -> Result<()> {
         if batch.len() != self.branches.len() {
             return Err(Error::InvalidArgument(format!(
@@ -331,7 +337,7 @@ impl TTreeWriter {
         let total = entries.unwrap_or(0);
         // Slices no longer than a cluster's remainder, and about a basket of the widest
         // branch, so that the first cluster ends close to its byte target.
-        let widest = self.branches.iter().map(|b| b.spec.entry_bytes()).max();
+        let widest = self.branches.iter().map(|b| b.spec.min_entry_bytes()).max();
         let step = (self.options.basket_size / widest.unwrap_or(1).max(1)).max(1);
         let mut start = 0;
         while start < total {
@@ -341,11 +347,10 @@ impl TTreeWriter {
                 end = end.min(start + to_boundary as usize);
             }
             for (k, column) in columns.iter().enumerate() {
-                match column {
-                    Column::Fixed(flat, _) => self.append_fixed(k, flat, start..end)?,
-                    Column::Counted { offsets, items } => {
-                        self.append_counted(k, offsets, items, start..end)?
-                    }
+                if self.branches[k].varying {
+                    self.append_varying(k, column, start..end)?;
+                } else {
+                    self.append_fixed(k, column, start..end)?;
                 }
             }
             self.entries += (end - start) as u64;
@@ -356,13 +361,12 @@ impl TTreeWriter {
     }
 
     /// Appends entries `range` of a fixed-size branch, writing each basket that fills.
-    fn append_fixed(&mut self, k: usize, flat: &ColumnData, range: Range<usize>) -> Result<()> {
+    fn append_fixed(&mut self, k: usize, column: &Column, range: Range<usize>) -> Result<()> {
         let mut at = range.start;
         while at < range.end {
             let b = &mut self.branches[k];
             let take = (b.capacity - b.pending_entries).min(range.end - at);
-            let w = b.spec.width();
-            append_be(flat, at * w..(at + take) * w, &mut b.pending);
+            column.append_fixed(at..at + take, &mut b.pending);
             b.pending_entries += take;
             b.appended += take as u64;
             at += take;
@@ -373,26 +377,18 @@ impl TTreeWriter {
         Ok(())
     }
 
-    /// Appends entries `range` of a counted array, one by one: ROOT writes the basket once
-    /// its buffer, twice its entry-offset table and the last entry reach the basket size.
-    fn append_counted(
-        &mut self,
-        k: usize,
-        offsets: &[u64],
-        items: &ColumnData,
-        range: Range<usize>,
-    ) -> Result<()> {
+    /// Appends entries `range` of a branch of entries of varying size, one by one: ROOT
+    /// writes the basket once its buffer, twice its entry-offset table and the last entry
+    /// reach the basket size.
+    fn append_varying(&mut self, k: usize, column: &Column, range: Range<usize>) -> Result<()> {
+        let longest = column.longest(range.clone());
+        self.branches[k].longest = self.branches[k].longest.max(longest);
         let keylen = basket_key_len(&self.branches[k].spec.name, &self.name);
         for e in range {
             let b = &mut self.branches[k];
-            let w = b.spec.width();
             let before = b.pending.len();
             b.entry_starts.push(before as u32);
-            append_be(
-                items,
-                offsets[e] as usize * w..offsets[e + 1] as usize * w,
-                &mut b.pending,
-            );
+            column.append_entry(e, &mut b.pending)?;
             b.pending_entries += 1;
             b.appended += 1;
             let entry = b.pending.len() - before;
@@ -437,7 +433,7 @@ impl TTreeWriter {
                 basket_size: b.basket_size,
                 tot_bytes: b.tot_bytes,
                 entries: b.appended,
-                varying: b.counter.is_some(),
+                varying: b.varying,
             })
             .collect();
         if let Some(sizes) = resized(&uses) {
@@ -454,18 +450,16 @@ impl TTreeWriter {
         if b.pending_entries == 0 {
             return Ok(());
         }
-        let counted = b.counter.is_some();
         let content = BasketContent {
             branch: &b.spec.name,
             tree: &self.name,
             data: &b.pending,
             entries: b.pending_entries,
-            entry_bytes: if counted {
-                ENTRY_OFFSET_LEN as usize
-            } else {
-                b.spec.entry_bytes()
+            entry_bytes: match b.spec.fixed_entry_bytes() {
+                Some(bytes) => bytes,
+                None => b.entry_offset_len as usize,
             },
-            offsets: counted.then_some(&b.entry_starts[..]),
+            offsets: b.varying.then_some(&b.entry_starts[..]),
             buffer_size: b.basket_size,
         };
         let file = self.file.as_ref().expect("the file is kept until finished");
@@ -482,6 +476,7 @@ impl TTreeWriter {
         b.tot_bytes += (keylen + b.pending.len() + 4 * b.entry_starts.len()) as u64;
         b.zip_bytes += record.len() as u64;
         self.bytes_in_cluster += record.len() as u64;
+        b.entry_offset_len = next_entry_offset_len(b.entry_offset_len, b.pending_entries);
         b.pending.clear();
         b.entry_starts.clear();
         b.pending_entries = 0;
@@ -514,13 +509,10 @@ impl TTreeWriter {
                 tot_bytes: b.tot_bytes,
                 zip_bytes: b.zip_bytes,
                 baskets: &b.baskets,
-                entry_offset_len: if b.counter.is_some() {
-                    ENTRY_OFFSET_LEN
-                } else {
-                    0
-                },
+                entry_offset_len: b.entry_offset_len,
                 counter: b.counter,
                 max_count: b.max_count,
+                longest: b.longest,
             })
             .collect();
         let tree = TreeRecord {
@@ -535,12 +527,12 @@ impl TTreeWriter {
             branches,
         };
         let file = self.file.take().expect("the file is kept until finished");
-        let leaf_classes: Vec<&'static str> = self
+        let classes: Vec<&'static str> = self
             .branches
             .iter()
-            .map(|b| leaf_class(b.spec.leaf))
+            .flat_map(|b| b.spec.classes())
             .collect();
-        file.add_streamer_infos(tree_layouts(&leaf_classes));
+        file.add_streamer_infos(tree_layouts(&classes));
         let key_len = file.next_key_len("TTree", &self.name, &self.options.title);
         let payload = stream_tree(&tree, key_len);
         let key = file.write_object("TTree", &self.name, &self.options.title, &payload, true)?;
@@ -570,8 +562,25 @@ impl Drop for TTreeWriter {
 /// basket size, and a basket holds at least one entry.
 fn basket_capacity(spec: &BranchSpec, tree: &str, basket_size: usize) -> usize {
     let keylen = basket_key_len(&spec.name, tree);
-    let entry = spec.entry_bytes().max(1);
+    let entry = spec.min_entry_bytes().max(1);
     (basket_size.saturating_sub(keylen).div_ceil(entry))
         .saturating_sub(1)
         .max(1)
+}
+
+/// ROOT's `fEntryOffsetLen` after a basket of `entries` entries of varying size is written:
+/// shrunk when the table was much longer than needed, grown when it was too short.
+fn next_entry_offset_len(len: i32, entries: usize) -> i32 {
+    let n = entries.min(i32::MAX as usize / 4) as i32;
+    if len > 10 && 4 * n < len {
+        if n < 3 {
+            10
+        } else {
+            4 * n
+        }
+    } else if len != 0 && n > len {
+        2 * n
+    } else {
+        len
+    }
 }

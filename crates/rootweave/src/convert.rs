@@ -1,0 +1,336 @@
+//! Fields (the RNTuple writer's schema, which the Python package and the CLI also use) as
+//! TTree branches, the way uproot and NanoAOD lay them out: numbers and fixed-size arrays
+//! one branch each; a list of numbers a counter branch `n<field>` and an array counted
+//! by it; a record a branch per member `<field>_<member>`; a list of records one counter
+//! and a counted branch per member; strings, lists of strings and lists of lists as
+//! `std::string`, `std::vector<std::string>` and `std::vector<std::vector<T>>`. A batch of
+//! the fields is split into the branches' batches the same way, so that one schema and one
+//! batch write either format.
+
+use crate::array::{ColumnData, LeafType};
+use crate::error::{Error, Result};
+use crate::rntuple::{Field, FieldType};
+use crate::ttree::BranchSpec;
+
+/// How one field is written, where the default layout is not wanted.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct FieldOptions {
+    /// The counter branch of a list (default `n<field>`).
+    pub counter: Option<String>,
+    /// A list of numbers as a `std::vector<T>` branch rather than a counter and a counted
+    /// array.
+    pub std_vector: bool,
+    /// A string as a C string (`/C`) rather than a `std::string`.
+    pub c_string: bool,
+    /// A record of numbers as one leaf-list branch (`x/F:y/I`) rather than a branch per
+    /// member.
+    pub leaf_list: bool,
+}
+
+impl FieldOptions {
+    /// With the counter branch's name.
+    pub fn with_counter(mut self, name: &str) -> Self {
+        self.counter = Some(name.to_string());
+        self
+    }
+
+    /// With lists of numbers as `std::vector<T>` branches.
+    pub fn with_std_vector(mut self) -> Self {
+        self.std_vector = true;
+        self
+    }
+
+    /// With strings as C strings.
+    pub fn with_c_string(mut self) -> Self {
+        self.c_string = true;
+        self
+    }
+
+    /// With a record as one leaf-list branch.
+    pub fn with_leaf_list(mut self) -> Self {
+        self.leaf_list = true;
+        self
+    }
+}
+
+/// How a field's batch becomes branch batches.
+#[derive(Debug, Clone)]
+enum Plan {
+    /// One branch, the batch as it is.
+    Whole,
+    /// A counter (each entry's length) and the list as it is.
+    Counted,
+    /// A record: its members, each by its plan.
+    Record(Vec<Plan>),
+    /// A list of records: one counter, then each member (or a nested record's members) as
+    /// a list over the member's batch.
+    Records(Vec<Plan>),
+}
+
+/// Fields laid out as TTree branches, and the splitting of their batches.
+#[derive(Debug, Clone)]
+pub struct TreeLayout {
+    branches: Vec<BranchSpec>,
+    plans: Vec<Plan>,
+}
+
+impl TreeLayout {
+    /// The branches of `fields`, each laid out as `options` says for its name.
+    pub fn new(fields: &[Field], options: impl Fn(&str) -> FieldOptions) -> Result<Self> {
+        let mut branches = Vec::new();
+        let mut plans = Vec::with_capacity(fields.len());
+        for f in fields {
+            let o = options(&f.name);
+            let counter = o.counter.clone().unwrap_or_else(|| format!("n{}", f.name));
+            plans.push(plan(&f.name, &f.ty, &o, &counter, &mut branches)?);
+        }
+        for (i, b) in branches.iter().enumerate() {
+            if branches[..i].iter().any(|o| o.name() == b.name()) {
+                return Err(Error::InvalidArgument(format!(
+                    "two fields both make a branch called {}",
+                    b.name()
+                )));
+            }
+        }
+        Ok(TreeLayout { branches, plans })
+    }
+
+    /// The branches, in order.
+    pub fn branches(&self) -> &[BranchSpec] {
+        &self.branches
+    }
+
+    /// Splits a batch of the fields (one per field, in order) into the branches' batches
+    /// and hands them to `write`.
+    pub fn with_branch_batches<R>(
+        &self,
+        batch: &[ColumnData],
+        write: impl FnOnce(&[ColumnData]) -> Result<R>,
+    ) -> Result<R> {
+        if batch.len() != self.plans.len() {
+            return Err(Error::InvalidArgument(format!(
+                "{} columns given for {} fields",
+                batch.len(),
+                self.plans.len()
+            )));
+        }
+        let mut counts = Vec::new();
+        for (plan, data) in self.plans.iter().zip(batch) {
+            gather_counts(plan, data, &mut counts)?;
+        }
+        let mut out = Vec::with_capacity(self.branches.len());
+        let mut next = counts.iter();
+        for (plan, data) in self.plans.iter().zip(batch) {
+            split(plan, data, None, &mut next, &mut out)?;
+        }
+        write(&out)
+    }
+}
+
+/// A number type with fixed-size array dimensions around it.
+fn shaped(ty: &FieldType) -> Option<(LeafType, Vec<usize>)> {
+    let mut dims = Vec::new();
+    let mut ty = ty;
+    while let FieldType::Array(inner, n) = ty {
+        dims.push(*n);
+        ty = inner;
+    }
+    ty.number().map(|leaf| (leaf, dims))
+}
+
+/// The name of member `member` of `parent`: `<parent>_<member>`, or the member's name if
+/// it already starts so (as NanoAOD's collections name theirs).
+fn member_name(parent: &str, member: &str) -> String {
+    match member.strip_prefix(parent) {
+        Some(rest) if rest.starts_with('_') => member.to_string(),
+        _ => format!("{parent}_{member}"),
+    }
+}
+
+/// The branches of field `name` of type `ty` (pushed to `out`), and how its batches split.
+fn plan(
+    name: &str,
+    ty: &FieldType,
+    o: &FieldOptions,
+    counter: &str,
+    out: &mut Vec<BranchSpec>,
+) -> Result<Plan> {
+    let unsupported = || {
+        Error::InvalidArgument(format!(
+            "field {name}: a {} is not written to TTrees (numbers, fixed-size arrays, strings, \
+             lists of numbers, strings or lists, records and lists of records are)",
+            describe(ty)
+        ))
+    };
+    if let Some((leaf, dims)) = shaped(ty) {
+        out.push(BranchSpec::array(name, leaf, &dims));
+        return Ok(Plan::Whole);
+    }
+    match ty {
+        FieldType::String if o.c_string => out.push(BranchSpec::c_string(name)),
+        FieldType::String => out.push(BranchSpec::string(name)),
+        FieldType::Vector(item) | FieldType::UntypedCollection(item) => match item.as_ref() {
+            FieldType::String => out.push(BranchSpec::vector_of_strings(name)),
+            FieldType::Vector(inner) => match inner.number() {
+                Some(leaf) => out.push(BranchSpec::vector_of_vectors(name, leaf)),
+                None => return Err(unsupported()),
+            },
+            FieldType::Record { fields, .. } => {
+                out.push(BranchSpec::scalar(counter, LeafType::Int32));
+                let members = fields
+                    .iter()
+                    .map(|f| counted_member(&member_name(name, &f.name), &f.ty, counter, out))
+                    .collect::<Result<Vec<_>>>()?;
+                return Ok(Plan::Records(members));
+            }
+            other => match shaped(other) {
+                Some((leaf, dims)) if o.std_vector && dims.is_empty() => {
+                    out.push(BranchSpec::vector(name, leaf))
+                }
+                Some((leaf, dims)) => {
+                    out.push(BranchSpec::scalar(counter, LeafType::Int32));
+                    out.push(BranchSpec::counted(name, leaf, counter, &dims));
+                    return Ok(Plan::Counted);
+                }
+                None => return Err(unsupported()),
+            },
+        },
+        FieldType::Record { fields, .. } if o.leaf_list => {
+            let leaves = fields
+                .iter()
+                .map(|f| shaped(&f.ty).map(|(leaf, dims)| (f.name.as_str(), leaf, dims)))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(unsupported)?;
+            let leaves: Vec<(&str, LeafType, &[usize])> =
+                leaves.iter().map(|(n, l, d)| (*n, *l, &d[..])).collect();
+            out.push(BranchSpec::leaf_list(name, &leaves));
+        }
+        FieldType::Record { fields, .. } => {
+            let members = fields
+                .iter()
+                .map(|f| {
+                    let member = member_name(name, &f.name);
+                    let counter = format!("n{member}");
+                    plan(&member, &f.ty, &FieldOptions::default(), &counter, out)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(Plan::Record(members));
+        }
+        _ => return Err(unsupported()),
+    }
+    Ok(Plan::Whole)
+}
+
+/// The branches of a member of a list of records, counted by `counter`: numbers and
+/// fixed-size arrays, or a record of them (a branch per member).
+fn counted_member(
+    name: &str,
+    ty: &FieldType,
+    counter: &str,
+    out: &mut Vec<BranchSpec>,
+) -> Result<Plan> {
+    if let Some((leaf, dims)) = shaped(ty) {
+        out.push(BranchSpec::counted(name, leaf, counter, &dims));
+        return Ok(Plan::Whole);
+    }
+    let FieldType::Record { fields, .. } = ty else {
+        return Err(Error::InvalidArgument(format!(
+            "field {name}: a {} in a list of records is not written to TTrees (numbers, \
+             fixed-size arrays and records of them are)",
+            describe(ty)
+        )));
+    };
+    let members = fields
+        .iter()
+        .map(|f| counted_member(&member_name(name, &f.name), &f.ty, counter, out))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Plan::Record(members))
+}
+
+/// A type's name for messages.
+fn describe(ty: &FieldType) -> String {
+    match ty.type_name() {
+        n if n.is_empty() => "collection of records".into(),
+        n => n,
+    }
+}
+
+/// A list batch's offsets and items.
+fn list<'b, 'a>(data: &'b ColumnData<'a>) -> Result<(&'a [u64], &'b ColumnData<'a>)> {
+    match data {
+        ColumnData::List { offsets, items } => Ok((offsets, items)),
+        other => Err(Error::InvalidArgument(format!(
+            "a list per entry is needed, not {}",
+            other.kind()
+        ))),
+    }
+}
+
+/// A record batch's members, `n` of them.
+fn members<'b, 'a>(data: &'b ColumnData<'a>, n: usize) -> Result<&'b [ColumnData<'a>]> {
+    match data {
+        ColumnData::Record(m) if m.len() == n => Ok(m),
+        other => Err(Error::InvalidArgument(format!(
+            "a record of {n} members per entry is needed, not {}",
+            other.kind()
+        ))),
+    }
+}
+
+/// The counts of each list that gets a counter branch, in branch order.
+fn gather_counts(plan: &Plan, data: &ColumnData, out: &mut Vec<Vec<i32>>) -> Result<()> {
+    match plan {
+        Plan::Whole => Ok(()),
+        Plan::Counted | Plan::Records(_) => {
+            let (offsets, _) = list(data)?;
+            let counts = offsets
+                .windows(2)
+                .map(|w| i32::try_from(w[1].saturating_sub(w[0])))
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|_| Error::InvalidArgument("an entry of over 2^31 items".into()))?;
+            out.push(counts);
+            Ok(())
+        }
+        Plan::Record(plans) => {
+            for (p, d) in plans.iter().zip(members(data, plans.len())?) {
+                gather_counts(p, d, out)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Pushes the branch batches of `data` by `plan`; inside a list of records, each is a list
+/// over `within`'s offsets.
+fn split<'c>(
+    plan: &Plan,
+    data: &ColumnData<'c>,
+    within: Option<&'c [u64]>,
+    counts: &mut std::slice::Iter<'c, Vec<i32>>,
+    out: &mut Vec<ColumnData<'c>>,
+) -> Result<()> {
+    match plan {
+        Plan::Whole => out.push(match within {
+            Some(offsets) => ColumnData::list(offsets, data.clone()),
+            None => data.clone(),
+        }),
+        Plan::Counted => {
+            out.push(ColumnData::Int32(counts.next().expect("counted")));
+            out.push(data.clone());
+        }
+        Plan::Record(plans) => {
+            for (p, d) in plans.iter().zip(members(data, plans.len())?) {
+                split(p, d, within, counts, out)?;
+            }
+        }
+        Plan::Records(plans) => {
+            out.push(ColumnData::Int32(counts.next().expect("counted")));
+            let (offsets, items) = list(data)?;
+            for (p, d) in plans.iter().zip(members(items, plans.len())?) {
+                split(p, d, Some(offsets), counts, out)?;
+            }
+        }
+    }
+    Ok(())
+}

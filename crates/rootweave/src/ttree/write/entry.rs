@@ -1,0 +1,172 @@
+//! One entry given as [`Value`]s, checked against its branch and held as a batch of one
+//! entry, so that `fill` writes through the same path as `extend`.
+
+use super::branch::{BranchKind, BranchSpec, ElementClass, LeafSpec};
+use crate::array::{Array, ColumnData, LeafType, Value};
+use crate::error::{Error, Result};
+
+/// The entry `value` of branch `spec` as an array of one entry.
+pub(super) fn one_entry(spec: &BranchSpec, value: &Value) -> Result<Array> {
+    let bad = || {
+        Error::InvalidArgument(format!(
+            "fill: branch {} does not hold a value like {value:?}",
+            spec.name
+        ))
+    };
+    let one = |values: Array, n: usize| Array::List {
+        offsets: vec![0, n as u64],
+        values: Box::new(values),
+    };
+    Ok(match &spec.kind {
+        BranchKind::Leaves {
+            leaves,
+            counter: None,
+        } if leaves.len() == 1 => leaf_values(&leaves[0], value).ok_or_else(bad)?,
+        BranchKind::Leaves {
+            leaves,
+            counter: None,
+        } => {
+            let Value::Record(members) = value else {
+                return Err(bad());
+            };
+            if members.len() != leaves.len() {
+                return Err(bad());
+            }
+            let fields = leaves
+                .iter()
+                .zip(members)
+                .map(|(l, v)| Some((l.name.clone(), leaf_values(l, v)?)))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(bad)?;
+            Array::Record { len: 1, fields }
+        }
+        BranchKind::Leaves { leaves, .. } => {
+            let items = list(value).ok_or_else(bad)?;
+            let n = items.len();
+            let mut flat = Vec::new();
+            items.iter().for_each(|v| gather(v, &mut flat));
+            if flat.len() != n * leaves[0].width() {
+                return Err(bad());
+            }
+            one(numbers(leaves[0].leaf, &flat).ok_or_else(bad)?, n)
+        }
+        BranchKind::CharStar | BranchKind::Element(ElementClass::String) => {
+            strings(&[value]).ok_or_else(bad)?
+        }
+        BranchKind::Element(ElementClass::Vector(leaf)) => {
+            let items = list(value).ok_or_else(bad)?;
+            one(numbers(*leaf, &items).ok_or_else(bad)?, items.len())
+        }
+        BranchKind::Element(ElementClass::VectorVector(leaf)) => {
+            let lists = list(value).ok_or_else(bad)?;
+            let mut offsets = vec![0u64];
+            let mut flat = Vec::new();
+            for l in &lists {
+                flat.extend(list(l).ok_or_else(bad)?);
+                offsets.push(flat.len() as u64);
+            }
+            let inner = Array::List {
+                offsets,
+                values: Box::new(numbers(*leaf, &flat).ok_or_else(bad)?),
+            };
+            one(inner, lists.len())
+        }
+        BranchKind::Element(ElementClass::VectorString) => {
+            let items = list(value).ok_or_else(bad)?;
+            one(strings(&items).ok_or_else(bad)?, items.len())
+        }
+    })
+}
+
+/// The items of a list value.
+fn list(v: &Value) -> Option<Vec<&Value>> {
+    match v {
+        Value::List(items) => Some(items.iter().collect()),
+        _ => None,
+    }
+}
+
+/// A view of an array made by [`one_entry`] as a batch.
+pub(super) fn as_batch(array: &Array) -> ColumnData<'_> {
+    match array {
+        Array::Bool(v) => ColumnData::Bool(v),
+        Array::Int8(v) => ColumnData::Int8(v),
+        Array::Int16(v) => ColumnData::Int16(v),
+        Array::Int32(v) => ColumnData::Int32(v),
+        Array::Int64(v) => ColumnData::Int64(v),
+        Array::UInt8(v) => ColumnData::UInt8(v),
+        Array::UInt16(v) => ColumnData::UInt16(v),
+        Array::UInt32(v) => ColumnData::UInt32(v),
+        Array::UInt64(v) => ColumnData::UInt64(v),
+        Array::Float32(v) => ColumnData::Float32(v),
+        Array::Float64(v) => ColumnData::Float64(v),
+        Array::String { offsets, bytes } => ColumnData::StringBytes { offsets, bytes },
+        Array::List { offsets, values } => ColumnData::list(offsets, as_batch(values)),
+        Array::Record { fields, .. } => {
+            ColumnData::Record(fields.iter().map(|(_, a)| as_batch(a)).collect())
+        }
+        _ => unreachable!("one_entry makes numbers, strings, lists and records only"),
+    }
+}
+
+/// The values of one entry of `leaf`: a number, or an array's numbers (nested per
+/// dimension), all of the leaf's type.
+fn leaf_values(leaf: &LeafSpec, value: &Value) -> Option<Array> {
+    let mut flat = Vec::new();
+    gather(value, &mut flat);
+    (flat.len() == leaf.width())
+        .then(|| numbers(leaf.leaf, &flat))
+        .flatten()
+}
+
+/// `values` as an array of numbers of type `leaf`, if they all are.
+fn numbers(leaf: LeafType, values: &[&Value]) -> Option<Array> {
+    macro_rules! all {
+        ($variant:ident) => {
+            Array::$variant(
+                values
+                    .iter()
+                    .map(|v| match v {
+                        Value::$variant(x) => Some(*x),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>()?,
+            )
+        };
+    }
+    Some(match leaf {
+        LeafType::Bool => all!(Bool),
+        LeafType::Int8 => all!(Int8),
+        LeafType::Int16 => all!(Int16),
+        LeafType::Int32 => all!(Int32),
+        LeafType::Int64 => all!(Int64),
+        LeafType::UInt8 => all!(UInt8),
+        LeafType::UInt16 => all!(UInt16),
+        LeafType::UInt32 => all!(UInt32),
+        LeafType::UInt64 => all!(UInt64),
+        LeafType::Float32 => all!(Float32),
+        LeafType::Float64 => all!(Float64),
+    })
+}
+
+/// `values` as an array of strings, if they all are.
+fn strings(values: &[&Value]) -> Option<Array> {
+    let mut offsets = vec![0u64];
+    let mut bytes = Vec::new();
+    for v in values {
+        let Value::String(s) = v else {
+            return None;
+        };
+        bytes.extend_from_slice(s.as_bytes());
+        offsets.push(bytes.len() as u64);
+    }
+    Some(Array::String { offsets, bytes })
+}
+
+/// The numbers of `value`, depth first.
+fn gather<'v>(value: &'v Value, out: &mut Vec<&'v Value>) {
+    match value {
+        Value::List(items) | Value::Array(items) => items.iter().for_each(|v| gather(v, out)),
+        other => out.push(other),
+    }
+}
