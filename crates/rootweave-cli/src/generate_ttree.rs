@@ -1,39 +1,34 @@
 //! `rootweave generate --format ttree`: a synthetic dataset written as a TTree by the
-//! sequential TTree writer, chunk after chunk on one thread.
+//! sequential TTree writer, chunk after chunk on one thread, its fields as NanoAOD-style
+//! branches.
 
 use std::path::Path;
 use std::time::Instant;
 
-use rootweave::rntuple::FieldType;
-use rootweave::ttree::{BranchSpec, TTreeWriteOptions, TTreeWriter};
-use rootweave::{Error, Result};
+use rootweave::convert::{FieldOptions, TreeLayout};
+use rootweave::ttree::{TTreeWriteOptions, TTreeWriter};
+use rootweave::Result;
 
 use crate::generate::{peak_rss, GenerateOptions, GenerateSummary};
 
-/// The branch of a field of numbers, or why the field is not written to TTrees yet.
-fn branch(name: &str, ty: &FieldType) -> Result<BranchSpec> {
-    let leaf = ty.number().ok_or_else(|| {
-        Error::InvalidArgument(format!(
-            "--format ttree: field {name} is a {}, and TTrees are generated for schemas of numbers (single, wide) so far",
-            ty.type_name()
-        ))
-    })?;
-    Ok(BranchSpec::scalar(name, leaf))
+/// How the generated fields become branches: NanoAOD's, a list `X_y` counted by `nX`
+/// (shared by the lists of one collection, as `nJet` counts `Jet_pt` and `Jet_eta`); other
+/// fields as [`TreeLayout`] lays them out.
+fn field_options(name: &str) -> FieldOptions {
+    match name.split_once('_') {
+        Some((collection, _)) => FieldOptions::default().with_counter(&format!("n{collection}")),
+        None => FieldOptions::default(),
+    }
 }
 
 /// Generates the dataset into `out` as a TTree called `Events`.
 pub fn generate_ttree(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
     let start = Instant::now();
-    let branches = options
-        .schema
-        .fields()
-        .iter()
-        .map(|f| branch(&f.name, &f.ty))
-        .collect::<Result<Vec<_>>>()?;
+    let layout = TreeLayout::new(&options.schema.fields(), field_options)?;
     let mut writer = TTreeWriter::recreate(
         out,
         "Events",
-        branches,
+        layout.branches().to_vec(),
         options.compression,
         TTreeWriteOptions::default(),
     )?;
@@ -43,7 +38,7 @@ pub fn generate_ttree(out: &Path, options: &GenerateOptions) -> Result<GenerateS
             options
                 .schema
                 .chunk_reusing(options.seed, index, options.entries, spare.take());
-        chunk.with_columns(|batch| writer.extend(batch))?;
+        chunk.with_columns(|batch| layout.with_branch_batches(batch, |b| writer.extend(b)))?;
         spare = Some(chunk);
     }
     let (entries, clusters) = (writer.entries(), writer.clusters());

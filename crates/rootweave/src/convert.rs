@@ -16,7 +16,9 @@ use crate::ttree::BranchSpec;
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct FieldOptions {
-    /// The counter branch of a list (default `n<field>`).
+    /// The counter branch of a list (default `n<field>`). Lists naming the same counter
+    /// share it (as NanoAOD's `Jet_pt` and `Jet_eta` share `nJet`): their lengths must
+    /// agree entry by entry.
     pub counter: Option<String>,
     /// A list of numbers as a `std::vector<T>` branch rather than a counter and a counted
     /// array.
@@ -59,13 +61,13 @@ impl FieldOptions {
 enum Plan {
     /// One branch, the batch as it is.
     Whole,
-    /// A counter (each entry's length) and the list as it is.
-    Counted,
+    /// A counter (each entry's length; unless `shared`, a new branch) and the list as it is.
+    Counted { shared: bool },
     /// A record: its members, each by its plan.
     Record(Vec<Plan>),
-    /// A list of records: one counter, then each member (or a nested record's members) as
-    /// a list over the member's batch.
-    Records(Vec<Plan>),
+    /// A list of records: one counter (unless `shared`, a new branch), then each member
+    /// (or a nested record's members) as a list over the member's batch.
+    Records { members: Vec<Plan>, shared: bool },
 }
 
 /// Fields laid out as TTree branches, and the splitting of their batches.
@@ -80,10 +82,22 @@ impl TreeLayout {
     pub fn new(fields: &[Field], options: impl Fn(&str) -> FieldOptions) -> Result<Self> {
         let mut branches = Vec::new();
         let mut plans = Vec::with_capacity(fields.len());
+        let mut counters = Vec::new();
         for f in fields {
             let o = options(&f.name);
             let counter = o.counter.clone().unwrap_or_else(|| format!("n{}", f.name));
-            plans.push(plan(&f.name, &f.ty, &o, &counter, &mut branches)?);
+            let shared = counters.contains(&counter);
+            let before = branches.len();
+            let mut plan = plan(&f.name, &f.ty, &o, &counter, &mut branches)?;
+            if let Plan::Counted { shared: s } | Plan::Records { shared: s, .. } = &mut plan {
+                if shared {
+                    *s = true;
+                    branches.remove(before);
+                } else {
+                    counters.push(counter);
+                }
+            }
+            plans.push(plan);
         }
         for (i, b) in branches.iter().enumerate() {
             if branches[..i].iter().any(|o| o.name() == b.name()) {
@@ -182,7 +196,10 @@ fn plan(
                     .iter()
                     .map(|f| counted_member(&member_name(name, &f.name), &f.ty, counter, out))
                     .collect::<Result<Vec<_>>>()?;
-                return Ok(Plan::Records(members));
+                return Ok(Plan::Records {
+                    members,
+                    shared: false,
+                });
             }
             other => match shaped(other) {
                 Some((leaf, dims)) if o.std_vector && dims.is_empty() => {
@@ -191,7 +208,7 @@ fn plan(
                 Some((leaf, dims)) => {
                     out.push(BranchSpec::scalar(counter, LeafType::Int32));
                     out.push(BranchSpec::counted(name, leaf, counter, &dims));
-                    return Ok(Plan::Counted);
+                    return Ok(Plan::Counted { shared: false });
                 }
                 None => return Err(unsupported()),
             },
@@ -281,8 +298,8 @@ fn members<'b, 'a>(data: &'b ColumnData<'a>, n: usize) -> Result<&'b [ColumnData
 /// The counts of each list that gets a counter branch, in branch order.
 fn gather_counts(plan: &Plan, data: &ColumnData, out: &mut Vec<Vec<i32>>) -> Result<()> {
     match plan {
-        Plan::Whole => Ok(()),
-        Plan::Counted | Plan::Records(_) => {
+        Plan::Whole | Plan::Counted { shared: true } | Plan::Records { shared: true, .. } => Ok(()),
+        Plan::Counted { .. } | Plan::Records { .. } => {
             let (offsets, _) = list(data)?;
             let counts = offsets
                 .windows(2)
@@ -315,8 +332,10 @@ fn split<'c>(
             Some(offsets) => ColumnData::list(offsets, data.clone()),
             None => data.clone(),
         }),
-        Plan::Counted => {
-            out.push(ColumnData::Int32(counts.next().expect("counted")));
+        Plan::Counted { shared } => {
+            if !shared {
+                out.push(ColumnData::Int32(counts.next().expect("counted")));
+            }
             out.push(data.clone());
         }
         Plan::Record(plans) => {
@@ -324,8 +343,13 @@ fn split<'c>(
                 split(p, d, within, counts, out)?;
             }
         }
-        Plan::Records(plans) => {
-            out.push(ColumnData::Int32(counts.next().expect("counted")));
+        Plan::Records {
+            members: plans,
+            shared,
+        } => {
+            if !shared {
+                out.push(ColumnData::Int32(counts.next().expect("counted")));
+            }
             let (offsets, items) = list(data)?;
             for (p, d) in plans.iter().zip(members(items, plans.len())?) {
                 split(p, d, Some(offsets), counts, out)?;

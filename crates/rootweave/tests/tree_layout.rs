@@ -23,6 +23,7 @@ fn fields() -> Vec<Field> {
             ])),
         ),
         Field::new("Jet_pt", FieldType::vector(FieldType::Float32)),
+        Field::new("Jet_eta", FieldType::vector(FieldType::Float32)),
         Field::new("hits", FieldType::vector(FieldType::Int32)),
         Field::new(
             "MET",
@@ -37,7 +38,7 @@ fn fields() -> Vec<Field> {
 fn fields_become_nanoaod_branches_and_read_back() {
     let options = |f: &str| match f {
         "hits" => FieldOptions::default().with_std_vector(),
-        "Jet_pt" => FieldOptions::default().with_counter("nJet"),
+        "Jet_pt" | "Jet_eta" => FieldOptions::default().with_counter("nJet"),
         _ => FieldOptions::default(),
     };
     let layout = TreeLayout::new(&fields(), options).unwrap();
@@ -45,8 +46,8 @@ fn fields_become_nanoaod_branches_and_read_back() {
     assert_eq!(
         names,
         [
-            "run", "nMuon", "Muon_pt", "Muon_p_x", "Muon_p_y", "nJet", "Jet_pt", "hits", "MET_pt",
-            "name", "tags"
+            "run", "nMuon", "Muon_pt", "Muon_p_x", "Muon_p_y", "nJet", "Jet_pt", "Jet_eta", "hits",
+            "MET_pt", "name", "tags"
         ]
     );
 
@@ -68,6 +69,7 @@ fn fields_become_nanoaod_branches_and_read_back() {
             ]),
         ),
         ColumnData::list(&jets, ColumnData::Float32(&[5.0, 6.0, 7.0])),
+        ColumnData::list(&jets, ColumnData::Float32(&[-5.0, -6.0, -7.0])),
         ColumnData::list(&jets, ColumnData::Int32(&[1, 2, 3])),
         ColumnData::Record(vec![ColumnData::Float32(&[0.5, 1.5, 2.5])]),
         ColumnData::Strings(&names),
@@ -82,6 +84,13 @@ fn fields_become_nanoaod_branches_and_read_back() {
         TTreeWriteOptions::default(),
     )
     .unwrap();
+    // Lists sharing a counter must agree on their lengths.
+    let mut uneven = batch.clone();
+    uneven[3] = ColumnData::list(&[0, 0, 3, 3], ColumnData::Float32(&[1.0, 2.0, 3.0]));
+    let err = layout
+        .with_branch_batches(&uneven, |b| w.extend(b))
+        .unwrap_err();
+    assert!(err.to_string().contains("Jet_eta"), "{err}");
     layout.with_branch_batches(&batch, |b| w.extend(b)).unwrap();
     // A batch whose record has another shape is refused before the writer sees it.
     let bad = [batch[0].clone(), ColumnData::UInt32(&[1, 2, 3])];
@@ -90,7 +99,10 @@ fn fields_become_nanoaod_branches_and_read_back() {
 
     let t = TTreeReader::open(&path, "Events").unwrap();
     let cols = t
-        .read(&["nMuon", "Muon_p_y", "nJet", "hits", "MET_pt"], 0..3)
+        .read(
+            &["nMuon", "Muon_p_y", "nJet", "hits", "MET_pt", "Jet_eta"],
+            0..3,
+        )
         .unwrap();
     assert_eq!(cols[0].1, Array::Int32(vec![2, 0, 1]));
     assert_eq!(
@@ -109,6 +121,13 @@ fn fields_become_nanoaod_branches_and_read_back() {
         }
     );
     assert_eq!(cols[4].1, Array::Float32(vec![0.5, 1.5, 2.5]));
+    assert_eq!(
+        cols[5].1,
+        Array::List {
+            offsets: jets.to_vec(),
+            values: Box::new(Array::Float32(vec![-5.0, -6.0, -7.0]))
+        }
+    );
     std::fs::remove_file(&path).ok();
 }
 
