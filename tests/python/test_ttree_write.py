@@ -199,6 +199,55 @@ def test_strings_vectors_and_leaf_lists(codec, workdir):
     assert [x for e in seen["values"]["vf"] for x in e] == pytest.approx([x for e in want["vf"] for x in e])
 
 
+@pytest.mark.parametrize("codec", ["none", "zstd:5"])
+def test_a_killed_writer_leaves_every_entry_up_to_its_last_auto_save(codec, workdir):
+    path = Path(workdir) / f"killed-{codec.replace(':', '')}.root"
+    done = subprocess.run([sys.executable, str(HERE / "ttree_killed_writer.py"), str(path), codec],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == -9, done.stderr
+    extended = int(done.stdout.split()[-1])
+    # uproot: the entries of the last auto-save, each once, in order.
+    tree = uproot.open(path)["dir/Events"]
+    saved = tree.num_entries
+    assert 0 < saved < extended and saved >= extended - 20000
+    got = tree.arrays()
+    ids = np.arange(saved)
+    assert got["id"].to_list() == ids.tolist()
+    assert np.allclose(got["x"].to_numpy(), np.sqrt(ids))
+    assert ak.num(got["hits"]).to_list() == (ids % 3).tolist() and got["tag"][-1] == f"e{saved - 1}"
+    # rootweave.
+    assert rootweave.open(path)["dir/Events"].arrays(["id"])["id"].to_list() == ids.tolist()
+    # ROOT opens it without recovering and reads the same entries.
+    out = Path(workdir) / f"killed-{codec.replace(':', '')}.json"
+    done = subprocess.run([sys.executable, str(HERE / "root_read_ttree.py"), str(path), "dir/Events", str(out)],
+                          capture_output=True, text=True, timeout=600, cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    assert not [line for line in (done.stdout + done.stderr).splitlines()
+                if line.startswith(("Error in", "Warning in"))], done.stderr
+    seen = json.loads(out.read_text())
+    assert seen["entries"] == saved
+    assert seen["values"]["id"] == ids.tolist() and seen["scanned"]["tag"][-1] == f"e{saved - 1}"
+
+
+def test_trees_in_directories(workdir):
+    path = Path(workdir) / "dirs.root"
+    with rootweave.create(path, "zlib:1") as f:
+        f["top"] = {"x": np.arange(5, dtype=np.int32)}
+        f["a/b/deep"] = {"y": np.arange(7, dtype=np.float64)}
+        t = f.mktree("a/side", {"s": "string"})
+        t.extend({"s": ["one", "two"]})
+    u = uproot.open(path)
+    assert u.classnames() == {"top;1": "TTree", "a;1": "TDirectory", "a/b;1": "TDirectory",
+                              "a/b/deep;1": "TTree", "a/side;1": "TTree"}
+    assert u["a/b/deep"]["y"].array(library="np").tolist() == list(range(7))
+    assert rootweave.open(path)["a/side"].arrays()["s"].to_list() == ["one", "two"]
+    script = (f"import ROOT; f = ROOT.TFile.Open({str(path)!r}); "
+              "print(f.Get('a/b/deep').GetEntries(), f.Get('a').Get('side').GetEntries(), f.Get('top').GetEntries())")
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0 and not [line for line in done.stderr.splitlines() if "Error" in line or "Warning" in line], done.stderr
+    assert done.stdout.split()[-3:] == ["7", "2", "5"]
+
+
 def test_hadd_merges_two_files(workdir):
     a, b, merged = (Path(workdir) / f"{n}.root" for n in ("hadd-a", "hadd-b", "hadd-ab"))
     first = write(a, "zstd:5", seed=2)

@@ -36,8 +36,10 @@ impl TreeWriter {
     /// Starts tree `name` of the given fields (`[(name, type tuple), ...]`) in `file`;
     /// `layouts` says, per field, its list's counter branch (default `n<field>`) and
     /// whether a list of numbers is a `std::vector`, a string a C string, a record a leaf
-    /// list (`{field: (counter, "std_vector" | "c_string" | "leaf_list" | "")}`).
-    #[pyo3(signature = (file, name, schema, compression="zstd:5", title="", basket_size=32000, layouts=None))]
+    /// list (`{field: (counter, "std_vector" | "c_string" | "leaf_list" | "")}`). A cluster
+    /// ends every `auto_flush_bytes` stored bytes, and the tree is saved (readable if the
+    /// writer dies later) every `auto_save_bytes`.
+    #[pyo3(signature = (file, name, schema, compression="zstd:5", title="", basket_size=32000, layouts=None, auto_flush_bytes=30_000_000, auto_save_bytes=300_000_000))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -48,6 +50,8 @@ impl TreeWriter {
         title: &str,
         basket_size: usize,
         layouts: Option<HashMap<String, (String, String)>>,
+        auto_flush_bytes: u64,
+        auto_save_bytes: u64,
     ) -> PyResult<Self> {
         let mut fields = Vec::with_capacity(schema.len());
         for item in schema.iter() {
@@ -72,7 +76,9 @@ impl TreeWriter {
         let options = TTreeWriteOptions::default()
             .with_title(title)
             .with_compression(self::compression(compression)?)
-            .with_basket_size(basket_size);
+            .with_basket_size(basket_size)
+            .with_auto_flush_bytes(auto_flush_bytes)
+            .with_auto_save_bytes(auto_save_bytes);
         let shared = file.get().shared(py)?;
         let branches = layout.branches().to_vec();
         let writer = py

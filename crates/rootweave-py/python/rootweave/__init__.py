@@ -393,7 +393,8 @@ class WritableFile:
         return writer
 
     def mktree(self, name: str, schema: Schema, title: str = "", basket_size: int = 32000,
-               counter_name: Any = lambda field: "n" + field) -> TTreeWriter:
+               counter_name: Any = lambda field: "n" + field, auto_flush_bytes: int = 30_000_000,
+               auto_save_bytes: int = 300_000_000) -> TTreeWriter:
         """Starts TTree `name` with branches for `schema` (a dict of field name to type, as
         for `mkrntuple`), as uproot writes them: numbers ("int32", np.float64, ...) and
         fixed-size arrays of them ("3 * float32") are one branch each; a list ("var *
@@ -404,9 +405,14 @@ class WritableFile:
         become `std::string`, `std::vector<std::string>` and `std::vector<std::vector<T>>`
         branches. ROOT's spellings choose other branches: "std::vector<float>" (a vector
         branch, no counter), "char*" (a C string, `/C`), "x/F:y/I:z[2]/D" (a leaf list,
-        filled with a record). Returns a writer with `extend(dict)`."""
+        filled with a record). `name` may be a path (`"dir/Events"`): directories are made as
+        needed. A cluster ends every `auto_flush_bytes` stored bytes (ROOT's default 30 MB);
+        every `auto_save_bytes` (300 MB) the tree is saved as ROOT auto-saves it, so that a
+        writer killed later leaves a file readable up to there. Returns a writer with
+        `extend(dict)`."""
         self._check_name(name)
-        writer = TTreeWriter(self._file, name, schema, self.compression, title, basket_size, counter_name)
+        writer = TTreeWriter(self._file, name, schema, self.compression, title, basket_size, counter_name,
+                             auto_flush_bytes, auto_save_bytes)
         self._writers.append((name, writer))
         return writer
 
@@ -457,14 +463,16 @@ class TTreeWriter:
     baskets of `basket_size` bytes, compressed and written as they fill."""
 
     def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5", title: str = "",
-                 basket_size: int = 32000, counter_name: Any = lambda field: "n" + field):
+                 basket_size: int = 32000, counter_name: Any = lambda field: "n" + field,
+                 auto_flush_bytes: int = 30_000_000, auto_save_bytes: int = 300_000_000):
         if isinstance(schema, dict):
             typed = {field: tree_type(spec, field) for field, spec in schema.items()}
         else:
             typed = {field: (t, "") for field, t in _types.schema_types(schema)}
         self.types = [(field, t) for field, (t, _) in typed.items()]
         layouts = {field: (counter_name(field), style) for field, (_, style) in typed.items()}
-        self._writer = _TreeWriter(file, name, self.types, compression, title, basket_size, layouts)
+        self._writer = _TreeWriter(file, name, self.types, compression, title, basket_size, layouts,
+                                   auto_flush_bytes, auto_save_bytes)
         self.entries = 0
 
     def extend(self, data: Batch) -> None:

@@ -8,9 +8,11 @@ pub(crate) mod key;
 mod reader;
 pub(crate) mod stream;
 pub(crate) mod streamer_info;
+pub(crate) mod write_dirs;
 pub(crate) mod writer;
 
 pub use header::FileHeader;
 pub use key::KeyInfo;
 pub use reader::RootFile;
+pub use write_dirs::DirectoryId;
 pub use writer::{CloseSummary, FileWriter, WriterOptions, BLOB_KEY_LEN};

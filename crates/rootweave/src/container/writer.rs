@@ -1,5 +1,7 @@
 //! Writing a ROOT file: records are appended at the end; `close` writes the StreamerInfo
-//! record, the keys list, the free-segments record, the top directory and the header.
+//! record, the keys lists, the free-segments record, the directories and the header. A
+//! `checkpoint` writes all but the free-segments record, so that a file whose writer dies
+//! later opens with everything listed up to then.
 //!
 //! All methods but `close` take `&self`: byte ranges are reserved under a short lock and
 //! written with positional writes outside it, so many threads can write at once.
@@ -12,6 +14,7 @@ use super::directory::{encode_keys_list, Directory, DIRECTORY_LEN};
 use super::header::{datime_now, FileHeader, BEGIN, ROOT_VERSION};
 use super::key::{KeyInfo, START_BIG_FILE};
 use super::streamer_info::{rntuple_anchor_info, streamer_list, StreamerInfo};
+use super::write_dirs::{next_cycle, DirState, DirectoryId, DIRECTORY_CLASS};
 use crate::compress::{compress, Compression};
 use crate::error::{Error, Result};
 use crate::io::{DiskFile, WriteAt};
@@ -57,8 +60,19 @@ pub const BLOB_KEY_LEN: u64 = 42;
 #[derive(Debug)]
 struct State {
     end: u64,
-    keys: Vec<KeyInfo>,
+    /// The top directory first, then subdirectories in the order made.
+    dirs: Vec<DirState>,
     streamer_infos: Vec<StreamerInfo>,
+}
+
+impl State {
+    fn new() -> Self {
+        State {
+            end: 0,
+            dirs: vec![DirState::top()],
+            streamer_infos: Vec::new(),
+        }
+    }
 }
 
 /// A ROOT file being written.
@@ -103,11 +117,7 @@ impl FileWriter {
             options,
             datime,
             uuid: new_uuid(),
-            state: Mutex::new(State {
-                end: 0,
-                keys: Vec::new(),
-                streamer_infos: Vec::new(),
-            }),
+            state: Mutex::new(State::new()),
         };
         let top_len = writer.top_record(false, &Directory::empty()).len() as u64;
         writer.state.get_mut().expect("new lock").end = BEGIN + top_len;
@@ -216,6 +226,48 @@ impl FileWriter {
         payload: &[u8],
         compress_it: bool,
     ) -> Result<KeyInfo> {
+        self.write_object_in(DirectoryId::TOP, class, name, title, payload, compress_it)
+    }
+
+    /// Writes an object listed in directory `dir` (see [`FileWriter::write_object`]).
+    pub fn write_object_in(
+        &self,
+        dir: DirectoryId,
+        class: &str,
+        name: &str,
+        title: &str,
+        payload: &[u8],
+        compress_it: bool,
+    ) -> Result<KeyInfo> {
+        self.put_object(dir, class, name, title, payload, compress_it, None)
+    }
+
+    /// Writes a new version of an object written before as `previous` in directory
+    /// `dir`: the directory lists the new record under the same name and cycle, and the
+    /// old record is left unlisted (as ROOT's auto-saves overwrite a tree).
+    pub fn rewrite_object(
+        &self,
+        dir: DirectoryId,
+        previous: &KeyInfo,
+        payload: &[u8],
+        compress_it: bool,
+    ) -> Result<KeyInfo> {
+        let (class, name, title) = (&previous.class_name, &previous.name, &previous.title);
+        let at = Some(previous.seek_key);
+        self.put_object(dir, class, name, title, payload, compress_it, at)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn put_object(
+        &self,
+        dir: DirectoryId,
+        class: &str,
+        name: &str,
+        title: &str,
+        payload: &[u8],
+        compress_it: bool,
+        replacing: Option<u64>,
+    ) -> Result<KeyInfo> {
         let stored = if compress_it && payload.len() > 256 {
             compress(self.options.compression, payload)
         } else {
@@ -223,15 +275,16 @@ impl FileWriter {
         };
         let key = {
             let mut state = self.lock();
-            let cycle = state
-                .keys
-                .iter()
-                .filter(|k| k.name == name)
-                .map(|k| k.cycle)
-                .max()
-                .unwrap_or(0)
-                + 1;
-            let key = self.append_key(
+            let seek_dir = state.dirs.get(dir.0).map(|d| d.seek).ok_or_else(|| {
+                Error::InvalidArgument(format!("no directory {} in this file", dir.0))
+            })?;
+            let keys = &state.dirs[dir.0].keys;
+            let old = replacing.and_then(|at| keys.iter().position(|k| k.seek_key == at));
+            let cycle = match old {
+                Some(i) => keys[i].cycle,
+                None => next_cycle(keys, name),
+            };
+            let mut key = self.append_key(
                 &mut state,
                 class,
                 name,
@@ -240,11 +293,60 @@ impl FileWriter {
                 &stored,
                 payload.len(),
             );
-            state.keys.push(key.clone());
+            key.seek_pdir = seek_dir;
+            let keys = &mut state.dirs[dir.0].keys;
+            match old {
+                Some(i) => keys[i] = key.clone(),
+                None => keys.push(key.clone()),
+            }
             key
         };
         self.write_record(&key, &stored)?;
         Ok(key)
+    }
+
+    /// The directory at `path` (`"a/b"`), made with its parents where missing, each
+    /// titled after its name. The empty path is the top directory.
+    pub fn mkdir(&self, path: &str) -> Result<DirectoryId> {
+        let mut at = DirectoryId::TOP;
+        for part in path.split('/').filter(|p| !p.is_empty()) {
+            let made = {
+                let mut state = self.lock();
+                if let Some(i) = state
+                    .dirs
+                    .iter()
+                    .position(|d| d.parent == Some(at.0) && d.name == part)
+                {
+                    at = DirectoryId(i);
+                    continue;
+                }
+                if state.dirs[at.0].keys.iter().any(|k| k.name == part) {
+                    return Err(Error::InvalidArgument(format!(
+                        "{path}: {part} is already an object of this file"
+                    )));
+                }
+                let payload = [0u8; DIRECTORY_LEN];
+                let cycle = next_cycle(&state.dirs[at.0].keys, part);
+                let mut key = self.append_key(
+                    &mut state,
+                    DIRECTORY_CLASS,
+                    part,
+                    part,
+                    cycle,
+                    &payload,
+                    payload.len(),
+                );
+                key.seek_pdir = state.dirs[at.0].seek;
+                state.dirs[at.0].keys.push(key.clone());
+                let dir = DirState::new(part, at.0, key.clone(), self.datime, new_uuid());
+                let record = dir.record(&state.dirs);
+                state.dirs.push(dir);
+                at = DirectoryId(state.dirs.len() - 1);
+                (key, record)
+            };
+            self.write_record(&made.0, &made.1)?;
+        }
+        Ok(at)
     }
 
     /// Reserves a record at the end (a big key if it starts past 2 GB).
@@ -277,6 +379,7 @@ impl FileWriter {
         key
     }
 
+    /// Writes the key header and payload of a record reserved with `append_key`.
     fn write_record(&self, key: &KeyInfo, payload: &[u8]) -> Result<()> {
         let mut record = Vec::with_capacity(key.nbytes as usize);
         key.encode(&mut record);
@@ -324,29 +427,40 @@ impl FileWriter {
         b
     }
 
+    /// Writes what a reader needs to open the file with every object written so far: the
+    /// StreamerInfo record, each directory's keys list, the directories' records and the
+    /// header. Objects written later are not listed until the next checkpoint or `close`.
+    pub fn checkpoint(&self) -> Result<()> {
+        let mut state = self.lock();
+        self.write_trailer(&mut state, false)?;
+        Ok(())
+    }
+
     /// Writes the closing records and the header, and sets the file size.
     pub fn close(self) -> Result<CloseSummary> {
-        let mut state = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut state = self.lock();
+        let summary = self.write_trailer(&mut state, true)?;
+        self.backend.set_size(summary.file_size)?;
+        Ok(summary)
+    }
+
+    /// The records after the objects: the StreamerInfo record, the keys lists, the
+    /// free-segments record (at close) and the directories and header pointing at them.
+    fn write_trailer(&self, state: &mut State, closing: bool) -> Result<CloseSummary> {
         let name = self.file_name.clone();
         let title = self.options.title.clone();
-        let this = FileWriter {
-            state: Mutex::new(State {
-                end: 0,
-                keys: Vec::new(),
-                streamer_infos: Vec::new(),
-            }),
-            ..self
-        };
-
-        let mut infos = std::mem::take(&mut state.streamer_infos);
-        let anchors = state.keys.iter().any(|k| k.class_name == "ROOT::RNTuple");
+        let mut infos = state.streamer_infos.clone();
+        let anchors = state
+            .dirs
+            .iter()
+            .any(|d| d.keys.iter().any(|k| k.class_name == "ROOT::RNTuple"));
         if infos.is_empty() || anchors {
             infos.insert(0, rntuple_anchor_info());
         }
         let list = streamer_list(&infos);
-        let stored = compress(this.options.compression, &list);
-        let info = this.append_key(
-            &mut state,
+        let stored = compress(self.options.compression, &list);
+        let info = self.append_key(
+            state,
             "TList",
             "StreamerInfo",
             "Doubly linked list",
@@ -354,11 +468,30 @@ impl FileWriter {
             &stored,
             list.len(),
         );
-        this.write_record(&info, &stored)?;
+        self.write_record(&info, &stored)?;
 
-        let keys_payload = encode_keys_list(&state.keys);
-        let keys_key = this.append_key(
-            &mut state,
+        // Each subdirectory's keys list and record, then the top directory's list.
+        for d in 1..state.dirs.len() {
+            let payload = encode_keys_list(&state.dirs[d].keys);
+            let (dir_name, seek) = (state.dirs[d].name.clone(), state.dirs[d].seek);
+            let mut list_key = self.append_key(
+                state,
+                DIRECTORY_CLASS,
+                &dir_name,
+                &dir_name,
+                1,
+                &payload,
+                payload.len(),
+            );
+            list_key.seek_pdir = seek;
+            self.write_record(&list_key, &payload)?;
+            state.dirs[d].keys_list = Some((list_key.seek_key, list_key.nbytes));
+            let record = state.dirs[d].record(&state.dirs);
+            self.write_record(&state.dirs[d].key.clone().expect("a subdirectory"), &record)?;
+        }
+        let keys_payload = encode_keys_list(&state.dirs[0].keys);
+        let keys_key = self.append_key(
+            state,
             "TFile",
             &name,
             &title,
@@ -366,79 +499,80 @@ impl FileWriter {
             &keys_payload,
             keys_payload.len(),
         );
-        this.write_record(&keys_key, &keys_payload)?;
+        self.write_record(&keys_key, &keys_payload)?;
 
-        // The free-segments record holds the end of the file, which it itself moves: size
-        // it first, then fill it in.
-        let free_seek = state.end;
-        let free_big = free_seek >= START_BIG_FILE;
-        let free_entry_len = 18u64; // the 64-bit form; the 32-bit one is padded below
-        let free_key_len = KeyInfo::header_len("TFile", &name, &title, free_big) as u64;
-        let end = free_seek + free_key_len + free_entry_len;
+        let (free_key, end) = if closing {
+            // The free-segments record holds the end of the file, which it itself moves:
+            // size it first, then fill it in.
+            let free_seek = state.end;
+            let free_big = free_seek >= START_BIG_FILE;
+            let free_entry_len = 18u64; // the 64-bit form; the 32-bit one is padded below
+            let free_key_len = KeyInfo::header_len("TFile", &name, &title, free_big) as u64;
+            let end = free_seek + free_key_len + free_entry_len;
+            let is_large = end > START_BIG_FILE;
+            let mut free_payload = Vec::new();
+            let last = if is_large {
+                ((end / 1_000_000_000) + 1) * 1_000_000_000
+            } else {
+                START_BIG_FILE
+            };
+            if last > i32::MAX as u64 {
+                free_payload.put_u16(1001);
+                free_payload.put_u64(end);
+                free_payload.put_u64(last);
+            } else {
+                free_payload.put_u16(1);
+                free_payload.put_u32(end as u32);
+                free_payload.put_u32(last as u32);
+                free_payload.resize(free_entry_len as usize, 0);
+            }
+            let free_key = self.append_key(
+                state,
+                "TFile",
+                &name,
+                &title,
+                1,
+                &free_payload,
+                free_payload.len(),
+            );
+            self.write_record(&free_key, &free_payload)?;
+            debug_assert_eq!(state.end, end);
+            (Some(free_key), end)
+        } else {
+            (None, state.end)
+        };
         let is_large = end > START_BIG_FILE;
-        let mut free_payload = Vec::new();
-        let last = if is_large {
-            ((end / 1_000_000_000) + 1) * 1_000_000_000
-        } else {
-            START_BIG_FILE
-        };
-        if last > i32::MAX as u64 {
-            free_payload.put_u16(1001);
-            free_payload.put_u64(end);
-            free_payload.put_u64(last);
-        } else {
-            free_payload.put_u16(1);
-            free_payload.put_u32(end as u32);
-            free_payload.put_u32(last as u32);
-            free_payload.resize(free_entry_len as usize, 0);
-        }
-        let free_key = this.append_key(
-            &mut state,
-            "TFile",
-            &name,
-            &title,
-            1,
-            &free_payload,
-            free_payload.len(),
-        );
-        this.write_record(&free_key, &free_payload)?;
-        debug_assert_eq!(state.end, end);
 
-        let dir = Directory {
-            datime_created: this.datime,
-            datime_modified: datime_now(),
-            nbytes_keys: keys_key.nbytes,
-            nbytes_name: 0,
-            seek_dir: BEGIN,
-            seek_parent: 0,
-            seek_keys: keys_key.seek_key,
-            uuid: this.uuid,
-        };
         let named_len = tstring_len(&name) + tstring_len(&title);
         let key_len = KeyInfo::header_len("TFile", &name, &title, false);
         let dir = Directory {
+            datime_created: self.datime,
+            datime_modified: datime_now(),
+            nbytes_keys: keys_key.nbytes,
             nbytes_name: (key_len + named_len) as u32,
-            ..dir
+            seek_dir: BEGIN,
+            seek_parent: 0,
+            seek_keys: keys_key.seek_key,
+            uuid: self.uuid,
         };
-        let top = this.top_record(is_large, &dir);
-        this.write_at(BEGIN, &top)?;
+        let top = self.top_record(is_large, &dir);
+        self.write_at(BEGIN, &top)?;
 
         let header = FileHeader {
             version: ROOT_VERSION,
             is_large,
             begin: BEGIN,
             end,
-            seek_free: free_key.seek_key,
-            nbytes_free: free_key.nbytes,
-            nfree: 1,
+            seek_free: free_key.as_ref().map_or(0, |k| k.seek_key),
+            nbytes_free: free_key.as_ref().map_or(0, |k| k.nbytes),
+            nfree: free_key.is_some() as u32,
             nbytes_name: dir.nbytes_name,
-            compression: this.options.compression.root_setting(),
+            compression: self.options.compression.root_setting(),
             seek_info: info.seek_key,
             nbytes_info: info.nbytes,
-            uuid: this.uuid,
+            uuid: self.uuid,
         };
-        this.write_at(0, &header.encode())?;
-        this.backend.set_size(end)?;
+        self.write_at(0, &header.encode())?;
         Ok(CloseSummary {
             file_size: end,
             is_large,
@@ -464,7 +598,7 @@ impl Directory {
 
 /// A version-4 (random) UUID from the time and the process: files need distinct UUIDs
 /// (uproot uses them as cache keys), not cryptographic ones.
-fn new_uuid() -> [u8; 16] {
+pub(super) fn new_uuid() -> [u8; 16] {
     use std::hash::{BuildHasher, Hasher};
     let mut bytes = [0u8; 16];
     for (i, chunk) in bytes.chunks_mut(8).enumerate() {

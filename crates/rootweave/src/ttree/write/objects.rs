@@ -66,6 +66,8 @@ pub(crate) struct TreeRecord<'a> {
     /// Entries per cluster once known, else ROOT's default of -30,000,000 (bytes).
     pub auto_flush: i64,
     pub auto_save: i64,
+    /// Stored bytes at the last auto-save.
+    pub saved_bytes: u64,
     /// Bytes flushed at the last cluster boundary.
     pub flushed_bytes: u64,
     pub branches: Vec<BranchRecord<'a>>,
@@ -83,7 +85,7 @@ pub(crate) fn stream_tree(tree: &TreeRecord, key_len: usize) -> Vec<u8> {
     b.i64(tree.entries as i64);
     b.i64(tot as i64);
     b.i64(zip as i64);
-    b.i64(0); // fSavedBytes
+    b.i64(tree.saved_bytes as i64);
     b.i64(tree.flushed_bytes as i64);
     b.f64(1.0); // fWeight
     b.i32(0); // fTimerInterval

@@ -17,7 +17,7 @@ use super::objects::{stream_tree, BranchRecord, TreeRecord, WrittenBasket};
 use super::resize::{resized, BasketUse};
 use crate::array::{Array, ColumnData, Value};
 use crate::compress::Compression;
-use crate::container::{FileWriter, WriterOptions};
+use crate::container::{DirectoryId, FileWriter, KeyInfo, WriterOptions};
 use crate::error::{Error, Result};
 
 /// ROOT 6.40's default basket size.
@@ -27,8 +27,8 @@ const DEFAULT_AUTO_FLUSH_BYTES: u64 = 30_000_000;
 /// The entry-offset table length ROOT 6.40 starts a branch of entries of varying size
 /// with (the tree's `fDefaultEntryOffsetLen`).
 const ENTRY_OFFSET_LEN: i32 = 1000;
-/// ROOT 6.40's default `fAutoSave` (bytes, negative).
-const DEFAULT_AUTO_SAVE: i64 = -300_000_000;
+/// ROOT 6.40's default `fAutoSave`: the tree saved every 300 MB of stored bytes.
+const DEFAULT_AUTO_SAVE_BYTES: u64 = 300_000_000;
 
 /// How a tree is written.
 #[derive(Debug, Clone)]
@@ -47,6 +47,11 @@ pub struct TTreeWriteOptions {
     /// in proportion to its bytes, all together about the tree's bytes so far. Without
     /// it, baskets keep `basket_size`.
     pub resize_baskets: bool,
+    /// Stored bytes after which the tree is saved at the next cluster boundary (ROOT's
+    /// default `fAutoSave`, 300 MB): the tree object and the file's keys lists and header
+    /// are written, so that a writer that dies later leaves a file that ROOT and uproot
+    /// read up to that point.
+    pub auto_save_bytes: u64,
 }
 
 impl Default for TTreeWriteOptions {
@@ -57,6 +62,7 @@ impl Default for TTreeWriteOptions {
             basket_size: DEFAULT_BASKET_SIZE,
             auto_flush_bytes: DEFAULT_AUTO_FLUSH_BYTES,
             resize_baskets: true,
+            auto_save_bytes: DEFAULT_AUTO_SAVE_BYTES,
         }
     }
 }
@@ -83,6 +89,12 @@ impl TTreeWriteOptions {
     /// With or without ROOT's resizing of baskets after the first cluster.
     pub fn with_resize_baskets(mut self, resize: bool) -> Self {
         self.resize_baskets = resize;
+        self
+    }
+
+    /// With the stored bytes after which the tree is saved (at the next cluster boundary).
+    pub fn with_auto_save_bytes(mut self, bytes: u64) -> Self {
+        self.auto_save_bytes = bytes;
         self
     }
 
@@ -131,6 +143,11 @@ pub struct TTreeWriter {
     /// The file, until the writer is finished.
     file: Option<Arc<FileWriter>>,
     owns_file: bool,
+    /// The directory the tree is in, and the tree's key once saved.
+    dir: DirectoryId,
+    saved: Option<KeyInfo>,
+    /// Stored bytes at the last save.
+    saved_bytes: u64,
     name: String,
     options: TTreeWriteOptions,
     compression: Compression,
@@ -171,9 +188,11 @@ impl TTreeWriter {
         branches: Vec<BranchSpec>,
         options: TTreeWriteOptions,
     ) -> Result<Self> {
-        if name.is_empty() || name.contains('/') {
+        let (dir_path, name) = name.rsplit_once('/').unwrap_or(("", name));
+        if name.is_empty() {
             return Err(Error::InvalidArgument(format!("tree name {name:?}")));
         }
+        let dir = file.mkdir(dir_path)?;
         if options.basket_size == 0 {
             return Err(Error::InvalidArgument("a basket size of 0 bytes".into()));
         }
@@ -205,6 +224,9 @@ impl TTreeWriter {
         Ok(TTreeWriter {
             file: Some(file),
             owns_file: false,
+            dir,
+            saved: None,
+            saved_bytes: 0,
             name: name.to_string(),
             options,
             compression,
@@ -419,6 +441,9 @@ impl TTreeWriter {
             self.cluster_entries.get_or_insert(self.entries);
             self.flushed_bytes += self.bytes_in_cluster;
             self.bytes_in_cluster = 0;
+            if self.flushed_bytes - self.saved_bytes >= self.options.auto_save_bytes {
+                self.save()?;
+            }
         }
         Ok(())
     }
@@ -497,6 +522,33 @@ impl TTreeWriter {
         for k in 0..self.branches.len() {
             self.write_basket(k)?;
         }
+        self.write_tree()?;
+        let file = self.file.take().expect("the file is kept until finished");
+        if self.owns_file {
+            let file = Arc::try_unwrap(file).map_err(|_| {
+                Error::InvalidArgument("the file is still shared and cannot be closed".into())
+            })?;
+            file.close()?;
+        }
+        Ok(())
+    }
+}
+
+impl TTreeWriter {
+    /// Saves the tree as ROOT's auto-save does: the tree object as it is now (all its
+    /// baskets written) and the file's keys lists and header.
+    fn save(&mut self) -> Result<()> {
+        self.saved_bytes = self.flushed_bytes;
+        self.write_tree()?;
+        self.file().checkpoint()
+    }
+
+    fn file(&self) -> &FileWriter {
+        self.file.as_ref().expect("the file is kept until finished")
+    }
+
+    /// Writes the tree object (replacing the one saved before) and its class layouts.
+    fn write_tree(&mut self) -> Result<()> {
         let setting = self.compression.root_setting();
         let branches = self
             .branches
@@ -522,27 +574,27 @@ impl TTreeWriter {
             auto_flush: self
                 .cluster_entries
                 .map_or(-(self.options.auto_flush_bytes as i64), |c| c as i64),
-            auto_save: DEFAULT_AUTO_SAVE,
+            auto_save: -(self.options.auto_save_bytes.min(i64::MAX as u64) as i64),
+            saved_bytes: self.saved_bytes,
             flushed_bytes: self.flushed_bytes,
             branches,
         };
-        let file = self.file.take().expect("the file is kept until finished");
+        let file = self.file();
         let classes: Vec<&'static str> = self
             .branches
             .iter()
             .flat_map(|b| b.spec.classes())
             .collect();
         file.add_streamer_infos(tree_layouts(&classes));
-        let key_len = file.next_key_len("TTree", &self.name, &self.options.title);
+        let (name, title) = (&self.name, &self.options.title);
+        let key_len = file.next_key_len("TTree", name, title);
         let payload = stream_tree(&tree, key_len);
-        let key = file.write_object("TTree", &self.name, &self.options.title, &payload, true)?;
+        let key = match &self.saved {
+            Some(previous) => file.rewrite_object(self.dir, previous, &payload, true)?,
+            None => file.write_object_in(self.dir, "TTree", name, title, &payload, true)?,
+        };
         debug_assert_eq!(key.keylen as usize, key_len);
-        if self.owns_file {
-            let file = Arc::try_unwrap(file).map_err(|_| {
-                Error::InvalidArgument("the file is still shared and cannot be closed".into())
-            })?;
-            file.close()?;
-        }
+        self.saved = Some(key);
         Ok(())
     }
 }
