@@ -7,11 +7,16 @@ use twox_hash::XxHash64;
 
 use super::block::{write_header, BLOCK_HEADER_SIZE};
 use super::liblzma_encoder::{encode, Container};
-use super::settings::{Codec, Compression};
+use super::settings::{Codec, Compression, Frames};
 
 /// Appends one block for `input` to `out`. Returns false (leaving `out` in an unspecified
 /// state beyond its original length) if the block would not be smaller than `input`.
-pub(crate) fn compress_block(compression: Compression, input: &[u8], out: &mut Vec<u8>) -> bool {
+pub(crate) fn compress_block(
+    compression: Compression,
+    frames: Frames,
+    input: &[u8],
+    out: &mut Vec<u8>,
+) -> bool {
     let start = out.len();
     let codec = compression.codec();
     let level = compression.level();
@@ -23,7 +28,7 @@ pub(crate) fn compress_block(compression: Compression, input: &[u8], out: &mut V
         Codec::Lzma => lzma_compress(level, input, out, data_start, room),
         Codec::Lz4 => lz4_compress(level, input, out, data_start),
         // ROOT's level L for ZSTD means libzstd level 2L (R__zipZSTD doubles it).
-        Codec::Zstd => zstd_pieces((2 * level).min(22), input, out, data_start),
+        Codec::Zstd => zstd_pieces((2 * level).min(22), frames, input, out, data_start),
         Codec::None => None,
     };
     match written {
@@ -238,36 +243,54 @@ fn lz4_decompress(data: &[u8], verify: bool, out: &mut [u8]) -> Result<(), Strin
     }
 }
 
-/// zstd frames for `input` at `at`: literal-only frames where matches cannot pay (see
-/// `zstd_literals.rs`), or one ordinary frame.
-fn zstd_pieces(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Option<usize> {
+/// zstd frames for `input` at `at`: for pages, literal-only frames where matches cannot
+/// pay (see `zstd_literals.rs`), or one ordinary frame; for sized frames, one ordinary
+/// frame.
+fn zstd_pieces(
+    level: u32,
+    frames: Frames,
+    input: &[u8],
+    out: &mut Vec<u8>,
+    at: usize,
+) -> Option<usize> {
     out.resize(at, 0);
-    super::zstd_literals::compress(level, input, out)
-        .or_else(|| zstd_compress(level, input, out, at))
+    if frames == Frames::Sized {
+        // As ROOT's R__zip: one ordinary frame, byte for byte what ROOT writes.
+        return zstd_compress(level, frames, input, out, at);
+    }
+    super::zstd_literals::compress(level, frames, input, out)
+        .or_else(|| zstd_compress(level, frames, input, out, at))
 }
 
-/// One ordinary zstd frame of `input` at libzstd `level`, written at `at`.
+/// One ordinary zstd frame of `input` at libzstd `level`, written at `at`, with the match
+/// finder of a page (see [`page_strategy`]) or, for [`Frames::Sized`], libzstd's own
+/// choice for the input's size.
 pub(super) fn zstd_compress(
     level: u32,
+    frames: Frames,
     input: &[u8],
     out: &mut Vec<u8>,
     at: usize,
 ) -> Option<usize> {
     thread_local! {
-        static ZSTD: RefCell<Option<(u32, zstd::bulk::Compressor<'static>)>> = const { RefCell::new(None) };
+        static ZSTD: RefCell<Option<(u32, Frames, zstd::bulk::Compressor<'static>)>> = const { RefCell::new(None) };
     }
     ZSTD.with(|cell| {
         let mut cell = cell.borrow_mut();
-        if cell.as_ref().is_none_or(|(l, _)| *l != level) {
+        if cell
+            .as_ref()
+            .is_none_or(|(l, f, _)| *l != level || *f != frames)
+        {
             let mut compressor = zstd::bulk::Compressor::new(level as i32).ok()?;
-            compressor
-                .set_parameter(zstd::stream::raw::CParameter::Strategy(page_strategy(
-                    level,
-                )))
-                .ok()?;
-            *cell = Some((level, compressor));
+            if frames == Frames::Pages {
+                let strategy = page_strategy(level);
+                compressor
+                    .set_parameter(zstd::stream::raw::CParameter::Strategy(strategy))
+                    .ok()?;
+            }
+            *cell = Some((level, frames, compressor));
         }
-        let (_, compressor) = cell.as_mut()?;
+        let (_, _, compressor) = cell.as_mut()?;
         let bound = zstd::zstd_safe::compress_bound(input.len());
         // Written into the vector's spare room from `at` on (no zero-filling it first).
         out.resize(at, 0);
@@ -319,6 +342,36 @@ mod tests {
     use zstd::zstd_safe::Strategy;
 
     #[test]
+    fn sized_frames_are_the_librarys_own() {
+        // A 32 KB basket of small integers: as ROOT's R__zip, libzstd's own parameters for
+        // the size and one ordinary frame, byte for byte.
+        let mut state = 1u64;
+        let input: Vec<u8> = (0..8192)
+            .flat_map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                (((state >> 33) % 6) as u32).to_be_bytes()
+            })
+            .collect();
+        let mut sized = Vec::new();
+        assert!(compress_block(
+            Compression::new(Codec::Zstd, 5).unwrap(),
+            Frames::Sized,
+            &input,
+            &mut sized
+        ));
+        let library = zstd::bulk::compress(&input, 10).unwrap();
+        assert_eq!(&sized[BLOCK_HEADER_SIZE..], &library[..]);
+        let mut paged = Vec::new();
+        assert!(compress_block(
+            Compression::new(Codec::Zstd, 5).unwrap(),
+            Frames::Pages,
+            &input,
+            &mut paged
+        ));
+        assert_ne!(paged, sized);
+    }
+
+    #[test]
     fn small_frames_get_the_match_finder_of_a_full_page() {
         // ROOT's 505 is libzstd level 10: lazy2 on 1 MiB pages.
         assert_eq!(page_strategy(10), Strategy::ZSTD_lazy2);
@@ -331,7 +384,7 @@ mod tests {
             .map(|i| ((i % 251) ^ (i / 97)) as u8)
             .collect();
         let mut out = Vec::new();
-        let n = zstd_compress(10, &input, &mut out, 0).unwrap();
+        let n = zstd_compress(10, Frames::Pages, &input, &mut out, 0).unwrap();
         let mut back = vec![0u8; input.len()];
         zstd_decompress(&out[..n], &mut back).unwrap();
         assert_eq!(back, input);

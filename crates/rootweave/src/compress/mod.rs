@@ -23,7 +23,7 @@ mod xz;
 mod zstd_literals;
 
 pub use block::{parse_block_header, BlockHeader, BLOCK_HEADER_SIZE, MAX_BLOCK_SIZE};
-pub use settings::{Codec, Compression};
+pub use settings::{Codec, Compression, Frames};
 
 use crate::error::{Error, Result};
 
@@ -35,11 +35,22 @@ const MIN_COMPRESSIBLE: usize = 16;
 /// unchanged when compression is off or would not make it smaller. Returns the number of
 /// bytes appended.
 pub fn compress_into(compression: Compression, input: &[u8], out: &mut Vec<u8>) -> usize {
+    compress_frames_into(compression, Frames::Pages, input, out)
+}
+
+/// Compresses `input` as [`compress_into`] does, the codec choosing its parameters for
+/// each frame as `frames` says.
+pub fn compress_frames_into(
+    compression: Compression,
+    frames: Frames,
+    input: &[u8],
+    out: &mut Vec<u8>,
+) -> usize {
     let start = out.len();
     if !compression.is_none() && input.len() >= MIN_COMPRESSIBLE {
         let mut all_smaller = true;
         for chunk in input.chunks(MAX_BLOCK_SIZE) {
-            if !codecs::compress_block(compression, chunk, out) {
+            if !codecs::compress_block(compression, frames, chunk, out) {
                 all_smaller = false;
                 break;
             }

@@ -6,6 +6,19 @@ use std::str::FromStr;
 
 use crate::error::{Error, Result};
 
+/// How a codec chooses its parameters for each frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Frames {
+    /// The parameters of a full RNTuple page (1 MiB) for every frame, whatever its size
+    /// (libzstd would switch to slower match finders below 128 KiB): RNTuple pages.
+    #[default]
+    Pages,
+    /// The codec's own parameters for each input's size, as ROOT's `R__zip` leaves them,
+    /// and one ordinary zstd frame per block: TTree baskets, so that files come out as
+    /// ROOT's do (byte for byte with zstd; zlib-rs and LZ4 differ from ROOT's libraries).
+    Sized,
+}
+
 /// A compression algorithm that ROOT writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Codec {

@@ -20,6 +20,7 @@
 //! does, at a third of its speed (a `wide` page of 64 KiB: 0.9 GB/s against 2.8 GB/s for
 //! its noise planes).
 
+use super::settings::Frames;
 use std::cell::RefCell;
 use std::ptr::NonNull;
 
@@ -43,7 +44,12 @@ const ZSTD_SEQUENCES: SequenceCost = SequenceCost {
 /// Compresses `input` into zstd frames appended to `out` (structured runs at libzstd
 /// `level`). Returns their length, or None when no chunk is literal-friendly (the caller
 /// then compresses the input as one frame) or a codec call failed.
-pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+pub(crate) fn compress(
+    level: u32,
+    frames_of: Frames,
+    input: &[u8],
+    out: &mut Vec<u8>,
+) -> Option<usize> {
     if input.len() < 2 * CHUNK {
         return None;
     }
@@ -70,7 +76,8 @@ pub(crate) fn compress(level: u32, input: &[u8], out: &mut Vec<u8>) -> Option<us
                 literal_frame(piece, blocks, out)
             } else {
                 let at = out.len();
-                super::codecs::zstd_compress(level, piece, out, at).map(|n| out.truncate(at + n))
+                super::codecs::zstd_compress(level, frames_of, piece, out, at)
+                    .map(|n| out.truncate(at + n))
             };
             if written.is_none() {
                 out.truncate(start);
@@ -447,7 +454,7 @@ mod tests {
 
     fn round_trip(input: &[u8]) -> Option<usize> {
         let mut out = vec![7u8; 5]; // appends after what is there
-        let n = compress(10, input, &mut out)?;
+        let n = compress(10, Frames::Pages, input, &mut out)?;
         assert_eq!(out.len(), 5 + n);
         // Several frames one after the other decode as one block, as ROOT reads them.
         let back = zstd::bulk::decompress(&out[5..], input.len()).expect("valid frames");
@@ -483,9 +490,12 @@ mod tests {
             .flat_map(|i| format!("Muon_pt[{}] ", i % 97).into_bytes())
             .collect();
         for input in [five, counter, zeros, text] {
-            assert_eq!(compress(10, &input, &mut Vec::new()), None);
+            assert_eq!(compress(10, Frames::Pages, &input, &mut Vec::new()), None);
         }
-        assert_eq!(compress(10, &[1, 2, 3], &mut Vec::new()), None);
+        assert_eq!(
+            compress(10, Frames::Pages, &[1, 2, 3], &mut Vec::new()),
+            None
+        );
     }
 
     #[test]

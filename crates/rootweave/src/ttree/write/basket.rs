@@ -1,8 +1,9 @@
 //! A basket record as ROOT 6.40 writes it: a big key (64-bit offsets) of class `TBasket`
 //! named after the branch and titled after the tree, the basket's own header, and the
-//! payload compressed with the branch's setting (stored raw when that is not smaller).
+//! payload compressed with the branch's setting (stored raw when that is not smaller), the
+//! codec choosing its parameters for the basket's size as ROOT's does.
 
-use crate::compress::{compress_into, Compression};
+use crate::compress::{compress_frames_into, Compression, Frames};
 use crate::container::bytes::BeWrite;
 use crate::container::KeyInfo;
 
@@ -65,7 +66,7 @@ pub(crate) fn basket_record(
         }
         None => content.data,
     };
-    let stored = compress_into(compression, payload, &mut record);
+    let stored = compress_frames_into(compression, Frames::Sized, payload, &mut record);
     let mut key = KeyInfo::new(
         "TBasket",
         content.branch,
