@@ -12,6 +12,7 @@
 //! rootweave-bench pages FILE NTUPLE THREADS [FIELD...]
 //! rootweave-bench memcpy THREADS MIB
 //! rootweave-bench compress-pages FILE NTUPLE COMPRESSION THREADS (see `codec.rs`)
+//! rootweave-bench compress-baskets FILE TREE COMPRESSION (see `ttree.rs`)
 //! rootweave-bench ttree-read FILE TREE THREADS BUDGET_MIB [BRANCH...]
 //! rootweave-bench ttree-baskets FILE TREE THREADS [BRANCH...]
 //! ```
@@ -218,6 +219,7 @@ fn main() {
         Some("pages") => Some(read::pages),
         Some("memcpy") => Some(read::memcpy),
         Some("compress-pages") => Some(codec::compress_pages),
+        Some("compress-baskets") => Some(ttree::compress_baskets),
         Some("ttree-read") => Some(ttree::read),
         Some("ttree-stream") => Some(ttree::stream),
         Some("ttree-baskets") => Some(ttree::baskets_phases),
