@@ -229,6 +229,25 @@ def test_a_killed_writer_leaves_every_entry_up_to_its_last_auto_save(codec, work
     assert seen["values"]["id"] == ids.tolist() and seen["scanned"]["tag"][-1] == f"e{saved - 1}"
 
 
+def test_default_compression_is_roots(workdir):
+    """Without a setting, as ROOT: trees zlib level 1 (TFile's 101), RNTuples zstd level 5."""
+    path = Path(workdir) / "defaults.root"
+    with rootweave.create(path) as f:
+        f["t"] = {"x": np.arange(1000, dtype=np.int64)}
+        nt = f.mkrntuple("n", {"y": "int64"})
+        nt.extend({"y": np.arange(1000, dtype=np.int64)})
+    u = uproot.open(path)
+    assert u["t"]["x"].member("fCompress") == 101 and u.file.fCompress == 101
+    # The RNTuple's pages are zstd blocks (tag "ZS", method 1), the tree's baskets zlib ("ZL", 8).
+    data = path.read_bytes()
+    assert b"ZS\x01" in data and b"ZL\x08" in data
+    generated = Path(workdir) / "generated.root"
+    done = subprocess.run([str(HERE / ".." / ".." / "target" / "release" / "rootweave"), "generate", str(generated),
+                           "--format", "ttree", "--schema", "single", "--events", "1000"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert uproot.open(generated)["Events"]["x"].member("fCompress") == 101
+
+
 def test_trees_in_directories(workdir):
     path = Path(workdir) / "dirs.root"
     with rootweave.create(path, "zlib:1") as f:

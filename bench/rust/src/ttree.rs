@@ -286,7 +286,8 @@ fn usage() -> ! {
 /// `compress-baskets FILE TREE COMPRESSION`: the codec alone on a tree's baskets, the
 /// reference of `bench/ttree_write.py` for how much of a write is compression. Every
 /// basket is read and decompressed (untimed), then compressed again with the given setting
-/// on one thread into a buffer already mapped (best of three). Prints `seconds`, `bytes`
+/// as the writer compresses baskets (`Frames::Sized`), on one thread into a buffer already
+/// mapped (best of three). Prints `seconds`, `bytes`
 /// (uncompressed) and `stored` (what the codec made).
 pub fn compress_baskets(args: &[String]) -> rootweave::Result<()> {
     let [path, tree, compression] = args else {
@@ -313,7 +314,8 @@ pub fn compress_baskets(args: &[String]) -> rootweave::Result<()> {
         stored = 0;
         for p in &plain {
             out.clear();
-            rootweave::compress::compress_into(compression, p, &mut out);
+            let frames = rootweave::compress::Frames::Sized;
+            rootweave::compress::compress_frames_into(compression, frames, p, &mut out);
             stored += out.len();
         }
         t.elapsed().as_secs_f64()

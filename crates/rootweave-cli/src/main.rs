@@ -53,9 +53,10 @@ enum Command {
         #[arg(long, default_value_t = 1_000_000)]
         events: u64,
         /// Compression: none, zlib, lz4, zstd or lzma, with an optional `:level`, or ROOT's
-        /// integer setting (e.g. 505).
-        #[arg(long, default_value = "zstd:5")]
-        compression: Compression,
+        /// integer setting (e.g. 505). Default: ROOT's, zstd:5 for RNTuples
+        /// (RNTupleWriteOptions), zlib:1 for TTrees (TFile).
+        #[arg(long)]
+        compression: Option<Compression>,
         /// Seed of the event generator: the same seed gives the same events.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -111,6 +112,10 @@ fn main() -> ExitCode {
             schema,
             format,
         } => {
+            let compression = compression.unwrap_or(match format.as_str() {
+                "ttree" => Compression::ROOT_FILE_DEFAULT,
+                _ => Compression::ROOT_RNTUPLE_DEFAULT,
+            });
             let threads = match format.as_str() {
                 "ttree" => 1,
                 _ => threads

@@ -61,12 +61,13 @@ def open(path: Path) -> ReadOnlyFile:  # noqa: A001 - the name users expect, as 
     return ReadOnlyFile(str(path))
 
 
-def create(path: Path, compression: str | int = "zstd:5") -> WritableFile:
-    """Creates (or overwrites) a ROOT file for writing RNTuples.
+def create(path: Path, compression: str | int | None = None) -> WritableFile:
+    """Creates (or overwrites) a ROOT file for writing RNTuples and TTrees.
 
     `compression`: "none", "zlib", "lz4", "zstd" or "lzma" with an optional ":level", or
-    ROOT's integer setting (e.g. 505)."""
-    return WritableFile(str(path), str(compression))
+    ROOT's integer setting (e.g. 505). By default ROOT's: zstd:5 for RNTuples (its
+    RNTupleWriteOptions), zlib:1 for TTrees and the file itself (its TFile)."""
+    return WritableFile(str(path), None if compression is None else str(compression))
 
 
 class ReadOnlyFile:
@@ -364,9 +365,9 @@ class WritableFile:
     `mkrntuple_parallel`) and TTrees (`mktree`, or `f[name] = {...}`), written side by
     side."""
 
-    def __init__(self, path: str, compression: str):
+    def __init__(self, path: str, compression: str | None):
         self.path, self.compression = path, compression
-        self._file = _OutputFile(path, compression)
+        self._file = _OutputFile(path, compression or "zlib:1")
         self._writers: list = []
 
     def __enter__(self) -> WritableFile:
@@ -380,7 +381,7 @@ class WritableFile:
         "float32", "var * float32", "string", "{x: float32, y: var * int32}", an Awkward
         or pyarrow type) or a pyarrow schema. Returns a writer with `extend(dict)`."""
         self._check_name(name)
-        writer = RNTupleWriter(self._file, name, schema, self.compression)
+        writer = RNTupleWriter(self._file, name, schema, self.compression or "zstd:5")
         self._writers.append((name, writer))
         return writer
 
@@ -388,7 +389,7 @@ class WritableFile:
         """Starts RNTuple `name` for writing from many threads: get one fill context per
         thread with `context()`. Buffered data stays within `memory_budget` bytes."""
         self._check_name(name)
-        writer = ParallelRNTupleWriter(self._file, name, schema, self.compression, memory_budget)
+        writer = ParallelRNTupleWriter(self._file, name, schema, self.compression or "zstd:5", memory_budget)
         self._writers.append((name, writer))
         return writer
 
@@ -411,7 +412,7 @@ class WritableFile:
         writer killed later leaves a file readable up to there. Returns a writer with
         `extend(dict)`."""
         self._check_name(name)
-        writer = TTreeWriter(self._file, name, schema, self.compression, title, basket_size, counter_name,
+        writer = TTreeWriter(self._file, name, schema, self.compression or "zlib:1", title, basket_size, counter_name,
                              auto_flush_bytes, auto_save_bytes)
         self._writers.append((name, writer))
         return writer

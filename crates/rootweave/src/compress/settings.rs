@@ -102,6 +102,12 @@ impl Compression {
         level: 5,
     };
 
+    /// ROOT's `TFile` default (`101`, zlib level 1), which its trees' baskets take.
+    pub const ROOT_FILE_DEFAULT: Compression = Compression {
+        codec: Codec::Zlib,
+        level: 1,
+    };
+
     /// A setting with an explicit level; level 0 gives [`Compression::NONE`].
     pub fn new(codec: Codec, level: u32) -> Result<Self> {
         if codec == Codec::None || level == 0 {
