@@ -108,7 +108,7 @@ def nanoaod(n, seed):
             "MET": ak.zip({"pt": rng.random(n).astype(np.float32), "phi": rng.random(n).astype(np.float32)})}
 
 
-@pytest.mark.parametrize("codec", ["zlib:1", "zstd:5"])
+@pytest.mark.parametrize("codec", CODECS)
 def test_lists_and_records_as_nanoaod_branches(codec, workdir):
     path = Path(workdir) / f"nano-{codec.replace(':', '')}.root"
     data = nanoaod(N, 5)
@@ -280,6 +280,26 @@ def test_hadd_merges_two_files(workdir):
     np.testing.assert_array_equal(seen["values"]["d"], np.concatenate([first["d"], second["d"]]))
     ours = rootweave.open(merged)["Events"].arrays(["ul"], library="np")["ul"]
     np.testing.assert_array_equal(ours, np.concatenate([first["ul"], second["ul"]]))
+
+
+def test_hadd_merges_strings_vectors_and_leaf_lists(workdir):
+    paths = [Path(workdir) / f"hadd-objects-{n}.root" for n in ("a", "b", "ab")]
+    parts = [objects(300, 7), objects(200, 8)]
+    for path, data in zip(paths, parts):
+        with rootweave.create(path, "zlib:1") as f:
+            t = f.mktree("Events", OBJECTS)
+            t.extend(data)
+    import ROOT  # noqa: F401  (the wheel's bin/ holds hadd)
+    hadd = Path(sys.modules["ROOT"].__file__).parent / "bin" / "hadd"
+    done = subprocess.run([str(hadd), "-f", str(paths[2]), str(paths[0]), str(paths[1])], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    seen = root_read(paths[2], workdir)
+    assert seen["entries"] == 500
+    for name in ("s", "cs", "vb", "vl", "vvi", "vs"):
+        assert seen["scanned"][name] == ak.to_list(parts[0][name]) + ak.to_list(parts[1][name]), name
+    got = uproot.open(paths[2])["Events"].arrays()
+    for name in OBJECTS:
+        assert ak.to_list(got[name]) == ak.to_list(parts[0][name]) + ak.to_list(parts[1][name]), name
 
 
 def test_batches_that_do_not_match_are_refused_whole(workdir):
