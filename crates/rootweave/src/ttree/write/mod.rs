@@ -9,8 +9,10 @@ mod column;
 mod entry;
 mod layouts;
 mod objects;
+mod options;
 mod resize;
 mod writer;
 
 pub use branch::BranchSpec;
-pub use writer::{TTreeWriteOptions, TTreeWriter};
+pub use options::TTreeWriteOptions;
+pub use writer::TTreeWriter;
