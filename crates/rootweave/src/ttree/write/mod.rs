@@ -7,6 +7,7 @@ mod basket;
 mod branch;
 mod column;
 mod entry;
+mod filler;
 mod layouts;
 mod objects;
 mod options;

@@ -4,14 +4,14 @@
 //! bytes, as ROOT's default `fAutoFlush` says, then every as many entries); the `TTree`
 //! object is written on close.
 
-use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::basket::{basket_key_len, basket_record, place_record, BasketContent};
+use super::basket::place_record;
 use super::branch::BranchSpec;
 use super::column::Column;
 use super::entry::{as_batch, one_entry};
+use super::filler::{BranchFiller, Sealed};
 use super::layouts::tree_layouts;
 use super::objects::{stream_tree, BranchRecord, TreeRecord, WrittenBasket};
 use super::options::TTreeWriteOptions;
@@ -21,34 +21,9 @@ use crate::compress::Compression;
 use crate::container::{DirectoryId, FileWriter, KeyInfo, WriterOptions};
 use crate::error::{Error, Result};
 
-/// The entry-offset table length ROOT 6.40 starts a branch of entries of varying size
-/// with (the tree's `fDefaultEntryOffsetLen`).
-const ENTRY_OFFSET_LEN: i32 = 1000;
-
-/// One branch being filled.
+/// One branch being filled, and its baskets in the file.
 struct BranchState {
-    spec: BranchSpec,
-    /// Bytes of entries a basket gathers (the tree's basket size, until the first cluster
-    /// ends and ROOT's resizing sets one per branch).
-    basket_size: usize,
-    /// Entries a basket holds: ROOT writes a basket when one more entry would bring its
-    /// buffer (key header included) to the basket size.
-    capacity: usize,
-    /// Entries appended so far.
-    appended: u64,
-    /// The open basket's entries, big-endian.
-    pending: Vec<u8>,
-    pending_entries: usize,
-    /// For entries of varying size: where each of the open basket's entries starts in
-    /// `pending`.
-    entry_starts: Vec<u32>,
-    /// Whether entries vary in size (and baskets carry an entry-offset table).
-    varying: bool,
-    /// ROOT's `fEntryOffsetLen`: the entry-offset table length a new basket starts with
-    /// (0 for entries of fixed size), adjusted at each basket as ROOT adjusts it.
-    entry_offset_len: i32,
-    /// For a branch of C strings: the longest so far.
-    longest: usize,
+    filler: BranchFiller,
     /// The branch counting this one's items (an index into the branches).
     counter: Option<usize>,
     /// For a branch counting another's items: the largest count so far.
@@ -141,6 +116,7 @@ impl TTreeWriter {
         }
         let compression = options.compression.unwrap_or_else(|| file.compression());
         let basket_size = options.basket_size;
+        let datime = file.datime();
         Ok(TTreeWriter {
             file: Some(file),
             owns_file: false,
@@ -154,22 +130,9 @@ impl TTreeWriter {
                 .into_iter()
                 .enumerate()
                 .map(|(k, spec)| BranchState {
-                    entry_starts: Vec::new(),
-                    varying: spec.fixed_entry_bytes().is_none(),
-                    entry_offset_len: if spec.fixed_entry_bytes().is_none() {
-                        ENTRY_OFFSET_LEN
-                    } else {
-                        0
-                    },
-                    longest: 0,
+                    filler: BranchFiller::new(spec, name, basket_size, compression, datime),
                     counter: counters[k],
                     max_count: counting[k].then_some(0),
-                    capacity: basket_capacity(&spec, name, basket_size),
-                    basket_size,
-                    appended: 0,
-                    spec,
-                    pending: Vec::new(),
-                    pending_entries: 0,
                     baskets: Vec::new(),
                     tot_bytes: 0,
                     zip_bytes: 0,
@@ -221,7 +184,7 @@ impl TTreeWriter {
             .branches
             .iter()
             .zip(values)
-            .map(|(b, v)| one_entry(&b.spec, v))
+            .map(|(b, v)| one_entry(&b.filler.spec, v))
             .collect::<Result<Vec<Array>>>()?;
         let batch: Vec<ColumnData> = entries.iter().map(as_batch).collect();
         self.extend(&batch)
@@ -245,12 +208,12 @@ impl TTreeWriter {
         let mut columns = Vec::with_capacity(batch.len());
         let mut entries = None;
         for (b, data) in self.branches.iter().zip(batch) {
-            let column = Column::of(&b.spec, data)?;
+            let column = Column::of(&b.filler.spec, data)?;
             let n = column.entries();
             if entries.is_some_and(|e| e != n) {
                 return Err(Error::InvalidArgument(format!(
                     "extend: branch {} gets {n} entries, the branches before it {}",
-                    b.spec.name,
+                    b.filler.spec.name,
                     entries.unwrap_or(0)
                 )));
             }
@@ -265,7 +228,7 @@ impl TTreeWriter {
                 if !agree {
                     return Err(Error::InvalidArgument(format!(
                         "extend: the lengths of branch {} differ from the values of its counter {}",
-                        b.spec.name, self.branches[k].spec.name
+                        b.filler.spec.name, self.branches[k].filler.spec.name
                     )));
                 }
             }
@@ -279,7 +242,11 @@ impl TTreeWriter {
         let total = entries.unwrap_or(0);
         // Slices no longer than a cluster's remainder, and about a basket of the widest
         // branch, so that the first cluster ends close to its byte target.
-        let widest = self.branches.iter().map(|b| b.spec.min_entry_bytes()).max();
+        let widest = self
+            .branches
+            .iter()
+            .map(|b| b.filler.spec.min_entry_bytes())
+            .max();
         let step = (self.options.basket_size / widest.unwrap_or(1).max(1)).max(1);
         let mut start = 0;
         while start < total {
@@ -288,58 +255,18 @@ impl TTreeWriter {
                 let to_boundary = c - self.entries % c;
                 end = end.min(start + to_boundary as usize);
             }
+            let mut sealed = Vec::new();
             for (k, column) in columns.iter().enumerate() {
-                if self.branches[k].varying {
-                    self.append_varying(k, column, start..end)?;
-                } else {
-                    self.append_fixed(k, column, start..end)?;
+                self.branches[k]
+                    .filler
+                    .append(column, start..end, &mut sealed)?;
+                for basket in sealed.drain(..) {
+                    self.place(k, basket)?;
                 }
             }
             self.entries += (end - start) as u64;
             start = end;
             self.end_cluster_if_due()?;
-        }
-        Ok(())
-    }
-
-    /// Appends entries `range` of a fixed-size branch, writing each basket that fills.
-    fn append_fixed(&mut self, k: usize, column: &Column, range: Range<usize>) -> Result<()> {
-        let mut at = range.start;
-        while at < range.end {
-            let b = &mut self.branches[k];
-            let take = (b.capacity - b.pending_entries).min(range.end - at);
-            column.append_fixed(at..at + take, &mut b.pending);
-            b.pending_entries += take;
-            b.appended += take as u64;
-            at += take;
-            if b.pending_entries == b.capacity {
-                self.write_basket(k)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Appends entries `range` of a branch of entries of varying size, one by one: ROOT
-    /// writes the basket once its buffer, twice its entry-offset table and the last entry
-    /// reach the basket size.
-    fn append_varying(&mut self, k: usize, column: &Column, range: Range<usize>) -> Result<()> {
-        let longest = column.longest(range.clone());
-        self.branches[k].longest = self.branches[k].longest.max(longest);
-        let keylen = basket_key_len(&self.branches[k].spec.name, &self.name);
-        for e in range {
-            let b = &mut self.branches[k];
-            let before = b.pending.len();
-            b.entry_starts.push(before as u32);
-            column.append_entry(e, &mut b.pending)?;
-            b.pending_entries += 1;
-            b.appended += 1;
-            let entry = b.pending.len() - before;
-            let table = 4 * b.pending_entries;
-            if keylen + b.pending.len() + 2 * table + entry >= b.basket_size
-                || b.pending.len() > u32::MAX as usize / 2
-            {
-                self.write_basket(k)?;
-            }
         }
         Ok(())
     }
@@ -352,9 +279,7 @@ impl TTreeWriter {
             None => self.bytes_in_cluster >= self.options.auto_flush_bytes,
         };
         if due && self.entries > 0 {
-            for k in 0..self.branches.len() {
-                self.write_basket(k)?;
-            }
+            self.seal_all()?;
             if self.cluster_entries.is_none() && self.options.resize_baskets {
                 self.resize_baskets();
             }
@@ -375,56 +300,45 @@ impl TTreeWriter {
             .branches
             .iter()
             .map(|b| BasketUse {
-                basket_size: b.basket_size,
+                basket_size: b.filler.basket_size,
                 tot_bytes: b.tot_bytes,
-                entries: b.appended,
-                varying: b.varying,
+                entries: b.filler.appended,
+                varying: b.filler.varying,
             })
             .collect();
         if let Some(sizes) = resized(&uses) {
             for (b, size) in self.branches.iter_mut().zip(sizes) {
-                b.basket_size = size;
-                b.capacity = basket_capacity(&b.spec, &self.name, size);
+                b.filler.set_basket_size(size);
             }
         }
     }
 
-    /// Compresses and writes branch `k`'s open basket (nothing if it is empty).
-    fn write_basket(&mut self, k: usize) -> Result<()> {
-        let b = &mut self.branches[k];
-        if b.pending_entries == 0 {
-            return Ok(());
+    /// Seals every branch's open basket and writes it.
+    fn seal_all(&mut self) -> Result<()> {
+        for k in 0..self.branches.len() {
+            if let Some(basket) = self.branches[k].filler.seal() {
+                self.place(k, basket)?;
+            }
         }
-        let content = BasketContent {
-            branch: &b.spec.name,
-            tree: &self.name,
-            data: &b.pending,
-            entries: b.pending_entries,
-            entry_bytes: match b.spec.fixed_entry_bytes() {
-                Some(bytes) => bytes,
-                None => b.entry_offset_len as usize,
-            },
-            offsets: b.varying.then_some(&b.entry_starts[..]),
-            buffer_size: b.basket_size,
-        };
+        Ok(())
+    }
+
+    /// Writes a sealed basket of branch `k` at the end of the file.
+    fn place(&mut self, k: usize, mut basket: Sealed) -> Result<()> {
         let file = self.file.as_ref().expect("the file is kept until finished");
-        let (mut record, keylen) = basket_record(&content, file.datime(), self.compression);
-        let seek = file.allocate(record.len() as u64);
-        place_record(&mut record, seek);
-        file.write_at(seek, &record)?;
-        let first_entry = b.appended - b.pending_entries as u64;
+        let seek = file.allocate(basket.record.len() as u64);
+        place_record(&mut basket.record, seek);
+        file.write_at(seek, &basket.record)?;
+        let b = &mut self.branches[k];
+        let nbytes = basket.record.len() as u64;
         b.baskets.push(WrittenBasket {
             seek,
-            nbytes: record.len() as u32,
-            first_entry,
+            nbytes: nbytes as u32,
+            first_entry: basket.first_entry,
         });
-        b.tot_bytes += (keylen + b.pending.len() + 4 * b.entry_starts.len()) as u64;
-        b.zip_bytes += record.len() as u64;
-        self.bytes_in_cluster += record.len() as u64;
-        b.entry_offset_len = next_entry_offset_len(b.entry_offset_len, b.pending_entries);
-        b.pending.clear();
-        b.entry_starts.clear();
-        b.pending_entries = 0;
+        b.tot_bytes += basket.tot_bytes;
+        b.zip_bytes += nbytes;
+        self.bytes_in_cluster += nbytes;
         Ok(())
     }
 
@@ -439,9 +353,7 @@ impl TTreeWriter {
             return Ok(());
         }
         self.closed = true;
-        for k in 0..self.branches.len() {
-            self.write_basket(k)?;
-        }
+        self.seal_all()?;
         self.write_tree()?;
         let file = self.file.take().expect("the file is kept until finished");
         if self.owns_file {
@@ -474,17 +386,17 @@ impl TTreeWriter {
             .branches
             .iter()
             .map(|b| BranchRecord {
-                spec: &b.spec,
+                spec: &b.filler.spec,
                 compress: setting,
-                basket_size: b.basket_size as i32,
+                basket_size: b.filler.basket_size as i32,
                 entries: self.entries,
                 tot_bytes: b.tot_bytes,
                 zip_bytes: b.zip_bytes,
                 baskets: &b.baskets,
-                entry_offset_len: b.entry_offset_len,
+                entry_offset_len: b.filler.entry_offset_len,
                 counter: b.counter,
                 max_count: b.max_count,
-                longest: b.longest,
+                longest: b.filler.longest,
             })
             .collect();
         let tree = TreeRecord {
@@ -503,7 +415,7 @@ impl TTreeWriter {
         let classes: Vec<&'static str> = self
             .branches
             .iter()
-            .flat_map(|b| b.spec.classes())
+            .flat_map(|b| b.filler.spec.classes())
             .collect();
         file.add_streamer_infos(tree_layouts(&classes));
         let (name, title) = (&self.name, &self.options.title);
@@ -526,33 +438,5 @@ impl Drop for TTreeWriter {
         if !self.closed {
             let _ = self.finish();
         }
-    }
-}
-
-/// Entries of `spec` a basket of tree `tree` holds at basket size `basket_size`: ROOT
-/// writes a basket once its buffer (key header and entries) and one more entry reach the
-/// basket size, and a basket holds at least one entry.
-fn basket_capacity(spec: &BranchSpec, tree: &str, basket_size: usize) -> usize {
-    let keylen = basket_key_len(&spec.name, tree);
-    let entry = spec.min_entry_bytes().max(1);
-    (basket_size.saturating_sub(keylen).div_ceil(entry))
-        .saturating_sub(1)
-        .max(1)
-}
-
-/// ROOT's `fEntryOffsetLen` after a basket of `entries` entries of varying size is written:
-/// shrunk when the table was much longer than needed, grown when it was too short.
-fn next_entry_offset_len(len: i32, entries: usize) -> i32 {
-    let n = entries.min(i32::MAX as usize / 4) as i32;
-    if len > 10 && 4 * n < len {
-        if n < 3 {
-            10
-        } else {
-            4 * n
-        }
-    } else if len != 0 && n > len {
-        2 * n
-    } else {
-        len
     }
 }
