@@ -220,13 +220,21 @@ fn generate(
         options.compression,
         s.uncompressed_bytes as f64 / s.stored_bytes.max(1) as f64,
     );
+    // The sequential tree writer has no budget: its memory is its open baskets.
+    let buffered = if ttree {
+        String::new()
+    } else {
+        format!(
+            "{:.1} MiB buffered (budget {:.0} MiB), ",
+            s.budget_peak as f64 / (1 << 20) as f64,
+            options.memory_budget as f64 / (1 << 20) as f64,
+        )
+    };
     let rates = format!(
-        "{:.2} s: {:.0} entries/s, {:.1} MB/s uncompressed; peak memory: {:.1} MiB buffered (budget {:.0} MiB), {} resident",
+        "{:.2} s: {:.0} entries/s, {:.1} MB/s uncompressed; peak memory: {buffered}{} resident",
         s.seconds,
         s.entries as f64 / s.seconds,
         s.uncompressed_bytes as f64 / 1e6 / s.seconds,
-        s.budget_peak as f64 / (1 << 20) as f64,
-        options.memory_budget as f64 / (1 << 20) as f64,
         s.peak_rss
             .map(|b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64))
             .unwrap_or_else(|| "unknown".into()),
