@@ -248,6 +248,29 @@ def test_default_compression_is_roots(workdir):
     assert uproot.open(generated)["Events"]["x"].member("fCompress") == 101
 
 
+def test_clusters_of_changing_sizes_are_read_as_written(workdir):
+    path = Path(workdir) / "ranges.root"
+    ids = np.arange(1000, dtype=np.int64)
+    with rootweave.create(path, "zstd:5") as f:
+        t = f.mktree("Events", {"id": "int64", "v": "var * float32"})
+        at = 0
+        for size in [100, 100, 250, 250, 250, 50]:
+            part = ids[at:at + size]
+            t.extend({"id": part, "v": ak.unflatten(np.repeat(part, part % 3).astype(np.float32), part % 3)})
+            t.end_cluster()
+            at += size
+    seen = root_read(path, workdir)
+    starts = [0, 100, 200, 450, 700, 950, 1000]
+    assert seen["clusters"] == [[a, b] for a, b in zip(starts, starts[1:])]
+    assert seen["values"]["id"] == ids.tolist()
+    tree = uproot.open(path)["Events"]
+    assert tree.member("fNClusterRange") == 2 and tree.member("fAutoFlush") == 50
+    assert list(tree.member("fClusterRangeEnd")) == [199, 949] and list(tree.member("fClusterSize")) == [100, 250]
+    assert tree["id"].array(library="np").tolist() == ids.tolist()
+    v = rootweave.open(path)["Events"].arrays(["v"])["v"]
+    assert v[998].to_list() == [998.0, 998.0] and v[999].to_list() == []
+
+
 def test_trees_in_directories(workdir):
     path = Path(workdir) / "dirs.root"
     with rootweave.create(path, "zlib:1") as f:

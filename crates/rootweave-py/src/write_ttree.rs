@@ -118,6 +118,16 @@ impl TreeWriter {
         })
     }
 
+    /// Ends the current cluster here: the entries to come start a new one.
+    fn end_cluster(&self, py: Python<'_>) -> PyResult<()> {
+        with_lock(py, &self.writer, |slot| {
+            let writer = slot
+                .as_mut()
+                .ok_or_else(|| PyValueError::new_err("the tree writer is closed"))?;
+            writer.end_cluster().map_err(to_py)
+        })
+    }
+
     /// Writes the open baskets and the tree; returns the number of entries. Closing a
     /// closed writer does nothing.
     fn close(&self, py: Python<'_>) -> PyResult<Option<u64>> {

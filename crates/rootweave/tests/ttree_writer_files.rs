@@ -1,5 +1,6 @@
-//! TTrees in files: several trees and subdirectories in one file, and auto-saves that
-//! leave a file readable up to the last one when the writer never closes. (ROOT 6.40 and
+//! TTrees in files: several trees and subdirectories in one file, auto-saves that leave a
+//! file readable up to the last one when the writer never closes, and clusters of sizes
+//! that change, recorded as ROOT's cluster ranges. (ROOT 6.40 and
 //! uproot read such files, killed by SIGKILL, in tests/python/test_ttree_write.py.)
 
 use std::sync::Arc;
@@ -73,4 +74,27 @@ fn a_writer_that_never_closes_leaves_its_last_auto_save() {
     assert!((85_000..100_000).contains(&saved), "{saved}");
     let got = t.read(&["id"], 0..saved).unwrap();
     assert_eq!(got[0].1, Array::Int64(ids[..saved as usize].to_vec()));
+}
+
+#[test]
+fn clusters_ended_by_hand_are_recorded_as_ranges() {
+    let path = temp("ranges.root");
+    let branches = vec![BranchSpec::scalar("id", LeafType::Int32)];
+    let options = TTreeWriteOptions::default();
+    let mut w = TTreeWriter::recreate(&path, "t", branches, Compression::NONE, options).unwrap();
+    let ids: Vec<i32> = (0..1000).collect();
+    // Clusters of 100, 100, 250, 250, 250 and a last one of 50.
+    let mut at = 0;
+    for size in [100, 100, 250, 250, 250, 50] {
+        w.extend(&[ColumnData::Int32(&ids[at..at + size])]).unwrap();
+        w.end_cluster().unwrap();
+        w.end_cluster().unwrap(); // nothing new: no empty cluster
+        at += size;
+    }
+    assert_eq!(w.clusters(), 6);
+    w.close().unwrap();
+    let t = TTreeReader::open(&path, "t").unwrap();
+    let starts: Vec<u64> = t.meta().cluster_ranges().iter().map(|r| r.start).collect();
+    assert_eq!(starts, [0, 100, 200, 450, 700, 950]);
+    assert_eq!(t.read(&["id"], 0..1000).unwrap()[0].1, Array::Int32(ids));
 }

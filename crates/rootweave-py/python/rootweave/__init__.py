@@ -481,6 +481,12 @@ class TTreeWriter:
         of the same length. Checked as a whole before anything is written."""
         self._writer.extend(_batch(data, self.types))
 
+    def end_cluster(self) -> None:
+        """Ends the current cluster here (as ROOT's `FlushBaskets` with `MarkEventCluster`):
+        the entries to come start a new one; clusters of changing sizes are recorded as
+        ROOT's cluster ranges."""
+        self._writer.end_cluster()
+
     def close(self) -> int:
         """Writes the open baskets and the tree; returns the number of entries."""
         entries = self._writer.close()

@@ -5,6 +5,7 @@
 
 mod basket;
 mod branch;
+mod clusters;
 mod column;
 mod entry;
 mod filler;

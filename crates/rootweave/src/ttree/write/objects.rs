@@ -63,8 +63,11 @@ pub(crate) struct TreeRecord<'a> {
     pub name: &'a str,
     pub title: &'a str,
     pub entries: u64,
-    /// Entries per cluster once known, else ROOT's default of -30,000,000 (bytes).
+    /// Entries per cluster of the last run once known, else ROOT's default of
+    /// -30,000,000 (bytes).
     pub auto_flush: i64,
+    /// Runs of clusters of one size before the last run: last entry, cluster size.
+    pub cluster_ranges: &'a [(i64, i64)],
     pub auto_save: i64,
     /// Stored bytes at the last auto-save.
     pub saved_bytes: u64,
@@ -92,15 +95,20 @@ pub(crate) fn stream_tree(tree: &TreeRecord, key_len: usize) -> Vec<u8> {
     b.i32(25); // fScanField
     b.i32(0); // fUpdate
     b.i32(1000); // fDefaultEntryOffsetLen
-    b.i32(0); // fNClusterRange
+    b.i32(tree.cluster_ranges.len() as i32); // fNClusterRange
     b.i64(1_000_000_000_000); // fMaxEntries
     b.i64(1_000_000_000_000); // fMaxEntryLoop
     b.i64(0); // fMaxVirtualSize
     b.i64(tree.auto_save);
     b.i64(tree.auto_flush);
     b.i64(1_000_000); // fEstimate
-    b.u8(0); // fClusterRangeEnd: none
-    b.u8(0); // fClusterSize: none
+    for column in [0, 1] {
+        // fClusterRangeEnd, then fClusterSize: arrays behind a pointer, flagged when there.
+        b.u8(!tree.cluster_ranges.is_empty() as u8);
+        for range in tree.cluster_ranges {
+            b.i64(if column == 0 { range.0 } else { range.1 });
+        }
+    }
     io_features(&mut b);
     // The branches, each with its leaf; where each leaf starts, for the tree's list.
     let mut leaves = Vec::with_capacity(tree.branches.len());

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::basket::place_record;
 use super::branch::BranchSpec;
+use super::clusters::cluster_layout;
 use super::column::Column;
 use super::entry::{as_batch, one_entry};
 use super::filler::{BranchFiller, Sealed};
@@ -50,6 +51,8 @@ pub struct TTreeWriter {
     entries: u64,
     /// Entries per cluster, once the first cluster has ended.
     cluster_entries: Option<u64>,
+    /// Entries at the end of each cluster so far.
+    cluster_ends: Vec<u64>,
     /// Stored bytes of the baskets written since the last cluster boundary.
     bytes_in_cluster: u64,
     /// Stored bytes written up to the last cluster boundary.
@@ -140,6 +143,7 @@ impl TTreeWriter {
                 .collect(),
             entries: 0,
             cluster_entries: None,
+            cluster_ends: Vec::new(),
             bytes_in_cluster: 0,
             flushed_bytes: 0,
             closed: false,
@@ -153,10 +157,16 @@ impl TTreeWriter {
 
     /// Clusters of the entries written so far (the last may still grow).
     pub fn clusters(&self) -> u64 {
-        match self.cluster_entries {
-            Some(c) => self.entries.div_ceil(c),
-            None => (self.entries > 0) as u64,
-        }
+        let open = self.entries > self.cluster_ends.last().copied().unwrap_or(0);
+        self.cluster_ends.len() as u64 + open as u64
+    }
+
+    /// Ends the current cluster here (as ROOT's `FlushBaskets` with `MarkEventCluster`):
+    /// every branch writes its open basket, and the next entries start a new cluster. The
+    /// tree records clusters of changing sizes as ROOT's cluster ranges. Nothing happens
+    /// if no entry was added since the last cluster ended.
+    pub fn end_cluster(&mut self) -> Result<()> {
+        self.close_cluster()
     }
 
     /// Bytes of the baskets written so far: before compression (key headers included, as
@@ -279,16 +289,30 @@ impl TTreeWriter {
             None => self.bytes_in_cluster >= self.options.auto_flush_bytes,
         };
         if due && self.entries > 0 {
-            self.seal_all()?;
-            if self.cluster_entries.is_none() && self.options.resize_baskets {
-                self.resize_baskets();
+            if self.cluster_entries.is_none() {
+                self.seal_all()?;
+                if self.options.resize_baskets {
+                    self.resize_baskets();
+                }
+                self.cluster_entries = Some(self.entries);
             }
-            self.cluster_entries.get_or_insert(self.entries);
-            self.flushed_bytes += self.bytes_in_cluster;
-            self.bytes_in_cluster = 0;
-            if self.flushed_bytes - self.saved_bytes >= self.options.auto_save_bytes {
-                self.save()?;
-            }
+            self.close_cluster()?;
+        }
+        Ok(())
+    }
+
+    /// Writes every open basket and records a cluster boundary here; saves the tree when
+    /// an auto-save is due.
+    fn close_cluster(&mut self) -> Result<()> {
+        if self.entries == self.cluster_ends.last().copied().unwrap_or(0) {
+            return Ok(());
+        }
+        self.seal_all()?;
+        self.cluster_ends.push(self.entries);
+        self.flushed_bytes += self.bytes_in_cluster;
+        self.bytes_in_cluster = 0;
+        if self.flushed_bytes - self.saved_bytes >= self.options.auto_save_bytes {
+            self.save()?;
         }
         Ok(())
     }
@@ -399,13 +423,17 @@ impl TTreeWriter {
                 longest: b.filler.longest,
             })
             .collect();
+        let layout = cluster_layout(&self.cluster_ends, self.entries);
+        let (ranges, auto_flush) = match &layout {
+            Some(l) => (&l.ranges[..], l.auto_flush),
+            None => (&[][..], -(self.options.auto_flush_bytes as i64)),
+        };
         let tree = TreeRecord {
             name: &self.name,
             title: &self.options.title,
             entries: self.entries,
-            auto_flush: self
-                .cluster_entries
-                .map_or(-(self.options.auto_flush_bytes as i64), |c| c as i64),
+            auto_flush,
+            cluster_ranges: ranges,
             auto_save: -(self.options.auto_save_bytes.min(i64::MAX as u64) as i64),
             saved_bytes: self.saved_bytes,
             flushed_bytes: self.flushed_bytes,
