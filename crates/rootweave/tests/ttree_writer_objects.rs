@@ -128,13 +128,7 @@ impl Columns {
 }
 
 fn strings(v: &[String]) -> Array {
-    let mut offsets = vec![0u64];
-    let mut bytes = Vec::new();
-    for s in v {
-        bytes.extend_from_slice(s.as_bytes());
-        offsets.push(bytes.len() as u64);
-    }
-    Array::String { offsets, bytes }
+    Array::strings(v)
 }
 
 fn list(offsets: &[u64], values: Array) -> Array {

@@ -333,13 +333,7 @@ mod tests {
     }
 
     fn strings(s: &[&str]) -> Array {
-        let mut offsets = vec![0u64];
-        let mut bytes = Vec::new();
-        for x in s {
-            bytes.extend_from_slice(x.as_bytes());
-            offsets.push(bytes.len() as u64);
-        }
-        Array::String { offsets, bytes }
+        Array::strings(s)
     }
 
     fn record(ints: Vec<i32>, names: &[&str]) -> Array {

@@ -87,6 +87,17 @@ pub enum Array {
 }
 
 impl Array {
+    /// An array of strings, one entry per item.
+    pub fn strings<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> Array {
+        let mut offsets = vec![0u64];
+        let mut bytes = Vec::new();
+        for s in items {
+            bytes.extend_from_slice(s.as_ref().as_bytes());
+            offsets.push(bytes.len() as u64);
+        }
+        Array::String { offsets, bytes }
+    }
+
     /// Number of entries.
     pub fn len(&self) -> usize {
         match self {

@@ -151,16 +151,14 @@ fn numbers(leaf: LeafType, values: &[&Value]) -> Option<Array> {
 
 /// `values` as an array of strings, if they all are.
 fn strings(values: &[&Value]) -> Option<Array> {
-    let mut offsets = vec![0u64];
-    let mut bytes = Vec::new();
-    for v in values {
-        let Value::String(s) = v else {
-            return None;
-        };
-        bytes.extend_from_slice(s.as_bytes());
-        offsets.push(bytes.len() as u64);
-    }
-    Some(Array::String { offsets, bytes })
+    let items = values
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => Some(s.as_str()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Array::strings(items))
 }
 
 /// The numbers of `value`, depth first.
