@@ -65,9 +65,9 @@ def main():
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "rootweave-cli"], cwd=REPO, check=True)
     path = OUT / "ttree-open-wide.root"
     subprocess.run([REPO / "target" / "release" / "rootweave", "generate", path, "--schema", "wide", "--format",
-                    "ttree", "--events", str(args.events)], check=True, capture_output=True)
+                    "ttree", "--sequential", "--events", str(args.events)], check=True, capture_output=True)
     subprocess.run([REPO / "target" / "release" / "rootweave", "generate", OUT / "ttree-open-one.root", "--schema",
-                    "single", "--format", "ttree", "--events", "1000"], check=True, capture_output=True)
+                    "single", "--format", "ttree", "--sequential", "--events", "1000"], check=True, capture_output=True)
     # ROOT's own copy of the same tree, for reference.
     theirs = OUT / "ttree-open-wide-root.root"
     subprocess.run([OUT / "root_ttree_write", "clone", path, theirs, "101"], check=True, capture_output=True)

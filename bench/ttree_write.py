@@ -1,4 +1,4 @@
-"""TTree writing on one thread: rootweave (`rootweave generate --format ttree`) against
+"""TTree writing on one thread: rootweave (`rootweave generate --format ttree --sequential`) against
 ROOT 6.40's TTree::Fill and uproot 5.7's tree writing, on the same values, in one run.
 
     .venv/bin/python bench/ttree_write.py [--cases single,wide,nanoaod,complex]
@@ -210,7 +210,7 @@ def run(cmd):
 
 def commands(case, entries, codec, files, root_exe):
     """The command of each writer; ROOT's and uproot's read rootweave's file, except in `single`."""
-    rootweave = [TARGET / "rootweave", "generate", files["rootweave"], "--schema", case, "--format", "ttree",
+    rootweave = [TARGET / "rootweave", "generate", files["rootweave"], "--schema", case, "--format", "ttree", "--sequential",
                  "--events", entries, "--compression", codec, "--seed", 1]
     if case == "single":
         return {"rootweave": rootweave,

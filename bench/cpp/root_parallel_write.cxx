@@ -1,15 +1,17 @@
 // ROOT's side of bench/parallel_write.py: the datasets of `rootweave generate` written from
-// T threads with ROOT's RNTupleParallelWriter or with TBufferMerger (a TTree), with the very
+// T threads with ROOT's RNTupleParallelWriter or with TBufferMerger (a TTree), or from one
+// thread into one TTree with implicit multithreading (imt), with the very
 // same values (seed 1):
 //   single:  std::int32_t x = top 20 bits of splitmix64 draws from seed 1;
 //   complex: ten untyped collections e0..e9 of records {p0, p1, p2: {x, y, z}, d0..d2, i0..i2};
-//   wide:    1000 float fields f0..f999;
+//   wide:    1000 float fields f0..f999 (wide:N: N fields, chunks of 1000 * (1000 / N) entries);
+//   complexflat: complex as NanoAOD-style TTree branches (counters ne0.., arrays e0_p0_x[ne0]..);
 //   nanoaod: the NanoAOD-like events (see README.md).
 // complex, wide and nanoaod are made in chunks (1000, 1000 and 10000 entries) from
 // xoshiro256** seeded per chunk exactly as rootweave's Rng::for_chunk(1, chunk) does, with
 // the draws in the order of crates/rootweave-cli/src/{datasets,synth}.rs.
 //
-//   root_parallel_write rntuple|tbuffermerger|generate SCHEMA OUT ENTRIES THREADS COMPRESSION
+//   root_parallel_write rntuple|tbuffermerger|imt|generate SCHEMA OUT ENTRIES THREADS COMPRESSION
 //
 // `generate` makes the values without writing anything (OUT and COMPRESSION are ignored).
 // Threads take chunks from a shared counter, like rootweave does, and make the values of
@@ -36,6 +38,7 @@
 #include <ROOT/RNTupleParallelWriter.hxx>
 #include <ROOT/RNTupleWriteOptions.hxx>
 #include <ROOT/TBufferMerger.hxx>
+#include <TFile.h>
 #include <TROOT.h>
 #include <TTree.h>
 
@@ -49,6 +52,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -145,41 +149,43 @@ public:
 // wide ---------------------------------------------------------------------------------
 
 class WideSource final : public Source {
-   static constexpr int kFields = 1000;
+   int fFields;
    std::vector<float> fValues; // column-major values of the chunk
    std::uint64_t fN = 0;
-   std::array<float, kFields> fRow{};
+   std::vector<float> fRow;
 
 public:
-   static constexpr std::uint64_t kChunk = 1000;
-   static void Model(ROOT::RNTupleModel &model)
+   explicit WideSource(int fields) : fFields(fields), fRow(fields) {}
+   // Chunks of 1000 entries for 1000 fields, of as many values for fewer fields.
+   static std::uint64_t ChunkEntries(int fields) { return 1000 * std::max(1, 1000 / fields); }
+   static void Model(ROOT::RNTupleModel &model, int fields)
    {
-      for (int f = 0; f < kFields; ++f)
+      for (int f = 0; f < fields; ++f)
          model.MakeField<float>("f" + std::to_string(f));
    }
    void Chunk(std::uint64_t index, std::uint64_t, std::uint64_t n) final
    {
       Rng rng(kSeed, index);
       fN = n;
-      fValues.resize(kFields * n);
-      for (int f = 0; f < kFields; ++f)
+      fValues.resize(fFields * n);
+      for (int f = 0; f < fFields; ++f)
          for (std::uint64_t i = 0; i < n; ++i)
             fValues[f * n + i] = static_cast<float>(rng.next() >> 40) / static_cast<float>(1u << 24);
    }
    void Entry(std::uint64_t i) final
    {
-      for (int f = 0; f < kFields; ++f)
+      for (int f = 0; f < fFields; ++f)
          fRow[f] = fValues[f * fN + i];
-      payload += 4 * kFields;
+      payload += 4 * fFields;
    }
    void Bind(ROOT::REntry &entry) final
    {
-      for (int f = 0; f < kFields; ++f)
+      for (int f = 0; f < fFields; ++f)
          entry.BindRawPtr("f" + std::to_string(f), &fRow[f]);
    }
    void Branch(TTree &tree) final
    {
-      for (int f = 0; f < kFields; ++f) {
+      for (int f = 0; f < fFields; ++f) {
          std::string name = "f" + std::to_string(f);
          tree.Branch(name.c_str(), &fRow[f], (name + "/F").c_str());
       }
@@ -199,6 +205,16 @@ class ComplexSource final : public Source {
    std::array<std::vector<char>, kCollections> fBytes;
    std::array<std::vector<BenchRecord>, kCollections> fVectors;
    bool fTree = false;
+   // NanoAOD-style branches (as rootweave's TreeLayout lays out `complex`): per collection
+   // a counter `ne<c>/I` and one counted array per member, `e<c>_p0_x[ne<c>]/D`, ...
+   bool fFlat = false;
+   static constexpr int kMaxRecords = 15;
+   struct Flat {
+      std::int32_t n = 0;
+      double v[12][kMaxRecords];
+      std::int32_t i[3][kMaxRecords];
+   };
+   std::array<Flat, kCollections> fFlats;
 
    static std::unique_ptr<ROOT::RFieldBase> Vec3(const std::string &name)
    {
@@ -209,6 +225,7 @@ class ComplexSource final : public Source {
    }
 
 public:
+   explicit ComplexSource(bool flat = false) : fFlat(flat) {}
    static constexpr std::uint64_t kChunk = 1000;
    static void Model(ROOT::RNTupleModel &model)
    {
@@ -264,7 +281,20 @@ public:
       for (int c = 0; c < kCollections; ++c) {
          const BenchRecord *begin = fRecords[c].data() + fOffsets[c][i];
          const BenchRecord *end = fRecords[c].data() + fOffsets[c][i + 1];
-         if (fTree) {
+         if (fFlat) {
+            Flat &f = fFlats[c];
+            f.n = static_cast<std::int32_t>(end - begin);
+            for (int k = 0; k < f.n; ++k) {
+               const BenchRecord &r = begin[k];
+               const double v[12] = {r.p0.x, r.p0.y, r.p0.z, r.p1.x, r.p1.y, r.p1.z,
+                                     r.p2.x, r.p2.y, r.p2.z, r.d0,   r.d1,   r.d2};
+               for (int m = 0; m < 12; ++m)
+                  f.v[m][k] = v[m];
+               f.i[0][k] = r.i0;
+               f.i[1][k] = r.i1;
+               f.i[2][k] = r.i2;
+            }
+         } else if (fTree) {
             fVectors[c].assign(begin, end);
          } else {
             fBytes[c].resize((end - begin) * sizeof(BenchRecord));
@@ -281,9 +311,25 @@ public:
    void Branch(TTree &tree) final
    {
       fTree = true;
+      static const char *kDoubles[12] = {"p0_x", "p0_y", "p0_z", "p1_x", "p1_y", "p1_z",
+                                         "p2_x", "p2_y", "p2_z", "d0",   "d1",   "d2"};
+      static const char *kInts[3] = {"i0", "i1", "i2"};
       for (int c = 0; c < kCollections; ++c) {
          std::string name = "e" + std::to_string(c);
-         tree.Branch(name.c_str(), &fVectors[c]);
+         if (!fFlat) {
+            tree.Branch(name.c_str(), &fVectors[c]);
+            continue;
+         }
+         std::string counter = "ne" + std::to_string(c);
+         tree.Branch(counter.c_str(), &fFlats[c].n, (counter + "/I").c_str());
+         for (int m = 0; m < 12; ++m) {
+            std::string b = name + "_" + kDoubles[m];
+            tree.Branch(b.c_str(), fFlats[c].v[m], (b + "[" + counter + "]/D").c_str());
+         }
+         for (int m = 0; m < 3; ++m) {
+            std::string b = name + "_" + kInts[m];
+            tree.Branch(b.c_str(), fFlats[c].i[m], (b + "[" + counter + "]/I").c_str());
+         }
       }
    }
 };
@@ -494,8 +540,8 @@ public:
 
 struct Schema {
    std::uint64_t chunk;
-   void (*model)(ROOT::RNTupleModel &);
-   std::unique_ptr<Source> (*source)();
+   std::function<void(ROOT::RNTupleModel &)> model;
+   std::function<std::unique_ptr<Source>()> source;
 };
 
 template <typename S>
@@ -524,8 +570,8 @@ static long rss_kib()
 int main(int argc, char **argv)
 {
    if (argc != 7) {
-      std::fprintf(stderr, "usage: root_parallel_write rntuple|tbuffermerger|generate single|complex|wide|nanoaod "
-                           "OUT ENTRIES THREADS COMPRESSION\n");
+      std::fprintf(stderr, "usage: root_parallel_write rntuple|tbuffermerger|imt|generate "
+                           "single|complex|complexflat|wide|wide:N|nanoaod OUT ENTRIES THREADS COMPRESSION\n");
       return 2;
    }
    const std::string mode = argv[1];
@@ -539,15 +585,21 @@ int main(int argc, char **argv)
       schema = MakeSchema<SingleSource>();
    else if (name == "complex")
       schema = MakeSchema<ComplexSource>();
-   else if (name == "wide")
-      schema = MakeSchema<WideSource>();
+   else if (name == "complexflat")
+      schema = {ComplexSource::kChunk, &ComplexSource::Model,
+                [] { return std::unique_ptr<Source>(std::make_unique<ComplexSource>(true)); }};
+   else if (name == "wide" || name.rfind("wide:", 0) == 0) {
+      const int fields = name == "wide" ? 1000 : std::stoi(name.substr(5));
+      schema = {WideSource::ChunkEntries(fields), [fields](ROOT::RNTupleModel &m) { WideSource::Model(m, fields); },
+                [fields] { return std::unique_ptr<Source>(std::make_unique<WideSource>(fields)); }};
+   }
    else if (name == "nanoaod")
       schema = MakeSchema<NanoAodSource>();
    else {
       std::fprintf(stderr, "unknown schema %s\n", name.c_str());
       return 2;
    }
-   if (mode != "rntuple" && mode != "tbuffermerger" && mode != "generate") {
+   if (mode != "rntuple" && mode != "tbuffermerger" && mode != "imt" && mode != "generate") {
       std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
       return 2;
    }
@@ -613,6 +665,18 @@ int main(int argc, char **argv)
       }
       for (auto &t : pool)
          t.join();
+   } else if (mode == "imt") {
+      // One TTree filled on this thread; with THREADS > 1, ROOT's implicit multithreading
+      // compresses the baskets of different branches on a pool of THREADS threads.
+      if (threads > 1)
+         ROOT::EnableImplicitMT(threads);
+      TFile file(out, "RECREATE", "", compression);
+      TTree tree("Events", "Events");
+      auto source = schema.source();
+      source->Branch(tree);
+      loop(*source, [&] { tree.Fill(); }, [] {});
+      file.Write();
+      file.Close();
    } else {
       for (int t = 0; t < threads; ++t) {
          pool.emplace_back([&] {

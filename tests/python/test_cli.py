@@ -79,7 +79,7 @@ def test_generate_writes_ttrees_of_the_same_values(tmp_path):
     events = {"single": 70000, "wide": 3000, "nanoaod": 20000, "complex": 1500}
     for schema, n in events.items():
         tree, ntuple = tmp_path / f"{schema}-tree.root", tmp_path / f"{schema}-ntuple.root"
-        done = run("generate", tree, "--schema", schema, "--events", n, "--format", "ttree",
+        done = run("generate", tree, "--schema", schema, "--events", n, "--format", "ttree", "--sequential",
                    "--compression", "lz4:4", "--seed", 3)
         assert done.returncode == 0, done.stderr
         assert f"wrote {n} entries" in done.stdout

@@ -283,17 +283,25 @@ fn usage() -> ! {
     std::process::exit(2);
 }
 
-/// `compress-baskets FILE TREE COMPRESSION`: the codec alone on a tree's baskets, the
-/// reference of `bench/ttree_write.py` for how much of a write is compression. Every
-/// basket is read and decompressed (untimed), then compressed again with the given setting
-/// as the writer compresses baskets (`Frames::Sized`), on one thread into a buffer already
-/// mapped (best of three). Prints `seconds`, `bytes`
+/// `compress-baskets FILE TREE COMPRESSION [THREADS]`: the codec alone on a tree's baskets,
+/// the reference of `bench/ttree_write.py` and `bench/ttree_parallel_write.py` for how much
+/// of a write is compression. Every basket is read and decompressed (untimed), then
+/// compressed again with the given setting as the writers compress baskets
+/// (`Frames::Sized`), by THREADS threads (default 1; basket `i` by thread `i % THREADS`),
+/// each into a buffer already mapped (best of three). Prints `seconds`, `bytes`
 /// (uncompressed) and `stored` (what the codec made).
 pub fn compress_baskets(args: &[String]) -> rootweave::Result<()> {
-    let [path, tree, compression] = args else {
-        eprintln!("usage: rootweave-bench compress-baskets FILE TREE COMPRESSION");
-        std::process::exit(2);
+    let (path, tree, compression, threads) = match args {
+        [path, tree, compression] => (path, tree, compression, 1),
+        [path, tree, compression, threads] => {
+            (path, tree, compression, threads.parse().unwrap_or(0))
+        }
+        _ => (&args[0], &args[0], &args[0], 0),
     };
+    if threads == 0 {
+        eprintln!("usage: rootweave-bench compress-baskets FILE TREE COMPRESSION [THREADS]");
+        std::process::exit(2);
+    }
     let compression: rootweave::compress::Compression = compression.parse()?;
     let reader = open(path, tree, ReadOptions::default())?;
     let file = reader.file().clone();
@@ -306,18 +314,36 @@ pub fn compress_baskets(args: &[String]) -> rootweave::Result<()> {
         plain.push(out);
     }
     let biggest = plain.iter().map(Vec::len).max().unwrap_or(0);
-    let mut out = vec![0u8; biggest + biggest / 64 + (64 << 10)];
-    touch(&mut out);
+    let mut outs: Vec<Vec<u8>> = (0..threads)
+        .map(|_| {
+            let mut out = vec![0u8; biggest + biggest / 64 + (64 << 10)];
+            touch(&mut out);
+            out
+        })
+        .collect();
     let mut stored = 0;
     let seconds = best_of(3, || {
         let t = Instant::now();
-        stored = 0;
-        for p in &plain {
-            out.clear();
-            let frames = rootweave::compress::Frames::Sized;
-            rootweave::compress::compress_frames_into(compression, frames, p, &mut out);
-            stored += out.len();
-        }
+        stored = std::thread::scope(|s| {
+            let workers: Vec<_> = outs
+                .iter_mut()
+                .enumerate()
+                .map(|(k, out)| {
+                    let plain = &plain;
+                    s.spawn(move || {
+                        let mut stored = 0;
+                        for p in plain.iter().skip(k).step_by(threads) {
+                            out.clear();
+                            let frames = rootweave::compress::Frames::Sized;
+                            rootweave::compress::compress_frames_into(compression, frames, p, out);
+                            stored += out.len();
+                        }
+                        stored
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap_or(0)).sum()
+        });
         t.elapsed().as_secs_f64()
     });
     println!("seconds {seconds:.6}");

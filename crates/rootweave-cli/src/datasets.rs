@@ -19,8 +19,8 @@ pub enum Schema {
     Single,
     /// Ten `std::vector` fields of a record of three 3-vectors, 3 doubles and 3 ints.
     Complex,
-    /// 1000 `float` fields with 24-bit resolution.
-    Wide,
+    /// `float` fields (1000 for `wide`, N for `wide:N`) with 24-bit resolution.
+    Wide(usize),
 }
 
 impl FromStr for Schema {
@@ -30,10 +30,13 @@ impl FromStr for Schema {
             "nanoaod" => Ok(Schema::NanoAod),
             "single" => Ok(Schema::Single),
             "complex" => Ok(Schema::Complex),
-            "wide" => Ok(Schema::Wide),
-            _ => Err(Error::InvalidArgument(format!(
-                "unknown schema '{s}' (nanoaod, single, complex or wide)"
-            ))),
+            "wide" => Ok(Schema::Wide(1000)),
+            _ => match s.strip_prefix("wide:").map(str::parse::<usize>) {
+                Some(Ok(n)) if n > 0 => Ok(Schema::Wide(n)),
+                _ => Err(Error::InvalidArgument(format!(
+                    "unknown schema '{s}' (nanoaod, single, complex, wide or wide:N)"
+                ))),
+            },
         }
     }
 }
@@ -78,18 +81,20 @@ impl Schema {
                     })
                     .collect()
             }
-            Schema::Wide => (0..1000)
+            Schema::Wide(n) => (0..n)
                 .map(|i| Field::new(format!("f{i}"), FieldType::Float32))
                 .collect(),
         }
     }
 
-    /// Entries per chunk.
+    /// Entries per chunk (`wide:N`: 1000 times 1000 / N, so that chunks of fewer fields
+    /// hold as many values).
     pub fn chunk_entries(self) -> u64 {
         match self {
             Schema::NanoAod => CHUNK_EVENTS,
             Schema::Single => 1 << 16,
-            Schema::Complex | Schema::Wide => 1000,
+            Schema::Complex => 1000,
+            Schema::Wide(n) => 1000 * (1000 / n as u64).max(1),
         }
     }
 
@@ -129,10 +134,10 @@ impl Schema {
                 chunk.generate_into(seed, index, n);
                 Chunk::Complex(chunk)
             }
-            (Schema::Wide, spare) => {
+            (Schema::Wide(fields), spare) => {
                 let mut columns = match spare {
-                    Some(Chunk::Wide(columns)) if columns.len() == 1000 => columns,
-                    _ => vec![Vec::new(); 1000],
+                    Some(Chunk::Wide(columns)) if columns.len() == fields => columns,
+                    _ => vec![Vec::new(); fields],
                 };
                 let mut rng = Rng::for_chunk(seed, index);
                 for column in &mut columns {
@@ -302,7 +307,8 @@ mod tests {
         // values (another seed).
         for schema in [
             Schema::Single,
-            Schema::Wide,
+            Schema::Wide(1000),
+            Schema::Wide(3),
             Schema::Complex,
             Schema::NanoAod,
         ] {
@@ -327,7 +333,8 @@ mod tests {
             Schema::NanoAod,
             Schema::Single,
             Schema::Complex,
-            Schema::Wide,
+            Schema::Wide(1000),
+            Schema::Wide(3),
         ] {
             let chunk = schema.chunk(1, 0, 50);
             assert_eq!(chunk.len(), 50);

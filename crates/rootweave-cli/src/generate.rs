@@ -6,8 +6,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use rootweave::array::ColumnData;
 use rootweave::compress::Compression;
-use rootweave::rntuple::{ParallelOptions, ParallelRNTupleWriter, WriteOptions};
+use rootweave::rntuple::{FillContext, ParallelOptions, ParallelRNTupleWriter, WriteOptions};
 use rootweave::Result;
 
 use crate::datasets::Schema;
@@ -49,13 +50,72 @@ pub struct GenerateSummary {
     pub file_bytes: u64,
     /// Wall time.
     pub seconds: f64,
-    /// Highest memory the writer's budget accounted.
-    pub budget_peak: u64,
+    /// Highest memory the writer's budget accounted (none for the sequential TTree
+    /// writer, which has no budget: its memory is its open baskets).
+    pub budget_peak: Option<u64>,
     /// Peak resident memory of the process, if known.
     pub peak_rss: Option<u64>,
 }
 
-/// Generates the dataset into `out`.
+/// A parallel writer as `generate` drives it: fill contexts, one per thread, that take the
+/// dataset's chunks (in chunk order when ordered), and what the writer tells on the way
+/// and at the end.
+pub(crate) trait ParallelOutput {
+    /// A fill context.
+    type Context: Send;
+    /// A new fill context.
+    fn context(&self) -> Self::Context;
+    /// Appends chunk `index`'s `batch` through `context`: as cluster `index` if `ordered`.
+    fn extend(
+        &self,
+        context: &mut Self::Context,
+        index: u64,
+        batch: &[ColumnData],
+        ordered: bool,
+    ) -> Result<()>;
+    /// Uncompressed bytes committed so far, and budget bytes in use.
+    fn status(&self) -> (u64, u64);
+    /// The most bytes the budget accounted.
+    fn budget_peak(&self) -> u64;
+    /// Closes the writer: entries, clusters, stored and uncompressed bytes.
+    fn close(self) -> Result<(u64, u64, u64, u64)>;
+}
+
+impl ParallelOutput for ParallelRNTupleWriter {
+    type Context = FillContext;
+    fn context(&self) -> FillContext {
+        ParallelRNTupleWriter::context(self)
+    }
+    fn extend(
+        &self,
+        context: &mut FillContext,
+        index: u64,
+        batch: &[ColumnData],
+        ordered: bool,
+    ) -> Result<()> {
+        match ordered {
+            true => context.extend_sequence(index, batch),
+            false => context.extend(batch),
+        }
+    }
+    fn status(&self) -> (u64, u64) {
+        (self.committed_bytes().1, self.budget().in_use())
+    }
+    fn budget_peak(&self) -> u64 {
+        self.budget().peak()
+    }
+    fn close(self) -> Result<(u64, u64, u64, u64)> {
+        let s = ParallelRNTupleWriter::close(self)?;
+        Ok((
+            s.entries,
+            s.clusters,
+            s.stored_page_bytes,
+            s.uncompressed_page_bytes,
+        ))
+    }
+}
+
+/// Generates the dataset into `out` as an RNTuple.
 pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
     let start = Instant::now();
     let writer = ParallelRNTupleWriter::recreate(
@@ -69,19 +129,65 @@ pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary
             // A program of its own: resident memory may follow the budget process-wide.
             .with_return_freed_memory(true),
     )?;
+    write_parallel(writer, out, options, start)
+}
+
+/// Fills the dataset through `writer`'s contexts, one per thread, and closes it.
+pub(crate) fn write_parallel<W: ParallelOutput + Sync>(
+    writer: W,
+    out: &Path,
+    options: &GenerateOptions,
+    start: Instant,
+) -> Result<GenerateSummary> {
+    // Every context is made before any thread starts, so that each sizes its buffers for
+    // all of them from its first entry on.
+    let contexts: Vec<_> = (0..options.threads.max(1))
+        .map(|_| writer.context())
+        .collect();
+    let produced = produce(
+        contexts,
+        options,
+        start,
+        |ctx, index, batch| writer.extend(ctx, index, batch, options.ordered),
+        || writer.status(),
+    );
+    if let Err(e) = produced {
+        let _ = writer.close();
+        return Err(e);
+    }
+    let budget_peak = writer.budget_peak();
+    let (entries, clusters, stored_bytes, uncompressed_bytes) = writer.close()?;
+    Ok(GenerateSummary {
+        entries,
+        clusters,
+        stored_bytes,
+        uncompressed_bytes,
+        file_bytes: std::fs::metadata(out).map(|m| m.len()).unwrap_or(0),
+        seconds: start.elapsed().as_secs_f64(),
+        budget_peak: Some(budget_peak),
+        peak_rss: peak_rss(),
+    })
+}
+
+/// Fills the dataset's chunks through `contexts`, one thread each, chunk `index` by
+/// `extend(context, index, batch)`, with a progress bar fed by `status` (uncompressed
+/// bytes committed, budget bytes in use); returns the first error.
+pub(crate) fn produce<C: Send>(
+    contexts: Vec<C>,
+    options: &GenerateOptions,
+    start: Instant,
+    extend: impl Fn(&mut C, u64, &[ColumnData]) -> Result<()> + Sync,
+    status: impl Fn() -> (u64, u64),
+) -> Result<()> {
     let chunks = options.schema.chunks(options.entries);
     let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);
     let bar = progress_bar(options);
     let first_error = std::sync::Mutex::new(None);
-    // Every context is made before any thread starts, so that each sizes its pages for
-    // all of them from its first entry on.
-    let contexts: Vec<_> = (0..options.threads.max(1))
-        .map(|_| writer.context())
-        .collect();
+    let threads = contexts.len() as u64;
     std::thread::scope(|scope| {
         for mut ctx in contexts {
-            let (next, done, first_error) = (&next, &done, &first_error);
+            let (next, done, first_error, extend) = (&next, &done, &first_error, &extend);
             // The memory of the chunk before, filled again.
             let mut spare = None;
             scope.spawn(move || loop {
@@ -95,13 +201,7 @@ pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary
                     options.entries,
                     spare.take(),
                 );
-                let result = chunk.with_columns(|batch| {
-                    if options.ordered {
-                        ctx.extend_sequence(index, batch)
-                    } else {
-                        ctx.extend(batch)
-                    }
-                });
+                let result = chunk.with_columns(|batch| extend(&mut ctx, index, batch));
                 if let Err(e) = result {
                     first_error
                         .lock()
@@ -117,16 +217,16 @@ pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary
         }
         if let Some(bar) = &bar {
             while done.load(Ordering::Relaxed) < options.entries
-                && next.load(Ordering::Relaxed) < chunks + options.threads as u64
+                && next.load(Ordering::Relaxed) < chunks + threads
             {
                 let entries = done.load(Ordering::Relaxed);
-                let (_, uncompressed) = writer.committed_bytes();
+                let (uncompressed, in_use) = status();
                 let seconds = start.elapsed().as_secs_f64().max(1e-9);
                 bar.set_position(entries);
                 bar.set_message(format!(
                     "{:.0} MB/s, {} MiB buffered",
                     uncompressed as f64 / 1e6 / seconds,
-                    writer.budget().in_use() >> 20
+                    in_use >> 20
                 ));
                 std::thread::sleep(Duration::from_millis(100));
             }
@@ -135,22 +235,10 @@ pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    if let Some(e) = first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        let _ = writer.close();
-        return Err(e);
+    match first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    let budget_peak = writer.budget().peak();
-    let summary = writer.close()?;
-    Ok(GenerateSummary {
-        entries: summary.entries,
-        clusters: summary.clusters,
-        stored_bytes: summary.stored_page_bytes,
-        uncompressed_bytes: summary.uncompressed_page_bytes,
-        file_bytes: std::fs::metadata(out).map(|m| m.len()).unwrap_or(0),
-        seconds: start.elapsed().as_secs_f64(),
-        budget_peak,
-        peak_rss: peak_rss(),
-    })
 }
 
 fn progress_bar(options: &GenerateOptions) -> Option<indicatif::ProgressBar> {

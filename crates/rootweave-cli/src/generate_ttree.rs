@@ -1,15 +1,18 @@
-//! `rootweave generate --format ttree`: a synthetic dataset written as a TTree by the
-//! sequential TTree writer, chunk after chunk on one thread, its fields as NanoAOD-style
-//! branches.
+//! `rootweave generate --format ttree`: a synthetic dataset written as a TTree, its fields
+//! as NanoAOD-style branches: by the parallel TTree writer from any number of threads, or
+//! (`--sequential`) on one thread by the sequential writer, ROOT's clusters and all.
 
 use std::path::Path;
 use std::time::Instant;
 
+use rootweave::array::ColumnData;
 use rootweave::convert::{FieldOptions, TreeLayout};
-use rootweave::ttree::{TTreeWriteOptions, TTreeWriter};
+use rootweave::ttree::{
+    TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteOptions, TTreeWriter,
+};
 use rootweave::Result;
 
-use crate::generate::{peak_rss, GenerateOptions, GenerateSummary};
+use crate::generate::{peak_rss, write_parallel, GenerateOptions, GenerateSummary, ParallelOutput};
 
 /// How the generated fields become branches: NanoAOD's, a list `X_y` counted by `nX`
 /// (shared by the lists of one collection, as `nJet` counts `Jet_pt` and `Jet_eta`); other
@@ -21,10 +24,11 @@ fn field_options(name: &str) -> FieldOptions {
     }
 }
 
-/// Generates the dataset into `out` as a TTree called `Events`.
-pub fn generate_ttree(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
-    let start = Instant::now();
+/// Generates the dataset into `out` as a TTree called `Events`, chunk after chunk on one
+/// thread, by the sequential writer (ROOT's clusters and basket sizes).
+pub fn generate_ttree_sequential(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
     let layout = TreeLayout::new(&options.schema.fields(), field_options)?;
+    let start = Instant::now();
     let mut writer = TTreeWriter::recreate(
         out,
         "Events",
@@ -51,7 +55,68 @@ pub fn generate_ttree(out: &Path, options: &GenerateOptions) -> Result<GenerateS
         uncompressed_bytes: uncompressed,
         file_bytes: std::fs::metadata(out).map(|m| m.len()).unwrap_or(0),
         seconds: start.elapsed().as_secs_f64(),
-        budget_peak: 0,
+        budget_peak: None,
         peak_rss: peak_rss(),
     })
+}
+
+/// The parallel TTree writer, with the layout that makes the dataset's fields branches.
+struct TreeOutput<'a> {
+    writer: TTreeParallelWriter,
+    layout: &'a TreeLayout,
+}
+
+impl ParallelOutput for TreeOutput<'_> {
+    type Context = TTreeFillContext;
+    fn context(&self) -> TTreeFillContext {
+        self.writer.context()
+    }
+    fn extend(
+        &self,
+        context: &mut TTreeFillContext,
+        index: u64,
+        batch: &[ColumnData],
+        ordered: bool,
+    ) -> Result<()> {
+        self.layout.with_branch_batches(batch, |b| match ordered {
+            true => context.extend_sequence(index, b),
+            false => context.extend(b),
+        })
+    }
+    fn status(&self) -> (u64, u64) {
+        (
+            self.writer.committed_bytes().1,
+            self.writer.budget().in_use(),
+        )
+    }
+    fn budget_peak(&self) -> u64 {
+        self.writer.budget().peak()
+    }
+    fn close(self) -> Result<(u64, u64, u64, u64)> {
+        let s = self.writer.close()?;
+        Ok((s.entries, s.clusters, s.zip_bytes, s.tot_bytes))
+    }
+}
+
+/// Generates the dataset into `out` as a TTree called `Events` by the parallel writer,
+/// one fill context per thread.
+pub fn generate_ttree(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
+    let layout = TreeLayout::new(&options.schema.fields(), field_options)?;
+    let start = Instant::now();
+    let writer = TTreeParallelWriter::recreate(
+        out,
+        "Events",
+        layout.branches().to_vec(),
+        TTreeParallelOptions::default()
+            .with_compression(options.compression)
+            .with_memory_budget(options.memory_budget)
+            .with_ordered(options.ordered)
+            // A program of its own: resident memory may follow the budget process-wide.
+            .with_return_freed_memory(true),
+    )?;
+    let output = TreeOutput {
+        writer,
+        layout: &layout,
+    };
+    write_parallel(output, out, options, start)
 }

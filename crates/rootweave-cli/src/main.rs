@@ -73,10 +73,13 @@ enum Command {
         /// The dataset: nanoaod (default), single, complex or wide.
         #[arg(long, default_value = "nanoaod")]
         schema: Schema,
-        /// The format: rntuple (default) or ttree (schemas of numbers: single, wide; one
-        /// thread, ROOT's default basket size and clusters).
+        /// The format: rntuple (default) or ttree (NanoAOD-style branches).
         #[arg(long, default_value = "rntuple", value_parser = ["rntuple", "ttree"])]
         format: String,
+        /// With --format ttree: one thread and the sequential writer, whose clusters and
+        /// basket sizes are ROOT's TTree::Fill's (instead of the parallel writer's).
+        #[arg(long, conflicts_with_all = ["threads", "ordered"])]
+        sequential: bool,
     },
 }
 
@@ -111,14 +114,19 @@ fn main() -> ExitCode {
             ordered,
             schema,
             format,
+            sequential,
         } => {
+            if sequential && format != "ttree" {
+                eprintln!("rootweave: --sequential writes TTrees only (--format ttree)");
+                return ExitCode::FAILURE;
+            }
             let compression = compression.unwrap_or(match format.as_str() {
                 "ttree" => Compression::ROOT_FILE_DEFAULT,
                 _ => Compression::ROOT_RNTUPLE_DEFAULT,
             });
-            let threads = match format.as_str() {
-                "ttree" => 1,
-                _ => threads
+            let threads = match sequential {
+                true => 1,
+                false => threads
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
             };
             generate(
@@ -133,7 +141,11 @@ fn main() -> ExitCode {
                     ordered,
                     progress: true,
                 },
-                format == "ttree",
+                match format.as_str() {
+                    "ttree" if sequential => Output::SequentialTree,
+                    "ttree" => Output::ParallelTree,
+                    _ => Output::RNTuple,
+                },
             )
         }
     };
@@ -199,16 +211,25 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("'{text}' is too large"))
 }
 
+/// What `generate` writes, and with which writer.
+enum Output {
+    RNTuple,
+    ParallelTree,
+    SequentialTree,
+}
+
 fn generate(
     out: &std::path::Path,
     options: &GenerateOptions,
-    ttree: bool,
+    output: Output,
 ) -> rootweave::Result<()> {
     use std::io::Write;
-    let s = if ttree {
-        rootweave_cli::generate_ttree::generate_ttree(out, options)?
-    } else {
-        rootweave_cli::generate::generate(out, options)?
+    let s = match output {
+        Output::RNTuple => rootweave_cli::generate::generate(out, options)?,
+        Output::ParallelTree => rootweave_cli::generate_ttree::generate_ttree(out, options)?,
+        Output::SequentialTree => {
+            rootweave_cli::generate_ttree::generate_ttree_sequential(out, options)?
+        }
     };
     let written = format!(
         "wrote {} entries to {} with {} thread(s): {} clusters, {:.1} MB on disk, compression {} (ratio {:.2})",
@@ -220,15 +241,13 @@ fn generate(
         options.compression,
         s.uncompressed_bytes as f64 / s.stored_bytes.max(1) as f64,
     );
-    // The sequential tree writer has no budget: its memory is its open baskets.
-    let buffered = if ttree {
-        String::new()
-    } else {
-        format!(
+    let buffered = match s.budget_peak {
+        Some(peak) => format!(
             "{:.1} MiB buffered (budget {:.0} MiB), ",
-            s.budget_peak as f64 / (1 << 20) as f64,
+            peak as f64 / (1 << 20) as f64,
             options.memory_budget as f64 / (1 << 20) as f64,
-        )
+        ),
+        None => String::new(),
     };
     let rates = format!(
         "{:.2} s: {:.0} entries/s, {:.1} MB/s uncompressed; peak memory: {buffered}{} resident",

@@ -12,6 +12,7 @@ mod read_ttree;
 mod spec;
 mod write;
 mod write_ttree;
+mod write_ttree_parallel;
 
 use pyo3::prelude::*;
 
@@ -23,6 +24,8 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<write::OutputFile>()?;
     m.add_class::<write::Writer>()?;
     m.add_class::<write_ttree::TreeWriter>()?;
+    m.add_class::<write_ttree_parallel::ParallelTreeWriter>()?;
+    m.add_class::<write_ttree_parallel::TreeContext>()?;
     m.add_class::<write::ParallelRNTupleWriter>()?;
     m.add_class::<write::Context>()?;
     m.add_function(wrap_pyfunction!(read::list_keys, m)?)?;

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use rootweave::array::ColumnData;
 use rootweave::convert::{FieldOptions, TreeLayout};
 use rootweave::rntuple::Field;
 use rootweave::ttree::{TTreeWriteOptions, TTreeWriter};
@@ -53,32 +54,14 @@ impl TreeWriter {
         auto_flush_bytes: u64,
         auto_save_bytes: u64,
     ) -> PyResult<Self> {
-        let mut fields = Vec::with_capacity(schema.len());
-        for item in schema.iter() {
-            let (field, ty): (String, Bound<'_, PyAny>) = item.extract()?;
-            fields.push(Field::new(field.clone(), field_type(&ty, &field)?));
-        }
-        let layouts = layouts.unwrap_or_default();
-        let options = |field: &str| {
-            let mut o = FieldOptions::default();
-            if let Some((counter, style)) = layouts.get(field) {
-                o = o.with_counter(counter);
-                o = match style.as_str() {
-                    "std_vector" => o.with_std_vector(),
-                    "c_string" => o.with_c_string(),
-                    "leaf_list" => o.with_leaf_list(),
-                    _ => o,
-                };
-            }
-            o
-        };
-        let layout = TreeLayout::new(&fields, options).map_err(to_type_error)?;
-        let options = TTreeWriteOptions::default()
-            .with_title(title)
-            .with_compression(self::compression(compression)?)
-            .with_basket_size(basket_size)
-            .with_auto_flush_bytes(auto_flush_bytes)
-            .with_auto_save_bytes(auto_save_bytes);
+        let (fields, layout) = tree_layout(schema, layouts)?;
+        let options = write_options(
+            title,
+            compression,
+            basket_size,
+            auto_flush_bytes,
+            auto_save_bytes,
+        )?;
         let shared = file.get().shared(py)?;
         let branches = layout.branches().to_vec();
         let writer = py
@@ -95,27 +78,15 @@ impl TreeWriter {
     /// Appends a batch (a list of batch tuples, one per field). The whole batch is
     /// checked before anything is written.
     fn extend(&self, py: Python<'_>, batch: &Bound<'_, PyList>) -> PyResult<()> {
-        if batch.len() != self.names.len() {
-            return Err(PyValueError::new_err(format!(
-                "a batch needs {} fields, got {}",
-                self.names.len(),
-                batch.len()
-            )));
-        }
-        let held = batch
-            .iter()
-            .zip(&self.names)
-            .map(|(b, name)| hold(&b, name))
-            .collect::<PyResult<Vec<_>>>()?;
-        let fields = held.iter().map(column_data).collect::<PyResult<Vec<_>>>()?;
-        with_lock(py, &self.writer, |slot| {
-            let writer = slot
-                .as_mut()
-                .ok_or_else(|| PyValueError::new_err("the tree writer is closed"))?;
-            self.layout
-                .with_branch_batches(&fields, |data| writer.extend(data))
-                .map_err(to_py)
-        })
+        extend_tree_slot(
+            py,
+            &self.writer,
+            batch,
+            &self.names,
+            &self.layout,
+            "tree writer",
+            |w, data| w.extend(data),
+        )
     }
 
     /// Ends the current cluster here: the entries to come start a new one.
@@ -140,6 +111,85 @@ impl TreeWriter {
             None => Ok(None),
         })
     }
+}
+
+/// The fields of a schema (`[(name, type tuple), ...]`) and their branches, laid out as
+/// `layouts` says (see [`TreeWriter::new`]).
+pub(crate) fn tree_layout(
+    schema: &Bound<'_, PyList>,
+    layouts: Option<HashMap<String, (String, String)>>,
+) -> PyResult<(Vec<Field>, TreeLayout)> {
+    let mut fields = Vec::with_capacity(schema.len());
+    for item in schema.iter() {
+        let (field, ty): (String, Bound<'_, PyAny>) = item.extract()?;
+        fields.push(Field::new(field.clone(), field_type(&ty, &field)?));
+    }
+    let layouts = layouts.unwrap_or_default();
+    let options = |field: &str| {
+        let mut o = FieldOptions::default();
+        if let Some((counter, style)) = layouts.get(field) {
+            o = o.with_counter(counter);
+            o = match style.as_str() {
+                "std_vector" => o.with_std_vector(),
+                "c_string" => o.with_c_string(),
+                "leaf_list" => o.with_leaf_list(),
+                _ => o,
+            };
+        }
+        o
+    };
+    let layout = TreeLayout::new(&fields, options).map_err(to_type_error)?;
+    Ok((fields, layout))
+}
+
+/// A tree's settings from the writers' arguments.
+pub(crate) fn write_options(
+    title: &str,
+    compression: &str,
+    basket_size: usize,
+    auto_flush_bytes: u64,
+    auto_save_bytes: u64,
+) -> PyResult<TTreeWriteOptions> {
+    Ok(TTreeWriteOptions::default()
+        .with_title(title)
+        .with_compression(self::compression(compression)?)
+        .with_basket_size(basket_size)
+        .with_auto_flush_bytes(auto_flush_bytes)
+        .with_auto_save_bytes(auto_save_bytes))
+}
+
+/// Borrows a batch (one batch tuple per field) and hands its branch batches to `extend`
+/// with the GIL released, holding `slot`'s lock (taken detached).
+pub(crate) fn extend_tree_slot<T: Send>(
+    py: Python<'_>,
+    slot: &Mutex<Option<T>>,
+    batch: &Bound<'_, PyList>,
+    names: &[String],
+    layout: &TreeLayout,
+    what: &str,
+    extend: impl FnOnce(&mut T, &[ColumnData]) -> rootweave::Result<()> + Send,
+) -> PyResult<()> {
+    if batch.len() != names.len() {
+        return Err(PyValueError::new_err(format!(
+            "a batch needs {} fields, got {}",
+            names.len(),
+            batch.len()
+        )));
+    }
+    let held = batch
+        .iter()
+        .zip(names)
+        .map(|(b, name)| hold(&b, name))
+        .collect::<PyResult<Vec<_>>>()?;
+    let fields = held.iter().map(column_data).collect::<PyResult<Vec<_>>>()?;
+    with_lock(py, slot, |slot| {
+        let target = slot
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err(format!("the {what} is closed")))?;
+        layout
+            .with_branch_batches(&fields, |data| extend(target, data))
+            .map_err(to_py)
+    })
 }
 
 /// A writer collected unclosed writes its tree (as the library's writer does when

@@ -35,11 +35,13 @@ from ._rootweave import ParallelRNTupleWriter as _ParallelWriter
 from ._rootweave import RNTuple as _RNTuple
 from ._rootweave import TTree as _TTree
 from ._rootweave import TreeWriter as _TreeWriter
+from ._rootweave import ParallelTreeWriter as _ParallelTreeWriter
 from ._rootweave import Writer as _Writer
 from ._rootweave import list_keys as _list_keys
 
 __all__ = ["open", "create", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
-           "ParallelRNTupleWriter", "FillContext", "RootFileError", "UnreadableBranchWarning"]
+           "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
+           "RootFileError", "UnreadableBranchWarning"]
 __version__ = "0.1.0"
 
 LIBRARIES = ("np", "ak", "pa", "pl")
@@ -417,6 +419,22 @@ class WritableFile:
         self._writers.append((name, writer))
         return writer
 
+    def mktree_parallel(self, name: str, schema: Schema, memory_budget: int = 256 << 20, ordered: bool = False,
+                        title: str = "", basket_size: int = 32000, counter_name: Any = lambda field: "n" + field,
+                        auto_flush_bytes: int = 30_000_000,
+                        auto_save_bytes: int = 300_000_000) -> ParallelTTreeWriter:
+        """Starts TTree `name` (branches as `mktree` lays them out) for writing from many
+        threads: get one fill context per thread with `context()`; each fills and
+        compresses its own baskets, and each commit adds its entries to the tree as one
+        cluster. Buffered baskets stay within `memory_budget` bytes. With `ordered=True`,
+        contexts take `extend_sequence(k, data)` and clusters enter the tree in the order
+        of `k`, whatever the threads' timing."""
+        self._check_name(name)
+        writer = ParallelTTreeWriter(self._file, name, schema, self.compression or "zlib:1", memory_budget, ordered,
+                                     title, basket_size, counter_name, auto_flush_bytes, auto_save_bytes)
+        self._writers.append((name, writer))
+        return writer
+
     def __setitem__(self, name: str, data: Batch) -> None:
         """`f["Events"] = {"x": array, ...}`: writes a TTree of these arrays (types from
         their dtypes or Awkward types; a 2-D NumPy array is a fixed-size array branch) and
@@ -459,6 +477,17 @@ class RNTupleWriter:
         return self.summary
 
 
+def _tree_types(schema, counter_name):
+    """The field types of a tree's schema, and the layout of each field's branches."""
+    if isinstance(schema, dict):
+        typed = {field: tree_type(spec, field) for field, spec in schema.items()}
+    else:
+        typed = {field: (t, "") for field, t in _types.schema_types(schema)}
+    types = [(field, t) for field, (t, _) in typed.items()]
+    layouts = {field: (counter_name(field), style) for field, (_, style) in typed.items()}
+    return types, layouts
+
+
 class TTreeWriter:
     """Writes one TTree (made by `WritableFile.mktree`): each branch's entries gather in
     baskets of `basket_size` bytes, compressed and written as they fill."""
@@ -466,12 +495,7 @@ class TTreeWriter:
     def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5", title: str = "",
                  basket_size: int = 32000, counter_name: Any = lambda field: "n" + field,
                  auto_flush_bytes: int = 30_000_000, auto_save_bytes: int = 300_000_000):
-        if isinstance(schema, dict):
-            typed = {field: tree_type(spec, field) for field, spec in schema.items()}
-        else:
-            typed = {field: (t, "") for field, t in _types.schema_types(schema)}
-        self.types = [(field, t) for field, (t, _) in typed.items()]
-        layouts = {field: (counter_name(field), style) for field, (_, style) in typed.items()}
+        self.types, layouts = _tree_types(schema, counter_name)
         self._writer = _TreeWriter(file, name, self.types, compression, title, basket_size, layouts,
                                    auto_flush_bytes, auto_save_bytes)
         self.entries = 0
@@ -541,6 +565,67 @@ class FillContext:
     def extend(self, data: Batch) -> None:
         """Appends a batch (as for `RNTupleWriter.extend`)."""
         self._context.extend(_batch(data, self.types))
+
+    def close(self) -> None:
+        """Commits what this context holds."""
+        self._context.close()
+
+
+class ParallelTTreeWriter:
+    """Writes one TTree from many threads at once through fill contexts (made by
+    `WritableFile.mktree_parallel`)."""
+
+    def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zlib:1",
+                 memory_budget: int = 256 << 20, ordered: bool = False, title: str = "", basket_size: int = 32000,
+                 counter_name: Any = lambda field: "n" + field, auto_flush_bytes: int = 30_000_000,
+                 auto_save_bytes: int = 300_000_000):
+        self.types, layouts = _tree_types(schema, counter_name)
+        self._writer = _ParallelTreeWriter(file, name, self.types, compression, title, basket_size, layouts,
+                                           auto_flush_bytes, auto_save_bytes, memory_budget, ordered)
+        self._contexts = []
+        self.summary = None
+
+    def context(self) -> TTreeFillContext:
+        """A new fill context for one thread."""
+        context = TTreeFillContext(self._writer.context(), self.types)
+        self._contexts.append(context)
+        return context
+
+    def close(self) -> Any:
+        """Commits every context's baskets and writes the tree; returns a summary
+        (`entries`, `clusters`, `tot_bytes`, `zip_bytes`). Waits for the batches contexts
+        are writing on other threads; their next `extend` raises ValueError."""
+        for c in list(self._contexts):
+            c.close()
+        self.summary = self._writer.close()
+        return self.summary
+
+
+class TTreeFillContext:
+    """One thread's handle on a parallel TTree writer: `extend` fills and compresses
+    baskets on the calling thread with the GIL released. Threads that share a context
+    take turns."""
+
+    def __init__(self, context: Any, types: list):
+        self._context, self.types = context, types
+
+    def extend(self, data: Batch) -> None:
+        """Appends a batch (as for `TTreeWriter.extend`); the context commits a cluster
+        when it is large enough or the memory budget is tight."""
+        self._context.extend(_batch(data, self.types))
+
+    def extend_sequence(self, sequence: int, data: Batch) -> None:
+        """Appends a batch as cluster number `sequence` (ordered writers; numbers from 0,
+        each used once)."""
+        self._context.extend_sequence(sequence, _batch(data, self.types))
+
+    def skip_sequence(self, sequence: int) -> None:
+        """Declares that cluster number `sequence` will never come (ordered writers)."""
+        self._context.skip_sequence(sequence)
+
+    def commit_cluster(self) -> None:
+        """Commits the entries appended so far as one cluster."""
+        self._context.commit_cluster()
 
     def close(self) -> None:
         """Commits what this context holds."""

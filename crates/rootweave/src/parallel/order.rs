@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::error::{Error, Result};
+
 /// Units waiting for their turn, and the sequence numbers declared never to come.
 #[derive(Debug)]
 pub(crate) struct SequenceQueue<T> {
@@ -48,6 +50,28 @@ impl<T> SequenceQueue<T> {
         self.skipped.insert(sequence)
     }
 
+    /// Parks `unit` under `sequence` and removes the units now at the head of the queue;
+    /// an error (and `unit` back) if that number was already used.
+    pub(crate) fn park_ready(
+        &mut self,
+        sequence: u64,
+        unit: T,
+    ) -> std::result::Result<Vec<T>, (Error, T)> {
+        match self.park(sequence, unit) {
+            Ok(()) => Ok(self.take_ready()),
+            Err(unit) => Err((used(sequence), unit)),
+        }
+    }
+
+    /// Declares that `sequence` will never come and removes the units now at the head of
+    /// the queue; an error if that number was already used.
+    pub(crate) fn skip_ready(&mut self, sequence: u64) -> Result<Vec<T>> {
+        if !self.skip(sequence) {
+            return Err(used(sequence));
+        }
+        Ok(self.take_ready())
+    }
+
     /// The sequence number whose turn it is.
     pub(crate) fn next(&self) -> u64 {
         self.next
@@ -73,6 +97,11 @@ impl<T> SequenceQueue<T> {
             }
         }
     }
+}
+
+/// The error of a sequence number given twice.
+pub(crate) fn used(sequence: u64) -> Error {
+    Error::InvalidArgument(format!("sequence number {sequence} was already used"))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
-//! Sizing policy of parallel writers: how large a producer's pages and first output unit
-//! are, given the memory budget and the producers at work.
+//! Sizing policy of parallel writers: how large a producer's pages (or baskets) and first
+//! output unit are, given the memory budget and the producers at work.
 
-/// The page size of a context that starts a cluster while `filling` contexts (itself
+/// The page size (RNTuple) or basket size (TTree) of a context that starts a cluster while `filling` contexts (itself
 /// included) hold buffers: the configured one, made smaller when their page buffers (one
 /// full page per column each) would take more than half of the budget, so that the
 /// contexts at work fit in it with their sealed pages (1000 columns, a 256 MiB budget and
@@ -9,7 +9,7 @@
 /// changes only when the number of contexts at work doubles or halves; not below 4 KiB.
 /// Small pages cost: they compress less well (each starts without context), and slower
 /// (zstd picks slower match finders for inputs of 16 KiB or less).
-pub(crate) fn page_size_for_budget(
+pub(crate) fn buffer_size_for_budget(
     max_page_size: usize,
     budget: u64,
     columns: usize,
@@ -39,15 +39,21 @@ mod tests {
     #[test]
     fn pages_shrink_as_producers_share_the_budget() {
         let mib = 1u64 << 20;
-        assert_eq!(page_size_for_budget(1 << 20, 256 * mib, 1000, 1), 128 << 10);
-        assert_eq!(page_size_for_budget(1 << 20, 256 * mib, 1000, 2), 64 << 10);
         assert_eq!(
-            page_size_for_budget(64 << 10, 256 * mib, 1, 1),
+            buffer_size_for_budget(1 << 20, 256 * mib, 1000, 1),
+            128 << 10
+        );
+        assert_eq!(
+            buffer_size_for_budget(1 << 20, 256 * mib, 1000, 2),
+            64 << 10
+        );
+        assert_eq!(
+            buffer_size_for_budget(64 << 10, 256 * mib, 1, 1),
             64 << 10,
             "capped"
         );
         assert_eq!(
-            page_size_for_budget(1 << 20, mib, 10_000, 8),
+            buffer_size_for_budget(1 << 20, mib, 10_000, 8),
             4 << 10,
             "floor"
         );

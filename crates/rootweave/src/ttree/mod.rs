@@ -17,4 +17,7 @@ pub use model::{
     BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, StreamerSet, TreeMeta,
 };
 pub use read::{list_trees, read_streamers, TTreeReader, Tree};
-pub use write::{BranchSpec, TTreeWriteOptions, TTreeWriter};
+pub use write::{
+    BranchSpec, TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteOptions,
+    TTreeWriteSummary, TTreeWriter,
+};

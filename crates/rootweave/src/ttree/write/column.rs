@@ -76,6 +76,14 @@ impl<'a> Strings<'a> {
         }
     }
 
+    /// Bytes of all the strings.
+    fn total_bytes(&self) -> usize {
+        match self {
+            Strings::Owned(s) => s.iter().map(String::len).sum(),
+            Strings::Bytes { bytes, .. } => bytes.len(),
+        }
+    }
+
     /// Checks that the offsets are ordered and inside the bytes.
     fn check(&self) -> bool {
         match self {
@@ -217,6 +225,25 @@ impl<'b, 'a> Column<'b, 'a> {
             | Column::Vector { offsets, .. }
             | Column::VectorVector { offsets, .. }
             | Column::VectorString { offsets, .. } => offsets.len().saturating_sub(1),
+        }
+    }
+
+    /// Bytes the batch's entries take in baskets, about (strings and collections with
+    /// their headers): what a writer reserves memory for.
+    pub(super) fn bytes(&self) -> usize {
+        match self {
+            Column::Fixed(leaves) => leaves.iter().map(|(d, _)| data_bytes(d)).sum(),
+            Column::Counted { items, .. } => data_bytes(items),
+            Column::Strings(s) => s.total_bytes() + 5 * s.len(),
+            Column::Vector { offsets, items } => data_bytes(items) + 10 * offsets.len(),
+            Column::VectorVector {
+                offsets,
+                inner,
+                items,
+            } => data_bytes(items) + 10 * offsets.len() + 4 * inner.len(),
+            Column::VectorString { offsets, strings } => {
+                strings.total_bytes() + 5 * strings.len() + 10 * offsets.len()
+            }
         }
     }
 
@@ -410,6 +437,17 @@ fn flat_len(data: &ColumnData) -> usize {
         ColumnData::Float64(v) => v.len(),
         _ => 0,
     }
+}
+
+/// Bytes of a flat batch of numbers.
+fn data_bytes(data: &ColumnData) -> usize {
+    let width = match data {
+        ColumnData::Bool(_) | ColumnData::Int8(_) | ColumnData::UInt8(_) => 1,
+        ColumnData::Int16(_) | ColumnData::UInt16(_) => 2,
+        ColumnData::Int32(_) | ColumnData::UInt32(_) | ColumnData::Float32(_) => 4,
+        _ => 8,
+    };
+    flat_len(data) * width
 }
 
 /// Appends values `range` of a flat batch of numbers, big-endian.

@@ -89,6 +89,57 @@ impl BranchFiller {
         self.capacity = basket_capacity(&self.spec, &self.tree, size);
     }
 
+    /// Bytes its buffers hold, and the most the record of its open basket takes once
+    /// sealed (the entries, stored raw at worst, with their headers and offsets, and the
+    /// copy of the entries with their offset table made while sealing).
+    pub fn held_bytes(&self) -> u64 {
+        let buffers = self.pending.capacity() + 4 * self.entry_starts.capacity();
+        let sealing = match self.pending_entries {
+            0 => 0,
+            _ => {
+                let table = 4 * self.entry_starts.len() + 8;
+                let copy = if self.varying {
+                    self.pending.len() + table
+                } else {
+                    0
+                };
+                self.pending.len() + table + self.keylen + 64 + copy
+            }
+        };
+        (buffers + sealing) as u64
+    }
+
+    /// Bytes of entries in the open basket.
+    pub fn pending_bytes(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Drops the open basket's entries (of a producer that failed).
+    pub fn discard(&mut self) {
+        self.appended -= self.pending_entries as u64;
+        self.pending.clear();
+        self.entry_starts.clear();
+        self.pending_entries = 0;
+    }
+
+    /// Frees the buffers of an empty filler (they are made again as entries come).
+    pub fn release_memory(&mut self) {
+        if self.pending_entries == 0 {
+            self.pending = Vec::new();
+            self.entry_starts = Vec::new();
+        }
+    }
+
+    /// Starts an empty filler afresh, as a new branch starts (entries counted from 0,
+    /// ROOT's first entry-offset table length, no longest string), so that what it writes
+    /// next does not depend on what it wrote before.
+    pub fn restart(&mut self) {
+        debug_assert_eq!(self.pending_entries, 0);
+        self.appended = 0;
+        self.entry_offset_len = if self.varying { ENTRY_OFFSET_LEN } else { 0 };
+        self.longest = 0;
+    }
+
     /// Appends entries `range` of `column`, pushing each basket that fills to `out`.
     pub fn append(
         &mut self,

@@ -5,6 +5,7 @@
 
 mod basket;
 mod branch;
+mod catalog;
 mod clusters;
 mod column;
 mod entry;
@@ -12,9 +13,14 @@ mod filler;
 mod layouts;
 mod objects;
 mod options;
+mod parallel;
 mod resize;
+mod shape;
 mod writer;
 
 pub use branch::BranchSpec;
 pub use options::TTreeWriteOptions;
+pub use parallel::{
+    TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteSummary,
+};
 pub use writer::TTreeWriter;

@@ -9,54 +9,35 @@ use std::sync::Arc;
 
 use super::basket::place_record;
 use super::branch::BranchSpec;
-use super::clusters::cluster_layout;
-use super::column::Column;
-use super::entry::{as_batch, one_entry};
+use super::catalog::{TreeCatalog, TreeObject};
 use super::filler::{BranchFiller, Sealed};
-use super::layouts::tree_layouts;
-use super::objects::{stream_tree, BranchRecord, TreeRecord, WrittenBasket};
 use super::options::TTreeWriteOptions;
 use super::resize::{resized, BasketUse};
-use crate::array::{Array, ColumnData, Value};
+use super::shape::TreeShape;
+use crate::array::{ColumnData, Value};
 use crate::compress::Compression;
-use crate::container::{DirectoryId, FileWriter, KeyInfo, WriterOptions};
+use crate::container::{DirectoryId, FileWriter, WriterOptions};
 use crate::error::{Error, Result};
-
-/// One branch being filled, and its baskets in the file.
-struct BranchState {
-    filler: BranchFiller,
-    /// The branch counting this one's items (an index into the branches).
-    counter: Option<usize>,
-    /// For a branch counting another's items: the largest count so far.
-    max_count: Option<i64>,
-    baskets: Vec<WrittenBasket>,
-    tot_bytes: u64,
-    zip_bytes: u64,
-}
 
 /// Writes one TTree, batch by batch (see [`BranchSpec`] for what its branches hold).
 pub struct TTreeWriter {
     /// The file, until the writer is finished.
     file: Option<Arc<FileWriter>>,
     owns_file: bool,
-    /// The directory the tree is in, and the tree's key once saved.
+    /// The directory the tree is in.
     dir: DirectoryId,
-    saved: Option<KeyInfo>,
-    /// Stored bytes at the last save.
-    saved_bytes: u64,
     name: String,
     options: TTreeWriteOptions,
     compression: Compression,
-    branches: Vec<BranchState>,
-    entries: u64,
+    shape: TreeShape,
+    /// Each branch's open basket.
+    fillers: Vec<BranchFiller>,
+    /// What the tree object records.
+    catalog: TreeCatalog,
     /// Entries per cluster, once the first cluster has ended.
     cluster_entries: Option<u64>,
-    /// Entries at the end of each cluster so far.
-    cluster_ends: Vec<u64>,
     /// Stored bytes of the baskets written since the last cluster boundary.
     bytes_in_cluster: u64,
-    /// Stored bytes written up to the last cluster boundary.
-    flushed_bytes: u64,
     closed: bool,
 }
 
@@ -86,79 +67,44 @@ impl TTreeWriter {
         branches: Vec<BranchSpec>,
         options: TTreeWriteOptions,
     ) -> Result<Self> {
-        let (dir_path, name) = name.rsplit_once('/').unwrap_or(("", name));
-        if name.is_empty() {
-            return Err(Error::InvalidArgument(format!("tree name {name:?}")));
-        }
-        let dir = file.mkdir(dir_path)?;
+        let (dir_path, name) = split_tree_path(name)?;
         if options.basket_size == 0 {
             return Err(Error::InvalidArgument("a basket size of 0 bytes".into()));
         }
-        let mut counters = vec![None; branches.len()];
-        let mut counting = vec![false; branches.len()];
-        for (i, b) in branches.iter().enumerate() {
-            b.check().map_err(Error::InvalidArgument)?;
-            if branches[..i].iter().any(|o| o.name == b.name) {
-                return Err(Error::InvalidArgument(format!(
-                    "branch name {:?} is repeated",
-                    b.name
-                )));
-            }
-            if let Some(c) = b.counter() {
-                let k = branches[..i].iter().position(|o| o.name == c);
-                let usable = k.is_some_and(|k| branches[k].counting_leaf().is_some());
-                if !usable {
-                    return Err(Error::InvalidArgument(format!(
-                        "branch {}: its counter {c} must be an integer branch before it",
-                        b.name
-                    )));
-                }
-                counters[i] = k;
-                counting[k.expect("checked")] = true;
-            }
-        }
+        let shape = TreeShape::new(branches)?;
+        let dir = file.mkdir(dir_path)?;
         let compression = options.compression.unwrap_or_else(|| file.compression());
         let basket_size = options.basket_size;
         let datime = file.datime();
+        let fillers = shape
+            .specs
+            .iter()
+            .map(|spec| BranchFiller::new(spec.clone(), name, basket_size, compression, datime))
+            .collect();
         Ok(TTreeWriter {
             file: Some(file),
             owns_file: false,
             dir,
-            saved: None,
-            saved_bytes: 0,
             name: name.to_string(),
             options,
             compression,
-            branches: branches
-                .into_iter()
-                .enumerate()
-                .map(|(k, spec)| BranchState {
-                    filler: BranchFiller::new(spec, name, basket_size, compression, datime),
-                    counter: counters[k],
-                    max_count: counting[k].then_some(0),
-                    baskets: Vec::new(),
-                    tot_bytes: 0,
-                    zip_bytes: 0,
-                })
-                .collect(),
-            entries: 0,
+            catalog: TreeCatalog::new(&shape, basket_size),
+            shape,
+            fillers,
             cluster_entries: None,
-            cluster_ends: Vec::new(),
             bytes_in_cluster: 0,
-            flushed_bytes: 0,
             closed: false,
         })
     }
 
     /// Entries written so far.
     pub fn entries(&self) -> u64 {
-        self.entries
+        self.catalog.entries
     }
 
     /// Clusters of the entries written so far (the last may still grow).
     pub fn clusters(&self) -> u64 {
-        let open = self.entries > self.cluster_ends.last().copied().unwrap_or(0);
-        self.cluster_ends.len() as u64 + open as u64
+        self.catalog.clusters()
     }
 
     /// Ends the current cluster here (as ROOT's `FlushBaskets` with `MarkEventCluster`):
@@ -172,9 +118,7 @@ impl TTreeWriter {
     /// Bytes of the baskets written so far: before compression (key headers included, as
     /// ROOT's `fTotBytes` counts them) and in the file.
     pub fn basket_bytes(&self) -> (u64, u64) {
-        let tot = self.branches.iter().map(|b| b.tot_bytes).sum();
-        let zip = self.branches.iter().map(|b| b.zip_bytes).sum();
-        (tot, zip)
+        (self.catalog.tot_bytes(), self.catalog.zip_bytes())
     }
 
     /// Appends one entry: a value per branch, in order (a number; the items of a
@@ -183,21 +127,8 @@ impl TTreeWriter {
     /// a leaf list's values as a `Value::Record`; a string as a `Value::String`). Nothing
     /// is written if they do not match the branches.
     pub fn fill(&mut self, values: &[Value]) -> Result<()> {
-        if values.len() != self.branches.len() {
-            return Err(Error::InvalidArgument(format!(
-                "fill: {} values given for {} branches",
-                values.len(),
-                self.branches.len()
-            )));
-        }
-        let entries = self
-            .branches
-            .iter()
-            .zip(values)
-            .map(|(b, v)| one_entry(&b.filler.spec, v))
-            .collect::<Result<Vec<Array>>>()?;
-        let batch: Vec<ColumnData> = entries.iter().map(as_batch).collect();
-        self.extend(&batch)
+        let entry = self.shape.entry(values)?;
+        self.extend(&TreeShape::entry_batch(&entry))
     }
 
     /// Appends entries: one batch per branch, in order, all with the same number of
@@ -208,73 +139,32 @@ impl TTreeWriter {
     /// (of lists or strings for vectors of vectors or strings). The whole batch is checked
     /// first; if it does not match the branches, nothing is written.
     pub fn extend(&mut self, batch: &[ColumnData]) -> Result<()> {
-        if batch.len() != self.branches.len() {
-            return Err(Error::InvalidArgument(format!(
-                "extend: {} columns given for {} branches",
-                batch.len(),
-                self.branches.len()
-            )));
+        let checked = self.shape.columns(batch)?;
+        let mut max_counts: Vec<Option<i64>> =
+            self.catalog.branches.iter().map(|b| b.max_count).collect();
+        self.shape.update_max_counts(&checked, &mut max_counts);
+        for (b, max) in self.catalog.branches.iter_mut().zip(max_counts) {
+            b.max_count = max;
         }
-        let mut columns = Vec::with_capacity(batch.len());
-        let mut entries = None;
-        for (b, data) in self.branches.iter().zip(batch) {
-            let column = Column::of(&b.filler.spec, data)?;
-            let n = column.entries();
-            if entries.is_some_and(|e| e != n) {
-                return Err(Error::InvalidArgument(format!(
-                    "extend: branch {} gets {n} entries, the branches before it {}",
-                    b.filler.spec.name,
-                    entries.unwrap_or(0)
-                )));
-            }
-            entries = Some(n);
-            columns.push(column);
-        }
-        for (b, column) in self.branches.iter().zip(&columns) {
-            if let (Some(k), Column::Counted { offsets, .. }) = (b.counter, column) {
-                let counts = &columns[k];
-                let agree = (0..offsets.len() - 1)
-                    .all(|e| counts.int(e) == Some((offsets[e + 1] - offsets[e]) as i64));
-                if !agree {
-                    return Err(Error::InvalidArgument(format!(
-                        "extend: the lengths of branch {} differ from the values of its counter {}",
-                        b.filler.spec.name, self.branches[k].filler.spec.name
-                    )));
-                }
-            }
-        }
-        for (b, column) in self.branches.iter_mut().zip(&columns) {
-            if let Some(max) = b.max_count.as_mut() {
-                let n = column.entries();
-                *max = (0..n).filter_map(|e| column.int(e)).fold(*max, i64::max);
-            }
-        }
-        let total = entries.unwrap_or(0);
+        let total = checked.entries;
         // Slices no longer than a cluster's remainder, and about a basket of the widest
         // branch, so that the first cluster ends close to its byte target.
-        let widest = self
-            .branches
-            .iter()
-            .map(|b| b.filler.spec.min_entry_bytes())
-            .max();
-        let step = (self.options.basket_size / widest.unwrap_or(1).max(1)).max(1);
+        let step = self.shape.step(self.options.basket_size);
         let mut start = 0;
         while start < total {
             let mut end = (start + step).min(total);
             if let Some(c) = self.cluster_entries {
-                let to_boundary = c - self.entries % c;
+                let to_boundary = c - self.catalog.entries % c;
                 end = end.min(start + to_boundary as usize);
             }
             let mut sealed = Vec::new();
-            for (k, column) in columns.iter().enumerate() {
-                self.branches[k]
-                    .filler
-                    .append(column, start..end, &mut sealed)?;
+            for (k, column) in checked.columns.iter().enumerate() {
+                self.fillers[k].append(column, start..end, &mut sealed)?;
                 for basket in sealed.drain(..) {
                     self.place(k, basket)?;
                 }
             }
-            self.entries += (end - start) as u64;
+            self.catalog.entries += (end - start) as u64;
             start = end;
             self.end_cluster_if_due()?;
         }
@@ -284,17 +174,18 @@ impl TTreeWriter {
     /// Ends a cluster where one is due: at a multiple of the cluster's entries once known,
     /// else when the stored bytes reach the target.
     fn end_cluster_if_due(&mut self) -> Result<()> {
+        let entries = self.catalog.entries;
         let due = match self.cluster_entries {
-            Some(c) => self.entries % c == 0,
+            Some(c) => entries % c == 0,
             None => self.bytes_in_cluster >= self.options.auto_flush_bytes,
         };
-        if due && self.entries > 0 {
+        if due && entries > 0 {
             if self.cluster_entries.is_none() {
                 self.seal_all()?;
                 if self.options.resize_baskets {
                     self.resize_baskets();
                 }
-                self.cluster_entries = Some(self.entries);
+                self.cluster_entries = Some(entries);
             }
             self.close_cluster()?;
         }
@@ -304,15 +195,10 @@ impl TTreeWriter {
     /// Writes every open basket and records a cluster boundary here; saves the tree when
     /// an auto-save is due.
     fn close_cluster(&mut self) -> Result<()> {
-        if self.entries == self.cluster_ends.last().copied().unwrap_or(0) {
-            return Ok(());
-        }
         self.seal_all()?;
-        self.cluster_ends.push(self.entries);
-        self.flushed_bytes += self.bytes_in_cluster;
         self.bytes_in_cluster = 0;
-        if self.flushed_bytes - self.saved_bytes >= self.options.auto_save_bytes {
-            self.save()?;
+        if self.catalog.end_cluster(self.options.auto_save_bytes) {
+            self.write_tree(true)?;
         }
         Ok(())
     }
@@ -321,26 +207,27 @@ impl TTreeWriter {
     /// [`resized`]).
     fn resize_baskets(&mut self) {
         let uses: Vec<BasketUse> = self
-            .branches
+            .fillers
             .iter()
-            .map(|b| BasketUse {
-                basket_size: b.filler.basket_size,
+            .zip(&self.catalog.branches)
+            .map(|(f, b)| BasketUse {
+                basket_size: f.basket_size,
                 tot_bytes: b.tot_bytes,
-                entries: b.filler.appended,
-                varying: b.filler.varying,
+                entries: f.appended,
+                varying: f.varying,
             })
             .collect();
         if let Some(sizes) = resized(&uses) {
-            for (b, size) in self.branches.iter_mut().zip(sizes) {
-                b.filler.set_basket_size(size);
+            for (f, size) in self.fillers.iter_mut().zip(sizes) {
+                f.set_basket_size(size);
             }
         }
     }
 
     /// Seals every branch's open basket and writes it.
     fn seal_all(&mut self) -> Result<()> {
-        for k in 0..self.branches.len() {
-            if let Some(basket) = self.branches[k].filler.seal() {
+        for k in 0..self.fillers.len() {
+            if let Some(basket) = self.fillers[k].seal() {
                 self.place(k, basket)?;
             }
         }
@@ -353,16 +240,9 @@ impl TTreeWriter {
         let seek = file.allocate(basket.record.len() as u64);
         place_record(&mut basket.record, seek);
         file.write_at(seek, &basket.record)?;
-        let b = &mut self.branches[k];
-        let nbytes = basket.record.len() as u64;
-        b.baskets.push(WrittenBasket {
-            seek,
-            nbytes: nbytes as u32,
-            first_entry: basket.first_entry,
-        });
-        b.tot_bytes += basket.tot_bytes;
-        b.zip_bytes += nbytes;
-        self.bytes_in_cluster += nbytes;
+        self.catalog
+            .record_basket(k, &basket, seek, basket.first_entry);
+        self.bytes_in_cluster += basket.record.len() as u64;
         Ok(())
     }
 
@@ -378,7 +258,7 @@ impl TTreeWriter {
         }
         self.closed = true;
         self.seal_all()?;
-        self.write_tree()?;
+        self.write_tree(false)?;
         let file = self.file.take().expect("the file is kept until finished");
         if self.owns_file {
             let file = Arc::try_unwrap(file).map_err(|_| {
@@ -388,75 +268,44 @@ impl TTreeWriter {
         }
         Ok(())
     }
+
+    /// Copies each filler's basket size and entry-offset table length to the catalog.
+    fn note_fillers(&mut self) {
+        for (k, f) in self.fillers.iter().enumerate() {
+            self.catalog.note_filler(k, f);
+        }
+    }
+
+    /// Writes the tree object; with `save`, as an auto-save (with the file's keys lists
+    /// and header).
+    fn write_tree(&mut self, save: bool) -> Result<()> {
+        self.note_fillers();
+        let tree = TreeObject {
+            name: &self.name,
+            dir: self.dir,
+            shape: &self.shape,
+            options: &self.options,
+            compression: self.compression,
+        };
+        let file = self
+            .file
+            .as_deref()
+            .expect("the file is kept until finished");
+        if save {
+            self.catalog.save(&tree, file)
+        } else {
+            self.catalog.write_tree(&tree, file)
+        }
+    }
 }
 
-impl TTreeWriter {
-    /// Saves the tree as ROOT's auto-save does: the tree object as it is now (all its
-    /// baskets written) and the file's keys lists and header.
-    fn save(&mut self) -> Result<()> {
-        self.saved_bytes = self.flushed_bytes;
-        self.write_tree()?;
-        self.file().checkpoint()
+/// Splits a tree path `"dir/sub/name"` into its directory and its name.
+pub(super) fn split_tree_path(path: &str) -> Result<(&str, &str)> {
+    let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+    if name.is_empty() {
+        return Err(Error::InvalidArgument(format!("tree name {path:?}")));
     }
-
-    fn file(&self) -> &FileWriter {
-        self.file.as_ref().expect("the file is kept until finished")
-    }
-
-    /// Writes the tree object (replacing the one saved before) and its class layouts.
-    fn write_tree(&mut self) -> Result<()> {
-        let setting = self.compression.root_setting();
-        let branches = self
-            .branches
-            .iter()
-            .map(|b| BranchRecord {
-                spec: &b.filler.spec,
-                compress: setting,
-                basket_size: b.filler.basket_size as i32,
-                entries: self.entries,
-                tot_bytes: b.tot_bytes,
-                zip_bytes: b.zip_bytes,
-                baskets: &b.baskets,
-                entry_offset_len: b.filler.entry_offset_len,
-                counter: b.counter,
-                max_count: b.max_count,
-                longest: b.filler.longest,
-            })
-            .collect();
-        let layout = cluster_layout(&self.cluster_ends, self.entries);
-        let (ranges, auto_flush) = match &layout {
-            Some(l) => (&l.ranges[..], l.auto_flush),
-            None => (&[][..], -(self.options.auto_flush_bytes as i64)),
-        };
-        let tree = TreeRecord {
-            name: &self.name,
-            title: &self.options.title,
-            entries: self.entries,
-            auto_flush,
-            cluster_ranges: ranges,
-            auto_save: -(self.options.auto_save_bytes.min(i64::MAX as u64) as i64),
-            saved_bytes: self.saved_bytes,
-            flushed_bytes: self.flushed_bytes,
-            branches,
-        };
-        let file = self.file();
-        let classes: Vec<&'static str> = self
-            .branches
-            .iter()
-            .flat_map(|b| b.filler.spec.classes())
-            .collect();
-        file.add_streamer_infos(tree_layouts(&classes));
-        let (name, title) = (&self.name, &self.options.title);
-        let key_len = file.next_key_len("TTree", name, title);
-        let payload = stream_tree(&tree, key_len);
-        let key = match &self.saved {
-            Some(previous) => file.rewrite_object(self.dir, previous, &payload, true)?,
-            None => file.write_object_in(self.dir, "TTree", name, title, &payload, true)?,
-        };
-        debug_assert_eq!(key.keylen as usize, key_len);
-        self.saved = Some(key);
-        Ok(())
-    }
+    Ok((dir, name))
 }
 
 impl Drop for TTreeWriter {

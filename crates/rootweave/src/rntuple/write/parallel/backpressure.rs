@@ -9,8 +9,8 @@ use super::commit::{commit, Keep};
 use super::{lock, record, ContextState, Shared, STEP_OVERHEAD};
 use crate::array::ColumnData;
 use crate::error::Result;
-use crate::parallel::sizing::page_size_for_budget;
-use std::sync::Weak;
+use crate::parallel::contexts::BUDGET_WAIT;
+use crate::parallel::sizing::buffer_size_for_budget;
 
 /// Counts the context among those filling (once), and gives its builder the page size
 /// for the number of contexts at work if it holds no buffers yet.
@@ -28,7 +28,7 @@ pub(super) fn start_filling(shared: &Shared, state: &mut ContextState) {
 /// Gives an empty builder the page size for the number of contexts at work, dropping
 /// page buffers of another size (they are made again, at the new size, as data arrives).
 pub(super) fn adapt_page_size(shared: &Shared, state: &mut ContextState) {
-    let page_size = page_size_for_budget(
+    let page_size = buffer_size_for_budget(
         shared.options.write.max_page_size,
         shared.options.memory_budget,
         shared.columns,
@@ -76,10 +76,6 @@ pub(super) fn append_batch(
     }
     Ok(())
 }
-
-/// How long a producer waits for budget before it looks again for idle contexts to flush
-/// (unordered mode), or before it overdraws (ordered mode, see [`reserve`]).
-pub(super) const BUDGET_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Takes budget for appending `data_bytes` bytes of column data: the worst case of what
 /// the builder's buffers can grow by (settling afterwards gives back what they do not
@@ -151,17 +147,11 @@ pub(super) fn reserve(
 /// Calls `f` with the state of every open context that no thread is using right now
 /// (the calling context's own is in use, so it is skipped).
 pub(super) fn for_each_idle_context(shared: &Shared, mut f: impl FnMut(&mut ContextState)) {
-    let contexts: Vec<_> = lock(&shared.contexts)
-        .iter()
-        .filter_map(Weak::upgrade)
-        .collect();
-    for context in contexts {
-        if let Ok(mut state) = context.try_lock() {
-            if !state.closed {
-                f(&mut state);
-            }
+    shared.contexts.for_each_idle(|state| {
+        if !state.closed {
+            f(state);
         }
-    }
+    });
 }
 
 /// Commits the clusters of contexts that are not in use right now (their owners are busy

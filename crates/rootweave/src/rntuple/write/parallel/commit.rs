@@ -9,7 +9,7 @@ use super::backpressure::{
 };
 use super::{lock, record, ContextState, Parked, Shared};
 use crate::container::FileWriter;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::rntuple::write::builder::SealedCluster;
 use crate::rntuple::write::cluster::ClusterPlan;
 
@@ -79,14 +79,14 @@ pub(super) fn commit(
         None => write_parked(shared, parked),
         Some(seq) => {
             let mut order = lock(&shared.order);
-            if let Err(parked) = order.park(seq, parked) {
-                shared.budget.release(parked.reserved);
-                return Err(Error::InvalidArgument(format!(
-                    "sequence number {seq} was already used"
-                )));
-            }
             // Whoever completes the run at the head of the queue writes it.
-            let ready = order.take_ready();
+            let ready = match order.park_ready(seq, parked) {
+                Ok(ready) => ready,
+                Err((e, parked)) => {
+                    shared.budget.release(parked.reserved);
+                    return Err(e);
+                }
+            };
             // Record in order while still holding the order lock, so that the commit
             // order is the sequence order; write afterwards.
             let mut pending = Vec::with_capacity(ready.len());

@@ -15,10 +15,11 @@ mod commit;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use crate::container::{FileWriter, WriterOptions};
 use crate::error::{Error, Result};
+use crate::parallel::contexts::{lock, ContextList, Failures};
 use crate::parallel::order::SequenceQueue;
 use crate::parallel::sizing::first_cluster_share;
 use crate::parallel::{FreedMemory, MemoryBudget};
@@ -120,7 +121,7 @@ struct Shared {
     /// until their buffers are freed (closed, or idle and flushed by another thread), or
     /// until another context commits while they have never had an entry (see
     /// [`stop_counting_unused`]), and again from their next entry. Their number sets the
-    /// page size of a context that starts a cluster (see [`page_size_for_budget`]).
+    /// page size of a context that starts a cluster (see [`buffer_size_for_budget`]).
     filling: AtomicUsize,
     sink: Mutex<NtupleSink>,
     /// Pages of the written clusters, which later clusters share instead of storing them
@@ -136,10 +137,10 @@ struct Shared {
     /// Held (shared) while cluster bytes are being written; `close` takes it exclusively
     /// to wait for them.
     writing: RwLock<()>,
-    contexts: Mutex<Vec<Weak<Mutex<ContextState>>>>,
+    contexts: ContextList<ContextState>,
     /// Contexts handed out so far.
     contexts_made: AtomicUsize,
-    errors: Mutex<Vec<String>>,
+    failures: Failures,
     closed: AtomicBool,
 }
 
@@ -237,9 +238,9 @@ impl ParallelRNTupleWriter {
                 options,
                 order: Mutex::new(SequenceQueue::default()),
                 writing: RwLock::new(()),
-                contexts: Mutex::new(Vec::new()),
+                contexts: ContextList::default(),
                 contexts_made: AtomicUsize::new(0),
-                errors: Mutex::new(Vec::new()),
+                failures: Failures::default(),
                 closed: AtomicBool::new(false),
             }),
         })
@@ -271,9 +272,7 @@ impl ParallelRNTupleWriter {
             closed: false,
             first_cluster_share: first_cluster_share(made),
         }));
-        let mut contexts = lock(&self.shared.contexts);
-        contexts.retain(|c| c.strong_count() > 0);
-        contexts.push(Arc::downgrade(&state));
+        self.shared.contexts.add(&state);
         FillContext {
             shared: self.shared.clone(),
             state,
@@ -305,11 +304,7 @@ impl ParallelRNTupleWriter {
     pub fn close(self) -> Result<WriteSummary> {
         let shared = &self.shared;
         shared.closed.store(true, Ordering::SeqCst);
-        let contexts: Vec<_> = lock(&shared.contexts)
-            .iter()
-            .filter_map(Weak::upgrade)
-            .collect();
-        for state in contexts {
+        for state in shared.contexts.alive() {
             let mut state = lock(&state);
             if !state.closed {
                 state.closed = true;
@@ -327,25 +322,13 @@ impl ParallelRNTupleWriter {
         }
         drop(shared.writing.write().unwrap_or_else(|e| e.into_inner()));
         let summary = lock(&shared.sink).finish()?;
-        let errors = lock(&shared.errors).clone();
-        if errors.is_empty() {
-            Ok(summary)
-        } else {
-            Err(Error::InvalidArgument(format!(
-                "the file was closed with {} entries, but producers failed: {}",
-                summary.entries,
-                errors.join("; ")
-            )))
-        }
+        let closed = format!("the file was closed with {} entries", summary.entries);
+        shared.failures.result(summary, &closed)
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn record(shared: &Shared, message: String) {
-    lock(&shared.errors).push(message);
+    shared.failures.record(message);
 }
 
 impl FillContext {
@@ -413,12 +396,7 @@ impl FillContext {
     pub fn skip_sequence(&mut self, sequence: u64) -> Result<()> {
         let shared = self.shared.clone();
         let mut order = lock(&shared.order);
-        if !order.skip(sequence) {
-            return Err(Error::InvalidArgument(format!(
-                "sequence number {sequence} was already used"
-            )));
-        }
-        let ready = order.take_ready();
+        let ready = order.skip_ready(sequence)?;
         let mut pending = Vec::with_capacity(ready.len());
         for p in ready {
             pending.push(record_cluster(&shared, p)?);
