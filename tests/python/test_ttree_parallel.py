@@ -2,9 +2,12 @@
 (RDataFrame and the entry loop, in a child process that must print no error or warning),
 by uproot 5.7 and by rootweave: 64 contexts on 2 threads under a tight memory budget with
 clusters of random sizes hold every entry exactly once with its values; ordered mode gives
-the same entries for 1, 2 and 8 threads; the CLI writes such trees."""
+the same entries for 1, 2 and 8 threads; trees of 1000 and 10,000 branches; the CLI writes
+such trees. (A killed parallel writer's auto-saves: test_ttree_write.py.)"""
 
+import json
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -174,3 +177,64 @@ def test_cli_writes_one_tree_from_threads(ordered, workdir):
     else:
         key = np.argsort(ak.to_numpy(ours["event"]))
         assert ak.to_list(ours[key]) == ak.to_list(ref[np.argsort(ak.to_numpy(ref["event"]))])
+
+
+ROOT_MATRIX = """
+import json, sys
+import ROOT
+f = ROOT.TFile.Open(sys.argv[1])
+t = f.Get("Events")
+leaves = [b.GetLeaf(b.GetName()) for b in t.GetListOfBranches()]
+rows = []
+for e in range(t.GetEntries()):
+    t.GetEntry(e)
+    rows.append([leaf.GetValue() for leaf in leaves])
+it = t.GetClusterIterator(0)
+clusters, start = 0, it.Next()
+while start < t.GetEntries():
+    clusters += 1
+    start = it.Next()
+json.dump({"names": [b.GetName() for b in t.GetListOfBranches()], "rows": rows, "clusters": clusters},
+          open(sys.argv[2], "w"))
+"""
+
+
+@pytest.mark.parametrize("branches,entries", [(1000, 240), (10_000, 48)])
+def test_wide_trees_read_by_root_and_uproot(branches, entries, workdir):
+    """Trees of 1000 and 10,000 branches from two threads, each committing three clusters:
+    ROOT and uproot read every value of every branch."""
+    path = Path(workdir) / f"wide{branches}.root"
+    names = [f"b{k}" for k in range(branches)]
+    values = np.arange(entries * branches, dtype=np.float32).reshape(entries, branches)
+    with rootweave.create(path, "lz4:4") as f:
+        w = f.mktree_parallel("Events", {n: "float32" for n in names}, memory_budget=64 << 20)
+
+        def produce(half):
+            ctx = w.context()
+            for part in range(3):
+                rows = values[(half * 3 + part) * entries // 6:(half * 3 + part + 1) * entries // 6]
+                ctx.extend({n: rows[:, k] for k, n in enumerate(names)})
+                ctx.commit_cluster()
+
+        threads = [threading.Thread(target=produce, args=(h,)) for h in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert w.close()["clusters"] == 6
+    # Entries in file order: each row is identified by its first value.
+    tree = uproot.open(path)["Events"]
+    assert tree.keys() == names
+    got = np.stack([tree[n].array(library="np") for n in names], axis=1)
+    order = (got[:, 0] // branches).astype(np.int64)
+    assert sorted(order.tolist()) == list(range(entries))
+    np.testing.assert_array_equal(got, values[order])
+    out = Path(workdir) / f"wide{branches}.json"
+    done = subprocess.run([sys.executable, "-c", ROOT_MATRIX, str(path), str(out)], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert not [line for line in (done.stdout + done.stderr).splitlines()
+                if line.startswith(("Error in", "Warning in"))], done.stderr
+    seen = json.loads(out.read_text())
+    assert seen["names"] == names and seen["clusters"] == 6
+    np.testing.assert_array_equal(np.array(seen["rows"], dtype=np.float32), values[order])
