@@ -8,7 +8,7 @@ as bench/parallel_write.py describes). The cases of the TBufferMerger talk:
     (b) `complex`: ten collections of 5-15 records (three 3-vectors, three doubles, three ints)
         as NanoAOD-style branches: counters `ne0..ne9`, counted arrays `e0_p0_x[ne0]/D`, ...
         (ROOT: schema `complexflat`, the same branches); 20k entries;
-    (c) `wide:N`: N float branches `f0..`, N = 1, 2, 5, 10, 25, 50, at a fixed 64 MiB of values;
+    (c) `wide:N`: N float branches `f0..`, N = 1, 2, 5, 10, 25, 50, at a fixed 200 MB of values;
     (d) `wide`: 1000 float branches, 50k entries (200 MB).
 
     .venv/bin/python bench/ttree_parallel_write.py [--cases a,b,c,d] [--codecs none,lz4:4,zlib:1,zstd:5,lzma:7]
@@ -31,6 +31,9 @@ its start-up, ~200 MiB), file size; the 1->2 thread speed-ups; rootweave over TB
 and the codec alone (`rootweave-bench compress-baskets` on the baskets of rootweave's
 one-thread file, with 1 and 2 threads): its time as a share of rootweave's one-thread run and
 its own speed-up, the ceiling of any writer where compression dominates.
+
+--merge keeps the rows of the earlier JSON for the codecs this run does not measure, each row
+naming its run (commit, time), so that codecs measured again replace only their own rows.
 
 --verify first writes small files with every writer (two threads, zstd:5) and checks with
 uproot that each holds the same entries as rootweave's: the same branches, entry count and,
@@ -258,6 +261,21 @@ def verify(root_exe, chosen):
         print(f"verified ({case}) {label}: {n} entries, {len(keys)} branches, the same values in every writer's file")
 
 
+def earlier_rows(codecs):
+    """The rows of bench/out/ttree_parallel_write.json of other codecs than `codecs`, each
+    naming the run it comes from (--merge: a codec measured again replaces its rows)."""
+    try:
+        earlier = json.loads((OUT / "ttree_parallel_write.json").read_text())
+    except (OSError, ValueError):
+        return []
+    kept = []
+    for row in earlier.get("results", []):
+        if row["codec"] not in codecs:
+            row.setdefault("run", {"git": earlier["meta"]["git"], "time": earlier["meta"]["time"]})
+            kept.append(row)
+    return kept
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", default="a,b,c,d")
@@ -267,10 +285,12 @@ def main():
     parser.add_argument("--budget", default="256MiB")
     parser.add_argument("--single-entries", type=int, default=64 * 1024 * 1024)
     parser.add_argument("--complex-entries", type=int, default=20_000)
-    parser.add_argument("--branch-bytes", type=int, default=64 << 20)
+    parser.add_argument("--branch-bytes", type=int, default=200_000_000)
     parser.add_argument("--wide-entries", type=int, default=50_000)
     parser.add_argument("--lzma-fraction", type=float, default=0.125)
     parser.add_argument("--verify", action="store_true")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the rows of the earlier JSON for codecs this run does not measure")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     root_exe = pw.build()
@@ -282,10 +302,15 @@ def main():
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=pw.REPO, capture_output=True,
                           text=True).stdout.strip()
     rows = []
+    run = {"git": head, "time": time.strftime("%Y-%m-%d %H:%M:%S")}
     print(f"load average {os.getloadavg()[0]:.2f}; budget {args.budget}; threads {args.threads}", flush=True)
     for case, label, rw_schema, root_schema, entries, branches in chosen:
-        rows += bench_case(args, root_exe, case, label, rw_schema, root_schema, entries, branches, codecs,
-                           threads_list)
+        for row in bench_case(args, root_exe, case, label, rw_schema, root_schema, entries, branches, codecs,
+                              threads_list):
+            row["run"] = run
+            rows.append(row)
+    if args.merge:
+        rows = earlier_rows(codecs) + rows
     summarize(rows, threads_list)
     meta = {"time": time.strftime("%Y-%m-%d %H:%M:%S"), "git": head, "cpus": os.cpu_count(),
             "args": vars(args), "root_version": rows[0]["tbuffermerger"].get("root_version") if rows else None}

@@ -153,6 +153,21 @@ impl Lcg {
 }
 
 #[test]
+fn a_writer_dropped_unclosed_still_writes_its_tree() {
+    let path = temp("dropped.root");
+    let w = TTreeParallelWriter::recreate(&path, "t", branches(), options(16 << 20)).unwrap();
+    let mut ctx = w.context();
+    ctx.extend(&Rows::new(0..2500).batch()).unwrap();
+    drop(w);
+    assert!(
+        ctx.extend(&Rows::new(2500..2600).batch()).is_err(),
+        "closed"
+    );
+    drop(ctx);
+    check(&path, 2500);
+}
+
+#[test]
 fn sixty_four_contexts_under_a_tight_budget() {
     let path = temp("stress.root");
     let budget = 2 << 20;

@@ -25,7 +25,7 @@ pub(crate) fn compress_block(
     let data_start = start + BLOCK_HEADER_SIZE;
     let written = match codec {
         Codec::Zlib => zlib_compress(level, input, out, data_start, room),
-        Codec::Lzma => lzma_compress(level, input, out, data_start, room),
+        Codec::Lzma => lzma_compress(level, frames, input, out, data_start, room),
         Codec::Lz4 => lz4_compress(level, input, out, data_start),
         // ROOT's level L for ZSTD means libzstd level 2L (R__zipZSTD doubles it).
         Codec::Zstd => zstd_pieces((2 * level).min(22), frames, input, out, data_start),
@@ -111,8 +111,14 @@ fn zlib_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
     }
 }
 
+/// One xz stream of `input` at `at`: for pages, with the chunks whose matches cannot pay
+/// coded as literals (see `lzma_literals.rs`); for sized frames (baskets, whose values'
+/// bytes are interleaved: liblzma's position-aware coding and short repeated matches find
+/// structure that a chunk's byte statistics do not show, and literals came out 19% larger
+/// on `single` baskets), liblzma alone, as ROOT's `R__zip`.
 fn lzma_compress(
     level: u32,
+    frames: Frames,
     input: &[u8],
     out: &mut Vec<u8>,
     at: usize,
@@ -120,8 +126,10 @@ fn lzma_compress(
 ) -> Option<usize> {
     let dictionary = lzma_dictionary_size(level, input.len());
     out.resize(at, 0);
-    if let Some(n) = super::lzma_literals::compress(level, dictionary, input, out) {
-        return (n <= room).then_some(n);
+    if frames == Frames::Pages {
+        if let Some(n) = super::lzma_literals::compress(level, dictionary, input, out) {
+            return (n <= room).then_some(n);
+        }
     }
     out.resize(at + room, 0);
     encode(Container::XzCrc32, level, dictionary, input, &mut out[at..])

@@ -88,9 +88,16 @@ pub(super) fn append_batch(
     let mut start = 0;
     while start < checked.entries {
         let end = (start + step).min(checked.entries);
-        // Open baskets grow by the step's bytes, at most doubling their buffers, and
-        // the baskets sealed in the step take as much again at worst.
-        let bound = 3 * per_entry * (end - start) as u64 + 128 * branches + STEP_OVERHEAD;
+        // Open baskets' buffers are allocated whole at their first entry, and may grow
+        // past it by the step's bytes (entries of varying size); the baskets sealed in the
+        // step take the step's bytes again at worst.
+        let unallocated: u64 = state
+            .fillers
+            .iter()
+            .map(|f| f.unallocated_bytes() as u64)
+            .sum();
+        let bound =
+            unallocated + 2 * per_entry * (end - start) as u64 + 128 * branches + STEP_OVERHEAD;
         reserve(shared, state, bound, sequence)?;
         for (k, column) in checked.columns.iter().enumerate() {
             state.fillers[k].append(column, start..end, &mut sealed)?;

@@ -378,8 +378,16 @@ impl TTreeParallelWriter {
     /// if a producer failed; the failures are then reported as an error after the file is
     /// written.
     pub fn close(self) -> Result<TTreeWriteSummary> {
+        self.finish()
+    }
+
+    fn finish(&self) -> Result<TTreeWriteSummary> {
         let shared = &self.shared;
-        shared.closed.store(true, Ordering::SeqCst);
+        if shared.closed.swap(true, Ordering::SeqCst) {
+            return Err(Error::InvalidArgument(
+                "the parallel writer was closed".into(),
+            ));
+        }
         for state in shared.contexts.alive() {
             let mut state = lock(&state);
             if !state.closed {
@@ -428,6 +436,16 @@ impl TTreeParallelWriter {
 
 fn record_error(shared: &Shared, message: String) {
     shared.failures.record(message);
+}
+
+impl Drop for TTreeParallelWriter {
+    /// A writer dropped without `close` still commits every context's entries and writes
+    /// its tree, as the sequential writer does; errors can only be reported by `close`.
+    fn drop(&mut self) {
+        if !self.shared.closed.load(Ordering::SeqCst) {
+            let _ = self.finish();
+        }
+    }
 }
 
 impl TTreeFillContext {
