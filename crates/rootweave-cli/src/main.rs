@@ -84,8 +84,15 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    return_freed_memory_promptly();
     let cli = Cli::parse();
+    if let Command::Generate { format, .. } = &cli.command {
+        // Before any other thread exists. Not for trees: their writer keeps freed memory,
+        // and liblzma's encoder state (over 128 KiB, made for every basket) would be
+        // mapped and unmapped for each basket, threads contending in the kernel for it.
+        if format == "rntuple" {
+            return_freed_memory_promptly();
+        }
+    }
     let result = match cli.command {
         Command::Ls { file } => list(&file),
         Command::Dump {
