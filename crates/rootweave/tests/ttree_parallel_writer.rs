@@ -153,6 +153,45 @@ impl Lcg {
 }
 
 #[test]
+fn bad_batches_are_refused_whole_and_the_context_goes_on() {
+    let path = temp("refused.root");
+    let w = TTreeParallelWriter::recreate(&path, "t", branches(), options(16 << 20)).unwrap();
+    let mut ctx = w.context();
+    let rows = Rows::new(0..1000);
+    let mut batch = rows.batch();
+    batch.pop();
+    let err = ctx.extend(&batch).unwrap_err().to_string();
+    assert!(err.contains("4 columns given for 5 branches"), "{err}");
+    // Muon counts that differ from nMu's values.
+    let mut batch = rows.batch();
+    batch[1] = ColumnData::Int32(&[0; 1000]);
+    let err = ctx.extend(&batch).unwrap_err().to_string();
+    assert!(
+        err.contains("differ from the values of its counter nMu"),
+        "{err}"
+    );
+    assert!(
+        ctx.extend_sequence(0, &rows.batch()).is_err(),
+        "not ordered"
+    );
+    ctx.extend(&rows.batch()).unwrap();
+    // One entry at a time, as values.
+    use rootweave::array::Value;
+    let one = Rows::new([1000]);
+    ctx.fill(&[
+        Value::Int64(1000),
+        Value::Int32(0),
+        Value::List(vec![]),
+        Value::List(vec![Value::Int32(1000)]),
+        Value::String(one.tag[0].clone()),
+    ])
+    .unwrap();
+    drop(ctx);
+    assert_eq!(w.close().unwrap().entries, 1001);
+    check(&path, 1001);
+}
+
+#[test]
 fn a_writer_dropped_unclosed_still_writes_its_tree() {
     let path = temp("dropped.root");
     let w = TTreeParallelWriter::recreate(&path, "t", branches(), options(16 << 20)).unwrap();
