@@ -32,8 +32,9 @@ and the codec alone (`rootweave-bench compress-baskets` on the baskets of rootwe
 one-thread file, with 1 and 2 threads): its time as a share of rootweave's one-thread run and
 its own speed-up, the ceiling of any writer where compression dominates.
 
---merge keeps the rows of the earlier JSON for the codecs this run does not measure, each row
-naming its run (commit, time), so that codecs measured again replace only their own rows.
+--merge keeps the rows of the earlier JSON that this run does not measure again (other codecs or
+cases), each row naming its run (commit, time), so that a case and codec measured again replace
+only their own rows.
 
 --verify first writes small files with every writer (two threads, zstd:5) and checks with
 uproot that each holds the same entries as rootweave's: the same branches, entry count and,
@@ -261,16 +262,16 @@ def verify(root_exe, chosen):
         print(f"verified ({case}) {label}: {n} entries, {len(keys)} branches, the same values in every writer's file")
 
 
-def earlier_rows(codecs):
-    """The rows of bench/out/ttree_parallel_write.json of other codecs than `codecs`, each
-    naming the run it comes from (--merge: a codec measured again replaces its rows)."""
+def earlier_rows(codecs, schemas):
+    """The rows of bench/out/ttree_parallel_write.json that this run does not measure again
+    (another codec, or another case), each naming the run it comes from (--merge)."""
     try:
         earlier = json.loads((OUT / "ttree_parallel_write.json").read_text())
     except (OSError, ValueError):
         return []
     kept = []
     for row in earlier.get("results", []):
-        if row["codec"] not in codecs:
+        if row["codec"] not in codecs or row["schema"] not in schemas:
             row.setdefault("run", {"git": earlier["meta"]["git"], "time": earlier["meta"]["time"]})
             kept.append(row)
     return kept
@@ -290,7 +291,7 @@ def main():
     parser.add_argument("--lzma-fraction", type=float, default=0.125)
     parser.add_argument("--verify", action="store_true")
     parser.add_argument("--merge", action="store_true",
-                        help="keep the rows of the earlier JSON for codecs this run does not measure")
+                        help="keep the rows of the earlier JSON of codecs and cases this run does not measure")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     root_exe = pw.build()
@@ -310,7 +311,7 @@ def main():
             row["run"] = run
             rows.append(row)
     if args.merge:
-        rows = earlier_rows(codecs) + rows
+        rows = earlier_rows(codecs, {label for _, label, _, _, _, _ in chosen}) + rows
     summarize(rows, threads_list)
     meta = {"time": time.strftime("%Y-%m-%d %H:%M:%S"), "git": head, "cpus": os.cpu_count(),
             "args": vars(args), "root_version": rows[0]["tbuffermerger"].get("root_version") if rows else None}
