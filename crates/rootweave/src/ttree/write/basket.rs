@@ -100,10 +100,9 @@ pub(crate) fn basket_record(
     header.put_u8(0);
     debug_assert_eq!(header.len(), keylen);
     record[..keylen].copy_from_slice(&header);
-    // A record held until its cluster is written takes its size, not its worst case.
-    if record.capacity() - record.len() > 4096 {
-        record.shrink_to_fit();
-    }
+    // A record held until its cluster is written takes its size, not its worst case (the
+    // parallel writer's budget counts it as that).
+    record.shrink_to_fit();
     (record, keylen)
 }
 

@@ -229,21 +229,24 @@ impl<'b, 'a> Column<'b, 'a> {
     }
 
     /// Bytes the batch's entries take in baskets, about (strings and collections with
-    /// their headers): what a writer reserves memory for.
+    /// their headers, entries of varying size with their 4-byte place in the basket's
+    /// entry-offset table): what a writer reserves memory for.
     pub(super) fn bytes(&self) -> usize {
+        let offsets = 4 * self.entries();
         match self {
             Column::Fixed(leaves) => leaves.iter().map(|(d, _)| data_bytes(d)).sum(),
-            Column::Counted { items, .. } => data_bytes(items),
-            Column::Strings(s) => s.total_bytes() + 5 * s.len(),
-            Column::Vector { offsets, items } => data_bytes(items) + 10 * offsets.len(),
+            Column::Counted { items, .. } => data_bytes(items) + offsets,
+            Column::Strings(s) => s.total_bytes() + 5 * s.len() + offsets,
+            Column::Vector { offsets: o, items } => data_bytes(items) + 10 * o.len() + offsets,
             Column::VectorVector {
-                offsets,
+                offsets: o,
                 inner,
                 items,
-            } => data_bytes(items) + 10 * offsets.len() + 4 * inner.len(),
-            Column::VectorString { offsets, strings } => {
-                strings.total_bytes() + 5 * strings.len() + 10 * offsets.len()
-            }
+            } => data_bytes(items) + 10 * o.len() + 4 * inner.len() + offsets,
+            Column::VectorString {
+                offsets: o,
+                strings,
+            } => strings.total_bytes() + 5 * strings.len() + 10 * o.len() + offsets,
         }
     }
 

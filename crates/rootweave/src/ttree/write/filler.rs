@@ -155,12 +155,14 @@ impl BranchFiller {
         }
     }
 
-    /// Bytes of entries an open basket holds at most (for entries of varying size, about:
-    /// the last entry may go beyond), which its buffer is given at once.
+    /// The buffer an open basket is given at once: the bytes of its entries when they have
+    /// a fixed size; else twice the basket size, which holds the basket and the entry that
+    /// ends it, so that the buffer grows (by no more than the entry, which the writer
+    /// reserved budget for) only for an entry larger than a basket.
     fn buffer_bytes(&self) -> usize {
         match self.spec.fixed_entry_bytes() {
             Some(entry) => self.capacity * entry,
-            None => self.basket_size,
+            None => 2 * self.basket_size,
         }
     }
 

@@ -83,22 +83,11 @@ pub(super) fn append_batch(
         .step(state.basket_size)
         .min((max_step_bytes / per_entry) as usize)
         .max(1);
-    let branches = shared.shape.specs.len() as u64;
     let mut sealed = Vec::new();
     let mut start = 0;
     while start < checked.entries {
         let end = (start + step).min(checked.entries);
-        // Open baskets' buffers are allocated whole at their first entry, and may grow
-        // past it by the step's bytes (entries of varying size); the baskets sealed in the
-        // step take the step's bytes again at worst.
-        let unallocated: u64 = state
-            .fillers
-            .iter()
-            .map(|f| f.unallocated_bytes() as u64)
-            .sum();
-        let bound =
-            unallocated + 2 * per_entry * (end - start) as u64 + 128 * branches + STEP_OVERHEAD;
-        reserve(shared, state, bound, sequence)?;
+        reserve(shared, state, per_entry * (end - start) as u64, sequence)?;
         for (k, column) in checked.columns.iter().enumerate() {
             state.fillers[k].append(column, start..end, &mut sealed)?;
             for basket in sealed.drain(..) {
@@ -116,8 +105,23 @@ pub(super) fn append_batch(
     Ok(())
 }
 
-/// Takes budget for a step that may grow the context's buffers by `bytes`, waiting while
-/// the budget is spent.
+/// The most a step of `data_bytes` bytes of entries can grow the context's buffers by.
+/// Open baskets' buffers are allocated whole at their first entry, and may grow past it
+/// by the step's bytes (entries of varying size, and their offsets); the baskets sealed in
+/// the step take the step's bytes again at worst, and a third time while the entries are
+/// copied beside their offset table to be compressed.
+fn step_bound(shared: &Shared, state: &ContextState, data_bytes: u64) -> u64 {
+    let unallocated: u64 = state
+        .fillers
+        .iter()
+        .map(|f| f.unallocated_bytes() as u64)
+        .sum();
+    let branches = shared.shape.specs.len() as u64;
+    unallocated + 3 * data_bytes + 128 * branches + STEP_OVERHEAD
+}
+
+/// Takes budget for a step of `data_bytes` bytes of entries (see [`step_bound`]), waiting
+/// while the budget is spent.
 ///
 /// Unordered mode never overdraws. The context first commits its own cluster (clusters
 /// shrink under memory pressure), then frees its empty buffers and waits; while it waits
@@ -132,9 +136,10 @@ pub(super) fn append_batch(
 fn reserve(
     shared: &Shared,
     state: &mut ContextState,
-    bytes: u64,
+    data_bytes: u64,
     sequence: Option<u64>,
 ) -> Result<()> {
+    let mut bytes = step_bound(shared, state, data_bytes);
     if shared.budget.try_acquire(bytes) {
         state.reserved += bytes;
         return Ok(());
@@ -147,6 +152,8 @@ fn reserve(
                     f.release_memory();
                 }
                 settle(shared, state);
+                // The buffers freed are allocated again by the step.
+                bytes = step_bound(shared, state, data_bytes);
                 while !shared
                     .budget
                     .acquire_holding_within(bytes, state.reserved, BUDGET_WAIT)

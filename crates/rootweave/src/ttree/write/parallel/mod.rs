@@ -49,7 +49,9 @@ pub struct TTreeParallelOptions {
     /// appended; in ordered mode the budget can be overdrawn by one step per waiting
     /// thread. Baskets are made smaller than `write.basket_size` when one basket per branch
     /// for every context at work would take more than half of the budget (a power of two,
-    /// down to 4 KiB).
+    /// down to 4 KiB): a budget must hold, for each context at work, a buffer of 4 KiB per
+    /// branch (8 KiB for entries of varying size), or contexts go beyond it by their
+    /// buffers.
     pub memory_budget: u64,
     /// Clusters enter the tree in the order of their sequence numbers
     /// ([`TTreeFillContext::extend_sequence`]), and basket sizes do not depend on the number
