@@ -33,6 +33,7 @@ pub mod convert;
 pub mod dataset;
 pub mod error;
 pub mod io;
+pub mod merge;
 pub mod parallel;
 pub mod rntuple;
 pub mod ttree;

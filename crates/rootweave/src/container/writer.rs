@@ -63,6 +63,8 @@ struct State {
     /// The top directory first, then subdirectories in the order made.
     dirs: Vec<DirState>,
     streamer_infos: Vec<StreamerInfo>,
+    /// A StreamerInfo record taken whole from another file (replaces `streamer_infos`).
+    streamer_record: Option<Vec<u8>>,
 }
 
 impl State {
@@ -71,6 +73,7 @@ impl State {
             end: 0,
             dirs: vec![DirState::top()],
             streamer_infos: Vec::new(),
+            streamer_record: None,
         }
     }
 }
@@ -257,6 +260,38 @@ impl FileWriter {
         self.put_object(dir, class, name, title, payload, compress_it, at)
     }
 
+    /// Writes an object whose payload is stored already (`stored`, compressed or not, of
+    /// an `objlen`-byte object), listed in directory `dir`: a record copied from another
+    /// file keeps its bytes.
+    pub fn write_stored_object_in(
+        &self,
+        dir: DirectoryId,
+        class: &str,
+        name: &str,
+        title: &str,
+        stored: &[u8],
+        objlen: usize,
+    ) -> Result<KeyInfo> {
+        self.put_stored(dir, [class, name, title], stored, objlen, None)
+    }
+
+    /// Where the record of directory `dir` starts (what the keys of its objects point
+    /// back to).
+    pub fn directory_seek(&self, dir: DirectoryId) -> Result<u64> {
+        let state = self.lock();
+        state
+            .dirs
+            .get(dir.0)
+            .map(|d| d.seek)
+            .ok_or_else(|| Error::InvalidArgument(format!("no directory {} in this file", dir.0)))
+    }
+
+    /// Makes the file's StreamerInfo record the streamed `TList` `payload` (taken from
+    /// another file, uncompressed), instead of the class layouts added to this writer.
+    pub fn set_streamer_record(&self, payload: Vec<u8>) {
+        self.lock().streamer_record = Some(payload);
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn put_object(
         &self,
@@ -273,6 +308,17 @@ impl FileWriter {
         } else {
             payload.to_vec()
         };
+        self.put_stored(dir, [class, name, title], &stored, payload.len(), replacing)
+    }
+
+    fn put_stored(
+        &self,
+        dir: DirectoryId,
+        [class, name, title]: [&str; 3],
+        stored: &[u8],
+        objlen: usize,
+        replacing: Option<u64>,
+    ) -> Result<KeyInfo> {
         let key = {
             let mut state = self.lock();
             let seek_dir = state.dirs.get(dir.0).map(|d| d.seek).ok_or_else(|| {
@@ -284,15 +330,7 @@ impl FileWriter {
                 Some(i) => keys[i].cycle,
                 None => next_cycle(keys, name),
             };
-            let mut key = self.append_key(
-                &mut state,
-                class,
-                name,
-                title,
-                cycle,
-                &stored,
-                payload.len(),
-            );
+            let mut key = self.append_key(&mut state, class, name, title, cycle, stored, objlen);
             key.seek_pdir = seek_dir;
             let keys = &mut state.dirs[dir.0].keys;
             match old {
@@ -301,7 +339,7 @@ impl FileWriter {
             }
             key
         };
-        self.write_record(&key, &stored)?;
+        self.write_record(&key, stored)?;
         Ok(key)
     }
 
@@ -457,7 +495,10 @@ impl FileWriter {
         if infos.is_empty() || anchors {
             infos.insert(0, rntuple_anchor_info());
         }
-        let list = streamer_list(&infos);
+        let list = match &state.streamer_record {
+            Some(record) => record.clone(),
+            None => streamer_list(&infos),
+        };
         let stored = compress(self.options.compression, &list);
         let info = self.append_key(
             state,

@@ -13,10 +13,12 @@ mod write;
 
 pub use crate::parallel::ReadOptions;
 pub use interpretation::{ClassLayout, Header, Interpretation, MemberStep, Nested, Packed, Prim};
+pub(crate) use model::{restream, Cursor, Object, ObjectReader, Trace, Value};
 pub use model::{
     BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, StreamerSet, TreeMeta,
 };
 pub use read::{list_trees, read_streamers, TTreeReader, Tree};
+pub(crate) use write::cluster_layout;
 pub use write::{
     BranchSpec, TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteOptions,
     TTreeWriteSummary, TTreeWriter,

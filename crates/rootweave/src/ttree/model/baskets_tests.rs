@@ -13,6 +13,7 @@ fn kept(entries: i64, data: &[u8]) -> Option<Arc<Object>> {
             ("fKeylen".into(), Value::Int(0)),
             ("fData".into(), Value::Bytes(data.to_vec())),
         ],
+        spans: Vec::new(),
     }))
 }
 
@@ -23,6 +24,7 @@ fn branch(slots: Vec<Option<Arc<Object>>>) -> Object {
         version: 13,
         offset: 0,
         members: vec![("fBaskets".into(), Value::Objects(slots))],
+        spans: Vec::new(),
     }
 }
 

@@ -4,6 +4,7 @@
 //! that back-references (`0x80000000 | position`, `position`) can be resolved.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::object::Object;
@@ -43,6 +44,18 @@ pub struct Frame {
     pub end: Option<usize>,
 }
 
+/// The structure a traced cursor notes while objects are read, which a rewrite of the
+/// buffer needs to keep byte counts and references right when bytes move.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// Positions of byte counts (each counts the bytes after itself up to an object's end).
+    pub counts: Vec<usize>,
+    /// Positions of reference tags (to a class or an object read earlier).
+    pub refs: Vec<usize>,
+    /// Ranges skipped without being read (what they hold is not known).
+    pub opaque: Vec<Range<usize>>,
+}
+
 /// A cursor over a streamed buffer.
 #[derive(Debug, Clone)]
 pub struct Cursor<'a> {
@@ -57,6 +70,7 @@ pub struct Cursor<'a> {
     refs: HashMap<u32, Ref>,
     /// Current nesting depth of objects.
     pub depth: usize,
+    trace: Option<Box<Trace>>,
 }
 
 impl<'a> Cursor<'a> {
@@ -73,6 +87,39 @@ impl<'a> Cursor<'a> {
             object,
             refs: HashMap::new(),
             depth: 0,
+            trace: None,
+        }
+    }
+
+    /// The same cursor noting the buffer's structure as it reads (see [`Trace`]).
+    pub fn traced(mut self) -> Self {
+        self.trace = Some(Box::default());
+        self
+    }
+
+    /// What a traced cursor noted so far.
+    pub fn trace(&self) -> Option<&Trace> {
+        self.trace.as_deref()
+    }
+
+    /// Notes that `range` is skipped without being read.
+    pub fn opaque(&mut self, range: Range<usize>) {
+        if let Some(t) = &mut self.trace {
+            if range.start < range.end {
+                t.opaque.push(range);
+            }
+        }
+    }
+
+    fn note_count(&mut self, at: usize) {
+        if let Some(t) = &mut self.trace {
+            t.counts.push(at);
+        }
+    }
+
+    fn note_ref(&mut self, at: usize) {
+        if let Some(t) = &mut self.trace {
+            t.refs.push(at);
         }
     }
 
@@ -118,6 +165,7 @@ impl<'a> Cursor<'a> {
                     self.r.remaining()
                 )));
             }
+            self.note_count(start);
             Some(end)
         } else {
             self.seek(start)?;
@@ -140,6 +188,7 @@ impl<'a> Cursor<'a> {
                     self.pos() - end
                 )));
             }
+            self.opaque(self.pos()..end);
             self.seek(end)?;
         }
         Ok(())
@@ -179,11 +228,16 @@ impl<'a> Cursor<'a> {
                     self.r.remaining()
                 )));
             }
+            self.note_count(beg);
             (self.r.u32()?, Some(beg + 4 + count))
         };
+        if tag != 0 && tag != NEW_CLASS_TAG {
+            self.note_ref(self.pos() - 4);
+        }
         if tag & CLASS_MASK == 0 {
             if tag == 0 {
                 if let Some(end) = count_end {
+                    self.opaque(self.pos()..end);
                     self.seek(end)?;
                 }
                 return Ok(None);
@@ -193,6 +247,7 @@ impl<'a> Cursor<'a> {
                 _ => None,
             };
             if let Some(end) = count_end {
+                self.opaque(self.pos()..end);
                 self.seek(end)?;
             }
             return Ok(Some(Tagged::Ref(target)));

@@ -6,11 +6,12 @@ mod baskets;
 mod cursor;
 mod object;
 mod packed;
+pub(crate) mod restream;
 mod streamers;
 mod tree;
 
-pub(crate) use cursor::Cursor;
-pub(crate) use object::ObjectReader;
+pub(crate) use cursor::{Cursor, Trace};
+pub(crate) use object::{Object, ObjectReader, Value};
 pub use packed::Packed;
 pub use streamers::StreamerSet;
 pub(crate) use streamers::{code, Element, ElementClass, StreamerInfo};

@@ -9,6 +9,7 @@
 //! by a byte count ends the object early: that member and the ones after it are
 //! [`Value::Unread`] with the reason, and reading goes on after the object.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::cursor::{Cursor, Tagged, MAX_DEPTH};
@@ -57,12 +58,22 @@ pub struct Object {
     pub offset: u64,
     /// Members in streaming order, base classes' members first (flattened).
     pub members: Vec<(String, Value)>,
+    /// Where each member lies in the buffer it was read from, parallel to `members`
+    /// (members of built-in classes share their object's range); rewriting an object
+    /// replaces these ranges.
+    pub spans: Vec<Range<usize>>,
 }
 
 impl Object {
     /// The member `name`, if present.
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.members.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    /// Where member `name` lies in the buffer it was read from.
+    pub fn span(&self, name: &str) -> Option<Range<usize>> {
+        let i = self.members.iter().position(|(n, _)| n == name)?;
+        self.spans.get(i).cloned()
     }
 
     /// The member `name` as an integer.
@@ -150,9 +161,14 @@ impl<'s> ObjectReader<'s> {
             return Err(c.error("objects nested too deeply"));
         }
         c.depth += 1;
+        let start = c.pos();
         let result = self.read_inner(c, class);
         c.depth -= 1;
-        result
+        let mut object = result?;
+        if object.spans.len() != object.members.len() {
+            object.spans = vec![start..c.pos(); object.members.len()];
+        }
+        Ok(object)
     }
 
     fn read_inner(&self, c: &mut Cursor, class: &str) -> Result<Object> {
@@ -162,6 +178,7 @@ impl<'s> ObjectReader<'s> {
             version,
             offset,
             members,
+            spans: Vec::new(),
         };
         match class {
             "TObject" => {
@@ -199,7 +216,8 @@ impl<'s> ObjectReader<'s> {
         let version = frame.version as i32;
         let info = self.streamers.get(class, version);
         let Some(info) = info.or_else(|| builtin_leaf_layouts().get(class, version)) else {
-            if frame.end.is_some() {
+            if let Some(end) = frame.end {
+                c.opaque(c.pos()..end);
                 c.finish(&frame, class)?;
                 return Ok(object(
                     frame.version,
@@ -215,18 +233,25 @@ impl<'s> ObjectReader<'s> {
             )));
         };
         let mut members: Vec<(String, Value)> = Vec::with_capacity(info.elements.len());
+        let mut spans = Vec::with_capacity(info.elements.len());
         for e in &info.elements {
-            match self.read_element(c, e, &mut members) {
-                Ok(()) => {}
+            let start = c.pos();
+            match self.read_element(c, e, &mut members, &mut spans) {
+                Ok(()) => spans.resize(members.len(), start..c.pos()),
                 Err(err) if frame.end.is_some() => {
+                    let end = frame.end.unwrap_or(start);
+                    c.opaque(start..end);
                     members.push((e.name.clone(), Value::Unread(err.to_string())));
+                    spans.resize(members.len(), start..end);
                     break;
                 }
                 Err(err) => return Err(err),
             }
         }
         c.finish(&frame, class)?;
-        Ok(object(frame.version, members))
+        let mut read = object(frame.version, members);
+        read.spans = spans;
+        Ok(read)
     }
 
     fn read_collection(&self, c: &mut Cursor, class: &str, offset: u64) -> Result<Object> {
@@ -259,6 +284,7 @@ impl<'s> ObjectReader<'s> {
                 ("fName".into(), Value::Str(name)),
                 ("fObjects".into(), Value::Objects(items)),
             ],
+            spans: Vec::new(),
         })
     }
 
@@ -274,6 +300,7 @@ impl<'s> ObjectReader<'s> {
                     if c.pos() > end {
                         return Err(c.error(format!("{class} read past its byte count")));
                     }
+                    c.opaque(c.pos()..end);
                     c.seek(end)?;
                 }
                 c.register(key, object.clone());
@@ -287,11 +314,13 @@ impl<'s> ObjectReader<'s> {
         c: &mut Cursor,
         e: &Element,
         members: &mut Vec<(String, Value)>,
+        spans: &mut Vec<Range<usize>>,
     ) -> Result<()> {
         let value = match e.class {
             ElementClass::Base => {
                 let base = self.read(c, &e.name)?;
                 members.extend(base.members);
+                spans.extend(base.spans);
                 return Ok(());
             }
             _ if e.ty == code::TSTRING || e.class == ElementClass::String => {
@@ -394,9 +423,10 @@ impl<'s> ObjectReader<'s> {
                 read_basic_array(c, e.ctype, n, &e.title)?
             }
             _ => {
-                if frame.end.is_none() {
+                let Some(end) = frame.end else {
                     return Err(c.error(format!("{} without a byte count", e.type_name)));
-                }
+                };
+                c.opaque(c.pos()..end);
                 Value::Unread(format!("{} is not read inside objects", e.type_name))
             }
         };
@@ -565,5 +595,6 @@ fn read_embedded_basket(c: &mut Cursor, offset: u64) -> Result<Object> {
         version,
         offset,
         members,
+        spans: Vec::new(),
     })
 }

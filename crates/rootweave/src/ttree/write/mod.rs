@@ -19,6 +19,7 @@ mod shape;
 mod writer;
 
 pub use branch::BranchSpec;
+pub(crate) use clusters::cluster_layout;
 pub use options::TTreeWriteOptions;
 pub use parallel::{
     TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteSummary,

@@ -1,0 +1,166 @@
+//! The inputs of a merge and what they hold: every object path of every input (highest
+//! cycle of each name), directories merged into one tree of entries, each entry knowing
+//! which inputs have it.
+
+use std::path::Path;
+
+use super::tree::TreeSource;
+use crate::container::{KeyInfo, RootFile};
+use crate::error::{Error, Result};
+use crate::ttree::{read_streamers, StreamerSet};
+
+/// Deepest directory nesting followed.
+const MAX_DEPTH: usize = 32;
+
+/// One input file, opened and checked.
+pub(super) struct Input {
+    /// The file.
+    pub file: RootFile,
+    /// Its class layouts.
+    pub streamers: StreamerSet,
+}
+
+impl Input {
+    /// Opens `path` and reads every tree's metadata, so that a bad input is found before
+    /// anything is written.
+    pub fn open(path: &Path) -> Result<Self> {
+        let file = RootFile::open(path)?;
+        let streamers = read_streamers(&file)?;
+        let input = Input { file, streamers };
+        let mut entries = Vec::new();
+        add_keys(&input.file, 0, input.file.keys(), &mut entries, 0)?;
+        input.check(&entries, "")?;
+        Ok(input)
+    }
+
+    fn check(&self, entries: &[Entry], path: &str) -> Result<()> {
+        for e in entries {
+            let full = format!("{path}{}", e.name);
+            match &e.kind {
+                Kind::Directory(children) => self.check(children, &format!("{full}/"))?,
+                Kind::Tree => {
+                    TreeSource::read(&self.file, &self.streamers, &e.sources[0].1, &full)?;
+                }
+                Kind::RNTuple | Kind::Other => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What an entry is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// A directory and what it holds.
+    Directory(Vec<Entry>),
+    /// A TTree (or `TNtuple`, `TNtupleD`).
+    Tree,
+    /// An RNTuple anchor.
+    RNTuple,
+    /// Anything else, taken whole.
+    Other,
+}
+
+/// One object path of the merged output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Entry {
+    /// Its name in its directory.
+    pub name: String,
+    /// What it is.
+    pub kind: Kind,
+    /// The inputs that have it (index into the inputs) and its key there, in input order.
+    pub sources: Vec<(usize, KeyInfo)>,
+}
+
+fn kind_of(class: &str) -> Kind {
+    match class {
+        "TTree" | "TNtuple" | "TNtupleD" => Kind::Tree,
+        "ROOT::RNTuple" | "ROOT::Experimental::RNTuple" => Kind::RNTuple,
+        c if c.starts_with("TDirectory") => Kind::Directory(Vec::new()),
+        _ => Kind::Other,
+    }
+}
+
+/// Adds the keys of one directory of input `input` to `entries`.
+fn add_keys(
+    file: &RootFile,
+    input: usize,
+    keys: &[KeyInfo],
+    entries: &mut Vec<Entry>,
+    depth: usize,
+) -> Result<()> {
+    // The highest cycle of each name, in the order names first appear.
+    let mut latest: Vec<&KeyInfo> = Vec::new();
+    for k in keys {
+        match latest.iter_mut().find(|l| l.name == k.name) {
+            Some(l) if l.cycle < k.cycle => *l = k,
+            Some(_) => {}
+            None => latest.push(k),
+        }
+    }
+    for key in latest {
+        let kind = kind_of(&key.class_name);
+        let at = match entries.iter().position(|e| e.name == key.name) {
+            Some(i) => {
+                if std::mem::discriminant(&entries[i].kind) != std::mem::discriminant(&kind) {
+                    return Err(Error::InvalidArgument(format!(
+                        "'{}' is a {} in {}, but a {} in an input before",
+                        key.name,
+                        key.class_name,
+                        file.name(),
+                        entries[i].sources[0].1.class_name
+                    )));
+                }
+                i
+            }
+            None => {
+                entries.push(Entry {
+                    name: key.name.clone(),
+                    kind,
+                    sources: Vec::new(),
+                });
+                entries.len() - 1
+            }
+        };
+        entries[at].sources.push((input, key.clone()));
+        if let Kind::Directory(children) = &mut entries[at].kind {
+            if depth >= MAX_DEPTH {
+                return Err(Error::format(
+                    file.name(),
+                    format!("directory '{}'", key.name),
+                    key.seek_key,
+                    "directories nested too deeply",
+                ));
+            }
+            let sub = file.directory_keys(key)?;
+            add_keys(file, input, &sub, children, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// Every object path of every input.
+pub(super) struct Catalog {
+    /// The top directory's entries.
+    pub top: Vec<Entry>,
+    input_bytes: u64,
+}
+
+impl Catalog {
+    /// The catalog of `inputs`.
+    pub fn build(inputs: &[Input]) -> Result<Self> {
+        let mut top = Vec::new();
+        for (i, input) in inputs.iter().enumerate() {
+            add_keys(&input.file, i, input.file.keys(), &mut top, 0)?;
+        }
+        Ok(Catalog {
+            top,
+            input_bytes: inputs.iter().map(|i| i.file.size()).sum(),
+        })
+    }
+
+    /// The bytes of all inputs (what progress is measured against).
+    pub fn record_bytes(&self) -> u64 {
+        self.input_bytes
+    }
+}

@@ -1,0 +1,504 @@
+//! Fast merging of one tree found in several files: each input's basket records are copied
+//! as they are (only their key headers point at their new place), and the first input's
+//! tree object is rewritten with the merged basket lists, entry counts, byte totals,
+//! clusters and leaf ranges. Branch classes need no writer of their own: the object is
+//! rewritten through the trace of its read.
+
+use std::sync::Arc;
+
+use super::records::Record;
+use crate::container::{KeyInfo, RootFile};
+use crate::error::{Error, Result};
+use crate::ttree::{
+    cluster_layout, restream, Branch, Cursor, Object, ObjectReader, StreamerSet, Trace, TreeMeta,
+    Value,
+};
+
+/// Basket slots a branch object keeps at least (ROOT's `fMaxBaskets` minimum).
+const MIN_BASKET_SLOTS: usize = 10;
+
+/// One input's copy of a tree, read for merging.
+pub(super) struct TreeSource {
+    /// The input's file name (for messages).
+    pub file: String,
+    key: KeyInfo,
+    payload: Vec<u8>,
+    object: Object,
+    trace: Trace,
+    /// The tree's metadata (branches, baskets, clusters).
+    pub meta: TreeMeta,
+    /// The branch objects, depth first as [`TreeMeta::all_branches`] lists them.
+    branches: Vec<Arc<Object>>,
+}
+
+impl TreeSource {
+    /// Reads the tree behind `key` of `file` (at `path`) for merging.
+    pub fn read(
+        file: &RootFile,
+        streamers: &StreamerSet,
+        key: &KeyInfo,
+        path: &str,
+    ) -> Result<Self> {
+        let what = format!("TTree '{path}'");
+        let payload = file.read_object(key)?;
+        let mut c = Cursor::new(
+            &payload,
+            key.payload_offset(),
+            file.name(),
+            &what,
+            key.keylen as u32,
+        )
+        .traced();
+        let object = ObjectReader { streamers }.read(&mut c, &key.class_name)?;
+        let trace = c.trace().cloned().unwrap_or_default();
+        let meta = TreeMeta::from_object(&object, file.size())
+            .map_err(|(offset, message)| Error::format(file.name(), &what, offset, message))?;
+        let mut branches = Vec::new();
+        collect_branches(&object, &mut branches);
+        let listed = meta.all_branches();
+        if listed.len() != branches.len() {
+            return Err(Error::format(
+                file.name(),
+                &what,
+                object.offset,
+                "branch objects and branches do not pair up",
+            ));
+        }
+        for b in &listed {
+            if !b.embedded.is_empty() {
+                return Err(Error::format(
+                    file.name(),
+                    &what,
+                    object.offset,
+                    format!(
+                        "branch '{}' keeps {} basket(s) inside the tree object (a file that was \
+                         not closed); such trees are not merged",
+                        b.name,
+                        b.embedded.len()
+                    ),
+                ));
+            }
+        }
+        Ok(TreeSource {
+            file: file.name().to_string(),
+            key: key.clone(),
+            payload,
+            object,
+            trace,
+            meta,
+            branches,
+        })
+    }
+
+    /// The tree's class (`TTree`, `TNtuple`, ...), name and title, for its output key.
+    pub fn key(&self) -> &KeyInfo {
+        &self.key
+    }
+}
+
+fn collect_branches(o: &Object, out: &mut Vec<Arc<Object>>) {
+    for b in o.objects("fBranches").unwrap_or(&[]).iter().flatten() {
+        out.push(b.clone());
+        collect_branches(b, out);
+    }
+}
+
+/// What makes two branches the same for merging: class, leaves (class and title) and,
+/// for branches of objects, the class they hold.
+fn signature(b: &Branch) -> String {
+    let leaves: Vec<String> = b
+        .leaves
+        .iter()
+        .map(|l| format!("{} {}", l.class, l.title))
+        .collect();
+    let class = b.element.as_ref().map_or("", |e| e.class_name.as_str());
+    format!(
+        "{} {class} {}[{}]",
+        b.class,
+        b.object_class,
+        leaves.join(", ")
+    )
+}
+
+/// An error unless `other` has the branches of `first` (names and types, in order).
+pub(super) fn check_same_branches(
+    path: &str,
+    first: &TreeSource,
+    other: &TreeSource,
+) -> Result<()> {
+    let (a, b) = (first.meta.all_branches(), other.meta.all_branches());
+    let differ = |message: String| {
+        Error::InvalidArgument(format!(
+            "tree '{path}' differs between {} and {}: {message}",
+            first.file, other.file
+        ))
+    };
+    for (i, x) in a.iter().enumerate() {
+        let Some(y) = b.get(i) else {
+            return Err(differ(format!(
+                "branch '{}' is missing from the second",
+                x.name
+            )));
+        };
+        if x.name != y.name {
+            return Err(differ(format!(
+                "branch {i} is '{}' in the first and '{}' in the second",
+                x.name, y.name
+            )));
+        }
+        if signature(x) != signature(y) {
+            return Err(differ(format!(
+                "branch '{}' is {} in the first and {} in the second",
+                x.name,
+                signature(x),
+                signature(y)
+            )));
+        }
+    }
+    if let Some(y) = b.get(a.len()) {
+        return Err(differ(format!(
+            "branch '{}' is missing from the first",
+            y.name
+        )));
+    }
+    Ok(())
+}
+
+/// A merged branch's baskets: where each record goes and which entries it starts at.
+#[derive(Debug, Default, Clone)]
+struct MergedBaskets {
+    bytes: Vec<i64>,
+    firsts: Vec<i64>,
+    seeks: Vec<i64>,
+}
+
+/// The basket records of input `source` (one of `sources`), in file order, each with
+/// the branch it belongs to; `branch_baskets` gets each basket's first entry (shifted by
+/// the entries of the inputs before) and size, its seek filled in by [`place`].
+pub(super) struct TreePlan {
+    /// Per input: its records in file order (`to` set once placed).
+    pub records: Vec<Vec<Record>>,
+    /// Per input, per record: the branch and basket slot it fills.
+    slots: Vec<Vec<(usize, usize)>>,
+    merged: Vec<MergedBaskets>,
+    /// Entries of the merged tree.
+    pub entries: u64,
+}
+
+impl TreePlan {
+    /// The baskets of every input, in the order the inputs are given.
+    pub fn new(sources: &[TreeSource]) -> Result<Self> {
+        let nbranches = sources[0].branches.len();
+        let mut merged = vec![MergedBaskets::default(); nbranches];
+        let mut records = Vec::with_capacity(sources.len());
+        let mut slots = Vec::with_capacity(sources.len());
+        let mut offset = 0u64;
+        for s in sources {
+            let mut own: Vec<(Record, (usize, usize))> = Vec::new();
+            for (bi, b) in s.meta.all_branches().into_iter().enumerate() {
+                if !b.baskets.is_empty() && b.entries != s.meta.entries {
+                    return Err(Error::format(
+                        &s.file,
+                        format!("TTree '{}'", s.meta.name),
+                        s.object.offset,
+                        format!(
+                            "branch '{}' has {} entries, the tree {}",
+                            b.name, b.entries, s.meta.entries
+                        ),
+                    ));
+                }
+                let m = &mut merged[bi];
+                for basket in &b.baskets {
+                    let slot = m.bytes.len();
+                    m.bytes.push(basket.bytes as i64);
+                    m.firsts.push((basket.first_entry + offset) as i64);
+                    m.seeks.push(0);
+                    own.push((
+                        Record {
+                            from: basket.seek,
+                            len: basket.bytes,
+                            to: 0,
+                        },
+                        (bi, slot),
+                    ));
+                }
+            }
+            own.sort_by_key(|(r, _)| r.from);
+            let (r, sl): (Vec<_>, Vec<_>) = own.into_iter().unzip();
+            records.push(r);
+            slots.push(sl);
+            offset += s.meta.entries;
+        }
+        Ok(TreePlan {
+            records,
+            slots,
+            merged,
+            entries: offset,
+        })
+    }
+
+    /// Bytes of input `i`'s records.
+    pub fn input_bytes(&self, i: usize) -> u64 {
+        self.records[i].iter().map(|r| r.len as u64).sum()
+    }
+
+    /// Places input `i`'s records one after the other from `start`.
+    pub fn place(&mut self, i: usize, start: u64) {
+        let mut at = start;
+        for (r, &(b, slot)) in self.records[i].iter_mut().zip(&self.slots[i]) {
+            r.to = at;
+            self.merged[b].seeks[slot] = at as i64;
+            at += r.len as u64;
+        }
+    }
+}
+
+/// The first input's tree object with the merged baskets, counts, totals, clusters and
+/// leaf ranges, for a key whose header is `new_keylen` bytes long.
+pub(super) fn merged_object(
+    sources: &[TreeSource],
+    plan: &TreePlan,
+    new_keylen: u32,
+) -> Result<Vec<u8>> {
+    let first = &sources[0];
+    let what = format!("TTree '{}'", first.meta.name);
+    let fail = |message: String| Error::format(&first.file, &what, first.object.offset, message);
+    let mut edits = Vec::new();
+    let tree = &first.object;
+    let sum = |name: &str| -> i64 {
+        sources
+            .iter()
+            .map(|s| s.object.int(name).unwrap_or(0))
+            .sum()
+    };
+    let entries = plan.entries as i64;
+    edits.extend(scalar(tree, "fEntries", entries).map_err(&fail)?);
+    for name in ["fTotBytes", "fZipBytes", "fSavedBytes", "fFlushedBytes"] {
+        edits.extend(scalar(tree, name, sum(name)).map_err(&fail)?);
+    }
+    edits.extend(cluster_edits(sources, entries).map_err(&fail)?);
+
+    for (bi, branch) in first.branches.iter().enumerate() {
+        let m = &plan.merged[bi];
+        let n = m.bytes.len();
+        let slots = (n + 1).max(MIN_BASKET_SLOTS);
+        let branch_sum = |name: &str| -> i64 {
+            sources
+                .iter()
+                .map(|s| s.branches[bi].int(name).unwrap_or(0))
+                .sum()
+        };
+        let branch_entries: i64 = sources
+            .iter()
+            .map(|s| s.meta.all_branches()[bi].entries as i64)
+            .sum();
+        let fail = |m: String| {
+            fail(format!(
+                "branch '{}': {m}",
+                branch.str("fName").unwrap_or("")
+            ))
+        };
+        edits.extend(scalar(branch, "fWriteBasket", n as i64).map_err(&fail)?);
+        edits.extend(scalar(branch, "fEntryNumber", branch_entries).map_err(&fail)?);
+        edits.extend(scalar(branch, "fEntries", branch_entries).map_err(&fail)?);
+        edits.extend(scalar(branch, "fTotBytes", branch_sum("fTotBytes")).map_err(&fail)?);
+        edits.extend(scalar(branch, "fZipBytes", branch_sum("fZipBytes")).map_err(&fail)?);
+        edits.extend(scalar(branch, "fMaxBaskets", slots as i64).map_err(&fail)?);
+        let mut firsts = m.firsts.clone();
+        firsts.push(branch_entries);
+        let old_slots = branch.int("fMaxBaskets").unwrap_or(0).max(0) as usize;
+        for (name, values, width) in [
+            ("fBasketBytes", &m.bytes, 4),
+            ("fBasketEntry", &firsts, 8),
+            ("fBasketSeek", &m.seeks, 8),
+        ] {
+            edits.extend(array(branch, name, values, slots, old_slots, width).map_err(&fail)?);
+        }
+        edits.extend(empty_basket_list(branch, &first.payload).map_err(&fail)?);
+        edits.extend(leaf_ranges(sources, bi).map_err(&fail)?);
+    }
+    restream::rewrite(
+        &first.payload,
+        &first.trace,
+        edits,
+        first.key.keylen as u32,
+        new_keylen,
+    )
+    .map_err(fail)
+}
+
+/// The bytes of a number in the form member `name` of `o` was read in.
+fn scalar(o: &Object, name: &str, value: i64) -> Result<Option<restream::Edit>, String> {
+    let (Some(span), Some(old)) = (o.span(name), o.get(name)) else {
+        return Ok(None);
+    };
+    let bytes = match (old, span.len()) {
+        (Value::Float(_), 8) => (value as f64).to_be_bytes().to_vec(),
+        (Value::Float(_), 4) => (value as f32).to_be_bytes().to_vec(),
+        (Value::Int(_) | Value::UInt(_) | Value::Bool(_), w @ (1 | 2 | 4 | 8)) => {
+            value.to_be_bytes()[8 - w..].to_vec()
+        }
+        _ => return Err(format!("member {name} is not a number of a known size")),
+    };
+    Ok(Some(restream::Edit { range: span, bytes }))
+}
+
+/// The same as [`scalar`] for a floating-point value (leaf ranges of `TLeafF`/`TLeafD`).
+fn scalar_f(o: &Object, name: &str, value: f64) -> Result<Option<restream::Edit>, String> {
+    match o.get(name) {
+        Some(Value::Float(_)) => {
+            let span = o.span(name).expect("a span for each member");
+            let bytes = match span.len() {
+                8 => value.to_be_bytes().to_vec(),
+                4 => (value as f32).to_be_bytes().to_vec(),
+                _ => return Err(format!("member {name} is not a number of a known size")),
+            };
+            Ok(Some(restream::Edit { range: span, bytes }))
+        }
+        _ => scalar(o, name, value as i64),
+    }
+}
+
+/// A counted array member (`[flag][values]`) holding `values` then zeros, `slots` long.
+fn array(
+    o: &Object,
+    name: &str,
+    values: &[i64],
+    slots: usize,
+    old_slots: usize,
+    width: usize,
+) -> Result<Option<restream::Edit>, String> {
+    let Some(span) = o.span(name) else {
+        return Ok(None);
+    };
+    let width = if old_slots > 0 && span.len() > 1 {
+        (span.len() - 1) / old_slots
+    } else {
+        width
+    };
+    if !matches!(width, 4 | 8) {
+        return Err(format!("array {name} has values of {width} bytes"));
+    }
+    let mut bytes = Vec::with_capacity(1 + slots * width);
+    bytes.push(1);
+    for i in 0..slots {
+        let v = values.get(i).copied().unwrap_or(0);
+        bytes.extend_from_slice(&v.to_be_bytes()[8 - width..]);
+    }
+    Ok(Some(restream::Edit { range: span, bytes }))
+}
+
+/// Empties a branch's `fBaskets` list if it holds anything: a basket kept in memory at a
+/// slot the merged baskets fill would hide the one on disk.
+fn empty_basket_list(branch: &Object, payload: &[u8]) -> Result<Option<restream::Edit>, String> {
+    let held = branch.objects("fBaskets").unwrap_or(&[]);
+    if held.is_empty() {
+        return Ok(None);
+    }
+    let span = branch.span("fBaskets").ok_or("no fBaskets span")?;
+    // Byte count, version, TObject (version, id, bits, a process id if referenced), name,
+    // then the object count: keep the head, replace the count and the items.
+    let b = &payload[span.clone()];
+    let mut at = 4 + 2;
+    let bits = b.get(at + 6..at + 10).ok_or("short fBaskets")?;
+    let referenced = u32::from_be_bytes(bits.try_into().expect("four bytes")) & 0x10 != 0;
+    at += 10 + if referenced { 2 } else { 0 };
+    let name_len = *b.get(at).ok_or("short fBaskets")? as usize;
+    at += 1 + if name_len == 255 {
+        4 + u32::from_be_bytes(
+            b.get(at + 1..at + 5)
+                .ok_or("short fBaskets")?
+                .try_into()
+                .expect("four bytes"),
+        ) as usize
+    } else {
+        name_len
+    };
+    let lower = b.get(at + 4..at + 8).ok_or("short fBaskets")?;
+    let mut bytes = vec![0, 0, 0, 0];
+    bytes.extend_from_slice(lower);
+    Ok(Some(restream::Edit {
+        range: span.start + at..span.end,
+        bytes,
+    }))
+}
+
+/// Leaf ranges (`fMaximum`, `fMinimum`) over all inputs: readers size their buffers by
+/// a counter leaf's maximum.
+fn leaf_ranges(sources: &[TreeSource], bi: usize) -> Result<Vec<restream::Edit>, String> {
+    let leaves = |s: &TreeSource| -> Vec<Arc<Object>> {
+        s.branches[bi]
+            .objects("fLeaves")
+            .unwrap_or(&[])
+            .iter()
+            .flatten()
+            .cloned()
+            .collect()
+    };
+    let first = leaves(&sources[0]);
+    let all: Vec<Vec<Arc<Object>>> = sources.iter().map(leaves).collect();
+    let mut edits = Vec::new();
+    for (li, leaf) in first.iter().enumerate() {
+        let values = |name: &str| -> Vec<f64> {
+            all.iter()
+                .filter_map(|ls| ls.get(li))
+                .filter_map(|l| match l.get(name)? {
+                    Value::Int(v) => Some(*v as f64),
+                    Value::UInt(v) => Some(*v as f64),
+                    Value::Float(v) => Some(*v),
+                    Value::Bool(v) => Some(*v as i64 as f64),
+                    _ => None,
+                })
+                .collect()
+        };
+        let max = values("fMaximum").into_iter().reduce(f64::max);
+        let min = values("fMinimum").into_iter().reduce(f64::min);
+        if let Some(max) = max {
+            edits.extend(scalar_f(leaf, "fMaximum", max)?);
+        }
+        if let Some(min) = min {
+            edits.extend(scalar_f(leaf, "fMinimum", min)?);
+        }
+    }
+    Ok(edits)
+}
+
+/// The merged tree's clusters: each input's clusters one after the other.
+fn cluster_edits(sources: &[TreeSource], entries: i64) -> Result<Vec<restream::Edit>, String> {
+    let mut ends = Vec::new();
+    let mut offset = 0u64;
+    for s in sources {
+        for r in s.meta.cluster_ranges() {
+            ends.push(offset + r.end);
+        }
+        offset += s.meta.entries;
+    }
+    // The last cluster is open (ROOT's last run continues with `fAutoFlush`).
+    ends.pop();
+    let Some(layout) = cluster_layout(&ends, entries as u64) else {
+        return Ok(Vec::new());
+    };
+    let tree = &sources[0].object;
+    if tree.span("fNClusterRange").is_none() {
+        return Ok(Vec::new());
+    }
+    let n = layout.ranges.len();
+    let mut edits = Vec::new();
+    edits.extend(scalar(tree, "fNClusterRange", n as i64)?);
+    edits.extend(scalar(tree, "fAutoFlush", layout.auto_flush)?);
+    let old = tree.int("fNClusterRange").unwrap_or(0).max(0) as usize;
+    let ends: Vec<i64> = layout.ranges.iter().map(|r| r.0).collect();
+    let sizes: Vec<i64> = layout.ranges.iter().map(|r| r.1).collect();
+    for (name, values) in [("fClusterRangeEnd", ends), ("fClusterSize", sizes)] {
+        let edit = if n == 0 {
+            tree.span(name).map(|range| restream::Edit {
+                range,
+                bytes: vec![0],
+            })
+        } else {
+            array(tree, name, &values, n, old, 8)?
+        };
+        edits.extend(edit);
+    }
+    Ok(edits)
+}
