@@ -8,5 +8,6 @@ pub mod generate;
 pub mod generate_ttree;
 pub mod list;
 pub mod list_ttree;
+pub mod merge;
 pub mod random;
 pub mod synth;

@@ -81,6 +81,29 @@ enum Command {
         #[arg(long, conflicts_with_all = ["threads", "ordered"])]
         sequential: bool,
     },
+    /// Merge ROOT files as hadd does: trees fast-cloned (baskets copied without being
+    /// recompressed), directories merged, other objects taken from the first input that
+    /// has them. The output appears only once complete.
+    Merge {
+        /// The output file.
+        out: PathBuf,
+        /// Input files: paths, `@list.txt` (one path per line) or patterns (`jobs/*.root`).
+        #[arg(required = true)]
+        inputs: Vec<String>,
+        /// Overwrite an existing output.
+        #[arg(short, long)]
+        force: bool,
+        /// Threads copying records (default: all cores).
+        #[arg(short = 'j', long)]
+        threads: Option<usize>,
+        /// Skip inputs that cannot be read, with a warning (default: fail, leaving no
+        /// output).
+        #[arg(short = 'k', long)]
+        skip_bad: bool,
+        /// Memory for records in flight, e.g. 256MiB, 1GiB or a number of bytes.
+        #[arg(long, default_value = "256MiB", value_parser = parse_bytes)]
+        memory_budget: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -154,6 +177,24 @@ fn main() -> ExitCode {
                     _ => Output::RNTuple,
                 },
             )
+        }
+        Command::Merge {
+            out,
+            inputs,
+            force,
+            threads,
+            skip_bad,
+            memory_budget,
+        } => {
+            let options = rootweave::merge::MergeOptions {
+                force,
+                threads: threads
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                skip_bad,
+                memory_budget,
+                ..Default::default()
+            };
+            rootweave_cli::merge::run(&out, &inputs, options).map(|text| eprint!("{text}"))
         }
     };
     match result {

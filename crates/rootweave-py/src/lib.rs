@@ -7,6 +7,7 @@ mod arrow;
 mod detached;
 mod errors;
 mod layout;
+mod merge;
 mod read;
 mod read_ttree;
 mod spec;
@@ -29,6 +30,7 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<write::ParallelRNTupleWriter>()?;
     m.add_class::<write::Context>()?;
     m.add_function(wrap_pyfunction!(read::list_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
     m.add("RootFileError", m.py().get_type::<errors::RootFileError>())?;
     Ok(())
 }

@@ -38,10 +38,11 @@ from ._rootweave import TreeWriter as _TreeWriter
 from ._rootweave import ParallelTreeWriter as _ParallelTreeWriter
 from ._rootweave import Writer as _Writer
 from ._rootweave import list_keys as _list_keys
+from ._rootweave import merge as _merge
 
 __all__ = ["open", "create", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
            "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
-           "RootFileError", "UnreadableBranchWarning"]
+           "RootFileError", "UnreadableBranchWarning", "merge"]
 __version__ = "0.1.0"
 
 LIBRARIES = ("np", "ak", "pa", "pl")
@@ -70,6 +71,27 @@ def create(path: Path, compression: str | int | None = None) -> WritableFile:
     ROOT's integer setting (e.g. 505). By default ROOT's: zstd:5 for RNTuples (its
     RNTupleWriteOptions), zlib:1 for TTrees and the file itself (its TFile)."""
     return WritableFile(str(path), None if compression is None else str(compression))
+
+
+def merge(output: Path, inputs: Sequence[Path] | Path, force: bool = False, threads: int | None = None,
+          skip_bad: bool = False, memory_budget: int = 256 << 20) -> dict[str, Any]:
+    """Merges ROOT files into `output` as hadd does, and returns a summary.
+
+    Trees are fast-cloned (their baskets copied without being recompressed; every input
+    must have the same branches), histograms added bin by bin (same binning), directories
+    merged, other objects taken from the first input that has them. `inputs`: paths, or
+    one glob pattern. An existing `output` is an error unless `force`; an unreadable input
+    is an error (and no output is left) unless `skip_bad`, which skips it and lists it in
+    the summary's "skipped". `threads` (default: all cores) copy records; records in
+    flight stay within `memory_budget` bytes. The summary holds "inputs", "trees",
+    "entries", "histograms", "objects_copied", "bytes_copied", "bytes_recompressed",
+    "output_bytes", "skipped" and "notes"."""
+    if isinstance(inputs, (str, os.PathLike)):
+        import glob
+        pattern = str(inputs)
+        inputs = sorted(glob.glob(pattern)) or [pattern]
+    return _merge(str(output), [str(p) for p in inputs], force, threads or (os.cpu_count() or 1), skip_bad,
+                  memory_budget)
 
 
 class ReadOnlyFile:

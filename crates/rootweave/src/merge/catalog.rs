@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use super::hist::{is_histogram, HistSource};
 use super::tree::TreeSource;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
@@ -41,6 +42,9 @@ impl Input {
                 Kind::Tree => {
                     TreeSource::read(&self.file, &self.streamers, &e.sources[0].1, &full)?;
                 }
+                Kind::Histogram => {
+                    HistSource::read(&self.file, &self.streamers, &e.sources[0].1, &full)?;
+                }
                 Kind::RNTuple | Kind::Other => {}
             }
         }
@@ -57,6 +61,8 @@ pub(super) enum Kind {
     Tree,
     /// An RNTuple anchor.
     RNTuple,
+    /// A histogram (`TH1`, `TH2`, `TH3` of any bin type, a profile).
+    Histogram,
     /// Anything else, taken whole.
     Other,
 }
@@ -77,6 +83,7 @@ fn kind_of(class: &str) -> Kind {
         "TTree" | "TNtuple" | "TNtupleD" => Kind::Tree,
         "ROOT::RNTuple" | "ROOT::Experimental::RNTuple" => Kind::RNTuple,
         c if c.starts_with("TDirectory") => Kind::Directory(Vec::new()),
+        c if is_histogram(c) => Kind::Histogram,
         _ => Kind::Other,
     }
 }

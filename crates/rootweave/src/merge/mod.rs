@@ -1,6 +1,7 @@
 //! Merging ROOT files as `hadd` does: trees are fast-cloned (their basket records copied
 //! byte for byte, the tree object rewritten with the merged basket lists), directories are
-//! merged recursively, and other objects are taken from the first input that has them.
+//! merged recursively, histograms added bin by bin, and other objects are taken from the
+//! first input that has them.
 //! The output is written under a temporary name and renamed once complete, so a failed
 //! merge leaves no output.
 //!
@@ -13,6 +14,7 @@
 //! ```
 
 mod catalog;
+mod hist;
 mod records;
 mod tree;
 
@@ -26,6 +28,7 @@ use crate::compress::Compression;
 use crate::container::{DirectoryId, FileWriter, WriterOptions};
 use crate::error::{Error, Result};
 use catalog::{Catalog, Entry, Input, Kind};
+use hist::{merged_histogram, HistSource};
 use tree::{check_same_branches, merged_object, TreePlan, TreeSource};
 
 /// How to merge.
@@ -78,10 +81,14 @@ pub struct MergeSummary {
     pub trees: usize,
     /// Entries of all merged trees.
     pub entries: u64,
+    /// Histograms merged (one per path).
+    pub histograms: usize,
     /// Objects taken whole from one input.
     pub objects_copied: usize,
     /// Bytes of records copied without being decompressed.
     pub bytes_copied: u64,
+    /// Bytes of baskets compressed anew (baskets an input kept in its tree object).
+    pub bytes_recompressed: u64,
     /// Size of the output.
     pub output_bytes: u64,
     /// What the caller should know (objects taken from the first input only, ...).
@@ -115,18 +122,40 @@ pub fn merge(
         }
         match Input::open(path) {
             Ok(input) => opened.push(input),
-            Err(e) if options.skip_bad => summary.skipped.push(format!("{}: {e}", path.display())),
+            Err(e) if options.skip_bad => summary.skipped.push(named(&e, path)),
             Err(e) => return Err(e),
         }
     }
     if opened.is_empty() {
         return Err(Error::InvalidArgument("no readable input files".into()));
     }
-    summary.inputs = opened.len();
-    let catalog = Catalog::build(&opened)?;
-
     let temp = temporary_name(output);
-    let result = write_output(&temp, &opened, &catalog, options, &mut summary);
+    let result = loop {
+        summary.inputs = opened.len();
+        let catalog = Catalog::build(&opened)?;
+        let mut attempt = summary.clone();
+        let result = write_output(&temp, &opened, &catalog, options, &mut attempt);
+        // A bad record found while copying: with skip_bad, merge again without its file.
+        let bad = match &result {
+            Err(Error::Format { file, .. }) if options.skip_bad && opened.len() > 1 => {
+                opened.iter().position(|i| i.file.name() == file)
+            }
+            _ => None,
+        };
+        match bad {
+            Some(i) => {
+                let e = result.expect_err("a failed attempt");
+                summary
+                    .skipped
+                    .push(format!("{}: {e}", opened[i].file.name()));
+                opened.remove(i);
+            }
+            None => {
+                summary = attempt;
+                break result;
+            }
+        }
+    };
     match result.and_then(|size| {
         std::fs::rename(&temp, output).map_err(|e| Error::Io {
             path: output.to_path_buf(),
@@ -142,6 +171,17 @@ pub fn merge(
             let _ = std::fs::remove_file(&temp);
             Err(e)
         }
+    }
+}
+
+/// An error's message, starting with the file's name unless it names it already.
+fn named(e: &Error, path: &Path) -> String {
+    let text = e.to_string();
+    let name = path.display().to_string();
+    if text.contains(&name) {
+        text
+    } else {
+        format!("{name}: {text}")
     }
 }
 
@@ -185,10 +225,12 @@ fn write_output(
         options,
         pool: &pool,
         copied: AtomicU64::new(0),
+        recompressed: AtomicU64::new(0),
         total: catalog.record_bytes(),
     };
     job.merge_dir(&catalog.top, "", DirectoryId::TOP, summary)?;
     summary.bytes_copied = job.copied.load(Ordering::Relaxed);
+    summary.bytes_recompressed = job.recompressed.load(Ordering::Relaxed);
     Ok(writer.close()?.file_size)
 }
 
@@ -199,6 +241,7 @@ struct Job<'a> {
     options: &'a MergeOptions,
     pool: &'a rayon::ThreadPool,
     copied: AtomicU64,
+    recompressed: AtomicU64,
     total: u64,
 }
 
@@ -224,6 +267,10 @@ impl Job<'_> {
                 Kind::Tree => {
                     summary.entries += self.merge_tree(entry, &full, dir)?;
                     summary.trees += 1;
+                }
+                Kind::Histogram => {
+                    self.merge_histogram(entry, &full, dir)?;
+                    summary.histograms += 1;
                 }
                 Kind::RNTuple => {
                     return Err(Error::InvalidArgument(format!(
@@ -257,6 +304,26 @@ impl Job<'_> {
         Ok(())
     }
 
+    /// Merges the histogram `entry` into directory `dir`.
+    fn merge_histogram(&self, entry: &Entry, path: &str, dir: DirectoryId) -> Result<()> {
+        let sources = entry
+            .sources
+            .iter()
+            .map(|(i, key)| {
+                let input = &self.inputs[*i];
+                HistSource::read(&input.file, &input.streamers, key, path)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let key = sources[0].key();
+        let keylen = self
+            .writer
+            .next_key_len(&key.class_name, &key.name, &key.title);
+        let payload = merged_histogram(path, &sources, keylen as u32)?;
+        self.writer
+            .write_object_in(dir, &key.class_name, &key.name, &key.title, &payload, true)?;
+        Ok(())
+    }
+
     /// Merges the tree `entry` into directory `dir`; returns its entries.
     fn merge_tree(&self, entry: &Entry, path: &str, dir: DirectoryId) -> Result<u64> {
         let sources = entry
@@ -270,7 +337,7 @@ impl Job<'_> {
         for other in &sources[1..] {
             check_same_branches(path, &sources[0], other)?;
         }
-        let mut plan = TreePlan::new(&sources)?;
+        let mut plan = TreePlan::new(&sources, self.writer.compression(), self.writer.datime())?;
         for i in 0..sources.len() {
             let start = self.writer.allocate(plan.input_bytes(i));
             plan.place(i, start);
@@ -296,6 +363,19 @@ impl Job<'_> {
                     Ok::<(), Error>(())
                 })
         })?;
+        for (i, made) in plan.made.iter().enumerate() {
+            let mut at = plan.made_at[i];
+            for (record, _) in made {
+                let mut record = record.clone();
+                records::repoint(&mut record, at, seek_pdir).map_err(|m| {
+                    Error::format(self.inputs[entry.sources[i].0].file.name(), path, 0, m)
+                })?;
+                self.writer.write_at(at, &record)?;
+                at += record.len() as u64;
+            }
+        }
+        self.recompressed
+            .fetch_add(plan.made_bytes, Ordering::Relaxed);
         let key = sources[0].key();
         let keylen = self
             .writer

@@ -85,7 +85,7 @@ pub fn copy_run(
 /// Points a record's key header at `seek` and `seek_pdir`; small headers whose 32-bit
 /// fields cannot hold an offset get 0 there (readers find baskets through their
 /// branch, never through these fields).
-fn repoint(record: &mut [u8], seek: u64, seek_pdir: u64) -> Result<(), String> {
+pub fn repoint(record: &mut [u8], seek: u64, seek_pdir: u64) -> Result<(), String> {
     let int = |b: &[u8], at: usize| i32::from_be_bytes(b[at..at + 4].try_into().expect("4"));
     if record.len() < 26 {
         return Err(format!(

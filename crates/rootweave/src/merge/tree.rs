@@ -7,11 +7,12 @@
 use std::sync::Arc;
 
 use super::records::Record;
+use crate::compress::Compression;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
 use crate::ttree::{
-    cluster_layout, restream, Branch, Cursor, Object, ObjectReader, StreamerSet, Trace, TreeMeta,
-    Value,
+    basket_record, cluster_layout, restream, BasketContent, Branch, Cursor, Object, ObjectReader,
+    StreamerSet, Trace, TreeMeta, Value,
 };
 
 /// Basket slots a branch object keeps at least (ROOT's `fMaxBaskets` minimum).
@@ -63,21 +64,6 @@ impl TreeSource {
                 object.offset,
                 "branch objects and branches do not pair up",
             ));
-        }
-        for b in &listed {
-            if !b.embedded.is_empty() {
-                return Err(Error::format(
-                    file.name(),
-                    &what,
-                    object.offset,
-                    format!(
-                        "branch '{}' keeps {} basket(s) inside the tree object (a file that was \
-                         not closed); such trees are not merged",
-                        b.name,
-                        b.embedded.len()
-                    ),
-                ));
-            }
         }
         Ok(TreeSource {
             file: file.name().to_string(),
@@ -164,6 +150,9 @@ pub(super) fn check_same_branches(
     Ok(())
 }
 
+/// A basket record made anew, with the branch and basket slot it fills.
+pub(super) type MadeRecord = (Vec<u8>, (usize, usize));
+
 /// A merged branch's baskets: where each record goes and which entries it starts at.
 #[derive(Debug, Default, Clone)]
 struct MergedBaskets {
@@ -180,21 +169,33 @@ pub(super) struct TreePlan {
     pub records: Vec<Vec<Record>>,
     /// Per input, per record: the branch and basket slot it fills.
     slots: Vec<Vec<(usize, usize)>>,
+    /// Per input: records made for baskets kept in its tree object (a file that was not
+    /// closed), placed after its copied ones, with their branch and slot.
+    pub made: Vec<Vec<MadeRecord>>,
+    /// Where each input's made records start, once placed.
+    pub made_at: Vec<u64>,
+    /// Bytes of the baskets made, before compression.
+    pub made_bytes: u64,
     merged: Vec<MergedBaskets>,
     /// Entries of the merged tree.
     pub entries: u64,
 }
 
 impl TreePlan {
-    /// The baskets of every input, in the order the inputs are given.
-    pub fn new(sources: &[TreeSource]) -> Result<Self> {
+    /// The baskets of every input, in the order the inputs are given; baskets kept in a
+    /// tree object are compressed into records of their own (with their branch's
+    /// setting, else `fallback`), dated `datime`.
+    pub fn new(sources: &[TreeSource], fallback: Compression, datime: u32) -> Result<Self> {
         let nbranches = sources[0].branches.len();
         let mut merged = vec![MergedBaskets::default(); nbranches];
         let mut records = Vec::with_capacity(sources.len());
         let mut slots = Vec::with_capacity(sources.len());
+        let mut made = Vec::with_capacity(sources.len());
+        let mut made_bytes = 0;
         let mut offset = 0u64;
         for s in sources {
             let mut own: Vec<(Record, (usize, usize))> = Vec::new();
+            let mut own_made = Vec::new();
             for (bi, b) in s.meta.all_branches().into_iter().enumerate() {
                 if !b.baskets.is_empty() && b.entries != s.meta.entries {
                     return Err(Error::format(
@@ -210,9 +211,16 @@ impl TreePlan {
                 let m = &mut merged[bi];
                 for basket in &b.baskets {
                     let slot = m.bytes.len();
-                    m.bytes.push(basket.bytes as i64);
                     m.firsts.push((basket.first_entry + offset) as i64);
                     m.seeks.push(0);
+                    if let Some(e) = basket.embedded {
+                        let record = kept_basket(s, bi, b, e, fallback, datime);
+                        made_bytes += b.embedded[e].data.len() as u64;
+                        m.bytes.push(record.len() as i64);
+                        own_made.push((record, (bi, slot)));
+                        continue;
+                    }
+                    m.bytes.push(basket.bytes as i64);
                     own.push((
                         Record {
                             from: basket.seek,
@@ -227,22 +235,31 @@ impl TreePlan {
             let (r, sl): (Vec<_>, Vec<_>) = own.into_iter().unzip();
             records.push(r);
             slots.push(sl);
+            made.push(own_made);
             offset += s.meta.entries;
         }
         Ok(TreePlan {
             records,
             slots,
+            made_at: vec![0; made.len()],
+            made,
+            made_bytes,
             merged,
             entries: offset,
         })
     }
 
-    /// Bytes of input `i`'s records.
+    /// Bytes of input `i`'s records, copied and made.
     pub fn input_bytes(&self, i: usize) -> u64 {
-        self.records[i].iter().map(|r| r.len as u64).sum()
+        let copied: u64 = self.records[i].iter().map(|r| r.len as u64).sum();
+        copied
+            + self.made[i]
+                .iter()
+                .map(|(r, _)| r.len() as u64)
+                .sum::<u64>()
     }
 
-    /// Places input `i`'s records one after the other from `start`.
+    /// Places input `i`'s records one after the other from `start`, the made ones last.
     pub fn place(&mut self, i: usize, start: u64) {
         let mut at = start;
         for (r, &(b, slot)) in self.records[i].iter_mut().zip(&self.slots[i]) {
@@ -250,7 +267,48 @@ impl TreePlan {
             self.merged[b].seeks[slot] = at as i64;
             at += r.len as u64;
         }
+        self.made_at[i] = at;
+        for (r, (b, slot)) in &self.made[i] {
+            self.merged[*b].seeks[*slot] = at as i64;
+            at += r.len() as u64;
+        }
     }
+}
+
+/// The record of basket `e` kept in the tree object of `s`, branch `b` (number `bi`).
+fn kept_basket(
+    s: &TreeSource,
+    bi: usize,
+    b: &Branch,
+    e: usize,
+    fallback: Compression,
+    datime: u32,
+) -> Vec<u8> {
+    let kept = &b.embedded[e];
+    let o = &s.branches[bi];
+    let entries = kept.entries as usize;
+    let offsets: Option<Vec<u32>> = kept
+        .offsets
+        .as_ref()
+        .map(|v| v.iter().take(entries).map(|&x| x as u32).collect());
+    let entry_bytes = match &offsets {
+        Some(_) => b.entry_offset_len.max(0) as usize,
+        None => kept.data.len() / entries.max(1),
+    };
+    let compression = o
+        .int("fCompress")
+        .and_then(|c| Compression::from_root_setting(c as i32).ok())
+        .unwrap_or(fallback);
+    let content = BasketContent {
+        branch: &b.name,
+        tree: &s.meta.name,
+        data: &kept.data,
+        entries,
+        entry_bytes,
+        offsets: offsets.as_deref(),
+        buffer_size: o.int("fBasketSize").unwrap_or(32000).max(0) as usize,
+    };
+    basket_record(&content, datime, compression).0
 }
 
 /// The first input's tree object with the merged baskets, counts, totals, clusters and
@@ -501,4 +559,88 @@ fn cluster_edits(sources: &[TreeSource], entries: i64) -> Result<Vec<restream::E
         edits.extend(edit);
     }
     Ok(edits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ttree::read_streamers;
+
+    fn source(name: &str, tree: &str) -> TreeSource {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data")
+            .join(name);
+        let file = RootFile::open(path).unwrap();
+        let streamers = read_streamers(&file).unwrap();
+        let key = file.get_key(tree).unwrap();
+        TreeSource::read(&file, &streamers, &key, tree).unwrap()
+    }
+
+    #[test]
+    fn a_tree_object_rewritten_without_edits_is_unchanged() {
+        for (name, tree) in [
+            ("uproot-HZZ.root", "events"),
+            ("nanoAOD_2015_CMS_Open_Data_ttbar.root", "Events"),
+        ] {
+            let s = source(name, tree);
+            let keylen = s.key.keylen as u32;
+            let same = restream::rewrite(&s.payload, &s.trace, vec![], keylen, keylen).unwrap();
+            assert!(same == s.payload, "{name}");
+            assert!(s.trace.opaque.is_empty(), "{name}: {:?}", s.trace.opaque);
+        }
+    }
+
+    #[test]
+    fn one_input_merged_keeps_its_baskets_and_entries() {
+        let s = source("nanoAOD_2015_CMS_Open_Data_ttbar.root", "Events");
+        let mut plan = TreePlan::new(
+            std::slice::from_ref(&s),
+            Compression::from_root_setting(101).unwrap(),
+            0,
+        )
+        .unwrap();
+        plan.place(0, 1000);
+        let keylen = s.key.keylen as u32 + 8;
+        let bytes = merged_object(std::slice::from_ref(&s), &plan, keylen).unwrap();
+        let file = "merged";
+        let mut c = Cursor::new(&bytes, 0, file, "tree", keylen);
+        let streamers = {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/data/nanoAOD_2015_CMS_Open_Data_ttbar.root");
+            read_streamers(&RootFile::open(path).unwrap()).unwrap()
+        };
+        let object = ObjectReader {
+            streamers: &streamers,
+        }
+        .read(&mut c, "TTree")
+        .unwrap();
+        let meta = TreeMeta::from_object(&object, u64::MAX).unwrap();
+        assert_eq!(meta.entries, s.meta.entries);
+        let (a, b) = (meta.all_branches(), s.meta.all_branches());
+        assert_eq!(a.len(), b.len());
+        let mut at = 1000;
+        let mut moved: Vec<(u64, u64)> = Vec::new();
+        for r in &plan.records[0] {
+            moved.push((r.from, at));
+            at += r.len as u64;
+        }
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(
+                (&x.name, x.entries, x.zip_bytes),
+                (&y.name, y.entries, y.zip_bytes)
+            );
+            assert_eq!(x.baskets.len(), y.baskets.len());
+            for (p, q) in x.baskets.iter().zip(&y.baskets) {
+                assert_eq!(p.first_entry, q.first_entry);
+                assert_eq!(p.embedded, None, "{}", x.name);
+                if q.embedded.is_some() {
+                    // Kept in the input's tree object: a record of its own after the copies.
+                    assert!(p.seek >= plan.made_at[0], "{}", x.name);
+                    continue;
+                }
+                let to = moved.iter().find(|m| m.0 == q.seek).unwrap().1;
+                assert_eq!((p.seek, p.bytes), (to, q.bytes));
+            }
+        }
+    }
 }

@@ -18,7 +18,7 @@ pub use model::{
     BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, StreamerSet, TreeMeta,
 };
 pub use read::{list_trees, read_streamers, TTreeReader, Tree};
-pub(crate) use write::cluster_layout;
+pub(crate) use write::{basket_record, cluster_layout, BasketContent};
 pub use write::{
     BranchSpec, TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteOptions,
     TTreeWriteSummary, TTreeWriter,

@@ -370,22 +370,21 @@ impl<'s> ObjectReader<'s> {
             }
             _ if matches!(
                 e.ty,
-                code::OBJECT | code::ANY | code::TOBJECT | code::TNAMED
+                code::OBJECT
+                    | code::ANY
+                    | code::TOBJECT
+                    | code::TNAMED
+                    | code::OBJECT_P_NOT_NULL
+                    | code::ANY_P
             ) =>
             {
                 let class = e.type_name.trim_end_matches('*').trim();
                 Value::Object(Arc::new(self.read(c, class)?))
             }
-            _ if matches!(
-                e.ty,
-                code::OBJECT_P | code::OBJECT_P_NOT_NULL | code::ANY_P | code::ANY_P2
-            ) =>
-            {
-                match self.read_pointer(c)? {
-                    None => Value::Null,
-                    Some(o) => Value::Object(o),
-                }
-            }
+            _ if matches!(e.ty, code::OBJECT_P | code::ANY_P2) => match self.read_pointer(c)? {
+                None => Value::Null,
+                Some(o) => Value::Object(o),
+            },
             _ if e.ty == code::STL || e.class == ElementClass::Stl => self.read_stl(c, e)?,
             _ => {
                 return Err(c.error(format!(

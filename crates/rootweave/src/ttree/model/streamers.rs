@@ -65,7 +65,8 @@ pub mod code {
     pub const OBJECT: i32 = 61;
     /// An object of any class.
     pub const ANY: i32 = 62;
-    /// A pointer to an object (`TObject*`), never null.
+    /// A pointer to an object (`TObject*`) marked `//->`: never null, and streamed in
+    /// place like an embedded object (no class tag).
     pub const OBJECT_P_NOT_NULL: i32 = 63;
     /// A pointer to an object (`TObject*`).
     pub const OBJECT_P: i32 = 64;
@@ -75,9 +76,9 @@ pub mod code {
     pub const TOBJECT: i32 = 66;
     /// A `TNamed` member.
     pub const TNAMED: i32 = 67;
-    /// A pointer to an object of any class.
+    /// A pointer to an object of any class marked `//->`: streamed in place.
     pub const ANY_P: i32 = 68;
-    /// A pointer to an object of any class.
+    /// A pointer to an object of any class (behind a class tag, or null).
     pub const ANY_P2: i32 = 69;
     /// A pointer to an object of a class without virtual table.
     pub const ANY_P_NO_VT: i32 = 70;

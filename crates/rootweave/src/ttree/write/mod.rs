@@ -18,6 +18,7 @@ mod resize;
 mod shape;
 mod writer;
 
+pub(crate) use basket::{basket_record, BasketContent};
 pub use branch::BranchSpec;
 pub(crate) use clusters::cluster_layout;
 pub use options::TTreeWriteOptions;

@@ -1,0 +1,122 @@
+//! Merging files written by ROOT: every branch of the merged tree reads as the inputs'
+//! concatenation, and bad inputs give errors naming the file and leave no output.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{same_arrays, test_data};
+use rootweave::array::concat;
+use rootweave::merge::{merge, MergeOptions};
+use rootweave::ttree::TTreeReader;
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rw-merge-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn all_branches(tree: &TTreeReader) -> Vec<(String, rootweave::array::Array)> {
+    let names = tree.branch_names();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    tree.read(&names, 0..tree.entries()).unwrap()
+}
+
+#[test]
+fn merged_tree_of_every_codec_reads_as_the_concatenation() {
+    let dir = out_dir("codecs");
+    let inputs: Vec<PathBuf> = ["zlib", "lz4", "lzma", "zstd", "uncompressed"]
+        .iter()
+        .map(|c| test_data(&format!("uproot-HZZ-{c}.root")))
+        .collect();
+    let out = dir.join("merged.root");
+    let options = MergeOptions {
+        threads: 2,
+        ..Default::default()
+    };
+    let summary = merge(&out, &inputs, &options).unwrap();
+    assert_eq!((summary.inputs, summary.trees), (5, 1));
+    let merged = TTreeReader::open(&out, "events").unwrap();
+    let parts: Vec<_> = inputs
+        .iter()
+        .map(|p| all_branches(&TTreeReader::open(p, "events").unwrap()))
+        .collect();
+    assert_eq!(merged.entries(), 5 * 2421);
+    assert_eq!(summary.entries, merged.entries());
+    let got = all_branches(&merged);
+    assert_eq!(got.len(), parts[0].len());
+    for (i, (name, array)) in got.iter().enumerate() {
+        let want = concat(parts.iter().map(|p| p[i].1.clone()).collect()).unwrap();
+        same_arrays(array, &want, name);
+    }
+    // Every basket copied byte for byte: the stored bytes add up.
+    let stored =
+        |t: &TTreeReader| -> u64 { t.meta().all_branches().iter().map(|b| b.zip_bytes).sum() };
+    let inputs_stored: u64 = inputs
+        .iter()
+        .map(|p| stored(&TTreeReader::open(p, "events").unwrap()))
+        .sum();
+    assert_eq!(stored(&merged), inputs_stored);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_inputs_fail_naming_the_file_and_leave_no_output() {
+    let dir = out_dir("bad");
+    let good = test_data("uproot-HZZ.root");
+    let bytes = std::fs::read(&good).unwrap();
+    let truncated = dir.join("truncated.root");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let out = dir.join("out.root");
+    let options = MergeOptions::default();
+    for bad in [truncated.clone(), dir.join("missing.root")] {
+        let err = merge(&out, &[good.clone(), bad.clone()], &options).unwrap_err();
+        let name = bad.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(err.to_string().contains(&name), "{err}");
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+        assert_eq!(left.len(), 1, "only the truncated input: {left:?}");
+    }
+    // Skipping them merges the rest.
+    let skip = MergeOptions {
+        skip_bad: true,
+        ..Default::default()
+    };
+    let inputs = [
+        good.clone(),
+        truncated,
+        dir.join("missing.root"),
+        good.clone(),
+    ];
+    let summary = merge(&out, &inputs, &skip).unwrap();
+    assert_eq!((summary.inputs, summary.skipped.len()), (2, 2));
+    assert_eq!(
+        TTreeReader::open(&out, "events").unwrap().entries(),
+        2 * 2421
+    );
+    // The output exists now: a second merge needs force.
+    let err = merge(&out, std::slice::from_ref(&good), &options).unwrap_err();
+    assert!(err.to_string().contains("exists"), "{err}");
+    let force = MergeOptions {
+        force: true,
+        ..Default::default()
+    };
+    merge(&out, &[good], &force).unwrap();
+    assert_eq!(TTreeReader::open(&out, "events").unwrap().entries(), 2421);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn trees_of_different_branches_are_refused() {
+    let dir = out_dir("differ");
+    let inputs = [test_data("uproot-HZZ.root"), test_data("uproot-Zmumu.root")];
+    let err = merge(dir.join("out.root"), &inputs, &MergeOptions::default()).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("uproot-HZZ.root") && text.contains("uproot-Zmumu.root"),
+        "{text}"
+    );
+    assert!(text.contains("branch"), "{text}");
+    assert!(!dir.join("out.root").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
