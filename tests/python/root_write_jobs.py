@@ -2,9 +2,10 @@
 NanoAOD-like tree `Events`, histograms of every merged class (some weighted, one with
 variable bins, some in a subdirectory), a profile, and a `TNamed`. Run as a child process:
 
-    python root_write_jobs.py OUT COMPRESSION ENTRIES SEED [XBINS]
+    python root_write_jobs.py OUT COMPRESSION ENTRIES SEED XBINS [OUT ...]
 
-XBINS (default 50) sets the bins of `h1f`, to make inputs of different binning.
+XBINS (50 for all but one test) sets the bins of `h1f`, to make inputs of different
+binning.
 """
 
 import sys
@@ -74,6 +75,7 @@ void rw_write_job(const char *path, int compression, Long64_t n, int seed, int x
   f.Close();
 }
 ''')
-out, comp, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-xbins = int(sys.argv[5]) if len(sys.argv) > 5 else 50
-ROOT.rw_write_job(out, comp, n, seed, xbins)
+args = sys.argv[1:]
+for i in range(0, len(args), 5):
+    out, comp, n, seed, xbins = args[i], *map(int, args[i + 1:i + 5])
+    ROOT.rw_write_job(out, comp, n, seed, xbins)

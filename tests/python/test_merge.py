@@ -1,0 +1,205 @@
+"""`rootweave merge` and `rootweave.merge` on job outputs written by ROOT 6.40: trees read by
+uproot and ROOT as the inputs' concatenation, histograms equal to hadd's bin by bin, hadd
+accepting the merged file, and bad inputs failing (or skipped) without leaving output."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import awkward as ak
+import numpy as np
+import pytest
+import uproot
+
+import rootweave
+from conftest import TARGET
+
+HERE = Path(__file__).parent
+pytestmark = pytest.mark.slow
+ROOT_BIN = None
+
+
+def root_bin(name):
+    """A program of ROOT's wheel (hadd)."""
+    global ROOT_BIN
+    if ROOT_BIN is None:
+        done = subprocess.run([sys.executable, "-c", "import ROOT, os; print(os.path.dirname(ROOT.__file__))"],
+                              capture_output=True, text=True, check=True)
+        ROOT_BIN = Path(done.stdout.strip().splitlines()[-1]) / "bin"
+    return str(ROOT_BIN / name)
+
+
+def run_root(script, *args, cwd):
+    done = subprocess.run([sys.executable, str(HERE / script), *map(str, args)], capture_output=True, text=True,
+                          timeout=900, cwd=cwd)
+    assert done.returncode == 0, done.stdout + done.stderr
+    problems = [line for line in (done.stdout + done.stderr).splitlines()
+                if line.startswith(("Error in", "Warning in"))]
+    assert not problems, problems
+    return done
+
+
+def merge_cli(*args):
+    return subprocess.run([str(TARGET / "rootweave"), "merge", *map(str, args)], capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory):
+    """Three job outputs of different codecs, one of other binning, and hadd's merge."""
+    d = tmp_path_factory.mktemp("jobs")
+    specs = [("job1.root", 101, 4000, 1, 50), ("job2.root", 404, 2500, 2, 50), ("job3.root", 505, 3000, 3, 50),
+             ("rebinned.root", 101, 100, 4, 60)]
+    run_root("root_write_jobs.py", *[x for s in specs for x in s], cwd=d)
+    inputs = [d / s[0] for s in specs[:3]]
+    done = subprocess.run([root_bin("hadd"), "-f", str(d / "hadd.root"), *map(str, inputs)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    merged = d / "merged.root"
+    result = merge_cli(merged, *inputs)
+    assert result.returncode == 0, result.stderr
+    return d, inputs, merged, result.stderr
+
+
+def test_tree_reads_as_the_concatenation_in_uproot_and_rootweave(jobs):
+    d, inputs, merged, summary = jobs
+    assert "3 input(s): 1 tree(s), 9500 entries, 11 histogram(s), 1 object(s) copied" in summary
+    got = uproot.open(merged)["Events"].arrays()
+    want = ak.concatenate([uproot.open(p)["Events"].arrays() for p in inputs])
+    assert len(got) == 9500 and got.fields == want.fields
+    for f in want.fields:
+        assert ak.all(got[f] == want[f]), f
+    ours = rootweave.open(merged)["Events"].arrays(library="ak")
+    for f in want.fields:
+        assert ak.all(ours[f] == want[f]), f
+    # The baskets were copied: the same stored bytes, the same codecs.
+    stored = lambda p: sum(b.compressed_bytes for b in uproot.open(p)["Events"].values())  # noqa: E731
+    assert stored(merged) == sum(stored(p) for p in inputs)
+
+
+def test_root_reads_every_value_and_cluster(jobs):
+    d, inputs, merged, _ = jobs
+    run_root("root_read_merged.py", "Events", d, merged, *inputs, cwd=d)
+    seen = json.loads((d / "merged.json").read_text())
+    parts = [json.loads((d / (p.stem + ".json")).read_text()) for p in inputs]
+    assert seen["entries"] == sum(p["entries"] for p in parts)
+    for kind in ("values", "scanned"):
+        for b in parts[0][kind]:
+            assert seen[kind][b] == sum((p[kind][b] for p in parts), []), b
+    clusters, start = [], 0
+    for p in parts:
+        clusters += [[a + start, b + start] for a, b in p["clusters"]]
+        start += p["entries"]
+    assert seen["clusters"] == clusters
+
+
+def test_histograms_equal_hadds_bin_by_bin(jobs):
+    d, inputs, merged, _ = jobs
+    out = d / "hists.json"
+    run_root("root_compare_hists.py", merged, d / "hadd.root", out, cwd=d)
+    result = json.loads(out.read_text())
+    assert len(result["paths"]) == 11 and "plots/prof2" in result["paths"]
+    assert result["missing"] == [] and result["extra"] == []
+    assert result["differences"] == {}
+    # Other objects: taken from the first input.
+    assert uproot.open(merged)["info"].member("fTitle") == "job 1"
+
+
+def test_hadd_accepts_the_merged_file(jobs):
+    d, _, merged, _ = jobs
+    again = d / "again.root"
+    done = subprocess.run([root_bin("hadd"), "-f", str(again), str(merged), str(merged)], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert not [line for line in done.stderr.splitlines() if line.startswith(("Error", "Warning"))], done.stderr
+    tree = uproot.open(again)["Events"]
+    assert tree.num_entries == 2 * 9500
+    np.testing.assert_array_equal(tree["event"].array(library="np"),
+                                  np.tile(uproot.open(merged)["Events"]["event"].array(library="np"), 2))
+
+
+def test_trees_of_every_branch_kind_and_in_subdirectories(tmp_path):
+    """root_write_ttree.py's trees: leaf lists, arrays, strings, vectors, a split class."""
+    files = [tmp_path / f"t{i}.root" for i in range(3)]
+    run_root("root_write_ttree.py", files[0], 101, 2500, files[1], 404, 1200, files[2], 207, 1800, cwd=tmp_path)
+    merged = tmp_path / "merged.root"
+    summary = rootweave.merge(merged, files, threads=2)
+    assert summary["trees"] == 2 and summary["entries"] == 5500 + 30
+    run_root("root_read_merged.py", "t", tmp_path, merged, *files, cwd=tmp_path)
+    seen = json.loads((tmp_path / "merged.json").read_text())
+    parts = [json.loads((tmp_path / (p.stem + ".json")).read_text()) for p in files]
+    for kind in ("values", "scanned"):
+        assert set(seen[kind]) == set(parts[0][kind])
+        for b in parts[0][kind]:
+            assert seen[kind][b] == sum((p[kind][b] for p in parts), []), b
+    inner = uproot.open(merged)["sub/inner"]["x"].array(library="np")
+    np.testing.assert_array_equal(inner, np.tile(np.arange(10), 3))
+
+
+def test_a_tree_with_baskets_kept_in_the_tree_object(tmp_path):
+    """The CMS open-data NanoAOD file keeps its last baskets inside the tree object."""
+    nano = HERE.parent / "data" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
+    merged = tmp_path / "nano.root"
+    summary = rootweave.merge(merged, [nano, nano])
+    assert summary["bytes_recompressed"] > 0
+    one, two = uproot.open(nano)["Events"], uproot.open(merged)["Events"]
+    assert two.num_entries == 2 * one.num_entries
+    for name in ["run", "event", "nMuon", "Muon_pt", "Jet_eta", "HLT_IsoMu20"]:
+        x = one[name].array()
+        assert ak.all(two[name].array() == ak.concatenate([x, x])), name
+
+
+def test_bad_inputs_fail_or_are_skipped(jobs, tmp_path):
+    d, inputs, _, _ = jobs
+    data = inputs[0].read_bytes()
+    truncated = tmp_path / "truncated.root"
+    truncated.write_bytes(data[: len(data) // 2])
+    corrupt = tmp_path / "corrupt.root"
+    broken = bytearray(data)
+    baskets = uproot.open(inputs[0])["Events"]["Muon_pt"].member("fBasketSeek")
+    broken[baskets[0]:baskets[0] + 64] = bytes(64)
+    corrupt.write_bytes(bytes(broken))
+    missing = tmp_path / "missing.root"
+    out = tmp_path / "out.root"
+    for bad in (truncated, corrupt, missing):
+        result = merge_cli(out, inputs[1], bad)
+        assert result.returncode != 0
+        assert bad.name in result.stderr, result.stderr
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["corrupt.root", "truncated.root"]
+    result = merge_cli("-k", out, inputs[1], truncated, corrupt, missing, inputs[2])
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("warning: skipped") == 3
+    assert uproot.open(out)["Events"].num_entries == 2500 + 3000
+    # The output exists now: without -f, merging again is refused.
+    result = merge_cli(out, inputs[1])
+    assert result.returncode != 0 and "exists" in result.stderr
+    with pytest.raises(ValueError, match="exists"):
+        rootweave.merge(out, [inputs[1]])
+
+
+def test_different_binning_or_branches_are_errors(jobs, tmp_path):
+    d, inputs, _, _ = jobs
+    result = merge_cli(tmp_path / "out.root", inputs[0], d / "rebinned.root")
+    assert result.returncode != 0
+    assert "h1f" in result.stderr and "job1.root" in result.stderr and "rebinned.root" in result.stderr
+    other = tmp_path / "other.root"
+    with rootweave.create(other) as f:
+        f["Events"] = {"x": np.arange(10, dtype=np.int32)}
+    with pytest.raises(ValueError, match="branch"):
+        rootweave.merge(tmp_path / "out.root", [inputs[0], other])
+    assert not (tmp_path / "out.root").exists()
+
+
+def test_inputs_from_lists_and_patterns(jobs, tmp_path):
+    d, inputs, _, _ = jobs
+    listing = tmp_path / "inputs.txt"
+    listing.write_text(f"# the first two\n{inputs[0]}\n{inputs[1]}\n")
+    out = tmp_path / "out.root"
+    result = merge_cli("-j", 2, out, f"@{listing}", str(d / "job3*.root"))
+    assert result.returncode == 0, result.stderr
+    assert "3 input(s)" in result.stderr
+    assert uproot.open(out)["Events"].num_entries == 9500
+    summary = rootweave.merge(tmp_path / "py.root", str(d / "job*.root"))
+    assert summary["inputs"] == 3 and summary["entries"] == 9500 and summary["histograms"] == 11
+    assert summary["notes"] == [f"info (TNamed): taken from {d / 'job1.root'} only"]
