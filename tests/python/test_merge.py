@@ -73,9 +73,27 @@ def test_tree_reads_as_the_concatenation_in_uproot_and_rootweave(jobs):
     ours = rootweave.open(merged)["Events"].arrays(library="ak")
     for f in want.fields:
         assert ak.all(ours[f] == want[f]), f
-    # The baskets were copied: the same stored bytes, the same codecs.
+    # The first input's baskets were copied; the others' (lz4, zstd) compressed again to its zlib.
+    data = merged.read_bytes()
+    assert b"L4\x01" not in data and b"ZS\x01" not in data
+    assert uproot.open(merged)["Events"]["Muon_pt"].member("fCompress") == 101
+
+
+def test_compression_on_request_and_copies_of_one_setting(jobs, tmp_path):
+    d, inputs, _, _ = jobs
+    out = tmp_path / "zstd.root"
+    result = merge_cli("--compression", "zstd:5", out, *inputs)
+    assert result.returncode == 0, result.stderr
+    data = out.read_bytes()
+    assert b"ZS\x01" in data and b"L4\x01" not in data and b"ZL\x08" not in data
+    got, want = uproot.open(out)["Events"].arrays(), uproot.open(d / "merged.root")["Events"].arrays()
+    for f in want.fields:
+        assert ak.all(got[f] == want[f]), f
+    # Inputs of one setting: every basket copied, none compressed again.
+    same = rootweave.merge(tmp_path / "same.root", [inputs[0], inputs[0]])
+    assert same["bytes_recompressed"] == 0
     stored = lambda p: sum(b.compressed_bytes for b in uproot.open(p)["Events"].values())  # noqa: E731
-    assert stored(merged) == sum(stored(p) for p in inputs)
+    assert stored(tmp_path / "same.root") == 2 * stored(inputs[0])
 
 
 def test_root_reads_every_value_and_cluster(jobs):

@@ -103,6 +103,11 @@ enum Command {
         /// Memory for records in flight, e.g. 256MiB, 1GiB or a number of bytes.
         #[arg(long, default_value = "256MiB", value_parser = parse_bytes)]
         memory_budget: u64,
+        /// Compress every basket with this setting (as `generate`'s). Default: each
+        /// branch keeps the first input's setting; baskets of other settings are
+        /// compressed again, the rest copied as they are.
+        #[arg(long)]
+        compression: Option<Compression>,
     },
 }
 
@@ -185,9 +190,11 @@ fn main() -> ExitCode {
             threads,
             skip_bad,
             memory_budget,
+            compression,
         } => {
             let options = rootweave::merge::MergeOptions {
                 force,
+                compression,
                 threads: threads
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
                 skip_bad,

@@ -10,7 +10,8 @@ use crate::errors::to_py;
 /// Merges `inputs` into `output` (see `rootweave::merge::merge`); returns the summary as
 /// a dict.
 #[pyfunction]
-#[pyo3(signature = (output, inputs, force=false, threads=1, skip_bad=false, memory_budget=256 << 20))]
+#[pyo3(signature = (output, inputs, force=false, threads=1, skip_bad=false, memory_budget=256 << 20, compression=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn merge<'py>(
     py: Python<'py>,
     output: PathBuf,
@@ -19,9 +20,15 @@ pub fn merge<'py>(
     threads: usize,
     skip_bad: bool,
     memory_budget: u64,
+    compression: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let compression = compression
+        .map(|c| c.parse::<rootweave::compress::Compression>())
+        .transpose()
+        .map_err(to_py)?;
     let options = rootweave::merge::MergeOptions {
         force,
+        compression,
         threads,
         skip_bad,
         memory_budget,

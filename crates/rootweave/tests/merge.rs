@@ -50,14 +50,58 @@ fn merged_tree_of_every_codec_reads_as_the_concatenation() {
         let want = concat(parts.iter().map(|p| p[i].1.clone()).collect()).unwrap();
         same_arrays(array, &want, name);
     }
-    // Every basket copied byte for byte: the stored bytes add up.
-    let stored =
-        |t: &TTreeReader| -> u64 { t.meta().all_branches().iter().map(|b| b.zip_bytes).sum() };
-    let inputs_stored: u64 = inputs
-        .iter()
-        .map(|p| stored(&TTreeReader::open(p, "events").unwrap()))
-        .sum();
-    assert_eq!(stored(&merged), inputs_stored);
+    // Inputs of other codecs were compressed again into the first's (zlib).
+    assert!(summary.bytes_recompressed > 0 && summary.bytes_copied > 0);
+    let data = std::fs::read(&out).unwrap();
+    let count = |tag: &[u8]| data.windows(3).filter(|w| *w == tag).count();
+    assert_eq!(
+        (count(b"L4\x01"), count(b"ZS\x01"), count(b"XZ\x00")),
+        (0, 0, 0)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn inputs_of_one_setting_are_copied_and_compression_is_changed_on_request() {
+    let dir = out_dir("same");
+    let input = test_data("uproot-HZZ-zlib.root");
+    let inputs = [input.clone(), input.clone(), input.clone()];
+    let stored = |t: &TTreeReader| -> u64 {
+        let branches = t.meta().all_branches();
+        branches
+            .iter()
+            .flat_map(|b| &b.baskets)
+            .map(|k| k.bytes as u64)
+            .sum()
+    };
+    let one = stored(&TTreeReader::open(&input, "events").unwrap());
+    let out = dir.join("copied.root");
+    let summary = merge(&out, &inputs, &MergeOptions::default()).unwrap();
+    assert_eq!(summary.bytes_recompressed, 0);
+    assert_eq!(summary.bytes_copied, 3 * one);
+    assert_eq!(stored(&TTreeReader::open(&out, "events").unwrap()), 3 * one);
+    // Asked for zstd: every basket is compressed again, the values stay.
+    let zstd = dir.join("zstd.root");
+    let options = MergeOptions {
+        compression: Some("zstd:5".parse().unwrap()),
+        threads: 2,
+        ..Default::default()
+    };
+    let summary = merge(&zstd, &inputs, &options).unwrap();
+    assert_eq!(
+        (summary.bytes_copied, summary.bytes_recompressed),
+        (0, 3 * one)
+    );
+    let (a, b) = (
+        TTreeReader::open(&out, "events").unwrap(),
+        TTreeReader::open(&zstd, "events").unwrap(),
+    );
+    for ((name, x), (_, y)) in all_branches(&a).iter().zip(&all_branches(&b)) {
+        same_arrays(y, x, name);
+    }
+    let data = std::fs::read(&zstd).unwrap();
+    assert_eq!(data.windows(3).filter(|w| *w == b"ZL\x08").count(), 0);
+    assert!(data.windows(3).any(|w| w == b"ZS\x01"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -74,11 +74,13 @@ def create(path: Path, compression: str | int | None = None) -> WritableFile:
 
 
 def merge(output: Path, inputs: Sequence[Path] | Path, force: bool = False, threads: int | None = None,
-          skip_bad: bool = False, memory_budget: int = 256 << 20) -> dict[str, Any]:
+          skip_bad: bool = False, memory_budget: int = 256 << 20,
+          compression: str | int | None = None) -> dict[str, Any]:
     """Merges ROOT files into `output` as hadd does, and returns a summary.
 
     Trees are fast-cloned (their baskets copied without being recompressed; every input
-    must have the same branches), histograms added bin by bin (same binning), directories
+    must have the same branches; baskets of another compression setting than the first
+    input's branch, or than `compression` if given, are compressed again), histograms added bin by bin (same binning), directories
     merged, other objects taken from the first input that has them. `inputs`: paths, or
     one glob pattern. An existing `output` is an error unless `force`; an unreadable input
     is an error (and no output is left) unless `skip_bad`, which skips it and lists it in
@@ -91,7 +93,7 @@ def merge(output: Path, inputs: Sequence[Path] | Path, force: bool = False, thre
         pattern = str(inputs)
         inputs = sorted(glob.glob(pattern)) or [pattern]
     return _merge(str(output), [str(p) for p in inputs], force, threads or (os.cpu_count() or 1), skip_bad,
-                  memory_budget)
+                  memory_budget, None if compression is None else str(compression))
 
 
 class ReadOnlyFile:

@@ -36,6 +36,10 @@ use tree::{check_same_branches, merged_object, TreePlan, TreeSource};
 pub struct MergeOptions {
     /// Overwrite an existing output.
     pub force: bool,
+    /// Compress every basket with this setting (and the output file's records). Without
+    /// it, a branch's baskets keep the first input's setting of the branch: those of other
+    /// inputs with another setting are compressed again, the rest copied as they are.
+    pub compression: Option<Compression>,
     /// Threads copying records.
     pub threads: usize,
     /// Skip inputs that cannot be read (each is listed in the summary) instead of
@@ -51,6 +55,7 @@ impl Default for MergeOptions {
     fn default() -> Self {
         MergeOptions {
             force: false,
+            compression: None,
             threads: 1,
             skip_bad: false,
             memory_budget: 256 << 20,
@@ -63,6 +68,7 @@ impl std::fmt::Debug for MergeOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MergeOptions")
             .field("force", &self.force)
+            .field("compression", &self.compression)
             .field("threads", &self.threads)
             .field("skip_bad", &self.skip_bad)
             .field("memory_budget", &self.memory_budget)
@@ -87,7 +93,8 @@ pub struct MergeSummary {
     pub objects_copied: usize,
     /// Bytes of records copied without being decompressed.
     pub bytes_copied: u64,
-    /// Bytes of baskets compressed anew (baskets an input kept in its tree object).
+    /// Bytes of baskets compressed again (of another setting than asked, or kept in a tree
+    /// object).
     pub bytes_recompressed: u64,
     /// Size of the output.
     pub output_bytes: u64,
@@ -209,8 +216,10 @@ fn write_output(
     summary: &mut MergeSummary,
 ) -> Result<u64> {
     let first = &inputs[0].file;
-    let compression = Compression::from_root_setting(first.header().compression)
-        .unwrap_or_else(|_| Compression::from_root_setting(101).expect("zlib:1"));
+    let compression = options.compression.unwrap_or_else(|| {
+        Compression::from_root_setting(first.header().compression)
+            .unwrap_or(Compression::ROOT_FILE_DEFAULT)
+    });
     let writer = FileWriter::create(temp, WriterOptions::default().with_compression(compression))?;
     if let Some(record) = first.streamer_list_payload()? {
         writer.set_streamer_record(record);
@@ -226,6 +235,7 @@ fn write_output(
         pool: &pool,
         copied: AtomicU64::new(0),
         recompressed: AtomicU64::new(0),
+        moved: AtomicU64::new(0),
         total: catalog.record_bytes(),
     };
     job.merge_dir(&catalog.top, "", DirectoryId::TOP, summary)?;
@@ -242,6 +252,8 @@ struct Job<'a> {
     pool: &'a rayon::ThreadPool,
     copied: AtomicU64,
     recompressed: AtomicU64,
+    /// Bytes of records done (copied or compressed again), for progress.
+    moved: AtomicU64,
     total: u64,
 }
 
@@ -337,32 +349,87 @@ impl Job<'_> {
         for other in &sources[1..] {
             check_same_branches(path, &sources[0], other)?;
         }
-        let mut plan = TreePlan::new(&sources, self.writer.compression(), self.writer.datime())?;
+        let settings: Vec<i32> = entry
+            .sources
+            .iter()
+            .map(|(i, _)| self.inputs[*i].file.header().compression)
+            .collect();
+        let mut plan = TreePlan::new(
+            &sources,
+            &settings,
+            self.options.compression,
+            self.writer.datime(),
+        )?;
         for i in 0..sources.len() {
             let start = self.writer.allocate(plan.input_bytes(i));
             plan.place(i, start);
         }
         let seek_pdir = self.writer.directory_seek(dir)?;
         let threads = self.options.threads.max(1) as u64;
-        let most = (self.options.memory_budget / threads).clamp(64 << 10, 16 << 20);
+        let most = (self.options.memory_budget / threads / 2).clamp(64 << 10, 16 << 20);
         let jobs: Vec<(usize, records::Run)> = plan
             .records
             .iter()
             .enumerate()
             .flat_map(|(i, r)| records::runs(r, most).into_iter().map(move |run| (i, run)))
             .collect();
+        let progress = |bytes: u64| {
+            let done = self.moved.fetch_add(bytes, Ordering::Relaxed) + bytes;
+            if let Some(progress) = &self.options.progress {
+                progress(done, self.total);
+            }
+        };
         self.pool.install(|| {
             jobs.par_iter()
                 .try_for_each_init(Vec::new, |buf, (i, run)| {
                     let file = &self.inputs[entry.sources[*i].0].file;
                     records::copy_run(file, self.writer, run, seek_pdir, buf)?;
-                    let done = self.copied.fetch_add(run.len(), Ordering::Relaxed) + run.len();
-                    if let Some(progress) = &self.options.progress {
-                        progress(done, self.total);
-                    }
+                    self.copied.fetch_add(run.len(), Ordering::Relaxed);
+                    progress(run.len());
                     Ok::<(), Error>(())
                 })
         })?;
+        // Baskets of another setting: compressed again on the pool, placed as written.
+        let groups: Vec<(usize, (usize, usize))> = plan
+            .recompress
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| {
+                let records: Vec<records::Record> = r.iter().map(|(rec, _)| *rec).collect();
+                records::groups(&records, most)
+                    .into_iter()
+                    .map(move |g| (i, g))
+            })
+            .collect();
+        let placed = self.pool.install(|| {
+            groups
+                .par_iter()
+                .map_init(Vec::new, |buf, &(i, (a, b))| {
+                    let file = &self.inputs[entry.sources[i].0].file;
+                    let part = &plan.recompress[i][a..b];
+                    let records: Vec<records::Record> = part.iter().map(|(r, _)| *r).collect();
+                    let to: Vec<Compression> =
+                        part.iter().map(|(_, (bi, _))| plan.targets[*bi]).collect();
+                    let placed = records::recompress_group(
+                        file,
+                        self.writer,
+                        &records,
+                        &to,
+                        seek_pdir,
+                        buf,
+                    )?;
+                    let bytes: u64 = records.iter().map(|r| r.len as u64).sum();
+                    self.recompressed.fetch_add(bytes, Ordering::Relaxed);
+                    progress(bytes);
+                    Ok::<_, Error>((i, a, placed))
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
+        for (i, a, group) in placed {
+            for (k, (seek, len)) in group.into_iter().enumerate() {
+                plan.recompressed(i, a + k, seek, len);
+            }
+        }
         for (i, made) in plan.made.iter().enumerate() {
             let mut at = plan.made_at[i];
             for (record, _) in made {

@@ -2,6 +2,7 @@
 //! of records that follow each other are read and written at once, and each record's key
 //! header is pointed at its new place and directory.
 
+use crate::compress::{compress_frames_into, decompress, Compression, Frames};
 use crate::container::{FileWriter, RootFile};
 use crate::error::{Error, Result};
 
@@ -82,6 +83,88 @@ pub fn copy_run(
     out.write_at(first.to, buf)
 }
 
+/// Records compressed again: consecutive in the input, at most `most` bytes in all (a
+/// larger record alone); each group is `(first, end)` indexes into `records`.
+pub fn groups(records: &[Record], most: u64) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut bytes = 0u64;
+    for (i, r) in records.iter().enumerate() {
+        let joins = out.last().is_some_and(|&(_, end)| {
+            let last = records[end - 1];
+            last.from + last.len as u64 == r.from && bytes + r.len as u64 <= most
+        });
+        if joins {
+            out.last_mut().expect("a group").1 = i + 1;
+            bytes += r.len as u64;
+        } else {
+            out.push((i, i + 1));
+            bytes = r.len as u64;
+        }
+    }
+    out
+}
+
+/// Compresses records `group` of `records` from `file` again with `to[k]` (for the k-th
+/// record of the group) and writes each at the end of `out`, pointing at directory
+/// `seek_pdir`; returns where each went and its length.
+pub fn recompress_group(
+    file: &RootFile,
+    out: &FileWriter,
+    records: &[Record],
+    to: &[Compression],
+    seek_pdir: u64,
+    buf: &mut Vec<u8>,
+) -> Result<Vec<(u64, u32)>> {
+    let Some(first) = records.first() else {
+        return Ok(Vec::new());
+    };
+    let len: u64 = records.iter().map(|r| r.len as u64).sum();
+    buf.resize(len as usize, 0);
+    file.read_into(first.from, buf, "basket records")?;
+    let mut at = 0usize;
+    let mut placed = Vec::with_capacity(records.len());
+    for (r, &c) in records.iter().zip(to) {
+        let old = &buf[at..at + r.len as usize];
+        let bad = |m: String| Error::format(file.name(), "basket record", r.from, m);
+        let mut record = recompressed(old, c).map_err(bad)?;
+        let seek = out.allocate(record.len() as u64);
+        repoint(&mut record, seek, seek_pdir).map_err(bad)?;
+        out.write_at(seek, &record)?;
+        placed.push((seek, record.len() as u32));
+        at += r.len as usize;
+    }
+    Ok(placed)
+}
+
+/// A basket record's payload decompressed and compressed with `to`, behind the same key
+/// header (its size updated).
+fn recompressed(record: &[u8], to: Compression) -> Result<Vec<u8>, String> {
+    let int = |at: usize| i32::from_be_bytes(record[at..at + 4].try_into().expect("4"));
+    if record.len() < 26 || int(0) as i64 != record.len() as i64 {
+        return Err(format!(
+            "key does not say the record's {} bytes",
+            record.len()
+        ));
+    }
+    let objlen = int(6);
+    let keylen = u16::from_be_bytes([record[14], record[15]]) as usize;
+    if objlen < 0 || keylen < 26 || keylen > record.len() {
+        return Err(format!("key of {keylen} bytes for an object of {objlen}"));
+    }
+    let stored = &record[keylen..];
+    let data = if stored.len() == objlen as usize {
+        stored.to_vec()
+    } else {
+        decompress(stored, objlen as usize).map_err(|e| e.to_string())?
+    };
+    let mut out = Vec::with_capacity(keylen + data.len());
+    out.extend_from_slice(&record[..keylen]);
+    compress_frames_into(to, Frames::Sized, &data, &mut out);
+    let n = out.len() as u32;
+    out[..4].copy_from_slice(&n.to_be_bytes());
+    Ok(out)
+}
+
 /// Points a record's key header at `seek` and `seek_pdir`; small headers whose 32-bit
 /// fields cannot hold an offset get 0 there (readers find baskets through their
 /// branch, never through these fields).
@@ -137,6 +220,43 @@ mod tests {
         assert_eq!(got[1].len(), 10);
         // A size limit splits a run.
         assert_eq!(runs(&r[..2], 15).len(), 2);
+    }
+
+    #[test]
+    fn groups_follow_the_input_and_the_size_limit() {
+        let r = [
+            rec(100, 10, 0),
+            rec(110, 10, 0),
+            rec(200, 5, 0),
+            rec(205, 50, 0),
+        ];
+        assert_eq!(groups(&r, 1000), vec![(0, 2), (2, 4)]);
+        assert_eq!(groups(&r, 20), vec![(0, 2), (2, 3), (3, 4)]);
+    }
+
+    #[test]
+    fn a_record_compressed_again_keeps_its_header_and_data() {
+        let data: Vec<u8> = (0..4000u32).flat_map(|i| (i % 7).to_be_bytes()).collect();
+        let keylen = 40usize;
+        let mut record = vec![0u8; keylen];
+        record[6..10].copy_from_slice(&(data.len() as i32).to_be_bytes());
+        record[14..16].copy_from_slice(&(keylen as u16).to_be_bytes());
+        record.extend_from_slice(&crate::compress::compress(
+            Compression::from_root_setting(101).unwrap(),
+            &data,
+        ));
+        let n = record.len() as i32;
+        record[..4].copy_from_slice(&n.to_be_bytes());
+        let zstd = Compression::from_root_setting(505).unwrap();
+        let again = recompressed(&record, zstd).unwrap();
+        assert_eq!(&again[4..keylen], &record[4..keylen]);
+        assert_eq!(
+            i32::from_be_bytes(again[..4].try_into().unwrap()) as usize,
+            again.len()
+        );
+        assert_eq!(&again[keylen..keylen + 2], b"ZS");
+        assert_eq!(decompress(&again[keylen..], data.len()).unwrap(), data);
+        assert!(recompressed(&record[..30], zstd).is_err());
     }
 
     #[test]

@@ -161,14 +161,18 @@ struct MergedBaskets {
     seeks: Vec<i64>,
 }
 
-/// The basket records of input `source` (one of `sources`), in file order, each with
-/// the branch it belongs to; `branch_baskets` gets each basket's first entry (shifted by
-/// the entries of the inputs before) and size, its seek filled in by [`place`].
+/// Where the merged tree's baskets come from and go: per input, the records copied as
+/// they are (placed one after the other), the records compressed again (placed as they are
+/// written), and records made for baskets kept in its tree object; and per branch, the
+/// merged basket arrays they fill.
 pub(super) struct TreePlan {
-    /// Per input: its records in file order (`to` set once placed).
+    /// Per input: its records copied as they are, in file order (`to` set once placed).
     pub records: Vec<Vec<Record>>,
-    /// Per input, per record: the branch and basket slot it fills.
+    /// Per input, per copied record: the branch and basket slot it fills.
     slots: Vec<Vec<(usize, usize)>>,
+    /// Per input: its records compressed again (into their branch's target setting), in
+    /// file order, with the branch and slot each fills.
+    pub recompress: Vec<Vec<(Record, (usize, usize))>>,
     /// Per input: records made for baskets kept in its tree object (a file that was not
     /// closed), placed after its copied ones, with their branch and slot.
     pub made: Vec<Vec<MadeRecord>>,
@@ -176,25 +180,54 @@ pub(super) struct TreePlan {
     pub made_at: Vec<u64>,
     /// Bytes of the baskets made, before compression.
     pub made_bytes: u64,
+    /// Per branch: the setting its baskets end up with.
+    pub targets: Vec<Compression>,
+    /// Per branch: how much the records compressed again grew (or shrank).
+    zip_change: Vec<i64>,
     merged: Vec<MergedBaskets>,
     /// Entries of the merged tree.
     pub entries: u64,
 }
 
+/// A branch's compression setting, `-1` (the file's) resolved with `file_setting`.
+fn branch_setting(o: &Object, file_setting: i32) -> Option<Compression> {
+    let c = o.int("fCompress").unwrap_or(-1) as i32;
+    Compression::from_root_setting(if c < 0 { file_setting } else { c }).ok()
+}
+
 impl TreePlan {
-    /// The baskets of every input, in the order the inputs are given; baskets kept in a
-    /// tree object are compressed into records of their own (with their branch's
-    /// setting, else `fallback`), dated `datime`.
-    pub fn new(sources: &[TreeSource], fallback: Compression, datime: u32) -> Result<Self> {
+    /// The baskets of every input, in the order the inputs are given. A branch's baskets
+    /// end up with `to` if given, else with the first input's setting of the branch:
+    /// baskets of another setting are compressed again. Baskets kept in a tree object
+    /// are compressed into records of their own, dated `datime`. `file_settings` are the
+    /// inputs' file compression settings (for branches that take the file's).
+    pub fn new(
+        sources: &[TreeSource],
+        file_settings: &[i32],
+        to: Option<Compression>,
+        datime: u32,
+    ) -> Result<Self> {
         let nbranches = sources[0].branches.len();
+        let fallback = Compression::from_root_setting(file_settings[0])
+            .unwrap_or(Compression::ROOT_FILE_DEFAULT);
+        let targets: Vec<Compression> = sources[0]
+            .branches
+            .iter()
+            .map(|o| {
+                to.or_else(|| branch_setting(o, file_settings[0]))
+                    .unwrap_or(fallback)
+            })
+            .collect();
         let mut merged = vec![MergedBaskets::default(); nbranches];
         let mut records = Vec::with_capacity(sources.len());
         let mut slots = Vec::with_capacity(sources.len());
+        let mut recompress = Vec::with_capacity(sources.len());
         let mut made = Vec::with_capacity(sources.len());
         let mut made_bytes = 0;
         let mut offset = 0u64;
-        for s in sources {
+        for (s, &file_setting) in sources.iter().zip(file_settings) {
             let mut own: Vec<(Record, (usize, usize))> = Vec::new();
+            let mut again: Vec<(Record, (usize, usize))> = Vec::new();
             let mut own_made = Vec::new();
             for (bi, b) in s.meta.all_branches().into_iter().enumerate() {
                 if !b.baskets.is_empty() && b.entries != s.meta.entries {
@@ -208,45 +241,62 @@ impl TreePlan {
                         ),
                     ));
                 }
+                let same = branch_setting(&s.branches[bi], file_setting)
+                    .is_some_and(|c| c.root_setting() == targets[bi].root_setting());
                 let m = &mut merged[bi];
                 for basket in &b.baskets {
                     let slot = m.bytes.len();
                     m.firsts.push((basket.first_entry + offset) as i64);
                     m.seeks.push(0);
                     if let Some(e) = basket.embedded {
-                        let record = kept_basket(s, bi, b, e, fallback, datime);
+                        let record = kept_basket(s, bi, b, e, targets[bi], datime);
                         made_bytes += b.embedded[e].data.len() as u64;
                         m.bytes.push(record.len() as i64);
                         own_made.push((record, (bi, slot)));
                         continue;
                     }
                     m.bytes.push(basket.bytes as i64);
-                    own.push((
-                        Record {
-                            from: basket.seek,
-                            len: basket.bytes,
-                            to: 0,
-                        },
-                        (bi, slot),
-                    ));
+                    let record = Record {
+                        from: basket.seek,
+                        len: basket.bytes,
+                        to: 0,
+                    };
+                    match same {
+                        true => own.push((record, (bi, slot))),
+                        false => again.push((record, (bi, slot))),
+                    }
                 }
             }
             own.sort_by_key(|(r, _)| r.from);
+            again.sort_by_key(|(r, _)| r.from);
             let (r, sl): (Vec<_>, Vec<_>) = own.into_iter().unzip();
             records.push(r);
             slots.push(sl);
+            recompress.push(again);
             made.push(own_made);
             offset += s.meta.entries;
         }
         Ok(TreePlan {
             records,
             slots,
+            recompress,
             made_at: vec![0; made.len()],
             made,
             made_bytes,
+            targets,
+            zip_change: vec![0; nbranches],
             merged,
             entries: offset,
         })
+    }
+
+    /// Records that record `j` of input `i`'s records to compress again was written at
+    /// `seek`, `len` bytes long.
+    pub fn recompressed(&mut self, i: usize, j: usize, seek: u64, len: u32) {
+        let (old, (b, slot)) = self.recompress[i][j];
+        self.merged[b].seeks[slot] = seek as i64;
+        self.merged[b].bytes[slot] = len as i64;
+        self.zip_change[b] += len as i64 - old.len as i64;
     }
 
     /// Bytes of input `i`'s records, copied and made.
@@ -275,13 +325,14 @@ impl TreePlan {
     }
 }
 
-/// The record of basket `e` kept in the tree object of `s`, branch `b` (number `bi`).
+/// The record of basket `e` kept in the tree object of `s`, branch `b` (number `bi`),
+/// compressed with `compression`.
 fn kept_basket(
     s: &TreeSource,
     bi: usize,
     b: &Branch,
     e: usize,
-    fallback: Compression,
+    compression: Compression,
     datime: u32,
 ) -> Vec<u8> {
     let kept = &b.embedded[e];
@@ -295,10 +346,6 @@ fn kept_basket(
         Some(_) => b.entry_offset_len.max(0) as usize,
         None => kept.data.len() / entries.max(1),
     };
-    let compression = o
-        .int("fCompress")
-        .and_then(|c| Compression::from_root_setting(c as i32).ok())
-        .unwrap_or(fallback);
     let content = BasketContent {
         branch: &b.name,
         tree: &s.meta.name,
@@ -331,8 +378,10 @@ pub(super) fn merged_object(
     };
     let entries = plan.entries as i64;
     edits.extend(scalar(tree, "fEntries", entries).map_err(&fail)?);
+    let zip_change: i64 = plan.zip_change.iter().sum();
     for name in ["fTotBytes", "fZipBytes", "fSavedBytes", "fFlushedBytes"] {
-        edits.extend(scalar(tree, name, sum(name)).map_err(&fail)?);
+        let change = if name == "fTotBytes" { 0 } else { zip_change };
+        edits.extend(scalar(tree, name, sum(name) + change).map_err(&fail)?);
     }
     edits.extend(cluster_edits(sources, entries).map_err(&fail)?);
 
@@ -360,7 +409,15 @@ pub(super) fn merged_object(
         edits.extend(scalar(branch, "fEntryNumber", branch_entries).map_err(&fail)?);
         edits.extend(scalar(branch, "fEntries", branch_entries).map_err(&fail)?);
         edits.extend(scalar(branch, "fTotBytes", branch_sum("fTotBytes")).map_err(&fail)?);
-        edits.extend(scalar(branch, "fZipBytes", branch_sum("fZipBytes")).map_err(&fail)?);
+        let zip = branch_sum("fZipBytes") + plan.zip_change[bi];
+        edits.extend(scalar(branch, "fZipBytes", zip).map_err(&fail)?);
+        let setting = plan.targets[bi].root_setting() as i64;
+        if branch
+            .int("fCompress")
+            .is_some_and(|c| c >= 0 && c != setting)
+        {
+            edits.extend(scalar(branch, "fCompress", setting).map_err(&fail)?);
+        }
         edits.extend(scalar(branch, "fMaxBaskets", slots as i64).map_err(&fail)?);
         let mut firsts = m.firsts.clone();
         firsts.push(branch_entries);
@@ -593,12 +650,8 @@ mod tests {
     #[test]
     fn one_input_merged_keeps_its_baskets_and_entries() {
         let s = source("nanoAOD_2015_CMS_Open_Data_ttbar.root", "Events");
-        let mut plan = TreePlan::new(
-            std::slice::from_ref(&s),
-            Compression::from_root_setting(101).unwrap(),
-            0,
-        )
-        .unwrap();
+        let setting = [101];
+        let mut plan = TreePlan::new(std::slice::from_ref(&s), &setting, None, 0).unwrap();
         plan.place(0, 1000);
         let keylen = s.key.keylen as u32 + 8;
         let bytes = merged_object(std::slice::from_ref(&s), &plan, keylen).unwrap();
