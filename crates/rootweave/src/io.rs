@@ -106,12 +106,22 @@ impl ReadAt for DiskFile {
     }
 }
 
+/// The most bytes one `pwrite` hands the kernel: copying many megabytes into the page cache
+/// in one call ran several times slower than the same bytes in pieces of this size
+/// (bench/RESULTS.md, "Merging").
+const WRITE_PIECE: usize = 1 << 20;
+
 impl WriteAt for DiskFile {
     fn write_all_at(&self, buf: &[u8], offset: u64) -> Result<()> {
         use std::os::unix::fs::FileExt;
-        self.file
-            .write_all_at(buf, offset)
-            .map_err(|e| self.io_error(e))
+        let mut at = offset;
+        for piece in buf.chunks(WRITE_PIECE) {
+            self.file
+                .write_all_at(piece, at)
+                .map_err(|e| self.io_error(e))?;
+            at += piece.len() as u64;
+        }
+        Ok(())
     }
 
     fn set_size(&self, len: u64) -> Result<()> {

@@ -2,7 +2,9 @@
 //! cycle of each name), directories merged into one tree of entries, each entry knowing
 //! which inputs have it.
 
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Mutex;
 
 use super::hist::{is_histogram, HistSource};
 use super::tree::TreeSource;
@@ -19,6 +21,8 @@ pub(super) struct Input {
     pub file: RootFile,
     /// Its class layouts.
     pub streamers: StreamerSet,
+    /// Its trees, read when it was checked, by path (each taken once merged).
+    trees: Mutex<HashMap<String, TreeSource>>,
 }
 
 impl Input {
@@ -27,11 +31,29 @@ impl Input {
     pub fn open(path: &Path) -> Result<Self> {
         let file = RootFile::open(path)?;
         let streamers = read_streamers(&file)?;
-        let input = Input { file, streamers };
+        let input = Input {
+            file,
+            streamers,
+            trees: Mutex::new(HashMap::new()),
+        };
         let mut entries = Vec::new();
         add_keys(&input.file, 0, input.file.keys(), &mut entries, 0)?;
         input.check(&entries, "")?;
         Ok(input)
+    }
+
+    /// The tree at `path` (behind `key`): the one read when the input was checked, or read
+    /// now.
+    pub fn tree(&self, key: &KeyInfo, path: &str) -> Result<TreeSource> {
+        let kept = self
+            .trees
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(path);
+        match kept {
+            Some(tree) => Ok(tree),
+            None => TreeSource::read(&self.file, &self.streamers, key, path),
+        }
     }
 
     fn check(&self, entries: &[Entry], path: &str) -> Result<()> {
@@ -40,7 +62,12 @@ impl Input {
             match &e.kind {
                 Kind::Directory(children) => self.check(children, &format!("{full}/"))?,
                 Kind::Tree => {
-                    TreeSource::read(&self.file, &self.streamers, &e.sources[0].1, &full)?;
+                    let tree =
+                        TreeSource::read(&self.file, &self.streamers, &e.sources[0].1, &full)?;
+                    self.trees
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(full, tree);
                 }
                 Kind::Histogram => {
                     HistSource::read(&self.file, &self.streamers, &e.sources[0].1, &full)?;

@@ -29,7 +29,11 @@ use crate::container::{DirectoryId, FileWriter, WriterOptions};
 use crate::error::{Error, Result};
 use catalog::{Catalog, Entry, Input, Kind};
 use hist::{merged_histogram, HistSource};
-use tree::{check_same_branches, merged_object, TreePlan, TreeSource};
+use tree::{check_same_branches, merged_object, TreePlan};
+
+/// The most bytes of records read and written at once (a larger record goes alone): the
+/// kernel copies pieces of about this size into and out of the page cache fastest.
+const RUN_BYTES: u64 = 1 << 20;
 
 /// How to merge.
 #[derive(Clone)]
@@ -341,10 +345,7 @@ impl Job<'_> {
         let sources = entry
             .sources
             .iter()
-            .map(|(i, key)| {
-                let input = &self.inputs[*i];
-                TreeSource::read(&input.file, &input.streamers, key, path)
-            })
+            .map(|(i, key)| self.inputs[*i].tree(key, path))
             .collect::<Result<Vec<_>>>()?;
         for other in &sources[1..] {
             check_same_branches(path, &sources[0], other)?;
@@ -366,7 +367,7 @@ impl Job<'_> {
         }
         let seek_pdir = self.writer.directory_seek(dir)?;
         let threads = self.options.threads.max(1) as u64;
-        let most = (self.options.memory_budget / threads / 2).clamp(64 << 10, 16 << 20);
+        let most = (self.options.memory_budget / threads / 2).clamp(64 << 10, RUN_BYTES);
         let jobs: Vec<(usize, records::Run)> = plan
             .records
             .iter()
@@ -379,15 +380,19 @@ impl Job<'_> {
                 progress(done, self.total);
             }
         };
+        // A few batches of runs per thread, each reusing one buffer.
+        let batch = jobs.len().div_ceil(threads as usize * 4).max(1);
         self.pool.install(|| {
-            jobs.par_iter()
-                .try_for_each_init(Vec::new, |buf, (i, run)| {
+            jobs.par_chunks(batch).try_for_each(|batch| {
+                let mut buf = Vec::new();
+                for (i, run) in batch {
                     let file = &self.inputs[entry.sources[*i].0].file;
-                    records::copy_run(file, self.writer, run, seek_pdir, buf)?;
+                    records::copy_run(file, self.writer, run, seek_pdir, &mut buf)?;
                     self.copied.fetch_add(run.len(), Ordering::Relaxed);
                     progress(run.len());
-                    Ok::<(), Error>(())
-                })
+                }
+                Ok::<(), Error>(())
+            })
         })?;
         // Baskets of another setting: compressed again on the pool, placed as written.
         let groups: Vec<(usize, (usize, usize))> = plan

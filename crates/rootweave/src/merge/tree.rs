@@ -385,6 +385,7 @@ pub(super) fn merged_object(
     }
     edits.extend(cluster_edits(sources, entries).map_err(&fail)?);
 
+    let listed: Vec<Vec<&Branch>> = sources.iter().map(|s| s.meta.all_branches()).collect();
     for (bi, branch) in first.branches.iter().enumerate() {
         let m = &plan.merged[bi];
         let n = m.bytes.len();
@@ -395,10 +396,7 @@ pub(super) fn merged_object(
                 .map(|s| s.branches[bi].int(name).unwrap_or(0))
                 .sum()
         };
-        let branch_entries: i64 = sources
-            .iter()
-            .map(|s| s.meta.all_branches()[bi].entries as i64)
-            .sum();
+        let branch_entries: i64 = listed.iter().map(|l| l[bi].entries as i64).sum();
         let fail = |m: String| {
             fail(format!(
                 "branch '{}': {m}",
