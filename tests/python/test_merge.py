@@ -64,7 +64,7 @@ def jobs(tmp_path_factory):
 
 def test_tree_reads_as_the_concatenation_in_uproot_and_rootweave(jobs):
     d, inputs, merged, summary = jobs
-    assert "3 input(s): 1 tree(s), 9500 entries, 11 histogram(s), 1 object(s) copied" in summary
+    assert "3 input(s): 1 tree(s), 0 RNTuple(s), 9500 entries, 11 histogram(s), 1 object(s) copied" in summary
     got = uproot.open(merged)["Events"].arrays()
     want = ak.concatenate([uproot.open(p)["Events"].arrays() for p in inputs])
     assert len(got) == 9500 and got.fields == want.fields
@@ -221,3 +221,64 @@ def test_inputs_from_lists_and_patterns(jobs, tmp_path):
     summary = rootweave.merge(tmp_path / "py.root", str(d / "job*.root"))
     assert summary["inputs"] == 3 and summary["entries"] == 9500 and summary["histograms"] == 11
     assert summary["notes"] == [f"info (TNamed): taken from {d / 'job1.root'} only"]
+
+
+RNTUPLES = ["test_stl_containers_rntuple_v1-0-0-0.root", "test_nested_structs_rntuple_v1-0-0-0.root",
+            "test_multiple_cluster_groups_rntuple_v1-0-0-0.root", "ntpl001_staff_rntuple_v1-0-0-0.root",
+            "test_extension_columns_rntuple_v1-0-0-0.root"]
+
+
+def ntuple_name(path):
+    return [k.split(";")[0] for k, c in uproot.open(path).classnames().items() if "RNTuple" in c][0]
+
+
+def test_rntuples_read_in_root_as_the_concatenation(tmp_path):
+    """Every field of each merged RNTuple reads in ROOT's RNTupleReader as the inputs did."""
+    data = HERE.parent / "data"
+    merged = []
+    for name in RNTUPLES:
+        out = tmp_path / f"merged-{name}"
+        # Columns added after the first entries: only as the first input.
+        inputs = [data / name] if "extension" in name else [data / name, data / name, data / name]
+        summary = rootweave.merge(out, inputs)
+        assert summary["rntuples"] == 1 and summary["bytes_recompressed"] == 0
+        merged.append((out, data / name, len(inputs)))
+    for out, src, k in merged:
+        run_root("root_show_rntuple.py", ntuple_name(src), tmp_path, out, src, cwd=tmp_path)
+        seen = (tmp_path / (out.stem + ".txt")).read_text()
+        assert seen == k * (tmp_path / (src.stem + ".txt")).read_text(), out.name
+        got = rootweave.open(out)[ntuple_name(src)].arrays(library="ak")
+        want = rootweave.open(src)[ntuple_name(src)].arrays(library="ak")
+        assert got.to_list() == k * want.to_list(), out.name
+
+
+def test_rntuples_of_generated_events_in_uproot_and_hadd(tmp_path):
+    parts = []
+    for seed in (1, 2, 3):
+        p = tmp_path / f"gen{seed}.root"
+        subprocess.run([str(TARGET / "rootweave"), "generate", str(p), "--events", "30000", "--seed", str(seed),
+                        "--threads", "2"], check=True, capture_output=True)
+        parts.append(p)
+    out = tmp_path / "merged.root"
+    result = merge_cli("-j", 2, out, *parts)
+    assert result.returncode == 0, result.stderr
+    assert "1 RNTuple(s), 90000 entries" in result.stderr
+    got = uproot.open(out)["Events"].arrays()
+    want = ak.concatenate([uproot.open(p)["Events"].arrays() for p in parts])
+    for f in want.fields:
+        assert ak.all(ak.flatten(got[f], axis=None) == ak.flatten(want[f], axis=None)), f
+    # ROOT's hadd takes the merged file as an input.
+    again = tmp_path / "again.root"
+    done = subprocess.run([root_bin("hadd"), "-f", str(again), str(out), str(parts[0])], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert uproot.open(again)["Events"].num_entries == 120000
+
+
+def test_rntuples_of_different_schemas_are_refused(tmp_path):
+    data = HERE.parent / "data"
+    a, b = data / "test_int_float_rntuple_v1-0-0-0.root", data / "test_nested_structs_rntuple_v1-0-0-0.root"
+    assert ntuple_name(a) == ntuple_name(b)
+    with pytest.raises(ValueError, match="differs between"):
+        rootweave.merge(tmp_path / "out.root", [a, b])
+    assert not (tmp_path / "out.root").exists()

@@ -83,10 +83,11 @@ pub fn summary_text(s: &MergeSummary, seconds: f64) -> String {
         text.push_str(&format!("note: {note}\n"));
     }
     text.push_str(&format!(
-        "merged {} input(s): {} tree(s), {} entries, {} histogram(s), {} object(s) copied; \
+        "merged {} input(s): {} tree(s), {} RNTuple(s), {} entries, {} histogram(s), {} object(s) copied; \
          {:.1} MiB copied, {:.1} MiB recompressed; output {:.1} MiB in {seconds:.2} s\n",
         s.inputs,
         s.trees,
+        s.rntuples,
         s.entries,
         s.histograms,
         s.objects_copied,

@@ -41,6 +41,7 @@ pub fn merge<'py>(
     d.set_item("inputs", s.inputs)?;
     d.set_item("skipped", s.skipped)?;
     d.set_item("trees", s.trees)?;
+    d.set_item("rntuples", s.rntuples)?;
     d.set_item("entries", s.entries)?;
     d.set_item("histograms", s.histograms)?;
     d.set_item("objects_copied", s.objects_copied)?;

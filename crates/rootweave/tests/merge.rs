@@ -164,3 +164,40 @@ fn trees_of_different_branches_are_refused() {
     assert!(!dir.join("out.root").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn merged_rntuple_reads_as_the_concatenation() {
+    use rootweave::rntuple::RNTupleReader;
+    let dir = out_dir("rntuple");
+    let input = test_data("test_multiple_cluster_groups_rntuple_v1-0-0-0.root");
+    let out = dir.join("merged.root");
+    let summary = merge(
+        &out,
+        &[input.clone(), input.clone()],
+        &MergeOptions::default(),
+    )
+    .unwrap();
+    assert_eq!((summary.rntuples, summary.entries), (1, 2000));
+    let read = |p: &PathBuf| {
+        let r = RNTupleReader::open(p, "ntuple").unwrap();
+        let names = r.field_names();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        r.read(&names, 0..r.entries()).unwrap()
+    };
+    let (one, two) = (read(&input), read(&out));
+    assert_eq!(one.len(), two.len());
+    for ((name, x), (_, y)) in one.iter().zip(&two) {
+        let want = concat(vec![x.clone(), x.clone()]).unwrap();
+        same_arrays(y, &want, name);
+    }
+    // Another schema under the same name is refused, naming both files.
+    let other = test_data("test_int_float_rntuple_v1-0-0-0.root");
+    let err = merge(
+        dir.join("bad.root"),
+        &[input, other],
+        &MergeOptions::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("test_int_float"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -85,7 +85,8 @@ def merge(output: Path, inputs: Sequence[Path] | Path, force: bool = False, thre
     one glob pattern. An existing `output` is an error unless `force`; an unreadable input
     is an error (and no output is left) unless `skip_bad`, which skips it and lists it in
     the summary's "skipped". `threads` (default: all cores) copy records; records in
-    flight stay within `memory_budget` bytes. The summary holds "inputs", "trees",
+    flight stay within `memory_budget` bytes. RNTuples of one schema are merged by copying
+    their pages. The summary holds "inputs", "trees", "rntuples",
     "entries", "histograms", "objects_copied", "bytes_copied", "bytes_recompressed",
     "output_bytes", "skipped" and "notes"."""
     if isinstance(inputs, (str, os.PathLike)):

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use super::hist::{is_histogram, HistSource};
+use super::rntuple::NtupleSource;
 use super::tree::TreeSource;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
@@ -72,7 +73,10 @@ impl Input {
                 Kind::Histogram => {
                     HistSource::read(&self.file, &self.streamers, &e.sources[0].1, &full)?;
                 }
-                Kind::RNTuple | Kind::Other => {}
+                Kind::RNTuple => {
+                    NtupleSource::read(&self.file, &full)?;
+                }
+                Kind::Other => {}
             }
         }
         Ok(())

@@ -16,6 +16,7 @@
 mod catalog;
 mod hist;
 mod records;
+mod rntuple;
 mod tree;
 
 use std::path::{Path, PathBuf};
@@ -29,6 +30,7 @@ use crate::container::{DirectoryId, FileWriter, WriterOptions};
 use crate::error::{Error, Result};
 use catalog::{Catalog, Entry, Input, Kind};
 use hist::{merged_histogram, HistSource};
+use rntuple::{check_same_schema, merge_rntuple, NtupleSource};
 use tree::{check_same_branches, merged_object, TreePlan};
 
 /// The most bytes of records read and written at once (a larger record goes alone): the
@@ -89,7 +91,9 @@ pub struct MergeSummary {
     pub skipped: Vec<String>,
     /// Trees merged (one per path).
     pub trees: usize,
-    /// Entries of all merged trees.
+    /// RNTuples merged (one per path).
+    pub rntuples: usize,
+    /// Entries of all merged trees and RNTuples.
     pub entries: u64,
     /// Histograms merged (one per path).
     pub histograms: usize,
@@ -289,9 +293,8 @@ impl Job<'_> {
                     summary.histograms += 1;
                 }
                 Kind::RNTuple => {
-                    return Err(Error::InvalidArgument(format!(
-                        "{full}: merging RNTuples is not supported yet"
-                    )))
+                    summary.entries += self.merge_ntuple(entry, &full, dir)?;
+                    summary.rntuples += 1;
                 }
                 Kind::Other => {
                     let (i, key) = &entry.sources[0];
@@ -318,6 +321,35 @@ impl Job<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Merges the RNTuple `entry` into directory `dir`; returns its entries.
+    fn merge_ntuple(&self, entry: &Entry, path: &str, dir: DirectoryId) -> Result<u64> {
+        let files: Vec<&crate::container::RootFile> = entry
+            .sources
+            .iter()
+            .map(|(i, _)| &self.inputs[*i].file)
+            .collect();
+        let sources = files
+            .iter()
+            .map(|f| NtupleSource::read(f, path))
+            .collect::<Result<Vec<_>>>()?;
+        for other in &sources[1..] {
+            check_same_schema(path, &sources[0], other)?;
+        }
+        let entries = sources.iter().map(NtupleSource::entries).sum();
+        let name = &entry.sources[0].1.name;
+        let copied = merge_rntuple(
+            self.writer,
+            &files,
+            sources,
+            name,
+            dir,
+            self.pool,
+            RUN_BYTES,
+        )?;
+        self.copied.fetch_add(copied, Ordering::Relaxed);
+        Ok(entries)
     }
 
     /// Merges the histogram `entry` into directory `dir`.

@@ -58,6 +58,12 @@ impl Serializer {
         self
     }
 
+    /// Appends bytes serialized elsewhere (a frame taken whole from another envelope).
+    pub fn raw(&mut self, bytes: &[u8]) -> &mut Self {
+        self.buf.extend_from_slice(bytes);
+        self
+    }
+
     /// Appends a string: `u32` length and the UTF-8 bytes.
     pub fn string(&mut self, s: &str) -> &mut Self {
         self.u32(s.len() as u32);

@@ -92,14 +92,26 @@ pub fn serialize_page_list(header_checksum: u64, clusters: &[ClusterInfo]) -> Ve
 
 /// Serializes the footer envelope.
 pub fn serialize_footer(header_checksum: u64, groups: &[ClusterGroupInfo]) -> Vec<u8> {
+    // Schema extension: fields, columns, alias columns, extra type information, all empty.
+    let mut ext = Serializer::new();
+    ext.begin_record();
+    for _ in 0..4 {
+        ext.begin_list(0).end_frame();
+    }
+    ext.end_frame();
+    serialize_footer_with_extension(header_checksum, ext.bytes(), groups)
+}
+
+/// Serializes the footer envelope with `extension`, a schema-extension record frame as
+/// serialized (taken from another footer when merging).
+pub fn serialize_footer_with_extension(
+    header_checksum: u64,
+    extension: &[u8],
+    groups: &[ClusterGroupInfo],
+) -> Vec<u8> {
     let mut s = Serializer::new();
     s.u64(0).u64(header_checksum);
-    // Schema extension: fields, columns, alias columns, extra type information.
-    s.begin_record();
-    for _ in 0..4 {
-        s.begin_list(0).end_frame();
-    }
-    s.end_frame();
+    s.raw(extension);
     s.begin_list(groups.len() as u32);
     for g in groups {
         s.begin_record()

@@ -12,6 +12,8 @@ mod schema;
 mod stored_pages;
 mod writer;
 
+pub(crate) use metadata::{serialize_footer_with_extension, serialize_page_list};
 pub use parallel::{FillContext, ParallelOptions, ParallelRNTupleWriter};
 pub use schema::{Field, FieldType, Schema};
+pub(crate) use writer::write_envelope;
 pub use writer::{RNTupleWriter, WriteOptions, WriteSummary};

@@ -209,6 +209,32 @@ impl Descriptor {
         Ok(d)
     }
 
+    /// The XXH3 checksum of the header envelope (page lists and the footer repeat it).
+    pub fn header_checksum(&self) -> u64 {
+        self.header_checksum
+    }
+
+    /// The footer's schema-extension record frame as serialized (its size field first):
+    /// what a merged RNTuple's footer carries over.
+    pub fn footer_schema_extension(&self, file: &RootFile) -> Result<Vec<u8>> {
+        let footer = self.read_envelope(file, self.anchor.footer, 0x02, "footer")?;
+        // Envelope preamble, feature flags, header checksum, then the record frame.
+        let at = 24;
+        let size = footer
+            .get(at..at + 8)
+            .map(|b| i64::from_le_bytes(b.try_into().expect("8")))
+            .filter(|&n| n >= 8 && (at as i64 + n) as usize <= footer.len())
+            .ok_or_else(|| {
+                Error::format(
+                    file.name(),
+                    format!("RNTuple '{}' footer", self.name),
+                    self.anchor.footer.offset,
+                    "no schema extension record",
+                )
+            })?;
+        Ok(footer[at..at + size as usize].to_vec())
+    }
+
     /// Total number of entries.
     pub fn entries(&self) -> u64 {
         self.groups

@@ -1,0 +1,326 @@
+//! Fast merging of one RNTuple found in several files (inputs of one schema): every page
+//! is copied as it is stored (checksum included) into blobs of the output, the first
+//! input's header envelope is copied whole, and the page lists (cluster entry ranges and
+//! column element indexes shifted by the inputs before), the footer (with the first input's
+//! schema extension) and the anchor are written anew.
+
+use rayon::prelude::*;
+
+use crate::compress::Compression;
+use crate::container::{DirectoryId, FileWriter, RootFile};
+use crate::error::{Error, Result};
+use crate::rntuple::format::{Anchor, ClusterGroupInfo, ClusterInfo, ANCHOR_VERSION};
+use crate::rntuple::read::{Descriptor, OpenOptions};
+use crate::rntuple::{serialize_footer_with_extension, serialize_page_list, write_envelope};
+
+/// Bytes of the XXH3 checksum that follows a page that has one.
+const PAGE_CHECKSUM: u64 = 8;
+
+/// One input's copy of an RNTuple, read for merging.
+pub(super) struct NtupleSource {
+    file: String,
+    descriptor: Descriptor,
+    /// Per cluster group, its clusters.
+    groups: Vec<Vec<ClusterInfo>>,
+}
+
+impl NtupleSource {
+    /// Reads the RNTuple at `path` of `file`, its page lists included.
+    pub fn read(file: &RootFile, path: &str) -> Result<Self> {
+        let descriptor = Descriptor::open(file, path, OpenOptions::default())?;
+        let groups = (0..descriptor.groups.len())
+            .map(|g| descriptor.clusters(file, g).map(|c| c.to_vec()))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(NtupleSource {
+            file: file.name().to_string(),
+            descriptor,
+            groups,
+        })
+    }
+
+    /// Entries of the RNTuple.
+    pub fn entries(&self) -> u64 {
+        self.descriptor.entries()
+    }
+}
+
+/// An error unless `other` has `first`'s fields and columns.
+pub(super) fn check_same_schema(
+    path: &str,
+    first: &NtupleSource,
+    other: &NtupleSource,
+) -> Result<()> {
+    let (a, b) = (&first.descriptor, &other.descriptor);
+    let differ = |what: String| {
+        Error::InvalidArgument(format!(
+            "RNTuple '{path}' differs between {} and {}: {what}",
+            first.file, other.file
+        ))
+    };
+    for (i, f) in a.fields.iter().enumerate() {
+        let Some(g) = b.fields.get(i) else {
+            return Err(differ(format!(
+                "field '{}' is missing from the second",
+                a.field_path(f.id)
+            )));
+        };
+        let key = |f: &crate::rntuple::read::FieldRecord| {
+            (
+                f.name.clone(),
+                f.type_name.clone(),
+                f.parent,
+                f.role,
+                f.array_size,
+                f.type_version,
+                f.field_version,
+            )
+        };
+        if key(f) != key(g) {
+            return Err(differ(format!(
+                "field '{}' ({}) is '{}' ({}) in the second",
+                a.field_path(f.id),
+                f.type_name,
+                b.field_path(g.id),
+                g.type_name
+            )));
+        }
+    }
+    if let Some(g) = b.fields.get(a.fields.len()) {
+        return Err(differ(format!(
+            "field '{}' is missing from the first",
+            b.field_path(g.id)
+        )));
+    }
+    let columns = |d: &Descriptor| -> Vec<(u16, u16, u32, u16)> {
+        d.columns
+            .iter()
+            .map(|c| (c.type_id, c.bits, c.field, c.representation))
+            .collect()
+    };
+    if columns(a) != columns(b) {
+        return Err(differ("the fields' columns differ".into()));
+    }
+    Ok(())
+}
+
+/// One page to copy: where it is in its input, its bytes (checksum included), and the
+/// cluster group, cluster, column and page it is.
+#[derive(Debug, Clone, Copy)]
+struct PageCopy {
+    from: u64,
+    len: u64,
+    at: (usize, usize, usize, usize),
+}
+
+/// Pages back to back in the input, copied into one blob of the output: `(first, end)`
+/// indexes into the sorted pages, and where the blob's payload starts.
+struct Blob {
+    pages: (usize, usize),
+    payload: u64,
+}
+
+/// Merges `sources` (read from `files`, in order) into RNTuple `name` of directory `dir`;
+/// returns the bytes of pages copied.
+pub(super) fn merge_rntuple(
+    writer: &FileWriter,
+    files: &[&RootFile],
+    mut sources: Vec<NtupleSource>,
+    name: &str,
+    dir: DirectoryId,
+    pool: &rayon::ThreadPool,
+    run_bytes: u64,
+) -> Result<u64> {
+    let first = &sources[0];
+    let what = format!("RNTuple '{name}'");
+    let header_checksum = first.descriptor.header_checksum();
+    let extension = first.descriptor.footer_schema_extension(files[0])?;
+    let header = first.descriptor.anchor.header;
+    let stored_header = files[0].read_at(header.offset, header.size, &what)?;
+    let header_at = writer.write_blob(&stored_header, header.uncompressed_len)?;
+    let compression = envelope_compression(first, files[0]);
+    let max_key_size = first.descriptor.anchor.max_key_size;
+
+    let ncolumns = first.descriptor.columns.len();
+    let mut element_offset = vec![0u64; ncolumns];
+    let mut entry_offset = 0u64;
+    let mut copied = 0u64;
+    let mut groups_out = Vec::new();
+    for (k, source) in sources.iter_mut().enumerate() {
+        let file = files[k];
+        // Element indexes continue from the inputs before: a column that starts late in a
+        // later input would leave a gap no reader accepts.
+        let mut ends = vec![0u64; ncolumns];
+        for (g, clusters) in source.groups.iter().enumerate() {
+            for (c, cluster) in clusters.iter().enumerate() {
+                for (col, pages) in cluster.columns.iter().enumerate() {
+                    let Some(p) = pages.as_ref().filter(|p| !p.suppressed) else {
+                        continue;
+                    };
+                    if col >= ncolumns {
+                        return Err(Error::format(
+                            &source.file,
+                            &what,
+                            0,
+                            format!("cluster {c} of group {g} has column {col}"),
+                        ));
+                    }
+                    ends[col] = ends[col].max(p.first_element + p.n_elements());
+                }
+            }
+        }
+        if k > 0 {
+            check_starts(source, &what)?;
+        }
+        let switches = source
+            .groups
+            .iter()
+            .flatten()
+            .any(|c| c.columns.iter().flatten().any(|p| p.suppressed));
+        if switches && files.len() > 1 {
+            return Err(Error::InvalidArgument(format!(
+                "{}: {what} switches column representations between clusters; merging such \
+                 RNTuples is not supported",
+                source.file
+            )));
+        }
+        // Pages in file order, grouped into blobs of back-to-back pages.
+        let mut pages = Vec::new();
+        for (g, clusters) in source.groups.iter().enumerate() {
+            for (c, cluster) in clusters.iter().enumerate() {
+                for (col, column) in cluster.columns.iter().enumerate() {
+                    for (p, page) in column.iter().flat_map(|x| x.pages.iter()).enumerate() {
+                        let extra = if page.has_checksum { PAGE_CHECKSUM } else { 0 };
+                        pages.push(PageCopy {
+                            from: page.offset,
+                            len: page.size + extra,
+                            at: (g, c, col, p),
+                        });
+                    }
+                }
+            }
+        }
+        pages.sort_by_key(|p| p.from);
+        let mut blobs: Vec<Blob> = Vec::new();
+        let mut bytes = 0;
+        for (i, p) in pages.iter().enumerate() {
+            let joins = blobs.last().is_some_and(|b| {
+                let last = pages[b.pages.1 - 1];
+                last.from + last.len == p.from && bytes + p.len <= run_bytes
+            });
+            if joins {
+                blobs.last_mut().expect("a blob").pages.1 = i + 1;
+                bytes += p.len;
+            } else {
+                blobs.push(Blob {
+                    pages: (i, i + 1),
+                    payload: 0,
+                });
+                bytes = p.len;
+            }
+        }
+        for b in &mut blobs {
+            let len: u64 = pages[b.pages.0..b.pages.1].iter().map(|p| p.len).sum();
+            let key = writer.allocate_blob(len)?;
+            b.payload = writer.write_blob_key(key, len, len)?;
+            let mut at = b.payload;
+            for p in &pages[b.pages.0..b.pages.1] {
+                let (g, c, col, i) = p.at;
+                let column = source.groups[g][c].columns[col]
+                    .as_mut()
+                    .expect("a page's column");
+                column.pages[i].offset = at;
+                at += p.len;
+            }
+        }
+        pool.install(|| {
+            blobs
+                .par_iter()
+                .try_for_each_init(Vec::new, |buf: &mut Vec<u8>, b| {
+                    let part = &pages[b.pages.0..b.pages.1];
+                    let len: u64 = part.iter().map(|p| p.len).sum();
+                    buf.resize(len as usize, 0);
+                    file.read_into(part[0].from, buf, &what)?;
+                    writer.write_at(b.payload, buf)
+                })
+        })?;
+        copied += pages.iter().map(|p| p.len).sum::<u64>();
+        // Page lists, one per cluster group of the input, entries and elements shifted.
+        for (g, clusters) in source.groups.iter_mut().enumerate() {
+            for cluster in clusters.iter_mut() {
+                // Columns the page list had no item for (added to the schema later) stay
+                // without one: an item would say the column is suppressed there.
+                while cluster.columns.last().is_some_and(Option::is_none) {
+                    cluster.columns.pop();
+                }
+                cluster.first_entry += entry_offset;
+                for (col, column) in cluster.columns.iter_mut().enumerate() {
+                    if let Some(p) = column.as_mut().filter(|p| !p.suppressed) {
+                        p.first_element += element_offset[col];
+                    }
+                }
+            }
+            let list = serialize_page_list(header_checksum, clusters);
+            let location = write_envelope(writer, &list, compression)?;
+            let info = source.descriptor.groups[g].info;
+            groups_out.push(ClusterGroupInfo {
+                min_entry: info.min_entry + entry_offset,
+                entry_span: info.entry_span,
+                n_clusters: clusters.len() as u32,
+                page_list: location,
+            });
+        }
+        for (o, e) in element_offset.iter_mut().zip(&ends) {
+            *o += e;
+        }
+        entry_offset += source.entries();
+    }
+    let footer = serialize_footer_with_extension(header_checksum, &extension, &groups_out);
+    let footer = write_envelope(writer, &footer, compression)?;
+    let mut header_location = header;
+    header_location.offset = header_at;
+    let anchor = Anchor {
+        version: ANCHOR_VERSION,
+        header: header_location,
+        footer,
+        max_key_size,
+    };
+    writer.write_object_in(dir, "ROOT::RNTuple", name, "", &anchor.to_bytes(), false)?;
+    Ok(copied)
+}
+
+/// An error if a column of `source` starts past element 0 (a column added after the
+/// RNTuple's first entries), which a merge would leave with a gap.
+fn check_starts(source: &NtupleSource, what: &str) -> Result<()> {
+    let mut seen = vec![false; source.descriptor.columns.len()];
+    for cluster in source.groups.iter().flatten() {
+        for (col, column) in cluster.columns.iter().enumerate() {
+            let Some(p) = column.as_ref().filter(|p| !p.suppressed) else {
+                continue;
+            };
+            if col < seen.len() && !seen[col] {
+                seen[col] = true;
+                if p.first_element != 0 {
+                    return Err(Error::InvalidArgument(format!(
+                        "{}: {what}: column {col} starts at element {} (added after the first \
+                         entries); only the first input may have such columns",
+                        source.file, p.first_element
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The compression of the merged RNTuple's envelopes: the first input's pages' setting.
+fn envelope_compression(first: &NtupleSource, file: &RootFile) -> Compression {
+    first
+        .groups
+        .iter()
+        .flatten()
+        .flat_map(|c| c.columns.iter().flatten())
+        .find(|p| !p.suppressed)
+        .and_then(|p| Compression::from_root_setting(p.compression as i32).ok())
+        .or_else(|| Compression::from_root_setting(file.header().compression).ok())
+        .unwrap_or(Compression::ROOT_RNTUPLE_DEFAULT)
+}
