@@ -3,6 +3,8 @@ against copying the same bytes (`cat` of the inputs into one file). The cases of
 
     (a) 4 files of a 1000-branch TTree (`rootweave generate --format ttree --schema wide`,
         zlib:1), merged fast: `hadd -ff` against `rootweave merge` on 1 and 2 threads;
+    (b) 4 files of a 1000-field RNTuple (`rootweave generate --schema wide`, zstd:5), merged
+        fast: `hadd -ff` (ROOT's RNTupleMerger) against `rootweave merge`;
     (c) recompression of (a)'s files to zstd:5, and of the same trees written with lz4:4 to
         zlib:1: `hadd -f505` / `hadd -f101` on one process and with `-j 2` against
         `rootweave merge --compression C -j 1` and `-j 2`;
@@ -73,9 +75,9 @@ def best(cmd, repeat, out, stdout=None):
     return min(runs, key=lambda r: r["seconds"])
 
 
-def generate(codec, entries_n, seed, path):
+def generate(codec, entries_n, seed, path, fmt="ttree"):
     if not path.exists():
-        cmd = [ROOTWEAVE, "generate", path, "--format", "ttree", "--schema", "wide", "--events", entries_n,
+        cmd = [ROOTWEAVE, "generate", path, "--format", fmt, "--schema", "wide", "--events", entries_n,
                "--seed", seed, "--compression", codec, "--threads", 2]
         subprocess.run([str(c) for c in cmd], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return path
@@ -101,7 +103,7 @@ def case_rows(name, inputs, programs, repeat, want):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--cases", default="a,c,d")
+    p.add_argument("--cases", default="a,b,c,d")
     p.add_argument("--entries", type=int, default=20000)
     p.add_argument("--jobs", type=int, default=200)
     p.add_argument("--job-events", type=int, default=10000)
@@ -121,6 +123,15 @@ def main():
             ("hadd -ff", [h, "-f", "-ff", "OUT", *wide]),
             ("rootweave -j 1", rw("-j", 1)),
             ("rootweave -j 2", rw("-j", 2)),
+            ("cat", None),
+        ], args.repeat, n)
+    if "b" in cases:
+        ntuples = [generate("zstd:5", args.entries, k + 1, OUT / f"wide-rntuple-{args.entries}-{k}.root", "rntuple")
+                   for k in range(4)]
+        rows += case_rows("b-rntuple", ntuples, [
+            ("hadd -ff", [h, "-f", "-ff", "OUT", *ntuples]),
+            ("rootweave -j 1", [ROOTWEAVE, "merge", "-f", "-j", 1, "OUT", *ntuples]),
+            ("rootweave -j 2", [ROOTWEAVE, "merge", "-f", "-j", 2, "OUT", *ntuples]),
             ("cat", None),
         ], args.repeat, n)
     if "c" in cases:

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::hist::{is_histogram, HistSource};
 use super::rntuple::NtupleSource;
@@ -21,17 +21,60 @@ pub(super) struct Input {
     /// The file.
     pub file: RootFile,
     /// Its class layouts.
-    pub streamers: StreamerSet,
+    pub streamers: Arc<StreamerSet>,
     /// Its trees, read when it was checked, by path (each taken once merged).
     trees: Mutex<HashMap<String, TreeSource>>,
+}
+
+/// The class layouts of the inputs read so far, by the stored bytes of their StreamerInfo
+/// record: job outputs of one program share one record, which is then parsed once.
+#[derive(Default)]
+pub(super) struct StreamerCache {
+    sets: Mutex<HashMap<Vec<u8>, Arc<StreamerSet>>>,
+}
+
+impl StreamerCache {
+    /// The class layouts of `file`.
+    fn get(&self, file: &RootFile) -> Result<Arc<StreamerSet>> {
+        let h = file.header();
+        let stored = if h.seek_info > h.begin && h.nbytes_info >= 18 {
+            let raw = file.read_at(h.seek_info, h.nbytes_info as u64, "StreamerInfo record")?;
+            let keylen = u16::from_be_bytes([raw[14], raw[15]]) as usize;
+            raw.get(keylen..).map(<[u8]>::to_vec)
+        } else {
+            None
+        };
+        let lock = || self.sets.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(set) = stored.as_ref().and_then(|s| lock().get(s).cloned()) {
+            return Ok(set);
+        }
+        let set = Arc::new(read_streamers(file)?);
+        if let Some(stored) = stored {
+            lock().insert(stored, set.clone());
+        }
+        Ok(set)
+    }
+}
+
+/// Takes `path` out of `slot`, or reads it with `read`.
+fn take_or_read<T>(
+    slot: &Mutex<HashMap<String, T>>,
+    path: &str,
+    read: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    let kept = slot.lock().unwrap_or_else(|e| e.into_inner()).remove(path);
+    match kept {
+        Some(t) => Ok(t),
+        None => read(),
+    }
 }
 
 impl Input {
     /// Opens `path` and reads every tree's metadata, so that a bad input is found before
     /// anything is written.
-    pub fn open(path: &Path) -> Result<Self> {
+    pub fn open(path: &Path, cache: &StreamerCache) -> Result<Self> {
         let file = RootFile::open(path)?;
-        let streamers = read_streamers(&file)?;
+        let streamers = cache.get(&file)?;
         let input = Input {
             file,
             streamers,
@@ -46,15 +89,15 @@ impl Input {
     /// The tree at `path` (behind `key`): the one read when the input was checked, or read
     /// now.
     pub fn tree(&self, key: &KeyInfo, path: &str) -> Result<TreeSource> {
-        let kept = self
-            .trees
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(path);
-        match kept {
-            Some(tree) => Ok(tree),
-            None => TreeSource::read(&self.file, &self.streamers, key, path),
-        }
+        take_or_read(&self.trees, path, || {
+            TreeSource::read(&self.file, &self.streamers, key, path)
+        })
+    }
+
+    /// The histogram at `path` (behind `key`). Histograms are read again rather than kept
+    /// from the check: job outputs hold many, and only one path's are needed at a time.
+    pub fn histogram(&self, key: &KeyInfo, path: &str) -> Result<HistSource> {
+        HistSource::read(&self.file, &self.streamers, key, path)
     }
 
     fn check(&self, entries: &[Entry], path: &str) -> Result<()> {
@@ -70,9 +113,10 @@ impl Input {
                         .unwrap_or_else(|e| e.into_inner())
                         .insert(full, tree);
                 }
-                Kind::Histogram => {
-                    HistSource::read(&self.file, &self.streamers, &e.sources[0].1, &full)?;
-                }
+                // A bad histogram is found when merged (a failed merge is retried without
+                // its input when skipping bad inputs): reading every one twice cost more
+                // than all the copying of a merge of job outputs.
+                Kind::Histogram => {}
                 Kind::RNTuple => {
                     NtupleSource::read(&self.file, &full)?;
                 }

@@ -28,8 +28,8 @@ use rayon::prelude::*;
 use crate::compress::Compression;
 use crate::container::{DirectoryId, FileWriter, WriterOptions};
 use crate::error::{Error, Result};
-use catalog::{Catalog, Entry, Input, Kind};
-use hist::{merged_histogram, HistSource};
+use catalog::{Catalog, Entry, Input, Kind, StreamerCache};
+use hist::merged_histogram;
 use rntuple::{check_same_schema, merge_rntuple, NtupleSource};
 use tree::{check_same_branches, merged_object, TreePlan};
 
@@ -127,15 +127,23 @@ pub fn merge(
         )));
     }
     let mut summary = MergeSummary::default();
+    if let Some(path) = inputs.iter().find(|p| same_file(p, output)) {
+        return Err(Error::InvalidArgument(format!(
+            "{} is both an input and the output",
+            path.display()
+        )));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.max(1))
+        .build()
+        .map_err(|e| Error::InvalidArgument(format!("thread pool: {e}")))?;
+    // Inputs are opened and checked on the pool, each reading its own metadata.
+    let cache = StreamerCache::default();
+    let results: Vec<Result<Input>> =
+        pool.install(|| inputs.par_iter().map(|p| Input::open(p, &cache)).collect());
     let mut opened = Vec::new();
-    for path in inputs {
-        if same_file(path, output) {
-            return Err(Error::InvalidArgument(format!(
-                "{} is both an input and the output",
-                path.display()
-            )));
-        }
-        match Input::open(path) {
+    for (path, result) in inputs.iter().zip(results) {
+        match result {
             Ok(input) => opened.push(input),
             Err(e) if options.skip_bad => summary.skipped.push(named(&e, path)),
             Err(e) => return Err(e),
@@ -149,7 +157,7 @@ pub fn merge(
         summary.inputs = opened.len();
         let catalog = Catalog::build(&opened)?;
         let mut attempt = summary.clone();
-        let result = write_output(&temp, &opened, &catalog, options, &mut attempt);
+        let result = write_output(&temp, &opened, &catalog, options, &pool, &mut attempt);
         // A bad record found while copying: with skip_bad, merge again without its file.
         let bad = match &result {
             Err(Error::Format { file, .. }) if options.skip_bad && opened.len() > 1 => {
@@ -221,6 +229,7 @@ fn write_output(
     inputs: &[Input],
     catalog: &Catalog,
     options: &MergeOptions,
+    pool: &rayon::ThreadPool,
     summary: &mut MergeSummary,
 ) -> Result<u64> {
     let first = &inputs[0].file;
@@ -232,15 +241,11 @@ fn write_output(
     if let Some(record) = first.streamer_list_payload()? {
         writer.set_streamer_record(record);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads.max(1))
-        .build()
-        .map_err(|e| Error::InvalidArgument(format!("thread pool: {e}")))?;
     let mut job = Job {
         writer: &writer,
         inputs,
         options,
-        pool: &pool,
+        pool,
         copied: AtomicU64::new(0),
         recompressed: AtomicU64::new(0),
         moved: AtomicU64::new(0),
@@ -354,14 +359,13 @@ impl Job<'_> {
 
     /// Merges the histogram `entry` into directory `dir`.
     fn merge_histogram(&self, entry: &Entry, path: &str, dir: DirectoryId) -> Result<()> {
-        let sources = entry
-            .sources
-            .iter()
-            .map(|(i, key)| {
-                let input = &self.inputs[*i];
-                HistSource::read(&input.file, &input.streamers, key, path)
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let sources = self.pool.install(|| {
+            entry
+                .sources
+                .par_iter()
+                .map(|(i, key)| self.inputs[*i].histogram(key, path))
+                .collect::<Result<Vec<_>>>()
+        })?;
         let key = sources[0].key();
         let keylen = self
             .writer

@@ -493,6 +493,24 @@ fn read_basic_array(c: &mut Cursor, ty: i32, n: i32, title: &str) -> Result<Valu
         )));
     }
     let n = n as usize;
+    // Plain numbers: decoded straight from their bytes.
+    if !matches!(ty, code::DOUBLE32 | code::FLOAT16) {
+        let bytes = c.r.take(n * size)?;
+        let words = bytes.chunks_exact(size);
+        return Ok(match ty {
+            code::FLOAT => Value::Floats(
+                words
+                    .map(|w| f32::from_be_bytes(w.try_into().expect("4")) as f64)
+                    .collect(),
+            ),
+            code::DOUBLE => Value::Floats(
+                words
+                    .map(|w| f64::from_be_bytes(w.try_into().expect("8")))
+                    .collect(),
+            ),
+            _ => Value::Ints(words.map(|w| int_of(ty, w)).collect()),
+        });
+    }
     let floating = matches!(
         ty,
         code::FLOAT | code::DOUBLE | code::DOUBLE32 | code::FLOAT16
@@ -516,6 +534,21 @@ fn read_basic_array(c: &mut Cursor, ty: i32, n: i32, title: &str) -> Result<Valu
             });
         }
         Ok(Value::Ints(v))
+    }
+}
+
+/// The integer of basic type `ty` in its big-endian bytes `w` (unsigned 64-bit values as
+/// their bits, as [`read_basic_array`] keeps them).
+fn int_of(ty: i32, w: &[u8]) -> i64 {
+    match ty {
+        code::CHAR | code::LEGACY_CHAR => w[0] as i8 as i64,
+        code::UCHAR => w[0] as i64,
+        code::BOOL => (w[0] != 0) as i64,
+        code::SHORT => i16::from_be_bytes([w[0], w[1]]) as i64,
+        code::USHORT => u16::from_be_bytes([w[0], w[1]]) as i64,
+        code::INT | code::COUNTER => i32::from_be_bytes(w.try_into().expect("4")) as i64,
+        code::UINT | code::BITS => u32::from_be_bytes(w.try_into().expect("4")) as i64,
+        _ => i64::from_be_bytes(w.try_into().expect("8")),
     }
 }
 
