@@ -190,6 +190,20 @@ fn merged_rntuple_reads_as_the_concatenation() {
         let want = concat(vec![x.clone(), x.clone()]).unwrap();
         same_arrays(y, &want, name);
     }
+    // Compressed again on request: the same values, pages of the new setting.
+    let lz4 = dir.join("lz4.root");
+    let options = MergeOptions {
+        compression: Some("lz4:4".parse().unwrap()),
+        threads: 2,
+        ..Default::default()
+    };
+    let summary = merge(&lz4, &[input.clone(), input.clone()], &options).unwrap();
+    assert!(summary.bytes_recompressed > 0 && summary.bytes_copied == 0);
+    for ((name, x), (_, y)) in two.iter().zip(&read(&lz4)) {
+        same_arrays(y, x, name);
+    }
+    let data = std::fs::read(&lz4).unwrap();
+    assert!(data.windows(3).any(|w| w == b"L4\x01"));
     // Another schema under the same name is refused, naming both files.
     let other = test_data("test_int_float_rntuple_v1-0-0-0.root");
     let err = merge(

@@ -30,7 +30,7 @@ use crate::container::{DirectoryId, FileWriter, WriterOptions};
 use crate::error::{Error, Result};
 use catalog::{Catalog, Entry, Input, Kind, StreamerCache};
 use hist::merged_histogram;
-use rntuple::{check_same_schema, merge_rntuple, NtupleSource};
+use rntuple::{check_same_schema, merge_rntuple, NtupleSource, NtupleTarget};
 use tree::{check_same_branches, merged_object, TreePlan};
 
 /// The most bytes of records read and written at once (a larger record goes alone): the
@@ -42,9 +42,10 @@ const RUN_BYTES: u64 = 1 << 20;
 pub struct MergeOptions {
     /// Overwrite an existing output.
     pub force: bool,
-    /// Compress every basket with this setting (and the output file's records). Without
-    /// it, a branch's baskets keep the first input's setting of the branch: those of other
-    /// inputs with another setting are compressed again, the rest copied as they are.
+    /// Compress every basket and RNTuple page with this setting (and the output file's
+    /// records). Without it, a branch's baskets keep the first input's setting of the
+    /// branch: those of other inputs with another setting are compressed again, the rest
+    /// copied as they are; RNTuple pages are copied as they are.
     pub compression: Option<Compression>,
     /// Threads copying records.
     pub threads: usize,
@@ -344,16 +345,17 @@ impl Job<'_> {
         }
         let entries = sources.iter().map(NtupleSource::entries).sum();
         let name = &entry.sources[0].1.name;
-        let copied = merge_rntuple(
-            self.writer,
-            &files,
-            sources,
-            name,
+        let target = NtupleTarget {
+            writer: self.writer,
             dir,
-            self.pool,
-            RUN_BYTES,
-        )?;
-        self.copied.fetch_add(copied, Ordering::Relaxed);
+            pool: self.pool,
+            run_bytes: RUN_BYTES,
+            to: self.options.compression,
+        };
+        let moved = merge_rntuple(&target, &files, sources, name)?;
+        self.copied.fetch_add(moved.copied, Ordering::Relaxed);
+        self.recompressed
+            .fetch_add(moved.recompressed, Ordering::Relaxed);
         Ok(entries)
     }
 

@@ -6,9 +6,10 @@
 
 use rayon::prelude::*;
 
-use crate::compress::Compression;
+use crate::compress::{compress_into, decompress, Compression};
 use crate::container::{DirectoryId, FileWriter, RootFile};
 use crate::error::{Error, Result};
+use crate::rntuple::format::checksum::xxh3_64;
 use crate::rntuple::format::{Anchor, ClusterGroupInfo, ClusterInfo, ANCHOR_VERSION};
 use crate::rntuple::read::{Descriptor, OpenOptions};
 use crate::rntuple::{serialize_footer_with_extension, serialize_page_list, write_envelope};
@@ -119,17 +120,40 @@ struct Blob {
     payload: u64,
 }
 
-/// Merges `sources` (read from `files`, in order) into RNTuple `name` of directory `dir`;
-/// returns the bytes of pages copied.
+/// What [`merge_rntuple`] moved: bytes of pages copied as stored, and of pages compressed
+/// again.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct PagesMoved {
+    pub copied: u64,
+    pub recompressed: u64,
+}
+
+/// Where merged pages go and how: into `writer`'s directory `dir`, on `pool`, in blobs of
+/// at most `run_bytes`, compressed again with `to` if given.
+pub(super) struct NtupleTarget<'a> {
+    pub writer: &'a FileWriter,
+    pub dir: DirectoryId,
+    pub pool: &'a rayon::ThreadPool,
+    pub run_bytes: u64,
+    pub to: Option<Compression>,
+}
+
+/// Merges `sources` (read from `files`, in order) into RNTuple `name` (see the module
+/// documentation); with a target compression every page is decompressed, compressed with
+/// it and given a new checksum.
 pub(super) fn merge_rntuple(
-    writer: &FileWriter,
+    target: &NtupleTarget,
     files: &[&RootFile],
     mut sources: Vec<NtupleSource>,
     name: &str,
-    dir: DirectoryId,
-    pool: &rayon::ThreadPool,
-    run_bytes: u64,
-) -> Result<u64> {
+) -> Result<PagesMoved> {
+    let NtupleTarget {
+        writer,
+        dir,
+        pool,
+        run_bytes,
+        to,
+    } = *target;
     let first = &sources[0];
     let what = format!("RNTuple '{name}'");
     let header_checksum = first.descriptor.header_checksum();
@@ -137,13 +161,13 @@ pub(super) fn merge_rntuple(
     let header = first.descriptor.anchor.header;
     let stored_header = files[0].read_at(header.offset, header.size, &what)?;
     let header_at = writer.write_blob(&stored_header, header.uncompressed_len)?;
-    let compression = envelope_compression(first, files[0]);
+    let compression = to.unwrap_or_else(|| envelope_compression(first, files[0]));
     let max_key_size = first.descriptor.anchor.max_key_size;
 
     let ncolumns = first.descriptor.columns.len();
     let mut element_offset = vec![0u64; ncolumns];
     let mut entry_offset = 0u64;
-    let mut copied = 0u64;
+    let mut moved = PagesMoved::default();
     let mut groups_out = Vec::new();
     for (k, source) in sources.iter_mut().enumerate() {
         let file = files[k];
@@ -218,32 +242,55 @@ pub(super) fn merge_rntuple(
                 bytes = p.len;
             }
         }
-        for b in &mut blobs {
-            let len: u64 = pages[b.pages.0..b.pages.1].iter().map(|p| p.len).sum();
-            let key = writer.allocate_blob(len)?;
-            b.payload = writer.write_blob_key(key, len, len)?;
-            let mut at = b.payload;
-            for p in &pages[b.pages.0..b.pages.1] {
-                let (g, c, col, i) = p.at;
-                let column = source.groups[g][c].columns[col]
-                    .as_mut()
-                    .expect("a page's column");
-                column.pages[i].offset = at;
-                at += p.len;
+        if let Some(to) = to {
+            let codecs: Vec<_> = (0..ncolumns)
+                .map(|c| source.descriptor.codec(c as u32))
+                .collect();
+            let placed = pool.install(|| {
+                blobs
+                    .par_iter()
+                    .map(|b| {
+                        let part = &pages[b.pages.0..b.pages.1];
+                        recompress_blob(writer, file, source, part, &codecs, to, &what)
+                    })
+                    .collect::<Result<Vec<_>>>()
+            })?;
+            for (b, placed) in blobs.iter().zip(placed) {
+                for (p, (offset, size)) in pages[b.pages.0..b.pages.1].iter().zip(placed) {
+                    let (g, c, col, i) = p.at;
+                    let column = source.groups[g][c].columns[col].as_mut().expect("a column");
+                    column.pages[i].offset = offset;
+                    column.pages[i].size = size;
+                    column.compression = to.root_setting() as u32;
+                }
             }
+            moved.recompressed += pages.iter().map(|p| p.len).sum::<u64>();
+        } else {
+            for b in &mut blobs {
+                let len: u64 = pages[b.pages.0..b.pages.1].iter().map(|p| p.len).sum();
+                let key = writer.allocate_blob(len)?;
+                b.payload = writer.write_blob_key(key, len, len)?;
+                let mut at = b.payload;
+                for p in &pages[b.pages.0..b.pages.1] {
+                    let (g, c, col, i) = p.at;
+                    let column = source.groups[g][c].columns[col].as_mut().expect("a column");
+                    column.pages[i].offset = at;
+                    at += p.len;
+                }
+            }
+            pool.install(|| {
+                blobs
+                    .par_iter()
+                    .try_for_each_init(Vec::new, |buf: &mut Vec<u8>, b| {
+                        let part = &pages[b.pages.0..b.pages.1];
+                        let len: u64 = part.iter().map(|p| p.len).sum();
+                        buf.resize(len as usize, 0);
+                        file.read_into(part[0].from, buf, &what)?;
+                        writer.write_at(b.payload, buf)
+                    })
+            })?;
+            moved.copied += pages.iter().map(|p| p.len).sum::<u64>();
         }
-        pool.install(|| {
-            blobs
-                .par_iter()
-                .try_for_each_init(Vec::new, |buf: &mut Vec<u8>, b| {
-                    let part = &pages[b.pages.0..b.pages.1];
-                    let len: u64 = part.iter().map(|p| p.len).sum();
-                    buf.resize(len as usize, 0);
-                    file.read_into(part[0].from, buf, &what)?;
-                    writer.write_at(b.payload, buf)
-                })
-        })?;
-        copied += pages.iter().map(|p| p.len).sum::<u64>();
         // Page lists, one per cluster group of the input, entries and elements shifted.
         for (g, clusters) in source.groups.iter_mut().enumerate() {
             for cluster in clusters.iter_mut() {
@@ -285,7 +332,67 @@ pub(super) fn merge_rntuple(
         max_key_size,
     };
     writer.write_object_in(dir, "ROOT::RNTuple", name, "", &anchor.to_bytes(), false)?;
-    Ok(copied)
+    Ok(moved)
+}
+
+/// Compresses the back-to-back pages `part` of `source` again with `to` into a new blob;
+/// returns each page's new offset and size (checksum not counted).
+fn recompress_blob(
+    writer: &FileWriter,
+    file: &RootFile,
+    source: &NtupleSource,
+    part: &[PageCopy],
+    codecs: &[crate::rntuple::read::ColumnCodec],
+    to: Compression,
+    what: &str,
+) -> Result<Vec<(u64, u64)>> {
+    let len: u64 = part.iter().map(|p| p.len).sum();
+    let mut stored = vec![0u8; len as usize];
+    file.read_into(part[0].from, &mut stored, what)?;
+    let mut payload = Vec::with_capacity(stored.len());
+    let mut sizes = Vec::with_capacity(part.len());
+    let mut at = 0usize;
+    for p in part {
+        let (g, c, col, i) = p.at;
+        let page = source.groups[g][c].columns[col]
+            .as_ref()
+            .expect("a column")
+            .pages[i];
+        let bad = |m: String| Error::format(&source.file, what, p.from, m);
+        let need = codecs[col]
+            .page_bytes(page.n_elements as usize)
+            .ok_or_else(|| bad("page too large".into()))?;
+        let bytes = &stored[at..at + page.size as usize];
+        let raw = if bytes.len() == need {
+            bytes.to_vec()
+        } else {
+            decompress(bytes, need).map_err(|e| e.in_object(&source.file, what, p.from))?
+        };
+        let start = payload.len();
+        compress_into(to, &raw, &mut payload);
+        sizes.push((payload.len() - start) as u64);
+        if page.has_checksum {
+            let sum = xxh3_64(&payload[start..]);
+            payload.extend_from_slice(&sum.to_le_bytes());
+        }
+        at += p.len as usize;
+    }
+    let key = writer.allocate_blob(payload.len() as u64)?;
+    let offset = writer.write_blob_key(key, payload.len() as u64, payload.len() as u64)?;
+    writer.write_at(offset, &payload)?;
+    let mut placed = Vec::with_capacity(part.len());
+    let mut at = offset;
+    for (p, size) in part.iter().zip(sizes) {
+        let (g, c, col, i) = p.at;
+        let checksum = source.groups[g][c].columns[col]
+            .as_ref()
+            .expect("a column")
+            .pages[i]
+            .has_checksum;
+        placed.push((at, size));
+        at += size + if checksum { PAGE_CHECKSUM } else { 0 };
+    }
+    Ok(placed)
 }
 
 /// An error if a column of `source` starts past element 0 (a column added after the
