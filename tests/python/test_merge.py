@@ -287,3 +287,20 @@ def test_rntuples_of_different_schemas_are_refused(tmp_path):
     with pytest.raises(ValueError, match="differs between"):
         rootweave.merge(tmp_path / "out.root", [a, b])
     assert not (tmp_path / "out.root").exists()
+
+
+def test_the_streamer_record_describing_every_input_is_taken(jobs, tmp_path):
+    """A first input without histograms: the output's StreamerInfo record is the job's, which
+    describes the histogram classes too."""
+    d, inputs, _, _ = jobs
+    small = tmp_path / "small.root"
+    with rootweave.create(small) as f:
+        f["x"] = {"v": np.arange(5, dtype=np.int32)}
+    assert "TH1F" not in uproot.open(small).file.streamers
+    out = tmp_path / "out.root"
+    summary = rootweave.merge(out, [small, inputs[0]])
+    assert summary["notes"] == []
+    merged = uproot.open(out)
+    assert "TH1F" in merged.file.streamers and "TTree" in merged.file.streamers
+    assert merged["x"]["v"].array(library="np").tolist() == list(range(5))
+    assert merged["h1f"].values().sum() == uproot.open(inputs[0])["h1f"].values().sum()

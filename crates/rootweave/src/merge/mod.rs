@@ -239,8 +239,16 @@ fn write_output(
             .unwrap_or(Compression::ROOT_FILE_DEFAULT)
     });
     let writer = FileWriter::create(temp, WriterOptions::default().with_compression(compression))?;
-    if let Some(record) = first.streamer_list_payload()? {
+    let (chosen, missing) = streamer_source(inputs);
+    if let Some(record) = inputs[chosen].file.streamer_list_payload()? {
         writer.set_streamer_record(record);
+    }
+    if !missing.is_empty() {
+        summary.notes.push(format!(
+            "no input's StreamerInfo record describes every class; {} lacks {}",
+            inputs[chosen].file.name(),
+            missing.join(", ")
+        ));
     }
     let mut job = Job {
         writer: &writer,
@@ -256,6 +264,28 @@ fn write_output(
     summary.bytes_copied = job.copied.load(Ordering::Relaxed);
     summary.bytes_recompressed = job.recompressed.load(Ordering::Relaxed);
     Ok(writer.close()?.file_size)
+}
+
+/// The input whose StreamerInfo record the output takes: the first whose classes (name
+/// and version) include every other input's, else the first input, with the classes
+/// (`name;version`) it lacks.
+fn streamer_source(inputs: &[Input]) -> (usize, Vec<String>) {
+    let classes = |i: &Input| -> std::collections::BTreeSet<(String, i32)> {
+        i.streamers
+            .all()
+            .iter()
+            .map(|s| (s.name.clone(), s.class_version))
+            .collect()
+    };
+    let sets: Vec<_> = inputs.iter().map(classes).collect();
+    let all: std::collections::BTreeSet<(String, i32)> = sets.iter().flatten().cloned().collect();
+    match sets.iter().position(|s| s.len() == all.len()) {
+        Some(i) => (i, Vec::new()),
+        None => {
+            let missing = all.difference(&sets[0]);
+            (0, missing.map(|(n, v)| format!("{n};{v}")).collect())
+        }
+    }
 }
 
 /// What the writing of one output needs.
