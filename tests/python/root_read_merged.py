@@ -14,19 +14,9 @@ warnings.filterwarnings("ignore")
 import ROOT  # noqa: E402
 
 import root_read_ttree  # noqa: E402
+from rw_hit import RW_HIT  # noqa: E402
 
-ROOT.gInterpreter.Declare(r'''
-#include <vector>
-struct RwHit {
-  float e;
-  int id;
-  Double32_t q; //[0,100,16]
-  Double32_t r;
-  Float16_t h;
-  Float16_t hr; //[-1,1,12]
-  std::vector<float> w;
-};
-''')
+ROOT.gInterpreter.Declare(RW_HIT)
 
 plain = root_read_ttree.plain
 

@@ -13,21 +13,17 @@ import warnings
 warnings.filterwarnings("ignore")
 import ROOT  # noqa: E402
 
+from rw_hit import RW_HIT  # noqa: E402
+
+ROOT.gInterpreter.Declare(RW_HIT)
+
 ROOT.gInterpreter.Declare(r'''
 #include <TFile.h>
 #include <TTree.h>
 #include <cstdint>
 #include <string>
 #include <vector>
-struct RwHit {
-  float e;
-  int id;
-  Double32_t q; //[0,100,16]
-  Double32_t r;
-  Float16_t h;
-  Float16_t hr; //[-1,1,12]
-  std::vector<float> w;
-};
+
 void rw_write_ttree(const char *path, int compression, Long64_t n) {
   TFile f(path, "RECREATE", "", compression);
   TTree t("t", "written by ROOT for rootweave");

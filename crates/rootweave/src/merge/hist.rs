@@ -4,9 +4,10 @@
 //! rewritten through the trace of its read, so every histogram class the file describes
 //! keeps its other members as they were.
 
+use super::traced::{read_traced, TracedObject};
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
-use crate::ttree::{restream, Cursor, Object, ObjectReader, StreamerSet, Trace, Value};
+use crate::ttree::{restream, Object, StreamerSet, Trace, Value};
 
 /// True for the histogram classes merged by adding: `TH1`, `TH2`, `TH3` of every bin type
 /// and the profiles.
@@ -38,17 +39,11 @@ impl HistSource {
         path: &str,
     ) -> Result<Self> {
         let what = format!("{} '{path}'", key.class_name);
-        let payload = file.read_object(key)?;
-        let mut c = Cursor::new(
-            &payload,
-            key.payload_offset(),
-            file.name(),
-            &what,
-            key.keylen as u32,
-        )
-        .traced();
-        let object = ObjectReader { streamers }.read(&mut c, &key.class_name)?;
-        let trace = c.trace().cloned().unwrap_or_default();
+        let TracedObject {
+            payload,
+            object,
+            trace,
+        } = read_traced(file, streamers, key, &what)?;
         if let Some(Value::Unread(why)) = object
             .members
             .iter()

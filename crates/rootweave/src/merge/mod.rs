@@ -17,6 +17,7 @@ mod catalog;
 mod hist;
 mod records;
 mod rntuple;
+mod traced;
 mod tree;
 
 use std::path::{Path, PathBuf};

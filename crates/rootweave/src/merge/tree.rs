@@ -7,12 +7,13 @@
 use std::sync::Arc;
 
 use super::records::Record;
+use super::traced::{read_traced, TracedObject};
 use crate::compress::Compression;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
 use crate::ttree::{
-    basket_record, cluster_layout, restream, BasketContent, Branch, Cursor, Object, ObjectReader,
-    StreamerSet, Trace, TreeMeta, Value,
+    basket_record, cluster_layout, restream, BasketContent, Branch, Object, StreamerSet, Trace,
+    TreeMeta, Value,
 };
 
 /// Basket slots a branch object keeps at least (ROOT's `fMaxBaskets` minimum).
@@ -41,17 +42,11 @@ impl TreeSource {
         path: &str,
     ) -> Result<Self> {
         let what = format!("TTree '{path}'");
-        let payload = file.read_object(key)?;
-        let mut c = Cursor::new(
-            &payload,
-            key.payload_offset(),
-            file.name(),
-            &what,
-            key.keylen as u32,
-        )
-        .traced();
-        let object = ObjectReader { streamers }.read(&mut c, &key.class_name)?;
-        let trace = c.trace().cloned().unwrap_or_default();
+        let TracedObject {
+            payload,
+            object,
+            trace,
+        } = read_traced(file, streamers, key, &what)?;
         let meta = TreeMeta::from_object(&object, file.size())
             .map_err(|(offset, message)| Error::format(file.name(), &what, offset, message))?;
         let mut branches = Vec::new();
@@ -619,7 +614,7 @@ fn cluster_edits(sources: &[TreeSource], entries: i64) -> Result<Vec<restream::E
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ttree::read_streamers;
+    use crate::ttree::{read_streamers, Cursor, ObjectReader};
 
     fn source(name: &str, tree: &str) -> TreeSource {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
