@@ -2,7 +2,7 @@
 //! of records that follow each other are read and written at once, and each record's key
 //! header is pointed at its new place and directory.
 
-use crate::compress::{compress_frames_into, decompress, Compression, Frames};
+use crate::compress::{compress_frames_into, declared_len, decompress, Compression, Frames};
 use crate::container::{FileWriter, RootFile};
 use crate::error::{Error, Result};
 
@@ -155,7 +155,14 @@ fn recompressed(record: &[u8], to: Compression) -> Result<Vec<u8>, String> {
     let data = if stored.len() == objlen as usize {
         stored.to_vec()
     } else {
-        decompress(stored, objlen as usize).map_err(|e| e.to_string())?
+        // The blocks must declare the size the key claims before it is allocated.
+        let declared = declared_len(stored).map_err(|e| e.to_string())?;
+        if declared != objlen as usize {
+            return Err(format!(
+                "the key says {objlen} uncompressed bytes, the compressed blocks {declared}"
+            ));
+        }
+        decompress(stored, declared).map_err(|e| e.to_string())?
     };
     let mut out = Vec::with_capacity(keylen + data.len());
     out.extend_from_slice(&record[..keylen]);
@@ -257,6 +264,11 @@ mod tests {
         assert_eq!(&again[keylen..keylen + 2], b"ZS");
         assert_eq!(decompress(&again[keylen..], data.len()).unwrap(), data);
         assert!(recompressed(&record[..30], zstd).is_err());
+        // A key claiming more than its blocks hold is refused before anything is allocated.
+        let mut lying = record.clone();
+        lying[6..10].copy_from_slice(&i32::MAX.to_be_bytes());
+        let err = recompressed(&lying, zstd).unwrap_err();
+        assert!(err.contains("compressed blocks"), "{err}");
     }
 
     #[test]

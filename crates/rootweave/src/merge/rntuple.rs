@@ -6,7 +6,7 @@
 
 use rayon::prelude::*;
 
-use crate::compress::{compress_into, decompress, Compression};
+use crate::compress::{compress_into, declared_len, decompress, Compression};
 use crate::container::{DirectoryId, FileWriter, RootFile};
 use crate::error::{Error, Result};
 use crate::rntuple::format::checksum::xxh3_64;
@@ -366,7 +366,16 @@ fn recompress_blob(
         let raw = if bytes.len() == need {
             bytes.to_vec()
         } else {
-            decompress(bytes, need).map_err(|e| e.in_object(&source.file, what, p.from))?
+            // The blocks must declare the page's size before it is allocated.
+            let in_page = |e: Error| e.in_object(&source.file, what, p.from);
+            let declared = declared_len(bytes).map_err(in_page)?;
+            if declared != need {
+                return Err(bad(format!(
+                    "{} elements need {need} bytes, the compressed blocks declare {declared}",
+                    page.n_elements
+                )));
+            }
+            decompress(bytes, need).map_err(in_page)?
         };
         let start = payload.len();
         compress_into(to, &raw, &mut payload);
