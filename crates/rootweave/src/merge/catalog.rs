@@ -24,6 +24,8 @@ pub(super) struct Input {
     pub streamers: Arc<StreamerSet>,
     /// Its trees, read when it was checked, by path (each taken once merged).
     trees: Mutex<HashMap<String, TreeSource>>,
+    /// Its RNTuples (page lists read), as `trees`.
+    ntuples: Mutex<HashMap<String, NtupleSource>>,
 }
 
 /// The class layouts of the inputs read so far, by the stored bytes of their StreamerInfo
@@ -79,6 +81,7 @@ impl Input {
             file,
             streamers,
             trees: Mutex::new(HashMap::new()),
+            ntuples: Mutex::new(HashMap::new()),
         };
         let mut entries = Vec::new();
         add_keys(&input.file, 0, input.file.keys(), &mut entries, 0)?;
@@ -92,6 +95,11 @@ impl Input {
         take_or_read(&self.trees, path, || {
             TreeSource::read(&self.file, &self.streamers, key, path)
         })
+    }
+
+    /// The RNTuple at `path`, as [`Input::tree`] gives trees.
+    pub fn ntuple(&self, path: &str) -> Result<NtupleSource> {
+        take_or_read(&self.ntuples, path, || NtupleSource::read(&self.file, path))
     }
 
     /// The histogram at `path` (behind `key`). Histograms are read again rather than kept
@@ -118,7 +126,11 @@ impl Input {
                 // than all the copying of a merge of job outputs.
                 Kind::Histogram => {}
                 Kind::RNTuple => {
-                    NtupleSource::read(&self.file, &full)?;
+                    let ntuple = NtupleSource::read(&self.file, &full)?;
+                    self.ntuples
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(full, ntuple);
                 }
                 Kind::Other => {}
             }

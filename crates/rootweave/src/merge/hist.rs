@@ -4,7 +4,7 @@
 //! rewritten through the trace of its read, so every histogram class the file describes
 //! keeps its other members as they were.
 
-use super::traced::{read_traced, TracedObject};
+use super::traced::{read_traced, rewrite, TracedObject};
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
 use crate::ttree::{restream, Object, StreamerSet, Trace, Value};
@@ -241,14 +241,7 @@ pub(super) fn merged_histogram(
         };
         edits.push(restream::Edit { range: span, bytes });
     }
-    restream::rewrite(
-        &first.payload,
-        &first.trace,
-        edits,
-        first.key.keylen as u32,
-        new_keylen,
-    )
-    .map_err(fail)
+    rewrite(&first.payload, &first.trace, edits, &first.key, new_keylen).map_err(fail)
 }
 
 /// Replaces the `TArray` member `name` (its count and values) with `bytes`.

@@ -367,9 +367,10 @@ impl Job<'_> {
             .iter()
             .map(|(i, _)| &self.inputs[*i].file)
             .collect();
-        let sources = files
+        let sources = entry
+            .sources
             .iter()
-            .map(|f| NtupleSource::read(f, path))
+            .map(|(i, _)| self.inputs[*i].ntuple(path))
             .collect::<Result<Vec<_>>>()?;
         for other in &sources[1..] {
             check_same_schema(path, &sources[0], other)?;

@@ -3,7 +3,7 @@
 
 use crate::container::{KeyInfo, RootFile};
 use crate::error::Result;
-use crate::ttree::{Cursor, Object, ObjectReader, StreamerSet, Trace};
+use crate::ttree::{restream, Cursor, Object, ObjectReader, StreamerSet, Trace};
 
 /// An object read with its trace, ready to be rewritten.
 pub(super) struct TracedObject {
@@ -38,4 +38,16 @@ pub(super) fn read_traced(
         object,
         trace,
     })
+}
+
+/// `payload` (read as the record behind `key`, traced as `trace`) with `edits`, for a
+/// record whose key header is `new_keylen` bytes long.
+pub(super) fn rewrite(
+    payload: &[u8],
+    trace: &Trace,
+    edits: Vec<restream::Edit>,
+    key: &KeyInfo,
+    new_keylen: u32,
+) -> std::result::Result<Vec<u8>, String> {
+    restream::rewrite(payload, trace, edits, key.keylen as u32, new_keylen)
 }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::records::Record;
-use super::traced::{read_traced, TracedObject};
+use super::traced::{read_traced, rewrite, TracedObject};
 use crate::compress::Compression;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
@@ -425,14 +425,7 @@ pub(super) fn merged_object(
         edits.extend(empty_basket_list(branch, &first.payload).map_err(&fail)?);
         edits.extend(leaf_ranges(sources, bi).map_err(&fail)?);
     }
-    restream::rewrite(
-        &first.payload,
-        &first.trace,
-        edits,
-        first.key.keylen as u32,
-        new_keylen,
-    )
-    .map_err(fail)
+    rewrite(&first.payload, &first.trace, edits, &first.key, new_keylen).map_err(fail)
 }
 
 /// The bytes of a number in the form member `name` of `o` was read in.
