@@ -304,3 +304,88 @@ def test_the_streamer_record_describing_every_input_is_taken(jobs, tmp_path):
     assert "TH1F" in merged.file.streamers and "TTree" in merged.file.streamers
     assert merged["x"]["v"].array(library="np").tolist() == list(range(5))
     assert merged["h1f"].values().sum() == uproot.open(inputs[0])["h1f"].values().sum()
+
+
+def union_expected():
+    """The entries of root_union_inputs.py's a, b and c merged, with defaults for the
+    fields an input lacks."""
+    rows = []
+    for number, n, has in ((1, 1200, "xvs"), (2, 900, "xpa"), (3, 700, "vxfpP")):
+        for i in range(n):
+            rows.append({
+                "x": 1000 * number + i,
+                "v": [0.5 * i] * (i % 3) if "v" in has else [],
+                "s": "s" * (i % 7) if "s" in has else "",
+                "pt": 1.5 * i if "p" in has else 0.0,
+                "arr": [float(i), i + 1.0, i + 2.0] if "a" in has else [0.0] * 3,
+                "flag": i % 2 == 1 if "f" in has else False,
+                "p": (i, 0.25 * i) if "P" in has else (0, 0.0),
+            })
+    return rows
+
+
+def test_rntuples_of_different_schemas_merge_into_their_union(tmp_path):
+    """Union mode: fields added by later inputs and fields missing from some read in ROOT
+    exactly as ROOT's own union merge of the same files, and in uproot and rootweave as
+    the inputs' values with defaults; recompressed and CLI merges too."""
+    run_root("root_union_inputs.py", tmp_path, cwd=tmp_path)
+    inputs = [tmp_path / f"{n}.root" for n in "abc"]
+    ours = tmp_path / "ours.root"
+    summary = rootweave.merge(ours, inputs, rntuple_union=True)
+    assert summary["entries"] == 2800 and summary["bytes_recompressed"] == 0
+    zstd = tmp_path / "zstd.root"
+    result = merge_cli("--rntuple-union", "--compression", "zstd:5", "-j", 2, zstd, *inputs)
+    assert result.returncode == 0, result.stderr
+    run_root("root_show_rntuple.py", "Events", tmp_path, ours, zstd, tmp_path / "root_union.root", cwd=tmp_path)
+    theirs = (tmp_path / "root_union.txt").read_text()
+    assert (tmp_path / "ours.txt").read_text() == theirs
+    assert (tmp_path / "zstd.txt").read_text() == theirs
+    want = union_expected()
+    for path in (ours, zstd):
+        got = uproot.open(path)["Events"].arrays()
+        assert got.fields == ["x", "v", "s", "pt", "arr", "flag", "p"]
+        rows = got.to_list()
+        assert [{**r, "p": tuple(r["p"])} for r in rows] == want
+        mine = rootweave.open(path)["Events"].arrays(["x", "v", "s", "pt", "flag"], library="ak").to_list()
+        assert mine == [{k: r[k] for k in ("x", "v", "s", "pt", "flag")} for r in want]
+    # Without union mode the same inputs are refused, naming the first difference.
+    with pytest.raises(ValueError, match="differs between"):
+        rootweave.merge(tmp_path / "strict.root", inputs)
+    # A field of one name and another type is an error naming it and both files.
+    other = tmp_path / "float_x.root"
+    with rootweave.create(other) as f:
+        f.mkrntuple("Events", {"x": "float32"}).extend({"x": np.zeros(3, dtype=np.float32)})
+    with pytest.raises(ValueError, match=r"field 'x' differs between .*a\.root and .*float_x\.root"):
+        rootweave.merge(tmp_path / "bad.root", [inputs[0], other], rntuple_union=True)
+    assert not (tmp_path / "bad.root").exists()
+
+
+def root_entries(text):
+    """The entries RNTupleReader::Show printed (JSON objects one after the other)."""
+    decoder, at, out = json.JSONDecoder(), 0, []
+    while text[at:].strip():
+        while text[at].isspace():
+            at += 1
+        entry, at = decoder.raw_decode(text, at)
+        out.append(entry)
+    return out
+
+
+def test_union_mode_keeps_the_first_inputs_late_columns(tmp_path):
+    """A first input whose fields were added after its first entries (deferred columns),
+    then an input lacking them and bringing a field of its own: ROOT and uproot read every
+    value, defaults included."""
+    first = HERE.parent / "data" / "test_extension_columns_rntuple_v1-0-0-0.root"
+    other = tmp_path / "other.root"
+    with rootweave.create(other) as f:
+        ntuple = f.mkrntuple("ntuple", {"int_field": "int32", "extra": "float64"})
+        ntuple.extend({"int_field": np.arange(5000, 5050, dtype=np.int32), "extra": np.arange(50) * 0.5})
+    out = tmp_path / "merged.root"
+    rootweave.merge(out, [first, other], rntuple_union=True)
+    head = uproot.open(first)["ntuple"].arrays().to_list()
+    want = [{**r, "extra": 0.0} for r in head] + [
+        {"int_field": 5000 + i, "float_field": 0.0, "intvec_field": [], "extra": 0.5 * i} for i in range(50)]
+    assert uproot.open(out)["ntuple"].arrays().to_list() == want
+    assert rootweave.open(out)["ntuple"].arrays(library="ak").to_list() == want
+    run_root("root_show_rntuple.py", "ntuple", tmp_path, out, cwd=tmp_path)
+    assert root_entries((tmp_path / "merged.txt").read_text()) == want

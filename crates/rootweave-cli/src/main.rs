@@ -108,6 +108,11 @@ enum Command {
         /// compressed again, the rest copied as they are.
         #[arg(long)]
         compression: Option<Compression>,
+        /// Merge RNTuples of different schemas into the union of their fields: an input
+        /// without a field gets its default value (0, false, empty), as in ROOT's union
+        /// merging mode. Default: every input must have the first input's schema.
+        #[arg(long)]
+        rntuple_union: bool,
     },
 }
 
@@ -191,6 +196,7 @@ fn main() -> ExitCode {
             skip_bad,
             memory_budget,
             compression,
+            rntuple_union,
         } => {
             let options = rootweave::merge::MergeOptions {
                 force,
@@ -199,6 +205,7 @@ fn main() -> ExitCode {
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
                 skip_bad,
                 memory_budget,
+                rntuple_union,
                 ..Default::default()
             };
             rootweave_cli::merge::run(&out, &inputs, options).map(|text| eprint!("{text}"))

@@ -10,7 +10,7 @@ use crate::errors::to_py;
 /// Merges `inputs` into `output` (see `rootweave::merge::merge`); returns the summary as
 /// a dict.
 #[pyfunction]
-#[pyo3(signature = (output, inputs, force=false, threads=1, skip_bad=false, memory_budget=256 << 20, compression=None))]
+#[pyo3(signature = (output, inputs, force=false, threads=1, skip_bad=false, memory_budget=256 << 20, compression=None, rntuple_union=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn merge<'py>(
     py: Python<'py>,
@@ -21,6 +21,7 @@ pub fn merge<'py>(
     skip_bad: bool,
     memory_budget: u64,
     compression: Option<String>,
+    rntuple_union: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let compression = compression
         .map(|c| c.parse::<rootweave::compress::Compression>())
@@ -32,6 +33,7 @@ pub fn merge<'py>(
         threads,
         skip_bad,
         memory_budget,
+        rntuple_union,
         ..Default::default()
     };
     let s = py

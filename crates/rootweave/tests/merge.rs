@@ -215,3 +215,61 @@ fn merged_rntuple_reads_as_the_concatenation() {
     assert!(err.to_string().contains("test_int_float"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Entry `i`'s value of each field of `ntuple` in `path`, as JSON.
+fn json_rows(path: &PathBuf, fields: &[&str], entries: std::ops::Range<u64>) -> Vec<String> {
+    let r = rootweave::rntuple::RNTupleReader::open(path, "ntuple").unwrap();
+    let columns = r.read(fields, entries.clone()).unwrap();
+    (0..(entries.end - entries.start) as usize)
+        .map(|i| {
+            let mut row = String::new();
+            for (name, array) in &columns {
+                row.push_str(name);
+                row.push('=');
+                array.write_json(i, &mut row);
+                row.push(' ');
+            }
+            row
+        })
+        .collect()
+}
+
+#[test]
+fn rntuples_of_different_schemas_merge_into_their_union() {
+    let dir = out_dir("union");
+    let stl = test_data("test_stl_containers_rntuple_v1-0-0-0.root");
+    let ints = test_data("test_int_float_rntuple_v1-0-0-0.root");
+    let inputs = [stl.clone(), ints.clone(), stl.clone()];
+    let out = dir.join("union.root");
+    let options = MergeOptions {
+        rntuple_union: true,
+        ..Default::default()
+    };
+    let summary = merge(&out, &inputs, &options).unwrap();
+    assert_eq!(summary.entries, 20);
+    // The first input's fields: its values, defaults for the second input, its values.
+    let containers = [
+        "string",
+        "vector_int32",
+        "array_float",
+        "vector_vector_int32",
+    ];
+    let theirs = json_rows(&stl, &containers, 0..5);
+    assert_eq!(json_rows(&out, &containers, 0..5), theirs);
+    assert_eq!(json_rows(&out, &containers, 15..20), theirs);
+    let defaults = "string=\"\" vector_int32=[] array_float=[0, 0, 0] vector_vector_int32=[] ";
+    assert_eq!(json_rows(&out, &containers, 5..15), vec![defaults; 10]);
+    // The second input's fields: deferred before it, zeros after it.
+    let numbers = ["one_integers", "two_floats"];
+    assert_eq!(
+        json_rows(&out, &numbers, 5..15),
+        json_rows(&ints, &numbers, 0..10)
+    );
+    let zeros = "one_integers=0 two_floats=0 ";
+    assert_eq!(json_rows(&out, &numbers, 0..5), vec![zeros; 5]);
+    assert_eq!(json_rows(&out, &numbers, 15..20), vec![zeros; 5]);
+    // Strict mode refuses the same inputs.
+    let err = merge(dir.join("strict.root"), &inputs, &MergeOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("differs between"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -75,7 +75,7 @@ def create(path: Path, compression: str | int | None = None) -> WritableFile:
 
 def merge(output: Path, inputs: Sequence[Path] | Path, force: bool = False, threads: int | None = None,
           skip_bad: bool = False, memory_budget: int = 256 << 20,
-          compression: str | int | None = None) -> dict[str, Any]:
+          compression: str | int | None = None, rntuple_union: bool = False) -> dict[str, Any]:
     """Merges ROOT files into `output` as hadd does, and returns a summary.
 
     Trees are fast-cloned (their baskets copied without being recompressed; every input
@@ -86,7 +86,9 @@ def merge(output: Path, inputs: Sequence[Path] | Path, force: bool = False, thre
     is an error (and no output is left) unless `skip_bad`, which skips it and lists it in
     the summary's "skipped". `threads` (default: all cores) copy records; records in
     flight stay within `memory_budget` bytes. RNTuples of one schema are merged by copying
-    their pages. The summary holds "inputs", "trees", "rntuples",
+    their pages; with `rntuple_union`, RNTuples of different schemas are merged into the
+    union of their top-level fields, an input without a field giving it its default value
+    (0, false, empty), as ROOT's union merging mode does. The summary holds "inputs", "trees", "rntuples",
     "entries", "histograms", "objects_copied", "bytes_copied", "bytes_recompressed",
     "output_bytes", "skipped" and "notes"."""
     if isinstance(inputs, (str, os.PathLike)):
@@ -94,7 +96,7 @@ def merge(output: Path, inputs: Sequence[Path] | Path, force: bool = False, thre
         pattern = str(inputs)
         inputs = sorted(glob.glob(pattern)) or [pattern]
     return _merge(str(output), [str(p) for p in inputs], force, threads or (os.cpu_count() or 1), skip_bad,
-                  memory_budget, None if compression is None else str(compression))
+                  memory_budget, None if compression is None else str(compression), rntuple_union)
 
 
 class ReadOnlyFile:

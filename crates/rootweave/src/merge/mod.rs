@@ -15,6 +15,7 @@
 
 mod catalog;
 mod hist;
+mod ntuple_schema;
 mod records;
 mod rntuple;
 mod traced;
@@ -31,7 +32,8 @@ use crate::container::{DirectoryId, FileWriter, WriterOptions};
 use crate::error::{Error, Result};
 use catalog::{Catalog, Entry, Input, Kind, StreamerCache};
 use hist::merged_histogram;
-use rntuple::{check_same_schema, merge_rntuple, NtupleSource, NtupleTarget};
+use ntuple_schema::MergedSchema;
+use rntuple::{merge_rntuple, NtupleSource, NtupleTarget};
 use tree::{check_same_branches, merged_object, TreePlan};
 
 /// The most bytes of records read and written at once (a larger record goes alone): the
@@ -50,6 +52,11 @@ pub struct MergeOptions {
     pub compression: Option<Compression>,
     /// Threads copying records.
     pub threads: usize,
+    /// Merge RNTuples of different schemas into the union of their top-level fields
+    /// (an input without a field gets its default value: zero, false, empty), as ROOT's
+    /// RNTupleMerger does in its union mode. Without it, every input must have the first
+    /// input's schema.
+    pub rntuple_union: bool,
     /// Skip inputs that cannot be read (each is listed in the summary) instead of
     /// failing.
     pub skip_bad: bool,
@@ -65,6 +72,7 @@ impl Default for MergeOptions {
             force: false,
             compression: None,
             threads: 1,
+            rntuple_union: false,
             skip_bad: false,
             memory_budget: 256 << 20,
             progress: None,
@@ -78,6 +86,7 @@ impl std::fmt::Debug for MergeOptions {
             .field("force", &self.force)
             .field("compression", &self.compression)
             .field("threads", &self.threads)
+            .field("rntuple_union", &self.rntuple_union)
             .field("skip_bad", &self.skip_bad)
             .field("memory_budget", &self.memory_budget)
             .finish_non_exhaustive()
@@ -372,9 +381,16 @@ impl Job<'_> {
             .iter()
             .map(|(i, _)| self.inputs[*i].ntuple(path))
             .collect::<Result<Vec<_>>>()?;
-        for other in &sources[1..] {
-            check_same_schema(path, &sources[0], other)?;
-        }
+        let copies: Vec<_> = sources
+            .iter()
+            .map(|s| (s.file.as_str(), &s.descriptor))
+            .collect();
+        let schema = if self.options.rntuple_union {
+            let counts: Vec<u64> = sources.iter().map(NtupleSource::entries).collect();
+            MergedSchema::union(path, &copies, &counts)?
+        } else {
+            MergedSchema::strict(path, &copies)?
+        };
         let entries = sources.iter().map(NtupleSource::entries).sum();
         let name = &entry.sources[0].1.name;
         let target = NtupleTarget {
@@ -384,7 +400,7 @@ impl Job<'_> {
             run_bytes: RUN_BYTES,
             to: self.options.compression,
         };
-        let moved = merge_rntuple(&target, &files, sources, name)?;
+        let moved = merge_rntuple(&target, &files, sources, &schema, name)?;
         self.copied.fetch_add(moved.copied, Ordering::Relaxed);
         self.recompressed
             .fetch_add(moved.recompressed, Ordering::Relaxed);

@@ -4,23 +4,36 @@
 //! column element indexes shifted by the inputs before), the footer (with the first input's
 //! schema extension) and the anchor are written anew.
 
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 
 use crate::compress::{compress_into, declared_len, decompress, Compression};
 use crate::container::{DirectoryId, FileWriter, RootFile};
 use crate::error::{Error, Result};
 use crate::rntuple::format::checksum::xxh3_64;
-use crate::rntuple::format::{Anchor, ClusterGroupInfo, ClusterInfo, ANCHOR_VERSION};
+use crate::rntuple::format::{
+    Anchor, ClusterGroupInfo, ClusterInfo, ColumnPages, PageLocation, ANCHOR_VERSION,
+};
+use crate::rntuple::read::ColumnCodec;
 use crate::rntuple::read::{Descriptor, OpenOptions};
 use crate::rntuple::{serialize_footer_with_extension, serialize_page_list, write_envelope};
+
+use super::ntuple_schema::MergedSchema;
 
 /// Bytes of the XXH3 checksum that follows a page that has one.
 const PAGE_CHECKSUM: u64 = 8;
 
+/// Marks the offset of a default page (relative to its blob) until the blob is placed.
+const ZERO_PAGE: u64 = 1 << 63;
+
+/// Largest default page, in bytes once decompressed (as ROOT's merger makes them).
+const ZERO_PAGE_BYTES: u64 = 256 << 10;
+
 /// One input's copy of an RNTuple, read for merging.
 pub(super) struct NtupleSource {
-    file: String,
-    descriptor: Descriptor,
+    pub file: String,
+    pub descriptor: Descriptor,
     /// Per cluster group, its clusters.
     groups: Vec<Vec<ClusterInfo>>,
 }
@@ -43,65 +56,6 @@ impl NtupleSource {
     pub fn entries(&self) -> u64 {
         self.descriptor.entries()
     }
-}
-
-/// An error unless `other` has `first`'s fields and columns.
-pub(super) fn check_same_schema(
-    path: &str,
-    first: &NtupleSource,
-    other: &NtupleSource,
-) -> Result<()> {
-    let (a, b) = (&first.descriptor, &other.descriptor);
-    let differ = |what: String| {
-        Error::InvalidArgument(format!(
-            "RNTuple '{path}' differs between {} and {}: {what}",
-            first.file, other.file
-        ))
-    };
-    for (i, f) in a.fields.iter().enumerate() {
-        let Some(g) = b.fields.get(i) else {
-            return Err(differ(format!(
-                "field '{}' is missing from the second",
-                a.field_path(f.id)
-            )));
-        };
-        let key = |f: &crate::rntuple::read::FieldRecord| {
-            (
-                f.name.clone(),
-                f.type_name.clone(),
-                f.parent,
-                f.role,
-                f.array_size,
-                f.type_version,
-                f.field_version,
-            )
-        };
-        if key(f) != key(g) {
-            return Err(differ(format!(
-                "field '{}' ({}) is '{}' ({}) in the second",
-                a.field_path(f.id),
-                f.type_name,
-                b.field_path(g.id),
-                g.type_name
-            )));
-        }
-    }
-    if let Some(g) = b.fields.get(a.fields.len()) {
-        return Err(differ(format!(
-            "field '{}' is missing from the first",
-            b.field_path(g.id)
-        )));
-    }
-    let columns = |d: &Descriptor| -> Vec<(u16, u16, u32, u16)> {
-        d.columns
-            .iter()
-            .map(|c| (c.type_id, c.bits, c.field, c.representation))
-            .collect()
-    };
-    if columns(a) != columns(b) {
-        return Err(differ("the fields' columns differ".into()));
-    }
-    Ok(())
 }
 
 /// One page to copy: where it is in its input, its bytes (checksum included), and the
@@ -138,60 +92,40 @@ pub(super) struct NtupleTarget<'a> {
     pub to: Option<Compression>,
 }
 
-/// Merges `sources` (read from `files`, in order) into RNTuple `name` (see the module
-/// documentation); with a target compression every page is decompressed, compressed with
-/// it and given a new checksum.
+/// Merges `sources` (read from `files`, in order) into RNTuple `name` with the columns of
+/// `schema` (see the module documentation); with a target compression every page is
+/// decompressed, compressed with it and given a new checksum.
 pub(super) fn merge_rntuple(
     target: &NtupleTarget,
     files: &[&RootFile],
     mut sources: Vec<NtupleSource>,
+    schema: &MergedSchema,
     name: &str,
 ) -> Result<PagesMoved> {
     let NtupleTarget {
-        writer,
-        dir,
-        pool,
-        run_bytes,
-        to,
+        writer, dir, to, ..
     } = *target;
     let first = &sources[0];
     let what = format!("RNTuple '{name}'");
     let header_checksum = first.descriptor.header_checksum();
-    let extension = first.descriptor.footer_schema_extension(files[0])?;
+    let extension = schema.extension(
+        &first.descriptor.footer_schema_extension(files[0])?,
+        files[0].name(),
+    )?;
     let header = first.descriptor.anchor.header;
     let stored_header = files[0].read_at(header.offset, header.size, &what)?;
     let header_at = writer.write_blob(&stored_header, header.uncompressed_len)?;
     let compression = to.unwrap_or_else(|| envelope_compression(first, files[0]));
     let max_key_size = first.descriptor.anchor.max_key_size;
 
-    let ncolumns = first.descriptor.columns.len();
-    let mut element_offset = vec![0u64; ncolumns];
+    let mut element_offset: Vec<u64> = schema.columns.iter().map(|c| c.start).collect();
     let mut entry_offset = 0u64;
     let mut moved = PagesMoved::default();
-    let mut groups_out = Vec::new();
+    let mut zeros = ZeroPages::new(compression);
+    let mut all_groups = Vec::new();
     for (k, source) in sources.iter_mut().enumerate() {
         let file = files[k];
-        // Element indexes continue from the inputs before: a column that starts late in a
-        // later input would leave a gap no reader accepts.
-        let mut ends = vec![0u64; ncolumns];
-        for (g, clusters) in source.groups.iter().enumerate() {
-            for (c, cluster) in clusters.iter().enumerate() {
-                for (col, pages) in cluster.columns.iter().enumerate() {
-                    let Some(p) = pages.as_ref().filter(|p| !p.suppressed) else {
-                        continue;
-                    };
-                    if col >= ncolumns {
-                        return Err(Error::format(
-                            &source.file,
-                            &what,
-                            0,
-                            format!("cluster {c} of group {g} has column {col}"),
-                        ));
-                    }
-                    ends[col] = ends[col].max(p.first_element + p.n_elements());
-                }
-            }
-        }
+        let ends = element_ends(source, &what)?;
         if k > 0 {
             check_starts(source, &what)?;
         }
@@ -207,121 +141,86 @@ pub(super) fn merge_rntuple(
                 source.file
             )));
         }
-        // Pages in file order, grouped into blobs of back-to-back pages.
-        let mut pages = Vec::new();
+        let part = copy_pages(target, file, source, &what)?;
+        moved.copied += part.copied;
+        moved.recompressed += part.recompressed;
+        // Columns the input lacks: elements counted from the output's end of each.
+        let mut local = vec![0u64; schema.columns.len()];
+        let mut defaults = Vec::new();
+        let mut groups_out = Vec::new();
         for (g, clusters) in source.groups.iter().enumerate() {
-            for (c, cluster) in clusters.iter().enumerate() {
-                for (col, column) in cluster.columns.iter().enumerate() {
-                    for (p, page) in column.iter().flat_map(|x| x.pages.iter()).enumerate() {
-                        let extra = if page.has_checksum { PAGE_CHECKSUM } else { 0 };
-                        pages.push(PageCopy {
-                            from: page.offset,
-                            len: page.size + extra,
-                            at: (g, c, col, p),
-                        });
+            let mut out_clusters = Vec::with_capacity(clusters.len());
+            for cluster in clusters {
+                let mut columns = Vec::with_capacity(schema.columns.len());
+                for (o, column) in schema.columns.iter().enumerate() {
+                    if column.first_input > k {
+                        columns.push(None);
+                        continue;
                     }
+                    if let Some(i) = column.from[k] {
+                        let mut pages = cluster.columns.get(i as usize).cloned().flatten();
+                        if let Some(p) = pages.as_mut().filter(|p| !p.suppressed) {
+                            p.first_element += element_offset[o];
+                        }
+                        columns.push(pages);
+                        continue;
+                    }
+                    let n = column.zeros_per_entry.map_or(0, |r| r * cluster.n_entries);
+                    let pages = zeros.pages(column.codec, n, &mut defaults)?;
+                    columns.push(Some(ColumnPages {
+                        first_element: element_offset[o] + local[o],
+                        suppressed: false,
+                        compression: compression.root_setting() as u32,
+                        pages,
+                    }));
+                    local[o] += n;
                 }
-            }
-        }
-        pages.sort_by_key(|p| p.from);
-        let mut blobs: Vec<Blob> = Vec::new();
-        let mut bytes = 0;
-        for (i, p) in pages.iter().enumerate() {
-            let joins = blobs.last().is_some_and(|b| {
-                let last = pages[b.pages.1 - 1];
-                last.from + last.len == p.from && bytes + p.len <= run_bytes
-            });
-            if joins {
-                blobs.last_mut().expect("a blob").pages.1 = i + 1;
-                bytes += p.len;
-            } else {
-                blobs.push(Blob {
-                    pages: (i, i + 1),
-                    payload: 0,
+                // Columns without an item (added to the schema later) stay without one:
+                // an item would say the column is suppressed there.
+                while columns.last().is_some_and(Option::is_none) {
+                    columns.pop();
+                }
+                out_clusters.push(ClusterInfo {
+                    first_entry: cluster.first_entry + entry_offset,
+                    n_entries: cluster.n_entries,
+                    columns,
                 });
-                bytes = p.len;
             }
+            groups_out.push((g, out_clusters));
         }
-        if let Some(to) = to {
-            let codecs: Vec<_> = (0..ncolumns)
-                .map(|c| source.descriptor.codec(c as u32))
-                .collect();
-            let placed = pool.install(|| {
-                blobs
-                    .par_iter()
-                    .map(|b| {
-                        let part = &pages[b.pages.0..b.pages.1];
-                        recompress_blob(writer, file, source, part, &codecs, to, &what)
-                    })
-                    .collect::<Result<Vec<_>>>()
-            })?;
-            for (b, placed) in blobs.iter().zip(placed) {
-                for (p, (offset, size)) in pages[b.pages.0..b.pages.1].iter().zip(placed) {
-                    let (g, c, col, i) = p.at;
-                    let column = source.groups[g][c].columns[col].as_mut().expect("a column");
-                    column.pages[i].offset = offset;
-                    column.pages[i].size = size;
-                    column.compression = to.root_setting() as u32;
+        // Default pages sit in one blob after the input's pages.
+        let placed = zeros.write(writer, &defaults)?;
+        for (g, mut clusters) in groups_out {
+            for page in clusters
+                .iter_mut()
+                .flat_map(|c| c.columns.iter_mut().flatten())
+                .flat_map(|c| c.pages.iter_mut())
+            {
+                if page.offset & ZERO_PAGE != 0 {
+                    page.offset = placed + (page.offset & !ZERO_PAGE);
                 }
             }
-            moved.recompressed += pages.iter().map(|p| p.len).sum::<u64>();
-        } else {
-            for b in &mut blobs {
-                let len: u64 = pages[b.pages.0..b.pages.1].iter().map(|p| p.len).sum();
-                let key = writer.allocate_blob(len)?;
-                b.payload = writer.write_blob_key(key, len, len)?;
-                let mut at = b.payload;
-                for p in &pages[b.pages.0..b.pages.1] {
-                    let (g, c, col, i) = p.at;
-                    let column = source.groups[g][c].columns[col].as_mut().expect("a column");
-                    column.pages[i].offset = at;
-                    at += p.len;
-                }
-            }
-            pool.install(|| {
-                blobs
-                    .par_iter()
-                    .try_for_each_init(Vec::new, |buf: &mut Vec<u8>, b| {
-                        let part = &pages[b.pages.0..b.pages.1];
-                        let len: u64 = part.iter().map(|p| p.len).sum();
-                        buf.resize(len as usize, 0);
-                        file.read_into(part[0].from, buf, &what)?;
-                        writer.write_at(b.payload, buf)
-                    })
-            })?;
-            moved.copied += pages.iter().map(|p| p.len).sum::<u64>();
-        }
-        // Page lists, one per cluster group of the input, entries and elements shifted.
-        for (g, clusters) in source.groups.iter_mut().enumerate() {
-            for cluster in clusters.iter_mut() {
-                // Columns the page list had no item for (added to the schema later) stay
-                // without one: an item would say the column is suppressed there.
-                while cluster.columns.last().is_some_and(Option::is_none) {
-                    cluster.columns.pop();
-                }
-                cluster.first_entry += entry_offset;
-                for (col, column) in cluster.columns.iter_mut().enumerate() {
-                    if let Some(p) = column.as_mut().filter(|p| !p.suppressed) {
-                        p.first_element += element_offset[col];
-                    }
-                }
-            }
-            let list = serialize_page_list(header_checksum, clusters);
+            let list = serialize_page_list(header_checksum, &clusters);
             let location = write_envelope(writer, &list, compression)?;
             let info = source.descriptor.groups[g].info;
-            groups_out.push(ClusterGroupInfo {
+            all_groups.push(ClusterGroupInfo {
                 min_entry: info.min_entry + entry_offset,
                 entry_span: info.entry_span,
                 n_clusters: clusters.len() as u32,
                 page_list: location,
             });
         }
-        for (o, e) in element_offset.iter_mut().zip(&ends) {
-            *o += e;
+        for (o, column) in schema.columns.iter().enumerate() {
+            if column.first_input <= k {
+                element_offset[o] += match column.from[k] {
+                    Some(i) => ends.get(i as usize).copied().unwrap_or(0),
+                    None => local[o],
+                };
+            }
         }
         entry_offset += source.entries();
     }
-    let footer = serialize_footer_with_extension(header_checksum, &extension, &groups_out);
+    let footer = serialize_footer_with_extension(header_checksum, &extension, &all_groups);
     let footer = write_envelope(writer, &footer, compression)?;
     let mut header_location = header;
     header_location.offset = header_at;
@@ -335,6 +234,135 @@ pub(super) fn merge_rntuple(
     Ok(moved)
 }
 
+/// Per input column, the end of its elements: what the next input's elements follow.
+fn element_ends(source: &NtupleSource, what: &str) -> Result<Vec<u64>> {
+    let ncolumns = source.descriptor.columns.len();
+    let mut ends = vec![0u64; ncolumns];
+    for (g, clusters) in source.groups.iter().enumerate() {
+        for (c, cluster) in clusters.iter().enumerate() {
+            for (col, pages) in cluster.columns.iter().enumerate() {
+                let Some(p) = pages.as_ref().filter(|p| !p.suppressed) else {
+                    continue;
+                };
+                if col >= ncolumns {
+                    return Err(Error::format(
+                        &source.file,
+                        what,
+                        0,
+                        format!("cluster {c} of group {g} has column {col}"),
+                    ));
+                }
+                ends[col] = ends[col].max(p.first_element + p.n_elements());
+            }
+        }
+    }
+    Ok(ends)
+}
+
+/// Copies (or compresses again) every page of `source` into the output, pointing its
+/// page lists at the copies.
+fn copy_pages(
+    target: &NtupleTarget,
+    file: &RootFile,
+    source: &mut NtupleSource,
+    what: &str,
+) -> Result<PagesMoved> {
+    let NtupleTarget {
+        writer,
+        pool,
+        run_bytes,
+        to,
+        ..
+    } = *target;
+    let mut moved = PagesMoved::default();
+    // Pages in file order, grouped into blobs of back-to-back pages.
+    let mut pages = Vec::new();
+    for (g, clusters) in source.groups.iter().enumerate() {
+        for (c, cluster) in clusters.iter().enumerate() {
+            for (col, column) in cluster.columns.iter().enumerate() {
+                for (p, page) in column.iter().flat_map(|x| x.pages.iter()).enumerate() {
+                    let extra = if page.has_checksum { PAGE_CHECKSUM } else { 0 };
+                    pages.push(PageCopy {
+                        from: page.offset,
+                        len: page.size + extra,
+                        at: (g, c, col, p),
+                    });
+                }
+            }
+        }
+    }
+    pages.sort_by_key(|p| p.from);
+    let mut blobs: Vec<Blob> = Vec::new();
+    let mut bytes = 0;
+    for (i, p) in pages.iter().enumerate() {
+        let joins = blobs.last().is_some_and(|b| {
+            let last = pages[b.pages.1 - 1];
+            last.from + last.len == p.from && bytes + p.len <= run_bytes
+        });
+        if joins {
+            blobs.last_mut().expect("a blob").pages.1 = i + 1;
+            bytes += p.len;
+        } else {
+            blobs.push(Blob {
+                pages: (i, i + 1),
+                payload: 0,
+            });
+            bytes = p.len;
+        }
+    }
+    if let Some(to) = to {
+        let ncolumns = source.descriptor.columns.len();
+        let codecs: Vec<_> = (0..ncolumns)
+            .map(|c| source.descriptor.codec(c as u32))
+            .collect();
+        let placed = pool.install(|| {
+            blobs
+                .par_iter()
+                .map(|b| {
+                    let part = &pages[b.pages.0..b.pages.1];
+                    recompress_blob(writer, file, source, part, &codecs, to, what)
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
+        for (b, placed) in blobs.iter().zip(placed) {
+            for (p, (offset, size)) in pages[b.pages.0..b.pages.1].iter().zip(placed) {
+                let (g, c, col, i) = p.at;
+                let column = source.groups[g][c].columns[col].as_mut().expect("a column");
+                column.pages[i].offset = offset;
+                column.pages[i].size = size;
+                column.compression = to.root_setting() as u32;
+            }
+        }
+        moved.recompressed += pages.iter().map(|p| p.len).sum::<u64>();
+    } else {
+        for b in &mut blobs {
+            let len: u64 = pages[b.pages.0..b.pages.1].iter().map(|p| p.len).sum();
+            let key = writer.allocate_blob(len)?;
+            b.payload = writer.write_blob_key(key, len, len)?;
+            let mut at = b.payload;
+            for p in &pages[b.pages.0..b.pages.1] {
+                let (g, c, col, i) = p.at;
+                let column = source.groups[g][c].columns[col].as_mut().expect("a column");
+                column.pages[i].offset = at;
+                at += p.len;
+            }
+        }
+        pool.install(|| {
+            blobs
+                .par_iter()
+                .try_for_each_init(Vec::new, |buf: &mut Vec<u8>, b| {
+                    let part = &pages[b.pages.0..b.pages.1];
+                    let len: u64 = part.iter().map(|p| p.len).sum();
+                    buf.resize(len as usize, 0);
+                    file.read_into(part[0].from, buf, what)?;
+                    writer.write_at(b.payload, buf)
+                })
+        })?;
+        moved.copied += pages.iter().map(|p| p.len).sum::<u64>();
+    }
+    Ok(moved)
+}
+
 /// Compresses the back-to-back pages `part` of `source` again with `to` into a new blob;
 /// returns each page's new offset and size (checksum not counted).
 fn recompress_blob(
@@ -342,7 +370,7 @@ fn recompress_blob(
     file: &RootFile,
     source: &NtupleSource,
     part: &[PageCopy],
-    codecs: &[crate::rntuple::read::ColumnCodec],
+    codecs: &[ColumnCodec],
     to: Compression,
     what: &str,
 ) -> Result<Vec<(u64, u64)>> {
@@ -402,6 +430,70 @@ fn recompress_blob(
         at += size + if checksum { PAGE_CHECKSUM } else { 0 };
     }
     Ok(placed)
+}
+
+/// Pages of zeros: the default values of a field an input lacks (0, false, empty
+/// collections and strings), compressed once per size.
+struct ZeroPages {
+    compression: Compression,
+    sealed: HashMap<usize, Vec<u8>>,
+}
+
+impl ZeroPages {
+    fn new(compression: Compression) -> Self {
+        ZeroPages {
+            compression,
+            sealed: HashMap::new(),
+        }
+    }
+
+    /// Appends pages of zeros for `n` elements of a `codec` column to `payload`; their
+    /// offsets are relative to it and marked with [`ZERO_PAGE`].
+    fn pages(
+        &mut self,
+        codec: ColumnCodec,
+        n: u64,
+        payload: &mut Vec<u8>,
+    ) -> Result<Vec<PageLocation>> {
+        let per_page = (ZERO_PAGE_BYTES * 8 / u64::from(codec.bits.max(1))).max(1);
+        let mut pages = Vec::new();
+        let mut left = n;
+        while left > 0 {
+            let m = left.min(per_page);
+            let bytes = codec.page_bytes(m as usize).ok_or_else(|| {
+                Error::InvalidArgument(format!("a page of {m} default elements is too large"))
+            })?;
+            let compression = self.compression;
+            let sealed = self.sealed.entry(bytes).or_insert_with(|| {
+                let mut out = Vec::new();
+                compress_into(compression, &vec![0u8; bytes], &mut out);
+                let sum = xxh3_64(&out);
+                out.extend_from_slice(&sum.to_le_bytes());
+                out
+            });
+            pages.push(PageLocation {
+                n_elements: m as u32,
+                size: sealed.len() as u64 - PAGE_CHECKSUM,
+                offset: ZERO_PAGE | payload.len() as u64,
+                has_checksum: true,
+            });
+            payload.extend_from_slice(sealed);
+            left -= m;
+        }
+        Ok(pages)
+    }
+
+    /// Writes `payload` (default pages) as one blob; returns where it starts.
+    fn write(&self, writer: &FileWriter, payload: &[u8]) -> Result<u64> {
+        if payload.is_empty() {
+            return Ok(0);
+        }
+        let len = payload.len() as u64;
+        let key = writer.allocate_blob(len)?;
+        let at = writer.write_blob_key(key, len, len)?;
+        writer.write_at(at, payload)?;
+        Ok(at)
+    }
 }
 
 /// An error if a column of `source` starts past element 0 (a column added after the

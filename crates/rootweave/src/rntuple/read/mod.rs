@@ -13,7 +13,7 @@ mod descriptor;
 mod plan;
 mod reader;
 
-pub use descriptor::{ColumnRecord, Descriptor, FieldRecord, OpenOptions, Role};
+pub use descriptor::{ColumnRecord, ColumnRef, Descriptor, FieldRecord, OpenOptions, Role};
 pub use plan::{Kind, Node};
 pub use reader::RNTupleReader;
 
