@@ -124,6 +124,32 @@ def test_histograms_equal_hadds_bin_by_bin(jobs):
     assert uproot.open(merged)["info"].member("fTitle") == "job 1"
 
 
+def test_histograms_of_many_inputs_sum_alike_on_any_number_of_threads(jobs, tmp_path):
+    """42 inputs (summed in chunks on the threads): one thread and two give the same bits,
+    and hadd's sums bin by bin."""
+    d, inputs, _, _ = jobs
+    many = inputs * 14
+    outs = {}
+    for threads in (1, 2):
+        outs[threads] = tmp_path / f"j{threads}.root"
+        result = merge_cli("-j", threads, outs[threads], *many)
+        assert result.returncode == 0, result.stderr
+    one, two = uproot.open(outs[1]), uproot.open(outs[2])
+    names = [k for k, c in one.classnames().items() if c.startswith(("TH", "TProfile"))]
+    assert len(names) >= 10
+    for name in names:
+        np.testing.assert_array_equal(one[name].values(flow=True), two[name].values(flow=True), err_msg=name)
+        np.testing.assert_array_equal(one[name].variances(flow=True), two[name].variances(flow=True), err_msg=name)
+        assert one[name].member("fEntries") == two[name].member("fEntries")
+    hadd = tmp_path / "hadd.root"
+    done = subprocess.run([root_bin("hadd"), "-f", str(hadd), *map(str, many)], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    run_root("root_compare_hists.py", outs[2], hadd, tmp_path / "cmp.json", cwd=tmp_path)
+    result = json.loads((tmp_path / "cmp.json").read_text())
+    assert result["missing"] == [] and result["differences"] == {}
+
+
 def test_hadd_accepts_the_merged_file(jobs):
     d, _, merged, _ = jobs
     again = d / "again.root"

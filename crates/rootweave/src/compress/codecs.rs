@@ -97,8 +97,21 @@ fn zlib_rs_level(level: u32) -> u32 {
 }
 
 fn zlib_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
-    use flate2::{Decompress, FlushDecompress, Status};
-    let mut d = Decompress::new(true);
+    use flate2::Decompress;
+    thread_local! {
+        // One inflater per thread, reset for each block: setting one up (its window and
+        // tables) cost as much as inflating a small object such as a histogram.
+        static INFLATER: std::cell::RefCell<Decompress> = std::cell::RefCell::new(Decompress::new(true));
+    }
+    INFLATER.with(|d| {
+        let mut d = d.borrow_mut();
+        d.reset(true);
+        zlib_inflate(&mut d, data, out)
+    })
+}
+
+fn zlib_inflate(d: &mut flate2::Decompress, data: &[u8], out: &mut [u8]) -> Result<(), String> {
+    use flate2::{FlushDecompress, Status};
     match d.decompress(data, out, FlushDecompress::Finish) {
         Ok(Status::StreamEnd) if d.total_out() as usize == out.len() => Ok(()),
         Ok(Status::StreamEnd) => Err(format!(

@@ -73,11 +73,6 @@ impl HistSource {
             trace,
         })
     }
-
-    /// Its key in the input (class, name and title of the output key).
-    pub fn key(&self) -> &KeyInfo {
-        &self.key
-    }
 }
 
 /// The values of an array member (a `TArray` base or member), as numbers.
@@ -163,85 +158,123 @@ fn add(into: &mut [f64], more: &[f64]) -> Option<()> {
     (into.len() == more.len()).then(|| into.iter_mut().zip(more).for_each(|(a, b)| *a += b))
 }
 
-/// The first input's histogram with every input's contents and statistics added, for a
-/// key whose header is `new_keylen` bytes long.
-pub(super) fn merged_histogram(
-    path: &str,
-    sources: &[HistSource],
-    new_keylen: u32,
-) -> Result<Vec<u8>> {
-    let first = &sources[0];
-    for other in &sources[1..] {
-        check_binning(path, first, other)?;
-    }
-    let what = format!("{} '{path}'", first.key.class_name);
-    let fail = |m: String| Error::format(&first.file, &what, first.object.offset, m);
-    let o = &first.object;
-    let bins = Bins::of(&o.class);
-    let mut edits = Vec::new();
+/// The profile arrays summed over fills, besides the bin contents.
+const PROFILE_ARRAYS: [&str; 3] = ["fBinEntries", "fBinSumw2", "fSumw2"];
 
-    let contents: Vec<Vec<f64>> = sources
-        .iter()
-        .map(|s| numbers(s.object.get("fArray")).ok_or_else(|| fail("no bin contents".into())))
-        .collect::<Result<_>>()?;
-    let mut sum = contents[0].clone();
-    for (s, c) in sources.iter().zip(&contents).skip(1) {
-        add(&mut sum, c).ok_or_else(|| fail(format!("bin count differs in {}", s.file)))?;
-    }
-    edits.push(array_edit(o, "fArray", bins.encode(&sum)).map_err(&fail)?);
+/// Histograms of one path added up so far: the first one's object (rewritten at the end)
+/// and the running sums. Inputs are added in order, so the result does not depend on how
+/// many threads summed them.
+pub(super) struct HistSum {
+    first: HistSource,
+    what: String,
+    contents: Vec<f64>,
+    /// Sums of squared weights of a histogram that is not a profile (an input without
+    /// them contributes its contents), and whether any input had them.
+    sumw2: Option<Vec<f64>>,
+    any_sumw2: bool,
+    /// Profiles: the sums of [`PROFILE_ARRAYS`] the first input has.
+    profile: Vec<(&'static str, Vec<f64>)>,
+    /// Entries and the statistics sums: member index in the first object, and the sum.
+    stats: Vec<(usize, f64)>,
+}
 
-    // Sums of squared weights: an input without them contributes its contents.
-    let sumw2: Vec<Option<Vec<f64>>> = sources
-        .iter()
-        .map(|s| numbers(s.object.get("fSumw2")).filter(|v| !v.is_empty()))
-        .collect();
-    if sumw2.iter().any(Option::is_some) && !o.class.starts_with("TProfile") {
-        let mut total = vec![0.0; sum.len()];
-        for (w, c) in sumw2.iter().zip(&contents) {
-            add(&mut total, w.as_ref().unwrap_or(c)).ok_or_else(|| fail("fSumw2 length".into()))?;
-        }
-        edits.push(array_edit(o, "fSumw2", Bins::F64.encode(&total)).map_err(&fail)?);
-    }
-    // Profiles: every per-bin array is a sum over fills.
-    for name in ["fBinEntries", "fBinSumw2", "fSumw2"]
-        .into_iter()
-        .filter(|_| o.class.starts_with("TProfile"))
-    {
-        let arrays: Vec<Vec<f64>> = sources
-            .iter()
-            .map(|s| numbers(s.object.get(name)).unwrap_or_default())
+impl HistSum {
+    /// The sums of one input's histogram.
+    pub fn new(path: &str, source: HistSource) -> Result<Self> {
+        let o = &source.object;
+        let what = format!("{} '{path}'", source.key.class_name);
+        let fail = |m: &str| Error::format(&source.file, &what, o.offset, m);
+        let contents = numbers(o.get("fArray")).ok_or_else(|| fail("no bin contents"))?;
+        let profile_class = o.class.starts_with("TProfile");
+        let own = numbers(o.get("fSumw2")).filter(|v| !v.is_empty() && !profile_class);
+        let any_sumw2 = own.is_some();
+        let sumw2 = (!profile_class).then(|| own.unwrap_or_else(|| contents.clone()));
+        let profile = PROFILE_ARRAYS
+            .into_iter()
+            .filter(|_| o.class.starts_with("TProfile"))
+            .filter_map(|name| Some((name, numbers(o.get(name)).filter(|v| !v.is_empty())?)))
             .collect();
-        if arrays[0].is_empty() {
-            continue;
-        }
-        let mut total = arrays[0].clone();
-        for a in &arrays[1..] {
-            add(&mut total, a).ok_or_else(|| fail(format!("{name} differs in length")))?;
-        }
-        edits.push(array_edit(o, name, Bins::F64.encode(&total)).map_err(&fail)?);
-    }
-    // Entries and the statistics sums.
-    for (i, (name, value)) in o.members.iter().enumerate() {
-        let additive = name == "fEntries" || name.starts_with("fTsumw");
-        if !additive || !matches!(value, Value::Float(_)) {
-            continue;
-        }
-        let total: f64 = sources
+        let stats = o
+            .members
             .iter()
-            .map(|s| match s.object.get(name) {
-                Some(Value::Float(v)) => *v,
-                _ => 0.0,
+            .enumerate()
+            .filter_map(|(i, (name, value))| match value {
+                Value::Float(v) if name == "fEntries" || name.starts_with("fTsumw") => {
+                    Some((i, *v))
+                }
+                _ => None,
             })
-            .sum();
-        let span = o.spans[i].clone();
-        let bytes = match span.len() {
-            8 => total.to_be_bytes().to_vec(),
-            4 => (total as f32).to_be_bytes().to_vec(),
-            n => return Err(fail(format!("{name} of {n} bytes"))),
-        };
-        edits.push(restream::Edit { range: span, bytes });
+            .collect();
+        Ok(HistSum {
+            first: source,
+            what,
+            contents,
+            sumw2,
+            any_sumw2,
+            profile,
+            stats,
+        })
     }
-    rewrite(&first.payload, &first.trace, edits, &first.key, new_keylen).map_err(fail)
+
+    /// These sums with `more` (of the inputs after these) added.
+    pub fn add(mut self, more: HistSum, path: &str) -> Result<Self> {
+        check_binning(path, &self.first, &more.first)?;
+        let other = &more.first;
+        let fail = |m: String| Error::format(&other.file, &self.what, other.object.offset, m);
+        add(&mut self.contents, &more.contents)
+            .ok_or_else(|| fail("the bin count differs".into()))?;
+        if let (Some(total), Some(theirs)) = (self.sumw2.as_mut(), more.sumw2.as_ref()) {
+            add(total, theirs).ok_or_else(|| fail("fSumw2 length".into()))?;
+        }
+        self.any_sumw2 |= more.any_sumw2;
+        for (name, total) in &mut self.profile {
+            let theirs = more.profile.iter().find(|(n, _)| n == name);
+            let theirs = theirs.map_or(&[][..], |(_, v)| &v[..]);
+            add(total, theirs).ok_or_else(|| fail(format!("{name} differs in length")))?;
+        }
+        let o = &self.first.object;
+        for (i, total) in &mut self.stats {
+            let name = &o.members[*i].0;
+            let theirs = more
+                .stats
+                .iter()
+                .find(|(j, _)| &other.object.members[*j].0 == name);
+            *total += theirs.map_or(0.0, |(_, v)| *v);
+        }
+        Ok(self)
+    }
+
+    /// Its key in the first input (class, name and title of the output key).
+    pub fn key(&self) -> &KeyInfo {
+        &self.first.key
+    }
+
+    /// The first input's histogram with the sums in place, for a key whose header is
+    /// `new_keylen` bytes long.
+    pub fn payload(&self, new_keylen: u32) -> Result<Vec<u8>> {
+        let first = &self.first;
+        let o = &first.object;
+        let fail = |m: String| Error::format(&first.file, &self.what, o.offset, m);
+        let bins = Bins::of(&o.class);
+        let mut edits = vec![array_edit(o, "fArray", bins.encode(&self.contents)).map_err(&fail)?];
+        if let Some(sumw2) = self.sumw2.as_ref().filter(|_| self.any_sumw2) {
+            let bytes = Bins::F64.encode(sumw2);
+            edits.push(array_edit(o, "fSumw2", bytes).map_err(&fail)?);
+        }
+        for (name, total) in &self.profile {
+            edits.push(array_edit(o, name, Bins::F64.encode(total)).map_err(&fail)?);
+        }
+        for &(i, total) in &self.stats {
+            let span = o.spans[i].clone();
+            let bytes = match span.len() {
+                8 => total.to_be_bytes().to_vec(),
+                4 => (total as f32).to_be_bytes().to_vec(),
+                n => return Err(fail(format!("{} of {n} bytes", o.members[i].0))),
+            };
+            edits.push(restream::Edit { range: span, bytes });
+        }
+        rewrite(&first.payload, &first.trace, edits, &first.key, new_keylen).map_err(fail)
+    }
 }
 
 /// Replaces the `TArray` member `name` (its count and values) with `bytes`.

@@ -31,7 +31,7 @@ use crate::compress::Compression;
 use crate::container::{DirectoryId, FileWriter, WriterOptions};
 use crate::error::{Error, Result};
 use catalog::{Catalog, Entry, Input, Kind, StreamerCache};
-use hist::merged_histogram;
+use hist::HistSum;
 use ntuple_schema::MergedSchema;
 use rntuple::{merge_rntuple, NtupleSource, NtupleTarget};
 use tree::{check_same_branches, merged_object, TreePlan};
@@ -39,6 +39,10 @@ use tree::{check_same_branches, merged_object, TreePlan};
 /// The most bytes of records read and written at once (a larger record goes alone): the
 /// kernel copies pieces of about this size into and out of the page cache fastest.
 const RUN_BYTES: u64 = 1 << 20;
+
+/// Inputs of one histogram read and added in order by one thread (see
+/// [`Job::histogram_sum`]).
+const HIST_CHUNK: usize = 16;
 
 /// How to merge.
 #[derive(Clone)]
@@ -191,6 +195,15 @@ pub fn merge(
         }
     };
     match result.and_then(|size| {
+        // Renaming over an existing file makes ext4 write the new one out first (its
+        // replace-by-rename safeguard), which took longer than the merge; an output being
+        // overwritten is removed first instead.
+        if options.force && output.is_file() {
+            std::fs::remove_file(output).map_err(|e| Error::Io {
+                path: output.to_path_buf(),
+                source: e,
+            })?;
+        }
         std::fs::rename(&temp, output).map_err(|e| Error::Io {
             path: output.to_path_buf(),
             source: e,
@@ -260,7 +273,7 @@ fn write_output(
             missing.join(", ")
         ));
     }
-    let mut job = Job {
+    let job = Job {
         writer: &writer,
         inputs,
         options,
@@ -313,56 +326,90 @@ struct Job<'a> {
 
 impl Job<'_> {
     fn merge_dir(
-        &mut self,
+        &self,
         entries: &[Entry],
         path: &str,
         dir: DirectoryId,
         summary: &mut MergeSummary,
     ) -> Result<()> {
-        for entry in entries {
-            let full = if path.is_empty() {
+        let full = |entry: &Entry| {
+            if path.is_empty() {
                 entry.name.clone()
             } else {
                 format!("{path}/{}", entry.name)
-            };
-            match &entry.kind {
-                Kind::Directory(children) => {
-                    let sub = self.writer.mkdir(&full)?;
-                    self.merge_dir(children, &full, sub, summary)?;
-                }
-                Kind::Tree => {
-                    summary.entries += self.merge_tree(entry, &full, dir)?;
-                    summary.trees += 1;
-                }
-                Kind::Histogram => {
-                    self.merge_histogram(entry, &full, dir)?;
-                    summary.histograms += 1;
-                }
-                Kind::RNTuple => {
-                    summary.entries += self.merge_ntuple(entry, &full, dir)?;
-                    summary.rntuples += 1;
-                }
-                Kind::Other => {
-                    let (i, key) = &entry.sources[0];
-                    let file = &self.inputs[*i].file;
-                    let stored =
-                        file.read_at(key.payload_offset(), key.payload_len(), &key.name)?;
-                    self.writer.write_stored_object_in(
-                        dir,
-                        &key.class_name,
-                        &key.name,
-                        &key.title,
-                        &stored,
-                        key.objlen as usize,
-                    )?;
-                    summary.objects_copied += 1;
-                    if entry.sources.len() > 1 {
-                        summary.notes.push(format!(
-                            "{full} ({}): taken from {} only",
-                            key.class_name,
-                            file.name()
-                        ));
-                    }
+            }
+        };
+        // Histograms are summed on the pool while the other entries are merged (trees'
+        // records copied), then written after them in their order.
+        let histograms: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| matches!(e.kind, Kind::Histogram))
+            .collect();
+        let (sums, rest) = self.pool.install(|| {
+            rayon::join(
+                || {
+                    histograms
+                        .par_iter()
+                        .map(|e| self.histogram_sum(e, &full(e)))
+                        .collect::<Result<Vec<_>>>()
+                },
+                || {
+                    let mut others = entries
+                        .iter()
+                        .filter(|e| !matches!(e.kind, Kind::Histogram));
+                    others.try_for_each(|e| self.merge_entry(e, &full(e), dir, summary))
+                },
+            )
+        });
+        rest?;
+        for sum in sums? {
+            self.write_histogram(&sum, dir)?;
+            summary.histograms += 1;
+        }
+        Ok(())
+    }
+
+    /// Merges `entry` (not a histogram) at `full` into directory `dir`.
+    fn merge_entry(
+        &self,
+        entry: &Entry,
+        full: &str,
+        dir: DirectoryId,
+        summary: &mut MergeSummary,
+    ) -> Result<()> {
+        match &entry.kind {
+            Kind::Directory(children) => {
+                let sub = self.writer.mkdir(full)?;
+                self.merge_dir(children, full, sub, summary)?;
+            }
+            Kind::Tree => {
+                summary.entries += self.merge_tree(entry, full, dir)?;
+                summary.trees += 1;
+            }
+            Kind::Histogram => unreachable!("histograms are summed by merge_dir"),
+            Kind::RNTuple => {
+                summary.entries += self.merge_ntuple(entry, full, dir)?;
+                summary.rntuples += 1;
+            }
+            Kind::Other => {
+                let (i, key) = &entry.sources[0];
+                let file = &self.inputs[*i].file;
+                let stored = file.read_at(key.payload_offset(), key.payload_len(), &key.name)?;
+                self.writer.write_stored_object_in(
+                    dir,
+                    &key.class_name,
+                    &key.name,
+                    &key.title,
+                    &stored,
+                    key.objlen as usize,
+                )?;
+                summary.objects_copied += 1;
+                if entry.sources.len() > 1 {
+                    summary.notes.push(format!(
+                        "{full} ({}): taken from {} only",
+                        key.class_name,
+                        file.name()
+                    ));
                 }
             }
         }
@@ -407,20 +454,39 @@ impl Job<'_> {
         Ok(entries)
     }
 
-    /// Merges the histogram `entry` into directory `dir`.
-    fn merge_histogram(&self, entry: &Entry, path: &str, dir: DirectoryId) -> Result<()> {
-        let sources = self.pool.install(|| {
-            entry
-                .sources
-                .par_iter()
-                .map(|(i, key)| self.inputs[*i].histogram(key, path))
-                .collect::<Result<Vec<_>>>()
-        })?;
-        let key = sources[0].key();
+    /// The histogram `entry` at `path` summed over its inputs: in chunks of
+    /// [`HIST_CHUNK`] inputs on the pool, each read and added in order, then the chunks
+    /// added in order (so that the sums do not depend on the number of threads).
+    fn histogram_sum(&self, entry: &Entry, path: &str) -> Result<HistSum> {
+        let chunks = entry
+            .sources
+            .par_chunks(HIST_CHUNK)
+            .map(|chunk| {
+                let mut sum: Option<HistSum> = None;
+                for (i, key) in chunk {
+                    let more = HistSum::new(path, self.inputs[*i].histogram(key, path)?)?;
+                    sum = Some(match sum {
+                        None => more,
+                        Some(s) => s.add(more, path)?,
+                    });
+                }
+                sum.ok_or_else(|| {
+                    Error::InvalidArgument(format!("histogram '{path}' has no input"))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut chunks = chunks.into_iter();
+        let first = chunks.next().expect("a histogram has an input");
+        chunks.try_fold(first, |sum, more| sum.add(more, path))
+    }
+
+    /// Writes the summed histogram `sum` into directory `dir`.
+    fn write_histogram(&self, sum: &HistSum, dir: DirectoryId) -> Result<()> {
+        let key = sum.key();
         let keylen = self
             .writer
             .next_key_len(&key.class_name, &key.name, &key.title);
-        let payload = merged_histogram(path, &sources, keylen as u32)?;
+        let payload = sum.payload(keylen as u32)?;
         self.writer
             .write_object_in(dir, &key.class_name, &key.name, &key.title, &payload, true)?;
         Ok(())
