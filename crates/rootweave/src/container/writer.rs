@@ -303,12 +303,23 @@ impl FileWriter {
         compress_it: bool,
         replacing: Option<u64>,
     ) -> Result<KeyInfo> {
-        let stored = if compress_it && payload.len() > 256 {
-            compress(self.options.compression, payload)
+        let stored = if compress_it {
+            self.stored_payload(payload)
         } else {
             payload.to_vec()
         };
         self.put_stored(dir, [class, name, title], &stored, payload.len(), replacing)
+    }
+
+    /// An object's `payload` as this file stores it (compressed with the file's setting
+    /// unless too small to gain), for [`FileWriter::write_stored_object_in`]: callers
+    /// compress on their own threads.
+    pub fn stored_payload(&self, payload: &[u8]) -> Vec<u8> {
+        if payload.len() > 256 {
+            compress(self.options.compression, payload)
+        } else {
+            payload.to_vec()
+        }
     }
 
     fn put_stored(

@@ -44,6 +44,14 @@ const RUN_BYTES: u64 = 1 << 20;
 /// [`Job::histogram_sum`]).
 const HIST_CHUNK: usize = 16;
 
+/// A summed histogram's record, compressed for a key header of `keylen` bytes.
+struct HistRecord {
+    sum: HistSum,
+    stored: Vec<u8>,
+    objlen: usize,
+    keylen: usize,
+}
+
 /// How to merge.
 #[derive(Clone)]
 pub struct MergeOptions {
@@ -350,7 +358,7 @@ impl Job<'_> {
                 || {
                     histograms
                         .par_iter()
-                        .map(|e| self.histogram_sum(e, &full(e)))
+                        .map(|e| self.histogram_record(self.histogram_sum(e, &full(e))?))
                         .collect::<Result<Vec<_>>>()
                 },
                 || {
@@ -362,8 +370,8 @@ impl Job<'_> {
             )
         });
         rest?;
-        for sum in sums? {
-            self.write_histogram(&sum, dir)?;
+        for record in sums? {
+            self.write_histogram(record, dir)?;
             summary.histograms += 1;
         }
         Ok(())
@@ -480,15 +488,42 @@ impl Job<'_> {
         chunks.try_fold(first, |sum, more| sum.add(more, path))
     }
 
-    /// Writes the summed histogram `sum` into directory `dir`.
-    fn write_histogram(&self, sum: &HistSum, dir: DirectoryId) -> Result<()> {
+    /// The record of the summed histogram `sum`, compressed, for a key of the length the
+    /// next key of the file has now.
+    fn histogram_record(&self, sum: HistSum) -> Result<HistRecord> {
         let key = sum.key();
         let keylen = self
             .writer
             .next_key_len(&key.class_name, &key.name, &key.title);
         let payload = sum.payload(keylen as u32)?;
-        self.writer
-            .write_object_in(dir, &key.class_name, &key.name, &key.title, &payload, true)?;
+        Ok(HistRecord {
+            stored: self.writer.stored_payload(&payload),
+            objlen: payload.len(),
+            keylen,
+            sum,
+        })
+    }
+
+    /// Writes a summed histogram's record into directory `dir` (made again if the file
+    /// has grown past the size where keys get longer since).
+    fn write_histogram(&self, record: HistRecord, dir: DirectoryId) -> Result<()> {
+        let key = record.sum.key().clone();
+        let keylen = self
+            .writer
+            .next_key_len(&key.class_name, &key.name, &key.title);
+        let record = if keylen == record.keylen {
+            record
+        } else {
+            self.histogram_record(record.sum)?
+        };
+        self.writer.write_stored_object_in(
+            dir,
+            &key.class_name,
+            &key.name,
+            &key.title,
+            &record.stored,
+            record.objlen,
+        )?;
         Ok(())
     }
 

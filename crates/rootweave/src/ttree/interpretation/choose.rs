@@ -256,7 +256,7 @@ fn flat_class(ty: &str, version: i32, streamers: &StreamerSet) -> Option<Interpr
                 array_dims(el).ok()?,
             ),
         };
-        fields.push((el.name.clone(), prim, dims));
+        fields.push((el.name.to_string(), prim, dims));
     }
     (!fields.is_empty()).then_some(Interpretation::Record(fields))
 }

@@ -309,7 +309,7 @@ impl Compiler<'_> {
                 ElementClass::Base => {
                     let base = self.layout(&el.name, el.base_version)?;
                     MemberStep::Base {
-                        name: el.name.clone(),
+                        name: el.name.to_string(),
                         version: self.checked_version(base),
                         steps: self.steps(base, fields, deeper(depth)?)?,
                     }
@@ -342,7 +342,10 @@ impl Compiler<'_> {
                                 el.name, info.name, el.count_name
                             )
                         })?;
-                    fields.push((el.name.clone(), Nested::Seq(Box::new(Nested::Prim(prim)))));
+                    fields.push((
+                        el.name.to_string(),
+                        Nested::Seq(Box::new(Nested::Prim(prim))),
+                    ));
                     MemberStep::Counted {
                         field: fields.len() - 1,
                         counter,

@@ -4,6 +4,7 @@
 
 mod baskets;
 mod cursor;
+mod name;
 mod object;
 mod packed;
 pub(crate) mod restream;

@@ -13,6 +13,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::cursor::{Cursor, Tagged, MAX_DEPTH};
+use super::name::Name;
 use super::streamers::{
     builtin_leaf_layouts, code, skip_tobject, Element, ElementClass, StreamerSet,
 };
@@ -57,7 +58,7 @@ pub struct Object {
     /// Absolute file offset where it starts (for error messages).
     pub offset: u64,
     /// Members in streaming order, base classes' members first (flattened).
-    pub members: Vec<(String, Value)>,
+    pub members: Vec<(Name, Value)>,
     /// Where each member lies in the buffer it was read from, parallel to `members`
     /// (members of built-in classes share their object's range); rewriting an object
     /// replaces these ranges.
@@ -147,6 +148,28 @@ impl Object {
     }
 }
 
+/// The members of built-in classes, named once for every object read.
+struct BuiltinNames {
+    unique_id: Name,
+    bits: Name,
+    string: Name,
+    array: Name,
+    name: Name,
+    objects: Name,
+}
+
+fn builtin_names() -> &'static BuiltinNames {
+    static NAMES: std::sync::LazyLock<BuiltinNames> = std::sync::LazyLock::new(|| BuiltinNames {
+        unique_id: "fUniqueID".into(),
+        bits: "fBits".into(),
+        string: "fString".into(),
+        array: "fArray".into(),
+        name: "fName".into(),
+        objects: "fObjects".into(),
+    });
+    &NAMES
+}
+
 /// Reads objects by the layouts of one file.
 #[derive(Debug, Clone, Copy)]
 pub struct ObjectReader<'s> {
@@ -157,56 +180,75 @@ pub struct ObjectReader<'s> {
 impl<'s> ObjectReader<'s> {
     /// Reads an object of `class` at the cursor (framed as its class streams itself).
     pub fn read(&self, c: &mut Cursor, class: &str) -> Result<Object> {
+        let offset = c.r.offset();
+        let mut members = Vec::new();
+        let mut spans = Vec::new();
+        let version = self.read_members(c, class, &mut members, &mut spans)?;
+        Ok(Object {
+            class: class.to_string(),
+            version,
+            offset,
+            members,
+            spans,
+        })
+    }
+
+    /// Reads an object of `class` at the cursor into `members` and `spans` (a base class's
+    /// members go straight into the derived object's); returns the class version read.
+    fn read_members(
+        &self,
+        c: &mut Cursor,
+        class: &str,
+        members: &mut Vec<(Name, Value)>,
+        spans: &mut Vec<Range<usize>>,
+    ) -> Result<u16> {
         if c.depth >= MAX_DEPTH {
             return Err(c.error("objects nested too deeply"));
         }
         c.depth += 1;
         let start = c.pos();
-        let result = self.read_inner(c, class);
+        let first = members.len();
+        let result = self.read_inner(c, class, members, spans);
         c.depth -= 1;
-        let mut object = result?;
-        if object.spans.len() != object.members.len() {
-            object.spans = vec![start..c.pos(); object.members.len()];
+        let version = result?;
+        if spans.len() != members.len() {
+            // Members of built-in classes share their object's range.
+            spans.truncate(first);
+            spans.resize(members.len(), start..c.pos());
         }
-        Ok(object)
+        Ok(version)
     }
 
-    fn read_inner(&self, c: &mut Cursor, class: &str) -> Result<Object> {
-        let offset = c.r.offset();
-        let object = |version: u16, members: Vec<(String, Value)>| Object {
-            class: class.to_string(),
-            version,
-            offset,
-            members,
-            spans: Vec::new(),
-        };
+    fn read_inner(
+        &self,
+        c: &mut Cursor,
+        class: &str,
+        members: &mut Vec<(Name, Value)>,
+        spans: &mut Vec<Range<usize>>,
+    ) -> Result<u16> {
+        let names = builtin_names();
         match class {
             "TObject" => {
                 let (id, bits) = skip_tobject(c)?;
-                return Ok(object(
-                    1,
-                    vec![
-                        ("fUniqueID".into(), Value::UInt(id as u64)),
-                        ("fBits".into(), Value::UInt(bits as u64)),
-                    ],
-                ));
+                members.push((names.unique_id.clone(), Value::UInt(id as u64)));
+                members.push((names.bits.clone(), Value::UInt(bits as u64)));
+                return Ok(1);
             }
             "TString" => {
-                return Ok(object(
-                    0,
-                    vec![("fString".into(), Value::Str(c.r.tstring()?))],
-                ))
+                members.push((names.string.clone(), Value::Str(c.r.tstring()?)));
+                return Ok(0);
             }
             "TObjArray" | "TList" | "THashList" | "TSortedList" | "TRefArray" => {
-                return self.read_collection(c, class, offset);
+                return self.read_collection(c, class, members);
             }
-            "TBasket" => return read_embedded_basket(c, offset),
+            "TBasket" => return read_embedded_basket(c, members),
             _ => {}
         }
         if let Some(ty) = tarray_type(class) {
             let n = c.r.i32()?;
             let v = read_basic_array(c, ty, n, "")?;
-            return Ok(object(0, vec![("fArray".into(), v)]));
+            members.push((names.array.clone(), v));
+            return Ok(0);
         }
         let frame = c.frame()?;
         if frame.version == 0 && frame.end.is_some() {
@@ -219,24 +261,25 @@ impl<'s> ObjectReader<'s> {
             if let Some(end) = frame.end {
                 c.opaque(c.pos()..end);
                 c.finish(&frame, class)?;
-                return Ok(object(
-                    frame.version,
-                    vec![(
-                        String::new(),
-                        Value::Unread(format!("the file describes no class {class}")),
-                    )],
+                members.push((
+                    Name::default(),
+                    Value::Unread(format!("the file describes no class {class}")),
                 ));
+                return Ok(frame.version);
             }
             return Err(c.error(format!(
                 "the file describes no class {class} (version {})",
                 frame.version
             )));
         };
-        let mut members: Vec<(String, Value)> = Vec::with_capacity(info.elements.len());
-        let mut spans = Vec::with_capacity(info.elements.len());
+        // Spans of this object's own members start here (a base's are filled by it).
+        let first = members.len();
+        spans.resize(first, 0..0);
+        members.reserve(info.elements.len());
+        spans.reserve(info.elements.len());
         for e in &info.elements {
             let start = c.pos();
-            match self.read_element(c, e, &mut members, &mut spans) {
+            match self.read_element(c, e, members, spans) {
                 Ok(()) => spans.resize(members.len(), start..c.pos()),
                 Err(err) if frame.end.is_some() => {
                     let end = frame.end.unwrap_or(start);
@@ -249,12 +292,15 @@ impl<'s> ObjectReader<'s> {
             }
         }
         c.finish(&frame, class)?;
-        let mut read = object(frame.version, members);
-        read.spans = spans;
-        Ok(read)
+        Ok(frame.version)
     }
 
-    fn read_collection(&self, c: &mut Cursor, class: &str, offset: u64) -> Result<Object> {
+    fn read_collection(
+        &self,
+        c: &mut Cursor,
+        class: &str,
+        members: &mut Vec<(Name, Value)>,
+    ) -> Result<u16> {
         let frame = c.frame()?;
         if frame.version > 2 || class != "TObjArray" {
             skip_tobject(c)?;
@@ -276,16 +322,10 @@ impl<'s> ObjectReader<'s> {
             }
         }
         c.finish(&frame, class)?;
-        Ok(Object {
-            class: class.to_string(),
-            version: frame.version,
-            offset,
-            members: vec![
-                ("fName".into(), Value::Str(name)),
-                ("fObjects".into(), Value::Objects(items)),
-            ],
-            spans: Vec::new(),
-        })
+        let names = builtin_names();
+        members.push((names.name.clone(), Value::Str(name)));
+        members.push((names.objects.clone(), Value::Objects(items)));
+        Ok(frame.version)
     }
 
     /// Reads an object behind a pointer: null, a reference to an object read before, or
@@ -313,14 +353,12 @@ impl<'s> ObjectReader<'s> {
         &self,
         c: &mut Cursor,
         e: &Element,
-        members: &mut Vec<(String, Value)>,
+        members: &mut Vec<(Name, Value)>,
         spans: &mut Vec<Range<usize>>,
     ) -> Result<()> {
         let value = match e.class {
             ElementClass::Base => {
-                let base = self.read(c, &e.name)?;
-                members.extend(base.members);
-                spans.extend(base.spans);
+                self.read_members(c, &e.name, members, spans)?;
                 return Ok(());
             }
             _ if e.ty == code::TSTRING || e.class == ElementClass::String => {
@@ -554,8 +592,7 @@ fn int_of(ty: i32, w: &[u8]) -> i64 {
 
 /// A `TBasket` streamed inside its branch (`fBaskets` of a file that was not closed):
 /// its key header, its counts and, when it holds data, its entry offsets and data.
-fn read_embedded_basket(c: &mut Cursor, offset: u64) -> Result<Object> {
-    let start = c.pos();
+fn read_embedded_basket(c: &mut Cursor, members: &mut Vec<(Name, Value)>) -> Result<u16> {
     let nbytes = c.r.i32()?;
     let key_version = c.r.i16()?;
     let objlen = c.r.i32()?;
@@ -587,17 +624,16 @@ fn read_embedded_basket(c: &mut Cursor, offset: u64) -> Result<Object> {
             "basket with key length {keylen}, {nev_buf} entries and end {last}"
         )));
     }
-    let mut members = vec![
-        ("fNbytes".to_string(), Value::Int(nbytes as i64)),
-        ("fObjlen".to_string(), Value::Int(objlen as i64)),
-        ("fKeylen".to_string(), Value::Int(keylen as i64)),
-        ("fBufferSize".to_string(), Value::Int(buffer_size as i64)),
-        ("fNevBufSize".to_string(), Value::Int(nev_buf_size as i64)),
-        ("fNevBuf".to_string(), Value::Int(nev_buf as i64)),
-        ("fLast".to_string(), Value::Int(last as i64)),
-        ("fFlag".to_string(), Value::Int(flag as i64)),
-    ];
-    let _ = start;
+    members.extend([
+        (Name::from("fNbytes"), Value::Int(nbytes as i64)),
+        (Name::from("fObjlen"), Value::Int(objlen as i64)),
+        (Name::from("fKeylen"), Value::Int(keylen as i64)),
+        (Name::from("fBufferSize"), Value::Int(buffer_size as i64)),
+        (Name::from("fNevBufSize"), Value::Int(nev_buf_size as i64)),
+        (Name::from("fNevBuf"), Value::Int(nev_buf as i64)),
+        (Name::from("fLast"), Value::Int(last as i64)),
+        (Name::from("fFlag"), Value::Int(flag as i64)),
+    ]);
     // Baskets written to their own key carry no data here (flag 0 or header only).
     if nbytes <= keylen as i32 && flag != 0 {
         let border = (last - keylen as i32) as usize;
@@ -614,19 +650,10 @@ fn read_embedded_basket(c: &mut Cursor, offset: u64) -> Result<Object> {
             for _ in 0..n {
                 offsets.push(c.r.i32()? as i64);
             }
-            members.push(("fEntryOffset".to_string(), Value::Ints(offsets)));
+            members.push(("fEntryOffset".into(), Value::Ints(offsets)));
         }
         c.r.take(keylen as usize)?;
-        members.push((
-            "fData".to_string(),
-            Value::Bytes(c.r.take(border)?.to_vec()),
-        ));
+        members.push(("fData".into(), Value::Bytes(c.r.take(border)?.to_vec())));
     }
-    Ok(Object {
-        class: "TBasket".into(),
-        version,
-        offset,
-        members,
-        spans: Vec::new(),
-    })
+    Ok(version)
 }

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::cursor::{Cursor, Tagged, MAX_DEPTH};
+use super::name::Name;
 use crate::error::Result;
 
 /// Type codes of `TStreamerElement::fType` (ROOT's `TVirtualStreamerInfo` enum), the
@@ -129,7 +130,7 @@ pub struct Element {
     /// The element's class.
     pub class: ElementClass,
     /// Member name (for a base: the base class name).
-    pub name: String,
+    pub name: Name,
     /// Member comment (holds `[xmin,xmax,nbits]` ranges of `Double32_t`/`Float16_t`).
     pub title: String,
     /// Type code (see [`code`]).
@@ -386,7 +387,7 @@ fn read_element(c: &mut Cursor, class: &str, depth: usize) -> Result<Element> {
     c.finish(&inner, "TStreamerElement")?;
     let mut e = Element {
         class: kind,
-        name,
+        name: name.into(),
         title,
         ty,
         size,
