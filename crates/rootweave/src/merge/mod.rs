@@ -567,20 +567,41 @@ impl Job<'_> {
                 progress(done, self.total);
             }
         };
-        // A few batches of runs per thread, each reusing one buffer.
-        let batch = jobs.len().div_ceil(threads as usize * 4).max(1);
-        self.pool.install(|| {
-            jobs.par_chunks(batch).try_for_each(|batch| {
-                let mut buf = Vec::new();
-                for (i, run) in batch {
-                    let file = &self.inputs[entry.sources[*i].0].file;
-                    records::copy_run(file, self.writer, run, seek_pdir, &mut buf)?;
-                    self.copied.fetch_add(run.len(), Ordering::Relaxed);
-                    progress(run.len());
-                }
-                Ok::<(), Error>(())
-            })
-        })?;
+        // Runs in batches of a few per thread, each batch reusing one buffer. Unless
+        // baskets are compressed again (which moves them), the tree object is made and
+        // compressed meanwhile.
+        let batch = jobs.len().div_ceil(threads as usize * 8).max(1);
+        let key = sources[0].key().clone();
+        let object = |plan: &TreePlan| -> Result<(Vec<u8>, usize, usize)> {
+            let keylen = self
+                .writer
+                .next_key_len(&key.class_name, &key.name, &key.title);
+            let payload = merged_object(&sources, plan, keylen as u32)?;
+            Ok((self.writer.stored_payload(&payload), payload.len(), keylen))
+        };
+        let (copied, early) = self.pool.install(|| {
+            rayon::join(
+                || {
+                    jobs.par_chunks(batch).try_for_each(|batch| {
+                        let mut buf = Vec::new();
+                        for (i, run) in batch {
+                            let file = &self.inputs[entry.sources[*i].0].file;
+                            records::copy_run(file, self.writer, run, seek_pdir, &mut buf)?;
+                            self.copied.fetch_add(run.len(), Ordering::Relaxed);
+                            progress(run.len());
+                        }
+                        Ok::<(), Error>(())
+                    })
+                },
+                || {
+                    plan.recompress
+                        .iter()
+                        .all(Vec::is_empty)
+                        .then(|| object(&plan))
+                },
+            )
+        });
+        copied?;
         // Baskets of another setting: compressed again on the pool, placed as written.
         let groups: Vec<(usize, (usize, usize))> = plan
             .recompress
@@ -635,13 +656,27 @@ impl Job<'_> {
         }
         self.recompressed
             .fetch_add(plan.made_bytes, Ordering::Relaxed);
-        let key = sources[0].key();
         let keylen = self
             .writer
             .next_key_len(&key.class_name, &key.name, &key.title);
-        let payload = merged_object(&sources, &plan, keylen as u32)?;
-        self.writer
-            .write_object_in(dir, &key.class_name, &key.name, &key.title, &payload, true)?;
+        let (stored, objlen) = match early.transpose()? {
+            Some((stored, objlen, made_for)) if made_for == keylen => (stored, objlen),
+            _ => {
+                let (stored, objlen, _) = object(&plan)?;
+                (stored, objlen)
+            }
+        };
+        self.writer.write_stored_object_in(
+            dir,
+            &key.class_name,
+            &key.name,
+            &key.title,
+            &stored,
+            objlen,
+        )?;
+        // Freeing the inputs' tree objects (many small allocations) took longer than
+        // writing the merged one: a thread of its own does it while the merge goes on.
+        std::thread::spawn(move || drop(sources));
         Ok(plan.entries)
     }
 }
