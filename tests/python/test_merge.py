@@ -374,6 +374,16 @@ def test_rntuples_of_different_schemas_merge_into_their_union(tmp_path):
         assert [{**r, "p": tuple(r["p"])} for r in rows] == want
         mine = rootweave.open(path)["Events"].arrays(["x", "v", "s", "pt", "flag"], library="ak").to_list()
         assert mine == [{k: r[k] for k in ("x", "v", "s", "pt", "flag")} for r in want]
+    # hadd takes a merge of ROOT-written RNTuples as an input (their StreamerInfo record,
+    # moved from ROOT's 64-bit key to a small one, reads in ROOT). (A union is no input for
+    # hadd: ROOT 6.40 merges an RNTuple with late-added fields, its own union merge's too,
+    # into a file it cannot open.)
+    strict, again = tmp_path / "twice-a.root", tmp_path / "again.root"
+    rootweave.merge(strict, [inputs[0], inputs[0]])
+    done = subprocess.run([root_bin("hadd"), "-f", str(again), str(strict), str(inputs[0])], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0 and "Error" not in done.stderr, done.stderr
+    assert uproot.open(again)["Events"]["x"].array().to_list() == 3 * list(range(1000, 2200))
     # Without union mode the same inputs are refused, naming the first difference.
     with pytest.raises(ValueError, match="differs between"):
         rootweave.merge(tmp_path / "strict.root", inputs)

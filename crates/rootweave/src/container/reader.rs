@@ -216,6 +216,12 @@ impl RootFile {
 
     /// The uncompressed payload of the StreamerInfo record, if the file has one.
     pub fn streamer_list_payload(&self) -> Result<Option<Vec<u8>>> {
+        Ok(self.streamer_record()?.map(|(_, payload)| payload))
+    }
+
+    /// The StreamerInfo record's key and uncompressed payload, if the file has one (its
+    /// reference tags count from the key's length).
+    pub fn streamer_record(&self) -> Result<Option<(KeyInfo, Vec<u8>)>> {
         if self.header.seek_info <= self.header.begin || self.header.nbytes_info == 0 {
             return Ok(None);
         }
@@ -230,7 +236,8 @@ impl RootFile {
             &self.name,
             "StreamerInfo record",
         ))?;
-        self.read_object(&key).map(Some)
+        let payload = self.read_object(&key)?;
+        Ok(Some((key, payload)))
     }
 }
 

@@ -63,8 +63,9 @@ struct State {
     /// The top directory first, then subdirectories in the order made.
     dirs: Vec<DirState>,
     streamer_infos: Vec<StreamerInfo>,
-    /// A StreamerInfo record taken whole from another file (replaces `streamer_infos`).
-    streamer_record: Option<Vec<u8>>,
+    /// A StreamerInfo record taken from another file, made for each key length it may get
+    /// (replaces `streamer_infos`).
+    streamer_record: Vec<(usize, Vec<u8>)>,
 }
 
 impl State {
@@ -73,7 +74,7 @@ impl State {
             end: 0,
             dirs: vec![DirState::top()],
             streamer_infos: Vec::new(),
-            streamer_record: None,
+            streamer_record: Vec::new(),
         }
     }
 }
@@ -286,10 +287,13 @@ impl FileWriter {
             .ok_or_else(|| Error::InvalidArgument(format!("no directory {} in this file", dir.0)))
     }
 
-    /// Makes the file's StreamerInfo record the streamed `TList` `payload` (taken from
-    /// another file, uncompressed), instead of the class layouts added to this writer.
-    pub fn set_streamer_record(&self, payload: Vec<u8>) {
-        self.lock().streamer_record = Some(payload);
+    /// Makes the file's StreamerInfo record a streamed `TList` taken from another file,
+    /// instead of the class layouts added to this writer: `by_keylen` holds the record
+    /// made for each length its key may get (the reference tags in a record count from
+    /// its key's start). When the key gets a length none was made for, the writer's own
+    /// layouts are written.
+    pub fn set_streamer_record(&self, by_keylen: Vec<(usize, Vec<u8>)>) {
+        self.lock().streamer_record = by_keylen;
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -506,8 +510,15 @@ impl FileWriter {
         if infos.is_empty() || anchors {
             infos.insert(0, rntuple_anchor_info());
         }
-        let list = match &state.streamer_record {
-            Some(record) => record.clone(),
+        let keylen = KeyInfo::header_len(
+            "TList",
+            "StreamerInfo",
+            "Doubly linked list",
+            state.end >= START_BIG_FILE,
+        );
+        let taken = state.streamer_record.iter().find(|(k, _)| *k == keylen);
+        let list = match taken {
+            Some((_, record)) => record.clone(),
             None => streamer_list(&infos),
         };
         let stored = compress(self.options.compression, &list);

@@ -102,6 +102,23 @@ impl<'a> Cursor<'a> {
         self.trace.as_deref()
     }
 
+    /// How many byte counts and tags a traced cursor has noted (see
+    /// [`Cursor::forget_notes_after`]).
+    pub fn notes(&self) -> (usize, usize) {
+        self.trace
+            .as_ref()
+            .map_or((0, 0), |t| (t.counts.len(), t.refs.len()))
+    }
+
+    /// Forgets the byte counts and tags noted after `notes` (from [`Cursor::notes`]): a
+    /// read that failed may have taken other bytes for them.
+    pub fn forget_notes_after(&mut self, notes: (usize, usize)) {
+        if let Some(t) = &mut self.trace {
+            t.counts.truncate(notes.0);
+            t.refs.truncate(notes.1);
+        }
+    }
+
     /// Notes that `range` is skipped without being read.
     pub fn opaque(&mut self, range: Range<usize>) {
         if let Some(t) = &mut self.trace {

@@ -238,6 +238,17 @@ impl<'s> ObjectReader<'s> {
                 members.push((names.string.clone(), Value::Str(c.r.tstring()?)));
                 return Ok(0);
             }
+            // ROOT's strings in lists (the schema evolution rules of a StreamerInfo
+            // record), which files seldom describe.
+            "TObjString" if self.streamers.versions("TObjString") == 0 => {
+                let frame = c.frame()?;
+                let (id, bits) = skip_tobject(c)?;
+                members.push((names.unique_id.clone(), Value::UInt(id as u64)));
+                members.push((names.bits.clone(), Value::UInt(bits as u64)));
+                members.push((names.string.clone(), Value::Str(c.r.tstring()?)));
+                c.finish(&frame, class)?;
+                return Ok(frame.version);
+            }
             "TObjArray" | "TList" | "THashList" | "TSortedList" | "TRefArray" => {
                 return self.read_collection(c, class, members);
             }

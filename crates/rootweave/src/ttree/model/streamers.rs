@@ -10,8 +10,10 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use super::cursor::Trace;
 use super::cursor::{Cursor, Tagged, MAX_DEPTH};
 use super::name::Name;
+use super::object::ObjectReader;
 use crate::error::Result;
 
 /// Type codes of `TStreamerElement::fType` (ROOT's `TVirtualStreamerInfo` enum), the
@@ -204,9 +206,28 @@ impl StreamerSet {
     /// `keylen` is the length of the record's key (reference tags count from it).
     pub fn parse(payload: &[u8], base: u64, file: &str, keylen: u32) -> Result<Self> {
         let mut c = Cursor::new(payload, base, file, "StreamerInfo record", keylen);
+        Self::parse_list(&mut c)
+    }
+
+    /// [`StreamerSet::parse`], also noting where the record's byte counts and reference
+    /// tags lie (to write it in a key of another length). The list's other entries (the
+    /// schema evolution rules) are read as generic objects; what cannot be read is noted
+    /// as opaque.
+    pub(crate) fn parse_traced(
+        payload: &[u8],
+        base: u64,
+        file: &str,
+        keylen: u32,
+    ) -> Result<(Self, Trace)> {
+        let mut c = Cursor::new(payload, base, file, "StreamerInfo record", keylen).traced();
+        let set = Self::parse_list(&mut c)?;
+        Ok((set, c.trace().cloned().unwrap_or_default()))
+    }
+
+    fn parse_list(c: &mut Cursor) -> Result<Self> {
         let mut set = StreamerSet::default();
         let list = c.frame()?;
-        skip_tobject(&mut c)?;
+        skip_tobject(c)?;
         c.r.tstring()?;
         let n = c.r.i32()?;
         if n < 0 || n as usize > c.r.remaining() {
@@ -216,10 +237,22 @@ impl StreamerSet {
             match c.tagged()? {
                 Some(Tagged::New { class, end, .. }) => {
                     if class == "TStreamerInfo" {
-                        let info = read_streamer_info(&mut c)?;
+                        let info = read_streamer_info(c)?;
                         set.add(info);
+                    } else if let Some(end) = end {
+                        // A generic read keeps the entry's tags in a traced cursor's notes.
+                        let (start, notes) = (c.pos(), c.notes());
+                        let read = ObjectReader { streamers: &set }.read(c, &class);
+                        if read.is_err() || c.pos() > end {
+                            c.forget_notes_after(notes);
+                            c.seek(start)?;
+                            c.opaque(start..end);
+                        }
                     }
                     if let Some(end) = end {
+                        if c.pos() < end {
+                            c.opaque(c.pos()..end);
+                        }
                         c.seek(end)?;
                     }
                 }
@@ -312,12 +345,18 @@ fn read_streamer_info(c: &mut Cursor) -> Result<StreamerInfo> {
                 let element = read_element(c, &class, 0)?;
                 elements.push(element);
                 if let Some(end) = end {
+                    if c.pos() < end {
+                        c.opaque(c.pos()..end);
+                    }
                     c.seek(end)?;
                 }
             }
         }
         c.finish(&array, "TObjArray")?;
         if let Some(end) = end {
+            if c.pos() < end {
+                c.opaque(c.pos()..end);
+            }
             c.seek(end)?;
         }
     }
@@ -533,5 +572,55 @@ mod tests {
         assert_eq!(bytes.class, ElementClass::BasicPointer);
         assert_eq!(bytes.count_name, "fMaxBaskets");
         assert_eq!(bytes.ty, code::OFFSET_P + code::INT);
+    }
+}
+
+#[cfg(test)]
+mod traced_tests {
+    use super::*;
+    use crate::container::RootFile;
+    use crate::ttree::model::restream;
+
+    /// Every StreamerInfo record of the test files (ROOT's, uproot's, experiments') is
+    /// read whole, so it can be moved to a key of another length: moved there and back it
+    /// is the same bytes, and there it describes the same classes.
+    #[test]
+    fn streamer_records_move_to_keys_of_another_length() {
+        let here = env!("CARGO_MANIFEST_DIR");
+        let dirs = [
+            format!("{here}/../../tests/data"),
+            format!("{here}/../../../shared/testdata"),
+            format!("{here}/../../../shared/corpus/scikit-hep-testdata"),
+        ];
+        let paths = dirs
+            .iter()
+            .filter_map(|d| std::fs::read_dir(d).ok())
+            .flatten()
+            .map(|e| e.unwrap().path());
+        let mut checked = 0;
+        for path in paths {
+            if path.extension().is_none_or(|e| e != "root") {
+                continue;
+            }
+            let Ok(file) = RootFile::open(&path) else {
+                continue;
+            };
+            let Ok(Some((key, record))) = file.streamer_record() else {
+                continue;
+            };
+            let name = path.display().to_string();
+            let keylen = key.keylen as u32;
+            let Ok((set, trace)) = StreamerSet::parse_traced(&record, 0, &name, keylen) else {
+                continue; // (files with records this reader refuses are tested elsewhere)
+            };
+            assert!(trace.opaque.is_empty(), "{name}: {:?}", trace.opaque);
+            let moved = restream::rewrite(&record, &trace, vec![], keylen, keylen + 8).unwrap();
+            let (again, trace2) = StreamerSet::parse_traced(&moved, 0, &name, keylen + 8).unwrap();
+            assert_eq!(again.infos.len(), set.infos.len(), "{name}");
+            let back = restream::rewrite(&moved, &trace2, vec![], keylen + 8, keylen).unwrap();
+            assert!(back == record, "{name}");
+            checked += 1;
+        }
+        assert!(checked >= 10, "{checked} files");
     }
 }
