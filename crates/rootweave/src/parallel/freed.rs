@@ -42,9 +42,28 @@ impl FreedMemory {
     }
 }
 
-/// Asks the allocator to return the free pages of all its arenas to the system.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
+/// How the program's allocator returns free pages, if it is not glibc's (see
+/// [`set_return_free_pages`]).
+static RETURN_FREE_PAGES: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Makes the writers hand freed memory back with `f` instead of glibc's `malloc_trim`: a
+/// program that installs another global allocator says how that one returns free pages.
+/// Only the first call counts.
+pub fn set_return_free_pages(f: fn()) {
+    let _ = RETURN_FREE_PAGES.set(f);
+}
+
+/// Asks the allocator to return its free pages to the system.
 fn return_free_pages() {
+    match RETURN_FREE_PAGES.get() {
+        Some(f) => f(),
+        None => trim_glibc(),
+    }
+}
+
+/// Asks glibc's allocator to return the free pages of all its arenas to the system.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn trim_glibc() {
     // SAFETY: malloc_trim has no preconditions: it takes each arena's lock and only
     // advises the kernel about pages that hold no live allocation, so no memory that Rust
     // (or anything else) still uses changes.
@@ -55,7 +74,7 @@ fn return_free_pages() {
 
 /// Other allocators return memory on their own terms.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn return_free_pages() {}
+fn trim_glibc() {}
 
 #[cfg(test)]
 mod tests {
@@ -74,5 +93,17 @@ mod tests {
         );
         freed.freed(10);
         assert_eq!(freed.since_trim.load(Ordering::Relaxed), 10);
+    }
+
+    #[test]
+    fn a_program_can_say_how_its_allocator_returns_free_pages() {
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        fn count() {
+            CALLS.fetch_add(1, Ordering::Relaxed);
+        }
+        set_return_free_pages(count);
+        let before = CALLS.load(Ordering::Relaxed);
+        FreedMemory::new(10).freed(20);
+        assert!(CALLS.load(Ordering::Relaxed) > before);
     }
 }

@@ -13,5 +13,5 @@ mod read_options;
 pub(crate) mod sizing;
 
 pub use budget::MemoryBudget;
-pub use freed::FreedMemory;
+pub use freed::{set_return_free_pages, FreedMemory};
 pub use read_options::ReadOptions;
