@@ -24,9 +24,6 @@ use super::ntuple_schema::MergedSchema;
 /// Bytes of the XXH3 checksum that follows a page that has one.
 const PAGE_CHECKSUM: u64 = 8;
 
-/// Marks the offset of a default page (relative to its blob) until the blob is placed.
-const ZERO_PAGE: u64 = 1 << 63;
-
 /// Largest default page, in bytes once decompressed (as ROOT's merger makes them).
 const ZERO_PAGE_BYTES: u64 = 256 << 10;
 
@@ -129,6 +126,7 @@ pub(super) fn merge_rntuple(
         if k > 0 {
             check_starts(source, &what)?;
         }
+        check_cluster_entries(source, schema, k, &what)?;
         let switches = source
             .groups
             .iter()
@@ -146,7 +144,6 @@ pub(super) fn merge_rntuple(
         moved.recompressed += part.recompressed;
         // Columns the input lacks: elements counted from the output's end of each.
         let mut local = vec![0u64; schema.columns.len()];
-        let mut defaults = Vec::new();
         let mut groups_out = Vec::new();
         for (g, clusters) in source.groups.iter().enumerate() {
             let mut out_clusters = Vec::with_capacity(clusters.len());
@@ -165,8 +162,13 @@ pub(super) fn merge_rntuple(
                         columns.push(pages);
                         continue;
                     }
-                    let n = column.zeros_per_entry.map_or(0, |r| r * cluster.n_entries);
-                    let pages = zeros.pages(column.codec, n, &mut defaults)?;
+                    let n = column
+                        .zeros_per_entry
+                        .map_or(Some(0), |r| r.checked_mul(cluster.n_entries))
+                        .unwrap_or(u64::MAX);
+                    let pages = zeros
+                        .pages(writer, column.codec, n)
+                        .map_err(|m| Error::format(&source.file, &what, 0, m))?;
                     columns.push(Some(ColumnPages {
                         first_element: element_offset[o] + local[o],
                         suppressed: false,
@@ -188,18 +190,7 @@ pub(super) fn merge_rntuple(
             }
             groups_out.push((g, out_clusters));
         }
-        // Default pages sit in one blob after the input's pages.
-        let placed = zeros.write(writer, &defaults)?;
-        for (g, mut clusters) in groups_out {
-            for page in clusters
-                .iter_mut()
-                .flat_map(|c| c.columns.iter_mut().flatten())
-                .flat_map(|c| c.pages.iter_mut())
-            {
-                if page.offset & ZERO_PAGE != 0 {
-                    page.offset = placed + (page.offset & !ZERO_PAGE);
-                }
-            }
+        for (g, clusters) in groups_out {
             let list = serialize_page_list(header_checksum, &clusters);
             let location = write_envelope(writer, &list, compression)?;
             let info = source.descriptor.groups[g].info;
@@ -433,67 +424,121 @@ fn recompress_blob(
 }
 
 /// Pages of zeros: the default values of a field an input lacks (0, false, empty
-/// collections and strings), compressed once per size.
+/// collections and strings). Each page size is compressed and written once; every page of
+/// that size points at the same bytes.
 struct ZeroPages {
     compression: Compression,
-    sealed: HashMap<usize, Vec<u8>>,
+    /// Per decompressed page size: where its bytes are and their stored size.
+    written: HashMap<usize, (u64, u64)>,
+    /// Page locators made so far (bounded: see [`MAX_ZERO_PAGES`]).
+    made: u64,
 }
+
+/// The most pages of defaults one merge makes (each a page locator in memory and in a
+/// page list): 2^22 pages of 256 KiB describe a petabyte of zeros; more is a corrupt entry
+/// count.
+const MAX_ZERO_PAGES: u64 = 1 << 22;
 
 impl ZeroPages {
     fn new(compression: Compression) -> Self {
         ZeroPages {
             compression,
-            sealed: HashMap::new(),
+            written: HashMap::new(),
+            made: 0,
         }
     }
 
-    /// Appends pages of zeros for `n` elements of a `codec` column to `payload`; their
-    /// offsets are relative to it and marked with [`ZERO_PAGE`].
+    /// Pages of zeros for `n` elements of a `codec` column, written to `writer` as needed.
     fn pages(
         &mut self,
+        writer: &FileWriter,
         codec: ColumnCodec,
         n: u64,
-        payload: &mut Vec<u8>,
-    ) -> Result<Vec<PageLocation>> {
+    ) -> std::result::Result<Vec<PageLocation>, String> {
         let per_page = (ZERO_PAGE_BYTES * 8 / u64::from(codec.bits.max(1))).max(1);
-        let mut pages = Vec::new();
+        let count = n.div_ceil(per_page);
+        if self.made + count > MAX_ZERO_PAGES {
+            return Err(format!(
+                "{n} default elements are more than any RNTuple holds (a corrupt entry count)"
+            ));
+        }
+        self.made += count;
+        let mut pages = Vec::with_capacity(count as usize);
         let mut left = n;
         while left > 0 {
             let m = left.min(per_page);
-            let bytes = codec.page_bytes(m as usize).ok_or_else(|| {
-                Error::InvalidArgument(format!("a page of {m} default elements is too large"))
-            })?;
-            let compression = self.compression;
-            let sealed = self.sealed.entry(bytes).or_insert_with(|| {
-                let mut out = Vec::new();
-                compress_into(compression, &vec![0u8; bytes], &mut out);
-                let sum = xxh3_64(&out);
-                out.extend_from_slice(&sum.to_le_bytes());
-                out
-            });
+            let bytes = codec
+                .page_bytes(m as usize)
+                .ok_or_else(|| format!("a page of {m} default elements is too large"))?;
+            let (offset, size) = match self.written.get(&bytes) {
+                Some(&at) => at,
+                None => {
+                    let mut sealed = Vec::new();
+                    compress_into(self.compression, &vec![0u8; bytes], &mut sealed);
+                    let size = sealed.len() as u64;
+                    let sum = xxh3_64(&sealed);
+                    sealed.extend_from_slice(&sum.to_le_bytes());
+                    let len = sealed.len() as u64;
+                    let key = writer.allocate_blob(len).map_err(|e| e.to_string())?;
+                    let at = writer
+                        .write_blob_key(key, len, len)
+                        .map_err(|e| e.to_string())?;
+                    writer.write_at(at, &sealed).map_err(|e| e.to_string())?;
+                    self.written.insert(bytes, (at, size));
+                    (at, size)
+                }
+            };
             pages.push(PageLocation {
                 n_elements: m as u32,
-                size: sealed.len() as u64 - PAGE_CHECKSUM,
-                offset: ZERO_PAGE | payload.len() as u64,
+                size,
+                offset,
                 has_checksum: true,
             });
-            payload.extend_from_slice(sealed);
             left -= m;
         }
         Ok(pages)
     }
+}
 
-    /// Writes `payload` (default pages) as one blob; returns where it starts.
-    fn write(&self, writer: &FileWriter, payload: &[u8]) -> Result<u64> {
-        if payload.is_empty() {
-            return Ok(0);
+/// An error unless each cluster of `source` has, in every principal column outside
+/// collections (`reps` elements per entry), as many elements as its entries say: the
+/// entry count sizes the defaults written for the fields the input lacks.
+fn check_cluster_entries(
+    source: &NtupleSource,
+    schema: &MergedSchema,
+    k: usize,
+    what: &str,
+) -> Result<()> {
+    for cluster in source.groups.iter().flatten() {
+        for column in &schema.columns {
+            let (Some(i), Some(r)) = (column.from[k], column.zeros_per_entry) else {
+                continue;
+            };
+            // A column added after the input's first entries may start inside a cluster.
+            let deferred = source.descriptor.columns.get(i as usize);
+            if deferred.is_none_or(|c| c.first_element > 0) {
+                continue;
+            }
+            let Some(p) = cluster.columns.get(i as usize).and_then(Option::as_ref) else {
+                continue;
+            };
+            if !p.suppressed && cluster.n_entries.checked_mul(r) != Some(p.n_elements()) {
+                return Err(Error::format(
+                    &source.file,
+                    what,
+                    0,
+                    format!(
+                        "the cluster of entries {}.. has {} entries, but column {i} holds {} \
+                         elements ({r} per entry)",
+                        cluster.first_entry,
+                        cluster.n_entries,
+                        p.n_elements()
+                    ),
+                ));
+            }
         }
-        let len = payload.len() as u64;
-        let key = writer.allocate_blob(len)?;
-        let at = writer.write_blob_key(key, len, len)?;
-        writer.write_at(at, payload)?;
-        Ok(at)
     }
+    Ok(())
 }
 
 /// An error if a column of `source` starts past element 0 (a column added after the
@@ -531,4 +576,59 @@ fn envelope_compression(first: &NtupleSource, file: &RootFile) -> Compression {
         .and_then(|p| Compression::from_root_setting(p.compression as i32).ok())
         .or_else(|| Compression::from_root_setting(file.header().compression).ok())
         .unwrap_or(Compression::ROOT_RNTUPLE_DEFAULT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::container::WriterOptions;
+    use crate::rntuple::ColumnType;
+
+    fn writer(name: &str) -> (FileWriter, std::path::PathBuf) {
+        let path =
+            std::env::temp_dir().join(format!("rw-zeros-{name}-{}.root", std::process::id()));
+        (
+            FileWriter::create(&path, WriterOptions::default()).unwrap(),
+            path,
+        )
+    }
+
+    const FLOATS: ColumnCodec = ColumnCodec {
+        ty: ColumnType::SplitReal32,
+        bits: 32,
+        range: (0.0, 0.0),
+    };
+
+    #[test]
+    fn pages_of_one_size_share_their_bytes() {
+        let (w, path) = writer("share");
+        let mut zeros = ZeroPages::new(Compression::ROOT_RNTUPLE_DEFAULT);
+        // 64 Ki floats fill a page of 256 KiB: three full pages and one of 10 elements.
+        let pages = zeros.pages(&w, FLOATS, 3 * 65536 + 10).unwrap();
+        let elements: Vec<u32> = pages.iter().map(|p| p.n_elements).collect();
+        assert_eq!(elements, [65536, 65536, 65536, 10]);
+        assert!(pages[..3]
+            .iter()
+            .all(|p| p.offset == pages[0].offset && p.size == pages[0].size));
+        assert_ne!(pages[3].offset, pages[0].offset);
+        assert!(
+            pages[0].size < 1024,
+            "256 KiB of zeros stored in {} bytes",
+            pages[0].size
+        );
+        let again = zeros.pages(&w, FLOATS, 65536).unwrap();
+        assert_eq!(again[0].offset, pages[0].offset);
+        drop(w);
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn an_entry_count_no_rntuple_holds_is_refused() {
+        let (w, path) = writer("huge");
+        let mut zeros = ZeroPages::new(Compression::ROOT_RNTUPLE_DEFAULT);
+        let err = zeros.pages(&w, FLOATS, 1 << 50).unwrap_err();
+        assert!(err.contains("corrupt entry count"), "{err}");
+        drop(w);
+        std::fs::remove_file(path).unwrap();
+    }
 }
