@@ -722,7 +722,9 @@ impl Job<'_> {
         )?;
         // Freeing the inputs' tree objects (many small allocations) took longer than
         // writing the merged one: a thread of its own does it while the merge goes on.
-        std::thread::spawn(move || drop(sources));
+        // (If no thread can be had, the failed spawn drops them here.)
+        let freeing = std::thread::Builder::new().name("rootweave-free".into());
+        let _ = freeing.spawn(move || drop(sources));
         Ok(plan.entries)
     }
 }
