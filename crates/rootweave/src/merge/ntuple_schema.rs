@@ -156,14 +156,15 @@ impl MergedSchema {
         if self.added_fields.is_empty() {
             return Ok(extension.to_vec());
         }
-        let lists = extension_lists(extension).ok_or_else(|| {
+        let malformed = |what: &str| {
             Error::format(
                 file,
                 "RNTuple footer",
                 0,
-                "the schema extension record is malformed",
+                format!("the schema extension record {what}"),
             )
-        })?;
+        };
+        let (lists, end) = extension_lists(extension).ok_or_else(|| malformed("is malformed"))?;
         let mut s = Serializer::new();
         s.begin_record();
         let added = [
@@ -174,7 +175,11 @@ impl MergedSchema {
         ];
         for (i, list) in lists.iter().enumerate() {
             let (count, items) = list.map_or((0, &[][..]), |(n, b)| (n, b));
-            s.begin_list(count + added[i] as u32).raw(items);
+            let total = u32::try_from(added[i])
+                .ok()
+                .and_then(|n| count.checked_add(n))
+                .ok_or_else(|| malformed("lists too many items"))?;
+            s.begin_list(total).raw(items);
             match i {
                 0 => self
                     .added_fields
@@ -194,8 +199,7 @@ impl MergedSchema {
             s.end_frame();
         }
         // Anything a later format version put after the four lists is kept.
-        let rest = lists_end(extension).unwrap_or(extension.len());
-        s.raw(&extension[rest..]);
+        s.raw(&extension[end..]);
         s.end_frame();
         Ok(s.into_bytes())
     }
@@ -559,41 +563,29 @@ fn column_record(s: &mut Serializer, c: &ColumnRecord) {
 type List<'a> = Option<(u32, &'a [u8])>;
 
 /// The four lists (fields, columns, alias columns, extra type information) of a
-/// schema-extension record frame, `None` for each the record lacks (an empty record).
-fn extension_lists(ext: &[u8]) -> Option<[List<'_>; 4]> {
-    let size = i64::from_le_bytes(ext.get(..8)?.try_into().ok()?);
-    if size < 8 || size as usize > ext.len() {
+/// schema-extension record frame, `None` for each the record lacks (an empty record), and
+/// where the lists end (a later format version may put more after them).
+fn extension_lists(ext: &[u8]) -> Option<([List<'_>; 4], usize)> {
+    let size = usize::try_from(i64::from_le_bytes(ext.get(..8)?.try_into().ok()?)).ok()?;
+    if size < 8 || size > ext.len() {
         return None;
     }
     let mut lists = [None; 4];
     let mut at = 8;
     for list in &mut lists {
-        if at >= size as usize {
-            break;
-        }
-        let len = -i64::from_le_bytes(ext.get(at..at + 8)?.try_into().ok()?);
-        if len < 12 || at + len as usize > size as usize {
-            return None;
-        }
-        let count = u32::from_le_bytes(ext.get(at + 8..at + 12)?.try_into().ok()?);
-        *list = Some((count, &ext[at + 12..at + len as usize]));
-        at += len as usize;
-    }
-    Some(lists)
-}
-
-/// Where the four lists of an extension record end.
-fn lists_end(ext: &[u8]) -> Option<usize> {
-    let size = i64::from_le_bytes(ext.get(..8)?.try_into().ok()?) as usize;
-    let mut at = 8;
-    for _ in 0..4 {
         if at >= size {
             break;
         }
-        let len = -i64::from_le_bytes(ext.get(at..at + 8)?.try_into().ok()?);
-        at += len as usize;
+        let len = i64::from_le_bytes(ext.get(at..at + 8)?.try_into().ok()?);
+        let len = usize::try_from(len.checked_neg()?).ok()?;
+        if len < 12 || len > size - at {
+            return None;
+        }
+        let count = u32::from_le_bytes(ext.get(at + 8..at + 12)?.try_into().ok()?);
+        *list = Some((count, &ext[at + 12..at + len]));
+        at += len;
     }
-    Some(at.min(size))
+    Some((lists, at))
 }
 
 #[cfg(test)]
@@ -641,6 +633,7 @@ mod tests {
     fn counts(ext: &[u8]) -> Vec<u32> {
         extension_lists(ext)
             .unwrap()
+            .0
             .iter()
             .map(|l| l.map_or(0, |(n, _)| n))
             .collect()
