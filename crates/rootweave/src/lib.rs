@@ -18,9 +18,9 @@
 //! - [`ttree`]: the TTree format (streamer infos, branches and leaves, baskets, reader).
 //! - [`convert`]: fields laid out as TTree branches (NanoAOD style), batches split
 //!   accordingly, so that one schema and one batch write either format.
-//! - [`dataset`]: reading a large entry range of either format in batches of whole
-//!   clusters, each batch filling the memory of the one before, and the parallel event
-//!   loop over them.
+//! - [`dataset`]: reading a large entry range of either format, or a dataset of many
+//!   files, in batches of whole clusters, each batch filling the memory of the one before,
+//!   and the parallel event loop over them.
 
 #![warn(missing_docs)]
 

@@ -1,6 +1,6 @@
-//! Reading an entry range in batches of whole clusters, each batch filling the memory of
-//! the one before: an event loop over arrays that needs no new memory per batch. Both
-//! readers ([`RNTupleReader::batches`], [`TTreeReader::batches`]) provide it.
+//! Reading an entry range of one reader in batches of whole clusters, each batch filling
+//! the memory of the one before: an event loop over arrays that needs no new memory per
+//! batch. Both readers ([`RNTupleReader::batches`], [`TTreeReader::batches`]) provide it.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -456,7 +456,11 @@ impl BatchSource for TTreeReader {
 
 /// Splits `range` at cluster boundaries into parts of at least `step` entries (the last
 /// one may hold fewer).
-fn batch_ranges(clusters: &[Range<u64>], range: Range<u64>, step: u64) -> Vec<Range<u64>> {
+pub(super) fn batch_ranges(
+    clusters: &[Range<u64>],
+    range: Range<u64>,
+    step: u64,
+) -> Vec<Range<u64>> {
     let mut parts: Vec<Range<u64>> = Vec::new();
     let mut open: Option<Range<u64>> = None;
     for c in clusters {

@@ -1,0 +1,178 @@
+//! A reader of either format behind one type: what a dataset of files holds, whichever
+//! format each file's object is stored in.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::array::{Array, Recycler};
+use crate::container::RootFile;
+use crate::error::{Error, Result};
+use crate::parallel::ReadOptions;
+use crate::rntuple::RNTupleReader;
+use crate::ttree::{read_streamers, TTreeReader};
+
+use super::batches::{BatchSource, Batches};
+
+/// The classes read as TTrees.
+const TREE_CLASSES: [&str; 3] = ["TTree", "TNtuple", "TNtupleD"];
+/// The class of an RNTuple's anchor.
+const RNTUPLE_CLASS: &str = "ROOT::RNTuple";
+
+/// An RNTuple or a TTree reader, chosen by the class of the object's key.
+#[derive(Debug)]
+pub enum AnyReader {
+    /// An RNTuple.
+    RNTuple(RNTupleReader),
+    /// A TTree (or TNtuple).
+    TTree(TTreeReader),
+}
+
+/// The fields of one read planned by either reader.
+#[derive(Debug)]
+pub enum AnyPlan {
+    /// An RNTuple's plan.
+    RNTuple(<RNTupleReader as BatchSource>::Plan),
+    /// A TTree's plan.
+    TTree(<TTreeReader as BatchSource>::Plan),
+}
+
+impl AnyReader {
+    /// Opens the object `name` of `file` (`dir/name` or `name;cycle` for a TTree), or, if
+    /// `name` is `None`, the one RNTuple or TTree of the file's top directory (an error if
+    /// it has none or several).
+    pub fn open(file: Arc<RootFile>, name: Option<&str>, options: ReadOptions) -> Result<Self> {
+        let key = match name {
+            Some(name) => file.get_key(name)?,
+            None => only_readable_key(&file)?,
+        };
+        let name = name.map_or_else(|| key.name.clone(), str::to_string);
+        if key.class_name == RNTUPLE_CLASS {
+            return Ok(AnyReader::RNTuple(RNTupleReader::from_file(
+                file, &name, options,
+            )?));
+        }
+        if TREE_CLASSES.contains(&key.class_name.as_str()) {
+            let streamers = Arc::new(read_streamers(&file)?);
+            return Ok(AnyReader::TTree(TTreeReader::from_file(
+                file, streamers, &name, options,
+            )?));
+        }
+        Err(Error::InvalidArgument(format!(
+            "{}: '{name}' is a {}, neither an RNTuple nor a TTree",
+            file.name(),
+            key.class_name
+        )))
+    }
+
+    /// Number of entries.
+    pub fn entries(&self) -> u64 {
+        match self {
+            AnyReader::RNTuple(r) => r.entries(),
+            AnyReader::TTree(t) => t.entries(),
+        }
+    }
+
+    /// The names read when no field is asked for: the RNTuple's top-level fields, or the
+    /// TTree's branches.
+    pub fn field_names(&self) -> Vec<String> {
+        match self {
+            AnyReader::RNTuple(r) => r.field_names(),
+            AnyReader::TTree(t) => t.branch_names(),
+        }
+    }
+
+    /// The file.
+    pub fn file(&self) -> &Arc<RootFile> {
+        match self {
+            AnyReader::RNTuple(r) => r.file(),
+            AnyReader::TTree(t) => t.file(),
+        }
+    }
+
+    /// Batches of `fields` over `range` (see [`Batches::new`]).
+    pub fn batches(
+        &self,
+        fields: &[&str],
+        range: Range<u64>,
+        step: u64,
+    ) -> Result<Batches<'_, Self>> {
+        Batches::new(self, fields, range, step)
+    }
+}
+
+/// The key of the one RNTuple or TTree in the file's top directory.
+fn only_readable_key(file: &RootFile) -> Result<crate::container::KeyInfo> {
+    let mut found: Vec<&crate::container::KeyInfo> = Vec::new();
+    for key in file.keys() {
+        let readable =
+            key.class_name == RNTUPLE_CLASS || TREE_CLASSES.contains(&key.class_name.as_str());
+        if readable && !found.iter().any(|k| k.name == key.name) {
+            found.push(key);
+        }
+    }
+    match found.as_slice() {
+        [key] => file.get_key(&key.name),
+        [] => Err(Error::InvalidArgument(format!(
+            "{}: no RNTuple or TTree in the top directory; name one as 'file.root:name'",
+            file.name()
+        ))),
+        many => Err(Error::InvalidArgument(format!(
+            "{}: several RNTuples and TTrees ({}); name one as 'file.root:name'",
+            file.name(),
+            many.iter()
+                .map(|k| k.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+impl BatchSource for AnyReader {
+    type Plan = AnyPlan;
+
+    fn plan_fields(&self, fields: &[&str]) -> Result<(Vec<String>, Self::Plan)> {
+        Ok(match self {
+            AnyReader::RNTuple(r) => {
+                let (names, plan) = BatchSource::plan_fields(r, fields)?;
+                (names, AnyPlan::RNTuple(plan))
+            }
+            AnyReader::TTree(t) => {
+                let (names, plan) = BatchSource::plan_fields(t, fields)?;
+                (names, AnyPlan::TTree(plan))
+            }
+        })
+    }
+
+    fn read_planned(
+        &self,
+        plan: &Self::Plan,
+        range: Range<u64>,
+        recycler: &mut Recycler,
+    ) -> Result<Vec<Array>> {
+        match (self, plan) {
+            (AnyReader::RNTuple(r), AnyPlan::RNTuple(p)) => r.read_planned(p, range, recycler),
+            (AnyReader::TTree(t), AnyPlan::TTree(p)) => t.read_planned(p, range, recycler),
+            _ => Err(Error::InvalidArgument(
+                "a plan of one format handed to a reader of the other".into(),
+            )),
+        }
+    }
+
+    fn clusters(&self) -> Result<Vec<Range<u64>>> {
+        match self {
+            AnyReader::RNTuple(r) => BatchSource::clusters(r),
+            AnyReader::TTree(t) => BatchSource::clusters(t),
+        }
+    }
+
+    fn entry_count(&self) -> u64 {
+        self.entries()
+    }
+
+    fn pool(&self) -> &rayon::ThreadPool {
+        match self {
+            AnyReader::RNTuple(r) => r.thread_pool(),
+            AnyReader::TTree(t) => t.thread_pool(),
+        }
+    }
+}

@@ -1,0 +1,420 @@
+//! A dataset of many files: the same RNTuple or TTree in each, read in batches of whole
+//! clusters file after file, or by a parallel event loop over all of them. Files are opened
+//! when their first batch is due, so a dataset of thousands of files costs nothing up
+//! front.
+
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rayon::ThreadPool;
+
+use crate::array::{Array, Recycler};
+use crate::container::RootFile;
+use crate::error::{Error, Result};
+use crate::parallel::ReadOptions;
+
+use super::any_reader::{AnyPlan, AnyReader};
+use super::batches::{batch_ranges, BatchSource};
+
+/// One file of a dataset and the object read in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The file.
+    pub path: PathBuf,
+    /// The RNTuple or TTree (`dir/name` for a TTree in a subdirectory); `None`: the one
+    /// RNTuple or TTree of the file's top directory.
+    pub object: Option<String>,
+}
+
+impl Source {
+    /// The object `object` (or the file's only one) in the file at `path`.
+    pub fn new(path: impl AsRef<Path>, object: Option<&str>) -> Self {
+        Source {
+            path: path.as_ref().to_path_buf(),
+            object: object.map(str::to_string),
+        }
+    }
+
+    /// Parses `file.root:Events` (uproot's convention) into a path and an object name: the
+    /// text after the last colon names the object, unless the whole text is an existing
+    /// file or the colon ends a drive letter or a URL scheme. Without a colon, the file's
+    /// only RNTuple or TTree is read.
+    pub fn parse(spec: &str) -> Self {
+        if let Some((path, object)) = spec.rsplit_once(':') {
+            let drive = path.len() == 1 && (object.starts_with('\\') || object.starts_with('/'));
+            let scheme = object.starts_with("//");
+            if !drive && !scheme && !path.is_empty() && !Path::new(spec).exists() {
+                return Source::new(path, (!object.is_empty()).then_some(object));
+            }
+        }
+        Source::new(spec, None)
+    }
+}
+
+/// One batch of a dataset: the index of its source, its entry range within that source's
+/// file, and one named array per field, in the order asked for.
+pub type DatasetBatch = (usize, Range<u64>, Vec<(String, Array)>);
+
+/// An open source with its planned fields.
+struct Opened {
+    index: usize,
+    reader: AnyReader,
+    names: Vec<String>,
+    plan: AnyPlan,
+}
+
+impl Opened {
+    /// Reads `part` into memory from `recycler`, named.
+    fn read(&self, part: Range<u64>, recycler: &mut Recycler) -> Result<Vec<(String, Array)>> {
+        let arrays = self
+            .reader
+            .read_planned_keeping_one(&self.plan, part, recycler)?;
+        Ok(self.names.iter().cloned().zip(arrays).collect())
+    }
+}
+
+/// The same RNTuple or TTree in many files, read batch by batch in file order
+/// ([`Dataset::batches`], [`Dataset::for_each_read_ahead`]) or all at once by an event
+/// loop on a pool of threads ([`Dataset::for_each_parallel`]). Every file's reader shares
+/// one pool of decompression threads.
+///
+/// ```no_run
+/// use rootweave::array::Array;
+/// use rootweave::dataset::{Dataset, Source};
+/// use rootweave::ReadOptions;
+/// let files = ["run1.root:Events", "run2.root:Events"].map(Source::parse);
+/// let dataset = Dataset::new(files.to_vec(), ReadOptions::default())?;
+/// let mut sum = 0.0;
+/// dataset.for_each_read_ahead(&["MET_pt"], 1_000_000, |_file, _entries, arrays| {
+///     if let Array::Float32(met) = &arrays[0].1 {
+///         sum += met.iter().map(|&v| v as f64).sum::<f64>();
+///     }
+///     Ok(())
+/// })?;
+/// # Ok::<(), rootweave::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Dataset {
+    sources: Vec<Source>,
+    options: ReadOptions,
+    pool: Arc<ThreadPool>,
+}
+
+impl Dataset {
+    /// A dataset of `sources`, read with `options` (their pool, or one shared pool of
+    /// `options.threads` threads, serves every file). Opens nothing yet.
+    pub fn new(sources: Vec<Source>, options: ReadOptions) -> Result<Self> {
+        let pool = options.thread_pool()?;
+        let options = options.with_pool(pool.clone());
+        Ok(Dataset {
+            sources,
+            options,
+            pool,
+        })
+    }
+
+    /// The sources, in reading order.
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
+    }
+
+    /// Opens source `index`: its file and its RNTuple or TTree.
+    pub fn open(&self, index: usize) -> Result<AnyReader> {
+        let source = self.sources.get(index).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "source {index} of a dataset of {}",
+                self.sources.len()
+            ))
+        })?;
+        let file = Arc::new(RootFile::open(&source.path)?);
+        AnyReader::open(file, source.object.as_deref(), self.options.clone())
+    }
+
+    /// The number of entries of every source, in order (opens each file's metadata).
+    pub fn entries(&self) -> Result<Vec<u64>> {
+        (0..self.sources.len())
+            .map(|i| Ok(self.open(i)?.entries()))
+            .collect()
+    }
+
+    /// The slots of [`Dataset::for_each_parallel`]: the threads of the pool.
+    pub fn slots(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// Opens source `index` and plans `fields` in it, with the entry ranges of its batches.
+    fn open_planned(
+        &self,
+        index: usize,
+        fields: &[&str],
+        step: u64,
+    ) -> Result<(Arc<Opened>, Vec<Range<u64>>)> {
+        let reader = self.open(index)?;
+        let (names, plan) = reader.plan_fields(fields)?;
+        let parts = batch_ranges(&reader.clusters()?, 0..reader.entries(), step);
+        let opened = Opened {
+            index,
+            reader,
+            names,
+            plan,
+        };
+        Ok((Arc::new(opened), parts))
+    }
+
+    /// The batches of `fields` (each file's default fields if empty) in file order: whole
+    /// clusters holding at least `step` entries each, never spanning two files. Each file
+    /// is opened when its first batch is read and closed after its last.
+    pub fn batches(&self, fields: &[&str], step: u64) -> DatasetBatches<'_> {
+        DatasetBatches {
+            dataset: self,
+            fields: fields.iter().map(|f| f.to_string()).collect(),
+            step,
+            next_source: 0,
+            current: None,
+            recycler: Recycler::new(),
+        }
+    }
+
+    /// Hands every batch (as [`Dataset::batches`] makes them) to `consume` in file order,
+    /// with the index of its source, while the pool reads the batch after it, opening the
+    /// next file if need be: the consumer's work and the next read overlap. Two batches
+    /// are in memory at once, each filling the memory of the batch two before it. Stops at
+    /// the first error, from a read or from `consume`, and returns it.
+    pub fn for_each_read_ahead(
+        &self,
+        fields: &[&str],
+        step: u64,
+        mut consume: impl FnMut(usize, Range<u64>, &[(String, Array)]) -> Result<()>,
+    ) -> Result<()> {
+        let mut batches = self.batches(fields, step);
+        let mut spare = Recycler::new();
+        let Some(first) = batches.next() else {
+            return Ok(());
+        };
+        let (mut index, mut range, mut arrays) = first?;
+        loop {
+            let mut ahead = None;
+            let consumed = self.pool.in_place_scope(|scope| {
+                let batches = &mut batches;
+                let ahead = &mut ahead;
+                scope.spawn(move |_| *ahead = batches.next());
+                consume(index, range.clone(), &arrays)
+            });
+            // The batch just consumed fills the one after the next.
+            for (_, array) in arrays {
+                spare.recycle(array);
+            }
+            std::mem::swap(&mut spare, &mut batches.recycler);
+            consumed?;
+            match ahead {
+                Some(next) => (index, range, arrays) = next?,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// Hands every batch of every file to `consume` on the pool: each thread takes the
+    /// next batch not taken yet (opening the next file when none is left), reads it and
+    /// consumes it, so that opening, reading and the consumer's work run on every thread
+    /// (an event loop with one slot per thread, as RDataFrame's). Batches arrive in no
+    /// particular order; `consume` gets the slot (below [`Dataset::slots`], used by one
+    /// batch at a time: the place for per-slot accumulators), the index of the source, the
+    /// entry range within its file and the arrays. Stops at the first error and returns it
+    /// (batches already taken are finished first).
+    ///
+    /// ```no_run
+    /// use std::sync::Mutex;
+    /// use rootweave::array::Array;
+    /// use rootweave::dataset::{Dataset, Source};
+    /// use rootweave::ReadOptions;
+    /// let files = vec![Source::parse("a.root:Events"), Source::parse("b.root:Events")];
+    /// let dataset = Dataset::new(files, ReadOptions::default())?;
+    /// let maxima: Vec<Mutex<f32>> =
+    ///     (0..dataset.slots()).map(|_| Mutex::new(f32::MIN)).collect();
+    /// dataset.for_each_parallel(&["MET_pt"], 1_000_000, |slot, _file, _entries, arrays| {
+    ///     if let Array::Float32(met) = &arrays[0].1 {
+    ///         let mut max = maxima[slot].lock().unwrap();
+    ///         *max = met.iter().copied().fold(*max, f32::max);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rootweave::Error>(())
+    /// ```
+    pub fn for_each_parallel(
+        &self,
+        fields: &[&str],
+        step: u64,
+        consume: impl Fn(usize, usize, Range<u64>, &[(String, Array)]) -> Result<()> + Sync,
+    ) -> Result<()> {
+        let queue = WorkQueue {
+            state: Mutex::new((VecDeque::new(), 0)),
+            failure: Mutex::new(None),
+            sources: self.sources.len(),
+        };
+        let slot_loop = |slot: usize| {
+            let mut recycler = Recycler::new();
+            while let Some((opened, part)) =
+                queue.take(|index| self.open_planned(index, fields, step))
+            {
+                let named = match opened.read(part.clone(), &mut recycler) {
+                    Ok(named) => named,
+                    Err(e) => return queue.fail(e),
+                };
+                let consumed = consume(slot, opened.index, part, &named);
+                for (_, array) in named {
+                    recycler.recycle(array);
+                }
+                if let Err(e) = consumed {
+                    return queue.fail(e);
+                }
+            }
+        };
+        let slot_loop = &slot_loop;
+        self.pool.scope(|scope| {
+            for slot in 0..self.slots() {
+                scope.spawn(move |_| slot_loop(slot));
+            }
+        });
+        match queue
+            .failure
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+        {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A batch to read: its open source and entry range.
+type Work = (Arc<Opened>, Range<u64>);
+
+/// The batches waiting for the threads of [`Dataset::for_each_parallel`], refilled from
+/// the next file when empty, and the first error.
+struct WorkQueue {
+    /// Batches not taken yet, and the index of the next source to open.
+    state: Mutex<(VecDeque<Work>, usize)>,
+    failure: Mutex<Option<Error>>,
+    sources: usize,
+}
+
+impl WorkQueue {
+    /// The next batch: one waiting, else the first of the next source (opened with
+    /// `open`, outside the lock, so threads open files side by side). `None` when all are
+    /// taken or after an error.
+    fn take(&self, open: impl Fn(usize) -> Result<(Arc<Opened>, Vec<Range<u64>>)>) -> Option<Work> {
+        loop {
+            if self.failed() {
+                return None;
+            }
+            let index = {
+                let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(work) = state.0.pop_front() {
+                    return Some(work);
+                }
+                if state.1 >= self.sources {
+                    return None;
+                }
+                state.1 += 1;
+                state.1 - 1
+            };
+            match open(index) {
+                Ok((opened, parts)) => {
+                    let mut parts = parts.into_iter();
+                    let Some(first) = parts.next() else { continue };
+                    let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+                    state.0.extend(parts.map(|p| (opened.clone(), p)));
+                    return Some((opened, first));
+                }
+                Err(e) => self.fail(e),
+            }
+        }
+    }
+
+    fn fail(&self, e: Error) {
+        let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+        failure.get_or_insert(e);
+    }
+
+    fn failed(&self) -> bool {
+        self.failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+    }
+}
+
+/// The batches of a [`Dataset`] in file order, as an iterator of owned arrays (see
+/// [`Dataset::batches`]). Give arrays back with [`DatasetBatches::recycle`] to have the
+/// next batch reuse their memory. Ends after the last batch or after an error.
+pub struct DatasetBatches<'d> {
+    dataset: &'d Dataset,
+    fields: Vec<String>,
+    step: u64,
+    next_source: usize,
+    current: Option<(Arc<Opened>, std::vec::IntoIter<Range<u64>>)>,
+    recycler: Recycler,
+}
+
+impl std::fmt::Debug for DatasetBatches<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatasetBatches")
+            .field("fields", &self.fields)
+            .field("next_source", &self.next_source)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DatasetBatches<'_> {
+    /// Hands arrays of a batch back, so that a later batch fills their memory.
+    pub fn recycle(&mut self, arrays: Vec<(String, Array)>) {
+        for (_, array) in arrays {
+            self.recycler.recycle(array);
+        }
+    }
+
+    /// The next part to read, opening the next source when this one is done.
+    fn next_part(&mut self) -> Result<Option<Work>> {
+        loop {
+            if let Some((opened, parts)) = &mut self.current {
+                if let Some(part) = parts.next() {
+                    return Ok(Some((opened.clone(), part)));
+                }
+            }
+            self.current = None;
+            if self.next_source >= self.dataset.sources.len() {
+                return Ok(None);
+            }
+            let fields: Vec<&str> = self.fields.iter().map(String::as_str).collect();
+            let (opened, parts) =
+                self.dataset
+                    .open_planned(self.next_source, &fields, self.step)?;
+            self.next_source += 1;
+            self.current = Some((opened, parts.into_iter()));
+        }
+    }
+}
+
+impl Iterator for DatasetBatches<'_> {
+    type Item = Result<DatasetBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let read = self.next_part().and_then(|next| match next {
+            Some((opened, part)) => {
+                let arrays = opened.read(part.clone(), &mut self.recycler)?;
+                Ok(Some((opened.index, part, arrays)))
+            }
+            None => Ok(None),
+        });
+        match read {
+            Ok(batch) => batch.map(Ok),
+            Err(e) => {
+                self.next_source = self.dataset.sources.len();
+                self.current = None;
+                Some(Err(e))
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! Reading entries in batches of whole clusters, each batch filling the memory of the one
+//! before: from one reader of either format ([`Batches`]), or from a [`Dataset`] of many
+//! files, file after file or by a parallel event loop over all of them.
+
+mod any_reader;
+mod batches;
+mod files;
+
+pub use any_reader::{AnyPlan, AnyReader};
+pub use batches::{Batch, BatchSource, Batches, OwnedBatch};
+pub use files::{Dataset, DatasetBatch, DatasetBatches, Source};
