@@ -27,6 +27,7 @@ from typing import Any, Iterator, Mapping, Sequence, Union
 import numpy as np
 
 from . import _convert, _types
+from ._dataset import Report, concatenate, iterate
 from ._tree_types import tree_type
 from ._rootweave import RootFileError
 from ._rootweave import Context as _Context
@@ -42,7 +43,7 @@ from ._rootweave import merge as _merge
 
 __all__ = ["open", "create", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
            "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
-           "RootFileError", "UnreadableBranchWarning", "merge"]
+           "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report"]
 __version__ = "0.1.0"
 
 LIBRARIES = ("np", "ak", "pa", "pl")
@@ -241,6 +242,12 @@ class _Dataset:
         `step_size` (entries as an int, or bytes of stored data as "100 MB"), whole
         clusters at a time where they fit, so that memory stays bounded. The fields come
         first, as in uproot's `iterate(expressions, step_size, ...)`."""
+        reader, names, steps = self._plan_steps(fields, step_size, entry_start, entry_stop, threads)
+        for a, b in steps:
+            yield self._read_step(reader, names, a, b, library)
+
+    def _plan_steps(self, fields, step_size, entry_start, entry_stop, threads):
+        """The reader, the field names and the `(start, stop)` entry ranges of an iteration."""
         n = self.num_entries
         start = 0 if entry_start is None else _clip(entry_start, n)
         stop = n if entry_stop is None else _clip(entry_stop, n)
@@ -248,8 +255,13 @@ class _Dataset:
         names = [] if fields is None else ([fields] if isinstance(fields, str) else list(fields))
         if not names:
             self._warn_unreadable(reader)
-        for a, b in _steps(reader, step_size, start, stop):
-            yield _read(reader, names, a, b, library) if names else self._read_every(reader, a, b, library)
+        return reader, names, list(_steps(reader, step_size, start, stop))
+
+    def _read_step(self, reader, names, start, stop, library):
+        """Entries start:stop of the planned fields in the library's form."""
+        if names:
+            return _read(reader, names, start, stop, library)
+        return self._read_every(reader, start, stop, library)
 
     def __len__(self) -> int:
         return self.num_entries

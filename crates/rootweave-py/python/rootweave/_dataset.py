@@ -1,0 +1,193 @@
+"""Datasets of many files: `iterate` and `concatenate` over the same RNTuple or TTree in
+each, with the files named as uproot names them."""
+
+from __future__ import annotations
+
+import glob
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping, Sequence, Union
+
+#: Files of a dataset, as uproot takes them: "path.root:Events", a glob ("runs/*.root:Events"),
+#: a list of these, or a dict of path (or glob) to object name (None: the file's only one).
+Files = Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]], Mapping[str, Union[str, None]]]
+
+READABLE = ("ROOT::RNTuple", "TTree", "TNtuple", "TNtupleD")
+
+
+@dataclass(frozen=True)
+class Report:
+    """Where a step of `iterate(..., report=True)` comes from: the file and object, the
+    entries within that file's RNTuple or TTree, and the same entries counted over the whole
+    dataset (the names of uproot's report)."""
+
+    file_path: str
+    object_path: str
+    tree_entry_start: int
+    tree_entry_stop: int
+    global_entry_start: int
+    global_entry_stop: int
+
+    @property
+    def start(self) -> int:
+        """The first entry counted over the dataset (as `global_entry_start`)."""
+        return self.global_entry_start
+
+    @property
+    def stop(self) -> int:
+        """One past the last entry counted over the dataset (as `global_entry_stop`)."""
+        return self.global_entry_stop
+
+
+def split_object(spec: str) -> tuple[str, str | None]:
+    """`file.root:Events` as `(path, object)`: the text after the last colon names the
+    object unless the whole text is an existing file or the colon ends a drive letter or a
+    URL scheme."""
+    path, colon, obj = spec.rpartition(":")
+    if not colon or not path or os.path.exists(spec) or obj.startswith("//"):
+        return spec, None
+    if len(path) == 1 and obj[:1] in ("\\", "/"):
+        return spec, None
+    return path, (obj or None)
+
+
+def _expand(path: str) -> list[str]:
+    """An existing path as itself, a glob as its matches in order; no match is an error."""
+    if os.path.exists(path) or not glob.has_magic(path):
+        return [path]
+    matches = sorted(glob.glob(path))
+    if not matches:
+        raise FileNotFoundError(f"no file matches '{path}'")
+    return matches
+
+
+def sources(files: Files) -> list[tuple[str, str | None]]:
+    """The `(path, object name or None)` of every file, globs expanded, in order."""
+    if isinstance(files, Mapping):
+        pairs = [(str(path), obj) for path, obj in files.items()]
+    elif isinstance(files, (str, os.PathLike)):
+        pairs = [split_object(os.fspath(files))]
+    else:
+        pairs = [split_object(os.fspath(f)) for f in files]
+    out = [(path, obj) for spec, obj in pairs for path in _expand(spec)]
+    if not out:
+        raise ValueError("no files given")
+    return out
+
+
+def open_source(path: str, obj: str | None, threads: int | None):
+    """The RNTuple or TTree object `obj` of the file (its only one if None)."""
+    from . import ReadOnlyFile
+
+    file = ReadOnlyFile(path)
+    if obj is None:
+        names = sorted({name.split(";")[0] for name, cls in file.classnames().items() if cls in READABLE})
+        if len(names) != 1:
+            found = ", ".join(names) or "none"
+            raise ValueError(f"{path}: name the RNTuple or TTree to read as '{path}:name' "
+                             f"(the top directory holds {found})")
+        obj = names[0]
+    dataset = file[obj]
+    if threads is not None:
+        dataset._reader(threads)
+    return dataset
+
+
+def planned_steps(files: Files, fields, step_size, threads) -> Iterator[tuple[Any, Any, list, int, int, int]]:
+    """`(object, reader, names, start, stop, global start)` of every step, file after file;
+    each file is opened when its first step is planned."""
+    offset = 0
+    for path, obj in sources(files):
+        dataset = open_source(path, obj, threads)
+        reader, names, steps = dataset._plan_steps(fields, step_size, None, None, threads)
+        for a, b in steps:
+            yield dataset, reader, names, a, b, offset + a
+        offset += dataset.num_entries
+
+
+def iterate(files: Files, fields=None, step_size: int | str = "100 MB", library: str = "ak",
+            threads: int | None = None, report: bool = False) -> Iterator[Any]:
+    """Yields `fields` of every file in steps, reading the next step on a thread while the
+    caller works on this one (two steps in memory at once)."""
+    from . import LIBRARIES
+
+    if library not in LIBRARIES:
+        raise ValueError(f"library must be one of {LIBRARIES}, not {library!r}")
+
+    def read(step):
+        dataset, reader, names, a, b, _ = step
+        return dataset._read_step(reader, names, a, b, library)
+
+    def result(step, future):
+        arrays = future.result()
+        if not report:
+            return arrays
+        dataset, _, _, a, b, g = step
+        return arrays, Report(dataset.path, dataset.name, a, b, g, g + (b - a))
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rootweave-read-ahead") as pool:
+        steps, pending = planned_steps(files, fields, step_size, threads), None
+        while True:
+            try:
+                step = next(steps)
+            except StopIteration:
+                break
+            except Exception:
+                # The next file failed to open: the step before it is still the caller's.
+                if pending is not None:
+                    yield result(*pending)
+                raise
+            future = pool.submit(read, step)
+            if pending is not None:
+                yield result(*pending)
+            pending = (step, future)
+        if pending is not None:
+            yield result(*pending)
+
+
+def concatenate(files: Files, fields=None, library: str = "ak", threads: int | None = None) -> Any:
+    """`fields` of every file, one after the other, in one object of the library's form;
+    every file must give the same fields."""
+    parts, first = [], None
+    for arrays, where in iterate(files, fields, step_size=1 << 62, library=library, threads=threads,
+                                 report=True):
+        names = _names(arrays, library)
+        if first is None:
+            first = (names, where.file_path)
+        elif names != first[0]:
+            raise ValueError(f"{where.file_path} has the fields {names}, {first[1]} has {first[0]}: "
+                             "name the fields to read")
+        parts.append(arrays)
+    if not parts:
+        path, obj = sources(files)[0]
+        return open_source(path, obj, threads).arrays(fields, 0, 0, library, threads)
+    return _join(parts, library)
+
+
+def _names(arrays, library):
+    if library == "np":
+        return list(arrays)
+    if library == "ak":
+        return list(arrays.fields)
+    return list(arrays.column_names) if library == "pa" else list(arrays.columns)
+
+
+def _join(parts, library):
+    if len(parts) == 1:
+        return parts[0]
+    if library == "np":
+        import numpy as np
+
+        return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+    if library == "ak":
+        import awkward as ak
+
+        return ak.concatenate(parts)
+    if library == "pa":
+        import pyarrow as pa
+
+        return pa.concat_tables(parts)
+    import polars as pl
+
+    return pl.concat(parts, how="vertical")
