@@ -168,3 +168,54 @@ def test_bad_datasets_are_clear_errors(tmp_path, dataset):
         f["Events"] = {"id": np.arange(3), "y": np.arange(3.0)}
     with pytest.raises(ValueError, match="name the fields"):
         rootweave.concatenate([f"{paths[0]}:Events", f"{other}:Events"])
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The fields of every read the package makes (an empty list: every field)."""
+    seen = []
+    inner = rootweave._read
+
+    def recording(reader, names, start, stop, library):
+        seen.append((tuple(names), start, stop))
+        return inner(reader, names, start, stop, library)
+
+    monkeypatch.setattr(rootweave, "_read", recording)
+    return seen
+
+
+def test_polars_scan_equals_the_eager_read(dataset, reads):
+    kind, paths = dataset
+    files = [f"{p}:Events" for p in paths]
+    eager = rootweave.concatenate(files, library="pl")
+    lazy = rootweave.scan(files)
+    assert isinstance(lazy, pl.LazyFrame)
+    assert lazy.collect_schema() == eager.schema
+    assert lazy.collect().equals(eager)
+    assert eager["pt"].dtype == pl.List(pl.Float32)
+
+
+def test_polars_scan_reads_only_the_projected_fields(dataset, reads):
+    kind, paths = dataset
+    lazy = rootweave.scan([f"{p}:Events" for p in paths])
+    reads.clear()
+    got = lazy.select(pl.col("pt").list.sum().alias("s"), "id").collect()
+    assert got["id"].to_list() == list(range(FILES * CLUSTERS * PER_CLUSTER))
+    want = [float(sum(v)) for v in ak.to_list(expected(["pt"])["pt"])]
+    assert got["s"].to_list() == pytest.approx(want)
+    data_reads = [names for names, start, stop in reads if stop > start]  # not the schema's
+    assert data_reads and {frozenset(names) for names in data_reads} == {frozenset({"pt", "id"})}, reads
+
+
+def test_polars_scan_stops_at_a_row_limit_and_filters(dataset, reads):
+    kind, paths = dataset
+    lazy = rootweave.scan([f"{p}:Events" for p in paths], ["id", "x"])
+    reads.clear()
+    assert lazy.head(5).collect()["id"].to_list() == [0, 1, 2, 3, 4]
+    assert sum(stop - start for _, start, stop in reads) == 5, reads
+    picked = lazy.filter(pl.col("id") % 997 == 0).collect()
+    assert picked["id"].to_list() == [0, 997, 1994, 2991]
+    assert picked["x"].to_list() == [0.0, 498.5, 997.0, 1495.5]
+    assert lazy.filter(pl.col("id") >= 1500).head(3).collect()["id"].to_list() == [1500, 1501, 1502]
+    total = lazy.select(pl.col("x").sum(), pl.len()).collect()
+    assert total.row(0) == (sum(i * 0.5 for i in range(3000)), 3000)

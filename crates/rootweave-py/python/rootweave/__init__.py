@@ -28,6 +28,7 @@ import numpy as np
 
 from . import _convert, _types
 from ._dataset import Report, concatenate, iterate
+from ._polars import scan
 from ._tree_types import tree_type
 from ._rootweave import RootFileError
 from ._rootweave import Context as _Context
@@ -43,7 +44,7 @@ from ._rootweave import merge as _merge
 
 __all__ = ["open", "create", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
            "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
-           "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report"]
+           "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "scan"]
 __version__ = "0.1.0"
 
 LIBRARIES = ("np", "ak", "pa", "pl")

@@ -119,31 +119,35 @@ def iterate(files: Files, fields=None, step_size: int | str = "100 MB", library:
         dataset, reader, names, a, b, _ = step
         return dataset._read_step(reader, names, a, b, library)
 
-    def result(step, future):
-        arrays = future.result()
+    for step, arrays in read_ahead(planned_steps(files, fields, step_size, threads), read):
         if not report:
-            return arrays
-        dataset, _, _, a, b, g = step
-        return arrays, Report(dataset.path, dataset.name, a, b, g, g + (b - a))
+            yield arrays
+        else:
+            dataset, _, _, a, b, g = step
+            yield arrays, Report(dataset.path, dataset.name, a, b, g, g + (b - a))
 
+
+def read_ahead(steps: Iterator[Any], read) -> Iterator[tuple[Any, Any]]:
+    """`(step, read(step))` for every step, `read` of the next step running on a thread
+    while the caller works on this one. An error planning the next step (a file that does
+    not open) is raised after the step before it is handed over."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rootweave-read-ahead") as pool:
-        steps, pending = planned_steps(files, fields, step_size, threads), None
+        pending = None
         while True:
             try:
                 step = next(steps)
             except StopIteration:
                 break
             except Exception:
-                # The next file failed to open: the step before it is still the caller's.
                 if pending is not None:
-                    yield result(*pending)
+                    yield pending[0], pending[1].result()
                 raise
             future = pool.submit(read, step)
             if pending is not None:
-                yield result(*pending)
+                yield pending[0], pending[1].result()
             pending = (step, future)
         if pending is not None:
-            yield result(*pending)
+            yield pending[0], pending[1].result()
 
 
 def concatenate(files: Files, fields=None, library: str = "ak", threads: int | None = None) -> Any:
