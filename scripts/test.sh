@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite: makes the Python environment in .venv if it is missing (CERN ROOT's
-# pip wheel, uproot, awkward, numpy, pytest, pyarrow, polars, matplotlib, maturin), checks
-# formatting, lints and docs, builds the workspace and the `rootweave` Python package (into
+# pip wheel, uproot, awkward, numpy, pytest, pyarrow, polars, matplotlib, maturin, Dask with
+# dask-awkward and distributed), checks formatting, lints and docs, builds the workspace and the `rootweave` Python package (into
 # .venv), runs the Rust tests and the Python tests against ROOT and uproot. Arguments go to
 # pytest (`scripts/test.sh -m "not slow"` skips the slow Python tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=.venv
-PACKAGES="root uproot awkward numpy pytest pyarrow polars matplotlib maturin"
-if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT, pyarrow, polars, matplotlib, maturin" >/dev/null 2>&1; then
+PACKAGES="root uproot awkward numpy pytest pyarrow polars matplotlib maturin dask[dataframe] dask-awkward distributed"
+if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT, pyarrow, polars, matplotlib, maturin, dask.dataframe, dask_awkward, distributed" >/dev/null 2>&1; then
   echo "== setting up $VENV ($PACKAGES)"
   [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --upgrade pip

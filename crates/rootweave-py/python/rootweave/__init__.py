@@ -44,7 +44,7 @@ from ._rootweave import merge as _merge
 
 __all__ = ["open", "create", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
            "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
-           "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "scan"]
+           "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "scan", "dask"]
 __version__ = "0.1.0"
 
 LIBRARIES = ("np", "ak", "pa", "pl")
@@ -99,6 +99,16 @@ def merge(output: Path, inputs: Sequence[Path] | Path, force: bool = False, thre
         inputs = sorted(glob.glob(pattern)) or [pattern]
     return _merge(str(output), [str(p) for p in inputs], force, threads or (os.cpu_count() or 1), skip_bad,
                   memory_budget, None if compression is None else str(compression), rntuple_union)
+
+
+def dask(files: Any, fields: Fields = None, step_size: int | str = "100 MB", library: str = "ak",
+         threads: int = 1) -> Any:
+    """A lazy Dask collection over many files, one partition per step: a dask-awkward array
+    (`library="ak"`) whose graphs read only the fields they need, or a Dask DataFrame of
+    flat fields (`library="pd"`). `files` as for `iterate`; see `rootweave._dask.dask`."""
+    from . import _dask
+
+    return _dask.dask(files, fields, step_size, library, threads)
 
 
 class ReadOnlyFile:
