@@ -1,6 +1,7 @@
 //! Support code of the `rootweave` command line tool: synthetic datasets and the
 //! commands' implementations.
 
+pub mod convert;
 pub mod datasets;
 pub mod dump;
 pub mod dump_ttree;

@@ -119,6 +119,39 @@ enum Command {
         #[arg(long)]
         rntuple_union: bool,
     },
+    /// Convert an RNTuple or a TTree into another format: a TTree into an RNTuple laid out
+    /// as ROOT's RNTupleImporter lays it out (NanoAOD's counted branches as collections of
+    /// records, with projected fields `Muon_pt` and `nMuon`), an RNTuple into a TTree
+    /// (NanoAOD-style branches), either into Parquet. The output appears only once
+    /// complete.
+    Convert {
+        /// The input: `file.root:name`, or `file.root` holding one RNTuple or TTree.
+        input: String,
+        /// The output file.
+        out: PathBuf,
+        /// The output format: rntuple, ttree or parquet.
+        #[arg(long)]
+        to: rootweave::transcode::Target,
+        /// Comma-separated fields (TTree branches) to convert (default: all).
+        #[arg(long, value_delimiter = ',')]
+        fields: Vec<String>,
+        /// Threads reading, converting and compressing (default: all cores).
+        #[arg(short = 'j', long)]
+        threads: Option<usize>,
+        /// Memory for batches read and clusters waiting to be written, e.g. 256MiB.
+        #[arg(long, default_value = "256MiB", value_parser = parse_bytes)]
+        memory_budget: u64,
+        /// Compression (as `generate`'s). Default: zstd:5 for RNTuples and Parquet,
+        /// zlib:1 for TTrees.
+        #[arg(long)]
+        compression: Option<Compression>,
+        /// The output RNTuple's or TTree's name (default: the input's).
+        #[arg(long)]
+        name: Option<String>,
+        /// Overwrite an existing output.
+        #[arg(short, long)]
+        force: bool,
+    },
 }
 
 /// Returns mimalloc's free pages to the system, where the writers would trim glibc's.
@@ -222,6 +255,26 @@ fn main() -> ExitCode {
                 ..Default::default()
             };
             rootweave_cli::merge::run(&out, &inputs, options).map(|text| eprint!("{text}"))
+        }
+        Command::Convert {
+            input,
+            out,
+            to,
+            fields,
+            threads,
+            memory_budget,
+            compression,
+            name,
+            force,
+        } => {
+            let mut options = rootweave::transcode::ConvertOptions::new(to);
+            options.fields = fields;
+            options.threads = threads.unwrap_or(0);
+            options.memory_budget = memory_budget;
+            options.compression = compression;
+            options.name = name;
+            options.force = force;
+            rootweave_cli::convert::run(&input, &out, options).map(|text| eprint!("{text}"))
         }
     };
     match result {

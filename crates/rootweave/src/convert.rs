@@ -7,7 +7,7 @@
 //! the fields is split into the branches' batches the same way, so that one schema and one
 //! batch write either format.
 
-use crate::array::{ColumnData, LeafType};
+use crate::array::{Array, ColumnData, LeafType};
 use crate::error::{Error, Result};
 use crate::rntuple::{Field, FieldType};
 use crate::ttree::BranchSpec;
@@ -357,4 +357,53 @@ fn split<'c>(
         }
     }
     Ok(())
+}
+
+/// The field type that stores `array`'s values as they are: numbers and strings as
+/// themselves, lists as `std::vector` (untyped collections where the items are untyped
+/// records), fixed-size lists as `std::array`, optionals as `std::optional`, records as
+/// untyped records. `None` for what no field type holds that way (variants, and
+/// `std::array` or `std::optional` of records).
+pub fn field_type_of(array: &Array) -> Option<FieldType> {
+    let untyped = |t: &FieldType| {
+        matches!(t, FieldType::UntypedCollection(_))
+            || matches!(t, FieldType::Record { type_name, .. } if type_name.is_empty())
+    };
+    Some(match array {
+        Array::Bool(_) => FieldType::Bool,
+        Array::Int8(_) => FieldType::Int8,
+        Array::Int16(_) => FieldType::Int16,
+        Array::Int32(_) => FieldType::Int32,
+        Array::Int64(_) => FieldType::Int64,
+        Array::UInt8(_) => FieldType::UInt8,
+        Array::UInt16(_) => FieldType::UInt16,
+        Array::UInt32(_) => FieldType::UInt32,
+        Array::UInt64(_) => FieldType::UInt64,
+        Array::Float32(_) => FieldType::Float32,
+        Array::Float64(_) => FieldType::Float64,
+        Array::String { .. } => FieldType::String,
+        Array::List { values, .. } => {
+            let item = field_type_of(values)?;
+            if untyped(&item) {
+                FieldType::untyped_collection(item)
+            } else {
+                FieldType::vector(item)
+            }
+        }
+        Array::Fixed { size, values } => {
+            let item = field_type_of(values)?;
+            (!untyped(&item)).then(|| FieldType::array(item, *size))?
+        }
+        Array::Optional { values, .. } => {
+            let item = field_type_of(values)?;
+            (!untyped(&item)).then(|| FieldType::optional(item))?
+        }
+        Array::Record { fields, .. } => FieldType::untyped_record(
+            fields
+                .iter()
+                .map(|(name, a)| Some(Field::new(name.clone(), field_type_of(a)?)))
+                .collect::<Option<_>>()?,
+        ),
+        Array::Variant { .. } => return None,
+    })
 }

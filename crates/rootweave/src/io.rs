@@ -13,6 +13,25 @@ mod coalesce;
 
 pub use coalesce::{coalesce, MAX_GAP};
 
+/// The name a file is written under until it is complete: `out.root` as
+/// `.out.root.<pid>.part` next to it, renamed to `out.root` at the end so that a failed
+/// writer leaves nothing under the final name.
+pub fn temporary_path(output: &Path) -> PathBuf {
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    output.with_file_name(format!(".{name}.{}.part", std::process::id()))
+}
+
+/// True if both paths name one existing file (an output that would overwrite an input).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// Thread-safe positional reads.
 pub trait ReadAt: Send + Sync {
     /// Fills `buf` with the bytes starting at `offset`; fails if fewer are available.

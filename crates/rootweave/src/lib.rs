@@ -36,6 +36,7 @@ pub mod io;
 pub mod merge;
 pub mod parallel;
 pub mod rntuple;
+pub mod transcode;
 pub mod ttree;
 
 pub use error::{Error, Result};

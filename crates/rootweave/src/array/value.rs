@@ -89,6 +89,40 @@ impl<'a> ColumnData<'a> {
     }
 }
 
+impl crate::array::Array {
+    /// A view of these arrays as a batch for the writers, without copying: lists and
+    /// optionals as collections, fixed-size lists as `std::array` items, records member by
+    /// member. `None` for a variant, which no batch represents.
+    pub fn as_column_data(&self) -> Option<ColumnData<'_>> {
+        use crate::array::Array;
+        Some(match self {
+            Array::Bool(v) => ColumnData::Bool(v),
+            Array::Int8(v) => ColumnData::Int8(v),
+            Array::Int16(v) => ColumnData::Int16(v),
+            Array::Int32(v) => ColumnData::Int32(v),
+            Array::Int64(v) => ColumnData::Int64(v),
+            Array::UInt8(v) => ColumnData::UInt8(v),
+            Array::UInt16(v) => ColumnData::UInt16(v),
+            Array::UInt32(v) => ColumnData::UInt32(v),
+            Array::UInt64(v) => ColumnData::UInt64(v),
+            Array::Float32(v) => ColumnData::Float32(v),
+            Array::Float64(v) => ColumnData::Float64(v),
+            Array::String { offsets, bytes } => ColumnData::StringBytes { offsets, bytes },
+            Array::List { offsets, values } | Array::Optional { offsets, values } => {
+                ColumnData::list(offsets, values.as_column_data()?)
+            }
+            Array::Fixed { values, .. } => ColumnData::array(values.as_column_data()?),
+            Array::Record { fields, .. } => ColumnData::Record(
+                fields
+                    .iter()
+                    .map(|(_, a)| a.as_column_data())
+                    .collect::<Option<_>>()?,
+            ),
+            Array::Variant { .. } => return None,
+        })
+    }
+}
+
 /// One value of a field, for filling one entry at a time.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {

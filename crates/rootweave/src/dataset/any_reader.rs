@@ -81,6 +81,35 @@ impl AnyReader {
         }
     }
 
+    /// The RNTuple's or the tree's name.
+    pub fn name(&self) -> &str {
+        match self {
+            AnyReader::RNTuple(r) => &r.descriptor().name,
+            AnyReader::TTree(t) => &t.meta().name,
+        }
+    }
+
+    /// Bytes of all stored pages or baskets (what reading everything reads).
+    pub fn stored_bytes(&self) -> Result<u64> {
+        Ok(match self {
+            AnyReader::RNTuple(r) => r
+                .descriptor()
+                .all_clusters(r.file())?
+                .iter()
+                .flat_map(|c| c.columns.iter().flatten())
+                .flat_map(|p| &p.pages)
+                .map(|p| p.size)
+                .sum(),
+            AnyReader::TTree(t) => t
+                .meta()
+                .all_branches()
+                .iter()
+                .flat_map(|b| &b.baskets)
+                .map(|k| k.bytes as u64)
+                .sum(),
+        })
+    }
+
     /// The file.
     pub fn file(&self) -> &Arc<RootFile> {
         match self {

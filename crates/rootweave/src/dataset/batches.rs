@@ -311,6 +311,11 @@ impl<'r, R: BatchSource> Batches<'r, R> {
         self.reader.pool().current_num_threads()
     }
 
+    /// The entry ranges of the batches not read yet, in order.
+    pub fn ranges(&self) -> Vec<Range<u64>> {
+        self.parts.as_slice().to_vec()
+    }
+
     /// Number of batches not read yet.
     pub fn remaining(&self) -> usize {
         self.parts.len()

@@ -151,7 +151,7 @@ pub fn merge(
         )));
     }
     let mut summary = MergeSummary::default();
-    if let Some(path) = inputs.iter().find(|p| same_file(p, output)) {
+    if let Some(path) = inputs.iter().find(|p| crate::io::same_file(p, output)) {
         return Err(Error::InvalidArgument(format!(
             "{} is both an input and the output",
             path.display()
@@ -176,7 +176,7 @@ pub fn merge(
     if opened.is_empty() {
         return Err(Error::InvalidArgument("no readable input files".into()));
     }
-    let temp = temporary_name(output);
+    let temp = crate::io::temporary_path(output);
     let result = loop {
         summary.inputs = opened.len();
         let catalog = Catalog::build(&opened)?;
@@ -239,22 +239,6 @@ fn named(e: &Error, path: &Path) -> String {
     } else {
         format!("{name}: {text}")
     }
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
-}
-
-/// `out.root` is written as `.out.root.<pid>.part` next to it.
-fn temporary_name(output: &Path) -> PathBuf {
-    let name = output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    output.with_file_name(format!(".{name}.{}.part", std::process::id()))
 }
 
 fn write_output(

@@ -16,6 +16,6 @@ pub use format::ColumnType;
 pub use read::RNTupleReader;
 pub(crate) use write::{serialize_footer_with_extension, serialize_page_list, write_envelope};
 pub use write::{
-    Field, FieldType, FillContext, ParallelOptions, ParallelRNTupleWriter, RNTupleWriter, Schema,
-    WriteOptions, WriteSummary,
+    Field, FieldType, FillContext, ParallelOptions, ParallelRNTupleWriter, Projection,
+    ProjectionKind, RNTupleWriter, Schema, WriteOptions, WriteSummary,
 };

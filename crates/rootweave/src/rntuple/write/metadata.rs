@@ -14,10 +14,15 @@ pub fn serialize_header(
     let mut s = Serializer::new();
     s.u64(0).string(name).string(description).string(writer);
     let fields = schema.field_descriptors();
-    s.begin_list(fields.len() as u32);
-    for f in fields {
+    let projected = schema.projected();
+    s.begin_list((fields.len() + projected.len()) as u32);
+    let stored = fields.iter().map(|f| (f, None));
+    for (f, source) in stored.chain(projected.iter().map(|p| (&p.field, Some(p.source)))) {
         s.begin_record();
-        let flags: u16 = if f.array_size.is_some() { 0x01 } else { 0 };
+        let mut flags: u16 = if f.array_size.is_some() { 0x01 } else { 0 };
+        if source.is_some() {
+            flags |= 0x02;
+        }
         s.u32(0)
             .u32(f.type_version)
             .u32(f.parent)
@@ -29,6 +34,9 @@ pub fn serialize_header(
             .string("");
         if let Some(n) = f.array_size {
             s.u64(n);
+        }
+        if let Some(source) = source {
+            s.u32(source);
         }
         s.end_frame();
     }
@@ -45,7 +53,15 @@ pub fn serialize_header(
             .end_frame();
     }
     s.end_frame();
-    s.begin_list(0).end_frame(); // alias columns
+    let aliases: Vec<(u32, u32)> = projected
+        .iter()
+        .flat_map(|p| p.aliases.iter().map(|&c| (c, p.field.id)))
+        .collect();
+    s.begin_list(aliases.len() as u32);
+    for (physical, field) in aliases {
+        s.begin_record().u32(physical).u32(field).end_frame();
+    }
+    s.end_frame();
     s.begin_list(0).end_frame(); // extra type information
     s.into_envelope(EnvelopeType::Header)
 }

@@ -14,6 +14,6 @@ mod writer;
 
 pub(crate) use metadata::{serialize_footer_with_extension, serialize_page_list};
 pub use parallel::{FillContext, ParallelOptions, ParallelRNTupleWriter};
-pub use schema::{Field, FieldType, Schema};
+pub use schema::{Field, FieldType, Projection, ProjectionKind, Schema};
 pub(crate) use writer::write_envelope;
 pub use writer::{RNTupleWriter, WriteOptions, WriteSummary};

@@ -287,12 +287,56 @@ pub struct ColumnDescriptor {
     pub field: u32,
 }
 
+/// A projected field: a read-only view, under a name of its own, of columns another
+/// field stores (no data of its own). ROOT's RNTupleImporter gives each member of a
+/// NanoAOD collection one (`Muon_pt` as `ROOT::VecOps::RVec<float>` over
+/// `_collection0._0.Muon_pt`) and each counter another (`nMuon`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Projection {
+    /// The projected field's name (a top-level field).
+    pub name: String,
+    /// What it shows.
+    pub kind: ProjectionKind,
+}
+
+/// What a [`Projection`] shows of a top-level collection field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProjectionKind {
+    /// `ROOT::VecOps::RVec<T>` of the number member `member` of the untyped record that
+    /// the untyped collection `collection` holds.
+    Member {
+        /// The top-level untyped collection.
+        collection: String,
+        /// The member of its item record.
+        member: String,
+    },
+    /// `ROOT::RNTupleCardinality<std::uint32_t>`: the number of items of the collection
+    /// `collection` in each entry.
+    Cardinality {
+        /// The top-level collection.
+        collection: String,
+    },
+}
+
+/// A projected field record: its field record, the field its values come from, and the
+/// physical columns it aliases.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectedDescriptor {
+    /// The field record (`id` after every stored field).
+    pub field: FieldDescriptor,
+    /// The ID of the field whose columns it shows.
+    pub source: u32,
+    /// The IDs of the physical columns it aliases, in order.
+    pub aliases: Vec<u32>,
+}
+
 /// A validated schema with its flattened field and column lists.
 #[derive(Debug, Clone)]
 pub struct Schema {
     fields: Vec<Field>,
     field_descriptors: Vec<FieldDescriptor>,
     column_descriptors: Vec<ColumnDescriptor>,
+    projected: Vec<ProjectedDescriptor>,
 }
 
 impl Schema {
@@ -313,6 +357,7 @@ impl Schema {
             fields,
             field_descriptors: Vec::new(),
             column_descriptors: Vec::new(),
+            projected: Vec::new(),
         };
         let fields = schema.fields.clone();
         for field in &fields {
@@ -403,6 +448,118 @@ impl Schema {
     /// All column records.
     pub fn column_descriptors(&self) -> &[ColumnDescriptor] {
         &self.column_descriptors
+    }
+
+    /// The projected field records, which follow the stored ones.
+    pub fn projected(&self) -> &[ProjectedDescriptor] {
+        &self.projected
+    }
+
+    /// Adds projected fields over this schema's top-level collections (see
+    /// [`Projection`]); their names must differ from every top-level field's.
+    pub fn with_projections(mut self, projections: &[Projection]) -> Result<Self> {
+        for p in projections {
+            validate_name(&p.name, &p.name)?;
+            let taken = self.fields.iter().any(|f| f.name == p.name)
+                || self.projected.iter().any(|d| d.field.name == p.name);
+            if taken {
+                return Err(Error::InvalidArgument(format!(
+                    "projected field '{}': the name is taken",
+                    p.name
+                )));
+            }
+            self.add_projection(p)?;
+        }
+        Ok(self)
+    }
+
+    fn add_projection(&mut self, p: &Projection) -> Result<()> {
+        let collection_name = match &p.kind {
+            ProjectionKind::Member { collection, .. }
+            | ProjectionKind::Cardinality { collection } => collection,
+        };
+        let bad =
+            |why: &str| Error::InvalidArgument(format!("projected field '{}': {why}", p.name));
+        let collection = self
+            .field_descriptors
+            .iter()
+            .find(|f| f.parent == f.id && &f.name == collection_name)
+            .filter(|f| f.role == StructuralRole::Collection)
+            .ok_or_else(|| bad(&format!("no top-level collection '{collection_name}'")))?;
+        let offsets = self
+            .first_column(collection.id)
+            .ok_or_else(|| bad("no offsets"))?;
+        let id = (self.field_descriptors.len() + self.projected_fields()) as u32;
+        let leaf =
+            |id: u32, parent: u32, name: &str, type_name: String, ty: FieldType| FieldDescriptor {
+                id,
+                parent,
+                name: name.to_string(),
+                type_name,
+                type_version: 0,
+                role: StructuralRole::Leaf,
+                array_size: None,
+                ty,
+            };
+        match &p.kind {
+            ProjectionKind::Cardinality { .. } => {
+                let type_name = "ROOT::RNTupleCardinality<std::uint32_t>".to_string();
+                self.projected.push(ProjectedDescriptor {
+                    field: leaf(id, id, &p.name, type_name, FieldType::UInt32),
+                    source: collection.id,
+                    aliases: vec![offsets],
+                });
+            }
+            ProjectionKind::Member { member, .. } => {
+                let record = self
+                    .field_descriptors
+                    .iter()
+                    .find(|f| f.parent == collection.id && f.id != collection.id)
+                    .filter(|f| f.role == StructuralRole::Record)
+                    .ok_or_else(|| bad("the collection holds no record"))?;
+                let item = self
+                    .field_descriptors
+                    .iter()
+                    .find(|f| f.parent == record.id && f.id != record.id && &f.name == member)
+                    .filter(|f| f.ty.number().is_some())
+                    .ok_or_else(|| bad(&format!("no number member '{member}'")))?
+                    .clone();
+                let values = self.first_column(item.id).ok_or_else(|| bad("no values"))?;
+                let mut vector = leaf(
+                    id,
+                    id,
+                    &p.name,
+                    format!("ROOT::VecOps::RVec<{}>", item.type_name),
+                    FieldType::vector(item.ty.clone()),
+                );
+                vector.role = StructuralRole::Collection;
+                let (collection_id, item_id) = (collection.id, item.id);
+                self.projected.push(ProjectedDescriptor {
+                    field: vector,
+                    source: collection_id,
+                    aliases: vec![offsets],
+                });
+                self.projected.push(ProjectedDescriptor {
+                    field: leaf(id + 1, id, "_0", item.type_name.clone(), item.ty),
+                    source: item_id,
+                    aliases: vec![values],
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The number of projected field records so far.
+    fn projected_fields(&self) -> usize {
+        self.projected.len()
+    }
+
+    /// The first physical column of field `id`.
+    fn first_column(&self, id: u32) -> Option<u32> {
+        self.column_descriptors
+            .iter()
+            .find(|c| c.field == id)
+            .map(|c| c.id)
     }
 }
 

@@ -13,7 +13,7 @@ use super::builder::{ClusterBuilder, SealedCluster};
 use super::cluster::ClusterPlan;
 use super::fill::Node;
 use super::metadata::{serialize_footer, serialize_header, serialize_page_list};
-use super::schema::{Field, Schema};
+use super::schema::{Field, Projection, Schema};
 use super::stored_pages::StoredPages;
 use crate::array::{ColumnData, Value};
 use crate::rntuple::format::{
@@ -40,6 +40,9 @@ pub struct WriteOptions {
     pub max_key_size: u64,
     /// Free-text description stored in the header.
     pub description: String,
+    /// Projected fields: views of the stored fields' columns under names of their own
+    /// (none by default).
+    pub projections: Vec<Projection>,
 }
 
 impl Default for WriteOptions {
@@ -52,6 +55,7 @@ impl Default for WriteOptions {
             page_checksums: true,
             max_key_size: 1 << 30,
             description: String::new(),
+            projections: Vec::new(),
         }
     }
 }
@@ -99,6 +103,12 @@ impl WriteOptions {
     /// With the description stored in the header.
     pub fn with_description(mut self, description: String) -> Self {
         self.description = description;
+        self
+    }
+
+    /// With projected fields (see [`Projection`]).
+    pub fn with_projections(mut self, projections: Vec<Projection>) -> Self {
+        self.projections = projections;
         self
     }
 }
@@ -214,7 +224,7 @@ impl NtupleSink {
             )));
         }
         let split = !options.compression.is_none();
-        let schema = Schema::new(fields, split)?;
+        let schema = Schema::new(fields, split)?.with_projections(&options.projections)?;
         let nodes = Arc::new(Node::build_all(schema.fields()));
         let (envelope, header_checksum) =
             serialize_header(name, &options.description, WRITER_NAME, &schema);

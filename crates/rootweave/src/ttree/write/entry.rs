@@ -88,25 +88,9 @@ fn list(v: &Value) -> Option<Vec<&Value>> {
 
 /// A view of an array made by [`one_entry`] as a batch.
 pub(super) fn as_batch(array: &Array) -> ColumnData<'_> {
-    match array {
-        Array::Bool(v) => ColumnData::Bool(v),
-        Array::Int8(v) => ColumnData::Int8(v),
-        Array::Int16(v) => ColumnData::Int16(v),
-        Array::Int32(v) => ColumnData::Int32(v),
-        Array::Int64(v) => ColumnData::Int64(v),
-        Array::UInt8(v) => ColumnData::UInt8(v),
-        Array::UInt16(v) => ColumnData::UInt16(v),
-        Array::UInt32(v) => ColumnData::UInt32(v),
-        Array::UInt64(v) => ColumnData::UInt64(v),
-        Array::Float32(v) => ColumnData::Float32(v),
-        Array::Float64(v) => ColumnData::Float64(v),
-        Array::String { offsets, bytes } => ColumnData::StringBytes { offsets, bytes },
-        Array::List { offsets, values } => ColumnData::list(offsets, as_batch(values)),
-        Array::Record { fields, .. } => {
-            ColumnData::Record(fields.iter().map(|(_, a)| as_batch(a)).collect())
-        }
-        _ => unreachable!("one_entry makes numbers, strings, lists and records only"),
-    }
+    array
+        .as_column_data()
+        .expect("one_entry makes numbers, strings, lists and records only")
 }
 
 /// The values of one entry of `leaf`: a number, or an array's numbers (nested per

@@ -1,0 +1,339 @@
+//! Converting a file's RNTuple or TTree into another format: TTree to RNTuple laid out as
+//! ROOT's RNTupleImporter lays it out, RNTuple to TTree laid out as uproot and NanoAOD lay
+//! branches out, either to Parquet (feature `parquet`). Batches of whole input clusters
+//! are read, converted and compressed on a pool of threads, and enter the output in input
+//! order (the ordered parallel writers), so the output is the same whatever the timing;
+//! what is read and what waits to be written stay within the memory budget. The output is
+//! written under a temporary name and renamed once complete: a failed conversion leaves
+//! nothing behind.
+
+mod layout;
+#[cfg(feature = "parquet")]
+mod parquet;
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::compress::Compression;
+use crate::container::RootFile;
+use crate::convert::{FieldOptions, TreeLayout};
+use crate::dataset::{AnyReader, Source};
+use crate::error::{Error, Result};
+use crate::parallel::ReadOptions;
+use crate::rntuple::{ParallelOptions, ParallelRNTupleWriter, WriteOptions};
+use crate::ttree::{TTreeParallelOptions, TTreeParallelWriter, TTreeWriteOptions};
+
+pub use layout::Layout;
+
+/// The format a conversion writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// An RNTuple (from a TTree: laid out as ROOT's RNTupleImporter lays it out).
+    RNTuple,
+    /// A TTree (fields as branches, as uproot and NanoAOD lay them out).
+    TTree,
+    /// A Parquet file (needs the `parquet` feature).
+    Parquet,
+}
+
+impl std::str::FromStr for Target {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "rntuple" => Ok(Target::RNTuple),
+            "ttree" => Ok(Target::TTree),
+            "parquet" => Ok(Target::Parquet),
+            _ => Err(Error::InvalidArgument(format!(
+                "unknown target format '{s}': rntuple, ttree or parquet"
+            ))),
+        }
+    }
+}
+
+/// A progress callback: entries done and entries in all.
+pub type Progress = Arc<dyn Fn(u64, u64) + Send + Sync>;
+
+/// Settings of [`convert`].
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct ConvertOptions {
+    /// The output format.
+    pub target: Target,
+    /// The input fields (TTree branches) to convert; empty: all.
+    pub fields: Vec<String>,
+    /// Threads reading, converting and compressing (0: all cores).
+    pub threads: usize,
+    /// Bytes that batches read and clusters waiting to be written may take (default 256
+    /// MiB, half for each).
+    pub memory_budget: u64,
+    /// The output's compression (default: ROOT's for the format, zstd:5 for RNTuples and
+    /// zlib:1 for TTrees; zstd:5 for Parquet).
+    pub compression: Option<Compression>,
+    /// The output object's name (default: the input's).
+    pub name: Option<String>,
+    /// Overwrite an existing output.
+    pub force: bool,
+    /// Called as batches are written.
+    pub progress: Option<Progress>,
+}
+
+impl std::fmt::Debug for ConvertOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConvertOptions")
+            .field("target", &self.target)
+            .field("fields", &self.fields)
+            .field("threads", &self.threads)
+            .field("memory_budget", &self.memory_budget)
+            .field("compression", &self.compression)
+            .field("name", &self.name)
+            .field("force", &self.force)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ConvertOptions {
+    /// Converting to `target` with the defaults.
+    pub fn new(target: Target) -> Self {
+        ConvertOptions {
+            target,
+            fields: Vec::new(),
+            threads: 0,
+            memory_budget: 256 << 20,
+            compression: None,
+            name: None,
+            force: false,
+            progress: None,
+        }
+    }
+}
+
+/// What a conversion did.
+#[derive(Debug, Clone, Default)]
+pub struct ConvertSummary {
+    /// Entries converted.
+    pub entries: u64,
+    /// The output's fields (RNTuple), branches (TTree) or columns (Parquet).
+    pub fields: Vec<String>,
+    /// Input fields left out, each with the reason.
+    pub skipped: Vec<(String, String)>,
+    /// Size of the output file.
+    pub output_bytes: u64,
+}
+
+/// Converts the RNTuple or TTree of `input` into `output` (see the module's description).
+///
+/// ```no_run
+/// use rootweave::dataset::Source;
+/// use rootweave::transcode::{convert, ConvertOptions, Target};
+/// let input = Source::parse("nano.root:Events");
+/// let summary = convert(&input, "nano-rntuple.root".as_ref(), &ConvertOptions::new(Target::RNTuple))?;
+/// println!("{} entries", summary.entries);
+/// # Ok::<(), rootweave::Error>(())
+/// ```
+pub fn convert(input: &Source, output: &Path, options: &ConvertOptions) -> Result<ConvertSummary> {
+    if options.memory_budget < (4 << 20) {
+        return Err(Error::InvalidArgument(
+            "the memory budget must be at least 4 MiB".into(),
+        ));
+    }
+    if output.exists() && !options.force {
+        return Err(Error::InvalidArgument(format!(
+            "{} exists: overwrite it with force",
+            output.display()
+        )));
+    }
+    let read = ReadOptions::default()
+        .with_threads(options.threads)
+        .with_memory_budget(options.memory_budget / 2);
+    let file = Arc::new(RootFile::open(&input.path)?);
+    if crate::io::same_file(&input.path, output) {
+        return Err(Error::InvalidArgument(format!(
+            "{}: the output is the input",
+            output.display()
+        )));
+    }
+    let reader = AnyReader::open(file.clone(), input.object.as_deref(), read)?;
+    let name = options
+        .name
+        .clone()
+        .unwrap_or_else(|| reader.name().to_string());
+    let layout = match options.target {
+        Target::RNTuple => Layout::importer(&reader, &options.fields)?,
+        _ => Layout::plain(&reader, &options.fields)?,
+    };
+    let temp = crate::io::temporary_path(output);
+    let written = write(&reader, &layout, &temp, &name, options);
+    let finished = written.and_then(|summary| {
+        if options.force && output.is_file() {
+            std::fs::remove_file(output).map_err(|e| io_error(output, e))?;
+        }
+        std::fs::rename(&temp, output).map_err(|e| io_error(output, e))?;
+        Ok(summary)
+    });
+    match finished {
+        Ok(mut summary) => {
+            summary.skipped = layout.skipped.clone();
+            summary.output_bytes = std::fs::metadata(output).map_or(0, |m| m.len());
+            Ok(summary)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&temp);
+            Err(e)
+        }
+    }
+}
+
+fn write(
+    reader: &AnyReader,
+    layout: &Layout,
+    temp: &Path,
+    name: &str,
+    options: &ConvertOptions,
+) -> Result<ConvertSummary> {
+    match options.target {
+        Target::RNTuple => to_rntuple(reader, layout, temp, name, options),
+        Target::TTree => to_ttree(reader, layout, temp, name, options),
+        #[cfg(feature = "parquet")]
+        Target::Parquet => {
+            parquet::to_parquet(reader, layout, temp, options, &step(reader, options))
+        }
+        #[cfg(not(feature = "parquet"))]
+        Target::Parquet => Err(Error::InvalidArgument(
+            "Parquet output needs rootweave's `parquet` feature".into(),
+        )),
+    }
+}
+
+/// Entries per batch: input clusters joined until a batch holds about 1/8 of the budget
+/// per thread of stored data (at most 64 MiB), so that each thread's batch read, its
+/// arrays and its output cluster fit the budget together.
+fn step(reader: &AnyReader, options: &ConvertOptions) -> u64 {
+    use crate::dataset::BatchSource;
+    let threads = reader.pool().current_num_threads().max(1) as u64;
+    let target = (options.memory_budget / (8 * threads)).clamp(1 << 20, 64 << 20);
+    let stored = reader.stored_bytes().unwrap_or(0).max(1);
+    let entries = reader.entries();
+    // Decompressed data is several times the stored size.
+    let per_entry = (stored as f64 * 4.0 / entries.max(1) as f64).max(1.0);
+    ((target as f64 / per_entry) as u64).max(1)
+}
+
+/// Hands every batch of `layout.read` to `write` on the reader's pool, with its sequence
+/// number (its position in entry order) and the pool slot running it, counting progress.
+fn for_each_batch(
+    reader: &AnyReader,
+    layout: &Layout,
+    options: &ConvertOptions,
+    write: impl Fn(usize, u64, &[(String, crate::array::Array)]) -> Result<()> + Sync,
+) -> Result<u64> {
+    let names: Vec<&str> = layout.read.iter().map(String::as_str).collect();
+    let total = reader.entries();
+    let batches = reader.batches(&names, 0..total, step(reader, options))?;
+    let starts: Vec<u64> = batches.ranges().iter().map(|r| r.start).collect();
+    let done = AtomicU64::new(0);
+    batches.for_each_parallel(|slot, range: Range<u64>, arrays| {
+        let sequence = starts.binary_search(&range.start).unwrap_or(0) as u64;
+        write(slot, sequence, arrays)?;
+        let now =
+            done.fetch_add(range.end - range.start, Ordering::Relaxed) + range.end - range.start;
+        if let Some(progress) = &options.progress {
+            progress(now, total);
+        }
+        Ok(())
+    })?;
+    Ok(total)
+}
+
+fn to_rntuple(
+    reader: &AnyReader,
+    layout: &Layout,
+    temp: &Path,
+    name: &str,
+    options: &ConvertOptions,
+) -> Result<ConvertSummary> {
+    let write = WriteOptions::default()
+        .with_compression(
+            options
+                .compression
+                .unwrap_or(Compression::ROOT_RNTUPLE_DEFAULT),
+        )
+        .with_projections(layout.projections.clone());
+    let parallel = ParallelOptions::default()
+        .with_write(write)
+        .with_memory_budget(options.memory_budget / 2)
+        .with_ordered(true);
+    let writer = ParallelRNTupleWriter::recreate(temp, name, layout.fields.clone(), parallel)?;
+    let slots = crate::dataset::BatchSource::pool(reader).current_num_threads();
+    let contexts: Vec<Mutex<_>> = (0..slots).map(|_| Mutex::new(writer.context())).collect();
+    let entries = for_each_batch(reader, layout, options, |slot, sequence, arrays| {
+        let batch = layout.batch(arrays)?;
+        let mut context = contexts[slot].lock().unwrap_or_else(|p| p.into_inner());
+        context.extend_sequence(sequence, &batch)
+    });
+    drop(contexts);
+    let closed = writer.close();
+    let entries = entries?;
+    closed?;
+    let mut fields: Vec<String> = layout.fields.iter().map(|f| f.name.clone()).collect();
+    fields.extend(layout.projections.iter().map(|p| p.name.clone()));
+    Ok(ConvertSummary {
+        entries,
+        fields,
+        ..ConvertSummary::default()
+    })
+}
+
+fn to_ttree(
+    reader: &AnyReader,
+    layout: &Layout,
+    temp: &Path,
+    name: &str,
+    options: &ConvertOptions,
+) -> Result<ConvertSummary> {
+    let tree = TreeLayout::new(&layout.fields, |_| FieldOptions::default())?;
+    let write = TTreeWriteOptions {
+        compression: Some(
+            options
+                .compression
+                .unwrap_or(Compression::ROOT_FILE_DEFAULT),
+        ),
+        ..TTreeWriteOptions::default()
+    };
+    let parallel = TTreeParallelOptions::default()
+        .with_write(write)
+        .with_memory_budget(options.memory_budget / 2)
+        .with_ordered(true);
+    let writer = TTreeParallelWriter::recreate(temp, name, tree.branches().to_vec(), parallel)?;
+    let slots = crate::dataset::BatchSource::pool(reader).current_num_threads();
+    let contexts: Vec<Mutex<_>> = (0..slots).map(|_| Mutex::new(writer.context())).collect();
+    let entries = for_each_batch(reader, layout, options, |slot, sequence, arrays| {
+        let batch = layout.batch(arrays)?;
+        let mut context = contexts[slot].lock().unwrap_or_else(|p| p.into_inner());
+        tree.with_branch_batches(&batch, |branches| {
+            context.extend_sequence(sequence, branches)
+        })
+    });
+    drop(contexts);
+    let closed = writer.close();
+    let entries = entries?;
+    closed?;
+    Ok(ConvertSummary {
+        entries,
+        fields: tree
+            .branches()
+            .iter()
+            .map(|b| b.name().to_string())
+            .collect(),
+        ..ConvertSummary::default()
+    })
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> Error {
+    Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
