@@ -11,6 +11,7 @@ mod merge;
 mod read;
 mod read_ttree;
 mod spec;
+mod transcode;
 mod write;
 mod write_ttree;
 mod write_ttree_parallel;
@@ -31,6 +32,7 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<write::Context>()?;
     m.add_function(wrap_pyfunction!(read::list_keys, m)?)?;
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
+    m.add_function(wrap_pyfunction!(transcode::convert_file, m)?)?;
     m.add("RootFileError", m.py().get_type::<errors::RootFileError>())?;
     Ok(())
 }

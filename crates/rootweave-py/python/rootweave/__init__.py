@@ -41,10 +41,11 @@ from ._rootweave import ParallelTreeWriter as _ParallelTreeWriter
 from ._rootweave import Writer as _Writer
 from ._rootweave import list_keys as _list_keys
 from ._rootweave import merge as _merge
+from ._rootweave import convert_file as _convert_file
 
 __all__ = ["open", "create", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
            "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
-           "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "scan", "dask"]
+           "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "scan", "dask", "convert"]
 __version__ = "0.1.0"
 
 LIBRARIES = ("np", "ak", "pa", "pl")
@@ -99,6 +100,26 @@ def merge(output: Path, inputs: Sequence[Path] | Path, force: bool = False, thre
         inputs = sorted(glob.glob(pattern)) or [pattern]
     return _merge(str(output), [str(p) for p in inputs], force, threads or (os.cpu_count() or 1), skip_bad,
                   memory_budget, None if compression is None else str(compression), rntuple_union)
+
+
+def convert(input: Path, output: Path, to: str = "rntuple", fields: Fields = None, threads: int | None = None,
+            memory_budget: int = 256 << 20, compression: str | int | None = None, name: str | None = None,
+            force: bool = False) -> dict[str, Any]:
+    """Converts the RNTuple or TTree of `input` (`"file.root:Events"`, or a file holding
+    one) into `output` and returns a summary ("entries", "fields", "skipped",
+    "output_bytes"). `to`: "rntuple" (a TTree laid out as ROOT's RNTupleImporter lays it
+    out: NanoAOD's counted branches as collections of records `_collection<i>`, with
+    projected fields `Muon_pt` and `nMuon`), "ttree" (NanoAOD-style branches) or
+    "parquet". `fields`: the input fields to convert (default: all; a default field whose
+    values cannot be converted is skipped and listed in "skipped"). Batches of whole
+    clusters are read, converted and compressed on `threads` threads (default: all
+    cores) within `memory_budget` bytes; the output appears only once complete, and an
+    existing one is an error unless `force`. `compression` as for `create` (default: zstd:5
+    for RNTuples and Parquet, zlib:1 for TTrees); `name`: the output's RNTuple or TTree
+    (default: the input's)."""
+    names = [] if fields is None else ([fields] if isinstance(fields, str) else list(fields))
+    return _convert_file(os.fspath(input), os.fspath(output), to, names, threads or 0, memory_budget,
+                         None if compression is None else str(compression), name, force)
 
 
 def dask(files: Any, fields: Fields = None, step_size: int | str = "100 MB", library: str = "ak",
