@@ -14,7 +14,7 @@ import pytest
 import uproot
 
 import rootweave
-from conftest import HERE, TARGET
+from conftest import HERE, TARGET, data_file
 
 N = 3000
 
@@ -196,3 +196,18 @@ def test_bad_conversions_are_errors_that_leave_no_output(nano, tmp_path):
         rootweave.convert(f"{broken}:Events", tmp_path / "y.root")
     assert not (tmp_path / "y.root").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_real_cms_nanoaod_converts_as_roots_importer_does(tmp_path):
+    nano = data_file("nanoAOD_2015_CMS_Open_Data_ttbar.root")
+    theirs, ours = tmp_path / "imported.root", tmp_path / "ours.root"
+    root("import", nano, theirs)
+    summary = rootweave.convert(f"{nano}:Events", ours, to="rntuple")
+    assert summary["entries"] == 200 and summary["skipped"] == []
+    fields, aliases = records(ours)
+    assert (fields, aliases) == records(theirs)
+    assert len(fields) > 1500 and len(aliases) > 700
+    got, want = uproot.open(ours)["Events"].arrays(), uproot.open(theirs)["Events"].arrays()
+    assert got.fields == want.fields
+    for name in want.fields:
+        assert ak.array_equal(got[name], want[name], equal_nan=True), name

@@ -113,3 +113,22 @@ def test_a_flat_selection_as_a_dask_dataframe(client, files, worker_reads):
         rootweave.dask(files, ["id", "pt"], library="pd")
     with pytest.raises(ValueError, match="library"):
         rootweave.dask(files, library="np")
+
+
+def test_a_nested_field_by_its_dotted_path(client, tmp_path, worker_reads):
+    paths = []
+    for i in range(2):
+        paths.append(tmp_path / f"muons{i}.root")
+        with rootweave.create(paths[-1]) as f:
+            writer = f.mkrntuple("Events", {"n": "int32", "Muon": "var * {pt: float32, eta: float32}"})
+            counts = np.arange(100) % 3
+            pt = ak.unflatten(np.arange(counts.sum(), dtype=np.float32) + 1000 * i, counts)
+            writer.extend({"n": np.arange(100, dtype=np.int32), "Muon": ak.zip({"pt": pt, "eta": -pt})})
+    files = [f"{p}:Events" for p in paths]
+    array = rootweave.dask(files, ["Muon.pt", "n"], step_size=40)
+    worker_reads()
+    total = dak.sum(array["Muon.pt"], axis=None).compute()
+    eager = rootweave.concatenate(files, ["Muon.pt"])
+    assert total == pytest.approx(float(ak.sum(eager["Muon.pt"], axis=None)))
+    reads = worker_reads()
+    assert {names for w in reads.values() for names, n in w if n} == {("Muon.pt",)}, reads

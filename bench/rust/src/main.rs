@@ -1,6 +1,7 @@
 //! rootweave's side of `bench/rntuple_write.py`: writes the same values as ROOT's side
 //! (`bench/cpp/root_write.cxx`) and prints the time of the writing alone; and of
-//! `bench/rntuple_read.py` (see `read.rs`) and `bench/ttree_read.py` (see `ttree.rs`).
+//! `bench/rntuple_read.py` (see `read.rs`), `bench/ttree_read.py` (see `ttree.rs`) and
+//! `bench/analysis.py` (see `analysis.rs`).
 //!
 //! ```text
 //! rootweave-bench int32 OUT ENTRIES COMPRESSION
@@ -15,8 +16,10 @@
 //! rootweave-bench compress-baskets FILE TREE COMPRESSION (see `ttree.rs`)
 //! rootweave-bench ttree-read FILE TREE THREADS BUDGET_MIB [BRANCH...]
 //! rootweave-bench ttree-baskets FILE TREE THREADS [BRANCH...]
+//! rootweave-bench dataset-batches|dataset-parallel THREADS STEP FIELD FILE...
 //! ```
 
+mod analysis;
 mod codec;
 mod read;
 mod ttree;
@@ -223,6 +226,8 @@ fn main() {
         Some("ttree-read") => Some(ttree::read),
         Some("ttree-stream") => Some(ttree::stream),
         Some("ttree-baskets") => Some(ttree::baskets_phases),
+        Some("dataset-batches") => Some(analysis::batches),
+        Some("dataset-parallel") => Some(analysis::parallel),
         _ => None,
     };
     if let Some(run) = reading {

@@ -62,8 +62,9 @@ class _ReadArrays(ColumnProjectionMixin):
         return _opened(path, obj, self.threads).arrays(self.names, start, stop, "ak")
 
     def project_columns(self, columns):
-        tops = {c.split(".")[0] for c in columns}
-        names = [n for n in self.names if n in tops]
+        # A column is a field's path: a top-level field (whose name may hold dots, as
+        # "Muon.Muon_pt" does) or a path below one.
+        names = [n for n in self.names if any(c == n or c.startswith(n + ".") for c in columns)]
         return type(self)(self.form.select_columns(names), names, self.threads, self.behavior, self.attrs)
 
 
