@@ -13,7 +13,8 @@ def scan(files: _dataset.Files, fields=None, step_size: int | str = "100 MB", th
     `rootweave.iterate`). Polars' projection pushdown chooses the fields read, a row limit
     (`head`, `limit`) stops the reading once enough rows are in, a filter is applied batch
     by batch, and the frame comes in batches of `step_size` (whole clusters; Polars' batch
-    size hint, when it gives one, counts entries instead). Jagged data become list columns."""
+    size hint, 100,000 rows, is not followed: batches that small would cost more than they
+    save). Jagged data become list columns."""
     import polars as pl
     from polars.io.plugins import register_io_source
 
@@ -26,7 +27,7 @@ def scan(files: _dataset.Files, fields=None, step_size: int | str = "100 MB", th
 
     def source(with_columns, predicate, n_rows, batch_size) -> Iterator[pl.DataFrame]:
         columns = names if with_columns is None else list(with_columns)
-        steps = _dataset.planned_steps(dict(sources), columns, batch_size or step_size, threads)
+        steps = _dataset.planned_steps(dict(sources), columns, step_size, threads)
         if n_rows is not None and predicate is None:
             steps = _limited(steps, n_rows)
         remaining = n_rows
