@@ -77,21 +77,26 @@ def sources(files: Files) -> list[tuple[str, str | None]]:
 
 
 def open_source(path: str, obj: str | None, threads: int | None):
-    """The RNTuple or TTree object `obj` of the file (its only one if None)."""
-    from . import ReadOnlyFile
+    """The RNTuple or TTree object `obj` of the file (its only one if None), with a reader
+    of `threads` threads (all cores if None)."""
+    from . import RNTuple, ReadOnlyFile, TTree
 
     file = ReadOnlyFile(path)
+    classes = file.classnames()
     if obj is None:
-        names = sorted({name.split(";")[0] for name, cls in file.classnames().items() if cls in READABLE})
+        names = sorted({name.split(";")[0] for name, cls in classes.items() if cls in READABLE})
         if len(names) != 1:
             found = ", ".join(names) or "none"
             raise ValueError(f"{path}: name the RNTuple or TTree to read as '{path}:name' "
                              f"(the top directory holds {found})")
         obj = names[0]
-    dataset = file[obj]
-    if threads is not None:
-        dataset._reader(threads)
-    return dataset
+    base = obj.split(";")[0]
+    kind = [cls for name, cls in classes.items() if name.split(";")[0] == base]
+    if kind and kind[-1] == "ROOT::RNTuple":
+        return RNTuple(path, obj, threads=threads or 0)
+    if kind and kind[-1] in READABLE or "/" in base:
+        return TTree(path, obj, threads=threads or 0)
+    return file[obj]  # the error for an object that is missing or of another class
 
 
 def planned_steps(files: Files, fields, step_size, threads) -> Iterator[tuple[Any, Any, list, int, int, int]]:

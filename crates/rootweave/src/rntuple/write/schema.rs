@@ -680,4 +680,90 @@ mod tests {
             FieldType::array(FieldType::Int32, 0)
         )]));
     }
+
+    fn muons() -> Vec<Field> {
+        let record = FieldType::untyped_record(vec![
+            Field::new("Muon_pt", FieldType::Float32),
+            Field::new("Muon_tags", FieldType::vector(FieldType::Int32)),
+        ]);
+        vec![
+            Field::new("run", FieldType::UInt32),
+            Field::new("_collection0", FieldType::untyped_collection(record)),
+        ]
+    }
+
+    #[test]
+    fn projections_alias_the_collections_columns() {
+        let member = Projection {
+            name: "Muon_pt".into(),
+            kind: ProjectionKind::Member {
+                collection: "_collection0".into(),
+                member: "Muon_pt".into(),
+            },
+        };
+        let count = Projection {
+            name: "nMuon".into(),
+            kind: ProjectionKind::Cardinality {
+                collection: "_collection0".into(),
+            },
+        };
+        let schema = Schema::new(muons(), true)
+            .unwrap()
+            .with_projections(&[member.clone(), count])
+            .unwrap();
+        // Stored: run 0, _collection0 1, _0 2, Muon_pt 3, Muon_tags 4, its _0 5.
+        let p = schema.projected();
+        let summary: Vec<_> = p
+            .iter()
+            .map(|d| {
+                (
+                    d.field.id,
+                    d.field.parent,
+                    d.field.name.as_str(),
+                    d.source,
+                    d.aliases.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (6, 6, "Muon_pt", 1, vec![1]),
+                (7, 6, "_0", 3, vec![2]),
+                (8, 8, "nMuon", 1, vec![1]),
+            ]
+        );
+        assert_eq!(p[0].field.type_name, "ROOT::VecOps::RVec<float>");
+        assert_eq!(p[0].field.role, StructuralRole::Collection);
+        assert_eq!(
+            p[2].field.type_name,
+            "ROOT::RNTupleCardinality<std::uint32_t>"
+        );
+        let refused = |projection: Projection| {
+            Schema::new(muons(), true)
+                .unwrap()
+                .with_projections(&[projection])
+                .is_err()
+        };
+        let member_of = |collection: &str, m: &str| Projection {
+            name: "x".into(),
+            kind: ProjectionKind::Member {
+                collection: collection.into(),
+                member: m.into(),
+            },
+        };
+        assert!(refused(member_of("run", "Muon_pt")), "not a collection");
+        assert!(refused(member_of("_collection0", "nothing")), "no member");
+        assert!(
+            refused(member_of("_collection0", "Muon_tags")),
+            "not a number"
+        );
+        assert!(
+            refused(Projection {
+                name: "run".into(),
+                ..member
+            }),
+            "name taken"
+        );
+    }
 }
