@@ -59,7 +59,7 @@ class _ReadArrays(ColumnProjectionMixin):
         path, obj, start, stop, _ = step
         if not self.names:
             return ak.Array(ak.contents.RecordArray([], [], length=stop - start))
-        return _opened(path, obj, self.threads).arrays(self.names, start, stop, "ak")
+        return _opened(path, obj, self.threads).arrays(self.names, start, stop, "ak", self.threads)
 
     def project_columns(self, columns):
         # A column is a field's path: a top-level field (whose name may hold dots, as
@@ -80,7 +80,7 @@ class _ReadFrame:
 
         path, obj, start, stop, offset = step
         names = self.names if columns is None else [n for n in self.names if n in set(columns)]
-        arrays = _opened(path, obj, self.threads).arrays(names, start, stop, "np") if names else {}
+        arrays = _opened(path, obj, self.threads).arrays(names, start, stop, "np", self.threads) if names else {}
         index = pd.RangeIndex(offset, offset + (stop - start))
         return pd.DataFrame({n: arrays[n] for n in names}, index=index)
 
