@@ -287,7 +287,7 @@ class _Dataset:
         names = [] if fields is None else ([fields] if isinstance(fields, str) else list(fields))
         if not names:
             self._warn_unreadable(reader)
-        return reader, names, list(_steps(reader, step_size, start, stop))
+        return reader, names, list(_steps(reader, step_size, start, stop, names))
 
     def _read_step(self, reader, names, start, stop, library):
         """Entries start:stop of the planned fields in the library's form."""
@@ -356,17 +356,17 @@ def _parse_size(step):
     return None, float(m.group(1)) * units[(m.group(2) or "b").lower()]
 
 
-def _steps(reader, step_size, start, stop):
+def _steps(reader, step_size, start, stop, names=()):
     entries, size = _parse_size(step_size)
     if entries is not None:
         for a in range(start, stop, max(1, entries)):
             yield a, min(stop, a + entries)
         return
-    # By size: clusters grouped while their share of the stored bytes (of all fields, an
-    # upper bound for a subset) fits the step.
+    # By size: clusters grouped while their share of the stored bytes of the fields read
+    # (all fields if none are named) fits the step.
     clusters = [(a, b) for a, b in reader.cluster_ranges() if b > start and a < stop]
     total = max(1, reader.num_entries)
-    stored = _stored_bytes(reader)
+    stored = reader.stored_bytes(list(names))
     per_entry = stored / total
     a = start
     while a < stop:
@@ -380,10 +380,6 @@ def _steps(reader, step_size, start, stop):
         b = min(max(b, a + 1), stop)
         yield a, b
         a = b
-
-
-def _stored_bytes(reader):
-    return reader.stored_bytes()
 
 
 def _read(reader, names, start, stop, library):
