@@ -1,9 +1,7 @@
 //! `rootweave convert`: one file's RNTuple or TTree into another format, with a progress
 //! bar on a terminal, and the summary a user reads.
 
-use std::io::IsTerminal;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use rootweave::dataset::Source;
@@ -13,23 +11,11 @@ use rootweave::Result;
 /// Converts `input` (`file.root` or `file.root:name`) into `output`; returns the summary's
 /// text.
 pub fn run(input: &str, output: &Path, mut options: ConvertOptions) -> Result<String> {
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = indicatif::ProgressBar::new(0);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} entries {per_sec} [{elapsed_precise}]",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    if let Some(bar) = &bar {
-        let bar = bar.clone();
-        options.progress = Some(Arc::new(move |done, total| {
-            bar.set_length(total);
-            bar.set_position(done);
-        }));
-    }
+    let bar = crate::progress::bar("{bar:40} {pos}/{len} entries {per_sec} [{elapsed_precise}]")
+        .map(|(bar, callback)| {
+            options.progress = Some(callback);
+            bar
+        });
     let start = Instant::now();
     let result = convert(&Source::parse(input), output, &options);
     if let Some(bar) = bar {

@@ -10,5 +10,6 @@ pub mod generate_ttree;
 pub mod list;
 pub mod list_ttree;
 pub mod merge;
+pub mod progress;
 pub mod random;
 pub mod synth;

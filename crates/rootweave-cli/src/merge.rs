@@ -1,9 +1,7 @@
 //! `rootweave merge`: the input list (paths, `@list.txt` files, glob patterns), a progress
 //! bar on a terminal, and the summary printed at the end.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 use rootweave::merge::{merge, MergeOptions, MergeSummary};
@@ -47,23 +45,12 @@ pub fn expand_inputs(args: &[String]) -> Result<Vec<PathBuf>> {
 /// text.
 pub fn run(out: &PathBuf, inputs: &[String], mut options: MergeOptions) -> Result<String> {
     let inputs = expand_inputs(inputs)?;
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = indicatif::ProgressBar::new(0);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} [{elapsed_precise}]",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    if let Some(bar) = &bar {
-        let bar = bar.clone();
-        options.progress = Some(Arc::new(move |done, total| {
-            bar.set_length(total);
-            bar.set_position(done);
-        }));
-    }
+    let bar =
+        crate::progress::bar("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} [{elapsed_precise}]")
+            .map(|(bar, callback)| {
+                options.progress = Some(callback);
+                bar
+            });
     let start = Instant::now();
     let result = merge(out, &inputs, &options);
     if let Some(bar) = bar {

@@ -221,24 +221,32 @@ fn step(reader: &AnyReader, options: &ConvertOptions) -> u64 {
     ((target as f64 / per_entry) as u64).max(1)
 }
 
-/// Hands every batch of `layout.read` to `write` on the reader's pool, with its sequence
-/// number (its position in entry order) and the pool slot running it, counting progress.
-fn for_each_batch(
+/// Converts every batch of `layout.read` on the reader's pool and hands it to `extend`
+/// with the fill context of the pool slot running it (made by `context`, one per slot)
+/// and its sequence number (its position in entry order), counting progress. The
+/// contexts are dropped (committing what they hold) before returning.
+fn write_in_order<C: Send>(
     reader: &AnyReader,
     layout: &Layout,
     options: &ConvertOptions,
-    write: impl Fn(usize, u64, &[(String, crate::array::Array)]) -> Result<()> + Sync,
+    context: impl Fn() -> C,
+    extend: impl Fn(&mut C, u64, &[crate::array::ColumnData]) -> Result<()> + Sync,
 ) -> Result<u64> {
     let names: Vec<&str> = layout.read.iter().map(String::as_str).collect();
     let total = reader.entries();
     let batches = reader.batches(&names, 0..total, step(reader, options))?;
+    let contexts: Vec<Mutex<C>> = (0..batches.slots())
+        .map(|_| Mutex::new(context()))
+        .collect();
     let starts: Vec<u64> = batches.ranges().iter().map(|r| r.start).collect();
     let done = AtomicU64::new(0);
     batches.for_each_parallel(|slot, range: Range<u64>, arrays| {
         let sequence = starts.binary_search(&range.start).unwrap_or(0) as u64;
-        write(slot, sequence, arrays)?;
-        let now =
-            done.fetch_add(range.end - range.start, Ordering::Relaxed) + range.end - range.start;
+        let batch = layout.batch(arrays)?;
+        let mut context = contexts[slot].lock().unwrap_or_else(|p| p.into_inner());
+        extend(&mut context, sequence, &batch)?;
+        let n = range.end - range.start;
+        let now = done.fetch_add(n, Ordering::Relaxed) + n;
         if let Some(progress) = &options.progress {
             progress(now, total);
         }
@@ -266,14 +274,13 @@ fn to_rntuple(
         .with_memory_budget(options.memory_budget / 2)
         .with_ordered(true);
     let writer = ParallelRNTupleWriter::recreate(temp, name, layout.fields.clone(), parallel)?;
-    let slots = crate::dataset::BatchSource::pool(reader).current_num_threads();
-    let contexts: Vec<Mutex<_>> = (0..slots).map(|_| Mutex::new(writer.context())).collect();
-    let entries = for_each_batch(reader, layout, options, |slot, sequence, arrays| {
-        let batch = layout.batch(arrays)?;
-        let mut context = contexts[slot].lock().unwrap_or_else(|p| p.into_inner());
-        context.extend_sequence(sequence, &batch)
-    });
-    drop(contexts);
+    let entries = write_in_order(
+        reader,
+        layout,
+        options,
+        || writer.context(),
+        |context, sequence, batch| context.extend_sequence(sequence, batch),
+    );
     let closed = writer.close();
     let entries = entries?;
     closed?;
@@ -307,16 +314,17 @@ fn to_ttree(
         .with_memory_budget(options.memory_budget / 2)
         .with_ordered(true);
     let writer = TTreeParallelWriter::recreate(temp, name, tree.branches().to_vec(), parallel)?;
-    let slots = crate::dataset::BatchSource::pool(reader).current_num_threads();
-    let contexts: Vec<Mutex<_>> = (0..slots).map(|_| Mutex::new(writer.context())).collect();
-    let entries = for_each_batch(reader, layout, options, |slot, sequence, arrays| {
-        let batch = layout.batch(arrays)?;
-        let mut context = contexts[slot].lock().unwrap_or_else(|p| p.into_inner());
-        tree.with_branch_batches(&batch, |branches| {
-            context.extend_sequence(sequence, branches)
-        })
-    });
-    drop(contexts);
+    let entries = write_in_order(
+        reader,
+        layout,
+        options,
+        || writer.context(),
+        |context, sequence, batch| {
+            tree.with_branch_batches(batch, |branches| {
+                context.extend_sequence(sequence, branches)
+            })
+        },
+    );
     let closed = writer.close();
     let entries = entries?;
     closed?;
