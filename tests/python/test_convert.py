@@ -211,3 +211,11 @@ def test_real_cms_nanoaod_converts_as_roots_importer_does(tmp_path):
     assert got.fields == want.fields
     for name in want.fields:
         assert ak.array_equal(got[name], want[name], equal_nan=True), name
+    # And back: the RNTuple becomes NanoAOD's branches again (counters as Int_t).
+    back = tmp_path / "back.root"
+    rootweave.convert(f"{ours}:Events", back, to="ttree")
+    original, again = uproot.open(nano)["Events"], uproot.open(back)["Events"]
+    assert sorted(again.keys()) == sorted(original.keys())
+    for name in ["nMuon", "Muon_pt", "nJet", "Jet_btagCSVV2", "run", "event", "HLT_IsoMu20"]:
+        assert ak.to_list(again[name].array()) == ak.to_list(original[name].array()), name
+    assert again["nMuon"].interpretation.from_dtype.name == "int32"

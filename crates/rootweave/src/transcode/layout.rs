@@ -32,6 +32,8 @@ pub struct Layout {
     pub projections: Vec<Projection>,
     /// Input fields left out, each with the reason.
     pub skipped: Vec<(String, String)>,
+    /// The counter branch of a list field, where it is not `n<field>` (TTree output).
+    pub counters: Vec<(String, String)>,
     assemble: Vec<Assemble>,
 }
 
@@ -51,7 +53,60 @@ impl Layout {
                 .collect(),
             projections: Vec::new(),
             skipped,
+            counters: Vec::new(),
         })
+    }
+
+    /// Every field as it is, except that an RNTuple laid out as ROOT's RNTupleImporter lays
+    /// out NanoAOD goes back to NanoAOD's branches: a collection whose members all have
+    /// projected fields is written through them (`Muon_pt`), counted by the collection's
+    /// projected cardinality (`nMuon`), which is no field of its own.
+    pub fn for_ttree(reader: &AnyReader, asked: &[String]) -> Result<Self> {
+        let AnyReader::RNTuple(r) = reader else {
+            return Self::plain(reader, asked);
+        };
+        if !asked.is_empty() {
+            return Self::plain(reader, asked);
+        }
+        let d = r.descriptor();
+        let projected = |f: &crate::rntuple::read::FieldRecord| f.source_field.is_some();
+        let top: Vec<_> = d.fields.iter().filter(|f| f.is_top_level()).collect();
+        let mut dropped: Vec<String> = Vec::new();
+        let mut counters: Vec<(String, String)> = Vec::new();
+        for collection in top.iter().filter(|f| !projected(f)) {
+            let cardinality = top.iter().find(|p| {
+                p.source_field == Some(collection.id)
+                    && p.type_name.starts_with("ROOT::RNTupleCardinality")
+            });
+            let members = top.iter().filter(|p| {
+                p.source_field == Some(collection.id)
+                    && p.type_name.starts_with("ROOT::VecOps::RVec")
+            });
+            let members: Vec<&String> = members.map(|p| &p.name).collect();
+            let leaves = collection
+                .children
+                .first()
+                .map_or(0, |&item| d.fields[item as usize].children.len());
+            if let (Some(cardinality), true) =
+                (cardinality, !members.is_empty() && members.len() == leaves)
+            {
+                dropped.push(collection.name.clone());
+                dropped.push(cardinality.name.clone());
+                counters.extend(
+                    members
+                        .iter()
+                        .map(|m| ((*m).clone(), cardinality.name.clone())),
+                );
+            }
+        }
+        let names: Vec<String> = r
+            .field_names()
+            .into_iter()
+            .filter(|n| !dropped.contains(n))
+            .collect();
+        let mut layout = Self::plain(reader, &names)?;
+        layout.counters = counters;
+        Ok(layout)
     }
 
     /// A TTree's branches as ROOT's RNTupleImporter lays them out: branches counted by one
@@ -96,6 +151,7 @@ impl Layout {
             fields: Vec::new(),
             projections: Vec::new(),
             skipped,
+            counters: Vec::new(),
             assemble: Vec::new(),
         };
         let mut collections: BTreeMap<String, Vec<usize>> = BTreeMap::new();

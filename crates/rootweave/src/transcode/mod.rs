@@ -162,7 +162,8 @@ pub fn convert(input: &Source, output: &Path, options: &ConvertOptions) -> Resul
         .unwrap_or_else(|| reader.name().to_string());
     let layout = match options.target {
         Target::RNTuple => Layout::importer(&reader, &options.fields)?,
-        _ => Layout::plain(&reader, &options.fields)?,
+        Target::TTree => Layout::for_ttree(&reader, &options.fields)?,
+        Target::Parquet => Layout::plain(&reader, &options.fields)?,
     };
     let temp = crate::io::temporary_path(output);
     let written = write(&reader, &layout, &temp, &name, options);
@@ -300,7 +301,12 @@ fn to_ttree(
     name: &str,
     options: &ConvertOptions,
 ) -> Result<ConvertSummary> {
-    let tree = TreeLayout::new(&layout.fields, |_| FieldOptions::default())?;
+    let tree = TreeLayout::new(&layout.fields, |field| {
+        match layout.counters.iter().find(|(f, _)| f == field) {
+            Some((_, counter)) => FieldOptions::default().with_counter(counter),
+            None => FieldOptions::default(),
+        }
+    })?;
     let write = TTreeWriteOptions {
         compression: Some(
             options
