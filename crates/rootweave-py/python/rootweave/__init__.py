@@ -109,7 +109,8 @@ def convert(input: Path, output: Path, to: str = "rntuple", fields: Fields = Non
     one) into `output` and returns a summary ("entries", "fields", "skipped",
     "output_bytes"). `to`: "rntuple" (a TTree laid out as ROOT's RNTupleImporter lays it
     out: NanoAOD's counted branches as collections of records `_collection<i>`, with
-    projected fields `Muon_pt` and `nMuon`), "ttree" (NanoAOD-style branches) or
+    projected fields `Muon_pt` and `nMuon`), "ttree" (NanoAOD-style branches; such an
+    RNTuple gets NanoAOD's branches back, counters as Int_t) or
     "parquet". `fields`: the input fields to convert (default: all; a default field whose
     values cannot be converted is skipped and listed in "skipped"). Batches of whole
     clusters are read, converted and compressed on `threads` threads (default: all

@@ -1,6 +1,7 @@
 //! Converting a file's RNTuple or TTree into another format: TTree to RNTuple laid out as
 //! ROOT's RNTupleImporter lays it out, RNTuple to TTree laid out as uproot and NanoAOD lay
-//! branches out, either to Parquet (feature `parquet`). Batches of whole input clusters
+//! branches out (an RNTuple the importer made gets NanoAOD's branches back), either to
+//! Parquet (feature `parquet`). Batches of whole input clusters
 //! are read, converted and compressed on a pool of threads, and enter the output in input
 //! order (the ordered parallel writers), so the output is the same whatever the timing;
 //! what is read and what waits to be written stay within the memory budget. The output is
