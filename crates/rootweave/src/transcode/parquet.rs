@@ -38,10 +38,11 @@ pub(super) fn to_parquet(
     let mut writer = ArrowWriter::try_new(file, schema, Some(properties)).map_err(|e| fail(&e))?;
     let total = reader.entries();
     let batches = reader.batches(&names, 0..total, *step)?;
-    // One batch read ahead while one is encoded (and one waits between them).
+    // One batch read ahead on the reader's pool while one is encoded on this thread (and
+    // one waits between them).
     let (send, receive) = sync_channel::<Result<(u64, Vec<(String, Array)>)>>(1);
-    let written = std::thread::scope(|scope| {
-        scope.spawn(move || {
+    let written = reader.pool().in_place_scope(|scope| {
+        scope.spawn(move |_| {
             for batch in batches {
                 let batch = batch.map(|(range, arrays)| (range.end - range.start, arrays));
                 let failed = batch.is_err();
