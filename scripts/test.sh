@@ -8,8 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=.venv
-PACKAGES="root uproot awkward numpy pytest pyarrow polars matplotlib maturin dask[dataframe] dask-awkward distributed"
-if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT, pyarrow, polars, matplotlib, maturin, dask.dataframe, dask_awkward, distributed" >/dev/null 2>&1; then
+# dask-awkward 2026.2 works with dask 2025.3 only (left free, pip pairs the newest dask with an
+# older dask-awkward that cannot run its graphs).
+PACKAGES="root uproot awkward numpy pytest pyarrow polars matplotlib maturin dask[dataframe]>=2025.3,<2025.4 dask-awkward>=2026.2.1 distributed>=2025.3,<2025.4"
+if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT, pyarrow, polars, matplotlib, maturin, dask.dataframe, dask_awkward, distributed; assert dask_awkward.__version__ >= '2026.2'" >/dev/null 2>&1; then
   echo "== setting up $VENV ($PACKAGES)"
   [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --upgrade pip
