@@ -200,7 +200,7 @@ fn write(
         Target::TTree => to_ttree(reader, layout, temp, name, options),
         #[cfg(feature = "parquet")]
         Target::Parquet => {
-            parquet::to_parquet(reader, layout, temp, options, &step(reader, options))
+            parquet::to_parquet(reader, layout, temp, options, step(reader, options))
         }
         #[cfg(not(feature = "parquet"))]
         Target::Parquet => Err(Error::InvalidArgument(

@@ -22,7 +22,7 @@ pub(super) fn to_parquet(
     layout: &Layout,
     path: &Path,
     options: &ConvertOptions,
-    step: &u64,
+    step: u64,
 ) -> Result<ConvertSummary> {
     let fail = |e: &dyn std::fmt::Display| {
         Error::InvalidArgument(format!("{}: Parquet: {e}", path.display()))
@@ -37,7 +37,7 @@ pub(super) fn to_parquet(
     let file = std::fs::File::create(path).map_err(|e| super::io_error(path, e))?;
     let mut writer = ArrowWriter::try_new(file, schema, Some(properties)).map_err(|e| fail(&e))?;
     let total = reader.entries();
-    let batches = reader.batches(&names, 0..total, *step)?;
+    let batches = reader.batches(&names, 0..total, step)?;
     // One batch read ahead on the reader's pool while one is encoded on this thread (and
     // one waits between them).
     let (send, receive) = sync_channel::<Result<(u64, Vec<(String, Array)>)>>(1);
