@@ -1,6 +1,5 @@
 //! Reading: the keys of a file, and an RNTuple's fields into layouts.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
@@ -90,42 +89,12 @@ impl RNTuple {
     }
 
     /// Bytes of the stored pages of `fields` (dotted paths; all fields if empty), to size
-    /// reading steps: a field's own columns, its subfields' and its parents' (offsets).
+    /// reading steps (see `RNTupleReader::stored_bytes`).
     #[pyo3(signature = (fields=Vec::new()))]
     fn stored_bytes(&self, py: Python<'_>, fields: Vec<String>) -> PyResult<u64> {
-        let d = self.reader.descriptor();
-        let columns: Option<HashSet<u32>> = (!fields.is_empty()).then(|| {
-            let mut ids: Vec<u32> = Vec::new();
-            for path in &fields {
-                let Some(chain) = d.resolve_path(path) else {
-                    continue;
-                };
-                ids.extend(&chain[..chain.len() - 1]);
-                let mut below = vec![chain[chain.len() - 1]];
-                while let Some(id) = below.pop() {
-                    ids.push(id);
-                    below.extend(&d.fields[id as usize].children);
-                }
-            }
-            ids.iter()
-                .flat_map(|&id| &d.fields[id as usize].columns)
-                .map(|c| c.physical)
-                .collect()
-        });
-        let clusters = py
-            .detach(|| d.all_clusters(self.reader.file()))
-            .map_err(to_py)?;
-        Ok(clusters
-            .iter()
-            .flat_map(|c| c.columns.iter().enumerate())
-            .filter(|(i, _)| {
-                columns
-                    .as_ref()
-                    .is_none_or(|set| set.contains(&(*i as u32)))
-            })
-            .flat_map(|(_, p)| p.iter().flat_map(|p| &p.pages))
-            .map(|p| p.size)
-            .sum())
+        let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
+        py.detach(|| self.reader.stored_bytes(&fields))
+            .map_err(to_py)
     }
 
     /// `(start, stop)` entry ranges of the clusters.

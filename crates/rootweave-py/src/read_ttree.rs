@@ -67,22 +67,12 @@ impl TTree {
             .collect()
     }
 
-    /// Stored (compressed) bytes of the baskets of `fields` (full branch names, with their
-    /// sub-branches; all branches if empty), to size reading steps.
+    /// Stored (compressed) bytes of the baskets of `fields` (all branches if empty), to
+    /// size reading steps (see `TTreeReader::stored_bytes`).
     #[pyo3(signature = (fields=Vec::new()))]
     fn stored_bytes(&self, fields: Vec<String>) -> u64 {
-        let all = self.reader.meta().all_branches();
-        if fields.is_empty() {
-            return all.iter().map(|b| b.zip_bytes).sum();
-        }
-        fn with_subbranches(b: &rootweave::ttree::Branch) -> u64 {
-            b.zip_bytes + b.branches.iter().map(with_subbranches).sum::<u64>()
-        }
-        fields
-            .iter()
-            .filter_map(|f| all.iter().find(|b| &b.name == f))
-            .map(|b| with_subbranches(b))
-            .sum()
+        let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
+        self.reader.stored_bytes(&fields)
     }
 
     /// `(start, stop)` entry ranges of the clusters.

@@ -91,23 +91,10 @@ impl AnyReader {
 
     /// Bytes of all stored pages or baskets (what reading everything reads).
     pub fn stored_bytes(&self) -> Result<u64> {
-        Ok(match self {
-            AnyReader::RNTuple(r) => r
-                .descriptor()
-                .all_clusters(r.file())?
-                .iter()
-                .flat_map(|c| c.columns.iter().flatten())
-                .flat_map(|p| &p.pages)
-                .map(|p| p.size)
-                .sum(),
-            AnyReader::TTree(t) => t
-                .meta()
-                .all_branches()
-                .iter()
-                .flat_map(|b| &b.baskets)
-                .map(|k| k.bytes as u64)
-                .sum(),
-        })
+        match self {
+            AnyReader::RNTuple(r) => r.stored_bytes(&[]),
+            AnyReader::TTree(t) => Ok(t.stored_bytes(&[])),
+        }
     }
 
     /// The file.

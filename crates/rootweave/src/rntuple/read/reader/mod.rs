@@ -167,6 +167,45 @@ impl RNTupleReader {
             .collect())
     }
 
+    /// Bytes of the stored pages of `fields` (dotted paths; every field if empty): each
+    /// field's own columns, its subfields' and its parents' (the offsets read with it).
+    /// Sizes reading steps by what a read of those fields stores.
+    pub fn stored_bytes(&self, fields: &[&str]) -> Result<u64> {
+        let d = &self.descriptor;
+        let columns: Option<std::collections::HashSet<u32>> = (!fields.is_empty()).then(|| {
+            let mut ids: Vec<u32> = Vec::new();
+            for path in fields {
+                let Some(chain) = d.resolve_path(path) else {
+                    continue;
+                };
+                let Some((&last, parents)) = chain.split_last() else {
+                    continue;
+                };
+                ids.extend(parents);
+                let mut below = vec![last];
+                while let Some(id) = below.pop() {
+                    ids.push(id);
+                    below.extend(&d.fields[id as usize].children);
+                }
+            }
+            ids.iter()
+                .flat_map(|&id| &d.fields[id as usize].columns)
+                .map(|c| c.physical)
+                .collect()
+        });
+        Ok(d.all_clusters(&self.file)?
+            .iter()
+            .flat_map(|c| c.columns.iter().enumerate())
+            .filter(|(i, _)| {
+                columns
+                    .as_ref()
+                    .is_none_or(|set| set.contains(&(*i as u32)))
+            })
+            .flat_map(|(_, p)| p.iter().flat_map(|p| &p.pages))
+            .map(|p| p.size)
+            .sum())
+    }
+
     /// How the field at `path` is read, or why it cannot be. A top-level field is named
     /// by its name; a subfield by its dotted path (`Muon.Muon_pt`), which reads the
     /// top-level field with only that branch: the collections along the path stay, the
