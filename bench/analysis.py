@@ -24,6 +24,10 @@ imports and a Dask cluster's start are not counted, a Dask graph's making is):
   dask 1 / 2      rootweave.dask(files, field, step_size="100 MB") on a LocalCluster of 1 or
                   2 worker processes (one thread each, imports done before the timer):
                   dask_awkward max, sum and count computed.
+  dask held 1 / 2 Dask's own ceiling on this machine: the same graph with each read replaced
+                  by the partition's arrays already in the worker's memory (read before the
+                  timer) and a spin of the CPU time that read took; what is left of the
+                  speed-up is Dask's and Awkward's.
   root bulk       bench/cpp/root_read.cxx `bulk`: RBulkValues::ReadBulk cluster by cluster,
                   file after file, into arrays, summed.
   root rdf        RDataFrame over the files: Max and a sum, on 1 and 2 threads.
@@ -101,6 +105,31 @@ def warm_up():
     import rootweave._dask  # noqa: F401
 
 
+def hold_partitions(steps, field, dask_worker=None):
+    """Runs in each Dask worker before the timer starts: reads every partition of the
+    dataset, keeping its arrays and the thread CPU time the read took."""
+    from rootweave import _dask
+
+    held = {}
+    for step in steps:
+        began = time.thread_time()
+        arrays = _dask._opened(step[0], step[1], 1).arrays([field], step[2], step[3], "ak", 1)
+        held[tuple(step)] = (arrays, time.thread_time() - began)
+    dask_worker.bench_held = held
+
+
+def held_partition(step):
+    """A partition of the `dask held` row: its arrays from the worker's memory, after
+    spinning the CPU time its read took."""
+    import distributed
+
+    arrays, cpu = distributed.get_worker().bench_held[tuple(step)]
+    until = time.thread_time() + cpu
+    while time.thread_time() < until:
+        pass
+    return arrays
+
+
 def child(mode, case, step, files):
     import awkward  # noqa: F401  (imports are not timed)
     import numpy  # noqa: F401
@@ -165,11 +194,19 @@ def child(mode, case, step, files):
         with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                       dashboard_address=None) as cluster, distributed.Client(cluster) as client:
             import rootweave
+            from rootweave import _dask
 
             # The workers' imports are not timed, as the other paths' are not.
             client.run(warm_up)
+            if mode.startswith("dask-held"):
+                steps = _dask._partitions(files, [field], DASK_STEP, 1)[0]
+                meta = rootweave.dask(files, field, step_size=DASK_STEP)._meta
+                client.run(hold_partitions, steps, field)
             start = time.perf_counter()
-            array = rootweave.dask(files, field, step_size=DASK_STEP)[field]
+            if mode.startswith("dask-held"):
+                array = dak.from_map(held_partition, steps, label="held", meta=meta)[field]
+            else:
+                array = rootweave.dask(files, field, step_size=DASK_STEP)[field]
             maximum, total, count = dask.compute(dak.max(array, axis=None), dak.sum(array, axis=None),
                                                  dak.count(array, axis=None))
             # Timed before the cluster is closed (its shutdown is not the computation's).
@@ -327,6 +364,8 @@ def main():
             "polars": lambda: py("polars"),
             "dask 1 worker": lambda: py("dask:1"),
             "dask 2 workers": lambda: py("dask:2"),
+            "dask held 1 worker": lambda: py("dask-held:1"),
+            "dask held 2 workers": lambda: py("dask-held:2"),
             "root bulk T=1": lambda: root("bulk", 1),
             "root rdf T=1": lambda: root("rdf", 1),
             "root rdf T=2": lambda: root("rdf", 2),
@@ -369,6 +408,9 @@ def ratios(case, rows):
         lines.append(f"rdf T=1 / rootweave T=1: x{t('root rdf T=1') / best_rw:.1f} (target >= 10)")
     if t("dask 1 worker") and t("dask 2 workers"):
         lines.append(f"dask 1 / 2 workers: x{t('dask 1 worker') / t('dask 2 workers'):.2f} (target >= 1.6)")
+    if t("dask held 1 worker") and t("dask held 2 workers"):
+        lines.append(f"dask held 1 / 2 workers (Dask's ceiling): "
+                     f"x{t('dask held 1 worker') / t('dask held 2 workers'):.2f}")
     for line in lines:
         print(f"{case:5} {line}")
 
