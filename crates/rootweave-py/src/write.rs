@@ -206,17 +206,22 @@ pub struct Writer {
 impl Writer {
     /// Starts RNTuple `name` of the given schema (`[(name, type tuple), ...]`) in `file`.
     #[new]
-    #[pyo3(signature = (file, name, schema, compression="zstd:5"))]
+    #[pyo3(signature = (file, name, schema, compression="zstd:5", checkpoint_bytes=100_000_000,
+                        checkpoint_clusters=100))]
     fn new(
         py: Python<'_>,
         file: &Bound<'_, OutputFile>,
         name: String,
         schema: &Bound<'_, PyList>,
         compression: &str,
+        checkpoint_bytes: u64,
+        checkpoint_clusters: u64,
     ) -> PyResult<Self> {
         let fields = fields(schema)?;
         let names = fields.iter().map(|f| f.name.clone()).collect();
-        let options = WriteOptions::default().with_compression(self::compression(compression)?);
+        let options = WriteOptions::default()
+            .with_compression(self::compression(compression)?)
+            .with_checkpoints(checkpoint_bytes, checkpoint_clusters);
         let shared = file.get().shared(py)?;
         let writer = py
             .detach(|| rntuple::RNTupleWriter::in_file(shared, &name, fields, options))
@@ -233,6 +238,29 @@ impl Writer {
     fn extend(&self, py: Python<'_>, batch: &Bound<'_, PyList>) -> PyResult<()> {
         extend_slot(py, &self.writer, batch, &self.names, "writer", |w, data| {
             w.extend(data)
+        })
+    }
+
+    /// Writes the entries appended so far as a cluster.
+    fn commit_cluster(&self, py: Python<'_>) -> PyResult<()> {
+        with_lock(py, &self.writer, |slot| {
+            slot.open("writer")?.commit_cluster().map_err(to_py)
+        })
+    }
+
+    /// Commits a cluster and checkpoints: every entry so far is then readable from the
+    /// file even if the process dies before `close`.
+    fn checkpoint(&self, py: Python<'_>) -> PyResult<()> {
+        with_lock(py, &self.writer, |slot| {
+            slot.open("writer")?.checkpoint().map_err(to_py)
+        })
+    }
+
+    /// Entries that the last checkpoint made readable.
+    #[getter]
+    fn checkpointed_entries(&self, py: Python<'_>) -> PyResult<u64> {
+        with_lock(py, &self.writer, |slot| {
+            Ok(slot.open("writer")?.checkpointed_entries())
         })
     }
 
@@ -268,7 +296,9 @@ pub struct ParallelRNTupleWriter {
 impl ParallelRNTupleWriter {
     /// Starts RNTuple `name` in `file`; buffered data stays within `memory_budget` bytes.
     #[new]
-    #[pyo3(signature = (file, name, schema, compression="zstd:5", memory_budget=256 << 20))]
+    #[pyo3(signature = (file, name, schema, compression="zstd:5", memory_budget=256 << 20,
+                        checkpoint_bytes=100_000_000, checkpoint_clusters=100))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         file: &Bound<'_, OutputFile>,
@@ -276,11 +306,16 @@ impl ParallelRNTupleWriter {
         schema: &Bound<'_, PyList>,
         compression: &str,
         memory_budget: u64,
+        checkpoint_bytes: u64,
+        checkpoint_clusters: u64,
     ) -> PyResult<Self> {
         let fields = fields(schema)?;
         let names = fields.iter().map(|f| f.name.clone()).collect();
+        let write = WriteOptions::default()
+            .with_compression(self::compression(compression)?)
+            .with_checkpoints(checkpoint_bytes, checkpoint_clusters);
         let options = rntuple::ParallelOptions::default()
-            .with_write(WriteOptions::default().with_compression(self::compression(compression)?))
+            .with_write(write)
             .with_memory_budget(memory_budget)
             .with_ordered(false);
         let shared = file.get().shared(py)?;
@@ -302,6 +337,21 @@ impl ParallelRNTupleWriter {
         Ok(Context {
             context: Mutex::new(Slot::Open(context)),
             names: self.names.clone(),
+        })
+    }
+
+    /// Checkpoints the clusters written so far (not the entries contexts still hold).
+    fn checkpoint(&self, py: Python<'_>) -> PyResult<()> {
+        with_lock(py, &self.writer, |slot| {
+            slot.open("writer")?.checkpoint().map_err(to_py)
+        })
+    }
+
+    /// Entries that the last checkpoint made readable.
+    #[getter]
+    fn checkpointed_entries(&self, py: Python<'_>) -> PyResult<u64> {
+        with_lock(py, &self.writer, |slot| {
+            Ok(slot.open("writer")?.checkpointed_entries())
         })
     }
 
@@ -347,6 +397,13 @@ impl Context {
             "context",
             |c, data| c.extend(data),
         )
+    }
+
+    /// Commits the entries the context holds as a cluster; the context goes on.
+    fn commit_cluster(&self, py: Python<'_>) -> PyResult<()> {
+        with_lock(py, &self.context, |slot| {
+            slot.open("context")?.commit_cluster().map_err(to_py)
+        })
     }
 
     /// Commits what the context holds; it cannot be used afterwards. Closing a closed

@@ -99,6 +99,17 @@ impl TreeWriter {
         })
     }
 
+    /// Entries of the tree at its last auto-save (what a reader finds if the process dies).
+    #[getter]
+    fn saved_entries(&self, py: Python<'_>) -> PyResult<u64> {
+        with_lock(py, &self.writer, |slot| {
+            let writer = slot
+                .as_ref()
+                .ok_or_else(|| PyValueError::new_err("the tree writer is closed"))?;
+            Ok(writer.saved_entries())
+        })
+    }
+
     /// Writes the open baskets and the tree; returns the number of entries. Closing a
     /// closed writer does nothing.
     fn close(&self, py: Python<'_>) -> PyResult<Option<u64>> {

@@ -94,6 +94,15 @@ impl ParallelTreeWriter {
         })
     }
 
+    /// Entries of the tree at its last auto-save (what a reader finds if the process dies).
+    #[getter]
+    fn saved_entries(&self, py: Python<'_>) -> PyResult<u64> {
+        with_lock(py, &self.writer, |slot| match slot {
+            TreeSlot::Open(w) => Ok(w.saved_entries()),
+            TreeSlot::Closed(_) => Err(PyValueError::new_err("the tree writer is closed")),
+        })
+    }
+
     /// Commits what every context holds and writes the tree; returns a summary (the same
     /// one again when called on a closed writer). Contexts still in use by other threads
     /// are closed: their next `extend` raises.

@@ -446,20 +446,27 @@ class WritableFile:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def mkrntuple(self, name: str, schema: Schema) -> RNTupleWriter:
+    def mkrntuple(self, name: str, schema: Schema, checkpoint_bytes: int = 100_000_000,
+                  checkpoint_clusters: int = 100) -> RNTupleWriter:
         """Starts RNTuple `name` with `schema`: a dict of field name to type (NumPy dtype,
         "float32", "var * float32", "string", "{x: float32, y: var * int32}", an Awkward
-        or pyarrow type) or a pyarrow schema. Returns a writer with `extend(dict)`."""
+        or pyarrow type) or a pyarrow schema. Returns a writer with `extend(dict)`. Every
+        `checkpoint_bytes` stored bytes or `checkpoint_clusters` clusters (0: never) the
+        writer checkpoints: a process killed later leaves a file that reads up to there."""
         self._check_name(name)
-        writer = RNTupleWriter(self._file, name, schema, self.compression or "zstd:5")
+        writer = RNTupleWriter(self._file, name, schema, self.compression or "zstd:5", checkpoint_bytes,
+                               checkpoint_clusters)
         self._writers.append((name, writer))
         return writer
 
-    def mkrntuple_parallel(self, name: str, schema: Schema, memory_budget: int = 256 << 20) -> ParallelRNTupleWriter:
+    def mkrntuple_parallel(self, name: str, schema: Schema, memory_budget: int = 256 << 20,
+                           checkpoint_bytes: int = 100_000_000, checkpoint_clusters: int = 100) -> ParallelRNTupleWriter:
         """Starts RNTuple `name` for writing from many threads: get one fill context per
-        thread with `context()`. Buffered data stays within `memory_budget` bytes."""
+        thread with `context()`. Buffered data stays within `memory_budget` bytes;
+        checkpoints as for `mkrntuple`."""
         self._check_name(name)
-        writer = ParallelRNTupleWriter(self._file, name, schema, self.compression or "zstd:5", memory_budget)
+        writer = ParallelRNTupleWriter(self._file, name, schema, self.compression or "zstd:5", memory_budget,
+                                       checkpoint_bytes, checkpoint_clusters)
         self._writers.append((name, writer))
         return writer
 
@@ -528,15 +535,30 @@ class RNTupleWriter:
     batches go in one after another, each whole; for threads that should compress at the
     same time, use `mkrntuple_parallel`."""
 
-    def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5"):
+    def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5",
+                 checkpoint_bytes: int = 100_000_000, checkpoint_clusters: int = 100):
         self.types = _types.schema_types(schema)
-        self._writer = _Writer(file, name, self.types, compression)
+        self._writer = _Writer(file, name, self.types, compression, checkpoint_bytes, checkpoint_clusters)
         self.summary = None
 
     def extend(self, data: Batch) -> None:
         """Appends a batch: a dict (or Awkward record array) with one array per field, all
         of the same length. Checked as a whole before anything is written."""
         self._writer.extend(_batch(data, self.types))
+
+    def commit_cluster(self) -> None:
+        """Writes the entries appended so far as a cluster."""
+        self._writer.commit_cluster()
+
+    def checkpoint(self) -> None:
+        """Commits a cluster and checkpoints: ROOT and uproot then read every entry so far
+        from the file, even if this process dies before `close`."""
+        self._writer.checkpoint()
+
+    @property
+    def checkpointed_entries(self) -> int:
+        """Entries that the last checkpoint made readable."""
+        return self._writer.checkpointed_entries
 
     def close(self) -> Any:
         """Writes what is buffered and closes the RNTuple; returns a summary. Waits for
@@ -579,6 +601,12 @@ class TTreeWriter:
         ROOT's cluster ranges."""
         self._writer.end_cluster()
 
+    @property
+    def saved_entries(self) -> int:
+        """Entries of the tree at its last auto-save: what a reader finds in the file if
+        this process dies before `close`."""
+        return self._writer.saved_entries
+
     def close(self) -> int:
         """Writes the open baskets and the tree; returns the number of entries."""
         entries = self._writer.close()
@@ -601,11 +629,23 @@ class ParallelRNTupleWriter:
     """Writes one RNTuple from many threads at once through fill contexts."""
 
     def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5",
-                 memory_budget: int = 256 << 20):
+                 memory_budget: int = 256 << 20, checkpoint_bytes: int = 100_000_000,
+                 checkpoint_clusters: int = 100):
         self.types = _types.schema_types(schema)
-        self._writer = _ParallelWriter(file, name, self.types, compression, memory_budget)
+        self._writer = _ParallelWriter(file, name, self.types, compression, memory_budget, checkpoint_bytes,
+                                       checkpoint_clusters)
         self._contexts = []
         self.summary = None
+
+    def checkpoint(self) -> None:
+        """Checkpoints the clusters written so far (entries contexts still hold are not
+        included: `commit_cluster` them first)."""
+        self._writer.checkpoint()
+
+    @property
+    def checkpointed_entries(self) -> int:
+        """Entries that the last checkpoint made readable."""
+        return self._writer.checkpointed_entries
 
     def context(self) -> FillContext:
         """A new fill context for one thread."""
@@ -634,6 +674,10 @@ class FillContext:
         """Appends a batch (as for `RNTupleWriter.extend`)."""
         self._context.extend(_batch(data, self.types))
 
+    def commit_cluster(self) -> None:
+        """Commits the entries this context holds as a cluster; the context goes on."""
+        self._context.commit_cluster()
+
     def close(self) -> None:
         """Commits what this context holds."""
         self._context.close()
@@ -658,6 +702,12 @@ class ParallelTTreeWriter:
         context = TTreeFillContext(self._writer.context(), self.types)
         self._contexts.append(context)
         return context
+
+    @property
+    def saved_entries(self) -> int:
+        """Entries of the tree at its last auto-save: what a reader finds in the file if
+        this process dies before `close`."""
+        return self._writer.saved_entries
 
     def close(self) -> Any:
         """Commits every context's baskets and writes the tree; returns a summary

@@ -67,11 +67,15 @@ pub fn serialize_header(
 }
 
 /// Serializes the page list envelope of a cluster group.
-pub fn serialize_page_list(header_checksum: u64, clusters: &[ClusterInfo]) -> Vec<u8> {
+pub fn serialize_page_list<C: std::borrow::Borrow<ClusterInfo>>(
+    header_checksum: u64,
+    clusters: &[C],
+) -> Vec<u8> {
+    let clusters: Vec<&ClusterInfo> = clusters.iter().map(|c| c.borrow()).collect();
     let mut s = Serializer::new();
     s.u64(header_checksum);
     s.begin_list(clusters.len() as u32);
-    for c in clusters {
+    for c in &clusters {
         s.begin_record()
             .u64(c.first_entry)
             .u64(c.n_entries)
@@ -79,7 +83,7 @@ pub fn serialize_page_list(header_checksum: u64, clusters: &[ClusterInfo]) -> Ve
     }
     s.end_frame();
     s.begin_list(clusters.len() as u32);
-    for c in clusters {
+    for c in &clusters {
         s.begin_list(c.columns.len() as u32);
         for column in &c.columns {
             let pages = column.as_ref().map_or(&[][..], |p| &p.pages[..]);

@@ -2,6 +2,7 @@
 //! the metadata envelopes, the sequential writer and the parallel writer.
 
 mod builder;
+mod checkpoint;
 mod cluster;
 pub(crate) mod encoding;
 mod fill;

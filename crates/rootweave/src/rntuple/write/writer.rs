@@ -10,15 +10,14 @@ use crate::container::{FileWriter, WriterOptions};
 use crate::error::{Error, Result};
 
 use super::builder::{ClusterBuilder, SealedCluster};
+use super::checkpoint::{write_cluster_record, CheckpointEvery, Ledger, NtupleOnDisk, Publish};
 use super::cluster::ClusterPlan;
 use super::fill::Node;
-use super::metadata::{serialize_footer, serialize_header, serialize_page_list};
+use super::metadata::serialize_header;
 use super::schema::{Field, Projection, Schema};
 use super::stored_pages::StoredPages;
 use crate::array::{ColumnData, Value};
-use crate::rntuple::format::{
-    Anchor, ClusterGroupInfo, ClusterInfo, EnvelopeLocation, ANCHOR_VERSION,
-};
+use crate::rntuple::format::{ClusterInfo, EnvelopeLocation};
 
 /// Settings of an RNTuple writer. The defaults are ROOT 6.40's `RNTupleWriteOptions`; build
 /// others from them with the `with_` methods.
@@ -43,6 +42,13 @@ pub struct WriteOptions {
     /// Projected fields: views of the stored fields' columns under names of their own
     /// (none by default).
     pub projections: Vec<Projection>,
+    /// Checkpoint once this many stored bytes were written since the last checkpoint
+    /// (default 100 MB; 0: never by size). A checkpoint writes the footer and the anchor,
+    /// so that a writer killed later leaves a file readable up to it.
+    pub checkpoint_bytes: u64,
+    /// Checkpoint once this many clusters were written since the last checkpoint
+    /// (default 100; 0: never by count).
+    pub checkpoint_clusters: u64,
 }
 
 impl Default for WriteOptions {
@@ -56,6 +62,8 @@ impl Default for WriteOptions {
             max_key_size: 1 << 30,
             description: String::new(),
             projections: Vec::new(),
+            checkpoint_bytes: 100_000_000,
+            checkpoint_clusters: 100,
         }
     }
 }
@@ -109,6 +117,14 @@ impl WriteOptions {
     /// With projected fields (see [`Projection`]).
     pub fn with_projections(mut self, projections: Vec<Projection>) -> Self {
         self.projections = projections;
+        self
+    }
+
+    /// With a checkpoint after every `bytes` stored bytes and every `clusters` clusters,
+    /// whichever comes first (0 turns either off).
+    pub fn with_checkpoints(mut self, bytes: u64, clusters: u64) -> Self {
+        self.checkpoint_bytes = bytes;
+        self.checkpoint_clusters = clusters;
         self
     }
 }
@@ -194,14 +210,12 @@ pub(crate) struct NtupleSink {
     pub(crate) options: WriteOptions,
     pub(crate) schema: Schema,
     pub(crate) nodes: Arc<Vec<Node>>,
-    header: EnvelopeLocation,
-    header_checksum: u64,
     /// Entries committed so far.
     pub(crate) entries: u64,
     /// Elements committed so far, per column.
     column_elements: Vec<u64>,
-    group_clusters: Vec<ClusterInfo>,
-    groups: Vec<ClusterGroupInfo>,
+    /// Clusters, groups and checkpoints on disk.
+    pub(crate) ledger: Ledger,
     pub(crate) summary: WriteSummary,
 }
 
@@ -230,6 +244,19 @@ impl NtupleSink {
             serialize_header(name, &options.description, WRITER_NAME, &schema);
         let header = write_envelope(&file, &envelope, options.compression)?;
         let n_columns = schema.column_descriptors().len();
+        let ledger = Ledger::new(
+            NtupleOnDisk {
+                name: name.to_string(),
+                header,
+                header_checksum,
+                compression: options.compression,
+                max_key_size: options.max_key_size,
+            },
+            CheckpointEvery {
+                bytes: options.checkpoint_bytes,
+                clusters: options.checkpoint_clusters,
+            },
+        );
         Ok(NtupleSink {
             file: Some(file),
             owns_file: false,
@@ -237,12 +264,9 @@ impl NtupleSink {
             options,
             schema,
             nodes,
-            header,
-            header_checksum,
             entries: 0,
             column_elements: vec![0; n_columns],
-            group_clusters: Vec::new(),
-            groups: Vec::new(),
+            ledger,
             summary: WriteSummary::default(),
         })
     }
@@ -259,12 +283,13 @@ impl NtupleSink {
     }
 
     /// The bookkeeping of a commit: reserves the cluster's byte ranges and records it as
-    /// the next cluster. Cheap: no I/O, no copies. Returns where its blobs' keys go.
+    /// the next cluster. Cheap: no I/O, no copies. Returns where its blobs' keys go and
+    /// its page locations (for its cluster record).
     pub(crate) fn record_cluster(
         &mut self,
         cluster: &SealedCluster,
         plan: &ClusterPlan,
-    ) -> Result<Vec<u64>> {
+    ) -> Result<(Vec<u64>, Arc<ClusterInfo>)> {
         let blob_keys = plan.allocate(self.file()?)?;
         let descriptor = plan.describe(
             cluster,
@@ -280,8 +305,8 @@ impl NtupleSink {
         self.summary.clusters += 1;
         self.summary.stored_page_bytes += cluster.stored_bytes();
         self.summary.uncompressed_page_bytes += cluster.uncompressed_bytes();
-        self.group_clusters.push(descriptor);
-        Ok(blob_keys)
+        let info = self.ledger.record(descriptor, cluster.stored_bytes());
+        Ok((blob_keys, info))
     }
 
     /// Expected stored/uncompressed ratio: what the clusters written so far achieved, or
@@ -296,41 +321,22 @@ impl NtupleSink {
         }
     }
 
-    /// Writes the page list of the clusters recorded since the last group.
-    pub(crate) fn commit_cluster_group(&mut self) -> Result<()> {
-        if self.group_clusters.is_empty() {
-            return Ok(());
+    /// Closes a group of the clusters written so far and writes what `publish` asks for
+    /// (one thread at a time: the sequential writer, or the parallel writer's `close`).
+    pub(crate) fn close_group(&mut self, publish: Publish) -> Result<()> {
+        let file = self.file()?.clone();
+        if let Some(work) = self.ledger.take_group(publish) {
+            let outcome = work.write(&file);
+            self.ledger.finish_group(work, outcome)?;
         }
-        let page_list = serialize_page_list(self.header_checksum, &self.group_clusters);
-        let location = write_envelope(self.file()?, &page_list, self.options.compression)?;
-        let first = self.group_clusters[0].first_entry;
-        let last = &self.group_clusters[self.group_clusters.len() - 1];
-        self.groups.push(ClusterGroupInfo {
-            min_entry: first,
-            entry_span: last.first_entry + last.n_entries - first,
-            n_clusters: self.group_clusters.len() as u32,
-            page_list: location,
-        });
-        self.group_clusters.clear();
-        self.summary.cluster_groups += 1;
+        self.summary.cluster_groups = self.ledger.groups() as u64;
         Ok(())
     }
 
-    /// Writes the last page list, the footer and the anchor; closes the file if owned.
+    /// Writes the last group, the footer and the anchor; closes the file if owned.
     pub(crate) fn finish(&mut self) -> Result<WriteSummary> {
-        self.commit_cluster_group()?;
-        let file = self.file()?.clone();
-        let footer = serialize_footer(self.header_checksum, &self.groups);
-        let footer = write_envelope(&file, &footer, self.options.compression)?;
-        let anchor = Anchor {
-            version: ANCHOR_VERSION,
-            header: self.header,
-            footer,
-            max_key_size: self.options.max_key_size,
-        };
-        file.write_object("ROOT::RNTuple", &self.name, "", &anchor.to_bytes(), false)?;
+        self.close_group(Publish::Close)?;
         self.summary.entries = self.entries;
-        drop(file);
         let file = self.file.take().expect("file is present until finished");
         if self.owns_file {
             let file = Arc::try_unwrap(file).map_err(|_| {
@@ -442,18 +448,38 @@ impl RNTupleWriter {
             self.builder.checksums(),
             self.sink.options.max_key_size,
         );
-        plan.share_stored(&cluster, &self.stored_pages, self.sink.file()?);
-        let blob_keys = self.sink.record_cluster(&cluster, &plan)?;
-        plan.write(self.sink.file()?, &cluster, &blob_keys)?;
+        let file = self.sink.file()?.clone();
+        plan.share_stored(&cluster, &self.stored_pages, &file);
+        let (blob_keys, info) = self.sink.record_cluster(&cluster, &plan)?;
+        plan.write(&file, &cluster, &blob_keys)?;
+        let record = write_cluster_record(&file, self.sink.ledger.ntuple(), &info)?;
+        let due = self.sink.ledger.written(info.first_entry, record);
         self.stored_pages.insert(plan.stored_pages(&blob_keys));
         self.builder.recycle(cluster, u64::MAX);
+        if due {
+            self.sink.close_group(Publish::Checkpoint)?;
+        }
         Ok(())
     }
 
-    /// Writes the page list of the clusters committed since the last cluster group, making
-    /// them a cluster group (nothing if there are none). `close` does this for the rest.
+    /// Makes the clusters committed since the last cluster group a cluster group, writing
+    /// their page list (nothing if there are none). `close` does this for the rest.
     pub fn commit_cluster_group(&mut self) -> Result<()> {
-        self.sink.commit_cluster_group()
+        self.sink.close_group(Publish::GroupOnly)
+    }
+
+    /// Commits the entries filled so far as a cluster and checkpoints: the footer and the
+    /// anchor, then the file's keys lists and header are written, so that ROOT and uproot
+    /// read every entry so far from the file even if this process dies before `close`.
+    /// The writer also checkpoints on its own (see [`WriteOptions::checkpoint_bytes`]).
+    pub fn checkpoint(&mut self) -> Result<()> {
+        self.commit_cluster()?;
+        self.sink.close_group(Publish::Checkpoint)
+    }
+
+    /// Entries that the last checkpoint made readable.
+    pub fn checkpointed_entries(&self) -> u64 {
+        self.sink.ledger.checkpointed_entries()
     }
 
     /// Writes what is still buffered, the footer and the anchor; closes the file if this

@@ -38,6 +38,8 @@ pub(super) struct TreeCatalog {
     pub saved_bytes: u64,
     /// The tree's key once saved.
     saved: Option<KeyInfo>,
+    /// Entries of the tree at its last save (what a reader finds if the writer dies).
+    pub saved_entries: u64,
 }
 
 impl TreeCatalog {
@@ -62,6 +64,7 @@ impl TreeCatalog {
             flushed_bytes: 0,
             saved_bytes: 0,
             saved: None,
+            saved_entries: 0,
         }
     }
 
@@ -153,7 +156,9 @@ impl TreeCatalog {
     pub fn save(&mut self, tree: &TreeObject, file: &FileWriter) -> Result<()> {
         self.saved_bytes = self.flushed_bytes;
         self.write_tree(tree, file)?;
-        file.checkpoint()
+        file.checkpoint()?;
+        self.saved_entries = self.entries;
+        Ok(())
     }
 
     /// Writes the tree object (replacing the one saved before) and its class layouts.

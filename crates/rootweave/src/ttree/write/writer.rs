@@ -102,6 +102,12 @@ impl TTreeWriter {
         self.catalog.entries
     }
 
+    /// Entries of the tree at its last auto-save: what a reader finds in the file if this
+    /// process dies before `close`.
+    pub fn saved_entries(&self) -> u64 {
+        self.catalog.saved_entries
+    }
+
     /// Clusters of the entries written so far (the last may still grow).
     pub fn clusters(&self) -> u64 {
         self.catalog.clusters()

@@ -10,7 +10,9 @@ use super::backpressure::{
 use super::{lock, record, ContextState, Parked, Shared};
 use crate::container::FileWriter;
 use crate::error::Result;
+use crate::rntuple::format::ClusterInfo;
 use crate::rntuple::write::builder::SealedCluster;
+use crate::rntuple::write::checkpoint::{write_cluster_record, NtupleOnDisk, Publish};
 use crate::rntuple::write::cluster::ClusterPlan;
 
 /// What a context's builder keeps after a commit.
@@ -130,14 +132,17 @@ pub(super) fn write_recycling(
 /// cluster. No I/O, no compression, no copy happens here.
 pub(super) fn record_cluster(shared: &Shared, parked: Parked) -> Result<RecordedCluster<'_>> {
     let mut sink = lock(&shared.sink);
-    let blob_keys = sink.record_cluster(&parked.cluster, &parked.plan)?;
+    let (blob_keys, info) = sink.record_cluster(&parked.cluster, &parked.plan)?;
     let file = sink.file()?.clone();
+    let ntuple = sink.ledger.ntuple().clone();
     // Taken before the sink's lock is released, so that close waits for this write.
     let writing = shared.writing.read().unwrap_or_else(|e| e.into_inner());
     drop(sink);
     Ok(RecordedCluster {
         parked,
         blob_keys,
+        info,
+        ntuple,
         file,
         _writing: writing,
     })
@@ -147,7 +152,11 @@ pub(super) fn record_cluster(shared: &Shared, parked: Parked) -> Result<Recorded
 pub(super) struct RecordedCluster<'a> {
     parked: Parked,
     blob_keys: Vec<u64>,
+    /// Its page locations, for its cluster record.
+    info: Arc<ClusterInfo>,
+    ntuple: NtupleOnDisk,
     file: Arc<FileWriter>,
+    /// Held until the cluster, its record and any checkpoint it triggers are written.
     _writing: std::sync::RwLockReadGuard<'a, ()>,
 }
 
@@ -166,17 +175,48 @@ impl RecordedCluster<'_> {
         result
     }
 
-    /// Writes the cluster's bytes (outside every lock) and, once they are in the file,
-    /// offers its pages to later clusters; returns the outcome, the cluster and the budget
-    /// still taken for it.
+    /// Writes the cluster's bytes and its cluster record (outside every lock) and, once
+    /// they are in the file, offers its pages to later clusters and checkpoints if one is
+    /// due; returns the outcome, the cluster and the budget still taken for it.
     pub(super) fn write_keeping_budget(self, shared: &Shared) -> (Result<()>, SealedCluster, u64) {
         let plan = &self.parked.plan;
-        let result = plan.write(&self.file, &self.parked.cluster, &self.blob_keys);
-        if let (Ok(()), Some(stored)) = (&result, &shared.stored_pages) {
-            stored.insert(plan.stored_pages(&self.blob_keys));
-        }
+        let result = plan
+            .write(&self.file, &self.parked.cluster, &self.blob_keys)
+            .and_then(|()| write_cluster_record(&self.file, &self.ntuple, &self.info));
+        let result = result.and_then(|record| {
+            if let Some(stored) = &shared.stored_pages {
+                stored.insert(plan.stored_pages(&self.blob_keys));
+            }
+            let due = lock(&shared.sink)
+                .ledger
+                .written(self.info.first_entry, record);
+            if due {
+                checkpoint(shared, &self.file, false)?;
+            }
+            Ok(())
+        });
         (result, self.parked.cluster, self.parked.reserved)
     }
+}
+
+/// Checkpoints the clusters written so far. If another thread is writing a group, waits
+/// for it first if `wait`, else leaves it to the next cluster's checkpoint. The I/O
+/// happens outside the commit lock.
+pub(super) fn checkpoint(shared: &Shared, file: &FileWriter, wait: bool) -> Result<()> {
+    let work = loop {
+        let mut sink = lock(&shared.sink);
+        if !wait || !sink.ledger.is_busy() {
+            break sink.ledger.take_group(Publish::Checkpoint);
+        }
+        drop(sink);
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    };
+    let Some(work) = work else { return Ok(()) };
+    let outcome = work.write(file);
+    let mut sink = lock(&shared.sink);
+    let result = sink.ledger.finish_group(work, outcome);
+    sink.summary.cluster_groups = sink.ledger.groups() as u64;
+    result
 }
 
 pub(super) fn write_parked(shared: &Shared, parked: Parked) -> Result<()> {

@@ -289,6 +289,23 @@ impl ParallelRNTupleWriter {
         lock(&self.shared.sink).entries
     }
 
+    /// Checkpoints: the clusters whose bytes are written by now (in entry order, up to the
+    /// first one still being written) become readable, as after
+    /// [`super::RNTupleWriter::checkpoint`]; entries still in contexts are not included
+    /// (commit them first). The writer also checkpoints on its own (see
+    /// [`WriteOptions::checkpoint_bytes`]).
+    pub fn checkpoint(&self) -> Result<()> {
+        let shared = &self.shared;
+        let _writing = shared.writing.read().unwrap_or_else(|e| e.into_inner());
+        let file = lock(&shared.sink).file()?.clone();
+        commit::checkpoint(shared, &file, true)
+    }
+
+    /// Entries that the last checkpoint made readable.
+    pub fn checkpointed_entries(&self) -> u64 {
+        lock(&self.shared.sink).ledger.checkpointed_entries()
+    }
+
     /// Bytes of pages committed so far: (stored, uncompressed).
     pub fn committed_bytes(&self) -> (u64, u64) {
         let sink = lock(&self.shared.sink);

@@ -364,6 +364,12 @@ impl TTreeParallelWriter {
         lock(&self.shared.tree).catalog.entries
     }
 
+    /// Entries of the tree at its last auto-save: what a reader finds in the file if this
+    /// process dies before `close`.
+    pub fn saved_entries(&self) -> u64 {
+        lock(&self.shared.tree).catalog.saved_entries
+    }
+
     /// Bytes of the baskets committed so far: (in the file, before compression).
     pub fn committed_bytes(&self) -> (u64, u64) {
         let tree = lock(&self.shared.tree);
