@@ -1,12 +1,13 @@
 """Writes an RNTuple or a TTree until it is killed (the test sends SIGKILL at a random
 moment, as a batch system or a crash ends a job):
 
-    python killed_writer.py FILE FORMAT CODEC THREADS
+    python killed_writer.py FILE FORMAT CODEC THREADS [CHECKPOINTS]
 
 FORMAT is `rntuple` or `ttree`; THREADS 1 (a sequential writer) or 2 (a parallel writer,
 two threads filling through contexts, each committing a cluster per chunk in whatever
 order the threads come). Checkpoints (RNTuple) and auto-saves (TTree) come every few
-clusters. After each chunk the script prints `committed N`: the entries its writer
+clusters; with CHECKPOINTS `off`, an RNTuple writer makes none (its file then opens only
+after `rootweave recover`). After each chunk the script prints `committed N`: the entries its writer
 reports as checkpointed or saved, which a reader must find in the file after the kill.
 Every entry has a unique `id`; the other fields are derived from it.
 """
@@ -32,7 +33,7 @@ def chunk(k):
             "tag": [f"e{i}" for i in ids]}
 
 
-def main(path, kind, codec, threads):
+def main(path, kind, codec, threads, checkpoints="on"):
     f = rootweave.create(path, codec)
     printing = threading.Lock()
 
@@ -40,14 +41,16 @@ def main(path, kind, codec, threads):
         with printing:
             print(f"committed {n}", flush=True)
 
+    every = {"checkpoint_bytes": 150_000, "checkpoint_clusters": 4} if checkpoints == "on" else \
+        {"checkpoint_bytes": 0, "checkpoint_clusters": 0}
     if kind == "rntuple" and threads == 1:
-        w = f.mkrntuple("Events", SCHEMA, checkpoint_bytes=150_000, checkpoint_clusters=4)
+        w = f.mkrntuple("Events", SCHEMA, **every)
         for k in range(10**9):
             w.extend(chunk(k))
             w.commit_cluster()
             report(w.checkpointed_entries)
     elif kind == "rntuple":
-        w = f.mkrntuple_parallel("Events", SCHEMA, checkpoint_bytes=150_000, checkpoint_clusters=4)
+        w = f.mkrntuple_parallel("Events", SCHEMA, **every)
         produce(w, lambda: report(w.checkpointed_entries))
     elif threads == 1:
         w = f.mktree("Events", SCHEMA, auto_flush_bytes=10**9, auto_save_bytes=150_000)
@@ -78,4 +81,4 @@ def produce(writer, report):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), *sys.argv[5:6])

@@ -1,6 +1,9 @@
 """Writers killed with SIGKILL at random moments lose nothing they had checkpointed (RNTuple)
-or auto-saved (TTree): ROOT 6.40, uproot and rootweave open every killed file as it is and
-read every committed entry exactly once, with the values it was written with."""
+or auto-saved (TTree): ROOT 6.40, uproot and rootweave open every killed file as it is (or,
+for an RNTuple killed before its first checkpoint, after `rootweave recover`) and read every
+committed entry exactly once, with the values it was written with; `rootweave recover` of
+a killed RNTuple file keeps at least as much (also the clusters after the last
+checkpoint)."""
 
 import json
 import random
@@ -19,21 +22,24 @@ import rootweave
 
 HERE = Path(__file__).parent
 CODECS = ("zstd:5", "zlib:1", "lz4:4", "lzma:1", "none")
-# 100 writers: both formats, 1 and 2 threads, five codecs, five kills each.
+# 100 writers: both formats, 1 and 2 threads, five codecs, five kills each (the first
+# RNTuple writer of each kind without checkpoints: its file opens only once recovered).
 WRITERS = [(kind, threads, codec, n) for kind in ("rntuple", "ttree") for threads in (1, 2) for codec in CODECS
            for n in range(5)]
 
 
-def kill_at_random(path, kind, threads, codec, delay):
-    """Runs a writer until it reported a first commit, kills it `delay` seconds later, and
-    returns the last number of committed entries it printed."""
-    child = subprocess.Popen([sys.executable, str(HERE / "killed_writer.py"), str(path), kind, codec, str(threads)],
+def kill_at_random(path, kind, threads, codec, delay, checkpoints):
+    """Runs a writer until it reported its first chunk (a TTree writer: its first auto-save),
+    kills it `delay` seconds later, and returns the last number of committed entries it
+    printed."""
+    child = subprocess.Popen([sys.executable, str(HERE / "killed_writer.py"), str(path), kind, codec, str(threads),
+                              checkpoints],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     committed, deadline = 0, time.monotonic() + 120
     try:
         for line in child.stdout:
             committed = int(line.split()[1])
-            if committed > 0 or time.monotonic() > deadline:
+            if committed > 0 or kind == "rntuple" or time.monotonic() > deadline:
                 break
         time.sleep(delay)
     finally:
@@ -43,8 +49,42 @@ def kill_at_random(path, kind, threads, codec, delay):
     for line in out.splitlines():
         if line.startswith("committed "):
             committed = max(committed, int(line.split()[1]))
-    assert committed > 0, err
+    assert committed > 0 or kind == "rntuple", err
     return committed
+
+
+RECOVER = HERE.parent.parent / "target" / "release" / "rootweave"
+
+
+def recovered(path):
+    """`rootweave recover` of `path`, beside it."""
+    out = path.with_suffix(".recovered.root")
+    done = subprocess.run([str(RECOVER), "recover", str(path), "-o", str(out), "-f"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def check_values(path, events, at_least, in_order):
+    """The ids of `events`: at least `at_least`, each once, whole chunks, every field as
+    derived from its id."""
+    got = events.arrays(["id", "x", "hits", "tag"])
+    ids = got["id"].to_numpy()
+    assert len(ids) >= at_least, path
+    assert len(np.unique(ids)) == len(ids), f"{path}: an entry appears twice"
+    if in_order:
+        assert ids.tolist() == list(range(len(ids))), path
+    else:
+        # Whole chunks (one cluster each), in any order.
+        assert np.array_equal(np.sort(ids) % 1000, np.tile(np.arange(1000), len(ids) // 1000)), path
+    want = expected_fields(ids)
+    assert np.array_equal(got["x"].to_numpy(), want["x"]), path
+    assert ak.num(got["hits"]).to_list() == want["hits"], path
+    assert ak.all(ak.flatten(got["hits"]) == np.repeat(ids.astype(np.float32), ids % 3)), path
+    assert got["tag"].to_list() == want["tag"], path
+    ours = rootweave.open(path)["Events"].arrays(["id"])["id"]
+    assert np.array_equal(np.asarray(ours), ids), path
+    return ids
 
 
 def expected_fields(ids):
@@ -54,32 +94,31 @@ def expected_fields(ids):
 def test_writers_killed_at_random_moments_keep_every_committed_entry_once(workdir):
     rng = random.Random(20261127)
     jobs = [(Path(workdir) / f"killed-{kind}-{threads}-{codec.replace(':', '')}-{n}.root", kind, threads, codec,
-             rng.uniform(0.0, 0.8)) for kind, threads, codec, n in WRITERS]
+             rng.uniform(0.0, 0.8), "off" if kind == "rntuple" and n == 0 else "on")
+            for kind, threads, codec, n in WRITERS]
     with ThreadPoolExecutor(2) as pool:
         committed = list(pool.map(lambda job: kill_at_random(*job), jobs))
 
     seen = {}
-    for (path, kind, threads, _, _), at_least in zip(jobs, committed):
-        # uproot opens the file as the kill left it.
-        events = uproot.open(path)["Events"]
-        got = events.arrays(["id", "x", "hits", "tag"])
-        ids = got["id"].to_numpy()
-        assert len(ids) >= at_least, path
-        assert len(np.unique(ids)) == len(ids), f"{path}: an entry appears twice"
-        if threads == 1:
-            assert ids.tolist() == list(range(len(ids))), path
+    unopened = 0
+    for (path, kind, threads, _, _, checkpoints), at_least in zip(jobs, committed):
+        # uproot opens the file as the kill left it, unless no checkpoint was written yet.
+        try:
+            events = uproot.open(path)["Events"]
+        except Exception:
+            assert kind == "rntuple" and at_least == 0, path
+            unopened += 1
+            # The writer printed after its first cluster was written.
+            at_least = 1000
         else:
-            # Whole chunks (one cluster each), in any order.
-            assert np.array_equal(np.sort(ids) % 1000, np.tile(np.arange(1000), len(ids) // 1000)), path
-        want = expected_fields(ids)
-        assert np.array_equal(got["x"].to_numpy(), want["x"]), path
-        assert ak.num(got["hits"]).to_list() == want["hits"], path
-        assert ak.all(ak.flatten(got["hits"]) == np.repeat(ids.astype(np.float32), ids % 3)), path
-        assert got["tag"].to_list() == want["tag"], path
-        # rootweave reads the same entries.
-        ours = rootweave.open(path)["Events"].arrays(["id"])["id"]
-        assert np.array_equal(np.asarray(ours), ids), path
-        seen[str(path)] = ids
+            seen[str(path)] = check_values(path, events, at_least, threads == 1)
+        if kind == "rntuple":
+            # Recovered: the checkpointed entries and the clusters written after them.
+            fixed = recovered(path)
+            ids = check_values(fixed, uproot.open(fixed)["Events"], at_least, threads == 1)
+            assert len(ids) >= len(seen.get(str(path), ())), path
+            seen[str(fixed)] = ids
+    assert unopened >= 10, unopened
 
     out = Path(workdir) / "killed-root.json"
     done = subprocess.run([sys.executable, str(HERE / "root_check_killed.py"), str(out), *seen],

@@ -12,4 +12,5 @@ pub mod list_ttree;
 pub mod merge;
 pub mod progress;
 pub mod random;
+pub mod recover;
 pub mod synth;

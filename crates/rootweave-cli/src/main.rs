@@ -119,6 +119,23 @@ enum Command {
         #[arg(long)]
         rntuple_union: bool,
     },
+    /// Recover a file whose writer was killed or that was cut short: every RNTuple keeps
+    /// the clusters whose pages are whole (also those after its last checkpoint), other
+    /// objects as last written; prints what was kept and what was dropped. The input is
+    /// not changed unless --in-place; the output appears only once complete.
+    Recover {
+        /// The damaged file.
+        input: PathBuf,
+        /// The recovered file (default: <input stem>.recovered.root beside the input).
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+        /// Replace the input with the recovered file.
+        #[arg(long)]
+        in_place: bool,
+        /// Overwrite an existing output.
+        #[arg(short, long)]
+        force: bool,
+    },
     /// Convert an RNTuple or a TTree into another format: a TTree into an RNTuple laid out
     /// as ROOT's RNTupleImporter lays it out (NanoAOD's counted branches as collections of
     /// records, with projected fields `Muon_pt` and `nMuon`), an RNTuple into a TTree
@@ -256,6 +273,14 @@ fn main() -> ExitCode {
             };
             rootweave_cli::merge::run(&out, &inputs, options).map(|text| eprint!("{text}"))
         }
+        Command::Recover {
+            input,
+            out,
+            in_place,
+            force,
+        } => rootweave_cli::recover::output_path(&input, out, in_place, force).and_then(|output| {
+            rootweave_cli::recover::run(&input, &output).map(|text| eprint!("{text}"))
+        }),
         Command::Convert {
             input,
             out,

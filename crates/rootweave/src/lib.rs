@@ -35,6 +35,7 @@ pub mod error;
 pub mod io;
 pub mod merge;
 pub mod parallel;
+pub mod recover;
 pub mod rntuple;
 pub mod transcode;
 pub mod ttree;

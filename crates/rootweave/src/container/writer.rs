@@ -132,6 +132,46 @@ impl FileWriter {
         Ok(writer)
     }
 
+    /// Continues a file whose first `end` bytes are in `backend` already (a file being
+    /// recovered): records go after them, and the top directory lists `top_keys` and the
+    /// objects written from now on. `file_name` and the title in `options` must give a top
+    /// record of the length the file has room for at its start (`top_record_len`).
+    pub fn append(
+        backend: Arc<dyn WriteAt>,
+        file_name: &str,
+        options: WriterOptions,
+        end: u64,
+        top_keys: Vec<KeyInfo>,
+    ) -> Result<Self> {
+        let writer = FileWriter {
+            backend,
+            file_name: file_name.to_string(),
+            options,
+            datime: datime_now(),
+            uuid: new_uuid(),
+            state: Mutex::new(State::new()),
+        };
+        let top_len = writer.top_record(false, &Directory::empty()).len() as u64;
+        if end < BEGIN + top_len {
+            return Err(Error::InvalidArgument(format!(
+                "{file_name}: {end} bytes do not hold the file's top record"
+            )));
+        }
+        {
+            let mut state = writer.lock();
+            state.end = end;
+            state.dirs[0].keys = top_keys;
+        }
+        Ok(writer)
+    }
+
+    /// Length of the top record (the file's key and top directory) of a file named
+    /// `file_name` with `title`, which starts at byte 100.
+    pub fn top_record_len(file_name: &str, title: &str) -> u64 {
+        let named_len = tstring_len(file_name) + tstring_len(title);
+        (KeyInfo::header_len("TFile", file_name, title, false) + named_len + DIRECTORY_LEN) as u64
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -14,7 +14,9 @@ pub use crate::array::{ColumnData, Value};
 pub use crate::parallel::ReadOptions;
 pub use format::ColumnType;
 pub use read::RNTupleReader;
-pub(crate) use write::{serialize_footer_with_extension, serialize_page_list, write_envelope};
+pub(crate) use write::{
+    serialize_footer, serialize_footer_with_extension, serialize_page_list, write_envelope,
+};
 pub use write::{
     Field, FieldType, FillContext, ParallelOptions, ParallelRNTupleWriter, Projection,
     ProjectionKind, RNTupleWriter, Schema, WriteOptions, WriteSummary,

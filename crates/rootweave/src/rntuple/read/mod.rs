@@ -13,7 +13,9 @@ mod descriptor;
 mod plan;
 mod reader;
 
-pub use descriptor::{ColumnRecord, ColumnRef, Descriptor, FieldRecord, OpenOptions, Role};
+pub use descriptor::{
+    envelope_bytes, ColumnRecord, ColumnRef, Descriptor, FieldRecord, OpenOptions, Role,
+};
 pub use plan::{Kind, Node};
 pub use reader::RNTupleReader;
 

@@ -13,7 +13,7 @@ mod schema;
 mod stored_pages;
 mod writer;
 
-pub(crate) use metadata::{serialize_footer_with_extension, serialize_page_list};
+pub(crate) use metadata::{serialize_footer, serialize_footer_with_extension, serialize_page_list};
 pub use parallel::{FillContext, ParallelOptions, ParallelRNTupleWriter};
 pub use schema::{Field, FieldType, Projection, ProjectionKind, Schema};
 pub(crate) use writer::write_envelope;

@@ -12,6 +12,60 @@ use crate::rntuple::format::checksum::xxh3_64;
 use crate::rntuple::format::deserialize::{LeReader, Origin};
 use crate::rntuple::format::{ClusterGroupInfo, ColumnType, EnvelopeLocation};
 
+/// The envelope of type `kind` stored as `stored` at `link` (of `file`, for messages):
+/// decompressed, its type and length checked, and its checksum if `verify`.
+pub fn envelope_bytes(
+    stored: Vec<u8>,
+    link: EnvelopeLocation,
+    kind: u16,
+    verify: bool,
+    file: &str,
+    object: &str,
+) -> Result<Vec<u8>> {
+    let err = |m: String| Error::format(file, object, link.offset, m);
+    if link.uncompressed_len < 16 || link.size == 0 || stored.len() as u64 != link.size {
+        return Err(err(format!(
+            "envelope of {} bytes ({} stored) is too short",
+            link.uncompressed_len, link.size
+        )));
+    }
+    let bytes = if link.size == link.uncompressed_len {
+        stored
+    } else {
+        // A compressed envelope can be at most ~1000x its stored size under any ROOT
+        // codec; a larger claim is corrupt (and must not be allocated).
+        if link.uncompressed_len > link.size.saturating_mul(1100).max(1 << 20) {
+            return Err(err(format!(
+                "uncompressed length {} is implausible for {} stored bytes",
+                link.uncompressed_len, link.size
+            )));
+        }
+        decompress(&stored, link.uncompressed_len as usize)
+            .map_err(|e| e.in_object(file, object, link.offset))?
+    };
+    let preamble = u64::from_le_bytes(bytes[..8].try_into().expect("8"));
+    let (found_kind, len) = ((preamble & 0xFFFF) as u16, preamble >> 16);
+    if found_kind != kind {
+        return Err(err(format!(
+            "envelope type {found_kind:#x}, expected {kind:#x}"
+        )));
+    }
+    if len != bytes.len() as u64 {
+        return Err(err(format!(
+            "envelope length {len} differs from its {} bytes",
+            bytes.len()
+        )));
+    }
+    if verify {
+        let body = bytes.len() - 8;
+        let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8"));
+        if xxh3_64(&bytes[..body]) != stored {
+            return Err(err("envelope checksum mismatch".into()));
+        }
+    }
+    Ok(bytes)
+}
+
 impl Descriptor {
     pub(super) fn read_envelope(
         &self,
@@ -29,41 +83,8 @@ impl Descriptor {
             )));
         }
         let stored = self.read_blob(file, link.offset, link.size, &object)?;
-        let bytes = if link.size == link.uncompressed_len {
-            stored
-        } else {
-            // A compressed envelope can be at most ~1000x its stored size under any
-            // ROOT codec; a larger claim is corrupt (and must not be allocated).
-            if link.uncompressed_len > link.size.saturating_mul(1100).max(1 << 20) {
-                return Err(err(format!(
-                    "uncompressed length {} is implausible for {} stored bytes",
-                    link.uncompressed_len, link.size
-                )));
-            }
-            decompress(&stored, link.uncompressed_len as usize)
-                .map_err(|e| e.in_object(file.name(), &object, link.offset))?
-        };
-        let preamble = u64::from_le_bytes(bytes[..8].try_into().expect("8"));
-        let (found_kind, len) = ((preamble & 0xFFFF) as u16, preamble >> 16);
-        if found_kind != kind {
-            return Err(err(format!(
-                "envelope type {found_kind:#x}, expected {kind:#x}"
-            )));
-        }
-        if len != bytes.len() as u64 {
-            return Err(err(format!(
-                "envelope length {len} differs from its {} bytes",
-                bytes.len()
-            )));
-        }
-        if self.options.verify_checksums {
-            let body = bytes.len() - 8;
-            let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8"));
-            if xxh3_64(&bytes[..body]) != stored {
-                return Err(err("envelope checksum mismatch".into()));
-            }
-        }
-        Ok(bytes)
+        let verify = self.options.verify_checksums;
+        envelope_bytes(stored, link, kind, verify, file.name(), &object)
     }
 
     pub(super) fn origin<'a>(&'a self, object: &'a str, base: u64) -> Origin<'a> {
@@ -87,7 +108,10 @@ impl Descriptor {
         let mut r = LeReader::new(body, origin);
         r.take(8)?;
         r.feature_flags()?;
-        r.string()?; // the name (the key's name is authoritative)
+        let name = r.string()?; // the key's name is authoritative, where there is a key
+        if self.name.is_empty() {
+            self.name = name;
+        }
         self.description = r.string()?;
         self.writer = r.string()?;
         let (fields, columns, aliases) = parse_schema(&mut r, 0, 0, false)?;

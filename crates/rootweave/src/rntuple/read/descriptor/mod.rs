@@ -8,13 +8,17 @@
 mod envelopes;
 mod page_list;
 
+pub use envelopes::envelope_bytes;
+
 use std::sync::{Arc, Mutex};
 
 use super::decode::ColumnCodec;
 use crate::container::RootFile;
 use crate::error::{Error, Result};
 use crate::rntuple::format::ColumnType;
-use crate::rntuple::format::{Anchor, ClusterGroupInfo, ClusterInfo};
+use crate::rntuple::format::{
+    Anchor, ClusterGroupInfo, ClusterInfo, EnvelopeLocation, ANCHOR_VERSION,
+};
 
 /// Structural role of a field record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,6 +211,54 @@ impl Descriptor {
         d.parse_footer(&footer, anchor.footer.offset)?;
         d.link_fields()?;
         Ok(d)
+    }
+
+    /// The RNTuple of `file_name` described by a header envelope alone (`bytes`, checked,
+    /// found at `location`; the name is the header's), without an anchor or footer: for
+    /// recovering a file whose writer died. It has no cluster groups; read page lists with
+    /// [`Descriptor::page_list_clusters`].
+    pub fn from_header(file_name: &str, bytes: &[u8], location: EnvelopeLocation) -> Result<Self> {
+        let mut d = Descriptor {
+            name: String::new(),
+            description: String::new(),
+            writer: String::new(),
+            anchor: Anchor {
+                version: ANCHOR_VERSION,
+                header: location,
+                footer: EnvelopeLocation::default(),
+                max_key_size: 0,
+            },
+            fields: Vec::new(),
+            columns: Vec::new(),
+            groups: Vec::new(),
+            header_checksum: 0,
+            file_name: file_name.to_string(),
+            options: OpenOptions::default(),
+            all: Mutex::new(None),
+        };
+        d.header_checksum = d.parse_header(bytes, location.offset)?;
+        d.link_fields()?;
+        Ok(d)
+    }
+
+    /// The clusters of a page list envelope (`bytes`, checked, found at `location`) of this
+    /// RNTuple, with every page inside a file of `file_size` bytes.
+    pub fn page_list_clusters(
+        &self,
+        bytes: &[u8],
+        location: EnvelopeLocation,
+        file_size: u64,
+    ) -> Result<Vec<ClusterInfo>> {
+        let group = ClusterGroup {
+            info: ClusterGroupInfo {
+                min_entry: 0,
+                entry_span: 0,
+                n_clusters: 0,
+                page_list: location,
+            },
+            clusters: Mutex::new(None),
+        };
+        self.parse_page_list(bytes, &group, file_size)
     }
 
     /// The XXH3 checksum of the header envelope (page lists and the footer repeat it).
