@@ -28,7 +28,8 @@ RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --all-features --no-d
 echo "== cargo build"
 cargo build --release --workspace --bins
 echo "== cargo test"
-cargo test --release --workspace --all-features
+# A watchdog: a test that hangs fails the suite instead of stopping it.
+timeout --kill-after=60 2400 cargo test --release --workspace --all-features
 echo "== python package (maturin develop --release)"
 (cd crates/rootweave-py && VIRTUAL_ENV="$PWD/../../$VENV" CARGO_TARGET_DIR="$PWD/../../target/py" \
   "../../$VENV/bin/maturin" develop --release --quiet)
