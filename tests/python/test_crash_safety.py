@@ -1,16 +1,16 @@
 """Writers killed with SIGKILL at random moments lose nothing they had checkpointed (RNTuple)
 or auto-saved (TTree): ROOT 6.40, uproot and rootweave open every killed file as it is (or,
-for an RNTuple killed before its first checkpoint, after `rootweave recover`) and read every
+for an RNTuple written without checkpoints, after `rootweave recover`) and read every
 committed entry exactly once, with the values it was written with; `rootweave recover` of
-a killed RNTuple file keeps at least as much (also the clusters after the last
-checkpoint)."""
+every killed file keeps at least as much (also the clusters after the last checkpoint or
+auto-save), and ROOT reads the recovered files too."""
 
 import json
 import random
 import signal
 import subprocess
-import sys
 import time
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -29,18 +29,14 @@ WRITERS = [(kind, threads, codec, n) for kind in ("rntuple", "ttree") for thread
 
 
 def kill_at_random(path, kind, threads, codec, delay, checkpoints):
-    """Runs a writer until it reported its first chunk (a TTree writer: its first auto-save),
-    kills it `delay` seconds later, and returns the last number of committed entries it
-    printed."""
+    """Runs a writer until it reported its first chunk, kills it `delay` seconds later, and
+    returns the last number of committed entries it printed."""
     child = subprocess.Popen([sys.executable, str(HERE / "killed_writer.py"), str(path), kind, codec, str(threads),
                               checkpoints],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    committed, deadline = 0, time.monotonic() + 120
+    committed = 0
     try:
-        for line in child.stdout:
-            committed = int(line.split()[1])
-            if committed > 0 or kind == "rntuple" or time.monotonic() > deadline:
-                break
+        committed = int(child.stdout.readline().split()[1])
         time.sleep(delay)
     finally:
         child.send_signal(signal.SIGKILL)
@@ -49,7 +45,6 @@ def kill_at_random(path, kind, threads, codec, delay, checkpoints):
     for line in out.splitlines():
         if line.startswith("committed "):
             committed = max(committed, int(line.split()[1]))
-    assert committed > 0 or kind == "rntuple", err
     return committed
 
 
@@ -106,19 +101,18 @@ def test_writers_killed_at_random_moments_keep_every_committed_entry_once(workdi
         try:
             events = uproot.open(path)["Events"]
         except Exception:
-            assert kind == "rntuple" and at_least == 0, path
+            assert checkpoints == "off", path
             unopened += 1
             # The writer printed after its first cluster was written.
             at_least = 1000
         else:
             seen[str(path)] = check_values(path, events, at_least, threads == 1)
-        if kind == "rntuple":
-            # Recovered: the checkpointed entries and the clusters written after them.
-            fixed = recovered(path)
-            ids = check_values(fixed, uproot.open(fixed)["Events"], at_least, threads == 1)
-            assert len(ids) >= len(seen.get(str(path), ())), path
-            seen[str(fixed)] = ids
-    assert unopened >= 10, unopened
+        # Recovered: the committed entries and the clusters written after them.
+        fixed = recovered(path)
+        ids = check_values(fixed, uproot.open(fixed)["Events"], at_least, threads == 1)
+        assert len(ids) >= len(seen.get(str(path), ())), path
+        seen[str(fixed)] = ids
+    assert unopened == sum(job[5] == "off" for job in jobs), unopened
 
     out = Path(workdir) / "killed-root.json"
     done = subprocess.run([sys.executable, str(HERE / "root_check_killed.py"), str(out), *seen],
@@ -132,6 +126,7 @@ def test_writers_killed_at_random_moments_keep_every_committed_entry_once(workdi
         r = root[path]
         assert "error" not in r, (path, r)
         assert r["entries"] == len(ids) and r["ok"] == len(ids), (path, r)
-        assert (r["min"], r["max"]) == (int(ids.min()), int(ids.max())), path
+        if len(ids):
+            assert (r["min"], r["max"]) == (int(ids.min()), int(ids.max())), path
         assert r["sum"] == float(ids.astype(np.float64).sum()), path
         assert r["squares"] == float((ids.astype(np.float64) ** 2).sum()), path

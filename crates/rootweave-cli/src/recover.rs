@@ -42,7 +42,7 @@ pub fn run(input: &Path, output: &Path) -> Result<String> {
     Ok(describe(&report, output))
 }
 
-/// The report as text: what was kept of each RNTuple, what was dropped and why.
+/// The report as text: what was kept of each RNTuple and TTree, what was dropped and why.
 pub fn describe(report: &RecoverReport, output: &Path) -> String {
     let mut text = String::new();
     for n in &report.ntuples {
@@ -51,6 +51,15 @@ pub fn describe(report: &RecoverReport, output: &Path) -> String {
             n.name, n.entries, n.clusters
         );
         for why in &n.dropped {
+            text += &format!("  dropped: {why}\n");
+        }
+    }
+    for t in &report.trees {
+        text += &format!(
+            "TTree '{}': {} entries recovered ({} at its last save)\n",
+            t.path, t.entries, t.saved_entries
+        );
+        for why in &t.dropped {
             text += &format!("  dropped: {why}\n");
         }
     }

@@ -114,7 +114,7 @@ fn ntuple_ids(bytes: Vec<u8>) -> Vec<i64> {
     read(bytes.clone()).unwrap_or_else(|_| {
         let target = Arc::new(MemoryFile::new());
         match recover_into(
-            &MemoryFile::from_bytes(bytes),
+            Arc::new(MemoryFile::from_bytes(bytes)),
             target.clone(),
             "faulty.root",
         ) {
@@ -170,7 +170,7 @@ fn a_full_disk_an_io_error_and_a_short_write_keep_the_checkpoints_of_an_rntuple(
     let faults = [
         (Fault::DiskFull(60_000), "No space left"),
         (Fault::DiskFull(200), "No space left"),
-        (Fault::IoError(25), "Input/output error"),
+        (Fault::IoError(60), "Input/output error"),
         (Fault::IoError(0), "Input/output error"),
         (Fault::ShortWrite(31), "No space left"),
     ];
@@ -179,7 +179,7 @@ fn a_full_disk_an_io_error_and_a_short_write_keep_the_checkpoints_of_an_rntuple(
         assert_names_the_file(&e, cause);
         assert!(ids.len() as u64 >= checkpointed, "{fault:?}");
         assert_eq!(ids, (0..ids.len() as i64).collect::<Vec<_>>(), "{fault:?}");
-        if matches!(fault, Fault::DiskFull(60_000) | Fault::IoError(25)) {
+        if matches!(fault, Fault::DiskFull(60_000) | Fault::IoError(60)) {
             assert!(checkpointed > 0, "{fault:?}");
         }
     }

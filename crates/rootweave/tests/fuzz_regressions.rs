@@ -75,6 +75,7 @@ fn run(name: &str) {
     harness::rntuple_file(&bytes);
     harness::rntuple_envelopes(&bytes);
     harness::ttree_file(&bytes);
+    harness::recover_file(&bytes);
 }
 
 /// One test per saved input; the list is checked against the folder below.
@@ -194,7 +195,8 @@ fn uncompressed_file() -> Vec<u8> {
 }
 
 /// The harness reads good files in full, and giving them checksums again (the envelope
-/// target) leaves them good: otherwise the fuzzing would only ever see errors.
+/// target) leaves them good, as does recovering them (every RNTuple written by ROOT or by
+/// rootweave comes back whole): otherwise the fuzzing would only ever see errors.
 #[test]
 fn the_harness_reads_good_files() {
     let seeds = seeds();
@@ -208,6 +210,7 @@ fn the_harness_reads_good_files() {
         let plain = harness::rntuple_file(&bytes);
         assert!(plain > 0, "{name}: nothing read");
         assert_eq!(harness::rntuple_envelopes(&bytes), plain, "{name}");
+        assert_eq!(harness::recover_file(&bytes), plain, "{name}");
     }
 }
 

@@ -58,9 +58,9 @@ fn written(clusters: i64, every: u64) -> Vec<u8> {
 /// Recovers `bytes`; the ids of the recovered RNTuple (each entry's vector checked) and
 /// the names the recovered file lists.
 fn recovered(bytes: Vec<u8>) -> rootweave::Result<(Vec<i64>, Vec<String>)> {
-    let source = MemoryFile::from_bytes(bytes);
+    let source = Arc::new(MemoryFile::from_bytes(bytes));
     let target = Arc::new(MemoryFile::new());
-    recover_into(&source, target.clone(), "data.root")?;
+    recover_into(source, target.clone(), "data.root")?;
     let root = Arc::new(RootFile::from_source(Arc::new(MemoryFile::from_bytes(
         target.to_bytes(),
     )))?);
@@ -122,8 +122,8 @@ fn input_that_is_not_a_root_file_gives_an_error_naming_it() {
         vec![0u8; 5000],
         (0..20_000u32).map(|i| (i * 7919 % 251) as u8).collect(),
     ] {
-        let source = MemoryFile::from_bytes(bytes);
-        let e = recover_into(&source, Arc::new(MemoryFile::new()), "x.root").unwrap_err();
+        let source = Arc::new(MemoryFile::from_bytes(bytes));
+        let e = recover_into(source, Arc::new(MemoryFile::new()), "x.root").unwrap_err();
         assert!(e.to_string().contains("<memory>"), "{e}");
     }
     let dir = std::env::temp_dir().join(format!("rootweave-recover-{}", std::process::id()));

@@ -54,6 +54,9 @@ impl RootFile {
             "file header",
         )?;
         let header = FileHeader::decode(&mut BeReader::new(&first, 0, &name, "file header"))?;
+        // The size again, after the header: a file still being written grows, and its
+        // writer puts the records a header points to before the header itself.
+        let size = source.size()?.max(size);
         if header.end > size {
             return Err(Error::format(
                 &name,
@@ -97,6 +100,35 @@ impl RootFile {
         };
         file.keys = file.read_keys_list(&dir, "top directory")?;
         Ok(file)
+    }
+
+    /// A file whose header and keys lists cannot be trusted (one being recovered), for
+    /// reading records by keys found otherwise: no keys, and the StreamerInfo record
+    /// behind `streamer_info` if given.
+    pub fn from_records(source: Arc<dyn ReadAt>, streamer_info: Option<&KeyInfo>) -> Result<Self> {
+        let name = source.name();
+        let size = source.size()?;
+        let header = FileHeader {
+            version: 0,
+            is_large: size > i32::MAX as u64,
+            begin: 100,
+            end: size,
+            seek_free: 0,
+            nbytes_free: 0,
+            nfree: 0,
+            nbytes_name: 0,
+            compression: 0,
+            seek_info: streamer_info.map_or(0, |k| k.seek_key),
+            nbytes_info: streamer_info.map_or(0, |k| k.nbytes),
+            uuid: [0; 16],
+        };
+        Ok(RootFile {
+            source,
+            name,
+            size,
+            header,
+            keys: Vec::new(),
+        })
     }
 
     fn read_keys_list(&self, dir: &Directory, what: &str) -> Result<Vec<KeyInfo>> {

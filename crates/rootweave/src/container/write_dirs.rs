@@ -16,6 +16,11 @@ pub struct DirectoryId(pub(super) usize);
 impl DirectoryId {
     /// The file's top directory.
     pub const TOP: DirectoryId = DirectoryId(0);
+
+    /// Directory number `index` of the list given to [`super::FileWriter::append`].
+    pub fn appended(index: usize) -> Self {
+        DirectoryId(index)
+    }
 }
 
 /// One directory: its keys and its own records.

@@ -79,6 +79,17 @@ impl State {
     }
 }
 
+/// A directory of a file continued by [`FileWriter::append`].
+#[derive(Debug, Clone, Default)]
+pub struct AppendedDirectory {
+    /// Its key in its parent (none for the top directory).
+    pub key: Option<KeyInfo>,
+    /// Its parent's index in the list.
+    pub parent: usize,
+    /// The objects (and subdirectories) it lists.
+    pub keys: Vec<KeyInfo>,
+}
+
 /// A ROOT file being written.
 pub struct FileWriter {
     backend: Arc<dyn WriteAt>,
@@ -133,15 +144,17 @@ impl FileWriter {
     }
 
     /// Continues a file whose first `end` bytes are in `backend` already (a file being
-    /// recovered): records go after them, and the top directory lists `top_keys` and the
-    /// objects written from now on. `file_name` and the title in `options` must give a top
-    /// record of the length the file has room for at its start (`top_record_len`).
+    /// recovered): records go after them, and each directory of `dirs` (the top one first,
+    /// parents before their subdirectories) lists its objects and those written from now
+    /// on. `file_name` and the title in `options` must give a top record of the length the
+    /// file has room for at its start (see [`FileWriter::top_record_len`]); a
+    /// subdirectory's record is rewritten where its key is, which must have room for it.
     pub fn append(
         backend: Arc<dyn WriteAt>,
         file_name: &str,
         options: WriterOptions,
         end: u64,
-        top_keys: Vec<KeyInfo>,
+        dirs: Vec<AppendedDirectory>,
     ) -> Result<Self> {
         let writer = FileWriter {
             backend,
@@ -160,7 +173,30 @@ impl FileWriter {
         {
             let mut state = writer.lock();
             state.end = end;
-            state.dirs[0].keys = top_keys;
+            for (i, dir) in dirs.into_iter().enumerate() {
+                match dir.key {
+                    None if i == 0 => state.dirs[0].keys = dir.keys,
+                    Some(key) if i > 0 && dir.parent < i => {
+                        let room = key.nbytes as usize - key.keylen as usize;
+                        let name = key.name.clone();
+                        let mut made =
+                            DirState::new(&name, dir.parent, key, writer.datime, new_uuid());
+                        made.keys = dir.keys;
+                        if made.record(&state.dirs).len() > room {
+                            return Err(Error::InvalidArgument(format!(
+                                "{file_name}: the record of directory '{}' has no room to be rewritten",
+                                made.name
+                            )));
+                        }
+                        state.dirs.push(made);
+                    }
+                    _ => {
+                        return Err(Error::InvalidArgument(
+                            "directories must start with the top one, parents first".into(),
+                        ))
+                    }
+                }
+            }
         }
         Ok(writer)
     }

@@ -20,7 +20,7 @@ use crate::ttree::{
 const MIN_BASKET_SLOTS: usize = 10;
 
 /// One input's copy of a tree, read for merging.
-pub(super) struct TreeSource {
+pub(crate) struct TreeSource {
     /// The input's file name (for messages).
     pub file: String,
     key: KeyInfo,
@@ -428,6 +428,138 @@ pub(super) fn merged_object(
     rewrite(&first.payload, &first.trace, edits, &first.key, new_keylen).map_err(fail)
 }
 
+/// A basket record to append to a tree's branch: where it is, its size on disk and before
+/// compression (key included, as `fTotBytes` counts), and its first entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AppendedBasket {
+    pub seek: u64,
+    pub bytes: u32,
+    pub tot_bytes: u64,
+    pub first_entry: u64,
+}
+
+/// A leaf member raised to cover values found in appended baskets: a counter's maximum,
+/// a C string leaf's length and maximum.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct LeafRaise {
+    /// The branch (as [`TreeMeta::all_branches`] lists them) and its leaf.
+    pub branch: usize,
+    pub leaf: usize,
+    pub member: &'static str,
+    pub value: f64,
+}
+
+/// The tree object of `source` with `appended[b]` after branch `b`'s own baskets (branches
+/// as [`TreeMeta::all_branches`] lists them), `entries` entries, clusters ending at
+/// `cluster_ends` (the last one open), and leaf members raised to at least the values of
+/// `leaf_max`; for a key of `new_keylen` bytes. For recovering a tree saved before its
+/// writer died.
+pub(crate) fn extended_object(
+    source: &TreeSource,
+    appended: &[Vec<AppendedBasket>],
+    entries: u64,
+    cluster_ends: &[u64],
+    leaf_max: &[LeafRaise],
+    new_keylen: u32,
+) -> Result<Vec<u8>> {
+    let what = format!("TTree '{}'", source.meta.name);
+    let fail = |message: String| Error::format(&source.file, &what, source.object.offset, message);
+    let tree = &source.object;
+    let mut edits = Vec::new();
+    let added_zip: i64 = appended.iter().flatten().map(|a| a.bytes as i64).sum();
+    let added_tot: i64 = appended.iter().flatten().map(|a| a.tot_bytes as i64).sum();
+    edits.extend(scalar(tree, "fEntries", entries as i64).map_err(&fail)?);
+    for (name, added) in [
+        ("fTotBytes", added_tot),
+        ("fZipBytes", added_zip),
+        ("fSavedBytes", added_zip),
+        ("fFlushedBytes", added_zip),
+    ] {
+        let value = tree.int(name).unwrap_or(0) + added;
+        edits.extend(scalar(tree, name, value).map_err(&fail)?);
+    }
+    edits.extend(cluster_edits_at(tree, cluster_ends, entries as i64).map_err(&fail)?);
+    let listed = source.meta.all_branches();
+    for (bi, branch) in source.branches.iter().enumerate() {
+        let own = &listed[bi].baskets;
+        let extra = &appended[bi];
+        let fail = |m: String| {
+            fail(format!(
+                "branch '{}': {m}",
+                branch.str("fName").unwrap_or("")
+            ))
+        };
+        let n = own.len() + extra.len();
+        let slots = (n + 1).max(MIN_BASKET_SLOTS);
+        let bytes: Vec<i64> = own
+            .iter()
+            .map(|b| b.bytes as i64)
+            .chain(extra.iter().map(|a| a.bytes as i64))
+            .collect();
+        let mut firsts: Vec<i64> = own
+            .iter()
+            .map(|b| b.first_entry as i64)
+            .chain(extra.iter().map(|a| a.first_entry as i64))
+            .collect();
+        firsts.push(entries as i64);
+        let seeks: Vec<i64> = own
+            .iter()
+            .map(|b| b.seek as i64)
+            .chain(extra.iter().map(|a| a.seek as i64))
+            .collect();
+        edits.extend(scalar(branch, "fWriteBasket", n as i64).map_err(&fail)?);
+        edits.extend(scalar(branch, "fEntryNumber", entries as i64).map_err(&fail)?);
+        edits.extend(scalar(branch, "fEntries", entries as i64).map_err(&fail)?);
+        let tot = branch.int("fTotBytes").unwrap_or(0)
+            + extra.iter().map(|a| a.tot_bytes as i64).sum::<i64>();
+        let zip = branch.int("fZipBytes").unwrap_or(0)
+            + extra.iter().map(|a| a.bytes as i64).sum::<i64>();
+        edits.extend(scalar(branch, "fTotBytes", tot).map_err(&fail)?);
+        edits.extend(scalar(branch, "fZipBytes", zip).map_err(&fail)?);
+        edits.extend(scalar(branch, "fMaxBaskets", slots as i64).map_err(&fail)?);
+        let old_slots = branch.int("fMaxBaskets").unwrap_or(0).max(0) as usize;
+        for (name, values, width) in [
+            ("fBasketBytes", &bytes, 4),
+            ("fBasketEntry", &firsts, 8),
+            ("fBasketSeek", &seeks, 8),
+        ] {
+            edits.extend(array(branch, name, values, slots, old_slots, width).map_err(&fail)?);
+        }
+        let leaves: Vec<&Arc<Object>> = branch
+            .objects("fLeaves")
+            .unwrap_or(&[])
+            .iter()
+            .flatten()
+            .collect();
+        for raise in leaf_max.iter().filter(|r| r.branch == bi) {
+            let Some(leaf) = leaves.get(raise.leaf) else {
+                continue;
+            };
+            let edit = match leaf.get(raise.member) {
+                Some(Value::Int(v)) if (*v as f64) < raise.value => {
+                    scalar(leaf, raise.member, raise.value as i64)
+                }
+                Some(Value::UInt(v)) if (*v as f64) < raise.value => {
+                    scalar(leaf, raise.member, raise.value as i64)
+                }
+                Some(Value::Float(v)) if *v < raise.value => {
+                    scalar_f(leaf, raise.member, raise.value)
+                }
+                _ => continue,
+            };
+            edits.extend(edit.map_err(&fail)?);
+        }
+    }
+    rewrite(
+        &source.payload,
+        &source.trace,
+        edits,
+        &source.key,
+        new_keylen,
+    )
+    .map_err(fail)
+}
+
 /// The bytes of a number in the form member `name` of `o` was read in.
 fn scalar(o: &Object, name: &str, value: i64) -> Result<Option<restream::Edit>, String> {
     let (Some(span), Some(old)) = (o.span(name), o.get(name)) else {
@@ -576,10 +708,19 @@ fn cluster_edits(sources: &[TreeSource], entries: i64) -> Result<Vec<restream::E
     }
     // The last cluster is open (ROOT's last run continues with `fAutoFlush`).
     ends.pop();
-    let Some(layout) = cluster_layout(&ends, entries as u64) else {
+    cluster_edits_at(&sources[0].object, &ends, entries)
+}
+
+/// The cluster members of `tree` for clusters ending at `ends` (the last one, up to
+/// `entries`, open).
+fn cluster_edits_at(
+    tree: &Object,
+    ends: &[u64],
+    entries: i64,
+) -> Result<Vec<restream::Edit>, String> {
+    let Some(layout) = cluster_layout(ends, entries as u64) else {
         return Ok(Vec::new());
     };
-    let tree = &sources[0].object;
     if tree.span("fNClusterRange").is_none() {
         return Ok(Vec::new());
     }

@@ -7,16 +7,19 @@
 
 mod ntuple;
 mod scan;
+mod tree;
 
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::compress::{decompress, Compression};
-use crate::container::{FileWriter, KeyInfo, WriterOptions};
+use crate::container::{AppendedDirectory, DirectoryId, FileWriter, KeyInfo, WriterOptions};
 use crate::error::{Error, Result};
 use crate::io::{same_file, temporary_path, DiskFile, ReadAt, WriteAt};
 use crate::rntuple::format::{Anchor, ClusterGroupInfo, ANCHOR_VERSION};
-use crate::rntuple::{serialize_footer, serialize_page_list, write_envelope};
+use crate::rntuple::{
+    serialize_footer, serialize_footer_with_extension, serialize_page_list, write_envelope,
+};
 
 use ntuple::FoundNtuple;
 use scan::{walk, BEGIN};
@@ -27,6 +30,8 @@ use scan::{walk, BEGIN};
 pub struct RecoverReport {
     /// Every RNTuple found, with what was kept of it.
     pub ntuples: Vec<RecoveredNtuple>,
+    /// Every TTree found, with what was kept of it.
+    pub trees: Vec<RecoveredTree>,
     /// Other objects of the top directory kept as they were last written (name;cycle and
     /// class).
     pub objects: Vec<String>,
@@ -53,6 +58,21 @@ pub struct RecoveredNtuple {
     pub dropped: Vec<String>,
 }
 
+/// One TTree of a recovered file: its last save, extended by the baskets written after it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RecoveredTree {
+    /// Its path in the file (`dir/name`).
+    pub path: String,
+    /// Entries at its last save.
+    pub saved_entries: u64,
+    /// Entries kept (those of the last save and of the whole baskets after it that every
+    /// branch reaches).
+    pub entries: u64,
+    /// Baskets found but left out, with why.
+    pub dropped: Vec<String>,
+}
+
 /// Recovers `input` into `output` (which may be the input itself: it is then replaced
 /// once the recovered file is complete). Errors name the file and what could not be read.
 pub fn recover(input: &Path, output: &Path) -> Result<RecoverReport> {
@@ -63,7 +83,7 @@ pub fn recover(input: &Path, output: &Path) -> Result<RecoverReport> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let result = DiskFile::create(&temporary)
-        .and_then(|target| recover_into(&source, Arc::new(target), &base));
+        .and_then(|target| recover_into(Arc::new(source), Arc::new(target), &base));
     let report = match result {
         Ok(report) => report,
         Err(e) => {
@@ -71,7 +91,6 @@ pub fn recover(input: &Path, output: &Path) -> Result<RecoverReport> {
             return Err(e);
         }
     };
-    drop(source);
     if same_file(input, output) {
         std::fs::remove_file(output).map_err(|source| Error::Io {
             path: output.to_path_buf(),
@@ -88,16 +107,16 @@ pub fn recover(input: &Path, output: &Path) -> Result<RecoverReport> {
 /// Recovers the file `source` into the empty `target`; `base` is the file name the
 /// recovered top record takes when the input's own cannot be read.
 pub fn recover_into(
-    source: &dyn ReadAt,
+    source: Arc<dyn ReadAt>,
     target: Arc<dyn WriteAt>,
     base: &str,
 ) -> Result<RecoverReport> {
     let size = source.size()?;
     let name = source.name();
-    let walk = walk(source, size)?;
-    let found = ntuple::find(source, size, &walk.keys)?;
-    let objects = listed_objects(&walk.keys);
-    if found.is_empty() && objects.is_empty() {
+    let walk = walk(&*source, size)?;
+    let found = ntuple::find(&*source, size, &walk.keys)?;
+    let dirs = directories(&walk.keys);
+    if found.is_empty() && dirs.iter().all(|d| d.keys.is_empty()) {
         return Err(Error::format(
             &name,
             "file",
@@ -105,8 +124,26 @@ pub fn recover_into(
             "no RNTuple header and no object was found: nothing to recover",
         ));
     }
+    let info = walk
+        .keys
+        .iter()
+        .rev()
+        .find(|k| k.class_name == "TList" && k.name == "StreamerInfo");
+    let trees = tree::find(source.clone(), &walk.keys, info)?;
     let (file_name, title) = top_record_names(&walk.keys, base, &name)?;
-    copy_prefix(source, walk.end, &*target)?;
+    copy_prefix(&*source, walk.end, &*target)?;
+    let mut report = RecoverReport {
+        objects: dirs
+            .iter()
+            .flat_map(|d| &d.keys)
+            .map(|k| format!("{};{} ({})", k.name, k.cycle, k.class_name))
+            .collect(),
+        gaps: walk.gaps.clone(),
+        cut_bytes: size - walk.end,
+        ..RecoverReport::default()
+    };
+    let paths = dir_paths(&dirs);
+    let has_objects = dirs.iter().any(|d| !d.keys.is_empty());
     let file = FileWriter::append(
         target,
         &file_name,
@@ -114,22 +151,30 @@ pub fn recover_into(
             .with_compression(Compression::ROOT_RNTUPLE_DEFAULT)
             .with_title(title),
         walk.end,
-        objects.iter().map(|k| (*k).clone()).collect(),
+        dirs.clone(),
     )?;
-    if !objects.is_empty() {
-        if let Some(record) = streamer_record(source, &walk.keys)? {
+    if has_objects {
+        if let Some(record) = streamer_record(&*source, info)? {
             file.set_streamer_record(vec![record]);
         }
     }
-    let mut report = RecoverReport {
-        objects: objects
+    for t in &trees {
+        let d = dirs
             .iter()
-            .map(|k| format!("{};{} ({})", k.name, k.cycle, k.class_name))
-            .collect(),
-        gaps: walk.gaps.clone(),
-        cut_bytes: size - walk.end,
-        ..RecoverReport::default()
-    };
+            .position(|d| d.keys.iter().any(|k| k.seek_key == t.key.seek_key));
+        let Some(d) = d else { continue };
+        if t.extended() {
+            let keylen = file.next_key_len(&t.key.class_name, &t.key.name, &t.key.title);
+            let object = t.object(keylen as u32)?;
+            file.rewrite_object(DirectoryId::appended(d), &t.key, &object, true)?;
+        }
+        report.trees.push(RecoveredTree {
+            path: format!("{}{}", paths[d], t.key.name),
+            saved_entries: t.saved_entries,
+            entries: t.entries,
+            dropped: t.dropped.clone(),
+        });
+    }
     for ntuple in &found {
         write_anchor(&file, ntuple)?;
         report.ntuples.push(RecoveredNtuple {
@@ -156,7 +201,12 @@ fn write_anchor(file: &FileWriter, ntuple: &FoundNtuple) -> Result<()> {
             page_list: write_envelope(file, &list, compression)?,
         });
     }
-    let footer = serialize_footer(ntuple.header_checksum, &groups);
+    let footer = match &ntuple.extension {
+        Some(extension) => {
+            serialize_footer_with_extension(ntuple.header_checksum, extension, &groups)
+        }
+        None => serialize_footer(ntuple.header_checksum, &groups),
+    };
     let anchor = Anchor {
         version: ANCHOR_VERSION,
         header: ntuple.header,
@@ -180,10 +230,12 @@ fn copy_prefix(source: &dyn ReadAt, len: u64, target: &dyn WriteAt) -> Result<()
     Ok(())
 }
 
-/// The objects of the top directory to list again: the last record of each name and
-/// cycle, but for the records that the recovered file gets anew (RNTuple anchors, keys
-/// lists, the StreamerInfo and free-segments records) and for blobs and baskets.
-fn listed_objects(keys: &[KeyInfo]) -> Vec<&KeyInfo> {
+/// The directories to list again, the top one first and parents before their
+/// subdirectories, each with the last record of each of its objects' name and cycle; not
+/// the records the recovered file gets anew (RNTuple anchors, keys lists, the
+/// StreamerInfo and free-segments records), nor blobs and baskets. A subdirectory is a
+/// directory key that other records name as theirs.
+fn directories(keys: &[KeyInfo]) -> Vec<AppendedDirectory> {
     const NOT_LISTED: [&str; 7] = [
         "RBlob",
         "TBasket",
@@ -193,33 +245,70 @@ fn listed_objects(keys: &[KeyInfo]) -> Vec<&KeyInfo> {
         "TDirectory",
         "TDirectoryFile",
     ];
-    let mut latest: Vec<&KeyInfo> = Vec::new();
-    for key in keys {
-        let skip = NOT_LISTED.contains(&key.class_name.as_str())
-            || (key.class_name == "TList" && key.name == "StreamerInfo")
-            || key.seek_pdir != BEGIN;
-        if skip {
-            continue;
-        }
-        match latest
-            .iter_mut()
-            .find(|k| k.name == key.name && k.cycle == key.cycle)
+    let is_dir = |k: &KeyInfo| {
+        matches!(k.class_name.as_str(), "TDirectory" | "TDirectoryFile")
+            && keys
+                .iter()
+                .any(|o| o.seek_pdir == k.seek_key && o.seek_key != k.seek_key)
+    };
+    let mut dirs = vec![AppendedDirectory::default()];
+    let mut seeks = vec![BEGIN];
+    let mut d = 0;
+    while d < dirs.len() {
+        let seek = seeks[d];
+        let mut listed: Vec<KeyInfo> = Vec::new();
+        for key in keys
+            .iter()
+            .filter(|k| k.seek_pdir == seek && k.seek_key != seek)
         {
-            Some(k) => *k = key,
-            None => latest.push(key),
+            if is_dir(key) {
+                if !seeks.contains(&key.seek_key) {
+                    listed.push(key.clone());
+                    seeks.push(key.seek_key);
+                    dirs.push(AppendedDirectory {
+                        key: Some(key.clone()),
+                        parent: d,
+                        keys: Vec::new(),
+                    });
+                }
+                continue;
+            }
+            let skip = NOT_LISTED.contains(&key.class_name.as_str())
+                || (key.class_name == "TList" && key.name == "StreamerInfo");
+            if skip {
+                continue;
+            }
+            match listed
+                .iter_mut()
+                .find(|k| k.name == key.name && k.cycle == key.cycle)
+            {
+                Some(k) => *k = key.clone(),
+                None => listed.push(key.clone()),
+            }
         }
+        dirs[d].keys = listed;
+        d += 1;
     }
-    latest
+    dirs
 }
 
-/// The last StreamerInfo record of the file, uncompressed, with its key's length (the
+/// Each directory's path prefix (`""` for the top one, `"dir/"` below it).
+fn dir_paths(dirs: &[AppendedDirectory]) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        let path = match &dir.key {
+            None => String::new(),
+            Some(key) => format!("{}{}/", paths[dir.parent], key.name),
+        };
+        paths.push(path);
+    }
+    paths
+}
+
+/// The StreamerInfo record behind `key`, uncompressed, with its key's length (the
 /// record's references count from the key's start).
-fn streamer_record(source: &dyn ReadAt, keys: &[KeyInfo]) -> Result<Option<(usize, Vec<u8>)>> {
-    let Some(key) = keys
-        .iter()
-        .rev()
-        .find(|k| k.class_name == "TList" && k.name == "StreamerInfo")
-    else {
+fn streamer_record(source: &dyn ReadAt, key: Option<&KeyInfo>) -> Result<Option<(usize, Vec<u8>)>> {
+    let Some(key) = key else {
         return Ok(None);
     };
     let stored_len = (key.nbytes - key.keylen as u32) as usize;

@@ -11,10 +11,11 @@ use crate::error::Result;
 use crate::io::ReadAt;
 use crate::rntuple::format::checksum::xxh3_64;
 use crate::rntuple::format::{ClusterInfo, EnvelopeLocation};
-use crate::rntuple::read::{envelope_bytes, Descriptor};
+use crate::rntuple::read::{envelope_bytes, schema_extension_of, Descriptor};
 
 /// Envelope types (the first 16 bits of an envelope).
 const HEADER: u16 = 0x01;
+const FOOTER: u16 = 0x02;
 const PAGE_LIST: u16 = 0x03;
 
 /// Largest envelope looked into (bigger blobs hold pages).
@@ -27,6 +28,8 @@ pub(crate) struct FoundNtuple {
     pub header: EnvelopeLocation,
     /// Its header's checksum (the new page list and footer repeat it).
     pub header_checksum: u64,
+    /// The schema extension of its latest footer (columns added after the header).
+    pub extension: Option<Vec<u8>>,
     pub name: String,
     /// The clusters kept, in entry order from entry 0.
     pub clusters: Vec<ClusterInfo>,
@@ -60,16 +63,30 @@ pub(crate) fn find(source: &dyn ReadAt, size: u64, keys: &[KeyInfo]) -> Result<V
     ranges.sort_unstable();
     let mut found = Vec::new();
     for header in envelopes.iter().filter(|e| e.kind == HEADER) {
-        let Ok(descriptor) = Descriptor::from_header(&name, &header.bytes, header.location) else {
+        let checksum = xxh3_64(&header.bytes[..header.bytes.len() - 8]);
+        // Envelopes repeat their header's checksum after the preamble (and a footer after
+        // its feature flags too).
+        let owned_by = |e: &&Envelope, at: usize| {
+            e.bytes
+                .get(at..at + 8)
+                .map(|b| u64::from_le_bytes(b.try_into().expect("8")))
+                == Some(checksum)
+        };
+        let footer = envelopes
+            .iter()
+            .filter(|e| e.kind == FOOTER && owned_by(e, 16))
+            .max_by_key(|e| e.location.offset);
+        let with_footer = footer.map(|f| (&f.bytes[..], f.location));
+        let Ok(descriptor) =
+            Descriptor::from_header(&name, &header.bytes, header.location, with_footer)
+        else {
             continue;
         };
-        let checksum = descriptor.header_checksum();
         let mut by_entry: BTreeMap<u64, ClusterInfo> = BTreeMap::new();
-        for list in envelopes.iter().filter(|e| e.kind == PAGE_LIST) {
-            let owner = u64::from_le_bytes(list.bytes[8..16].try_into().expect("8"));
-            if owner != checksum {
-                continue;
-            }
+        for list in envelopes
+            .iter()
+            .filter(|e| e.kind == PAGE_LIST && owned_by(e, 8))
+        {
             if let Ok(clusters) = descriptor.page_list_clusters(&list.bytes, list.location, size) {
                 for c in clusters {
                     by_entry.entry(c.first_entry).or_insert(c);
@@ -105,6 +122,7 @@ pub(crate) fn find(source: &dyn ReadAt, size: u64, keys: &[KeyInfo]) -> Result<V
         found.push(FoundNtuple {
             header: header.location,
             header_checksum: checksum,
+            extension: footer.and_then(|f| schema_extension_of(&f.bytes)),
             name: descriptor.name.clone(),
             clusters: kept,
             dropped,
@@ -113,7 +131,8 @@ pub(crate) fn find(source: &dyn ReadAt, size: u64, keys: &[KeyInfo]) -> Result<V
     Ok(found)
 }
 
-/// The header or page list envelope a blob holds, checked; `None` for any other blob.
+/// The header, footer or page list envelope a blob holds, checked; `None` for any other
+/// blob.
 fn envelope(source: &dyn ReadAt, key: &KeyInfo) -> Result<Option<Envelope>> {
     let stored_len = (key.nbytes - key.keylen as u32) as u64;
     let objlen = key.objlen as u64;
@@ -135,7 +154,7 @@ fn envelope(source: &dyn ReadAt, key: &KeyInfo) -> Result<Option<Envelope>> {
         // Uncompressed: the preamble tells at once whether this is an envelope.
         source.read_exact_at(&mut stored[..8], at)?;
         let (kind, len) = preamble_of(&stored);
-        if !matches!(kind, HEADER | PAGE_LIST) || len != objlen {
+        if !matches!(kind, HEADER | FOOTER | PAGE_LIST) || len != objlen {
             return Ok(None);
         }
     }
@@ -148,7 +167,7 @@ fn envelope(source: &dyn ReadAt, key: &KeyInfo) -> Result<Option<Envelope>> {
             _ => return Ok(None),
         }
     };
-    if !matches!(kind, HEADER | PAGE_LIST) {
+    if !matches!(kind, HEADER | FOOTER | PAGE_LIST) {
         return Ok(None);
     }
     let name = source.name();

@@ -17,6 +17,7 @@ pub(crate) use model::{restream, Cursor, Object, ObjectReader, Trace, Value};
 pub use model::{
     BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, StreamerSet, TreeMeta,
 };
+pub(crate) use read::{decode_basket, parse_found_header};
 pub use read::{list_trees, read_streamers, TTreeReader, Tree};
 pub(crate) use write::{basket_record, cluster_layout, BasketContent};
 pub use write::{

@@ -14,7 +14,8 @@ mod plan;
 mod reader;
 
 pub use descriptor::{
-    envelope_bytes, ColumnRecord, ColumnRef, Descriptor, FieldRecord, OpenOptions, Role,
+    envelope_bytes, schema_extension_of, ColumnRecord, ColumnRef, Descriptor, FieldRecord,
+    OpenOptions, Role,
 };
 pub use plan::{Kind, Node};
 pub use reader::RNTupleReader;

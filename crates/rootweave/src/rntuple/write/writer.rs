@@ -257,7 +257,8 @@ impl NtupleSink {
                 clusters: options.checkpoint_clusters,
             },
         );
-        Ok(NtupleSink {
+        let checkpoints = options.checkpoint_bytes > 0 || options.checkpoint_clusters > 0;
+        let mut sink = NtupleSink {
             file: Some(file),
             owns_file: false,
             name: name.to_string(),
@@ -268,7 +269,13 @@ impl NtupleSink {
             column_elements: vec![0; n_columns],
             ledger,
             summary: WriteSummary::default(),
-        })
+        };
+        // A first checkpoint, empty: a process killed before the next one leaves a file
+        // that opens (with the clusters written since found by `rootweave recover`).
+        if checkpoints {
+            sink.close_group(Publish::Checkpoint)?;
+        }
+        Ok(sink)
     }
 
     /// A cluster builder for this RNTuple's schema.

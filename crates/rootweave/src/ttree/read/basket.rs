@@ -45,6 +45,29 @@ pub fn parse_header(
     object: &str,
     expected_entries: u64,
 ) -> Result<BasketHeader> {
+    parse_any_header(head, seek, nbytes, file, object, Some(expected_entries))
+}
+
+/// As [`parse_header`], for a basket found without its branch's metadata (recovering a
+/// file): any number of entries.
+pub fn parse_found_header(
+    head: &[u8],
+    seek: u64,
+    nbytes: usize,
+    file: &str,
+    object: &str,
+) -> Result<BasketHeader> {
+    parse_any_header(head, seek, nbytes, file, object, None)
+}
+
+fn parse_any_header(
+    head: &[u8],
+    seek: u64,
+    nbytes: usize,
+    file: &str,
+    object: &str,
+    expected_entries: Option<u64>,
+) -> Result<BasketHeader> {
     let mut r = BeReader::new(head, seek, file, object);
     let key = KeyInfo::decode(&mut r)?;
     let err = |at: u64, m: String| Error::format(file, object, seek + at, m);
@@ -80,10 +103,13 @@ pub fn parse_header(
             format!("key length {keylen} does not fit the basket header and the record"),
         ));
     }
-    if nev_buf < 0 || nev_buf as u64 != expected_entries {
+    if nev_buf < 0 || expected_entries.is_some_and(|e| nev_buf as u64 != e) {
         return Err(err(
             r.position() as u64 - 9,
-            format!("the basket holds {nev_buf} entries, the branch says {expected_entries}"),
+            format!(
+                "the basket holds {nev_buf} entries, the branch says {}",
+                expected_entries.unwrap_or(0)
+            ),
         ));
     }
     let objlen = key.objlen as i64;

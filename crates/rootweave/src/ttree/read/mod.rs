@@ -7,4 +7,5 @@ mod counted;
 mod endian;
 mod reader;
 
+pub(crate) use basket::{decode_basket, parse_found_header};
 pub use reader::{list_trees, read_streamers, TTreeReader, Tree};

@@ -3,7 +3,7 @@
 //! object (replacing the one saved before) with its class layouts.
 
 use super::clusters::cluster_layout;
-use super::filler::{BranchFiller, Sealed};
+use super::filler::{BranchFiller, Sealed, ENTRY_OFFSET_LEN};
 use super::layouts::tree_layouts;
 use super::objects::{stream_tree, BranchRecord, TreeRecord, WrittenBasket};
 use super::options::TTreeWriteOptions;
@@ -49,13 +49,20 @@ impl TreeCatalog {
             branches: shape
                 .initial_max_counts()
                 .into_iter()
-                .map(|max_count| BranchCatalog {
+                .zip(&shape.specs)
+                .map(|(max_count, spec)| BranchCatalog {
                     baskets: Vec::new(),
                     tot_bytes: 0,
                     zip_bytes: 0,
                     max_count,
                     basket_size,
-                    entry_offset_len: 0,
+                    // As the branch's filler starts: a tree saved before any basket
+                    // already says which branches have entries of varying size.
+                    entry_offset_len: if spec.fixed_entry_bytes().is_none() {
+                        ENTRY_OFFSET_LEN
+                    } else {
+                        0
+                    },
                     longest: 0,
                 })
                 .collect(),

@@ -81,7 +81,7 @@ impl TTreeWriter {
             .iter()
             .map(|spec| BranchFiller::new(spec.clone(), name, basket_size, compression, datime))
             .collect();
-        Ok(TTreeWriter {
+        let mut writer = TTreeWriter {
             file: Some(file),
             owns_file: false,
             dir,
@@ -94,7 +94,13 @@ impl TTreeWriter {
             cluster_entries: None,
             bytes_in_cluster: 0,
             closed: false,
-        })
+        };
+        // Saved at once, empty: a process killed before the first auto-save leaves a
+        // file that opens, whose baskets `rootweave recover` adds to this tree.
+        if writer.options.auto_save_bytes != u64::MAX {
+            writer.write_tree(true)?;
+        }
+        Ok(writer)
     }
 
     /// Entries written so far.

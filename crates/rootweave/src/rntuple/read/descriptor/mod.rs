@@ -109,6 +109,18 @@ pub struct ColumnRecord {
     pub value_range: Option<(f64, f64)>,
 }
 
+/// The schema extension record frame of a footer envelope (`footer`: its whole bytes), as
+/// serialized; `None` if it has none.
+pub fn schema_extension_of(footer: &[u8]) -> Option<Vec<u8>> {
+    // Envelope preamble, feature flags, header checksum, then the record frame.
+    let at = 24;
+    let size = footer
+        .get(at..at + 8)
+        .map(|b| i64::from_le_bytes(b.try_into().expect("8")))
+        .filter(|&n| n >= 8 && (at as i64 + n) as usize <= footer.len())?;
+    Some(footer[at..at + size as usize].to_vec())
+}
+
 /// A cluster group: an entry range and its (lazily parsed) page list.
 #[derive(Debug)]
 pub struct ClusterGroup {
@@ -217,7 +229,14 @@ impl Descriptor {
     /// found at `location`; the name is the header's), without an anchor or footer: for
     /// recovering a file whose writer died. It has no cluster groups; read page lists with
     /// [`Descriptor::page_list_clusters`].
-    pub fn from_header(file_name: &str, bytes: &[u8], location: EnvelopeLocation) -> Result<Self> {
+    /// A footer found for it (`footer`: its bytes, checked, and location) adds the
+    /// columns of its schema extension; its cluster groups are left out.
+    pub fn from_header(
+        file_name: &str,
+        bytes: &[u8],
+        location: EnvelopeLocation,
+        footer: Option<(&[u8], EnvelopeLocation)>,
+    ) -> Result<Self> {
         let mut d = Descriptor {
             name: String::new(),
             description: String::new(),
@@ -237,6 +256,10 @@ impl Descriptor {
             all: Mutex::new(None),
         };
         d.header_checksum = d.parse_header(bytes, location.offset)?;
+        if let Some((footer, at)) = footer {
+            d.parse_footer(footer, at.offset)?;
+            d.groups.clear();
+        }
         d.link_fields()?;
         Ok(d)
     }
@@ -270,21 +293,14 @@ impl Descriptor {
     /// what a merged RNTuple's footer carries over.
     pub fn footer_schema_extension(&self, file: &RootFile) -> Result<Vec<u8>> {
         let footer = self.read_envelope(file, self.anchor.footer, 0x02, "footer")?;
-        // Envelope preamble, feature flags, header checksum, then the record frame.
-        let at = 24;
-        let size = footer
-            .get(at..at + 8)
-            .map(|b| i64::from_le_bytes(b.try_into().expect("8")))
-            .filter(|&n| n >= 8 && (at as i64 + n) as usize <= footer.len())
-            .ok_or_else(|| {
-                Error::format(
-                    file.name(),
-                    format!("RNTuple '{}' footer", self.name),
-                    self.anchor.footer.offset,
-                    "no schema extension record",
-                )
-            })?;
-        Ok(footer[at..at + size as usize].to_vec())
+        schema_extension_of(&footer).ok_or_else(|| {
+            Error::format(
+                file.name(),
+                format!("RNTuple '{}' footer", self.name),
+                self.anchor.footer.offset,
+                "no schema extension record",
+            )
+        })
     }
 
     /// Total number of entries.

@@ -248,7 +248,7 @@ impl Recorded<'_> {
 
 /// Saves the tree as ROOT's auto-save does, once every recorded cluster is in the file:
 /// new commits wait at the tree's lock meanwhile (auto-saves come every few hundred MB).
-fn save(shared: &Shared) -> Result<()> {
+pub(super) fn save(shared: &Shared) -> Result<()> {
     let mut tree = lock(&shared.tree);
     let _all_written = shared.writing.write().unwrap_or_else(|e| e.into_inner());
     let tree = &mut *tree;

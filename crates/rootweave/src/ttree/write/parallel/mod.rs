@@ -282,7 +282,7 @@ impl TTreeParallelWriter {
         let dir = file.mkdir(dir_path)?;
         let compression = options.write.compression.unwrap_or(file.compression());
         let catalog = TreeCatalog::new(&shape, options.write.basket_size);
-        Ok(TTreeParallelWriter {
+        let writer = TTreeParallelWriter {
             shared: Arc::new(Shared {
                 name: name.to_string(),
                 dir,
@@ -309,7 +309,12 @@ impl TTreeParallelWriter {
                 failures: Failures::default(),
                 closed: AtomicBool::new(false),
             }),
-        })
+        };
+        // Saved at once, empty (as the sequential writer's).
+        if writer.shared.options.write.auto_save_bytes != u64::MAX {
+            commit::save(&writer.shared)?;
+        }
+        Ok(writer)
     }
 
     /// A new fill context. Any number may exist at once, on any threads. A context counts
