@@ -316,6 +316,9 @@ fn streamer_record(source: &dyn ReadAt, key: Option<&KeyInfo>) -> Result<Option<
     source.read_exact_at(&mut stored, key.seek_key + key.keylen as u64)?;
     let record = if stored_len == key.objlen as usize {
         stored
+    } else if key.objlen as usize > stored_len.saturating_mul(1100).max(1 << 20) {
+        // More than any ROOT codec expands: a corrupt length, not allocated.
+        return Ok(None);
     } else {
         match decompress(&stored, key.objlen as usize) {
             Ok(record) => record,

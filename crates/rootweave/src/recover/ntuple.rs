@@ -161,6 +161,9 @@ fn envelope(source: &dyn ReadAt, key: &KeyInfo) -> Result<Option<Envelope>> {
     source.read_exact_at(&mut stored, at)?;
     let kind = if stored_len == objlen {
         preamble_of(&stored).0
+    } else if objlen > stored_len.saturating_mul(1100).max(1 << 20) {
+        // More than any ROOT codec expands: a corrupt length, not allocated.
+        return Ok(None);
     } else {
         match decompress(&stored, objlen as usize) {
             Ok(bytes) if bytes.len() >= 16 => preamble_of(&bytes).0,
