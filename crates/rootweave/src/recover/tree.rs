@@ -164,10 +164,15 @@ fn extend(
                 .collect()
         })
         .collect();
+    // Each branch's ends rise strictly: an end every branch has is counted once per branch.
+    let mut reached: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+    for e in ends.iter().flatten() {
+        *reached.entry(*e).or_default() += 1;
+    }
     let common: Vec<u64> = ends[0]
         .iter()
         .copied()
-        .filter(|e| ends.iter().all(|list| list.contains(e)))
+        .filter(|e| reached.get(e) == Some(&ends.len()))
         .collect();
     let entries = common.last().copied().unwrap_or(saved);
     let mut kept = 0;
