@@ -147,6 +147,8 @@ fn extend(
             continue;
         };
         match basket(source, file.name(), k)? {
+            // A basket without entries adds nothing and would repeat a boundary.
+            Some(f) if f.entries == 0 => broken += 1,
             Some(f) => per_branch[b].push(f),
             None => broken += 1,
         }
@@ -164,7 +166,8 @@ fn extend(
                 .collect()
         })
         .collect();
-    // Each branch's ends rise strictly: an end every branch has is counted once per branch.
+    // Each branch's ends rise strictly (no empty baskets): an end every branch has is
+    // counted once per branch.
     let mut reached: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     for e in ends.iter().flatten() {
         *reached.entry(*e).or_default() += 1;
@@ -197,8 +200,8 @@ fn extend(
     }
     if broken + left > 0 {
         found.dropped.push(format!(
-            "{} baskets after the last save ({broken} not whole, {left} beyond the last \
-             entry all branches reach)",
+            "{} baskets after the last save ({broken} not whole or empty, {left} beyond the \
+             last entry all branches reach)",
             broken + left
         ));
     }
