@@ -9,8 +9,8 @@
 # corpus (fuzz/corpus/TARGET) is seeded on every run with the small RNTuple files of the
 # test data (tests/data, or $TESTDATA) and with small
 # files that examples/make_seeds.rs writes; for ttree_file, with the TTree files under
-# 100 KiB of the test data and of the real-file corpus ($CORPUS). None of them is
-# committed. Findings land in
+# 100 KiB of the test data and of the real-file corpus ($CORPUS); recover_file with
+# both. None of them is committed. Findings land in
 # fuzz/artifacts/TARGET.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -28,8 +28,8 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 mkdir -p "corpus/$target" "artifacts/$target" seeds
 dict=rntuple.dict
 max_len=65536
-if [ "$target" = ttree_file ]; then
-    dict=ttree.dict
+if [ "$target" = ttree_file ] || [ "$target" = recover_file ]; then
+    [ "$target" = ttree_file ] && dict=ttree.dict
     max_len=131072
     # The TTree files under 100 KiB of the test data and of the real-file corpus
     # ($CORPUS, by default the scikit-hep-testdata set beside the checkout).
@@ -42,6 +42,9 @@ if [ "$target" = ttree_file ]; then
             echo "no files at $dir: no TTree seeds from there" >&2
         fi
     done
+fi
+if [ "$target" = ttree_file ]; then
+    :
 elif [ -d "$testdata" ]; then
     # Small RNTuple files only: big ones make every run slow. test_int_multicluster has
     # one cluster of 10^8 entries, which a read decodes whole (8 s per input here).

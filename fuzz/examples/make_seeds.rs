@@ -1,13 +1,17 @@
 //! Writes small RNTuple files for the fuzz corpus into the folder given as argument:
 //! every field type rootweave writes, uncompressed (so that the envelopes and pages are
 //! plain bytes the fuzzer can change) and compressed, with several pages, clusters and
-//! cluster groups, with and without page checksums.
+//! cluster groups, with and without page checksums; and, for `recover`, an RNTuple and a
+//! TTree whose writers never closed them (checkpointed or saved part-way, with clusters
+//! or baskets after that).
 
 use std::sync::Arc;
 
+use rootweave::array::LeafType;
 use rootweave::container::{FileWriter, WriterOptions};
 use rootweave::io::MemoryFile;
-use rootweave::rntuple::{Field, FieldType, RNTupleWriter, Value, WriteOptions};
+use rootweave::rntuple::{ColumnData, Field, FieldType, RNTupleWriter, Value, WriteOptions};
+use rootweave::ttree::{BranchSpec, TTreeWriteOptions, TTreeWriter};
 
 fn schema() -> Vec<Field> {
     vec![
@@ -97,6 +101,71 @@ fn write(
     memory.to_bytes()
 }
 
+fn new_file() -> (Arc<MemoryFile>, Arc<FileWriter>) {
+    let memory = Arc::new(MemoryFile::new());
+    let file = FileWriter::with_backend(memory.clone(), "seed.root", WriterOptions::default())
+        .expect("file");
+    (memory, Arc::new(file))
+}
+
+/// An RNTuple of ints checkpointed every two clusters of four entries, left open after
+/// five clusters: the last cluster is only in its own page list.
+fn killed_ntuple() -> Vec<u8> {
+    let (memory, file) = new_file();
+    let options = WriteOptions::default()
+        .with_compression("none".parse().expect("compression"))
+        .with_checkpoints(0, 2);
+    let fields = vec![Field::new("x", FieldType::Int32)];
+    let mut w = RNTupleWriter::in_file(file, "ntpl", fields, options).expect("writer");
+    for e in 0..20 {
+        w.fill(&[Value::Int32(e)]).expect("fill");
+        if e % 4 == 3 {
+            w.commit_cluster().expect("cluster");
+        }
+    }
+    let bytes = memory.to_bytes();
+    std::mem::forget(w);
+    bytes
+}
+
+/// A tree (a counter and the floats it counts, C strings, vectors) saved when created,
+/// left open after three clusters of four entries: its baskets follow the save.
+fn killed_tree() -> Vec<u8> {
+    let (memory, file) = new_file();
+    let branches = vec![
+        BranchSpec::scalar("n", LeafType::UInt32),
+        BranchSpec::counted("pt", LeafType::Float32, "n", &[]),
+        BranchSpec::c_string("s"),
+        BranchSpec::vector("v", LeafType::Int32),
+    ];
+    let options = TTreeWriteOptions::default()
+        .with_compression("none".parse().expect("compression"))
+        .with_auto_save_bytes(1 << 60);
+    let mut w = TTreeWriter::in_file(file, "tree", branches, options).expect("tree");
+    for k in 0..3u32 {
+        let counts: Vec<u32> = (0..4).map(|e| (k + e) % 3).collect();
+        let mut offsets = vec![0u64];
+        for &c in &counts {
+            offsets.push(offsets.last().expect("offsets") + u64::from(c));
+        }
+        let items = *offsets.last().expect("offsets") as usize;
+        let pt: Vec<f32> = (0..items).map(|i| i as f32 * 0.5).collect();
+        let v: Vec<i32> = (0..items as i32).collect();
+        let s: Vec<String> = counts.iter().map(|&c| "ab".repeat(c as usize)).collect();
+        w.extend(&[
+            ColumnData::UInt32(&counts),
+            ColumnData::list(&offsets, ColumnData::Float32(&pt)),
+            ColumnData::Strings(&s),
+            ColumnData::list(&offsets, ColumnData::Int32(&v)),
+        ])
+        .expect("extend");
+        w.end_cluster().expect("cluster");
+    }
+    let bytes = memory.to_bytes();
+    std::mem::forget(w);
+    bytes
+}
+
 fn main() {
     let dir = std::env::args().nth(1).expect("usage: make_seeds DIR");
     std::fs::create_dir_all(&dir).expect("seed folder");
@@ -118,6 +187,8 @@ fn main() {
             "int_empty",
             write(int(), 0, "none", true, |e| vec![Value::Int32(e as i32)]),
         ),
+        ("int_killed", killed_ntuple()),
+        ("tree_killed", killed_tree()),
     ];
     for (name, bytes) in seeds {
         std::fs::write(format!("{dir}/{name}.root"), bytes).expect("write seed");

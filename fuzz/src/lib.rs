@@ -44,14 +44,18 @@ pub fn rntuple_envelopes(data: &[u8]) -> usize {
     read_file(reseal(data.to_vec()), true)
 }
 
-/// `recover` of an untrusted file, in memory; a recovered file is then read as
-/// [`rntuple_envelopes`] reads one (checksums verified: recover writes valid metadata).
-/// Returns the number of values read from the recovered file.
+/// `recover` of an untrusted file, in memory; a recovered file's RNTuples are then read
+/// as [`rntuple_envelopes`] reads them (checksums verified: recover writes valid metadata)
+/// and its trees as [`ttree_file`] reads them. Returns the number of values read from the
+/// recovered file.
 pub fn recover_file(data: &[u8]) -> usize {
     let source = Arc::new(MemoryFile::from_bytes(data.to_vec()));
     let target = Arc::new(MemoryFile::new());
     match rootweave::recover::recover_into(source, target.clone(), "fuzz.root") {
-        Ok(_) => read_file(target.to_bytes(), true),
+        Ok(_) => {
+            let recovered = target.to_bytes();
+            ttree_file(&recovered) + read_file(recovered, true)
+        }
         Err(_) => 0,
     }
 }
