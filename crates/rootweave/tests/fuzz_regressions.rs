@@ -231,8 +231,8 @@ fn ttree_seeds() -> Vec<PathBuf> {
     files
 }
 
-/// The TTree harness reads every branch of good files: otherwise the fuzzing would only
-/// ever see errors.
+/// The TTree harness reads every branch of good files, also after recovering them:
+/// otherwise the fuzzing would only ever see errors.
 #[test]
 fn the_ttree_harness_reads_good_files() {
     let seeds = ttree_seeds();
@@ -256,6 +256,8 @@ fn the_ttree_harness_reads_good_files() {
             "{}: {values} values",
             path.display()
         );
+        // Recovering a whole file keeps every tree and value.
+        assert_eq!(harness::recover_file(&bytes), values, "{}", path.display());
     }
 }
 

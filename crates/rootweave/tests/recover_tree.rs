@@ -82,8 +82,11 @@ fn basket_keys(bytes: &[u8], branch: u8) -> Vec<usize> {
 fn baskets_after_the_last_save_are_kept_when_whole() {
     let bytes = killed(5);
     let (report, a, b) = recovered(bytes.clone());
+    assert_eq!(report.trees[0].path, "Events");
     assert_eq!(report.trees[0].saved_entries, 0);
     assert_eq!(report.trees[0].entries, 500);
+    // The tree is reported on its own, not among the objects kept as last written.
+    assert!(report.objects.is_empty(), "{:?}", report.objects);
     assert_eq!((a, b), ids(500));
 
     // Cut inside the fourth basket of `a` (its key header whole): `b`'s fourth is still

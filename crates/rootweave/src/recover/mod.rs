@@ -32,8 +32,8 @@ pub struct RecoverReport {
     pub ntuples: Vec<RecoveredNtuple>,
     /// Every TTree found, with what was kept of it.
     pub trees: Vec<RecoveredTree>,
-    /// Other objects of the top directory kept as they were last written (name;cycle and
-    /// class).
+    /// The other objects, kept as they were last written (`dir/name;cycle (class)`); the
+    /// trees and RNTuples are reported on their own.
     pub objects: Vec<String>,
     /// Byte ranges of the input that hold no whole record (never written, or cut).
     pub gaps: Vec<(u64, u64)>,
@@ -113,10 +113,12 @@ pub fn recover_into(
 ) -> Result<RecoverReport> {
     let size = source.size()?;
     let name = source.name();
+    check_begin(&*source, size, &name)?;
     let walk = walk(&*source, size)?;
     let found = ntuple::find(&*source, size, &walk.keys)?;
-    let dirs = directories(&walk.keys);
-    if found.is_empty() && dirs.iter().all(|d| d.keys.is_empty()) {
+    let top = top_record(&walk.keys);
+    let dirs = directories(&walk.keys, top);
+    if top.is_none() && found.is_empty() && dirs.iter().all(|d| d.keys.is_empty()) {
         return Err(Error::format(
             &name,
             "file",
@@ -132,17 +134,29 @@ pub fn recover_into(
     let trees = tree::find(source.clone(), &walk.keys, info)?;
     let (file_name, title) = top_record_names(&walk.keys, base, &name)?;
     copy_prefix(&*source, walk.end, &*target)?;
+    if let Some(top) = top {
+        // A top record shorter than the input's (another TFile class named in it) leaves
+        // the rest of the old one: marked as a free gap (a negative length), as ROOT marks
+        // a deleted record, so that a walk of the records steps over it.
+        let gap = top.nbytes as u64 - FileWriter::top_record_len(&file_name, &title);
+        if gap >= 4 {
+            let at = BEGIN + FileWriter::top_record_len(&file_name, &title);
+            target.write_all_at(&(-(gap as i32)).to_be_bytes(), at)?;
+        }
+    }
+    let paths = dir_paths(&dirs);
     let mut report = RecoverReport {
         objects: dirs
             .iter()
-            .flat_map(|d| &d.keys)
-            .map(|k| format!("{};{} ({})", k.name, k.cycle, k.class_name))
+            .zip(&paths)
+            .flat_map(|(d, path)| d.keys.iter().map(move |k| (path, k)))
+            .filter(|(_, k)| !trees.iter().any(|t| t.key.seek_key == k.seek_key))
+            .map(|(path, k)| format!("{path}{};{} ({})", k.name, k.cycle, k.class_name))
             .collect(),
         gaps: walk.gaps.clone(),
         cut_bytes: size - walk.end,
         ..RecoverReport::default()
     };
-    let paths = dir_paths(&dirs);
     let has_objects = dirs.iter().any(|d| !d.keys.is_empty());
     let file = FileWriter::append(
         target,
@@ -234,8 +248,10 @@ fn copy_prefix(source: &dyn ReadAt, len: u64, target: &dyn WriteAt) -> Result<()
 /// subdirectories, each with the last record of each of its objects' name and cycle; not
 /// the records the recovered file gets anew (RNTuple anchors, keys lists, the
 /// StreamerInfo and free-segments records), nor blobs and baskets. A subdirectory is a
-/// directory key that other records name as theirs.
-fn directories(keys: &[KeyInfo]) -> Vec<AppendedDirectory> {
+/// directory key that other records name as theirs. The top directory's keys lists and
+/// free-segments records are named as the `top` record (with its class, or with the class
+/// of the file object: `ND::TND280Output`).
+fn directories(keys: &[KeyInfo], top: Option<&KeyInfo>) -> Vec<AppendedDirectory> {
     const NOT_LISTED: [&str; 7] = [
         "RBlob",
         "TBasket",
@@ -273,7 +289,15 @@ fn directories(keys: &[KeyInfo]) -> Vec<AppendedDirectory> {
                 }
                 continue;
             }
+            // ROOT's RNTuple file writer gives its keys lists and free-segments records
+            // no class.
+            let of_the_file = d == 0
+                && top.is_some_and(|t| {
+                    t.class_name == key.class_name || (t.name == key.name && t.title == key.title)
+                });
             let skip = NOT_LISTED.contains(&key.class_name.as_str())
+                || of_the_file
+                || key.class_name.is_empty()
                 || (key.class_name == "TList" && key.name == "StreamerInfo");
             if skip {
                 continue;
@@ -328,15 +352,56 @@ fn streamer_record(source: &dyn ReadAt, key: Option<&KeyInfo>) -> Result<Option<
     Ok(Some((key.keylen as usize, record)))
 }
 
-/// The name and title of the file's top record, which keep its length: read from the
-/// record if it is whole, else made to fit the room before the first record (`base`, cut
-/// or padded). `file` names the input in errors.
+/// Checks that the input's records start where ROOT's do (byte 100): files from other
+/// writers (Geant4's, byte 64) have a header too short for the one a recovered file gets.
+/// A header never written (all zeros) is not checked.
+fn check_begin(source: &dyn ReadAt, size: u64, file: &str) -> Result<()> {
+    let mut head = [0u8; 12];
+    if size < head.len() as u64 {
+        return Ok(());
+    }
+    source.read_exact_at(&mut head, 0)?;
+    let begin = u32::from_be_bytes([head[8], head[9], head[10], head[11]]) as u64;
+    if &head[..4] == b"root" && begin != BEGIN {
+        return Err(Error::format(
+            file,
+            "file header",
+            8,
+            format!(
+                "the records start at byte {begin}; recover rebuilds files whose records \
+                 start at byte {BEGIN}, as ROOT writes them"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The input's whole top record (the file's key and top directory): the first record, at
+/// byte 100, of a TFile class (`TFile`, or one of the classes ROOT opens files through,
+/// such as CMSSW's `TStorageFactoryFile`).
+fn top_record(keys: &[KeyInfo]) -> Option<&KeyInfo> {
+    keys.first()
+        .filter(|k| k.seek_key == BEGIN && k.class_name.ends_with("File"))
+}
+
+/// The name and title of the file's top record, which must fit its room: read from the
+/// record if it is whole (written as a `TFile` record, no longer than it), else made to
+/// fill the room before the first record (`base`, cut or padded). `file` names the input
+/// in errors.
 fn top_record_names(keys: &[KeyInfo], base: &str, file: &str) -> Result<(String, String)> {
-    if let Some(top) = keys
-        .first()
-        .filter(|k| k.seek_key == BEGIN && k.class_name == "TFile")
-    {
-        return Ok((top.name.clone(), top.title.clone()));
+    if let Some(top) = top_record(keys) {
+        if FileWriter::top_record_len(&top.name, &top.title) <= top.nbytes as u64 {
+            return Ok((top.name.clone(), top.title.clone()));
+        }
+        return Err(Error::format(
+            file,
+            "top record",
+            BEGIN,
+            format!(
+                "the {} record of {} bytes has no room for a TFile record of the same names",
+                top.class_name, top.nbytes
+            ),
+        ));
     }
     let room = keys.first().map_or(0, |k| k.seek_key).saturating_sub(BEGIN);
     // A name of n characters and an empty title take a record of 2n + fixed bytes.

@@ -120,9 +120,16 @@ fn extend(
         names.windows(2).all(|w| w[0] != w[1])
     };
     let embedded = branches.iter().any(|b| !b.embedded.is_empty());
+    // Baskets the save already lists are not after it, wherever they lie: some writers
+    // (uproot's) write the tree first and rewrite it in place as baskets follow.
+    let listed: std::collections::HashSet<u64> = branches
+        .iter()
+        .flat_map(|b| b.baskets.iter().map(|info| info.seek))
+        .collect();
     let after: Vec<&KeyInfo> = keys
         .iter()
         .filter(|k| k.class_name == "TBasket" && k.title == key.name && k.seek_key > key.seek_key)
+        .filter(|k| !listed.contains(&k.seek_key))
         .collect();
     if after.is_empty() {
         return Ok(found.of(key, saved, tree));
