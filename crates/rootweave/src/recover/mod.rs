@@ -138,10 +138,11 @@ pub fn recover_into(
         // A top record shorter than the input's (another TFile class named in it) leaves
         // the rest of the old one: marked as a free gap (a negative length), as ROOT marks
         // a deleted record, so that a walk of the records steps over it.
-        let gap = top.nbytes as u64 - FileWriter::top_record_len(&file_name, &title);
+        // (`top_record_names` keeps the input's names only when they fit its record.)
+        let ours = FileWriter::top_record_len(&file_name, &title);
+        let gap = i32::try_from(top.nbytes as u64 - ours).unwrap_or(0);
         if gap >= 4 {
-            let at = BEGIN + FileWriter::top_record_len(&file_name, &title);
-            target.write_all_at(&(-(gap as i32)).to_be_bytes(), at)?;
+            target.write_all_at(&(-gap).to_be_bytes(), BEGIN + ours)?;
         }
     }
     let paths = dir_paths(&dirs);
@@ -289,12 +290,12 @@ fn directories(keys: &[KeyInfo], top: Option<&KeyInfo>) -> Vec<AppendedDirectory
                 }
                 continue;
             }
-            // ROOT's RNTuple file writer gives its keys lists and free-segments records
-            // no class.
             let of_the_file = d == 0
                 && top.is_some_and(|t| {
                     t.class_name == key.class_name || (t.name == key.name && t.title == key.title)
                 });
+            // ROOT's RNTuple file writer gives its keys lists and free-segments records
+            // no class.
             let skip = NOT_LISTED.contains(&key.class_name.as_str())
                 || of_the_file
                 || key.class_name.is_empty()

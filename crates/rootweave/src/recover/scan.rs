@@ -1,7 +1,8 @@
 //! Walking a file's records by their key headers, as they lie one after the other from
 //! byte 100, without the keys lists or header a killed writer may not have written. Each
 //! record's key header names its own offset; where none does (a range reserved but never
-//! written, or a cut), the walk resumes at the next offset where one does.
+//! written, or a cut), the walk resumes at the next offset where one does; a free gap (a
+//! deleted record, its length negated) is stepped over.
 
 use crate::container::KeyInfo;
 use crate::error::Result;
@@ -42,16 +43,37 @@ pub(crate) fn walk(source: &dyn ReadAt, size: u64) -> Result<Walk> {
                 walk.end = at;
                 walk.keys.push(key);
             }
-            None => match next_key(source, size, at + 1, &name)? {
-                Some(next) => {
-                    walk.gaps.push((at, next));
-                    at = next;
-                }
-                None => break,
+            None => match free_gap(source, size, at, &name)? {
+                Some(len) => at += len,
+                None => match next_key(source, size, at + 1, &name)? {
+                    Some(next) => {
+                        walk.gaps.push((at, next));
+                        at = next;
+                    }
+                    None => break,
+                },
             },
         }
     }
     Ok(walk)
+}
+
+/// The length of the free gap at `at`, if one starts there: a deleted record, whose length
+/// ROOT negates, followed by a whole record or the end of the file. Its bytes (a stale
+/// record) are not walked, as ROOT does not walk them.
+fn free_gap(source: &dyn ReadAt, size: u64, at: u64, name: &str) -> Result<Option<u64>> {
+    if size - at < 4 {
+        return Ok(None);
+    }
+    let mut head = [0u8; 4];
+    source.read_exact_at(&mut head, at)?;
+    let nbytes = i32::from_be_bytes(head);
+    if nbytes > -4 {
+        return Ok(None);
+    }
+    let next = at + nbytes.unsigned_abs() as u64;
+    let lands = next == size || (next < size && key_at(source, size, next, name)?.is_some());
+    Ok(lands.then_some(nbytes.unsigned_abs() as u64))
 }
 
 /// The key whose record starts at `at`, if a whole one does.
