@@ -4,12 +4,10 @@
 //! written, or a cut), the walk resumes at the next offset where one does; a free gap (a
 //! deleted record, its length negated) is stepped over.
 
+pub(crate) use crate::container::header::BEGIN;
 use crate::container::KeyInfo;
 use crate::error::Result;
 use crate::io::ReadAt;
-
-/// Where the records start (the file header's fixed length).
-pub(crate) const BEGIN: u64 = 100;
 
 /// Bytes read to decode one key header (names and titles are short).
 const HEADER_READ: u64 = 1024;
