@@ -5,7 +5,7 @@ alternation, the fastest of the rounds counting. Reports new over old as a speed
 between builds, so a headline ratio of the old build times this ratio is the new one's.
 
     .venv/bin/python bench/ab.py --old DIR [--old-python DIR] [--rounds 3] [--scale 0.25]
-        [--only TEXT ...]
+        [--calls 3] [--uproot] [--python-file FILE] [--only TEXT ...]
 
 DIR holds the old build's `rootweave` and `rootweave-bench` binaries (for example
 `target/release` of a checkout of the old commit); --old-python a directory holding its
@@ -18,7 +18,12 @@ Cases:
   write single lz4:4 T=2        rootweave generate --schema single
   read int32 zstd:5 T=1,2       rootweave-bench stream-parallel (for_each_parallel)
   read TTree Int_t 0, 505 T=1   rootweave-bench ttree-stream (batches); files by ROOT
-  python arrays() T=1,2         rootweave.open(f)["Events"].arrays(library="ak")
+  python arrays() T=1,2         rootweave.open(f)["Events"].arrays(library="ak", threads=T):
+                                every field into Awkward, --calls calls in one process
+                                (each result freed before the next call), the fastest
+                                counting, with the minor page faults of that call; with
+                                --uproot, uproot's `arrays()` of the same file beside them
+                                (one thread: uproot decompresses on the calling thread)
 
 Results: bench/out/ab.json.
 """
@@ -80,12 +85,31 @@ ROOT.RDataFrame({entries}).Define("x", "int((rdfentry_ * 2654435761ULL) % 100000
 
 
 PY_READ = """
-import sys, time
-started = time.perf_counter()
-import rootweave
-arrays = rootweave.open(sys.argv[1])["Events"].arrays(library="ak", threads=int(sys.argv[2]))
-print("python_seconds", time.perf_counter() - started)
-print("fields", len(arrays.fields))
+import gc, resource, sys, time
+library, path, threads, calls = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+if library == "uproot":
+    import uproot
+    events = uproot.open(path)["Events"]
+    read = lambda: events.arrays()
+else:
+    import rootweave
+    events = rootweave.open(path)["Events"]
+    read = lambda: events.arrays(library="ak", threads=threads)
+best, faults = float("inf"), 0
+for _ in range(calls):
+    gc.collect()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    started = time.perf_counter()
+    arrays = read()
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    if seconds < best:
+        best, faults = seconds, after - before
+    fields = len(arrays.fields)
+    del arrays
+print("python_seconds", best)
+print("minor_faults", faults)
+print("fields", fields)
 """
 
 
@@ -103,8 +127,13 @@ def cases(args, old, new):
     out.append(("write single lz4:4 T=2", {
         b: (gen(bins, WORK / f"w-{b}.root", "single", 64 * 2**20 * s, "lz4:4", 2), None)
         for b, bins in (("old", old), ("new", new))}))
+
+    def wanted(*names):
+        """True if a case of these names runs (see --only)."""
+        return any(not args.only or any(o in n for o in args.only) for n in names)
+
     int32 = WORK / f"int32-{int(64 * 2**20 * s)}-zstd5.root"
-    if not int32.exists():
+    if wanted(*(f"read int32 zstd:5 T={t}" for t in (1, 2))) and not int32.exists():
         run([new / "rootweave-bench", "int32", int32, int(64 * 2**20 * s), "zstd:5"])
     for t in (1, 2):
         out.append((f"read int32 zstd:5 T={t}", {
@@ -113,19 +142,23 @@ def cases(args, old, new):
             for b, bins in (("old", old), ("new", new))}))
     for setting in (0, 505):
         f = WORK / f"ttree-int-{int(100_000_000 * s)}-{setting}.root"
-        ttree_file(f, int(100_000_000 * s), setting)
+        if wanted(f"read TTree Int_t {setting} T=1"):
+            ttree_file(f, int(100_000_000 * s), setting)
         out.append((f"read TTree Int_t {setting} T=1", {
             b: ([bins / "rootweave-bench", "ttree-stream", f, "t", 1, 256, 1_000_000, "x"], None)
             for b, bins in (("old", old), ("new", new))}))
-    if args.old_python:
-        nano = WORK / f"nanoaod-{int(1_000_000 * s)}-zstd5.root"
+    if args.old_python and wanted("python arrays() T=1", "python arrays() T=2"):
+        nano = Path(args.python_file) if args.python_file else \
+            WORK / f"nanoaod-{int(1_000_000 * s)}-zstd5.root"
         if not nano.exists():
             run(gen(new, nano, "nanoaod", 1_000_000 * s, "zstd:5", 2) + ["--ordered"])
         old_env = dict(os.environ, PYTHONPATH=str(Path(args.old_python).resolve()))
         for t in (1, 2):
-            out.append((f"python arrays() T={t}", {
-                "old": ([PYTHON, "-c", PY_READ, nano, t], old_env),
-                "new": ([PYTHON, "-c", PY_READ, nano, t], None)}))
+            py = lambda lib: [PYTHON, "-c", PY_READ, lib, nano, t, args.calls]  # noqa: E731
+            builds = {"old": (py("rootweave"), old_env), "new": (py("rootweave"), None)}
+            if args.uproot:
+                builds["uproot"] = (py("uproot"), None)
+            out.append((f"python arrays() T={t}", builds))
     return out
 
 
@@ -135,6 +168,13 @@ def main():
     parser.add_argument("--old-python", help="directory holding the old build's Python package")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--scale", type=float, default=0.25)
+    parser.add_argument("--calls", type=int, default=3,
+                        help="calls of arrays() per Python process, the fastest counting")
+    parser.add_argument("--python-file", help="the RNTuple `Events` the Python cases read "
+                        "(default: a NanoAOD-like file of 1M x --scale events, one cluster per "
+                        "10,000, made by the new build)")
+    parser.add_argument("--uproot", action="store_true",
+                        help="also time uproot's arrays() in the Python cases")
     parser.add_argument("--only", action="append", default=[],
                         help="run only the cases whose name contains this text (repeatable)")
     args = parser.parse_args()
@@ -146,19 +186,34 @@ def main():
         import rootweave  # noqa: F401
     table = [(name, c) for name, c in cases(args, old, new)
              if not args.only or any(o in name for o in args.only)]
-    best = {name: {"old": float("inf"), "new": float("inf")} for name, _ in table}
+    best = {name: {build: float("inf") for build in c} for name, c in table}
+    faults = {name: {} for name, _ in table}
     for r in range(args.rounds):
         order = ("old", "new") if r % 2 == 0 else ("new", "old")
         for name, commands in table:
-            for build in order:
+            for build in order + tuple(b for b in commands if b not in order):
                 cmd, env = commands[build]
                 stdout, elapsed = run(cmd, env)
-                best[name][build] = min(best[name][build], reported_seconds(stdout, elapsed))
+                seconds = reported_seconds(stdout, elapsed)
+                if seconds < best[name][build]:
+                    best[name][build] = seconds
+                    m = re.search(r"^minor_faults ([0-9]+)$", stdout, re.M)
+                    if m:
+                        faults[name][build] = int(m.group(1))
         print(f"round {r + 1} of {args.rounds} done", flush=True)
-    print(f"\n{'case':<28} {'old s':>9} {'new s':>9} {'new/old speed':>14}")
+    print(f"\n{'case':<28} {'old s':>9} {'new s':>9} {'new/old speed':>14}"
+          f" {'faults old':>11} {'faults new':>11} {'uproot s':>9} {'new x uproot':>13}")
     for name, b in best.items():
         b["speed_ratio"] = b["old"] / b["new"]
-        print(f"{name:<28} {b['old']:9.3f} {b['new']:9.3f} {b['speed_ratio']:14.3f}")
+        f = faults[name]
+        row = f"{name:<28} {b['old']:9.3f} {b['new']:9.3f} {b['speed_ratio']:14.3f}"
+        if f:
+            row += f" {f.get('old', 0):11d} {f.get('new', 0):11d}"
+            b["minor_faults"] = f
+        if "uproot" in b:
+            b["uproot_ratio"] = b["uproot"] / b["new"]
+            row += f" {b['uproot']:9.3f} {b['uproot_ratio']:13.2f}"
+        print(row)
     (OUT / "ab.json").write_text(json.dumps({"args": vars(args), "cases": best}, indent=1))
     print(f"\nresults: {OUT / 'ab.json'}")
 

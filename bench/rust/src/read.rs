@@ -310,7 +310,6 @@ fn read_with(args: &[String], mode: Mode) -> rootweave::Result<()> {
         .with_threads(threads.parse().expect("threads"))
         .with_memory_budget(budget.parse::<u64>().expect("budget in MiB") << 20)
         .with_verify_checksums(verify != "0")
-        // A program of its own, reading into fresh arrays: as a user's analysis would opt in.
         .with_huge_pages(true);
     let names: Vec<&str> = fields.iter().map(String::as_str).collect();
     println!("rss_start_kib {}", super::rss_kib());

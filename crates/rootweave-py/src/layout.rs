@@ -7,14 +7,13 @@
 //! "fields": [(name, layout), ...]}`; `{"kind": "variant", "tags": uint8 ndarray (0: empty,
 //! k: alternative k - 1), "index": uint64 ndarray, "alternatives": [layout, ...]}`.
 
-use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rootweave::array::Array;
-use rootweave::array::Recycler;
 use rootweave::dataset::BatchSource;
 
 use crate::errors::to_py;
+use crate::memory::{self, numpy_array};
 
 /// Reads `fields` (the reader's default fields if empty) for entries `start..stop` with
 /// the GIL released; returns `[(name, layout), ...]`.
@@ -28,7 +27,11 @@ pub fn read_layouts<'py, R: BatchSource + Sync>(
     let arrays = py
         .detach(|| {
             let names: Vec<&str> = fields.iter().map(String::as_str).collect();
-            reader.read_fields_recycling(&names, start..stop, &mut Recycler::new())
+            // The memory of earlier results NumPy has freed, filled again.
+            let mut recycler = memory::take();
+            let arrays = reader.read_fields_recycling(&names, start..stop, &mut recycler)?;
+            memory::set_limit(&arrays);
+            Ok::<_, rootweave::Error>(arrays)
         })
         .map_err(to_py)?;
     let out = PyList::empty(py);
@@ -44,23 +47,23 @@ pub fn to_layout<'py>(py: Python<'py>, array: Array) -> PyResult<Bound<'py, PyDi
     let kind = array.kind();
     d.set_item("kind", kind)?;
     match array {
-        Array::Bool(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
-        Array::Int8(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
-        Array::Int16(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
-        Array::Int32(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
-        Array::Int64(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
-        Array::UInt8(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
-        Array::UInt16(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
-        Array::UInt32(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
-        Array::UInt64(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
-        Array::Float32(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
-        Array::Float64(v) => d.set_item("data", PyArray1::from_vec(py, v))?,
+        Array::Bool(v) => d.set_item("data", numpy_array(py, v, Array::Bool)?)?,
+        Array::Int8(v) => d.set_item("data", numpy_array(py, v, Array::Int8)?)?,
+        Array::Int16(v) => d.set_item("data", numpy_array(py, v, Array::Int16)?)?,
+        Array::Int32(v) => d.set_item("data", numpy_array(py, v, Array::Int32)?)?,
+        Array::Int64(v) => d.set_item("data", numpy_array(py, v, Array::Int64)?)?,
+        Array::UInt8(v) => d.set_item("data", numpy_array(py, v, Array::UInt8)?)?,
+        Array::UInt16(v) => d.set_item("data", numpy_array(py, v, Array::UInt16)?)?,
+        Array::UInt32(v) => d.set_item("data", numpy_array(py, v, Array::UInt32)?)?,
+        Array::UInt64(v) => d.set_item("data", numpy_array(py, v, Array::UInt64)?)?,
+        Array::Float32(v) => d.set_item("data", numpy_array(py, v, Array::Float32)?)?,
+        Array::Float64(v) => d.set_item("data", numpy_array(py, v, Array::Float64)?)?,
         Array::String { offsets, bytes } => {
-            d.set_item("offsets", PyArray1::from_vec(py, offsets))?;
-            d.set_item("bytes", PyArray1::from_vec(py, bytes))?;
+            d.set_item("offsets", numpy_array(py, offsets, Array::UInt64)?)?;
+            d.set_item("bytes", numpy_array(py, bytes, Array::UInt8)?)?;
         }
         Array::List { offsets, values } | Array::Optional { offsets, values } => {
-            d.set_item("offsets", PyArray1::from_vec(py, offsets))?;
+            d.set_item("offsets", numpy_array(py, offsets, Array::UInt64)?)?;
             d.set_item("values", to_layout(py, *values)?)?;
         }
         Array::Fixed { size, values } => {
@@ -80,8 +83,8 @@ pub fn to_layout<'py>(py: Python<'py>, array: Array) -> PyResult<Bound<'py, PyDi
             index,
             alternatives,
         } => {
-            d.set_item("tags", PyArray1::from_vec(py, tags))?;
-            d.set_item("index", PyArray1::from_vec(py, index))?;
+            d.set_item("tags", numpy_array(py, tags, Array::UInt8)?)?;
+            d.set_item("index", numpy_array(py, index, Array::UInt64)?)?;
             let list = PyList::empty(py);
             for a in alternatives {
                 list.append(to_layout(py, a)?)?;

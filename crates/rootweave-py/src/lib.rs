@@ -7,6 +7,7 @@ mod arrow;
 mod detached;
 mod errors;
 mod layout;
+mod memory;
 mod merge;
 mod read;
 mod read_ttree;
@@ -32,6 +33,8 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<write::Context>()?;
     m.add_function(wrap_pyfunction!(read::list_keys, m)?)?;
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::release_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::pooled_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(transcode::convert_file, m)?)?;
     m.add("RootFileError", m.py().get_type::<errors::RootFileError>())?;
     Ok(())

@@ -42,10 +42,12 @@ from ._rootweave import Writer as _Writer
 from ._rootweave import list_keys as _list_keys
 from ._rootweave import merge as _merge
 from ._rootweave import convert_file as _convert_file
+from ._rootweave import release_memory
 
 __all__ = ["open", "create", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
            "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
-           "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "scan", "dask", "convert"]
+           "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "scan", "dask", "convert",
+           "release_memory"]
 __version__ = "0.1.0"
 
 LIBRARIES = ("np", "ak", "pa", "pl")

@@ -176,8 +176,7 @@ impl Buffer {
 
     /// Asks the kernel to back a large buffer with huge pages: a fresh buffer is filled
     /// page by page, and with 4 KiB pages the page faults cost more than the decoding.
-    /// A process-wide effect on this buffer's memory only, so it is done only where the
-    /// caller asks (see `ReadOptions::huge_pages`).
+    /// The advice concerns this buffer's memory only (see `ReadOptions::huge_pages`).
     pub fn prefer_huge_pages(&self) {
         #[cfg(target_os = "linux")]
         {

@@ -24,9 +24,9 @@ pub struct ReadOptions {
     pub verify_checksums: bool,
     /// The caller's thread pool, used instead of a shared one (`threads` is then ignored).
     pub pool: Option<Arc<ThreadPool>>,
-    /// Ask the kernel to back large fresh result arrays with huge pages (default false):
-    /// filling fresh memory page by page then costs far fewer page faults. Off by
-    /// default because it changes how the process's memory is mapped.
+    /// Ask the kernel to back large fresh result arrays with huge pages (default true):
+    /// filling fresh memory 4 KiB page by page costs more page faults than the decoding
+    /// costs time. The advice covers only the arrays the reader allocates for its results.
     pub huge_pages: bool,
 }
 
@@ -37,7 +37,7 @@ impl Default for ReadOptions {
             memory_budget: 256 << 20,
             verify_checksums: true,
             pool: None,
-            huge_pages: false,
+            huge_pages: true,
         }
     }
 }

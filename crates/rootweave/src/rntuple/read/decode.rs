@@ -172,6 +172,59 @@ impl ColumnCodec {
         self.decode_portable(page, out);
     }
 
+    /// Decodes a page of an offsets column into `out` with `base` added (wrapping) to
+    /// every offset; false if the offsets decrease within the page. Delta-coded columns
+    /// sum, check and shift in one pass.
+    pub(crate) fn decode_offsets(&self, page: &[u8], out: &mut [u64], base: u64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above), which is all that a function
+            // compiled with `target_feature(enable = "avx2")` requires of its caller.
+            return unsafe { self.decode_offsets_avx2(page, out, base) };
+        }
+        self.decode_offsets_portable(page, out, base)
+    }
+
+    /// [`ColumnCodec::decode_offsets`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn decode_offsets_avx2(&self, page: &[u8], out: &mut [u64], base: u64) -> bool {
+        self.decode_offsets_portable(page, out, base)
+    }
+
+    #[inline(always)]
+    fn decode_offsets_portable(&self, page: &[u8], out: &mut [u64], base: u64) -> bool {
+        use ColumnType::*;
+        let mut rising = true;
+        match self.ty {
+            SplitIndex64 => {
+                split::<u64, u64>(page, out, |v| v);
+                let mut sum = 0u64;
+                for v in out.iter_mut() {
+                    let next = sum.wrapping_add(*v);
+                    rising &= next >= sum;
+                    sum = next;
+                    *v = next.wrapping_add(base);
+                }
+            }
+            SplitIndex32 => {
+                split::<u32, u64>(page, out, |v| v as u64);
+                let mut sum = 0u32;
+                for v in out.iter_mut() {
+                    let next = sum.wrapping_add(*v as u32);
+                    rising &= next >= sum;
+                    sum = next;
+                    *v = (next as u64).wrapping_add(base);
+                }
+            }
+            _ => {
+                self.decode_portable(page, out);
+                rising = shift_rising(out, base);
+            }
+        }
+        rising
+    }
+
     /// [`ColumnCodec::decode`] compiled for AVX2: the byte-plane interleaving and the
     /// conversions run on 32-byte vectors (a baseline x86-64 build has only SSE2's 16).
     #[cfg(target_arch = "x86_64")]
@@ -186,6 +239,7 @@ impl ColumnCodec {
         use ColumnType::*;
         let n = out.len();
         match self.ty {
+            Bit if is_same::<T, bool>() => unpack_bools(page, cast_same(out)),
             Bit => {
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = T::from_bool((page[i / 8] >> (i % 8)) & 1 != 0);
@@ -403,6 +457,50 @@ fn running_sum(values: &mut [u64], add: impl Fn(u64, u64) -> u64) {
     }
 }
 
+/// Adds `base` to every offset (wrapping) and says whether they never decreased before.
+/// Branch-free, so that it runs as vector code.
+#[inline(always)]
+pub(crate) fn shift_rising(offsets: &mut [u64], base: u64) -> bool {
+    let mut rising = true;
+    let mut previous = offsets.first().copied().unwrap_or(0);
+    for v in offsets.iter_mut() {
+        rising &= *v >= previous;
+        previous = *v;
+        *v = v.wrapping_add(base);
+    }
+    rising
+}
+
+/// Each byte's 8 bits (least significant first) as 8 bytes of 0 or 1, in a little-endian word.
+const SPREAD_BITS: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            table[byte] |= (((byte >> bit) & 1) as u64) << (8 * bit);
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// Bits (least significant first) as booleans, eight at a time.
+fn unpack_bools(page: &[u8], out: &mut [bool]) {
+    let n = out.len();
+    // SAFETY: `bool` is one byte, and every byte written below is 0 or 1, the two valid
+    // `bool` values; the slice covers exactly `out`'s memory, which is borrowed mutably.
+    let bytes: &mut [u8] = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast(), n) };
+    let whole = n / 8;
+    for (o, &b) in bytes.chunks_exact_mut(8).zip(&page[..whole]) {
+        o.copy_from_slice(&SPREAD_BITS[b as usize].to_le_bytes());
+    }
+    for (i, o) in bytes.iter_mut().enumerate().skip(whole * 8) {
+        *o = (page[i / 8] >> (i % 8)) & 1;
+    }
+}
+
 /// Reinterprets `&mut [T]` as `&mut [S]` when the two are the same type.
 fn cast_same<T: 'static, S: 'static>(out: &mut [T]) -> &mut [S] {
     assert_eq!(std::any::TypeId::of::<S>(), std::any::TypeId::of::<T>());
@@ -559,6 +657,22 @@ mod tests {
         let mut signed = vec![0i64; small.len()];
         codec(ColumnType::SplitIndex32).decode(&page, &mut signed);
         assert!(signed.iter().zip(&out).all(|(&s, &o)| s as u64 == o));
+    }
+
+    #[test]
+    fn bits_read_as_booleans_eight_at_a_time_equal_bits_read_one_by_one() {
+        let page: Vec<u8> = (0..40u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        for n in [0, 1, 7, 8, 9, 64, 317, 320] {
+            let mut fast = vec![false; n];
+            codec(ColumnType::Bit).decode(&page, &mut fast);
+            let mut slow = vec![0u8; n];
+            codec(ColumnType::Bit).decode(&page, &mut slow);
+            let expected: Vec<bool> = (0..n).map(|i| (page[i / 8] >> (i % 8)) & 1 == 1).collect();
+            assert_eq!(fast, expected);
+            assert!(slow.iter().zip(&expected).all(|(&s, &e)| s == u8::from(e)));
+        }
     }
 
     #[test]

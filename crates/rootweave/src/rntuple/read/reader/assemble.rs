@@ -1,7 +1,7 @@
 //! From decoded slots to arrays: cluster-relative offsets made global and checked,
 //! variant tags, and the arrays of nested fields cut to the requested entries.
 
-use super::{RNTupleReader, SlotRead};
+use super::{GlobalOffsets, RNTupleReader, SlotRead};
 use crate::array::buffer::Buffer;
 use crate::array::{Array, LeafType};
 use crate::error::Result;
@@ -140,6 +140,11 @@ impl RNTupleReader {
         let Buffer::UInt64(mut offsets) = index else {
             unreachable!("index slot")
         };
+        if let Some(global) = &slot.global {
+            if made_global(global, slot, &mut offsets) {
+                return Ok(offsets);
+            }
+        }
         let mut base = 0u64;
         let mut at = 1usize;
         for (k, &count) in slot.counts.iter().enumerate() {
@@ -307,4 +312,35 @@ pub(super) fn flatten_bases(fields: &mut Vec<(String, Array)>, bases: Vec<(Strin
         };
         fields.push((name, array));
     }
+}
+
+/// Completes offsets whose pages were decoded with their clusters' bases added (see
+/// `GlobalOffsets`): fills the gaps no page filled and checks the seams between pages and
+/// clusters. If a seam does not hold (a corrupt or unusual file), the bases are taken off
+/// again, the offsets are cluster-relative as without them, and `false` is returned.
+fn made_global(global: &GlobalOffsets, slot: &SlotRead, offsets: &mut [u64]) -> bool {
+    let shift = |k: usize| global.bases[k].wrapping_sub(slot.rebase.get(k).copied().unwrap_or(0));
+    for (gap, k) in &global.gaps {
+        offsets[gap.clone()].fill(shift(*k));
+    }
+    let seams_rise = global
+        .starts
+        .iter()
+        .chain(global.gaps.iter().map(|(gap, _)| &gap.start))
+        .all(|&at| at == 0 || offsets[at] >= offsets[at - 1]);
+    let clusters_end_at_their_bases = global
+        .spans
+        .iter()
+        .enumerate()
+        .all(|(k, span)| span.is_empty() || offsets[span.end - 1] == global.bases[k + 1]);
+    if seams_rise && clusters_end_at_their_bases {
+        return true;
+    }
+    for (k, span) in global.spans.iter().enumerate() {
+        let shift = shift(k);
+        offsets[span.clone()]
+            .iter_mut()
+            .for_each(|v| *v = v.wrapping_sub(shift));
+    }
+    false
 }

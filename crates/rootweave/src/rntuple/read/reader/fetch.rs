@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::io::coalesce;
 use crate::rntuple::format::checksum::xxh3_64;
 use crate::rntuple::read::buffer::DecodePage;
+use crate::rntuple::read::decode::shift_rising;
 
 impl RNTupleReader {
     /// Fetches and decodes every page job into the buffers, window by window.
@@ -143,6 +144,47 @@ impl RNTupleReader {
                 ));
             }
         }
+        self.finish_offsets(job, dst)
+    }
+
+    /// For a page of offsets read or decompressed in place: checks that they never
+    /// decrease within the page and adds the job's base, while the page is in cache.
+    fn finish_offsets(&self, job: &PageJob, dst: &mut Dst) -> Result<()> {
+        match dst {
+            Dst::UInt64(offsets) if job.target == Target::Index => {
+                self.offsets_rise(job, shift_rising(offsets, job.base))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Decodes a page into its destination; offsets with the job's base added.
+    fn decode_into(&self, job: &PageJob, dst: &mut Dst, page: &[u8]) -> Result<()> {
+        match dst {
+            Dst::UInt64(offsets) if job.target == Target::Index => {
+                self.offsets_rise(job, job.codec.decode_offsets(page, offsets, job.base))
+            }
+            _ => {
+                dst.decode(&job.codec, page);
+                Ok(())
+            }
+        }
+    }
+
+    /// The error of a page whose offsets decrease.
+    fn offsets_rise(&self, job: &PageJob, rising: bool) -> Result<()> {
+        if !rising {
+            return Err(Error::format(
+                self.file.name(),
+                format!(
+                    "RNTuple '{}' page of field '{}'",
+                    self.descriptor.name,
+                    self.descriptor.field_path(job.field)
+                ),
+                job.page.offset,
+                "collection offsets decrease",
+            ));
+        }
         Ok(())
     }
 
@@ -197,8 +239,7 @@ impl RNTupleReader {
             Error::format(self.file.name(), object(), page.offset, "page too large")
         })?;
         if stored.len() == need {
-            dst.decode(&job.codec, stored);
-            return Ok(());
+            return self.decode_into(job, dst, stored);
         }
         if stored.len() > need {
             return Err(Error::format(
@@ -220,7 +261,8 @@ impl RNTupleReader {
             decompress_into_checked(stored, out, block_checksums).map_err(in_object)
         };
         if let Some(native) = dst.native_bytes(&job.codec) {
-            return decompress(native);
+            decompress(native)?;
+            return self.finish_offsets(job, dst);
         }
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
@@ -230,8 +272,7 @@ impl RNTupleReader {
             }
             let page = &mut scratch[..need];
             decompress(page)?;
-            dst.decode(&job.codec, page);
-            Ok(())
+            self.decode_into(job, dst, page)
         })
     }
 }

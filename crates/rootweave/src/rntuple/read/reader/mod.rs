@@ -75,6 +75,10 @@ struct PageJob {
     skip: usize,
     /// Elements kept.
     take: usize,
+    /// Added (wrapping) to every offset of an offsets page whose read knows the items of
+    /// the clusters before it (see [`GlobalOffsets`]): the offsets then count from the
+    /// read's first item. 0 for other pages.
+    base: u64,
 }
 
 impl PageJob {
@@ -96,6 +100,23 @@ struct SlotRead {
     /// Offsets slots of a collection read over part of a cluster: per cluster, the first
     /// item read, which its cluster-relative offsets are counted from (none: 0).
     rebase: Vec<u64>,
+    /// Offsets slots whose pages are decoded straight into global offsets.
+    global: Option<GlobalOffsets>,
+}
+
+/// An offsets slot decoded straight into offsets from the read's first item: each page
+/// adds its cluster's base while it is in cache, so that no pass over the whole buffer
+/// is needed afterwards, only checks at the seams that the pages cannot see.
+#[derive(Debug, Default)]
+struct GlobalOffsets {
+    /// Per cluster, the items of the read before it, and the total after the last one.
+    bases: Vec<u64>,
+    /// Per cluster, its elements' positions in the buffer.
+    spans: Vec<Range<usize>>,
+    /// Positions where a page's elements begin.
+    starts: Vec<usize>,
+    /// Positions no page fills (deferred columns) and their cluster.
+    gaps: Vec<(Range<usize>, usize)>,
 }
 
 impl RNTupleReader {

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::{PageJob, RNTupleReader, SlotRead};
+use super::{GlobalOffsets, PageJob, RNTupleReader, SlotRead};
 use crate::array::buffer::{Buffer, Target};
 use crate::array::LeafType;
 use crate::error::{Error, Result};
@@ -40,9 +40,13 @@ impl RNTupleReader {
             Kind::Variant(_) => vec![(Target::Switch, mult)],
             Kind::Fixed(..) | Kind::Record(_) | Kind::Wrapper(_) => Vec::new(),
         };
+        // The offsets slot of this node, if any: its index, and per cluster its first job.
+        let mut offsets_slot: Option<(usize, Vec<usize>)> = None;
         for (i, (target, mult)) in targets.into_iter().enumerate() {
             let slot = &node.slots[i];
             let index = slots.len();
+            let mut global = GlobalOffsets::default();
+            let mut cluster_jobs = Vec::with_capacity(clusters.len() + 1);
             let mut counts = Vec::with_capacity(clusters.len());
             let mut dst = 0u64;
             // Offsets buffers start with a 0 that no page holds.
@@ -103,11 +107,16 @@ impl RNTupleReader {
                 if let (Target::Index, Some(items)) = (target, items) {
                     rebase.push(items[k].start);
                 }
+                cluster_jobs.push(jobs.len());
+                let at = dst as usize + shift;
+                global.spans.push(at..at + (hi - lo) as usize);
                 // Deferred columns: the missing leading elements are zeros.
                 let zeros_end = count - available;
                 if zeros_end.min(hi) > lo {
-                    let at = dst as usize + shift;
                     zeros.push(at..at + (zeros_end.min(hi) - lo) as usize);
+                    global
+                        .gaps
+                        .push((at..at + (zeros_end.min(hi) - lo) as usize, k));
                 }
                 if let Some((c, pages)) = active {
                     let codec = self.descriptor.codec(c);
@@ -126,7 +135,11 @@ impl RNTupleReader {
                                 dst: dst.saturating_add(a - lo) as usize,
                                 skip: (a - start) as usize,
                                 take: (b - a) as usize,
+                                base: 0,
                             });
+                            global
+                                .starts
+                                .push(dst.saturating_add(a - lo) as usize + shift);
                         }
                         start = end;
                     }
@@ -137,13 +150,63 @@ impl RNTupleReader {
             if dst > (1u64 << 40) {
                 return Err(self.corrupt(node.field, format!("{dst} elements is implausible")));
             }
+            if target == Target::Index {
+                cluster_jobs.push(jobs.len());
+                offsets_slot = Some((index, cluster_jobs));
+            }
             slots.push(SlotRead {
                 target,
                 counts,
                 zeros,
                 rebase,
+                global: (target == Target::Index).then_some(global),
             });
         }
+        let first_child_slot = slots.len();
+        self.collect_children(node, mult, clusters, parts, items, slots, jobs)?;
+        // Offsets made global page by page, where the items of every cluster are known:
+        // the characters of a string, the first slot below a collection.
+        let items_of = match &node.kind {
+            Kind::String | Kind::Streamer => Some((first_child_slot - 1, 1)),
+            Kind::List(c) | Kind::Optional(c) => {
+                first_slot_multiplicity(c).map(|m| (first_child_slot, m))
+            }
+            _ => None,
+        };
+        if let Some((index, cluster_jobs)) = offsets_slot {
+            let bases = items_of.and_then(|(slot, m)| cluster_bases(slots.get(slot)?, m));
+            match bases {
+                Some(bases) => {
+                    let slot = &mut slots[index];
+                    for k in 0..clusters.len() {
+                        let first = slot.rebase.get(k).copied().unwrap_or(0);
+                        for job in &mut jobs[cluster_jobs[k]..cluster_jobs[k + 1]] {
+                            job.base = bases[k].wrapping_sub(first);
+                        }
+                    }
+                    if let Some(global) = &mut slot.global {
+                        global.bases = bases;
+                    }
+                }
+                None => slots[index].global = None,
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends the slots and page jobs of the fields below `node` (see
+    /// [`RNTupleReader::collect_slots`]).
+    #[allow(clippy::too_many_arguments)]
+    fn collect_children(
+        &self,
+        node: &Node,
+        mult: Option<u64>,
+        clusters: &[&ClusterInfo],
+        parts: Option<&[Range<u64>]>,
+        items: Option<&[Range<u64>]>,
+        slots: &mut Vec<SlotRead>,
+        jobs: &mut Vec<PageJob>,
+    ) -> Result<()> {
         match &node.kind {
             Kind::List(c) | Kind::Optional(c) => {
                 self.collect_slots(c, None, clusters, parts, items, slots, jobs)
@@ -279,4 +342,53 @@ impl RNTupleReader {
             message,
         )
     }
+}
+
+/// Elements of the first slot below a node per item of the node, or `None` if the node
+/// has no slots (an empty record) or an empty array lies on the way.
+fn first_slot_multiplicity(node: &Node) -> Option<u64> {
+    match &node.kind {
+        Kind::Leaf(_)
+        | Kind::String
+        | Kind::Streamer
+        | Kind::Cardinality(_)
+        | Kind::List(_)
+        | Kind::Optional(_)
+        | Kind::Variant(_) => Some(1),
+        Kind::Bitset(n) => (*n > 0).then_some(*n as u64),
+        Kind::Fixed(n, c) => (*n > 0)
+            .then(|| first_slot_multiplicity(c).map(|m| m * *n as u64))
+            .flatten(),
+        Kind::Wrapper(c) => first_slot_multiplicity(c),
+        // The first member with slots decides (members without slots push none).
+        Kind::Record(cs) => cs
+            .iter()
+            .find(|c| has_slots(c))
+            .and_then(first_slot_multiplicity),
+    }
+}
+
+/// True if reading the node decodes any column.
+fn has_slots(node: &Node) -> bool {
+    match &node.kind {
+        Kind::Fixed(_, c) | Kind::Wrapper(c) => has_slots(c),
+        Kind::Record(cs) => cs.iter().any(has_slots),
+        _ => true,
+    }
+}
+
+/// The items of the read before each cluster, and the total, from a slot holding `per_item`
+/// elements per item; `None` if its counts are not whole items or overflow.
+fn cluster_bases(slot: &SlotRead, per_item: u64) -> Option<Vec<u64>> {
+    let mut bases = Vec::with_capacity(slot.counts.len() + 1);
+    let mut total = 0u64;
+    bases.push(0);
+    for &count in &slot.counts {
+        if count % per_item != 0 {
+            return None;
+        }
+        total = total.checked_add(count / per_item)?;
+        bases.push(total);
+    }
+    Some(bases)
 }
