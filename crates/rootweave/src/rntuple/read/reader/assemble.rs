@@ -344,3 +344,60 @@ fn made_global(global: &GlobalOffsets, slot: &SlotRead, offsets: &mut [u64]) -> 
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::buffer::Target;
+
+    /// Two clusters of offsets (3 and 2 entries; 5 and 4 items), read whole.
+    fn slot(global: GlobalOffsets) -> SlotRead {
+        SlotRead {
+            target: Target::Index,
+            counts: vec![3, 2],
+            zeros: Vec::new(),
+            rebase: Vec::new(),
+            global: Some(global),
+        }
+    }
+
+    fn global(gaps: Vec<(std::ops::Range<usize>, usize)>, starts: Vec<usize>) -> GlobalOffsets {
+        GlobalOffsets {
+            bases: vec![0, 5, 9],
+            spans: vec![1..4, 4..6],
+            starts,
+            gaps,
+        }
+    }
+
+    #[test]
+    fn offsets_decoded_with_their_bases_are_global_when_the_seams_hold() {
+        let g = global(Vec::new(), vec![1, 4]);
+        // Cluster 1 held [1, 4], decoded with its base 5 added.
+        let mut offsets = vec![0, 2, 3, 5, 6, 9];
+        assert!(made_global(&g, &slot(g.clone()), &mut offsets));
+        assert_eq!(offsets, [0, 2, 3, 5, 6, 9]);
+    }
+
+    #[test]
+    fn a_deferred_gap_takes_its_clusters_base() {
+        // Cluster 1's first entry has no page (a column added later): an empty list.
+        let g = global(vec![(4..5, 1)], vec![1, 5]);
+        let mut offsets = vec![0, 2, 3, 5, 0, 9];
+        assert!(made_global(&g, &slot(g.clone()), &mut offsets));
+        assert_eq!(offsets, [0, 2, 3, 5, 5, 9]);
+    }
+
+    #[test]
+    fn a_seam_that_does_not_hold_gives_back_cluster_relative_offsets() {
+        let g = global(Vec::new(), vec![1, 4]);
+        // Cluster 0 ends at 4 items, not the 5 its items said: the bases are taken off.
+        let mut offsets = vec![0, 2, 3, 4, 6, 9];
+        assert!(!made_global(&g, &slot(g.clone()), &mut offsets));
+        assert_eq!(offsets, [0, 2, 3, 4, 1, 4]);
+        // A page of cluster 1 starting below the end of cluster 0.
+        let mut offsets = vec![0, 2, 3, 5, 4, 9];
+        assert!(!made_global(&g, &slot(g.clone()), &mut offsets));
+        assert_eq!(offsets, [0, 2, 3, 5, u64::MAX, 4]);
+    }
+}

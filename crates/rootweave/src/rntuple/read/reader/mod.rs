@@ -107,7 +107,7 @@ struct SlotRead {
 /// An offsets slot decoded straight into offsets from the read's first item: each page
 /// adds its cluster's base while it is in cache, so that no pass over the whole buffer
 /// is needed afterwards, only checks at the seams that the pages cannot see.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct GlobalOffsets {
     /// Per cluster, the items of the read before it, and the total after the last one.
     bases: Vec<u64>,
