@@ -149,9 +149,11 @@ pub fn concat(mut parts: Vec<Array>) -> Result<Array, LayoutMismatch> {
         offsets.extend(o.iter().skip(1).map(|x| x + base - o[0]));
     }
     let kind = first.clone_empty();
+    // Every join allocates its result once, at its final size.
+    let total: usize = parts.iter().map(Array::len).sum();
     macro_rules! join_flat {
         ($variant:ident) => {{
-            let mut out = Vec::new();
+            let mut out = Vec::with_capacity(total);
             for p in parts {
                 match p {
                     Array::$variant(v) => out.extend(v),
@@ -174,7 +176,18 @@ pub fn concat(mut parts: Vec<Array>) -> Result<Array, LayoutMismatch> {
         Array::Float32(_) => join_flat!(Float32),
         Array::Float64(_) => join_flat!(Float64),
         Array::String { .. } => {
-            let (mut offsets, mut bytes) = (vec![0u64], Vec::new());
+            let chars = parts
+                .iter()
+                .map(|p| match p {
+                    Array::String { offsets, .. } => {
+                        (offsets[offsets.len() - 1] - offsets[0]) as usize
+                    }
+                    _ => 0,
+                })
+                .sum();
+            let (mut offsets, mut bytes) =
+                (Vec::with_capacity(total + 1), Vec::with_capacity(chars));
+            offsets.push(0u64);
             for p in parts {
                 let Array::String {
                     offsets: o,
@@ -189,7 +202,8 @@ pub fn concat(mut parts: Vec<Array>) -> Result<Array, LayoutMismatch> {
             Array::String { offsets, bytes }
         }
         Array::List { .. } | Array::Optional { .. } => {
-            let (mut offsets, mut values) = (vec![0u64], Vec::new());
+            let (mut offsets, mut values) = (Vec::with_capacity(total + 1), Vec::new());
+            offsets.push(0u64);
             for p in parts {
                 let (o, v) = match (p, &kind) {
                     (Array::List { offsets, values }, Array::List { .. })
