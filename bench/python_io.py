@@ -4,6 +4,7 @@ Python.
 
     .venv/bin/python bench/python_io.py [--events 1000000] [--compression zstd:5]
         [--threads 1,2] [--repeat 3] [--batch 100000] [--quiet-wait 30] [--only read|write]
+        [--libraries np,ak]
 
 Reading (one process per measurement; the time covers `open` and `arrays()`; the best of
 --repeat calls after one untimed warm-up call counts; the file is in the page cache):
@@ -255,6 +256,8 @@ def main():
     parser.add_argument("--batch", type=int, default=100_000)
     parser.add_argument("--quiet-wait", type=float, default=30)
     parser.add_argument("--only", choices=["read", "write"], help="run one half of the benchmark")
+    parser.add_argument("--libraries", default="np,ak",
+                        help="the output libraries of the reading cases (np: minutes for uproot)")
     parser.add_argument("--child", nargs="+")
     args = parser.parse_args()
     if args.child:
@@ -301,7 +304,7 @@ def read_figures(args, source, events, payload, threads, results):
     print(f"{'fields':8} {'lib':3} {'T':>2} {'rootweave ev/s':>15} {'MB/s':>8} {'MiB':>6}"
           f" {'uproot ev/s':>12} {'MB/s':>8} {'MiB':>6} {'ratio':>6}")
     for fieldset in ("all", "jagged3"):
-        for library in ("np", "ak"):
+        for library in args.libraries.split(","):
             theirs = measure("read", "uproot", library, fieldset, 1, source, args.repeat,
                              quiet_wait=wait)
             for t in threads:

@@ -12,12 +12,26 @@ use crate::arrow::{read_batch, ArrowBatch};
 use crate::errors::to_py;
 use crate::layout::read_layouts;
 
-/// `(name, class, cycle)` of every key of the file's top directory.
+/// `(name, class, cycle)` of every key of the file's top directory, or of the
+/// subdirectory `directory` (`"dir/sub"`, cycles allowed: `"dir;1"`).
 #[pyfunction]
-pub fn list_keys(py: Python<'_>, path: String) -> PyResult<Vec<(String, String, u16)>> {
-    let file = py.detach(|| RootFile::open(&path)).map_err(to_py)?;
-    Ok(file
-        .keys()
+#[pyo3(signature = (path, directory=String::new()))]
+pub fn list_keys(
+    py: Python<'_>,
+    path: String,
+    directory: String,
+) -> PyResult<Vec<(String, String, u16)>> {
+    let keys = py
+        .detach(|| {
+            let file = RootFile::open(&path)?;
+            if directory.trim_matches('/').is_empty() {
+                return Ok(file.keys().to_vec());
+            }
+            let key = file.get_key(&directory)?;
+            file.directory_keys(&key)
+        })
+        .map_err(to_py)?;
+    Ok(keys
         .iter()
         .map(|k| (k.name.clone(), k.class_name.clone(), k.cycle))
         .collect())
