@@ -113,7 +113,7 @@ def hold_partitions(steps, field, dask_worker=None):
     held = {}
     for step in steps:
         began = time.thread_time()
-        arrays = _dask._opened(step[0], step[1], 1).arrays([field], step[2], step[3], "ak", 1)
+        arrays = _dask._opened(step[0], step[1], 1).arrays([field], entry_start=step[2], entry_stop=step[3], library="ak", threads=1)
         held[tuple(step)] = (arrays, time.thread_time() - began)
     dask_worker.bench_held = held
 

@@ -26,7 +26,8 @@ from typing import Any, Iterator, Mapping, Sequence, Union
 
 import numpy as np
 
-from . import _convert, _types
+from . import _convert, _expressions, _filters, _types
+from ._directory import Directory
 from ._dataset import Report, concatenate, iterate
 from ._polars import scan
 from ._tree_types import tree_type
@@ -39,18 +40,17 @@ from ._rootweave import TTree as _TTree
 from ._rootweave import TreeWriter as _TreeWriter
 from ._rootweave import ParallelTreeWriter as _ParallelTreeWriter
 from ._rootweave import Writer as _Writer
-from ._rootweave import list_keys as _list_keys
 from ._rootweave import merge as _merge
 from ._rootweave import convert_file as _convert_file
 from ._rootweave import release_memory
 
-__all__ = ["open", "create", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
+__all__ = ["open", "create", "recreate", "Directory", "Branch", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
            "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
            "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "scan", "dask", "convert",
            "release_memory"]
 __version__ = "0.1.0"
 
-LIBRARIES = ("np", "ak", "pa", "pl")
+LIBRARIES = ("np", "ak", "pd", "pa", "pl")
 
 #: A path to a file.
 Path = Union[str, "os.PathLike[str]"]
@@ -64,9 +64,23 @@ Schema = Union[Mapping[str, Any], Any]
 Batch = Union[Mapping[str, Any], Any]
 
 
-def open(path: Path) -> ReadOnlyFile:  # noqa: A001 - the name users expect, as in uproot
-    """Opens a ROOT file for reading; use it as a context manager."""
-    return ReadOnlyFile(str(path))
+def open(path: Path | Mapping[Path, str]) -> Any:  # noqa: A001 - the name users expect, as in uproot
+    """Opens a ROOT file for reading (use it as a context manager); `"file.root:Events"`
+    (or `{"file.root": "Events"}`) gives the object `Events` of the file instead, as
+    uproot's `open` does."""
+    from ._dataset import split_object
+
+    if isinstance(path, Mapping):
+        if len(path) != 1:
+            raise ValueError("open takes one file: {path: object name}")
+        ((file, obj),) = path.items()
+        file = os.fspath(file)
+    else:
+        file, obj = split_object(os.fspath(path))
+    if not os.path.exists(file):
+        raise FileNotFoundError(f"no such file: '{file}'")
+    f = ReadOnlyFile(file)
+    return f if obj is None else f[obj]
 
 
 def create(path: Path, compression: str | int | None = None) -> WritableFile:
@@ -76,6 +90,11 @@ def create(path: Path, compression: str | int | None = None) -> WritableFile:
     ROOT's integer setting (e.g. 505). By default ROOT's: zstd:5 for RNTuples (its
     RNTupleWriteOptions), zlib:1 for TTrees and the file itself (its TFile)."""
     return WritableFile(str(path), None if compression is None else str(compression))
+
+
+def recreate(path: Path, compression: str | int | None = None) -> WritableFile:
+    """The same as `create` (uproot's name): creates or overwrites `path`."""
+    return create(path, compression)
 
 
 def merge(output: Path, inputs: Sequence[Path] | Path, force: bool = False, threads: int | None = None,
@@ -135,50 +154,12 @@ def dask(files: Any, fields: Fields = None, step_size: int | str = "100 MB", lib
     return _dask.dask(files, fields, step_size, library, threads)
 
 
-class ReadOnlyFile:
-    """A ROOT file open for reading: its keys, and its RNTuples and TTrees by name."""
+class ReadOnlyFile(Directory):
+    """A ROOT file open for reading: its keys (recursive by default, as uproot lists them),
+    and its RNTuples, TTrees and directories by name (`f["dir/tree;2"]`)."""
 
     def __init__(self, path: str):
-        self.path = path
-        self._keys = _list_keys(path)
-
-    def __enter__(self) -> ReadOnlyFile:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Nothing to release: every read opens what it needs."""
-
-    def keys(self) -> list[str]:
-        """Names of the objects in the top directory, with their cycles (`name;1`)."""
-        return [f"{name};{cycle}" for name, _, cycle in self._keys]
-
-    def classnames(self) -> dict[str, str]:
-        """`{name;cycle: class name}` of the objects in the top directory."""
-        return {f"{name};{cycle}": cls for name, cls, cycle in self._keys}
-
-    def __contains__(self, name: str) -> bool:
-        base = name.split(";")[0]
-        return any(k == base for k, _, _ in self._keys)
-
-    def __getitem__(self, name: str) -> RNTuple | TTree:
-        """The RNTuple or TTree called `name` (`dir/name` for a TTree in a subdirectory)."""
-        base = name.split(";")[0]
-        if "/" in base:
-            return TTree(self.path, name)
-        classes = [cls for k, cls, _ in self._keys if k == base]
-        if not classes:
-            raise KeyError(f"{self.path}: no object named '{name}'")
-        if classes[-1] == "ROOT::RNTuple":
-            return RNTuple(self.path, name)
-        if classes[-1] in ("TTree", "TNtuple", "TNtupleD"):
-            return TTree(self.path, name)
-        raise TypeError(f"'{name}' is a {classes[-1]}: only RNTuples and TTrees can be read")
-
-    def __repr__(self):
-        return f"<rootweave.ReadOnlyFile {self.path!r}>"
+        super().__init__(path)
 
 
 class UnreadableBranchWarning(UserWarning):
@@ -211,19 +192,77 @@ class _Dataset:
         """Number of entries."""
         return self._reader().num_entries
 
-    def keys(self) -> list[str]:
-        """Names of the fields (RNTuple: top-level fields; TTree: every branch)."""
-        return self._reader().keys()
+    def keys(self, *, filter_name: Any = None, filter_typename: Any = None, recursive: bool | None = None,
+             full_paths: bool = True) -> list[str]:
+        """Names of the fields (RNTuple: top-level fields, or every field with
+        `recursive=True`, as dotted paths; TTree: every branch), those passing the filters
+        (uproot's forms: a name, a glob, "/regex/", a list of these or a callable) on the name
+        and on the type name (`typenames()`)."""
+        return list(self.typenames(filter_name=filter_name, filter_typename=filter_typename,
+                                   recursive=recursive, full_paths=full_paths))
 
-    def arrays(self, fields: Fields = None, entry_start: int | None = None, entry_stop: int | None = None,
-               library: str = "ak", threads: int | None = None) -> Any:
-        """Reads `fields` (default: all) for entries `entry_start:entry_stop`.
+    def typenames(self, *, filter_name: Any = None, filter_typename: Any = None, recursive: bool | None = None,
+                  full_paths: bool = True) -> dict[str, str]:
+        """`{name: C++ type name}` of the fields `keys()` gives with the same arguments."""
+        by_name = _filters.predicate(filter_name, "filter_name")
+        by_type = _filters.predicate(filter_typename, "filter_typename")
+        return {name: t for name, t in self._typenames(recursive).items() if by_name(name) and by_type(t)}
 
-        RNTuple fields are top-level field names, or dotted paths to nested ones (e.g.
-        "Muon.Muon_pt"); TTree fields are full branch names (e.g. "Muon_pt", "evt.x").
-        library: "np" (dict of NumPy arrays; variable-length data as object arrays), "ak"
-        (an Awkward record array), "pa" (a pyarrow Table), "pl" (a Polars DataFrame).
-        threads: decompression threads (default: all cores).
+    def __getitem__(self, name: str) -> Branch:
+        """The branch (TTree) or field (RNTuple) `name`, with `array()`, as uproot's."""
+        names = self._typenames(True)
+        if name not in names:
+            near = [k for k in names if name.lower() in k.lower()][:10] or list(names)[:10]
+            raise KeyError(f"{self.kind} '{self.name}' in {self.path!r} has no {self._member} '{name}' "
+                           f"(some that exist: {', '.join(near)})")
+        return Branch(self, name, names[name])
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._typenames(True) or name in self._short_paths()
+
+    def _knows(self, name: str) -> bool:
+        """True if `name` is a field this object reads (a key, or a name its reader
+        resolves, such as a member's dotted path)."""
+        if name in self:
+            return True
+        known = self.__dict__.setdefault("_resolved", {})
+        if name not in known:
+            try:
+                self._reader().read([name], 0, 0)
+                known[name] = True
+            except (KeyError, ValueError, RootFileError):
+                known[name] = False
+        return known[name]
+
+    def _short_paths(self):
+        """RNTuple paths with the `_0` of collections left out (`Muon.Muon_pt`), as reads
+        take them."""
+        if self.kind != "RNTuple":
+            return set()
+        return {".".join(p for p in path.split(".") if p != "_0") for path in self._typenames(True)}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def arrays(self, expressions: Fields = None, cut: str | None = None, *, filter_name: Any = None,
+               filter_typename: Any = None, aliases: Mapping[str, str] | None = None,
+               entry_start: int | None = None, entry_stop: int | None = None, library: str = "ak",
+               how: Any = None, threads: int | None = None) -> Any:
+        """Reads entries `entry_start:entry_stop` of the fields as uproot's `arrays` does.
+
+        expressions: field names or Python expressions over them (`"Muon_pt * 2"`,
+        `"sqrt(px**2 + py**2)"`; NumPy's functions by name, `np` and `ak`), each output
+        named by its text; default: every field that passes `filter_name` /
+        `filter_typename`. cut: an expression selecting entries (or items of jagged
+        arrays). aliases: `{name: expression}` usable in both. Only the fields they name
+        are read. RNTuple fields are top-level names or dotted paths to nested ones
+        (e.g. "Muon.Muon_pt"); TTree fields are full branch names (e.g. "Muon_pt", "evt.x").
+        library: "ak" (an Awkward record array), "np" (a dict of NumPy arrays;
+        variable-length data as object arrays), "pd" (a pandas DataFrame; jagged fields as
+        awkward-pandas columns, as uproot gives them), "pa" (a pyarrow Table), "pl" (a
+        Polars DataFrame). how: for "np", `dict` (default), `tuple` or `list`; for "ak",
+        "zip" zips jagged fields of equal counts into records. threads: decompression
+        threads (default: all cores).
         A TTree group (a split object) asked for by name is a record of its sub-branches;
         with no fields, the sub-branches come back instead, as uproot does, and a TTree's
         branches that cannot be read are left out with an `UnreadableBranchWarning` each
@@ -234,12 +273,37 @@ class _Dataset:
         start = 0 if entry_start is None else _clip(entry_start, n)
         stop = n if entry_stop is None else _clip(entry_stop, n)
         stop = max(start, stop)
-        names = [] if fields is None else ([fields] if isinstance(fields, str) else list(fields))
+        texts = None if expressions is None else ([expressions] if isinstance(expressions, str) else list(expressions))
         reader = self._reader(threads)
-        if not names:
+        plain = cut is None and not aliases
+        if texts is None and (filter_name is not None or filter_typename is not None):
+            texts = self.keys(filter_name=filter_name, filter_typename=filter_typename)
+        if texts is None and plain:
             self._warn_unreadable(reader)
-            return self._read_every(reader, start, stop, library)
-        return _read(reader, names, start, stop, library)
+            return _finish(self._read_every(reader, start, stop, library), library, how)
+        if texts is not None and plain:
+            # Names the reader knows (also members by dotted path, and names it refuses
+            # as ambiguous); what it does not know may be an expression.
+            try:
+                return _finish(_read(reader, texts, start, stop, library), library, how)
+            except KeyError:
+                if all(t in self for t in texts):
+                    raise
+        # Expressions, a cut or aliases: read the names they use into Awkward, evaluate.
+        known = self._knows
+        if texts is None:
+            texts = self.keys()
+        try:
+            outs, cut_expr, names = _expressions.plan(texts, cut, aliases, known)
+        except KeyError as e:
+            raise KeyError(f"{self.kind} '{self.name}' in {self.path!r}: {e.args[0]}") from None
+        arrays = _read(reader, names, start, stop, "ak") if names else None
+        values = {name: arrays[name] for name in names}
+        results = {e.text: e.evaluate(values) for e in outs}
+        if cut_expr is not None:
+            mask = cut_expr.evaluate(values)
+            results = {k: v[mask] for k, v in results.items()}
+        return _finish(_from_awkward(results, library, stop - start), library, how)
 
     def _warn_unreadable(self, reader):
         """Warns once per branch that a read of every branch leaves out (TTrees only)."""
@@ -309,9 +373,15 @@ class RNTuple(_Dataset):
     """An RNTuple: its schema and its data as NumPy, Awkward, Arrow or Polars objects."""
 
     kind = "RNTuple"
+    _member = "field"
 
     def __init__(self, path: str, name: str, threads: int = 0, memory_budget: int = 256 << 20):
         super().__init__(path, name, threads, memory_budget=memory_budget)
+
+    def _typenames(self, recursive):
+        """`{dotted path: C++ type}` of the top-level fields, or of every field."""
+        rows = self.__dict__.get("_described") or self.__dict__.setdefault("_described", self._reader().describe())
+        return {p: t for p, t, _ in rows if recursive or "." not in p}
 
     def _open(self, threads):
         return _RNTuple(self.path, self.name, threads=threads, **self._options)
@@ -331,9 +401,19 @@ class TTree(_Dataset):
     records, fixed-size arrays as regular dimensions)."""
 
     kind = "TTree"
+    _member = "branch"
 
     def _open(self, threads):
         return _TTree(self.path, self.name, threads=threads)
+
+    def _typenames(self, recursive):
+        """`{branch name: type name}` of every branch, named as uproot names them
+        (`float`, `int32_t`, `float[]` for a counted array, `float[3]`, the class of an
+        object branch)."""
+        rows = self.__dict__.get("_described") or self.__dict__.setdefault("_described", self._reader().describe())
+        # Full names (`a/fX`) in the same depth-first order as the rows.
+        names = self._reader().keys()
+        return {name: _tree_typename(cls, how) for name, (_, cls, how) in zip(names, rows)}
 
     def show(self) -> None:
         """Prints every branch with its class (for object branches) and how it is read."""
@@ -342,6 +422,166 @@ class TTree(_Dataset):
         print(f"{'branch':<{width}}  {'class':<24}  read as")
         for name, cls, how in rows:
             print(f"{name:<{width}}  {cls:<24}  {how}")
+
+
+_CXX = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
+        "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
+        "float32": "float", "float64": "double", "string": "std::string"}
+
+
+def _tree_typename(cls, how):
+    """uproot's name of a branch's type from the class of its object (if any) and the
+    Awkward type it is read as: `float`, `float[]`, `float[3]`, or the class."""
+    if cls:
+        return cls
+    how = how.strip()
+    if how in _CXX:
+        return _CXX[how]
+    if how.startswith("var * ") and how[6:] in _CXX:
+        return f"{_CXX[how[6:]]}[]"
+    head, star, rest = how.partition(" * ")
+    if star and head.isdigit() and rest in _CXX:
+        return f"{_CXX[rest]}[{head}]"
+    return how
+
+
+class Branch:
+    """One branch of a TTree or field of an RNTuple, as uproot's `TBranch` / `RField`:
+    its name, type, entries and values."""
+
+    def __init__(self, owner: _Dataset, name: str, typename: str):
+        self._owner = owner
+        #: Full name (TTree) or dotted path (RNTuple).
+        self.name = name
+        #: The C++ type name (see `typenames()`).
+        self.typename = typename
+
+    @property
+    def num_entries(self) -> int:
+        """Number of entries."""
+        return self._owner.num_entries
+
+    @property
+    def interpretation(self) -> str:
+        """How the values are read: the Awkward type of one entry (e.g. `var * float32`)."""
+        for name, _, how in self._owner._reader().describe():
+            if name == self.name and self._owner.kind == "TTree":
+                return how
+        return str(self.array(entry_stop=0).type.content)
+
+    def array(self, entry_start: int | None = None, entry_stop: int | None = None, library: str = "ak",
+              threads: int | None = None) -> Any:
+        """The values of entries `entry_start:entry_stop` (library as for `arrays`)."""
+        out = self._owner.arrays([self.name], entry_start=entry_start, entry_stop=entry_stop, library=library,
+                                 threads=threads)
+        if library in ("ak", "np"):
+            return out[self.name]
+        if library == "pd":
+            return out[self.name]
+        return out.column(self.name) if library == "pa" else out[self.name]
+
+    def keys(self, **filters: Any) -> list[str]:
+        """Names of the branches or fields below this one."""
+        prefix = self.name + ("." if self._owner.kind == "RNTuple" else "")
+        return [k for k in self._owner.keys(recursive=True, **filters) if k.startswith(prefix) and k != self.name]
+
+    def __getitem__(self, name: str) -> Branch:
+        sep = "." if self._owner.kind == "RNTuple" else ""
+        for full in (f"{self.name}{sep}{name}", f"{self.name}.{name}", name):
+            if full in self._owner:
+                return self._owner[full]
+        raise KeyError(f"{self._owner.kind} '{self._owner.name}': no {self._owner._member} '{name}' "
+                       f"under '{self.name}'")
+
+    def __repr__(self):
+        return f"<rootweave.Branch {self.name!r} ({self.typename}) of {self._owner!r}>"
+
+
+def _from_awkward(results, library, length):
+    """A dict of Awkward arrays (expression results) in the library's form."""
+    import awkward as ak
+
+    if library == "ak":
+        return ak.Array(dict(results)) if results else ak.Array(ak.contents.RecordArray([], [], length=length))
+    if library == "np":
+        return {k: _to_numpy(v) for k, v in results.items()}
+    if library == "pd":
+        return _pandas({k: v for k, v in results.items()}, length)
+    table = ak.to_arrow_table(ak.Array(dict(results)), extensionarray=False)
+    if library == "pa":
+        return table
+    import polars as pl
+
+    return pl.from_arrow(table)
+
+
+def _to_numpy(array):
+    """A NumPy array of an Awkward one: flat as it is, else an object array of entries."""
+    import awkward as ak
+
+    try:
+        return ak.to_numpy(array)
+    except (ValueError, TypeError):
+        out = np.empty(len(array), dtype=object)
+        for i, entry in enumerate(array):
+            out[i] = ak.to_numpy(entry) if isinstance(entry, ak.Array) and entry.ndim == 1 else entry
+        return out
+
+
+def _pandas(columns, length):
+    """A pandas DataFrame of Awkward columns: flat ones as NumPy columns, the others as
+    awkward-pandas columns, as uproot gives them."""
+    import awkward as ak
+    import pandas as pd
+
+    data = {}
+    for name, array in columns.items():
+        if not isinstance(array, ak.Array):
+            array = ak.Array(array)
+        flat = array.ndim == 1 and not isinstance(array.type.content, (ak.types.RecordType, ak.types.OptionType))
+        if flat and array.type.content.parameter("__array__") not in ("string", "bytestring"):
+            data[name] = ak.to_numpy(array)
+        else:
+            try:
+                import awkward_pandas
+            except ImportError:
+                raise ImportError(f"field '{name}' is not flat: pandas holds it through the awkward-pandas "
+                                  "package (pip install awkward-pandas), as uproot does") from None
+            data[name] = awkward_pandas.AwkwardExtensionArray(array)
+    return pd.DataFrame(data, index=pd.RangeIndex(length) if not data else None)
+
+
+def _zip_by_prefix(result):
+    """uproot's `how="zip"`: jagged fields named `Prefix_name` become one list of records
+    `Prefix` (members `name`), after the other fields."""
+    import awkward as ak
+
+    flat, groups = {}, {}
+    for name in result.fields:
+        column = result[name]
+        prefix, sep, rest = name.partition("_")
+        if sep and rest and column.ndim > 1:
+            groups.setdefault(prefix, {})[rest] = column
+        else:
+            flat[name] = column
+    out = dict(flat)
+    for prefix, members in groups.items():
+        out[prefix] = ak.zip(members)
+    return ak.Array(out) if out else result
+
+
+def _finish(result, library, how):
+    """`how` applied to a read's result, as uproot applies it."""
+    if how is None or how is dict:
+        return result
+    if library == "np" and how in (tuple, list):
+        return how(result.values())
+    if library == "ak" and how == "zip":
+        return _zip_by_prefix(result)
+    if library == "ak" and how in (tuple, list):
+        return how(result[k] for k in result.fields)
+    raise ValueError(f"how={how!r} is not supported with library={library!r}: dict, tuple or list "
+                     "(np), tuple, list or 'zip' (ak)")
 
 
 def _clip(i, n):
@@ -392,6 +632,9 @@ def _read(reader, names, start, stop, library):
     length = stop - start
     if library == "np":
         return {name: _convert.to_numpy(layout) for name, layout in reader.read(names, start, stop)}
+    if library == "pd":
+        array = _read(reader, names, start, stop, "ak")
+        return _pandas({k: array[k] for k in array.fields}, len(array))
     if library == "ak":
         import awkward as ak
 

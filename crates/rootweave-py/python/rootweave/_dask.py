@@ -59,7 +59,8 @@ class _ReadArrays(ColumnProjectionMixin):
         path, obj, start, stop, _ = step
         if not self.names:
             return ak.Array(ak.contents.RecordArray([], [], length=stop - start))
-        return _opened(path, obj, self.threads).arrays(self.names, start, stop, "ak", self.threads)
+        return _opened(path, obj, self.threads).arrays(self.names, entry_start=start, entry_stop=stop,
+                                                       library="ak", threads=self.threads)
 
     def project_columns(self, columns):
         # A column is a field's path: a top-level field (whose name may hold dots, as
@@ -80,7 +81,9 @@ class _ReadFrame:
 
         path, obj, start, stop, offset = step
         names = self.names if columns is None else [n for n in self.names if n in set(columns)]
-        arrays = _opened(path, obj, self.threads).arrays(names, start, stop, "np", self.threads) if names else {}
+        opened = _opened(path, obj, self.threads)
+        arrays = opened.arrays(names, entry_start=start, entry_stop=stop, library="np",
+                               threads=self.threads) if names else {}
         index = pd.RangeIndex(offset, offset + (stop - start))
         return pd.DataFrame({n: arrays[n] for n in names}, index=index)
 
@@ -97,7 +100,7 @@ def dask(files: _dataset.Files, fields=None, step_size: int | str = "100 MB", li
     task per core)."""
     names = None if fields is None else ([fields] if isinstance(fields, str) else list(fields))
     steps, divisions, first = _partitions(files, names, step_size, threads)
-    empty = first.arrays(names, 0, 0, "ak", threads)
+    empty = first.arrays(names, entry_start=0, entry_stop=0, library="ak", threads=threads)
     names = list(empty.fields)
     if library == "ak":
         import dask_awkward as dak
@@ -108,7 +111,7 @@ def dask(files: _dataset.Files, fields=None, step_size: int | str = "100 MB", li
         import dask.dataframe as dd
         import pandas as pd
 
-        flat = first.arrays(names, 0, 0, "np", threads)
+        flat = first.arrays(names, entry_start=0, entry_stop=0, library="np", threads=threads)
         jagged = [n for n in names if flat[n].dtype == object or flat[n].ndim != 1]
         if jagged:
             raise TypeError(f"fields {jagged} are not flat numbers: read them with library='ak'")

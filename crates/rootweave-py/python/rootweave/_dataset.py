@@ -170,7 +170,8 @@ def concatenate(files: Files, fields=None, library: str = "ak", threads: int | N
         parts.append(arrays)
     if not parts:
         path, obj = sources(files)[0]
-        return open_source(path, obj, threads).arrays(fields, 0, 0, library, threads)
+        return open_source(path, obj, threads).arrays(fields, entry_start=0, entry_stop=0, library=library,
+                                                      threads=threads)
     return _join(parts, library)
 
 

@@ -23,7 +23,8 @@ def scan(files: _dataset.Files, fields=None, step_size: int | str = "100 MB", th
 
     def schema():
         path, obj = sources[0]
-        return _dataset.open_source(path, obj, threads).arrays(names, 0, 0, "pl", threads).schema
+        source = _dataset.open_source(path, obj, threads)
+        return source.arrays(names, entry_start=0, entry_stop=0, library="pl", threads=threads).schema
 
     def source(with_columns, predicate, n_rows, batch_size) -> Iterator[pl.DataFrame]:
         columns = names if with_columns is None else list(with_columns)

@@ -1,0 +1,130 @@
+"""Directories of a ROOT file as uproot presents them: keys named `name;cycle` (with the path
+through subdirectories, `dir/sub/name;1`, when listed recursively), their classes, and the
+objects behind them by name."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from . import _filters
+from ._rootweave import list_keys as _list_keys
+
+#: Classes read as directories.
+DIRECTORIES = ("TDirectory", "TDirectoryFile")
+#: Classes read as RNTuples and TTrees.
+RNTUPLES = ("ROOT::RNTuple",)
+TREES = ("TTree", "TNtuple", "TNtupleD")
+
+
+class Directory:
+    """A directory of a ROOT file (the file's top directory is a `ReadOnlyFile`): a mapping
+    of `name;cycle` to its objects, as uproot's `ReadOnlyDirectory`."""
+
+    def __init__(self, path: str, prefix: str = ""):
+        self.path = path
+        #: The path of this directory in the file ("" for the top one), ending in "/".
+        self.prefix = prefix
+        self._entries = _list_keys(path, prefix.rstrip("/"))
+
+    def _listing(self, recursive, filter_name, filter_classname):
+        """`(path;cycle, class, cycle)` of the keys here (and below, if recursive) that
+        pass the filters (applied to the key's own name and class)."""
+        by_name = _filters.predicate(filter_name, "filter_name")
+        by_class = _filters.predicate(filter_classname, "filter_classname")
+        out = []
+        for name, cls, cycle in self._entries:
+            if by_name(name) and by_class(cls):
+                out.append((name, cls, cycle))
+            if recursive and cls in DIRECTORIES:
+                sub = Directory(self.path, f"{self.prefix}{name};{cycle}/")
+                for key, c, k in sub._listing(True, filter_name, filter_classname):
+                    out.append((f"{name}/{key}", c, k))
+        return out
+
+    def keys(self, *, recursive: bool = True, cycle: bool = True, filter_name: Any = None,
+             filter_classname: Any = None) -> list[str]:
+        """Names of the objects (`name;cycle`, or `name` with `cycle=False`); with
+        `recursive` (the default) those in subdirectories too, as `dir/name;cycle`.
+        `filter_name` and `filter_classname` select by name and class (see uproot)."""
+        return [f"{name};{c}" if cycle else name
+                for name, _, c in self._listing(recursive, filter_name, filter_classname)]
+
+    def classnames(self, *, recursive: bool = True, cycle: bool = True, filter_name: Any = None,
+                   filter_classname: Any = None) -> dict[str, str]:
+        """`{key: class name}` of the keys `keys()` gives with the same arguments."""
+        return {f"{name};{c}" if cycle else name: cls
+                for name, cls, c in self._listing(recursive, filter_name, filter_classname)}
+
+    def items(self, *, recursive: bool = True, cycle: bool = True, filter_name: Any = None,
+              filter_classname: Any = None) -> list[tuple[str, Any]]:
+        """`(key, object)` of the keys `keys()` gives with the same arguments."""
+        return [(f"{name};{c}" if cycle else name, self[f"{name};{c}"])
+                for name, _, c in self._listing(recursive, filter_name, filter_classname)]
+
+    def values(self, *, recursive: bool = True, cycle: bool = True, filter_name: Any = None,
+               filter_classname: Any = None) -> list[Any]:
+        """The objects of the keys `keys()` gives with the same arguments."""
+        return [obj for _, obj in self.items(recursive=recursive, cycle=cycle, filter_name=filter_name,
+                                             filter_classname=filter_classname)]
+
+    def _find(self, name: str):
+        """`(name, class, cycle)` of a key of this directory: `name;cycle`, or the highest
+        cycle of `name`; KeyError naming the keys that do exist."""
+        base, _, cycle = name.partition(";")
+        found = [e for e in self._entries if e[0] == base and (not cycle or str(e[2]) == cycle)]
+        if not found:
+            where = f"directory '{self.prefix.rstrip('/')}'" if self.prefix else "the top directory"
+            known = ", ".join(f"{n};{c}" for n, _, c in self._entries[:20]) or "none"
+            raise KeyError(f"{self.path}: no object '{name}' in {where} (keys: {known})")
+        return max(found, key=lambda e: e[2])
+
+    def __getitem__(self, where: str) -> Any:
+        """The object at `where`: `name`, `name;cycle` or a path through subdirectories
+        (`dir/sub/name;1`); a subdirectory is a `Directory`, an RNTuple a `rootweave.RNTuple`,
+        a tree a `rootweave.TTree`."""
+        from . import RNTuple, TTree
+
+        head, slash, rest = where.strip("/").partition("/")
+        name, cls, cycle = self._find(head)
+        if slash:
+            if cls not in DIRECTORIES:
+                raise KeyError(f"{self.path}: '{self.prefix}{head}' is a {cls}, not a directory")
+            return Directory(self.path, f"{self.prefix}{name};{cycle}/")[rest]
+        full = f"{self.prefix}{name};{cycle}"
+        if cls in DIRECTORIES:
+            return Directory(self.path, full + "/")
+        if cls in RNTUPLES:
+            return RNTuple(self.path, full)
+        if cls in TREES:
+            return TTree(self.path, full)
+        raise TypeError(f"{self.path}: '{full}' is a {cls}: only RNTuples, TTrees and directories "
+                        "can be read (select them with filter_classname)")
+
+    def __contains__(self, where: str) -> bool:
+        try:
+            head, slash, rest = where.strip("/").partition("/")
+            name, cls, cycle = self._find(head)
+        except KeyError:
+            return False
+        if not slash:
+            return True
+        return cls in DIRECTORIES and rest in Directory(self.path, f"{self.prefix}{name};{cycle}/")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
+    def __enter__(self) -> Directory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Nothing to release: every read opens what it needs."""
+
+    def __repr__(self):
+        where = f" directory {self.prefix.rstrip('/')!r}" if self.prefix else ""
+        return f"<rootweave.{type(self).__name__}{where} of {self.path!r}>"

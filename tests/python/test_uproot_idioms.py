@@ -1,0 +1,147 @@
+"""uproot's reading idioms, each written once and run against both libraries on the same
+files: the same call gives equal arrays (or DataFrames) from uproot and rootweave. Where
+uproot's RNTuple reader gives no answer (it evaluates no expressions), the expected values
+are computed from its plain arrays."""
+
+import warnings
+
+import awkward as ak
+import numpy as np
+import pandas as pd
+import pytest
+import uproot
+
+import rootweave
+from conftest import data_file
+
+HZZ = str(data_file("uproot-HZZ.root"))
+STAFF = str(data_file("ntpl001_staff_rntuple_v1-0-0-0.root"))
+
+
+@pytest.fixture(autouse=True)
+def quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def both(call):
+    """The result of `call(library module)` for uproot and rootweave."""
+    return call(uproot), call(rootweave)
+
+
+def test_open_with_an_object_path_gives_the_object():
+    theirs, mine = both(lambda lib: lib.open(f"{HZZ}:events"))
+    assert mine.num_entries == theirs.num_entries == 2421
+    theirs, mine = both(lambda lib: lib.open({HZZ: "events"}))
+    assert mine.num_entries == theirs.num_entries
+    with pytest.raises(FileNotFoundError):
+        rootweave.open("no/such/file.root:events")
+
+
+@pytest.mark.parametrize("filter_name", ["Muon_P*", "/Jet_(Px|Py)$/", ["NJet", "MET_*"], lambda n: n.endswith("E")])
+def test_keys_and_typenames_with_filters(filter_name):
+    theirs, mine = both(lambda lib: lib.open(HZZ)["events"].keys(filter_name=filter_name))
+    assert mine == theirs and mine
+    theirs, mine = both(lambda lib: lib.open(HZZ)["events"].typenames(filter_name=filter_name))
+    assert mine == theirs
+    theirs, mine = both(lambda lib: lib.open(HZZ)["events"].keys(filter_typename="float[]"))
+    assert mine == theirs and "Jet_Px" in mine
+
+
+def test_rntuple_keys_and_typenames():
+    theirs, mine = both(lambda lib: lib.open(STAFF)["Staff"].keys())
+    assert mine == theirs
+    theirs, mine = both(lambda lib: lib.open(STAFF)["Staff"].typenames(filter_name="A*"))
+    assert mine == theirs == {"Age": "std::int32_t"}
+
+
+def test_branch_objects():
+    theirs, mine = both(lambda lib: lib.open(HZZ)["events"]["Muon_Px"])
+    assert mine.typename == theirs.typename == "float[]"
+    assert mine.num_entries == theirs.num_entries
+    assert ak.array_equal(mine.array(), theirs.array())
+    assert ak.array_equal(mine.array(entry_start=10, entry_stop=20), theirs.array(entry_start=10, entry_stop=20))
+    assert mine.interpretation == "var * float32"
+    theirs, mine = both(lambda lib: lib.open(STAFF)["Staff"]["Age"].array(library="np"))
+    assert np.array_equal(mine, theirs)
+    with pytest.raises(KeyError, match="Muon_Pq"):
+        rootweave.open(HZZ)["events"]["Muon_Pq"]
+
+
+@pytest.mark.parametrize("expressions, cut", [
+    (["Muon_Px * 2", "NMuon"], "NMuon > 1"),
+    (["sqrt(Muon_Px**2 + Muon_Py**2)"], None),
+    (["MET_px"], "(MET_px > 0) & (NJet >= 1)"),
+    (None, "NMuon == 2"),
+])
+def test_expressions_and_cuts(expressions, cut):
+    theirs, mine = both(lambda lib: lib.open(HZZ)["events"].arrays(expressions, cut, entry_stop=500))
+    assert mine.fields == theirs.fields
+    assert ak.array_equal(mine, theirs)
+
+
+def test_aliases_and_jagged_cuts():
+    aliases = {"pt": "sqrt(Muon_Px**2 + Muon_Py**2)"}
+    theirs, mine = both(lambda lib: lib.open(HZZ)["events"].arrays(["pt", "Muon_E"], "pt > 20", aliases=aliases))
+    assert ak.array_equal(mine, theirs)
+
+
+def test_rntuple_expressions_against_uproots_plain_arrays():
+    plain = uproot.open(STAFF)["Staff"].arrays(["Age", "Children"])
+    mine = rootweave.open(STAFF)["Staff"].arrays(["Age * 2", "Children"], cut="Age > 40")
+    keep = plain["Age"] > 40
+    assert mine.fields == ["Age * 2", "Children"]
+    assert ak.array_equal(mine["Age * 2"], plain["Age"][keep] * 2)
+    assert ak.array_equal(mine["Children"], plain["Children"][keep])
+
+
+def test_pandas_library():
+    theirs, mine = both(lambda lib: lib.open(HZZ)["events"].arrays(filter_name="MET_*", library="pd"))
+    pd.testing.assert_frame_equal(mine, theirs)
+    theirs, mine = both(lambda lib: lib.open(HZZ)["events"].arrays(["NJet", "Jet_Px"], library="pd"))
+    assert list(mine.columns) == list(theirs.columns)
+    assert np.array_equal(mine["NJet"], theirs["NJet"])
+    assert ak.array_equal(mine["Jet_Px"].ak.array, theirs["Jet_Px"].ak.array)
+
+
+def test_how():
+    theirs, mine = both(lambda lib: lib.open(HZZ)["events"].arrays(["NJet", "MET_px"], library="np", how=tuple))
+    assert isinstance(mine, tuple) and all(np.array_equal(a, b) for a, b in zip(mine, theirs))
+    theirs, mine = both(lambda lib: lib.open(HZZ)["events"].arrays(["Muon_Px", "Muon_Py"], how="zip"))
+    assert ak.array_equal(mine, theirs)
+
+
+def test_bad_expressions_name_the_problem():
+    tree = rootweave.open(HZZ)["events"]
+    with pytest.raises(KeyError, match="Muon_Pq"):
+        tree.arrays(["Muon_Pq * 2"])
+    with pytest.raises(ValueError, match="not a Python expression"):
+        tree.arrays(["Muon_Px *"])
+    with pytest.raises(KeyError, match="nope"):
+        tree.arrays(["NJet"], cut="nope > 1")
+    with pytest.raises(ValueError, match="library"):
+        tree.arrays(library="xx")
+    with pytest.raises(TypeError, match="filter_name"):
+        tree.keys(filter_name=3)
+
+
+def test_directories_cycles_and_file_mappings(tmp_path):
+    path = tmp_path / "dirs.root"
+    with rootweave.recreate(path) as f:
+        f.mktree("top", {"x": "int32"}).extend({"x": np.arange(3, dtype=np.int32)})
+        f.mktree("sub/inner", {"y": "float64"}).extend({"y": np.arange(4.0)})
+    theirs, mine = both(lambda lib: lib.open(path).keys())
+    assert sorted(mine) == sorted(theirs)
+    theirs, mine = both(lambda lib: lib.open(path).keys(recursive=False, cycle=False))
+    assert sorted(mine) == sorted(theirs)
+    theirs, mine = both(lambda lib: lib.open(path).classnames(filter_classname="TTree"))
+    assert mine == theirs
+    f = rootweave.open(path)
+    assert np.array_equal(f["sub/inner;1"]["y"].array(library="np"), np.arange(4.0))
+    assert f["sub"]["inner"].num_entries == 4
+    assert "sub/inner" in f and "sub/nothing" not in f
+    assert [k for k, _ in f.items(filter_classname="TTree")] == [k for k in f.keys(filter_classname="TTree")]
+    assert len(f) == len(f.keys())
+    with pytest.raises(KeyError, match="top"):
+        f["missing"]
