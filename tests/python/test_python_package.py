@@ -111,7 +111,7 @@ def test_ttree_entry_ranges_iterate_and_polars():
     theirs = uproot.open(path)["events"].arrays(["px1", "Q1"], library="np")
     part = tree.arrays(["px1", "Q1"], entry_start=100, entry_stop=-4, library="np")
     assert np.array_equal(part["px1"], theirs["px1"][100:-4])
-    chunks = list(tree.iterate(["Q1"], 1000, library="np"))
+    chunks = list(tree.iterate(["Q1"], step_size=1000, library="np"))
     assert [len(c["Q1"]) for c in chunks] == [1000, 1000, 304]
     assert np.array_equal(np.concatenate([c["Q1"] for c in chunks]), theirs["Q1"])
     frame = tree.arrays(["px1", "Q1"], library="pl")

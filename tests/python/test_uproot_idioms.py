@@ -145,3 +145,27 @@ def test_directories_cycles_and_file_mappings(tmp_path):
     assert len(f) == len(f.keys())
     with pytest.raises(KeyError, match="top"):
         f["missing"]
+
+
+def test_iterate_with_expressions_cuts_and_reports():
+    def steps(lib):
+        tree = lib.open(HZZ)["events"]
+        return list(tree.iterate(["Muon_Px * 2", "NMuon"], "NMuon >= 1", step_size=1000, report=True))
+
+    theirs, mine = both(steps)
+    assert [len(a) for a, _ in mine] == [len(a) for a, _ in theirs]
+    assert [(r.tree_entry_start, r.tree_entry_stop) for _, r in mine] == \
+        [(r.tree_entry_start, r.tree_entry_stop) for _, r in theirs] == [(0, 1000), (1000, 2000), (2000, 2421)]
+    assert ak.array_equal(ak.concatenate([a for a, _ in mine]), ak.concatenate([a for a, _ in theirs]))
+
+
+def test_module_iterate_and_concatenate_take_the_same_keywords():
+    files = [f"{HZZ}:events", f"{data_file('uproot-HZZ-zlib.root')}:events"]
+    kw = dict(aliases={"pt": "sqrt(Muon_Px**2 + Muon_Py**2)"}, library="ak")
+    theirs, mine = both(lambda lib: lib.concatenate(files, ["pt", "NMuon"], "NMuon == 2", **kw))
+    assert len(mine) == len(theirs) > 0
+    assert ak.array_equal(mine, theirs)
+    theirs, mine = both(lambda lib: [len(a) for a in lib.iterate(files, filter_name="MET_*", step_size=1500)])
+    assert mine == theirs
+    theirs, mine = both(lambda lib: lib.concatenate(files, filter_name="MET_p*", library="np"))
+    assert list(mine) == list(theirs) and all(np.array_equal(mine[k], theirs[k]) for k in mine)

@@ -46,7 +46,8 @@ from ._rootweave import release_memory
 
 __all__ = ["open", "create", "recreate", "Directory", "Branch", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
            "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
-           "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "scan", "dask", "convert",
+           "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "Query", "scan",
+           "dask", "convert",
            "release_memory"]
 __version__ = "0.1.0"
 
@@ -247,7 +248,7 @@ class _Dataset:
     def arrays(self, expressions: Fields = None, cut: str | None = None, *, filter_name: Any = None,
                filter_typename: Any = None, aliases: Mapping[str, str] | None = None,
                entry_start: int | None = None, entry_stop: int | None = None, library: str = "ak",
-               how: Any = None, threads: int | None = None) -> Any:
+               how: Any = None, threads: int | None = None, fields: Fields = None) -> Any:
         """Reads entries `entry_start:entry_stop` of the fields as uproot's `arrays` does.
 
         expressions: field names or Python expressions over them (`"Muon_pt * 2"`,
@@ -273,6 +274,7 @@ class _Dataset:
         start = 0 if entry_start is None else _clip(entry_start, n)
         stop = n if entry_stop is None else _clip(entry_stop, n)
         stop = max(start, stop)
+        expressions = fields if expressions is None else expressions
         texts = None if expressions is None else ([expressions] if isinstance(expressions, str) else list(expressions))
         reader = self._reader(threads)
         plain = cut is None and not aliases
@@ -335,15 +337,31 @@ class _Dataset:
                 names.append(name)
         return _read(reader, names, start, stop, library)
 
-    def iterate(self, fields: Fields = None, step_size: int | str = "100 MB", entry_start: int | None = None,
-                entry_stop: int | None = None, library: str = "ak", threads: int | None = None) -> Iterator[Any]:
-        """Yields `fields` (default: all, named as for `arrays`) in chunks of about
-        `step_size` (entries as an int, or bytes of stored data as "100 MB"), whole
-        clusters at a time where they fit, so that memory stays bounded. The fields come
-        first, as in uproot's `iterate(expressions, step_size, ...)`."""
-        reader, names, steps = self._plan_steps(fields, step_size, entry_start, entry_stop, threads)
+    def iterate(self, expressions: Fields = None, cut: str | None = None, *, filter_name: Any = None,
+                filter_typename: Any = None, aliases: Mapping[str, str] | None = None,
+                step_size: int | str = "100 MB", entry_start: int | None = None, entry_stop: int | None = None,
+                library: str = "ak", how: Any = None, report: bool = False, threads: int | None = None,
+                fields: Fields = None) -> Iterator[Any]:
+        """Yields what `arrays` gives for the same arguments in steps of about `step_size`
+        (entries as an int, or bytes of stored data of the fields read as "100 MB"), whole
+        clusters at a time where they fit, so that memory stays bounded; with `report`,
+        `(arrays, Report)` pairs, as uproot's `iterate`. (`fields` is another name for
+        `expressions`.)"""
+        query = Query(fields if expressions is None else expressions, cut, filter_name, filter_typename, aliases,
+                      how)
+        reader, names, steps = self._plan_steps(query.read_names(self), step_size, entry_start, entry_stop,
+                                                threads)
         for a, b in steps:
-            yield self._read_step(reader, names, a, b, library)
+            arrays = self._query_step(reader, names, query, a, b, library, threads)
+            yield (arrays, Report(self.path, self.name, a, b, a, b)) if report else arrays
+
+    def _query_step(self, reader, names, query, start, stop, library, threads):
+        """Entries start:stop of a query in the library's form."""
+        if query.plain:
+            return _finish(self._read_step(reader, names, start, stop, library), library, query.how)
+        return self.arrays(query.expressions, query.cut, filter_name=query.filter_name,
+                           filter_typename=query.filter_typename, aliases=query.aliases, entry_start=start,
+                           entry_stop=stop, library=library, how=query.how, threads=threads)
 
     def _plan_steps(self, fields, step_size, entry_start, entry_stop, threads):
         """The reader, the field names and the `(start, stop)` entry ranges of an iteration."""
@@ -443,6 +461,29 @@ def _tree_typename(cls, how):
     if star and head.isdigit() and rest in _CXX:
         return f"{_CXX[rest]}[{head}]"
     return how
+
+
+class Query:
+    """What a read asks for, as uproot's keywords say it: expressions (or field names),
+    a cut, name filters, aliases and the output's form."""
+
+    def __init__(self, expressions=None, cut=None, filter_name=None, filter_typename=None, aliases=None, how=None):
+        self.expressions = [expressions] if isinstance(expressions, str) else expressions
+        self.cut, self.filter_name, self.filter_typename = cut, filter_name, filter_typename
+        self.aliases, self.how = aliases, how
+        #: Plain field names (or all fields): read as they are.
+        self.plain = cut is None and not aliases and filter_name is None and filter_typename is None
+
+    def read_names(self, dataset):
+        """The fields a read of this query reads from `dataset` (empty: every field)."""
+        texts = self.expressions
+        if self.plain and (texts is None or all(dataset._knows(t) for t in texts)):
+            return list(texts or [])
+        self.plain = False
+        if texts is None:
+            texts = dataset.keys(filter_name=self.filter_name, filter_typename=self.filter_typename)
+        _, _, names = _expressions.plan(texts, self.cut, self.aliases, dataset._knows)
+        return names
 
 
 class Branch:
@@ -756,10 +797,13 @@ class WritableFile:
         return writer
 
     def __setitem__(self, name: str, data: Batch) -> None:
-        """`f["Events"] = {"x": array, ...}`: writes a TTree of these arrays (types from
-        their dtypes or Awkward types; a 2-D NumPy array is a fixed-size array branch) and
-        closes it."""
-        schema = {branch: _infer_type(values) for branch, values in data.items()}
+        """`f["Events"] = data`: writes a TTree of the arrays of `data` (a dict of arrays, an
+        Awkward record array, a pandas DataFrame, a pyarrow Table or a NumPy structured
+        array; types from their dtypes or Awkward types, a 2-D NumPy array a fixed-size
+        array branch, NumPy strings and object arrays of strings `std::string`, datetimes
+        int64) and closes it."""
+        data = _types.columns(data)
+        schema = {branch: _types.infer_type(values, branch) for branch, values in data.items()}
         tree = self.mktree(name, schema)
         tree.extend(data)
         tree.close()
@@ -858,16 +902,6 @@ class TTreeWriter:
         if entries is not None:
             self.entries = entries
         return self.entries
-
-
-def _infer_type(values):
-    """A branch type for `values`: its dtype, with the inner dimensions of a NumPy array."""
-    if isinstance(values, np.ndarray):
-        inner = "".join(f"{n} * " for n in values.shape[1:])
-        return f"{inner}{values.dtype}"
-    import awkward as ak
-
-    return str(ak.type(ak.Array(values)).content)
 
 
 class ParallelRNTupleWriter:
@@ -996,6 +1030,8 @@ class TTreeFillContext:
 
 
 def _batch(data, types):
+    """The batch tuples of `data` (any form `_types.columns` takes) for the fields `types`."""
+    data = _types.columns(data)
     lengths = set()
     out = []
     for name, ftype in types:

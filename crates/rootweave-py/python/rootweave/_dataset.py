@@ -99,32 +99,36 @@ def open_source(path: str, obj: str | None, threads: int | None):
     return file[obj]  # the error for an object that is missing or of another class
 
 
-def planned_steps(files: Files, fields, step_size, threads) -> Iterator[tuple[Any, Any, list, int, int, int]]:
+def planned_steps(files: Files, query, step_size, threads) -> Iterator[tuple[Any, Any, list, int, int, int]]:
     """`(object, reader, names, start, stop, global start)` of every step, file after file;
     each file is opened when its first step is planned."""
     offset = 0
     for path, obj in sources(files):
         dataset = open_source(path, obj, threads)
-        reader, names, steps = dataset._plan_steps(fields, step_size, None, None, threads)
+        reader, names, steps = dataset._plan_steps(query.read_names(dataset), step_size, None, None, threads)
         for a, b in steps:
             yield dataset, reader, names, a, b, offset + a
         offset += dataset.num_entries
 
 
-def iterate(files: Files, fields=None, step_size: int | str = "100 MB", library: str = "ak",
-            threads: int | None = None, report: bool = False) -> Iterator[Any]:
-    """Yields `fields` of every file in steps, reading the next step on a thread while the
-    caller works on this one (two steps in memory at once)."""
-    from . import LIBRARIES
+def iterate(files: Files, expressions=None, cut=None, *, filter_name=None, filter_typename=None, aliases=None,
+            step_size: int | str = "100 MB", library: str = "ak", how=None, report: bool = False,
+            threads: int | None = None, fields=None) -> Iterator[Any]:
+    """Yields what each file's `arrays` gives for the same arguments, in steps, reading the
+    next step on a thread while the caller works on this one (two steps in memory at
+    once); with `report`, `(arrays, Report)` pairs. (`fields` is another name for
+    `expressions`.)"""
+    from . import LIBRARIES, Query
 
     if library not in LIBRARIES:
         raise ValueError(f"library must be one of {LIBRARIES}, not {library!r}")
+    query = Query(fields if expressions is None else expressions, cut, filter_name, filter_typename, aliases, how)
 
     def read(step):
         dataset, reader, names, a, b, _ = step
-        return dataset._read_step(reader, names, a, b, library)
+        return dataset._query_step(reader, names, query, a, b, library, threads)
 
-    for step, arrays in read_ahead(planned_steps(files, fields, step_size, threads), read):
+    for step, arrays in read_ahead(planned_steps(files, query, step_size, threads), read):
         if not report:
             yield arrays
         else:
@@ -155,11 +159,14 @@ def read_ahead(steps: Iterator[Any], read) -> Iterator[tuple[Any, Any]]:
             yield pending[0], pending[1].result()
 
 
-def concatenate(files: Files, fields=None, library: str = "ak", threads: int | None = None) -> Any:
-    """`fields` of every file, one after the other, in one object of the library's form;
-    every file must give the same fields."""
+def concatenate(files: Files, expressions=None, cut=None, *, filter_name=None, filter_typename=None, aliases=None,
+                library: str = "ak", threads: int | None = None, fields=None) -> Any:
+    """What each file's `arrays` gives for the same arguments, one file after the other, in
+    one object of the library's form; every file must give the same fields."""
+    expressions = fields if expressions is None else expressions
     parts, first = [], None
-    for arrays, where in iterate(files, fields, step_size=1 << 62, library=library, threads=threads,
+    for arrays, where in iterate(files, expressions, cut, filter_name=filter_name, filter_typename=filter_typename,
+                                 aliases=aliases, step_size=1 << 62, library=library, threads=threads,
                                  report=True):
         names = _names(arrays, library)
         if first is None:
@@ -170,8 +177,9 @@ def concatenate(files: Files, fields=None, library: str = "ak", threads: int | N
         parts.append(arrays)
     if not parts:
         path, obj = sources(files)[0]
-        return open_source(path, obj, threads).arrays(fields, entry_start=0, entry_stop=0, library=library,
-                                                      threads=threads)
+        return open_source(path, obj, threads).arrays(expressions, cut, filter_name=filter_name,
+                                                      filter_typename=filter_typename, aliases=aliases,
+                                                      entry_start=0, entry_stop=0, library=library, threads=threads)
     return _join(parts, library)
 
 

@@ -28,17 +28,22 @@ def field_type(spec, name):
     if isinstance(spec, str):
         if spec in PRIMITIVES:
             return (spec,)
-        if spec in ("string", "str"):
+        if spec in ("string", "str", "bytes"):
             return ("string",)
+        dtype = _dtype(spec)
+        if dtype is not None:
+            return _from_dtype(dtype, name)
         import awkward as ak
 
-        return _from_awkward(ak.types.from_datashape(spec, highlevel=False), name)
-    try:
-        dtype = np.dtype(spec)
-    except TypeError:
-        dtype = None
-    if dtype is not None and dtype.name in PRIMITIVES:
-        return (dtype.name,)
+        try:
+            parsed = ak.types.from_datashape(spec, highlevel=False)
+        except Exception:  # noqa: BLE001 - the parser's error, rephrased with the field
+            raise TypeError(f"field '{name}': {spec!r} is not a type (a NumPy dtype such as 'float32' "
+                            f"or '>f4', or an Awkward type such as 'var * float32')") from None
+        return _from_awkward(parsed, name)
+    dtype = _dtype(spec)
+    if dtype is not None:
+        return _from_dtype(dtype, name)
     module = type(spec).__module__
     if module.startswith("awkward"):
         import awkward as ak
@@ -50,6 +55,36 @@ def field_type(spec, name):
     if module.startswith("pyarrow"):
         return _from_arrow(spec, name)
     raise TypeError(f"field '{name}': cannot make a field type from {spec!r}")
+
+
+def _dtype(spec):
+    """`spec` as a NumPy dtype, or None if it is not one."""
+    try:
+        return np.dtype(spec)
+    except (TypeError, ValueError, SyntaxError):
+        return None
+
+
+def _from_dtype(dtype, name):
+    """The field type of a NumPy dtype: numbers and booleans as they are (in any byte
+    order), strings (`U`, `S`) as strings, datetimes and timedeltas as int64 (counts of
+    their unit since 1970-01-01, or of their unit)."""
+    if dtype.names:
+        return ("record", [(m, _from_dtype(dtype[m], f"{name}.{m}")) for m in dtype.names])
+    if dtype.subdtype is not None:
+        inner, shape = dtype.subdtype
+        t = _from_dtype(inner, f"{name}._0")
+        for n in reversed(shape):
+            t = ("fixed", n, t)
+        return t
+    if dtype.kind in "US":
+        return ("string",)
+    if dtype.kind in "Mm":
+        return ("int64",)
+    if dtype.newbyteorder("=").name in PRIMITIVES:
+        return (dtype.newbyteorder("=").name,)
+    raise TypeError(f"field '{name}': NumPy dtype {dtype} cannot be stored (numbers, booleans, strings "
+                    "and datetimes can)")
 
 
 def _type_tuple(spec, name):
@@ -128,11 +163,15 @@ def _awkward(values, name):
     if isinstance(values, ak.Array):
         return values
     if type(values).__module__.startswith("pyarrow"):
-        return ak.from_arrow(values)
+        return _required(ak.from_arrow(values))
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return ak.from_iter(values.tolist())
+    if type(values).__module__.startswith("pandas"):
+        return column_values(values, name)
     try:
         return ak.Array(values)
-    except Exception as e:  # noqa: BLE001 - rephrased with the field's name
-        raise TypeError(f"field '{name}': cannot read {type(values).__name__} as an array: {e}") from None
+    except Exception:  # noqa: BLE001 - rephrased with the field's name
+        raise TypeError(f"field '{name}': an array expected, got {type(values).__name__}") from None
 
 
 def batch(values, ftype, name):
@@ -250,6 +289,11 @@ def _leaf(values, kind, name):
         except Exception:  # noqa: BLE001 - rephrased with the field's name
             raise ValueError(f"field '{name}': {kind} values expected, got {a.type}") from None
     array = np.asarray(values)
+    if array.dtype.kind in "Mm" and kind == "int64":
+        array = array.view(np.int64)
+    if array.dtype.kind == "O":
+        raise TypeError(f"field '{name}': {kind} values expected, got Python objects "
+                        f"({type(array[0]).__name__ if len(array) else 'none'})")
     if array.ndim != 1:
         raise ValueError(f"field '{name}': one {kind} value per entry expected, got shape {array.shape}")
     if array.dtype != expected:
@@ -263,3 +307,75 @@ def _leaf(values, kind, name):
                 raise ValueError(f"field '{name}': values out of the range of {kind}")
         array = array.astype(expected)
     return np.ascontiguousarray(array)
+
+
+def column_values(values, name):
+    """The values of a pandas column: NumPy for plain dtypes, Awkward for awkward-pandas
+    and object columns."""
+    if hasattr(values, "ak"):
+        try:
+            return values.ak.array
+        except (AttributeError, TypeError):
+            pass
+    array = values.to_numpy()
+    if array.dtype == object:
+        import awkward as ak
+
+        return ak.from_iter(array.tolist())
+    return array
+
+
+def columns(data):
+    """The `{name: values}` of a batch: a dict, an Awkward record array, a pandas DataFrame,
+    a pyarrow Table or RecordBatch, or a NumPy structured array; TypeError otherwise."""
+    module = type(data).__module__
+    if isinstance(data, np.ndarray):
+        if data.dtype.names is None:
+            raise TypeError("a NumPy array is a batch only with named fields (a structured array); "
+                            "give a dict of arrays otherwise")
+        return {n: data[n] for n in data.dtype.names}
+    if module.startswith("awkward"):
+        import awkward as ak
+
+        if not isinstance(data, ak.Array) or not ak.fields(data):
+            raise TypeError(f"an Awkward batch must be a record array, not {ak.type(data)}")
+        return {f: data[f] for f in ak.fields(data)}
+    if module.startswith("pandas"):
+        return {str(c): column_values(data[c], str(c)) for c in data.columns}
+    if module.startswith("pyarrow"):
+        if hasattr(data, "column_names"):
+            return {n: data.column(n) for n in data.column_names}
+        raise TypeError(f"a pyarrow batch must be a Table or RecordBatch, not {type(data).__name__}")
+    if hasattr(data, "keys") and hasattr(data, "__getitem__"):
+        return {str(k): data[k] for k in data.keys()}
+    raise TypeError(f"a batch is a dict of arrays, an Awkward record array, a pandas DataFrame, a pyarrow "
+                    f"Table or a NumPy structured array, not {type(data).__name__}")
+
+
+def infer_type(values, name):
+    """A field type for `values` as uproot infers one: its dtype (with the inner dimensions
+    of a NumPy array), strings, or the Awkward type of other data."""
+    if isinstance(values, np.ndarray) and values.dtype != object:
+        t = _from_dtype(values.dtype, name)
+        for n in reversed(values.shape[1:]):
+            t = ("fixed", n, t)
+        return t
+    import awkward as ak
+
+    a = _awkward(values, name)
+    return _from_awkward(ak.type(a).content, name)
+
+
+def _required(array):
+    """An Awkward array from Arrow without the optional levels that hold no missing value
+    (Arrow's types are nullable by default; a list of int64 is not a list of optionals)."""
+    import awkward as ak
+
+    def strip(layout, **kwargs):
+        if layout.is_option:
+            content = layout.project()
+            if len(content) == len(layout):
+                return ak.transform(strip, content, highlevel=False)
+        return None
+
+    return ak.transform(strip, array)
