@@ -131,6 +131,9 @@ inputs! {
     // A basket key claiming 1 GiB uncompressed from 45 kB stored (its blocks declare far
     // less): the decompression buffer was allocated at the key's size first.
     ttree_basket_claims_huge_payload => "ttree_basket_claims_huge_payload.bin",
+    // A tree whose last save lists no branches: recovering it looked up the first
+    // branch's basket ends, of which there were none.
+    recovered_tree_without_branches => "recovered_tree_without_branches.bin",
 }
 
 #[test]

@@ -179,11 +179,17 @@ fn extend(
     for e in ends.iter().flatten() {
         *reached.entry(*e).or_default() += 1;
     }
-    let common: Vec<u64> = ends[0]
-        .iter()
-        .copied()
-        .filter(|e| reached.get(e) == Some(&ends.len()))
-        .collect();
+    // A tree without branches (a corrupt one) reaches no entry beyond its save.
+    let common: Vec<u64> = ends
+        .first()
+        .map(|first| {
+            first
+                .iter()
+                .copied()
+                .filter(|e| reached.get(e) == Some(&ends.len()))
+                .collect()
+        })
+        .unwrap_or_default();
     let entries = common.last().copied().unwrap_or(saved);
     let mut kept = 0;
     let mut left = 0;
