@@ -101,7 +101,12 @@ def open_source(path: str, obj: str | None, threads: int | None):
 
 def planned_steps(files: Files, query, step_size, threads) -> Iterator[tuple[Any, Any, list, int, int, int]]:
     """`(object, reader, names, start, stop, global start)` of every step, file after file;
-    each file is opened when its first step is planned."""
+    each file is opened when its first step is planned. `query`: a `rootweave.Query`, or
+    field names (None: every field)."""
+    from . import Query
+
+    if not isinstance(query, Query):
+        query = Query(query)
     offset = 0
     for path, obj in sources(files):
         dataset = open_source(path, obj, threads)
