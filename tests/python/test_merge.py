@@ -229,7 +229,7 @@ def test_different_binning_or_branches_are_errors(jobs, tmp_path):
     assert "h1f" in result.stderr and "job1.root" in result.stderr and "rebinned.root" in result.stderr
     other = tmp_path / "other.root"
     with rootweave.create(other) as f:
-        f["Events"] = {"x": np.arange(10, dtype=np.int32)}
+        f.mktree("Events", {"x": "int32"}).extend({"x": np.arange(10, dtype=np.int32)})
     with pytest.raises(ValueError, match="branch"):
         rootweave.merge(tmp_path / "out.root", [inputs[0], other])
     assert not (tmp_path / "out.root").exists()
@@ -321,7 +321,7 @@ def test_the_streamer_record_describing_every_input_is_taken(jobs, tmp_path):
     d, inputs, _, _ = jobs
     small = tmp_path / "small.root"
     with rootweave.create(small) as f:
-        f["x"] = {"v": np.arange(5, dtype=np.int32)}
+        f.mktree("x", {"v": "int32"}).extend({"v": np.arange(5, dtype=np.int32)})
     assert "TH1F" not in uproot.open(small).file.streamers
     out = tmp_path / "out.root"
     summary = rootweave.merge(out, [small, inputs[0]])

@@ -237,7 +237,7 @@ def test_default_compression_is_roots(workdir):
     """Without a setting, as ROOT: trees zlib level 1 (TFile's 101), RNTuples zstd level 5."""
     path = Path(workdir) / "defaults.root"
     with rootweave.create(path) as f:
-        f["t"] = {"x": np.arange(1000, dtype=np.int64)}
+        f.mktree("t", {"x": "int64"}).extend({"x": np.arange(1000, dtype=np.int64)})
         nt = f.mkrntuple("n", {"y": "int64"})
         nt.extend({"y": np.arange(1000, dtype=np.int64)})
     u = uproot.open(path)
@@ -278,8 +278,8 @@ def test_clusters_of_changing_sizes_are_read_as_written(workdir):
 def test_trees_in_directories(workdir):
     path = Path(workdir) / "dirs.root"
     with rootweave.create(path, "zlib:1") as f:
-        f["top"] = {"x": np.arange(5, dtype=np.int32)}
-        f["a/b/deep"] = {"y": np.arange(7, dtype=np.float64)}
+        f.mktree("top", {"x": "int32"}).extend({"x": np.arange(5, dtype=np.int32)})
+        f.mktree("a/b/deep", {"y": "float64"}).extend({"y": np.arange(7, dtype=np.float64)})
         t = f.mktree("a/side", {"s": "string"})
         t.extend({"s": ["one", "two"]})
     u = uproot.open(path)
@@ -355,7 +355,7 @@ def test_batches_that_do_not_match_are_refused_whole(workdir):
 def test_a_tree_and_an_rntuple_share_a_file(workdir):
     path = Path(workdir) / "mixed.root"
     with rootweave.create(path, "zstd:5") as f:
-        f["tree"] = {"x": np.arange(10, dtype=np.int64)}
+        f.mktree("tree", {"x": "int64"}).extend({"x": np.arange(10, dtype=np.int64)})
         nt = f.mkrntuple("ntuple", {"y": "float32"})
         nt.extend({"y": np.arange(5, dtype=np.float32)})
     u = uproot.open(path)

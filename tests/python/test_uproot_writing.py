@@ -1,6 +1,6 @@
 """Writing as uproot users write: `f[name] = data` and `extend(data)` with every form of batch
 uproot takes (dicts of arrays, Awkward record arrays, pandas DataFrames, pyarrow Tables, NumPy
-structured arrays) and every NumPy dtype a user has (strings, bytes, object arrays of strings
+structured arrays; an RNTuple, as uproot 5.7 writes) and every NumPy dtype a user has (strings, bytes, object arrays of strings
 or lists, booleans, datetimes); uproot's type spellings in `mktree`/`mkrntuple`. Every file is
 read back by uproot, rootweave and ROOT 6.40 (one child process for all of them)."""
 
@@ -72,6 +72,8 @@ def test_every_form_reads_the_same_in_uproot_rootweave_and_root(written, name):
     _, expected = CASES[name]
     theirs = uproot.open(paths[name])["t"].arrays(list(expected), library="ak")
     mine = rootweave.open(paths[name])["t"].arrays(list(expected), library="ak")
+    # `f[name] = data` writes what uproot 5.7 writes: an RNTuple.
+    assert uproot.open(paths[name]).classname_of("t") == "ROOT::RNTuple"
     for branch, values in expected.items():
         assert theirs[branch].tolist() == values, branch
         assert mine[branch].tolist() == values, branch

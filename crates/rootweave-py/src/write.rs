@@ -137,6 +137,43 @@ impl OutputFile {
         })
     }
 
+    /// Opens the existing ROOT file at `path` to add objects to it and delete some (see
+    /// `rootweave::update`); objects get the file's compression unless given their own.
+    #[staticmethod]
+    fn update(py: Python<'_>, path: String) -> PyResult<Self> {
+        let file = py
+            .detach(|| rootweave::update::open_for_update(&path))
+            .map_err(to_py)?;
+        Ok(OutputFile {
+            file: Mutex::new(Some(Arc::new(file))),
+        })
+    }
+
+    /// The file's compression setting, as text (`"zlib:1"`).
+    fn compression(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(self.shared(py)?.compression().to_string())
+    }
+
+    /// Every key the file lists now: `(directory path, name, cycle, class name)`.
+    fn listing(&self, py: Python<'_>) -> PyResult<Vec<(String, String, u16, String)>> {
+        let listed = self.shared(py)?.listing();
+        Ok(listed
+            .into_iter()
+            .map(|(dir, k)| (dir, k.name, k.cycle, k.class_name))
+            .collect())
+    }
+
+    /// Deletes object `name` (cycle `cycle`, or the highest) of directory `directory`,
+    /// as ROOT's `TDirectory::Delete` does; a `KeyError` if there is none.
+    #[pyo3(signature = (directory, name, cycle=None))]
+    fn delete(&self, py: Python<'_>, directory: &str, name: &str, cycle: Option<u16>) -> PyResult<()> {
+        let file = self.shared(py)?;
+        let dir = file.find_directory(directory).ok_or_else(|| {
+            pyo3::exceptions::PyKeyError::new_err(format!("no directory '{directory}' in this file"))
+        })?;
+        py.detach(|| file.delete(dir, name, cycle)).map(drop).map_err(to_py)
+    }
+
     /// Writes the directory and closes the file; every RNTuple in it must be closed.
     /// Closing a closed file does nothing.
     fn close(&self, py: Python<'_>) -> PyResult<()> {

@@ -79,19 +79,30 @@ impl DiskFile {
         Ok(DiskFile { file, path })
     }
 
+    /// Opens an existing file for reading and writing, keeping its bytes (a file being
+    /// updated).
+    pub fn open_for_update(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with(path, std::fs::OpenOptions::new().read(true).write(true))
+    }
+
     /// Creates (or truncates) a file for writing and reading.
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with(
+            path,
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true),
+        )
+    }
+
+    fn open_with(path: impl AsRef<Path>, options: &std::fs::OpenOptions) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .map_err(|source| Error::Io {
-                path: path.clone(),
-                source,
-            })?;
+        let file = options.open(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
         Ok(DiskFile { file, path })
     }
 

@@ -39,6 +39,7 @@ pub mod recover;
 pub mod rntuple;
 pub mod transcode;
 pub mod ttree;
+pub mod update;
 
 pub use error::{Error, Result};
 

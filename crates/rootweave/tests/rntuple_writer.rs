@@ -7,7 +7,10 @@ use std::sync::Arc;
 use rootweave::compress::Compression;
 use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::MemoryFile;
-use rootweave::rntuple::{ColumnData, Field, FieldType, RNTupleWriter, Value, WriteOptions};
+use rootweave::rntuple::{
+    ColumnData, Field, FieldType, RNTupleReader, RNTupleWriter, Value, WriteOptions,
+};
+use rootweave::ReadOptions;
 
 mod written;
 
@@ -130,12 +133,45 @@ fn invalid_schemas_and_options_are_refused() {
     let memory = Arc::new(MemoryFile::new());
     let file =
         Arc::new(FileWriter::with_backend(memory, "t.root", WriterOptions::default()).unwrap());
-    let bad_name = RNTupleWriter::in_file(file.clone(), "a/b", schema(), WriteOptions::default());
-    assert!(bad_name.is_err());
+    for bad_name in ["a.b", "dir/", "a b", ""] {
+        assert!(
+            RNTupleWriter::in_file(file.clone(), bad_name, schema(), WriteOptions::default())
+                .is_err(),
+            "{bad_name}"
+        );
+    }
     let bad_field = vec![Field::new("x y", FieldType::Int32)];
     assert!(RNTupleWriter::in_file(file.clone(), "n", bad_field, WriteOptions::default()).is_err());
     let tiny_key = WriteOptions::default().with_max_key_size(100);
     assert!(RNTupleWriter::in_file(file, "n", schema(), tiny_key).is_err());
+}
+
+#[test]
+fn a_path_puts_the_rntuple_in_directories() {
+    let memory = Arc::new(MemoryFile::new());
+    let file = Arc::new(
+        FileWriter::with_backend(memory.clone(), "t.root", WriterOptions::default()).unwrap(),
+    );
+    for (path, n) in [("dir/sub/n", 3), ("dir/n", 2)] {
+        let fields = vec![Field::new("x", FieldType::Int32)];
+        let mut w =
+            RNTupleWriter::in_file(file.clone(), path, fields, WriteOptions::default()).unwrap();
+        let x: Vec<i32> = (0..n).collect();
+        w.extend(&[ColumnData::Int32(&x)]).unwrap();
+        w.close().unwrap();
+    }
+    Arc::try_unwrap(file).unwrap().close().unwrap();
+    let bytes = Arc::new(MemoryFile::from_bytes(memory.to_bytes()));
+    let root = Arc::new(RootFile::from_source(bytes).unwrap());
+    assert_eq!(
+        root.get_key("dir/sub/n").unwrap().class_name,
+        "ROOT::RNTuple"
+    );
+    assert!(root.get_key("n").is_err());
+    for (path, n) in [("dir/sub/n", 3u64), ("dir/n", 2)] {
+        let reader = RNTupleReader::from_file(root.clone(), path, ReadOptions::default()).unwrap();
+        assert_eq!(reader.entries(), n, "{path}");
+    }
 }
 
 #[test]

@@ -44,7 +44,7 @@ from ._rootweave import merge as _merge
 from ._rootweave import convert_file as _convert_file
 from ._rootweave import release_memory
 
-__all__ = ["open", "create", "recreate", "Directory", "Branch", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
+__all__ = ["open", "create", "recreate", "update", "Directory", "Branch", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
            "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
            "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "Query", "scan",
            "dask", "convert",
@@ -96,6 +96,19 @@ def create(path: Path, compression: str | int | None = None) -> WritableFile:
 def recreate(path: Path, compression: str | int | None = None) -> WritableFile:
     """The same as `create` (uproot's name): creates or overwrites `path`."""
     return create(path, compression)
+
+
+def update(path: Path, compression: str | int | None = None) -> WritableFile:
+    """Opens an existing ROOT file to add objects to it, as `uproot.update` and ROOT's
+    "UPDATE" mode do: `f["name"] = data` or `mktree`/`mkrntuple` write new objects (a name
+    the file has already gets the next cycle, which readers take), `del f["name"]` deletes
+    the highest cycle (`del f["dir/name;1"]` a given one). What the file held stays byte
+    for byte; until `close` the file reads as it was. New objects are compressed with
+    `compression`, by default the file's own setting."""
+    file = os.fspath(path)
+    if not os.path.exists(file):
+        raise FileNotFoundError(f"no such file: '{file}'")
+    return WritableFile(file, None if compression is None else str(compression), update=True)
 
 
 def merge(output: Path, inputs: Sequence[Path] | Path, force: bool = False, threads: int | None = None,
@@ -717,13 +730,18 @@ def _has_union(t):
 
 
 class WritableFile:
-    """A ROOT file being written: holds any number of RNTuples (made with `mkrntuple` or
-    `mkrntuple_parallel`) and TTrees (`mktree`, or `f[name] = {...}`), written side by
-    side."""
+    """A ROOT file being written (`create`) or updated (`update`): holds any number of
+    RNTuples (`mkrntuple`, `mkrntuple_parallel`, or `f[name] = {...}`) and TTrees
+    (`mktree`, `mktree_parallel`), written side by side."""
 
-    def __init__(self, path: str, compression: str | None):
-        self.path, self.compression = path, compression
-        self._file = _OutputFile(path, compression or "zlib:1")
+    def __init__(self, path: str, compression: str | None, update: bool = False):
+        self.path = path
+        if update:
+            self._file = _OutputFile.update(path)
+            self.compression = compression or self._file.compression()
+        else:
+            self._file = _OutputFile(path, compression or "zlib:1")
+            self.compression = compression
         self._writers: list = []
 
     def __enter__(self) -> WritableFile:
@@ -797,16 +815,42 @@ class WritableFile:
         return writer
 
     def __setitem__(self, name: str, data: Batch) -> None:
-        """`f["Events"] = data`: writes a TTree of the arrays of `data` (a dict of arrays, an
-        Awkward record array, a pandas DataFrame, a pyarrow Table or a NumPy structured
-        array; types from their dtypes or Awkward types, a 2-D NumPy array a fixed-size
-        array branch, NumPy strings and object arrays of strings `std::string`, datetimes
-        int64) and closes it."""
+        """`f["Events"] = data`: writes an RNTuple of the arrays of `data`, as uproot 5.7
+        does (`mktree` writes a TTree): `data` is a dict of arrays, an Awkward record array,
+        a pandas DataFrame, a pyarrow Table or a NumPy structured array; types come from
+        their dtypes or Awkward types (a 2-D NumPy array a fixed-size array, NumPy strings
+        and object arrays of strings `std::string`, datetimes int64). `name` may be a path
+        (`"dir/Events"`): directories are made as needed."""
         data = _types.columns(data)
-        schema = {branch: _types.infer_type(values, branch) for branch, values in data.items()}
-        tree = self.mktree(name, schema)
-        tree.extend(data)
-        tree.close()
+        schema = {field: _types.infer_type(values, field) for field, values in data.items()}
+        ntuple = self.mkrntuple(name, schema)
+        ntuple.extend(data)
+        ntuple.close()
+
+    def keys(self, *, recursive: bool = True, cycle: bool = True) -> list[str]:
+        """The names of the objects the file holds now, `"dir/name;cycle"` as uproot gives
+        them (directories included)."""
+        return [self._key_name(d, n, c, cycle) for d, n, c, _ in self._file.listing() if recursive or not d]
+
+    def classnames(self, *, recursive: bool = True, cycle: bool = True) -> dict[str, str]:
+        """The objects' names (as `keys` gives them) with their class names."""
+        return {self._key_name(d, n, c, cycle): cls for d, n, c, cls in self._file.listing() if recursive or not d}
+
+    @staticmethod
+    def _key_name(directory, name, cycle, with_cycle):
+        path = f"{directory}/{name}" if directory else name
+        return f"{path};{cycle}" if with_cycle else path
+
+    def __delitem__(self, where: str) -> None:
+        """`del f["name"]` deletes the highest cycle of `name`, `del f["dir/name;2"]` that
+        cycle, as `uproot.update` does; a `KeyError` if the file has no such object."""
+        path, _, cycle = where.strip("/").partition(";")
+        directory, _, name = path.rpartition("/")
+        if any(name == other or path == other for other, _ in self._writers):
+            raise ValueError(f"{self.path}: '{path}' is being written; close it before deleting it")
+        if cycle and not cycle.isdigit():
+            raise KeyError(f"{where}: the cycle must be a number")
+        self._file.delete(directory, name, int(cycle) if cycle else None)
 
     def _check_name(self, name: str) -> None:
         if any(name == other for other, _ in self._writers):

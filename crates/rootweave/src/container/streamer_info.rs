@@ -265,6 +265,43 @@ pub fn streamer_list(infos: &[StreamerInfo]) -> Vec<u8> {
     b.into_bytes()
 }
 
+/// `record` (a file's StreamerInfo record: a streamed `TList`) with `infos` added at its
+/// end, for a file given objects of classes its record lacks. The record's own bytes and
+/// reference tags stay where they are (only its byte count and object count change), and
+/// the added layouts refer to nothing before them. `None` if the list's header cannot be
+/// read.
+pub fn extend_streamer_list(record: &[u8], infos: &[StreamerInfo]) -> Option<Vec<u8>> {
+    let u32_at = |p: usize| Some(u32::from_be_bytes(record.get(p..p + 4)?.try_into().ok()?));
+    const BYTE_COUNT: u32 = 0x4000_0000;
+    const IS_REFERENCED: u32 = 1 << 4;
+    let count = u32_at(0)?;
+    if count & BYTE_COUNT == 0 || (count & !BYTE_COUNT) as usize + 4 != record.len() {
+        return None;
+    }
+    // Version, then TObject (version, unique id, bits, a process id if referenced).
+    let bits = u32_at(12)?;
+    let mut at = 16 + if bits & IS_REFERENCED != 0 { 2 } else { 0 };
+    // The list's name, a TString.
+    at += match *record.get(at)? {
+        255 => 5 + u32_at(at + 1)? as usize,
+        n => 1 + n as usize,
+    };
+    let listed = u32_at(at)?;
+    let mut out = record.to_vec();
+    out[at..at + 4].copy_from_slice(&(listed + infos.len() as u32).to_be_bytes());
+    let mut b = ObjectStream::default();
+    for info in infos {
+        write_info(&mut b, info);
+        b.u8(0); // option string of the list entry
+    }
+    out.extend_from_slice(&b.into_bytes());
+    let total = u32::try_from(out.len() - 4)
+        .ok()
+        .filter(|&n| n < BYTE_COUNT)?;
+    out[..4].copy_from_slice(&(total | BYTE_COUNT).to_be_bytes());
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,6 +312,18 @@ mod tests {
             streamer_list(&[]),
             [0x40, 0, 0, 0x11, 0, 5, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
         );
+    }
+
+    #[test]
+    fn extended_list_equals_one_written_whole() {
+        let first = streamer_list(&[rntuple_anchor_info()]);
+        let mut other = rntuple_anchor_info();
+        other.class_name = "Other";
+        let extended = extend_streamer_list(&first, &[other.clone()]).unwrap();
+        assert_eq!(extended, streamer_list(&[rntuple_anchor_info(), other]));
+        assert_eq!(extend_streamer_list(&first, &[]).unwrap(), first);
+        assert!(extend_streamer_list(&first[..first.len() - 1], &[]).is_none());
+        assert!(extend_streamer_list(&[0x40, 0, 0], &[]).is_none());
     }
 
     #[test]

@@ -13,7 +13,9 @@ use super::bytes::{tstring_len, BeWrite};
 use super::directory::{encode_keys_list, Directory, DIRECTORY_LEN};
 use super::header::{datime_now, FileHeader, BEGIN, ROOT_VERSION};
 use super::key::{KeyInfo, START_BIG_FILE};
-use super::streamer_info::{rntuple_anchor_info, streamer_list, StreamerInfo};
+use super::streamer_info::{
+    extend_streamer_list, rntuple_anchor_info, streamer_list, StreamerInfo,
+};
 use super::write_dirs::{next_cycle, DirState, DirectoryId, DIRECTORY_CLASS};
 use crate::compress::{compress, Compression};
 use crate::error::{Error, Result};
@@ -66,6 +68,12 @@ struct State {
     /// A StreamerInfo record taken from another file, made for each key length it may get
     /// (replaces `streamer_infos`).
     streamer_record: Vec<(usize, Vec<u8>)>,
+    /// The classes (name and version) `streamer_record` describes, when the layouts of
+    /// other classes or versions in `streamer_infos` are to be added to it (a file being
+    /// updated).
+    record_classes: Option<Vec<(String, i32)>>,
+    /// Byte ranges (first, last) no record uses, listed in the free-segments record.
+    free: Vec<(u64, u64)>,
 }
 
 impl State {
@@ -75,6 +83,8 @@ impl State {
             dirs: vec![DirState::top()],
             streamer_infos: Vec::new(),
             streamer_record: Vec::new(),
+            record_classes: None,
+            free: Vec::new(),
         }
     }
 }
@@ -96,6 +106,8 @@ pub struct FileWriter {
     file_name: String,
     options: WriterOptions,
     datime: u32,
+    /// When the file was made (its top directory's creation time).
+    created: u32,
     uuid: [u8; 16],
     state: Mutex<State>,
 }
@@ -131,6 +143,7 @@ impl FileWriter {
             file_name: file_name.to_string(),
             options,
             datime,
+            created: datime,
             uuid: new_uuid(),
             state: Mutex::new(State::new()),
         };
@@ -161,6 +174,7 @@ impl FileWriter {
             file_name: file_name.to_string(),
             options,
             datime: datime_now(),
+            created: datime_now(),
             uuid: new_uuid(),
             state: Mutex::new(State::new()),
         };
@@ -199,6 +213,14 @@ impl FileWriter {
             }
         }
         Ok(writer)
+    }
+
+    /// The same writer keeping a continued file's identity: its UUID and the creation time
+    /// of its top directory (a file updated stays the same file to caches keyed by UUID).
+    pub fn with_identity(mut self, uuid: [u8; 16], created: u32) -> Self {
+        self.uuid = uuid;
+        self.created = created;
+        self
     }
 
     /// Length of the top record (the file's key and top directory) of a file named
@@ -370,6 +392,109 @@ impl FileWriter {
     /// layouts are written.
     pub fn set_streamer_record(&self, by_keylen: Vec<(usize, Vec<u8>)>) {
         self.lock().streamer_record = by_keylen;
+    }
+
+    /// Makes the file's StreamerInfo record one taken from the file being continued
+    /// (`by_keylen` as for [`FileWriter::set_streamer_record`]) that describes `classes`
+    /// (names and class versions), with the layouts of any other class or class version
+    /// this writer is given added at its end, as ROOT adds the layout of each version it
+    /// writes.
+    pub fn extend_streamer_record(
+        &self,
+        by_keylen: Vec<(usize, Vec<u8>)>,
+        classes: Vec<(String, i32)>,
+    ) {
+        let mut state = self.lock();
+        state.streamer_record = by_keylen;
+        state.record_classes = Some(classes);
+    }
+
+    /// Lists byte ranges (first and last byte) that no record uses any more, for the
+    /// free-segments record, as ROOT lists the records it deletes.
+    pub fn add_free(&self, ranges: impl IntoIterator<Item = (u64, u64)>) {
+        self.lock()
+            .free
+            .extend(ranges.into_iter().filter(|(first, last)| first <= last));
+    }
+
+    /// The directory at `path` (`"a/b"`, the empty path for the top one), if the file has
+    /// it (unlike [`FileWriter::mkdir`], nothing is made).
+    pub fn find_directory(&self, path: &str) -> Option<DirectoryId> {
+        let state = self.lock();
+        let mut at = 0;
+        for part in path.split('/').filter(|p| !p.is_empty()) {
+            at = state
+                .dirs
+                .iter()
+                .position(|d| d.parent == Some(at) && d.name == part)?;
+        }
+        Some(DirectoryId(at))
+    }
+
+    /// Every key the file lists now, with the path of its directory (`""` for the top
+    /// one, `"a/b"`), directories before what they hold.
+    pub fn listing(&self) -> Vec<(String, KeyInfo)> {
+        let state = self.lock();
+        let mut paths: Vec<String> = Vec::with_capacity(state.dirs.len());
+        let mut out = Vec::new();
+        for d in &state.dirs {
+            let path = match d.parent {
+                None => String::new(),
+                Some(p) if paths[p].is_empty() => d.name.clone(),
+                Some(p) => format!("{}/{}", paths[p], d.name),
+            };
+            out.extend(d.keys.iter().map(|k| (path.clone(), k.clone())));
+            paths.push(path);
+        }
+        out
+    }
+
+    /// The keys directory `dir` lists now (every cycle).
+    pub fn listed(&self, dir: DirectoryId) -> Vec<KeyInfo> {
+        self.lock()
+            .dirs
+            .get(dir.0)
+            .map(|d| d.keys.clone())
+            .unwrap_or_default()
+    }
+
+    /// Deletes object `name` (cycle `cycle`, or the highest) from directory `dir`, as
+    /// ROOT's `TDirectory::Delete` does: the directory stops listing it and its record
+    /// becomes free space. Directories are not deleted. Returns the deleted key.
+    pub fn delete(&self, dir: DirectoryId, name: &str, cycle: Option<u16>) -> Result<KeyInfo> {
+        let mut state = self.lock();
+        let state = &mut *state;
+        let keys = &state
+            .dirs
+            .get(dir.0)
+            .ok_or_else(|| Error::InvalidArgument(format!("no directory {} in this file", dir.0)))?
+            .keys;
+        let found = keys
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.name == name && cycle.is_none_or(|c| k.cycle == c))
+            .max_by_key(|(_, k)| k.cycle)
+            .map(|(i, k)| (i, k.clone()));
+        let Some((i, key)) = found else {
+            return Err(Error::NotFound {
+                file: self.file_name.clone(),
+                name: match cycle {
+                    Some(c) => format!("{name};{c}"),
+                    None => name.to_string(),
+                },
+            });
+        };
+        if state.dirs.iter().any(|d| d.seek == key.seek_key) {
+            return Err(Error::InvalidArgument(format!(
+                "{}: '{name}' is a directory; directories are not deleted",
+                self.file_name
+            )));
+        }
+        state.dirs[dir.0].keys.remove(i);
+        state
+            .free
+            .push((key.seek_key, key.seek_key + key.nbytes as u64 - 1));
+        Ok(key)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -593,9 +718,36 @@ impl FileWriter {
             state.end >= START_BIG_FILE,
         );
         let taken = state.streamer_record.iter().find(|(k, _)| *k == keylen);
-        let list = match taken {
-            Some((_, record)) => record.clone(),
-            None => streamer_list(&infos),
+        let list = match (taken, &state.record_classes) {
+            (Some((_, record)), Some(classes)) => {
+                let added: Vec<StreamerInfo> = infos
+                    .iter()
+                    .filter(|i| {
+                        !classes
+                            .iter()
+                            .any(|(c, v)| c == i.class_name && *v == i.class_version)
+                    })
+                    .cloned()
+                    .collect();
+                extend_streamer_list(record, &added).ok_or_else(|| {
+                    Error::format(
+                        &self.file_name,
+                        "StreamerInfo record",
+                        0,
+                        "the record taken from the file cannot be extended",
+                    )
+                })?
+            }
+            (Some((_, record)), None) => record.clone(),
+            (None, Some(_)) => {
+                return Err(Error::format(
+                    &self.file_name,
+                    "StreamerInfo record",
+                    0,
+                    format!("the file's record cannot be moved to a key of {keylen} bytes"),
+                ))
+            }
+            (None, None) => streamer_list(&infos),
         };
         let stored = compress(self.options.compression, &list);
         let info = self.append_key(
@@ -641,41 +793,7 @@ impl FileWriter {
         self.write_record(&keys_key, &keys_payload)?;
 
         let (free_key, end) = if closing {
-            // The free-segments record holds the end of the file, which it itself moves:
-            // size it first, then fill it in.
-            let free_seek = state.end;
-            let free_big = free_seek >= START_BIG_FILE;
-            let free_entry_len = 18u64; // the 64-bit form; the 32-bit one is padded below
-            let free_key_len = KeyInfo::header_len("TFile", &name, &title, free_big) as u64;
-            let end = free_seek + free_key_len + free_entry_len;
-            let is_large = end > START_BIG_FILE;
-            let mut free_payload = Vec::new();
-            let last = if is_large {
-                ((end / 1_000_000_000) + 1) * 1_000_000_000
-            } else {
-                START_BIG_FILE
-            };
-            if last > i32::MAX as u64 {
-                free_payload.put_u16(1001);
-                free_payload.put_u64(end);
-                free_payload.put_u64(last);
-            } else {
-                free_payload.put_u16(1);
-                free_payload.put_u32(end as u32);
-                free_payload.put_u32(last as u32);
-                free_payload.resize(free_entry_len as usize, 0);
-            }
-            let free_key = self.append_key(
-                state,
-                "TFile",
-                &name,
-                &title,
-                1,
-                &free_payload,
-                free_payload.len(),
-            );
-            self.write_record(&free_key, &free_payload)?;
-            debug_assert_eq!(state.end, end);
+            let (free_key, end) = self.write_free_segments(state, &name, &title)?;
             (Some(free_key), end)
         } else {
             (None, state.end)
@@ -685,7 +803,7 @@ impl FileWriter {
         let named_len = tstring_len(&name) + tstring_len(&title);
         let key_len = KeyInfo::header_len("TFile", &name, &title, false);
         let dir = Directory {
-            datime_created: self.datime,
+            datime_created: self.created,
             datime_modified: datime_now(),
             nbytes_keys: keys_key.nbytes,
             nbytes_name: (key_len + named_len) as u32,
@@ -704,7 +822,11 @@ impl FileWriter {
             end,
             seek_free: free_key.as_ref().map_or(0, |k| k.seek_key),
             nbytes_free: free_key.as_ref().map_or(0, |k| k.nbytes),
-            nfree: free_key.is_some() as u32,
+            nfree: if free_key.is_some() {
+                state.free.len() as u32 + 1
+            } else {
+                0
+            },
             nbytes_name: dir.nbytes_name,
             compression: self.options.compression.root_setting(),
             seek_info: info.seek_key,
@@ -716,6 +838,52 @@ impl FileWriter {
             file_size: end,
             is_large,
         })
+    }
+
+    /// Writes the free-segments record: the ranges freed (in ROOT's `TFree` form, 10 bytes,
+    /// or 18 past 2 GB) and last the range from the end of the file on, which holds the
+    /// end this record itself moves (sized first, then filled in). Returns its key and the
+    /// end of the file.
+    fn write_free_segments(
+        &self,
+        state: &mut State,
+        name: &str,
+        title: &str,
+    ) -> Result<(KeyInfo, u64)> {
+        let entry = |out: &mut Vec<u8>, first: u64, last: u64| {
+            if last > START_BIG_FILE {
+                out.put_u16(1001);
+                out.put_u64(first);
+                out.put_u64(last);
+            } else {
+                out.put_u16(1);
+                out.put_u32(first as u32);
+                out.put_u32(last as u32);
+            }
+        };
+        let mut payload = Vec::new();
+        state.free.sort_unstable();
+        for &(first, last) in &state.free {
+            entry(&mut payload, first, last);
+        }
+        // The last entry is sized in the 64-bit form; the 32-bit one is padded.
+        let last_entry_len = 18u64;
+        let free_seek = state.end;
+        let free_big = free_seek >= START_BIG_FILE;
+        let free_key_len = KeyInfo::header_len("TFile", name, title, free_big) as u64;
+        let end = free_seek + free_key_len + payload.len() as u64 + last_entry_len;
+        let last = if end > START_BIG_FILE {
+            ((end / 1_000_000_000) + 1) * 1_000_000_000
+        } else {
+            START_BIG_FILE
+        };
+        let fixed = payload.len() + last_entry_len as usize;
+        entry(&mut payload, end, last);
+        payload.resize(fixed, 0);
+        let key = self.append_key(state, "TFile", name, title, 1, &payload, payload.len());
+        self.write_record(&key, &payload)?;
+        debug_assert_eq!(state.end, end);
+        Ok((key, end))
     }
 }
 

@@ -28,9 +28,9 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::compress::Compression;
-use crate::container::{DirectoryId, FileWriter, KeyInfo, RootFile, WriterOptions};
+use crate::container::{DirectoryId, FileWriter, WriterOptions};
 use crate::error::{Error, Result};
-use crate::ttree::{restream, StreamerSet};
+use crate::ttree::restream;
 use catalog::{Catalog, Entry, Input, Kind, StreamerCache};
 use hist::HistSum;
 use ntuple_schema::MergedSchema;
@@ -258,7 +258,7 @@ fn write_output(
     let writer = FileWriter::create(temp, WriterOptions::default().with_compression(compression))?;
     let (chosen, missing) = streamer_source(inputs);
     if let Some((key, record)) = inputs[chosen].file.streamer_record()? {
-        match streamer_records(&inputs[chosen].file, &key, &record) {
+        match restream::streamer_records(inputs[chosen].file.name(), &key, &record) {
             Ok(by_keylen) => {
                 if by_keylen.len() < 2 {
                     summary.notes.push(format!(
@@ -297,35 +297,6 @@ fn write_output(
     summary.bytes_copied = job.copied.load(Ordering::Relaxed);
     summary.bytes_recompressed = job.recompressed.load(Ordering::Relaxed);
     Ok(writer.close()?.file_size)
-}
-
-/// The StreamerInfo `record` of `file` (behind `key`) for each length the output's
-/// StreamerInfo key may have (small and big), its reference tags moved by the difference.
-fn streamer_records(
-    file: &RootFile,
-    key: &KeyInfo,
-    record: &[u8],
-) -> std::result::Result<Vec<(usize, Vec<u8>)>, String> {
-    let (_, trace) =
-        StreamerSet::parse_traced(record, key.payload_offset(), file.name(), key.keylen as u32)
-            .map_err(|e| e.to_string())?;
-    let lengths = [false, true]
-        .map(|big| KeyInfo::header_len("TList", "StreamerInfo", "Doubly linked list", big));
-    let mut out = Vec::new();
-    for keylen in lengths {
-        if keylen == key.keylen as usize {
-            out.push((keylen, record.to_vec()));
-        } else if trace.opaque.is_empty() {
-            out.push((
-                keylen,
-                restream::rewrite(record, &trace, vec![], key.keylen as u32, keylen as u32)?,
-            ));
-        }
-    }
-    if out.is_empty() {
-        return Err("parts of it could not be read".into());
-    }
-    Ok(out)
 }
 
 /// The input whose StreamerInfo record the output takes: the first whose classes (name

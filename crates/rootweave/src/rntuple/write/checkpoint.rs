@@ -59,6 +59,8 @@ struct Pending {
 #[derive(Debug, Clone)]
 pub(crate) struct NtupleOnDisk {
     pub(crate) name: String,
+    /// The directory that lists its anchor.
+    pub(crate) dir: DirectoryId,
     pub(crate) header: EnvelopeLocation,
     pub(crate) header_checksum: u64,
     pub(crate) compression: Compression,
@@ -269,8 +271,15 @@ impl GroupWork {
         }
         .to_bytes();
         let key = match &self.anchor {
-            Some(previous) => file.rewrite_object(DirectoryId::TOP, previous, &anchor, false)?,
-            None => file.write_object("ROOT::RNTuple", &ntuple.name, "", &anchor, false)?,
+            Some(previous) => file.rewrite_object(ntuple.dir, previous, &anchor, false)?,
+            None => file.write_object_in(
+                ntuple.dir,
+                "ROOT::RNTuple",
+                &ntuple.name,
+                "",
+                &anchor,
+                false,
+            )?,
         };
         if self.publish == Publish::Checkpoint {
             file.checkpoint()?;

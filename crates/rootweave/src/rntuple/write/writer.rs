@@ -228,15 +228,18 @@ impl NtupleSink {
         options: WriteOptions,
     ) -> Result<Self> {
         options.validate()?;
+        // A path ("dir/sub/name") puts the RNTuple in that directory, made as needed.
+        let (dir_path, name) = name.rsplit_once('/').unwrap_or(("", name));
         if name.is_empty()
             || name
                 .chars()
-                .any(|c| c.is_control() || matches!(c, '.' | ' ' | '\\' | '/'))
+                .any(|c| c.is_control() || matches!(c, '.' | ' ' | '\\'))
         {
             return Err(Error::InvalidArgument(format!(
-                "RNTuple name '{name}' is empty or contains '.', '/', '\\', a space or a control character"
+                "RNTuple name '{name}' is empty or contains '.', '\\', a space or a control character"
             )));
         }
+        let dir = file.mkdir(dir_path)?;
         let split = !options.compression.is_none();
         let schema = Schema::new(fields, split)?.with_projections(&options.projections)?;
         let nodes = Arc::new(Node::build_all(schema.fields()));
@@ -247,6 +250,7 @@ impl NtupleSink {
         let ledger = Ledger::new(
             NtupleOnDisk {
                 name: name.to_string(),
+                dir,
                 header,
                 header_checksum,
                 compression: options.compression,

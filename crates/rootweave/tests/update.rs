@@ -1,0 +1,130 @@
+//! Updating files in place (`update::open_for_update`): a file ROOT wrote gets a new tree
+//! in a new directory and a second cycle of its own tree, keeps every object and class it
+//! had, lists the records it no longer uses as free segments; deleting and re-opening
+//! work; bad files are refused with the file named. (ROOT 6.40 and uproot read updated
+//! files in tests/python/test_update.py.)
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rootweave::array::{Array, ColumnData, LeafType};
+use rootweave::container::{DirectoryId, RootFile};
+use rootweave::ttree::{read_streamers, BranchSpec, TTreeReader, TTreeWriteOptions, TTreeWriter};
+use rootweave::update::open_for_update;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data")
+        .join(name)
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rootweave-update-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn add_tree(file: &Arc<rootweave::container::FileWriter>, name: &str, x: &[f64]) {
+    let mut tree = TTreeWriter::in_file(
+        file.clone(),
+        name,
+        vec![BranchSpec::scalar("x", LeafType::Float64)],
+        TTreeWriteOptions::default(),
+    )
+    .unwrap();
+    tree.extend(&[ColumnData::Float64(x)]).unwrap();
+    tree.close().unwrap();
+}
+
+fn cycles(file: &RootFile, name: &str) -> Vec<u16> {
+    file.keys()
+        .iter()
+        .filter(|k| k.name == name)
+        .map(|k| k.cycle)
+        .collect()
+}
+
+/// The classes of a file's StreamerInfo record, in its order.
+fn class_names(file: &RootFile) -> Vec<String> {
+    let streamers = read_streamers(file).unwrap();
+    streamers.all().iter().map(|i| i.name.clone()).collect()
+}
+
+#[test]
+fn a_root_file_gets_trees_and_keeps_what_it_had() {
+    let path = temp("hzz.root");
+    std::fs::copy(data("uproot-HZZ.root"), &path).unwrap();
+    let before = TTreeReader::open(&path, "events").unwrap();
+    let original = before
+        .read(&["Muon_Px", "NJet"], 0..before.entries())
+        .unwrap();
+    let classes_before = class_names(before.file());
+    drop(before);
+
+    let file = Arc::new(open_for_update(&path).unwrap());
+    add_tree(&file, "events", &[1.0, 2.0, 3.0]);
+    add_tree(&file, "sub/added", &[4.0, 5.0]);
+    Arc::into_inner(file).unwrap().close().unwrap();
+
+    let updated = RootFile::open(&path).unwrap();
+    assert_eq!(cycles(&updated, "events"), [1, 2]);
+    assert!(updated.header().nfree > 1, "freed records are listed");
+    let newest = TTreeReader::open(&path, "events").unwrap();
+    assert_eq!(
+        newest.read(&["x"], 0..3).unwrap()[0].1,
+        Array::Float64(vec![1.0, 2.0, 3.0])
+    );
+    let old = TTreeReader::open(&path, "events;1").unwrap();
+    assert_eq!(
+        old.read(&["Muon_Px", "NJet"], 0..old.entries()).unwrap(),
+        original
+    );
+    let added = TTreeReader::open(&path, "sub/added").unwrap();
+    assert_eq!(
+        added.read(&["x"], 0..2).unwrap()[0].1,
+        Array::Float64(vec![4.0, 5.0])
+    );
+    // The file's own layouts stay first and once; the layouts of the class versions the
+    // new trees are written in (TTree 20 beside the file's 19) are added.
+    let classes = class_names(old.file());
+    assert_eq!(classes[..classes_before.len()], classes_before[..]);
+    assert_eq!(classes.iter().filter(|c| *c == "TTree").count(), 2);
+    assert_eq!(classes.iter().filter(|c| *c == "TLeafD").count(), 1);
+
+    // A second update deletes the newest cycle; a third changes nothing.
+    let file = open_for_update(&path).unwrap();
+    let deleted = file.delete(DirectoryId::TOP, "events", None).unwrap();
+    assert_eq!(deleted.cycle, 2);
+    assert!(file.delete(DirectoryId::TOP, "missing", None).is_err());
+    let sub = file.mkdir("sub").unwrap();
+    assert!(
+        file.delete(DirectoryId::TOP, "sub", None).is_err(),
+        "a directory"
+    );
+    assert_eq!(file.listed(sub).len(), 1);
+    file.close().unwrap();
+    open_for_update(&path).unwrap().close().unwrap();
+    let after = RootFile::open(&path).unwrap();
+    assert_eq!(cycles(&after, "events"), [1]);
+    let old = TTreeReader::open(&path, "events").unwrap();
+    assert_eq!(
+        old.read(&["Muon_Px", "NJet"], 0..old.entries()).unwrap(),
+        original
+    );
+    assert_eq!(TTreeReader::open(&path, "sub/added").unwrap().entries(), 2);
+}
+
+#[test]
+fn files_that_cannot_be_updated_are_refused_with_their_name() {
+    let text = temp("text.root");
+    std::fs::write(&text, b"not a ROOT file at all, just some text to read").unwrap();
+    let cut = temp("cut.root");
+    let bytes = std::fs::read(data("uproot-HZZ.root")).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    for path in [&text, &cut, &temp("missing.root")] {
+        let error = open_for_update(path).unwrap_err().to_string();
+        assert!(error.contains(&*path.to_string_lossy()), "{error}");
+    }
+    // Refused files are left as they were.
+    assert_eq!(std::fs::read(&cut).unwrap(), &bytes[..bytes.len() / 2]);
+}
