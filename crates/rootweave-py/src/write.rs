@@ -166,12 +166,22 @@ impl OutputFile {
     /// Deletes object `name` (cycle `cycle`, or the highest) of directory `directory`,
     /// as ROOT's `TDirectory::Delete` does; a `KeyError` if there is none.
     #[pyo3(signature = (directory, name, cycle=None))]
-    fn delete(&self, py: Python<'_>, directory: &str, name: &str, cycle: Option<u16>) -> PyResult<()> {
+    fn delete(
+        &self,
+        py: Python<'_>,
+        directory: &str,
+        name: &str,
+        cycle: Option<u16>,
+    ) -> PyResult<()> {
         let file = self.shared(py)?;
         let dir = file.find_directory(directory).ok_or_else(|| {
-            pyo3::exceptions::PyKeyError::new_err(format!("no directory '{directory}' in this file"))
+            pyo3::exceptions::PyKeyError::new_err(format!(
+                "no directory '{directory}' in this file"
+            ))
         })?;
-        py.detach(|| file.delete(dir, name, cycle)).map(drop).map_err(to_py)
+        py.detach(|| file.delete(dir, name, cycle))
+            .map(drop)
+            .map_err(to_py)
     }
 
     /// Writes the directory and closes the file; every RNTuple in it must be closed.
