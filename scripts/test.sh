@@ -19,6 +19,14 @@ if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT, pyarrow
   "$VENV/bin/pip" install --quiet $PACKAGES
 fi
 
+# Servers that the remote-reading tests start on 127.0.0.1, from Debian's packages.
+if [ ! -x /usr/sbin/nginx ]; then
+  echo "== installing nginx-light"
+  SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
+  $SUDO apt-get install -y --no-install-recommends nginx-light >/dev/null 2>&1 \
+    || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y --no-install-recommends nginx-light >/dev/null; }
+fi
+
 echo "== cargo fmt, clippy, doc"
 cargo fmt --all --check
 (cd crates/rootweave-py && cargo fmt --check)

@@ -58,6 +58,20 @@ pub enum Error {
         name: String,
     },
 
+    /// A remote file could not be read: its URL (without credentials or query), the byte
+    /// range asked (end exclusive), what kind of failure and what happened.
+    #[error("{url}{}: {what}", range_text(.range))]
+    Remote {
+        /// The URL.
+        url: String,
+        /// The bytes asked for.
+        range: Option<(u64, u64)>,
+        /// The kind of failure.
+        kind: RemoteErrorKind,
+        /// The status or the network error.
+        what: String,
+    },
+
     /// The file uses a feature that rootweave does not support.
     #[error("{file}: unsupported {what}")]
     Unsupported {
@@ -66,6 +80,28 @@ pub enum Error {
         /// What is not supported.
         what: String,
     },
+}
+
+/// What went wrong reading a remote file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteErrorKind {
+    /// The server has no such file (404, 410).
+    NotFound,
+    /// The server refused access (401, 403).
+    Denied,
+    /// The server sent nothing for longer than the timeout.
+    TimedOut,
+    /// The connection failed or the server failed (5xx) after every retry.
+    Network,
+    /// The server answered something else than what was asked.
+    BadReply,
+}
+
+fn range_text(range: &Option<(u64, u64)>) -> String {
+    match range {
+        Some((start, end)) => format!(" (bytes {start}-{end})"),
+        None => String::new(),
+    }
 }
 
 impl Error {

@@ -10,6 +10,8 @@ use std::sync::RwLock;
 use crate::error::{Error, Result};
 
 mod coalesce;
+#[cfg(feature = "http")]
+pub mod http;
 
 pub use coalesce::{coalesce, MAX_GAP};
 
@@ -40,6 +42,14 @@ pub trait ReadAt: Send + Sync {
     fn size(&self) -> Result<u64>;
     /// A name for error messages (the file path, or `<memory>`).
     fn name(&self) -> String;
+    /// Fills each buffer with the bytes at its offset. Sources that pay per request (remote
+    /// files) override it to ask for many ranges at once; the default reads one by one.
+    fn read_ranges(&self, reads: &mut [(u64, &mut [u8])]) -> Result<()> {
+        for (offset, buf) in reads.iter_mut() {
+            self.read_exact_at(buf, *offset)?;
+        }
+        Ok(())
+    }
 }
 
 /// Thread-safe positional writes.

@@ -36,8 +36,15 @@ impl std::fmt::Debug for RootFile {
 const FIRST_READ: u64 = 512;
 
 impl RootFile {
-    /// Opens the file at `path`.
+    /// Opens the file at `path`, or at an `http://` / `https://` URL (with the feature
+    /// `http`; [`crate::io::http::HttpOptions::default`] settings).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        #[cfg(feature = "http")]
+        if let Some(url) = path.to_str().filter(|p| crate::io::http::is_http_url(p)) {
+            let options = crate::io::http::HttpOptions::default();
+            return Self::from_source(Arc::new(crate::io::http::HttpFile::open(url, options)?));
+        }
         Self::from_source(Arc::new(DiskFile::open(path)?))
     }
 

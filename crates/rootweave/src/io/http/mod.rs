@@ -1,0 +1,211 @@
+//! Files read over HTTP(S): [`HttpFile`] is a [`ReadAt`] whose reads are range requests,
+//! so that every reader above it works unchanged.
+//!
+//! How requests are chosen (docs/remote.md says more): a vectored read
+//! ([`ReadAt::read_ranges`]) sends its ranges as multi-range GETs (`bytes=a-b,c-d`) with
+//! Range headers of at most [`HttpOptions::max_range_header`] bytes, several requests at
+//! once on one keep-alive pool. Every reply is checked against what was asked. A server
+//! that answers several ranges with one part puts the file in single-range mode; one that
+//! refuses long range lists (400, 413, 414, 416, 431) halves the ranges per request, which
+//! the file remembers; one that answers 200 (the whole file) is read from the start and the
+//! ranges taken as they stream past. Failed reads (connection errors, timeouts, 5xx, 408,
+//! 429) are retried with doubling waits; a reply that stops sending bytes for
+//! [`HttpOptions::stall_timeout`] is an error, never a hang. Redirects are followed and the
+//! final URL kept for the file's later requests. The first and last 64 KiB (header, top
+//! directory, keys lists, StreamerInfo) are read when the file opens and kept.
+
+mod client;
+mod options;
+mod ranges;
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub use options::HttpOptions;
+
+use super::ReadAt;
+use crate::error::{RemoteErrorKind, Result};
+use client::{Client, Fetched};
+
+/// Bytes kept from each end of the file when it opens.
+const END_BLOCK: u64 = 64 << 10;
+
+/// Ranges closer than this are asked for as one (the gap is cheaper than a range entry).
+const JOIN_GAP: u64 = 4 << 10;
+
+/// A file read over HTTP(S) with range requests (see the module's description).
+pub struct HttpFile {
+    client: Client,
+    size: u64,
+    /// The first bytes of the file.
+    head: Vec<u8>,
+    /// The last bytes of the file and where they start.
+    tail: (u64, Vec<u8>),
+    requests: AtomicU64,
+}
+
+impl std::fmt::Debug for HttpFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpFile")
+            .field("url", &self.client.shown_url())
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpFile {
+    /// Opens the file at `url` (`http://` or `https://`): one request for its first 64 KiB,
+    /// which tells its size, and one for its last 64 KiB.
+    pub fn open(url: &str, options: HttpOptions) -> Result<Self> {
+        let client = Client::new(url, options)?;
+        let head_range = 0..END_BLOCK;
+        let first = client.fetch_blocking(std::slice::from_ref(&head_range), None)?;
+        let size = first.size.ok_or_else(|| {
+            client.error(
+                None,
+                RemoteErrorKind::BadReply,
+                "the reply does not tell the file's size",
+            )
+        })?;
+        let head_len = END_BLOCK.min(size);
+        let head = first.take(0..head_len).ok_or_else(|| {
+            client.error(
+                Some(0..head_len),
+                RemoteErrorKind::BadReply,
+                "the reply lacks the first bytes",
+            )
+        })?;
+        let mut file = HttpFile {
+            client,
+            size,
+            head,
+            tail: (0, Vec::new()),
+            requests: AtomicU64::new(1),
+        };
+        let tail_start = size.saturating_sub(END_BLOCK).max(head_len);
+        if tail_start < size {
+            let mut tail = vec![0u8; (size - tail_start) as usize];
+            file.fetch_into(&mut [(tail_start, &mut tail[..])])?;
+            file.tail = (tail_start, tail);
+        }
+        Ok(file)
+    }
+
+    /// The number of requests sent so far (retries included).
+    pub fn requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed) + self.client.retried()
+    }
+
+    /// Copies what the kept ends of the file hold of `range` into `buf`; true if all.
+    fn copy_from_ends(&self, buf: &mut [u8], offset: u64) -> bool {
+        let end = offset + buf.len() as u64;
+        if end <= self.head.len() as u64 {
+            buf.copy_from_slice(&self.head[offset as usize..end as usize]);
+            return true;
+        }
+        let (start, tail) = (&self.tail.0, &self.tail.1);
+        if offset >= *start && end <= start + tail.len() as u64 && !tail.is_empty() {
+            let at = (offset - start) as usize;
+            buf.copy_from_slice(&tail[at..at + buf.len()]);
+            return true;
+        }
+        false
+    }
+
+    /// Fills every buffer from the server: the ranges joined where close, sent as few
+    /// requests as the server's mode allows, several at once.
+    fn fetch_into(&self, reads: &mut [(u64, &mut [u8])]) -> Result<()> {
+        for (offset, buf) in reads.iter() {
+            if offset + buf.len() as u64 > self.size {
+                return Err(self.client.error(
+                    Some(*offset..offset + buf.len() as u64),
+                    RemoteErrorKind::BadReply,
+                    format!(
+                        "the range runs past the end of the file ({} bytes)",
+                        self.size
+                    ),
+                ));
+            }
+        }
+        let mut wanted: Vec<Range<u64>> = reads
+            .iter()
+            .filter(|(_, b)| !b.is_empty())
+            .map(|(o, b)| *o..o + b.len() as u64)
+            .collect();
+        wanted.sort_by_key(|r| r.start);
+        let mut joined: Vec<Range<u64>> = Vec::new();
+        for r in wanted {
+            match joined.last_mut() {
+                Some(last) if r.start <= last.end + JOIN_GAP => last.end = last.end.max(r.end),
+                _ => joined.push(r),
+            }
+        }
+        if joined.is_empty() {
+            return Ok(());
+        }
+        let (fetched, sent) = self.client.fetch_all_blocking(joined, self.size)?;
+        self.requests.fetch_add(sent, Ordering::Relaxed);
+        for (offset, buf) in reads.iter_mut() {
+            if buf.is_empty() {
+                continue;
+            }
+            let range = *offset..*offset + buf.len() as u64;
+            let found = fetched.iter().find_map(|f| f.take(range.clone()));
+            match found {
+                Some(bytes) => buf.copy_from_slice(&bytes),
+                None => {
+                    return Err(self.client.error(
+                        Some(range),
+                        RemoteErrorKind::BadReply,
+                        "the replies did not hold these bytes",
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ReadAt for HttpFile {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {
+        if self.copy_from_ends(buf, offset) {
+            return Ok(());
+        }
+        self.fetch_into(&mut [(offset, buf)])
+    }
+
+    fn read_ranges(&self, reads: &mut [(u64, &mut [u8])]) -> Result<()> {
+        let mut rest: Vec<(u64, &mut [u8])> = Vec::new();
+        for (offset, buf) in reads.iter_mut() {
+            if !self.copy_from_ends(buf, *offset) {
+                rest.push((*offset, &mut **buf));
+            }
+        }
+        self.fetch_into(&mut rest)
+    }
+
+    fn size(&self) -> Result<u64> {
+        Ok(self.size)
+    }
+
+    fn name(&self) -> String {
+        self.client.shown_url()
+    }
+}
+
+/// True if `path` names a file to read over HTTP(S).
+pub fn is_http_url(path: &str) -> bool {
+    let lower = path.get(..8).unwrap_or(path).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+impl Fetched {
+    /// The bytes of `range` if one part holds all of them.
+    fn take(&self, range: Range<u64>) -> Option<Vec<u8>> {
+        self.parts.iter().find_map(|(r, bytes)| {
+            (r.start <= range.start && range.end <= r.end).then(|| {
+                bytes[(range.start - r.start) as usize..(range.end - r.start) as usize].to_vec()
+            })
+        })
+    }
+}

@@ -1,0 +1,255 @@
+//! Reading over HTTP from a real server (nginx, started here on 127.0.0.1; scripts/test.sh
+//! installs it): every file of tests/data reads the same over `http://` as from disk, with
+//! nginx as it comes, ignoring Range (200 with the whole file), refusing long Range
+//! headers, and behind a redirect; a missing file is an error naming the URL. (Faults a
+//! server does not make on its own are injected by tests/python/test_remote.py's proxy.)
+#![cfg(feature = "http")]
+
+mod common;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::sync::Arc;
+
+use rootweave::array::Array;
+use rootweave::container::RootFile;
+use rootweave::error::{Error, RemoteErrorKind};
+use rootweave::io::http::{HttpFile, HttpOptions};
+use rootweave::io::ReadAt;
+use rootweave::rntuple::RNTupleReader;
+use rootweave::ttree::{list_trees, read_streamers, TTreeReader};
+use rootweave::ReadOptions;
+
+/// nginx serving tests/data on four ports: as it comes, ignoring Range (`max_ranges 0`),
+/// with 1 kB header buffers (long Range headers refused), and one redirecting to the first.
+struct Nginx {
+    child: Child,
+    ports: [u16; 4],
+    _dir: PathBuf,
+}
+
+impl Drop for Nginx {
+    /// Stops nginx with SIGTERM, so that its master stops the workers too.
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start_nginx(name: &str) -> Nginx {
+    let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("nginx is not installed (scripts/test.sh installs Debian's nginx-light)");
+    let dir = std::env::temp_dir().join(format!("rootweave-nginx-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = common::test_data("").canonicalize().unwrap();
+    let ports = [free_port(), free_port(), free_port(), free_port()];
+    let d = dir.display();
+    let server = |port: u16, extra: &str| {
+        format!(
+            "server {{ listen 127.0.0.1:{port}; root {}; {extra} }}\n",
+            root.display()
+        )
+    };
+    let config = format!(
+        "daemon off; worker_processes 1; pid {d}/nginx.pid; error_log {d}/error.log;\n\
+         events {{ worker_connections 256; }}\n\
+         http {{ access_log {d}/access.log; client_body_temp_path {d}/body; proxy_temp_path {d}/proxy;\n\
+         fastcgi_temp_path {d}/fastcgi; uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;\n\
+         {}{}{}{} }}\n",
+        server(ports[0], ""),
+        server(ports[1], "max_ranges 0;"),
+        server(ports[2], "large_client_header_buffers 2 1k;"),
+        server(
+            ports[3],
+            &format!("location / {{ return 302 http://127.0.0.1:{}$request_uri; }}", ports[0])
+        ),
+    );
+    let conf = dir.join("nginx.conf");
+    std::fs::write(&conf, config).unwrap();
+    let child = Command::new(nginx)
+        .arg("-c")
+        .arg(&conf)
+        .arg("-p")
+        .arg(&dir)
+        .spawn()
+        .unwrap();
+    for port in ports {
+        let started = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed().as_secs() < 20,
+                "nginx did not start: see {d}/error.log"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    Nginx {
+        child,
+        ports,
+        _dir: dir,
+    }
+}
+
+fn url(port: u16, file: &str) -> String {
+    format!("http://127.0.0.1:{port}/{file}")
+}
+
+fn quick() -> HttpOptions {
+    HttpOptions::default().with_retries(1, std::time::Duration::from_millis(10))
+}
+
+/// Every RNTuple's and TTree's readable fields, read whole.
+fn everything(file: RootFile) -> Vec<(String, Vec<(String, Array)>)> {
+    let file = Arc::new(file);
+    let mut out = Vec::new();
+    let keys: Vec<_> = file.keys().to_vec();
+    for key in keys.iter().filter(|k| k.class_name == "ROOT::RNTuple") {
+        let name = format!("{};{}", key.name, key.cycle);
+        let Ok(reader) = RNTupleReader::from_file(file.clone(), &name, ReadOptions::default())
+        else {
+            continue;
+        };
+        let fields = reader.field_names();
+        let names: Vec<&str> = fields.iter().map(String::as_str).collect();
+        let readable: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|f| reader.read(&[f], 0..1.min(reader.entries())).is_ok())
+            .collect();
+        out.push((name, reader.read(&readable, 0..reader.entries()).unwrap()));
+    }
+    let Ok(streamers) = read_streamers(&file) else {
+        return out;
+    };
+    let streamers = Arc::new(streamers);
+    for tree in list_trees(&file).unwrap_or_default() {
+        let options = ReadOptions::default();
+        let Ok(reader) = TTreeReader::from_file(file.clone(), streamers.clone(), &tree, options)
+        else {
+            continue;
+        };
+        let branches = reader.default_branches();
+        let names: Vec<&str> = branches.iter().map(String::as_str).collect();
+        out.push((tree, reader.read(&names, 0..reader.entries()).unwrap()));
+    }
+    out
+}
+
+/// Asserts equal reads, naming the first object and field that differs.
+fn same(a: &[(String, Vec<(String, Array)>)], b: &[(String, Vec<(String, Array)>)], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: objects");
+    for ((na, fa), (nb, fb)) in a.iter().zip(b) {
+        assert_eq!(na, nb, "{what}");
+        assert_eq!(fa.len(), fb.len(), "{what} {na}: fields");
+        for ((xa, va), (xb, vb)) in fa.iter().zip(fb) {
+            // NaN != NaN: arrays that differ are compared as printed.
+            let equal = va == vb || format!("{va:?}") == format!("{vb:?}");
+            assert!(xa == xb && equal, "{what}: {na} field {xa} differs");
+        }
+    }
+}
+
+#[test]
+fn every_test_file_reads_the_same_over_http() {
+    let nginx = start_nginx("all");
+    let mut files: Vec<String> = std::fs::read_dir(common::test_data(""))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".root"))
+        .collect();
+    files.sort();
+    assert!(files.len() > 30);
+    let mut read_fields = 0;
+    for (i, name) in files.iter().enumerate() {
+        let local = everything(RootFile::open(common::test_data(name)).unwrap());
+        // Alternately nginx as it comes and one ignoring Range.
+        let port = nginx.ports[i % 2];
+        let remote = everything(RootFile::open(url(port, name)).unwrap());
+        same(&remote, &local, &format!("{name} on port {port}"));
+        read_fields += local.iter().map(|(_, f)| f.len()).sum::<usize>();
+    }
+    assert!(read_fields > 300, "{read_fields}");
+}
+
+/// 100 bytes at each offset, in one vectored read.
+fn read_spread(file: &HttpFile, offsets: &[u64]) -> Vec<Vec<u8>> {
+    let mut bufs: Vec<Vec<u8>> = offsets.iter().map(|_| vec![0u8; 100]).collect();
+    let mut reads: Vec<(u64, &mut [u8])> = offsets
+        .iter()
+        .zip(bufs.iter_mut())
+        .map(|(&o, b)| (o, &mut b[..]))
+        .collect();
+    file.read_ranges(&mut reads).unwrap();
+    bufs
+}
+
+#[test]
+fn servers_refusing_long_range_lists_get_shorter_ones() {
+    let nginx = start_nginx("ranges");
+    let name = "uproot-HZZ-uncompressed.root";
+    let local = std::fs::read(common::test_data(name)).unwrap();
+    let file = HttpFile::open(&url(nginx.ports[2], name), quick()).unwrap();
+    // 400 ranges of 100 bytes, 300 bytes apart: Range headers of several kB, which this
+    // server refuses (400), so the requests are halved until they pass.
+    let offsets: Vec<u64> = (0..400).map(|i| 70_000 + i * 300).collect();
+    let bufs = read_spread(&file, &offsets);
+    for (o, b) in offsets.iter().zip(&bufs) {
+        assert_eq!(&b[..], &local[*o as usize..*o as usize + 100]);
+    }
+    // The same through the server that takes any header: fewer requests.
+    let fast = HttpFile::open(&url(nginx.ports[0], name), quick()).unwrap();
+    let before = fast.requests();
+    assert_eq!(read_spread(&fast, &offsets), bufs);
+    assert!(
+        fast.requests() - before < 20,
+        "{}",
+        fast.requests() - before
+    );
+}
+
+#[test]
+fn redirects_are_followed_and_missing_files_named() {
+    let nginx = start_nginx("redirect");
+    let name = "uproot-HZZ.root";
+    let local = everything(RootFile::open(common::test_data(name)).unwrap());
+    let remote = everything(RootFile::open(url(nginx.ports[3], name)).unwrap());
+    same(&remote, &local, "redirected");
+    let missing = url(nginx.ports[0], "no-such-file.root?authz=secret");
+    match HttpFile::open(&missing, quick()) {
+        Err(
+            e @ Error::Remote {
+                kind: RemoteErrorKind::NotFound,
+                ..
+            },
+        ) => {
+            let text = e.to_string();
+            assert!(text.contains("no-such-file.root"), "{text}");
+            assert!(text.contains("404"), "{text}");
+            assert!(!text.contains("secret"), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let refused = format!("http://127.0.0.1:{}/x.root", free_port());
+    assert!(matches!(
+        HttpFile::open(&refused, quick()),
+        Err(Error::Remote {
+            kind: RemoteErrorKind::Network,
+            ..
+        })
+    ));
+}
