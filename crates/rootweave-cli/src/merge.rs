@@ -25,7 +25,7 @@ pub fn expand_inputs(args: &[String]) -> Result<Vec<PathBuf>> {
                 .map(String::from)
                 .collect();
             out.extend(expand_inputs(&listed)?);
-        } else if arg.contains(['*', '?', '[']) {
+        } else if !arg.contains("://") && arg.contains(['*', '?', '[']) {
             let paths = glob::glob(arg)
                 .map_err(|e| Error::InvalidArgument(format!("pattern {arg}: {e}")))?;
             let mut matched: Vec<PathBuf> = paths.filter_map(|p| p.ok()).collect();

@@ -66,10 +66,10 @@ Batch = Union[Mapping[str, Any], Any]
 
 
 def open(path: Path | Mapping[Path, str]) -> Any:  # noqa: A001 - the name users expect, as in uproot
-    """Opens a ROOT file for reading (use it as a context manager); `"file.root:Events"`
-    (or `{"file.root": "Events"}`) gives the object `Events` of the file instead, as
-    uproot's `open` does."""
-    from ._dataset import split_object
+    """Opens a ROOT file for reading (use it as a context manager): a path or an `http://`
+    / `https://` URL; `"file.root:Events"` (or `{"file.root": "Events"}`) gives the object
+    `Events` of the file instead, as uproot's `open` does."""
+    from ._dataset import is_url, split_object
 
     if isinstance(path, Mapping):
         if len(path) != 1:
@@ -78,7 +78,7 @@ def open(path: Path | Mapping[Path, str]) -> Any:  # noqa: A001 - the name users
         file = os.fspath(file)
     else:
         file, obj = split_object(os.fspath(path))
-    if not os.path.exists(file):
+    if not is_url(file) and not os.path.exists(file):
         raise FileNotFoundError(f"no such file: '{file}'")
     f = ReadOnlyFile(file)
     return f if obj is None else f[obj]

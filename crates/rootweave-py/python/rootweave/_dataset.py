@@ -4,6 +4,7 @@ each, with the files named as uproot names them."""
 from __future__ import annotations
 
 import glob
+import re
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -40,12 +41,19 @@ class Report:
         return self.global_entry_stop
 
 
+def is_url(path: str) -> bool:
+    """True for a URL (`https://...`, `root://...`): read remotely, never globbed."""
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", path) is not None
+
+
 def split_object(spec: str) -> tuple[str, str | None]:
     """`file.root:Events` as `(path, object)`: the text after the last colon names the
     object unless the whole text is an existing file or the colon ends a drive letter or a
     URL scheme."""
     path, colon, obj = spec.rpartition(":")
     if not colon or not path or os.path.exists(spec) or obj.startswith("//"):
+        return spec, None
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/]*$", path):  # the colon of a port
         return spec, None
     if len(path) == 1 and obj[:1] in ("\\", "/"):
         return spec, None
@@ -54,7 +62,7 @@ def split_object(spec: str) -> tuple[str, str | None]:
 
 def _expand(path: str) -> list[str]:
     """An existing path as itself, a glob as its matches in order; no match is an error."""
-    if os.path.exists(path) or not glob.has_magic(path):
+    if is_url(path) or os.path.exists(path) or not glob.has_magic(path):
         return [path]
     matches = sorted(glob.glob(path))
     if not matches:

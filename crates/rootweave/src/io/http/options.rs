@@ -35,7 +35,7 @@ pub struct HttpOptions {
 impl Default for HttpOptions {
     /// Timeouts of 30 s (connect) and 60 s (stall), 4 retries from 0.5 s, Range headers of
     /// at most 3,900 bytes (ROOT's davix limit, under the common 4-8 kB header buffers), 8
-    /// requests at once, and the credentials of [`HttpOptions::with_environment`].
+    /// requests at once, and the settings of [`HttpOptions::with_environment`].
     fn default() -> Self {
         HttpOptions {
             connect_timeout: Duration::from_secs(30),
@@ -54,12 +54,31 @@ impl Default for HttpOptions {
 }
 
 impl HttpOptions {
-    /// The credentials WLCG sites set up: the bearer token of `BEARER_TOKEN`, else of the
-    /// file `BEARER_TOKEN_FILE`, else of `$XDG_RUNTIME_DIR/bt_u<uid>` or `/tmp/bt_u<uid>`;
-    /// the X.509 proxy of `X509_USER_PROXY`, else `/tmp/x509up_u<uid>` if it exists; the
-    /// CA directory `X509_CERT_DIR`.
+    /// The settings of the environment: the credentials WLCG sites set up (the bearer token
+    /// of `BEARER_TOKEN`, else of the file `BEARER_TOKEN_FILE`, else of
+    /// `$XDG_RUNTIME_DIR/bt_u<uid>` or `/tmp/bt_u<uid>`; the X.509 proxy of
+    /// `X509_USER_PROXY`, else `/tmp/x509up_u<uid>` if it exists; the CA directory
+    /// `X509_CERT_DIR`), and `ROOTWEAVE_HTTP_TIMEOUT` (the stall timeout),
+    /// `ROOTWEAVE_HTTP_CONNECT_TIMEOUT` (seconds) and `ROOTWEAVE_HTTP_RETRIES` where set
+    /// (programs that take no options, such as the CLI and the Python package, are
+    /// configured this way).
     pub fn with_environment(mut self) -> Self {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let seconds = |name: &str| {
+            var(name)
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s > 0.0)
+                .map(Duration::from_secs_f64)
+        };
+        if let Some(t) = seconds("ROOTWEAVE_HTTP_TIMEOUT") {
+            self.stall_timeout = t;
+        }
+        if let Some(t) = seconds("ROOTWEAVE_HTTP_CONNECT_TIMEOUT") {
+            self.connect_timeout = t;
+        }
+        if let Some(n) = var("ROOTWEAVE_HTTP_RETRIES").and_then(|v| v.trim().parse().ok()) {
+            self.retries = n;
+        }
         let uid = user_id();
         let token_files = [
             var("BEARER_TOKEN_FILE").map(PathBuf::from),

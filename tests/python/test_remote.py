@@ -1,0 +1,99 @@
+"""Remote files over HTTP, from nginx started here on 127.0.0.1 and through fault_proxy.py in
+front of it: TTrees and RNTuples read the same as from disk through `open`, `iterate` and
+`concatenate` and the CLI, whatever fault the proxy injects (a reply cut mid-body, a stalled
+server, 503 then success, 200 with the whole file, a redirect, a 206 of fewer parts than
+asked); failures raise OSError subclasses naming the URL."""
+
+import json
+
+import awkward as ak
+import numpy as np
+import pytest
+
+import rootweave
+from conftest import TESTDATA, data_file, rootweave as rootweave_cli
+from servers import FaultProxy, Nginx, free_port
+
+#: (file, object) read in every case: a TTree of ROOT's and an RNTuple of ROOT's.
+OBJECTS = [("uproot-HZZ.root", "events"), ("test_int_vfloat_tlv_vtlv_rntuple_v1-0-0-0.root", "ntuple"),
+           ("nanoAOD_2015_CMS_Open_Data_ttbar.root", "Events")]
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    nginx = Nginx(tmp_path_factory.mktemp("nginx"), TESTDATA)
+    proxy = FaultProxy(nginx.port)
+    yield nginx, proxy
+    proxy.stop()
+    nginx.stop()
+
+
+def same(a, b):
+    assert ak.fields(a) == ak.fields(b)
+    for field in ak.fields(a):
+        assert ak.array_equal(a[field], b[field], equal_nan=True), field
+
+
+def local(name, obj):
+    return rootweave.open(data_file(name))[obj].arrays()
+
+
+@pytest.mark.parametrize("name, obj", OBJECTS)
+def test_objects_read_the_same_over_http(servers, name, obj):
+    nginx, _ = servers
+    with rootweave.open(nginx.url(name)) as f:
+        assert f.keys() == rootweave.open(data_file(name)).keys()
+        same(f[obj].arrays(), local(name, obj))
+    # `url:object`, with the port's colon in the URL.
+    assert rootweave.open(f"{nginx.url(name)}:{obj}").num_entries == rootweave.open(data_file(name))[obj].num_entries
+
+
+def test_iterate_and_concatenate_take_urls(servers):
+    nginx, _ = servers
+    name, obj = OBJECTS[0]
+    urls = [f"{nginx.url(name)}:{obj}"] * 2
+    expected = local(name, obj)
+    both = rootweave.concatenate(urls, ["Muon_Px", "NJet"])
+    assert len(both) == 2 * len(expected)
+    assert ak.array_equal(both["NJet"], ak.concatenate([expected["NJet"]] * 2))
+    steps = list(rootweave.iterate(urls, ["NJet"], step_size=1000))
+    assert sum(len(s) for s in steps) == 2 * len(expected)
+
+
+@pytest.mark.parametrize("fault", ["cut", "stall", "flaky", "whole", "redirect", "fewer"])
+def test_faults_are_survived(servers, fault, monkeypatch):
+    _, proxy = servers
+    monkeypatch.setenv("ROOTWEAVE_HTTP_TIMEOUT", "1")
+    monkeypatch.setenv("ROOTWEAVE_HTTP_RETRIES", "3")
+    for name, obj in OBJECTS[:2]:
+        with rootweave.open(proxy.url(fault, name)) as f:
+            same(f[obj].arrays(), local(name, obj))
+
+
+def test_failures_raise_oserrors_naming_the_url(servers, monkeypatch):
+    nginx, proxy = servers
+    with pytest.raises(FileNotFoundError, match="no-such.root.*404"):
+        rootweave.open(nginx.url("no-such.root?authz=secret"))
+    try:
+        rootweave.open(nginx.url("no-such.root?authz=secret"))
+    except FileNotFoundError as e:
+        assert "secret" not in str(e)
+    port = free_port()
+    with pytest.raises(ConnectionError, match=f"127.0.0.1:{port}/x.root"):
+        rootweave.open(f"http://127.0.0.1:{port}/x.root")
+    # A server that never answers: an error within the timeout, not a hang.
+    monkeypatch.setenv("ROOTWEAVE_HTTP_TIMEOUT", "1")
+    monkeypatch.setenv("ROOTWEAVE_HTTP_RETRIES", "0")
+    with pytest.raises(TimeoutError, match="stall/uproot-Zmumu.root"):
+        rootweave.open(proxy.url("stall", "uproot-Zmumu.root"))
+
+
+def test_the_cli_reads_urls(servers):
+    nginx, _ = servers
+    name = "uproot-HZZ.root"
+    assert rootweave_cli("ls", nginx.url(name)) == rootweave_cli("ls", data_file(name)).replace(
+        str(data_file(name)), nginx.url(name))
+    args = ["events", "--fields", "NJet,Jet_Px", "--entries", "3", "--json"]
+    remote = [json.loads(line) for line in rootweave_cli("dump", nginx.url(name), *args).splitlines()]
+    assert remote == [json.loads(line) for line in rootweave_cli("dump", data_file(name), *args).splitlines()]
+    assert np.array(remote[0]["Jet_Px"]).dtype == np.float64
