@@ -19,6 +19,7 @@ prints `PORT <port>` when it listens on 127.0.0.1; `GET /_stats` answers the cou
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections import Counter
 
@@ -58,6 +59,8 @@ class Proxy:
     async def reply(self, writer, method, fault, path, headers):
         """Answers one request; False if the connection is to be closed."""
         rng = next((v.strip() for k, v in headers if k.strip().lower() == "range"), None)
+        if os.environ.get("FAULT_PROXY_LOG"):
+            print(fault, path, rng, file=sys.stderr, flush=True)
         self.seen[(fault, path)] += 1
         first = self.seen[(fault, path)] == 1
         if self.delay:

@@ -40,12 +40,14 @@ class Nginx:
             raise RuntimeError("nginx is not installed (scripts/test.sh installs Debian's nginx-light)")
         workdir = Path(workdir)
         workdir.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
+        self.port, self.root = free_port(), root
         d = workdir
         temp = " ".join(f"{k}_temp_path {d}/{k};" for k in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
         conf = d / "nginx.conf"
         conf.write_text(
+            # As root, the workers stay root to read the tests' private folders.
             f"daemon off; worker_processes 1; pid {d}/nginx.pid; error_log {d}/error.log;\n"
+            f"{'user root;' if os.geteuid() == 0 else ''}\n"
             f"events {{ worker_connections 256; }}\n"
             f"http {{ access_log {d}/access.log; {temp}\n"
             f"  server {{ listen 127.0.0.1:{self.port}; root {root}; {extra} }} }}\n")

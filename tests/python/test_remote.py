@@ -5,6 +5,7 @@ server, 503 then success, 200 with the whole file, a redirect, a 206 of fewer pa
 asked); failures raise OSError subclasses naming the URL."""
 
 import json
+from pathlib import Path
 
 import awkward as ak
 import numpy as np
@@ -21,11 +22,26 @@ OBJECTS = [("uproot-HZZ.root", "events"), ("test_int_vfloat_tlv_vtlv_rntuple_v1-
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):
-    nginx = Nginx(tmp_path_factory.mktemp("nginx"), TESTDATA)
+    """nginx serving tests/data and `spread.root` (a TTree and an RNTuple of four fields in
+    many baskets and pages, so that one field's are far apart), and the proxy before it."""
+    root = tmp_path_factory.mktemp("served")
+    for f in TESTDATA.glob("*.root"):
+        (root / f.name).symlink_to(f)
+    rng = np.random.default_rng(5)
+    columns = {k: rng.normal(size=200_000) for k in "abcd"}
+    with rootweave.create(root / "spread.root") as f:
+        f.mktree("t", {k: "float64" for k in columns}, basket_size=16000).extend(columns)
+        f.mkrntuple("n", {k: "float64" for k in columns}).extend(columns)
+    nginx = Nginx(tmp_path_factory.mktemp("nginx"), root)
     proxy = FaultProxy(nginx.port)
     yield nginx, proxy
     proxy.stop()
     nginx.stop()
+
+
+def proxy_root(servers):
+    """The folder nginx serves."""
+    return servers[0].root
 
 
 def same(a, b):
@@ -68,6 +84,11 @@ def test_faults_are_survived(servers, fault, monkeypatch):
     for name, obj in OBJECTS[:2]:
         with rootweave.open(proxy.url(fault, name)) as f:
             same(f[obj].arrays(), local(name, obj))
+    # One field of four: many ranges with gaps between them, in multi-range requests.
+    served = Path(proxy_root(servers))
+    for obj in ("t", "n"):
+        with rootweave.open(proxy.url(fault, "spread.root")) as f:
+            same(f[obj].arrays(["b"]), rootweave.open(served / "spread.root")[obj].arrays(["b"]))
 
 
 def test_failures_raise_oserrors_naming_the_url(servers, monkeypatch):

@@ -42,6 +42,11 @@ pub trait ReadAt: Send + Sync {
     fn size(&self) -> Result<u64>;
     /// A name for error messages (the file path, or `<memory>`).
     fn name(&self) -> String;
+    /// True for sources that pay per request (remote files): readers then gather their
+    /// ranges into [`ReadAt::read_ranges`] calls instead of reading from many threads.
+    fn prefers_vectored(&self) -> bool {
+        false
+    }
     /// Fills each buffer with the bytes at its offset. Sources that pay per request (remote
     /// files) override it to ask for many ranges at once; the default reads one by one.
     fn read_ranges(&self, reads: &mut [(u64, &mut [u8])]) -> Result<()> {
@@ -289,6 +294,12 @@ impl<T: ReadAt + ?Sized> ReadAt for std::sync::Arc<T> {
     }
     fn name(&self) -> String {
         (**self).name()
+    }
+    fn prefers_vectored(&self) -> bool {
+        (**self).prefers_vectored()
+    }
+    fn read_ranges(&self, reads: &mut [(u64, &mut [u8])]) -> Result<()> {
+        (**self).read_ranges(reads)
     }
 }
 

@@ -49,13 +49,17 @@ fn free_port() -> u16 {
 }
 
 fn start_nginx(name: &str) -> Nginx {
+    start_nginx_at(name, &common::test_data(""))
+}
+
+fn start_nginx_at(name: &str, root: &Path) -> Nginx {
     let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"]
         .into_iter()
         .find(|p| Path::new(p).exists())
         .expect("nginx is not installed (scripts/test.sh installs Debian's nginx-light)");
     let dir = std::env::temp_dir().join(format!("rootweave-nginx-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let root = common::test_data("").canonicalize().unwrap();
+    let root = root.canonicalize().unwrap();
     let ports = [free_port(), free_port(), free_port(), free_port()];
     let d = dir.display();
     let server = |port: u16, extra: &str| {
@@ -252,4 +256,42 @@ fn redirects_are_followed_and_missing_files_named() {
             ..
         })
     ));
+}
+
+#[test]
+fn a_field_far_apart_is_read_in_few_requests() {
+    use rootweave::array::{ColumnData, LeafType};
+    use rootweave::ttree::{BranchSpec, TTreeWriteOptions, TTreeWriter};
+    let dir = std::env::temp_dir().join(format!("rootweave-http-spread-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = 200_000;
+    let columns: Vec<Vec<f64>> = (0..4)
+        .map(|k| (0..n).map(|i| (i * 7 + k) as f64).collect())
+        .collect();
+    let branches = ["a", "b", "c", "d"]
+        .iter()
+        .map(|b| BranchSpec::scalar(b, LeafType::Float64))
+        .collect();
+    let options = TTreeWriteOptions::default().with_basket_size(16000);
+    let zlib = rootweave::compress::Compression::ROOT_FILE_DEFAULT;
+    let mut tree =
+        TTreeWriter::recreate(dir.join("spread.root"), "t", branches, zlib, options).unwrap();
+    let batch: Vec<ColumnData> = columns.iter().map(|c| ColumnData::Float64(c)).collect();
+    tree.extend(&batch).unwrap();
+    tree.close().unwrap();
+
+    let nginx = start_nginx_at("spread", &dir);
+    let source = Arc::new(HttpFile::open(&url(nginx.ports[0], "spread.root"), quick()).unwrap());
+    let file = Arc::new(RootFile::from_source(source.clone()).unwrap());
+    let streamers = Arc::new(read_streamers(&file).unwrap());
+    let reader = TTreeReader::from_file(file, streamers, "t", ReadOptions::default()).unwrap();
+    let before = source.requests();
+    let read = reader.read(&["b"], 0..n as u64).unwrap();
+    assert_eq!(read[0].1, Array::Float64(columns[1].clone()));
+    let baskets = reader.meta().find("b").unwrap().baskets.len();
+    let requests = source.requests() - before;
+    assert!(
+        baskets > 100 && requests <= 3,
+        "{baskets} baskets in {requests} requests"
+    );
 }

@@ -248,6 +248,32 @@ impl RootFile {
         self.source.read_exact_at(buf, offset)
     }
 
+    /// Fills each buffer with the bytes at its offset, all checked against the file size
+    /// first, in one vectored read of the source (one request for many ranges, remotely).
+    pub fn read_ranges(&self, reads: &mut [(u64, &mut [u8])], what: &str) -> Result<()> {
+        for (offset, buf) in reads.iter() {
+            check_range(&self.name, self.size, *offset, buf.len() as u64, what)?;
+        }
+        self.source.read_ranges(reads)
+    }
+
+    /// The bytes of each range, keyed by its start, read with one vectored read (see
+    /// [`RootFile::read_ranges`]): how readers fetch a window of a remote file.
+    pub fn read_many(
+        &self,
+        ranges: impl IntoIterator<Item = std::ops::Range<u64>>,
+        what: &str,
+    ) -> Result<std::collections::HashMap<u64, Vec<u8>>> {
+        let mut bytes: Vec<(u64, Vec<u8>)> = ranges
+            .into_iter()
+            .map(|r| (r.start, vec![0u8; r.end.saturating_sub(r.start) as usize]))
+            .collect();
+        let mut reads: Vec<(u64, &mut [u8])> =
+            bytes.iter_mut().map(|(o, b)| (*o, &mut b[..])).collect();
+        self.read_ranges(&mut reads, what)?;
+        Ok(bytes.into_iter().collect())
+    }
+
     /// The byte source.
     pub fn source(&self) -> &Arc<dyn ReadAt> {
         &self.source

@@ -68,13 +68,14 @@ impl HttpFile {
             )
         })?;
         let head_len = END_BLOCK.min(size);
-        let head = first.take(0..head_len).ok_or_else(|| {
-            client.error(
+        let mut head = vec![0u8; head_len as usize];
+        if !first.copy_to(&(0..head_len), &mut head) {
+            return Err(client.error(
                 Some(0..head_len),
                 RemoteErrorKind::BadReply,
                 "the reply lacks the first bytes",
-            )
-        })?;
+            ));
+        }
         let mut file = HttpFile {
             client,
             size,
@@ -150,10 +151,9 @@ impl HttpFile {
                 continue;
             }
             let range = *offset..*offset + buf.len() as u64;
-            let found = fetched.iter().find_map(|f| f.take(range.clone()));
-            match found {
-                Some(bytes) => buf.copy_from_slice(&bytes),
-                None => {
+            match fetched.iter().any(|f| f.copy_to(&range, buf)) {
+                true => {}
+                false => {
                     return Err(self.client.error(
                         Some(range),
                         RemoteErrorKind::BadReply,
@@ -172,6 +172,10 @@ impl ReadAt for HttpFile {
             return Ok(());
         }
         self.fetch_into(&mut [(offset, buf)])
+    }
+
+    fn prefers_vectored(&self) -> bool {
+        true
     }
 
     fn read_ranges(&self, reads: &mut [(u64, &mut [u8])]) -> Result<()> {
@@ -200,12 +204,16 @@ pub fn is_http_url(path: &str) -> bool {
 }
 
 impl Fetched {
-    /// The bytes of `range` if one part holds all of them.
-    fn take(&self, range: Range<u64>) -> Option<Vec<u8>> {
-        self.parts.iter().find_map(|(r, bytes)| {
-            (r.start <= range.start && range.end <= r.end).then(|| {
-                bytes[(range.start - r.start) as usize..(range.end - r.start) as usize].to_vec()
-            })
-        })
+    /// Copies the bytes of `range` into `buf` if one part holds all of them.
+    fn copy_to(&self, range: &Range<u64>, buf: &mut [u8]) -> bool {
+        let part = self
+            .parts
+            .iter()
+            .find(|(r, _)| r.start <= range.start && range.end <= r.end);
+        if let Some((r, bytes)) = part {
+            let from = (range.start - r.start) as usize;
+            buf.copy_from_slice(&bytes[from..from + buf.len()]);
+        }
+        part.is_some()
     }
 }

@@ -631,16 +631,27 @@ impl TTreeReader {
             .into_iter()
             .map(|(range, _)| range)
             .collect();
-            let fetched: Vec<(u64, Vec<u8>)> = self.pool.install(|| {
-                ranges
-                    .par_iter()
-                    .map(|r| {
-                        self.file
-                            .read_at(r.start, r.end - r.start, "TTree baskets")
-                            .map(|b| (r.start, b))
-                    })
-                    .collect::<Result<Vec<_>>>()
-            })?;
+            let fetched: Vec<(u64, Vec<u8>)> = if self.file.source().prefers_vectored() {
+                // A remote file: every range in one vectored read.
+                let mut fetched: Vec<(u64, Vec<u8>)> = self
+                    .file
+                    .read_many(ranges.iter().cloned(), "TTree baskets")?
+                    .into_iter()
+                    .collect();
+                fetched.sort_by_key(|(start, _)| *start);
+                fetched
+            } else {
+                self.pool.install(|| {
+                    ranges
+                        .par_iter()
+                        .map(|r| {
+                            self.file
+                                .read_at(r.start, r.end - r.start, "TTree baskets")
+                                .map(|b| (r.start, b))
+                        })
+                        .collect::<Result<Vec<_>>>()
+                })?
+            };
             let decoded: Vec<(usize, usize, Array)> = self.pool.install(|| {
                 window
                     .par_iter()

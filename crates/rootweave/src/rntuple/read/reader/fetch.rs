@@ -1,7 +1,9 @@
 //! Fetching pages in coalesced chunks and decoding them into their slots, on the
 //! reader's pool: each chunk one read into the thread's reused buffer.
 
+use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Mutex;
 
 use super::{PageJob, RNTupleReader, SlotRead};
 use crate::array::buffer::{Buffer, Dst, Target};
@@ -45,8 +47,11 @@ impl RNTupleReader {
             .collect();
         // Uncompressed pages whose bytes are the values are read straight into place: one
         // copy from the page cache, no buffer in between.
+        // A remote file reads every page through the chunks, fetched in one vectored read.
+        let remote = self.file.source().prefers_vectored();
         let (direct, mut work): (Vec<_>, Vec<_>) = work.into_iter().partition(|(job, dst)| {
-            job.whole()
+            !remote
+                && job.whole()
                 && job.codec.page_bytes(job.page.n_elements as usize)
                     == Some(job.page.size as usize)
                 && dst.is_native(&job.codec)
@@ -64,11 +69,26 @@ impl RNTupleReader {
             crate::parallel::pool::chunk_size(stored, threads, most),
             self.descriptor.anchor.max_key_size,
         );
+        let prefetched = Mutex::new(if remote {
+            self.prefetch(&chunks)?
+        } else {
+            HashMap::new()
+        });
         let read_direct = |(job, mut dst): (PageJob, Dst)| self.read_in_place(&job, &mut dst);
         let decode_chunk = |(range, pages): (Range<u64>, Vec<(PageJob, Dst)>)| {
             FETCH.with(|buffer| {
                 let mut buffer = buffer.borrow_mut();
-                let fetched = self.fetch(&[range], std::mem::take(&mut *buffer))?;
+                let taken = prefetched
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&range.start);
+                let fetched = match taken {
+                    Some(bytes) => Fetched {
+                        parts: vec![(range.start, 0)],
+                        bytes,
+                    },
+                    None => self.fetch(&[range], std::mem::take(&mut *buffer))?,
+                };
                 for (job, mut dst) in pages {
                     self.decode_page(&fetched, &job, &mut dst)?;
                 }
@@ -86,6 +106,18 @@ impl RNTupleReader {
             chunks,
             decode_chunk,
         )
+    }
+
+    /// The bytes of every chunk (but pages split over several keys), read with one
+    /// vectored read of the file: for remote files, whose requests cost a round trip each.
+    fn prefetch(&self, chunks: &[Chunk]) -> Result<HashMap<u64, Vec<u8>>> {
+        let max_key = self.descriptor.anchor.max_key_size;
+        let ranges = chunks
+            .iter()
+            .map(|(r, _)| r.clone())
+            .filter(|r| max_key == 0 || r.end - r.start <= max_key);
+        let name = format!("RNTuple '{}' pages", self.descriptor.name);
+        self.file.read_many(ranges, &name)
     }
 
     /// Reads byte ranges one after the other into `buffer` (reused).

@@ -30,19 +30,27 @@ impl BulkContext<'_> {
         coalesce(items, chunk_bytes, |_| false)
     }
 
+    /// Decodes the baskets of one chunk: its bytes `prefetched` (a remote file's) or read
+    /// here into the thread's scratch buffer.
     pub(super) fn decode_chunk(
         &self,
         fields: &[&BulkField],
         range: Range<u64>,
         tasks: Vec<Task>,
+        prefetched: Option<Vec<u8>>,
         scratch: &mut Scratch,
     ) -> Result<()> {
         let len = (range.end - range.start) as usize;
-        if scratch.fetch.len() < len {
-            scratch.fetch.resize(len, 0);
+        match prefetched {
+            Some(bytes) if bytes.len() == len => scratch.fetch = bytes,
+            _ => {
+                if scratch.fetch.len() < len {
+                    scratch.fetch.resize(len, 0);
+                }
+                self.file
+                    .read_into(range.start, &mut scratch.fetch[..len], "TTree baskets")?;
+            }
         }
-        self.file
-            .read_into(range.start, &mut scratch.fetch[..len], "TTree baskets")?;
         for mut t in tasks {
             let f = &fields[t.field];
             let info = &f.branch.baskets[t.basket];

@@ -224,9 +224,20 @@ impl BulkContext<'_> {
             .partition(|t| fields[t.field].branch.baskets[t.basket].embedded.is_some());
         stored.sort_by_key(|t| fields[t.field].branch.baskets[t.basket].seek);
         let chunks = self.chunks(fields, stored);
+        // A remote file: every chunk fetched first, in one vectored read.
+        let prefetched = std::sync::Mutex::new(if self.file.source().prefers_vectored() {
+            let ranges = chunks.iter().map(|(r, _)| r.clone());
+            self.file.read_many(ranges, "TTree baskets")?
+        } else {
+            std::collections::HashMap::new()
+        });
         let decode_embedded = |mut t: Task| self.decode_embedded(fields, &mut t);
-        let decode_chunk = |(range, tasks)| {
-            SCRATCH.with(|s| self.decode_chunk(fields, range, tasks, &mut s.borrow_mut()))
+        let decode_chunk = |(range, tasks): (std::ops::Range<u64>, Vec<Task>)| {
+            let bytes = prefetched
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&range.start);
+            SCRATCH.with(|s| self.decode_chunk(fields, range, tasks, bytes, &mut s.borrow_mut()))
         };
         crate::parallel::pool::for_each_in_two_steps(
             self.pool,
