@@ -268,15 +268,20 @@ fn a_field_far_apart_is_read_in_few_requests() {
     let columns: Vec<Vec<f64>> = (0..4)
         .map(|k| (0..n).map(|i| (i * 7 + k) as f64).collect())
         .collect();
-    let branches = ["a", "b", "c", "d"]
+    let mut branches: Vec<BranchSpec> = ["a", "b", "c", "d"]
         .iter()
         .map(|b| BranchSpec::scalar(b, LeafType::Float64))
         .collect();
+    // A jagged branch too: its value counts come from the basket headers.
+    branches.push(BranchSpec::vector("v", LeafType::Float32));
+    let offsets: Vec<u64> = (0..=n as u64).map(|i| i / 2 * 3 + i % 2).collect();
+    let items: Vec<f32> = (0..offsets[n] as usize).map(|i| i as f32).collect();
     let options = TTreeWriteOptions::default().with_basket_size(16000);
     let zlib = rootweave::compress::Compression::ROOT_FILE_DEFAULT;
     let mut tree =
         TTreeWriter::recreate(dir.join("spread.root"), "t", branches, zlib, options).unwrap();
-    let batch: Vec<ColumnData> = columns.iter().map(|c| ColumnData::Float64(c)).collect();
+    let mut batch: Vec<ColumnData> = columns.iter().map(|c| ColumnData::Float64(c)).collect();
+    batch.push(ColumnData::list(&offsets, ColumnData::Float32(&items)));
     tree.extend(&batch).unwrap();
     tree.close().unwrap();
 

@@ -2,6 +2,8 @@
 //! entry numbers for fixed-size branches, from basket headers for jagged ones, with
 //! claims that a corrupt file could inflate checked against the stored bytes.
 
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 
 use super::plan::VECTOR_HEADER;
@@ -48,14 +50,15 @@ impl BulkContext<'_> {
             .collect();
         // A few small header reads cost less than handing them to the pool (a batch of
         // one cluster has a basket or two per branch).
+        let heads = self.prefetched_heads(fields, &work)?;
         let counts: Vec<usize> = if work.len() <= INLINE_COUNTS {
             work.iter()
-                .map(|&(k, p)| self.value_count(fields[k], p))
+                .map(|&(k, p)| self.value_count(fields[k], p, &heads))
                 .collect::<Result<_>>()?
         } else {
             self.pool.install(|| {
                 work.par_iter()
-                    .map(|&(k, p)| self.value_count(fields[k], p))
+                    .map(|&(k, p)| self.value_count(fields[k], p, &heads))
                     .collect::<Result<_>>()
             })?
         };
@@ -67,7 +70,46 @@ impl BulkContext<'_> {
         Ok(out)
     }
 
-    pub(super) fn value_count(&self, f: &BulkField, part: usize) -> Result<usize> {
+    /// For a remote file, the bytes [`BulkContext::value_count`] reads of each stored
+    /// basket of a jagged field (its header, or the whole record for part of a basket), in
+    /// one vectored read, keyed by the basket's position; empty for local files.
+    fn prefetched_heads(
+        &self,
+        fields: &[&BulkField],
+        work: &[(usize, usize)],
+    ) -> Result<HashMap<u64, Vec<u8>>> {
+        if !self.file.source().prefers_vectored() {
+            return Ok(HashMap::new());
+        }
+        let mut ranges: Vec<std::ops::Range<u64>> = work
+            .iter()
+            .filter(|&&(k, _)| fields[k].plan.jagged)
+            .filter_map(|&(k, p)| {
+                let (basket, within) = &fields[k].parts[p];
+                let info = &fields[k].branch.baskets[*basket];
+                let whole =
+                    within.start == 0 && within.end as u64 == info.end_entry - info.first_entry;
+                let len = if whole {
+                    (info.bytes as u64).min(512)
+                } else {
+                    info.bytes as u64
+                };
+                info.embedded
+                    .is_none()
+                    .then_some(info.seek..info.seek + len)
+            })
+            .collect();
+        ranges.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+        ranges.dedup_by_key(|r| r.start);
+        self.file.read_many(ranges, "TTree basket headers")
+    }
+
+    pub(super) fn value_count(
+        &self,
+        f: &BulkField,
+        part: usize,
+        heads: &HashMap<u64, Vec<u8>>,
+    ) -> Result<usize> {
         let (basket, within) = &f.parts[part];
         let width = f.plan.width();
         if !f.plan.jagged {
@@ -84,9 +126,12 @@ impl BulkContext<'_> {
             o[within.end].saturating_sub(o[within.start])
         } else if within.start == 0 && within.end as u64 == info.end_entry - info.first_entry {
             let head_len = (info.bytes as u64).min(512);
-            let head = self
-                .file
-                .read_at(info.seek, head_len, "TTree basket header")?;
+            let head = match heads.get(&info.seek) {
+                Some(head) if head.len() as u64 >= head_len => head[..head_len as usize].to_vec(),
+                _ => self
+                    .file
+                    .read_at(info.seek, head_len, "TTree basket header")?,
+            };
             let object = self.object(f.branch, *basket);
             let h = match parse_header(
                 &head,
@@ -115,9 +160,12 @@ impl BulkContext<'_> {
             };
             h.data_len
         } else {
-            let record = self
-                .file
-                .read_at(info.seek, info.bytes as u64, "TTree basket")?;
+            let record = match heads.get(&info.seek) {
+                Some(record) if record.len() == info.bytes as usize => record.clone(),
+                _ => self
+                    .file
+                    .read_at(info.seek, info.bytes as u64, "TTree basket")?,
+            };
             let object = self.object(f.branch, *basket);
             let h = parse_header(
                 &record,
