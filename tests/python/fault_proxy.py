@@ -114,7 +114,8 @@ async def main():
     parser.add_argument("--delay", type=float, default=0.0)
     args = parser.parse_args()
     proxy = Proxy(args.upstream, args.delay)
-    server = await asyncio.start_server(proxy.handle, "127.0.0.1", 0)
+    # Request headers up to 1 MiB: uproot's HTTPSource sends Range headers of 20 kB and more.
+    server = await asyncio.start_server(proxy.handle, "127.0.0.1", 0, limit=1 << 20)
     print("PORT", server.sockets[0].getsockname()[1], flush=True)
     async with server:
         await server.serve_forever()
