@@ -292,10 +292,30 @@ impl Client {
         let bad = |what: String| {
             Failure::Retry(self.error(span.clone(), RemoteErrorKind::BadReply, what))
         };
+        // No more than the span of the ranges asked for (a server may send it as one part)
+        // and the parts' headers: a server cannot make the reader hold more.
+        let asked = span.as_ref().map_or(0, |s| s.end - s.start);
+        let most = asked + 1024 * ranges.len() as u64 + 4096;
+        if let Some(length) = header(CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok()) {
+            if length > most {
+                return Err(Failure::Fatal(self.error(
+                    span,
+                    RemoteErrorKind::BadReply,
+                    format!("a reply of {length} bytes to a request for {asked}"),
+                )));
+            }
+        }
         let body = response
             .bytes()
             .await
             .map_err(|e| self.network(span.clone(), e))?;
+        if body.len() as u64 > most {
+            return Err(Failure::Fatal(self.error(
+                span,
+                RemoteErrorKind::BadReply,
+                format!("a reply of {} bytes to a request for {asked}", body.len()),
+            )));
+        }
         let mut fetched = Fetched::default();
         if let Some(boundary) = multipart_boundary(&content_type) {
             for part in split_multipart(&body, &boundary)
