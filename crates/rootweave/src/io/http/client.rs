@@ -413,32 +413,22 @@ impl Client {
         })
     }
 
+    /// A failed connection or reply: retried. The message leaves the URL out (it may hold
+    /// tokens in its query; the error names the file's URL without them).
     fn network(&self, span: Option<Range<u64>>, e: reqwest::Error) -> Failure {
         let kind = if e.is_timeout() {
             RemoteErrorKind::TimedOut
         } else {
             RemoteErrorKind::Network
         };
+        let e = e.without_url();
         let mut what = e.to_string();
         let mut source = std::error::Error::source(&e);
         while let Some(s) = source {
             what.push_str(&format!(": {s}"));
             source = s.source();
         }
-        Failure::Retry(
-            self.error(
-                span,
-                kind,
-                what.replace(
-                    self.url
-                        .lock()
-                        .map(|u| u.to_string())
-                        .unwrap_or_default()
-                        .as_str(),
-                    &self.shown,
-                ),
-            ),
-        )
+        Failure::Retry(self.error(span, kind, what))
     }
 }
 
