@@ -123,7 +123,11 @@ fn record_range(seek: u64, nbytes: u32) -> (u64, u64) {
 fn top_record(file: &RootFile) -> Result<(KeyInfo, String, String, Directory)> {
     let begin = file.header().begin;
     let len = file.header().nbytes_name as u64 + DIRECTORY_LEN as u64;
-    let bytes = file.read_at(begin, len.min(file.size() - begin), "top record")?;
+    let bytes = file.read_at(
+        begin,
+        len.min(file.size().saturating_sub(begin)),
+        "top record",
+    )?;
     let mut r = BeReader::new(&bytes, begin, file.name(), "top record");
     let key = KeyInfo::decode(&mut r)?;
     let file_name = r.tstring()?;

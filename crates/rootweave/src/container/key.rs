@@ -9,6 +9,16 @@ pub const START_BIG_FILE: u64 = 2_000_000_000;
 /// TKey class version of small keys; big keys add 1000.
 const KEY_VERSION: u16 = 4;
 
+/// The position in `keys` of object `name`'s key of cycle `cycle`, or of its highest
+/// cycle (as readers and `TDirectory::Delete` choose).
+pub(crate) fn find_cycle(keys: &[KeyInfo], name: &str, cycle: Option<u16>) -> Option<usize> {
+    keys.iter()
+        .enumerate()
+        .filter(|(_, k)| k.name == name && cycle.is_none_or(|c| k.cycle == c))
+        .max_by_key(|(_, k)| k.cycle)
+        .map(|(i, _)| i)
+}
+
 /// A key header: where a record is, what it holds and how big it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyInfo {

@@ -311,10 +311,7 @@ fn find(keys: &[KeyInfo], name: &str) -> Option<KeyInfo> {
         Some((n, c)) => (n, c.parse::<u16>().ok()),
         None => (name, None),
     };
-    keys.iter()
-        .filter(|k| k.name == name && cycle.is_none_or(|c| k.cycle == c))
-        .max_by_key(|k| k.cycle)
-        .cloned()
+    super::key::find_cycle(keys, name, cycle).map(|i| keys[i].clone())
 }
 
 fn check_range(name: &str, size: u64, offset: u64, len: u64, what: &str) -> Result<()> {

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use super::bytes::{tstring_len, BeWrite};
 use super::directory::{encode_keys_list, Directory, DIRECTORY_LEN};
 use super::header::{datime_now, FileHeader, BEGIN, ROOT_VERSION};
-use super::key::{KeyInfo, START_BIG_FILE};
+use super::key::{find_cycle, KeyInfo, START_BIG_FILE};
 use super::streamer_info::{
     extend_streamer_list, rntuple_anchor_info, streamer_list, StreamerInfo,
 };
@@ -449,15 +449,6 @@ impl FileWriter {
         out
     }
 
-    /// The keys directory `dir` lists now (every cycle).
-    pub fn listed(&self, dir: DirectoryId) -> Vec<KeyInfo> {
-        self.lock()
-            .dirs
-            .get(dir.0)
-            .map(|d| d.keys.clone())
-            .unwrap_or_default()
-    }
-
     /// Deletes object `name` (cycle `cycle`, or the highest) from directory `dir`, as
     /// ROOT's `TDirectory::Delete` does: the directory stops listing it and its record
     /// becomes free space. Directories are not deleted. Returns the deleted key.
@@ -469,12 +460,7 @@ impl FileWriter {
             .get(dir.0)
             .ok_or_else(|| Error::InvalidArgument(format!("no directory {} in this file", dir.0)))?
             .keys;
-        let found = keys
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| k.name == name && cycle.is_none_or(|c| k.cycle == c))
-            .max_by_key(|(_, k)| k.cycle)
-            .map(|(i, k)| (i, k.clone()));
+        let found = find_cycle(keys, name, cycle).map(|i| (i, keys[i].clone()));
         let Some((i, key)) = found else {
             return Err(Error::NotFound {
                 file: self.file_name.clone(),
