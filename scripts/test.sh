@@ -19,12 +19,17 @@ if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT, pyarrow
   "$VENV/bin/pip" install --quiet $PACKAGES
 fi
 
-# Servers that the remote-reading tests start on 127.0.0.1, from Debian's packages.
-if [ ! -x /usr/sbin/nginx ]; then
-  echo "== installing nginx-light"
+# Servers that the remote-reading tests start on 127.0.0.1, and the XRootD client library
+# that root:// reading is built with, from Debian's packages.
+DEBS=""
+[ -x /usr/sbin/nginx ] || DEBS="$DEBS nginx-light"
+[ -x /usr/bin/xrootd ] || DEBS="$DEBS xrootd-server xrootd-server-plugins"
+[ -f /usr/include/xrootd/XrdCl/XrdClFile.hh ] || DEBS="$DEBS libxrootd-client-dev"
+if [ -n "$DEBS" ]; then
+  echo "== installing$DEBS"
   SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-  $SUDO apt-get install -y --no-install-recommends nginx-light >/dev/null 2>&1 \
-    || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y --no-install-recommends nginx-light >/dev/null; }
+  $SUDO apt-get install -y --no-install-recommends $DEBS >/dev/null 2>&1 \
+    || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y --no-install-recommends $DEBS >/dev/null; }
 fi
 
 echo "== cargo fmt, clippy, doc"

@@ -3,10 +3,12 @@ tests: nginx (Debian's, installed by scripts/test.sh) serving a folder, and
 fault_proxy.py in front of it."""
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -79,3 +81,39 @@ class FaultProxy:
     def stop(self):
         self.process.terminate()
         self.process.wait(timeout=30)
+
+
+class Xrootd:
+    """Debian's XRootD server exporting `root` over `root://` (`self.port`) and HTTP with its
+    XrdHttp plugin (`self.http_port`). It refuses to run as root and then runs as nobody:
+    `root` and the files in it must be open to that user, and its own folder (for its log and
+    admin files) is made in the system's temporary folder, open to all."""
+
+    def __init__(self, root):
+        xrootd = next((p for p in ("/usr/bin/xrootd", "/usr/sbin/xrootd") if os.path.exists(p)), None)
+        if xrootd is None:
+            raise RuntimeError("xrootd is not installed (scripts/test.sh installs Debian's xrootd-server)")
+        d = self.workdir = Path(tempfile.mkdtemp(prefix="rootweave-xrootd-"))
+        os.chmod(d, 0o777)
+        self.port, self.http_port, self.root = free_port(), free_port(), root
+        conf = d / "xrootd.cfg"
+        conf.write_text(f"xrd.port {self.port}\nall.export /\noss.localroot {root}\n"
+                        f"all.adminpath {d}\nall.pidpath {d}\n"
+                        f"xrd.protocol XrdHttp:{self.http_port} libXrdHttp.so\n")
+        log = d / "xrootd.log"
+        user = ["-R", "nobody"] if os.geteuid() == 0 else []
+        self.process = subprocess.Popen([xrootd, "-c", str(conf), "-l", str(log), "-n", "tests", *user],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(self.port, "xrootd", log)
+        wait_for(self.http_port, "xrootd", log)
+
+    def url(self, name):
+        return f"root://127.0.0.1:{self.port}//{name}"
+
+    def http_url(self, name):
+        return f"http://127.0.0.1:{self.http_port}//{name}"
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait(timeout=30)
+        shutil.rmtree(self.workdir, ignore_errors=True)

@@ -1,10 +1,14 @@
 """Remote files over HTTP, from nginx started here on 127.0.0.1 and through fault_proxy.py in
-front of it: TTrees and RNTuples read the same as from disk through `open`, `iterate` and
-`concatenate` and the CLI, whatever fault the proxy injects (a reply cut mid-body, a stalled
-server, 503 then success, 200 with the whole file, a redirect, a 206 of fewer parts than
-asked); failures raise OSError subclasses naming the URL."""
+front of it, and over XRootD (`root://` and XrdHttp) from Debian's xrootd: TTrees and
+RNTuples read the same as from disk through `open`, `iterate`, `concatenate`, `scan`, `dask`,
+`convert`, `merge` and the CLI, whatever fault the proxy injects (a reply cut mid-body, a
+stalled server, 503 then success, 200 with the whole file, a redirect, a 206 of fewer parts
+than asked); failures raise OSError subclasses naming the URL."""
 
 import json
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import awkward as ak
@@ -13,7 +17,7 @@ import pytest
 
 import rootweave
 from conftest import TESTDATA, data_file, rootweave as rootweave_cli
-from servers import FaultProxy, Nginx, free_port
+from servers import FaultProxy, Nginx, Xrootd, free_port
 
 #: (file, object) read in every case: a TTree of ROOT's and an RNTuple of ROOT's.
 OBJECTS = [("uproot-HZZ.root", "events"), ("test_int_vfloat_tlv_vtlv_rntuple_v1-0-0-0.root", "ntuple"),
@@ -118,3 +122,63 @@ def test_the_cli_reads_urls(servers):
     remote = [json.loads(line) for line in rootweave_cli("dump", nginx.url(name), *args).splitlines()]
     assert remote == [json.loads(line) for line in rootweave_cli("dump", data_file(name), *args).splitlines()]
     assert np.array(remote[0]["Jet_Px"]).dtype == np.float64
+
+
+@pytest.fixture(scope="module")
+def xrootd():
+    """Debian's xrootd serving copies of the OBJECTS' files (from a folder its user, nobody
+    when the tests run as root, may read)."""
+    root = Path(tempfile.mkdtemp(prefix="rootweave-xrootd-"))
+    os.chmod(root, 0o755)
+    for name, _ in OBJECTS:
+        shutil.copy(data_file(name), root / name)
+        os.chmod(root / name, 0o644)
+    server = Xrootd(root)
+    yield server
+    server.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.parametrize("name, obj", OBJECTS)
+def test_objects_read_the_same_over_xrootd(xrootd, name, obj):
+    for url in (xrootd.url(name), xrootd.http_url(name)):
+        with rootweave.open(url) as f:
+            assert f.keys() == rootweave.open(data_file(name)).keys()
+            same(f[obj].arrays(), local(name, obj))
+
+
+def test_every_reading_path_takes_root_urls(xrootd, tmp_path):
+    name, obj = OBJECTS[0]
+    spec = f"{xrootd.url(name)}:{obj}"
+    expected = local(name, obj)
+    steps = list(rootweave.iterate([spec, spec], ["NJet", "Muon_Px"], step_size=1000))
+    assert sum(len(s) for s in steps) == 2 * len(expected)
+    same(rootweave.concatenate(spec, ["NJet", "Muon_Px"]), expected[["NJet", "Muon_Px"]])
+    frame = rootweave.scan(spec, ["NJet", "MET_px"]).collect()
+    assert frame["NJet"].to_list() == expected["NJet"].to_list()
+    # Dask partitions read in worker processes, each opening the URL itself.
+    lazy = rootweave.dask({xrootd.url(name): obj}, ["NJet"], step_size=800)
+    assert lazy.npartitions > 1
+    assert ak.array_equal(lazy.compute(scheduler="processes", num_workers=2)["NJet"], expected["NJet"])
+    rntuple = tmp_path / "converted.root"
+    rootweave.convert(spec, rntuple, to="rntuple", fields=["NJet", "MET_px"])
+    same(rootweave.open(rntuple)[obj].arrays(), expected[["NJet", "MET_px"]])
+    merged = tmp_path / "merged.root"
+    rootweave.merge(merged, [xrootd.url(name), xrootd.url(name)])
+    assert ak.array_equal(rootweave.open(merged)[obj]["NJet"].array(),
+                          ak.concatenate([expected["NJet"]] * 2))
+
+
+def test_xrootd_failures_raise_oserrors_naming_the_url(xrootd, monkeypatch):
+    monkeypatch.setenv("ROOTWEAVE_XROOTD_RETRIES", "0")
+    with pytest.raises(FileNotFoundError, match="no-such.root"):
+        rootweave.open(xrootd.url("no-such.root"))
+    port = free_port()
+    with pytest.raises(ConnectionError, match=f"root://127.0.0.1:{port}//x.root"):
+        rootweave.open(f"root://127.0.0.1:{port}//x.root")
+
+
+def test_the_cli_reads_root_urls(xrootd):
+    name = "test_int_vfloat_tlv_vtlv_rntuple_v1-0-0-0.root"
+    url = xrootd.url(name)
+    assert rootweave_cli("ls", url) == rootweave_cli("ls", data_file(name)).replace(str(data_file(name)), url)

@@ -10,8 +10,14 @@ use std::sync::RwLock;
 use crate::error::{Error, Result};
 
 mod coalesce;
+#[cfg(any(feature = "http", feature = "xrootd"))]
+mod environment;
+#[cfg(any(feature = "http", feature = "xrootd"))]
+mod file_ends;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "xrootd")]
+pub mod xrootd;
 
 pub use coalesce::{coalesce, MAX_GAP};
 

@@ -7,18 +7,17 @@
 
 mod common;
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::Arc;
 
+use common::remote::{everything, free_port, same, test_files, wait_for_ports};
 use rootweave::array::Array;
 use rootweave::container::RootFile;
 use rootweave::error::{Error, RemoteErrorKind};
 use rootweave::io::http::{HttpFile, HttpOptions};
 use rootweave::io::ReadAt;
-use rootweave::rntuple::RNTupleReader;
-use rootweave::ttree::{list_trees, read_streamers, TTreeReader};
+use rootweave::ttree::{read_streamers, TTreeReader};
 use rootweave::ReadOptions;
 
 /// nginx serving tests/data on four ports: as it comes, ignoring Range (`max_ranges 0`),
@@ -38,14 +37,6 @@ impl Drop for Nginx {
             .status();
         let _ = self.child.wait();
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 fn start_nginx(name: &str) -> Nginx {
@@ -91,16 +82,7 @@ fn start_nginx_at(name: &str, root: &Path) -> Nginx {
         .arg(&dir)
         .spawn()
         .unwrap();
-    for port in ports {
-        let started = std::time::Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                started.elapsed().as_secs() < 20,
-                "nginx did not start: see {d}/error.log"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-    }
+    wait_for_ports(&ports, &format!("{d}/error.log"));
     Nginx {
         child,
         ports,
@@ -116,67 +98,10 @@ fn quick() -> HttpOptions {
     HttpOptions::default().with_retries(1, std::time::Duration::from_millis(10))
 }
 
-/// Every RNTuple's and TTree's readable fields, read whole.
-fn everything(file: RootFile) -> Vec<(String, Vec<(String, Array)>)> {
-    let file = Arc::new(file);
-    let mut out = Vec::new();
-    let keys: Vec<_> = file.keys().to_vec();
-    for key in keys.iter().filter(|k| k.class_name == "ROOT::RNTuple") {
-        let name = format!("{};{}", key.name, key.cycle);
-        let Ok(reader) = RNTupleReader::from_file(file.clone(), &name, ReadOptions::default())
-        else {
-            continue;
-        };
-        let fields = reader.field_names();
-        let names: Vec<&str> = fields.iter().map(String::as_str).collect();
-        let readable: Vec<&str> = names
-            .iter()
-            .copied()
-            .filter(|f| reader.read(&[f], 0..1.min(reader.entries())).is_ok())
-            .collect();
-        out.push((name, reader.read(&readable, 0..reader.entries()).unwrap()));
-    }
-    let Ok(streamers) = read_streamers(&file) else {
-        return out;
-    };
-    let streamers = Arc::new(streamers);
-    for tree in list_trees(&file).unwrap_or_default() {
-        let options = ReadOptions::default();
-        let Ok(reader) = TTreeReader::from_file(file.clone(), streamers.clone(), &tree, options)
-        else {
-            continue;
-        };
-        let branches = reader.default_branches();
-        let names: Vec<&str> = branches.iter().map(String::as_str).collect();
-        out.push((tree, reader.read(&names, 0..reader.entries()).unwrap()));
-    }
-    out
-}
-
-/// Asserts equal reads, naming the first object and field that differs.
-fn same(a: &[(String, Vec<(String, Array)>)], b: &[(String, Vec<(String, Array)>)], what: &str) {
-    assert_eq!(a.len(), b.len(), "{what}: objects");
-    for ((na, fa), (nb, fb)) in a.iter().zip(b) {
-        assert_eq!(na, nb, "{what}");
-        assert_eq!(fa.len(), fb.len(), "{what} {na}: fields");
-        for ((xa, va), (xb, vb)) in fa.iter().zip(fb) {
-            // NaN != NaN: arrays that differ are compared as printed.
-            let equal = va == vb || format!("{va:?}") == format!("{vb:?}");
-            assert!(xa == xb && equal, "{what}: {na} field {xa} differs");
-        }
-    }
-}
-
 #[test]
 fn every_test_file_reads_the_same_over_http() {
     let nginx = start_nginx("all");
-    let mut files: Vec<String> = std::fs::read_dir(common::test_data(""))
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".root"))
-        .collect();
-    files.sort();
+    let files = test_files();
     assert!(files.len() > 30);
     let mut read_fields = 0;
     for (i, name) in files.iter().enumerate() {

@@ -37,9 +37,19 @@ const FIRST_READ: u64 = 512;
 
 impl RootFile {
     /// Opens the file at `path`, or at an `http://` / `https://` URL (with the feature
-    /// `http`; [`crate::io::http::HttpOptions::default`] settings).
+    /// `http`; [`crate::io::http::HttpOptions::default`] settings), or a `root://` URL
+    /// (with the feature `xrootd`; [`crate::io::xrootd::XrootdOptions::default`]).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
+        #[cfg(feature = "xrootd")]
+        if let Some(url) = path
+            .to_str()
+            .filter(|p| crate::io::xrootd::is_xrootd_url(p))
+        {
+            let options = crate::io::xrootd::XrootdOptions::default();
+            let file = crate::io::xrootd::XrootdFile::open(url, options)?;
+            return Self::from_source(Arc::new(file));
+        }
         #[cfg(feature = "http")]
         if let Some(url) = path.to_str().filter(|p| crate::io::http::is_http_url(p)) {
             let options = crate::io::http::HttpOptions::default();

@@ -2,6 +2,8 @@
 //! Each test crate uses a part of them.
 #![allow(dead_code)]
 
+pub mod remote;
+
 use std::path::PathBuf;
 
 use rootweave::array::Array;

@@ -23,12 +23,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use options::HttpOptions;
 
+use super::file_ends::{FileEnds, END_BLOCK};
 use super::ReadAt;
 use crate::error::{RemoteErrorKind, Result};
 use client::{Client, Fetched};
-
-/// Bytes kept from each end of the file when it opens.
-const END_BLOCK: u64 = 64 << 10;
 
 /// Ranges closer than this are asked for as one (the gap is cheaper than a range entry).
 const JOIN_GAP: u64 = 4 << 10;
@@ -37,10 +35,7 @@ const JOIN_GAP: u64 = 4 << 10;
 pub struct HttpFile {
     client: Client,
     size: u64,
-    /// The first bytes of the file.
-    head: Vec<u8>,
-    /// The last bytes of the file and where they start.
-    tail: (u64, Vec<u8>),
+    ends: FileEnds,
     requests: AtomicU64,
 }
 
@@ -79,38 +74,21 @@ impl HttpFile {
         let mut file = HttpFile {
             client,
             size,
-            head,
-            tail: (0, Vec::new()),
+            ends: FileEnds::default(),
             requests: AtomicU64::new(1),
         };
-        let tail_start = size.saturating_sub(END_BLOCK).max(head_len);
-        if tail_start < size {
-            let mut tail = vec![0u8; (size - tail_start) as usize];
+        let (_, tail_start) = FileEnds::layout(size);
+        let mut tail = vec![0u8; (size - tail_start) as usize];
+        if !tail.is_empty() {
             file.fetch_into(&mut [(tail_start, &mut tail[..])])?;
-            file.tail = (tail_start, tail);
         }
+        file.ends = FileEnds::new(head, tail_start, tail);
         Ok(file)
     }
 
     /// The number of requests sent so far (retries included).
     pub fn requests(&self) -> u64 {
         self.requests.load(Ordering::Relaxed) + self.client.retried()
-    }
-
-    /// Copies what the kept ends of the file hold of `range` into `buf`; true if all.
-    fn copy_from_ends(&self, buf: &mut [u8], offset: u64) -> bool {
-        let end = offset + buf.len() as u64;
-        if end <= self.head.len() as u64 {
-            buf.copy_from_slice(&self.head[offset as usize..end as usize]);
-            return true;
-        }
-        let (start, tail) = (&self.tail.0, &self.tail.1);
-        if offset >= *start && end <= start + tail.len() as u64 && !tail.is_empty() {
-            let at = (offset - start) as usize;
-            buf.copy_from_slice(&tail[at..at + buf.len()]);
-            return true;
-        }
-        false
     }
 
     /// Fills every buffer from the server: the ranges joined where close, sent as few
@@ -168,10 +146,7 @@ impl HttpFile {
 
 impl ReadAt for HttpFile {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {
-        if self.copy_from_ends(buf, offset) {
-            return Ok(());
-        }
-        self.fetch_into(&mut [(offset, buf)])
+        self.read_ranges(&mut [(offset, buf)])
     }
 
     fn prefers_vectored(&self) -> bool {
@@ -179,13 +154,7 @@ impl ReadAt for HttpFile {
     }
 
     fn read_ranges(&self, reads: &mut [(u64, &mut [u8])]) -> Result<()> {
-        let mut rest: Vec<(u64, &mut [u8])> = Vec::new();
-        for (offset, buf) in reads.iter_mut() {
-            if !self.copy_from_ends(buf, *offset) {
-                rest.push((*offset, &mut **buf));
-            }
-        }
-        self.fetch_into(&mut rest)
+        self.fetch_into(&mut self.ends.serve(reads))
     }
 
     fn size(&self) -> Result<u64> {

@@ -63,20 +63,14 @@ impl HttpOptions {
     /// (programs that take no options, such as the CLI and the Python package, are
     /// configured this way).
     pub fn with_environment(mut self) -> Self {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let seconds = |name: &str| {
-            var(name)
-                .and_then(|v| v.trim().parse::<f64>().ok())
-                .filter(|s| s.is_finite() && *s > 0.0)
-                .map(Duration::from_secs_f64)
-        };
+        use crate::io::environment::{count, seconds, text as var};
         if let Some(t) = seconds("ROOTWEAVE_HTTP_TIMEOUT") {
             self.stall_timeout = t;
         }
         if let Some(t) = seconds("ROOTWEAVE_HTTP_CONNECT_TIMEOUT") {
             self.connect_timeout = t;
         }
-        if let Some(n) = var("ROOTWEAVE_HTTP_RETRIES").and_then(|v| v.trim().parse().ok()) {
+        if let Some(n) = count("ROOTWEAVE_HTTP_RETRIES") {
             self.retries = n;
         }
         let uid = user_id();
