@@ -21,6 +21,7 @@ use pyo3::prelude::*;
 
 #[pymodule]
 fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<read::OpenFile>()?;
     m.add_class::<read::RNTuple>()?;
     m.add_class::<arrow::ArrowBatch>()?;
     m.add_class::<read_ttree::TTree>()?;

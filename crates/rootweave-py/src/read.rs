@@ -12,18 +12,75 @@ use crate::arrow::{read_batch, ArrowBatch};
 use crate::errors::to_py;
 use crate::layout::read_layouts;
 
+/// A ROOT file open for reading, shared by the directories and objects read from it, so
+/// that a file (a remote one above all: each open costs round trips) is opened once.
+#[pyclass(module = "rootweave._rootweave", frozen)]
+pub struct OpenFile {
+    file: Arc<RootFile>,
+}
+
+#[pymethods]
+impl OpenFile {
+    /// Opens the file at `path` (or URL).
+    #[new]
+    fn new(py: Python<'_>, path: String) -> PyResult<Self> {
+        let file = py.detach(|| RootFile::open(&path)).map_err(to_py)?;
+        Ok(OpenFile {
+            file: Arc::new(file),
+        })
+    }
+}
+
+/// A file to read: one already open, or a path to open.
+#[derive(FromPyObject)]
+pub enum FileOrPath<'py> {
+    /// An open file.
+    File(PyRef<'py, OpenFile>),
+    /// A path or URL.
+    Path(String),
+}
+
+impl FileOrPath<'_> {
+    /// What [`FileOrPath::open`] needs, free of Python references (to run without the GIL).
+    pub fn source(&self) -> FileSource {
+        match self {
+            FileOrPath::File(f) => FileSource::Open(f.file.clone()),
+            FileOrPath::Path(p) => FileSource::Path(p.clone()),
+        }
+    }
+}
+
+/// A file already open, or a path to open, outside Python.
+pub enum FileSource {
+    /// An open file.
+    Open(Arc<RootFile>),
+    /// A path or URL.
+    Path(String),
+}
+
+impl FileSource {
+    /// The open file.
+    pub fn open(self) -> rootweave::error::Result<Arc<RootFile>> {
+        match self {
+            FileSource::Open(f) => Ok(f),
+            FileSource::Path(p) => Ok(Arc::new(RootFile::open(&p)?)),
+        }
+    }
+}
+
 /// `(name, class, cycle)` of every key of the file's top directory, or of the
 /// subdirectory `directory` (`"dir/sub"`, cycles allowed: `"dir;1"`).
 #[pyfunction]
 #[pyo3(signature = (path, directory=String::new()))]
 pub fn list_keys(
     py: Python<'_>,
-    path: String,
+    path: FileOrPath<'_>,
     directory: String,
 ) -> PyResult<Vec<(String, String, u16)>> {
+    let source = path.source();
     let keys = py
         .detach(|| {
-            let file = RootFile::open(&path)?;
+            let file = source.open()?;
             if directory.trim_matches('/').is_empty() {
                 return Ok(file.keys().to_vec());
             }
@@ -45,20 +102,21 @@ pub struct RNTuple {
 
 #[pymethods]
 impl RNTuple {
-    /// Opens RNTuple `name` in the file at `path`.
+    /// Opens RNTuple `name` in the file at `path` (or the open file `path`).
     #[new]
     #[pyo3(signature = (path, name, threads=0, memory_budget=256 << 20, verify_checksums=true))]
     fn new(
         py: Python<'_>,
-        path: String,
+        path: FileOrPath<'_>,
         name: String,
         threads: usize,
         memory_budget: u64,
         verify_checksums: bool,
     ) -> PyResult<Self> {
+        let source = path.source();
         let reader = py
             .detach(|| {
-                let file = Arc::new(RootFile::open(&path)?);
+                let file = source.open()?;
                 let options = ReadOptions::default()
                     .with_threads(threads)
                     .with_memory_budget(memory_budget)

@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
+use crate::read::FileOrPath;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use rootweave::container::RootFile;
 use rootweave::ttree::{read_streamers, ReadOptions, TTreeReader};
 
 use crate::arrow::{read_batch, ArrowBatch};
@@ -19,13 +19,15 @@ pub struct TTree {
 
 #[pymethods]
 impl TTree {
-    /// Opens TTree `name` (`dir/name` for one in a subdirectory) in the file at `path`.
+    /// Opens TTree `name` (`dir/name` for one in a subdirectory) in the file at `path` (or
+    /// the open file `path`).
     #[new]
     #[pyo3(signature = (path, name, threads=0))]
-    fn new(py: Python<'_>, path: String, name: String, threads: usize) -> PyResult<Self> {
+    fn new(py: Python<'_>, path: FileOrPath<'_>, name: String, threads: usize) -> PyResult<Self> {
+        let source = path.source();
         let reader = py
             .detach(|| {
-                let file = Arc::new(RootFile::open(&path)?);
+                let file = source.open()?;
                 let streamers = Arc::new(read_streamers(&file)?);
                 let options = ReadOptions::default().with_threads(threads);
                 TTreeReader::from_file(file, streamers, &name, options)

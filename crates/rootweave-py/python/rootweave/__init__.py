@@ -186,8 +186,10 @@ class _Dataset:
 
     kind = ""
 
-    def __init__(self, path: str, name: str, threads: int = 0, **options: Any):
+    def __init__(self, path: str, name: str, threads: int = 0, file: Any = None, **options: Any):
         self.path, self.name = path, name
+        # The open file to read from (shared with the directory it came from), else the path.
+        self._source = path if file is None else file
         self._options = options
         self._readers = {}
         self._reader(threads)
@@ -406,8 +408,9 @@ class RNTuple(_Dataset):
     kind = "RNTuple"
     _member = "field"
 
-    def __init__(self, path: str, name: str, threads: int = 0, memory_budget: int = 256 << 20):
-        super().__init__(path, name, threads, memory_budget=memory_budget)
+    def __init__(self, path: str, name: str, threads: int = 0, memory_budget: int = 256 << 20,
+                 file: Any = None):
+        super().__init__(path, name, threads, file, memory_budget=memory_budget)
 
     def _typenames(self, recursive):
         """`{dotted path: C++ type}` of the top-level fields, or of every field."""
@@ -415,7 +418,7 @@ class RNTuple(_Dataset):
         return {p: t for p, t, _ in rows if recursive or "." not in p}
 
     def _open(self, threads):
-        return _RNTuple(self.path, self.name, threads=threads, **self._options)
+        return _RNTuple(self._source, self.name, threads=threads, **self._options)
 
     def show(self) -> None:
         """Prints every field (dotted path) with its C++ type and column types."""
@@ -435,7 +438,7 @@ class TTree(_Dataset):
     _member = "branch"
 
     def _open(self, threads):
-        return _TTree(self.path, self.name, threads=threads)
+        return _TTree(self._source, self.name, threads=threads)
 
     def _typenames(self, recursive):
         """`{branch name: type name}` of every branch, named as uproot names them

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from . import _filters
+from ._rootweave import OpenFile as _OpenFile
 from ._rootweave import list_keys as _list_keys
 
 #: Classes read as directories.
@@ -20,11 +21,13 @@ class Directory:
     """A directory of a ROOT file (the file's top directory is a `ReadOnlyFile`): a mapping
     of `name;cycle` to its objects, as uproot's `ReadOnlyDirectory`."""
 
-    def __init__(self, path: str, prefix: str = ""):
+    def __init__(self, path: str, prefix: str = "", file: Any = None):
         self.path = path
         #: The path of this directory in the file ("" for the top one), ending in "/".
         self.prefix = prefix
-        self._entries = _list_keys(path, prefix.rstrip("/"))
+        # The file, opened once and shared with the subdirectories and objects read from it.
+        self._file = _OpenFile(path) if file is None else file
+        self._entries = _list_keys(self._file, prefix.rstrip("/"))
 
     def _listing(self, recursive, filter_name, filter_classname):
         """`(path;cycle, class, cycle)` of the keys here (and below, if recursive) that
@@ -36,7 +39,7 @@ class Directory:
             if by_name(name) and by_class(cls):
                 out.append((name, cls, cycle))
             if recursive and cls in DIRECTORIES:
-                sub = Directory(self.path, f"{self.prefix}{name};{cycle}/")
+                sub = Directory(self.path, f"{self.prefix}{name};{cycle}/", self._file)
                 for key, c, k in sub._listing(True, filter_name, filter_classname):
                     out.append((f"{name}/{key}", c, k))
         return out
@@ -89,14 +92,14 @@ class Directory:
         if slash:
             if cls not in DIRECTORIES:
                 raise KeyError(f"{self.path}: '{self.prefix}{head}' is a {cls}, not a directory")
-            return Directory(self.path, f"{self.prefix}{name};{cycle}/")[rest]
+            return Directory(self.path, f"{self.prefix}{name};{cycle}/", self._file)[rest]
         full = f"{self.prefix}{name};{cycle}"
         if cls in DIRECTORIES:
-            return Directory(self.path, full + "/")
+            return Directory(self.path, full + "/", self._file)
         if cls in RNTUPLES:
-            return RNTuple(self.path, full)
+            return RNTuple(self.path, full, file=self._file)
         if cls in TREES:
-            return TTree(self.path, full)
+            return TTree(self.path, full, file=self._file)
         raise TypeError(f"{self.path}: '{full}' is a {cls}: only RNTuples, TTrees and directories "
                         "can be read (select them with filter_classname)")
 
@@ -108,7 +111,7 @@ class Directory:
             return False
         if not slash:
             return True
-        return cls in DIRECTORIES and rest in Directory(self.path, f"{self.prefix}{name};{cycle}/")
+        return cls in DIRECTORIES and rest in Directory(self.path, f"{self.prefix}{name};{cycle}/", self._file)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.keys())
@@ -123,7 +126,8 @@ class Directory:
         self.close()
 
     def close(self) -> None:
-        """Nothing to release: every read opens what it needs."""
+        """Nothing to release at once: the file stays open while this directory or an object
+        read from it is alive (each holds it), and closes when the last goes."""
 
     def __repr__(self):
         where = f" directory {self.prefix.rstrip('/')!r}" if self.prefix else ""
