@@ -6,6 +6,7 @@
 mod arrow;
 mod detached;
 mod errors;
+mod fsspec;
 mod layout;
 mod memory;
 mod merge;

@@ -29,6 +29,28 @@ impl OpenFile {
             file: Arc::new(file),
         })
     }
+
+    /// Opens the file `path` of an fsspec file system `fs`, `size` bytes long, named
+    /// `shown` in messages: its reads are `fs.cat_ranges` calls.
+    #[staticmethod]
+    fn from_fsspec(
+        py: Python<'_>,
+        fs: Py<PyAny>,
+        path: String,
+        size: u64,
+        shown: String,
+    ) -> PyResult<Self> {
+        let source = crate::fsspec::FsspecSource::new(fs, path, size, shown);
+        let file = py
+            .detach(|| {
+                let source = rootweave::io::WithEnds::new(source)?;
+                RootFile::from_source(Arc::new(source))
+            })
+            .map_err(to_py)?;
+        Ok(OpenFile {
+            file: Arc::new(file),
+        })
+    }
 }
 
 /// A file to read: one already open, or a path to open.

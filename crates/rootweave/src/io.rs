@@ -12,7 +12,6 @@ use crate::error::{Error, Result};
 mod coalesce;
 #[cfg(any(feature = "http", feature = "xrootd"))]
 mod environment;
-#[cfg(any(feature = "http", feature = "xrootd"))]
 mod file_ends;
 #[cfg(feature = "http")]
 pub mod http;
@@ -20,6 +19,7 @@ pub mod http;
 pub mod xrootd;
 
 pub use coalesce::{coalesce, MAX_GAP};
+pub use file_ends::WithEnds;
 
 /// The name a file is written under until it is complete: `out.root` as
 /// `.out.root.<pid>.part` next to it, renamed to `out.root` at the end so that a failed

@@ -66,8 +66,9 @@ Batch = Union[Mapping[str, Any], Any]
 
 
 def open(path: Path | Mapping[Path, str]) -> Any:  # noqa: A001 - the name users expect, as in uproot
-    """Opens a ROOT file for reading (use it as a context manager): a path or an `http://`
-    / `https://` URL; `"file.root:Events"` (or `{"file.root": "Events"}`) gives the object
+    """Opens a ROOT file for reading (use it as a context manager): a path, an `http(s)://`
+    or `root://` URL, or any other URL fsspec reads (`s3://`, `simplecache::https://...`,
+    through its file system's `cat_ranges`); `"file.root:Events"` (or `{"file.root": "Events"}`) gives the object
     `Events` of the file instead, as uproot's `open` does."""
     from ._dataset import is_url, split_object
 

@@ -42,8 +42,19 @@ class Report:
 
 
 def is_url(path: str) -> bool:
-    """True for a URL (`https://...`, `root://...`): read remotely, never globbed."""
-    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", path) is not None
+    """True for a URL (`https://...`, `root://...`, `s3://...`, fsspec's chained
+    `simplecache::https://...`): read remotely, never globbed."""
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*(::[A-Za-z][A-Za-z0-9+.-]*)*://", path) is not None
+
+
+#: URL schemes read by rootweave's own sources; other URLs go through fsspec.
+NATIVE_SCHEMES = ("http", "https", "root", "roots", "xroot", "xroots")
+
+
+def is_fsspec_url(path: str) -> bool:
+    """True for a URL that fsspec reads (`s3://`, `gs://`, `memory://`, `file://`, chains
+    such as `simplecache::https://...`), not rootweave's HTTP or XRootD source."""
+    return is_url(path) and ("::" in path or path.split("://")[0].lower() not in NATIVE_SCHEMES)
 
 
 def split_object(spec: str) -> tuple[str, str | None]:
@@ -101,9 +112,9 @@ def open_source(path: str, obj: str | None, threads: int | None):
     base = obj.split(";")[0]
     kind = [cls for name, cls in classes.items() if name.split(";")[0] == base]
     if kind and kind[-1] == "ROOT::RNTuple":
-        return RNTuple(path, obj, threads=threads or 0)
+        return RNTuple(path, obj, threads=threads or 0, file=file._file)
     if kind and kind[-1] in READABLE or "/" in base:
-        return TTree(path, obj, threads=threads or 0)
+        return TTree(path, obj, threads=threads or 0, file=file._file)
     return file[obj]  # the error for an object that is missing or of another class
 
 

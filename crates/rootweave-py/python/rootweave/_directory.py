@@ -17,6 +17,24 @@ RNTUPLES = ("ROOT::RNTuple",)
 TREES = ("TTree", "TNtuple", "TNtupleD")
 
 
+def _open_file(path: str) -> Any:
+    """The file at `path`: rootweave's own sources for paths, HTTP(S) and XRootD URLs, and
+    fsspec's file system (its `cat_ranges`) for any other URL."""
+    from ._dataset import is_fsspec_url
+
+    if not is_fsspec_url(path):
+        return _OpenFile(path)
+    import fsspec
+
+    fs, inner = fsspec.core.url_to_fs(path)
+    shown = path.split("?")[0]
+    try:
+        size = fs.size(inner)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{shown}: no such file") from None
+    return _OpenFile.from_fsspec(fs, inner, size, shown)
+
+
 class Directory:
     """A directory of a ROOT file (the file's top directory is a `ReadOnlyFile`): a mapping
     of `name;cycle` to its objects, as uproot's `ReadOnlyDirectory`."""
@@ -26,7 +44,7 @@ class Directory:
         #: The path of this directory in the file ("" for the top one), ending in "/".
         self.prefix = prefix
         # The file, opened once and shared with the subdirectories and objects read from it.
-        self._file = _OpenFile(path) if file is None else file
+        self._file = _open_file(path) if file is None else file
         self._entries = _list_keys(self._file, prefix.rstrip("/"))
 
     def _listing(self, recursive, filter_name, filter_classname):
