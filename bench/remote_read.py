@@ -120,10 +120,13 @@ def requests_at(proxy):
         return sum(json.loads(r.read()).values()), 0
 
 
-def run(reader, case, url, obj, proxy):
+def run(reader, case, url, obj, proxy, timeout):
     before = requests_at(proxy)
-    done = subprocess.run([sys.executable, "-c", CHILD, reader, case, url, obj],
-                          capture_output=True, text=True, timeout=3600)
+    try:
+        done = subprocess.run([sys.executable, "-c", CHILD, reader, case, url, obj],
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"not done in {timeout} s"}
     if done.returncode != 0:
         return {"error": (done.stderr.strip().splitlines() or ["?"])[-1][:200]}
     seconds = float(done.stdout.split()[done.stdout.split().index("seconds") + 1])
@@ -144,6 +147,7 @@ def main():
     parser.add_argument("--protocols", default="http,root")
     parser.add_argument("--readers", default=None, help="readers of every protocol (default: all)")
     parser.add_argument("--cases", default="open,arrays 1,arrays 10,arrays all,iterate")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds a case may take")
     args = parser.parse_args()
     work = OUT / "remote"
     work.mkdir(parents=True, exist_ok=True)
@@ -191,7 +195,8 @@ def main():
                                     continue
                                 best = None
                                 for _ in range(args.repeat):
-                                    got = run(reader, case, str(path) if reader == "local" else url, "Events", proxy)
+                                    got = run(reader, case, str(path) if reader == "local" else url, "Events", proxy,
+                                              args.timeout)
                                     if "error" in got or best is None or got["seconds"] < best["seconds"]:
                                         best = got
                                     if "error" in got:

@@ -10,6 +10,7 @@ import pytest
 import uproot
 
 import rootweave
+from conftest import data_file
 
 FILES = 3
 CLUSTERS = 4
@@ -219,3 +220,33 @@ def test_polars_scan_stops_at_a_row_limit_and_filters(dataset, reads):
     assert lazy.filter(pl.col("id") >= 1500).head(3).collect()["id"].to_list() == [1500, 1501, 1502]
     total = lazy.select(pl.col("x").sum(), pl.len()).collect()
     assert total.row(0) == (sum(i * 0.5 for i in range(3000)), 3000)
+
+
+@pytest.mark.parametrize("how", ["method", "function"])
+def test_iterate_reads_the_next_step_while_the_caller_holds_this_one(monkeypatch, how):
+    import threading
+
+    tree = rootweave.open(data_file("uproot-HZZ.root"))["events"]
+    cls = type(tree)
+    original = cls._query_step
+    second_started = threading.Event()
+    threads = []
+
+    def spy(self, reader, names, query, start, *rest):
+        threads.append(threading.current_thread().name)
+        if start > 0:
+            second_started.set()
+        return original(self, reader, names, query, start, *rest)
+
+    monkeypatch.setattr(cls, "_query_step", spy)
+    if how == "method":
+        steps = tree.iterate(["NJet"], step_size=1000)
+    else:
+        steps = rootweave.iterate({str(data_file("uproot-HZZ.root")): "events"}, ["NJet"], step_size=1000)
+    first = next(steps)
+    assert len(first) == 1000
+    # The caller has not asked for the second step: it is read all the same.
+    assert second_started.wait(timeout=60)
+    rest = list(steps)
+    assert [len(s) for s in rest] == [1000, 421]
+    assert all(name.startswith("rootweave-read-ahead") for name in threads), threads

@@ -361,14 +361,17 @@ class _Dataset:
         """Yields what `arrays` gives for the same arguments in steps of about `step_size`
         (entries as an int, or bytes of stored data of the fields read as "100 MB"), whole
         clusters at a time where they fit, so that memory stays bounded; with `report`,
-        `(arrays, Report)` pairs, as uproot's `iterate`. (`fields` is another name for
-        `expressions`.)"""
+        `(arrays, Report)` pairs, as uproot's `iterate`. The next step is read on a thread
+        while the caller works on this one (two steps in memory at once), so that a remote
+        file's next clusters are on their way. (`fields` is another name for `expressions`.)"""
+        from ._dataset import read_ahead
+
         query = Query(fields if expressions is None else expressions, cut, filter_name, filter_typename, aliases,
                       how)
         reader, names, steps = self._plan_steps(query.read_names(self), step_size, entry_start, entry_stop,
                                                 threads)
-        for a, b in steps:
-            arrays = self._query_step(reader, names, query, a, b, library, threads)
+        reads = read_ahead(iter(steps), lambda step: self._query_step(reader, names, query, *step, library, threads))
+        for (a, b), arrays in reads:
             yield (arrays, Report(self.path, self.name, a, b, a, b)) if report else arrays
 
     def _query_step(self, reader, names, query, start, stop, library, threads):
