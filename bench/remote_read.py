@@ -112,9 +112,30 @@ print("seconds", time.perf_counter() - start)
 '''
 
 
+class Direct:
+    """No proxy (RTT 0 with `--direct`): requests counted from nginx's access log, none for
+    XRootD."""
+
+    def __init__(self, server):
+        self.server = server
+        self.port = server.port
+
+    def counts(self):
+        log = getattr(self.server, "workdir", None)
+        if log is None or not (Path(log) / "access.log").exists():
+            return -1, 0
+        return len((Path(log) / "access.log").read_text().splitlines()), 0
+
+    def url(self, _fault, name):
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def stop(self):
+        pass
+
+
 def requests_at(proxy):
     """Requests (HTTP) or (sends, round trips) (XRootD) counted so far at the proxy."""
-    if isinstance(proxy, LatencyProxy):
+    if isinstance(proxy, (LatencyProxy, Direct)):
         return proxy.counts()
     with urllib.request.urlopen(f"http://127.0.0.1:{proxy.port}/_stats") as r:
         return sum(json.loads(r.read()).values()), 0
@@ -131,6 +152,8 @@ def run(reader, case, url, obj, proxy, timeout):
         return {"error": (done.stderr.strip().splitlines() or ["?"])[-1][:200]}
     seconds = float(done.stdout.split()[done.stdout.split().index("seconds") + 1])
     after = requests_at(proxy)
+    if isinstance(proxy, Direct):
+        return {"seconds": seconds, "requests": after[0] - before[0] if before[0] >= 0 else -1}
     if isinstance(proxy, LatencyProxy):
         return {"seconds": seconds, "requests": after[0] - before[0], "round_trips": after[1] - before[1]}
     return {"seconds": seconds, "requests": after[0] - before[0] - 1}
@@ -148,6 +171,8 @@ def main():
     parser.add_argument("--readers", default=None, help="readers of every protocol (default: all)")
     parser.add_argument("--cases", default="open,arrays 1,arrays 10,arrays all,iterate")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds a case may take")
+    parser.add_argument("--direct", action="store_true",
+                        help="at RTT 0, read from the servers themselves (the proxies' own speed is no limit)")
     args = parser.parse_args()
     work = OUT / "remote"
     work.mkdir(parents=True, exist_ok=True)
@@ -170,7 +195,9 @@ def main():
         print(f"{kind}: {path.name}, {path.stat().st_size / 1e6:.1f} MB, {len(t.keys())} fields")
     servers = {}
     if "http" in args.protocols:
-        servers["http"] = Nginx(Path(tempfile.mkdtemp()), work)
+        nginx_dir = Path(tempfile.mkdtemp())
+        servers["http"] = Nginx(nginx_dir, work)
+        servers["http"].workdir = nginx_dir
     if "root" in args.protocols:
         servers["root"] = Xrootd(work)
     rows = []
@@ -178,7 +205,9 @@ def main():
     try:
         for rtt in [float(x) for x in args.rtt.split(",")]:
             for protocol, server in servers.items():
-                if protocol == "http":
+                if rtt == 0 and args.direct:
+                    proxy = Direct(server)
+                elif protocol == "http":
                     proxy = FaultProxy(server.port, delay=rtt)
                 else:
                     proxy = LatencyProxy(server.port, rtt)
@@ -202,7 +231,7 @@ def main():
                                     if "error" in got:
                                         break
                                 row = {"rtt": rtt, "protocol": protocol, "format": kind, "case": case,
-                                       "reader": reader, **best}
+                                       "reader": reader, "direct": isinstance(proxy, Direct), **best}
                                 rows.append(row)
                                 trips = f" {best['round_trips']:5d} trips" if "round_trips" in best else ""
                                 text = (f"{best['seconds']:8.2f} s {best['requests']:6d} requests{trips}"
@@ -214,9 +243,10 @@ def main():
     finally:
         for server in servers.values():
             server.stop()
-    (OUT / "remote_read.json").write_text(json.dumps({"events": args.events, "bytes": stored, "rows": rows,
+    name = "remote_read_direct.json" if args.direct else "remote_read.json"
+    (OUT / name).write_text(json.dumps({"events": args.events, "bytes": stored, "rows": rows,
                                                       "time": time.strftime("%Y-%m-%d %H:%M")}, indent=1))
-    print("results: bench/out/remote_read.json")
+    print(f"results: bench/out/{name}")
 
 
 if __name__ == "__main__":

@@ -21,13 +21,14 @@ use rootweave::io::ReadAt;
 struct Xrootd {
     child: Child,
     ports: (u16, u16),
-    _dir: PathBuf,
+    dir: PathBuf,
 }
 
 impl Drop for Xrootd {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -69,11 +70,7 @@ fn start_xrootd(name: &str, root: &Path) -> Xrootd {
     }
     let child = command.spawn().unwrap();
     wait_for_ports(&[ports.0, ports.1], &log.display().to_string());
-    Xrootd {
-        child,
-        ports,
-        _dir: dir,
-    }
+    Xrootd { child, ports, dir }
 }
 
 fn is_root() -> bool {
@@ -97,10 +94,30 @@ fn quick() -> XrootdOptions {
     options
 }
 
+/// A folder open to all (the server may run as nobody) holding copies of `files` of
+/// tests/data.
+fn served_copies(name: &str, files: &[String]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "rootweave-xrootd-{name}-data-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in files {
+        std::fs::copy(common::test_data(file), dir.join(file)).unwrap();
+    }
+    let _ = Command::new("chmod")
+        .arg("-R")
+        .arg("a+rX")
+        .arg(&dir)
+        .status();
+    dir
+}
+
 #[test]
 fn every_test_file_reads_the_same_over_root_and_xrdhttp() {
-    let server = start_xrootd("all", &common::test_data(""));
     let files = test_files();
+    let served = served_copies("all", &files);
+    let server = start_xrootd("all", &served);
     assert!(files.len() > 30);
     let mut read_fields = 0;
     for name in &files {
@@ -116,6 +133,7 @@ fn every_test_file_reads_the_same_over_root_and_xrdhttp() {
         read_fields += local.iter().map(|(_, f)| f.len()).sum::<usize>();
     }
     assert!(read_fields > 300, "{read_fields}");
+    let _ = std::fs::remove_dir_all(&served);
 }
 
 #[test]
@@ -166,7 +184,8 @@ fn reads_beyond_one_vector_read_come_back_whole() {
 
 #[test]
 fn missing_files_and_dead_servers_are_named_errors() {
-    let server = start_xrootd("errors", &common::test_data(""));
+    let served = served_copies("errors", &[]);
+    let server = start_xrootd("errors", &served);
     let missing = root_url(&server, "no-such-file.root");
     match XrootdFile::open(&missing, quick()) {
         Err(Error::Remote { url, kind, .. }) => {
