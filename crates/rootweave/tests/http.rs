@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::Arc;
 
-use common::remote::{everything, free_port, same, test_files, wait_for_ports};
+use common::remote::{everything, free_port, same, terminate, test_files, wait_for_ports};
 use rootweave::array::Array;
 use rootweave::container::RootFile;
 use rootweave::error::{Error, RemoteErrorKind};
@@ -31,11 +31,7 @@ struct Nginx {
 impl Drop for Nginx {
     /// Stops nginx with SIGTERM, so that its master stops the workers too.
     fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .arg("-TERM")
-            .arg(self.child.id().to_string())
-            .status();
-        let _ = self.child.wait();
+        terminate(&mut self.child);
     }
 }
 

@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use common::remote::{everything, free_port, same, wait_for_ports};
+use common::remote::{everything, free_port, is_root, same, terminate, wait_for_ports};
 use rootweave::container::RootFile;
 use rootweave::error::{Error, RemoteErrorKind};
 use rootweave::io::http::{HttpFile, HttpOptions};
@@ -28,11 +28,7 @@ struct TlsNginx {
 
 impl Drop for TlsNginx {
     fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .arg("-TERM")
-            .arg(self.child.id().to_string())
-            .status();
-        let _ = self.child.wait();
+        terminate(&mut self.child);
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -123,7 +119,7 @@ fn start() -> TlsNginx {
     let token = format!(
         "location / {{ if ($http_authorization != \"Bearer {TOKEN}\") {{ return 401; }} }}"
     );
-    let user = if common_is_root() { "user root;" } else { "" };
+    let user = if is_root() { "user root;" } else { "" };
     let config = format!(
         "daemon off; worker_processes 1; pid {d}/nginx.pid; error_log {d}/error.log; {user}\n\
          events {{ worker_connections 64; }}\n\
@@ -147,14 +143,6 @@ fn start() -> TlsNginx {
         .unwrap();
     wait_for_ports(&ports, &format!("{d}/error.log"));
     TlsNginx { child, ports, dir }
-}
-
-fn common_is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
 }
 
 /// Settings without anything from the environment, one quick retry.

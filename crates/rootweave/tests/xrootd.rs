@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::remote::{everything, free_port, same, test_files, wait_for_ports};
+use common::remote::{everything, free_port, is_root, same, test_files, wait_for_ports};
 use rootweave::container::RootFile;
 use rootweave::error::{Error, RemoteErrorKind};
 use rootweave::io::xrootd::{XrootdFile, XrootdOptions};
@@ -71,14 +71,6 @@ fn start_xrootd(name: &str, root: &Path) -> Xrootd {
     let child = command.spawn().unwrap();
     wait_for_ports(&[ports.0, ports.1], &log.display().to_string());
     Xrootd { child, ports, dir }
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
 }
 
 fn root_url(server: &Xrootd, file: &str) -> String {

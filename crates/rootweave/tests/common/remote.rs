@@ -34,6 +34,24 @@ pub fn wait_for_ports(ports: &[u16], log: &str) {
     }
 }
 
+/// Stops a server with SIGTERM (nginx's master then stops its workers too) and waits.
+pub fn terminate(child: &mut std::process::Child) {
+    let _ = std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
+    let _ = child.wait();
+}
+
+/// True when the tests run as root (servers then drop to another user, or are told not to).
+pub fn is_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
 /// The `.root` files of tests/data, sorted.
 pub fn test_files() -> Vec<String> {
     let mut files: Vec<String> = std::fs::read_dir(super::test_data(""))
