@@ -178,7 +178,18 @@ def test_xrootd_failures_raise_oserrors_naming_the_url(xrootd, monkeypatch):
         rootweave.open(f"root://127.0.0.1:{port}//x.root")
 
 
-def test_the_cli_reads_root_urls(xrootd):
+def test_the_cli_reads_root_urls(xrootd, tmp_path):
     name = "test_int_vfloat_tlv_vtlv_rntuple_v1-0-0-0.root"
     url = xrootd.url(name)
     assert rootweave_cli("ls", url) == rootweave_cli("ls", data_file(name)).replace(str(data_file(name)), url)
+    # convert and merge take URLs as inputs.
+    tree, obj = OBJECTS[0]
+    rootweave_cli("convert", f"{xrootd.url(tree)}:{obj}", str(tmp_path / "c.root"), "--to", "rntuple")
+    converted = rootweave.open(tmp_path / "c.root")[obj].arrays(["NJet", "MET_px", "Jet_Px"])
+    expected = local(tree, obj)
+    # The count of a counted branch becomes a cardinality (uint32), as RNTupleImporter makes it.
+    assert converted["NJet"].to_list() == expected["NJet"].to_list()
+    same(converted[["MET_px", "Jet_Px"]], expected[["MET_px", "Jet_Px"]])
+    rootweave_cli("merge", str(tmp_path / "m.root"), xrootd.url(tree), xrootd.http_url(tree))
+    merged = rootweave.open(tmp_path / "m.root")[obj]["NJet"].array()
+    assert ak.array_equal(merged, ak.concatenate([local(tree, obj)["NJet"]] * 2))
