@@ -2,6 +2,7 @@
 //! replies, retrying what failed, and the file's request mode (how many ranges the server
 //! takes per request), learnt from its replies.
 
+use bytes::Bytes;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,7 +21,8 @@ use crate::error::{Error, RemoteErrorKind, Result};
 #[derive(Debug, Default)]
 pub(super) struct Fetched {
     pub size: Option<u64>,
-    pub parts: Vec<(Range<u64>, Vec<u8>)>,
+    /// Each part's byte range and bytes (views of the reply's body, not copies).
+    pub parts: Vec<(Range<u64>, Bytes)>,
 }
 
 /// Why a request gave no bytes.
@@ -305,24 +307,33 @@ impl Client {
                 )));
             }
         }
-        let body = response
-            .bytes()
+        // One buffer of the announced length, each chunk copied in as it comes and dropped
+        // at once (so that the connection's read buffer is reused, not fresh memory).
+        let length = response.content_length().unwrap_or(0).min(most) as usize;
+        let mut response = response;
+        let mut collected = Vec::with_capacity(length);
+        while let Some(chunk) = response
+            .chunk()
             .await
-            .map_err(|e| self.network(span.clone(), e))?;
-        if body.len() as u64 > most {
-            return Err(Failure::Fatal(self.error(
-                span,
-                RemoteErrorKind::BadReply,
-                format!("a reply of {} bytes to a request for {asked}", body.len()),
-            )));
+            .map_err(|e| self.network(span.clone(), e))?
+        {
+            if (collected.len() + chunk.len()) as u64 > most {
+                return Err(Failure::Fatal(self.error(
+                    span,
+                    RemoteErrorKind::BadReply,
+                    format!("a reply of more than {most} bytes to a request for {asked}"),
+                )));
+            }
+            collected.extend_from_slice(&chunk);
         }
+        let body = Bytes::from(collected);
         let mut fetched = Fetched::default();
         if let Some(boundary) = multipart_boundary(&content_type) {
             for part in split_multipart(&body, &boundary)
                 .map_err(|e| bad(format!("multipart reply: {e}")))?
             {
                 fetched.size = fetched.size.or(part.total);
-                fetched.parts.push((part.range, part.bytes.to_vec()));
+                fetched.parts.push((part.range, body.slice_ref(part.bytes)));
             }
         } else {
             let (range, total) = content_range
@@ -337,7 +348,7 @@ impl Client {
                 )));
             }
             fetched.size = total;
-            fetched.parts.push((range, body.to_vec()));
+            fetched.parts.push((range, body.clone()));
             if ranges.len() > 1 {
                 // Several ranges asked, one part sent: the server takes one range at a time.
                 self.set_mode(|m| m.max_ranges = 1);
@@ -409,7 +420,10 @@ impl Client {
         parts.retain(|(r, bytes)| bytes.len() as u64 == r.end - r.start && r.start < r.end);
         Ok(Fetched {
             size: size.or(ended.then_some(at)),
-            parts,
+            parts: parts
+                .into_iter()
+                .map(|(r, b)| (r, Bytes::from(b)))
+                .collect(),
         })
     }
 

@@ -69,11 +69,7 @@ impl RNTupleReader {
             crate::parallel::pool::chunk_size(stored, threads, most),
             self.descriptor.anchor.max_key_size,
         );
-        let prefetched = Mutex::new(if remote {
-            self.prefetch(&chunks)?
-        } else {
-            HashMap::new()
-        });
+        let prefetched = Mutex::new(HashMap::new());
         let read_direct = |(job, mut dst): (PageJob, Dst)| self.read_in_place(&job, &mut dst);
         let decode_chunk = |(range, pages): (Range<u64>, Vec<(PageJob, Dst)>)| {
             FETCH.with(|buffer| {
@@ -99,25 +95,84 @@ impl RNTupleReader {
                 Ok(())
             })
         };
-        crate::parallel::pool::for_each_in_two_steps(
-            &self.pool,
-            direct,
-            read_direct,
-            chunks,
-            decode_chunk,
-        )
+        if !remote {
+            return crate::parallel::pool::for_each_in_two_steps(
+                &self.pool,
+                direct,
+                read_direct,
+                chunks,
+                decode_chunk,
+            );
+        }
+        self.fetch_ahead(chunks, &prefetched, |window| {
+            crate::parallel::pool::for_each_in_two_steps(
+                &self.pool,
+                Vec::new(),
+                &read_direct,
+                window,
+                &decode_chunk,
+            )
+        })
     }
 
-    /// The bytes of every chunk (but pages split over several keys), read with one
-    /// vectored read of the file: for remote files, whose requests cost a round trip each.
-    fn prefetch(&self, chunks: &[Chunk]) -> Result<HashMap<u64, Vec<u8>>> {
+    /// Decodes the chunks of a remote file window by window: each window's bytes (but
+    /// pages split over several keys) come in one vectored read, and the next window is
+    /// fetched on a thread while this one is decoded, so that the transfer and the
+    /// decoding overlap; at most two windows (an eighth of the memory budget each, 4-32
+    /// MiB) are held at once.
+    fn fetch_ahead<'a>(
+        &self,
+        chunks: Vec<Chunk<'a>>,
+        prefetched: &Mutex<HashMap<u64, Vec<u8>>>,
+        mut decode: impl FnMut(Vec<Chunk<'a>>) -> Result<()>,
+    ) -> Result<()> {
+        let window = (self.options.memory_budget / 8).clamp(4 << 20, 32 << 20);
         let max_key = self.descriptor.anchor.max_key_size;
-        let ranges = chunks
+        let mut windows: Vec<Vec<Chunk<'a>>> = Vec::new();
+        let mut bytes = 0;
+        for chunk in chunks {
+            let len = chunk.0.end - chunk.0.start;
+            match windows.last_mut() {
+                Some(last) if bytes + len <= window => last.push(chunk),
+                _ => {
+                    bytes = 0;
+                    windows.push(vec![chunk]);
+                }
+            }
+            bytes += len;
+        }
+        let ranges: Vec<Vec<Range<u64>>> = windows
             .iter()
-            .map(|(r, _)| r.clone())
-            .filter(|r| max_key == 0 || r.end - r.start <= max_key);
+            .map(|w| {
+                w.iter()
+                    .map(|(r, _)| r.clone())
+                    .filter(|r| max_key == 0 || r.end - r.start <= max_key)
+                    .collect()
+            })
+            .collect();
         let name = format!("RNTuple '{}' pages", self.descriptor.name);
-        self.file.read_many(ranges, &name)
+        let file = &self.file;
+        std::thread::scope(|scope| {
+            // A rendezvous channel: the thread fetches the next window, then waits until
+            // this one is decoded before it hands it over and fetches another.
+            let (sender, receiver) = std::sync::mpsc::sync_channel(0);
+            let name = &name;
+            scope.spawn(move || {
+                for window_ranges in ranges {
+                    if sender.send(file.read_many(window_ranges, name)).is_err() {
+                        break;
+                    }
+                }
+            });
+            for window in windows {
+                let fetched = receiver.recv().map_err(|_| {
+                    Error::format(file.name(), name, 0, "the fetching thread stopped")
+                })??;
+                *prefetched.lock().unwrap_or_else(|e| e.into_inner()) = fetched;
+                decode(window)?;
+            }
+            Ok(())
+        })
     }
 
     /// Reads byte ranges one after the other into `buffer` (reused).
