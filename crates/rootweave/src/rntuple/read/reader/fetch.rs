@@ -108,9 +108,9 @@ impl RNTupleReader {
             crate::parallel::pool::for_each_in_two_steps(
                 &self.pool,
                 Vec::new(),
-                &read_direct,
+                read_direct,
                 window,
-                &decode_chunk,
+                decode_chunk,
             )
         })
     }
