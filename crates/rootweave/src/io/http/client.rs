@@ -2,7 +2,6 @@
 //! replies, retrying what failed, and the file's request mode (how many ranges the server
 //! takes per request), learnt from its replies.
 
-use bytes::Bytes;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,17 +12,21 @@ use reqwest::header::{CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, RANGE};
 
 use super::options::HttpOptions;
 use super::ranges::{
-    multipart_boundary, parse_content_range, range_header, requests, split_multipart,
+    multipart_boundary, parse_content_range, range_header, requests, MultipartReader,
 };
 use crate::error::{Error, RemoteErrorKind, Result};
 
-/// What one request brought: the file's size if the reply told it, and byte ranges.
+/// What one request brought: the file's size if the reply told it, and the byte ranges
+/// received whole (their bytes went to the sink as they came).
 #[derive(Debug, Default)]
 pub(super) struct Fetched {
     pub size: Option<u64>,
-    /// Each part's byte range and bytes (views of the reply's body, not copies).
-    pub parts: Vec<(Range<u64>, Bytes)>,
+    pub parts: Vec<Range<u64>>,
 }
+
+/// Where the bytes of replies go as they arrive: `sink(file offset, bytes)`. Requests run
+/// on the calling thread, so a sink may use a `RefCell`.
+pub(super) type Sink<'a> = &'a dyn Fn(u64, &[u8]);
 
 /// Why a request gave no bytes.
 enum Failure {
@@ -126,10 +129,15 @@ impl Client {
         change(&mut self.mode.lock().unwrap_or_else(|e| e.into_inner()));
     }
 
-    /// One request for `ranges` (retried as needed), waiting for it.
-    pub fn fetch_blocking(&self, ranges: &[Range<u64>], size: Option<u64>) -> Result<Fetched> {
+    /// One request for `ranges` (retried as needed), waiting for it; the bytes go to `sink`.
+    pub fn fetch_blocking(
+        &self,
+        ranges: &[Range<u64>],
+        size: Option<u64>,
+        sink: Sink<'_>,
+    ) -> Result<Fetched> {
         self.runtime.block_on(async {
-            match self.fetch_retrying(ranges, size).await? {
+            match self.fetch_retrying(ranges, size, sink).await? {
                 Some(f) => Ok(f),
                 None => Err(self.error(
                     ranges.first().cloned(),
@@ -141,11 +149,12 @@ impl Client {
     }
 
     /// All of `ranges` (sorted, disjoint) in as few requests as the mode allows, several
-    /// at once; returns the replies and the number of requests.
+    /// at once, their bytes to `sink`; returns the replies and the number of requests.
     pub fn fetch_all_blocking(
         &self,
         ranges: Vec<Range<u64>>,
         size: u64,
+        sink: Sink<'_>,
     ) -> Result<(Vec<Fetched>, u64)> {
         self.runtime.block_on(async {
             let mut pending = ranges;
@@ -170,7 +179,7 @@ impl Client {
                 sent += groups.len() as u64;
                 let in_flight = self.options.in_flight.max(1);
                 let replies: Vec<Result<Option<Fetched>>> = stream::iter(groups)
-                    .map(|g| async move { self.fetch_retrying(&g, Some(size)).await })
+                    .map(|g| async move { self.fetch_retrying(&g, Some(size), sink).await })
                     .buffer_unordered(in_flight)
                     .collect()
                     .await;
@@ -180,11 +189,8 @@ impl Client {
                     }
                 }
                 pending.retain(|r| {
-                    !got.iter().any(|f| {
-                        f.parts
-                            .iter()
-                            .any(|(p, _)| p.start <= r.start && r.end <= p.end)
-                    })
+                    !got.iter()
+                        .any(|f| f.parts.iter().any(|p| p.start <= r.start && r.end <= p.end))
                 });
             }
             Ok((got, sent))
@@ -197,11 +203,12 @@ impl Client {
         &self,
         ranges: &[Range<u64>],
         size: Option<u64>,
+        sink: Sink<'_>,
     ) -> Result<Option<Fetched>> {
         let mut wait = self.options.backoff;
         let mut attempt = 0;
         loop {
-            match self.fetch_once(ranges, size).await {
+            match self.fetch_once(ranges, size, sink).await {
                 Ok(f) => return Ok(Some(f)),
                 Err(Failure::Smaller) => return Ok(None),
                 Err(Failure::Fatal(e)) => return Err(e),
@@ -222,6 +229,7 @@ impl Client {
         &self,
         ranges: &[Range<u64>],
         size: Option<u64>,
+        sink: Sink<'_>,
     ) -> std::result::Result<Fetched, Failure> {
         let span = ranges
             .first()
@@ -247,8 +255,11 @@ impl Client {
         let status = response.status().as_u16();
         let fatal = |kind, what: String| Failure::Fatal(self.error(span.clone(), kind, what));
         match status {
-            206 => self.partial(response, ranges, size, span.clone()).await,
-            200 => self.whole(response, ranges, span.clone()).await,
+            206 => {
+                self.partial(response, ranges, size, span.clone(), sink)
+                    .await
+            }
+            200 => self.whole(response, ranges, span.clone(), sink).await,
             401 | 403 => Err(fatal(
                 RemoteErrorKind::Denied,
                 format!("HTTP {status}: access denied"),
@@ -277,10 +288,11 @@ impl Client {
     /// A 206 reply: one part (`Content-Range`) or several (`multipart/byteranges`).
     async fn partial(
         &self,
-        response: reqwest::Response,
+        mut response: reqwest::Response,
         ranges: &[Range<u64>],
         size: Option<u64>,
         span: Option<Range<u64>>,
+        sink: Sink<'_>,
     ) -> std::result::Result<Fetched, Failure> {
         let header = |name| {
             response
@@ -295,60 +307,75 @@ impl Client {
             Failure::Retry(self.error(span.clone(), RemoteErrorKind::BadReply, what))
         };
         // No more than the span of the ranges asked for (a server may send it as one part)
-        // and the parts' headers: a server cannot make the reader hold more.
+        // and the parts' headers: a server cannot make the reader take more.
         let asked = span.as_ref().map_or(0, |s| s.end - s.start);
         let most = asked + 1024 * ranges.len() as u64 + 4096;
+        let too_long = |length: u64| {
+            Failure::Fatal(self.error(
+                span.clone(),
+                RemoteErrorKind::BadReply,
+                format!("a reply of {length} bytes or more to a request for {asked}"),
+            ))
+        };
         if let Some(length) = header(CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok()) {
             if length > most {
-                return Err(Failure::Fatal(self.error(
-                    span,
-                    RemoteErrorKind::BadReply,
-                    format!("a reply of {length} bytes to a request for {asked}"),
-                )));
+                return Err(too_long(length));
             }
         }
-        // One buffer of the announced length, each chunk copied in as it comes and dropped
-        // at once (so that the connection's read buffer is reused, not fresh memory).
-        let length = response.content_length().unwrap_or(0).min(most) as usize;
-        let mut response = response;
-        let mut collected = Vec::with_capacity(length);
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| self.network(span.clone(), e))?
-        {
-            if (collected.len() + chunk.len()) as u64 > most {
-                return Err(Failure::Fatal(self.error(
-                    span,
-                    RemoteErrorKind::BadReply,
-                    format!("a reply of more than {most} bytes to a request for {asked}"),
-                )));
-            }
-            collected.extend_from_slice(&chunk);
-        }
-        let body = Bytes::from(collected);
+        // Each chunk goes to the sink as it arrives (multipart: through the parser), and
+        // is dropped, so that the connection's read buffer is reused.
         let mut fetched = Fetched::default();
+        let mut received = 0u64;
         if let Some(boundary) = multipart_boundary(&content_type) {
-            for part in split_multipart(&body, &boundary)
+            let mut reader = MultipartReader::new(&boundary);
+            let mut to_sink = |at: u64, bytes: &[u8]| sink(at, bytes);
+            while let Some(chunk) = response
+                .chunk()
+                .await
+                .map_err(|e| self.network(span.clone(), e))?
+            {
+                received += chunk.len() as u64;
+                if received > most {
+                    return Err(too_long(received));
+                }
+                reader
+                    .feed(&chunk, &mut to_sink)
+                    .map_err(|e| bad(format!("multipart reply: {e}")))?;
+            }
+            for (range, total) in reader
+                .finish()
                 .map_err(|e| bad(format!("multipart reply: {e}")))?
             {
-                fetched.size = fetched.size.or(part.total);
-                fetched.parts.push((part.range, body.slice_ref(part.bytes)));
+                fetched.size = fetched.size.or(total);
+                fetched.parts.push(range);
             }
         } else {
             let (range, total) = content_range
                 .as_deref()
                 .and_then(parse_content_range)
                 .ok_or_else(|| bad("a 206 reply without a valid Content-Range".into()))?;
-            if body.len() as u64 != range.end - range.start {
+            let length = range.end - range.start;
+            if length > most {
+                return Err(too_long(length));
+            }
+            while let Some(chunk) = response
+                .chunk()
+                .await
+                .map_err(|e| self.network(span.clone(), e))?
+            {
+                if received + chunk.len() as u64 > length {
+                    return Err(bad(format!("more bytes than the Content-Range's {length}")));
+                }
+                sink(range.start + received, &chunk);
+                received += chunk.len() as u64;
+            }
+            if received != length {
                 return Err(bad(format!(
-                    "{} bytes for a Content-Range of {}",
-                    body.len(),
-                    range.end - range.start
+                    "{received} bytes for a Content-Range of {length}"
                 )));
             }
             fetched.size = total;
-            fetched.parts.push((range, body.clone()));
+            fetched.parts.push(range);
             if ranges.len() > 1 {
                 // Several ranges asked, one part sent: the server takes one range at a time.
                 self.set_mode(|m| m.max_ranges = 1);
@@ -375,6 +402,7 @@ impl Client {
         mut response: reqwest::Response,
         ranges: &[Range<u64>],
         span: Option<Range<u64>>,
+        sink: Sink<'_>,
     ) -> std::result::Result<Fetched, Failure> {
         self.set_mode(|m| m.whole_file = true);
         let size = response
@@ -384,15 +412,6 @@ impl Client {
             .and_then(|v| v.parse::<u64>().ok());
         let end = ranges.iter().map(|r| r.end).max().unwrap_or(0);
         let end = size.map_or(end, |s| end.min(s));
-        let mut parts: Vec<(Range<u64>, Vec<u8>)> = ranges
-            .iter()
-            .map(|r| {
-                (
-                    r.start..r.end.min(end),
-                    Vec::with_capacity((r.end.min(end) - r.start.min(end)) as usize),
-                )
-            })
-            .collect();
         let mut at = 0u64;
         let mut ended = false;
         while at < end {
@@ -408,21 +427,22 @@ impl Client {
                 }
             };
             let chunk_range = at..at + chunk.len() as u64;
-            for (r, bytes) in &mut parts {
+            for r in ranges {
                 let from = r.start.max(chunk_range.start);
                 let to = r.end.min(chunk_range.end);
                 if from < to {
-                    bytes.extend_from_slice(&chunk[(from - at) as usize..(to - at) as usize]);
+                    sink(from, &chunk[(from - at) as usize..(to - at) as usize]);
                 }
             }
             at = chunk_range.end;
         }
-        parts.retain(|(r, bytes)| bytes.len() as u64 == r.end - r.start && r.start < r.end);
         Ok(Fetched {
             size: size.or(ended.then_some(at)),
-            parts: parts
-                .into_iter()
-                .map(|(r, b)| (r, Bytes::from(b)))
+            // The ranges (cut at the end of the file) whose bytes all came.
+            parts: ranges
+                .iter()
+                .map(|r| r.start..r.end.min(end))
+                .filter(|r| r.start < r.end && r.end <= at)
                 .collect(),
         })
     }

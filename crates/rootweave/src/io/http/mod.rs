@@ -26,7 +26,7 @@ pub use options::HttpOptions;
 use super::file_ends::{FileEnds, END_BLOCK};
 use super::ReadAt;
 use crate::error::{RemoteErrorKind, Result};
-use client::{Client, Fetched};
+use client::Client;
 
 /// Ranges closer than this are asked for as one (the gap is cheaper than a range entry).
 const JOIN_GAP: u64 = 4 << 10;
@@ -54,7 +54,15 @@ impl HttpFile {
     pub fn open(url: &str, options: HttpOptions) -> Result<Self> {
         let client = Client::new(url, options)?;
         let head_range = 0..END_BLOCK;
-        let first = client.fetch_blocking(std::slice::from_ref(&head_range), None)?;
+        let head = std::cell::RefCell::new(vec![0u8; END_BLOCK as usize]);
+        let sink = |at: u64, bytes: &[u8]| {
+            let mut head = head.borrow_mut();
+            let end = (at as usize).saturating_add(bytes.len()).min(head.len());
+            if (at as usize) < end {
+                head[at as usize..end].copy_from_slice(&bytes[..end - at as usize]);
+            }
+        };
+        let first = client.fetch_blocking(std::slice::from_ref(&head_range), None, &sink)?;
         let size = first.size.ok_or_else(|| {
             client.error(
                 None,
@@ -63,14 +71,19 @@ impl HttpFile {
             )
         })?;
         let head_len = END_BLOCK.min(size);
-        let mut head = vec![0u8; head_len as usize];
-        if !first.copy_to(&(0..head_len), &mut head) {
+        if !first
+            .parts
+            .iter()
+            .any(|p| p.start == 0 && p.end >= head_len)
+        {
             return Err(client.error(
                 Some(0..head_len),
                 RemoteErrorKind::BadReply,
                 "the reply lacks the first bytes",
             ));
         }
+        let mut head = head.into_inner();
+        head.truncate(head_len as usize);
         let mut file = HttpFile {
             client,
             size,
@@ -122,25 +135,85 @@ impl HttpFile {
         if joined.is_empty() {
             return Ok(());
         }
-        let (fetched, sent) = self.client.fetch_all_blocking(joined, self.size)?;
+        let destinations = Destinations::new(reads);
+        let sink = |at: u64, bytes: &[u8]| destinations.put(at, bytes);
+        let (fetched, sent) = self.client.fetch_all_blocking(joined, self.size, &sink)?;
         self.requests.fetch_add(sent, Ordering::Relaxed);
-        for (offset, buf) in reads.iter_mut() {
-            if buf.is_empty() {
-                continue;
-            }
-            let range = *offset..*offset + buf.len() as u64;
-            match fetched.iter().any(|f| f.copy_to(&range, buf)) {
-                true => {}
-                false => {
-                    return Err(self.client.error(
-                        Some(range),
-                        RemoteErrorKind::BadReply,
-                        "the replies did not hold these bytes",
-                    ))
-                }
+        // Every read must lie in a part received whole (whose bytes all went to the sink).
+        for range in destinations.ranges() {
+            let whole = fetched
+                .iter()
+                .flat_map(|f| &f.parts)
+                .any(|p| p.start <= range.start && range.end <= p.end);
+            if !whole {
+                return Err(self.client.error(
+                    Some(range),
+                    RemoteErrorKind::BadReply,
+                    "the replies did not hold these bytes",
+                ));
             }
         }
         Ok(())
+    }
+}
+
+/// The buffers of one vectored read, by file offset, for the bytes of replies to be copied
+/// into as they arrive (on the thread that drives the requests, hence the `RefCell`).
+struct Destinations<'r, 'b> {
+    /// The reads sorted by offset, and the largest end among each read and those before it
+    /// (so that the reads overlapping a span are found by a binary search even when reads
+    /// overlap each other).
+    reads: std::cell::RefCell<Vec<(u64, &'r mut &'b mut [u8])>>,
+    ends_so_far: Vec<u64>,
+}
+
+impl<'r, 'b> Destinations<'r, 'b> {
+    fn new(reads: &'r mut [(u64, &'b mut [u8])]) -> Self {
+        let mut sorted: Vec<(u64, &'r mut &'b mut [u8])> = reads
+            .iter_mut()
+            .filter(|(_, b)| !b.is_empty())
+            .map(|(o, b)| (*o, b))
+            .collect();
+        sorted.sort_by_key(|(o, _)| *o);
+        let mut most = 0;
+        let ends_so_far = sorted
+            .iter()
+            .map(|(o, b)| {
+                most = most.max(o + b.len() as u64);
+                most
+            })
+            .collect();
+        Destinations {
+            reads: std::cell::RefCell::new(sorted),
+            ends_so_far,
+        }
+    }
+
+    /// Copies `bytes`, the file's bytes from `at`, into every read they overlap.
+    fn put(&self, at: u64, bytes: &[u8]) {
+        let end = at + bytes.len() as u64;
+        let first = self.ends_so_far.partition_point(|&e| e <= at);
+        let mut reads = self.reads.borrow_mut();
+        for (offset, buf) in reads[first..].iter_mut() {
+            if *offset >= end {
+                break;
+            }
+            let from = at.max(*offset);
+            let to = end.min(*offset + buf.len() as u64);
+            if from < to {
+                buf[(from - *offset) as usize..(to - *offset) as usize]
+                    .copy_from_slice(&bytes[(from - at) as usize..(to - at) as usize]);
+            }
+        }
+    }
+
+    /// The file range of each read.
+    fn ranges(&self) -> Vec<Range<u64>> {
+        self.reads
+            .borrow()
+            .iter()
+            .map(|(o, b)| *o..*o + b.len() as u64)
+            .collect()
     }
 }
 
@@ -170,19 +243,4 @@ impl ReadAt for HttpFile {
 pub fn is_http_url(path: &str) -> bool {
     let lower = path.get(..8).unwrap_or(path).to_ascii_lowercase();
     lower.starts_with("http://") || lower.starts_with("https://")
-}
-
-impl Fetched {
-    /// Copies the bytes of `range` into `buf` if one part holds all of them.
-    fn copy_to(&self, range: &Range<u64>, buf: &mut [u8]) -> bool {
-        let part = self
-            .parts
-            .iter()
-            .find(|(r, _)| r.start <= range.start && range.end <= r.end);
-        if let Some((r, bytes)) = part {
-            let from = (range.start - r.start) as usize;
-            buf.copy_from_slice(&bytes[from..from + buf.len()]);
-        }
-        part.is_some()
-    }
 }

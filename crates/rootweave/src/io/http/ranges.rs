@@ -72,56 +72,176 @@ pub fn multipart_boundary(content_type: &str) -> Option<String> {
     })
 }
 
-/// One part of a multipart reply: its range, total size if given, and bytes.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Part<'a> {
-    /// The part's byte range in the file (end exclusive).
-    pub range: Range<u64>,
-    /// The file's size, as the part states it.
-    pub total: Option<u64>,
-    /// The part's bytes.
-    pub bytes: &'a [u8],
+/// The most bytes between the end of one part and its next boundary, or of a part's
+/// headers: a reply beyond it is malformed.
+const MAX_BETWEEN: usize = 16 << 10;
+
+/// A part of a multipart reply: its byte range in the file (end exclusive) and the file's
+/// size, as the part states it.
+pub type PartRange = (Range<u64>, Option<u64>);
+
+/// Where a [`MultipartReader`] is in the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Looking for the next boundary.
+    Seek,
+    /// After a boundary: the closing `--`, or a part's headers up to a blank line.
+    Headers,
+    /// Inside a part: its next byte is the file's byte `at`; it ends before `end`.
+    Data { at: u64, end: u64 },
+    /// After the closing boundary.
+    Done,
 }
 
-/// Splits a `multipart/byteranges` body into its parts; an error says what is malformed.
-/// Each part's length is its `Content-Range`'s, so bytes looking like a boundary inside a
-/// part do not cut it.
-pub fn split_multipart<'a>(body: &'a [u8], boundary: &str) -> Result<Vec<Part<'a>>, String> {
-    let delimiter = format!("--{boundary}");
-    let mut at = find(body, delimiter.as_bytes(), 0).ok_or("no boundary in the body")?;
-    let mut parts = Vec::new();
-    loop {
-        at += delimiter.len();
-        if body[at..].starts_with(b"--") {
-            return Ok(parts);
-        }
-        let headers_end = find(body, b"\r\n\r\n", at).ok_or("a part's headers do not end")?;
-        let headers = std::str::from_utf8(&body[at..headers_end])
-            .map_err(|_| "a part's headers are not text")?;
-        let range = headers
-            .lines()
-            .find_map(|line| {
-                let (name, value) = line.split_once(':')?;
-                name.trim()
-                    .eq_ignore_ascii_case("content-range")
-                    .then(|| parse_content_range(value))?
-            })
-            .ok_or("a part has no valid Content-Range")?;
-        let start = headers_end + 4;
-        let end = start
-            .checked_add((range.0.end - range.0.start) as usize)
-            .filter(|&e| e <= body.len())
-            .ok_or("a part is shorter than its Content-Range")?;
-        parts.push(Part {
-            range: range.0,
-            total: range.1,
-            bytes: &body[start..end],
-        });
-        at = find(body, delimiter.as_bytes(), end).ok_or("the body ends inside a part")?;
-        if parts.len() > body.len() {
-            return Err("more parts than bytes".into());
+/// A `multipart/byteranges` body split into its parts as it arrives, chunk by chunk: each
+/// part's bytes go to a sink with their file offset as they come, and are not kept. A
+/// part's length is its `Content-Range`'s, so bytes looking like a boundary inside a part
+/// do not cut it.
+#[derive(Debug)]
+pub struct MultipartReader {
+    delimiter: Vec<u8>,
+    phase: Phase,
+    /// Bytes of a boundary or of headers cut by the end of a chunk.
+    carry: Vec<u8>,
+    /// Each part's range and the file's size as the part states it.
+    parts: Vec<PartRange>,
+}
+
+impl MultipartReader {
+    /// A reader of a body whose parts are separated by `--boundary`.
+    pub fn new(boundary: &str) -> Self {
+        MultipartReader {
+            delimiter: format!("--{boundary}").into_bytes(),
+            phase: Phase::Seek,
+            carry: Vec::new(),
+            parts: Vec::new(),
         }
     }
+
+    /// Reads the next bytes of the body, handing each part's bytes to `sink(offset, bytes)`;
+    /// an error says what is malformed.
+    pub fn feed(
+        &mut self,
+        mut input: &[u8],
+        sink: &mut dyn FnMut(u64, &[u8]),
+    ) -> Result<(), String> {
+        while !input.is_empty() {
+            match self.phase {
+                Phase::Done => return Ok(()),
+                Phase::Data { at, end } => {
+                    let n = (end - at).min(input.len() as u64) as usize;
+                    sink(at, &input[..n]);
+                    input = &input[n..];
+                    let at = at + n as u64;
+                    self.phase = if at == end {
+                        Phase::Seek
+                    } else {
+                        Phase::Data { at, end }
+                    };
+                }
+                Phase::Seek => {
+                    let delimiter = std::mem::take(&mut self.delimiter);
+                    let found =
+                        self.take_until(&mut input, &delimiter, "no boundary where one was due");
+                    self.delimiter = delimiter;
+                    if found?.is_none() {
+                        return Ok(());
+                    }
+                    self.phase = Phase::Headers;
+                }
+                Phase::Headers => {
+                    if self.carry.len() + input.len() < 2 {
+                        self.carry.extend_from_slice(input);
+                        return Ok(());
+                    }
+                    let first: Vec<u8> = self.carry.iter().chain(input).take(2).copied().collect();
+                    if first == b"--" {
+                        self.phase = Phase::Done;
+                        self.carry.clear();
+                        return Ok(());
+                    }
+                    let Some(headers) =
+                        self.take_until(&mut input, b"\r\n\r\n", "a part's headers do not end")?
+                    else {
+                        return Ok(());
+                    };
+                    let (range, total) = part_range(&headers)?;
+                    if self.parts.len() >= MAX_PARTS {
+                        return Err("more parts than any request asks for".into());
+                    }
+                    self.parts.push((range.clone(), total));
+                    self.phase = Phase::Data {
+                        at: range.start,
+                        end: range.end,
+                    };
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The parts read, once the body has ended; an error if it ended inside one.
+    pub fn finish(self) -> Result<Vec<PartRange>, String> {
+        match self.phase {
+            Phase::Done => Ok(self.parts),
+            Phase::Data { .. } => Err("the body ends inside a part".into()),
+            _ => Err("the body ends before its closing boundary".into()),
+        }
+    }
+
+    /// The bytes before `token` (those kept from earlier chunks, then `input`'s), with
+    /// `input` advanced past the token; `None` when `input` ends first (its bytes are kept
+    /// for the next chunk). At most [`MAX_BETWEEN`] bytes are looked through.
+    fn take_until(
+        &mut self,
+        input: &mut &[u8],
+        token: &[u8],
+        what: &str,
+    ) -> Result<Option<Vec<u8>>, String> {
+        if self.carry.is_empty() {
+            let look = &input[..input.len().min(MAX_BETWEEN + token.len())];
+            if let Some(p) = find(look, token, 0) {
+                let before = look[..p].to_vec();
+                *input = &input[p + token.len()..];
+                return Ok(Some(before));
+            }
+        }
+        let kept = self.carry.len();
+        let room = (MAX_BETWEEN + token.len()).saturating_sub(kept);
+        let look = &input[..input.len().min(room)];
+        self.carry.extend_from_slice(look);
+        match find(&self.carry, token, kept.saturating_sub(token.len() - 1)) {
+            Some(p) => {
+                let before = self.carry[..p].to_vec();
+                *input = &input[p + token.len() - kept..];
+                self.carry.clear();
+                Ok(Some(before))
+            }
+            None if self.carry.len() >= MAX_BETWEEN + token.len() => Err(what.to_string()),
+            None => {
+                *input = &input[look.len()..];
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// The most parts one reply may have (a request asks for fewer ranges than its header's
+/// 3,900 bytes allow).
+const MAX_PARTS: usize = 1 << 16;
+
+/// The `Content-Range` of a part's headers.
+fn part_range(headers: &[u8]) -> Result<PartRange, String> {
+    let headers = std::str::from_utf8(headers).map_err(|_| "a part's headers are not text")?;
+    headers
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.trim()
+                .eq_ignore_ascii_case("content-range")
+                .then(|| parse_content_range(value))?
+        })
+        .ok_or_else(|| "a part has no valid Content-Range".to_string())
 }
 
 fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
@@ -162,25 +282,57 @@ mod tests {
         assert_eq!(parse_content_range("bytes */1000"), None);
     }
 
+    /// A part's range and bytes.
+    type ReadPart = (Range<u64>, Vec<u8>);
+
+    /// The parts of `body` fed in chunks of `step` bytes.
+    fn read_in_steps(body: &[u8], step: usize) -> Result<Vec<ReadPart>, String> {
+        let mut reader = MultipartReader::new("XY");
+        let mut got: Vec<(u64, Vec<u8>)> = Vec::new();
+        for chunk in body.chunks(step) {
+            reader.feed(chunk, &mut |at, bytes| match got.last_mut() {
+                Some((start, b)) if *start + b.len() as u64 == at => b.extend_from_slice(bytes),
+                _ => got.push((at, bytes.to_vec())),
+            })?;
+        }
+        let parts = reader.finish()?;
+        Ok(parts
+            .into_iter()
+            .map(|(r, _)| {
+                let bytes = got
+                    .iter()
+                    .find(|(at, _)| *at == r.start)
+                    .map(|(_, b)| b.clone())
+                    .unwrap_or_default();
+                (r, bytes)
+            })
+            .collect())
+    }
+
     #[test]
-    fn multipart_bodies_split_by_their_ranges() {
+    fn multipart_bodies_split_by_their_ranges_in_any_chunks() {
         let body = b"\r\n--XY\r\nContent-Type: application/octet-stream\r\nContent-Range: bytes 0-4/20\r\n\r\n--XY!\r\n--XY\r\nContent-Range: bytes 10-11/20\r\n\r\nab\r\n--XY--\r\n";
         assert_eq!(
             multipart_boundary("multipart/byteranges; boundary=XY").as_deref(),
             Some("XY")
         );
         assert_eq!(multipart_boundary("text/plain"), None);
-        let parts = split_multipart(body, "XY").unwrap();
-        assert_eq!(parts.len(), 2);
-        assert_eq!(
-            (parts[0].range.clone(), parts[0].bytes),
-            (0..5, &b"--XY!"[..])
-        );
-        assert_eq!(
-            (parts[1].range.clone(), parts[1].bytes),
-            (10..12, &b"ab"[..])
-        );
-        assert!(split_multipart(&body[..60], "XY").is_err());
-        assert!(split_multipart(b"nothing", "XY").is_err());
+        for step in 1..=body.len() {
+            let parts = read_in_steps(body, step).unwrap();
+            assert_eq!(
+                parts,
+                vec![(0..5, b"--XY!".to_vec()), (10..12, b"ab".to_vec())],
+                "chunks of {step}"
+            );
+        }
+        for cut in [0, 10, 60, 95, body.len() - 3] {
+            assert!(read_in_steps(&body[..cut], 7).is_err(), "cut at {cut}");
+        }
+        assert!(read_in_steps(b"nothing", 3).is_err());
+        let no_range = b"--XY\r\nContent-Type: x\r\n\r\nab\r\n--XY--";
+        assert!(read_in_steps(no_range, 5).is_err());
+        // No boundary within the limit: an error, not a growing buffer.
+        let endless = vec![b'x'; 3 * MAX_BETWEEN];
+        assert!(read_in_steps(&endless, 1000).is_err());
     }
 }
