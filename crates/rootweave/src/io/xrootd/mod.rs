@@ -163,15 +163,12 @@ impl XrootdFile {
                 Err(f) => return Err(remote_error(&shown, None, &f)),
             }
         };
-        let opened_limits = opened.limits;
         Ok(XrootdFile {
             handle: opened.handle,
             shown,
             size: opened.size,
-            limits: Limits {
-                iov_max: opened_limits.iov_max.max(1),
-                ior_max: opened_limits.ior_max.max(1),
-            },
+            // At least 1 each: the bridge's open clamps them.
+            limits: opened.limits,
             ends: FileEnds::from_layout(opened.size, opened.ends),
             options,
             requests: AtomicU64::new(2),
