@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::test_data;
+use common::{test_data, Vectored};
 
 use std::sync::Arc;
 
@@ -635,4 +635,79 @@ fn any_range_of_any_field_equals_the_whole_read() {
         }
     }
     assert!(compared > 500, "{compared} reads compared");
+}
+
+#[test]
+fn remote_reads_come_window_by_window_with_the_local_values() {
+    // 1.2 MB of incompressible doubles: several windows of a 1 MiB budget (128 KiB each),
+    // their buffers reused between windows and between reads.
+    let n = 120_000u64;
+    let memory = Arc::new(MemoryFile::new());
+    let file = Arc::new(
+        FileWriter::with_backend(memory.clone(), "rt.root", WriterOptions::default()).unwrap(),
+    );
+    let fields = vec![
+        Field::new("x", FieldType::Float64),
+        Field::new("v", FieldType::vector(FieldType::UInt32)),
+    ];
+    let options = WriteOptions::default().with_compression("zstd:1".parse().unwrap());
+    let mut w = RNTupleWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for e in 0..n {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let v = (0..e % 3)
+            .map(|k| Value::UInt32((state >> k) as u32))
+            .collect();
+        w.fill(&[
+            Value::Float64((state >> 11) as f64 / (1u64 << 53) as f64),
+            Value::List(v),
+        ])
+        .unwrap();
+        if e % 20_000 == 19_999 {
+            w.commit_cluster().unwrap();
+        }
+    }
+    w.close().unwrap();
+    Arc::try_unwrap(file).ok().unwrap().close().unwrap();
+    let bytes = memory.to_bytes();
+    assert!(bytes.len() > 1 << 20, "{}", bytes.len());
+
+    let options = ReadOptions::default()
+        .with_threads(2)
+        .with_memory_budget(1 << 20)
+        .with_verify_checksums(true);
+    let local = RNTupleReader::from_file(
+        Arc::new(RootFile::from_source(Arc::new(MemoryFile::from_bytes(bytes.clone()))).unwrap()),
+        "ntpl",
+        options.clone(),
+    )
+    .unwrap();
+    let source = Arc::new(Vectored::new(bytes));
+    let remote = RNTupleReader::from_file(
+        Arc::new(RootFile::from_source(source.clone()).unwrap()),
+        "ntpl",
+        options,
+    )
+    .unwrap();
+    for range in [0..n, 0..n, 15_000..110_000] {
+        let before = (source.vectored_reads(), source.single_reads());
+        let want = local.read(&[], range.clone()).unwrap();
+        let got = remote.read(&[], range.clone()).unwrap();
+        let reads = source.vectored_reads() - before.0;
+        let singles = source.single_reads() - before.1;
+        // (One single read on the first: the page list.)
+        assert!(
+            reads >= 5 && singles <= 1,
+            "{range:?}: {reads} vectored, {singles} single"
+        );
+        assert_eq!(want.len(), got.len());
+        for ((name, a), (_, b)) in want.iter().zip(&got) {
+            assert_eq!(a.len(), (range.end - range.start) as usize);
+            for i in 0..a.len() {
+                assert!(same(&a.value(i), &b.value(i)), "{name} entry {i}");
+            }
+        }
+    }
 }

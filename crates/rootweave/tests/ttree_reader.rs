@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{corpus_file, test_data};
+use common::{corpus_file, test_data, Vectored};
 
 use std::sync::Arc;
 
@@ -369,8 +369,33 @@ fn memory_budget_and_threads_do_not_change_values() {
                 })
                 .collect()
         };
+        // The same bytes read like a remote file: window by window, in vectored reads.
+        let source = Arc::new(Vectored::new(std::fs::read(test_data(file)).unwrap()));
+        let remote = |threads| {
+            let f = Arc::new(RootFile::from_source(source.clone()).unwrap());
+            let streamers = Arc::new(read_streamers(&f).unwrap());
+            TTreeReader::from_file(
+                f,
+                streamers,
+                tree,
+                ReadOptions::default()
+                    .with_threads(threads)
+                    .with_memory_budget(1),
+            )
+            .unwrap()
+        };
         let n = plain.entries();
         for threads in [1, 2] {
+            let remote = remote(threads);
+            let before = (source.vectored_reads(), source.single_reads());
+            let whole = text(remote.read(&[], 0..n).unwrap());
+            assert_eq!(whole, text(plain.read(&[], 0..n).unwrap()), "{file} remote");
+            let reads = source.vectored_reads() - before.0;
+            let singles = source.single_reads() - before.1;
+            assert!(
+                reads >= 2 && singles == 0,
+                "{file}: {reads} vectored reads, {singles} single"
+            );
             let small = small(threads);
             for range in [0..n, n / 5..n - n / 7, 1..2] {
                 let a = text(plain.read(&[], range.clone()).unwrap());

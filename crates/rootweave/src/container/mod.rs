@@ -8,6 +8,7 @@ pub(crate) mod key;
 mod reader;
 pub(crate) mod stream;
 pub(crate) mod streamer_info;
+pub(crate) mod windows;
 pub(crate) mod write_dirs;
 pub(crate) mod writer;
 

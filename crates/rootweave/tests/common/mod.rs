@@ -102,3 +102,55 @@ pub fn same_arrays(got: &Array, want: &Array, what: &str) {
         );
     }
 }
+
+/// A file in memory that reads like a remote one: the readers gather their ranges into
+/// vectored reads; it counts them, and the single reads.
+pub struct Vectored {
+    inner: rootweave::io::MemoryFile,
+    vectored_reads: std::sync::atomic::AtomicUsize,
+    single_reads: std::sync::atomic::AtomicUsize,
+}
+
+impl Vectored {
+    /// A file of these bytes.
+    pub fn new(bytes: Vec<u8>) -> Self {
+        Vectored {
+            inner: rootweave::io::MemoryFile::from_bytes(bytes),
+            vectored_reads: Default::default(),
+            single_reads: Default::default(),
+        }
+    }
+
+    /// The vectored reads so far.
+    pub fn vectored_reads(&self) -> usize {
+        self.vectored_reads
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The single reads so far.
+    pub fn single_reads(&self) -> usize {
+        self.single_reads.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl rootweave::io::ReadAt for Vectored {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> rootweave::Result<()> {
+        self.single_reads
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.read_exact_at(buf, offset)
+    }
+    fn size(&self) -> rootweave::Result<u64> {
+        self.inner.size()
+    }
+    fn name(&self) -> String {
+        "vectored".to_string()
+    }
+    fn prefers_vectored(&self) -> bool {
+        true
+    }
+    fn read_ranges(&self, reads: &mut [(u64, &mut [u8])]) -> rootweave::Result<()> {
+        self.vectored_reads
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.read_ranges(reads)
+    }
+}

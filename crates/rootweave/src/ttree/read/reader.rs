@@ -15,6 +15,7 @@ use super::counted::{self, Counts, CountsByField};
 use crate::array::Recycler;
 use crate::array::{concat, Array};
 use crate::container::bytes::BeReader;
+use crate::container::windows::{self, WindowBuffers};
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
 use crate::io::coalesce;
@@ -102,6 +103,8 @@ pub struct TTreeReader {
     streamers: Arc<StreamerSet>,
     options: ReadOptions,
     pool: Arc<rayon::ThreadPool>,
+    /// Buffers of a remote file's windows, kept between windows and reads.
+    windows: WindowBuffers,
 }
 
 /// Another name of [`TTreeReader`].
@@ -164,6 +167,7 @@ impl TTreeReader {
             streamers,
             options,
             pool,
+            windows: WindowBuffers::default(),
         })
     }
 
@@ -571,6 +575,8 @@ impl TTreeReader {
             tree: &self.meta.name,
             pool: &self.pool,
             chunk_bytes: (self.options.memory_budget / (2 * threads)).clamp(64 << 10, 4 << 20),
+            memory_budget: self.options.memory_budget,
+            windows: &self.windows,
             huge_pages: self.options.huge_pages,
         }
         .read(&bulk_fields, recycler)?;
@@ -604,23 +610,33 @@ impl TTreeReader {
             )?;
             results[job.field][job.part] = Some(array);
         }
-        // Stored baskets: windows in file order, each fetched with few coalesced reads.
+        // Stored baskets: windows in file order, each fetched with few coalesced reads (a
+        // remote file's in one vectored read, the next window fetched while this one is
+        // decoded).
         stored.sort_by_key(|j| j.branch.baskets[j.basket].seek);
-        let mut windows: Vec<Vec<Job>> = Vec::new();
-        let mut acc = 0u64;
-        for job in stored {
-            let size = job.branch.baskets[job.basket].bytes as u64;
-            match windows.last_mut() {
-                Some(w) if acc + size <= self.options.memory_budget / 2 => w.push(job),
-                _ => {
-                    windows.push(vec![job]);
-                    acc = 0;
+        let remote = self.file.source().prefers_vectored();
+        let basket_bytes = |j: &Job| j.branch.baskets[j.basket].bytes as u64;
+        let windows = if remote {
+            let largest = windows::largest_window(self.options.memory_budget);
+            windows::windows(stored, basket_bytes, largest)
+        } else {
+            let mut windows: Vec<Vec<Job>> = Vec::new();
+            let mut acc = 0u64;
+            for job in stored {
+                let size = basket_bytes(&job);
+                match windows.last_mut() {
+                    Some(w) if acc + size <= self.options.memory_budget / 2 => w.push(job),
+                    _ => {
+                        windows.push(vec![job]);
+                        acc = 0;
+                    }
                 }
+                acc += size;
             }
-            acc += size;
-        }
-        for window in windows {
-            let ranges: Vec<Range<u64>> = coalesce(
+            windows
+        };
+        let ranges_of = |window: &[Job]| -> Vec<Range<u64>> {
+            coalesce(
                 window.iter().map(|j| {
                     let b = &j.branch.baskets[j.basket];
                     (b.seek..b.seek + b.bytes as u64, ())
@@ -630,37 +646,18 @@ impl TTreeReader {
             )
             .into_iter()
             .map(|(range, _)| range)
-            .collect();
-            let fetched: Vec<(u64, Vec<u8>)> = if self.file.source().prefers_vectored() {
-                // A remote file: every range in one vectored read.
-                let mut fetched: Vec<(u64, Vec<u8>)> = self
-                    .file
-                    .read_many(ranges.iter().cloned(), "TTree baskets")?
-                    .into_iter()
-                    .collect();
-                fetched.sort_by_key(|(start, _)| *start);
-                fetched
-            } else {
-                self.pool.install(|| {
-                    ranges
-                        .par_iter()
-                        .map(|r| {
-                            self.file
-                                .read_at(r.start, r.end - r.start, "TTree baskets")
-                                .map(|b| (r.start, b))
-                        })
-                        .collect::<Result<Vec<_>>>()
-                })?
-            };
-            let decoded: Vec<(usize, usize, Array)> = self.pool.install(|| {
+            .collect()
+        };
+        // Decodes a window's baskets, the bytes of each found by the start of its range.
+        let decode_window = |window: &[Job], ranges: &[Range<u64>], bytes: &[&[u8]]| {
+            self.pool.install(|| {
                 window
                     .par_iter()
                     .map(|job| {
                         let b = &job.branch.baskets[job.basket];
-                        let i = fetched.partition_point(|(start, _)| *start <= b.seek) - 1;
-                        let (start, bytes) = &fetched[i];
-                        let from = (b.seek - start) as usize;
-                        let record = &bytes[from..from + b.bytes as usize];
+                        let i = ranges.partition_point(|r| r.start <= b.seek) - 1;
+                        let from = (b.seek - ranges[i].start) as usize;
+                        let record = &bytes[i][from..from + b.bytes as usize];
                         let object = self.basket_name(job);
                         let data = decode_basket(
                             record,
@@ -673,10 +670,46 @@ impl TTreeReader {
                         let array = self.decode_job(job, &plans[job.field].1, data, counts)?;
                         Ok((job.field, job.part, array))
                     })
-                    .collect::<Result<Vec<_>>>()
-            })?;
+                    .collect::<Result<Vec<(usize, usize, Array)>>>()
+            })
+        };
+        let mut store = |decoded: Vec<(usize, usize, Array)>| {
             for (field, part, array) in decoded {
                 results[field][part] = Some(array);
+            }
+        };
+        if remote {
+            let ranges: Vec<Vec<Range<u64>>> = windows.iter().map(|w| ranges_of(w)).collect();
+            let by_window = ranges.clone();
+            let mut k = 0;
+            windows::fetch_ahead(
+                &self.file,
+                windows,
+                ranges,
+                &self.windows,
+                "TTree baskets",
+                |window, fetched| {
+                    let ranges = &by_window[k];
+                    k += 1;
+                    let bytes: Vec<&[u8]> = ranges
+                        .iter()
+                        .map(|r| fetched.get(r.start).unwrap_or_default())
+                        .collect();
+                    store(decode_window(&window, ranges, &bytes)?);
+                    Ok(())
+                },
+            )?;
+        } else {
+            for window in windows {
+                let ranges = ranges_of(&window);
+                let fetched: Vec<Vec<u8>> = self.pool.install(|| {
+                    ranges
+                        .par_iter()
+                        .map(|r| self.file.read_at(r.start, r.end - r.start, "TTree baskets"))
+                        .collect::<Result<Vec<_>>>()
+                })?;
+                let bytes: Vec<&[u8]> = fetched.iter().map(Vec::as_slice).collect();
+                store(decode_window(&window, &ranges, &bytes)?);
             }
         }
         let mut out = Vec::with_capacity(branches.len());

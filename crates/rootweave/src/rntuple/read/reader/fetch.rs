@@ -1,13 +1,12 @@
 //! Fetching pages in coalesced chunks and decoding them into their slots, on the
 //! reader's pool: each chunk one read into the thread's reused buffer.
 
-use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Mutex;
 
 use super::{PageJob, RNTupleReader, SlotRead};
 use crate::array::buffer::{Buffer, Dst, Target};
 use crate::compress::decompress_into_checked;
+use crate::container::windows::{self, Window};
 use crate::error::{Error, Result};
 use crate::io::coalesce;
 use crate::rntuple::format::checksum::xxh3_64;
@@ -69,28 +68,26 @@ impl RNTupleReader {
             crate::parallel::pool::chunk_size(stored, threads, most),
             self.descriptor.anchor.max_key_size,
         );
-        let prefetched = Mutex::new(HashMap::new());
         let read_direct = |(job, mut dst): (PageJob, Dst)| self.read_in_place(&job, &mut dst);
-        let decode_chunk = |(range, pages): (Range<u64>, Vec<(PageJob, Dst)>)| {
+        let decode_chunk = |(range, pages): Chunk, window: Option<&Window>| {
             FETCH.with(|buffer| {
                 let mut buffer = buffer.borrow_mut();
-                let taken = prefetched
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&range.start);
-                let fetched = match taken {
+                let fetched = match window.and_then(|w| w.get(range.start)) {
                     Some(bytes) => Fetched {
                         parts: vec![(range.start, 0)],
                         bytes,
                     },
-                    None => self.fetch(&[range], std::mem::take(&mut *buffer))?,
+                    None => Fetched {
+                        parts: self.fetch(&[range], &mut buffer)?,
+                        bytes: &buffer,
+                    },
                 };
                 for (job, mut dst) in pages {
                     self.decode_page(&fetched, &job, &mut dst)?;
                 }
                 // Kept for the next chunk, unless an outsized page made it large.
-                if fetched.bytes.len() <= 2 * CHUNK as usize {
-                    *buffer = fetched.bytes;
+                if buffer.len() > 2 * CHUNK as usize {
+                    *buffer = Vec::new();
                 }
                 Ok(())
             })
@@ -101,46 +98,14 @@ impl RNTupleReader {
                 direct,
                 read_direct,
                 chunks,
-                decode_chunk,
+                |chunk| decode_chunk(chunk, None),
             );
         }
-        self.fetch_ahead(chunks, &prefetched, |window| {
-            crate::parallel::pool::for_each_in_two_steps(
-                &self.pool,
-                Vec::new(),
-                read_direct,
-                window,
-                decode_chunk,
-            )
-        })
-    }
-
-    /// Decodes the chunks of a remote file window by window: each window's bytes (but
-    /// pages split over several keys) come in one vectored read, and the next window is
-    /// fetched on a thread while this one is decoded, so that the transfer and the
-    /// decoding overlap; at most two windows (an eighth of the memory budget each, 4-32
-    /// MiB) are held at once.
-    fn fetch_ahead<'a>(
-        &self,
-        chunks: Vec<Chunk<'a>>,
-        prefetched: &Mutex<HashMap<u64, Vec<u8>>>,
-        mut decode: impl FnMut(Vec<Chunk<'a>>) -> Result<()>,
-    ) -> Result<()> {
-        let window = (self.options.memory_budget / 8).clamp(4 << 20, 32 << 20);
+        // A remote file: window by window, each window's bytes (but those of pages split
+        // over several keys) in one vectored read, the next fetched while this one decodes.
         let max_key = self.descriptor.anchor.max_key_size;
-        let mut windows: Vec<Vec<Chunk<'a>>> = Vec::new();
-        let mut bytes = 0;
-        for chunk in chunks {
-            let len = chunk.0.end - chunk.0.start;
-            match windows.last_mut() {
-                Some(last) if bytes + len <= window => last.push(chunk),
-                _ => {
-                    bytes = 0;
-                    windows.push(vec![chunk]);
-                }
-            }
-            bytes += len;
-        }
+        let largest = windows::largest_window(self.options.memory_budget);
+        let windows = windows::windows(chunks, |(r, _)| r.end - r.start, largest);
         let ranges: Vec<Vec<Range<u64>>> = windows
             .iter()
             .map(|w| {
@@ -151,32 +116,31 @@ impl RNTupleReader {
             })
             .collect();
         let name = format!("RNTuple '{}' pages", self.descriptor.name);
-        let file = &self.file;
-        std::thread::scope(|scope| {
-            // A rendezvous channel: the thread fetches the next window, then waits until
-            // this one is decoded before it hands it over and fetches another.
-            let (sender, receiver) = std::sync::mpsc::sync_channel(0);
-            let name = &name;
-            scope.spawn(move || {
-                for window_ranges in ranges {
-                    if sender.send(file.read_many(window_ranges, name)).is_err() {
-                        break;
-                    }
-                }
-            });
-            for window in windows {
-                let fetched = receiver.recv().map_err(|_| {
-                    Error::format(file.name(), name, 0, "the fetching thread stopped")
-                })??;
-                *prefetched.lock().unwrap_or_else(|e| e.into_inner()) = fetched;
-                decode(window)?;
-            }
-            Ok(())
-        })
+        windows::fetch_ahead(
+            &self.file,
+            windows,
+            ranges,
+            &self.windows,
+            &name,
+            |chunks, window| {
+                crate::parallel::pool::for_each_in_two_steps(
+                    &self.pool,
+                    Vec::new(),
+                    read_direct,
+                    chunks,
+                    |chunk| decode_chunk(chunk, Some(window)),
+                )
+            },
+        )
     }
 
-    /// Reads byte ranges one after the other into `buffer` (reused).
-    pub(super) fn fetch(&self, ranges: &[Range<u64>], mut buffer: Vec<u8>) -> Result<Fetched> {
+    /// Reads byte ranges one after the other into `buffer` (reused, grown when needed),
+    /// returning where each range starts in it.
+    pub(super) fn fetch(
+        &self,
+        ranges: &[Range<u64>],
+        buffer: &mut Vec<u8>,
+    ) -> Result<Vec<(u64, usize)>> {
         let name = format!("RNTuple '{}' pages", self.descriptor.name);
         let total: u64 = ranges.iter().map(|r| r.end - r.start).sum();
         // Grown when needed, never cleared: every byte is overwritten by the reads.
@@ -201,10 +165,7 @@ impl RNTupleReader {
             parts.push((r.start, at));
             at += len;
         }
-        Ok(Fetched {
-            parts,
-            bytes: buffer,
-        })
+        Ok(parts)
     }
 
     /// Reads an uncompressed page of native values into its destination and checks its
@@ -375,13 +336,13 @@ thread_local! {
 pub(super) const CHUNK: u64 = 4 << 20;
 
 /// The bytes of some ranges of the file, one after the other.
-pub(super) struct Fetched {
+pub(super) struct Fetched<'b> {
     /// File offset of each range and where it starts in `bytes`.
     parts: Vec<(u64, usize)>,
-    bytes: Vec<u8>,
+    bytes: &'b [u8],
 }
 
-impl Fetched {
+impl Fetched<'_> {
     fn get(&self, offset: u64, len: u64) -> &[u8] {
         let i = self.parts.partition_point(|(start, _)| *start <= offset) - 1;
         let (start, at) = self.parts[i];

@@ -48,6 +48,9 @@ pub struct RNTupleReader {
     descriptor: Descriptor,
     options: ReadOptions,
     pool: Arc<rayon::ThreadPool>,
+    /// Buffers of remote windows, kept between windows and reads: fresh memory costs a
+    /// page fault per page.
+    windows: crate::container::windows::WindowBuffers,
 }
 
 impl std::fmt::Debug for RNTupleReader {
@@ -144,6 +147,7 @@ impl RNTupleReader {
             descriptor,
             options,
             pool,
+            windows: Default::default(),
         })
     }
 

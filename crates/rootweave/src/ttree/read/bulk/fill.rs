@@ -37,25 +37,26 @@ impl BulkContext<'_> {
         fields: &[&BulkField],
         range: Range<u64>,
         tasks: Vec<Task>,
-        prefetched: Option<Vec<u8>>,
+        prefetched: Option<&[u8]>,
         scratch: &mut Scratch,
     ) -> Result<()> {
         let len = (range.end - range.start) as usize;
-        match prefetched {
-            Some(bytes) if bytes.len() == len => scratch.fetch = bytes,
+        let fetched = match prefetched {
+            Some(bytes) if bytes.len() == len => bytes,
             _ => {
                 if scratch.fetch.len() < len {
                     scratch.fetch.resize(len, 0);
                 }
                 self.file
                     .read_into(range.start, &mut scratch.fetch[..len], "TTree baskets")?;
+                &scratch.fetch[..len]
             }
-        }
+        };
         for mut t in tasks {
             let f = &fields[t.field];
             let info = &f.branch.baskets[t.basket];
             let at = (info.seek - range.start) as usize;
-            let record = &scratch.fetch[at..at + info.bytes as usize];
+            let record = &fetched[at..at + info.bytes as usize];
             let object = self.object(f.branch, t.basket);
             let h = parse_header(
                 record,

@@ -21,6 +21,7 @@ pub(crate) use plan::BulkPlan;
 use crate::array::buffer::{Buffer, Dst, Target};
 use crate::array::Array;
 use crate::array::Recycler;
+use crate::container::windows::{self, Window, WindowBuffers};
 use crate::container::RootFile;
 use crate::error::{Error, Result};
 use crate::ttree::interpretation::wrap_fixed;
@@ -47,6 +48,11 @@ pub struct BulkContext<'a> {
     pub pool: &'a rayon::ThreadPool,
     /// Stored bytes fetched at once by one thread (at least one basket).
     pub chunk_bytes: u64,
+    /// The read's memory budget (`ReadOptions::memory_budget`): a remote file's windows
+    /// are an eighth of it.
+    pub memory_budget: u64,
+    /// Buffers of a remote file's windows, kept by the reader between reads.
+    pub windows: &'a WindowBuffers,
     /// Ask the kernel for huge pages for newly allocated outputs (the caller's choice,
     /// `ReadOptions::huge_pages`).
     pub huge_pages: bool,
@@ -224,28 +230,50 @@ impl BulkContext<'_> {
             .partition(|t| fields[t.field].branch.baskets[t.basket].embedded.is_some());
         stored.sort_by_key(|t| fields[t.field].branch.baskets[t.basket].seek);
         let chunks = self.chunks(fields, stored);
-        // A remote file: every chunk fetched first, in one vectored read.
-        let prefetched = std::sync::Mutex::new(if self.file.source().prefers_vectored() {
-            let ranges = chunks.iter().map(|(r, _)| r.clone());
-            self.file.read_many(ranges, "TTree baskets")?
-        } else {
-            std::collections::HashMap::new()
-        });
         let decode_embedded = |mut t: Task| self.decode_embedded(fields, &mut t);
-        let decode_chunk = |(range, tasks): (std::ops::Range<u64>, Vec<Task>)| {
-            let bytes = prefetched
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&range.start);
+        let decode_chunk = |(range, tasks): (Range<u64>, Vec<Task>), window: Option<&Window>| {
+            let bytes = window.and_then(|w| w.get(range.start));
             SCRATCH.with(|s| self.decode_chunk(fields, range, tasks, bytes, &mut s.borrow_mut()))
         };
-        crate::parallel::pool::for_each_in_two_steps(
-            self.pool,
-            embedded,
-            decode_embedded,
-            chunks,
-            decode_chunk,
-        )?;
+        if !self.file.source().prefers_vectored() {
+            crate::parallel::pool::for_each_in_two_steps(
+                self.pool,
+                embedded,
+                decode_embedded,
+                chunks,
+                |chunk| decode_chunk(chunk, None),
+            )?;
+        } else {
+            // A remote file: window by window, each in one vectored read, the next fetched
+            // while this one is decoded.
+            let largest = windows::largest_window(self.memory_budget);
+            let windows = windows::windows(chunks, |(r, _)| r.end - r.start, largest);
+            let ranges = windows
+                .iter()
+                .map(|w| w.iter().map(|(r, _)| r.clone()).collect())
+                .collect();
+            let mut embedded = Some(embedded);
+            windows::fetch_ahead(
+                self.file,
+                windows,
+                ranges,
+                self.windows,
+                "TTree baskets",
+                |chunks, window| {
+                    crate::parallel::pool::for_each_in_two_steps(
+                        self.pool,
+                        embedded.take().unwrap_or_default(),
+                        decode_embedded,
+                        chunks,
+                        |chunk| decode_chunk(chunk, Some(window)),
+                    )
+                },
+            )?;
+            // Without stored baskets, no window ran them.
+            if let Some(embedded) = embedded {
+                embedded.into_iter().try_for_each(decode_embedded)?;
+            }
+        }
         Ok(fields
             .iter()
             .zip(values.into_iter().zip(offsets))
