@@ -10,6 +10,7 @@ mod fsspec;
 mod layout;
 mod memory;
 mod merge;
+mod objects;
 mod read;
 mod read_ttree;
 mod spec;
@@ -34,6 +35,8 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<write::ParallelRNTupleWriter>()?;
     m.add_class::<write::Context>()?;
     m.add_function(wrap_pyfunction!(read::list_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(objects::read_object, m)?)?;
+    m.add_class::<objects::Unread>()?;
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
     m.add_function(wrap_pyfunction!(memory::release_memory, m)?)?;
     m.add_function(wrap_pyfunction!(memory::pooled_bytes, m)?)?;

@@ -7,6 +7,7 @@ use pyo3::types::PyList;
 use rootweave::container::RootFile;
 use rootweave::rntuple::read::Descriptor;
 use rootweave::rntuple::{RNTupleReader, ReadOptions};
+use rootweave::ttree::StreamerSet;
 
 use crate::arrow::{read_batch, ArrowBatch};
 use crate::errors::to_py;
@@ -17,6 +18,34 @@ use crate::layout::read_layouts;
 #[pyclass(module = "rootweave._rootweave", frozen)]
 pub struct OpenFile {
     file: Arc<RootFile>,
+    /// The file's class layouts, read when an object first needs them.
+    streamers: std::sync::OnceLock<Arc<StreamerSet>>,
+}
+
+impl OpenFile {
+    fn of(file: RootFile) -> Self {
+        OpenFile {
+            file: Arc::new(file),
+            streamers: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The open file.
+    pub fn file(&self) -> Arc<RootFile> {
+        self.file.clone()
+    }
+
+    /// The file's class layouts (its StreamerInfo record), read once.
+    pub fn streamers(&self, py: Python<'_>) -> PyResult<Arc<StreamerSet>> {
+        if let Some(s) = self.streamers.get() {
+            return Ok(s.clone());
+        }
+        let file = self.file.clone();
+        let read = py
+            .detach(|| rootweave::ttree::read_streamers(&file))
+            .map_err(to_py)?;
+        Ok(self.streamers.get_or_init(|| Arc::new(read)).clone())
+    }
 }
 
 #[pymethods]
@@ -25,9 +54,7 @@ impl OpenFile {
     #[new]
     fn new(py: Python<'_>, path: String) -> PyResult<Self> {
         let file = py.detach(|| RootFile::open(&path)).map_err(to_py)?;
-        Ok(OpenFile {
-            file: Arc::new(file),
-        })
+        Ok(OpenFile::of(file))
     }
 
     /// Opens the file `path` of an fsspec file system `fs`, `size` bytes long, named
@@ -47,9 +74,7 @@ impl OpenFile {
                 RootFile::from_source(Arc::new(source))
             })
             .map_err(to_py)?;
-        Ok(OpenFile {
-            file: Arc::new(file),
-        })
+        Ok(OpenFile::of(file))
     }
 }
 

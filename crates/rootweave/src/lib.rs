@@ -34,6 +34,7 @@ pub mod dataset;
 pub mod error;
 pub mod io;
 pub mod merge;
+pub mod objects;
 pub mod parallel;
 pub mod recover;
 pub mod rntuple;

@@ -28,6 +28,7 @@ import numpy as np
 
 from . import _convert, _expressions, _filters, _types
 from ._directory import Directory
+from ._objects import Axis, Efficiency, Graph, Histogram, List, Matrix, Object, ObjString, Parameter, Vector
 from ._dataset import Report, concatenate, iterate
 from ._polars import scan
 from ._tree_types import tree_type
@@ -47,7 +48,8 @@ from ._rootweave import release_memory
 __all__ = ["open", "create", "recreate", "update", "Directory", "Branch", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
            "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
            "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "Query", "scan",
-           "dask", "convert",
+           "dask", "convert", "Object", "Histogram", "Axis", "Graph", "List", "ObjString", "Parameter",
+           "Vector", "Matrix", "Efficiency",
            "release_memory"]
 __version__ = "0.1.0"
 

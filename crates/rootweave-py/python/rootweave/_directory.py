@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from . import _filters
+from . import _filters, _objects
 from ._rootweave import OpenFile as _OpenFile
 from ._rootweave import list_keys as _list_keys
 
@@ -99,13 +99,27 @@ class Directory:
             raise KeyError(f"{self.path}: no object '{name}' in {where} (keys: {known})")
         return max(found, key=lambda e: e[2])
 
-    def __getitem__(self, where: str) -> Any:
+    def __getitem__(self, where: str | tuple[str, ...]) -> Any:
         """The object at `where`: `name`, `name;cycle` or a path through subdirectories
-        (`dir/sub/name;1`); a subdirectory is a `Directory`, an RNTuple a `rootweave.RNTuple`,
-        a tree a `rootweave.TTree`."""
+        (`dir/sub/name;1`), or a tuple of the path's parts for names holding `/` (`("dir",
+        "a/b;1")`); a subdirectory is a `Directory`, an RNTuple a `rootweave.RNTuple`, a tree a
+        `rootweave.TTree`, a histogram a `rootweave.Histogram` (UHI), any other object its
+        typed view or a generic `rootweave.Object` with its members."""
         from . import RNTuple, TTree
 
-        head, slash, rest = where.strip("/").partition("/")
+        if isinstance(where, tuple):
+            if not where:
+                raise KeyError(f"{self.path}: an empty path")
+            if len(where) > 1:
+                head, rest = where[0], where[1:]
+                name, cls, cycle = self._find(head)
+                if cls not in DIRECTORIES:
+                    raise KeyError(f"{self.path}: '{self.prefix}{head}' is a {cls}, not a directory")
+                return Directory(self.path, f"{self.prefix}{name};{cycle}/", self._file)[rest]
+            where = where[0]
+            head, slash, rest = where, "", ""
+        else:
+            head, slash, rest = where.strip("/").partition("/")
         name, cls, cycle = self._find(head)
         if slash:
             if cls not in DIRECTORIES:
@@ -118,8 +132,7 @@ class Directory:
             return RNTuple(self.path, full, file=self._file)
         if cls in TREES:
             return TTree(self.path, full, file=self._file)
-        raise TypeError(f"{self.path}: '{full}' is a {cls}: only RNTuples, TTrees and directories "
-                        "can be read (select them with filter_classname)")
+        return _objects.read(self._file, [p for p in self.prefix.split("/") if p] + [f"{name};{cycle}"])
 
     def __contains__(self, where: str) -> bool:
         try:

@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use super::hist::{is_histogram, HistSource};
+use super::hist::HistSource;
 use super::rntuple::NtupleSource;
 use super::tree::TreeSource;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
+use crate::objects::is_histogram_class;
 use crate::ttree::{read_streamers, StreamerSet};
 
 /// Deepest directory nesting followed.
@@ -170,7 +171,7 @@ fn kind_of(class: &str) -> Kind {
         "TTree" | "TNtuple" | "TNtupleD" => Kind::Tree,
         "ROOT::RNTuple" | "ROOT::Experimental::RNTuple" => Kind::RNTuple,
         c if c.starts_with("TDirectory") => Kind::Directory(Vec::new()),
-        c if is_histogram(c) => Kind::Histogram,
+        c if is_histogram_class(c) => Kind::Histogram,
         _ => Kind::Other,
     }
 }

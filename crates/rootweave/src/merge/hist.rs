@@ -9,18 +9,6 @@ use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
 use crate::ttree::{restream, Object, StreamerSet, Trace, Value};
 
-/// True for the histogram classes merged by adding: `TH1`, `TH2`, `TH3` of every bin type
-/// and the profiles.
-pub(super) fn is_histogram(class: &str) -> bool {
-    let bins = |rest: &str| matches!(rest, "F" | "D" | "I" | "S" | "C" | "L");
-    match class {
-        "TProfile" | "TProfile2D" | "TProfile3D" => true,
-        _ => ["TH1", "TH2", "TH3"]
-            .iter()
-            .any(|p| class.strip_prefix(p).is_some_and(bins)),
-    }
-}
-
 /// One input's copy of a histogram.
 pub(super) struct HistSource {
     file: String,
@@ -57,7 +45,10 @@ impl HistSource {
                 why.clone(),
             ));
         }
-        if numbers(object.get("fBuffer")).is_some_and(|b| b.first().is_some_and(|&n| n > 0.0)) {
+        if object
+            .numbers("fBuffer")
+            .is_some_and(|b| b.first().is_some_and(|&n| n > 0.0))
+        {
             return Err(Error::format(
                 file.name(),
                 &what,
@@ -75,17 +66,6 @@ impl HistSource {
     }
 }
 
-/// The values of an array member (a `TArray` base or member), as numbers.
-fn numbers(v: Option<&Value>) -> Option<Vec<f64>> {
-    match v? {
-        Value::Floats(f) => Some(f.clone()),
-        Value::Ints(i) => Some(i.iter().map(|&x| x as f64).collect()),
-        Value::Object(o) => numbers(o.get("fArray")),
-        Value::Null => Some(Vec::new()),
-        _ => None,
-    }
-}
-
 /// An error unless `other`'s axes have `first`'s binning.
 fn check_binning(path: &str, first: &HistSource, other: &HistSource) -> Result<()> {
     for axis in ["fXaxis", "fYaxis", "fZaxis"] {
@@ -97,7 +77,7 @@ fn check_binning(path: &str, first: &HistSource, other: &HistSource) -> Result<(
         let same = a.int("fNbins") == b.int("fNbins")
             && a.get("fXmin") == b.get("fXmin")
             && a.get("fXmax") == b.get("fXmax")
-            && numbers(a.get("fXbins")) == numbers(b.get("fXbins"));
+            && a.numbers("fXbins") == b.numbers("fXbins");
         if !same {
             return Err(Error::InvalidArgument(format!(
                 "histogram '{path}' has a different binning ({axis}) in {} and {}",
@@ -184,15 +164,17 @@ impl HistSum {
         let o = &source.object;
         let what = format!("{} '{path}'", source.key.class_name);
         let fail = |m: &str| Error::format(&source.file, &what, o.offset, m);
-        let contents = numbers(o.get("fArray")).ok_or_else(|| fail("no bin contents"))?;
+        let contents = o.numbers("fArray").ok_or_else(|| fail("no bin contents"))?;
         let profile_class = o.class.starts_with("TProfile");
-        let own = numbers(o.get("fSumw2")).filter(|v| !v.is_empty() && !profile_class);
+        let own = o
+            .numbers("fSumw2")
+            .filter(|v| !v.is_empty() && !profile_class);
         let any_sumw2 = own.is_some();
         let sumw2 = (!profile_class).then(|| own.unwrap_or_else(|| contents.clone()));
         let profile = PROFILE_ARRAYS
             .into_iter()
             .filter(|_| o.class.starts_with("TProfile"))
-            .filter_map(|name| Some((name, numbers(o.get(name)).filter(|v| !v.is_empty())?)))
+            .filter_map(|name| Some((name, o.numbers(name).filter(|v| !v.is_empty())?)))
             .collect();
         let stats = o
             .members

@@ -13,10 +13,11 @@ mod write;
 
 pub use crate::parallel::ReadOptions;
 pub use interpretation::{ClassLayout, Header, Interpretation, MemberStep, Nested, Packed, Prim};
-pub(crate) use model::{restream, Cursor, Object, ObjectReader, Trace, Value};
+pub(crate) use model::{restream, Cursor, ObjectReader, Trace};
 pub use model::{
     BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, StreamerSet, TreeMeta,
 };
+pub use model::{Name, Object, Value};
 pub(crate) use read::{decode_basket, parse_found_header};
 pub use read::{list_trees, read_streamers, TTreeReader, Tree};
 pub(crate) use write::{basket_record, cluster_layout, BasketContent};

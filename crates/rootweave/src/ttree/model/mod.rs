@@ -12,7 +12,9 @@ mod streamers;
 mod tree;
 
 pub(crate) use cursor::{Cursor, Trace};
-pub(crate) use object::{Object, ObjectReader, Value};
+pub use name::Name;
+pub(crate) use object::ObjectReader;
+pub use object::{Object, Value};
 pub use packed::Packed;
 pub use streamers::StreamerSet;
 pub(crate) use streamers::{code, Element, ElementClass, StreamerInfo};

@@ -44,6 +44,13 @@ pub enum Value {
     Object(Arc<Object>),
     /// The contents of a collection (`TObjArray`, `TList`); `None` for null slots.
     Objects(Vec<Option<Arc<Object>>>),
+    /// The elements of an STL sequence or set that are not plain numbers (strings,
+    /// pairs, objects, nested containers).
+    List(Vec<Value>),
+    /// The entries of an STL map, in stored order.
+    Map(Vec<(Value, Value)>),
+    /// A `std::pair`.
+    Pair(Box<(Value, Value)>),
     /// A member that could not be read, with the reason.
     Unread(String),
 }
@@ -115,6 +122,12 @@ impl Object {
             Value::Null => Some(&[]),
             _ => None,
         }
+    }
+
+    /// The member `name` as numbers: an array member or a `TArray` (an absent array is
+    /// empty).
+    pub fn numbers(&self, name: &str) -> Option<Vec<f64>> {
+        numbers_of(self.get(name)?)
     }
 
     /// The member `name` as an object.
@@ -446,40 +459,252 @@ impl<'s> ObjectReader<'s> {
         Ok(())
     }
 
-    /// `std::vector` of numbers or strings inside an object.
+    /// The object of a key of class `class`: a `std::string` (its bytes only) or an STL
+    /// container (byte count and version, then its elements) as an object of that class
+    /// whose one member, `value`, holds it; any other class as [`ObjectReader::read`].
+    pub fn read_keyed(&self, c: &mut Cursor, class: &str) -> Result<Object> {
+        let offset = c.r.offset();
+        let start = c.pos();
+        let value = if matches!(class, "string" | "std::string") {
+            Value::Str(c.r.tstring()?)
+        } else if template_args(class).is_some_and(|(outer, _)| is_stl(outer)) {
+            let frame = c.frame()?;
+            let value = self.stl_value(c, class, "", 0)?;
+            c.finish(&frame, class)?;
+            value
+        } else {
+            return self.read(c, class);
+        };
+        Ok(Object {
+            class: class.to_string(),
+            version: 0,
+            offset,
+            members: vec![("value".into(), value)],
+            spans: std::iter::once(start..c.pos()).collect(),
+        })
+    }
+
+    /// An STL container inside an object (its byte count and version first): sequences
+    /// and sets of numbers as arrays, of anything else as lists; maps; pairs; strings;
+    /// nested containers and objects by their own layouts. Collections streamed
+    /// memberwise are left unread.
     fn read_stl(&self, c: &mut Cursor, e: &Element) -> Result<Value> {
         let frame = c.frame()?;
-        let inner = e
-            .type_name
-            .strip_prefix("vector<")
-            .and_then(|t| t.strip_suffix('>'))
-            .map(str::trim);
-        let value = match inner {
-            Some("string") | Some("std::string") | Some("TString") => {
-                let n = c.r.i32()?;
-                if n < 0 || n as usize > c.r.remaining() {
-                    return Err(c.error(format!("vector of {n} strings")));
-                }
-                let mut out = Vec::new();
-                for _ in 0..n {
-                    out.push(c.r.tstring()?);
-                }
-                Value::Str(out.join("\n"))
+        let value = if frame.memberwise {
+            if let Some(pairs) = self.memberwise_pairs(c, &e.type_name, &e.title)? {
+                c.finish(&frame, &e.type_name)?;
+                return Ok(pairs);
             }
-            _ if (1..=19).contains(&e.ctype) && inner.is_some() => {
-                let n = c.r.i32()?;
-                read_basic_array(c, e.ctype, n, &e.title)?
-            }
-            _ => {
-                let Some(end) = frame.end else {
-                    return Err(c.error(format!("{} without a byte count", e.type_name)));
-                };
-                c.opaque(c.pos()..end);
-                Value::Unread(format!("{} is not read inside objects", e.type_name))
-            }
+            let Some(end) = frame.end else {
+                return Err(c.error(format!("{} without a byte count", e.type_name)));
+            };
+            c.opaque(c.pos()..end);
+            Value::Unread(format!("{} streamed memberwise is not read", e.type_name))
+        } else {
+            self.stl_value(c, &e.type_name, &e.title, 0)?
         };
         c.finish(&frame, &e.type_name)?;
         Ok(value)
+    }
+
+    /// A map or a sequence of pairs streamed memberwise (the pair's version and checksum,
+    /// the count, every key, then every value), or `None` for another container.
+    fn memberwise_pairs(&self, c: &mut Cursor, ty: &str, title: &str) -> Result<Option<Value>> {
+        let ty = ty.trim().trim_start_matches("std::");
+        let Some((outer, args)) = template_args(ty) else {
+            return Ok(None);
+        };
+        let pair_args = |t: &str| {
+            template_args(t.trim().trim_start_matches("std::"))
+                .filter(|(o, a)| *o == "pair" && a.len() == 2)
+                .map(|(_, a)| (a[0].to_string(), a[1].to_string()))
+        };
+        let (is_map, (k, v)) = match (outer, args.as_slice()) {
+            ("map" | "multimap" | "unordered_map" | "unordered_multimap", [k, v, ..]) => {
+                (true, (k.to_string(), v.to_string()))
+            }
+            ("vector" | "list" | "deque", [item, ..]) => match pair_args(item) {
+                Some(kv) => (false, kv),
+                None => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        c.r.take(6)?;
+        let n = c.r.i32()?;
+        if n < 0 || n as usize > c.r.remaining() {
+            return Err(c.error(format!(
+                "container of {n} elements in {} bytes",
+                c.r.remaining()
+            )));
+        }
+        // Each member's block: all its values, framed unless they are plain numbers.
+        let block = |c: &mut Cursor, ty: &str| -> Result<Vec<Value>> {
+            let framed = basic_code(ty.trim().trim_start_matches("std::")).is_none();
+            let frame = if framed { Some(c.frame()?) } else { None };
+            let mut out = Vec::with_capacity((n as usize).min(1 << 16));
+            for _ in 0..n {
+                out.push(self.stl_value(c, ty, title, 1)?);
+            }
+            if let Some(frame) = frame {
+                c.finish(&frame, ty)?;
+            }
+            Ok(out)
+        };
+        // An empty container writes no blocks.
+        let (keys, values) = if n == 0 {
+            (Vec::new(), Vec::new())
+        } else {
+            (block(c, &k)?, block(c, &v)?)
+        };
+        let out_map: Vec<(Value, Value)> = keys.into_iter().zip(values).collect();
+        Ok(Some(if is_map {
+            Value::Map(out_map)
+        } else {
+            Value::List(
+                out_map
+                    .into_iter()
+                    .map(|kv| Value::Pair(Box::new(kv)))
+                    .collect(),
+            )
+        }))
+    }
+
+    /// A value of the STL or basic type `ty` (inside a container: no header of its own
+    /// unless it is an object).
+    fn stl_value(&self, c: &mut Cursor, ty: &str, title: &str, depth: usize) -> Result<Value> {
+        if depth > MAX_DEPTH {
+            return Err(c.error("containers nested too deeply"));
+        }
+        let ty = ty
+            .trim()
+            .trim_start_matches("std::")
+            .trim_start_matches("const ");
+        if matches!(ty, "string" | "TString") {
+            return Ok(Value::Str(c.r.tstring()?));
+        }
+        if let Some(code) = basic_code(ty) {
+            return read_basic(c, code, title);
+        }
+        let Some((outer, args)) = template_args(ty) else {
+            // A class inside a container: its own header and layout.
+            return Ok(Value::Object(Arc::new(self.read(c, ty)?)));
+        };
+        let count = |c: &mut Cursor| -> Result<usize> {
+            let n = c.r.i32()?;
+            if n < 0 || n as usize > c.r.remaining() {
+                return Err(c.error(format!(
+                    "container of {n} elements in {} bytes",
+                    c.r.remaining()
+                )));
+            }
+            Ok(n as usize)
+        };
+        match (outer, args.as_slice()) {
+            ("pair", [a, b]) => {
+                let first = self.stl_value(c, a, title, depth + 1)?;
+                let second = self.stl_value(c, b, title, depth + 1)?;
+                Ok(Value::Pair(Box::new((first, second))))
+            }
+            ("map" | "multimap" | "unordered_map" | "unordered_multimap", [k, v, ..]) => {
+                let n = count(c)?;
+                let mut out = Vec::with_capacity(n.min(1 << 16));
+                for _ in 0..n {
+                    let key = self.stl_value(c, k, title, depth + 1)?;
+                    let value = self.stl_value(c, v, title, depth + 1)?;
+                    out.push((key, value));
+                }
+                Ok(Value::Map(out))
+            }
+            (
+                "vector" | "list" | "deque" | "set" | "multiset" | "unordered_set"
+                | "unordered_multiset" | "RVec",
+                [item, ..],
+            ) => {
+                let n = count(c)?;
+                if let Some(code) = basic_code(item.trim().trim_start_matches("std::")) {
+                    return read_basic_array(c, code, n as i32, title);
+                }
+                let mut out = Vec::with_capacity(n.min(1 << 16));
+                for _ in 0..n {
+                    out.push(self.stl_value(c, item, title, depth + 1)?);
+                }
+                Ok(Value::List(out))
+            }
+            _ => Err(c.error(format!("{ty} is not read inside objects"))),
+        }
+    }
+}
+
+/// True for the names of the STL containers and `std::pair`.
+fn is_stl(name: &str) -> bool {
+    matches!(
+        name,
+        "vector"
+            | "list"
+            | "deque"
+            | "set"
+            | "multiset"
+            | "unordered_set"
+            | "unordered_multiset"
+            | "map"
+            | "multimap"
+            | "unordered_map"
+            | "unordered_multimap"
+            | "pair"
+    )
+}
+
+/// The basic type code of a C++ or ROOT type name.
+fn basic_code(ty: &str) -> Option<i32> {
+    Some(match ty {
+        "bool" | "Bool_t" => code::BOOL,
+        "char" | "Char_t" | "signed char" | "int8_t" => code::CHAR,
+        "unsigned char" | "UChar_t" | "uint8_t" => code::UCHAR,
+        "short" | "Short_t" | "int16_t" => code::SHORT,
+        "unsigned short" | "UShort_t" | "uint16_t" => code::USHORT,
+        "int" | "Int_t" | "int32_t" => code::INT,
+        "unsigned int" | "unsigned" | "UInt_t" | "uint32_t" => code::UINT,
+        "long" | "Long_t" | "long long" | "Long64_t" | "int64_t" => code::LONG64,
+        "unsigned long" | "ULong_t" | "unsigned long long" | "ULong64_t" | "uint64_t"
+        | "size_t" => code::ULONG64,
+        "float" | "Float_t" => code::FLOAT,
+        "double" | "Double_t" => code::DOUBLE,
+        "Double32_t" => code::DOUBLE32,
+        "Float16_t" => code::FLOAT16,
+        _ => return None,
+    })
+}
+
+/// `("map", ["string", "int"])` for `map<string,int>`: the template's name and its
+/// arguments split at the top level; `None` for a name without arguments.
+fn template_args(ty: &str) -> Option<(&str, Vec<&str>)> {
+    let open = ty.find('<')?;
+    let inner = ty[open + 1..].trim_end().strip_suffix('>')?;
+    let mut args = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, ch) in inner.char_indices() {
+        match ch {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                args.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    args.push(inner[start..].trim());
+    Some((ty[..open].trim().trim_start_matches("std::"), args))
+}
+
+/// The values of an array (a `TArray` object's too) as numbers.
+fn numbers_of(v: &Value) -> Option<Vec<f64>> {
+    match v {
+        Value::Floats(f) => Some(f.clone()),
+        Value::Ints(i) => Some(i.iter().map(|&x| x as f64).collect()),
+        Value::Object(o) => o.numbers("fArray"),
+        Value::Null => Some(Vec::new()),
+        _ => None,
     }
 }
 
