@@ -3,7 +3,7 @@
 # pip wheel, uproot, awkward, numpy, pytest, pyarrow, polars, pandas, awkward-pandas, matplotlib, hist, maturin, Dask with
 # dask-awkward and distributed), checks formatting, lints and docs, builds the workspace and the `rootweave` Python package (into
 # .venv), runs the Rust tests and the Python tests against ROOT and uproot. Arguments go to
-# pytest (`scripts/test.sh -m "not slow"` skips the slow Python tests); then a 30-second run of each fuzz
+# pytest (`scripts/test.sh -m "not slow"` skips the slow Python tests); then a 20-second run of each fuzz
 # target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,12 +51,12 @@ echo "== python package (maturin develop --release)"
   "../../$VENV/bin/maturin" develop --release --quiet)
 echo "== pytest"
 "$VENV/bin/python" -m pytest tests/python -q -p no:cacheprovider "$@"
-# A 30-second smoke run of every fuzz target (a finding fails the suite; FUZZ_SMOKE=0 skips it).
+# A 20-second smoke run of every fuzz target (a finding fails the suite; FUZZ_SMOKE=0 skips it).
 if [ "${FUZZ_SMOKE:-1}" = 1 ]; then
   echo "== fuzz smoke"
   for target in rntuple_file rntuple_envelopes ttree_file recover_file \
       compress_lzma compress_lz4 compress_zlib compress_zstd; do
-    KEEP_GOING=0 fuzz/run.sh "$target" 30 > "fuzz/smoke-$target.log" 2>&1 \
+    KEEP_GOING=0 fuzz/run.sh "$target" 20 > "fuzz/smoke-$target.log" 2>&1 \
       || { tail -40 "fuzz/smoke-$target.log"; echo "fuzz target $target failed"; exit 1; }
     grep -h "stat::number_of_executed_units" "fuzz/smoke-$target.log" | sed "s/^/$target: /"
   done

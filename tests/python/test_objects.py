@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import rootweave
-from conftest import CORPUS, HERE
+from conftest import CORPUS
+from conftest import rootweave as rootweave_cli
 from test_merge import run_root
 
 pytestmark = pytest.mark.slow
@@ -177,3 +178,20 @@ def test_bad_objects_name_the_file_and_offset(written, tmp_path):
     with pytest.raises(KeyError, match="no object"):
         f["nothing_here"]
     assert f["h1d_var"].values().tolist() == rootweave.open(path)["h1d_var"].values().tolist()
+
+
+def test_cli_lists_every_directory_and_dumps_histograms(written):
+    path, _ = written
+    listing = rootweave_cli("ls", path)
+    lines = {line.split()[0]: line for line in listing.splitlines() if line.strip()}
+    assert "3000 entries, 7 bins variable [-3, 5]" in lines["h1d_var"]
+    assert "4 bins labelled [0, 4]" in lines["labels"]
+    assert "1 entries, 3 bins [0, 3]" in lines["dir/inner"] and "TEfficiency" in lines["efficiency"]
+    h = rootweave.open(path)["h2d_var"]
+    rows = [json.loads(line) for line in rootweave_cli("dump", path, "h2d_var", "--json").splitlines()]
+    assert len(rows) == 9 * 5
+    contents = np.array([r["content"] for r in rows]).reshape(5, 9).T
+    assert np.array_equal(contents, h.values(flow=True))
+    assert rows[0]["range"] == [["-inf", -3.0], ["-inf", 0.0]] and rows[10]["range"] == [[-3.0, -1.5], [0.0, 1.0]]
+    text = rootweave_cli("dump", path, "labels")
+    assert '[1] "muons" content' in text

@@ -1,4 +1,5 @@
-//! `rootweave dump`: prints the values of an RNTuple's entries, as text or JSON lines.
+//! `rootweave dump`: prints the values of an RNTuple's entries (a TTree's, a histogram's
+//! bins), as text or JSON lines.
 
 use std::io::Write;
 use std::ops::Range;
@@ -42,6 +43,9 @@ pub fn parse_entries(text: &str) -> std::result::Result<Range<u64>, String> {
 /// Prints the entries of RNTuple `name` in `path` to `out`, cluster by cluster.
 pub fn dump(path: &Path, name: &str, options: &DumpOptions, out: &mut dyn Write) -> Result<()> {
     let file = Arc::new(RootFile::open(path)?);
+    if crate::objects::is_histogram(&file, name) {
+        return crate::objects::dump_histogram(&file, name, options.json, out);
+    }
     if crate::dump_ttree::is_ttree(&file, name) {
         return crate::dump_ttree::dump(file, name, options, out);
     }

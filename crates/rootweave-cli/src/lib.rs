@@ -10,6 +10,7 @@ pub mod generate_ttree;
 pub mod list;
 pub mod list_ttree;
 pub mod merge;
+pub mod objects;
 pub mod progress;
 pub mod random;
 pub mod recover;

@@ -1,5 +1,6 @@
-//! `rootweave ls`: the keys of a ROOT file and, for each RNTuple, its entries, clusters
-//! and fields (C++ type, column encodings, stored and uncompressed bytes).
+//! `rootweave ls`: the keys of a ROOT file, every directory's (histograms with their
+//! entries and axes), and for each RNTuple its entries, clusters and fields (C++ type,
+//! column encodings, stored and uncompressed bytes).
 
 use std::fmt::Write;
 use std::path::Path;
@@ -13,22 +14,7 @@ use rootweave::Result;
 pub fn list(path: &Path) -> Result<String> {
     let file = Arc::new(RootFile::open(path)?);
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<24} {:<16} {:>5} {:>14} {:>14}",
-        "name", "class", "cycle", "stored bytes", "uncompressed"
-    );
-    for key in file.keys() {
-        let _ = writeln!(
-            out,
-            "{:<24} {:<16} {:>5} {:>14} {:>14}",
-            key.name,
-            key.class_name,
-            key.cycle,
-            key.nbytes as u64 - key.keylen as u64,
-            key.objlen
-        );
-    }
+    crate::objects::list_keys(&file, &mut out)?;
     for key in file.keys() {
         if key.class_name == "ROOT::RNTuple" {
             let name = format!("{};{}", key.name, key.cycle);
