@@ -195,3 +195,24 @@ def test_cli_lists_every_directory_and_dumps_histograms(written):
     assert rows[0]["range"] == [["-inf", -3.0], ["-inf", 0.0]] and rows[10]["range"] == [[-3.0, -1.5], [0.0, 1.0]]
     text = rootweave_cli("dump", path, "labels")
     assert '[1] "muons" content' in text
+
+
+def test_objects_referenced_many_times_are_read_once():
+    """A geometry (TGeoManager) whose volumes and nodes reference each other: each object
+    is converted once and shared, so that the read takes little memory (converted once per
+    path to it, it took more than 6 GB and aborted)."""
+    path = CORPUS / "uproot-issue475.root"
+    if not path.exists():
+        pytest.skip(f"conformance corpus not found at {CORPUS}: skipped")
+    code = (
+        "import resource, sys, rootweave\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+        "g = rootweave.open(sys.argv[1])['nEXOGeometry']\n"
+        "print(g.classname, len(g.all_members), len(g.unread()))\n"
+    )
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["TGeoManager", "39", "0"]

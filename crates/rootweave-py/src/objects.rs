@@ -1,6 +1,9 @@
 //! Keyed objects other than trees: read through the file's StreamerInfo and handed to
 //! Python as plain data (the package's `_objects.py` builds its classes from it).
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -45,14 +48,37 @@ pub fn read_object(
             read(&open, &streamers, &key)
         })
         .map_err(to_py)?;
-    Ok(object_to_py(py, &object)?.unbind())
+    Ok(object_to_py(py, &object, &mut Memo::new())?.unbind())
+}
+
+/// Objects already converted, by address: an object referenced from several places (a
+/// geometry's volumes and nodes) is converted once and shared, as in the file, instead of
+/// once per path to it (exponentially many).
+type Memo<'py> = HashMap<*const Object, Bound<'py, PyAny>>;
+
+/// A shared object, converted once.
+fn shared_to_py<'py>(
+    py: Python<'py>,
+    o: &Arc<Object>,
+    memo: &mut Memo<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(done) = memo.get(&Arc::as_ptr(o)) {
+        return Ok(done.clone());
+    }
+    let converted = object_to_py(py, o, memo)?;
+    memo.insert(Arc::as_ptr(o), converted.clone());
+    Ok(converted)
 }
 
 /// An object as `(class, version, members, histogram)`.
-fn object_to_py<'py>(py: Python<'py>, o: &Object) -> PyResult<Bound<'py, PyAny>> {
+fn object_to_py<'py>(
+    py: Python<'py>,
+    o: &Object,
+    memo: &mut Memo<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
     let members = PyList::empty(py);
     for (name, value) in &o.members {
-        members.append((&**name, value_to_py(py, value)?))?;
+        members.append((&**name, value_to_py(py, value, memo)?))?;
     }
     let hist = if is_histogram_class(&o.class) {
         match Histogram::from_object(o) {
@@ -74,7 +100,11 @@ fn object_to_py<'py>(py: Python<'py>, o: &Object) -> PyResult<Bound<'py, PyAny>>
     .into_any())
 }
 
-fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+fn value_to_py<'py>(
+    py: Python<'py>,
+    v: &Value,
+    memo: &mut Memo<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v {
         Value::Null => py.None().into_bound(py),
         Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
@@ -85,12 +115,12 @@ fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
         Value::Ints(v) => PyArray1::from_slice(py, v).into_any(),
         Value::Floats(v) => PyArray1::from_slice(py, v).into_any(),
         Value::Bytes(b) => pyo3::types::PyBytes::new(py, b).into_any(),
-        Value::Object(o) => object_to_py(py, o)?,
+        Value::Object(o) => shared_to_py(py, o, memo)?,
         Value::Objects(list) => {
             let out = PyList::empty(py);
             for item in list {
                 match item {
-                    Some(o) => out.append(object_to_py(py, o)?)?,
+                    Some(o) => out.append(shared_to_py(py, o, memo)?)?,
                     None => out.append(py.None())?,
                 }
             }
@@ -99,7 +129,7 @@ fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
         Value::List(items) => {
             let out = PyList::empty(py);
             for item in items {
-                out.append(value_to_py(py, item)?)?;
+                out.append(value_to_py(py, item, memo)?)?;
             }
             out.into_any()
         }
@@ -107,7 +137,7 @@ fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
             // A dict where every key can be one, else a list of (key, value) tuples.
             let pairs = entries
                 .iter()
-                .map(|(k, v)| Ok((value_to_py(py, k)?, value_to_py(py, v)?)))
+                .map(|(k, v)| Ok((value_to_py(py, k, memo)?, value_to_py(py, v, memo)?)))
                 .collect::<PyResult<Vec<_>>>()?;
             let dict = PyDict::new(py);
             let mut hashable = true;
@@ -123,9 +153,14 @@ fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
                 PyList::new(py, pairs)?.into_any()
             }
         }
-        Value::Pair(pair) => {
-            PyTuple::new(py, [value_to_py(py, &pair.0)?, value_to_py(py, &pair.1)?])?.into_any()
-        }
+        Value::Pair(pair) => PyTuple::new(
+            py,
+            [
+                value_to_py(py, &pair.0, memo)?,
+                value_to_py(py, &pair.1, memo)?,
+            ],
+        )?
+        .into_any(),
         Value::Unread(why) => Unread {
             reason: why.clone(),
         }

@@ -26,39 +26,50 @@ def read(file: Any, parts: list[str]) -> Any:
     return from_data(_read_object(file, parts))
 
 
-def from_data(data: tuple) -> Any:
-    """The typed view of an object given as `(class, version, members, histogram)`."""
+def from_data(data: tuple, memo: dict | None = None) -> Any:
+    """The typed view of an object given as `(class, version, members, histogram)`; an
+    object met again through another reference (`memo`, by identity) is the same view."""
+    memo = {} if memo is None else memo
+    if id(data) in memo:
+        return memo[id(data)][1]
+    view_of = _view(data, memo)
+    memo[id(data)] = (data, view_of)
+    return view_of
+
+
+def _view(data: tuple, memo: dict) -> Any:
     cls = data[0]
     view = data[3]
     if cls in ("string", "std::string") or (cls.split("<")[0] in STL and len(data[2]) == 1):
-        return data[2][0][1] if cls in ("string", "std::string") else _convert(data[2][0][1])
+        return data[2][0][1] if cls in ("string", "std::string") else _convert(data[2][0][1], memo)
     if isinstance(view, dict):
-        return Histogram(data, view)
+        return Histogram(data, view, memo)
+    kind = Object
     if cls == "TObjString":
-        return ObjString(data)
+        return ObjString(data, memo)
     if cls in LISTS:
-        return List(data)
-    if cls in GRAPHS:
-        return Graph(data)
-    if cls.startswith("TParameter<"):
-        return Parameter(data)
-    if cls in VECTORS:
-        return Vector(data)
-    if cls in MATRICES:
-        return Matrix(data)
-    if cls == "TEfficiency":
-        return Efficiency(data)
-    return Object(data)
+        kind = List
+    elif cls in GRAPHS:
+        kind = Graph
+    elif cls.startswith("TParameter<"):
+        kind = Parameter
+    elif cls in VECTORS:
+        kind = Vector
+    elif cls in MATRICES:
+        kind = Matrix
+    elif cls == "TEfficiency":
+        kind = Efficiency
+    return kind(data, memo)
 
 
-def _convert(value: Any) -> Any:
+def _convert(value: Any, memo: dict) -> Any:
     """A member's value: nested objects as their typed views, lists of them as lists."""
     if isinstance(value, tuple) and len(value) == 4 and isinstance(value[0], str):
-        return from_data(value)
+        return from_data(value, memo)
     if isinstance(value, list):
-        return [_convert(v) for v in value]
+        return [_convert(v, memo) for v in value]
     if isinstance(value, dict):
-        return {k: _convert(v) for k, v in value.items()}
+        return {k: _convert(v, memo) for k, v in value.items()}
     return value
 
 
@@ -66,13 +77,15 @@ class Object:
     """An object read through the file's class layouts: `classname`, `class_version`, and
     its members (base classes' members included) by name, as uproot's models offer them."""
 
-    def __init__(self, data: tuple):
+    def __init__(self, data: tuple, memo: dict | None = None):
         cls, version, members, _ = data
+        memo = {} if memo is None else memo
         self._classname = cls
         self._version = version
         self._members: dict[str, Any] = {}
         for name, value in members:
-            self._members.setdefault(name, _convert(value))
+            if name not in self._members:
+                self._members[name] = _convert(value, memo)
 
     @property
     def classname(self) -> str:
@@ -128,8 +141,8 @@ class Object:
 class ObjString(str):
     """A `TObjString`: the string itself, with `classname` and `member` as other objects."""
 
-    def __new__(cls, data: tuple):
-        obj = Object(data)
+    def __new__(cls, data: tuple, memo: dict | None = None):
+        obj = Object(data, memo)
         out = super().__new__(cls, obj.member("fString", ""))
         out._object = obj
         return out
@@ -343,8 +356,8 @@ class Histogram(Object):
     each bin and its error as the profile's error option says); `flow=True` adds the
     under- and overflow bins; arrays are indexed x first."""
 
-    def __init__(self, data: tuple, view: dict):
-        super().__init__(data)
+    def __init__(self, data: tuple, view: dict, memo: dict | None = None):
+        super().__init__(data, memo)
         self._view = view
         self._axes = tuple(Axis(a) for a in view["axes"])
         self._shape = tuple(len(a) + 2 for a in self._axes)
