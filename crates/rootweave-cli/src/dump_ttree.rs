@@ -38,14 +38,46 @@ pub fn dump(
     } else {
         options.fields.clone()
     };
-    let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
+    let mut fields = fields;
     for cluster in tree.cluster_ranges() {
         let part = cluster.start.max(range.start)..cluster.end.min(range.end);
         if part.is_empty() || fields.is_empty() {
             continue;
         }
-        let columns = tree.read(&fields, part.clone())?;
+        let names: Vec<&str> = fields.iter().map(String::as_str).collect();
+        let columns = match tree.read(&names, part.clone()) {
+            Ok(columns) => columns,
+            // Without a branch list, a branch whose baskets do not decode is named and
+            // left out, and the others are printed.
+            Err(_) if options.fields.is_empty() => {
+                let (kept, columns) = read_decodable(&tree, &fields, part.clone());
+                fields = kept;
+                columns
+            }
+            Err(e) => return Err(e),
+        };
         write_entries(&columns, part.start, options.json, out)?;
     }
     out.flush().map_err(stdout_error)
+}
+
+/// Reads the branches one by one: those that decode, with their arrays; each other one
+/// is named on stderr with the reason.
+fn read_decodable(
+    tree: &TTreeReader,
+    fields: &[String],
+    part: std::ops::Range<u64>,
+) -> (Vec<String>, Vec<(String, rootweave::array::Array)>) {
+    let mut kept = Vec::new();
+    let mut columns = Vec::new();
+    for field in fields {
+        match tree.read(&[field.as_str()], part.clone()) {
+            Ok(mut column) => {
+                kept.push(field.clone());
+                columns.append(&mut column);
+            }
+            Err(e) => eprintln!("rootweave: skipping branch '{field}': {e}"),
+        }
+    }
+    (kept, columns)
 }
