@@ -65,6 +65,24 @@ impl Window {
         mut bytes: Vec<u8>,
         what: &str,
     ) -> Result<Window> {
+        // Ranges come from the file's own metadata: checked against its size before any
+        // memory is taken for them.
+        if let Some(r) = ranges
+            .iter()
+            .find(|r| r.start > r.end || r.end > file.size())
+        {
+            return Err(Error::format(
+                file.name(),
+                what,
+                r.start,
+                format!(
+                    "{} bytes at offset {} run past the end of the file ({} bytes)",
+                    r.end.saturating_sub(r.start),
+                    r.start,
+                    file.size()
+                ),
+            ));
+        }
         let total: u64 = ranges.iter().map(|r| r.end - r.start).sum();
         // Never cleared: every byte up to `total` is overwritten by the reads.
         if bytes.len() < total as usize {
@@ -163,5 +181,32 @@ mod tests {
             .map(Vec::len)
             .collect();
         assert_eq!(sizes, [1, 1, 1]);
+    }
+
+    #[test]
+    fn ranges_past_the_end_fail_before_memory_is_taken() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/uproot-HZZ.root"
+        );
+        let file = RootFile::open(path).unwrap();
+        let size = file.size();
+        let buffers = WindowBuffers::default();
+        let far = vec![vec![100..size + (1 << 40)]];
+        let e = fetch_ahead(&file, vec![vec![()]], far, &buffers, "pages", |_, _| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("run past the end") && e.contains("uproot-HZZ.root"),
+            "{e}"
+        );
+        // In range: the window holds the file's bytes.
+        let head = vec![vec![0..4, 100..164]];
+        fetch_ahead(&file, vec![vec![()]], head, &buffers, "pages", |_, w| {
+            assert_eq!(w.get(0), Some(&b"root"[..]));
+            assert_eq!(w.get(100).map(<[u8]>::len), Some(64));
+            Ok(())
+        })
+        .unwrap();
     }
 }
