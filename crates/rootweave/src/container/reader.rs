@@ -108,6 +108,9 @@ impl RootFile {
             &name,
             "top directory",
         ))?;
+        // Once more: a checkpoint may have rewritten the directory since, pointing to a
+        // keys list written (before the directory) after the size was last taken.
+        let size = source.size()?.max(size);
         let mut file = RootFile {
             source,
             name,
