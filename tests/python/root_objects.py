@@ -6,8 +6,8 @@
 `dump` writes, for every histogram (any directory) of every FILE, its class, every cell's
 `GetBinContent` and `GetBinError` (flow cells included, global bin order), each axis's edges
 (`GetBinLowEdge` of every bin, then `GetBinUpEdge` of the last) and labels (`GetBinLabel`),
-`GetEntries`, `GetEffectiveEntries`, and for 1-D histograms `GetMean` and `GetStdDev`; for
-graphs their points. Floats go as `float.hex` strings, so that the comparison is exact.
+`GetEntries`, `GetEffectiveEntries`, `GetMean` and `GetStdDev` along every axis, and the same
+after `ResetStats` (statistics ROOT computes from the bins); for graphs their points. Floats go as `float.hex` strings, so that the comparison is exact.
 """
 
 import json
@@ -116,6 +116,20 @@ def hexes(values):
     return [float(v).hex() for v in values]
 
 
+def statistics(h, dims):
+    """`GetEntries`, `GetEffectiveEntries`, and `GetMean` and `GetStdDev` along each axis (a
+    profile's values after its axes)."""
+    value_axes = dims + (1 if h.InheritsFrom("TProfile") or h.InheritsFrom("TProfile2D")
+                         or h.InheritsFrom("TProfile3D") else 0)
+    value_axes = min(value_axes, 3)  # GetMean and GetStdDev take axes 1 to 3
+    return {
+        "entries": float(h.GetEntries()).hex(),
+        "effective_entries": float(h.GetEffectiveEntries()).hex(),
+        "mean": hexes(h.GetMean(a) for a in range(1, value_axes + 1)),
+        "stddev": hexes(h.GetStdDev(a) for a in range(1, value_axes + 1)),
+    }
+
+
 def histogram(h):
     dims = h.GetDimension()
     axes = [h.GetXaxis(), h.GetYaxis(), h.GetZaxis()][:dims]
@@ -124,13 +138,13 @@ def histogram(h):
         "class": h.ClassName(),
         "contents": hexes(h.GetBinContent(c) for c in cells),
         "errors": hexes(h.GetBinError(c) for c in cells),
-        "entries": float(h.GetEntries()).hex(),
-        "effective_entries": float(h.GetEffectiveEntries()).hex(),
         "axes": [],
     }
-    if dims == 1:
-        out["mean"] = float(h.GetMean()).hex()
-        out["stddev"] = float(h.GetStdDev()).hex()
+    out.update(statistics(h, dims))
+    reset = h.Clone()
+    reset.ResetStats()
+    out["reset"] = statistics(reset, dims)
+    reset.Delete()
     for a in axes:
         n = a.GetNbins()
         edges = [a.GetBinLowEdge(b) for b in range(1, n + 1)] + [a.GetBinUpEdge(n)]

@@ -1,7 +1,8 @@
 """Objects other than trees, read against CERN ROOT: histograms of every dimension, bin type
 and axis kind and profiles with every error option (written by ROOT here, and every histogram
 of the conformance corpus) give ROOT's `GetBinContent` and `GetBinError` bit for bit, flow
-cells included, with ROOT's edges, labels and entries; graphs, strings, parameters,
+cells included, with ROOT's edges, labels, entries, effective entries, means and standard
+deviations (from the stored sums, or from the bins where ROOT computes them so); graphs, strings, parameters,
 collections, vectors, matrices and efficiencies read with their values; UHI, `to_numpy`
 and `to_hist` agree with the contents; bad input gives errors naming the file."""
 
@@ -64,6 +65,12 @@ def compare_histograms(path, views):
             problems.append(f"{path.name} {name}: errors differ")
         if float(h.entries).hex() != root["entries"]:
             problems.append(f"{path.name} {name}: entries {h.entries} != {float.fromhex(root['entries'])}")
+        statistics = {"effective_entries": float(h.effective_entries()).hex(),
+                      "mean": [float(h.mean(a)).hex() for a in range(len(root["mean"]))],
+                      "stddev": [float(h.std(a)).hex() for a in range(len(root["stddev"]))]}
+        for what, value in statistics.items():
+            if value != root[what]:
+                problems.append(f"{path.name} {name}: {what} {value} != {root[what]}")
         for axis, expected in zip(h.axes, root["axes"]):
             if hexes(axis.edges()) != expected["edges"]:
                 problems.append(f"{path.name} {name}: edges of {axis.name} differ")

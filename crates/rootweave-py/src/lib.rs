@@ -16,6 +16,7 @@ mod read_ttree;
 mod spec;
 mod transcode;
 mod write;
+mod write_objects;
 mod write_ttree;
 mod write_ttree_parallel;
 
@@ -36,6 +37,8 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<write::Context>()?;
     m.add_function(wrap_pyfunction!(read::list_keys, m)?)?;
     m.add_function(wrap_pyfunction!(objects::read_object, m)?)?;
+    m.add_function(wrap_pyfunction!(write_objects::write_histogram, m)?)?;
+    m.add_function(wrap_pyfunction!(write_objects::write_string, m)?)?;
     m.add_class::<objects::Unread>()?;
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
     m.add_function(wrap_pyfunction!(memory::release_memory, m)?)?;

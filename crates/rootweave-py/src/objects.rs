@@ -173,7 +173,8 @@ fn value_to_py<'py>(
 /// `GetBinLowEdge`/`GetBinUpEdge` give them, labels or `None`), and per cell (flow cells
 /// included, x fastest) the contents and errors as ROOT's `GetBinContent` and
 /// `GetBinError` give them, the variances, the effective entries (`counts`), the stored
-/// sums; entries and the statistics sums.
+/// sums; entries, the statistics sums, and per axis (a profile's values last) the mean
+/// and standard deviation as `GetMean` and `GetStdDev` give them.
 fn histogram<'py>(py: Python<'py>, h: &Histogram) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("class", &h.class)?;
@@ -187,6 +188,9 @@ fn histogram<'py>(py: Python<'py>, h: &Histogram) -> PyResult<Bound<'py, PyDict>
         axis.set_item("edges", PyArray1::from_vec(py, a.all_edges()))?;
         axis.set_item("labels", a.labels.clone())?;
         axis.set_item("variable", a.edges.is_some())?;
+        axis.set_item("can_extend", a.can_extend)?;
+        axis.set_item("min", a.min)?;
+        axis.set_item("max", a.max)?;
         axes.append(axis)?;
     }
     d.set_item("axes", axes)?;
@@ -218,6 +222,7 @@ fn histogram<'py>(py: Python<'py>, h: &Histogram) -> PyResult<Bound<'py, PyDict>
             "bin_sumw2",
             p.bin_sumw2.as_ref().map(|v| PyArray1::from_slice(py, v)),
         )?;
+        d.set_item("error_mode", p.error_mode as i32)?;
     }
     d.set_item("entries", h.entries)?;
     let stats = PyDict::new(py);
@@ -225,5 +230,15 @@ fn histogram<'py>(py: Python<'py>, h: &Histogram) -> PyResult<Bound<'py, PyDict>
         stats.set_item(name, v)?;
     }
     d.set_item("stats", stats)?;
+    let value_axes = h.axes.len() + usize::from(h.profile.is_some());
+    d.set_item(
+        "mean",
+        (0..value_axes).map(|a| h.mean(a)).collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "std",
+        (0..value_axes).map(|a| h.std_dev(a)).collect::<Vec<_>>(),
+    )?;
+    d.set_item("effective_entries", h.total_effective_entries())?;
     Ok(d)
 }

@@ -129,3 +129,77 @@ fn stl_containers_inside_objects_read_memberwise_too() {
         Value::Pair(Box::new((Value::Str("MINIMIZE".into()), Value::Int(0))))
     );
 }
+
+/// A 1-D histogram of three bins and labels, filled with `values` at weight 1.
+fn labelled_histogram(values: &[f64]) -> Histogram {
+    let axis = rootweave::objects::Axis {
+        name: "xaxis".into(),
+        title: "x title".into(),
+        bins: 3,
+        min: 0.0,
+        max: 3.0,
+        edges: None,
+        labels: Some(vec!["a".into(), String::new(), "c".into()]),
+        can_extend: false,
+        range: None,
+    };
+    let mut cells = vec![0.0; 5];
+    for v in values {
+        cells[((v / 1.0).floor() as i64 + 1).clamp(0, 4) as usize] += 1.0;
+    }
+    let mut h = Histogram {
+        class: "TH1D".into(),
+        name: "h".into(),
+        title: "a title".into(),
+        axes: vec![axis],
+        sumw2: Some(cells.clone()),
+        cells,
+        entries: 0.0,
+        stats: Vec::new(),
+        profile: None,
+    };
+    h.reset_statistics(Some(values.len() as f64));
+    h
+}
+
+#[test]
+fn written_histograms_read_back_with_their_bins_and_statistics() {
+    let dir = std::env::temp_dir().join(format!("rootweave-hist-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("h.root");
+    let h = labelled_histogram(&[0.5, 0.7, 2.5, 3.5, -1.0]);
+    // Sums over the bins in range at their centres, as ROOT's ResetStats makes them.
+    assert_eq!(h.stat("fTsumw"), 3.0);
+    assert_eq!(h.stat("fTsumwx"), 0.5 + 0.5 + 2.5);
+    assert_eq!(h.mean(0), 3.5 / 3.0);
+    let writer = rootweave::container::FileWriter::create(&path, Default::default()).unwrap();
+    let dir_id = writer.mkdir("plots/one").unwrap();
+    rootweave::objects::write_histogram(&writer, dir_id, &h).unwrap();
+    rootweave::objects::write_string(&writer, dir_id, "note", "some text").unwrap();
+    writer.close().unwrap();
+
+    let file = RootFile::open(&path).unwrap();
+    let back = Histogram::from_object(&object(&file, &["plots", "one", "h"]).unwrap()).unwrap();
+    assert_eq!(back, h);
+    assert_eq!(back.axes[0].labels.as_deref().unwrap(), ["a", "", "c"]);
+    let note = object(&file, &["plots", "one", "note"]).unwrap();
+    assert_eq!(note.str("fString"), Some("some text"));
+
+    let mut wrong = h.clone();
+    wrong.cells.pop();
+    let writer = rootweave::container::FileWriter::create(&path, Default::default()).unwrap();
+    let e = rootweave::objects::write_histogram(
+        &writer,
+        rootweave::container::DirectoryId::TOP,
+        &wrong,
+    );
+    assert!(e.unwrap_err().to_string().contains("4 cells"));
+    wrong.class = "TH5X".into();
+    let e = rootweave::objects::write_histogram(
+        &writer,
+        rootweave::container::DirectoryId::TOP,
+        &wrong,
+    );
+    assert!(e.unwrap_err().to_string().contains("TH5X"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -26,7 +26,7 @@ from typing import Any, Iterator, Mapping, Sequence, Union
 
 import numpy as np
 
-from . import _convert, _expressions, _filters, _types
+from . import _convert, _expressions, _filters, _hist_write, _types
 from ._directory import Directory
 from ._objects import Axis, Efficiency, Graph, Histogram, List, Matrix, Object, ObjString, Parameter, Vector
 from ._dataset import Report, concatenate, iterate
@@ -42,6 +42,8 @@ from ._rootweave import TreeWriter as _TreeWriter
 from ._rootweave import ParallelTreeWriter as _ParallelTreeWriter
 from ._rootweave import Writer as _Writer
 from ._rootweave import merge as _merge
+from ._rootweave import write_histogram as _write_histogram
+from ._rootweave import write_string as _write_string
 from ._rootweave import convert_file as _convert_file
 from ._rootweave import release_memory
 
@@ -829,7 +831,26 @@ class WritableFile:
         a pandas DataFrame, a pyarrow Table or a NumPy structured array; types come from
         their dtypes or Awkward types (a 2-D NumPy array a fixed-size array, NumPy strings
         and object arrays of strings `std::string`, datetimes int64). `name` may be a path
-        (`"dir/Events"`): directories are made as needed."""
+        (`"dir/Events"`): directories are made as needed.
+
+        Histograms are written as ROOT histograms: a hist or boost-histogram histogram of 1
+        to 3 axes (Regular, Variable, Integer, Boolean; category axes as labelled bins) a
+        `TH1D`/`TH2D`/`TH3D` (sums of squared weights kept for Weight storage) or, with Mean
+        and WeightedMean storage, a `TProfile`/`TProfile2D`/`TProfile3D`; a NumPy
+        `histogram`, `histogram2d` or `histogramdd` result a `TH*D`; a `rootweave.Histogram`
+        keeps its class and sums. Statistics are those of the values filled where the
+        histogram carries them (`rootweave.histogram`), else ROOT's from the bins. A `str`
+        is written as a `TObjString`."""
+        directory, _, leaf = name.strip("/").rpartition("/")
+        if isinstance(data, str):
+            self._check_name(name)
+            _write_string(self._file, directory, leaf, data)
+            return
+        hist_spec = _hist_write.spec(data, leaf)
+        if hist_spec is not None:
+            self._check_name(name)
+            _write_histogram(self._file, directory, hist_spec)
+            return
         data = _types.columns(data)
         schema = {field: _types.infer_type(values, field) for field, values in data.items()}
         ntuple = self.mkrntuple(name, schema)

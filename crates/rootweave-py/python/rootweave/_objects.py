@@ -409,6 +409,20 @@ class Histogram(Object):
         """The stored statistics sums (`fTsumw`, `fTsumw2`, `fTsumwx`, ...)."""
         return dict(self._view["stats"])
 
+    def mean(self, axis: int = 0) -> float:
+        """The mean along `axis` (0: x, 1: y, 2: z; a profile's values are the axis after
+        its last), as ROOT's `GetMean`: from the statistics sums stored, or from the bins in
+        range where none are stored or an axis is restricted to a range."""
+        return self._view["mean"][axis]
+
+    def std(self, axis: int = 0) -> float:
+        """The standard deviation along `axis` (see `mean`), as ROOT's `GetStdDev`."""
+        return self._view["std"][axis]
+
+    def effective_entries(self) -> float:
+        """(sum of weights)^2 / (sum of squared weights), as ROOT's `GetEffectiveEntries`."""
+        return self._view["effective_entries"]
+
     def to_numpy(self, flow: bool = False, dd: bool = False) -> tuple:
         """`(values, edges...)` as `numpy.histogram` (1-D) and `numpy.histogramdd` (`dd=True`:
         `(values, (edges, ...))`) give them; with `flow`, the flow bins and infinite edges."""

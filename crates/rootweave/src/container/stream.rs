@@ -8,11 +8,16 @@ const BYTE_COUNT: u32 = 0x4000_0000;
 /// A class tag spelling out the class name (ROOT's `kNewClassTag`).
 const NEW_CLASS: u32 = 0xFFFF_FFFF;
 
+/// The bit marking a tag that refers to a class tagged before (ROOT's `kClassMask`).
+const CLASS_REFERENCE: u32 = 0x8000_0000;
+
 /// A big-endian buffer streaming objects with ROOT's byte counts.
 #[derive(Default)]
 pub(crate) struct ObjectStream {
     bytes: Vec<u8>,
     counts: Vec<usize>,
+    /// Classes tagged by [`ObjectStream::begin_object_in_record`], and where their tags are.
+    class_tags: Vec<(String, usize)>,
 }
 
 impl ObjectStream {
@@ -93,6 +98,24 @@ impl ObjectStream {
         self.u32(NEW_CLASS);
         self.bytes.extend_from_slice(class.as_bytes());
         self.u8(0);
+        at
+    }
+
+    /// Starts an object written through a pointer, as ROOT does in a keyed record whose
+    /// payload starts `displacement` bytes in: the first object of a class spells the
+    /// class name, later ones refer back to that tag. Returns where the object starts.
+    pub(crate) fn begin_object_in_record(&mut self, class: &str, displacement: usize) -> usize {
+        let at = self.bytes.len();
+        self.begin();
+        match self.class_tags.iter().find(|(c, _)| c == class) {
+            Some(&(_, tag)) => self.u32(CLASS_REFERENCE | (tag + displacement + 2) as u32),
+            None => {
+                self.class_tags.push((class.to_string(), self.bytes.len()));
+                self.u32(NEW_CLASS);
+                self.bytes.extend_from_slice(class.as_bytes());
+                self.u8(0);
+            }
+        }
         at
     }
 

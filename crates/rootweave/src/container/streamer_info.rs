@@ -16,6 +16,8 @@ pub enum BasicType {
     Short = 2,
     /// `int` (kInt).
     Int = 3,
+    /// An `int` holding the length of an array member (kCounter).
+    Counter = 6,
     /// `float` (kFloat).
     Float = 5,
     /// `double` (kDouble).
@@ -39,7 +41,7 @@ impl BasicType {
         match self {
             BasicType::Char | BasicType::UChar | BasicType::Bool => 1,
             BasicType::Short | BasicType::UShort => 2,
-            BasicType::Int | BasicType::UInt | BasicType::Float => 4,
+            BasicType::Int | BasicType::Counter | BasicType::UInt | BasicType::Float => 4,
             BasicType::Double | BasicType::ULong | BasicType::Long64 => 8,
         }
     }
@@ -48,7 +50,7 @@ impl BasicType {
         match self {
             BasicType::Char => "char",
             BasicType::Short => "short",
-            BasicType::Int => "int",
+            BasicType::Int | BasicType::Counter => "int",
             BasicType::Float => "float",
             BasicType::Double => "double",
             BasicType::UChar => "unsigned char",
@@ -71,6 +73,8 @@ pub enum ElementKind {
     },
     /// A number (`TStreamerBasicType`).
     Basic(BasicType),
+    /// An enumeration, streamed as an `int` (`TStreamerBasicType` of the enum's name).
+    Enum(&'static str),
     /// A pointer to an array of numbers whose length another member holds
     /// (`TStreamerBasicPointer`, `Long64_t* x //[n]`).
     BasicPointer {
@@ -89,6 +93,9 @@ pub enum ElementKind {
     ObjectAny(&'static str),
     /// A pointer to an object (`TStreamerObjectPointer`).
     ObjectPointer(&'static str),
+    /// A pointer that is never null (`->` in its comment), streamed as the object itself
+    /// (`TStreamerObjectPointer` of type kObjectp).
+    ObjectPointerAlways(&'static str),
     /// A `TString` (`TStreamerString`).
     String,
 }
@@ -126,12 +133,14 @@ impl Element {
                 (code, 0, "BASE".into())
             }
             ElementKind::Basic(ty) => (*ty as i32, ty.size(), ty.type_name().into()),
+            ElementKind::Enum(name) => (3, 4, name.to_string()),
             ElementKind::BasicPointer { ty, .. } => {
                 (40 + *ty as i32, 8, format!("{}*", ty.type_name()))
             }
             ElementKind::Object(class) => (61, 0, class.to_string()),
             ElementKind::ObjectAny(class) => (62, 0, class.to_string()),
             ElementKind::ObjectPointer(class) => (64, 8, format!("{class}*")),
+            ElementKind::ObjectPointerAlways(class) => (63, 8, format!("{class}*")),
             ElementKind::String => (65, 24, "TString".into()),
         }
     }
@@ -208,11 +217,13 @@ fn write_info(b: &mut ObjectStream, info: &StreamerInfo) {
 fn write_element(b: &mut ObjectStream, element: &Element) {
     let (class, version) = match element.kind {
         ElementKind::Base { .. } => ("TStreamerBase", 3),
-        ElementKind::Basic(_) => ("TStreamerBasicType", 2),
+        ElementKind::Basic(_) | ElementKind::Enum(_) => ("TStreamerBasicType", 2),
         ElementKind::BasicPointer { .. } => ("TStreamerBasicPointer", 2),
         ElementKind::Object(_) => ("TStreamerObject", 2),
         ElementKind::ObjectAny(_) => ("TStreamerObjectAny", 2),
-        ElementKind::ObjectPointer(_) => ("TStreamerObjectPointer", 2),
+        ElementKind::ObjectPointer(_) | ElementKind::ObjectPointerAlways(_) => {
+            ("TStreamerObjectPointer", 2)
+        }
         ElementKind::String => ("TStreamerString", 2),
     };
     let (code, size, type_name) = element.code_size_name();

@@ -5,6 +5,9 @@
 
 use super::{Object, Value};
 
+/// `TAxis::kAxisRange`: the axis was restricted to `fFirst`..`fLast`.
+const AXIS_RANGE: i64 = 1 << 11;
+
 /// One axis (`TAxis`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Axis {
@@ -23,6 +26,12 @@ pub struct Axis {
     /// Bin labels, `bins` of them ("" for a bin without one), `None` when the axis has
     /// none (ROOT ties each label to its bin by the label's unique ID).
     pub labels: Option<Vec<String>>,
+    /// Whether ROOT may add bins when filling beyond the range (`TAxis::kCanExtend`, set
+    /// on axes of labels that grow).
+    pub can_extend: bool,
+    /// The bins (first, last) the axis was restricted to (`TAxis::SetRange`, stored as the
+    /// `kAxisRange` bit with `fFirst` and `fLast`), which ROOT's statistics keep to.
+    pub range: Option<(usize, usize)>,
 }
 
 impl Axis {
@@ -62,6 +71,15 @@ impl Axis {
             max,
             edges,
             labels,
+            can_extend: o.int("fBits2").unwrap_or(0) & 2 != 0,
+            range: (o.int("fBits").unwrap_or(0) & AXIS_RANGE != 0).then(|| {
+                let first = o.int("fFirst").unwrap_or(1).clamp(0, bins as i64 + 1) as usize;
+                let last = o
+                    .int("fLast")
+                    .unwrap_or(bins as i64)
+                    .clamp(0, bins as i64 + 1) as usize;
+                (first, last)
+            }),
         })
     }
 
@@ -78,6 +96,17 @@ impl Axis {
         match &self.edges {
             Some(e) if (1..=self.bins).contains(&bin) => e[bin],
             _ => self.min + bin as f64 * ((self.max - self.min) / self.bins as f64),
+        }
+    }
+
+    /// The centre of bin `bin` (0 to `bins + 1`), as `TAxis::GetBinCenter`.
+    pub fn center(&self, bin: usize) -> f64 {
+        match &self.edges {
+            Some(e) if (1..=self.bins).contains(&bin) => (e[bin - 1] + e[bin]) / 2.0,
+            _ => {
+                let width = (self.max - self.min) / self.bins as f64;
+                self.min + (bin as f64 - 0.5) * width
+            }
         }
     }
 
@@ -114,6 +143,10 @@ pub struct Profile {
     pub bin_sumw2: Option<Vec<f64>>,
     /// How errors are computed.
     pub error_mode: ErrorMode,
+    /// The range of values filled (`fYmin`, `fYmax` of a `TProfile`; both 0: any value).
+    pub value_min: f64,
+    /// See `value_min`.
+    pub value_max: f64,
 }
 
 /// A histogram or profile of 1-3 dimensions.
@@ -200,6 +233,14 @@ impl Histogram {
                 sum_wy2: sized("fSumw2")?.unwrap_or_else(|| vec![0.0; cells_expected]),
                 bin_sumw2: sized("fBinSumw2")?,
                 error_mode,
+                value_min: ["fYmin", "fZmin", "fTmin"]
+                    .iter()
+                    .find_map(|n| o.get(n).and_then(as_float))
+                    .unwrap_or(0.0),
+                value_max: ["fYmax", "fZmax", "fTmax"]
+                    .iter()
+                    .find_map(|n| o.get(n).and_then(as_float))
+                    .unwrap_or(0.0),
             })
         } else {
             None

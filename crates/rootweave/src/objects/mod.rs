@@ -4,8 +4,15 @@
 //! type and the profiles).
 
 mod hist;
+mod hist_stats;
+mod hist_write;
+mod layouts;
+mod write_string;
 
 pub use hist::{is_histogram_class, Axis, ErrorMode, Histogram, Profile};
+pub use hist_stats::stat_names;
+pub use hist_write::write_histogram;
+pub use write_string::write_string;
 
 pub use crate::ttree::{Name, Object, Value};
 

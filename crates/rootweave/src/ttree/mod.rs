@@ -9,7 +9,7 @@
 mod interpretation;
 mod model;
 mod read;
-mod write;
+pub(crate) mod write;
 
 pub use crate::parallel::ReadOptions;
 pub use interpretation::{ClassLayout, Header, Interpretation, MemberStep, Nested, Packed, Prim};

@@ -4,7 +4,7 @@
 
 use crate::container::streamer_info::{BasicType, Element, ElementKind, StreamerInfo};
 
-fn base(name: &'static str, version: i32) -> Element {
+pub(crate) fn base(name: &'static str, version: i32) -> Element {
     Element {
         name,
         title: "",
@@ -12,11 +12,11 @@ fn base(name: &'static str, version: i32) -> Element {
     }
 }
 
-fn basic(name: &'static str, ty: BasicType) -> Element {
+pub(crate) fn basic(name: &'static str, ty: BasicType) -> Element {
     Element::basic(name, "", ty)
 }
 
-fn member(name: &'static str, kind: ElementKind) -> Element {
+pub(crate) fn member(name: &'static str, kind: ElementKind) -> Element {
     Element {
         name,
         title: "",
@@ -24,7 +24,7 @@ fn member(name: &'static str, kind: ElementKind) -> Element {
     }
 }
 
-fn info(
+pub(crate) fn info(
     class_name: &'static str,
     class_version: i32,
     checksum: u32,
@@ -96,48 +96,6 @@ pub(crate) fn tree_layouts(classes: &[&'static str]) -> Vec<StreamerInfo> {
                 member("fFriends", ObjectPointer("TList")),
                 member("fUserInfo", ObjectPointer("TList")),
                 member("fBranchRef", ObjectPointer("TBranchRef")),
-            ],
-        ),
-        info(
-            "TNamed",
-            1,
-            0xdfb7_4a3c,
-            vec![
-                base("TObject", 1),
-                member("fName", ElementKind::String),
-                member("fTitle", ElementKind::String),
-            ],
-        ),
-        info(
-            "TObject",
-            1,
-            0x901b_c02d,
-            vec![basic("fUniqueID", UInt), basic("fBits", UInt)],
-        ),
-        info(
-            "TAttLine",
-            2,
-            0x9407_4549,
-            vec![
-                basic("fLineColor", Short),
-                basic("fLineStyle", Short),
-                basic("fLineWidth", Short),
-            ],
-        ),
-        info(
-            "TAttFill",
-            2,
-            0xffd9_2a92,
-            vec![basic("fFillColor", Short), basic("fFillStyle", Short)],
-        ),
-        info(
-            "TAttMarker",
-            3,
-            0x291d_8bec,
-            vec![
-                basic("fMarkerColor", Short),
-                basic("fMarkerStyle", Short),
-                basic("fMarkerSize", Float),
             ],
         ),
         info(
@@ -222,6 +180,7 @@ pub(crate) fn tree_layouts(classes: &[&'static str]) -> Vec<StreamerInfo> {
             }
         });
     }
+    out.splice(1..1, attribute_layouts());
     out.extend(collection_layouts());
     out
 }
@@ -253,8 +212,58 @@ fn branch_element_layout() -> StreamerInfo {
     )
 }
 
+/// `TNamed`, `TObject` and the drawing attributes `TAttLine`, `TAttFill` and `TAttMarker`,
+/// bases of the tree and histogram classes.
+pub(crate) fn attribute_layouts() -> Vec<StreamerInfo> {
+    use BasicType::*;
+    vec![
+        info(
+            "TNamed",
+            1,
+            0xdfb7_4a3c,
+            vec![
+                base("TObject", 1),
+                member("fName", ElementKind::String),
+                member("fTitle", ElementKind::String),
+            ],
+        ),
+        info(
+            "TObject",
+            1,
+            0x901b_c02d,
+            vec![basic("fUniqueID", UInt), basic("fBits", UInt)],
+        ),
+        info(
+            "TAttLine",
+            2,
+            0x9407_4549,
+            vec![
+                basic("fLineColor", Short),
+                basic("fLineStyle", Short),
+                basic("fLineWidth", Short),
+            ],
+        ),
+        info(
+            "TAttFill",
+            2,
+            0xffd9_2a92,
+            vec![basic("fFillColor", Short), basic("fFillStyle", Short)],
+        ),
+        info(
+            "TAttMarker",
+            3,
+            0x291d_8bec,
+            vec![
+                basic("fMarkerColor", Short),
+                basic("fMarkerStyle", Short),
+                basic("fMarkerSize", Float),
+            ],
+        ),
+    ]
+}
+
 /// `TObjArray` and `TList` with their bases.
-fn collection_layouts() -> Vec<StreamerInfo> {
+pub(crate) fn collection_layouts() -> Vec<StreamerInfo> {
     use BasicType::Int;
     vec![
         info(

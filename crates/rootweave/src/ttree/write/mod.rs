@@ -10,7 +10,7 @@ mod clusters;
 mod column;
 mod entry;
 mod filler;
-mod layouts;
+pub(crate) mod layouts;
 mod objects;
 mod options;
 mod parallel;

@@ -1,0 +1,132 @@
+//! Writing objects other than trees into an open output file: histograms given as plain
+//! data (the package's `_hist_write.py` makes it from hist, boost-histogram and NumPy
+//! histograms), and strings as `TObjString`.
+
+use numpy::PyReadonlyArray1;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rootweave::objects::{write_histogram as write, Axis, ErrorMode, Histogram, Profile};
+
+use crate::errors::to_py;
+use crate::write::OutputFile;
+
+/// Writes a histogram into directory `directory` (made where missing) of `file`. `spec`
+/// holds `class`, `name`, `title`, `axes` (dicts of `name`, `title`, `bins`, `min`, `max`,
+/// `edges` or `None`, `labels` or `None`, `can_extend`), `cells` (every cell, flow
+/// included, x fastest), `sumw2` or `None`, `profile` (`bin_entries`, `sum_wy2`,
+/// `bin_sumw2` or `None`, `error_mode` 0-3) or `None`, and `entries` and `stats` (a dict
+/// of the statistics sums), each `None` to compute them from the cells as ROOT's
+/// `ResetStats` does.
+#[pyfunction]
+pub fn write_histogram(
+    py: Python<'_>,
+    file: PyRef<'_, OutputFile>,
+    directory: &str,
+    spec: &Bound<'_, PyDict>,
+) -> PyResult<()> {
+    let mut h = histogram(spec)?;
+    let stats: Option<Vec<(String, f64)>> = item(spec, "stats")?;
+    let entries: Option<f64> = item(spec, "entries")?;
+    match stats {
+        Some(stats) => {
+            h.stats = stats;
+            h.entries = entries.unwrap_or(0.0);
+        }
+        None => h.reset_statistics(entries),
+    }
+    let file = file.shared(py)?;
+    py.detach(|| {
+        let dir = file.mkdir(directory)?;
+        write(&file, dir, &h).map(drop)
+    })
+    .map_err(to_py)
+}
+
+/// Writes `text` as a `TObjString` named `name` into directory `directory` of `file`, as
+/// ROOT's `TObjString::Write` does.
+#[pyfunction]
+pub fn write_string(
+    py: Python<'_>,
+    file: PyRef<'_, OutputFile>,
+    directory: &str,
+    name: &str,
+    text: &str,
+) -> PyResult<()> {
+    let file = file.shared(py)?;
+    py.detach(|| {
+        let dir = file.mkdir(directory)?;
+        rootweave::objects::write_string(&file, dir, name, text).map(drop)
+    })
+    .map_err(to_py)
+}
+
+/// The histogram of a spec, statistics aside.
+fn histogram(spec: &Bound<'_, PyDict>) -> PyResult<Histogram> {
+    let axes = required::<Vec<Bound<'_, PyDict>>>(spec, "axes")?
+        .iter()
+        .map(axis)
+        .collect::<PyResult<Vec<_>>>()?;
+    let profile = match item::<Bound<'_, PyDict>>(spec, "profile")? {
+        Some(p) => Some(Profile {
+            bin_entries: array(&p, "bin_entries")?.ok_or_else(|| missing("bin_entries"))?,
+            sum_wy2: array(&p, "sum_wy2")?.ok_or_else(|| missing("sum_wy2"))?,
+            bin_sumw2: array(&p, "bin_sumw2")?,
+            error_mode: match item::<i32>(&p, "error_mode")?.unwrap_or(0) {
+                1 => ErrorMode::Spread,
+                2 => ErrorMode::SpreadI,
+                3 => ErrorMode::SpreadG,
+                _ => ErrorMode::Mean,
+            },
+            value_min: 0.0,
+            value_max: 0.0,
+        }),
+        None => None,
+    };
+    Ok(Histogram {
+        class: required(spec, "class")?,
+        name: required(spec, "name")?,
+        title: item(spec, "title")?.unwrap_or_default(),
+        axes,
+        cells: array(spec, "cells")?.ok_or_else(|| missing("cells"))?,
+        sumw2: array(spec, "sumw2")?,
+        entries: 0.0,
+        stats: Vec::new(),
+        profile,
+    })
+}
+
+fn axis(d: &Bound<'_, PyDict>) -> PyResult<Axis> {
+    Ok(Axis {
+        name: required(d, "name")?,
+        title: item(d, "title")?.unwrap_or_default(),
+        bins: required(d, "bins")?,
+        min: required(d, "min")?,
+        max: required(d, "max")?,
+        edges: array(d, "edges")?,
+        labels: item(d, "labels")?,
+        can_extend: item(d, "can_extend")?.unwrap_or(false),
+        range: None,
+    })
+}
+
+fn missing(key: &str) -> PyErr {
+    PyValueError::new_err(format!("histogram spec without '{key}'"))
+}
+
+/// The value at `key`, `None` when absent or `None`.
+fn item<'py, T: FromPyObjectOwned<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
+    match d.get_item(key)? {
+        Some(v) if !v.is_none() => Ok(Some(v.extract().map_err(Into::into)?)),
+        _ => Ok(None),
+    }
+}
+
+fn required<'py, T: FromPyObjectOwned<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
+    item(d, key)?.ok_or_else(|| missing(key))
+}
+
+/// A float64 NumPy array at `key`.
+fn array(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<Vec<f64>>> {
+    Ok(item::<PyReadonlyArray1<'_, f64>>(d, key)?.map(|a| a.as_array().to_vec()))
+}
