@@ -97,7 +97,8 @@ def _from_boost(h: Any, name: str) -> dict:
         out[places] = values
         return _cells(out)
 
-    title = getattr(h, "label", None) or (h.metadata.get("label", "") if isinstance(h.metadata, dict) else "")
+    metadata = vars(h).get("metadata")  # read without boost-histogram's warning when unset
+    title = getattr(h, "label", None) or (metadata.get("label", "") if isinstance(metadata, dict) else "")
     storage = h.storage_type
     out = {"name": name, "title": str(title or ""), "axes": list(axes), "sumw2": None, "profile": None,
            "entries": None, "stats": None}

@@ -155,22 +155,34 @@ impl Histogram {
 
     /// Sets the statistics sums from the bins (as ROOT's `ResetStats` does, for a
     /// histogram made from bin contents alone, without the values filled) and the
-    /// entries: `entries` if given, else the sum of weights, or the effective entries
-    /// when the weights were not all 1.
+    /// entries: `entries` if given, else as `ResetStats` counts them over every cell,
+    /// flow cells included: the sum of weights, or the effective entries (sum of
+    /// weights)^2 / (sum of squared weights) where squared weights are kept.
     pub fn reset_statistics(&mut self, entries: Option<f64>) {
         let names = stat_names(self.axes.len(), self.profile.is_some());
         let s = self.sums_over_bins(names.len());
-        self.stats = names
-            .iter()
-            .map(|n| n.to_string())
-            .zip(s.iter().copied())
-            .collect();
+        self.stats = names.iter().map(|n| n.to_string()).zip(s).collect();
         self.entries = entries.unwrap_or_else(|| {
-            let weighted = (s[0] - s[1]).abs() > 1e-12 * s[0].abs().max(s[1].abs());
-            if weighted && s[1] != 0.0 {
-                s[0] * s[0] / s[1]
+            let (mut sum_w, mut sum_w2) = (0.0, 0.0);
+            for cell in 0..self.cells.len() {
+                let (w, w2) = match &self.profile {
+                    Some(p) => {
+                        let w = p.bin_entries[cell];
+                        (w, p.bin_sumw2.as_ref().map_or(w, |v| v[cell]))
+                    }
+                    None => (self.cells[cell], self.variance(cell)),
+                };
+                sum_w += w;
+                sum_w2 += w2;
+            }
+            let squares_kept = match &self.profile {
+                Some(p) => p.bin_sumw2.is_some(),
+                None => self.sumw2.is_some(),
+            };
+            if squares_kept && sum_w > 0.0 && sum_w2 > 0.0 {
+                sum_w * sum_w / sum_w2
             } else {
-                s[0].abs()
+                sum_w.abs()
             }
         });
     }
