@@ -124,11 +124,14 @@ pub struct OutputFile {
 
 #[pymethods]
 impl OutputFile {
-    /// Creates (or overwrites) the file at `path`.
+    /// Creates (or overwrites) the file at `path` (with fixed dates and UUIDs if
+    /// `reproducible`).
     #[new]
-    #[pyo3(signature = (path, compression="zstd:5"))]
-    fn new(py: Python<'_>, path: String, compression: &str) -> PyResult<Self> {
-        let options = WriterOptions::default().with_compression(self::compression(compression)?);
+    #[pyo3(signature = (path, compression="zstd:5", reproducible=false))]
+    fn new(py: Python<'_>, path: String, compression: &str, reproducible: bool) -> PyResult<Self> {
+        let options = WriterOptions::default()
+            .with_compression(self::compression(compression)?)
+            .with_reproducible(reproducible);
         let file = py
             .detach(|| FileWriter::create(&path, options))
             .map_err(to_py)?;

@@ -110,23 +110,29 @@ fn axis(d: &Bound<'_, PyDict>) -> PyResult<Axis> {
     })
 }
 
-fn missing(key: &str) -> PyErr {
+pub(crate) fn missing(key: &str) -> PyErr {
     PyValueError::new_err(format!("histogram spec without '{key}'"))
 }
 
 /// The value at `key`, `None` when absent or `None`.
-fn item<'py, T: FromPyObjectOwned<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
+pub(crate) fn item<'py, T: FromPyObjectOwned<'py>>(
+    d: &Bound<'py, PyDict>,
+    key: &str,
+) -> PyResult<Option<T>> {
     match d.get_item(key)? {
         Some(v) if !v.is_none() => Ok(Some(v.extract().map_err(Into::into)?)),
         _ => Ok(None),
     }
 }
 
-fn required<'py, T: FromPyObjectOwned<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
+pub(crate) fn required<'py, T: FromPyObjectOwned<'py>>(
+    d: &Bound<'py, PyDict>,
+    key: &str,
+) -> PyResult<T> {
     item(d, key)?.ok_or_else(|| missing(key))
 }
 
 /// A float64 NumPy array at `key`.
-fn array(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<Vec<f64>>> {
+pub(crate) fn array(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<Vec<f64>>> {
     Ok(item::<PyReadonlyArray1<'_, f64>>(d, key)?.map(|a| a.as_array().to_vec()))
 }

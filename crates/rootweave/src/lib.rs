@@ -32,6 +32,7 @@ pub mod container;
 pub mod convert;
 pub mod dataset;
 pub mod error;
+pub mod fill;
 pub mod io;
 pub mod merge;
 pub mod objects;

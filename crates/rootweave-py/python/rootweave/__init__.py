@@ -30,6 +30,7 @@ from . import _convert, _expressions, _filters, _hist_write, _types
 from ._directory import Directory
 from ._objects import Axis, Efficiency, Graph, Histogram, List, Matrix, Object, ObjString, Parameter, Vector
 from ._dataset import Report, concatenate, iterate
+from ._fill import histogram
 from ._polars import scan
 from ._tree_types import tree_type
 from ._rootweave import RootFileError
@@ -47,7 +48,7 @@ from ._rootweave import write_string as _write_string
 from ._rootweave import convert_file as _convert_file
 from ._rootweave import release_memory
 
-__all__ = ["open", "create", "recreate", "update", "Directory", "Branch", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
+__all__ = ["histogram", "open", "create", "recreate", "update", "Directory", "Branch", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
            "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
            "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "Query", "scan",
            "dask", "convert", "Object", "Histogram", "Axis", "Graph", "List", "ObjString", "Parameter",
@@ -89,18 +90,21 @@ def open(path: Path | Mapping[Path, str]) -> Any:  # noqa: A001 - the name users
     return f if obj is None else f[obj]
 
 
-def create(path: Path, compression: str | int | None = None) -> WritableFile:
-    """Creates (or overwrites) a ROOT file for writing RNTuples and TTrees.
+def create(path: Path, compression: str | int | None = None, reproducible: bool = False) -> WritableFile:
+    """Creates (or overwrites) a ROOT file for writing RNTuples, TTrees, histograms and
+    strings.
 
     `compression`: "none", "zlib", "lz4", "zstd" or "lzma" with an optional ":level", or
     ROOT's integer setting (e.g. 505). By default ROOT's: zstd:5 for RNTuples (its
-    RNTupleWriteOptions), zlib:1 for TTrees and the file itself (its TFile)."""
-    return WritableFile(str(path), None if compression is None else str(compression))
+    RNTupleWriteOptions), zlib:1 for TTrees and the file itself (its TFile). With
+    `reproducible`, dates and UUIDs are fixed (as in ROOT's `?reproducible` files): the same
+    content written the same way gives the same bytes on every run."""
+    return WritableFile(str(path), None if compression is None else str(compression), reproducible=reproducible)
 
 
-def recreate(path: Path, compression: str | int | None = None) -> WritableFile:
+def recreate(path: Path, compression: str | int | None = None, reproducible: bool = False) -> WritableFile:
     """The same as `create` (uproot's name): creates or overwrites `path`."""
-    return create(path, compression)
+    return create(path, compression, reproducible)
 
 
 def update(path: Path, compression: str | int | None = None) -> WritableFile:
@@ -745,13 +749,13 @@ class WritableFile:
     RNTuples (`mkrntuple`, `mkrntuple_parallel`, or `f[name] = {...}`) and TTrees
     (`mktree`, `mktree_parallel`), written side by side."""
 
-    def __init__(self, path: str, compression: str | None, update: bool = False):
+    def __init__(self, path: str, compression: str | None, update: bool = False, reproducible: bool = False):
         self.path = path
         if update:
             self._file = _OutputFile.update(path)
             self.compression = compression or self._file.compression()
         else:
-            self._file = _OutputFile(path, compression or "zlib:1")
+            self._file = _OutputFile(path, compression or "zlib:1", reproducible)
             self.compression = compression
         self._writers: list = []
 

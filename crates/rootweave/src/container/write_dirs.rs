@@ -3,7 +3,7 @@
 //! whose payload is the directory record, and a keys-list record of its own).
 
 use super::directory::Directory;
-use super::header::{datime_now, BEGIN};
+use super::header::BEGIN;
 use super::key::KeyInfo;
 
 /// The class of subdirectory keys and of their keys lists.
@@ -70,13 +70,14 @@ impl DirState {
         }
     }
 
-    /// The directory record (the payload of its key); `dirs` holds its parent.
-    pub fn record(&self, dirs: &[DirState]) -> Vec<u8> {
+    /// The directory record (the payload of its key), last modified at `modified` (a
+    /// `TDatime`); `dirs` holds its parent.
+    pub fn record(&self, dirs: &[DirState], modified: u32) -> Vec<u8> {
         let (seek_keys, nbytes_keys) = self.keys_list.unwrap_or((0, 0));
         let seek_parent = self.parent.map_or(0, |p| dirs[p].seek);
         let dir = Directory {
             datime_created: self.datime,
-            datime_modified: datime_now(),
+            datime_modified: modified,
             nbytes_keys,
             nbytes_name: self.key.as_ref().map_or(0, |k| k.keylen as u32),
             seek_dir: self.seek,

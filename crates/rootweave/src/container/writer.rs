@@ -30,6 +30,9 @@ pub struct WriterOptions {
     pub compression: Compression,
     /// The file's title.
     pub title: String,
+    /// Write the same bytes for the same content on every run: fixed dates and
+    /// identifiers (zero UUIDs), as ROOT's `?reproducible` files have.
+    pub reproducible: bool,
 }
 
 impl WriterOptions {
@@ -44,7 +47,17 @@ impl WriterOptions {
         self.title = title;
         self
     }
+
+    /// With fixed dates and zero UUIDs: the same content gives the same bytes on every run.
+    pub fn with_reproducible(mut self, reproducible: bool) -> Self {
+        self.reproducible = reproducible;
+        self
+    }
 }
+
+/// The date of every record of a reproducible file: 1995-01-01 00:00:00, in ROOT's
+/// `TDatime` packing (years since 1995 from bit 26, then month, day, hour, minute, second).
+const REPRODUCIBLE_DATIME: u32 = (1 << 22) | (1 << 17);
 
 /// What `close` wrote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,14 +150,19 @@ impl FileWriter {
         file_name: &str,
         options: WriterOptions,
     ) -> Result<Self> {
-        let datime = datime_now();
+        let reproducible = options.reproducible;
+        let datime = if reproducible {
+            REPRODUCIBLE_DATIME
+        } else {
+            datime_now()
+        };
         let mut writer = FileWriter {
             backend,
             file_name: file_name.to_string(),
             options,
             datime,
             created: datime,
-            uuid: new_uuid(),
+            uuid: if reproducible { [0; 16] } else { new_uuid() },
             state: Mutex::new(State::new()),
         };
         let top_len = writer.top_record(false, &Directory::empty()).len() as u64;
@@ -196,7 +214,7 @@ impl FileWriter {
                         let mut made =
                             DirState::new(&name, dir.parent, key, writer.datime, new_uuid());
                         made.keys = dir.keys;
-                        if made.record(&state.dirs).len() > room {
+                        if made.record(&state.dirs, writer.datime).len() > room {
                             return Err(Error::InvalidArgument(format!(
                                 "{file_name}: the record of directory '{}' has no room to be rewritten",
                                 made.name
@@ -578,8 +596,13 @@ impl FileWriter {
                 );
                 key.seek_pdir = state.dirs[at.0].seek;
                 state.dirs[at.0].keys.push(key.clone());
-                let dir = DirState::new(part, at.0, key.clone(), self.datime, new_uuid());
-                let record = dir.record(&state.dirs);
+                let uuid = if self.options.reproducible {
+                    [0; 16]
+                } else {
+                    new_uuid()
+                };
+                let dir = DirState::new(part, at.0, key.clone(), self.datime, uuid);
+                let record = dir.record(&state.dirs, self.modified());
                 state.dirs.push(dir);
                 at = DirectoryId(state.dirs.len() - 1);
                 (key, record)
@@ -640,6 +663,16 @@ impl FileWriter {
             {
                 state.streamer_infos.push(info);
             }
+        }
+    }
+
+    /// The date directories are last modified: now, or the fixed date of a reproducible
+    /// file.
+    fn modified(&self) -> u32 {
+        if self.options.reproducible {
+            self.datime
+        } else {
+            datime_now()
         }
     }
 
@@ -763,7 +796,7 @@ impl FileWriter {
             list_key.seek_pdir = seek;
             self.write_record(&list_key, &payload)?;
             state.dirs[d].keys_list = Some((list_key.seek_key, list_key.nbytes));
-            let record = state.dirs[d].record(&state.dirs);
+            let record = state.dirs[d].record(&state.dirs, self.modified());
             self.write_record(&state.dirs[d].key.clone().expect("a subdirectory"), &record)?;
         }
         let keys_payload = encode_keys_list(&state.dirs[0].keys);
@@ -790,7 +823,7 @@ impl FileWriter {
         let key_len = KeyInfo::header_len("TFile", &name, &title, false);
         let dir = Directory {
             datime_created: self.created,
-            datime_modified: datime_now(),
+            datime_modified: self.modified(),
             nbytes_keys: keys_key.nbytes,
             nbytes_name: (key_len + named_len) as u32,
             seek_dir: BEGIN,

@@ -248,6 +248,20 @@ impl Dataset {
         step: u64,
         consume: impl Fn(usize, usize, Range<u64>, &[(String, Array)]) -> Result<()> + Sync,
     ) -> Result<()> {
+        self.for_each_unit(fields, step, |slot, unit, arrays| {
+            consume(slot, unit.source, unit.entries, arrays)
+        })
+    }
+
+    /// [`Dataset::for_each_parallel`], telling `consume` where each batch sits in the
+    /// dataset's order (its [`Unit`]): a consumer that combines per-batch results in that
+    /// order gets the same result whatever the number of threads and their timing.
+    pub fn for_each_unit(
+        &self,
+        fields: &[&str],
+        step: u64,
+        consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
+    ) -> Result<()> {
         let queue = WorkQueue {
             state: Mutex::new((VecDeque::new(), 0)),
             failure: Mutex::new(None),
@@ -255,14 +269,14 @@ impl Dataset {
         };
         let slot_loop = |slot: usize| {
             let mut recycler = Recycler::new();
-            while let Some((opened, part)) =
+            while let Some((opened, unit)) =
                 queue.take(|index| self.open_planned(index, fields, step))
             {
-                let named = match opened.read(part.clone(), &mut recycler) {
+                let named = match opened.read(unit.entries.clone(), &mut recycler) {
                     Ok(named) => named,
                     Err(e) => return queue.fail(e),
                 };
-                let consumed = consume(slot, opened.index, part, &named);
+                let consumed = consume(slot, unit, &named);
                 for (_, array) in named {
                     recycler.recycle(array);
                 }
@@ -288,8 +302,23 @@ impl Dataset {
     }
 }
 
-/// A batch to read: its open source and entry range.
-type Work = (Arc<Opened>, Range<u64>);
+/// Where a batch of [`Dataset::for_each_unit`] sits: its source, its place among that
+/// source's batches (which depend on the file's clusters and the step alone, never on
+/// threads), and its entry range within the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unit {
+    /// The index of the source.
+    pub source: usize,
+    /// The batch's index among the source's batches.
+    pub part: usize,
+    /// How many batches the source has.
+    pub parts: usize,
+    /// The entries of the batch, within its file.
+    pub entries: Range<u64>,
+}
+
+/// A batch to read: its open source and place.
+type Work = (Arc<Opened>, Unit);
 
 /// The batches waiting for the threads of [`Dataset::for_each_parallel`], refilled from
 /// the next file when empty, and the first error.
@@ -321,11 +350,17 @@ impl WorkQueue {
                 state.1 - 1
             };
             match open(index) {
-                Ok((opened, parts)) => {
-                    let mut parts = parts.into_iter();
-                    let Some(first) = parts.next() else { continue };
+                Ok((opened, ranges)) => {
+                    let parts = ranges.len();
+                    let mut units = ranges.into_iter().enumerate().map(|(part, entries)| Unit {
+                        source: index,
+                        part,
+                        parts,
+                        entries,
+                    });
+                    let Some(first) = units.next() else { continue };
                     let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-                    state.0.extend(parts.map(|p| (opened.clone(), p)));
+                    state.0.extend(units.map(|u| (opened.clone(), u)));
                     return Some((opened, first));
                 }
                 Err(e) => self.fail(e),
@@ -376,7 +411,7 @@ impl DatasetBatches<'_> {
     }
 
     /// The next part to read, opening the next source when this one is done.
-    fn next_part(&mut self) -> Result<Option<Work>> {
+    fn next_part(&mut self) -> Result<Option<(Arc<Opened>, Range<u64>)>> {
         loop {
             if let Some((opened, parts)) = &mut self.current {
                 if let Some(part) = parts.next() {

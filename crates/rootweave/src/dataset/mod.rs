@@ -8,4 +8,4 @@ mod files;
 
 pub use any_reader::{AnyPlan, AnyReader};
 pub use batches::{Batch, BatchSource, Batches, OwnedBatch};
-pub use files::{Dataset, DatasetBatch, DatasetBatches, Source};
+pub use files::{Dataset, DatasetBatch, DatasetBatches, Source, Unit};
