@@ -126,3 +126,27 @@ pub fn parallel(args: &[String]) -> rootweave::Result<()> {
     report(start, total);
     Ok(())
 }
+
+/// The plain read of several fields (comma-separated), each batch's arrays counted and
+/// dropped: what filling a histogram of them costs beyond the filling. Arguments as for the
+/// other modes, FIELD a comma-separated list. Prints `seconds`, `entries` and `items`.
+pub fn read_fields(args: &[String]) -> rootweave::Result<()> {
+    let (threads, step, fields, sources) = parse(args);
+    let fields: Vec<&str> = fields.split(',').collect();
+    let start = Instant::now();
+    let dataset = Dataset::new(sources, ReadOptions::default().with_threads(threads))?;
+    let counts = Mutex::new((0u64, 0u64));
+    dataset.for_each_parallel(&fields, step, |_, _, range, arrays| {
+        let items: usize = arrays.iter().map(|(_, a)| a.len()).sum();
+        let mut c = counts.lock().expect("counts");
+        c.0 += range.end - range.start;
+        c.1 += items as u64;
+        Ok(())
+    })?;
+    let (entries, items) = counts.into_inner().expect("counts");
+    println!("seconds {:.6}", start.elapsed().as_secs_f64());
+    println!("entries {entries}");
+    println!("items {items}");
+    println!("peak_rss_kib {}", super::peak_rss_kib());
+    Ok(())
+}

@@ -17,6 +17,7 @@
 //! rootweave-bench ttree-read FILE TREE THREADS BUDGET_MIB [BRANCH...]
 //! rootweave-bench ttree-baskets FILE TREE THREADS [BRANCH...]
 //! rootweave-bench dataset-batches|dataset-parallel THREADS STEP FIELD FILE...
+//! rootweave-bench dataset-read THREADS STEP FIELD,FIELD... FILE...
 //! ```
 
 mod analysis;
@@ -228,6 +229,7 @@ fn main() {
         Some("ttree-baskets") => Some(ttree::baskets_phases),
         Some("dataset-batches") => Some(analysis::batches),
         Some("dataset-parallel") => Some(analysis::parallel),
+        Some("dataset-read") => Some(analysis::read_fields),
         _ => None,
     };
     if let Some(run) = reading {
