@@ -230,7 +230,7 @@ mod tests {
         let mut general = Partial::new(9, true, 4);
         fill_batch(
             &mut fast,
-            &[axis.clone()],
+            std::slice::from_ref(&axis),
             &[("x".into(), list), weight.clone()],
             true,
         )

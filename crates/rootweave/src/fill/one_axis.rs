@@ -110,7 +110,10 @@ pub(super) fn fill_one_axis(
     } else {
         Weights::None
     };
-    with_numbers!(values, v => Some(Ok(by_binning(partial, axis, v, &weights))), None)
+    with_numbers!(values, v => {
+        by_binning(partial, axis, v, &weights);
+        Some(Ok(()))
+    }, None)
 }
 
 /// Picks the binning once, then runs the loop with it.
