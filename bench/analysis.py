@@ -267,16 +267,22 @@ def root_prefix():
     return Path(out.strip().splitlines()[-1])
 
 
-def build_root_reader():
-    exe = WORK / "root_read"
-    src = REPO / "bench" / "cpp" / "root_read.cxx"
+def build_root_program(name, work, libs=("ROOTNTuple",)):
+    """bench/cpp/NAME.cxx built against the ROOT wheel into `work` (again only when the
+    source is newer)."""
+    exe = work / name
+    src = REPO / "bench" / "cpp" / f"{name}.cxx"
     if exe.exists() and exe.stat().st_mtime >= src.stat().st_mtime:
         return exe
     prefix = root_prefix()
     run(["g++", "-O2", "-pthread", "-std=c++17", "-m64", f"-I{prefix}/include", src, "-o", exe, f"-L{prefix}/lib",
-         "-lCore", "-lRIO", "-lNet", "-lTree", "-lThread", "-lImt", "-lROOTNTuple", "-lROOTDataFrame", "-lROOTVecOps",
-         f"-Wl,-rpath,{prefix}/lib", f"-Wl,-rpath-link,{prefix}/../root.libs"])
+         "-lCore", "-lRIO", "-lNet", "-lHist", "-lTree", "-lThread", "-lImt", *[f"-l{lib}" for lib in libs],
+         "-lROOTDataFrame", "-lROOTVecOps", f"-Wl,-rpath,{prefix}/lib", f"-Wl,-rpath-link,{prefix}/../root.libs"])
     return exe
+
+
+def build_root_reader():
+    return build_root_program("root_read", WORK)
 
 
 def datasets(args, rootweave):

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from analysis import parse_keyed, peak_rss_kib, root_prefix, run  # noqa: E402
+from analysis import build_root_program, parse_keyed, peak_rss_kib, run  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 WORK = REPO / "bench" / "out" / "fill"
@@ -106,18 +106,6 @@ def child(mode, case, threads, files):
     print(json.dumps({"seconds": seconds, "sum": total, "peak_rss_kib": peak_rss_kib()}))
 
 
-def build_root_fill():
-    exe = WORK / "root_fill"
-    src = REPO / "bench" / "cpp" / "root_fill.cxx"
-    if exe.exists() and exe.stat().st_mtime >= src.stat().st_mtime:
-        return exe
-    prefix = root_prefix()
-    run(["g++", "-O2", "-pthread", "-std=c++17", "-m64", f"-I{prefix}/include", src, "-o", exe, f"-L{prefix}/lib",
-         "-lCore", "-lRIO", "-lNet", "-lHist", "-lTree", "-lThread", "-lImt", "-lROOTDataFrame", "-lROOTVecOps",
-         f"-Wl,-rpath,{prefix}/lib", f"-Wl,-rpath-link,{prefix}/../root.libs"])
-    return exe
-
-
 def best(repeat, measure):
     results = [measure() for _ in range(repeat)]
     return min(results, key=lambda r: r["seconds"])
@@ -135,7 +123,7 @@ def main():
         return child(mode, case, int(threads), files)
     run(["cargo", "build", "--release", "-q", "-p", "rootweave-bench"])
     files = make_dataset(args.files, args.events)
-    root_fill = build_root_fill()
+    root_fill = build_root_program("root_fill", WORK, libs=())
     bench_bin = TARGET / "rootweave-bench"
     stored = sum(os.path.getsize(f) for f in files)
     print(f"{len(files)} files, {args.events} events each, {stored / 2**20:.0f} MiB")
