@@ -2,6 +2,7 @@
 
     python root_objects.py write OUT.root     writes histograms of every kind and other objects
     python root_objects.py dump OUT.json FILE...   ROOT's view of every histogram and graph
+    python root_objects.py summary OUT.json FILE   every key read by ROOT, with what it holds
 
 `dump` writes, for every histogram (any directory) of every FILE, its class, every cell's
 `GetBinContent` and `GetBinError` (flow cells included, global bin order), each axis's edges
@@ -170,6 +171,49 @@ def walk(directory, prefix, out):
                          "y": hexes(g.GetY()[i] for i in range(n))}
 
 
+def digest(obj):
+    """What an object holds, as ROOT reads it: a histogram's contents, a graph's points, a
+    string, a parameter's value, a vector's or matrix's elements, a list's entries, an
+    efficiency's histograms; the name for anything else."""
+    if obj.InheritsFrom("TH1"):
+        return hexes(obj.GetBinContent(c) for c in range(obj.GetNcells())) + [obj.GetTitle(), obj.GetLineColor()]
+    if obj.InheritsFrom("TGraph"):
+        return hexes([obj.GetX()[i] for i in range(obj.GetN())] + [obj.GetY()[i] for i in range(obj.GetN())])
+    if obj.InheritsFrom("TObjString"):
+        return str(obj.GetString())
+    if obj.ClassName().startswith("TParameter"):
+        return float(obj.GetVal()).hex()
+    if obj.ClassName().startswith("TVectorT"):
+        return hexes(obj[i] for i in range(obj.GetNrows()))
+    if obj.ClassName().startswith("TMatrixT"):
+        return hexes(obj[i][j] for i in range(obj.GetNrows()) for j in range(obj.GetNcols()))
+    if obj.InheritsFrom("TCollection"):
+        return [f"{o.ClassName()}:{o.GetName()}" for o in obj]
+    if obj.InheritsFrom("TEfficiency"):
+        return [digest(obj.GetPassedHistogram()), digest(obj.GetTotalHistogram())]
+    return obj.GetName()
+
+
+def summary(out, path):
+    f = ROOT.TFile.Open(path)
+    found = {}
+
+    def visit(directory, prefix):
+        for key in directory.GetListOfKeys():
+            name = f"{prefix}{key.GetName()}"
+            if key.GetClassName() == "string":
+                continue  # not a TObject: ReadObj would crash
+            obj = key.ReadObj()
+            if obj.InheritsFrom("TDirectory"):
+                visit(obj, name + "/")
+            else:
+                found[name] = {"class": obj.ClassName(), "digest": digest(obj)}
+
+    visit(f, "")
+    with open(out, "w") as fh:
+        json.dump(found, fh)
+
+
 def dump(out, files):
     result = {}
     for path in files:
@@ -185,5 +229,7 @@ def dump(out, files):
 if __name__ == "__main__":
     if sys.argv[1] == "write":
         write(sys.argv[2])
+    elif sys.argv[1] == "summary":
+        summary(sys.argv[2], sys.argv[3])
     else:
         dump(sys.argv[2], sys.argv[3:])

@@ -9,7 +9,9 @@ counted, two-dimensional) and a char* leaf; TLorentzVector, TVector3 and TVector
 and unsplit, std::vector<TLorentzVector>, a TClonesArray of TLorentzVector, TDatime,
 std::map, std::set, ROOT::RVec, std::bitset and TMatrixTSym (alone, split or not, and in
 a vector). Entry e holds values computed from e (see below). A second tree, "partial", has branches filled for fewer entries than the
-tree.
+tree. A third, "user", holds a user class (`RwUser`, its dictionary built here) whose members
+are of ROOT's classes (TDatime, TString, TNamed, TLorentzVector, std::vector<TVector3>), split
+and unsplit.
 """
 
 import sys
@@ -20,6 +22,26 @@ import ROOT  # noqa: E402
 
 # Collection proxies for the STL types without a dictionary in ROOT's libraries.
 ROOT.gSystem.ChangeDirectory(sys.argv[3] if len(sys.argv) > 3 else ".")
+with open("RwUser.h", "w") as header:
+    header.write("""#pragma once
+#include <TDatime.h>
+#include <TLorentzVector.h>
+#include <TNamed.h>
+#include <TString.h>
+#include <TVector3.h>
+#include <vector>
+struct RwUser {
+  int n = 0;
+  TDatime when;
+  TString label;
+  TNamed tag;
+  TLorentzVector p4;
+  std::vector<TVector3> hits;
+  double weight = 0;
+};
+""")
+ROOT.gInterpreter.GenerateDictionary("RwUser", "RwUser.h")
+ROOT.gInterpreter.GenerateDictionary("vector<TVector3>", "vector;TVector3.h")
 for t, h in [("map<int,double>", "map"), ("map<string,int>", "map;string"), ("set<int>", "set"),
              ("vector<signed char>", "vector"), ("bitset<12>", "bitset"),
              ("vector<TMatrixTSym<double> >", "vector;TMatrixTSym.h"),
@@ -42,6 +64,7 @@ ROOT.gInterpreter.Declare(r'''
 #include <vector>
 #include <bitset>
 #include <cstdint>
+#include "RwUser.h"
 
 void rw_write_objects(const char *path, Long64_t entries) {
   TFile f(path, "RECREATE", "", 505);
@@ -130,6 +153,23 @@ void rw_write_objects(const char *path, Long64_t entries) {
   p.Branch("never", &never, "never/I");
   for (late = 0; late < 28; late += 7) lb->Fill();
   p.Write();
+  TTree u("user", "a user class with members of ROOT's classes");
+  RwUser *user = new RwUser();
+  u.Branch("split", &user, 32000, 99);
+  u.Branch("whole", &user, 32000, 0);
+  for (Long64_t e = 0; e < entries; ++e) {
+    user->n = int(e);
+    user->when.Set(2020 + e % 5, 1 + e % 12, 1 + e % 28, e % 24, e % 60, (e * 7) % 60);
+    user->label = TString::Format("event %lld", (long long)e);
+    user->tag.SetName(TString::Format("tag%lld", (long long)e));
+    user->tag.SetTitle("title");
+    user->p4.SetPxPyPzE(e, -e, 0.5 * e, 2.0 * e + 1);
+    user->hits.clear();
+    for (int k = 0; k < e % 3; ++k) user->hits.emplace_back(k, e, -k);
+    user->weight = 0.25 * e;
+    u.Fill();
+  }
+  u.Write();
   f.Close();
 }
 ''')

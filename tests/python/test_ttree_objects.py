@@ -40,7 +40,8 @@ def test_every_branch_uproot_reads_is_the_same(objects):
     # fails on a counted Float16_t array with a range: all checked below instead.
     assert [(r["item"], r["status"]) for r in problems] == [("d32a", "differ"), ("d32m", "differ")]
     assert [k for k, s in status.items() if s == "uproot_error"] == ["f16v"]
-    assert sum(s == "same" for s in status.values()) == 37, status
+    # 37 branches of "objs" and "partial", 9 of "user" (its split members and "whole").
+    assert sum(s == "same" for s in status.values()) == 46, status
     assert {k: s for k, s in status.items() if k in ("a", "late", "never")} == dict.fromkeys(
         ("a", "late", "never"), "same")
 
@@ -107,6 +108,24 @@ def test_values_as_root_wrote_them(objects):
             assert (sym["fNrows"], sym["fNcols"], sym["fNelems"]) == (3, 3, 9)
             assert sym["fElements"] == [10.0 * e + x for x in (0, 1, 2, 4, 5, 8)]
         assert [m["fElements"] for m in a["vsym"][e].to_list()] == [[e, i, -e] for i in range(k)]
+
+
+def test_user_class_members_of_root_classes_read_as_root_wrote_them(objects):
+    """TDatime streams its packed date alone (no version, no byte count) inside a user class,
+    split or not; the other members of ROOT's classes beside it."""
+    a = rootweave.open(objects)["user"].arrays(library="ak").to_list()
+    for e in (0, 1, 2, 7, ENTRIES - 1):
+        y, mo, d, h, mi, sec = 2020 + e % 5, 1 + e % 12, 1 + e % 28, e % 24, e % 60, (e * 7) % 60
+        packed = (y - 1995) << 26 | mo << 22 | d << 17 | h << 12 | mi << 6 | sec
+        want = {"n": e, "when": {"fDatime": packed}, "label": f"event {e}",
+                "tag": {"fName": f"tag{e}", "fTitle": "title"},
+                "p4": {"fP": {"fX": float(e), "fY": -float(e), "fZ": 0.5 * e}, "fE": 2.0 * e + 1},
+                "hits": [{"fX": float(k), "fY": float(e), "fZ": -float(k)} for k in range(e % 3)],
+                "weight": 0.25 * e}
+        split = {name: a[e][name] for name in want}
+        assert split == want, e
+        whole = a[e]["whole"]
+        assert {name: whole[name] for name in want} == want, e
 
 
 def test_char_star_members_of_split_classes():

@@ -109,7 +109,7 @@ def test_rntuples_take_uproots_type_spellings_and_batches(tmp_path):
     ({"x": np.array([1 + 2j])}, TypeError, "'x'.*complex"),
     ({"x": np.arange(2), "y": np.arange(3.0)}, ValueError, "different lengths"),
     (np.arange(3), TypeError, "structured"),
-    ("text", TypeError, "batch"),
+    (3, TypeError, "batch"),
 ])
 def test_bad_batches_raise_type_or_value_errors(tmp_path, data, error, text):
     with rootweave.recreate(tmp_path / "bad.root") as f:

@@ -136,3 +136,27 @@ pub(crate) fn required<'py, T: FromPyObjectOwned<'py>>(
 pub(crate) fn array(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<Vec<f64>>> {
     Ok(item::<PyReadonlyArray1<'_, f64>>(d, key)?.map(|a| a.as_array().to_vec()))
 }
+
+/// Writes the object at `path` (directory names, then its own name) of the open file
+/// `source` into directory `directory` of `file` as `name`, as it is: its payload and the
+/// layouts of its classes (see `rootweave::objects::copy_object`).
+#[pyfunction]
+pub fn copy_object(
+    py: Python<'_>,
+    file: PyRef<'_, OutputFile>,
+    directory: &str,
+    name: &str,
+    source: PyRef<'_, crate::read::OpenFile>,
+    path: Vec<String>,
+) -> PyResult<()> {
+    let open = source.file();
+    let streamers = source.streamers(py)?;
+    let file = file.shared(py)?;
+    py.detach(|| {
+        let parts: Vec<&str> = path.iter().map(String::as_str).collect();
+        let key = rootweave::objects::find_key(&open, &parts)?;
+        let dir = file.mkdir(directory)?;
+        rootweave::objects::copy_object(&open, &streamers, &key, &file, dir, name).map(drop)
+    })
+    .map_err(to_py)
+}

@@ -203,3 +203,158 @@ fn written_histograms_read_back_with_their_bins_and_statistics() {
     assert!(e.unwrap_err().to_string().contains("TH5X"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn histograms_add_as_hadd_adds_them() {
+    let mut a = labelled_histogram(&[0.5, 1.5]);
+    a.sumw2 = None;
+    let b = labelled_histogram(&[1.5, 2.5, 2.7]);
+    a.add(&b).unwrap();
+    assert_eq!(a.cells, [0.0, 1.0, 2.0, 2.0, 0.0]);
+    // Without squared weights of its own, a histogram counts its contents as them.
+    assert_eq!(a.sumw2.as_deref(), Some(&[0.0, 1.0, 2.0, 2.0, 0.0][..]));
+    assert_eq!(a.entries, 5.0);
+    assert_eq!(a.stat("fTsumw"), 5.0);
+    let mut other_binning = b.clone();
+    other_binning.axes[0].max = 4.0;
+    let before = a.clone();
+    let e = a.add(&other_binning).unwrap_err();
+    assert!(e.contains("different binning (fXaxis)"), "{e}");
+    assert_eq!(a, before);
+}
+
+#[test]
+fn objects_are_copied_under_keys_of_any_length_but_trees_are_not() {
+    let source = RootFile::open(test_data("string-example.root")).unwrap();
+    let streamers = read_streamers(&source).unwrap();
+    let key = find_key(&source, &["FileSummaryRecord"]).unwrap();
+    let dir = std::env::temp_dir().join(format!("rootweave-copy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("copy.root");
+    let writer = rootweave::container::FileWriter::create(&path, Default::default()).unwrap();
+    let sub = writer.mkdir("kept").unwrap();
+    for (d, name) in [
+        (rootweave::container::DirectoryId::TOP, "FileSummaryRecord"),
+        (sub, "a_much_longer_name_than_before"),
+    ] {
+        rootweave::objects::copy_object(&source, &streamers, &key, &writer, d, name).unwrap();
+    }
+    let hzz = RootFile::open(test_data("uproot-HZZ.root")).unwrap();
+    let hzz_streamers = read_streamers(&hzz).unwrap();
+    let tree = find_key(&hzz, &["events"]).unwrap();
+    let e = rootweave::objects::copy_object(&hzz, &hzz_streamers, &tree, &writer, sub, "events");
+    assert!(e
+        .unwrap_err()
+        .to_string()
+        .contains("points to other records"));
+    writer.close().unwrap();
+    let copy = RootFile::open(&path).unwrap();
+    let original = object(&source, &["FileSummaryRecord"]).unwrap();
+    for parts in [
+        &["FileSummaryRecord"][..],
+        &["kept", "a_much_longer_name_than_before"],
+    ] {
+        assert_eq!(
+            object(&copy, parts).unwrap().get("value"),
+            original.get("value")
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every member of an object read, nested objects and lists included (none `Unread`).
+fn fully_read(o: &Object) -> Result<(), String> {
+    fn value(v: &Value) -> Result<(), String> {
+        match v {
+            Value::Unread(why) => Err(why.clone()),
+            Value::Object(o) => fully_read(o),
+            Value::List(items) => items.iter().try_for_each(value),
+            _ => Ok(()),
+        }
+    }
+    o.members.iter().try_for_each(|(_, v)| value(v))
+}
+
+#[test]
+fn arrays_of_objects_counted_by_a_member_are_read() {
+    // Streamer type 501: `TSplinePoly3* fPoly //[fNp]`, `TString* fExpr //[fNoper]`.
+    for (file, path, counter, member) in [
+        ("uproot-issue-1275.root", &["spline"][..], "fNp", "fPoly"),
+        (
+            "uproot-issue-181.root",
+            &["correctedE"][..],
+            "fNoper",
+            "fExpr",
+        ),
+    ] {
+        let Some(path_on_disk) = corpus_file(file) else {
+            return;
+        };
+        let f = RootFile::open(path_on_disk).unwrap();
+        let o = object(&f, path).unwrap();
+        fully_read(&o).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let n = o.int(counter).unwrap();
+        if let (Some(Value::List(items)), "fPoly") = (o.get(member), member) {
+            // The spline's knots: y = x * x at x = 1, 2, ...
+            let knots: Vec<(f64, f64)> = items
+                .iter()
+                .filter_map(|p| match p {
+                    Value::Object(p) => match (p.get("fX")?, p.get("fY")?) {
+                        (Value::Float(x), Value::Float(y)) => Some((*x, *y)),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(&knots[..2], &[(1.0, 1.0), (2.0, 4.0)]);
+        }
+        match o.get(member) {
+            Some(Value::List(items)) => assert_eq!(items.len() as i64, n, "{file}"),
+            other => panic!("{file}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn root_classes_files_do_not_describe_are_read() {
+    let Some(path) = corpus_file("uproot-issue-359.root") else {
+        return;
+    };
+    let f = RootFile::open(path).unwrap();
+    let m = object(&f, &["covmatrixCbin"]).unwrap();
+    fully_read(&m).unwrap();
+    assert_eq!((m.int("fNrows"), m.int("fNelems")), (Some(29), Some(841)));
+    let elements = m.numbers("fElements").unwrap();
+    assert_eq!(elements.len(), 29 * 30 / 2);
+    assert!(
+        (elements[0] - 6.39373261e-05).abs() < 1e-12,
+        "{}",
+        elements[0]
+    );
+    let Some(path) = corpus_file("uproot-issue-861.root") else {
+        return;
+    };
+    let f = RootFile::open(path).unwrap();
+    let t = object(&f, &["LiveTime_0"]).unwrap();
+    assert_eq!(t.int("fMilliSec"), Some(66_125_790));
+}
+
+#[test]
+fn members_with_streamers_of_their_own_are_read() {
+    // A TDatime member (its own streamer writes the date alone) and std::string members
+    // of streamer type kStreamer (each in a frame of its own).
+    let (Some(foo), Some(job)) = (
+        corpus_file("uproot-issue-407.root"),
+        corpus_file("uproot-issue475.root"),
+    ) else {
+        return;
+    };
+    let f = RootFile::open(foo).unwrap();
+    let o = object(&f, &["foo"]).unwrap();
+    fully_read(&o).unwrap();
+    let f = RootFile::open(job).unwrap();
+    let o = object(&f, &["Meta", "JobInfo"]).unwrap();
+    fully_read(&o).unwrap();
+    assert_eq!(o.str("m_jobOption"), Some(""));
+    assert_eq!(o.str("m_offlineVersion"), Some("J14v1r1"));
+}

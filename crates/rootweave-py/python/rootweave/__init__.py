@@ -43,6 +43,7 @@ from ._rootweave import TreeWriter as _TreeWriter
 from ._rootweave import ParallelTreeWriter as _ParallelTreeWriter
 from ._rootweave import Writer as _Writer
 from ._rootweave import merge as _merge
+from ._rootweave import copy_object as _copy_object
 from ._rootweave import write_histogram as _write_histogram
 from ._rootweave import write_string as _write_string
 from ._rootweave import convert_file as _convert_file
@@ -841,11 +842,17 @@ class WritableFile:
         to 3 axes (Regular, Variable, Integer, Boolean; category axes as labelled bins) a
         `TH1D`/`TH2D`/`TH3D` (sums of squared weights kept for Weight storage) or, with Mean
         and WeightedMean storage, a `TProfile`/`TProfile2D`/`TProfile3D`; a NumPy
-        `histogram`, `histogram2d` or `histogramdd` result a `TH*D`; a `rootweave.Histogram`
-        keeps its class and sums. Statistics are those of the values filled where the
+        `histogram`, `histogram2d` or `histogramdd` result a `TH*D`. Statistics are those of the values filled where the
         histogram carries them (`rootweave.histogram`), else ROOT's from the bins. A `str`
-        is written as a `TObjString`."""
+        is written as a `TObjString`. Any object read from a file (`rootweave.Histogram`,
+        `Graph`, `List`, any `rootweave.Object`) is written as it is, with the layouts of its
+        classes; TTrees and RNTuples are copied with `merge` or `convert` instead."""
         directory, _, leaf = name.strip("/").rpartition("/")
+        source = getattr(data, "_source", None) if isinstance(data, (Object, ObjString)) else None
+        if source is not None:
+            self._check_name(name)
+            _copy_object(self._file, directory, leaf, source[0], source[1])
+            return
         if isinstance(data, str):
             self._check_name(name)
             _write_string(self._file, directory, leaf, data)

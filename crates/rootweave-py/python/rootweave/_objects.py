@@ -22,8 +22,14 @@ STL = ("vector", "list", "deque", "set", "multiset", "map", "multimap", "unorder
 
 def read(file: Any, parts: list[str]) -> Any:
     """The object at `parts` (directories, then the name; each `name` or `name;cycle`) of an
-    open file, as its typed view."""
-    return from_data(_read_object(file, parts))
+    open file, as its typed view, which remembers where it came from (`f[name] = obj`
+    writes it as it is)."""
+    view_of = from_data(_read_object(file, parts))
+    try:
+        view_of._source = (file, list(parts))
+    except AttributeError:  # a plain value (a std::string key's str)
+        pass
+    return view_of
 
 
 def from_data(data: tuple, memo: dict | None = None) -> Any:
@@ -209,7 +215,13 @@ class Matrix(Object):
 
     def to_numpy(self) -> np.ndarray:
         rows, cols = self.member("fNrows"), self.member("fNcols")
-        return np.asarray(self.member("fElements"), dtype=np.float64)[: rows * cols].reshape(rows, cols)
+        elements = np.asarray(self.member("fElements"), dtype=np.float64)
+        if self.classname.startswith("TMatrixTSym") and len(elements) == rows * (rows + 1) // 2:
+            # Streamed as its upper triangle, row by row.
+            out = np.zeros((rows, rows))
+            out[np.triu_indices(rows)] = elements
+            return out + np.triu(out, 1).T
+        return elements[: rows * cols].reshape(rows, cols)
 
 
 GRAPHS = ("TGraph", "TGraphErrors", "TGraphAsymmErrors", "TGraphBentErrors", "TGraphMultiErrors")

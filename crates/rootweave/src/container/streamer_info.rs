@@ -4,6 +4,8 @@
 //! Every object is written with a new-class tag (class name spelled out) and never with a
 //! back-reference, so the bytes do not depend on where they end up in the file.
 
+use std::borrow::Cow;
+
 use super::stream::ObjectStream;
 
 /// ROOT's `TStreamerInfo` type codes of the basic members this library writes.
@@ -98,15 +100,55 @@ pub enum ElementKind {
     ObjectPointerAlways(&'static str),
     /// A `TString` (`TStreamerString`).
     String,
+    /// An element as a file describes it, kept whole to be written again (a layout taken
+    /// from another file).
+    Described(Box<Described>),
+}
+
+/// A `TStreamerElement` of any subclass as read from a file: what it streams, and what its
+/// subclass adds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Described {
+    /// The subclass (`TStreamerBase`, `TStreamerSTL`, ...).
+    pub element_class: &'static str,
+    /// ROOT's type code.
+    pub code: i32,
+    /// The size in memory.
+    pub size: i32,
+    /// Total length of a fixed-size array (0: not an array).
+    pub array_length: i32,
+    /// Its number of dimensions.
+    pub array_dim: i32,
+    /// Its dimensions.
+    pub max_index: [i32; 5],
+    /// The C++ type name.
+    pub type_name: String,
+    /// What the subclass adds.
+    pub extra: DescribedExtra,
+}
+
+/// What a `TStreamerElement` subclass streams after the element's common part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DescribedExtra {
+    /// Nothing.
+    None,
+    /// `TStreamerBase`: the base class's version.
+    Base(i32),
+    /// `TStreamerBasicPointer` and `TStreamerLoop`: the counter's class version, name and
+    /// class.
+    Count(i32, String, String),
+    /// `TStreamerSTL` (and `TStreamerSTLstring` when the flag is set): container kind and
+    /// element type code.
+    Stl(i32, i32, bool),
 }
 
 /// One member of a class layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Element {
     /// The member's (or base class's) name.
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// Its description.
-    pub title: &'static str,
+    pub title: Cow<'static, str>,
     /// What it is.
     pub kind: ElementKind,
 }
@@ -115,8 +157,8 @@ impl Element {
     /// A member of a basic type.
     pub fn basic(name: &'static str, title: &'static str, ty: BasicType) -> Self {
         Element {
-            name,
-            title,
+            name: name.into(),
+            title: title.into(),
             kind: ElementKind::Basic(ty),
         }
     }
@@ -125,7 +167,7 @@ impl Element {
     fn code_size_name(&self) -> (i32, i32, String) {
         match &self.kind {
             ElementKind::Base { .. } => {
-                let code = match self.name {
+                let code = match &*self.name {
                     "TObject" => 66,
                     "TNamed" => 67,
                     _ => 0,
@@ -142,6 +184,7 @@ impl Element {
             ElementKind::ObjectPointer(class) => (64, 8, format!("{class}*")),
             ElementKind::ObjectPointerAlways(class) => (63, 8, format!("{class}*")),
             ElementKind::String => (65, 24, "TString".into()),
+            ElementKind::Described(d) => (d.code, d.size, d.type_name.clone()),
         }
     }
 }
@@ -150,7 +193,7 @@ impl Element {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamerInfo {
     /// The class name.
-    pub class_name: &'static str,
+    pub class_name: Cow<'static, str>,
     /// ROOT's checksum of the class layout.
     pub checksum: u32,
     /// The class version.
@@ -176,7 +219,7 @@ pub fn rntuple_anchor_info() -> StreamerInfo {
         ("fMaxKeySize", ULong),
     ];
     StreamerInfo {
-        class_name: "ROOT::RNTuple",
+        class_name: "ROOT::RNTuple".into(),
         checksum: 0x28e6_32ec,
         class_version: 2,
         elements: members
@@ -193,7 +236,7 @@ fn write_info(b: &mut ObjectStream, info: &StreamerInfo) {
     b.begin_object("TStreamerInfo");
     b.begin();
     b.u16(10);
-    b.tnamed(info.class_name, "", STREAMER_INFO_BITS);
+    b.tnamed(&info.class_name, "", STREAMER_INFO_BITS);
     b.u32(info.checksum);
     b.i32(info.class_version);
     b.begin_object("TObjArray");
@@ -215,7 +258,7 @@ fn write_info(b: &mut ObjectStream, info: &StreamerInfo) {
 /// A `TStreamerElement` subclass: the element's common part (version 4), then what the
 /// subclass adds.
 fn write_element(b: &mut ObjectStream, element: &Element) {
-    let (class, version) = match element.kind {
+    let (class, version) = match &element.kind {
         ElementKind::Base { .. } => ("TStreamerBase", 3),
         ElementKind::Basic(_) | ElementKind::Enum(_) => ("TStreamerBasicType", 2),
         ElementKind::BasicPointer { .. } => ("TStreamerBasicPointer", 2),
@@ -225,20 +268,34 @@ fn write_element(b: &mut ObjectStream, element: &Element) {
             ("TStreamerObjectPointer", 2)
         }
         ElementKind::String => ("TStreamerString", 2),
+        ElementKind::Described(d) => (d.element_class, element_version(d.element_class)),
     };
     let (code, size, type_name) = element.code_size_name();
+    let (array_length, array_dim, max_index) = match &element.kind {
+        ElementKind::Described(d) => (d.array_length, d.array_dim, d.max_index),
+        _ => (0, 0, [0; 5]),
+    };
     b.begin_object(class);
     b.begin();
     b.u16(version);
+    let stl_string = matches!(
+        &element.kind,
+        ElementKind::Described(d) if matches!(d.extra, DescribedExtra::Stl(_, _, true))
+    );
+    if stl_string {
+        // TStreamerSTLstring: its version, then the TStreamerSTL it derives from.
+        b.begin();
+        b.u16(3);
+    }
     b.begin();
     b.u16(4);
-    b.tnamed(element.name, element.title, 0);
+    b.tnamed(&element.name, &element.title, 0);
     b.i32(code);
     b.i32(size);
-    b.i32(0); // fArrayLength
-    b.i32(0); // fArrayDim
-    for _ in 0..5 {
-        b.i32(0); // fMaxIndex
+    b.i32(array_length);
+    b.i32(array_dim);
+    for i in max_index {
+        b.i32(i);
     }
     b.tstring(&type_name);
     b.end();
@@ -254,10 +311,34 @@ fn write_element(b: &mut ObjectStream, element: &Element) {
             b.tstring(count);
             b.tstring(count_class);
         }
+        ElementKind::Described(d) => match &d.extra {
+            DescribedExtra::None => {}
+            DescribedExtra::Base(v) => b.i32(*v),
+            DescribedExtra::Count(v, name, class) => {
+                b.i32(*v);
+                b.tstring(name);
+                b.tstring(class);
+            }
+            DescribedExtra::Stl(stl_type, ctype, _) => {
+                b.i32(*stl_type);
+                b.i32(*ctype);
+            }
+        },
         _ => {}
+    }
+    if stl_string {
+        b.end();
     }
     b.end();
     b.end();
+}
+
+/// The class version ROOT 6.40 writes a `TStreamerElement` subclass with.
+fn element_version(class: &str) -> u16 {
+    match class {
+        "TStreamerBase" | "TStreamerSTL" => 3,
+        _ => 2,
+    }
 }
 
 /// The payload of a file's StreamerInfo record: a streamed `TList` of the given infos.
@@ -329,7 +410,7 @@ mod tests {
     fn extended_list_equals_one_written_whole() {
         let first = streamer_list(&[rntuple_anchor_info()]);
         let mut other = rntuple_anchor_info();
-        other.class_name = "Other";
+        other.class_name = "Other".into();
         let extended = extend_streamer_list(&first, &[other.clone()]).unwrap();
         assert_eq!(extended, streamer_list(&[rntuple_anchor_info(), other]));
         assert_eq!(extend_streamer_list(&first, &[]).unwrap(), first);

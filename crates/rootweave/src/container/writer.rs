@@ -659,7 +659,7 @@ impl FileWriter {
             if !state
                 .streamer_infos
                 .iter()
-                .any(|i| i.class_name == info.class_name)
+                .any(|i| i.class_name == info.class_name && i.class_version == info.class_version)
             {
                 state.streamer_infos.push(info);
             }
@@ -744,7 +744,7 @@ impl FileWriter {
                     .filter(|i| {
                         !classes
                             .iter()
-                            .any(|(c, v)| c == i.class_name && *v == i.class_version)
+                            .any(|(c, v)| *c == i.class_name && *v == i.class_version)
                     })
                     .cloned()
                     .collect();

@@ -18,7 +18,6 @@ mod hist;
 mod ntuple_schema;
 mod records;
 mod rntuple;
-mod traced;
 mod tree;
 
 use std::path::{Path, PathBuf};

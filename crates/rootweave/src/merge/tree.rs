@@ -7,10 +7,10 @@
 use std::sync::Arc;
 
 use super::records::Record;
-use super::traced::{read_traced, rewrite, TracedObject};
 use crate::compress::Compression;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
+use crate::objects::traced::{read_traced, rewrite, TracedObject};
 use crate::ttree::{
     basket_record, cluster_layout, restream, BasketContent, Branch, Object, StreamerSet, Trace,
     TreeMeta, Value,

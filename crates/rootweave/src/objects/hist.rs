@@ -361,3 +361,87 @@ fn as_float(v: &Value) -> Option<f64> {
         _ => None,
     }
 }
+
+impl Histogram {
+    /// Adds `other` (of the same binning) to this histogram, as `hadd` adds histograms:
+    /// cells, sums of squared weights (a histogram without them adds its contents, as
+    /// unit weights give), a profile's sums (its squared weights likewise from its sums
+    /// of weights), entries and the statistics sums by name. An error, and nothing added,
+    /// when the binnings differ.
+    pub fn add(&mut self, other: &Histogram) -> Result<(), String> {
+        if self.axes.len() != other.axes.len() {
+            return Err(format!("{} axes and {}", self.axes.len(), other.axes.len()));
+        }
+        for (i, (a, b)) in self.axes.iter().zip(&other.axes).enumerate() {
+            let same = a.bins == b.bins && a.min == b.min && a.max == b.max && a.edges == b.edges;
+            if !same {
+                return Err(format!(
+                    "a different binning ({})",
+                    ["fXaxis", "fYaxis", "fZaxis"][i]
+                ));
+            }
+        }
+        if self.cells.len() != other.cells.len()
+            || self.profile.is_some() != other.profile.is_some()
+        {
+            return Err("the bin count differs".into());
+        }
+        match (&mut self.sumw2, &other.sumw2) {
+            (Some(mine), theirs) => add_to(mine, theirs.as_ref().unwrap_or(&other.cells)),
+            (None, Some(theirs)) => {
+                let mut mine = self.cells.clone();
+                add_to(&mut mine, theirs);
+                self.sumw2 = Some(mine);
+            }
+            (None, None) => {}
+        }
+        add_to(&mut self.cells, &other.cells);
+        if let (Some(mine), Some(theirs)) = (&mut self.profile, &other.profile) {
+            match (&mut mine.bin_sumw2, &theirs.bin_sumw2) {
+                (Some(w2), t) => add_to(w2, t.as_ref().unwrap_or(&theirs.bin_entries)),
+                (None, Some(t)) => {
+                    let mut w2 = mine.bin_entries.clone();
+                    add_to(&mut w2, t);
+                    mine.bin_sumw2 = Some(w2);
+                }
+                (None, None) => {}
+            }
+            add_to(&mut mine.bin_entries, &theirs.bin_entries);
+            add_to(&mut mine.sum_wy2, &theirs.sum_wy2);
+        }
+        self.entries += other.entries;
+        for (name, total) in &mut self.stats {
+            *total += other.stat(name);
+        }
+        Ok(())
+    }
+}
+
+/// Adds `more` to `into`, cell by cell (both of the histogram's cell count).
+fn add_to(into: &mut [f64], more: &[f64]) {
+    into.iter_mut().zip(more).for_each(|(a, b)| *a += b);
+}
+
+/// A `TArray` of a histogram's cells (its count, then each value) in the bin type of
+/// `class` (`TH1F`: float, `TH1I`: int, ...; a profile's and `TH*D`'s double), integers
+/// rounded and kept in range as adding whole counts gives.
+pub(crate) fn cells_array(class: &str, values: &[f64]) -> Vec<u8> {
+    let mut out = (values.len() as i32).to_be_bytes().to_vec();
+    let kind = if class.starts_with("TProfile") {
+        'D'
+    } else {
+        class.chars().last().unwrap_or('D')
+    };
+    for &v in values {
+        let r = v.round();
+        match kind {
+            'F' => out.extend_from_slice(&(v as f32).to_be_bytes()),
+            'L' => out.extend_from_slice(&(r as i64).to_be_bytes()),
+            'I' => out.extend_from_slice(&(r as i32).to_be_bytes()),
+            'S' => out.extend_from_slice(&(r as i16).to_be_bytes()),
+            'C' => out.extend_from_slice(&(r as i8).to_be_bytes()),
+            _ => out.extend_from_slice(&v.to_be_bytes()),
+        }
+    }
+    out
+}

@@ -2,7 +2,7 @@
 //! the drawing attributes at the defaults ROOT's constructors give, and axis labels as
 //! `TObjString`s in a `THashList` tied to their bins by unique ID.
 
-use super::hist::{Axis, Histogram};
+use super::hist::{cells_array, Axis, Histogram};
 use super::layouts::histogram_layouts;
 use crate::container::stream::ObjectStream;
 use crate::container::streamer_info::StreamerInfo;
@@ -145,15 +145,7 @@ impl Histogram {
                 b.end();
             }
         }
-        let cells = &self.cells;
-        b.i32(cells.len() as i32);
-        match class.as_bytes().last() {
-            Some(b'F') => cells.iter().for_each(|&v| b.f32(v as f32)),
-            Some(b'I') => cells.iter().for_each(|&v| b.i32(v.round() as i32)),
-            Some(b'S') => cells.iter().for_each(|&v| b.i16(v.round() as i16)),
-            Some(b'C') => cells.iter().for_each(|&v| b.u8(v.round() as i8 as u8)),
-            _ => cells.iter().for_each(|&v| b.f64(v)),
-        }
+        b.raw(&cells_array(class, &self.cells));
         b.end();
     }
 

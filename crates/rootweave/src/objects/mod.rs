@@ -3,12 +3,16 @@
 //! of the common classes built from it ([`Histogram`] for `TH1`/`TH2`/`TH3` of every bin
 //! type and the profiles).
 
+mod copy;
 mod hist;
 mod hist_stats;
 mod hist_write;
 mod layouts;
+pub(crate) mod traced;
 mod write_string;
 
+pub use copy::copy_object;
+pub(crate) use hist::cells_array;
 pub use hist::{is_histogram_class, Axis, ErrorMode, Histogram, Profile};
 pub use hist_stats::stat_names;
 pub use hist_write::write_histogram;

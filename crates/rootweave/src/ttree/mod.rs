@@ -13,7 +13,7 @@ pub(crate) mod write;
 
 pub use crate::parallel::ReadOptions;
 pub use interpretation::{ClassLayout, Header, Interpretation, MemberStep, Nested, Packed, Prim};
-pub(crate) use model::{restream, Cursor, ObjectReader, Trace};
+pub(crate) use model::{restream, Cursor, ElementClass, ObjectReader, StreamerInfo, Trace};
 pub use model::{
     BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, StreamerSet, TreeMeta,
 };

@@ -387,8 +387,9 @@ impl Compiler<'_> {
 }
 
 /// Classes with streamers of their own that no layout describes: `TString` (a string),
-/// `TRef` (read as `{ref}`, the referenced object's number) and `TRefArray` (read as
-/// `{fName, fSize, refs}`), with uproot's field names.
+/// `TRef` (read as `{ref}`, the referenced object's number), `TRefArray` (read as
+/// `{fName, fSize, refs}`) and `TDatime` (its packed date alone, without version or byte
+/// count, read as `{fDatime}`), with uproot's field names.
 fn builtin(class: &str) -> Option<Nested> {
     match class {
         "TString" => Some(Nested::Str),
@@ -418,6 +419,12 @@ fn builtin(class: &str) -> Option<Nested> {
                 ],
             },
         ))))),
+        "TDatime" => Some(Nested::Class(Arc::new(ClassLayout {
+            name: "TDatime".into(),
+            version: None,
+            fields: vec![("fDatime".into(), Nested::Prim(Prim::U32))],
+            steps: vec![MemberStep::Field(0)],
+        }))),
         "TRef" => Some(Nested::Class(Arc::new(ClassLayout {
             name: "TRef".into(),
             version: None,

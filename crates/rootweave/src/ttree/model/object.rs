@@ -251,6 +251,11 @@ impl<'s> ObjectReader<'s> {
                 members.push((names.string.clone(), Value::Str(c.r.tstring()?)));
                 return Ok(0);
             }
+            // Its own streamer writes the packed date alone: no version, no byte count.
+            "TDatime" => {
+                members.push(("fDatime".into(), Value::UInt(c.r.u32()? as u64)));
+                return Ok(0);
+            }
             // ROOT's strings in lists (the schema evolution rules of a StreamerInfo
             // record), which files seldom describe.
             "TObjString" if self.streamers.versions("TObjString") == 0 => {
@@ -282,6 +287,9 @@ impl<'s> ObjectReader<'s> {
         let version = frame.version as i32;
         let info = self.streamers.get(class, version);
         let Some(info) = info.or_else(|| builtin_leaf_layouts().get(class, version)) else {
+            if let Some(version) = self.undescribed(c, class, &frame, members)? {
+                return Ok(version);
+            }
             if let Some(end) = frame.end {
                 c.opaque(c.pos()..end);
                 c.finish(&frame, class)?;
@@ -317,6 +325,65 @@ impl<'s> ObjectReader<'s> {
         }
         c.finish(&frame, class)?;
         Ok(frame.version)
+    }
+
+    /// ROOT classes with streamers of their own that files often do not describe, as
+    /// ROOT streams them (after their frame): `TMatrixTSym<double|float>` (the base
+    /// `TMatrixTBase` members in the frame, then the upper triangle row by row after it, as
+    /// `fElements`) and `TTime` (`fMilliSec`). `None` for any other class.
+    fn undescribed(
+        &self,
+        c: &mut Cursor,
+        class: &str,
+        frame: &super::cursor::Frame,
+        members: &mut Vec<(Name, Value)>,
+    ) -> Result<Option<u16>> {
+        let names = builtin_names();
+        match class {
+            "TTime" => {
+                members.push(("fMilliSec".into(), Value::Int(c.r.i64()?)));
+                c.finish(frame, class)?;
+                Ok(Some(frame.version))
+            }
+            "TMatrixTSym<double>" | "TMatrixTSym<float>" => {
+                let (id, bits) = skip_tobject(c)?;
+                members.push((names.unique_id.clone(), Value::UInt(id as u64)));
+                members.push((names.bits.clone(), Value::UInt(bits as u64)));
+                let mut ints = [0i32; 6];
+                for (v, name) in ints.iter_mut().zip([
+                    "fNrows",
+                    "fNcols",
+                    "fRowLwb",
+                    "fColLwb",
+                    "fNelems",
+                    "fNrowIndex",
+                ]) {
+                    *v = c.r.i32()?;
+                    members.push((name.into(), Value::Int(i64::from(*v))));
+                }
+                let double = class.ends_with("<double>");
+                let tol = if double {
+                    f64::from_bits(c.r.u64()?)
+                } else {
+                    f64::from(f32::from_bits(c.r.u32()?))
+                };
+                members.push(("fTol".into(), Value::Float(tol)));
+                c.finish(frame, class)?;
+                let rows = ints[0].max(0) as usize;
+                let n = rows * (rows + 1) / 2;
+                let width = if double { 8 } else { 4 };
+                if ints[0] != ints[1] || n.saturating_mul(width) > c.r.remaining() {
+                    return Err(c.error(format!(
+                        "a symmetric matrix of {} x {} elements",
+                        ints[0], ints[1]
+                    )));
+                }
+                let code = if double { code::DOUBLE } else { code::FLOAT };
+                members.push(("fElements".into(), read_basic_array(c, code, n as i32, "")?));
+                Ok(Some(frame.version))
+            }
+            _ => Ok(None),
+        }
     }
 
     fn read_collection(
@@ -388,6 +455,13 @@ impl<'s> ObjectReader<'s> {
             _ if e.ty == code::TSTRING || e.class == ElementClass::String => {
                 Value::Str(c.r.tstring()?)
             }
+            // A `std::string` streamed by its own streamer (kStreamer): framed.
+            _ if e.ty == code::STREAMER && e.class == ElementClass::StlString => {
+                let frame = c.frame()?;
+                let text = c.r.tstring()?;
+                c.finish(&frame, &e.name)?;
+                Value::Str(text)
+            }
             _ if e.ty == code::STL_STRING || e.class == ElementClass::StlString => {
                 Value::Str(c.r.tstring()?)
             }
@@ -400,21 +474,7 @@ impl<'s> ObjectReader<'s> {
                 if flag == 0 {
                     Value::Null
                 } else {
-                    let n = members
-                        .iter()
-                        .rev()
-                        .find(|(n, _)| *n == e.count_name)
-                        .and_then(|(_, v)| match v {
-                            Value::Int(i) => Some(*i),
-                            Value::UInt(u) => Some(*u as i64),
-                            _ => None,
-                        })
-                        .ok_or_else(|| {
-                            c.error(format!(
-                                "array {} is counted by {}, which was not read",
-                                e.name, e.count_name
-                            ))
-                        })?;
+                    let n = counted(c, e, members)?;
                     read_basic_array(
                         c,
                         e.ty - code::OFFSET_P,
@@ -448,6 +508,26 @@ impl<'s> ObjectReader<'s> {
                 Some(o) => Value::Object(o),
             },
             _ if e.ty == code::STL || e.class == ElementClass::Stl => self.read_stl(c, e)?,
+            // An array of objects (or strings) counted by another member, in a frame of its
+            // own, each streamed by its class (`TString* fExpr //[fNoper]`).
+            _ if e.ty == code::STREAM_LOOP || e.class == ElementClass::Loop => {
+                let frame = c.frame()?;
+                let n = counted(c, e, members)?.max(0) as usize;
+                if n > c.r.remaining() {
+                    return Err(c.error(format!("{n} objects in {} bytes", c.r.remaining())));
+                }
+                let class = e.type_name.trim_end_matches('*').trim();
+                let mut items = Vec::with_capacity(n);
+                for _ in 0..n {
+                    items.push(if matches!(class, "TString" | "string" | "std::string") {
+                        Value::Str(c.r.tstring()?)
+                    } else {
+                        Value::Object(Arc::new(self.read(c, class)?))
+                    });
+                }
+                c.finish(&frame, &e.name)?;
+                Value::List(items)
+            }
             _ => {
                 return Err(c.error(format!(
                     "member {} of type {} (streamer type {}) is not supported",
@@ -892,4 +972,23 @@ fn read_embedded_basket(c: &mut Cursor, members: &mut Vec<(Name, Value)>) -> Res
         members.push(("fData".into(), Value::Bytes(c.r.take(border)?.to_vec())));
     }
     Ok(version)
+}
+
+/// The value of the member counting array `e` (read before it in `members`).
+fn counted(c: &Cursor, e: &Element, members: &[(Name, Value)]) -> Result<i64> {
+    members
+        .iter()
+        .rev()
+        .find(|(n, _)| *n == e.count_name)
+        .and_then(|(_, v)| match v {
+            Value::Int(i) => Some(*i),
+            Value::UInt(u) => Some(*u as i64),
+            _ => None,
+        })
+        .ok_or_else(|| {
+            c.error(format!(
+                "array {} is counted by {}, which was not read",
+                e.name, e.count_name
+            ))
+        })
 }

@@ -151,6 +151,10 @@ pub struct Element {
     pub base_version: i32,
     /// Name of the member holding the array length (`TStreamerBasicPointer`, `TStreamerLoop`).
     pub count_name: String,
+    /// The class holding that member, and its version.
+    pub count_class: String,
+    /// See `count_class`.
+    pub count_version: i32,
     /// STL container kind (`TStreamerSTL`: 1 vector, 2 list, 3 deque, 4 map, 5 multimap,
     /// 6 set, 7 multiset, ...).
     pub stl_type: i32,
@@ -175,6 +179,8 @@ impl Element {
             type_name: type_name.into(),
             base_version: 1,
             count_name: String::new(),
+            count_class: String::new(),
+            count_version: 0,
             stl_type: 0,
             ctype: 0,
         }
@@ -436,6 +442,8 @@ fn read_element(c: &mut Cursor, class: &str, depth: usize) -> Result<Element> {
         type_name,
         base_version: 0,
         count_name: String::new(),
+        count_class: String::new(),
+        count_version: 0,
         stl_type: 0,
         ctype: 0,
     };
@@ -444,9 +452,9 @@ fn read_element(c: &mut Cursor, class: &str, depth: usize) -> Result<Element> {
         match kind {
             ElementClass::Base if left >= 4 => e.base_version = c.r.i32()?,
             ElementClass::BasicPointer | ElementClass::Loop => {
-                c.r.i32()?;
+                e.count_version = c.r.i32()?;
                 e.count_name = c.r.tstring()?;
-                c.r.tstring()?;
+                e.count_class = c.r.tstring()?;
             }
             ElementClass::Stl => {
                 e.stl_type = c.r.i32()?;

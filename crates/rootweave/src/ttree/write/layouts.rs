@@ -6,8 +6,8 @@ use crate::container::streamer_info::{BasicType, Element, ElementKind, StreamerI
 
 pub(crate) fn base(name: &'static str, version: i32) -> Element {
     Element {
-        name,
-        title: "",
+        name: name.into(),
+        title: "".into(),
         kind: ElementKind::Base { version },
     }
 }
@@ -18,8 +18,8 @@ pub(crate) fn basic(name: &'static str, ty: BasicType) -> Element {
 
 pub(crate) fn member(name: &'static str, kind: ElementKind) -> Element {
     Element {
-        name,
-        title: "",
+        name: name.into(),
+        title: "".into(),
         kind,
     }
 }
@@ -31,7 +31,7 @@ pub(crate) fn info(
     elements: Vec<Element>,
 ) -> StreamerInfo {
     StreamerInfo {
-        class_name,
+        class_name: class_name.into(),
         checksum,
         class_version,
         elements,

@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::ttree::{restream, Cursor, Object, ObjectReader, StreamerSet, Trace};
 
 /// An object read with its trace, ready to be rewritten.
-pub(super) struct TracedObject {
+pub(crate) struct TracedObject {
     /// The uncompressed payload of its key.
     pub payload: Vec<u8>,
     /// The object.
@@ -16,7 +16,7 @@ pub(super) struct TracedObject {
 }
 
 /// Reads the object behind `key` of `file`; errors name it `what`.
-pub(super) fn read_traced(
+pub(crate) fn read_traced(
     file: &RootFile,
     streamers: &StreamerSet,
     key: &KeyInfo,
@@ -31,7 +31,7 @@ pub(super) fn read_traced(
         key.keylen as u32,
     )
     .traced();
-    let object = ObjectReader { streamers }.read(&mut c, &key.class_name)?;
+    let object = ObjectReader { streamers }.read_keyed(&mut c, &key.class_name)?;
     let trace = c.trace().cloned().unwrap_or_default();
     Ok(TracedObject {
         payload,
@@ -42,7 +42,7 @@ pub(super) fn read_traced(
 
 /// `payload` (read as the record behind `key`, traced as `trace`) with `edits`, for a
 /// record whose key header is `new_keylen` bytes long.
-pub(super) fn rewrite(
+pub(crate) fn rewrite(
     payload: &[u8],
     trace: &Trace,
     edits: Vec<restream::Edit>,

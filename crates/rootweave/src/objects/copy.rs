@@ -1,0 +1,212 @@
+//! An object of one file written into another as it is: the key's payload (its reference
+//! tags moved when the new key's header has another length) and the layouts of every class
+//! it is made of, taken from the source file's StreamerInfo (so that readers without those
+//! classes, and ROOT for other class versions, can decode it).
+
+use std::borrow::Cow;
+
+use super::traced::{read_traced, rewrite};
+use crate::container::streamer_info::{
+    Described, DescribedExtra, Element, ElementKind, StreamerInfo as Layout,
+};
+use crate::container::{DirectoryId, FileWriter, KeyInfo, RootFile};
+use crate::error::{Error, Result};
+use crate::ttree::{ElementClass, StreamerInfo, StreamerSet};
+
+/// The most class layouts one object may need (a guard against layouts naming each other
+/// without end).
+const MAX_LAYOUTS: usize = 10_000;
+
+/// Writes the object behind `key` of `source` into directory `dir` of `dest` as `name`
+/// (its class and title kept), with the layouts of its classes.
+pub fn copy_object(
+    source: &RootFile,
+    streamers: &StreamerSet,
+    key: &KeyInfo,
+    dest: &FileWriter,
+    dir: DirectoryId,
+    name: &str,
+) -> Result<KeyInfo> {
+    let what = format!("{} '{}'", key.class_name, key.name);
+    let class = key.class_name.as_str();
+    if points_to_records(streamers, class) {
+        return Err(Error::InvalidArgument(format!(
+            "{}: {what} points to other records of its file and cannot be copied alone \
+             (merge or convert it)",
+            source.name()
+        )));
+    }
+    let keylen = dest.next_key_len(class, name, &key.title);
+    let moved = |new_keylen: usize| -> Result<Vec<u8>> {
+        if new_keylen == key.keylen as usize {
+            return source.read_object(key);
+        }
+        let traced = read_traced(source, streamers, key, &what)?;
+        rewrite(
+            &traced.payload,
+            &traced.trace,
+            Vec::new(),
+            key,
+            new_keylen as u32,
+        )
+        .map_err(|e| {
+            Error::format(
+                source.name(),
+                &what,
+                key.payload_offset(),
+                format!("cannot be written under a key of another length: {e}"),
+            )
+        })
+    };
+    let payload = moved(keylen)?;
+    let version = payload
+        .get(4..6)
+        .map_or(0, |v| i32::from(u16::from_be_bytes([v[0], v[1]])));
+    dest.add_streamer_infos(layouts_of(streamers, class, version));
+    let written = dest.write_object_in(dir, class, name, &key.title, &payload, true)?;
+    if written.keylen as usize == keylen {
+        return Ok(written);
+    }
+    // The file crossed 2 GB meanwhile and the key grew: its tags move again.
+    let payload = moved(written.keylen as usize)?;
+    dest.rewrite_object(dir, &written, &payload, true)
+}
+
+/// Whether objects of `class` point to other records of their file (trees' baskets,
+/// RNTuples' pages, directories' keys), directly or through a base class.
+fn points_to_records(streamers: &StreamerSet, class: &str) -> bool {
+    let mut todo = vec![class.to_string()];
+    let mut seen = 0;
+    while let Some(c) = todo.pop() {
+        if matches!(
+            c.as_str(),
+            "TTree"
+                | "TNtuple"
+                | "TNtupleD"
+                | "ROOT::RNTuple"
+                | "ROOT::Experimental::RNTuple"
+                | "TDirectory"
+                | "TDirectoryFile"
+                | "TFile"
+        ) {
+            return true;
+        }
+        seen += 1;
+        if seen > MAX_LAYOUTS {
+            return true;
+        }
+        if let Some(info) = streamers.get(&c, i32::MIN) {
+            todo.extend(
+                info.elements
+                    .iter()
+                    .filter(|e| e.class == ElementClass::Base)
+                    .map(|e| e.name.to_string()),
+            );
+        }
+    }
+    false
+}
+
+/// The layouts of `class` (at `version`) and of every class its members and bases name,
+/// as the source describes them; layouts holding elements of kinds this library does not
+/// write are left out (ROOT knows its own classes without them).
+fn layouts_of(streamers: &StreamerSet, class: &str, version: i32) -> Vec<Layout> {
+    let mut todo = vec![(class.to_string(), Some(version))];
+    let mut seen: Vec<(String, i32)> = Vec::new();
+    let mut out = Vec::new();
+    while let Some((name, version)) = todo.pop() {
+        let Some(info) = streamers.get(&name, version.unwrap_or(i32::MIN)) else {
+            continue;
+        };
+        if seen
+            .iter()
+            .any(|(n, v)| *n == info.name && *v == info.class_version)
+            || seen.len() >= MAX_LAYOUTS
+        {
+            continue;
+        }
+        seen.push((info.name.clone(), info.class_version));
+        for e in &info.elements {
+            if e.class == ElementClass::Base {
+                todo.push((e.name.to_string(), Some(e.base_version)));
+            } else {
+                todo.extend(class_names(&e.type_name).map(|c| (c.to_string(), None)));
+            }
+        }
+        if let Some(layout) = writable(info) {
+            out.push(layout);
+        }
+    }
+    out
+}
+
+/// The names in a C++ type name that may be classes (`vector<TVector3*>`: `vector`,
+/// `TVector3`).
+fn class_names(type_name: &str) -> impl Iterator<Item = &str> {
+    type_name
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .filter(|s| !s.is_empty())
+}
+
+/// A layout read from a file, to be written again; `None` if an element is of a kind this
+/// library does not write.
+fn writable(info: &StreamerInfo) -> Option<Layout> {
+    let elements = info
+        .elements
+        .iter()
+        .map(|e| {
+            let (element_class, extra) = match e.class {
+                ElementClass::Base => ("TStreamerBase", DescribedExtra::Base(e.base_version)),
+                ElementClass::BasicType => ("TStreamerBasicType", DescribedExtra::None),
+                ElementClass::BasicPointer | ElementClass::Loop => (
+                    if e.class == ElementClass::Loop {
+                        "TStreamerLoop"
+                    } else {
+                        "TStreamerBasicPointer"
+                    },
+                    DescribedExtra::Count(
+                        e.count_version,
+                        e.count_name.clone(),
+                        e.count_class.clone(),
+                    ),
+                ),
+                ElementClass::String => ("TStreamerString", DescribedExtra::None),
+                ElementClass::Object => ("TStreamerObject", DescribedExtra::None),
+                ElementClass::ObjectAny => ("TStreamerObjectAny", DescribedExtra::None),
+                ElementClass::ObjectPointer => ("TStreamerObjectPointer", DescribedExtra::None),
+                ElementClass::ObjectAnyPointer => {
+                    ("TStreamerObjectAnyPointer", DescribedExtra::None)
+                }
+                ElementClass::Stl => (
+                    "TStreamerSTL",
+                    DescribedExtra::Stl(e.stl_type, e.ctype, false),
+                ),
+                ElementClass::StlString => (
+                    "TStreamerSTLstring",
+                    DescribedExtra::Stl(e.stl_type, e.ctype, true),
+                ),
+                ElementClass::Other => return None,
+            };
+            Some(Element {
+                name: Cow::Owned(e.name.to_string()),
+                title: Cow::Owned(e.title.clone()),
+                kind: ElementKind::Described(Box::new(Described {
+                    element_class,
+                    code: e.ty,
+                    size: e.size,
+                    array_length: e.array_length,
+                    array_dim: e.array_dim,
+                    max_index: e.max_index,
+                    type_name: e.type_name.clone(),
+                    extra,
+                })),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Layout {
+        class_name: Cow::Owned(info.name.clone()),
+        checksum: info.checksum,
+        class_version: info.class_version,
+        elements,
+    })
+}
