@@ -3,6 +3,10 @@
     python root_objects.py write OUT.root     writes histograms of every kind and other objects
     python root_objects.py dump OUT.json FILE...   ROOT's view of every histogram and graph
     python root_objects.py summary OUT.json FILE   every key read by ROOT, with what it holds
+    python root_objects.py keys OUT.json FILE PATH...   keys ROOT reads as JSON (TBufferJSON),
+                                                  found by name in each directory (names
+                                                  may hold ':'); TEfficiency as its two
+                                                  histograms' contents
 
 `dump` writes, for every histogram (any directory) of every FILE, its class, every cell's
 `GetBinContent` and `GetBinError` (flow cells included, global bin order), each axis's edges
@@ -214,6 +218,24 @@ def summary(out, path):
         json.dump(found, fh)
 
 
+def keys_as_json(out, path, names):
+    f = ROOT.TFile.Open(path)
+    found = {}
+    for name in names:
+        directory, parts = f, name.split("/")
+        for part in parts[:-1]:
+            directory = directory.GetListOfKeys().FindObject(part).ReadObj()
+        key = directory.GetListOfKeys().FindObject(parts[-1])
+        cls = ROOT.TClass.GetClass(key.GetClassName())
+        if key.GetClassName() == "TEfficiency":
+            eff = key.ReadObj()
+            found[name] = [digest(eff.GetPassedHistogram()), digest(eff.GetTotalHistogram())]
+        else:
+            found[name] = json.loads(str(ROOT.TBufferJSON.ConvertToJSON(key.ReadObjectAny(cls), cls)))
+    with open(out, "w") as fh:
+        json.dump(found, fh)
+
+
 def dump(out, files):
     result = {}
     for path in files:
@@ -231,5 +253,7 @@ if __name__ == "__main__":
         write(sys.argv[2])
     elif sys.argv[1] == "summary":
         summary(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "keys":
+        keys_as_json(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
         dump(sys.argv[2], sys.argv[3:])
