@@ -52,10 +52,10 @@ def main(path, name, out):
     kinds = {b.GetName(): kind(b) for b in tree.GetListOfBranches()}
     f.Close()
     # PyROOT needs a dictionary for vectors of vectors, made before the file is opened (as
-    # for ROOT's own files).
-    for k in set(kinds.values()):
-        if k.startswith("vector<vector<"):
-            ROOT.gInterpreter.GenerateDictionary(k, "vector")
+    # for ROOT's own files): one for all of them (each dictionary is a compiler run).
+    nested = sorted({k for k in kinds.values() if k.startswith("vector<vector<")})
+    if nested:
+        ROOT.gInterpreter.GenerateDictionary(";".join(nested), "vector")
     f = ROOT.TFile.Open(path)
     tree = f.Get(name)
     tree.Print()  # must print no error or warning either

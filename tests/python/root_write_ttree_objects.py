@@ -20,7 +20,6 @@ import warnings
 warnings.filterwarnings("ignore")
 import ROOT  # noqa: E402
 
-# Collection proxies for the STL types without a dictionary in ROOT's libraries.
 ROOT.gSystem.ChangeDirectory(sys.argv[3] if len(sys.argv) > 3 else ".")
 with open("RwUser.h", "w") as header:
     header.write("""#pragma once
@@ -40,13 +39,12 @@ struct RwUser {
   double weight = 0;
 };
 """)
-ROOT.gInterpreter.GenerateDictionary("RwUser", "RwUser.h")
-ROOT.gInterpreter.GenerateDictionary("vector<TVector3>", "vector;TVector3.h")
-for t, h in [("map<int,double>", "map"), ("map<string,int>", "map;string"), ("set<int>", "set"),
-             ("vector<signed char>", "vector"), ("bitset<12>", "bitset"),
-             ("vector<TMatrixTSym<double> >", "vector;TMatrixTSym.h"),
-             ("vector<TLorentzVector>", "vector;TLorentzVector.h")]:
-    ROOT.gInterpreter.GenerateDictionary(t, h)
+# Collection proxies for the STL types without a dictionary in ROOT's libraries, and the
+# user class: one dictionary for all (each dictionary is a compiler run).
+ROOT.gInterpreter.GenerateDictionary(
+    "map<int,double>;map<string,int>;set<int>;vector<signed char>;bitset<12>;"
+    "vector<TMatrixTSym<double> >;vector<TLorentzVector>;RwUser;vector<TVector3>",
+    "map;string;set;vector;bitset;TMatrixTSym.h;TLorentzVector.h;RwUser.h;TVector3.h")
 
 ROOT.gInterpreter.Declare(r'''
 #include <TFile.h>
