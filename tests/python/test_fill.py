@@ -134,3 +134,5 @@ def test_bad_fills_are_refused(dataset):
         rootweave.histogram(files, "MET_pt", hist.axis.StrCategory(["a"]))
     with pytest.raises(Exception, match="min < max"):
         rootweave.histogram(files, "MET_pt", (10, 1, 0))
+    with pytest.raises(ValueError, match="cells"):
+        rootweave.histogram(files, ["MET_pt", "nJet", "genWeight"], [(10_000_000, 0, 1)] * 3)

@@ -98,6 +98,9 @@ impl Ordered {
     }
 }
 
+/// The most cells a filled histogram may have (2 GiB of sums, 4 with squared weights).
+pub const MAX_CELLS: usize = 1 << 28;
+
 /// The number of entries of each batch (whole clusters of at least this many): fixed, so
 /// that the partial sums, and with them the last bits of the result, never depend on the
 /// number of threads.
@@ -125,7 +128,15 @@ pub fn fill_histogram(
         axis.check()?;
     }
     let dims = axes.len();
-    let cells: usize = axes.iter().map(|a| a.bins() + 2).product();
+    let cells = axes
+        .iter()
+        .try_fold(1usize, |n, a| n.checked_mul(a.bins() + 2))
+        .filter(|&n| n <= MAX_CELLS)
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "axes of more than {MAX_CELLS} cells (flow cells included)"
+            ))
+        })?;
     let stat_count = stat_names(dims, false).len();
     let mut read: Vec<&str> = fields.to_vec();
     if let Some(w) = weight {
