@@ -98,18 +98,7 @@ impl FillAxis {
         let n = self.bins();
         let index: i64 = match &self.binning {
             Binning::Regular { min, max, .. } => {
-                let z = (x - min) / (max - min);
-                if z < 1.0 {
-                    if z >= 0.0 {
-                        (z * n as f64) as i64
-                    } else {
-                        -1
-                    }
-                } else if z == 1.0 && !self.overflow {
-                    n as i64 - 1
-                } else {
-                    n as i64
-                }
+                return regular_cell(x, *min, max - min, n, !self.overflow);
             }
             Binning::Variable(edges) => {
                 if x == edges[n] && !self.overflow {
@@ -153,6 +142,25 @@ impl FillAxis {
             can_extend: false,
             range: None,
         }
+    }
+}
+
+/// The cell of `x` (0 below, `bins + 1` above and for NaN) on `bins` equal bins from `min`
+/// over `delta`, as boost-histogram's regular axis indexes it; `closed`: no overflow cell,
+/// so the upper edge belongs to the last bin.
+#[inline]
+pub(super) fn regular_cell(x: f64, min: f64, delta: f64, bins: usize, closed: bool) -> usize {
+    let z = (x - min) / delta;
+    if z < 1.0 {
+        if z >= 0.0 {
+            ((z * bins as f64) as usize + 1).min(bins + 1)
+        } else {
+            0
+        }
+    } else if z == 1.0 && closed {
+        bins
+    } else {
+        bins + 1
     }
 }
 

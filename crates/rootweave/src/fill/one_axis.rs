@@ -3,6 +3,7 @@
 //! binning chosen once per batch, and the statistics summed in registers. It sums in the
 //! same order as the general loop, so both give the same bits.
 
+use super::binning::regular_cell;
 use super::{Binning, FillAxis, Partial};
 use crate::array::Array;
 use crate::error::{Error, Result};
@@ -121,21 +122,8 @@ fn by_binning<T: Number>(p: &mut Partial, axis: &FillAxis, v: &[T], w: &Weights)
     let n = axis.bins();
     match &axis.binning {
         Binning::Regular { min, max, .. } => {
-            let (min, delta, bins, closed) = (*min, max - min, n as f64, !axis.overflow);
-            run(p, v, w, n, |x| {
-                let z = (x - min) / delta;
-                if z < 1.0 {
-                    if z >= 0.0 {
-                        (z * bins) as usize + 1
-                    } else {
-                        0
-                    }
-                } else if z == 1.0 && closed {
-                    n
-                } else {
-                    n + 1
-                }
-            })
+            let (min, delta, closed) = (*min, max - min, !axis.overflow);
+            run(p, v, w, n, |x| regular_cell(x, min, delta, n, closed))
         }
         _ => run(p, v, w, n, |x| axis.cell(x)),
     }

@@ -386,26 +386,20 @@ impl Histogram {
         {
             return Err("the bin count differs".into());
         }
-        match (&mut self.sumw2, &other.sumw2) {
-            (Some(mine), theirs) => add_to(mine, theirs.as_ref().unwrap_or(&other.cells)),
-            (None, Some(theirs)) => {
-                let mut mine = self.cells.clone();
-                add_to(&mut mine, theirs);
-                self.sumw2 = Some(mine);
-            }
-            (None, None) => {}
-        }
+        add_squares(
+            &mut self.sumw2,
+            &self.cells,
+            other.sumw2.as_deref(),
+            &other.cells,
+        );
         add_to(&mut self.cells, &other.cells);
         if let (Some(mine), Some(theirs)) = (&mut self.profile, &other.profile) {
-            match (&mut mine.bin_sumw2, &theirs.bin_sumw2) {
-                (Some(w2), t) => add_to(w2, t.as_ref().unwrap_or(&theirs.bin_entries)),
-                (None, Some(t)) => {
-                    let mut w2 = mine.bin_entries.clone();
-                    add_to(&mut w2, t);
-                    mine.bin_sumw2 = Some(w2);
-                }
-                (None, None) => {}
-            }
+            add_squares(
+                &mut mine.bin_sumw2,
+                &mine.bin_entries,
+                theirs.bin_sumw2.as_deref(),
+                &theirs.bin_entries,
+            );
             add_to(&mut mine.bin_entries, &theirs.bin_entries);
             add_to(&mut mine.sum_wy2, &theirs.sum_wy2);
         }
@@ -415,6 +409,22 @@ impl Histogram {
         }
         Ok(())
     }
+}
+
+/// Adds sums of squared weights: `theirs` (or, where the other histogram keeps none, its
+/// sums of weights `their_weights`, as unit weights give) to `mine` (started from this
+/// histogram's `weights` when it kept none). Nothing is kept when neither keeps any.
+fn add_squares(
+    mine: &mut Option<Vec<f64>>,
+    weights: &[f64],
+    theirs: Option<&[f64]>,
+    their_weights: &[f64],
+) {
+    if mine.is_none() && theirs.is_none() {
+        return;
+    }
+    let total = mine.get_or_insert_with(|| weights.to_vec());
+    add_to(total, theirs.unwrap_or(their_weights));
 }
 
 /// Adds `more` to `into`, cell by cell (both of the histogram's cell count).

@@ -13,12 +13,12 @@ pub(crate) fn histogram_layouts(class: &str) -> Vec<StreamerInfo> {
     let mut out = Vec::new();
     let (bins, array) = bin_array(class);
     match class {
-        "TProfile" => out.extend([profile(1), th1x("TH1D", "TArrayD")]),
-        "TProfile2D" => out.extend([profile(2), th2x("TH2D", "TArrayD"), th2()]),
-        "TProfile3D" => out.extend([profile(3), th3x("TH3D", "TArrayD"), th3(), att3d()]),
-        c if c.starts_with("TH2") => out.extend([th2x(c, array), th2()]),
-        c if c.starts_with("TH3") => out.extend([th3x(c, array), th3(), att3d()]),
-        c => out.push(th1x(c, array)),
+        "TProfile" => out.extend([profile(1), concrete("TH1D", 1, "TArrayD")]),
+        "TProfile2D" => out.extend([profile(2), concrete("TH2D", 2, "TArrayD"), th2()]),
+        "TProfile3D" => out.extend([profile(3), concrete("TH3D", 3, "TArrayD"), th3(), att3d()]),
+        c if c.starts_with("TH2") => out.extend([concrete(c, 2, array), th2()]),
+        c if c.starts_with("TH3") => out.extend([concrete(c, 3, array), th3(), att3d()]),
+        c => out.push(concrete(c, 1, array)),
     }
     out.push(th1());
     out.extend(attribute_layouts());
@@ -61,44 +61,17 @@ fn checksum(class: &str) -> u32 {
     }
 }
 
-/// A concrete 1-D class: `TH1` and the array of its bins.
-fn th1x(class: &str, array: &'static str) -> StreamerInfo {
-    let class = static_name(class);
-    info(
-        class,
-        3,
-        checksum(class),
-        vec![base("TH1", 8), base(array, 1)],
-    )
-}
-
-fn th2x(class: &str, array: &'static str) -> StreamerInfo {
-    let class = static_name(class);
-    info(
-        class,
-        4,
-        checksum(class),
-        vec![base("TH2", 5), base(array, 1)],
-    )
-}
-
-fn th3x(class: &str, array: &'static str) -> StreamerInfo {
-    let class = static_name(class);
-    info(
-        class,
-        4,
-        checksum(class),
-        vec![base("TH3", 6), base(array, 1)],
-    )
-}
-
-/// The class name as a `'static` string (every histogram class this module writes).
-fn static_name(class: &str) -> &'static str {
-    const CLASSES: [&str; 18] = [
-        "TH1D", "TH1F", "TH1I", "TH1S", "TH1C", "TH1L", "TH2D", "TH2F", "TH2I", "TH2S", "TH2C",
-        "TH2L", "TH3D", "TH3F", "TH3I", "TH3S", "TH3C", "TH3L",
-    ];
-    CLASSES.into_iter().find(|c| *c == class).unwrap_or("TH1D")
+/// A concrete class (`TH1F`, `TH2D`, ...) of `dims` dimensions: its base (`TH1`, `TH2`,
+/// `TH3`) and the array of its bins.
+fn concrete(class: &str, dims: usize, array: &'static str) -> StreamerInfo {
+    let (version, parent) = match dims {
+        1 => (3, base("TH1", 8)),
+        2 => (4, base("TH2", 5)),
+        _ => (4, base("TH3", 6)),
+    };
+    let mut layout = info("", version, checksum(class), vec![parent, base(array, 1)]);
+    layout.class_name = class.to_string().into();
+    layout
 }
 
 fn th1() -> StreamerInfo {
