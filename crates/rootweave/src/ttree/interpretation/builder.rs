@@ -400,17 +400,44 @@ fn read_memberwise(seq: &mut Builder, r: &mut Reader) -> Result<(), DecodeError>
     if n > r.0.len() {
         return Err(format!("{n} items in {} bytes", r.0.len()));
     }
-    for step in &class.steps {
-        let MemberStep::Field(i) = step else {
-            return Err(format!(
-                "objects of class {} streamed memberwise with base classes or counted arrays are not supported",
-                class.name
-            ));
-        };
-        fields[*i].repeat(n, r)?;
-    }
+    read_members_of_all(&class.steps, &class.name, n, r, fields)?;
     *len += n;
     offsets.push(*len as u64);
+    Ok(())
+}
+
+/// Reads each member of `n` objects in turn, as a collection streamed memberwise holds
+/// them: a base class's members in place (no frame of their own); an STL member's values
+/// in one frame with one version; numbers and objects one after the other.
+fn read_members_of_all(
+    steps: &[MemberStep],
+    class: &str,
+    n: usize,
+    r: &mut Reader,
+    fields: &mut [Builder],
+) -> Result<(), DecodeError> {
+    for step in steps {
+        match step {
+            MemberStep::Field(i) => match &mut fields[*i] {
+                Builder::Framed(inner) if !matches!(**inner, Builder::Class { .. }) => {
+                    if n == 0 {
+                        continue;
+                    }
+                    let (_, end) = r.frame()?;
+                    inner.repeat(n, r)?;
+                    r.end_frame(end, &inner.what())?;
+                }
+                field => field.repeat(n, r)?,
+            },
+            MemberStep::Base { steps, .. } => read_members_of_all(steps, class, n, r, fields)?,
+            _ => {
+                return Err(format!(
+                    "objects of class {class} streamed memberwise with counted arrays or \
+                     references are not supported"
+                ))
+            }
+        }
+    }
     Ok(())
 }
 

@@ -402,6 +402,12 @@ fn interpret_element(
             Compiler { streamers }.object_array(el, 0)?,
         ));
     }
+    // A base class that is not split further: framed by a byte count and version.
+    if let (0, Some(el)) = (st, element.filter(|el| el.class == ElementClass::Base)) {
+        return Ok(Interpretation::Streamed(
+            Compiler { streamers }.item(&el.name, 0)?,
+        ));
+    }
     // An object member that is not split further: framed by a byte count and version.
     if let (true, Some(el)) = (
         matches!(st, code::OBJECT | code::ANY | code::TNAMED),

@@ -2,6 +2,10 @@
 //! as a leaf list), a C string, or an object of a standard C++ class (`std::string`,
 //! `std::vector` of numbers, of vectors of numbers or of strings) in a `TBranchElement`.
 
+use std::sync::Arc;
+
+use super::class::ClassSpec;
+use super::split::ClassPart;
 use crate::array::LeafType;
 
 /// A branch to write: its name and what each entry holds.
@@ -25,6 +29,15 @@ pub(crate) enum BranchKind {
     CharStar,
     /// An object of a standard class, unsplit (`TBranchElement` and `TLeafElement`).
     Element(ElementClass),
+    /// An object of a user class (a `std::vector` of them, with `vector`) per entry, split
+    /// to `split_level`: written as the branches of [`super::split::class_parts`].
+    Object {
+        class: Arc<ClassSpec>,
+        vector: bool,
+        split_level: i32,
+    },
+    /// One branch of an object branch's layout.
+    ClassPart(Box<ClassPart>),
 }
 
 /// One leaf of numbers.
@@ -152,6 +165,35 @@ impl BranchSpec {
         Self::element(name, ElementClass::VectorString)
     }
 
+    /// An object of user class `class` per entry, split to `split_level` as ROOT splits
+    /// (0: each entry the streamed object; 1 and more: a branch per member, down nested
+    /// and base classes for as many levels; ROOT's default is 99). It is filled with a
+    /// record of one batch per member of the class (its bases' members first).
+    pub fn object(name: &str, class: Arc<ClassSpec>, split_level: i32) -> Self {
+        BranchSpec {
+            name: name.to_string(),
+            kind: BranchKind::Object {
+                class,
+                vector: false,
+                split_level,
+            },
+        }
+    }
+
+    /// A `std::vector` of objects of user class `class` per entry, split to
+    /// `split_level` (split: a branch of counts and one per member, each entry that
+    /// member of every item). It is filled with a list of records.
+    pub fn vector_of_objects(name: &str, class: Arc<ClassSpec>, split_level: i32) -> Self {
+        BranchSpec {
+            name: name.to_string(),
+            kind: BranchKind::Object {
+                class,
+                vector: true,
+                split_level,
+            },
+        }
+    }
+
     fn element(name: &str, class: ElementClass) -> Self {
         BranchSpec {
             name: name.to_string(),
@@ -164,6 +206,20 @@ impl BranchSpec {
         &self.name
     }
 
+    /// The part of an object branch's layout this branch is, if it is one.
+    pub(crate) fn class_part(&self) -> Option<&ClassPart> {
+        match &self.kind {
+            BranchKind::ClassPart(part) => Some(part),
+            _ => None,
+        }
+    }
+
+    /// Whether the branch's baskets hold entries (the parts that only group sub-branches
+    /// have none).
+    pub(crate) fn holds_data(&self) -> bool {
+        !matches!(self.class_part(), Some(p) if p.source == super::split::PartSource::Nothing)
+    }
+
     /// The classes whose layouts a file holding this branch carries (its leaves' and, for
     /// objects, `TBranchElement`).
     pub(crate) fn classes(&self) -> Vec<&'static str> {
@@ -172,7 +228,9 @@ impl BranchSpec {
                 leaves.iter().map(|l| leaf_class(l.leaf)).collect()
             }
             BranchKind::CharStar => vec!["TLeafC"],
-            BranchKind::Element(_) => vec!["TBranchElement", "TLeafElement"],
+            BranchKind::Element(_) | BranchKind::Object { .. } | BranchKind::ClassPart(_) => {
+                vec!["TBranchElement", "TLeafElement"]
+            }
         }
     }
 
@@ -204,6 +262,7 @@ impl BranchSpec {
                 leaves,
                 counter: None,
             } => Some(leaves.iter().map(LeafSpec::entry_bytes).sum()),
+            BranchKind::ClassPart(part) => part.fixed_entry_bytes(),
             _ => None,
         }
     }
@@ -228,7 +287,8 @@ impl BranchSpec {
                 .collect::<Vec<_>>()
                 .join(":"),
             BranchKind::CharStar => format!("{}/C", self.name),
-            BranchKind::Element(_) => self.name.clone(),
+            BranchKind::ClassPart(part) => part.title.clone(),
+            BranchKind::Element(_) | BranchKind::Object { .. } => self.name.clone(),
         }
     }
 
@@ -237,6 +297,11 @@ impl BranchSpec {
     pub(crate) fn check(&self) -> Result<(), String> {
         if self.name.is_empty() || self.name.contains(['/', ':', '[', ']']) {
             return Err(format!("branch name {:?}", self.name));
+        }
+        if let BranchKind::Object { class, .. } = &self.kind {
+            class
+                .check()
+                .map_err(|e| format!("branch {}: {e}", self.name))?;
         }
         if let BranchKind::Leaves { leaves, .. } = &self.kind {
             if leaves.is_empty() {
@@ -302,7 +367,7 @@ pub(crate) fn leaf_letter(leaf: LeafType) -> char {
 }
 
 /// The C++ name ROOT gives values of `leaf` inside class names (`vector<Long64_t>`).
-fn cpp_name(leaf: LeafType) -> &'static str {
+pub(crate) fn cpp_name(leaf: LeafType) -> &'static str {
     match leaf {
         LeafType::Bool => "bool",
         LeafType::Int8 => "char",
@@ -324,4 +389,11 @@ pub(crate) fn is_unsigned(leaf: LeafType) -> bool {
         leaf,
         LeafType::UInt8 | LeafType::UInt16 | LeafType::UInt32 | LeafType::UInt64
     )
+}
+
+/// ROOT's checksum of a class known only by its name (an STL collection): each byte of
+/// the name added to three times the sum so far.
+pub(crate) fn name_checksum(name: &str) -> u32 {
+    name.bytes()
+        .fold(0u32, |id, c| id.wrapping_mul(3).wrapping_add(c as u32))
 }

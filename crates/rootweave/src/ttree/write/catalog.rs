@@ -2,6 +2,7 @@
 //! file and byte counts, the cluster boundaries, the saves; and the writing of the tree
 //! object (replacing the one saved before) with its class layouts.
 
+use super::branch::BranchKind;
 use super::clusters::cluster_layout;
 use super::filler::{BranchFiller, Sealed, ENTRY_OFFSET_LEN};
 use super::layouts::tree_layouts;
@@ -208,7 +209,13 @@ impl TreeCatalog {
             branches,
         };
         let classes: Vec<&'static str> = shape.specs.iter().flat_map(|s| s.classes()).collect();
-        file.add_streamer_infos(tree_layouts(&classes));
+        let mut layouts = tree_layouts(&classes);
+        for spec in &shape.given {
+            if let BranchKind::Object { class, .. } = &spec.kind {
+                class.layouts(&mut layouts);
+            }
+        }
+        file.add_streamer_infos(layouts);
         let key_len = file.next_key_len("TTree", tree.name, &options.title);
         let payload = stream_tree(&record, key_len);
         let key = match &self.saved {

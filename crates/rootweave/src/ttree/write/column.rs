@@ -5,6 +5,7 @@
 use std::ops::Range;
 
 use super::branch::{BranchKind, BranchSpec, ElementClass, LeafSpec};
+use super::object_column::PartColumn;
 use crate::array::{ColumnData, LeafType};
 use crate::error::{Error, Result};
 
@@ -42,6 +43,8 @@ pub(super) enum Column<'b, 'a> {
         offsets: &'a [u64],
         strings: Strings<'a>,
     },
+    /// A branch of an object branch's layout (see [`super::object_column`]).
+    Object(PartColumn<'b, 'a>),
 }
 
 /// Strings given either way a batch holds them.
@@ -52,7 +55,7 @@ pub(super) enum Strings<'a> {
 }
 
 impl<'a> Strings<'a> {
-    fn of(data: &ColumnData<'a>) -> Option<Self> {
+    pub(super) fn of(data: &ColumnData<'a>) -> Option<Self> {
         match data {
             ColumnData::Strings(s) => Some(Strings::Owned(s)),
             ColumnData::StringBytes { offsets, bytes } => Some(Strings::Bytes { offsets, bytes }),
@@ -60,14 +63,14 @@ impl<'a> Strings<'a> {
         }
     }
 
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         match self {
             Strings::Owned(s) => s.len(),
             Strings::Bytes { offsets, .. } => offsets.len().saturating_sub(1),
         }
     }
 
-    fn get(&self, i: usize) -> &'a [u8] {
+    pub(super) fn get(&self, i: usize) -> &'a [u8] {
         match *self {
             Strings::Owned(s) => s[i].as_bytes(),
             Strings::Bytes { offsets, bytes } => {
@@ -77,7 +80,7 @@ impl<'a> Strings<'a> {
     }
 
     /// Bytes of all the strings.
-    fn total_bytes(&self) -> usize {
+    pub(super) fn total_bytes(&self) -> usize {
         match self {
             Strings::Owned(s) => s.iter().map(String::len).sum(),
             Strings::Bytes { bytes, .. } => bytes.len(),
@@ -85,7 +88,7 @@ impl<'a> Strings<'a> {
     }
 
     /// Checks that the offsets are ordered and inside the bytes.
-    fn check(&self) -> bool {
+    pub(super) fn check(&self) -> bool {
         match self {
             Strings::Bytes { offsets, bytes } => ordered(offsets, bytes.len()),
             _ => true,
@@ -212,6 +215,9 @@ impl<'b, 'a> Column<'b, 'a> {
                 covering(offsets, strings.len())?;
                 Ok(Column::VectorString { offsets, strings })
             }
+            BranchKind::Object { .. } | BranchKind::ClassPart(_) => {
+                Err(bad("an object branch's batch is split by its layout".into()))
+            }
         }
     }
 
@@ -225,6 +231,7 @@ impl<'b, 'a> Column<'b, 'a> {
             | Column::Vector { offsets, .. }
             | Column::VectorVector { offsets, .. }
             | Column::VectorString { offsets, .. } => offsets.len().saturating_sub(1),
+            Column::Object(part) => part.entries(),
         }
     }
 
@@ -247,13 +254,16 @@ impl<'b, 'a> Column<'b, 'a> {
                 offsets: o,
                 strings,
             } => strings.total_bytes() + 5 * strings.len() + 10 * o.len() + offsets,
+            Column::Object(part) => part.bytes(),
         }
     }
 
     /// Value `i` of an integer batch (a counter's).
     pub(super) fn int(&self, i: usize) -> Option<i64> {
-        let Column::Fixed(leaves) = self else {
-            return None;
+        let leaves = match self {
+            Column::Fixed(leaves) => leaves,
+            Column::Object(part) => return part.count(i),
+            _ => return None,
         };
         Some(match leaves.first()?.0 {
             ColumnData::Int8(v) => v[i] as i64,
@@ -335,6 +345,7 @@ impl<'b, 'a> Column<'b, 'a> {
                 }
                 end_collection(at, out)?;
             }
+            Column::Object(part) => part.append_entry(e, out)?,
         }
         Ok(())
     }
@@ -342,7 +353,7 @@ impl<'b, 'a> Column<'b, 'a> {
 
 /// Starts a collection of `n` items (byte count to be filled, version, size); returns
 /// where its byte count is.
-fn begin_collection(n: usize, out: &mut Vec<u8>) -> usize {
+pub(super) fn begin_collection(n: usize, out: &mut Vec<u8>) -> usize {
     let at = out.len();
     out.extend_from_slice(&[0; 4]);
     out.extend_from_slice(&COLLECTION_VERSION.to_be_bytes());
@@ -351,7 +362,7 @@ fn begin_collection(n: usize, out: &mut Vec<u8>) -> usize {
 }
 
 /// Fills the byte count of the collection started at `at`.
-fn end_collection(at: usize, out: &mut [u8]) -> Result<()> {
+pub(super) fn end_collection(at: usize, out: &mut [u8]) -> Result<()> {
     let count = out.len() - at - 4;
     if count >= BYTE_COUNT as usize {
         return Err(Error::InvalidArgument(format!(
@@ -364,7 +375,7 @@ fn end_collection(at: usize, out: &mut [u8]) -> Result<()> {
 
 /// A string as ROOT streams it: its length in one byte (255 and four bytes from 255 on),
 /// then its bytes.
-fn append_string(s: &[u8], out: &mut Vec<u8>) {
+pub(super) fn append_string(s: &[u8], out: &mut Vec<u8>) {
     if s.len() < 255 {
         out.push(s.len() as u8);
     } else {
@@ -399,6 +410,21 @@ fn numbers<'a, 'b>(
     leaf: LeafType,
     data: &'b ColumnData<'a>,
 ) -> Result<&'b ColumnData<'a>> {
+    numbers_of(leaf, data).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "extend: branch {} holds {:?} values, not {}",
+            spec.name,
+            leaf,
+            data.kind()
+        ))
+    })
+}
+
+/// `data` if it holds numbers of type `leaf`.
+pub(super) fn numbers_of<'a, 'b>(
+    leaf: LeafType,
+    data: &'b ColumnData<'a>,
+) -> Option<&'b ColumnData<'a>> {
     let matches = matches!(
         (leaf, data),
         (LeafType::Bool, ColumnData::Bool(_))
@@ -413,19 +439,11 @@ fn numbers<'a, 'b>(
             | (LeafType::Float32, ColumnData::Float32(_))
             | (LeafType::Float64, ColumnData::Float64(_))
     );
-    if !matches {
-        return Err(Error::InvalidArgument(format!(
-            "extend: branch {} holds {:?} values, not {}",
-            spec.name,
-            leaf,
-            data.kind()
-        )));
-    }
-    Ok(data)
+    matches.then_some(data)
 }
 
 /// Number of values of a flat batch of numbers.
-fn flat_len(data: &ColumnData) -> usize {
+pub(super) fn flat_len(data: &ColumnData) -> usize {
     match data {
         ColumnData::Bool(v) => v.len(),
         ColumnData::Int8(v) => v.len(),
@@ -443,7 +461,7 @@ fn flat_len(data: &ColumnData) -> usize {
 }
 
 /// Bytes of a flat batch of numbers.
-fn data_bytes(data: &ColumnData) -> usize {
+pub(super) fn data_bytes(data: &ColumnData) -> usize {
     let width = match data {
         ColumnData::Bool(_) | ColumnData::Int8(_) | ColumnData::UInt8(_) => 1,
         ColumnData::Int16(_) | ColumnData::UInt16(_) => 2,
@@ -454,7 +472,7 @@ fn data_bytes(data: &ColumnData) -> usize {
 }
 
 /// Appends values `range` of a flat batch of numbers, big-endian.
-fn append_be(data: &ColumnData, range: Range<usize>, out: &mut Vec<u8>) {
+pub(super) fn append_be(data: &ColumnData, range: Range<usize>, out: &mut Vec<u8>) {
     macro_rules! be {
         ($v:expr) => {
             for x in &$v[range] {

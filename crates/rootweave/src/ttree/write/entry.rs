@@ -2,6 +2,7 @@
 //! entry, so that `fill` writes through the same path as `extend`.
 
 use super::branch::{BranchKind, BranchSpec, ElementClass, LeafSpec};
+use super::class::{ClassSpec, MemberType};
 use crate::array::{Array, ColumnData, LeafType, Value};
 use crate::error::{Error, Result};
 
@@ -75,7 +76,75 @@ pub(super) fn one_entry(spec: &BranchSpec, value: &Value) -> Result<Array> {
             let items = list(value).ok_or_else(bad)?;
             one(strings(&items).ok_or_else(bad)?, items.len())
         }
+        BranchKind::Object {
+            class,
+            vector: false,
+            ..
+        } => objects(class, &[value]).ok_or_else(bad)?,
+        BranchKind::Object { class, .. } => {
+            let items = list(value).ok_or_else(bad)?;
+            one(objects(class, &items).ok_or_else(bad)?, items.len())
+        }
+        BranchKind::ClassPart(_) => unreachable!("parts are not given"),
     })
+}
+
+/// Objects of `class`, each a `Value::Record` of its members (its bases' first), as a
+/// record of one array per member.
+fn objects(class: &ClassSpec, values: &[&Value]) -> Option<Array> {
+    let members = class.all_members();
+    let records = values
+        .iter()
+        .map(|v| match v {
+            Value::Record(m) if m.len() == members.len() => Some(m),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let fields = members
+        .iter()
+        .enumerate()
+        .map(|(j, (_, m))| {
+            let column: Vec<&Value> = records.iter().map(|r| &r[j]).collect();
+            Some((m.name.clone(), member_values(&m.ty, &column)?))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Array::Record {
+        len: values.len(),
+        fields,
+    })
+}
+
+/// The values of one member in several objects.
+fn member_values(ty: &MemberType, values: &[&Value]) -> Option<Array> {
+    match ty {
+        MemberType::Number(t) => numbers(*t, values),
+        MemberType::Array(t, dims) => {
+            let width: usize = dims.iter().product();
+            let mut flat = Vec::new();
+            for v in values {
+                let before = flat.len();
+                gather(v, &mut flat);
+                if flat.len() - before != width {
+                    return None;
+                }
+            }
+            numbers(*t, &flat)
+        }
+        MemberType::String => strings(values),
+        MemberType::Vector(t) => {
+            let mut offsets = vec![0u64];
+            let mut flat = Vec::new();
+            for v in values {
+                flat.extend(list(v)?);
+                offsets.push(flat.len() as u64);
+            }
+            Some(Array::List {
+                offsets,
+                values: Box::new(numbers(*t, &flat)?),
+            })
+        }
+        MemberType::Object(c) => objects(c, values),
+    }
 }
 
 /// The items of a list value.

@@ -147,7 +147,11 @@ impl BranchFiller {
         range: Range<usize>,
         out: &mut Vec<Sealed>,
     ) -> Result<()> {
-        if self.varying {
+        if !self.spec.holds_data() {
+            // A branch grouping sub-branches: entries counted, no baskets.
+            self.appended += range.len() as u64;
+            Ok(())
+        } else if self.varying {
             self.append_varying(column, range, out)
         } else {
             self.append_fixed(column, range, out);
@@ -247,7 +251,15 @@ impl BranchFiller {
         let sealed = Sealed {
             record,
             first_entry: self.appended - self.pending_entries as u64,
-            tot_bytes: (keylen + self.pending.len() + 4 * self.entry_starts.len()) as u64,
+            // The entry-offset table as the record holds it: its length, each entry's
+            // start and the end.
+            tot_bytes: (keylen
+                + self.pending.len()
+                + if self.varying {
+                    4 * self.entry_starts.len() + 8
+                } else {
+                    0
+                }) as u64,
         };
         self.entry_offset_len = next_entry_offset_len(self.entry_offset_len, self.pending_entries);
         self.pending.clear();

@@ -4,7 +4,8 @@
 //! in the branches).
 
 use super::branch::{
-    is_unsigned, leaf_class, leaf_title, BranchKind, BranchSpec, ElementClass, LeafSpec,
+    is_unsigned, leaf_class, leaf_title, name_checksum, BranchKind, BranchSpec, ElementClass,
+    LeafSpec,
 };
 use crate::array::LeafType;
 use crate::container::stream::ObjectStream;
@@ -110,16 +111,21 @@ pub(crate) fn stream_tree(tree: &TreeRecord, key_len: usize) -> Vec<u8> {
         }
     }
     io_features(&mut b);
-    // The branches, each with its leaf; where each leaf starts, for the tree's list.
-    let mut leaves = Vec::with_capacity(tree.branches.len());
-    object_array_header(&mut b, tree.branches.len(), OWNER_BITS);
-    for branch in &tree.branches {
-        stream_branch(&mut b, branch, &mut leaves, key_len);
+    // The top branches, each with its sub-branches and leaves; where each branch and leaf
+    // starts, for references to them.
+    let mut at = Positions::new(tree, key_len);
+    let tops: Vec<usize> = (0..tree.branches.len())
+        .filter(|&k| parent_of(&tree.branches[k]).is_none())
+        .collect();
+    object_array_header(&mut b, tops.len(), OWNER_BITS);
+    for k in tops {
+        stream_branch(&mut b, tree, k, &mut at);
     }
     b.end();
+    let leaves: Vec<usize> = at.leaves.concat();
     object_array_header(&mut b, leaves.len(), 0);
-    for &at in &leaves {
-        b.reference(at, key_len);
+    for leaf in leaves {
+        b.reference(leaf, key_len);
     }
     b.end();
     b.null(); // fAliases
@@ -171,9 +177,55 @@ fn object_array_header(b: &mut ObjectStream, n: usize, bits: u32) {
     b.i32(0); // fLowerBound
 }
 
-/// A branch behind a pointer; `leaves` holds where the leaves of the branches before it
-/// start (a counted array's leaf refers to its counter's), and gets this one's.
-fn stream_branch(b: &mut ObjectStream, r: &BranchRecord, leaves: &mut Vec<usize>, key_len: usize) {
+/// Where the branches and leaves streamed so far start (positions in the tree's buffer,
+/// `key_len` bytes into its key's record), and which branches hang from which.
+struct Positions {
+    key_len: usize,
+    /// Each branch's leaves (the tree lists them branch by branch).
+    leaves: Vec<Vec<usize>>,
+    /// Each branch's first leaf.
+    leaf_of: Vec<Option<usize>>,
+    /// Each branch.
+    branch: Vec<Option<usize>>,
+    /// Each branch's sub-branches.
+    children: Vec<Vec<usize>>,
+}
+
+impl Positions {
+    fn new(tree: &TreeRecord, key_len: usize) -> Self {
+        let n = tree.branches.len();
+        let mut children = vec![Vec::new(); n];
+        for (k, r) in tree.branches.iter().enumerate() {
+            if let Some(p) = parent_of(r) {
+                children[p].push(k);
+            }
+        }
+        Positions {
+            key_len,
+            leaves: vec![Vec::new(); n],
+            leaf_of: vec![None; n],
+            branch: vec![None; n],
+            children,
+        }
+    }
+
+    /// Notes that branch `k`'s next leaf starts at `at`.
+    fn leaf(&mut self, k: usize, at: usize) {
+        self.leaves[k].push(at);
+        self.leaf_of[k].get_or_insert(at);
+    }
+}
+
+/// The branch an object branch's part hangs from.
+fn parent_of(r: &BranchRecord) -> Option<usize> {
+    r.spec.class_part().and_then(|p| p.parent)
+}
+
+/// Branch `k` behind a pointer, with its sub-branches (the branches it counts and those
+/// before it already streamed).
+fn stream_branch(b: &mut ObjectStream, tree: &TreeRecord, k: usize, at: &mut Positions) {
+    let r = &tree.branches[k];
+    at.branch[k] = Some(b.len());
     match &r.spec.kind {
         BranchKind::Element(class) => {
             b.begin_object("TBranchElement");
@@ -183,7 +235,7 @@ fn stream_branch(b: &mut ObjectStream, r: &BranchRecord, leaves: &mut Vec<usize>
             } else {
                 99
             };
-            branch_body(b, r, split, leaves, key_len);
+            branch_body(b, tree, k, split, BRANCH_BITS, 0, at);
             let name = class.class_name();
             b.tstring(&name); // fClassName
             b.tstring(""); // fParentName
@@ -207,64 +259,107 @@ fn stream_branch(b: &mut ObjectStream, r: &BranchRecord, leaves: &mut Vec<usize>
             b.end();
             b.end();
         }
+        BranchKind::ClassPart(part) => {
+            b.begin_object("TBranchElement");
+            b.begin_version(10);
+            branch_body(b, tree, k, part.split_level, part.bits, part.offset, at);
+            b.tstring(&part.class_name);
+            b.tstring(&part.parent_name);
+            b.tstring(&part.clones_name);
+            b.u32(part.checksum);
+            b.i16(part.class_version);
+            b.i32(part.id);
+            b.i32(part.branch_type);
+            b.i32(part.streamer_type);
+            b.i32(r.max_count.unwrap_or(0) as i32); // fMaximum
+            match r.counter.and_then(|c| at.branch[c]) {
+                Some(count) => b.reference(count, at.key_len), // fBranchCount
+                None => b.null(),
+            }
+            b.null(); // fBranchCount2
+            b.end();
+            b.end();
+        }
         _ => {
             b.begin_object("TBranch");
-            branch_body(b, r, 0, leaves, key_len);
+            branch_body(b, tree, k, 0, BRANCH_BITS, 0, at);
             b.end();
         }
     }
 }
 
-/// The `TBranch` part of a branch (its own version and byte count included).
+/// The `TBranch` part of branch `k` (its own version and byte count included), its
+/// sub-branches and leaves within.
 fn branch_body(
     b: &mut ObjectStream,
-    r: &BranchRecord,
+    tree: &TreeRecord,
+    k: usize,
     split_level: i32,
-    leaves: &mut Vec<usize>,
-    key_len: usize,
+    bits: u32,
+    offset: i32,
+    at: &mut Positions,
 ) {
+    let r = &tree.branches[k];
     let spec = r.spec;
     let written = r.baskets.len();
     let slots = MIN_BASKET_SLOTS.max(written + 1);
     b.begin_version(13);
-    b.tnamed(&spec.name, &spec.branch_title(), BRANCH_BITS);
+    b.tnamed(&spec.name, &spec.branch_title(), bits);
     fill_attributes(b);
     b.i32(r.compress);
     b.i32(r.basket_size);
     b.i32(r.entry_offset_len);
     b.i32(written as i32); // fWriteBasket
-    b.i64(r.entries as i64); // fEntryNumber
+    b.i64(if spec.holds_data() {
+        r.entries as i64
+    } else {
+        0
+    }); // fEntryNumber
     io_features(b);
-    b.i32(0); // fOffset
+    b.i32(offset);
     b.i32(slots as i32); // fMaxBaskets
     b.i32(split_level);
     b.i64(r.entries as i64);
     b.i64(0); // fFirstEntry
     b.i64(r.tot_bytes as i64);
     b.i64(r.zip_bytes as i64);
-    object_array_header(b, 0, 0); // fBranches
+    let children = at.children[k].clone();
+    object_array_header(b, children.len(), 0); // fBranches
+    for child in children {
+        stream_branch(b, tree, child, at);
+    }
     b.end();
+    let key_len = at.key_len;
     match &spec.kind {
         BranchKind::Leaves { leaves: specs, .. } => {
             object_array_header(b, specs.len(), 0); // fLeaves
-            let counter = r.counter.map(|k| leaves[k]);
+            let counter = r.counter.and_then(|c| at.leaf_of[c]);
             let mut offset = 0;
             for leaf in specs {
-                leaves.push(b.len());
+                at.leaf(k, b.len());
                 stream_number_leaf(b, r, leaf, offset, counter, key_len);
                 offset += leaf.entry_bytes();
             }
         }
         BranchKind::CharStar => {
             object_array_header(b, 1, 0);
-            leaves.push(b.len());
+            at.leaf(k, b.len());
             stream_char_leaf(b, &spec.name, r.longest, r.entries > 0);
         }
         BranchKind::Element(_) => {
             object_array_header(b, 1, 0);
-            leaves.push(b.len());
-            stream_element_leaf(b, &spec.name);
+            at.leaf(k, b.len());
+            let (name, none) = (&spec.name, refer(None, 0));
+            stream_element_leaf(b, name, name, (1, 0), (-1, -1), none);
         }
+        BranchKind::ClassPart(part) => match &part.leaf {
+            Some(_) => {
+                object_array_header(b, 1, 0);
+                part_leaf(b, tree, k, at);
+            }
+            None => object_array_header(b, 0, 0),
+        },
+        BranchKind::Object { .. } => unreachable!("object branches are laid out in parts"),
     }
     b.end();
     object_array_header(b, written + 1, 0); // fBaskets: none kept in the tree
@@ -280,7 +375,7 @@ fn branch_body(
     for i in 0..slots {
         let first = match r.baskets.get(i) {
             Some(k) => k.first_entry,
-            None if i == written => r.entries,
+            None if i == written && spec.holds_data() => r.entries,
             None => 0,
         };
         b.i64(first as i64);
@@ -304,7 +399,7 @@ fn leaf_base(
     offset: usize,
     is_range: bool,
     unsigned: bool,
-    counter: Option<(usize, usize)>,
+    counter: impl FnOnce(&mut ObjectStream),
 ) {
     b.begin_version(2);
     b.tnamed(name, title, 0);
@@ -313,11 +408,16 @@ fn leaf_base(
     b.i32(offset as i32); // fOffset
     b.u8(is_range as u8);
     b.u8(unsigned as u8);
-    match counter {
-        Some((at, key_len)) => b.reference(at, key_len),
+    counter(b); // fLeafCount
+    b.end();
+}
+
+/// Writes a `fLeafCount` that refers to the leaf at `at` (none without one).
+fn refer(at: Option<usize>, key_len: usize) -> impl FnOnce(&mut ObjectStream) {
+    move |b: &mut ObjectStream| match at {
+        Some(at) => b.reference(at, key_len),
         None => b.null(),
     }
-    b.end();
 }
 
 /// A leaf of numbers (`TLeafI` and the like) behind a pointer, `offset` bytes into its
@@ -342,7 +442,7 @@ fn stream_number_leaf(
         offset,
         r.max_count.is_some(), // fIsRange: counts another leaf's items
         is_unsigned(leaf.leaf),
-        counter.map(|at| (at, key_len)),
+        refer(counter, key_len),
     );
     // fMinimum and fMaximum, in the leaf's own type.
     let size = match leaf.leaf {
@@ -361,27 +461,72 @@ fn stream_number_leaf(
 fn stream_char_leaf(b: &mut ObjectStream, name: &str, longest: usize, filled: bool) {
     b.begin_object("TLeafC");
     b.begin_version(1);
-    leaf_base(b, name, name, longest + 1, 1, 0, false, false, None);
+    leaf_base(
+        b,
+        name,
+        name,
+        longest + 1,
+        1,
+        0,
+        false,
+        false,
+        refer(None, 0),
+    );
     b.i32(0); // fMinimum
     b.i32(if filled { longest as i32 + 1 } else { 0 });
     b.end();
     b.end();
 }
 
-/// The leaf of an object branch (`TLeafElement`): the whole object (`fID` -1).
-fn stream_element_leaf(b: &mut ObjectStream, name: &str) {
+/// The leaf of an object branch (`TLeafElement`): its length and type size, its element
+/// index and type code (-1 for the whole object); `counter` writes its `fLeafCount`.
+fn stream_element_leaf(
+    b: &mut ObjectStream,
+    name: &str,
+    title: &str,
+    (len, len_type): (usize, usize),
+    (id, streamer_type): (i32, i32),
+    counter: impl FnOnce(&mut ObjectStream),
+) {
+    let bare = match streamer_type {
+        t if t > 40 && t < 60 => t - 40,
+        t if t > 20 && t < 40 => t - 20,
+        t => t,
+    };
+    let unsigned = matches!(bare, 11..=14 | 17);
     b.begin_object("TLeafElement");
     b.begin_version(1);
-    leaf_base(b, name, name, 1, 0, 0, false, false, None);
-    b.i32(-1); // fID
-    b.i32(-1); // fType
+    leaf_base(b, name, title, len, len_type, 0, false, unsigned, counter);
+    b.i32(id); // fID
+    b.i32(streamer_type); // fType
     b.end();
     b.end();
 }
 
-/// ROOT's checksum of a class known only by its name (an STL collection): each byte of
-/// the name added to three times the sum so far.
-fn name_checksum(name: &str) -> u32 {
-    name.bytes()
-        .fold(0u32, |id, c| id.wrapping_mul(3).wrapping_add(c as u32))
+/// The leaf of part `k` of an object branch: streamed where it first appears (in a
+/// sub-branch's `fLeafCount` for the counts of a `std::vector`, which ROOT streams before
+/// the branch's own list of leaves), a reference to it after that.
+fn part_leaf(b: &mut ObjectStream, tree: &TreeRecord, k: usize, at: &mut Positions) {
+    if let Some(pos) = at.leaf_of[k] {
+        b.reference(pos, at.key_len);
+        return;
+    }
+    let r = &tree.branches[k];
+    let leaf = r
+        .spec
+        .class_part()
+        .and_then(|p| p.leaf.as_ref())
+        .expect("a part with a leaf");
+    at.leaf(k, b.len());
+    stream_element_leaf(
+        b,
+        &leaf.name,
+        &leaf.title,
+        (leaf.len, leaf.len_type),
+        (leaf.id, leaf.streamer_type),
+        |b: &mut ObjectStream| match r.counter {
+            Some(c) => part_leaf(b, tree, c, at),
+            None => b.null(),
+        },
+    );
 }

@@ -1,16 +1,27 @@
 //! A tree's branches as both writers check them: names unique, each counted array's
-//! counter an integer branch before it; and a batch of entries checked against them (every
-//! branch the same number of entries, counted arrays as long as their counters say).
+//! counter an integer branch before it, object branches laid out as their split level
+//! says; and a batch of entries checked against them (every branch the same number of
+//! entries, counted arrays as long as their counters say).
 
-use super::branch::BranchSpec;
+use std::ops::Range;
+
+use super::branch::{BranchKind, BranchSpec};
 use super::column::Column;
 use super::entry::{as_batch, one_entry};
+use super::object_column::ObjectColumn;
+use super::split::class_parts;
 use crate::array::{Array, ColumnData, Value};
 use crate::error::{Error, Result};
 
 /// The branches of a tree and which of them count the items of others.
 pub(super) struct TreeShape {
+    /// The branches as the tree holds them: each branch given, an object branch as the
+    /// branches of its layout.
     pub specs: Vec<BranchSpec>,
+    /// The branches as given, one batch each.
+    pub given: Vec<BranchSpec>,
+    /// For each given branch, its branches among `specs`.
+    pub parts: Vec<Range<usize>>,
     /// For each branch, the branch counting its items.
     pub counters: Vec<Option<usize>>,
     /// For each branch, whether it counts another's items.
@@ -19,33 +30,68 @@ pub(super) struct TreeShape {
 
 impl TreeShape {
     /// Checks the branches: valid, names unique, counters integer branches before the
-    /// branches they count.
-    pub fn new(specs: Vec<BranchSpec>) -> Result<Self> {
-        let mut counters = vec![None; specs.len()];
-        let mut counting = vec![false; specs.len()];
-        for (i, b) in specs.iter().enumerate() {
+    /// branches they count; lays out object branches.
+    pub fn new(given: Vec<BranchSpec>) -> Result<Self> {
+        let mut specs: Vec<BranchSpec> = Vec::new();
+        let mut parts = Vec::with_capacity(given.len());
+        let mut counters = Vec::new();
+        let mut counting = Vec::new();
+        for b in &given {
             b.check().map_err(Error::InvalidArgument)?;
+            let start = specs.len();
+            match &b.kind {
+                BranchKind::Object {
+                    class,
+                    vector,
+                    split_level,
+                } => {
+                    for mut part in class_parts(&b.name, class, *vector, *split_level) {
+                        part.parent = part.parent.map(|p| p + start);
+                        counters.push(part.counted.then_some(start));
+                        counting.push(false);
+                        specs.push(BranchSpec {
+                            name: part.name.clone(),
+                            kind: BranchKind::ClassPart(Box::new(part)),
+                        });
+                    }
+                    if *vector && specs.len() > start + 1 {
+                        counting[start] = true;
+                    }
+                }
+                _ => {
+                    let mut counter = None;
+                    if let Some(c) = b.counter() {
+                        let k = specs[..start].iter().position(|o| o.name == c);
+                        let usable = k.is_some_and(|k| specs[k].counting_leaf().is_some());
+                        if !usable {
+                            return Err(Error::InvalidArgument(format!(
+                                "branch {}: its counter {c} must be an integer branch before it",
+                                b.name
+                            )));
+                        }
+                        counter = k;
+                        counting[k.expect("checked")] = true;
+                    }
+                    counters.push(counter);
+                    counting.push(false);
+                    specs.push(b.clone());
+                }
+            }
+            parts.push(start..specs.len());
+        }
+        for (i, b) in specs.iter().enumerate() {
             if specs[..i].iter().any(|o| o.name == b.name) {
                 return Err(Error::InvalidArgument(format!(
-                    "branch name {:?} is repeated",
+                    "branch name {:?} is repeated (the sub-branches of an object branch are \
+                     named after its members unless its name ends with '.')",
                     b.name
                 )));
-            }
-            if let Some(c) = b.counter() {
-                let k = specs[..i].iter().position(|o| o.name == c);
-                let usable = k.is_some_and(|k| specs[k].counting_leaf().is_some());
-                if !usable {
-                    return Err(Error::InvalidArgument(format!(
-                        "branch {}: its counter {c} must be an integer branch before it",
-                        b.name
-                    )));
-                }
-                counters[i] = k;
-                counting[k.expect("checked")] = true;
             }
         }
         Ok(TreeShape {
             specs,
+            given,
+            parts,
             counters,
             counting,
         })
@@ -54,14 +100,14 @@ impl TreeShape {
     /// One entry's values as one-entry arrays, one per branch (see
     /// [`super::TTreeWriter::fill`]).
     pub fn entry(&self, values: &[Value]) -> Result<Vec<Array>> {
-        if values.len() != self.specs.len() {
+        if values.len() != self.given.len() {
             return Err(Error::InvalidArgument(format!(
                 "fill: {} values given for {} branches",
                 values.len(),
-                self.specs.len()
+                self.given.len()
             )));
         }
-        self.specs
+        self.given
             .iter()
             .zip(values)
             .map(|(spec, v)| one_entry(spec, v))
@@ -73,20 +119,35 @@ impl TreeShape {
         entry.iter().map(as_batch).collect()
     }
 
-    /// Checks a batch (one per branch) and gives its columns and number of entries.
+    /// Checks a batch (one per given branch) and gives its columns (one per branch of the
+    /// tree) and number of entries.
     pub fn columns<'b, 'a>(&self, batch: &'b [ColumnData<'a>]) -> Result<Checked<'b, 'a>> {
-        if batch.len() != self.specs.len() {
+        if batch.len() != self.given.len() {
             return Err(Error::InvalidArgument(format!(
                 "extend: {} columns given for {} branches",
                 batch.len(),
-                self.specs.len()
+                self.given.len()
             )));
         }
-        let mut columns = Vec::with_capacity(batch.len());
+        let mut columns = Vec::with_capacity(self.specs.len());
         let mut entries = None;
-        for (spec, data) in self.specs.iter().zip(batch) {
-            let column = Column::of(spec, data)?;
-            let n = column.entries();
+        for ((spec, data), parts) in self.given.iter().zip(batch).zip(&self.parts) {
+            let n = match &spec.kind {
+                BranchKind::Object { class, vector, .. } => {
+                    let object = ObjectColumn::of(&spec.name, class, *vector, data)?;
+                    let n = object.entries();
+                    for part in &self.specs[parts.clone()] {
+                        columns.push(object.part(part));
+                    }
+                    n
+                }
+                _ => {
+                    let column = Column::of(spec, data)?;
+                    let n = column.entries();
+                    columns.push(column);
+                    n
+                }
+            };
             if entries.is_some_and(|e| e != n) {
                 return Err(Error::InvalidArgument(format!(
                     "extend: branch {} gets {n} entries, the branches before it {}",
@@ -95,7 +156,6 @@ impl TreeShape {
                 )));
             }
             entries = Some(n);
-            columns.push(column);
         }
         for (k, column) in columns.iter().enumerate() {
             if let (Some(c), Column::Counted { offsets, .. }) = (self.counters[k], column) {

@@ -1,0 +1,508 @@
+//! User classes as TTree branches hold them: a class described by its name, version, base
+//! classes and typed members, as its dictionary would declare it; ROOT's checksum of such a
+//! class, its size and members' offsets on 64-bit Linux, and the class layouts
+//! (`TStreamerInfo`) the file carries for it, as ROOT 6.40 writes them.
+
+use std::sync::Arc;
+
+use super::branch::cpp_name;
+use crate::array::LeafType;
+use crate::container::streamer_info::{
+    Described, DescribedExtra, Element, ElementKind, StreamerInfo,
+};
+
+/// A C++ class (or struct) of a branch: what its dictionary declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassSpec {
+    pub(crate) name: String,
+    pub(crate) version: i16,
+    pub(crate) bases: Vec<Arc<ClassSpec>>,
+    pub(crate) members: Vec<MemberSpec>,
+}
+
+/// A data member of a class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberSpec {
+    pub(crate) name: String,
+    pub(crate) ty: MemberType,
+}
+
+/// The type of a data member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemberType {
+    /// A number (`Long64_t` / `ULong64_t` for 64-bit integers, as ROOT names them).
+    Number(LeafType),
+    /// A fixed-size array of numbers (`float x[3]`, `double m[2][3]`).
+    Array(LeafType, Vec<usize>),
+    /// `std::string`.
+    String,
+    /// `std::vector<T>` of a number type.
+    Vector(LeafType),
+    /// An object of another class, held by value.
+    Object(Arc<ClassSpec>),
+}
+
+impl ClassSpec {
+    /// Class `name` at class version `version` (1 for a class without `ClassDef`, whose
+    /// objects ROOT versions by their checksum), with data members `members` (name, type)
+    /// in declaration order.
+    pub fn new(name: &str, version: i16, members: Vec<(&str, MemberType)>) -> Self {
+        ClassSpec {
+            name: name.to_string(),
+            version,
+            bases: Vec::new(),
+            members: members
+                .into_iter()
+                .map(|(name, ty)| MemberSpec {
+                    name: name.to_string(),
+                    ty,
+                })
+                .collect(),
+        }
+    }
+
+    /// With base classes, in declaration order (their members come before the class's own
+    /// in the batches a branch of this class takes).
+    pub fn with_bases(mut self, bases: Vec<Arc<ClassSpec>>) -> Self {
+        self.bases = bases;
+        self
+    }
+
+    /// The class name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Checks names (C++ identifiers, distinct), array dimensions, and classes (one layout
+    /// per class name, no class holding itself).
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let mut seen: Vec<&ClassSpec> = Vec::new();
+        self.check_in(&mut seen, 0)
+    }
+
+    fn check_in<'a>(&'a self, seen: &mut Vec<&'a ClassSpec>, depth: usize) -> Result<(), String> {
+        if depth > 64 {
+            return Err(format!("class {}: classes nested over 64 deep", self.name));
+        }
+        if !is_class_name(&self.name) {
+            return Err(format!("class name {:?}", self.name));
+        }
+        if let Some(other) = seen.iter().find(|c| c.name == self.name) {
+            if *other != self {
+                return Err(format!(
+                    "class {} is described twice, differently",
+                    self.name
+                ));
+            }
+            return Ok(());
+        }
+        seen.push(self);
+        for b in &self.bases {
+            b.check_in(seen, depth + 1)?;
+        }
+        let names = self.all_members();
+        for (i, (_, m)) in names.iter().enumerate() {
+            if !is_identifier(&m.name) || names[..i].iter().any(|(_, o)| o.name == m.name) {
+                return Err(format!(
+                    "class {}: member name {:?} is not usable or repeated",
+                    self.name, m.name
+                ));
+            }
+        }
+        for m in &self.members {
+            match &m.ty {
+                MemberType::Array(_, dims) if dims.is_empty() || dims.contains(&0) => {
+                    return Err(format!(
+                        "class {}: member {}: array dimensions",
+                        self.name, m.name
+                    ))
+                }
+                MemberType::Object(c) => c.check_in(seen, depth + 1)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Every data member with the class declaring it: the bases' (recursively, in
+    /// declaration order), then the class's own. Batches of the class hold one column per
+    /// member in this order.
+    pub(crate) fn all_members(&self) -> Vec<(&ClassSpec, &MemberSpec)> {
+        let mut out = Vec::new();
+        for b in &self.bases {
+            out.extend(b.all_members());
+        }
+        out.extend(self.members.iter().map(|m| (self, m)));
+        out
+    }
+
+    /// Number of [`ClassSpec::all_members`].
+    pub(crate) fn member_count(&self) -> usize {
+        self.bases.iter().map(|b| b.member_count()).sum::<usize>() + self.members.len()
+    }
+
+    /// Whether the class or a class it holds has base classes.
+    pub(crate) fn has_bases(&self) -> bool {
+        !self.bases.is_empty()
+            || self.all_members().iter().any(|(_, m)| match &m.ty {
+                MemberType::Object(c) => c.has_bases(),
+                _ => false,
+            })
+    }
+
+    /// ROOT's checksum of the class (`TClass::GetCheckSum`): the name, each base's name
+    /// and checksum, each member's name, type name and array dimensions, summed into
+    /// `id * 3 + c`.
+    pub(crate) fn checksum(&self) -> u32 {
+        let mut id = add_text(0, &self.name);
+        for b in &self.bases {
+            id = add_text(id, &b.name);
+            id = id.wrapping_mul(3).wrapping_add(b.checksum());
+        }
+        for m in &self.members {
+            id = add_text(id, &m.name);
+            id = add_text(id, &m.ty.type_name());
+            if let MemberType::Array(_, dims) = &m.ty {
+                for &d in dims {
+                    id = id.wrapping_mul(3).wrapping_add(d as u32);
+                }
+            }
+        }
+        id
+    }
+
+    /// Whether ROOT writes objects of this class with version 0 and the checksum (a class
+    /// without `ClassDef`, at version 1 or below) rather than with its version.
+    pub(crate) fn versioned_by_checksum(&self) -> bool {
+        self.version <= 1
+    }
+
+    /// The version header of an object of this class after its byte count: the version,
+    /// or 0 and the checksum.
+    pub(crate) fn version_header(&self, out: &mut Vec<u8>) {
+        if self.versioned_by_checksum() {
+            out.extend_from_slice(&0u16.to_be_bytes());
+            out.extend_from_slice(&self.checksum().to_be_bytes());
+        } else {
+            out.extend_from_slice(&self.version.to_be_bytes());
+        }
+    }
+
+    /// Size and alignment of an object in memory (x86-64 Linux, libstdc++).
+    pub(crate) fn size_align(&self) -> (usize, usize) {
+        let (end, align) = self.layout_end();
+        (end.max(1).next_multiple_of(align), align)
+    }
+
+    /// Offset of each of [`ClassSpec::all_members`], the end of the last, and the largest
+    /// alignment.
+    fn layout_end(&self) -> (usize, usize) {
+        let offsets = self.member_offsets();
+        let align = self
+            .all_members()
+            .iter()
+            .map(|(_, m)| m.ty.size_align().1)
+            .max()
+            .unwrap_or(1);
+        let end = self
+            .all_members()
+            .iter()
+            .zip(&offsets)
+            .map(|((_, m), at)| at + m.ty.size_align().0)
+            .max()
+            .unwrap_or(0);
+        (end, align)
+    }
+
+    /// Offsets in memory of [`ClassSpec::all_members`] (bases laid out first, each at its
+    /// alignment, then the class's members).
+    pub(crate) fn member_offsets(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut at = 0usize;
+        for b in &self.bases {
+            let (size, align) = b.size_align();
+            at = at.next_multiple_of(align);
+            out.extend(b.member_offsets().into_iter().map(|o| o + at));
+            at += size;
+        }
+        for m in &self.members {
+            let (size, align) = m.ty.size_align();
+            at = at.next_multiple_of(align);
+            out.push(at);
+            at += size;
+        }
+        out
+    }
+
+    /// The class layouts of this class and every class it derives from or holds, each
+    /// once, in ROOT's order (the class, then its bases and members' classes).
+    pub(crate) fn layouts(&self, out: &mut Vec<StreamerInfo>) {
+        if out.iter().any(|i| i.class_name == self.name) {
+            return;
+        }
+        let mut elements: Vec<Element> = self.bases.iter().map(|b| base_element(b)).collect();
+        elements.extend(self.members.iter().map(member_element));
+        out.push(StreamerInfo {
+            class_name: self.name.clone().into(),
+            checksum: self.checksum(),
+            class_version: self.version as i32,
+            elements,
+        });
+        for b in &self.bases {
+            b.layouts(out);
+        }
+        for m in &self.members {
+            if let MemberType::Object(c) = &m.ty {
+                c.layouts(out);
+            }
+        }
+    }
+}
+
+impl MemberType {
+    /// The type name ROOT gives the member (in its checksum and layout).
+    pub(crate) fn type_name(&self) -> String {
+        match self {
+            MemberType::Number(t) | MemberType::Array(t, _) => cpp_name(*t).to_string(),
+            MemberType::String => "string".into(),
+            MemberType::Vector(t) => format!("vector<{}>", cpp_name(*t)),
+            MemberType::Object(c) => c.name.clone(),
+        }
+    }
+
+    /// ROOT's type code of the member (`TStreamerElement::fType`, as a branch records it):
+    /// the number's code, plus 20 for a fixed-size array; 62 for an object, 300 for an STL
+    /// member.
+    pub(crate) fn streamer_type(&self) -> i32 {
+        match self {
+            MemberType::Number(t) => number_code(*t),
+            MemberType::Array(t, _) => 20 + number_code(*t),
+            MemberType::String | MemberType::Vector(_) => 300,
+            MemberType::Object(_) => 62,
+        }
+    }
+
+    /// Size and alignment in memory.
+    pub(crate) fn size_align(&self) -> (usize, usize) {
+        match self {
+            MemberType::Number(t) => (t.size(), t.size()),
+            MemberType::Array(t, dims) => (t.size() * dims.iter().product::<usize>(), t.size()),
+            MemberType::String => (32, 8),
+            MemberType::Vector(_) => (24, 8),
+            MemberType::Object(c) => c.size_align(),
+        }
+    }
+}
+
+/// ROOT's type code of a number (`kInt`, `kDouble`, ...).
+pub(crate) fn number_code(t: LeafType) -> i32 {
+    match t {
+        LeafType::Int8 => 1,
+        LeafType::Int16 => 2,
+        LeafType::Int32 => 3,
+        LeafType::Float32 => 5,
+        LeafType::Float64 => 8,
+        LeafType::UInt8 => 11,
+        LeafType::UInt16 => 12,
+        LeafType::UInt32 => 13,
+        LeafType::Int64 => 16,
+        LeafType::UInt64 => 17,
+        LeafType::Bool => 18,
+    }
+}
+
+/// ROOT's checksum step over a text: each byte added to three times the sum so far.
+fn add_text(id: u32, text: &str) -> u32 {
+    text.bytes()
+        .fold(id, |id, c| id.wrapping_mul(3).wrapping_add(c as u32))
+}
+
+/// Whether `name` is a C++ identifier.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether `name` is a class name (identifiers joined by `::`).
+fn is_class_name(name: &str) -> bool {
+    name.split("::").all(is_identifier)
+}
+
+/// An element as ROOT describes it (`element_class`, type code, size, array shape, type
+/// name, what the subclass adds).
+fn described(
+    name: &str,
+    element_class: &'static str,
+    code: i32,
+    size: usize,
+    dims: &[usize],
+    type_name: String,
+    extra: DescribedExtra,
+) -> Element {
+    let mut max_index = [0; 5];
+    for (slot, &d) in max_index.iter_mut().zip(dims) {
+        *slot = d as i32;
+    }
+    Element {
+        name: name.to_string().into(),
+        title: "".into(),
+        kind: ElementKind::Described(Box::new(Described {
+            element_class,
+            code,
+            size: size as i32,
+            array_length: if dims.is_empty() {
+                0
+            } else {
+                dims.iter().product::<usize>() as i32
+            },
+            array_dim: dims.len() as i32,
+            max_index,
+            type_name,
+            extra,
+        })),
+    }
+}
+
+/// A base class's element: ROOT keeps the base's checksum in the second array index, and
+/// the base version -1 for classes versioned by their checksum.
+fn base_element(b: &ClassSpec) -> Element {
+    let mut e = described(
+        &b.name,
+        "TStreamerBase",
+        0,
+        0,
+        &[],
+        "BASE".into(),
+        DescribedExtra::Base(if b.versioned_by_checksum() {
+            -1
+        } else {
+            b.version as i32
+        }),
+    );
+    if let ElementKind::Described(d) = &mut e.kind {
+        d.max_index[1] = b.checksum() as i32;
+    }
+    e
+}
+
+/// A data member's element.
+fn member_element(m: &MemberSpec) -> Element {
+    let (size, _) = m.ty.size_align();
+    let name = m.ty.type_name();
+    match &m.ty {
+        MemberType::Number(t) => described(
+            &m.name,
+            "TStreamerBasicType",
+            number_code(*t),
+            size,
+            &[],
+            name,
+            DescribedExtra::None,
+        ),
+        MemberType::Array(_, dims) => described(
+            &m.name,
+            "TStreamerBasicType",
+            m.ty.streamer_type(),
+            size,
+            dims,
+            name,
+            DescribedExtra::None,
+        ),
+        MemberType::String => described(
+            &m.name,
+            "TStreamerSTLstring",
+            500,
+            size,
+            &[],
+            name,
+            DescribedExtra::Stl(365, 365, true),
+        ),
+        MemberType::Vector(t) => described(
+            &m.name,
+            "TStreamerSTL",
+            500,
+            size,
+            &[],
+            name,
+            DescribedExtra::Stl(1, number_code(*t), false),
+        ),
+        MemberType::Object(_) => described(
+            &m.name,
+            "TStreamerObjectAny",
+            62,
+            size,
+            &[],
+            name,
+            DescribedExtra::None,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vec3() -> Arc<ClassSpec> {
+        let d = || MemberType::Number(LeafType::Float64);
+        Arc::new(ClassSpec::new(
+            "RwVec3",
+            1,
+            vec![("x", d()), ("y", d()), ("z", d())],
+        ))
+    }
+
+    #[test]
+    fn checksums_are_roots() {
+        // Values ROOT 6.40 gives these classes (TClass::GetCheckSum, with a dictionary).
+        assert_eq!(vec3().checksum(), 0x6fd6_b276);
+        let base = Arc::new(ClassSpec::new(
+            "RwBase",
+            1,
+            vec![
+                ("id", MemberType::Number(LeafType::Int32)),
+                ("w", MemberType::Number(LeafType::Float32)),
+            ],
+        ));
+        assert_eq!(base.checksum(), 0x5976_892f);
+        let event = ClassSpec::new(
+            "RwEvent",
+            1,
+            vec![
+                ("p0", MemberType::Object(vec3())),
+                ("p1", MemberType::Object(vec3())),
+                ("d0", MemberType::Number(LeafType::Float64)),
+                ("i0", MemberType::Number(LeafType::Int32)),
+                ("arr", MemberType::Array(LeafType::Float32, vec![3])),
+                ("s", MemberType::String),
+                ("v", MemberType::Vector(LeafType::Float32)),
+            ],
+        )
+        .with_bases(vec![base]);
+        assert_eq!(event.checksum(), 0x7673_19d7);
+        // Memory layout: the base's members first, then p0 at 8 (aligned), ...
+        assert_eq!(event.member_offsets(), [0, 4, 8, 32, 56, 64, 68, 80, 112]);
+        assert_eq!(event.size_align(), (136, 8));
+        assert!(event.check().is_ok());
+    }
+
+    #[test]
+    fn bad_classes_are_refused() {
+        let n = || MemberType::Number(LeafType::Int32);
+        let twice = ClassSpec::new("A", 1, vec![("x", n()), ("x", n())]);
+        assert!(twice.check().unwrap_err().contains("repeated"));
+        let bad = ClassSpec::new("A b", 1, vec![("x", n())]);
+        assert!(bad.check().is_err());
+        let empty_dims = ClassSpec::new(
+            "A",
+            1,
+            vec![("x", MemberType::Array(LeafType::Int32, vec![]))],
+        );
+        assert!(empty_dims.check().is_err());
+        let other_a = Arc::new(ClassSpec::new("A", 1, vec![("y", n())]));
+        let clash = ClassSpec::new("A", 1, vec![("x", MemberType::Object(other_a))]);
+        assert!(clash.check().unwrap_err().contains("described twice"));
+    }
+}
