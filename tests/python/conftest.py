@@ -20,6 +20,19 @@ CORPUS = Path(os.environ.get("ROOTWEAVE_CORPUS",
                              REPO.parent / "shared" / "corpus" / "scikit-hep-testdata"))
 
 
+ROOT_BIN = None
+
+
+def root_bin(name):
+    """A program of ROOT's wheel (hadd)."""
+    global ROOT_BIN
+    if ROOT_BIN is None:
+        done = subprocess.run([sys.executable, "-c", "import ROOT, os; print(os.path.dirname(ROOT.__file__))"],
+                              capture_output=True, text=True, check=True)
+        ROOT_BIN = Path(done.stdout.strip().splitlines()[-1]) / "bin"
+    return str(ROOT_BIN / name)
+
+
 def data_file(name):
     """Path of a file of the repository's test data (real ROOT files, see tests/data/README.md)."""
     return TESTDATA / name

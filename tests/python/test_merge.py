@@ -13,23 +13,10 @@ import pytest
 import uproot
 
 import rootweave
-from conftest import TARGET
+from conftest import TARGET, root_bin
 
 HERE = Path(__file__).parent
 pytestmark = pytest.mark.slow
-ROOT_BIN = None
-
-
-def root_bin(name):
-    """A program of ROOT's wheel (hadd)."""
-    global ROOT_BIN
-    if ROOT_BIN is None:
-        done = subprocess.run([sys.executable, "-c", "import ROOT, os; print(os.path.dirname(ROOT.__file__))"],
-                              capture_output=True, text=True, check=True)
-        ROOT_BIN = Path(done.stdout.strip().splitlines()[-1]) / "bin"
-    return str(ROOT_BIN / name)
-
-
 def run_root(script, *args, cwd):
     done = subprocess.run([sys.executable, str(HERE / script), *map(str, args)], capture_output=True, text=True,
                           timeout=900, cwd=cwd)

@@ -87,6 +87,41 @@ impl Schema {
         }
     }
 
+    /// The fields of the dataset as TTrees hold them: the `complex` dataset's collections
+    /// as `std::vector<Event>` of a class `Event` (three `Vec3`, three doubles, three ints),
+    /// the data model of ROOT's TBufferMerger benchmark; the others as [`Schema::fields`].
+    pub fn tree_fields(self) -> Vec<Field> {
+        let Schema::Complex = self else {
+            return self.fields();
+        };
+        let vec3 = FieldType::class(
+            "Vec3",
+            1,
+            ["x", "y", "z"]
+                .iter()
+                .map(|n| Field::new(*n, FieldType::Float64))
+                .collect(),
+        );
+        let mut members: Vec<Field> = ["p0", "p1", "p2"]
+            .iter()
+            .map(|n| Field::new(*n, vec3.clone()))
+            .collect();
+        members.extend(
+            ["d0", "d1", "d2"]
+                .iter()
+                .map(|n| Field::new(*n, FieldType::Float64)),
+        );
+        members.extend(
+            ["i0", "i1", "i2"]
+                .iter()
+                .map(|n| Field::new(*n, FieldType::Int32)),
+        );
+        let event = FieldType::class("Event", 1, members);
+        (0..10)
+            .map(|i| Field::new(format!("e{i}"), FieldType::vector(event.clone())))
+            .collect()
+    }
+
     /// Entries per chunk (`wide:N`: 1000 times 1000 / N, so that chunks of fewer fields
     /// hold as many values).
     pub fn chunk_entries(self) -> u64 {

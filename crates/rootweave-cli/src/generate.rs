@@ -33,6 +33,8 @@ pub struct GenerateOptions {
     pub ordered: bool,
     /// Show a progress bar (only on a terminal).
     pub progress: bool,
+    /// TTrees: the split level of the classes' branches (the `complex` dataset).
+    pub split_level: i32,
 }
 
 /// What was written.

@@ -1,5 +1,5 @@
 //! `rootweave generate --format ttree`: a synthetic dataset written as a TTree, its fields
-//! as NanoAOD-style branches: by the parallel TTree writer from any number of threads, or
+//! as NanoAOD-style branches (the `complex` dataset's as branches of `std::vector<Event>`): by the parallel TTree writer from any number of threads, or
 //! (`--sequential`) on one thread by the sequential writer, ROOT's clusters and all.
 
 use std::path::Path;
@@ -27,7 +27,9 @@ fn field_options(name: &str) -> FieldOptions {
 /// Generates the dataset into `out` as a TTree called `Events`, chunk after chunk on one
 /// thread, by the sequential writer (ROOT's clusters and basket sizes).
 pub fn generate_ttree_sequential(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
-    let layout = TreeLayout::new(&options.schema.fields(), field_options)?;
+    let layout = TreeLayout::new(&options.schema.tree_fields(), |name| {
+        field_options(name).with_split_level(options.split_level)
+    })?;
     let start = Instant::now();
     let mut writer = TTreeWriter::recreate(
         out,
@@ -101,7 +103,9 @@ impl ParallelOutput for TreeOutput<'_> {
 /// Generates the dataset into `out` as a TTree called `Events` by the parallel writer,
 /// one fill context per thread.
 pub fn generate_ttree(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
-    let layout = TreeLayout::new(&options.schema.fields(), field_options)?;
+    let layout = TreeLayout::new(&options.schema.tree_fields(), |name| {
+        field_options(name).with_split_level(options.split_level)
+    })?;
     let start = Instant::now();
     let writer = TTreeParallelWriter::recreate(
         out,

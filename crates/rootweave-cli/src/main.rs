@@ -85,6 +85,11 @@ enum Command {
         /// basket sizes are ROOT's TTree::Fill's (instead of the parallel writer's).
         #[arg(long, conflicts_with_all = ["threads", "ordered"])]
         sequential: bool,
+        /// With --format ttree: the split level of the `complex` dataset's branches of
+        /// `std::vector<Event>` (0: each entry streamed whole; 99, ROOT's default: a
+        /// branch per member).
+        #[arg(long, default_value_t = 99)]
+        split_level: i32,
     },
     /// Merge ROOT files as hadd does: trees fast-cloned (baskets copied without being
     /// recompressed), directories merged, other objects taken from the first input that
@@ -218,6 +223,7 @@ fn main() -> ExitCode {
             schema,
             format,
             sequential,
+            split_level,
         } => {
             if sequential && format != "ttree" {
                 eprintln!("rootweave: --sequential writes TTrees only (--format ttree)");
@@ -243,6 +249,7 @@ fn main() -> ExitCode {
                     memory_budget,
                     ordered,
                     progress: true,
+                    split_level,
                 },
                 match format.as_str() {
                     "ttree" if sequential => Output::SequentialTree,

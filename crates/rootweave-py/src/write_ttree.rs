@@ -37,10 +37,11 @@ impl TreeWriter {
     /// Starts tree `name` of the given fields (`[(name, type tuple), ...]`) in `file`;
     /// `layouts` says, per field, its list's counter branch (default `n<field>`) and
     /// whether a list of numbers is a `std::vector`, a string a C string, a record a leaf
-    /// list (`{field: (counter, "std_vector" | "c_string" | "leaf_list" | "")}`). A cluster
+    /// list (`{field: (counter, "std_vector" | "c_string" | "leaf_list" | "")}`); named
+    /// classes are split to `split_level` (ROOT's default 99). A cluster
     /// ends every `auto_flush_bytes` stored bytes, and the tree is saved (readable if the
     /// writer dies later) every `auto_save_bytes`.
-    #[pyo3(signature = (file, name, schema, compression="zstd:5", title="", basket_size=32000, layouts=None, auto_flush_bytes=30_000_000, auto_save_bytes=300_000_000))]
+    #[pyo3(signature = (file, name, schema, compression="zstd:5", title="", basket_size=32000, layouts=None, auto_flush_bytes=30_000_000, auto_save_bytes=300_000_000, split_level=99))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -53,8 +54,9 @@ impl TreeWriter {
         layouts: Option<HashMap<String, (String, String)>>,
         auto_flush_bytes: u64,
         auto_save_bytes: u64,
+        split_level: i32,
     ) -> PyResult<Self> {
-        let (fields, layout) = tree_layout(schema, layouts)?;
+        let (fields, layout) = tree_layout(schema, layouts, split_level)?;
         let options = write_options(
             title,
             compression,
@@ -129,6 +131,7 @@ impl TreeWriter {
 pub(crate) fn tree_layout(
     schema: &Bound<'_, PyList>,
     layouts: Option<HashMap<String, (String, String)>>,
+    split_level: i32,
 ) -> PyResult<(Vec<Field>, TreeLayout)> {
     let mut fields = Vec::with_capacity(schema.len());
     for item in schema.iter() {
@@ -137,7 +140,7 @@ pub(crate) fn tree_layout(
     }
     let layouts = layouts.unwrap_or_default();
     let options = |field: &str| {
-        let mut o = FieldOptions::default();
+        let mut o = FieldOptions::default().with_split_level(split_level);
         if let Some((counter, style)) = layouts.get(field) {
             o = o.with_counter(counter);
             o = match style.as_str() {

@@ -40,7 +40,7 @@ impl ParallelTreeWriter {
     /// baskets stay within `memory_budget` bytes; with `ordered`, clusters go in by their
     /// sequence numbers (`extend_sequence`).
     #[new]
-    #[pyo3(signature = (file, name, schema, compression="zlib:1", title="", basket_size=32000, layouts=None, auto_flush_bytes=30_000_000, auto_save_bytes=300_000_000, memory_budget=256 << 20, ordered=false))]
+    #[pyo3(signature = (file, name, schema, compression="zlib:1", title="", basket_size=32000, layouts=None, auto_flush_bytes=30_000_000, auto_save_bytes=300_000_000, memory_budget=256 << 20, ordered=false, split_level=99))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -55,8 +55,9 @@ impl ParallelTreeWriter {
         auto_save_bytes: u64,
         memory_budget: u64,
         ordered: bool,
+        split_level: i32,
     ) -> PyResult<Self> {
-        let (fields, layout) = tree_layout(schema, layouts)?;
+        let (fields, layout) = tree_layout(schema, layouts, split_level)?;
         let write = write_options(
             title,
             compression,

@@ -3,14 +3,18 @@
 //! one branch each; a list of numbers a counter branch `n<field>` and an array counted
 //! by it; a record a branch per member `<field>_<member>`; a list of records one counter
 //! and a counted branch per member; strings, lists of strings and lists of lists as
-//! `std::string`, `std::vector<std::string>` and `std::vector<std::vector<T>>`. A batch of
-//! the fields is split into the branches' batches the same way, so that one schema and one
-//! batch write either format.
+//! `std::string`, `std::vector<std::string>` and `std::vector<std::vector<T>>`; a named C++
+//! class (a record with a type name), or a `std::vector` of one, a branch of that class
+//! split as ROOT splits it (members named `:_0`, `:_1`, ... are its base classes, as
+//! RNTuple names them). A batch of the fields is split into the branches' batches the same
+//! way, so that one schema and one batch write either format.
+
+use std::sync::Arc;
 
 use crate::array::{Array, ColumnData, LeafType};
 use crate::error::{Error, Result};
 use crate::rntuple::{Field, FieldType};
-use crate::ttree::BranchSpec;
+use crate::ttree::{BranchSpec, ClassSpec, MemberType};
 
 /// How one field is written, where the default layout is not wanted.
 #[derive(Debug, Clone, Default)]
@@ -28,6 +32,10 @@ pub struct FieldOptions {
     /// A record of numbers as one leaf-list branch (`x/F:y/I`) rather than a branch per
     /// member.
     pub leaf_list: bool,
+    /// The split level of a branch of a named class (ROOT's default 99 when not given):
+    /// 0 streams each object whole, 1 and more make a branch per member for that many
+    /// levels of nested and base classes.
+    pub split_level: Option<i32>,
 }
 
 impl FieldOptions {
@@ -54,7 +62,16 @@ impl FieldOptions {
         self.leaf_list = true;
         self
     }
+
+    /// With classes split to `level`.
+    pub fn with_split_level(mut self, level: i32) -> Self {
+        self.split_level = Some(level);
+        self
+    }
 }
+
+/// ROOT's default split level.
+const DEFAULT_SPLIT_LEVEL: i32 = 99;
 
 /// How a field's batch becomes branch batches.
 #[derive(Debug, Clone)]
@@ -181,6 +198,22 @@ fn plan(
         out.push(BranchSpec::array(name, leaf, &dims));
         return Ok(Plan::Whole);
     }
+    let split = o.split_level.unwrap_or(DEFAULT_SPLIT_LEVEL);
+    match ty {
+        FieldType::Record { type_name, .. } if !type_name.is_empty() => {
+            out.push(BranchSpec::object(name, class_spec(name, ty)?, split));
+            return Ok(Plan::Whole);
+        }
+        FieldType::Vector(item) if is_class(item) => {
+            out.push(BranchSpec::vector_of_objects(
+                name,
+                class_spec(name, item)?,
+                split,
+            ));
+            return Ok(Plan::Whole);
+        }
+        _ => {}
+    }
     match ty {
         FieldType::String if o.c_string => out.push(BranchSpec::c_string(name)),
         FieldType::String => out.push(BranchSpec::string(name)),
@@ -237,6 +270,71 @@ fn plan(
         _ => return Err(unsupported()),
     }
     Ok(Plan::Whole)
+}
+
+/// Whether `ty` is a named C++ class.
+fn is_class(ty: &FieldType) -> bool {
+    matches!(ty, FieldType::Record { type_name, .. } if !type_name.is_empty())
+}
+
+/// The TTree class of a named record (of field `field`, for messages): members `:_0`,
+/// `:_1`, ... its base classes, the others its data members.
+fn class_spec(field: &str, ty: &FieldType) -> Result<Arc<ClassSpec>> {
+    let FieldType::Record {
+        type_name,
+        type_version,
+        fields,
+    } = ty
+    else {
+        unreachable!("called on named records")
+    };
+    let mut bases = Vec::new();
+    let mut members = Vec::new();
+    for f in fields {
+        if f.name.starts_with(':') {
+            if !is_class(&f.ty) {
+                return Err(Error::InvalidArgument(format!(
+                    "field {field}: base class {} of class {type_name} is not a named class",
+                    f.name
+                )));
+            }
+            bases.push(class_spec(field, &f.ty)?);
+            continue;
+        }
+        let member = if let Some((leaf, dims)) = shaped(&f.ty) {
+            if dims.is_empty() {
+                MemberType::Number(leaf)
+            } else {
+                MemberType::Array(leaf, dims)
+            }
+        } else {
+            match &f.ty {
+                FieldType::String => MemberType::String,
+                FieldType::Vector(item) if item.number().is_some() => {
+                    MemberType::Vector(item.number().expect("a number"))
+                }
+                t if is_class(t) => MemberType::Object(class_spec(field, t)?),
+                t => {
+                    return Err(Error::InvalidArgument(format!(
+                        "field {field}: member {} of class {type_name}: a {} is not written in \
+                         TTree classes (numbers, fixed-size arrays of numbers, strings, vectors \
+                         of numbers and classes are)",
+                        f.name,
+                        describe(t)
+                    )))
+                }
+            }
+        };
+        members.push((f.name.as_str(), member));
+    }
+    let version = i16::try_from(*type_version).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "field {field}: class {type_name} version {type_version} (ROOT's versions are 16-bit)"
+        ))
+    })?;
+    Ok(Arc::new(
+        ClassSpec::new(type_name, version, members).with_bases(bases),
+    ))
 }
 
 /// The branches of a member of a list of records, counted by `counter`: numbers and

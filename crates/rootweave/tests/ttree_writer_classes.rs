@@ -80,8 +80,7 @@ fn v3(x: f64, y: f64, z: f64) -> Value {
 fn event_value(i: usize) -> Value {
     let f = i as f64;
     Value::Record(vec![
-        Value::Int32(i as i32),
-        Value::Float32(0.5 * f as f32),
+        Value::Record(vec![Value::Int32(i as i32), Value::Float32(0.5 * f as f32)]),
         v3(f, 2.0 * f, 3.0 * f),
         v3(0.0 - f, 0.0, 0.0),
         Value::Float64(1.5 * f),

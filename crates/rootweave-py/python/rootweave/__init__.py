@@ -792,7 +792,7 @@ class WritableFile:
 
     def mktree(self, name: str, schema: Schema, title: str = "", basket_size: int = 32000,
                counter_name: Any = lambda field: "n" + field, auto_flush_bytes: int = 30_000_000,
-               auto_save_bytes: int = 300_000_000) -> TTreeWriter:
+               auto_save_bytes: int = 300_000_000, split_level: int = 99) -> TTreeWriter:
         """Starts TTree `name` with branches for `schema` (a dict of field name to type, as
         for `mkrntuple`), as uproot writes them: numbers ("int32", np.float64, ...) and
         fixed-size arrays of them ("3 * float32") are one branch each; a list ("var *
@@ -803,21 +803,26 @@ class WritableFile:
         become `std::string`, `std::vector<std::string>` and `std::vector<std::vector<T>>`
         branches. ROOT's spellings choose other branches: "std::vector<float>" (a vector
         branch, no counter), "char*" (a C string, `/C`), "x/F:y/I:z[2]/D" (a leaf list,
-        filled with a record). `name` may be a path (`"dir/Events"`): directories are made as
-        needed. A cluster ends every `auto_flush_bytes` stored bytes (ROOT's default 30 MB);
+        filled with a record). A named class (`("class", "Event", 1, [(member, type), ...])`,
+        members `":_0"`, `":_1"`, ... its base classes) or a list of one is a branch of that
+        class as ROOT writes it, split to `split_level` (99, ROOT's default: a branch per
+        member; 0: each entry the streamed object), with the class's layout in the file so
+        that ROOT reads it with or without a dictionary. `name` may be a path
+        (`"dir/Events"`): directories are made as needed. A cluster ends every
+        `auto_flush_bytes` stored bytes (ROOT's default 30 MB);
         every `auto_save_bytes` (300 MB) the tree is saved as ROOT auto-saves it, so that a
         writer killed later leaves a file readable up to there. Returns a writer with
         `extend(dict)`."""
         self._check_name(name)
         writer = TTreeWriter(self._file, name, schema, self.compression or "zlib:1", title, basket_size, counter_name,
-                             auto_flush_bytes, auto_save_bytes)
+                             auto_flush_bytes, auto_save_bytes, split_level)
         self._writers.append((name, writer))
         return writer
 
     def mktree_parallel(self, name: str, schema: Schema, memory_budget: int = 256 << 20, ordered: bool = False,
                         title: str = "", basket_size: int = 32000, counter_name: Any = lambda field: "n" + field,
                         auto_flush_bytes: int = 30_000_000,
-                        auto_save_bytes: int = 300_000_000) -> ParallelTTreeWriter:
+                        auto_save_bytes: int = 300_000_000, split_level: int = 99) -> ParallelTTreeWriter:
         """Starts TTree `name` (branches as `mktree` lays them out) for writing from many
         threads: get one fill context per thread with `context()`; each fills and
         compresses its own baskets, and each commit adds its entries to the tree as one
@@ -826,7 +831,7 @@ class WritableFile:
         of `k`, whatever the threads' timing."""
         self._check_name(name)
         writer = ParallelTTreeWriter(self._file, name, schema, self.compression or "zlib:1", memory_budget, ordered,
-                                     title, basket_size, counter_name, auto_flush_bytes, auto_save_bytes)
+                                     title, basket_size, counter_name, auto_flush_bytes, auto_save_bytes, split_level)
         self._writers.append((name, writer))
         return writer
 
@@ -958,10 +963,10 @@ class TTreeWriter:
 
     def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5", title: str = "",
                  basket_size: int = 32000, counter_name: Any = lambda field: "n" + field,
-                 auto_flush_bytes: int = 30_000_000, auto_save_bytes: int = 300_000_000):
+                 auto_flush_bytes: int = 30_000_000, auto_save_bytes: int = 300_000_000, split_level: int = 99):
         self.types, layouts = _tree_types(schema, counter_name)
         self._writer = _TreeWriter(file, name, self.types, compression, title, basket_size, layouts,
-                                   auto_flush_bytes, auto_save_bytes)
+                                   auto_flush_bytes, auto_save_bytes, split_level)
         self.entries = 0
 
     def extend(self, data: Batch) -> None:
@@ -1054,10 +1059,10 @@ class ParallelTTreeWriter:
     def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zlib:1",
                  memory_budget: int = 256 << 20, ordered: bool = False, title: str = "", basket_size: int = 32000,
                  counter_name: Any = lambda field: "n" + field, auto_flush_bytes: int = 30_000_000,
-                 auto_save_bytes: int = 300_000_000):
+                 auto_save_bytes: int = 300_000_000, split_level: int = 99):
         self.types, layouts = _tree_types(schema, counter_name)
         self._writer = _ParallelTreeWriter(file, name, self.types, compression, title, basket_size, layouts,
-                                           auto_flush_bytes, auto_save_bytes, memory_budget, ordered)
+                                           auto_flush_bytes, auto_save_bytes, memory_budget, ordered, split_level)
         self._contexts = []
         self.summary = None
 

@@ -240,6 +240,7 @@ def batch(values, ftype, name):
             members = [(f"_{i}", t) for i, t in enumerate(ftype[1])]
         else:
             members = ftype[3]
+            values = _with_bases(values, members, name)
         return batch(_members_by_name(values, [m for m, _ in members], name), ("record", members), name)
     if kind == "record":
         members = []
@@ -251,6 +252,39 @@ def batch(values, ftype, name):
             members.append(batch(part, mtype, f"{name}.{member}"))
         return ("record", members)
     raise TypeError(f"field '{name}': unknown type {ftype}")
+
+
+def _with_bases(values, members, name):
+    """`values` of a class whose base classes (members `:_0`, `:_1`, ...) may be given
+    as records of those names or, as readers give them, by their members in place: the
+    latter gathered into the records the class's type has."""
+    bases = [(m, t) for m, t in members if m.startswith(":")]
+    if not bases:
+        return values
+    if isinstance(values, dict):
+        out = dict(values)
+        for m, t in bases:
+            if m not in out:
+                own = _with_bases(values, t[3], name)
+                out[m] = {b: own[b] for b, _ in t[3] if b in own}
+        return out
+    import awkward as ak
+
+    a = _awkward(values, name)
+    fields = ak.fields(a)
+    if all(m in fields for m, _ in bases):
+        return a
+    parts = {}
+    for m, t in members:
+        if m in fields:
+            parts[m] = a[m]
+        elif m.startswith(":"):
+            own = _with_bases(a, t[3], f"{name}.{m}")
+            missing = [b for b, _ in t[3] if b not in ak.fields(own)]
+            if missing:
+                raise ValueError(f"field '{name}': base class {t[1]} ({m}) or its members {missing} expected")
+            parts[m] = ak.zip({b: own[b] for b, _ in t[3]}, depth_limit=1)
+    return ak.zip(parts, depth_limit=1)
 
 
 def _members_by_name(values, names, name):
@@ -296,6 +330,9 @@ def _leaf(values, kind, name):
                         f"({type(array[0]).__name__ if len(array) else 'none'})")
     if array.ndim != 1:
         raise ValueError(f"field '{name}': one {kind} value per entry expected, got shape {array.shape}")
+    if array.size == 0:
+        # No values (an Awkward list of unknown type with no items, say): any type holds them.
+        return np.zeros(0, dtype=expected)
     if array.dtype != expected:
         # NumPy's "same_kind" rule: integers to narrower integers or to floats, doubles to
         # floats; never floats to integers or numbers to booleans.

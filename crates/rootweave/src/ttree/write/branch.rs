@@ -168,7 +168,8 @@ impl BranchSpec {
     /// An object of user class `class` per entry, split to `split_level` as ROOT splits
     /// (0: each entry the streamed object; 1 and more: a branch per member, down nested
     /// and base classes for as many levels; ROOT's default is 99). It is filled with a
-    /// record of one batch per member of the class (its bases' members first).
+    /// record of one batch per base class (a record of that class) and then one per data
+    /// member.
     pub fn object(name: &str, class: Arc<ClassSpec>, split_level: i32) -> Self {
         BranchSpec {
             name: name.to_string(),

@@ -61,8 +61,8 @@ impl ClassSpec {
         }
     }
 
-    /// With base classes, in declaration order (their members come before the class's own
-    /// in the batches a branch of this class takes).
+    /// With base classes, in declaration order (a batch of this class holds a record of
+    /// each base before its members).
     pub fn with_bases(mut self, bases: Vec<Arc<ClassSpec>>) -> Self {
         self.bases = bases;
         self
@@ -125,8 +125,7 @@ impl ClassSpec {
     }
 
     /// Every data member with the class declaring it: the bases' (recursively, in
-    /// declaration order), then the class's own. Batches of the class hold one column per
-    /// member in this order.
+    /// declaration order), then the class's own: the order ROOT streams them member-wise.
     pub(crate) fn all_members(&self) -> Vec<(&ClassSpec, &MemberSpec)> {
         let mut out = Vec::new();
         for b in &self.bases {

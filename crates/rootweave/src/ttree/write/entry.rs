@@ -89,25 +89,26 @@ pub(super) fn one_entry(spec: &BranchSpec, value: &Value) -> Result<Array> {
     })
 }
 
-/// Objects of `class`, each a `Value::Record` of its members (its bases' first), as a
-/// record of one array per member.
+/// Objects of `class`, each a `Value::Record` of its base classes (each a record of that
+/// class) then its members, as a record of one array per base and member.
 fn objects(class: &ClassSpec, values: &[&Value]) -> Option<Array> {
-    let members = class.all_members();
+    let parts = class.bases.len() + class.members.len();
     let records = values
         .iter()
         .map(|v| match v {
-            Value::Record(m) if m.len() == members.len() => Some(m),
+            Value::Record(m) if m.len() == parts => Some(m),
             _ => None,
         })
         .collect::<Option<Vec<_>>>()?;
-    let fields = members
-        .iter()
-        .enumerate()
-        .map(|(j, (_, m))| {
-            let column: Vec<&Value> = records.iter().map(|r| &r[j]).collect();
-            Some((m.name.clone(), member_values(&m.ty, &column)?))
-        })
-        .collect::<Option<Vec<_>>>()?;
+    let column = |j: usize| records.iter().map(|r| &r[j]).collect::<Vec<&Value>>();
+    let mut fields = Vec::with_capacity(parts);
+    for (k, base) in class.bases.iter().enumerate() {
+        fields.push((format!(":_{k}"), objects(base, &column(k))?));
+    }
+    for (j, m) in class.members.iter().enumerate() {
+        let values = column(class.bases.len() + j);
+        fields.push((m.name.clone(), member_values(&m.ty, &values)?));
+    }
     Some(Array::Record {
         len: values.len(),
         fields,

@@ -46,44 +46,48 @@ pub(super) struct ObjectData<'b, 'a> {
 }
 
 impl<'b, 'a> ObjectData<'b, 'a> {
-    /// Checks `data` (a record of one batch per member) against `class`; `what` names the
-    /// batch in errors.
+    /// Checks `data` against `class`: a record of one batch per base class (a record of
+    /// that class) then one per data member; `what` names the batch in errors. The view
+    /// holds the members flat, the bases' first.
     pub fn of(class: &Arc<ClassSpec>, data: &'b ColumnData<'a>, what: &str) -> Result<Self> {
-        let members = class.all_members();
-        let ColumnData::Record(columns) = data else {
-            return Err(bad(
-                what,
-                format!(
-                    "a record of the {} members of class {} is needed, not {}",
-                    members.len(),
-                    class.name,
-                    data.kind()
-                ),
-            ));
+        let parts = class.bases.len() + class.members.len();
+        let columns = match data {
+            ColumnData::Record(columns) if columns.len() == parts => columns,
+            other => {
+                return Err(bad(
+                    what,
+                    format!(
+                        "a record of {} base classes and {} members of class {} is needed, not {}",
+                        class.bases.len(),
+                        class.members.len(),
+                        class.name,
+                        match other {
+                            ColumnData::Record(c) => format!("a record of {}", c.len()),
+                            other => other.kind().to_string(),
+                        }
+                    ),
+                ))
+            }
         };
-        if columns.len() != members.len() {
-            return Err(bad(
-                what,
-                format!(
-                    "{} members given for the {} of class {}",
-                    columns.len(),
-                    members.len(),
-                    class.name
-                ),
-            ));
-        }
-        let mut views = Vec::with_capacity(columns.len());
+        let mut views = Vec::with_capacity(class.member_count());
         let mut len = None;
-        for ((_, m), column) in members.iter().zip(columns) {
+        let mut agree = |n: usize, what: &str| match len {
+            Some(l) if l != n => Err(bad(what, format!("{n} values, the members before it {l}"))),
+            _ => {
+                len = Some(n);
+                Ok(())
+            }
+        };
+        for (k, base) in class.bases.iter().enumerate() {
+            let inner = format!("{what}.:_{k}");
+            let b = ObjectData::of(base, &columns[k], &inner)?;
+            agree(b.len, &inner)?;
+            views.extend(b.members);
+        }
+        for (m, column) in class.members.iter().zip(&columns[class.bases.len()..]) {
             let inner = format!("{what}.{}", m.name);
             let (view, n) = MemberData::of(&m.ty, column, &inner)?;
-            if len.is_some_and(|l| l != n) {
-                return Err(bad(
-                    &inner,
-                    format!("{n} values, the members before it {}", len.unwrap_or(0)),
-                ));
-            }
-            len = Some(n);
+            agree(n, &inner)?;
             views.push(view);
         }
         Ok(ObjectData {
@@ -117,8 +121,11 @@ impl<'b, 'a> ObjectData<'b, 'a> {
         out.extend_from_slice(&(STL_MEMBER_VERSION | MEMBER_WISE).to_be_bytes());
         self.class.version_header(out);
         out.extend_from_slice(&(range.len() as u32).to_be_bytes());
-        for m in &self.members {
-            m.write_range(range.clone(), out)?;
+        // No items: no members either (not even their frames).
+        if !range.is_empty() {
+            for m in &self.members {
+                m.write_range(range.clone(), out)?;
+            }
         }
         end_collection(at, out)
     }
@@ -245,12 +252,9 @@ impl<'b, 'a> MemberData<'b, 'a> {
 
     /// Appends values `range` as ROOT streams a member of every item of a collection
     /// (member-wise, or a split `std::vector`'s member branch): numbers one after the
-    /// other; strings' and vectors' contents in one frame with one version; objects each
-    /// framed. Nothing for no items.
+    /// other; strings' and vectors' contents in one frame with one version (a frame even
+    /// for no items); objects each framed.
     pub fn write_range(&self, range: std::ops::Range<usize>, out: &mut Vec<u8>) -> Result<()> {
-        if range.is_empty() {
-            return Ok(());
-        }
         match self {
             MemberData::Numbers { data, width } => {
                 append_be(data, range.start * width..range.end * width, out)

@@ -417,9 +417,11 @@ fn unroll_items(out: &mut Vec<ClassPart>, level: &Level, counts: &str) {
                 unroll_items(out, &below, counts);
             }
             ty => {
+                // ROOT names an array member's branch with its dimensions, its leaf and
+                // titles without them.
                 let name = with_dims(&leaf_name, ty);
-                let title = with_dims(&format!("{}[{counts}]", m.name), ty);
-                let mut part = level.part(name.clone(), id, ty);
+                let title = format!("{}[{counts}]", m.name);
+                let mut part = level.part(name, id, ty);
                 part.title = title.clone();
                 part.branch_type = 41;
                 part.offset = level.offset as i32;
@@ -427,7 +429,7 @@ fn unroll_items(out: &mut Vec<ClassPart>, level: &Level, counts: &str) {
                 if matches!(ty, MemberType::Object(_)) {
                     part.bits = NO_MAP | ANY;
                 }
-                part.leaf = Some(member_leaf(&name, &title, id, ty));
+                part.leaf = Some(member_leaf(&leaf_name, &title, id, ty));
                 part.source = PartSource::Member {
                     path,
                     ty: ty.clone(),
