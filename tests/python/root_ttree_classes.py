@@ -26,6 +26,10 @@ CLASSES = """#pragma once
 #include <string>
 #include <vector>
 #include <RtypesCore.h>
+#include <Math/Vector3D.h>
+#include <Math/Vector4D.h>
+#include <TLorentzVector.h>
+#include <TVector3.h>
 struct RwcVec { double x = 0, y = 0, z = 0; };
 struct RwcBase { int id = 0; float w = 0; };
 struct RwcAll : public RwcBase {
@@ -33,9 +37,12 @@ struct RwcAll : public RwcBase {
   int i32 = 0; unsigned int u32 = 0; Long64_t i64 = 0; ULong64_t u64 = 0; float f32 = 0; double f64 = 0;
   float arr[3] = {0, 0, 0}; int mat[2][3] = {{0, 0, 0}, {0, 0, 0}};
   std::string s; std::vector<float> vf; std::vector<int> vi;
-  RwcVec pos;
+  RwcVec pos; ROOT::Math::XYZVector v3; ROOT::Math::PtEtaPhiMVector p4; TVector3 t3; TLorentzVector t4;
 };
-struct RwcItem { RwcVec p; double e = 0; int q = 0; std::string tag; std::vector<float> vals; float a2[2] = {0, 0}; };
+struct RwcItem {
+  RwcVec p; double e = 0; int q = 0; std::string tag; std::vector<float> vals; float a2[2] = {0, 0};
+  ROOT::Math::PxPyPzEVector m4; TVector3 t3;
+};
 """
 BRANCHES = {"all": "RwcAll", "items": "vector<RwcItem>", "derived": "vector<RwcAll>", "vecs": "vector<RwcVec>"}
 

@@ -17,6 +17,7 @@ import pytest
 import uproot
 
 import rootweave
+from rootweave._types import ROOT_CLASSES
 from conftest import HERE, root_bin
 
 pytestmark = pytest.mark.slow
@@ -31,10 +32,11 @@ ALL = ("class", "RwcAll", 1, [
     (":_0", BASE), ("b", "bool"), ("i8", "int8"), ("u8", "uint8"), ("i16", "int16"), ("u16", "uint16"),
     ("i32", "int32"), ("u32", "uint32"), ("i64", "int64"), ("u64", "uint64"), ("f32", "float32"),
     ("f64", "float64"), ("arr", ("fixed", 3, "float32")), ("mat", ("fixed", 2, ("fixed", 3, "int32"))),
-    ("s", "string"), ("vf", ("list", "float32")), ("vi", ("list", "int32")), ("pos", VEC)])
+    ("s", "string"), ("vf", ("list", "float32")), ("vi", ("list", "int32")), ("pos", VEC),
+    ("v3", "ROOT::Math::XYZVector"), ("p4", "ROOT::Math::PtEtaPhiMVector"), ("t3", "TVector3"), ("t4", "TLorentzVector")])
 ITEM = ("class", "RwcItem", 1, [
     ("p", VEC), ("e", "float64"), ("q", "int32"), ("tag", "string"), ("vals", ("list", "float32")),
-    ("a2", ("fixed", 2, "float32"))])
+    ("a2", ("fixed", 2, "float32")), ("m4", "PxPyPzEVector"), ("t3", "TVector3")])
 SCHEMA = {"all": ALL, "items": ("list", ITEM), "derived": ("list", ALL), "vecs": ("list", VEC)}
 
 
@@ -44,12 +46,15 @@ def all_value(i):
             "i32": -7 * i, "u32": 11 * i, "i64": -(2 ** 40) - i, "u64": 2 ** 50 + i, "f32": i / 4, "f64": i / 8,
             "arr": [i, i + 0.5, -i], "mat": [[i, i + 1, i + 2], [-i, -i - 1, -i - 2]], "s": "s" * (i % 5),
             "vf": [k / 2 for k in range(i % 4)], "vi": [k * i for k in range(i % 3)],
-            "pos": {"x": i, "y": -i, "z": i / 2}}
+            "pos": {"x": i, "y": -i, "z": i / 2}, "v3": {"fCoordinates": {"fX": i, "fY": 1.5, "fZ": -i}},
+            "p4": {"fCoordinates": {"fPt": 10 + i, "fEta": i / 8, "fPhi": -i / 4, "fM": 0.5}},
+            "t3": {"fX": i / 2, "fY": 2.0, "fZ": 3.0}, "t4": {"fP": {"fX": 1.0, "fY": i, "fZ": 0.0}, "fE": 20 + i}}
 
 
 def item_values(i):
     return [{"p": {"x": i + k, "y": k, "z": 0.5}, "e": i * k / 4, "q": i - k, "tag": "t" + "x" * k,
-             "vals": [float(k)] * k, "a2": [k, -k]} for k in range(i % 4)]
+             "vals": [float(k)] * k, "a2": [k, -k], "m4": {"fCoordinates": {"fX": k, "fY": i, "fZ": 1.0, "fT": 9.0}},
+             "t3": {"fX": k, "fY": k / 2, "fZ": i}} for k in range(i % 4)]
 
 
 def entries(start, n):
@@ -62,6 +67,7 @@ def entries(start, n):
 
 def typed(a, t, depth=1):
     """Awkward array `a` (Python values) with the number types of schema type `t`."""
+    t = ROOT_CLASSES.get(t, t) if isinstance(t, str) else t
     if isinstance(t, str):
         return a if t == "string" else ak.values_astype(a, t)
     if t[0] == "list":
@@ -103,10 +109,11 @@ def run_root(*args):
 
 
 def plain(value):
-    """An object as ROOT's TBufferJSON writes it, without its type names (base class
-    members are in place there, as in the values written)."""
+    """An object as ROOT's TBufferJSON writes it, without its type names and the
+    `TObject` part of TVector3 / TLorentzVector (base class members are in place there, as
+    in the values written)."""
     if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items() if k != "_typename"}
+        return {k: plain(v) for k, v in value.items() if k not in ("_typename", "fUniqueID", "fBits")}
     if isinstance(value, list):
         return [plain(v) for v in value]
     return value
@@ -145,6 +152,8 @@ def test_root_reads_split_members_without_a_dictionary(files):
              "pos.y": [[v["pos"]["y"]] for v in want["all"]],
              "arr[2]": [[v["arr"][2]] for v in want["all"]],
              "mat[1][2]": [[v["mat"][1][2]] for v in want["all"]],
+             "v3.fCoordinates.fZ": [[v["v3"]["fCoordinates"]["fZ"]] for v in want["all"]],
+             "p4.fCoordinates.fPt": [[v["p4"]["fCoordinates"]["fPt"]] for v in want["all"]],
              "vecs.x": [[x["x"] for x in v] for v in want["vecs"]],
              "vecs.z": [[x["z"] for x in v] for v in want["vecs"]]}
     rows = run_root("emulated", files[99, "zstd:5"], *exprs)
@@ -185,11 +194,12 @@ def test_uproot_and_rootweave_read_what_uproot_reads_of_roots_files(files, root_
         # layout); unsplit, ROOT's member-wise vectors defeat it.
         assert read >= {0: 0, 1: 10, 99: 30}[split], (split, read)
     # Where rootweave and uproot differ, uproot is wrong: at split 1 it reads the object
-    # member `pos` (a class not split further, framed) as unframed numbers; ROOT (above)
-    # and rootweave read the values written.
-    assert wrong == [(1, "pos")]
-    pos = rootweave.open(files[1, "zstd:5"])["t"]["pos"].array()
-    assert ak.to_list(pos) == [v["pos"] for v in entries(0, ENTRIES)["all"]]
+    # members `pos`, `v3` and `p4` (classes not split further, framed) as unframed numbers;
+    # ROOT (above) and rootweave read the values written.
+    assert wrong == [(1, "pos"), (1, "v3"), (1, "p4")]
+    t = rootweave.open(files[1, "zstd:5"])["t"]
+    for key in ("pos", "v3", "p4"):
+        assert ak.to_list(t[key].array()) == [v[key] for v in entries(0, ENTRIES)["all"]]
 
 
 def test_rootweave_reads_the_objects_written(files):

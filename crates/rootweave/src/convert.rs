@@ -14,7 +14,7 @@ use std::sync::Arc;
 use crate::array::{Array, ColumnData, LeafType};
 use crate::error::{Error, Result};
 use crate::rntuple::{Field, FieldType};
-use crate::ttree::{BranchSpec, ClassSpec, MemberType};
+use crate::ttree::{root_class, BranchSpec, ClassSpec, MemberType};
 
 /// How one field is written, where the default layout is not wanted.
 #[derive(Debug, Clone, Default)]
@@ -288,6 +288,17 @@ fn class_spec(field: &str, ty: &FieldType) -> Result<Arc<ClassSpec>> {
     else {
         unreachable!("called on named records")
     };
+    // ROOT's own classes (`TVector3`, `TLorentzVector`, `ROOT::Math` vectors) as ROOT
+    // defines them; the record must have their members.
+    if let Some(class) = root_class(type_name) {
+        if class.member_names() != fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>() {
+            return Err(Error::InvalidArgument(format!(
+                "field {field}: class {type_name} has members {:?}",
+                class.member_names()
+            )));
+        }
+        return Ok(class);
+    }
     let mut bases = Vec::new();
     let mut members = Vec::new();
     for f in fields {

@@ -804,7 +804,8 @@ class WritableFile:
         branches. ROOT's spellings choose other branches: "std::vector<float>" (a vector
         branch, no counter), "char*" (a C string, `/C`), "x/F:y/I:z[2]/D" (a leaf list,
         filled with a record). A named class (`("class", "Event", 1, [(member, type), ...])`,
-        members `":_0"`, `":_1"`, ... its base classes) or a list of one is a branch of that
+        members `":_0"`, `":_1"`, ... its base classes; members may be ROOT's "TVector3",
+        "TLorentzVector" and "ROOT::Math::XYZVector"-like vectors) or a list of one is a branch of that
         class as ROOT writes it, split to `split_level` (99, ROOT's default: a branch per
         member; 0: each entry the streamed object), with the class's layout in the file so
         that ROOT reads it with or without a dictionary. `name` may be a path

@@ -18,6 +18,35 @@ PRIMITIVES = {
 }
 
 
+def _root_classes():
+    """ROOT's classes a user class may hold, as class tuples: TVector3, TLorentzVector and
+    the ROOT::Math vectors (a class holding its coordinates' class in `fCoordinates`)."""
+    d = "float64"
+    vector3 = ("class", "TVector3", 3, [("fX", d), ("fY", d), ("fZ", d)])
+    out = {"TVector3": vector3, "TLorentzVector": ("class", "TLorentzVector", 4, [("fP", vector3), ("fE", d)])}
+    math = {"XYZVector": ("DisplacementVector3D", "Cartesian3D", "fX fY fZ"),
+            "XYZPoint": ("PositionVector3D", "Cartesian3D", "fX fY fZ"),
+            "Polar3DVector": ("DisplacementVector3D", "Polar3D", "fR fTheta fPhi"),
+            "RhoEtaPhiVector": ("DisplacementVector3D", "CylindricalEta3D", "fRho fEta fPhi"),
+            "RhoZPhiVector": ("DisplacementVector3D", "Cylindrical3D", "fRho fZ fPhi"),
+            "PxPyPzEVector": ("LorentzVector", "PxPyPzE4D", "fX fY fZ fT"),
+            "XYZTVector": ("LorentzVector", "PxPyPzE4D", "fX fY fZ fT"),
+            "PxPyPzMVector": ("LorentzVector", "PxPyPzM4D", "fX fY fZ fM"),
+            "PtEtaPhiEVector": ("LorentzVector", "PtEtaPhiE4D", "fPt fEta fPhi fE"),
+            "PtEtaPhiMVector": ("LorentzVector", "PtEtaPhiM4D", "fPt fEta fPhi fM")}
+    for short, (vector, coordinates, members) in math.items():
+        coords = ("class", f"ROOT::Math::{coordinates}<double>", 1, [(m, d) for m in members.split()])
+        if vector == "LorentzVector":
+            full = f"ROOT::Math::LorentzVector<{coords[1]} >"
+        else:
+            full = f"ROOT::Math::{vector}<{coords[1]},ROOT::Math::DefaultCoordinateSystemTag>"
+        out[short] = out["ROOT::Math::" + short] = ("class", full, 1, [("fCoordinates", coords)])
+    return out
+
+
+ROOT_CLASSES = _root_classes()
+
+
 def field_type(spec, name):
     """The type tuple of a schema entry, or TypeError naming the field."""
     if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
@@ -28,6 +57,8 @@ def field_type(spec, name):
     if isinstance(spec, str):
         if spec in PRIMITIVES:
             return (spec,)
+        if spec in ROOT_CLASSES:
+            return _type_tuple(ROOT_CLASSES[spec], name)
         if spec in ("string", "str", "bytes"):
             return ("string",)
         dtype = _dtype(spec)

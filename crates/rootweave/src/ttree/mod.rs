@@ -22,6 +22,6 @@ pub(crate) use read::{decode_basket, parse_found_header};
 pub use read::{list_trees, read_streamers, TTreeReader, Tree};
 pub(crate) use write::{basket_record, cluster_layout, BasketContent};
 pub use write::{
-    BranchSpec, ClassSpec, MemberType, TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter,
-    TTreeWriteOptions, TTreeWriteSummary, TTreeWriter,
+    root_class, BranchSpec, ClassSpec, MemberType, TTreeFillContext, TTreeParallelOptions,
+    TTreeParallelWriter, TTreeWriteOptions, TTreeWriteSummary, TTreeWriter,
 };

@@ -18,6 +18,9 @@ pub struct ClassSpec {
     pub(crate) version: i16,
     pub(crate) bases: Vec<Arc<ClassSpec>>,
     pub(crate) members: Vec<MemberSpec>,
+    /// ROOT's own classes deriving from `TObject` (`TVector3`, `TLorentzVector`): streamed
+    /// with their version and a `TObject` part, never split, of ROOT's checksum.
+    pub(crate) tobject: Option<u32>,
 }
 
 /// A data member of a class.
@@ -51,6 +54,7 @@ impl ClassSpec {
             name: name.to_string(),
             version,
             bases: Vec::new(),
+            tobject: None,
             members: members
                 .into_iter()
                 .map(|(name, ty)| MemberSpec {
@@ -71,6 +75,11 @@ impl ClassSpec {
     /// The class name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The names of the class's own data members, in order.
+    pub fn member_names(&self) -> Vec<&str> {
+        self.members.iter().map(|m| m.name.as_str()).collect()
     }
 
     /// Checks names (C++ identifiers, distinct), array dimensions, and classes (one layout
@@ -153,6 +162,9 @@ impl ClassSpec {
     /// and checksum, each member's name, type name and array dimensions, summed into
     /// `id * 3 + c`.
     pub(crate) fn checksum(&self) -> u32 {
+        if let Some(checksum) = self.tobject {
+            return checksum;
+        }
         let mut id = add_text(0, &self.name);
         for b in &self.bases {
             id = add_text(id, &b.name);
@@ -177,7 +189,7 @@ impl ClassSpec {
     }
 
     /// The version header of an object of this class after its byte count: the version,
-    /// or 0 and the checksum.
+    /// or 0 and the checksum; for a `TObject`, its version, unique ID and bits after.
     pub(crate) fn version_header(&self, out: &mut Vec<u8>) {
         if self.versioned_by_checksum() {
             out.extend_from_slice(&0u16.to_be_bytes());
@@ -185,11 +197,20 @@ impl ClassSpec {
         } else {
             out.extend_from_slice(&self.version.to_be_bytes());
         }
+        if self.tobject.is_some() {
+            out.extend_from_slice(&1u16.to_be_bytes());
+            out.extend_from_slice(&[0; 8]);
+        }
     }
 
     /// Size and alignment of an object in memory (x86-64 Linux, libstdc++).
     pub(crate) fn size_align(&self) -> (usize, usize) {
         let (end, align) = self.layout_end();
+        // A `TObject` (its virtual table pointer, unique ID and bits) comes first.
+        let (end, align) = match self.tobject {
+            Some(_) => (16 + end.next_multiple_of(8), align.max(8)),
+            None => (end, align),
+        };
         (end.max(1).next_multiple_of(align), align)
     }
 
@@ -240,6 +261,16 @@ impl ClassSpec {
             return;
         }
         let mut elements: Vec<Element> = self.bases.iter().map(|b| base_element(b)).collect();
+        if self.tobject.is_some() {
+            elements.push(Element {
+                name: "TObject".into(),
+                title: "".into(),
+                kind: ElementKind::Base { version: 1 },
+            });
+            if !out.iter().any(|i| i.class_name == "TObject") {
+                out.push(tobject_layout());
+            }
+        }
         elements.extend(self.members.iter().map(member_element));
         out.push(StreamerInfo {
             class_name: self.name.clone().into(),
@@ -277,6 +308,7 @@ impl MemberType {
             MemberType::Number(t) => number_code(*t),
             MemberType::Array(t, _) => 20 + number_code(*t),
             MemberType::String | MemberType::Vector(_) => 300,
+            MemberType::Object(c) if c.tobject.is_some() => 61,
             MemberType::Object(_) => 62,
         }
     }
@@ -325,9 +357,15 @@ fn is_identifier(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Whether `name` is a class name (identifiers joined by `::`).
+/// Whether `name` is a class name: identifiers joined by `::`, with template arguments
+/// (`<...>`, numbers, commas and spaces inside them).
 fn is_class_name(name: &str) -> bool {
-    name.split("::").all(is_identifier)
+    let plain = name.split('<').next().unwrap_or("");
+    plain.split("::").all(is_identifier)
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_:<>, *".contains(c))
+        && name.matches('<').count() == name.matches('>').count()
 }
 
 /// An element as ROOT describes it (`element_class`, type code, size, array shape, type
@@ -428,6 +466,15 @@ fn member_element(m: &MemberSpec) -> Element {
             name,
             DescribedExtra::Stl(1, number_code(*t), false),
         ),
+        MemberType::Object(c) if c.tobject.is_some() => described(
+            &m.name,
+            "TStreamerObject",
+            61,
+            size,
+            &[],
+            name,
+            DescribedExtra::None,
+        ),
         MemberType::Object(_) => described(
             &m.name,
             "TStreamerObjectAny",
@@ -438,6 +485,129 @@ fn member_element(m: &MemberSpec) -> Element {
             DescribedExtra::None,
         ),
     }
+}
+
+/// `TObject`'s layout (version 1): its unique ID and bits.
+fn tobject_layout() -> StreamerInfo {
+    let uint = |name: &str, code| {
+        described(
+            name,
+            "TStreamerBasicType",
+            code,
+            4,
+            &[],
+            "unsigned int".into(),
+            DescribedExtra::None,
+        )
+    };
+    StreamerInfo {
+        class_name: "TObject".into(),
+        checksum: 0x901b_c02d,
+        class_version: 1,
+        elements: vec![uint("fUniqueID", 13), uint("fBits", 15)],
+    }
+}
+
+/// One of ROOT's classes a user class may hold, by the name users know it by: `TVector3`
+/// and `TLorentzVector` (classes deriving from `TObject`, never split), and the
+/// `ROOT::Math` vectors (`XYZVector`, `XYZPoint`, `Polar3DVector`, `RhoEtaPhiVector`,
+/// `RhoZPhiVector`, `PxPyPzEVector`/`XYZTVector`, `PxPyPzMVector`, `PtEtaPhiEVector`,
+/// `PtEtaPhiMVector`, with or without `ROOT::Math::`; or their full template names), each
+/// a class holding its coordinates' class (`fCoordinates`).
+pub fn root_class(name: &str) -> Option<Arc<ClassSpec>> {
+    let d = || MemberType::Number(LeafType::Float64);
+    let vector3 = || {
+        let mut c = ClassSpec::new("TVector3", 3, vec![("fX", d()), ("fY", d()), ("fZ", d())]);
+        c.tobject = Some(0xabb6_be1e);
+        Arc::new(c)
+    };
+    match name {
+        "TVector3" => return Some(vector3()),
+        "TLorentzVector" => {
+            let mut c = ClassSpec::new(
+                "TLorentzVector",
+                4,
+                vec![("fP", MemberType::Object(vector3())), ("fE", d())],
+            );
+            c.tobject = Some(0xe3de_c1a1);
+            return Some(Arc::new(c));
+        }
+        _ => {}
+    }
+    let short = name.strip_prefix("ROOT::Math::").unwrap_or(name);
+    let (vector, coordinates, members): (&str, &str, [&str; 4]) = match short {
+        "XYZVector" => (
+            "DisplacementVector3D",
+            "Cartesian3D",
+            ["fX", "fY", "fZ", ""],
+        ),
+        "XYZPoint" => ("PositionVector3D", "Cartesian3D", ["fX", "fY", "fZ", ""]),
+        "Polar3DVector" => (
+            "DisplacementVector3D",
+            "Polar3D",
+            ["fR", "fTheta", "fPhi", ""],
+        ),
+        "RhoEtaPhiVector" => (
+            "DisplacementVector3D",
+            "CylindricalEta3D",
+            ["fRho", "fEta", "fPhi", ""],
+        ),
+        "RhoZPhiVector" => (
+            "DisplacementVector3D",
+            "Cylindrical3D",
+            ["fRho", "fZ", "fPhi", ""],
+        ),
+        "PxPyPzEVector" | "XYZTVector" => ("LorentzVector", "PxPyPzE4D", ["fX", "fY", "fZ", "fT"]),
+        "PxPyPzMVector" => ("LorentzVector", "PxPyPzM4D", ["fX", "fY", "fZ", "fM"]),
+        "PtEtaPhiEVector" => (
+            "LorentzVector",
+            "PtEtaPhiE4D",
+            ["fPt", "fEta", "fPhi", "fE"],
+        ),
+        "PtEtaPhiMVector" => (
+            "LorentzVector",
+            "PtEtaPhiM4D",
+            ["fPt", "fEta", "fPhi", "fM"],
+        ),
+        _ => {
+            // A full template name: the same classes.
+            return [
+                "XYZVector",
+                "XYZPoint",
+                "Polar3DVector",
+                "RhoEtaPhiVector",
+                "RhoZPhiVector",
+                "PxPyPzEVector",
+                "PxPyPzMVector",
+                "PtEtaPhiEVector",
+                "PtEtaPhiMVector",
+            ]
+            .iter()
+            .filter_map(|n| root_class(n))
+            .find(|c| c.name == name);
+        }
+    };
+    let coordinates = Arc::new(ClassSpec::new(
+        &format!("ROOT::Math::{coordinates}<double>"),
+        1,
+        members
+            .iter()
+            .filter(|m| !m.is_empty())
+            .map(|m| (*m, d()))
+            .collect(),
+    ));
+    let name = match vector {
+        "LorentzVector" => format!("ROOT::Math::LorentzVector<{} >", coordinates.name),
+        v => format!(
+            "ROOT::Math::{v}<{},ROOT::Math::DefaultCoordinateSystemTag>",
+            coordinates.name
+        ),
+    };
+    Some(Arc::new(ClassSpec::new(
+        &name,
+        1,
+        vec![("fCoordinates", MemberType::Object(coordinates))],
+    )))
 }
 
 #[cfg(test)]
@@ -485,6 +655,45 @@ mod tests {
         assert_eq!(event.member_offsets(), [0, 4, 8, 32, 56, 64, 68, 80, 112]);
         assert_eq!(event.size_align(), (136, 8));
         assert!(event.check().is_ok());
+    }
+
+    #[test]
+    fn roots_own_classes_have_roots_names_and_checksums() {
+        let v3 = root_class("ROOT::Math::XYZVector").unwrap();
+        assert_eq!(
+            v3.name,
+            "ROOT::Math::DisplacementVector3D<ROOT::Math::Cartesian3D<double>,ROOT::Math::DefaultCoordinateSystemTag>"
+        );
+        assert_eq!(v3.checksum(), 0x3e40_083c);
+        let p4 = root_class("PtEtaPhiMVector").unwrap();
+        assert_eq!(
+            p4.name,
+            "ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiM4D<double> >"
+        );
+        assert_eq!(p4.checksum(), 0xc524_0386);
+        assert_eq!(root_class(&p4.name), Some(p4.clone()));
+        assert!(root_class("TVector2").is_none());
+        // A class holding them: the checksum ROOT 6.40 gives `struct RwMath { XYZVector v3;
+        // PtEtaPhiMVector v4; TVector3 t3; TLorentzVector t4; double e; }`.
+        let math = ClassSpec::new(
+            "RwMath",
+            1,
+            vec![
+                ("v3", MemberType::Object(v3)),
+                ("v4", MemberType::Object(p4)),
+                ("t3", MemberType::Object(root_class("TVector3").unwrap())),
+                (
+                    "t4",
+                    MemberType::Object(root_class("TLorentzVector").unwrap()),
+                ),
+                ("e", MemberType::Number(LeafType::Float64)),
+            ],
+        );
+        assert_eq!(math.checksum(), 0xfe3a_3c9b);
+        assert!(math.check().is_ok());
+        // Sizes as ROOT's element sizes say: TVector3 40, TLorentzVector 64 bytes.
+        assert_eq!(root_class("TVector3").unwrap().size_align().0, 40);
+        assert_eq!(root_class("TLorentzVector").unwrap().size_align().0, 64);
     }
 
     #[test]

@@ -25,7 +25,7 @@ mod writer;
 
 pub(crate) use basket::{basket_record, BasketContent};
 pub use branch::BranchSpec;
-pub use class::{ClassSpec, MemberType};
+pub use class::{root_class, ClassSpec, MemberType};
 pub(crate) use clusters::cluster_layout;
 pub use options::TTreeWriteOptions;
 pub use parallel::{

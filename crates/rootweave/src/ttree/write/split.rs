@@ -312,6 +312,7 @@ fn unroll_object(out: &mut Vec<ClassPart>, level: &Level, top_split: i32) {
     // members), and 0 below.
     let split_of = |ty: &MemberType| match ty {
         MemberType::String | MemberType::Vector(_) => 0,
+        MemberType::Object(c) if c.tobject.is_some() => 0,
         _ if level.depth == 1 => top_split - 1,
         _ => 0,
     };
@@ -321,9 +322,15 @@ fn unroll_object(out: &mut Vec<ClassPart>, level: &Level, top_split: i32) {
         let mut part = level.part(name.clone(), k, &ty);
         part.streamer_type = 0;
         if level.level > 0 {
-            part.branch_type = 1;
-            part.split_level = split_of(&ty);
-            out.push(part);
+            // As for object members: a branch of its own only below the top object.
+            let parent = if level.depth == 1 {
+                part.branch_type = 1;
+                part.split_level = split_of(&ty);
+                out.push(part);
+                out.len() - 1
+            } else {
+                level.parent
+            };
             let below = Level {
                 class: base,
                 parent_name: level.parent_name,
@@ -332,7 +339,7 @@ fn unroll_object(out: &mut Vec<ClassPart>, level: &Level, top_split: i32) {
                 first: level.base_first(k),
                 level: level.level - 1,
                 depth: level.depth + 1,
-                parent: out.len() - 1,
+                parent,
                 offset: 0,
             };
             unroll_object(out, &below, top_split);
@@ -359,24 +366,32 @@ fn unroll_object(out: &mut Vec<ClassPart>, level: &Level, top_split: i32) {
         let mut part = level.part(name.clone(), id, &m.ty);
         part.split_level = split_of(&m.ty);
         match &m.ty {
-            MemberType::Object(c) if level.level > 0 => {
-                part.branch_type = 2;
-                out.push(part);
+            MemberType::Object(c) if level.level > 0 && c.tobject.is_none() => {
+                // A member of the top object gets a branch of its own holding its members'
+                // branches; deeper objects' members hang from that branch too (ROOT makes
+                // no branch for `v3.fCoordinates`, only for `v3`).
+                let (parent_name, parent) = if level.depth == 1 {
+                    part.branch_type = 2;
+                    out.push(part);
+                    (c.name.as_str(), out.len() - 1)
+                } else {
+                    (level.parent_name, level.parent)
+                };
                 let below = Level {
                     class: c,
-                    parent_name: &c.name,
+                    parent_name,
                     prefix: format!("{leaf_name}."),
                     path,
                     first: 0,
                     level: level.level - 1,
                     depth: level.depth + 1,
-                    parent: out.len() - 1,
+                    parent,
                     offset: 0,
                 };
                 unroll_object(out, &below, top_split);
             }
             ty => {
-                if matches!(ty, MemberType::Object(_)) {
+                if matches!(ty, MemberType::Object(c) if c.tobject.is_none()) {
                     part.bits = ANY;
                 }
                 part.leaf = Some(member_leaf(&leaf_name, &name, id, ty));
@@ -402,7 +417,7 @@ fn unroll_items(out: &mut Vec<ClassPart>, level: &Level, counts: &str) {
         path.push(index);
         let leaf_name = format!("{}{}", level.prefix, m.name);
         match &m.ty {
-            MemberType::Object(c) if level.level > 0 => {
+            MemberType::Object(c) if level.level > 0 && c.tobject.is_none() => {
                 let below = Level {
                     class: c,
                     parent_name: level.parent_name,
@@ -426,7 +441,7 @@ fn unroll_items(out: &mut Vec<ClassPart>, level: &Level, counts: &str) {
                 part.branch_type = 41;
                 part.offset = level.offset as i32;
                 part.counted = true;
-                if matches!(ty, MemberType::Object(_)) {
+                if matches!(ty, MemberType::Object(c) if c.tobject.is_none()) {
                     part.bits = NO_MAP | ANY;
                 }
                 part.leaf = Some(member_leaf(&leaf_name, &title, id, ty));
