@@ -5,9 +5,10 @@ same values (bench/cpp/root_parallel_write.cxx makes them with the same draws, c
 as bench/parallel_write.py describes). The cases of the TBufferMerger talk:
 
     (a) `single`: one branch `x/I`, 64M entries (256 MiB);
-    (b) `complex`: ten collections of 5-15 records (three 3-vectors, three doubles, three ints)
-        as NanoAOD-style branches: counters `ne0..ne9`, counted arrays `e0_p0_x[ne0]/D`, ...
-        (ROOT: schema `complexflat`, the same branches); 20k entries;
+    (b) `complex`: ten branches `e0..e9` of `std::vector<Event>` of 5-15 events each (an Event
+        is three 3-vectors `Vec3`, three doubles and three ints), split (99), as TBufferMerger's
+        multi-branch benchmark writes them (ROOT: schema `complex`, the same classes with a
+        compiled dictionary); 20k entries;
     (c) `wide:N`: N float branches `f0..`, N = 1, 2, 5, 10, 25, 50, at a fixed 200 MB of values;
     (d) `wide`: 1000 float branches, 50k entries (200 MB).
 
@@ -69,7 +70,7 @@ def cases(args):
         if case == "a":
             out.append(("a", "single", "single", "single", args.single_entries, 1))
         elif case == "b":
-            out.append(("b", "complex", "complex", "complexflat", args.complex_entries, 160))
+            out.append(("b", "complex", "complex", "complex", args.complex_entries, 160))
         elif case == "c":
             for n in BRANCH_COUNTS:
                 out.append(("c", f"wide:{n}", f"wide:{n}", f"wide:{n}", args.branch_bytes // (4 * n), n))

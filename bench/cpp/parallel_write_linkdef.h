@@ -3,8 +3,8 @@
 #pragma link off all globals;
 #pragma link off all classes;
 #pragma link off all functions;
-#pragma link C++ class BenchVec3+;
-#pragma link C++ class BenchRecord+;
-#pragma link C++ class std::vector<BenchRecord>+;
+#pragma link C++ class Vec3+;
+#pragma link C++ class Event+;
+#pragma link C++ class std::vector<Event>+;
 #pragma link C++ class std::vector<std::vector<int> >+;
 #endif

@@ -2,7 +2,7 @@
 // branches of the `complex` and `nanoaod` datasets). bench/parallel_write.py makes the
 // dictionary with rootcling into bench/out.
 //
-// BenchRecord has the memory layout of the untyped record of `complex` (three 3-vectors,
+// Event has the memory layout of the untyped record of `complex` (three 3-vectors,
 // three doubles, three ints, 112 bytes with padding), which the program also relies on for
 // ROOT's untyped RNTuple record field (it checks the offsets at run time).
 
@@ -11,16 +11,16 @@
 
 #include <vector>
 
-struct BenchVec3 {
+struct Vec3 {
    double x = 0;
    double y = 0;
    double z = 0;
 };
 
-struct BenchRecord {
-   BenchVec3 p0;
-   BenchVec3 p1;
-   BenchVec3 p2;
+struct Event {
+   Vec3 p0;
+   Vec3 p1;
+   Vec3 p2;
    double d0 = 0;
    double d1 = 0;
    double d2 = 0;

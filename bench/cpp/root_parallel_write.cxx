@@ -21,7 +21,7 @@
 // collections included (ROOT's RRecordField and RVectorField::CreateUntyped). TTree:
 // leaves for numbers (`beamSpot[3]/F`), std::vector branches for collections of numbers,
 // the NanoAOD Muon collection as one std::vector branch per member (Muon_pt, ...), each
-// `complex` collection as a split std::vector<BenchRecord> branch (dictionary from
+// `complex` collection as a split std::vector<Event> branch (dictionary from
 // parallel_write_types.h), `Track_hits` as std::vector<std::vector<int>>, `dataset` as
 // std::string.
 //
@@ -199,11 +199,11 @@ class ComplexSource final : public Source {
    // Bytes of the values of one record: 12 doubles and 3 ints (no padding).
    static constexpr std::uint64_t kRecordPayload = 12 * 8 + 3 * 4;
    std::array<std::vector<std::uint64_t>, kCollections> fOffsets;
-   std::array<std::vector<BenchRecord>, kCollections> fRecords;
-   // Current entry: as untyped collections (bytes of BenchRecord, for RNTuple) or as
-   // std::vector<BenchRecord> (TTree).
+   std::array<std::vector<Event>, kCollections> fRecords;
+   // Current entry: as untyped collections (bytes of Event, for RNTuple) or as
+   // std::vector<Event> (TTree).
    std::array<std::vector<char>, kCollections> fBytes;
-   std::array<std::vector<BenchRecord>, kCollections> fVectors;
+   std::array<std::vector<Event>, kCollections> fVectors;
    bool fTree = false;
    // NanoAOD-style branches (as rootweave's TreeLayout lays out `complex`): per collection
    // a counter `ne<c>/I` and one counted array per member, `e<c>_p0_x[ne<c>]/D`, ...
@@ -216,7 +216,7 @@ class ComplexSource final : public Source {
    };
    std::array<Flat, kCollections> fFlats;
 
-   static std::unique_ptr<ROOT::RFieldBase> Vec3(const std::string &name)
+   static std::unique_ptr<ROOT::RFieldBase> Vec3Field(const std::string &name)
    {
       std::vector<std::unique_ptr<ROOT::RFieldBase>> members;
       for (const char *m : {"x", "y", "z"})
@@ -232,18 +232,18 @@ public:
       for (int c = 0; c < kCollections; ++c) {
          std::vector<std::unique_ptr<ROOT::RFieldBase>> members;
          for (const char *p : {"p0", "p1", "p2"})
-            members.push_back(Vec3(p));
+            members.push_back(Vec3Field(p));
          for (const char *d : {"d0", "d1", "d2"})
             members.push_back(std::make_unique<ROOT::RField<double>>(d));
          for (const char *i : {"i0", "i1", "i2"})
             members.push_back(std::make_unique<ROOT::RField<std::int32_t>>(i));
          auto record = std::make_unique<ROOT::RRecordField>("_0", std::move(members));
          const std::vector<std::size_t> expected = {
-            offsetof(BenchRecord, p0), offsetof(BenchRecord, p1), offsetof(BenchRecord, p2),
-            offsetof(BenchRecord, d0), offsetof(BenchRecord, d1), offsetof(BenchRecord, d2),
-            offsetof(BenchRecord, i0), offsetof(BenchRecord, i1), offsetof(BenchRecord, i2)};
-         if (record->GetOffsets() != expected || record->GetValueSize() != sizeof(BenchRecord))
-            throw std::runtime_error("the untyped record's layout differs from BenchRecord");
+            offsetof(Event, p0), offsetof(Event, p1), offsetof(Event, p2),
+            offsetof(Event, d0), offsetof(Event, d1), offsetof(Event, d2),
+            offsetof(Event, i0), offsetof(Event, i1), offsetof(Event, i2)};
+         if (record->GetOffsets() != expected || record->GetValueSize() != sizeof(Event))
+            throw std::runtime_error("the untyped record's layout differs from Event");
          model.AddField(ROOT::RVectorField::CreateUntyped("e" + std::to_string(c), std::move(record)));
       }
    }
@@ -258,8 +258,8 @@ public:
          for (std::uint64_t i = 0; i < n; ++i) {
             std::uint64_t k = 5 + rng.below(11);
             for (std::uint64_t j = 0; j < k; ++j) {
-               BenchRecord r;
-               for (BenchVec3 *p : {&r.p0, &r.p1, &r.p2}) {
+               Event r;
+               for (Vec3 *p : {&r.p0, &r.p1, &r.p2}) {
                   p->x = rng.uniform();
                   p->y = rng.uniform();
                   p->z = rng.uniform();
@@ -279,13 +279,13 @@ public:
    void Entry(std::uint64_t i) final
    {
       for (int c = 0; c < kCollections; ++c) {
-         const BenchRecord *begin = fRecords[c].data() + fOffsets[c][i];
-         const BenchRecord *end = fRecords[c].data() + fOffsets[c][i + 1];
+         const Event *begin = fRecords[c].data() + fOffsets[c][i];
+         const Event *end = fRecords[c].data() + fOffsets[c][i + 1];
          if (fFlat) {
             Flat &f = fFlats[c];
             f.n = static_cast<std::int32_t>(end - begin);
             for (int k = 0; k < f.n; ++k) {
-               const BenchRecord &r = begin[k];
+               const Event &r = begin[k];
                const double v[12] = {r.p0.x, r.p0.y, r.p0.z, r.p1.x, r.p1.y, r.p1.z,
                                      r.p2.x, r.p2.y, r.p2.z, r.d0,   r.d1,   r.d2};
                for (int m = 0; m < 12; ++m)
@@ -297,7 +297,7 @@ public:
          } else if (fTree) {
             fVectors[c].assign(begin, end);
          } else {
-            fBytes[c].resize((end - begin) * sizeof(BenchRecord));
+            fBytes[c].resize((end - begin) * sizeof(Event));
             std::memcpy(fBytes[c].data(), begin, fBytes[c].size());
          }
          payload += 8 + kRecordPayload * (end - begin);

@@ -232,6 +232,23 @@ def test_hadd_and_merge_of_class_trees_agree(workdir):
         assert ak.to_list(ours[key].array()) == ak.to_list(theirs[key].array()), key
 
 
+def test_rntuple_classes_convert_to_class_branches(workdir):
+    """An RNTuple of classes (the RNTuple writer's named records) converted to a TTree:
+    the classes become class branches, split, and ROOT reads every member."""
+    source, tree = workdir / "classes-rntuple.root", workdir / "classes-converted.root"
+    values = entries(0, 12)
+    schema = {"items": SCHEMA["items"], "vecs": SCHEMA["vecs"]}
+    part = {k: v for k, v in values.items() if k in schema}
+    with rootweave.recreate(source) as f:
+        w = f.mkrntuple("t", schema)
+        w.extend({k: typed(ak.Array(v), schema[k]) for k, v in part.items()})
+    rootweave.convert(f"{source}:t", tree, to="ttree")
+    t = rootweave.open(tree)["t"]
+    assert {"items", "items.p.x", "items.m4.fCoordinates.fT", "items.t3", "vecs", "vecs.z"} <= set(t.keys())
+    assert t["items.q"].array().tolist() == [[x["q"] for x in v] for v in values["items"]]
+    assert ak.to_list(t["vecs"].array()) == [{f"vecs.{m}": [x[m] for x in v] for m in "xyz"} for v in values["vecs"]]
+
+
 def test_parallel_writer_writes_class_trees_too(workdir):
     path = workdir / "parallel-classes.root"
     values = entries(0, 40)

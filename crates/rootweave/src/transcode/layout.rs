@@ -9,6 +9,7 @@ use crate::array::{Array, ColumnData};
 use crate::convert::field_type_of;
 use crate::dataset::{AnyReader, BatchSource};
 use crate::error::{Error, Result};
+use crate::rntuple::read::{FieldRecord, Role};
 use crate::rntuple::{Field, FieldType, Projection, ProjectionKind};
 
 /// How one output field's batch is made of the arrays read.
@@ -225,6 +226,16 @@ fn typed_fields(reader: &AnyReader, asked: &[String]) -> Result<TypedFields> {
     for (name, array) in empty {
         match field_type_of(&array) {
             Some(ty) => {
+                let ty = match reader {
+                    AnyReader::RNTuple(r) => {
+                        let d = r.descriptor();
+                        match d.field_by_path(&name) {
+                            Some(field) => with_class_names(ty, &d.fields, field.id),
+                            None => ty,
+                        }
+                    }
+                    AnyReader::TTree(_) => ty,
+                };
                 names.push(name);
                 types.push(ty);
             }
@@ -241,6 +252,68 @@ fn typed_fields(reader: &AnyReader, asked: &[String]) -> Result<TypedFields> {
         }
     }
     Ok((names, types, skipped))
+}
+
+/// `ty` (the type of values read from RNTuple field `id`) with the class names and
+/// versions the field's records have in `fields` (the descriptor's), and `std::vector`s
+/// of classes as such: what a TTree's class branches need, which values alone do not say.
+fn with_class_names(ty: FieldType, fields: &[FieldRecord], id: u32) -> FieldType {
+    let children: Vec<u32> = fields
+        .iter()
+        .filter(|f| f.parent == id && f.id != id)
+        .map(|f| f.id)
+        .collect();
+    let field = &fields[id as usize];
+    let inner = |item: FieldType| match children.as_slice() {
+        [child] => with_class_names(item, fields, *child),
+        _ => item,
+    };
+    match ty {
+        FieldType::Record {
+            type_name,
+            type_version,
+            fields: members,
+        } => {
+            let members = members
+                .into_iter()
+                .map(|m| {
+                    match children
+                        .iter()
+                        .find(|&&c| fields[c as usize].name == m.name)
+                    {
+                        Some(&c) => Field::new(m.name, with_class_names(m.ty, fields, c)),
+                        None => m,
+                    }
+                })
+                .collect();
+            let named = field.role == Role::Record && !field.type_name.is_empty();
+            FieldType::Record {
+                type_name: if named {
+                    field.type_name.clone()
+                } else {
+                    type_name
+                },
+                type_version: if named {
+                    field.type_version
+                } else {
+                    type_version
+                },
+                fields: members,
+            }
+        }
+        FieldType::Vector(item) => FieldType::Vector(Box::new(inner(*item))),
+        FieldType::UntypedCollection(item) => {
+            let item = inner(*item);
+            if field.type_name.starts_with("std::vector<") {
+                FieldType::Vector(Box::new(item))
+            } else {
+                FieldType::UntypedCollection(Box::new(item))
+            }
+        }
+        FieldType::Array(item, n) => FieldType::Array(Box::new(inner(*item)), n),
+        FieldType::Optional(item) => FieldType::Optional(Box::new(inner(*item))),
+        other => other,
+    }
 }
 
 fn whole<'a>((name, array): &'a (String, Array)) -> Result<ColumnData<'a>> {
