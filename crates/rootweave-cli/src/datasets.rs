@@ -41,6 +41,34 @@ impl FromStr for Schema {
     }
 }
 
+/// The members `x`, `y`, `z` of a 3-vector.
+fn xyz() -> Vec<Field> {
+    ["x", "y", "z"]
+        .iter()
+        .map(|n| Field::new(*n, FieldType::Float64))
+        .collect()
+}
+
+/// The members of a `complex` record: three 3-vectors of type `vec3`, three doubles and
+/// three ints.
+fn complex_members(vec3: FieldType) -> Vec<Field> {
+    let mut members: Vec<Field> = ["p0", "p1", "p2"]
+        .iter()
+        .map(|n| Field::new(*n, vec3.clone()))
+        .collect();
+    members.extend(
+        ["d0", "d1", "d2"]
+            .iter()
+            .map(|n| Field::new(*n, FieldType::Float64)),
+    );
+    members.extend(
+        ["i0", "i1", "i2"]
+            .iter()
+            .map(|n| Field::new(*n, FieldType::Int32)),
+    );
+    members
+}
+
 impl Schema {
     /// The fields of the dataset.
     pub fn fields(self) -> Vec<Field> {
@@ -48,35 +76,13 @@ impl Schema {
             Schema::NanoAod => nanoaod_fields(),
             Schema::Single => vec![Field::new("x", FieldType::Int32)],
             Schema::Complex => {
-                let vec3 = || {
-                    FieldType::untyped_record(
-                        ["x", "y", "z"]
-                            .iter()
-                            .map(|n| Field::new(*n, FieldType::Float64))
-                            .collect(),
-                    )
-                };
-                let mut members: Vec<Field> = ["p0", "p1", "p2"]
-                    .iter()
-                    .map(|n| Field::new(*n, vec3()))
-                    .collect();
-                members.extend(
-                    ["d0", "d1", "d2"]
-                        .iter()
-                        .map(|n| Field::new(*n, FieldType::Float64)),
-                );
-                members.extend(
-                    ["i0", "i1", "i2"]
-                        .iter()
-                        .map(|n| Field::new(*n, FieldType::Int32)),
-                );
+                let record =
+                    FieldType::untyped_record(complex_members(FieldType::untyped_record(xyz())));
                 (0..10)
                     .map(|i| {
                         Field::new(
                             format!("e{i}"),
-                            FieldType::untyped_collection(FieldType::untyped_record(
-                                members.clone(),
-                            )),
+                            FieldType::untyped_collection(record.clone()),
                         )
                     })
                     .collect()
@@ -94,29 +100,11 @@ impl Schema {
         let Schema::Complex = self else {
             return self.fields();
         };
-        let vec3 = FieldType::class(
-            "Vec3",
+        let event = FieldType::class(
+            "Event",
             1,
-            ["x", "y", "z"]
-                .iter()
-                .map(|n| Field::new(*n, FieldType::Float64))
-                .collect(),
+            complex_members(FieldType::class("Vec3", 1, xyz())),
         );
-        let mut members: Vec<Field> = ["p0", "p1", "p2"]
-            .iter()
-            .map(|n| Field::new(*n, vec3.clone()))
-            .collect();
-        members.extend(
-            ["d0", "d1", "d2"]
-                .iter()
-                .map(|n| Field::new(*n, FieldType::Float64)),
-        );
-        members.extend(
-            ["i0", "i1", "i2"]
-                .iter()
-                .map(|n| Field::new(*n, FieldType::Int32)),
-        );
-        let event = FieldType::class("Event", 1, members);
         (0..10)
             .map(|i| Field::new(format!("e{i}"), FieldType::vector(event.clone())))
             .collect()

@@ -170,18 +170,7 @@ pub(crate) fn class_parts(
             Some(_) => name.to_string(),
             None => format!("{name}."),
         };
-        let level = Level {
-            class,
-            parent_name: &class.name,
-            prefix,
-            path: Vec::new(),
-            first: 0,
-            level: split - 1,
-            depth: 1,
-            parent: 0,
-            offset: 0,
-        };
-        unroll_items(&mut out, &level, &counts);
+        unroll_items(&mut out, &Level::top(class, prefix, split), &counts);
     } else {
         let mut top = whole(
             PartSource::Nothing,
@@ -201,18 +190,7 @@ pub(crate) fn class_parts(
         } else {
             String::new()
         };
-        let level = Level {
-            class,
-            parent_name: &class.name,
-            prefix,
-            path: Vec::new(),
-            first: 0,
-            level: split - 1,
-            depth: 1,
-            parent: 0,
-            offset: 0,
-        };
-        unroll_object(&mut out, &level, split);
+        unroll_object(&mut out, &Level::top(class, prefix, split), split);
     }
     out
 }
@@ -239,7 +217,23 @@ struct Level<'c> {
     offset: usize,
 }
 
-impl Level<'_> {
+impl<'c> Level<'c> {
+    /// The members of the top object (or of a `std::vector`'s items), hanging from the
+    /// layout's first part, their names starting with `prefix`.
+    fn top(class: &'c ClassSpec, prefix: String, split: i32) -> Self {
+        Level {
+            class,
+            parent_name: &class.name,
+            prefix,
+            path: Vec::new(),
+            first: 0,
+            level: split - 1,
+            depth: 1,
+            parent: 0,
+            offset: 0,
+        }
+    }
+
     /// A part of this level for the element at `id` of the class.
     fn part(&self, name: String, id: usize, ty: &MemberType) -> ClassPart {
         ClassPart {
