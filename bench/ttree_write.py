@@ -18,7 +18,7 @@ counters `nMuon`, `nJet`, `nElectron` with their counted arrays `Muon_pt[nMuon]`
 `std::vector<std::vector<int>>` `Track_hits`, a fixed array `beamSpot[3]`, a `std::string`
 `dataset`) and `complex` (ten collections of records as NanoAOD-style branches: counters
 `ne0..ne9` and counted arrays `e0_p0_x`...): the values are the ones of
-`rootweave generate --format ttree --schema CASE --seed 1` (200k, 4M and 100k entries by default:
+`rootweave generate --format ttree --flat --schema CASE --seed 1` (200k, 4M and 100k entries by default:
 --entries-wide, --entries-nanoaod, --entries-complex), and the three writers write them:
 - rootweave: the `generate` run itself, so its time includes making the values;
 - ROOT: `root_ttree_write clone` reads rootweave's tree and fills `CloneTree(0)` of it in a new
@@ -210,7 +210,7 @@ def run(cmd):
 
 def commands(case, entries, codec, files, root_exe):
     """The command of each writer; ROOT's and uproot's read rootweave's file, except in `single`."""
-    rootweave = [TARGET / "rootweave", "generate", files["rootweave"], "--schema", case, "--format", "ttree", "--sequential",
+    rootweave = [TARGET / "rootweave", "generate", files["rootweave"], "--schema", case, "--format", "ttree", "--flat", "--sequential",
                  "--events", entries, "--compression", codec, "--seed", 1]
     if case == "single":
         return {"rootweave": rootweave,

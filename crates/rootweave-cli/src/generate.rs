@@ -35,6 +35,9 @@ pub struct GenerateOptions {
     pub progress: bool,
     /// TTrees: the split level of the classes' branches (the `complex` dataset).
     pub split_level: i32,
+    /// TTrees: the `complex` dataset's collections as NanoAOD-style branches (counters and
+    /// counted arrays) instead of `std::vector<Event>`.
+    pub flat: bool,
 }
 
 /// What was written.

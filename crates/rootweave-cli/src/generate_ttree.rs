@@ -24,12 +24,22 @@ fn field_options(name: &str) -> FieldOptions {
     }
 }
 
+/// The branches of the dataset: classes split as `options` say, or NanoAOD-style.
+fn tree_layout(options: &GenerateOptions) -> Result<TreeLayout> {
+    let fields = if options.flat {
+        options.schema.fields()
+    } else {
+        options.schema.tree_fields()
+    };
+    TreeLayout::new(&fields, |name| {
+        field_options(name).with_split_level(options.split_level)
+    })
+}
+
 /// Generates the dataset into `out` as a TTree called `Events`, chunk after chunk on one
 /// thread, by the sequential writer (ROOT's clusters and basket sizes).
 pub fn generate_ttree_sequential(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
-    let layout = TreeLayout::new(&options.schema.tree_fields(), |name| {
-        field_options(name).with_split_level(options.split_level)
-    })?;
+    let layout = tree_layout(options)?;
     let start = Instant::now();
     let mut writer = TTreeWriter::recreate(
         out,
@@ -103,9 +113,7 @@ impl ParallelOutput for TreeOutput<'_> {
 /// Generates the dataset into `out` as a TTree called `Events` by the parallel writer,
 /// one fill context per thread.
 pub fn generate_ttree(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
-    let layout = TreeLayout::new(&options.schema.tree_fields(), |name| {
-        field_options(name).with_split_level(options.split_level)
-    })?;
+    let layout = tree_layout(options)?;
     let start = Instant::now();
     let writer = TTreeParallelWriter::recreate(
         out,

@@ -90,6 +90,11 @@ enum Command {
         /// branch per member).
         #[arg(long, default_value_t = 99)]
         split_level: i32,
+        /// With --format ttree: the `complex` dataset's collections as NanoAOD-style
+        /// branches (counters `ne0`.., counted arrays `e0_p0_x[ne0]`..) instead of
+        /// `std::vector<Event>`.
+        #[arg(long)]
+        flat: bool,
     },
     /// Merge ROOT files as hadd does: trees fast-cloned (baskets copied without being
     /// recompressed), directories merged, other objects taken from the first input that
@@ -224,6 +229,7 @@ fn main() -> ExitCode {
             format,
             sequential,
             split_level,
+            flat,
         } => {
             if sequential && format != "ttree" {
                 eprintln!("rootweave: --sequential writes TTrees only (--format ttree)");
@@ -250,6 +256,7 @@ fn main() -> ExitCode {
                     ordered,
                     progress: true,
                     split_level,
+                    flat,
                 },
                 match format.as_str() {
                     "ttree" if sequential => Output::SequentialTree,
