@@ -419,13 +419,8 @@ fn read_members_of_all(
     for step in steps {
         match step {
             MemberStep::Field(i) => match &mut fields[*i] {
-                Builder::Framed(inner) if !matches!(**inner, Builder::Class { .. }) => {
-                    if n == 0 {
-                        continue;
-                    }
-                    let (_, end) = r.frame()?;
-                    inner.repeat(n, r)?;
-                    r.end_frame(end, &inner.what())?;
+                Builder::Framed(inner) if !matches!(**inner, Builder::Class { .. }) && n > 0 => {
+                    read_stl_member_of_all(inner, n, r)?
                 }
                 field => field.repeat(n, r)?,
             },
@@ -460,6 +455,36 @@ fn check_version(
         )),
         _ => Ok(()),
     }
+}
+
+/// Reads an STL member (string or collection) of `n > 0` objects streamed memberwise: ROOT
+/// 6.40 writes the values of all the objects in one frame with one version; files of older
+/// ROOT frame each object's value. The first value reads alike either way: a frame that ends
+/// after it while more follow is one frame per value.
+fn read_stl_member_of_all(
+    inner: &mut Builder,
+    n: usize,
+    r: &mut Reader,
+) -> Result<(), DecodeError> {
+    let read_one = |inner: &mut Builder, r: &mut Reader| -> Result<Option<usize>, DecodeError> {
+        let (version, end) = r.frame()?;
+        if version & MEMBERWISE != 0 {
+            read_memberwise(inner, r)?;
+        } else {
+            inner.item(r)?;
+        }
+        Ok(end)
+    };
+    let end = read_one(inner, r)?;
+    if n > 1 && end == Some(r.0.len()) {
+        for _ in 1..n {
+            let end = read_one(inner, r)?;
+            r.end_frame(end, &inner.what())?;
+        }
+        return Ok(());
+    }
+    inner.repeat(n - 1, r)?;
+    r.end_frame(end, &inner.what())
 }
 
 /// Reads a class's members by its steps into the record's field builders.
