@@ -253,14 +253,17 @@ def test_parallel_writer_writes_class_trees_too(workdir):
     path = workdir / "parallel-classes.root"
     values = entries(0, 40)
     with rootweave.recreate(path) as f:
-        t = f.mktree_parallel("t", SCHEMA, split_level=99, ordered=True)
+        # A mixed split: "all" whole, "vecs" one level, the others 99.
+        t = f.mktree_parallel("t", SCHEMA, split_level={"all": 0, "vecs": 1}, ordered=True)
         contexts = [t.context(), t.context()]
         for k, start in enumerate(range(0, 40, 10)):
             part = batch({name: v[start:start + 10] for name, v in values.items()})
             contexts[k % 2].extend_sequence(k, part)
     r = rootweave.open(path)["t"]
     assert r.num_entries == 40
-    assert r["f64"].array(library="np").tolist() == [v["f64"] for v in values["all"]]
+    assert "f64" not in r.keys() and {"items.q", "vecs.x"} <= set(r.keys())
+    assert ak.to_list(r["all"].array()) == values["all"]
+    assert r["items.q"].array().tolist() == [[x["q"] for x in v] for v in values["items"]]
     assert ak.to_list(r["derived"].array()) == values["derived"]
 
 

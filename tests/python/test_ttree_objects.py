@@ -152,12 +152,17 @@ def test_branches_whose_data_cannot_be_read_warn_and_the_rest_is_read():
         again = t.arrays(library="np")
     named = [str(w.message).split("'")[1] for w in caught
              if issubclass(w.category, rootweave.UnreadableBranchWarning)]
-    # Its objects (ElementLinks streamed memberwise with a base class) fail when read, not
-    # when typed: left out with a warning, once, and every other branch is read.
-    bad = "METAssoc_AnalysisMETAux.jetLink"
-    assert named.count(bad) == 1 and len(named) == len(set(named))
-    assert bad not in every.fields and bad not in again
-    # 903 branches: 54 not read (53 of types not supported), 44 groups read through their
-    # sub-branches, 805 read.
-    assert len(named) == 54 and len(every.fields) == len(again) == 805
+    # Branches that cannot be read are left out with a warning, once each, and every other
+    # branch is read.
+    assert len(named) == len(set(named))
+    # ElementLinks streamed member-wise in a class with a base class read (uproot 5.7 fails
+    # on them): consecutive indices into one container.
+    links = "METAssoc_AnalysisMETAux.jetLink"
+    assert links not in named and links in every.fields
+    first = every[links][0].to_list()
+    assert [x["m_persIndex"] for x in first[:9]] == list(range(9))
+    assert {x["m_persKey"] for x in first[:9]} == {452794649}
+    # 903 branches: 43 not read (of types not supported), groups read through their
+    # sub-branches, 811 read.
+    assert len(named) == 43 and len(every.fields) == len(again) == 811
     assert len(every) == t.num_entries

@@ -38,10 +38,11 @@ impl TreeWriter {
     /// `layouts` says, per field, its list's counter branch (default `n<field>`) and
     /// whether a list of numbers is a `std::vector`, a string a C string, a record a leaf
     /// list (`{field: (counter, "std_vector" | "c_string" | "leaf_list" | "")}`); named
-    /// classes are split to `split_level` (ROOT's default 99). A cluster
+    /// classes are split to `split_level` (ROOT's default 99) or, for the fields
+    /// `split_levels` names, to their own level. A cluster
     /// ends every `auto_flush_bytes` stored bytes, and the tree is saved (readable if the
     /// writer dies later) every `auto_save_bytes`.
-    #[pyo3(signature = (file, name, schema, compression="zstd:5", title="", basket_size=32000, layouts=None, auto_flush_bytes=30_000_000, auto_save_bytes=300_000_000, split_level=99))]
+    #[pyo3(signature = (file, name, schema, compression="zstd:5", title="", basket_size=32000, layouts=None, auto_flush_bytes=30_000_000, auto_save_bytes=300_000_000, split_level=99, split_levels=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -55,8 +56,9 @@ impl TreeWriter {
         auto_flush_bytes: u64,
         auto_save_bytes: u64,
         split_level: i32,
+        split_levels: Option<HashMap<String, i32>>,
     ) -> PyResult<Self> {
-        let (fields, layout) = tree_layout(schema, layouts, split_level)?;
+        let (fields, layout) = tree_layout(schema, layouts, split_level, split_levels)?;
         let options = write_options(
             title,
             compression,
@@ -132,7 +134,9 @@ pub(crate) fn tree_layout(
     schema: &Bound<'_, PyList>,
     layouts: Option<HashMap<String, (String, String)>>,
     split_level: i32,
+    split_levels: Option<HashMap<String, i32>>,
 ) -> PyResult<(Vec<Field>, TreeLayout)> {
+    let split_levels = split_levels.unwrap_or_default();
     let mut fields = Vec::with_capacity(schema.len());
     for item in schema.iter() {
         let (field, ty): (String, Bound<'_, PyAny>) = item.extract()?;
@@ -140,7 +144,8 @@ pub(crate) fn tree_layout(
     }
     let layouts = layouts.unwrap_or_default();
     let options = |field: &str| {
-        let mut o = FieldOptions::default().with_split_level(split_level);
+        let split = split_levels.get(field).copied().unwrap_or(split_level);
+        let mut o = FieldOptions::default().with_split_level(split);
         if let Some((counter, style)) = layouts.get(field) {
             o = o.with_counter(counter);
             o = match style.as_str() {

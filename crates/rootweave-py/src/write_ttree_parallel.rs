@@ -40,7 +40,7 @@ impl ParallelTreeWriter {
     /// baskets stay within `memory_budget` bytes; with `ordered`, clusters go in by their
     /// sequence numbers (`extend_sequence`).
     #[new]
-    #[pyo3(signature = (file, name, schema, compression="zlib:1", title="", basket_size=32000, layouts=None, auto_flush_bytes=30_000_000, auto_save_bytes=300_000_000, memory_budget=256 << 20, ordered=false, split_level=99))]
+    #[pyo3(signature = (file, name, schema, compression="zlib:1", title="", basket_size=32000, layouts=None, auto_flush_bytes=30_000_000, auto_save_bytes=300_000_000, memory_budget=256 << 20, ordered=false, split_level=99, split_levels=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -56,8 +56,9 @@ impl ParallelTreeWriter {
         memory_budget: u64,
         ordered: bool,
         split_level: i32,
+        split_levels: Option<HashMap<String, i32>>,
     ) -> PyResult<Self> {
-        let (fields, layout) = tree_layout(schema, layouts, split_level)?;
+        let (fields, layout) = tree_layout(schema, layouts, split_level, split_levels)?;
         let write = write_options(
             title,
             compression,

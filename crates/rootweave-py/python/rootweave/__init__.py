@@ -792,7 +792,7 @@ class WritableFile:
 
     def mktree(self, name: str, schema: Schema, title: str = "", basket_size: int = 32000,
                counter_name: Any = lambda field: "n" + field, auto_flush_bytes: int = 30_000_000,
-               auto_save_bytes: int = 300_000_000, split_level: int = 99) -> TTreeWriter:
+               auto_save_bytes: int = 300_000_000, split_level: int | dict[str, int] = 99) -> TTreeWriter:
         """Starts TTree `name` with branches for `schema` (a dict of field name to type, as
         for `mkrntuple`), as uproot writes them: numbers ("int32", np.float64, ...) and
         fixed-size arrays of them ("3 * float32") are one branch each; a list ("var *
@@ -807,7 +807,8 @@ class WritableFile:
         members `":_0"`, `":_1"`, ... its base classes; members may be ROOT's "TVector3",
         "TLorentzVector" and "ROOT::Math::XYZVector"-like vectors) or a list of one is a branch of that
         class as ROOT writes it, split to `split_level` (99, ROOT's default: a branch per
-        member; 0: each entry the streamed object), with the class's layout in the file so
+        member; 0: each entry the streamed object; a dict `{field: level}` splits each field
+        to its own level, 99 for the others), with the class's layout in the file so
         that ROOT reads it with or without a dictionary. `name` may be a path
         (`"dir/Events"`): directories are made as needed. A cluster ends every
         `auto_flush_bytes` stored bytes (ROOT's default 30 MB);
@@ -823,8 +824,9 @@ class WritableFile:
     def mktree_parallel(self, name: str, schema: Schema, memory_budget: int = 256 << 20, ordered: bool = False,
                         title: str = "", basket_size: int = 32000, counter_name: Any = lambda field: "n" + field,
                         auto_flush_bytes: int = 30_000_000,
-                        auto_save_bytes: int = 300_000_000, split_level: int = 99) -> ParallelTTreeWriter:
-        """Starts TTree `name` (branches as `mktree` lays them out) for writing from many
+                        auto_save_bytes: int = 300_000_000,
+                        split_level: int | dict[str, int] = 99) -> ParallelTTreeWriter:
+        """Starts TTree `name` (branches and `split_level` as for `mktree`) for writing from many
         threads: get one fill context per thread with `context()`; each fills and
         compresses its own baskets, and each commit adds its entries to the tree as one
         cluster. Buffered baskets stay within `memory_budget` bytes. With `ordered=True`,
@@ -958,16 +960,26 @@ def _tree_types(schema, counter_name):
     return types, layouts
 
 
+def _split_levels(split_level):
+    """A tree's split levels: one for every class branch, or a dict of field name to level
+    (99 for the fields it does not name), as (default, per-field dict)."""
+    if isinstance(split_level, dict):
+        return 99, {str(k): int(v) for k, v in split_level.items()}
+    return int(split_level), {}
+
+
 class TTreeWriter:
     """Writes one TTree (made by `WritableFile.mktree`): each branch's entries gather in
     baskets of `basket_size` bytes, compressed and written as they fill."""
 
     def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zstd:5", title: str = "",
                  basket_size: int = 32000, counter_name: Any = lambda field: "n" + field,
-                 auto_flush_bytes: int = 30_000_000, auto_save_bytes: int = 300_000_000, split_level: int = 99):
+                 auto_flush_bytes: int = 30_000_000, auto_save_bytes: int = 300_000_000,
+                 split_level: int | dict[str, int] = 99):
         self.types, layouts = _tree_types(schema, counter_name)
+        default, levels = _split_levels(split_level)
         self._writer = _TreeWriter(file, name, self.types, compression, title, basket_size, layouts,
-                                   auto_flush_bytes, auto_save_bytes, split_level)
+                                   auto_flush_bytes, auto_save_bytes, default, levels)
         self.entries = 0
 
     def extend(self, data: Batch) -> None:
@@ -1060,10 +1072,12 @@ class ParallelTTreeWriter:
     def __init__(self, file: Any, name: str, schema: Schema, compression: str = "zlib:1",
                  memory_budget: int = 256 << 20, ordered: bool = False, title: str = "", basket_size: int = 32000,
                  counter_name: Any = lambda field: "n" + field, auto_flush_bytes: int = 30_000_000,
-                 auto_save_bytes: int = 300_000_000, split_level: int = 99):
+                 auto_save_bytes: int = 300_000_000, split_level: int | dict[str, int] = 99):
         self.types, layouts = _tree_types(schema, counter_name)
+        default, levels = _split_levels(split_level)
         self._writer = _ParallelTreeWriter(file, name, self.types, compression, title, basket_size, layouts,
-                                           auto_flush_bytes, auto_save_bytes, memory_budget, ordered, split_level)
+                                           auto_flush_bytes, auto_save_bytes, memory_budget, ordered, default,
+                                           levels)
         self._contexts = []
         self.summary = None
 
