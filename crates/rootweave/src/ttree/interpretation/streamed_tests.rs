@@ -564,3 +564,43 @@ fn char_star_members_have_a_four_byte_length() {
     assert!(decode(&layout, &hex("00000004ffffffff")).is_err());
     assert!(decode(&layout, &hex("0000000400000009747776")).is_err());
 }
+
+#[test]
+fn stl_members_of_memberwise_vectors_in_either_framing() {
+    // vector<C> with C = {vector<int> v}, streamed memberwise (version 10 | 0x4000, C's
+    // version 0 and checksum, 2 items): ROOT 6.40 frames the `v` of both items once, older
+    // files frame each item's. Both read as [{v: [5]}, {v: [6, 7]}].
+    let mut set = StreamerSet::default();
+    set.add(info(
+        "C",
+        1,
+        vec![element(ElementClass::Stl, "v", code::STL, "vector<int>")],
+    ));
+    let layout = Compiler { streamers: &set }.stl("vector<C>", 0).unwrap();
+    let one_frame = hex(concat!(
+        "40000026400a00001234567800000002",
+        "40000016000a",
+        "0000000100000005",
+        "000000020000000600000007",
+    ));
+    let each = hex(concat!(
+        "4000002c400a00001234567800000002",
+        "4000000a000a0000000100000005",
+        "4000000e000a000000020000000600000007",
+    ));
+    let want = Array::List {
+        offsets: vec![0, 2],
+        values: Box::new(Array::Record {
+            len: 2,
+            fields: vec![(
+                "v".into(),
+                Array::List {
+                    offsets: vec![0, 1, 3],
+                    values: Box::new(Array::Int32(vec![5, 6, 7])),
+                },
+            )],
+        }),
+    };
+    assert_eq!(decode(&layout, &one_frame).unwrap(), want);
+    assert_eq!(decode(&layout, &each).unwrap(), want);
+}
