@@ -162,9 +162,12 @@ def run(cmd):
         result["seconds"] = float(line.split(" s:")[0])
         result["entries_per_s"] = float(line.split(" s: ")[1].split()[0])
         # "... peak memory: <m> MiB buffered (budget ...), <r> MiB resident": the most its
-        # budget accounted, and the process's VmHWM
-        result["buffered_peak_mib"] = float(line.split("peak memory: ")[1].split()[0])
-        result["peak_rss_mib"] = float(line.split("), ")[1].split()[0])
+        # budget accounted (sequential writers have no budget), and the process's VmHWM
+        memory = line.split("peak memory: ")[1]
+        if "buffered" in memory:
+            result["buffered_peak_mib"] = float(memory.split()[0])
+            memory = memory.split("), ")[1]
+        result["peak_rss_mib"] = float(memory.split()[0])
     return result
 
 

@@ -6,13 +6,20 @@
 //   complex: ten untyped collections e0..e9 of records {p0, p1, p2: {x, y, z}, d0..d2, i0..i2};
 //   wide:    1000 float fields f0..f999 (wide:N: N fields, chunks of 1000 * (1000 / N) entries);
 //   complexflat: complex as NanoAOD-style TTree branches (counters ne0.., arrays e0_p0_x[ne0]..);
+//   complex:L[,L...]: complex with the TTree branches e0, e1, ... split at levels L (the last
+//            level for the branches after the list: `complex:0` unsplit, `complex:99,0` mixed);
+//   complexclass: complex with the RNTuple's collections as std::vector<Event> fields (the
+//            classes of parallel_write_types.h) instead of untyped records;
 //   nanoaod: the NanoAOD-like events (see README.md).
 // complex, wide and nanoaod are made in chunks (1000, 1000 and 10000 entries) from
 // xoshiro256** seeded per chunk exactly as rootweave's Rng::for_chunk(1, chunk) does, with
 // the draws in the order of crates/rootweave-cli/src/{datasets,synth}.rs.
 //
-//   root_parallel_write rntuple|tbuffermerger|imt|generate SCHEMA OUT ENTRIES THREADS COMPRESSION
+//   root_parallel_write rntuple|rntuplewriter|tbuffermerger|imt|generate SCHEMA OUT ENTRIES THREADS COMPRESSION
 //
+// rntuple: RNTupleParallelWriter, a fill context per thread; rntuplewriter: one RNTupleWriter
+// filled on one thread, with implicit multithreading for THREADS > 1 (pages compressed on a
+// pool of THREADS threads).
 // `generate` makes the values without writing anything (OUT and COMPRESSION are ignored).
 // Threads take chunks from a shared counter, like rootweave does, and make the values of
 // their chunks themselves, so the time includes making the values, as rootweave's does.
@@ -36,6 +43,7 @@
 #include <ROOT/RNTupleFillContext.hxx>
 #include <ROOT/RNTupleModel.hxx>
 #include <ROOT/RNTupleParallelWriter.hxx>
+#include <ROOT/RNTupleWriter.hxx>
 #include <ROOT/RNTupleWriteOptions.hxx>
 #include <ROOT/TBufferMerger.hxx>
 #include <TFile.h>
@@ -205,6 +213,10 @@ class ComplexSource final : public Source {
    std::array<std::vector<char>, kCollections> fBytes;
    std::array<std::vector<Event>, kCollections> fVectors;
    bool fTree = false;
+   // The RNTuple's collections as std::vector<Event> fields (fVectors bound).
+   bool fClasses = false;
+   // Split level of each TTree branch e0..e9.
+   std::array<int, kCollections> fSplit;
    // NanoAOD-style branches (as rootweave's TreeLayout lays out `complex`): per collection
    // a counter `ne<c>/I` and one counted array per member, `e<c>_p0_x[ne<c>]/D`, ...
    bool fFlat = false;
@@ -225,8 +237,19 @@ class ComplexSource final : public Source {
    }
 
 public:
-   explicit ComplexSource(bool flat = false) : fFlat(flat) {}
+   explicit ComplexSource(bool flat = false, std::vector<int> split = {99}, bool classes = false)
+      : fClasses(classes), fFlat(flat)
+   {
+      for (int c = 0; c < kCollections; ++c)
+         fSplit[c] = split[std::min<std::size_t>(c, split.size() - 1)];
+      fTree = classes;
+   }
    static constexpr std::uint64_t kChunk = 1000;
+   static void ClassModel(ROOT::RNTupleModel &model)
+   {
+      for (int c = 0; c < kCollections; ++c)
+         model.MakeField<std::vector<Event>>("e" + std::to_string(c));
+   }
    static void Model(ROOT::RNTupleModel &model)
    {
       for (int c = 0; c < kCollections; ++c) {
@@ -305,8 +328,12 @@ public:
    }
    void Bind(ROOT::REntry &entry) final
    {
-      for (int c = 0; c < kCollections; ++c)
-         entry.BindRawPtr("e" + std::to_string(c), &fBytes[c]);
+      for (int c = 0; c < kCollections; ++c) {
+         if (fClasses)
+            entry.BindRawPtr("e" + std::to_string(c), &fVectors[c]);
+         else
+            entry.BindRawPtr("e" + std::to_string(c), &fBytes[c]);
+      }
    }
    void Branch(TTree &tree) final
    {
@@ -317,7 +344,7 @@ public:
       for (int c = 0; c < kCollections; ++c) {
          std::string name = "e" + std::to_string(c);
          if (!fFlat) {
-            tree.Branch(name.c_str(), &fVectors[c]);
+            tree.Branch(name.c_str(), &fVectors[c], 32000, fSplit[c]);
             continue;
          }
          std::string counter = "ne" + std::to_string(c);
@@ -570,8 +597,9 @@ static long rss_kib()
 int main(int argc, char **argv)
 {
    if (argc != 7) {
-      std::fprintf(stderr, "usage: root_parallel_write rntuple|tbuffermerger|imt|generate "
-                           "single|complex|complexflat|wide|wide:N|nanoaod OUT ENTRIES THREADS COMPRESSION\n");
+      std::fprintf(stderr, "usage: root_parallel_write rntuple|rntuplewriter|tbuffermerger|imt|generate "
+                           "single|complex|complex:L,..|complexclass|complexflat|wide|wide:N|nanoaod OUT ENTRIES "
+                           "THREADS COMPRESSION\n");
       return 2;
    }
    const std::string mode = argv[1];
@@ -585,6 +613,19 @@ int main(int argc, char **argv)
       schema = MakeSchema<SingleSource>();
    else if (name == "complex")
       schema = MakeSchema<ComplexSource>();
+   else if (name.rfind("complex:", 0) == 0) {
+      std::vector<int> split;
+      std::string levels = name.substr(8);
+      for (std::size_t at = 0; at <= levels.size();) {
+         std::size_t comma = std::min(levels.find(',', at), levels.size());
+         split.push_back(std::stoi(levels.substr(at, comma - at)));
+         at = comma + 1;
+      }
+      schema = {ComplexSource::kChunk, &ComplexSource::Model,
+                [split] { return std::unique_ptr<Source>(std::make_unique<ComplexSource>(false, split)); }};
+   } else if (name == "complexclass")
+      schema = {ComplexSource::kChunk, &ComplexSource::ClassModel,
+                [] { return std::unique_ptr<Source>(std::make_unique<ComplexSource>(false, std::vector<int>{99}, true)); }};
    else if (name == "complexflat")
       schema = {ComplexSource::kChunk, &ComplexSource::Model,
                 [] { return std::unique_ptr<Source>(std::make_unique<ComplexSource>(true)); }};
@@ -599,7 +640,8 @@ int main(int argc, char **argv)
       std::fprintf(stderr, "unknown schema %s\n", name.c_str());
       return 2;
    }
-   if (mode != "rntuple" && mode != "tbuffermerger" && mode != "imt" && mode != "generate") {
+   if (mode != "rntuple" && mode != "rntuplewriter" && mode != "tbuffermerger" && mode != "imt" &&
+       mode != "generate") {
       std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
       return 2;
    }
@@ -647,6 +689,19 @@ int main(int argc, char **argv)
       }
       for (auto &t : pool)
          t.join();
+      writer.reset();
+   } else if (mode == "rntuplewriter") {
+      if (threads > 1)
+         ROOT::EnableImplicitMT(threads);
+      auto model = ROOT::RNTupleModel::CreateBare();
+      schema.model(*model);
+      ROOT::RNTupleWriteOptions options;
+      options.SetCompression(compression);
+      auto writer = ROOT::RNTupleWriter::Recreate(std::move(model), "Events", out, options);
+      auto entry = writer->CreateEntry();
+      auto source = schema.source();
+      source->Bind(*entry);
+      loop(*source, [&] { writer->Fill(*entry); }, [] {});
       writer.reset();
    } else if (mode == "tbuffermerger") {
       ROOT::TBufferMerger merger(out, "RECREATE", compression);

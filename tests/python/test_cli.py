@@ -113,9 +113,34 @@ def test_generate_writes_ttrees_of_the_same_values(tmp_path):
             assert ak.to_list(got.ne3) == ak.to_list(ak.num(want.e3))
             assert ak.to_list(got.e3_p1_y) == ak.to_list(want.e3.p1.y)
             assert ak.to_list(got.e9_d2) == ak.to_list(want.e9.d2)
+            check_complex_as_classes(tmp_path, n, want)
         got = ours.arrays(list(pairs))
         for name, values in pairs.items():
             assert ak.to_list(got[name]) == ak.to_list(values), (schema, name)
+
+
+def check_complex_as_classes(tmp_path, n, want):
+    """`complex` as an RNTuple of classes by the sequential writer, and as a TTree split
+    mixed (`--split-level 99,0`: e0 split, the rest unsplit), hold the values of `want`."""
+    import awkward as ak
+    import rootweave
+    import uproot
+
+    ntuple, mixed = tmp_path / "complex-classes.root", tmp_path / "complex-mixed.root"
+    assert run("generate", ntuple, "--schema", "complex", "--events", n, "--seed", 3, "--sequential",
+               "--classes").returncode == 0
+    field = uproot.open(ntuple)["Events"].field_records[0]
+    assert (field.field_name, field.type_name) == ("e0", "std::vector<Event>")
+    got = uproot.open(ntuple)["Events"].arrays()
+    assert ak.to_list(got.e3.p1.y) == ak.to_list(want.e3.p1.y)
+    assert ak.to_list(got.e9.i2) == ak.to_list(want.e9.i2)
+    assert run("generate", mixed, "--schema", "complex", "--events", n, "--seed", 3, "--format", "ttree",
+               "--threads", 2, "--ordered", "--split-level", "99,0").returncode == 0
+    tree = uproot.open(mixed)["Events"]
+    assert [len(tree[f"e{c}"].branches) for c in range(10)] == [15] + [0] * 9
+    ours = rootweave.open(mixed)["Events"]
+    assert ak.to_list(ours["e0"]["e0.p2.z"].array()) == ak.to_list(want.e0.p2.z)
+    assert ak.to_list(ours["e7"].array().d1) == ak.to_list(want.e7.d1)
 
 
 def test_dump_of_a_tree_skips_the_branches_it_cannot_decode():

@@ -1,5 +1,5 @@
-//! `rootweave generate`: a synthetic dataset written by the parallel writer from several
-//! threads, with a progress bar and a summary.
+//! `rootweave generate`: a synthetic dataset written as an RNTuple by the parallel writer
+//! from several threads (or by the sequential writer), with a progress bar and a summary.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use rootweave::array::ColumnData;
 use rootweave::compress::Compression;
-use rootweave::rntuple::{FillContext, ParallelOptions, ParallelRNTupleWriter, WriteOptions};
+use rootweave::rntuple::{
+    FillContext, ParallelOptions, ParallelRNTupleWriter, RNTupleWriter, WriteOptions,
+};
 use rootweave::Result;
 
 use crate::datasets::Schema;
@@ -33,8 +35,13 @@ pub struct GenerateOptions {
     pub ordered: bool,
     /// Show a progress bar (only on a terminal).
     pub progress: bool,
-    /// TTrees: the split level of the classes' branches (the `complex` dataset).
-    pub split_level: i32,
+    /// TTrees: the split levels of the classes' branches (the `complex` dataset's `e0`,
+    /// `e1`, ...: the k-th level for the k-th branch, the last for the branches after it;
+    /// empty: ROOT's 99).
+    pub split_levels: Vec<i32>,
+    /// RNTuples: the `complex` dataset's records as the classes `Event` and `Vec3` (as
+    /// TTrees hold them) instead of untyped records.
+    pub classes: bool,
     /// TTrees: the `complex` dataset's collections as NanoAOD-style branches (counters and
     /// counted arrays) instead of `std::vector<Event>`.
     pub flat: bool,
@@ -120,13 +127,21 @@ impl ParallelOutput for ParallelRNTupleWriter {
     }
 }
 
+/// The RNTuple fields of the dataset: the `complex` records as classes if asked.
+fn rntuple_fields(options: &GenerateOptions) -> Vec<rootweave::rntuple::Field> {
+    match options.classes {
+        true => options.schema.tree_fields(),
+        false => options.schema.fields(),
+    }
+}
+
 /// Generates the dataset into `out` as an RNTuple.
 pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
     let start = Instant::now();
     let writer = ParallelRNTupleWriter::recreate(
         out,
         "Events",
-        options.schema.fields(),
+        rntuple_fields(options),
         ParallelOptions::default()
             .with_write(WriteOptions::default().with_compression(options.compression))
             .with_memory_budget(options.memory_budget)
@@ -135,6 +150,39 @@ pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary
             .with_return_freed_memory(true),
     )?;
     write_parallel(writer, out, options, start)
+}
+
+/// Generates the dataset into `out` as an RNTuple called `Events`, chunk after chunk on
+/// one thread, by the sequential writer (clusters sized as ROOT's RNTupleWriter sizes
+/// them by default).
+pub fn generate_sequential(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
+    let start = Instant::now();
+    let mut writer = RNTupleWriter::recreate(
+        out,
+        "Events",
+        rntuple_fields(options),
+        WriteOptions::default().with_compression(options.compression),
+    )?;
+    let mut spare = None;
+    for index in 0..options.schema.chunks(options.entries) {
+        let chunk =
+            options
+                .schema
+                .chunk_reusing(options.seed, index, options.entries, spare.take());
+        chunk.with_columns(|batch| writer.extend(batch))?;
+        spare = Some(chunk);
+    }
+    let summary = writer.close()?;
+    Ok(GenerateSummary {
+        entries: summary.entries,
+        clusters: summary.clusters,
+        stored_bytes: summary.stored_page_bytes,
+        uncompressed_bytes: summary.uncompressed_page_bytes,
+        file_bytes: std::fs::metadata(out).map(|m| m.len()).unwrap_or(0),
+        seconds: start.elapsed().as_secs_f64(),
+        budget_peak: None,
+        peak_rss: peak_rss(),
+    })
 }
 
 /// Fills the dataset through `writer`'s contexts, one per thread, and closes it.

@@ -32,8 +32,18 @@ fn tree_layout(options: &GenerateOptions) -> Result<TreeLayout> {
         options.schema.tree_fields()
     };
     TreeLayout::new(&fields, |name| {
-        field_options(name).with_split_level(options.split_level)
+        let position = fields.iter().position(|f| f.name == name).unwrap_or(0);
+        match split_level(&options.split_levels, position) {
+            Some(level) => field_options(name).with_split_level(level),
+            None => field_options(name),
+        }
     })
+}
+
+/// The split level of the `position`-th branch: the `position`-th of `levels`, or the
+/// last of them for branches after them; none (ROOT's 99) if `levels` is empty.
+fn split_level(levels: &[i32], position: usize) -> Option<i32> {
+    levels.get(position).or(levels.last()).copied()
 }
 
 /// Generates the dataset into `out` as a TTree called `Events`, chunk after chunk on one

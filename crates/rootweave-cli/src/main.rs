@@ -49,8 +49,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Write a synthetic dataset called `Events`: an RNTuple from several threads through
-    /// the parallel writer, or a TTree through the sequential TTree writer.
+    /// Write a synthetic dataset called `Events`, an RNTuple or a TTree, from several threads
+    /// through the parallel writer, or from one through the sequential writer.
     Generate {
         /// The output file (overwritten).
         out: PathBuf,
@@ -81,15 +81,25 @@ enum Command {
         /// The format: rntuple (default) or ttree (NanoAOD-style branches).
         #[arg(long, default_value = "rntuple", value_parser = ["rntuple", "ttree"])]
         format: String,
-        /// With --format ttree: one thread and the sequential writer, whose clusters and
-        /// basket sizes are ROOT's TTree::Fill's (instead of the parallel writer's).
+        /// One thread and the sequential writer (RNTupleWriter, TTreeWriter), whose clusters
+        /// (and baskets) are sized as ROOT's sequential writers size them.
         #[arg(long, conflicts_with_all = ["threads", "ordered"])]
         sequential: bool,
         /// With --format ttree: the split level of the `complex` dataset's branches of
         /// `std::vector<Event>` (0: each entry streamed whole; 99, ROOT's default: a
-        /// branch per member).
-        #[arg(long, default_value_t = 99)]
-        split_level: i32,
+        /// branch per member); a comma-separated list gives `e0`, `e1`, ... their own
+        /// (the last for the branches after the list), e.g. `99,0` for a mixed split.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "99",
+            allow_negative_numbers = true
+        )]
+        split_level: Vec<i32>,
+        /// With the `complex` schema as an RNTuple: the records as classes `Event` and
+        /// `Vec3` (the TTree's `std::vector<Event>`) instead of untyped records.
+        #[arg(long)]
+        classes: bool,
         /// With --format ttree: the `complex` dataset's collections as NanoAOD-style
         /// branches (counters `ne0`.., counted arrays `e0_p0_x[ne0]`..) instead of
         /// `std::vector<Event>`.
@@ -178,6 +188,10 @@ enum Command {
         /// Overwrite an existing output.
         #[arg(short, long)]
         force: bool,
+        /// With --to ttree: the split level of the branches of classes (default: ROOT's
+        /// 99, a branch per member; 0: each entry's object streamed whole).
+        #[arg(long)]
+        split_level: Option<i32>,
     },
 }
 
@@ -229,12 +243,9 @@ fn main() -> ExitCode {
             format,
             sequential,
             split_level,
+            classes,
             flat,
         } => {
-            if sequential && format != "ttree" {
-                eprintln!("rootweave: --sequential writes TTrees only (--format ttree)");
-                return ExitCode::FAILURE;
-            }
             let compression = compression.unwrap_or(match format.as_str() {
                 "ttree" => Compression::ROOT_FILE_DEFAULT,
                 _ => Compression::ROOT_RNTUPLE_DEFAULT,
@@ -255,12 +266,14 @@ fn main() -> ExitCode {
                     memory_budget,
                     ordered,
                     progress: true,
-                    split_level,
+                    split_levels: split_level,
+                    classes,
                     flat,
                 },
                 match format.as_str() {
                     "ttree" if sequential => Output::SequentialTree,
                     "ttree" => Output::ParallelTree,
+                    _ if sequential => Output::SequentialRNTuple,
                     _ => Output::RNTuple,
                 },
             )
@@ -305,8 +318,10 @@ fn main() -> ExitCode {
             compression,
             name,
             force,
+            split_level,
         } => {
             let mut options = rootweave::transcode::ConvertOptions::new(to);
+            options.split_level = split_level;
             options.fields = fields;
             options.threads = threads.unwrap_or(0);
             options.memory_budget = memory_budget;
@@ -381,6 +396,7 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
 /// What `generate` writes, and with which writer.
 enum Output {
     RNTuple,
+    SequentialRNTuple,
     ParallelTree,
     SequentialTree,
 }
@@ -393,6 +409,7 @@ fn generate(
     use std::io::Write;
     let s = match output {
         Output::RNTuple => rootweave_cli::generate::generate(out, options)?,
+        Output::SequentialRNTuple => rootweave_cli::generate::generate_sequential(out, options)?,
         Output::ParallelTree => rootweave_cli::generate_ttree::generate_ttree(out, options)?,
         Output::SequentialTree => {
             rootweave_cli::generate_ttree::generate_ttree_sequential(out, options)?

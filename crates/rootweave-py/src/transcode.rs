@@ -13,7 +13,7 @@ use crate::errors::to_py;
 /// Converts `input` (`file.root:name` or `file.root`) into `output` as `to` says (see
 /// `rootweave::transcode::convert`); returns the summary as a dict.
 #[pyfunction]
-#[pyo3(signature = (input, output, to, fields=Vec::new(), threads=0, memory_budget=256 << 20, compression=None, name=None, force=false))]
+#[pyo3(signature = (input, output, to, fields=Vec::new(), threads=0, memory_budget=256 << 20, compression=None, name=None, force=false, split_level=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn convert_file<'py>(
     py: Python<'py>,
@@ -26,6 +26,7 @@ pub fn convert_file<'py>(
     compression: Option<String>,
     name: Option<String>,
     force: bool,
+    split_level: Option<i32>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut options = ConvertOptions::new(to.parse::<Target>().map_err(to_py)?);
     options.compression = compression
@@ -37,6 +38,7 @@ pub fn convert_file<'py>(
     options.memory_budget = memory_budget;
     options.name = name;
     options.force = force;
+    options.split_level = split_level;
     let s = py
         .detach(|| convert(&Source::parse(&input), &output, &options))
         .map_err(to_py)?;

@@ -149,7 +149,7 @@ def merge(output: Path, inputs: Sequence[Path] | Path, force: bool = False, thre
 
 def convert(input: Path, output: Path, to: str = "rntuple", fields: Fields = None, threads: int | None = None,
             memory_budget: int = 256 << 20, compression: str | int | None = None, name: str | None = None,
-            force: bool = False) -> dict[str, Any]:
+            force: bool = False, split_level: int | None = None) -> dict[str, Any]:
     """Converts the RNTuple or TTree of `input` (`"file.root:Events"`, or a file holding
     one) into `output` and returns a summary ("entries", "fields", "skipped",
     "output_bytes"). `to`: "rntuple" (a TTree laid out as ROOT's RNTupleImporter lays it
@@ -162,10 +162,11 @@ def convert(input: Path, output: Path, to: str = "rntuple", fields: Fields = Non
     cores) within `memory_budget` bytes; the output appears only once complete, and an
     existing one is an error unless `force`. `compression` as for `create` (default: zstd:5
     for RNTuples and Parquet, zlib:1 for TTrees); `name`: the output's RNTuple or TTree
-    (default: the input's)."""
+    (default: the input's). `split_level`, with `to="ttree"`: the split level of the
+    branches of classes (default ROOT's 99; 0 streams each entry's object whole)."""
     names = [] if fields is None else ([fields] if isinstance(fields, str) else list(fields))
     return _convert_file(os.fspath(input), os.fspath(output), to, names, threads or 0, memory_budget,
-                         None if compression is None else str(compression), name, force)
+                         None if compression is None else str(compression), name, force, split_level)
 
 
 def dask(files: Any, fields: Fields = None, step_size: int | str = "100 MB", library: str = "ak",

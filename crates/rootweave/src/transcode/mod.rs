@@ -77,6 +77,9 @@ pub struct ConvertOptions {
     pub name: Option<String>,
     /// Overwrite an existing output.
     pub force: bool,
+    /// TTree output: the split level of the branches of classes (none: ROOT's default,
+    /// 99; 0 streams each entry's object whole).
+    pub split_level: Option<i32>,
     /// Called as batches are written.
     pub progress: Option<Progress>,
 }
@@ -91,6 +94,7 @@ impl std::fmt::Debug for ConvertOptions {
             .field("compression", &self.compression)
             .field("name", &self.name)
             .field("force", &self.force)
+            .field("split_level", &self.split_level)
             .finish_non_exhaustive()
     }
 }
@@ -106,6 +110,7 @@ impl ConvertOptions {
             compression: None,
             name: None,
             force: false,
+            split_level: None,
             progress: None,
         }
     }
@@ -303,9 +308,13 @@ fn to_ttree(
     options: &ConvertOptions,
 ) -> Result<ConvertSummary> {
     let tree = TreeLayout::new(&layout.fields, |field| {
-        match layout.counters.iter().find(|(f, _)| f == field) {
+        let field_options = match layout.counters.iter().find(|(f, _)| f == field) {
             Some((_, counter)) => FieldOptions::default().with_counter(counter),
             None => FieldOptions::default(),
+        };
+        match options.split_level {
+            Some(level) => field_options.with_split_level(level),
+            None => field_options,
         }
     })?;
     let write = TTreeWriteOptions {
