@@ -43,33 +43,37 @@ struct RwcItem {
   RwcVec p; double e = 0; int q = 0; std::string tag; std::vector<float> vals; float a2[2] = {0, 0};
   ROOT::Math::PxPyPzEVector m4; TVector3 t3;
 };
+struct RwcTrack { double pt = 0; int q = 0; std::vector<float> hits; RwcVec p; };
+struct RwcEvt { int n = 0; std::vector<RwcTrack> tracks; std::vector<double> wts; };
 """
-BRANCHES = {"all": "RwcAll", "items": "vector<RwcItem>", "derived": "vector<RwcAll>", "vecs": "vector<RwcVec>"}
+BRANCHES = {"all": "RwcAll", "items": "vector<RwcItem>", "derived": "vector<RwcAll>", "vecs": "vector<RwcVec>",
+            "evt": "RwcEvt"}
 
 
 def dictionary(workdir):
     ROOT.gSystem.ChangeDirectory(workdir)
     with open("RwClasses.h", "w") as header:
         header.write(CLASSES)
-    ROOT.gInterpreter.GenerateDictionary("RwcVec;RwcBase;RwcAll;RwcItem;vector<RwcItem>;vector<RwcAll>;vector<RwcVec>",
+    ROOT.gInterpreter.GenerateDictionary("RwcVec;RwcBase;RwcAll;RwcItem;vector<RwcItem>;vector<RwcAll>;vector<RwcVec>;"
+                                         "RwcTrack;vector<RwcTrack>;RwcEvt",
                                          "string;vector;RwClasses.h")
     ROOT.gInterpreter.Declare('#include "RwClasses.h"\n#include "TBufferJSON.h"')
     ROOT.gInterpreter.Declare(r'''
 void rw_dump(const char *path) {
   TFile f(path); auto t = f.Get<TTree>("t");
   RwcAll *all = nullptr; std::vector<RwcItem> *items = nullptr; std::vector<RwcAll> *derived = nullptr;
-  std::vector<RwcVec> *vecs = nullptr;
+  std::vector<RwcVec> *vecs = nullptr; RwcEvt *evt = nullptr;
   t->SetBranchAddress("all", &all); t->SetBranchAddress("items", &items); t->SetBranchAddress("derived", &derived);
-  t->SetBranchAddress("vecs", &vecs);
+  t->SetBranchAddress("vecs", &vecs); t->SetBranchAddress("evt", &evt);
   auto json = [](const void *object, const char *cls) {
     return TBufferJSON::ConvertToJSON(object, TClass::GetClass(cls), TBufferJSON::kNoSpaces);
   };
   for (Long64_t i = 0; i < t->GetEntries(); ++i) {
     t->GetEntry(i);
     const std::pair<const void *, const char *> objects[] = {
-      {all, "all"}, {items, "items"}, {derived, "derived"}, {vecs, "vecs"}};
-    const char *classes[] = {"RwcAll", "vector<RwcItem>", "vector<RwcAll>", "vector<RwcVec>"};
-    for (int k = 0; k < 4; ++k)
+      {all, "all"}, {items, "items"}, {derived, "derived"}, {vecs, "vecs"}, {evt, "evt"}};
+    const char *classes[] = {"RwcAll", "vector<RwcItem>", "vector<RwcAll>", "vector<RwcVec>", "RwcEvt"};
+    for (int k = 0; k < 5; ++k)
       printf("{\"file\": \"%s\", \"branch\": \"%s\", \"entry\": %lld, \"object\": %s}\n", path,
              objects[k].second, i, json(objects[k].first, classes[k]).Data());
   }
@@ -80,11 +84,11 @@ void rw_rewrite(const char *in, const char *out, int split) {
   TFile fin(in); auto tin = fin.Get<TTree>("t");
   TFile fout(out, "RECREATE", "", 505); TTree tout("t", "t");
   RwcAll *all = nullptr; std::vector<RwcItem> *items = nullptr; std::vector<RwcAll> *derived = nullptr;
-  std::vector<RwcVec> *vecs = nullptr;
+  std::vector<RwcVec> *vecs = nullptr; RwcEvt *evt = nullptr;
   tin->SetBranchAddress("all", &all); tin->SetBranchAddress("items", &items); tin->SetBranchAddress("derived", &derived);
-  tin->SetBranchAddress("vecs", &vecs);
+  tin->SetBranchAddress("vecs", &vecs); tin->SetBranchAddress("evt", &evt);
   tout.Branch("all", &all, 32000, split); tout.Branch("items", &items, 32000, split);
-  tout.Branch("vecs", &vecs, 32000, split);
+  tout.Branch("vecs", &vecs, 32000, split); tout.Branch("evt", &evt, 32000, split);
   // ROOT 6.40 cannot split a collection of a class with a base class.
   tout.Branch("derived", &derived, 32000, 0);
   for (Long64_t i = 0; i < tin->GetEntries(); ++i) { tin->GetEntry(i); tout.Fill(); }

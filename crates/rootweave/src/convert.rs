@@ -325,11 +325,14 @@ fn class_spec(field: &str, ty: &FieldType) -> Result<Arc<ClassSpec>> {
                     MemberType::Vector(item.number().expect("a number"))
                 }
                 t if is_class(t) => MemberType::Object(class_spec(field, t)?),
+                FieldType::Vector(item) if is_class(item) => {
+                    MemberType::Objects(class_spec(field, item)?)
+                }
                 t => {
                     return Err(Error::InvalidArgument(format!(
                         "field {field}: member {} of class {type_name}: a {} is not written in \
                          TTree classes (numbers, fixed-size arrays of numbers, strings, vectors \
-                         of numbers and classes are)",
+                         of numbers and of classes, and classes are)",
                         f.name,
                         describe(t)
                     )))

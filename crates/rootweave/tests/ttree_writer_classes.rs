@@ -170,7 +170,7 @@ fn split_objects_read_back_member_by_member() {
         let path = temp(&format!("classes{split}.root"));
         write(&path, split, 5);
         let t = TTreeReader::open(&path, "t").unwrap();
-        let names: Vec<&str> = t.meta().branches.iter().map(|b| b.name.as_str()).collect();
+        let names = t.branch_names();
         let split_names = if split == 1 {
             vec!["RwBase", "p0", "p1", "d0", "i0", "arr[3]", "s", "v"]
         } else {
@@ -268,4 +268,97 @@ fn batches_and_names_that_do_not_fit_are_refused() {
         e.contains("member name \"x\" is not usable or repeated"),
         "{e}"
     );
+}
+
+/// `Holder { int n; std::vector<RwSimple> items; }`: a class holding a `std::vector` of a
+/// class.
+fn holder() -> Arc<ClassSpec> {
+    Arc::new(ClassSpec::new(
+        "RwHolder",
+        1,
+        vec![
+            ("n", MemberType::Number(LeafType::Int32)),
+            ("items", MemberType::Objects(simple())),
+        ],
+    ))
+}
+
+#[test]
+fn vectors_of_objects_inside_objects_read_back_at_every_split() {
+    for split in [0, 1, 2, 99] {
+        let path = temp(&format!("holder{split}.root"));
+        let branches = vec![BranchSpec::object("h", holder(), split)];
+        let options = TTreeWriteOptions::default();
+        let mut w =
+            TTreeWriter::recreate(&path, "t", branches, Compression::NONE, options).unwrap();
+        for i in 0..4 {
+            let items = Value::List((0..i % 3).map(|k| simple_value(i, k)).collect());
+            w.fill(&[Value::Record(vec![Value::Int32(i as i32), items])])
+                .unwrap();
+        }
+        w.close().unwrap();
+        let t = TTreeReader::open(&path, "t").unwrap();
+        let names = t.branch_names();
+        match split {
+            // The object streamed whole; its members a branch each, the vector unsplit.
+            0 => assert_eq!(names, ["h"]),
+            1 => assert_eq!(names, ["h", "n", "items"]),
+            // Split from 2 on: the vector's counts, and a branch per member of its items
+            // (at 2 the items' objects whole, at 99 split too).
+            2 => assert_eq!(names[..5], ["h", "n", "items", "items.p0", "items.p1"]),
+            _ => assert_eq!(names[..5], ["h", "n", "items", "items.p0.x", "items.p0.y"]),
+        }
+        let z = r#"{"x": 0, "y": 0, "z": 0}"#;
+        let item = |d0: &str, x: u8, i2: u8| {
+            format!(
+                r#"{{"p0": {{"x": {x}, "y": 0, "z": 0}}, "p1": {z}, "p2": {z}, "d0": {d0}, "d1": 0, "d2": 0, "i0": 0, "i1": 0, "i2": {i2}}}"#
+            )
+        };
+        let two = format!("[{}, {}]", item("2", 0, 0), item("2.1", 1, 1));
+        match split {
+            0 => {
+                assert_eq!(
+                    json(&t, "h", 2),
+                    format!(r#"{{"n": 2, "items": {two}}}"#),
+                    "split {split}"
+                );
+                assert_eq!(json(&t, "h", 3), r#"{"n": 3, "items": []}"#);
+            }
+            1 => {
+                assert_eq!(json(&t, "items", 2), two);
+                assert_eq!(json(&t, "items", 0), "[]");
+            }
+            _ => {
+                // The counts' branch reads as the record of its members' branches.
+                let items = json(&t, "items", 2);
+                assert!(items.contains(r#""items.d0": [2, 2.1]"#), "{items}");
+                assert_eq!(json(&t, "items.d0", 2), "[2, 2.1]");
+                match split {
+                    2 => assert_eq!(
+                        json(&t, "items.p0", 2),
+                        r#"[{"x": 0, "y": 0, "z": 0}, {"x": 1, "y": 0, "z": 0}]"#
+                    ),
+                    _ => assert_eq!(json(&t, "items.p0.x", 2), "[0, 1]"),
+                }
+                assert_eq!(json(&t, "items.i2", 1), "[0]");
+                assert_eq!(json(&t, "items.d0", 3), "[]");
+            }
+        }
+        if split > 0 {
+            assert_eq!(json(&t, "n", 3), "3");
+        }
+    }
+    // A vector of a class inside the items of a vector: refused.
+    let path = temp("holder-bad.root");
+    let e = TTreeWriter::recreate(
+        &path,
+        "t",
+        vec![BranchSpec::vector_of_objects("hs", holder(), 99)],
+        Compression::NONE,
+        TTreeWriteOptions::default(),
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("holding a std::vector of a class"), "{e}");
 }

@@ -299,10 +299,17 @@ impl BranchSpec {
         if self.name.is_empty() || self.name.contains(['/', ':', '[', ']']) {
             return Err(format!("branch name {:?}", self.name));
         }
-        if let BranchKind::Object { class, .. } = &self.kind {
+        if let BranchKind::Object { class, vector, .. } = &self.kind {
             class
                 .check()
                 .map_err(|e| format!("branch {}: {e}", self.name))?;
+            if *vector && class.holds_objects() {
+                return Err(format!(
+                    "branch {}: a std::vector of {} (a class holding a std::vector of a class \
+                     itself) is not written",
+                    self.name, class.name
+                ));
+            }
         }
         if let BranchKind::Leaves { leaves, .. } = &self.kind {
             if leaves.is_empty() {

@@ -43,6 +43,9 @@ pub enum MemberType {
     Vector(LeafType),
     /// An object of another class, held by value.
     Object(Arc<ClassSpec>),
+    /// `std::vector<C>` of objects of another class (one that holds no `std::vector` of a
+    /// class itself and does not derive from `TObject`).
+    Objects(Arc<ClassSpec>),
 }
 
 impl ClassSpec {
@@ -127,6 +130,16 @@ impl ClassSpec {
                     ))
                 }
                 MemberType::Object(c) => c.check_in(seen, depth + 1)?,
+                MemberType::Objects(c) => {
+                    if c.tobject.is_some() || c.holds_objects() {
+                        return Err(format!(
+                            "class {}: member {}: a std::vector of {} (a class deriving from \
+                             TObject, or holding a std::vector of a class itself) is not written",
+                            self.name, m.name, c.name
+                        ));
+                    }
+                    c.check_in(seen, depth + 1)?
+                }
                 _ => {}
             }
         }
@@ -153,9 +166,19 @@ impl ClassSpec {
     pub(crate) fn has_bases(&self) -> bool {
         !self.bases.is_empty()
             || self.all_members().iter().any(|(_, m)| match &m.ty {
-                MemberType::Object(c) => c.has_bases(),
+                MemberType::Object(c) | MemberType::Objects(c) => c.has_bases(),
                 _ => false,
             })
+    }
+
+    /// Whether the class, its bases or the objects it holds have a `std::vector` of a
+    /// class as a member (such a class is not written as the items of a `std::vector`).
+    pub(crate) fn holds_objects(&self) -> bool {
+        self.all_members().iter().any(|(_, m)| match &m.ty {
+            MemberType::Objects(_) => true,
+            MemberType::Object(c) => c.holds_objects(),
+            _ => false,
+        })
     }
 
     /// ROOT's checksum of the class (`TClass::GetCheckSum`): the name, each base's name
@@ -282,7 +305,7 @@ impl ClassSpec {
             b.layouts(out);
         }
         for m in &self.members {
-            if let MemberType::Object(c) = &m.ty {
+            if let MemberType::Object(c) | MemberType::Objects(c) = &m.ty {
                 c.layouts(out);
             }
         }
@@ -297,6 +320,7 @@ impl MemberType {
             MemberType::String => "string".into(),
             MemberType::Vector(t) => format!("vector<{}>", cpp_name(*t)),
             MemberType::Object(c) => c.name.clone(),
+            MemberType::Objects(c) => format!("vector<{}>", c.name),
         }
     }
 
@@ -307,7 +331,7 @@ impl MemberType {
         match self {
             MemberType::Number(t) => number_code(*t),
             MemberType::Array(t, _) => 20 + number_code(*t),
-            MemberType::String | MemberType::Vector(_) => 300,
+            MemberType::String | MemberType::Vector(_) | MemberType::Objects(_) => 300,
             MemberType::Object(c) if c.tobject.is_some() => 61,
             MemberType::Object(_) => 62,
         }
@@ -319,7 +343,7 @@ impl MemberType {
             MemberType::Number(t) => (t.size(), t.size()),
             MemberType::Array(t, dims) => (t.size() * dims.iter().product::<usize>(), t.size()),
             MemberType::String => (32, 8),
-            MemberType::Vector(_) => (24, 8),
+            MemberType::Vector(_) | MemberType::Objects(_) => (24, 8),
             MemberType::Object(c) => c.size_align(),
         }
     }
@@ -465,6 +489,15 @@ fn member_element(m: &MemberSpec) -> Element {
             &[],
             name,
             DescribedExtra::Stl(1, number_code(*t), false),
+        ),
+        MemberType::Objects(_) => described(
+            &m.name,
+            "TStreamerSTL",
+            500,
+            size,
+            &[],
+            name,
+            DescribedExtra::Stl(1, 61, false),
         ),
         MemberType::Object(c) if c.tobject.is_some() => described(
             &m.name,

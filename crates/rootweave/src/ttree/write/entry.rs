@@ -145,6 +145,18 @@ fn member_values(ty: &MemberType, values: &[&Value]) -> Option<Array> {
             })
         }
         MemberType::Object(c) => objects(c, values),
+        MemberType::Objects(c) => {
+            let mut offsets = vec![0u64];
+            let mut flat = Vec::new();
+            for v in values {
+                flat.extend(list(v)?);
+                offsets.push(flat.len() as u64);
+            }
+            Some(Array::List {
+                offsets,
+                values: Box::new(objects(c, &flat)?),
+            })
+        }
     }
 }
 

@@ -115,6 +115,26 @@ impl<'b, 'a> ObjectColumn<'b, 'a> {
                     members: holder.members[*first..first + n].to_vec(),
                 }
             }
+            PartSource::MemberCounts { path } => {
+                let MemberData::Objects { offsets, .. } = self.objects.member(path) else {
+                    unreachable!("the counts of a std::vector member")
+                };
+                return Column::Object(PartColumn {
+                    entries: self.entries(),
+                    offsets: Some(offsets),
+                    data: PartData::Counts,
+                });
+            }
+            PartSource::ItemMember { vector, path, .. } => {
+                let MemberData::Objects { offsets, items } = self.objects.member(vector) else {
+                    unreachable!("the items of a std::vector member")
+                };
+                return Column::Object(PartColumn {
+                    entries: self.entries(),
+                    offsets: Some(offsets),
+                    data: PartData::Member(items.member(path).clone()),
+                });
+            }
             PartSource::Object => PartData::Object(self.objects.clone()),
             PartSource::Vector => PartData::Vector(self.objects.clone()),
         };

@@ -33,6 +33,11 @@ pub(super) enum MemberData<'b, 'a> {
     },
     /// Objects of a class.
     Object(ObjectData<'b, 'a>),
+    /// `std::vector`s of objects of a class: each value's items.
+    Objects {
+        offsets: &'a [u64],
+        items: ObjectData<'b, 'a>,
+    },
 }
 
 /// Objects of a class in a batch: one [`MemberData`] per member of
@@ -217,6 +222,23 @@ impl<'b, 'a> MemberData<'b, 'a> {
                 let n = o.len;
                 Ok((MemberData::Object(o), n))
             }
+            MemberType::Objects(c) => {
+                let ColumnData::List { offsets, items } = data else {
+                    return Err(bad(
+                        what,
+                        format!("a list of records is needed, not {}", data.kind()),
+                    ));
+                };
+                let items = ObjectData::of(c, items, what)?;
+                if !covers(offsets, items.len) {
+                    return Err(bad(what, "offsets that do not cover its items".into()));
+                }
+                if offsets.windows(2).any(|w| w[1] - w[0] > i32::MAX as u64) {
+                    return Err(bad(what, "a value of over 2^31 items".into()));
+                }
+                let n = offsets.len().saturating_sub(1);
+                Ok((MemberData::Objects { offsets, items }, n))
+            }
         }
     }
 
@@ -245,6 +267,9 @@ impl<'b, 'a> MemberData<'b, 'a> {
                 o.class.version_header(out);
                 o.write_members(i, out)?;
                 end_collection(at, out)?;
+            }
+            MemberData::Objects { offsets, items } => {
+                items.write_vector(offsets[i] as usize..offsets[i + 1] as usize, out)?
             }
         }
         Ok(())
@@ -279,7 +304,9 @@ impl<'b, 'a> MemberData<'b, 'a> {
                 }
                 end_collection(at, out)?;
             }
-            MemberData::Object(_) => {
+            // Objects each framed; `std::vector`s of objects are never items of a collection
+            // (the class check refuses them), so one at a time too.
+            MemberData::Object(_) | MemberData::Objects { .. } => {
                 for i in range {
                     self.write(i, out)?;
                 }
@@ -297,6 +324,7 @@ impl<'b, 'a> MemberData<'b, 'a> {
                 super::column::data_bytes(items) + 10 * offsets.len()
             }
             MemberData::Object(o) => o.bytes(),
+            MemberData::Objects { offsets, items } => items.bytes() + 16 * offsets.len(),
         }
     }
 }

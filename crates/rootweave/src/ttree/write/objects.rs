@@ -350,7 +350,7 @@ fn branch_body(
             object_array_header(b, 1, 0);
             at.leaf(k, b.len());
             let (name, none) = (&spec.name, refer(None, 0));
-            stream_element_leaf(b, name, name, (1, 0), (-1, -1), none);
+            stream_element_leaf(b, name, name, (1, 0), (-1, -1), false, none);
         }
         BranchKind::ClassPart(part) => match &part.leaf {
             Some(_) => {
@@ -486,6 +486,7 @@ fn stream_element_leaf(
     title: &str,
     (len, len_type): (usize, usize),
     (id, streamer_type): (i32, i32),
+    range: bool,
     counter: impl FnOnce(&mut ObjectStream),
 ) {
     let bare = match streamer_type {
@@ -496,7 +497,7 @@ fn stream_element_leaf(
     let unsigned = matches!(bare, 11..=14 | 17);
     b.begin_object("TLeafElement");
     b.begin_version(1);
-    leaf_base(b, name, title, len, len_type, 0, false, unsigned, counter);
+    leaf_base(b, name, title, len, len_type, 0, range, unsigned, counter);
     b.i32(id); // fID
     b.i32(streamer_type); // fType
     b.end();
@@ -524,6 +525,7 @@ fn part_leaf(b: &mut ObjectStream, tree: &TreeRecord, k: usize, at: &mut Positio
         &leaf.title,
         (leaf.len, leaf.len_type),
         (leaf.id, leaf.streamer_type),
+        leaf.range,
         |b: &mut ObjectStream| match r.counter {
             Some(c) => part_leaf(b, tree, c, at),
             None => b.null(),

@@ -47,15 +47,15 @@ impl TreeShape {
                 } => {
                     for mut part in class_parts(&b.name, class, *vector, *split_level) {
                         part.parent = part.parent.map(|p| p + start);
-                        counters.push(part.counted.then_some(start));
+                        counters.push(part.counter.map(|c| c + start));
                         counting.push(false);
                         specs.push(BranchSpec {
                             name: part.name.clone(),
                             kind: BranchKind::ClassPart(Box::new(part)),
                         });
                     }
-                    if *vector && specs.len() > start + 1 {
-                        counting[start] = true;
+                    for c in counters[start..].iter().flatten() {
+                        counting[*c] = true;
                     }
                 }
                 _ => {

@@ -39,9 +39,9 @@ pub(crate) struct ClassPart {
     pub bits: u32,
     /// The part this one is a sub-branch of (an index into the same layout's parts).
     pub parent: Option<usize>,
-    /// Whether the entries are a `std::vector`'s items (the part's values are counted by
-    /// the layout's first part).
-    pub counted: bool,
+    /// For the members of a `std::vector`'s items: the part counting the items (an index
+    /// into the same layout's parts).
+    pub counter: Option<usize>,
     /// Its `TLeafElement`, if it has one (parts split further have none).
     pub leaf: Option<ElementLeaf>,
     pub source: PartSource,
@@ -56,6 +56,8 @@ pub(crate) struct ElementLeaf {
     pub len_type: usize,
     pub id: i32,
     pub streamer_type: i32,
+    /// `fIsRange`: set by ROOT on the counts of a `std::vector` member.
+    pub range: bool,
 }
 
 /// Where a part's bytes come from.
@@ -65,8 +67,17 @@ pub(crate) enum PartSource {
     Nothing,
     /// Each entry's number of items (the top of a split `std::vector`).
     Counts,
+    /// The number of items of the `std::vector` member at `path` (split in a branch of its
+    /// own).
+    MemberCounts { path: Vec<usize> },
     /// The member at `path` (indices into each class's members, down nested objects).
     Member { path: Vec<usize>, ty: MemberType },
+    /// The member at `path` of the items of the `std::vector` member at `vector`.
+    ItemMember {
+        vector: Vec<usize>,
+        path: Vec<usize>,
+        ty: MemberType,
+    },
     /// Base class `class` of the object at `path`, whose members start at `first` among
     /// that object's members.
     Base {
@@ -87,7 +98,7 @@ impl ClassPart {
             PartSource::Member {
                 ty: MemberType::Number(t),
                 ..
-            } if !self.counted => Some(t.size()),
+            } if self.counter.is_none() => Some(t.size()),
             _ => None,
         }
     }
@@ -118,7 +129,7 @@ pub(crate) fn class_parts(
         offset: 0,
         bits: ANY,
         parent: None,
-        counted: false,
+        counter: None,
         leaf: Some(ElementLeaf {
             name: name.to_string(),
             title: name.to_string(),
@@ -126,6 +137,7 @@ pub(crate) fn class_parts(
             len_type: 0,
             id: -1,
             streamer_type: -1,
+            range: false,
         }),
         source,
     };
@@ -170,7 +182,12 @@ pub(crate) fn class_parts(
             Some(_) => name.to_string(),
             None => format!("{name}."),
         };
-        unroll_items(&mut out, &Level::top(class, prefix, split), &counts);
+        let items = Items {
+            counts: &counts,
+            counter: 0,
+            vector: None,
+        };
+        unroll_items(&mut out, &Level::top(class, prefix, split), &items);
     } else {
         let mut top = whole(
             PartSource::Nothing,
@@ -251,7 +268,7 @@ impl<'c> Level<'c> {
             offset: 0,
             bits: NO_MAP,
             parent: Some(self.parent),
-            counted: false,
+            counter: None,
             leaf: None,
             source: PartSource::Nothing,
         }
@@ -286,6 +303,7 @@ fn member_leaf(name: &str, title: &str, id: usize, ty: &MemberType) -> ElementLe
         len_type,
         id: id as i32,
         streamer_type: ty.streamer_type(),
+        range: false,
     }
 }
 
@@ -306,6 +324,7 @@ fn unroll_object(out: &mut Vec<ClassPart>, level: &Level, top_split: i32) {
     // members), and 0 below.
     let split_of = |ty: &MemberType| match ty {
         MemberType::String | MemberType::Vector(_) => 0,
+        MemberType::Objects(_) if level.level <= 0 => 0,
         MemberType::Object(c) if c.tobject.is_some() => 0,
         _ if level.depth == 1 => top_split - 1,
         _ => 0,
@@ -384,8 +403,44 @@ fn unroll_object(out: &mut Vec<ClassPart>, level: &Level, top_split: i32) {
                 };
                 unroll_object(out, &below, top_split);
             }
+            MemberType::Objects(c) if level.level > 0 && level.depth == 1 && !c.has_bases() => {
+                // A `std::vector` of a class held by the top object, split as a branch of
+                // its own: its counts, and a branch per member of its items.
+                let counts = format!("{leaf_name}_");
+                part.title = counts.clone();
+                part.clones_name = c.name.clone();
+                part.branch_type = 4;
+                part.leaf = Some(ElementLeaf {
+                    name: counts.clone(),
+                    title: counts.clone(),
+                    range: true,
+                    ..member_leaf(&leaf_name, &leaf_name, id, &m.ty)
+                });
+                part.source = PartSource::MemberCounts { path: path.clone() };
+                out.push(part);
+                let counter = out.len() - 1;
+                let below = Level {
+                    class: c,
+                    parent_name: &c.name,
+                    prefix: format!("{leaf_name}."),
+                    path: Vec::new(),
+                    first: 0,
+                    level: level.level - 1,
+                    depth: level.depth + 1,
+                    parent: counter,
+                    offset: 0,
+                };
+                let items = Items {
+                    counts: &counts,
+                    counter,
+                    vector: Some(&path),
+                };
+                unroll_items(out, &below, &items);
+            }
             ty => {
-                if matches!(ty, MemberType::Object(c) if c.tobject.is_none()) {
+                if matches!(ty, MemberType::Object(c) if c.tobject.is_none())
+                    || matches!(ty, MemberType::Objects(_))
+                {
                     part.bits = ANY;
                 }
                 part.leaf = Some(member_leaf(&leaf_name, &name, id, ty));
@@ -399,9 +454,19 @@ fn unroll_object(out: &mut Vec<ClassPart>, level: &Level, top_split: i32) {
     }
 }
 
+/// The `std::vector` whose items' members are being laid out.
+struct Items<'p> {
+    /// The name of the leaf counting the items.
+    counts: &'p str,
+    /// The part counting them.
+    counter: usize,
+    /// The path to the `std::vector` member (none: the branch's own `std::vector`).
+    vector: Option<&'p [usize]>,
+}
+
 /// The sub-branches of a split `std::vector`'s item members (nested objects flattened
-/// into `vector.object.member` while the split level lasts), each counted by `counts`.
-fn unroll_items(out: &mut Vec<ClassPart>, level: &Level, counts: &str) {
+/// into `vector.object.member` while the split level lasts), each counted by the counts.
+fn unroll_items(out: &mut Vec<ClassPart>, level: &Level, items: &Items) {
     let offsets = level.class.member_offsets();
     let bases = level.class.bases.len();
     for (j, m) in level.class.members.iter().enumerate() {
@@ -423,25 +488,32 @@ fn unroll_items(out: &mut Vec<ClassPart>, level: &Level, counts: &str) {
                     parent: level.parent,
                     offset: level.offset + offsets[index],
                 };
-                unroll_items(out, &below, counts);
+                unroll_items(out, &below, items);
             }
             ty => {
                 // ROOT names an array member's branch with its dimensions, its leaf and
                 // titles without them.
                 let name = with_dims(&leaf_name, ty);
-                let title = format!("{}[{counts}]", m.name);
+                let title = format!("{}[{}]", m.name, items.counts);
                 let mut part = level.part(name, id, ty);
                 part.title = title.clone();
                 part.branch_type = 41;
                 part.offset = level.offset as i32;
-                part.counted = true;
+                part.counter = Some(items.counter);
                 if matches!(ty, MemberType::Object(c) if c.tobject.is_none()) {
                     part.bits = NO_MAP | ANY;
                 }
                 part.leaf = Some(member_leaf(&leaf_name, &title, id, ty));
-                part.source = PartSource::Member {
-                    path,
-                    ty: ty.clone(),
+                part.source = match items.vector {
+                    None => PartSource::Member {
+                        path,
+                        ty: ty.clone(),
+                    },
+                    Some(vector) => PartSource::ItemMember {
+                        vector: vector.to_vec(),
+                        path,
+                        ty: ty.clone(),
+                    },
                 };
                 out.push(part);
             }
