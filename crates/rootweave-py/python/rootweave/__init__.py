@@ -805,8 +805,9 @@ class WritableFile:
         branches. ROOT's spellings choose other branches: "std::vector<float>" (a vector
         branch, no counter), "char*" (a C string, `/C`), "x/F:y/I:z[2]/D" (a leaf list,
         filled with a record). A named class (`("class", "Event", 1, [(member, type), ...])`,
-        members `":_0"`, `":_1"`, ... its base classes; members may be ROOT's "TVector3",
-        "TLorentzVector" and "ROOT::Math::XYZVector"-like vectors) or a list of one is a branch of that
+        members `":_0"`, `":_1"`, ... its base classes; members may be numbers, fixed arrays,
+        strings, lists of numbers, classes, lists of classes (`std::vector<Track>`), ROOT's
+        "TVector3", "TLorentzVector" and "ROOT::Math::XYZVector"-like vectors) or a list of one is a branch of that
         class as ROOT writes it, split to `split_level` (99, ROOT's default: a branch per
         member; 0: each entry the streamed object; a dict `{field: level}` splits each field
         to its own level, 99 for the others), with the class's layout in the file so
