@@ -35,7 +35,10 @@ Payload (MB/s counts it): the in-memory bytes of the values, 8 per collection an
 108 per Event (bench/parallel_write.py). Reported per codec, layout, thread count and writer:
 throughput, file size and peak resident memory (ROOT's includes its start-up, ~200 MiB, shown
 apart); and rootweave over its ROOT counterpart (sequential against RNTupleWriter / TTree IMT,
-parallel against RNTupleParallelWriter / TBufferMerger). One table (stdout, and
+parallel against RNTupleParallelWriter / TBufferMerger); and the codec alone: the seconds
+`rootweave-bench` takes to compress the pages (baskets) of rootweave's sequential writer's file
+again with one thread, as a share of that writer's time (where it is most of the time, no
+writer can be much faster on one thread). One table (stdout, and
 bench/out/rntuple_ttree_study.md) and one plot (bench/out/rntuple_ttree_study.png); the
 numbers in bench/out/rntuple_ttree_study.json.
 
@@ -54,6 +57,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import parallel_write as pw  # noqa: E402  (build, run, payload of ROOT's generator)
+import ttree_parallel_write as tpw  # noqa: E402  (the codec alone on a TTree's baskets)
 
 OUT = pw.OUT
 SETTINGS = {**pw.SETTINGS, "lzma:4": 204, "zstd:5": 505}
@@ -106,7 +110,7 @@ def bench(args, root_exe, codecs, layouts, threads_list):
     for codec in codecs:
         n = args.lzma_entries if codec.startswith("lzma") else args.entries
         payload = pw.run([root_exe, "generate", "complex", "-", n, 1, 0])["payload_bytes"]
-        best = {}
+        best, codec_alone = {}, {}
         for _ in range(args.repeat):
             for layout in layouts:
                 for threads in threads_list:
@@ -116,6 +120,10 @@ def bench(args, root_exe, codecs, layouts, threads_list):
                         path = OUT / f"study-{key}-{layout}-{threads}.root"
                         r = pw.run(command(root_exe, key, layout, path, n, threads, codec, args.budget))
                         r["file_bytes"] = path.stat().st_size
+                        if key in ("rw_rntuple_seq", "rw_ttree_seq"):
+                            alone = (pw.compress_pages if layout == "rntuple" else tpw.compress_baskets)
+                            seconds = alone(path, codec, 1)
+                            codec_alone[layout] = min(codec_alone.get(layout, seconds), seconds)
                         path.unlink()
                         if r.get("payload_bytes", payload) != payload:
                             raise RuntimeError(f"{key} made {r['payload_bytes']} bytes of values, not {payload}")
@@ -125,7 +133,7 @@ def bench(args, root_exe, codecs, layouts, threads_list):
         for layout in layouts:
             for threads in threads_list:
                 row = {"codec": codec, "layout": layout, "threads": threads, "entries": n,
-                       "payload_bytes": payload, "writers": {}}
+                       "payload_bytes": payload, "writers": {}, "codec_alone_seconds": codec_alone.get(layout)}
                 for key, *_ in writers_of(layout):
                     r = best.get((layout, threads, key))
                     if r is None:
@@ -148,13 +156,23 @@ def line_of(row):
         if r:
             cells.append(f"{label.split(' (')[0]} {r['mb_per_s']:.1f} MB/s {r['file_bytes'] / 1e6:.1f} MB "
                          f"{r['peak_rss_mib']:.0f} MiB")
-    return f"{row['codec']:6} {row['layout']:7} T={row['threads']}: " + " | ".join(cells)
+    line = f"{row['codec']:6} {row['layout']:7} T={row['threads']}: " + " | ".join(cells)
+    share = codec_share(row)
+    return line + (f" | codec alone {share:.0%} of rootweave's sequential writer" if share else "")
+
+
+def codec_share(row):
+    """The codec alone's time as a share of rootweave's sequential writer's (one thread)."""
+    seq = row["writers"].get("rw_rntuple_seq") or row["writers"].get("rw_ttree_seq")
+    if not seq or not row.get("codec_alone_seconds"):
+        return None
+    return row["codec_alone_seconds"] / seq["seconds"]
 
 
 def table(rows):
     """The study's table (Markdown): a line per codec, layout, threads and writer."""
     out = ["| codec | layout | T | writer | MB/s | file MB | peak MiB (ROOT: of which start-up) | "
-           "rootweave / ROOT |", "|---|---|---|---|---:|---:|---:|---:|"]
+           "rootweave / ROOT | codec alone |", "|---|---|---|---|---:|---:|---:|---:|---:|"]
     for row in rows:
         for key, label, family, *_ in WRITERS:
             r = row["writers"].get(key)
@@ -164,8 +182,10 @@ def table(rows):
             if family == "ROOT" and "rss_start_mib" in r:
                 memory += f" ({r['rss_start_mib']:.0f})"
             ratio = row.get("ratio", {}).get(key)
+            share = codec_share(row) if key.endswith("_seq") and key.startswith("rw_") else None
             out.append(f"| {row['codec']} | {row['layout']} | {row['threads']} | {label} | {r['mb_per_s']:.1f} | "
-                       f"{r['file_bytes'] / 1e6:.2f} | {memory} | {f'x{ratio:.2f}' if ratio else ''} |")
+                       f"{r['file_bytes'] / 1e6:.2f} | {memory} | {f'x{ratio:.2f}' if ratio else ''} | "
+                       f"{f'{share:.0%}' if share else ''} |")
     return "\n".join(out)
 
 

@@ -47,7 +47,7 @@ struct RwcTrack { double pt = 0; int q = 0; std::vector<float> hits; RwcVec p; }
 struct RwcEvt { int n = 0; std::vector<RwcTrack> tracks; std::vector<double> wts; };
 """
 BRANCHES = {"all": "RwcAll", "items": "vector<RwcItem>", "derived": "vector<RwcAll>", "vecs": "vector<RwcVec>",
-            "evt": "RwcEvt"}
+            "evt": "RwcEvt", "tv3": "TVector3", "tp4s": "vector<TLorentzVector>"}
 
 
 def dictionary(workdir):
@@ -55,25 +55,29 @@ def dictionary(workdir):
     with open("RwClasses.h", "w") as header:
         header.write(CLASSES)
     ROOT.gInterpreter.GenerateDictionary("RwcVec;RwcBase;RwcAll;RwcItem;vector<RwcItem>;vector<RwcAll>;vector<RwcVec>;"
-                                         "RwcTrack;vector<RwcTrack>;RwcEvt",
+                                         "RwcTrack;vector<RwcTrack>;RwcEvt;vector<TLorentzVector>",
                                          "string;vector;RwClasses.h")
     ROOT.gInterpreter.Declare('#include "RwClasses.h"\n#include "TBufferJSON.h"')
     ROOT.gInterpreter.Declare(r'''
 void rw_dump(const char *path) {
   TFile f(path); auto t = f.Get<TTree>("t");
   RwcAll *all = nullptr; std::vector<RwcItem> *items = nullptr; std::vector<RwcAll> *derived = nullptr;
-  std::vector<RwcVec> *vecs = nullptr; RwcEvt *evt = nullptr;
+  std::vector<RwcVec> *vecs = nullptr; RwcEvt *evt = nullptr; TVector3 *t3 = nullptr;
+  std::vector<TLorentzVector> *t4s = nullptr;
   t->SetBranchAddress("all", &all); t->SetBranchAddress("items", &items); t->SetBranchAddress("derived", &derived);
-  t->SetBranchAddress("vecs", &vecs); t->SetBranchAddress("evt", &evt);
+  t->SetBranchAddress("vecs", &vecs); t->SetBranchAddress("evt", &evt); t->SetBranchAddress("tv3", &t3);
+  t->SetBranchAddress("tp4s", &t4s);
   auto json = [](const void *object, const char *cls) {
     return TBufferJSON::ConvertToJSON(object, TClass::GetClass(cls), TBufferJSON::kNoSpaces);
   };
   for (Long64_t i = 0; i < t->GetEntries(); ++i) {
     t->GetEntry(i);
     const std::pair<const void *, const char *> objects[] = {
-      {all, "all"}, {items, "items"}, {derived, "derived"}, {vecs, "vecs"}, {evt, "evt"}};
-    const char *classes[] = {"RwcAll", "vector<RwcItem>", "vector<RwcAll>", "vector<RwcVec>", "RwcEvt"};
-    for (int k = 0; k < 5; ++k)
+      {all, "all"}, {items, "items"}, {derived, "derived"}, {vecs, "vecs"}, {evt, "evt"}, {t3, "tv3"},
+      {t4s, "tp4s"}};
+    const char *classes[] = {"RwcAll", "vector<RwcItem>", "vector<RwcAll>", "vector<RwcVec>", "RwcEvt", "TVector3",
+                             "vector<TLorentzVector>"};
+    for (int k = 0; k < 7; ++k)
       printf("{\"file\": \"%s\", \"branch\": \"%s\", \"entry\": %lld, \"object\": %s}\n", path,
              objects[k].second, i, json(objects[k].first, classes[k]).Data());
   }
@@ -84,11 +88,14 @@ void rw_rewrite(const char *in, const char *out, int split) {
   TFile fin(in); auto tin = fin.Get<TTree>("t");
   TFile fout(out, "RECREATE", "", 505); TTree tout("t", "t");
   RwcAll *all = nullptr; std::vector<RwcItem> *items = nullptr; std::vector<RwcAll> *derived = nullptr;
-  std::vector<RwcVec> *vecs = nullptr; RwcEvt *evt = nullptr;
+  std::vector<RwcVec> *vecs = nullptr; RwcEvt *evt = nullptr; TVector3 *t3 = nullptr;
+  std::vector<TLorentzVector> *t4s = nullptr;
   tin->SetBranchAddress("all", &all); tin->SetBranchAddress("items", &items); tin->SetBranchAddress("derived", &derived);
-  tin->SetBranchAddress("vecs", &vecs); tin->SetBranchAddress("evt", &evt);
+  tin->SetBranchAddress("vecs", &vecs); tin->SetBranchAddress("evt", &evt); tin->SetBranchAddress("tv3", &t3);
+  tin->SetBranchAddress("tp4s", &t4s);
   tout.Branch("all", &all, 32000, split); tout.Branch("items", &items, 32000, split);
   tout.Branch("vecs", &vecs, 32000, split); tout.Branch("evt", &evt, 32000, split);
+  tout.Branch("tv3", &t3, 32000, split); tout.Branch("tp4s", &t4s, 32000, split);
   // ROOT 6.40 cannot split a collection of a class with a base class.
   tout.Branch("derived", &derived, 32000, 0);
   for (Long64_t i = 0; i < tin->GetEntries(); ++i) { tin->GetEntry(i); tout.Fill(); }

@@ -42,7 +42,10 @@ ITEM = ("class", "RwcItem", 1, [
 TRACK = ("class", "RwcTrack", 1, [("pt", "float64"), ("q", "int32"), ("hits", ("list", "float32")), ("p", VEC)])
 # A class holding a std::vector of a class (split: a branch of counts and one per item member).
 EVT = ("class", "RwcEvt", 1, [("n", "int32"), ("tracks", ("list", TRACK)), ("wts", ("list", "float64"))])
-SCHEMA = {"all": ALL, "items": ("list", ITEM), "derived": ("list", ALL), "vecs": ("list", VEC), "evt": EVT}
+# ROOT's own TVector3 and TLorentzVector as branches of their own (never split, each object as
+# its streamer frames it).
+SCHEMA = {"all": ALL, "items": ("list", ITEM), "derived": ("list", ALL), "vecs": ("list", VEC), "evt": EVT,
+          "tv3": "TVector3", "tp4s": ("list", "TLorentzVector")}
 
 
 def all_value(i):
@@ -68,7 +71,10 @@ def entries(start, n):
             "items": [item_values(i) for i in range(start, start + n)],
             "derived": [[all_value(i)] * (i % 3) for i in range(start, start + n)],
             "vecs": [[{"x": i + k, "y": -k, "z": i / 4} for k in range(i % 3)] for i in range(start, start + n)],
-            "evt": [evt_value(i) for i in range(start, start + n)]}
+            "evt": [evt_value(i) for i in range(start, start + n)],
+            "tv3": [{"fX": i, "fY": -i, "fZ": 0.5} for i in range(start, start + n)],
+            "tp4s": [[{"fP": {"fX": k, "fY": i, "fZ": 0.0}, "fE": 10 + k} for k in range(i % 3)]
+                    for i in range(start, start + n)]}
 
 
 def evt_value(i):
@@ -151,7 +157,7 @@ def test_root_reads_every_member_through_its_dictionary(files, workdir):
         got.setdefault(row["file"], {}).setdefault(row["branch"], []).append(row["object"])
     assert len(got) == len(files)
     for path in files.values():
-        for branch in ("all", "items", "derived", "vecs", "evt"):
+        for branch in ("all", "items", "derived", "vecs", "evt", "tv3", "tp4s"):
             objects = got[str(path)][branch]
             assert objects == want[branch], (path, branch)
 
@@ -237,7 +243,7 @@ def test_hadd_and_merge_of_class_trees_agree(workdir):
     want = entries(0, 21)
     rows = run_root("dict", workdir, "dump", hadded, merged)
     for path in (hadded, merged):
-        for branch in ("all", "items", "derived", "vecs", "evt"):
+        for branch in ("all", "items", "derived", "vecs", "evt", "tv3", "tp4s"):
             got = [r["object"] for r in rows if r["file"] == str(path) and r["branch"] == branch]
             assert got == want[branch], (path, branch)
     ours, theirs = rootweave.open(merged)["t"], rootweave.open(hadded)["t"]
@@ -294,6 +300,13 @@ def test_classes_that_do_not_fit_are_refused(workdir):
         odd = ("class", "Odd", 1, [("maybe", ("optional", "int32"))])
         with pytest.raises(TypeError, match="member maybe of class Odd: a std::optional<std::int32_t> is not"):
             f.mktree("t", {"odd": odd})
+        # A std::vector of a class inside the items of a std::vector (ROOT's framing of one
+        # inside a collection is not written).
+        outer = ("class", "Outer", 1, [("evts", ("list", EVT))])
+        with pytest.raises((TypeError, ValueError), match="holding a std::vector of a class itself"):
+            f.mktree("t3", {"outer": outer})
+        with pytest.raises((TypeError, ValueError), match="holding a std::vector of a class itself"):
+            f.mktree("t4", {"evts": ("list", EVT)})
         t = f.mktree("t2", {"all": ALL})
         good = batch({"all": [all_value(1)]})["all"]
         with pytest.raises(ValueError, match="'pos'"):

@@ -362,3 +362,37 @@ fn vectors_of_objects_inside_objects_read_back_at_every_split() {
     .to_string();
     assert!(e.contains("holding a std::vector of a class"), "{e}");
 }
+
+#[test]
+fn root_vectors_as_branches_of_their_own_are_never_split() {
+    use rootweave::ttree::root_class;
+    let vector3 = root_class("TVector3").unwrap();
+    let lorentz = root_class("TLorentzVector").unwrap();
+    for split in [0, 99] {
+        let path = temp(&format!("tvector{split}.root"));
+        let branches = vec![
+            BranchSpec::object("v", vector3.clone(), split),
+            BranchSpec::vector_of_objects("p4s", lorentz.clone(), split),
+        ];
+        let options = TTreeWriteOptions::default();
+        let mut w =
+            TTreeWriter::recreate(&path, "t", branches, Compression::NONE, options).unwrap();
+        for i in 0..3 {
+            let p4 =
+                |k: usize| Value::Record(vec![v3(k as f64, i as f64, 0.0), Value::Float64(10.0)]);
+            w.fill(&[
+                v3(i as f64, 2.0, 3.0),
+                Value::List((0..i as usize).map(p4).collect()),
+            ])
+            .unwrap();
+        }
+        w.close().unwrap();
+        let t = TTreeReader::open(&path, "t").unwrap();
+        assert_eq!(t.branch_names(), ["v", "p4s"], "split {split}");
+        assert_eq!(json(&t, "v", 2), r#"{"fX": 2, "fY": 2, "fZ": 3}"#);
+        assert_eq!(
+            json(&t, "p4s", 2),
+            r#"[{"fP": {"fX": 0, "fY": 2, "fZ": 0}, "fE": 10}, {"fP": {"fX": 1, "fY": 2, "fZ": 0}, "fE": 10}]"#
+        );
+    }
+}

@@ -36,7 +36,9 @@ enum PartData<'b, 'a> {
         members: Vec<MemberData<'b, 'a>>,
     },
     Object(ObjectData<'b, 'a>),
+    Framed(ObjectData<'b, 'a>),
     Vector(ObjectData<'b, 'a>),
+    FramedItems(ObjectData<'b, 'a>),
 }
 
 impl<'b, 'a> ObjectColumn<'b, 'a> {
@@ -136,7 +138,9 @@ impl<'b, 'a> ObjectColumn<'b, 'a> {
                 });
             }
             PartSource::Object => PartData::Object(self.objects.clone()),
+            PartSource::Framed => PartData::Framed(self.objects.clone()),
             PartSource::Vector => PartData::Vector(self.objects.clone()),
+            PartSource::FramedItems => PartData::FramedItems(self.objects.clone()),
         };
         Column::Object(PartColumn {
             entries: self.entries(),
@@ -169,7 +173,10 @@ impl PartColumn<'_, '_> {
             PartData::Base { members, .. } => {
                 members.iter().map(MemberData::bytes).sum::<usize>() + 10 * self.entries
             }
-            PartData::Object(o) | PartData::Vector(o) => o.bytes() + 16 * self.entries,
+            PartData::Object(o)
+            | PartData::Framed(o)
+            | PartData::Vector(o)
+            | PartData::FramedItems(o) => o.bytes() + 16 * self.entries,
         };
         data + 4 * self.entries
     }
@@ -196,7 +203,9 @@ impl PartColumn<'_, '_> {
                 }
             }
             PartData::Object(o) => o.write_members(e, out)?,
+            PartData::Framed(o) => o.write_framed(e, out)?,
             PartData::Vector(o) => o.write_vector(self.items(e), out)?,
+            PartData::FramedItems(o) => o.write_framed_vector(self.items(e), out)?,
         }
         Ok(())
     }

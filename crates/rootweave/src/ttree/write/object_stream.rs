@@ -119,6 +119,29 @@ impl<'b, 'a> ObjectData<'b, 'a> {
         write_members(&self.class, &self.members, i, out)
     }
 
+    /// Appends object `i` framed: its byte count, its version header, its members.
+    pub fn write_framed(&self, i: usize, out: &mut Vec<u8>) -> Result<()> {
+        let at = out.len();
+        out.extend_from_slice(&[0; 4]);
+        self.class.version_header(out);
+        self.write_members(i, out)?;
+        end_collection(at, out)
+    }
+
+    /// Appends objects `range` as a `std::vector` of the class, object-wise (each item
+    /// framed, as collections of classes with their own streamers are written).
+    pub fn write_framed_vector(
+        &self,
+        range: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let at = begin_collection(range.len(), out);
+        for i in range {
+            self.write_framed(i, out)?;
+        }
+        end_collection(at, out)
+    }
+
     /// Appends objects `range` as a `std::vector` of the class, member-wise.
     pub fn write_vector(&self, range: std::ops::Range<usize>, out: &mut Vec<u8>) -> Result<()> {
         let at = out.len();
@@ -261,13 +284,7 @@ impl<'b, 'a> MemberData<'b, 'a> {
                 append_be(items, r, out);
                 end_collection(at, out)?;
             }
-            MemberData::Object(o) => {
-                let at = out.len();
-                out.extend_from_slice(&[0; 4]);
-                o.class.version_header(out);
-                o.write_members(i, out)?;
-                end_collection(at, out)?;
-            }
+            MemberData::Object(o) => o.write_framed(i, out)?,
             MemberData::Objects { offsets, items } => {
                 items.write_vector(offsets[i] as usize..offsets[i + 1] as usize, out)?
             }

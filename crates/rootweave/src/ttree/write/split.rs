@@ -14,6 +14,8 @@ use super::class::{ClassSpec, MemberType};
 /// the branch holds a class that does not derive from `TObject` (`kBranchAny`).
 const NO_MAP: u32 = 0x0040_0000;
 const ANY: u32 = 0x0002_0000;
+/// `TBranch` bit: the branch holds a `TObject` (`kBranchObject`).
+const TOBJECT: u32 = 0x0000_1000;
 /// ROOT's class version of `std::vector` in branches.
 const COLLECTION_CLASS_VERSION: i16 = 6;
 
@@ -87,8 +89,14 @@ pub(crate) enum PartSource {
     },
     /// The whole object, its members streamed without a header.
     Object,
+    /// The whole object as its class's own streamer writes it: framed by a byte count and
+    /// its version (`TVector3`, `TLorentzVector`).
+    Framed,
     /// The whole `std::vector`, member-wise.
     Vector,
+    /// The whole `std::vector`, object-wise: each item framed (items of classes with their
+    /// own streamers).
+    FramedItems,
 }
 
 impl ClassPart {
@@ -141,6 +149,32 @@ pub(crate) fn class_parts(
         }),
         source,
     };
+    if class.tobject.is_some() {
+        // Classes with their own streamers are never split (ROOT records the split level
+        // asked for on a vector of them, and 0 on the object's branch, of `fType` -1).
+        return vec![if vector {
+            ClassPart {
+                split_level: split.max(0),
+                ..whole(
+                    PartSource::FramedItems,
+                    vector_name.clone(),
+                    super::branch::name_checksum(&vector_name),
+                    COLLECTION_CLASS_VERSION,
+                )
+            }
+        } else {
+            ClassPart {
+                branch_type: -1,
+                bits: TOBJECT,
+                ..whole(
+                    PartSource::Framed,
+                    class.name.clone(),
+                    class.checksum(),
+                    class.version,
+                )
+            }
+        }];
+    }
     if split <= 0 || vector && class.has_bases() {
         return vec![if vector {
             whole(
