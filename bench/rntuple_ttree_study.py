@@ -29,7 +29,7 @@ rootweave's sequential writers have no threads of their own: they run at T=1 onl
 
     .venv/bin/python bench/rntuple_ttree_study.py [--codecs lzma:4,zstd:5] [--threads 1,2]
         [--layouts rntuple,unsplit,split,mixed] [--entries N] [--lzma-entries N] [--repeat R]
-        [--budget 256MiB] [--verify]
+        [--budget 256MiB] [--verify] [--plot-only]
 
 Payload (MB/s counts it): the in-memory bytes of the values, 8 per collection and entry plus
 108 per Event (bench/parallel_write.py). Reported per codec, layout, thread count and writer:
@@ -218,6 +218,8 @@ def plot(rows, codecs, layouts, threads_list):
                         if row and key in row["writers"]:
                             xs.append(x - 0.4 + width * (s * len(threads_list) + t + 0.5))
                             ys.append(row["writers"][key][metric] * scale)
+                    if not xs:
+                        continue
                     label = (f"{family} {'sequential' if kind == 'seq' else 'parallel'} T={threads}"
                              if i == 0 and j == 0 else None)
                     ax.bar(xs, ys, width, color=color, alpha=0.55 if t == 0 else 1.0, label=label,
@@ -285,7 +287,14 @@ def main():
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--budget", default="256MiB")
     parser.add_argument("--verify", action="store_true")
+    parser.add_argument("--plot-only", action="store_true", help="plot the earlier JSON again, measure nothing")
     args = parser.parse_args()
+    if args.plot_only:
+        earlier = json.loads((OUT / "rntuple_ttree_study.json").read_text())
+        rows = earlier["results"]
+        plot(rows, list(dict.fromkeys(r["codec"] for r in rows)), list(dict.fromkeys(r["layout"] for r in rows)),
+             sorted({r["threads"] for r in rows}))
+        return
     OUT.mkdir(parents=True, exist_ok=True)
     root_exe = pw.build()
     codecs, layouts = args.codecs.split(","), args.layouts.split(",")

@@ -141,6 +141,13 @@ def check_complex_as_classes(tmp_path, n, want):
     ours = rootweave.open(mixed)["Events"]
     assert ak.to_list(ours["e0"]["e0.p2.z"].array()) == ak.to_list(want.e0.p2.z)
     assert ak.to_list(ours["e7"].array().d1) == ak.to_list(want.e7.d1)
+    # The RNTuple of classes converted to a TTree, its classes unsplit.
+    unsplit = tmp_path / "complex-unsplit.root"
+    done = run("convert", f"{ntuple}:Events", unsplit, "--to", "ttree", "--split-level", "0")
+    assert done.returncode == 0, done.stderr
+    tree = uproot.open(unsplit)["Events"]
+    assert tree["e4"].typename == "vector<Event>" and not tree["e4"].branches
+    assert ak.to_list(rootweave.open(unsplit)["Events"]["e4"].array().p0.x) == ak.to_list(want.e4.p0.x)
 
 
 def test_dump_of_a_tree_skips_the_branches_it_cannot_decode():
