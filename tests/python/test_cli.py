@@ -146,7 +146,7 @@ def check_complex_as_classes(tmp_path, n, want):
     done = run("convert", f"{ntuple}:Events", unsplit, "--to", "ttree", "--split-level", "0")
     assert done.returncode == 0, done.stderr
     tree = uproot.open(unsplit)["Events"]
-    assert tree["e4"].typename == "vector<Event>" and not tree["e4"].branches
+    assert tree["e4"].member("fClassName") == "vector<Event>" and not tree["e4"].branches
     assert ak.to_list(rootweave.open(unsplit)["Events"]["e4"].array().p0.x) == ak.to_list(want.e4.p0.x)
 
 
