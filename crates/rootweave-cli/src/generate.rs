@@ -163,15 +163,7 @@ pub fn generate_sequential(out: &Path, options: &GenerateOptions) -> Result<Gene
         rntuple_fields(options),
         WriteOptions::default().with_compression(options.compression),
     )?;
-    let mut spare = None;
-    for index in 0..options.schema.chunks(options.entries) {
-        let chunk =
-            options
-                .schema
-                .chunk_reusing(options.seed, index, options.entries, spare.take());
-        chunk.with_columns(|batch| writer.extend(batch))?;
-        spare = Some(chunk);
-    }
+    each_chunk(options, |batch| writer.extend(batch))?;
     let summary = writer.close()?;
     Ok(GenerateSummary {
         entries: summary.entries,
@@ -183,6 +175,24 @@ pub fn generate_sequential(out: &Path, options: &GenerateOptions) -> Result<Gene
         budget_peak: None,
         peak_rss: peak_rss(),
     })
+}
+
+/// Hands the dataset's chunks to `extend` one after the other, on this thread (each made
+/// in the memory of the one before).
+pub(crate) fn each_chunk(
+    options: &GenerateOptions,
+    mut extend: impl FnMut(&[ColumnData]) -> Result<()>,
+) -> Result<()> {
+    let mut spare = None;
+    for index in 0..options.schema.chunks(options.entries) {
+        let chunk =
+            options
+                .schema
+                .chunk_reusing(options.seed, index, options.entries, spare.take());
+        chunk.with_columns(&mut extend)?;
+        spare = Some(chunk);
+    }
+    Ok(())
 }
 
 /// Fills the dataset through `writer`'s contexts, one per thread, and closes it.

@@ -12,7 +12,9 @@ use rootweave::ttree::{
 };
 use rootweave::Result;
 
-use crate::generate::{peak_rss, write_parallel, GenerateOptions, GenerateSummary, ParallelOutput};
+use crate::generate::{
+    each_chunk, peak_rss, write_parallel, GenerateOptions, GenerateSummary, ParallelOutput,
+};
 
 /// How the generated fields become branches: NanoAOD's, a list `X_y` counted by `nX`
 /// (shared by the lists of one collection, as `nJet` counts `Jet_pt` and `Jet_eta`); other
@@ -58,15 +60,9 @@ pub fn generate_ttree_sequential(out: &Path, options: &GenerateOptions) -> Resul
         options.compression,
         TTreeWriteOptions::default(),
     )?;
-    let mut spare = None;
-    for index in 0..options.schema.chunks(options.entries) {
-        let chunk =
-            options
-                .schema
-                .chunk_reusing(options.seed, index, options.entries, spare.take());
-        chunk.with_columns(|batch| layout.with_branch_batches(batch, |b| writer.extend(b)))?;
-        spare = Some(chunk);
-    }
+    each_chunk(options, |batch| {
+        layout.with_branch_batches(batch, |b| writer.extend(b))
+    })?;
     let (entries, clusters) = (writer.entries(), writer.clusters());
     let (uncompressed, stored) = writer.basket_bytes();
     writer.close()?;

@@ -481,23 +481,22 @@ fn member_element(m: &MemberSpec) -> Element {
             name,
             DescribedExtra::Stl(365, 365, true),
         ),
-        MemberType::Vector(t) => described(
+        // A `std::vector` (STL kind 1) of numbers, or of objects (item code 61).
+        MemberType::Vector(_) | MemberType::Objects(_) => described(
             &m.name,
             "TStreamerSTL",
             500,
             size,
             &[],
             name,
-            DescribedExtra::Stl(1, number_code(*t), false),
-        ),
-        MemberType::Objects(_) => described(
-            &m.name,
-            "TStreamerSTL",
-            500,
-            size,
-            &[],
-            name,
-            DescribedExtra::Stl(1, 61, false),
+            DescribedExtra::Stl(
+                1,
+                match &m.ty {
+                    MemberType::Vector(t) => number_code(*t),
+                    _ => 61,
+                },
+                false,
+            ),
         ),
         MemberType::Object(c) if c.tobject.is_some() => described(
             &m.name,

@@ -132,32 +132,24 @@ fn member_values(ty: &MemberType, values: &[&Value]) -> Option<Array> {
             numbers(*t, &flat)
         }
         MemberType::String => strings(values),
-        MemberType::Vector(t) => {
-            let mut offsets = vec![0u64];
-            let mut flat = Vec::new();
-            for v in values {
-                flat.extend(list(v)?);
-                offsets.push(flat.len() as u64);
-            }
-            Some(Array::List {
-                offsets,
-                values: Box::new(numbers(*t, &flat)?),
-            })
-        }
+        MemberType::Vector(t) => lists(values, |flat| numbers(*t, flat)),
         MemberType::Object(c) => objects(c, values),
-        MemberType::Objects(c) => {
-            let mut offsets = vec![0u64];
-            let mut flat = Vec::new();
-            for v in values {
-                flat.extend(list(v)?);
-                offsets.push(flat.len() as u64);
-            }
-            Some(Array::List {
-                offsets,
-                values: Box::new(objects(c, &flat)?),
-            })
-        }
+        MemberType::Objects(c) => lists(values, |flat| objects(c, flat)),
     }
+}
+
+/// Several list values as one list array, their items made by `items` from all items.
+fn lists(values: &[&Value], items: impl FnOnce(&[&Value]) -> Option<Array>) -> Option<Array> {
+    let mut offsets = vec![0u64];
+    let mut flat = Vec::new();
+    for v in values {
+        flat.extend(list(v)?);
+        offsets.push(flat.len() as u64);
+    }
+    Some(Array::List {
+        offsets,
+        values: Box::new(items(&flat)?),
+    })
 }
 
 /// The items of a list value.
