@@ -69,6 +69,21 @@ def test_branch_objects():
         rootweave.open(HZZ)["events"]["Muon_Pq"]
 
 
+def test_branch_paths_name_branches_below_others(tmp_path):
+    """`tree["parent/child"]`, uproot's path to a sub-branch (here of a split object)."""
+    vec = ("class", "PathVec", 1, [("x", "float64"), ("y", "float64")])
+    event = ("class", "PathEvent", 1, [("n", "int32"), ("pos", vec), ("hits", ("list", vec))])
+    path = tmp_path / "paths.root"
+    with rootweave.recreate(path) as f:
+        f.mktree("t", {"ev": event}).extend({"ev": ak.Array([
+            {"n": 1, "pos": {"x": 1.0, "y": 2.0}, "hits": [{"x": 3.0, "y": 4.0}]},
+            {"n": 2, "pos": {"x": 5.0, "y": 6.0}, "hits": []}])})
+    for name in ("ev/n", "ev/pos", "ev/pos/pos.x", "ev/hits/hits.y"):
+        theirs, mine = both(lambda lib: lib.open(path)["t"][name].array())
+        assert ak.to_list(mine) == ak.to_list(theirs), name
+    assert ak.to_list(rootweave.open(path)["t"]["ev"]["hits/hits.x"].array()) == [[3.0], []]
+
+
 @pytest.mark.parametrize("expressions, cut", [
     (["Muon_Px * 2", "NMuon"], "NMuon > 1"),
     (["sqrt(Muon_Px**2 + Muon_Py**2)"], None),

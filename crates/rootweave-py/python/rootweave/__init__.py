@@ -236,8 +236,12 @@ class _Dataset:
         return {name: t for name, t in self._typenames(recursive).items() if by_name(name) and by_type(t)}
 
     def __getitem__(self, name: str) -> Branch:
-        """The branch (TTree) or field (RNTuple) `name`, with `array()`, as uproot's."""
+        """The branch (TTree) or field (RNTuple) `name`, with `array()`, as uproot's; a path
+        `"parent/child"` names a branch below another, as in uproot."""
         names = self._typenames(True)
+        head, slash, rest = name.partition("/")
+        if name not in names and slash and head in names:
+            return Branch(self, head, names[head])[rest]
         if name not in names:
             near = [k for k in names if name.lower() in k.lower()][:10] or list(names)[:10]
             raise KeyError(f"{self.kind} '{self.name}' in {self.path!r} has no {self._member} '{name}' "
@@ -561,6 +565,9 @@ class Branch:
         for full in (f"{self.name}{sep}{name}", f"{self.name}.{name}", name):
             if full in self._owner:
                 return self._owner[full]
+        head, slash, rest = name.partition("/")
+        if slash:
+            return self[head][rest]
         raise KeyError(f"{self._owner.kind} '{self._owner.name}': no {self._owner._member} '{name}' "
                        f"under '{self.name}'")
 
