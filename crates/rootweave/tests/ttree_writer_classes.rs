@@ -142,6 +142,7 @@ fn json(t: &TTreeReader, name: &str, e: u64) -> String {
     s
 }
 
+const EVENT_1: &str = r#"{"id": 1, "w": 0.5, "p0": {"x": 1, "y": 2, "z": 3}, "p1": {"x": -1, "y": 0, "z": 0}, "d0": 1.5, "i0": 7, "arr": [1, 0, 2], "s": "x", "v": [0]}"#;
 const EVENT_2: &str = r#"{"id": 2, "w": 1, "p0": {"x": 2, "y": 4, "z": 6}, "p1": {"x": -2, "y": 0, "z": 0}, "d0": 3, "i0": 14, "arr": [2, 0, 4], "s": "xx", "v": [0, 1]}"#;
 
 #[test]
@@ -348,6 +349,24 @@ fn vectors_of_objects_inside_objects_read_back_at_every_split() {
             assert_eq!(json(&t, "n", 3), "3");
         }
     }
+    // A vector of a class with a base class is not split (ROOT 6.40 cannot split one).
+    let path = temp("holder-bases.root");
+    let of_derived = ClassSpec::new("RwHolderB", 1, vec![("evs", MemberType::Objects(event()))]);
+    let branches = vec![BranchSpec::object("hb", Arc::new(of_derived), 99)];
+    let options = TTreeWriteOptions::default();
+    let mut w = TTreeWriter::recreate(&path, "t", branches, Compression::NONE, options).unwrap();
+    for i in 0..3 {
+        let evs = Value::List((0..i).map(event_value).collect());
+        w.fill(&[Value::Record(vec![evs])]).unwrap();
+    }
+    w.close().unwrap();
+    let t = TTreeReader::open(&path, "t").unwrap();
+    assert_eq!(t.branch_names(), ["hb", "evs"]);
+    let evs = json(&t, "evs", 2);
+    assert!(
+        evs.starts_with(r#"[{"id": 0,"#) && evs.ends_with(&format!("{EVENT_1}]")),
+        "{evs}"
+    );
     // A vector of a class inside the items of a vector: refused.
     let path = temp("holder-bad.root");
     let e = TTreeWriter::recreate(

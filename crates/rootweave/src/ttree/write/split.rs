@@ -358,7 +358,8 @@ fn unroll_object(out: &mut Vec<ClassPart>, level: &Level, top_split: i32) {
     // members), and 0 below.
     let split_of = |ty: &MemberType| match ty {
         MemberType::String | MemberType::Vector(_) => 0,
-        MemberType::Objects(_) if level.level <= 0 => 0,
+        // A vector of classes not split further (no split level left, or base classes).
+        MemberType::Objects(c) if level.level <= 0 || c.has_bases() => 0,
         MemberType::Object(c) if c.tobject.is_some() => 0,
         _ if level.depth == 1 => top_split - 1,
         _ => 0,
