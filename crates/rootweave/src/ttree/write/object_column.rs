@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::branch::BranchSpec;
 use super::class::ClassSpec;
 use super::column::Column;
-use super::object_stream::{covers, write_base, MemberData, ObjectData};
+use super::object_stream::{write_base, MemberData, ObjectData};
 use super::split::PartSource;
 use crate::array::ColumnData;
 use crate::error::{Error, Result};
@@ -64,18 +64,7 @@ impl<'b, 'a> ObjectColumn<'b, 'a> {
                 data.kind()
             )));
         };
-        let objects = ObjectData::of(class, items, &what)?;
-        if !covers(offsets, objects.len) {
-            return Err(Error::InvalidArgument(format!(
-                "extend: {what}: offsets that do not cover its {} items",
-                objects.len
-            )));
-        }
-        if offsets.windows(2).any(|w| w[1] - w[0] > i32::MAX as u64) {
-            return Err(Error::InvalidArgument(format!(
-                "extend: {what}: an entry of over 2^31 items"
-            )));
-        }
+        let objects = ObjectData::in_lists(class, offsets, items, &what)?;
         Ok(ObjectColumn {
             objects,
             offsets: Some(offsets),
@@ -127,7 +116,7 @@ impl<'b, 'a> ObjectColumn<'b, 'a> {
                     data: PartData::Counts,
                 });
             }
-            PartSource::ItemMember { vector, path, .. } => {
+            PartSource::ItemMember { vector, path } => {
                 let MemberData::Objects { offsets, items } = self.objects.member(vector) else {
                     unreachable!("the items of a std::vector member")
                 };

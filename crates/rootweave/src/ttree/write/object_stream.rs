@@ -102,6 +102,28 @@ impl<'b, 'a> ObjectData<'b, 'a> {
         })
     }
 
+    /// Checks `items` against `class` as the items of lists ending at `offsets` (each list
+    /// under 2^31 items, as ROOT counts them).
+    pub fn in_lists(
+        class: &Arc<ClassSpec>,
+        offsets: &[u64],
+        items: &'b ColumnData<'a>,
+        what: &str,
+    ) -> Result<Self> {
+        let objects = ObjectData::of(class, items, what)?;
+        if !covers(offsets, objects.len) {
+            let n = objects.len;
+            return Err(bad(
+                what,
+                format!("offsets that do not cover its {n} items"),
+            ));
+        }
+        if offsets.windows(2).any(|w| w[1] - w[0] > i32::MAX as u64) {
+            return Err(bad(what, "an entry of over 2^31 items".into()));
+        }
+        Ok(objects)
+    }
+
     /// The view of the member at `path` (indices into each class's members, down nested
     /// objects).
     pub fn member(&self, path: &[usize]) -> &MemberData<'b, 'a> {
@@ -121,11 +143,7 @@ impl<'b, 'a> ObjectData<'b, 'a> {
 
     /// Appends object `i` framed: its byte count, its version header, its members.
     pub fn write_framed(&self, i: usize, out: &mut Vec<u8>) -> Result<()> {
-        let at = out.len();
-        out.extend_from_slice(&[0; 4]);
-        self.class.version_header(out);
-        self.write_members(i, out)?;
-        end_collection(at, out)
+        write_base(&self.class, &self.members, i, out)
     }
 
     /// Appends objects `range` as a `std::vector` of the class, object-wise (each item
@@ -183,7 +201,8 @@ fn write_members(
     Ok(())
 }
 
-/// Appends a base class part of object `i`, framed with the base's version.
+/// Appends a base class part of object `i` (or a whole object of class `base`), framed with
+/// the class's version.
 pub(super) fn write_base(
     base: &ClassSpec,
     members: &[MemberData],
@@ -252,13 +271,7 @@ impl<'b, 'a> MemberData<'b, 'a> {
                         format!("a list of records is needed, not {}", data.kind()),
                     ));
                 };
-                let items = ObjectData::of(c, items, what)?;
-                if !covers(offsets, items.len) {
-                    return Err(bad(what, "offsets that do not cover its items".into()));
-                }
-                if offsets.windows(2).any(|w| w[1] - w[0] > i32::MAX as u64) {
-                    return Err(bad(what, "a value of over 2^31 items".into()));
-                }
+                let items = ObjectData::in_lists(c, offsets, items, what)?;
                 let n = offsets.len().saturating_sub(1);
                 Ok((MemberData::Objects { offsets, items }, n))
             }

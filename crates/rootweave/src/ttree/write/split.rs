@@ -78,7 +78,6 @@ pub(crate) enum PartSource {
     ItemMember {
         vector: Vec<usize>,
         path: Vec<usize>,
-        ty: MemberType,
     },
     /// Base class `class` of the object at `path`, whose members start at `first` among
     /// that object's members.
@@ -547,7 +546,6 @@ fn unroll_items(out: &mut Vec<ClassPart>, level: &Level, items: &Items) {
                     Some(vector) => PartSource::ItemMember {
                         vector: vector.to_vec(),
                         path,
-                        ty: ty.clone(),
                     },
                 };
                 out.push(part);
