@@ -16,6 +16,11 @@ sizes of the headline commands in README.md).
 Cases:
   write nanoaod zstd:5 T=1,2   rootweave generate (the parallel writer), NanoAOD-like
   write single lz4:4 T=2        rootweave generate --schema single
+  write nanoaod sequential      rootweave generate --sequential (the RNTupleWriter), zstd:5
+  write ttree zlib:1 T=1,2      rootweave generate --format ttree (the TTreeParallelWriter)
+  write ttree sequential        rootweave generate --format ttree --sequential (TTreeWriter)
+  merge rntuple, merge ttree    rootweave merge of 4 NanoAOD-like files of each format (made
+                                once by the new build)
   read int32 zstd:5 T=1,2       rootweave-bench stream-parallel (for_each_parallel)
   read TTree Int_t 0, 505 T=1   rootweave-bench ttree-stream (batches); files by ROOT
   python arrays() T=1,2         rootweave.open(f)["Events"].arrays(library="ak", threads=T):
@@ -24,6 +29,8 @@ Cases:
                                 counting, with the minor page faults of that call; with
                                 --uproot, uproot's `arrays()` of the same file beside them
                                 (one thread: uproot decompresses on the calling thread)
+  python histogram() T=1,2      rootweave.histogram of Muon_pt weighted by genWeight over the
+                                4 TTree files of the merge case (with --old-python)
 
 Results: bench/out/ab.json.
 """
@@ -84,6 +91,17 @@ ROOT.RDataFrame({entries}).Define("x", "int((rdfentry_ * 2654435761ULL) % 100000
     subprocess.run([PYTHON, "-c", code], check=True)
 
 
+PY_FILL = """
+import sys, time
+import rootweave
+files, threads = sys.argv[1].split(","), int(sys.argv[2])
+started = time.perf_counter()
+h = rootweave.histogram(files, "Muon_pt", (100, 0, 200), weight="genWeight", threads=threads)
+print("python_seconds", time.perf_counter() - started)
+print("sum", h.sum().value)
+"""
+
+
 PY_READ = """
 import gc, resource, sys, time
 library, path, threads, calls = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -118,7 +136,7 @@ def cases(args, old, new):
     s = args.scale
     gen = lambda bins, out, schema, n, codec, t: [  # noqa: E731
         bins / "rootweave", "generate", out, "--schema", schema, "--events", int(n),
-        "--compression", codec, "--threads", t]
+        "--compression", codec] + (["--threads", t] if t else [])
     out = []
     for t in (1, 2):
         out.append((f"write nanoaod zstd:5 T={t}", {
@@ -127,6 +145,32 @@ def cases(args, old, new):
     out.append(("write single lz4:4 T=2", {
         b: (gen(bins, WORK / f"w-{b}.root", "single", 64 * 2**20 * s, "lz4:4", 2), None)
         for b, bins in (("old", old), ("new", new))}))
+    out.append(("write nanoaod sequential", {
+        b: (gen(bins, WORK / f"w-{b}.root", "nanoaod", 1_000_000 * s, "zstd:5", None)
+            + ["--sequential"], None)
+        for b, bins in (("old", old), ("new", new))}))
+    ttree = ["--format", "ttree"]
+    for t in (1, 2):
+        out.append((f"write ttree zlib:1 T={t}", {
+            b: (gen(bins, WORK / f"w-{b}.root", "nanoaod", 1_000_000 * s, "zlib:1", t) + ttree,
+                None)
+            for b, bins in (("old", old), ("new", new))}))
+    out.append(("write ttree sequential", {
+        b: (gen(bins, WORK / f"w-{b}.root", "nanoaod", 1_000_000 * s, "zlib:1", None)
+            + ttree + ["--sequential"], None)
+        for b, bins in (("old", old), ("new", new))}))
+    inputs = {}
+    for fmt, codec in (("rntuple", "zstd:5"), ("ttree", "zlib:1")):
+        inputs[fmt] = [WORK / f"merge-{fmt}-{int(250_000 * s)}-{i}.root" for i in range(4)]
+        if wanted(f"merge {fmt}", "python histogram() T=1", "python histogram() T=2"):
+            for i, f in enumerate(inputs[fmt]):
+                if not f.exists():
+                    run(gen(new, f, "nanoaod", 250_000 * s, codec, 2)
+                        + ["--format", fmt, "--seed", i + 1])
+        out.append((f"merge {fmt}", {
+            b: ([bins / "rootweave", "merge", "-f", "-j", 2, WORK / f"m-{b}.root",
+                 *inputs[fmt]], None)
+            for b, bins in (("old", old), ("new", new))}))
 
     def wanted(*names):
         """True if a case of these names runs (see --only)."""
@@ -159,6 +203,11 @@ def cases(args, old, new):
             if args.uproot:
                 builds["uproot"] = (py("uproot"), None)
             out.append((f"python arrays() T={t}", builds))
+        files = ",".join(str(f) for f in inputs["ttree"])
+        for t in (1, 2):
+            fill = [PYTHON, "-c", PY_FILL, files, t]
+            out.append((f"python histogram() T={t}", {"old": (fill, old_env),
+                                                      "new": (fill, None)}))
     return out
 
 

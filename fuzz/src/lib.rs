@@ -10,11 +10,12 @@ pub mod codecs;
 
 use std::sync::Arc;
 
+use rootweave::container::read_streamers;
 use rootweave::container::{KeyInfo, RootFile};
 use rootweave::io::MemoryFile;
 use rootweave::rntuple::read::{Descriptor, OpenOptions};
 use rootweave::rntuple::{RNTupleReader, ReadOptions};
-use rootweave::ttree::{list_trees, read_streamers, TTreeReader};
+use rootweave::ttree::{list_trees, TTreeReader};
 
 /// Entries read per RNTuple.
 const MAX_ENTRIES: u64 = 3000;

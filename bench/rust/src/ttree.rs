@@ -13,8 +13,9 @@ use std::time::Instant;
 
 use rootweave::array::Array;
 use rootweave::compress::decompress_into;
+use rootweave::container::read_streamers;
 use rootweave::container::{KeyInfo, RootFile};
-use rootweave::ttree::{read_streamers, ReadOptions, TTreeReader};
+use rootweave::ttree::{ReadOptions, TTreeReader};
 
 use super::read::{best_of, each_batch, parallel, sum_f64, touch};
 

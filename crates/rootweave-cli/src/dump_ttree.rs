@@ -4,8 +4,10 @@
 use std::io::Write;
 use std::sync::Arc;
 
+use rootweave::container::read_streamers;
 use rootweave::container::RootFile;
-use rootweave::ttree::{read_streamers, ReadOptions, TTreeReader};
+use rootweave::streamer::is_tree_class;
+use rootweave::ttree::{ReadOptions, TTreeReader};
 use rootweave::Result;
 
 use crate::dump::{stdout_error, write_entries, DumpOptions};
@@ -13,7 +15,7 @@ use crate::dump::{stdout_error, write_entries, DumpOptions};
 /// True if the object `name` of `file` is a TTree.
 pub fn is_ttree(file: &RootFile, name: &str) -> bool {
     file.get_key(name)
-        .is_ok_and(|k| matches!(k.class_name.as_str(), "TTree" | "TNtuple" | "TNtupleD"))
+        .is_ok_and(|k| is_tree_class(&k.class_name))
 }
 
 /// Prints the entries of TTree `name` of `file` to `out`.

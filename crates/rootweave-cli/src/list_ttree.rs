@@ -4,8 +4,9 @@
 use std::fmt::Write;
 use std::sync::Arc;
 
+use rootweave::container::read_streamers;
 use rootweave::container::RootFile;
-use rootweave::ttree::{list_trees, read_streamers, ReadOptions, TTreeReader};
+use rootweave::ttree::{list_trees, ReadOptions, TTreeReader};
 use rootweave::Result;
 
 /// Appends the summary of every TTree of `file` (through subdirectories) to `out`.

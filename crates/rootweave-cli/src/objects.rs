@@ -4,9 +4,10 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
+use rootweave::container::read_streamers;
 use rootweave::container::{KeyInfo, RootFile};
 use rootweave::objects::{find_key, is_histogram_class, read_object, Histogram};
-use rootweave::ttree::{read_streamers, StreamerSet};
+use rootweave::streamer::StreamerSet;
 use rootweave::{Error, Result};
 
 use crate::dump::stdout_error;

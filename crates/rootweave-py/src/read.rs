@@ -7,7 +7,7 @@ use pyo3::types::PyList;
 use rootweave::container::RootFile;
 use rootweave::rntuple::read::Descriptor;
 use rootweave::rntuple::{RNTupleReader, ReadOptions};
-use rootweave::ttree::StreamerSet;
+use rootweave::streamer::StreamerSet;
 
 use crate::arrow::{read_batch, ArrowBatch};
 use crate::errors::to_py;
@@ -42,7 +42,7 @@ impl OpenFile {
         }
         let file = self.file.clone();
         let read = py
-            .detach(|| rootweave::ttree::read_streamers(&file))
+            .detach(|| rootweave::container::read_streamers(&file))
             .map_err(to_py)?;
         Ok(self.streamers.get_or_init(|| Arc::new(read)).clone())
     }

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use crate::read::FileOrPath;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use rootweave::ttree::{read_streamers, ReadOptions, TTreeReader};
+use rootweave::ttree::{ReadOptions, TTreeReader};
+use rootweave::container::read_streamers;
 
 use crate::arrow::{read_batch, ArrowBatch};
 use crate::errors::to_py;

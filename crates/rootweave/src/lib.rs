@@ -9,8 +9,10 @@
 //! - [`mod@array`]: columnar values in memory, format-neutral: arrays (values plus
 //!   offsets), the values and column slices handed to writers, typed decoding buffers and
 //!   the recycler of their memory.
+//! - [`streamer`]: ROOT's object streaming: class layouts (StreamerInfo), objects read
+//!   and written through them, ROOT's own classes' layouts.
 //! - `arrow` (feature `arrow`): arrays as Arrow array data.
-//! - [`container`]: the ROOT file itself: header, keys, directory, streamer infos.
+//! - [`container`]: the ROOT file itself: header, keys, directories, the StreamerInfo record.
 //! - [`parallel`]: what parallel writers and readers share: the memory budget, the return
 //!   of freed memory, the readers' work splitting.
 //! - [`rntuple`]: the RNTuple columnar format (schema, encodings, pages, envelopes, writers,
@@ -39,6 +41,7 @@ pub mod objects;
 pub mod parallel;
 pub mod recover;
 pub mod rntuple;
+pub mod streamer;
 pub mod transcode;
 pub mod ttree;
 pub mod update;

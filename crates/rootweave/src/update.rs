@@ -22,12 +22,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::compress::Compression;
-use crate::container::bytes::BeReader;
 use crate::container::directory::{Directory, DIRECTORY_LEN};
 use crate::container::{AppendedDirectory, FileWriter, KeyInfo, RootFile, WriterOptions};
 use crate::error::{Error, Result};
 use crate::io::DiskFile;
-use crate::ttree::{restream, StreamerSet};
+use crate::streamer::bytes::BeReader;
+use crate::streamer::StreamerSet;
 
 /// The most directories an update follows (a bound on a corrupt file's directory graph).
 const MAX_DIRECTORIES: usize = 100_000;
@@ -75,14 +75,14 @@ pub fn open_for_update(path: impl AsRef<Path>) -> Result<FileWriter> {
 
     let streamers = match file.streamer_record()? {
         Some((key, record)) => {
-            let by_keylen = restream::streamer_records(&name, &key, &record)
+            let by_keylen = crate::container::streamer_records(&name, &key, &record)
                 .map_err(|why| Error::format(&name, "StreamerInfo record", key.seek_key, why))?;
             let (set, _) =
                 StreamerSet::parse_traced(&record, key.payload_offset(), &name, key.keylen as u32)?;
             let classes: Vec<(String, i32)> = set
                 .all()
                 .iter()
-                .map(|i| (i.name.clone(), i.class_version))
+                .map(|i| (i.class_name.clone(), i.class_version))
                 .collect();
             free.push(record_range(key.seek_key, key.nbytes));
             Some((by_keylen, classes))

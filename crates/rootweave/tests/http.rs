@@ -13,11 +13,12 @@ use std::sync::Arc;
 
 use common::remote::{everything, free_port, same, terminate, test_files, wait_for_ports};
 use rootweave::array::Array;
+use rootweave::container::read_streamers;
 use rootweave::container::RootFile;
 use rootweave::error::{Error, RemoteErrorKind};
 use rootweave::io::http::{HttpFile, HttpOptions};
 use rootweave::io::ReadAt;
-use rootweave::ttree::{read_streamers, TTreeReader};
+use rootweave::ttree::TTreeReader;
 use rootweave::ReadOptions;
 
 /// nginx serving tests/data on four ports: as it comes, ignoring Range (`max_ranges 0`),

@@ -181,7 +181,7 @@ fn merged_rntuple_reads_as_the_concatenation() {
     // The input's StreamerInfo record sits in a big (64-bit) key; the output's key is small,
     // so the record's reference tags moved with it, and it reads as the input's.
     let file = rootweave::container::RootFile::open(&out).unwrap();
-    let classes = rootweave::ttree::read_streamers(&file).unwrap();
+    let classes = rootweave::container::read_streamers(&file).unwrap();
     assert_eq!(classes.versions("ROOT::RNTuple"), 1);
     let read = |p: &PathBuf| {
         let r = RNTupleReader::open(p, "ntuple").unwrap();

@@ -8,10 +8,10 @@ mod common;
 use std::sync::Arc;
 
 use common::{corpus_file, test_data};
+use rootweave::container::read_streamers;
 use rootweave::container::RootFile;
 use rootweave::io::MemoryFile;
 use rootweave::objects::{find_key, read_object, Histogram, Object, Value};
-use rootweave::ttree::read_streamers;
 
 fn object(file: &RootFile, path: &[&str]) -> rootweave::Result<Object> {
     let streamers = read_streamers(file)?;

@@ -9,11 +9,12 @@ mod common;
 use std::sync::Arc;
 
 use rootweave::array::Array;
+use rootweave::container::read_streamers;
 use rootweave::container::RootFile;
 use rootweave::io::MemoryFile;
 use rootweave::recover::recover_into;
 use rootweave::rntuple::{RNTupleReader, ReadOptions};
-use rootweave::ttree::{list_trees, read_streamers, TTreeReader};
+use rootweave::ttree::{list_trees, TTreeReader};
 
 /// The objects the top directory lists (`name;cycle class`), then every branch of every
 /// tree and every field of every top-level RNTuple that reads, as `(object/item, array

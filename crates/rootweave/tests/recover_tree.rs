@@ -6,12 +6,13 @@
 use std::sync::Arc;
 
 use rootweave::array::{Array, LeafType};
+use rootweave::container::read_streamers;
 use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::MemoryFile;
 use rootweave::recover::{recover_into, RecoverReport};
 use rootweave::rntuple::ColumnData;
 use rootweave::ttree::TTreeWriter;
-use rootweave::ttree::{read_streamers, BranchSpec, ReadOptions, TTreeReader, TTreeWriteOptions};
+use rootweave::ttree::{BranchSpec, ReadOptions, TTreeReader, TTreeWriteOptions};
 
 /// The bytes of a file whose TTree `Events` (branches `a` = id, `b` = id / 2) was saved
 /// once when created, then given `clusters` clusters of 100 entries, and never closed.

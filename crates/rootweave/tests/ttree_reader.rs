@@ -14,9 +14,10 @@ use std::sync::Arc;
 use rootweave::array::slice;
 use rootweave::array::Array;
 use rootweave::array::Recycler;
+use rootweave::container::read_streamers;
 use rootweave::container::RootFile;
 use rootweave::io::MemoryFile;
-use rootweave::ttree::{list_trees, read_streamers, ReadOptions, TTreeReader};
+use rootweave::ttree::{list_trees, ReadOptions, TTreeReader};
 
 fn ttree_files() -> Vec<std::path::PathBuf> {
     let mut out: Vec<_> = std::fs::read_dir(test_data(""))

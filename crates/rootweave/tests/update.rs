@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rootweave::array::{Array, ColumnData, LeafType};
+use rootweave::container::read_streamers;
 use rootweave::container::{DirectoryId, RootFile};
-use rootweave::ttree::{read_streamers, BranchSpec, TTreeReader, TTreeWriteOptions, TTreeWriter};
+use rootweave::ttree::{BranchSpec, TTreeReader, TTreeWriteOptions, TTreeWriter};
 use rootweave::update::open_for_update;
 
 fn data(name: &str) -> PathBuf {
@@ -47,7 +48,11 @@ fn cycles(file: &RootFile, name: &str) -> Vec<u16> {
 /// The classes of a file's StreamerInfo record, in its order.
 fn class_names(file: &RootFile) -> Vec<String> {
     let streamers = read_streamers(file).unwrap();
-    streamers.all().iter().map(|i| i.name.clone()).collect()
+    streamers
+        .all()
+        .iter()
+        .map(|i| i.class_name.clone())
+        .collect()
 }
 
 #[test]

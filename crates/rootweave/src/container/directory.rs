@@ -1,8 +1,8 @@
 //! The TDirectory record and the keys list of a directory.
 
-use super::bytes::{BeReader, BeWrite};
 use super::key::KeyInfo;
 use crate::error::Result;
+use crate::streamer::bytes::{BeReader, BeWrite};
 
 /// Size of a directory record (both forms: the small one pads 12 bytes).
 pub const DIRECTORY_LEN: usize = 60;

@@ -1,7 +1,7 @@
 //! The file header at offset 0, in its small (32-bit) and large (64-bit) forms.
 
-use super::bytes::{BeReader, BeWrite};
 use crate::error::Result;
+use crate::streamer::bytes::{BeReader, BeWrite};
 
 /// Offset of the first record.
 pub const BEGIN: u64 = 100;

@@ -1,7 +1,7 @@
 //! TKey: the header in front of every record of a ROOT file.
 
-use super::bytes::{tstring_len, BeReader, BeWrite};
 use crate::error::Result;
+use crate::streamer::bytes::{tstring_len, BeReader, BeWrite};
 
 /// Pointers at or beyond this offset need the 64-bit ("big") forms of the records.
 pub const START_BIG_FILE: u64 = 2_000_000_000;

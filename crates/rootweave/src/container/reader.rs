@@ -6,13 +6,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::bytes::BeReader;
 use super::directory::{decode_keys_list, Directory, DIRECTORY_LEN};
 use super::header::FileHeader;
 use super::key::KeyInfo;
 use crate::compress::decompress;
 use crate::error::{Error, Result};
 use crate::io::{DiskFile, ReadAt};
+use crate::streamer::bytes::BeReader;
 
 /// An open ROOT file. All methods take `&self` and may be called from many threads.
 pub struct RootFile {

@@ -9,17 +9,15 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use super::bytes::{tstring_len, BeWrite};
 use super::directory::{encode_keys_list, Directory, DIRECTORY_LEN};
 use super::header::{datime_now, FileHeader, BEGIN, ROOT_VERSION};
 use super::key::{find_cycle, KeyInfo, START_BIG_FILE};
-use super::streamer_info::{
-    extend_streamer_list, rntuple_anchor_info, streamer_list, StreamerInfo,
-};
 use super::write_dirs::{next_cycle, DirState, DirectoryId, DIRECTORY_CLASS};
 use crate::compress::{compress, Compression};
 use crate::error::{Error, Result};
 use crate::io::{DiskFile, WriteAt};
+use crate::streamer::bytes::{tstring_len, BeWrite};
+use crate::streamer::{extend_streamer_list, rntuple_anchor_info, streamer_list, StreamerInfo};
 
 /// Settings of a new file; build them from the default with the `with_` methods.
 #[derive(Debug, Clone, Default)]

@@ -5,16 +5,17 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::array::{Array, Recycler};
+use crate::container::read_streamers;
 use crate::container::RootFile;
 use crate::error::{Error, Result};
 use crate::parallel::ReadOptions;
 use crate::rntuple::RNTupleReader;
-use crate::ttree::{read_streamers, TTreeReader};
+use crate::streamer::is_tree_class;
+use crate::ttree::TTreeReader;
 
 use super::batches::{BatchSource, Batches};
 
 /// The classes read as TTrees.
-const TREE_CLASSES: [&str; 3] = ["TTree", "TNtuple", "TNtupleD"];
 /// The class of an RNTuple's anchor.
 const RNTUPLE_CLASS: &str = "ROOT::RNTuple";
 
@@ -51,7 +52,7 @@ impl AnyReader {
                 file, &name, options,
             )?));
         }
-        if TREE_CLASSES.contains(&key.class_name.as_str()) {
+        if is_tree_class(&key.class_name) {
             let streamers = Arc::new(read_streamers(&file)?);
             return Ok(AnyReader::TTree(TTreeReader::from_file(
                 file, streamers, &name, options,
@@ -120,8 +121,7 @@ impl AnyReader {
 fn only_readable_key(file: &RootFile) -> Result<crate::container::KeyInfo> {
     let mut found: Vec<&crate::container::KeyInfo> = Vec::new();
     for key in file.keys() {
-        let readable =
-            key.class_name == RNTUPLE_CLASS || TREE_CLASSES.contains(&key.class_name.as_str());
+        let readable = key.class_name == RNTUPLE_CLASS || is_tree_class(&key.class_name);
         if readable && !found.iter().any(|k| k.name == key.name) {
             found.push(key);
         }

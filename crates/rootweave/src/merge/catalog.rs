@@ -9,10 +9,11 @@ use std::sync::{Arc, Mutex};
 use super::hist::HistSource;
 use super::rntuple::NtupleSource;
 use super::tree::TreeSource;
+use crate::container::read_streamers;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
 use crate::objects::is_histogram_class;
-use crate::ttree::{read_streamers, StreamerSet};
+use crate::streamer::{is_tree_class, StreamerSet};
 
 /// Deepest directory nesting followed.
 const MAX_DEPTH: usize = 32;
@@ -168,7 +169,7 @@ pub(super) struct Entry {
 
 fn kind_of(class: &str) -> Kind {
     match class {
-        "TTree" | "TNtuple" | "TNtupleD" => Kind::Tree,
+        c if is_tree_class(c) => Kind::Tree,
         "ROOT::RNTuple" | "ROOT::Experimental::RNTuple" => Kind::RNTuple,
         c if c.starts_with("TDirectory") => Kind::Directory(Vec::new()),
         c if is_histogram_class(c) => Kind::Histogram,

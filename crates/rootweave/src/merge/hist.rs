@@ -8,7 +8,7 @@ use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
 use crate::objects::traced::{read_traced, rewrite, TracedObject};
 use crate::objects::{cells_array, Histogram};
-use crate::ttree::{restream, Object, StreamerSet, Trace, Value};
+use crate::streamer::{restream, Object, StreamerSet, Trace, Value};
 
 /// One input's copy of a histogram.
 pub(super) struct HistSource {

@@ -29,7 +29,6 @@ use rayon::prelude::*;
 use crate::compress::Compression;
 use crate::container::{DirectoryId, FileWriter, WriterOptions};
 use crate::error::{Error, Result};
-use crate::ttree::restream;
 use catalog::{Catalog, Entry, Input, Kind, StreamerCache};
 use hist::HistSum;
 use ntuple_schema::MergedSchema;
@@ -257,7 +256,7 @@ fn write_output(
     let writer = FileWriter::create(temp, WriterOptions::default().with_compression(compression))?;
     let (chosen, missing) = streamer_source(inputs);
     if let Some((key, record)) = inputs[chosen].file.streamer_record()? {
-        match restream::streamer_records(inputs[chosen].file.name(), &key, &record) {
+        match crate::container::streamer_records(inputs[chosen].file.name(), &key, &record) {
             Ok(by_keylen) => {
                 if by_keylen.len() < 2 {
                     summary.notes.push(format!(
@@ -306,7 +305,7 @@ fn streamer_source(inputs: &[Input]) -> (usize, Vec<String>) {
         i.streamers
             .all()
             .iter()
-            .map(|s| (s.name.clone(), s.class_version))
+            .map(|s| (s.class_name.clone(), s.class_version))
             .collect()
     };
     let sets: Vec<_> = inputs.iter().map(classes).collect();

@@ -11,10 +11,8 @@ use crate::compress::Compression;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
 use crate::objects::traced::{read_traced, rewrite, TracedObject};
-use crate::ttree::{
-    basket_record, cluster_layout, restream, BasketContent, Branch, Object, StreamerSet, Trace,
-    TreeMeta, Value,
-};
+use crate::streamer::{restream, Object, StreamerSet, Trace, Value};
+use crate::ttree::{basket_record, cluster_layout, BasketContent, Branch, TreeMeta};
 
 /// Basket slots a branch object keeps at least (ROOT's `fMaxBaskets` minimum).
 const MIN_BASKET_SLOTS: usize = 10;
@@ -748,7 +746,8 @@ fn cluster_edits_at(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ttree::{read_streamers, Cursor, ObjectReader};
+    use crate::container::read_streamers;
+    use crate::streamer::{Cursor, ObjectReader};
 
     fn source(name: &str, tree: &str) -> TreeSource {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -3,15 +3,10 @@
 //! it is made of, taken from the source file's StreamerInfo (so that readers without those
 //! classes, and ROOT for other class versions, can decode it).
 
-use std::borrow::Cow;
-
 use super::traced::{read_traced, rewrite};
-use crate::container::streamer_info::{
-    Described, DescribedExtra, Element, ElementKind, StreamerInfo as Layout,
-};
 use crate::container::{DirectoryId, FileWriter, KeyInfo, RootFile};
 use crate::error::{Error, Result};
-use crate::ttree::{ElementClass, StreamerInfo, StreamerSet};
+use crate::streamer::{is_tree_class, ElementClass, StreamerInfo, StreamerSet};
 
 /// The most class layouts one object may need (a guard against layouts naming each other
 /// without end).
@@ -78,17 +73,16 @@ fn points_to_records(streamers: &StreamerSet, class: &str) -> bool {
     let mut todo = vec![class.to_string()];
     let mut seen = 0;
     while let Some(c) = todo.pop() {
-        if matches!(
-            c.as_str(),
-            "TTree"
-                | "TNtuple"
-                | "TNtupleD"
-                | "ROOT::RNTuple"
-                | "ROOT::Experimental::RNTuple"
-                | "TDirectory"
-                | "TDirectoryFile"
-                | "TFile"
-        ) {
+        if is_tree_class(&c)
+            || matches!(
+                c.as_str(),
+                "ROOT::RNTuple"
+                    | "ROOT::Experimental::RNTuple"
+                    | "TDirectory"
+                    | "TDirectoryFile"
+                    | "TFile"
+            )
+        {
             return true;
         }
         seen += 1;
@@ -110,7 +104,7 @@ fn points_to_records(streamers: &StreamerSet, class: &str) -> bool {
 /// The layouts of `class` (at `version`) and of every class its members and bases name,
 /// as the source describes them; layouts holding elements of kinds this library does not
 /// write are left out (ROOT knows its own classes without them).
-fn layouts_of(streamers: &StreamerSet, class: &str, version: i32) -> Vec<Layout> {
+fn layouts_of(streamers: &StreamerSet, class: &str, version: i32) -> Vec<StreamerInfo> {
     let mut todo = vec![(class.to_string(), Some(version))];
     let mut seen: Vec<(String, i32)> = Vec::new();
     let mut out = Vec::new();
@@ -120,12 +114,12 @@ fn layouts_of(streamers: &StreamerSet, class: &str, version: i32) -> Vec<Layout>
         };
         if seen
             .iter()
-            .any(|(n, v)| *n == info.name && *v == info.class_version)
+            .any(|(n, v)| *n == info.class_name && *v == info.class_version)
             || seen.len() >= MAX_LAYOUTS
         {
             continue;
         }
-        seen.push((info.name.clone(), info.class_version));
+        seen.push((info.class_name.clone(), info.class_version));
         for e in &info.elements {
             if e.class == ElementClass::Base {
                 todo.push((e.name.to_string(), Some(e.base_version)));
@@ -150,63 +144,10 @@ fn class_names(type_name: &str) -> impl Iterator<Item = &str> {
 
 /// A layout read from a file, to be written again; `None` if an element is of a kind this
 /// library does not write.
-fn writable(info: &StreamerInfo) -> Option<Layout> {
-    let elements = info
+fn writable(info: &StreamerInfo) -> Option<StreamerInfo> {
+    let known = info
         .elements
         .iter()
-        .map(|e| {
-            let (element_class, extra) = match e.class {
-                ElementClass::Base => ("TStreamerBase", DescribedExtra::Base(e.base_version)),
-                ElementClass::BasicType => ("TStreamerBasicType", DescribedExtra::None),
-                ElementClass::BasicPointer | ElementClass::Loop => (
-                    if e.class == ElementClass::Loop {
-                        "TStreamerLoop"
-                    } else {
-                        "TStreamerBasicPointer"
-                    },
-                    DescribedExtra::Count(
-                        e.count_version,
-                        e.count_name.clone(),
-                        e.count_class.clone(),
-                    ),
-                ),
-                ElementClass::String => ("TStreamerString", DescribedExtra::None),
-                ElementClass::Object => ("TStreamerObject", DescribedExtra::None),
-                ElementClass::ObjectAny => ("TStreamerObjectAny", DescribedExtra::None),
-                ElementClass::ObjectPointer => ("TStreamerObjectPointer", DescribedExtra::None),
-                ElementClass::ObjectAnyPointer => {
-                    ("TStreamerObjectAnyPointer", DescribedExtra::None)
-                }
-                ElementClass::Stl => (
-                    "TStreamerSTL",
-                    DescribedExtra::Stl(e.stl_type, e.ctype, false),
-                ),
-                ElementClass::StlString => (
-                    "TStreamerSTLstring",
-                    DescribedExtra::Stl(e.stl_type, e.ctype, true),
-                ),
-                ElementClass::Other => return None,
-            };
-            Some(Element {
-                name: Cow::Owned(e.name.to_string()),
-                title: Cow::Owned(e.title.clone()),
-                kind: ElementKind::Described(Box::new(Described {
-                    element_class,
-                    code: e.ty,
-                    size: e.size,
-                    array_length: e.array_length,
-                    array_dim: e.array_dim,
-                    max_index: e.max_index,
-                    type_name: e.type_name.clone(),
-                    extra,
-                })),
-            })
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some(Layout {
-        class_name: Cow::Owned(info.name.clone()),
-        checksum: info.checksum,
-        class_version: info.class_version,
-        elements,
-    })
+        .all(|e| e.class.streamer_class().is_some());
+    known.then(|| info.clone())
 }

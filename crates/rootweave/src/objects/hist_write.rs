@@ -4,10 +4,10 @@
 
 use super::hist::{cells_array, Axis, Histogram};
 use super::layouts::histogram_layouts;
-use crate::container::stream::ObjectStream;
-use crate::container::streamer_info::StreamerInfo;
 use crate::container::{DirectoryId, FileWriter, KeyInfo};
 use crate::error::{Error, Result};
+use crate::streamer::ObjectStream;
+use crate::streamer::StreamerInfo;
 
 /// The `TObject` bits ROOT stores for a histogram (`kMustCleanup`).
 const HISTOGRAM_BITS: u32 = 1 << 3;

@@ -2,10 +2,7 @@
 //! versions and with the checksums of ROOT 6.40: the histogram classes, the axis and the
 //! arrays they are made of, and the list and string classes of axis labels.
 
-use crate::container::streamer_info::{BasicType, ElementKind, StreamerInfo};
-use crate::ttree::write::layouts::{
-    attribute_layouts, base, basic, collection_layouts, info, member,
-};
+use crate::streamer::{attribute_layouts, code, collection_layouts, Element, StreamerInfo};
 
 /// The layouts a file holding histograms of class `class` needs, each class once, in the
 /// order ROOT lists them (the class first, then what it is made of).
@@ -22,7 +19,7 @@ pub(crate) fn histogram_layouts(class: &str) -> Vec<StreamerInfo> {
     }
     out.push(th1());
     out.extend(attribute_layouts());
-    out.extend([taxis(), tattaxis(), tarray_of("TArrayD", BasicType::Double)]);
+    out.extend([taxis(), tattaxis(), tarray_of("TArrayD", code::DOUBLE)]);
     if array != "TArrayD" {
         out.push(tarray_of(array, bins));
     }
@@ -32,17 +29,17 @@ pub(crate) fn histogram_layouts(class: &str) -> Vec<StreamerInfo> {
 }
 
 /// The bin type and `TArray` class of a histogram class (`TH1F`: float, `TArrayF`).
-fn bin_array(class: &str) -> (BasicType, &'static str) {
+fn bin_array(class: &str) -> (i32, &'static str) {
     if class.starts_with("TProfile") {
-        return (BasicType::Double, "TArrayD");
+        return (code::DOUBLE, "TArrayD");
     }
     match class.chars().last() {
-        Some('F') => (BasicType::Float, "TArrayF"),
-        Some('I') => (BasicType::Int, "TArrayI"),
-        Some('S') => (BasicType::Short, "TArrayS"),
-        Some('C') => (BasicType::Char, "TArrayC"),
-        Some('L') => (BasicType::Long64, "TArrayL64"),
-        _ => (BasicType::Double, "TArrayD"),
+        Some('F') => (code::FLOAT, "TArrayF"),
+        Some('I') => (code::INT, "TArrayI"),
+        Some('S') => (code::SHORT, "TArrayS"),
+        Some('C') => (code::CHAR, "TArrayC"),
+        Some('L') => (code::LONG64, "TArrayL64"),
+        _ => (code::DOUBLE, "TArrayD"),
     }
 }
 
@@ -65,29 +62,26 @@ fn checksum(class: &str) -> u32 {
 /// `TH3`) and the array of its bins.
 fn concrete(class: &str, dims: usize, array: &'static str) -> StreamerInfo {
     let (version, parent) = match dims {
-        1 => (3, base("TH1", 8)),
-        2 => (4, base("TH2", 5)),
-        _ => (4, base("TH3", 6)),
+        1 => (3, Element::base("TH1", 8)),
+        2 => (4, Element::base("TH2", 5)),
+        _ => (4, Element::base("TH3", 6)),
     };
-    let mut layout = info("", version, checksum(class), vec![parent, base(array, 1)]);
-    layout.class_name = class.to_string().into();
-    layout
+    let elements = vec![parent, Element::base(array, 1)];
+    StreamerInfo::new(class, version, checksum(class), elements)
 }
 
 fn th1() -> StreamerInfo {
-    use BasicType::*;
-    use ElementKind::{Enum, Object, ObjectAny, ObjectPointerAlways};
     let mut elements = vec![
-        base("TNamed", 1),
-        base("TAttLine", 2),
-        base("TAttFill", 2),
-        base("TAttMarker", 3),
-        basic("fNcells", Int),
-        member("fXaxis", Object("TAxis")),
-        member("fYaxis", Object("TAxis")),
-        member("fZaxis", Object("TAxis")),
-        basic("fBarOffset", Short),
-        basic("fBarWidth", Short),
+        Element::base("TNamed", 1),
+        Element::base("TAttLine", 2),
+        Element::base("TAttFill", 2),
+        Element::base("TAttMarker", 3),
+        Element::basic("fNcells", code::INT),
+        Element::object("fXaxis", "TAxis"),
+        Element::object("fYaxis", "TAxis"),
+        Element::object("fZaxis", "TAxis"),
+        Element::basic("fBarOffset", code::SHORT),
+        Element::basic("fBarWidth", code::SHORT),
     ];
     for name in [
         "fEntries",
@@ -99,59 +93,49 @@ fn th1() -> StreamerInfo {
         "fMinimum",
         "fNormFactor",
     ] {
-        elements.push(basic(name, Double));
+        elements.push(Element::basic(name, code::DOUBLE));
     }
     elements.extend([
-        member("fContour", ObjectAny("TArrayD")),
-        member("fSumw2", ObjectAny("TArrayD")),
-        member("fOption", ElementKind::String),
-        member("fFunctions", ObjectPointerAlways("TList")),
-        basic("fBufferSize", Counter),
-        member(
-            "fBuffer",
-            ElementKind::BasicPointer {
-                ty: Double,
-                count: "fBufferSize",
-                count_class: "TH1",
-                count_version: 8,
-            },
-        ),
-        member("fBinStatErrOpt", Enum("TH1::EBinErrorOpt")),
-        member("fStatOverflows", Enum("TH1::EStatOverflows")),
+        Element::object_any("fContour", "TArrayD"),
+        Element::object_any("fSumw2", "TArrayD"),
+        Element::tstring("fOption"),
+        Element::object_pointer_never_null("fFunctions", "TList"),
+        Element::basic("fBufferSize", code::COUNTER),
+        Element::basic_pointer("fBuffer", code::DOUBLE, "fBufferSize", "TH1", 8),
+        Element::enumeration("fBinStatErrOpt", "TH1::EBinErrorOpt"),
+        Element::enumeration("fStatOverflows", "TH1::EStatOverflows"),
     ]);
-    info("TH1", 8, 0x1c37_40c4, elements)
+    StreamerInfo::new("TH1", 8, 0x1c37_40c4, elements)
 }
 
 fn th2() -> StreamerInfo {
-    let mut elements = vec![base("TH1", 8)];
+    let mut elements = vec![Element::base("TH1", 8)];
     for name in ["fScalefactor", "fTsumwy", "fTsumwy2", "fTsumwxy"] {
-        elements.push(basic(name, BasicType::Double));
+        elements.push(Element::basic(name, code::DOUBLE));
     }
-    info("TH2", 5, 0x0182_347f, elements)
+    StreamerInfo::new("TH2", 5, 0x0182_347f, elements)
 }
 
 fn th3() -> StreamerInfo {
-    let mut elements = vec![base("TH1", 8), base("TAtt3D", 1)];
+    let mut elements = vec![Element::base("TH1", 8), Element::base("TAtt3D", 1)];
     for name in [
         "fTsumwy", "fTsumwy2", "fTsumwxy", "fTsumwz", "fTsumwz2", "fTsumwxz", "fTsumwyz",
     ] {
-        elements.push(basic(name, BasicType::Double));
+        elements.push(Element::basic(name, code::DOUBLE));
     }
-    info("TH3", 6, 0x42d2_445f, elements)
+    StreamerInfo::new("TH3", 6, 0x42d2_445f, elements)
 }
 
 fn att3d() -> StreamerInfo {
-    info("TAtt3D", 1, 0x0000_757a, Vec::new())
+    StreamerInfo::new("TAtt3D", 1, 0x0000_757a, Vec::new())
 }
 
 /// `TProfile` (1), `TProfile2D` (2) or `TProfile3D` (3).
 fn profile(dims: usize) -> StreamerInfo {
-    use BasicType::Double;
-    use ElementKind::{Enum, ObjectAny};
     let (class, version, checksum, parent, v) = match dims {
-        1 => ("TProfile", 7, 0x4bed_ee54, base("TH1D", 3), "y"),
-        2 => ("TProfile2D", 8, 0x36a1_42ac, base("TH2D", 4), "z"),
-        _ => ("TProfile3D", 8, 0xf60c_6814, base("TH3D", 4), "t"),
+        1 => ("TProfile", 7, 0x4bed_ee54, Element::base("TH1D", 3), "y"),
+        2 => ("TProfile2D", 8, 0x36a1_42ac, Element::base("TH2D", 4), "z"),
+        _ => ("TProfile3D", 8, 0xf60c_6814, Element::base("TH3D", 4), "t"),
     };
     let names: [&'static str; 4] = match v {
         "y" => ["fYmin", "fYmax", "fTsumwy", "fTsumwy2"],
@@ -160,72 +144,69 @@ fn profile(dims: usize) -> StreamerInfo {
     };
     let mut elements = vec![
         parent,
-        member("fBinEntries", ObjectAny("TArrayD")),
-        member("fErrorMode", Enum("EErrorType")),
+        Element::object_any("fBinEntries", "TArrayD"),
+        Element::enumeration("fErrorMode", "EErrorType"),
     ];
-    elements.extend(names.map(|n| basic(n, Double)));
-    elements.push(member("fBinSumw2", ObjectAny("TArrayD")));
-    info(class, version, checksum, elements)
+    elements.extend(names.map(|n| Element::basic(n, code::DOUBLE)));
+    elements.push(Element::object_any("fBinSumw2", "TArrayD"));
+    StreamerInfo::new(class, version, checksum, elements)
 }
 
 fn taxis() -> StreamerInfo {
-    use BasicType::*;
-    use ElementKind::{ObjectAny, ObjectPointer};
-    info(
+    StreamerInfo::new(
         "TAxis",
         10,
         0x5a49_6e70,
         vec![
-            base("TNamed", 1),
-            base("TAttAxis", 4),
-            basic("fNbins", Int),
-            basic("fXmin", Double),
-            basic("fXmax", Double),
-            member("fXbins", ObjectAny("TArrayD")),
-            basic("fFirst", Int),
-            basic("fLast", Int),
-            basic("fBits2", UShort),
-            basic("fTimeDisplay", Bool),
-            member("fTimeFormat", ElementKind::String),
-            member("fLabels", ObjectPointer("THashList")),
-            member("fModLabs", ObjectPointer("TList")),
+            Element::base("TNamed", 1),
+            Element::base("TAttAxis", 4),
+            Element::basic("fNbins", code::INT),
+            Element::basic("fXmin", code::DOUBLE),
+            Element::basic("fXmax", code::DOUBLE),
+            Element::object_any("fXbins", "TArrayD"),
+            Element::basic("fFirst", code::INT),
+            Element::basic("fLast", code::INT),
+            Element::basic("fBits2", code::USHORT),
+            Element::basic("fTimeDisplay", code::BOOL),
+            Element::tstring("fTimeFormat"),
+            Element::object_pointer("fLabels", "THashList"),
+            Element::object_pointer("fModLabs", "TList"),
         ],
     )
 }
 
 fn tattaxis() -> StreamerInfo {
-    use BasicType::*;
-    info(
+    StreamerInfo::new(
         "TAttAxis",
         4,
         0x5c6f_ff3e,
         vec![
-            basic("fNdivisions", Int),
-            basic("fAxisColor", Short),
-            basic("fLabelColor", Short),
-            basic("fLabelFont", Short),
-            basic("fLabelOffset", Float),
-            basic("fLabelSize", Float),
-            basic("fTickLength", Float),
-            basic("fTitleOffset", Float),
-            basic("fTitleSize", Float),
-            basic("fTitleColor", Short),
-            basic("fTitleFont", Short),
+            Element::basic("fNdivisions", code::INT),
+            Element::basic("fAxisColor", code::SHORT),
+            Element::basic("fLabelColor", code::SHORT),
+            Element::basic("fLabelFont", code::SHORT),
+            Element::basic("fLabelOffset", code::FLOAT),
+            Element::basic("fLabelSize", code::FLOAT),
+            Element::basic("fTickLength", code::FLOAT),
+            Element::basic("fTitleOffset", code::FLOAT),
+            Element::basic("fTitleSize", code::FLOAT),
+            Element::basic("fTitleColor", code::SHORT),
+            Element::basic("fTitleFont", code::SHORT),
         ],
     )
 }
 
 fn tarray() -> StreamerInfo {
-    info(
+    StreamerInfo::new(
         "TArray",
         1,
         0x0070_21b2,
-        vec![basic("fN", BasicType::Counter)],
+        vec![Element::basic("fN", code::COUNTER)],
     )
 }
 
 /// `TArrayD`, `TArrayF`, ...: the count in `TArray`, then the values.
-fn tarray_of(class: &'static str, ty: BasicType) -> StreamerInfo {
+fn tarray_of(class: &'static str, ty: i32) -> StreamerInfo {
     let checksum = match class {
         "TArrayD" => 0x7139_ef34,
         "TArrayF" => 0x5a0b_f6f1,
@@ -234,27 +215,19 @@ fn tarray_of(class: &'static str, ty: BasicType) -> StreamerInfo {
         "TArrayC" => 0xae87_9936,
         _ => 0x18e7_0794,
     };
-    let values = member(
-        "fArray",
-        ElementKind::BasicPointer {
-            ty,
-            count: "fN",
-            count_class: "TArray",
-            count_version: 1,
-        },
-    );
-    info(class, 1, checksum, vec![base("TArray", 1), values])
+    let values = Element::basic_pointer("fArray", ty, "fN", "TArray", 1);
+    StreamerInfo::new(class, 1, checksum, vec![Element::base("TArray", 1), values])
 }
 
 /// `THashList` and `TObjString` (axis labels) and the list classes under them.
 pub(super) fn label_layouts() -> Vec<StreamerInfo> {
     let mut out = vec![
-        info("THashList", 0, 0xcc7e_49c1, vec![base("TList", 5)]),
-        info(
+        StreamerInfo::new("THashList", 0, 0xcc7e_49c1, vec![Element::base("TList", 5)]),
+        StreamerInfo::new(
             "TObjString",
             1,
             0x9c8e_4800,
-            vec![base("TObject", 1), member("fString", ElementKind::String)],
+            vec![Element::base("TObject", 1), Element::tstring("fString")],
         ),
     ];
     out.extend(

@@ -18,11 +18,11 @@ pub use hist_stats::stat_names;
 pub use hist_write::write_histogram;
 pub use write_string::write_string;
 
-pub use crate::ttree::{Name, Object, Value};
+pub use crate::streamer::{Name, Object, Value};
 
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
-use crate::ttree::{Cursor, ObjectReader, StreamerSet};
+use crate::streamer::{Cursor, ObjectReader, StreamerSet};
 
 /// The key at `path`: names of the directories down to it, then its own name (each
 /// `name` or `name;cycle`, the highest cycle when none is given). Path components are

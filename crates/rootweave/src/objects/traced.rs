@@ -3,7 +3,7 @@
 
 use crate::container::{KeyInfo, RootFile};
 use crate::error::Result;
-use crate::ttree::{restream, Cursor, Object, ObjectReader, StreamerSet, Trace};
+use crate::streamer::{restream, Cursor, Object, ObjectReader, StreamerSet, Trace};
 
 /// An object read with its trace, ready to be rewritten.
 pub(crate) struct TracedObject {

@@ -1,10 +1,10 @@
 //! Strings written as ROOT writes a `TObjString`: the key's name is the object's name, the
 //! payload the string.
 
-use crate::container::stream::ObjectStream;
 use crate::container::{DirectoryId, FileWriter, KeyInfo};
 use crate::error::Result;
-use crate::ttree::write::layouts::attribute_layouts;
+use crate::streamer::attribute_layouts;
+use crate::streamer::ObjectStream;
 
 /// Writes `text` as a `TObjString` keyed `name` in directory `dir` of `file`.
 pub fn write_string(

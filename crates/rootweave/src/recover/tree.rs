@@ -5,14 +5,13 @@
 
 use std::sync::Arc;
 
+use crate::container::read_streamers;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::Result;
 use crate::io::ReadAt;
 use crate::merge::{extended_object, AppendedBasket, LeafRaise, TreeSource};
-use crate::ttree::{decode_basket, parse_found_header, read_streamers, Branch};
-
-/// Classes of tree records.
-const TREE_CLASSES: [&str; 3] = ["TTree", "TNtuple", "TNtupleD"];
+use crate::streamer::is_tree_class;
+use crate::ttree::{decode_basket, parse_found_header, Branch};
 
 /// A tree found in the file, with what its baskets after the last save add.
 pub(crate) struct FoundTree {
@@ -68,10 +67,7 @@ pub(crate) fn find(
     streamer_info: Option<&KeyInfo>,
 ) -> Result<Vec<FoundTree>> {
     let mut saves: Vec<&KeyInfo> = Vec::new();
-    for key in keys
-        .iter()
-        .filter(|k| TREE_CLASSES.contains(&k.class_name.as_str()))
-    {
+    for key in keys.iter().filter(|k| is_tree_class(&k.class_name)) {
         match saves
             .iter_mut()
             .find(|k| k.name == key.name && k.seek_pdir == key.seek_pdir && k.cycle == key.cycle)

@@ -1,5 +1,5 @@
-//! Reading TTrees: the file's class layouts (streamer infos), the tree, branch and leaf
-//! metadata read through them, baskets, and bulk reads of branches into typed arrays.
+//! Reading TTrees: the tree, branch and leaf metadata read through the file's class
+//! layouts (the streamer layer), baskets, and bulk reads of branches into typed arrays.
 //!
 //! Open a [`TTreeReader`] on a file and a tree name, then [`TTreeReader::read`] the
 //! branches you need for an entry range: each comes back as an [`crate::array::Array`]
@@ -13,13 +13,9 @@ pub(crate) mod write;
 
 pub use crate::parallel::ReadOptions;
 pub use interpretation::{ClassLayout, Header, Interpretation, MemberStep, Nested, Packed, Prim};
-pub(crate) use model::{restream, Cursor, ElementClass, ObjectReader, StreamerInfo, Trace};
-pub use model::{
-    BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, StreamerSet, TreeMeta,
-};
-pub use model::{Name, Object, Value};
+pub use model::{BasketInfo, Branch, ClusterLayout, ElementInfo, EmbeddedBasket, Leaf, TreeMeta};
 pub(crate) use read::{decode_basket, parse_found_header};
-pub use read::{list_trees, read_streamers, TTreeReader, Tree};
+pub use read::{list_trees, TTreeReader, Tree};
 pub(crate) use write::{basket_record, cluster_layout, BasketContent};
 pub use write::{
     root_class, BranchSpec, ClassSpec, MemberType, TTreeFillContext, TTreeParallelOptions,

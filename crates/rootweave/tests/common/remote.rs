@@ -5,9 +5,10 @@ use std::net::TcpListener;
 use std::sync::Arc;
 
 use rootweave::array::Array;
+use rootweave::container::read_streamers;
 use rootweave::container::RootFile;
 use rootweave::rntuple::RNTupleReader;
-use rootweave::ttree::{list_trees, read_streamers, TTreeReader};
+use rootweave::ttree::{list_trees, TTreeReader};
 use rootweave::ReadOptions;
 
 /// A port of 127.0.0.1 free now, for a server to listen on.

@@ -4,6 +4,7 @@
 use super::checksum::xxh3_64;
 use super::locations::EnvelopeLocation;
 use crate::error::{Error, Result};
+use crate::streamer::tags::BYTE_COUNT_MASK;
 
 /// Anchor version written by this library: format 1.0.2.0, as ROOT 6.40 writes. Since
 /// 1.0.1.0 the footer ends with a (possibly empty) list of attribute sets, and readers
@@ -80,7 +81,7 @@ impl Anchor {
     pub fn to_bytes(&self) -> [u8; ANCHOR_SIZE] {
         let mut b = Vec::with_capacity(ANCHOR_SIZE);
         // Byte count (version + 64 bytes of fields) with ROOT's byte-count flag.
-        b.extend_from_slice(&(0x4000_0000u32 | 66).to_be_bytes());
+        b.extend_from_slice(&(BYTE_COUNT_MASK | 66).to_be_bytes());
         b.extend_from_slice(&2u16.to_be_bytes());
         for v in self.version {
             b.extend_from_slice(&v.to_be_bytes());

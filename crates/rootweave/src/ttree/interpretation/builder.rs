@@ -8,9 +8,7 @@ use super::decode::DecodeError;
 use super::layout::{ClassLayout, MemberStep, Nested};
 use super::Prim;
 use crate::array::Array;
-
-/// The flag of a byte count (the top bits of its first four bytes).
-const BYTE_COUNT: u32 = 0x4000_0000;
+use crate::streamer::tags::{BYTE_COUNT_MASK, IS_REFERENCED};
 /// The version bit of a container streamed memberwise.
 const MEMBERWISE: u16 = 0x4000;
 
@@ -63,11 +61,11 @@ impl<'a> Reader<'a> {
     pub(crate) fn frame(&mut self) -> Result<(u16, Option<usize>), DecodeError> {
         let peek = self.0.get(..4).ok_or("needs a byte count or version")?;
         let first = u32::from_be_bytes([peek[0], peek[1], peek[2], peek[3]]);
-        if first & BYTE_COUNT == 0 {
+        if first & BYTE_COUNT_MASK == 0 {
             return Ok((self.u16()?, None));
         }
         self.take(4)?;
-        let count = (first & !BYTE_COUNT) as usize;
+        let count = (first & !BYTE_COUNT_MASK) as usize;
         if count > self.0.len() {
             return Err(format!(
                 "a byte count of {count} with {} bytes left",
@@ -101,7 +99,7 @@ fn skip_tobject<'a>(r: &mut Reader<'a>) -> Result<&'a [u8], DecodeError> {
     let (_, end) = r.frame()?;
     let id = r.take(4)?;
     let bits = r.u32()?;
-    if bits & (1 << 4) != 0 {
+    if bits & IS_REFERENCED != 0 {
         r.take(2)?;
     }
     r.end_frame(end, "TObject")?;
@@ -186,7 +184,7 @@ impl Builder {
             Builder::Bits(bytes) => {
                 let bits = r.take(4)?;
                 bytes.extend_from_slice(bits);
-                if bits[3] & (1 << 4) != 0 {
+                if bits[3] as u32 & IS_REFERENCED != 0 {
                     r.take(2)?; // the process ID of a referenced object
                 }
             }

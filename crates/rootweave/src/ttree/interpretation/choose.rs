@@ -3,7 +3,8 @@
 
 use super::compile::{array_dims, is_stl, normalize, Compiler};
 use super::{Header, Interpretation, Nested, Packed, Prim};
-use crate::ttree::model::{code, Branch, Element, ElementClass, Leaf, StreamerSet};
+use crate::streamer::{code, Element, ElementClass, StreamerSet};
+use crate::ttree::model::{Branch, Leaf};
 
 /// The dimensions in a leaf title (`x[3][2]` -> `["3", "2"]`, `pt[nMuon]` -> `["nMuon"]`;
 /// a range `d[0,1,10]` is not one).

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::layout::{ClassLayout, MemberStep, Nested};
 use super::Prim;
-use crate::ttree::model::{code, Element, ElementClass, StreamerInfo, StreamerSet};
+use crate::streamer::{code, Element, ElementClass, StreamerInfo, StreamerSet};
 
 /// The deepest nesting of classes and containers compiled: deeper (or recursive) types
 /// are refused with an error, so that no input can exhaust the stack.
@@ -273,15 +273,15 @@ impl Compiler<'_> {
         self.streamers
             .all()
             .iter()
-            .find(|info| normalize(&info.name) == wanted)
-            .and_then(|info| self.streamers.get(&info.name, version))
+            .find(|info| normalize(&info.class_name) == wanted)
+            .and_then(|info| self.streamers.get(&info.class_name, version))
             .ok_or_else(|| format!("the file describes no class {name}"))
     }
 
     /// The version objects of a layout must be written with, when the file describes
     /// several versions of the class.
     fn checked_version(&self, info: &StreamerInfo) -> Option<u16> {
-        (self.streamers.versions(&info.name) > 1).then_some(info.class_version as u16)
+        (self.streamers.versions(&info.class_name) > 1).then_some(info.class_version as u16)
     }
 
     /// The steps reading the members of `info`, adding its fields to `fields`.
@@ -296,7 +296,7 @@ impl Compiler<'_> {
             let unsupported = || {
                 format!(
                     "member {} of class {} ({}, streamer type {}) is not supported",
-                    el.name, info.name, el.type_name, el.ty
+                    el.name, info.class_name, el.type_name, el.ty
                 )
             };
             let mut field = |name: &str, n: Nested| {
@@ -339,7 +339,7 @@ impl Compiler<'_> {
                         .ok_or_else(|| {
                             format!(
                                 "array {} of class {} is counted by {}, which comes after it",
-                                el.name, info.name, el.count_name
+                                el.name, info.class_name, el.count_name
                             )
                         })?;
                     fields.push((

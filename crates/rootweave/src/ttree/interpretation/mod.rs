@@ -13,7 +13,7 @@ mod prim;
 #[cfg(test)]
 mod streamed_tests;
 
-pub use crate::ttree::model::Packed;
+pub use crate::streamer::Packed;
 pub(crate) use choose::interpret;
 pub(crate) use decode::wrap_fixed;
 pub use layout::{ClassLayout, MemberStep, Nested};

@@ -2,7 +2,7 @@
 //! decoding.
 
 use crate::array::Array;
-use crate::ttree::model::Packed;
+use crate::streamer::Packed;
 
 /// A basic value type as stored in baskets.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -68,7 +68,7 @@ impl Prim {
 
     /// The type of a basic type code of a streamer element (`title` gives ranges).
     pub fn from_code(code: i32, title: &str) -> Option<Prim> {
-        use crate::ttree::model::code as c;
+        use crate::streamer::code as c;
         Some(match code {
             c::BOOL => Prim::Bool,
             c::CHAR | c::LEGACY_CHAR => Prim::I8,

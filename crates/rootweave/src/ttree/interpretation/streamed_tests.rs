@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::compile::Compiler;
 use super::{ClassLayout, Interpretation, MemberStep, Nested, Prim};
 use crate::array::Array;
-use crate::ttree::model::{code, Element, ElementClass, StreamerInfo, StreamerSet};
+use crate::streamer::{code, Element, ElementClass, StreamerInfo, StreamerSet};
 
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len())
@@ -21,7 +21,7 @@ fn element(class: ElementClass, name: &str, ty: i32, type_name: &str) -> Element
 
 fn info(name: &str, version: i32, elements: Vec<Element>) -> StreamerInfo {
     StreamerInfo {
-        name: name.into(),
+        class_name: name.into(),
         checksum: 0,
         class_version: version,
         elements,

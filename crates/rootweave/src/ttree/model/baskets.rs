@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::object::{Object, Value};
 use super::tree::{BasketInfo, EmbeddedBasket};
+use crate::streamer::{Object, Value};
 
 /// The baskets of branch object `o` holding `entries` entries: the first `written` are
 /// described by `fBasketSeek`, `fBasketBytes` and `fBasketEntry` (`columns`, in that order);

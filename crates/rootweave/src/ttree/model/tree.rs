@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::baskets::basket_list;
-use super::object::{Object, Value};
+use crate::streamer::{Object, Value};
 
 /// Where one basket of a branch is and which entries it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,9 +2,9 @@
 //! payload, and the entry-offset table that follows the data of variable-size entries.
 
 use crate::compress::{declared_len, decompress_into};
-use crate::container::bytes::BeReader;
 use crate::container::KeyInfo;
 use crate::error::{Error, Result};
+use crate::streamer::bytes::BeReader;
 
 /// A basket's entries, uncompressed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,4 +8,4 @@ mod endian;
 mod reader;
 
 pub(crate) use basket::{decode_basket, parse_found_header};
-pub use reader::{list_trees, read_streamers, TTreeReader, Tree};
+pub use reader::{list_trees, TTreeReader, Tree};

@@ -14,40 +14,14 @@ use super::bulk::{BulkContext, BulkField, BulkPlan};
 use super::counted::{self, Counts, CountsByField};
 use crate::array::Recycler;
 use crate::array::{concat, Array};
-use crate::container::bytes::BeReader;
 use crate::container::windows::{self, WindowBuffers};
-use crate::container::{KeyInfo, RootFile};
+use crate::container::{read_streamers, KeyInfo, RootFile};
 use crate::error::{Error, Result};
 use crate::io::coalesce;
 use crate::parallel::ReadOptions;
+use crate::streamer::{is_tree_class, Cursor, ObjectReader, StreamerSet};
 use crate::ttree::interpretation::{interpret, Interpretation};
-use crate::ttree::model::{Branch, Cursor, ObjectReader, StreamerSet, TreeMeta};
-
-/// Reads the class layouts of a file's StreamerInfo record (empty if it has none).
-pub fn read_streamers(file: &RootFile) -> Result<StreamerSet> {
-    let h = file.header();
-    if h.seek_info <= h.begin || h.nbytes_info == 0 {
-        return Ok(StreamerSet::default());
-    }
-    let head = file.read_at(
-        h.seek_info,
-        (h.nbytes_info as u64).min(file.size() - h.seek_info.min(file.size())),
-        "StreamerInfo record",
-    )?;
-    let key = KeyInfo::decode(&mut BeReader::new(
-        &head,
-        h.seek_info,
-        file.name(),
-        "StreamerInfo record",
-    ))?;
-    let payload = file.read_object(&key)?;
-    StreamerSet::parse(
-        &payload,
-        key.payload_offset(),
-        file.name(),
-        key.keylen as u32,
-    )
-}
+use crate::ttree::model::{Branch, TreeMeta};
 
 /// The paths (`dir/name`) of the trees in a file, highest cycle of each name, through
 /// subdirectories.
@@ -64,7 +38,7 @@ pub fn list_trees(file: &RootFile) -> Result<Vec<String>> {
             if !seen.insert((key.name.clone(), key.class_name.clone())) {
                 continue;
             }
-            if matches!(key.class_name.as_str(), "TTree" | "TNtuple" | "TNtupleD") {
+            if is_tree_class(&key.class_name) {
                 out.push(format!("{prefix}{}", key.name));
             } else if key.class_name.starts_with("TDirectory") && depth < 16 {
                 let sub = file.directory_keys(key)?;

@@ -6,8 +6,8 @@
 use crate::compress::{
     compress_frames_into, Compression, Frames, BLOCK_HEADER_SIZE, MAX_BLOCK_SIZE,
 };
-use crate::container::bytes::BeWrite;
 use crate::container::KeyInfo;
+use crate::streamer::bytes::BeWrite;
 
 /// Bytes of the basket header that follows the key header.
 const BASKET_HEADER_LEN: usize = 2 + 4 + 4 + 4 + 4 + 1;

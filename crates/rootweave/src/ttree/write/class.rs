@@ -7,9 +7,7 @@ use std::sync::Arc;
 
 use super::branch::cpp_name;
 use crate::array::LeafType;
-use crate::container::streamer_info::{
-    Described, DescribedExtra, Element, ElementKind, StreamerInfo,
-};
+use crate::streamer::{code, Element, ElementClass, StreamerInfo};
 
 /// A C++ class (or struct) of a branch: what its dictionary declares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -285,22 +283,18 @@ impl ClassSpec {
         }
         let mut elements: Vec<Element> = self.bases.iter().map(|b| base_element(b)).collect();
         if self.tobject.is_some() {
-            elements.push(Element {
-                name: "TObject".into(),
-                title: "".into(),
-                kind: ElementKind::Base { version: 1 },
-            });
+            elements.push(Element::base("TObject", 1));
             if !out.iter().any(|i| i.class_name == "TObject") {
                 out.push(tobject_layout());
             }
         }
         elements.extend(self.members.iter().map(member_element));
-        out.push(StreamerInfo {
-            class_name: self.name.clone().into(),
-            checksum: self.checksum(),
-            class_version: self.version as i32,
+        out.push(StreamerInfo::new(
+            &self.name,
+            self.version as i32,
+            self.checksum(),
             elements,
-        });
+        ));
         for b in &self.bases {
             b.layouts(out);
         }
@@ -392,39 +386,33 @@ fn is_class_name(name: &str) -> bool {
         && name.matches('<').count() == name.matches('>').count()
 }
 
-/// An element as ROOT describes it (`element_class`, type code, size, array shape, type
-/// name, what the subclass adds).
+/// An element as ROOT describes it (its class, type code, size, array shape, type name).
 fn described(
     name: &str,
-    element_class: &'static str,
-    code: i32,
+    class: ElementClass,
+    ty: i32,
     size: usize,
     dims: &[usize],
     type_name: String,
-    extra: DescribedExtra,
 ) -> Element {
-    let mut max_index = [0; 5];
-    for (slot, &d) in max_index.iter_mut().zip(dims) {
+    let mut e = Element::plain(class, name, ty, &type_name);
+    e.size = size as i32;
+    for (slot, &d) in e.max_index.iter_mut().zip(dims) {
         *slot = d as i32;
     }
-    Element {
-        name: name.to_string().into(),
-        title: "".into(),
-        kind: ElementKind::Described(Box::new(Described {
-            element_class,
-            code,
-            size: size as i32,
-            array_length: if dims.is_empty() {
-                0
-            } else {
-                dims.iter().product::<usize>() as i32
-            },
-            array_dim: dims.len() as i32,
-            max_index,
-            type_name,
-            extra,
-        })),
+    if !dims.is_empty() {
+        e.array_length = dims.iter().product::<usize>() as i32;
     }
+    e.array_dim = dims.len() as i32;
+    e
+}
+
+/// An STL container element (`TStreamerSTL`, or `TStreamerSTLstring` for a
+/// `std::string`) of container kind `stl_type` holding items of type code `ctype`.
+fn stl(mut e: Element, stl_type: i32, ctype: i32) -> Element {
+    e.stl_type = stl_type;
+    e.ctype = ctype;
+    e
 }
 
 /// A base class's element: ROOT keeps the base's checksum in the second array index, and
@@ -432,20 +420,18 @@ fn described(
 fn base_element(b: &ClassSpec) -> Element {
     let mut e = described(
         &b.name,
-        "TStreamerBase",
-        0,
+        ElementClass::Base,
+        code::BASE,
         0,
         &[],
         "BASE".into(),
-        DescribedExtra::Base(if b.versioned_by_checksum() {
-            -1
-        } else {
-            b.version as i32
-        }),
     );
-    if let ElementKind::Described(d) = &mut e.kind {
-        d.max_index[1] = b.checksum() as i32;
-    }
+    e.base_version = if b.versioned_by_checksum() {
+        -1
+    } else {
+        b.version as i32
+    };
+    e.max_index[1] = b.checksum() as i32;
     e
 }
 
@@ -453,91 +439,51 @@ fn base_element(b: &ClassSpec) -> Element {
 fn member_element(m: &MemberSpec) -> Element {
     let (size, _) = m.ty.size_align();
     let name = m.ty.type_name();
+    let element =
+        |class, ty, dims: &[usize]| described(&m.name, class, ty, size, dims, name.clone());
     match &m.ty {
-        MemberType::Number(t) => described(
-            &m.name,
-            "TStreamerBasicType",
-            number_code(*t),
-            size,
-            &[],
-            name,
-            DescribedExtra::None,
-        ),
-        MemberType::Array(_, dims) => described(
-            &m.name,
-            "TStreamerBasicType",
-            m.ty.streamer_type(),
-            size,
-            dims,
-            name,
-            DescribedExtra::None,
-        ),
-        MemberType::String => described(
-            &m.name,
-            "TStreamerSTLstring",
-            500,
-            size,
-            &[],
-            name,
-            DescribedExtra::Stl(365, 365, true),
+        MemberType::Number(t) => element(ElementClass::BasicType, number_code(*t), &[]),
+        MemberType::Array(_, dims) => element(ElementClass::BasicType, m.ty.streamer_type(), dims),
+        MemberType::String => stl(
+            element(ElementClass::StlString, code::STREAMER, &[]),
+            code::STL_STRING,
+            code::STL_STRING,
         ),
         // A `std::vector` (STL kind 1) of numbers, or of objects (item code 61).
-        MemberType::Vector(_) | MemberType::Objects(_) => described(
-            &m.name,
-            "TStreamerSTL",
-            500,
-            size,
-            &[],
-            name,
-            DescribedExtra::Stl(
-                1,
-                match &m.ty {
-                    MemberType::Vector(t) => number_code(*t),
-                    _ => 61,
-                },
-                false,
-            ),
+        MemberType::Vector(_) | MemberType::Objects(_) => stl(
+            element(ElementClass::Stl, code::STREAMER, &[]),
+            1,
+            match &m.ty {
+                MemberType::Vector(t) => number_code(*t),
+                _ => code::OBJECT,
+            },
         ),
-        MemberType::Object(c) if c.tobject.is_some() => described(
-            &m.name,
-            "TStreamerObject",
-            61,
-            size,
-            &[],
-            name,
-            DescribedExtra::None,
-        ),
-        MemberType::Object(_) => described(
-            &m.name,
-            "TStreamerObjectAny",
-            62,
-            size,
-            &[],
-            name,
-            DescribedExtra::None,
-        ),
+        MemberType::Object(c) if c.tobject.is_some() => {
+            element(ElementClass::Object, code::OBJECT, &[])
+        }
+        MemberType::Object(_) => element(ElementClass::ObjectAny, code::ANY, &[]),
     }
 }
 
-/// `TObject`'s layout (version 1): its unique ID and bits.
+/// `TObject`'s layout (version 1) as a class deriving from it describes it: its unique ID
+/// and its bits (type code 15).
 fn tobject_layout() -> StreamerInfo {
-    let uint = |name: &str, code| {
+    let uint = |name: &str, ty| {
         described(
             name,
-            "TStreamerBasicType",
-            code,
+            ElementClass::BasicType,
+            ty,
             4,
             &[],
             "unsigned int".into(),
-            DescribedExtra::None,
         )
     };
-    StreamerInfo {
-        class_name: "TObject".into(),
-        checksum: 0x901b_c02d,
-        class_version: 1,
-        elements: vec![uint("fUniqueID", 13), uint("fBits", 15)],
-    }
+    StreamerInfo::new(
+        "TObject",
+        1,
+        0x901b_c02d,
+        vec![uint("fUniqueID", code::UINT), uint("fBits", code::BITS)],
+    )
 }
 
 /// One of ROOT's classes a user class may hold, by the name users know it by: `TVector3`

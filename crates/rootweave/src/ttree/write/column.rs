@@ -8,12 +8,11 @@ use super::branch::{BranchKind, BranchSpec, ElementClass, LeafSpec};
 use super::object_column::PartColumn;
 use crate::array::{ColumnData, LeafType};
 use crate::error::{Error, Result};
+use crate::streamer::tags::BYTE_COUNT_MASK;
 
 /// The header ROOT streams before a collection object: a byte count, then the version
 /// of the collection's streaming (10 for `std::vector` in ROOT 6.40's files).
 const COLLECTION_VERSION: u16 = 10;
-/// The bit that marks a byte count.
-const BYTE_COUNT: u32 = 0x4000_0000;
 
 /// A branch's batch, checked against its layout.
 pub(super) enum Column<'b, 'a> {
@@ -364,12 +363,12 @@ pub(super) fn begin_collection(n: usize, out: &mut Vec<u8>) -> usize {
 /// Fills the byte count of the collection started at `at`.
 pub(super) fn end_collection(at: usize, out: &mut [u8]) -> Result<()> {
     let count = out.len() - at - 4;
-    if count >= BYTE_COUNT as usize {
+    if count >= BYTE_COUNT_MASK as usize {
         return Err(Error::InvalidArgument(format!(
             "extend: an entry of {count} bytes (ROOT's byte counts end at 1 GiB)"
         )));
     }
-    out[at..at + 4].copy_from_slice(&(count as u32 | BYTE_COUNT).to_be_bytes());
+    out[at..at + 4].copy_from_slice(&(count as u32 | BYTE_COUNT_MASK).to_be_bytes());
     Ok(())
 }
 

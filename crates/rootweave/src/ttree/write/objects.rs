@@ -8,7 +8,7 @@ use super::branch::{
     LeafSpec,
 };
 use crate::array::LeafType;
-use crate::container::stream::ObjectStream;
+use crate::streamer::ObjectStream;
 
 /// `TObject` bits ROOT 6.40 stores for a TTree (`kMustCleanup`).
 const TREE_BITS: u32 = 0x0000_0008;

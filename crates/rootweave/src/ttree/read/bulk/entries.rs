@@ -4,6 +4,7 @@
 use super::convert::convert;
 use super::plan::VECTOR_HEADER;
 use crate::array::buffer::Dst;
+use crate::streamer::tags::BYTE_COUNT_MASK;
 
 /// Where a basket's entries lie, for [`item_ends_from_table`].
 #[derive(Clone, Copy)]
@@ -122,8 +123,8 @@ pub(super) fn vectors(
         let count = u32::from_be_bytes([entry[0], entry[1], entry[2], entry[3]]);
         let n = u32::from_be_bytes([entry[6], entry[7], entry[8], entry[9]]) as usize;
         let body = &entry[VECTOR_HEADER..];
-        if count & 0x4000_0000 == 0
-            || (count & !0x4000_0000) as usize != entry.len() - 4
+        if count & BYTE_COUNT_MASK == 0
+            || (count & !BYTE_COUNT_MASK) as usize != entry.len() - 4
             || n.checked_mul(unit) != Some(body.len())
         {
             return Err(format!(

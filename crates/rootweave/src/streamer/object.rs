@@ -12,11 +12,12 @@
 use std::ops::Range;
 use std::sync::Arc;
 
+use super::builtin::leaf_layouts;
+use super::code;
 use super::cursor::{Cursor, Tagged, MAX_DEPTH};
+use super::element::{Element, ElementClass};
 use super::name::Name;
-use super::streamers::{
-    builtin_leaf_layouts, code, skip_tobject, Element, ElementClass, StreamerSet,
-};
+use super::set::{skip_tobject, StreamerSet};
 use crate::error::Result;
 
 /// A member's value.
@@ -286,7 +287,7 @@ impl<'s> ObjectReader<'s> {
         }
         let version = frame.version as i32;
         let info = self.streamers.get(class, version);
-        let Some(info) = info.or_else(|| builtin_leaf_layouts().get(class, version)) else {
+        let Some(info) = info.or_else(|| leaf_layouts().get(class, version)) else {
             if let Some(version) = self.undescribed(c, class, &frame, members)? {
                 return Ok(version);
             }
@@ -802,18 +803,6 @@ fn tarray_type(class: &str) -> Option<i32> {
     })
 }
 
-/// Bytes on disk of one value of a basic type (Double32/Float16 without range: 4/3).
-pub fn basic_size(ty: i32) -> Option<usize> {
-    Some(match ty {
-        code::CHAR | code::UCHAR | code::BOOL | code::LEGACY_CHAR => 1,
-        code::SHORT | code::USHORT => 2,
-        code::INT | code::UINT | code::FLOAT | code::COUNTER | code::BITS | code::DOUBLE32 => 4,
-        code::LONG | code::ULONG | code::LONG64 | code::ULONG64 | code::DOUBLE => 8,
-        code::FLOAT16 => 4,
-        _ => return None,
-    })
-}
-
 fn read_basic(c: &mut Cursor, ty: i32, title: &str) -> Result<Value> {
     Ok(match ty {
         code::BOOL => Value::Bool(c.r.u8()? != 0),
@@ -839,7 +828,8 @@ fn read_basic(c: &mut Cursor, ty: i32, title: &str) -> Result<Value> {
 }
 
 fn read_basic_array(c: &mut Cursor, ty: i32, n: i32, title: &str) -> Result<Value> {
-    let size = basic_size(ty).ok_or_else(|| c.error(format!("basic type {ty} is not known")))?;
+    let size =
+        code::disk_size(ty).ok_or_else(|| c.error(format!("basic type {ty} is not known")))?;
     if n < 0 || (n as usize).saturating_mul(size.min(3)) > c.r.remaining() {
         return Err(c.error(format!(
             "array of {n} values does not fit in the {} bytes left",

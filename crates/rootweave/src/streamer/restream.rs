@@ -5,9 +5,8 @@
 
 use std::ops::Range;
 
-use super::cursor::{Trace, BYTE_COUNT_MASK, CLASS_MASK, MAP_OFFSET};
-use super::streamers::StreamerSet;
-use crate::container::KeyInfo;
+use super::cursor::Trace;
+use super::tags::{BYTE_COUNT_MASK, CLASS_MASK, MAP_OFFSET};
 
 /// One replaced range of a buffer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,37 +131,6 @@ pub fn rewrite(
         let new_target = moved(target as usize, "end")?;
         let tag = (new_target as u64 + (MAP_OFFSET + new_origin) as u64) as u32 | class;
         out[new_at..new_at + 4].copy_from_slice(&tag.to_be_bytes());
-    }
-    Ok(out)
-}
-
-/// A file's StreamerInfo `record` (behind `key`) made for each length the StreamerInfo
-/// key of the file it goes to may have (small and big), its reference tags moved by the
-/// difference; a length it cannot be moved to (parts not read) is left out. An error if
-/// it fits neither.
-pub fn streamer_records(
-    file: &str,
-    key: &KeyInfo,
-    record: &[u8],
-) -> Result<Vec<(usize, Vec<u8>)>, String> {
-    let (_, trace) =
-        StreamerSet::parse_traced(record, key.payload_offset(), file, key.keylen as u32)
-            .map_err(|e| e.to_string())?;
-    let lengths = [false, true]
-        .map(|big| KeyInfo::header_len("TList", "StreamerInfo", "Doubly linked list", big));
-    let mut out = Vec::new();
-    for keylen in lengths {
-        if keylen == key.keylen as usize {
-            out.push((keylen, record.to_vec()));
-        } else if trace.opaque.is_empty() {
-            out.push((
-                keylen,
-                rewrite(record, &trace, vec![], key.keylen as u32, keylen as u32)?,
-            ));
-        }
-    }
-    if out.is_empty() {
-        return Err("parts of it could not be read".into());
     }
     Ok(out)
 }

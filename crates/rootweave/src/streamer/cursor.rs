@@ -7,18 +7,11 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
+use super::bytes::BeReader;
 use super::object::Object;
-use crate::container::bytes::BeReader;
+use super::tags::{BYTE_COUNT_MASK, CLASS_MASK, MAP_OFFSET, NEW_CLASS_TAG};
 use crate::error::{Error, Result};
 
-/// Set on a byte count (`u32`) in front of an object.
-pub const BYTE_COUNT_MASK: u32 = 0x4000_0000;
-/// Set on a class tag that refers to a class already read in the buffer.
-pub const CLASS_MASK: u32 = 0x8000_0000;
-/// The tag in front of a class name read for the first time.
-pub const NEW_CLASS_TAG: u32 = 0xFFFF_FFFF;
-/// ROOT adds this to buffer positions used as reference tags.
-pub const MAP_OFFSET: u32 = 2;
 /// Deepest nesting of objects accepted (corrupt input must not overflow the stack).
 pub const MAX_DEPTH: usize = 64;
 

@@ -2,14 +2,7 @@
 //! byte counts filled in when a region ends, objects behind pointers with a new-class tag,
 //! and references to objects already streamed in the same buffer.
 
-/// The bit that marks a byte count (ROOT's `kByteCountMask`).
-const BYTE_COUNT: u32 = 0x4000_0000;
-
-/// A class tag spelling out the class name (ROOT's `kNewClassTag`).
-const NEW_CLASS: u32 = 0xFFFF_FFFF;
-
-/// The bit marking a tag that refers to a class tagged before (ROOT's `kClassMask`).
-const CLASS_REFERENCE: u32 = 0x8000_0000;
+use super::tags::{BYTE_COUNT_MASK, CLASS_MASK, MAP_OFFSET, NEW_CLASS_TAG};
 
 /// A big-endian buffer streaming objects with ROOT's byte counts.
 #[derive(Default)]
@@ -80,7 +73,7 @@ impl ObjectStream {
     /// Ends the innermost byte-counted region.
     pub(crate) fn end(&mut self) {
         let start = self.counts.pop().expect("begin before end");
-        let count = (self.bytes.len() - start - 4) as u32 | BYTE_COUNT;
+        let count = (self.bytes.len() - start - 4) as u32 | BYTE_COUNT_MASK;
         self.bytes[start..start + 4].copy_from_slice(&count.to_be_bytes());
     }
 
@@ -95,7 +88,7 @@ impl ObjectStream {
     pub(crate) fn begin_object(&mut self, class: &str) -> usize {
         let at = self.bytes.len();
         self.begin();
-        self.u32(NEW_CLASS);
+        self.u32(NEW_CLASS_TAG);
         self.bytes.extend_from_slice(class.as_bytes());
         self.u8(0);
         at
@@ -108,10 +101,10 @@ impl ObjectStream {
         let at = self.bytes.len();
         self.begin();
         match self.class_tags.iter().find(|(c, _)| c == class) {
-            Some(&(_, tag)) => self.u32(CLASS_REFERENCE | (tag + displacement + 2) as u32),
+            Some(&(_, tag)) => self.u32(CLASS_MASK | ((tag + displacement) as u32 + MAP_OFFSET)),
             None => {
                 self.class_tags.push((class.to_string(), self.bytes.len()));
-                self.u32(NEW_CLASS);
+                self.u32(NEW_CLASS_TAG);
                 self.bytes.extend_from_slice(class.as_bytes());
                 self.u8(0);
             }
