@@ -17,7 +17,7 @@ Writers, each run in a process of its own (the time runs from creating the write
 the file and includes making the values on the writing threads):
 
     rootweave RNTupleWriter        generate --classes --sequential (one thread)
-    rootweave ParallelRNTupleWriter generate --classes --threads T
+    rootweave RNTupleParallelWriter generate --classes --threads T
     rootweave TTreeWriter          generate --format ttree --sequential --split-level L (one thread)
     rootweave TTreeParallelWriter  generate --format ttree --threads T --split-level L
     ROOT RNTupleWriter             filled on one thread, ROOT::EnableImplicitMT(T) for T > 1
@@ -65,7 +65,7 @@ LAYOUTS = {"rntuple": None, "unsplit": "0", "split": "99", "mixed": "99,99,99,99
 # (key, label, family, format, sequential)
 WRITERS = [
     ("rw_rntuple_seq", "rootweave RNTupleWriter", "rootweave", "rntuple", True),
-    ("rw_rntuple_par", "rootweave ParallelRNTupleWriter", "rootweave", "rntuple", False),
+    ("rw_rntuple_par", "rootweave RNTupleParallelWriter", "rootweave", "rntuple", False),
     ("root_rntuple_seq", "ROOT RNTupleWriter (IMT)", "ROOT", "rntuple", True),
     ("root_rntuple_par", "ROOT RNTupleParallelWriter", "ROOT", "rntuple", False),
     ("rw_ttree_seq", "rootweave TTreeWriter", "rootweave", "ttree", True),

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rootweave::array::LeafType;
 use rootweave::container::{FileWriter, WriterOptions};
 use rootweave::io::MemoryFile;
-use rootweave::rntuple::{ColumnData, Field, FieldType, RNTupleWriter, Value, WriteOptions};
+use rootweave::rntuple::{ColumnData, Field, FieldType, RNTupleWriter, Value, RNTupleWriteOptions};
 use rootweave::ttree::{BranchSpec, TTreeWriteOptions, TTreeWriter};
 
 fn schema() -> Vec<Field> {
@@ -79,7 +79,7 @@ fn write(
         FileWriter::with_backend(memory.clone(), "seed.root", WriterOptions::default())
             .expect("file"),
     );
-    let options = WriteOptions::default()
+    let options = RNTupleWriteOptions::default()
         .with_compression(compression.parse().expect("compression"))
         .with_max_page_size(64)
         .with_page_checksums(checksums);
@@ -112,7 +112,7 @@ fn new_file() -> (Arc<MemoryFile>, Arc<FileWriter>) {
 /// five clusters: the last cluster is only in its own page list.
 fn killed_ntuple() -> Vec<u8> {
     let (memory, file) = new_file();
-    let options = WriteOptions::default()
+    let options = RNTupleWriteOptions::default()
         .with_compression("none".parse().expect("compression"))
         .with_checkpoints(0, 2);
     let fields = vec![Field::new("x", FieldType::Int32)];

@@ -29,12 +29,12 @@ use std::path::Path;
 use std::time::Instant;
 
 use rootweave::compress::Compression;
-use rootweave::rntuple::{ColumnData, Field, FieldType, RNTupleWriter, WriteOptions};
+use rootweave::rntuple::{ColumnData, Field, FieldType, RNTupleWriteOptions, RNTupleWriter};
 use rootweave_cli::random::splitmix64;
 use rootweave_cli::synth::nanoaod_fields;
 
-fn options(compression: &str) -> WriteOptions {
-    WriteOptions::default().with_compression(
+fn options(compression: &str) -> RNTupleWriteOptions {
+    RNTupleWriteOptions::default().with_compression(
         compression
             .parse::<Compression>()
             .expect("compression setting"),

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::time::Instant;
 
+use rootweave::convert::{convert, ConvertOptions, ConvertSummary};
 use rootweave::dataset::Source;
-use rootweave::transcode::{convert, ConvertOptions, ConvertSummary};
 use rootweave::Result;
 
 /// Converts `input` (`file.root` or `file.root:name`) into `output`; returns the summary's

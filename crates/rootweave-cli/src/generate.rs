@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use rootweave::array::ColumnData;
 use rootweave::compress::Compression;
 use rootweave::rntuple::{
-    FillContext, ParallelOptions, ParallelRNTupleWriter, RNTupleWriter, WriteOptions,
+    RNTupleFillContext, RNTupleParallelOptions, RNTupleParallelWriter, RNTupleWriteOptions,
+    RNTupleWriter,
 };
 use rootweave::Result;
 
@@ -93,14 +94,14 @@ pub(crate) trait ParallelOutput {
     fn close(self) -> Result<(u64, u64, u64, u64)>;
 }
 
-impl ParallelOutput for ParallelRNTupleWriter {
-    type Context = FillContext;
-    fn context(&self) -> FillContext {
-        ParallelRNTupleWriter::context(self)
+impl ParallelOutput for RNTupleParallelWriter {
+    type Context = RNTupleFillContext;
+    fn context(&self) -> RNTupleFillContext {
+        RNTupleParallelWriter::context(self)
     }
     fn extend(
         &self,
-        context: &mut FillContext,
+        context: &mut RNTupleFillContext,
         index: u64,
         batch: &[ColumnData],
         ordered: bool,
@@ -117,7 +118,7 @@ impl ParallelOutput for ParallelRNTupleWriter {
         self.budget().peak()
     }
     fn close(self) -> Result<(u64, u64, u64, u64)> {
-        let s = ParallelRNTupleWriter::close(self)?;
+        let s = RNTupleParallelWriter::close(self)?;
         Ok((
             s.entries,
             s.clusters,
@@ -138,12 +139,12 @@ fn rntuple_fields(options: &GenerateOptions) -> Vec<rootweave::rntuple::Field> {
 /// Generates the dataset into `out` as an RNTuple.
 pub fn generate(out: &Path, options: &GenerateOptions) -> Result<GenerateSummary> {
     let start = Instant::now();
-    let writer = ParallelRNTupleWriter::recreate(
+    let writer = RNTupleParallelWriter::recreate(
         out,
         "Events",
         rntuple_fields(options),
-        ParallelOptions::default()
-            .with_write(WriteOptions::default().with_compression(options.compression))
+        RNTupleParallelOptions::default()
+            .with_write(RNTupleWriteOptions::default().with_compression(options.compression))
             .with_memory_budget(options.memory_budget)
             .with_ordered(options.ordered)
             // A program of its own: resident memory may follow the budget process-wide.
@@ -161,7 +162,7 @@ pub fn generate_sequential(out: &Path, options: &GenerateOptions) -> Result<Gene
         out,
         "Events",
         rntuple_fields(options),
-        WriteOptions::default().with_compression(options.compression),
+        RNTupleWriteOptions::default().with_compression(options.compression),
     )?;
     each_chunk(options, |batch| writer.extend(batch))?;
     let summary = writer.close()?;

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use rootweave::array::ColumnData;
-use rootweave::convert::{FieldOptions, TreeLayout};
+use rootweave::tree_layout::{FieldOptions, TreeLayout};
 use rootweave::ttree::{
     TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteOptions, TTreeWriter,
 };

@@ -168,7 +168,7 @@ enum Command {
         out: PathBuf,
         /// The output format: rntuple, ttree or parquet.
         #[arg(long)]
-        to: rootweave::transcode::Target,
+        to: rootweave::convert::Target,
         /// Comma-separated fields (TTree branches) to convert (default: all).
         #[arg(long, value_delimiter = ',')]
         fields: Vec<String>,
@@ -320,7 +320,7 @@ fn main() -> ExitCode {
             force,
             split_level,
         } => {
-            let mut options = rootweave::transcode::ConvertOptions::new(to);
+            let mut options = rootweave::convert::ConvertOptions::new(to);
             options.split_level = split_level;
             options.fields = fields;
             options.threads = threads.unwrap_or(0);

@@ -15,7 +15,7 @@ mod objects;
 mod read;
 mod read_ttree;
 mod spec;
-mod transcode;
+mod convert;
 mod write;
 mod write_objects;
 mod write_ttree;
@@ -34,7 +34,7 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<write_ttree::TreeWriter>()?;
     m.add_class::<write_ttree_parallel::ParallelTreeWriter>()?;
     m.add_class::<write_ttree_parallel::TreeContext>()?;
-    m.add_class::<write::ParallelRNTupleWriter>()?;
+    m.add_class::<write::RNTupleParallelWriter>()?;
     m.add_class::<write::Context>()?;
     m.add_function(wrap_pyfunction!(read::list_keys, m)?)?;
     m.add_function(wrap_pyfunction!(objects::read_object, m)?)?;
@@ -46,7 +46,7 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
     m.add_function(wrap_pyfunction!(memory::release_memory, m)?)?;
     m.add_function(wrap_pyfunction!(memory::pooled_bytes, m)?)?;
-    m.add_function(wrap_pyfunction!(transcode::convert_file, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::convert_file, m)?)?;
     m.add("RootFileError", m.py().get_type::<errors::RootFileError>())?;
     Ok(())
 }

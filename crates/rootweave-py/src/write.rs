@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rootweave::compress::Compression;
 use rootweave::container::{FileWriter, WriterOptions};
-use rootweave::rntuple::{self, Field, WriteOptions};
+use rootweave::rntuple::{self, Field, RNTupleWriteOptions};
 
 use crate::detached::{detached_in_drop, with_lock};
 use crate::errors::to_py;
@@ -52,7 +52,7 @@ fn hold_batch<'py>(batch: &Bound<'py, PyList>, names: &[String]) -> PyResult<Vec
 /// writer that closed cleanly).
 enum Slot<T> {
     Open(T),
-    Closed(Option<rntuple::WriteSummary>),
+    Closed(Option<rntuple::RNTupleWriteSummary>),
 }
 
 impl<T> Slot<T> {
@@ -100,8 +100,8 @@ fn extend_slot<T: Send>(
 fn close_slot<T: Send>(
     py: Python<'_>,
     slot: &Mutex<Slot<T>>,
-    close: impl FnOnce(T) -> rootweave::Result<rntuple::WriteSummary> + Send,
-) -> PyResult<rntuple::WriteSummary> {
+    close: impl FnOnce(T) -> rootweave::Result<rntuple::RNTupleWriteSummary> + Send,
+) -> PyResult<rntuple::RNTupleWriteSummary> {
     with_lock(py, slot, |slot| match slot {
         Slot::Closed(Some(summary)) => Ok(summary.clone()),
         Slot::Closed(None) => Err(PyValueError::new_err(
@@ -232,7 +232,7 @@ impl OutputFile {
     }
 }
 
-fn summary_dict<'py>(py: Python<'py>, s: &rntuple::WriteSummary) -> PyResult<Bound<'py, PyDict>> {
+fn summary_dict<'py>(py: Python<'py>, s: &rntuple::RNTupleWriteSummary) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("entries", s.entries)?;
     d.set_item("clusters", s.clusters)?;
@@ -269,7 +269,7 @@ impl Writer {
     ) -> PyResult<Self> {
         let fields = fields(schema)?;
         let names = fields.iter().map(|f| f.name.clone()).collect();
-        let options = WriteOptions::default()
+        let options = RNTupleWriteOptions::default()
             .with_compression(self::compression(compression)?)
             .with_checkpoints(checkpoint_bytes, checkpoint_clusters);
         let shared = file.get().shared(py)?;
@@ -334,16 +334,16 @@ impl Drop for Writer {
 }
 
 /// An RNTuple written from many Python threads through fill contexts.
-#[pyclass(module = "rootweave._rootweave")]
-pub struct ParallelRNTupleWriter {
-    writer: Mutex<Slot<rntuple::ParallelRNTupleWriter>>,
+#[pyclass(module = "rootweave._rootweave", name = "ParallelRNTupleWriter")]
+pub struct RNTupleParallelWriter {
+    writer: Mutex<Slot<rntuple::RNTupleParallelWriter>>,
     names: Vec<String>,
     /// Kept so that the file outlives the writer (as for [`Writer`]).
     _file: Py<OutputFile>,
 }
 
 #[pymethods]
-impl ParallelRNTupleWriter {
+impl RNTupleParallelWriter {
     /// Starts RNTuple `name` in `file`; buffered data stays within `memory_budget` bytes.
     #[new]
     #[pyo3(signature = (file, name, schema, compression="zstd:5", memory_budget=256 << 20,
@@ -361,18 +361,18 @@ impl ParallelRNTupleWriter {
     ) -> PyResult<Self> {
         let fields = fields(schema)?;
         let names = fields.iter().map(|f| f.name.clone()).collect();
-        let write = WriteOptions::default()
+        let write = RNTupleWriteOptions::default()
             .with_compression(self::compression(compression)?)
             .with_checkpoints(checkpoint_bytes, checkpoint_clusters);
-        let options = rntuple::ParallelOptions::default()
+        let options = rntuple::RNTupleParallelOptions::default()
             .with_write(write)
             .with_memory_budget(memory_budget)
             .with_ordered(false);
         let shared = file.get().shared(py)?;
         let writer = py
-            .detach(|| rntuple::ParallelRNTupleWriter::in_file(shared, &name, fields, options))
+            .detach(|| rntuple::RNTupleParallelWriter::in_file(shared, &name, fields, options))
             .map_err(to_py)?;
-        Ok(ParallelRNTupleWriter {
+        Ok(RNTupleParallelWriter {
             writer: Mutex::new(Slot::Open(writer)),
             names,
             _file: file.clone().unbind(),
@@ -416,7 +416,7 @@ impl ParallelRNTupleWriter {
 
 /// A parallel writer collected unclosed commits every context's data and completes the
 /// RNTuple, as a sequential writer does when dropped; errors are reported by `close()`.
-impl Drop for ParallelRNTupleWriter {
+impl Drop for RNTupleParallelWriter {
     fn drop(&mut self) {
         let slot = self.writer.get_mut().unwrap_or_else(|e| e.into_inner());
         if let Some(writer) = slot.take() {
@@ -427,11 +427,11 @@ impl Drop for ParallelRNTupleWriter {
     }
 }
 
-/// A fill context of a [`ParallelRNTupleWriter`]: buffers and compresses its own clusters.
+/// A fill context of a [`RNTupleParallelWriter`]: buffers and compresses its own clusters.
 /// Meant for one thread; threads that share one take turns, batch by batch.
 #[pyclass(module = "rootweave._rootweave")]
 pub struct Context {
-    context: Mutex<Slot<rntuple::FillContext>>,
+    context: Mutex<Slot<rntuple::RNTupleFillContext>>,
     names: Vec<String>,
 }
 

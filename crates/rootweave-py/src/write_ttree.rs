@@ -11,7 +11,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rootweave::array::ColumnData;
-use rootweave::convert::{FieldOptions, TreeLayout};
+use rootweave::tree_layout::{FieldOptions, TreeLayout};
 use rootweave::rntuple::Field;
 use rootweave::ttree::{TTreeWriteOptions, TTreeWriter};
 

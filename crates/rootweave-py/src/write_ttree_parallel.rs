@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use rootweave::convert::TreeLayout;
+use rootweave::tree_layout::TreeLayout;
 use rootweave::ttree::{TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteSummary};
 
 use crate::detached::{detached_in_drop, with_lock};

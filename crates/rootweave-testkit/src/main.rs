@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use rootweave::compress::Compression;
-use rootweave::rntuple::{Field, FieldType, RNTupleWriter, WriteOptions};
+use rootweave::rntuple::{Field, FieldType, RNTupleWriteOptions, RNTupleWriter};
 use rootweave_cli::random::Rng;
 use rootweave_cli::synth::{for_each_chunk, nanoaod_fields};
 
@@ -168,8 +168,8 @@ fn hit() -> FieldType {
     )
 }
 
-fn options(args: &Args) -> WriteOptions {
-    let mut o = WriteOptions::default()
+fn options(args: &Args) -> RNTupleWriteOptions {
+    let mut o = RNTupleWriteOptions::default()
         .with_compression(args.compression)
         .with_page_checksums(args.checksums);
     if let Some(p) = args.page_size {
@@ -404,13 +404,13 @@ impl ParallelChunk {
 }
 
 fn parallel(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
-    use rootweave::rntuple::{ParallelOptions, ParallelRNTupleWriter};
+    use rootweave::rntuple::{RNTupleParallelOptions, RNTupleParallelWriter};
     use std::sync::atomic::{AtomicU64, Ordering};
-    let options = ParallelOptions::default()
+    let options = RNTupleParallelOptions::default()
         .with_write(options(args))
         .with_memory_budget(args.budget)
         .with_ordered(args.ordered);
-    let writer = ParallelRNTupleWriter::recreate(&args.out, "ntpl", parallel_fields(), options)?;
+    let writer = RNTupleParallelWriter::recreate(&args.out, "ntpl", parallel_fields(), options)?;
     let next_id = AtomicU64::new(0);
     let next_chunk = AtomicU64::new(0);
     let total = args.entries;

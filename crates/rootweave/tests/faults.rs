@@ -13,8 +13,8 @@ use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::{MemoryFile, WriteAt};
 use rootweave::recover::recover_into;
 use rootweave::rntuple::{
-    ColumnData, Field, FieldType, ParallelOptions, ParallelRNTupleWriter, RNTupleReader,
-    RNTupleWriter, ReadOptions, WriteOptions,
+    ColumnData, Field, FieldType, RNTupleParallelOptions, RNTupleParallelWriter, RNTupleReader,
+    RNTupleWriteOptions, RNTupleWriter, ReadOptions,
 };
 use rootweave::ttree::{BranchSpec, TTreeReader, TTreeWriteOptions, TTreeWriter};
 use rootweave::{Error, Result};
@@ -144,7 +144,7 @@ fn sequential_ntuple(fault: Fault) -> (Error, Vec<i64>, u64) {
             Err(e) => return (e, vec![], 0),
         };
         let fields = vec![Field::new("id", FieldType::Int64)];
-        let options = WriteOptions::default().with_checkpoints(0, 2);
+        let options = RNTupleWriteOptions::default().with_checkpoints(0, 2);
         let mut writer = match RNTupleWriter::in_file(file, "Events", fields, options) {
             Ok(w) => w,
             Err(e) => return (e, vec![], 0),
@@ -194,11 +194,11 @@ fn a_parallel_rntuple_writer_on_a_full_disk_reports_it_and_does_not_hang() {
                 .unwrap(),
         );
         let fields = vec![Field::new("id", FieldType::Int64)];
-        let write = WriteOptions::default().with_checkpoints(0, 2);
-        let options = ParallelOptions::default()
+        let write = RNTupleWriteOptions::default().with_checkpoints(0, 2);
+        let options = RNTupleParallelOptions::default()
             .with_write(write)
             .with_memory_budget(4 << 20);
-        let writer = ParallelRNTupleWriter::in_file(file, "Events", fields, options).unwrap();
+        let writer = RNTupleParallelWriter::in_file(file, "Events", fields, options).unwrap();
         let errors: Vec<Error> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..2i64)
                 .map(|t| {
@@ -289,7 +289,7 @@ fn a_reader_on_a_file_being_written_reads_its_last_checkpoint() {
     let writing = path.clone();
     let writer = std::thread::spawn(move || {
         let fields = vec![Field::new("id", FieldType::Int64)];
-        let options = WriteOptions::default().with_checkpoints(0, 1);
+        let options = RNTupleWriteOptions::default().with_checkpoints(0, 1);
         let mut w = RNTupleWriter::recreate(&writing, "Events", fields, options).unwrap();
         for k in 0..200 {
             let ids = ids_batch(k * 500, 500);

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use rootweave::container::{FileWriter, WriterOptions};
 use rootweave::io::MemoryFile;
-use rootweave::rntuple::{Field, FieldType, RNTupleWriter, Value, WriteOptions};
+use rootweave::rntuple::{Field, FieldType, RNTupleWriteOptions, RNTupleWriter, Value};
 
 /// The largest single allocation allowed, as the fuzz targets' `-malloc_limit_mb=1024`: an
 /// input that makes a reader allocate what corrupt headers claim aborts the test run.
@@ -176,7 +176,7 @@ fn uncompressed_file() -> Vec<u8> {
     let file = Arc::new(
         FileWriter::with_backend(memory.clone(), "u.root", WriterOptions::default()).unwrap(),
     );
-    let options = WriteOptions::default()
+    let options = RNTupleWriteOptions::default()
         .with_compression("none".parse().unwrap())
         .with_max_page_size(64)
         .with_page_checksums(true);

@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use rootweave::container::{FileWriter, WriterOptions};
 use rootweave::io::MemoryFile;
-use rootweave::rntuple::{ColumnData, Field, FieldType, ParallelOptions, ParallelRNTupleWriter};
+use rootweave::rntuple::{
+    ColumnData, Field, FieldType, RNTupleParallelOptions, RNTupleParallelWriter,
+};
 
 /// The system allocator, counting the bytes it hands out.
 struct CountingAllocator;
@@ -65,10 +67,10 @@ fn written_clusters_memory_is_reused(ordered: bool, entries_per_batch: usize) {
         .unwrap(),
     );
     let budget = 8u64 << 20;
-    let options = ParallelOptions::default()
+    let options = RNTupleParallelOptions::default()
         .with_memory_budget(budget)
         .with_ordered(ordered);
-    let writer = ParallelRNTupleWriter::in_file(file, "reuse", fields, options).unwrap();
+    let writer = RNTupleParallelWriter::in_file(file, "reuse", fields, options).unwrap();
     let values: Vec<f32> = (0..entries_per_batch).map(|i| i as f32 * 0.5).collect();
     let batch: Vec<ColumnData> = (0..columns).map(|_| ColumnData::Float32(&values)).collect();
     let batch_bytes = (columns * entries_per_batch * 4) as u64;

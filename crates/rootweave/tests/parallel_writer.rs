@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use rootweave::container::{FileWriter, WriterOptions};
 use rootweave::io::{MemoryFile, WriteAt};
-use rootweave::rntuple::{ColumnData, Field, FieldType, ParallelOptions, ParallelRNTupleWriter};
+use rootweave::rntuple::{
+    ColumnData, Field, FieldType, RNTupleParallelOptions, RNTupleParallelWriter,
+};
 use rootweave::{Error, Result};
 
 mod written;
@@ -49,14 +51,18 @@ fn fields() -> Vec<Field> {
 }
 
 /// A parallel writer of the RNTuple `name` into a file in memory.
-fn in_memory(name: &str, fields: Vec<Field>, options: ParallelOptions) -> ParallelRNTupleWriter {
+fn in_memory(
+    name: &str,
+    fields: Vec<Field>,
+    options: RNTupleParallelOptions,
+) -> RNTupleParallelWriter {
     let file = FileWriter::with_backend(
         Arc::new(MemoryFile::new()),
         &format!("{name}.root"),
         WriterOptions::default(),
     )
     .unwrap();
-    ParallelRNTupleWriter::in_file(Arc::new(file), name, fields, options).unwrap()
+    RNTupleParallelWriter::in_file(Arc::new(file), name, fields, options).unwrap()
 }
 
 #[test]
@@ -69,11 +75,11 @@ fn a_full_disk_is_reported_to_producers_and_at_close_without_hanging() {
     let file = Arc::new(
         FileWriter::with_backend(disk.clone(), "full.root", WriterOptions::default()).unwrap(),
     );
-    let mut options = ParallelOptions::default();
+    let mut options = RNTupleParallelOptions::default();
     options.write.compression = rootweave::compress::Compression::NONE;
     options.write.cluster_target_size = 256 << 10;
     options.memory_budget = 2 << 20;
-    let writer = ParallelRNTupleWriter::in_file(file, "ntpl", fields(), options).unwrap();
+    let writer = RNTupleParallelWriter::in_file(file, "ntpl", fields(), options).unwrap();
     let producer_errors = AtomicU64::new(0);
     std::thread::scope(|s| {
         for t in 0..4i64 {
@@ -104,9 +110,13 @@ fn bad_batches_are_refused_and_other_contexts_go_on() {
     let memory = Arc::new(MemoryFile::new());
     let file =
         Arc::new(FileWriter::with_backend(memory, "m.root", WriterOptions::default()).unwrap());
-    let writer =
-        ParallelRNTupleWriter::in_file(file.clone(), "ntpl", fields(), ParallelOptions::default())
-            .unwrap();
+    let writer = RNTupleParallelWriter::in_file(
+        file.clone(),
+        "ntpl",
+        fields(),
+        RNTupleParallelOptions::default(),
+    )
+    .unwrap();
     let mut good = writer.context();
     let mut bad = writer.context();
     assert!(bad.extend(&[ColumnData::Float32(&[1.0])]).is_err());
@@ -126,8 +136,8 @@ fn ordered_sequences_may_be_skipped_and_not_reused() {
     let memory = Arc::new(MemoryFile::new());
     let file =
         Arc::new(FileWriter::with_backend(memory, "m.root", WriterOptions::default()).unwrap());
-    let options = ParallelOptions::default().with_ordered(true);
-    let writer = ParallelRNTupleWriter::in_file(file, "ntpl", fields(), options).unwrap();
+    let options = RNTupleParallelOptions::default().with_ordered(true);
+    let writer = RNTupleParallelWriter::in_file(file, "ntpl", fields(), options).unwrap();
     let mut ctx = writer.context();
     ctx.extend_sequence(2, &[ColumnData::Int64(&[20])]).unwrap();
     assert_eq!(
@@ -155,7 +165,7 @@ fn many_columns_and_contexts_never_take_more_than_the_budget() {
     let fields: Vec<Field> = (0..300)
         .map(|i| Field::new(format!("f{i}"), FieldType::Float32))
         .collect();
-    let options = ParallelOptions::default().with_memory_budget(8 << 20);
+    let options = RNTupleParallelOptions::default().with_memory_budget(8 << 20);
     let writer = in_memory("wide", fields, options);
     let column: Vec<f32> = (0..3000).map(|i| i as f32 * 0.25).collect();
     std::thread::scope(|s| {
@@ -196,7 +206,7 @@ fn clusters_of_one_context(
     let fields: Vec<Field> = (0..columns)
         .map(|i| Field::new(format!("c{i}"), FieldType::Int64))
         .collect();
-    let mut options = ParallelOptions::default().with_memory_budget(64 << 20);
+    let mut options = RNTupleParallelOptions::default().with_memory_budget(64 << 20);
     options.write.compression = compression;
     let writer = in_memory("target", fields, options);
     let values: Vec<i64> = (0..entries as u64).map(scrambled).collect();
@@ -253,10 +263,10 @@ fn contexts_work_as_rayon_tasks_ordered_or_not() {
     let chunk = |c: i64| -> Vec<i64> { (c * 5000..(c + 1) * 5000).collect() };
     for ordered in [false, true] {
         let path = dir.join(format!("rayon-{ordered}.root"));
-        let options = ParallelOptions::default()
+        let options = RNTupleParallelOptions::default()
             .with_memory_budget(1 << 20)
             .with_ordered(ordered);
-        let writer = ParallelRNTupleWriter::recreate(&path, "ntpl", fields(), options).unwrap();
+        let writer = RNTupleParallelWriter::recreate(&path, "ntpl", fields(), options).unwrap();
         pool.install(|| {
             (0..200i64).into_par_iter().for_each(|c| {
                 let mut ctx = writer.context();
@@ -293,10 +303,10 @@ fn pages_repeated_across_clusters_are_stored_once_unless_ordered() {
             Field::new("x", FieldType::Int64),
             Field::new("flag", FieldType::Int32),
         ];
-        let options = ParallelOptions::default()
+        let options = RNTupleParallelOptions::default()
             .with_memory_budget(1 << 20)
             .with_ordered(ordered);
-        let writer = ParallelRNTupleWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
+        let writer = RNTupleParallelWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
         // 4 contexts, 10 chunks of 10,000 entries each, a cluster per chunk; `flag` is
         // always 7, so its pages repeat from cluster to cluster.
         std::thread::scope(|s| {
@@ -364,9 +374,9 @@ fn pages_repeated_across_clusters_are_stored_once_unless_ordered() {
 #[test]
 fn a_later_context_s_first_cluster_is_smaller_so_that_commits_keep_apart() {
     let (memory, file) = written::file_in_memory("phase.root");
-    let mut options = ParallelOptions::default().with_memory_budget(64 << 20);
+    let mut options = RNTupleParallelOptions::default().with_memory_budget(64 << 20);
     options.write.compression = "lz4:1".parse().unwrap();
-    let writer = ParallelRNTupleWriter::in_file(file.clone(), "ntpl", fields(), options).unwrap();
+    let writer = RNTupleParallelWriter::in_file(file.clone(), "ntpl", fields(), options).unwrap();
     // The first context made would take the whole target (16 MiB, a quarter of the
     // budget) for its first cluster; the second takes 0.69 of it, then the whole target.
     drop(writer.context());
@@ -405,8 +415,8 @@ fn pages_when_one_of_many_contexts_fills(
     let fields: Vec<Field> = (0..48)
         .map(|i| Field::new(format!("c{i}"), FieldType::Int64))
         .collect();
-    let options = ParallelOptions::default().with_memory_budget(64 << 20);
-    let writer = ParallelRNTupleWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
+    let options = RNTupleParallelOptions::default().with_memory_budget(64 << 20);
+    let writer = RNTupleParallelWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
     let mut made: Vec<_> = (0..contexts).map(|_| writer.context()).collect();
     let values: Vec<i64> = (0..entries).map(scrambled).collect();
     for chunk in values.chunks(batch) {

@@ -11,7 +11,7 @@ use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::MemoryFile;
 use rootweave::recover::{recover, recover_into};
 use rootweave::rntuple::{
-    ColumnData, Field, FieldType, RNTupleReader, RNTupleWriter, ReadOptions, WriteOptions,
+    ColumnData, Field, FieldType, RNTupleReader, RNTupleWriteOptions, RNTupleWriter, ReadOptions,
 };
 
 /// A closed file with RNTuple `Events` of `clusters` clusters of 100 ids each (and a
@@ -33,7 +33,7 @@ fn written(clusters: i64, every: u64) -> Vec<u8> {
         Field::new("id", FieldType::Int64),
         Field::new("v", FieldType::vector(FieldType::Float32)),
     ];
-    let options = WriteOptions::default().with_checkpoints(0, every);
+    let options = RNTupleWriteOptions::default().with_checkpoints(0, every);
     let mut writer = RNTupleWriter::in_file(file.clone(), "Events", fields, options).unwrap();
     for k in 0..clusters {
         let ids: Vec<i64> = (k * 100..(k + 1) * 100).collect();

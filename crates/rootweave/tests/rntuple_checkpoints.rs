@@ -10,8 +10,8 @@ use rootweave::compress::Compression;
 use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::{MemoryFile, WriteAt};
 use rootweave::rntuple::{
-    ColumnData, Field, FieldType, ParallelOptions, ParallelRNTupleWriter, RNTupleReader,
-    RNTupleWriter, ReadOptions, WriteOptions,
+    ColumnData, Field, FieldType, RNTupleParallelOptions, RNTupleParallelWriter, RNTupleReader,
+    RNTupleWriteOptions, RNTupleWriter, ReadOptions,
 };
 use rootweave::Result;
 
@@ -167,7 +167,7 @@ fn write_chunk(writer: &mut RNTupleWriter, first: i64, n: i64) {
 fn a_sequential_writer_killed_after_any_write_keeps_its_checkpoints() {
     for compression in [Compression::ROOT_RNTUPLE_DEFAULT, Compression::NONE] {
         let (log, file) = logged_file();
-        let options = WriteOptions::default()
+        let options = RNTupleWriteOptions::default()
             .with_compression(compression)
             .with_checkpoints(0, 3);
         let mut writer = RNTupleWriter::in_file(file.clone(), "Events", fields(), options).unwrap();
@@ -197,7 +197,7 @@ fn a_sequential_writer_killed_after_any_write_keeps_its_checkpoints() {
 #[test]
 fn checkpoints_by_size_come_after_the_stored_bytes_given() {
     let (log, file) = logged_file();
-    let options = WriteOptions::default()
+    let options = RNTupleWriteOptions::default()
         .with_compression(Compression::NONE)
         .with_checkpoints(5000, 0);
     let mut writer = RNTupleWriter::in_file(file, "Events", fields(), options).unwrap();
@@ -215,9 +215,9 @@ fn checkpoints_by_size_come_after_the_stored_bytes_given() {
 #[test]
 fn a_parallel_writer_killed_after_any_write_keeps_its_checkpoints() {
     let (log, file) = logged_file();
-    let write = WriteOptions::default().with_checkpoints(0, 2);
-    let options = ParallelOptions::default().with_write(write);
-    let writer = ParallelRNTupleWriter::in_file(file.clone(), "Events", fields(), options).unwrap();
+    let write = RNTupleWriteOptions::default().with_checkpoints(0, 2);
+    let options = RNTupleParallelOptions::default().with_write(write);
+    let writer = RNTupleParallelWriter::in_file(file.clone(), "Events", fields(), options).unwrap();
     let marks = Mutex::new(vec![]);
     std::thread::scope(|s| {
         for t in 0..2 {

@@ -16,7 +16,7 @@ use rootweave::array::Recycler;
 use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::MemoryFile;
 use rootweave::rntuple::{
-    Field, FieldType, RNTupleReader, RNTupleWriter, ReadOptions, Value, WriteOptions,
+    Field, FieldType, RNTupleReader, RNTupleWriteOptions, RNTupleWriter, ReadOptions, Value,
 };
 
 fn schema() -> Vec<Field> {
@@ -153,7 +153,7 @@ fn write(n: u64, compression: &str, checksums: bool) -> Vec<u8> {
     let file = Arc::new(
         FileWriter::with_backend(memory.clone(), "rt.root", WriterOptions::default()).unwrap(),
     );
-    let options = WriteOptions::default()
+    let options = RNTupleWriteOptions::default()
         .with_compression(compression.parse().unwrap())
         .with_max_page_size(512)
         .with_page_checksums(checksums);
@@ -650,7 +650,7 @@ fn remote_reads_come_window_by_window_with_the_local_values() {
         Field::new("x", FieldType::Float64),
         Field::new("v", FieldType::vector(FieldType::UInt32)),
     ];
-    let options = WriteOptions::default().with_compression("zstd:1".parse().unwrap());
+    let options = RNTupleWriteOptions::default().with_compression("zstd:1".parse().unwrap());
     let mut w = RNTupleWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     for e in 0..n {

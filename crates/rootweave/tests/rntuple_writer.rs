@@ -8,7 +8,7 @@ use rootweave::compress::Compression;
 use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::MemoryFile;
 use rootweave::rntuple::{
-    ColumnData, Field, FieldType, RNTupleReader, RNTupleWriter, Value, WriteOptions,
+    ColumnData, Field, FieldType, RNTupleReader, RNTupleWriteOptions, RNTupleWriter, Value,
 };
 use rootweave::ReadOptions;
 
@@ -23,7 +23,9 @@ fn schema() -> Vec<Field> {
     ]
 }
 
-fn memory_writer(options: WriteOptions) -> (Arc<MemoryFile>, Arc<FileWriter>, RNTupleWriter) {
+fn memory_writer(
+    options: RNTupleWriteOptions,
+) -> (Arc<MemoryFile>, Arc<FileWriter>, RNTupleWriter) {
     let memory = Arc::new(MemoryFile::new());
     let file = Arc::new(
         FileWriter::with_backend(memory.clone(), "test.root", WriterOptions::default()).unwrap(),
@@ -50,7 +52,7 @@ fn good_batch<'a>(
 
 #[test]
 fn mismatched_batches_are_refused_and_nothing_is_written() {
-    let (_, _, mut w) = memory_writer(WriteOptions::default());
+    let (_, _, mut w) = memory_writer(RNTupleWriteOptions::default());
     let x = [1, 2, 3];
     let v = [1.0f32, 2.0, 3.0];
     let s = vec!["a".to_string()];
@@ -106,7 +108,7 @@ fn mismatched_batches_are_refused_and_nothing_is_written() {
 
 #[test]
 fn mismatched_entries_are_refused() {
-    let (_, _, mut w) = memory_writer(WriteOptions::default());
+    let (_, _, mut w) = memory_writer(RNTupleWriteOptions::default());
     let good = vec![
         Value::Int32(1),
         Value::List(vec![Value::Float32(1.0)]),
@@ -135,14 +137,22 @@ fn invalid_schemas_and_options_are_refused() {
         Arc::new(FileWriter::with_backend(memory, "t.root", WriterOptions::default()).unwrap());
     for bad_name in ["a.b", "dir/", "a b", ""] {
         assert!(
-            RNTupleWriter::in_file(file.clone(), bad_name, schema(), WriteOptions::default())
-                .is_err(),
+            RNTupleWriter::in_file(
+                file.clone(),
+                bad_name,
+                schema(),
+                RNTupleWriteOptions::default()
+            )
+            .is_err(),
             "{bad_name}"
         );
     }
     let bad_field = vec![Field::new("x y", FieldType::Int32)];
-    assert!(RNTupleWriter::in_file(file.clone(), "n", bad_field, WriteOptions::default()).is_err());
-    let tiny_key = WriteOptions::default().with_max_key_size(100);
+    assert!(
+        RNTupleWriter::in_file(file.clone(), "n", bad_field, RNTupleWriteOptions::default())
+            .is_err()
+    );
+    let tiny_key = RNTupleWriteOptions::default().with_max_key_size(100);
     assert!(RNTupleWriter::in_file(file, "n", schema(), tiny_key).is_err());
 }
 
@@ -155,7 +165,8 @@ fn a_path_puts_the_rntuple_in_directories() {
     for (path, n) in [("dir/sub/n", 3), ("dir/n", 2)] {
         let fields = vec![Field::new("x", FieldType::Int32)];
         let mut w =
-            RNTupleWriter::in_file(file.clone(), path, fields, WriteOptions::default()).unwrap();
+            RNTupleWriter::in_file(file.clone(), path, fields, RNTupleWriteOptions::default())
+                .unwrap();
         let x: Vec<i32> = (0..n).collect();
         w.extend(&[ColumnData::Int32(&x)]).unwrap();
         w.close().unwrap();
@@ -177,7 +188,7 @@ fn a_path_puts_the_rntuple_in_directories() {
 #[test]
 fn anchor_key_points_at_header_and_footer() {
     let (memory, file, mut w) =
-        memory_writer(WriteOptions::default().with_compression(Compression::NONE));
+        memory_writer(RNTupleWriteOptions::default().with_compression(Compression::NONE));
     let x: Vec<i32> = (0..1000).collect();
     let offsets: Vec<u64> = (0..=1000).collect();
     let v: Vec<f32> = (0..1000).map(|i| i as f32).collect();
@@ -218,7 +229,7 @@ fn pages_repeated_in_later_clusters_point_at_the_first_copy() {
             Field::new("x", FieldType::Int32),
             Field::new("flag", FieldType::Int32),
         ];
-        let options = WriteOptions::default().with_compression(compression.parse().unwrap());
+        let options = RNTupleWriteOptions::default().with_compression(compression.parse().unwrap());
         let mut w = RNTupleWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
         // Five clusters of 1000 entries: `flag` is 7 in the first four, 8 in the last.
         for c in 0..5 {
@@ -263,7 +274,7 @@ fn block_checks_are_verified_under_a_valid_page_checksum() {
     use rootweave::rntuple::{RNTupleReader, ReadOptions};
 
     let (memory, file) = written::file_in_memory("checks.root");
-    let options = WriteOptions::default().with_compression("lzma:7".parse().unwrap());
+    let options = RNTupleWriteOptions::default().with_compression("lzma:7".parse().unwrap());
     let fields = vec![Field::new("x", FieldType::Int32)];
     let mut w = RNTupleWriter::in_file(file.clone(), "ntpl", fields, options).unwrap();
     let x: Vec<i32> = (0..20_000).map(|i| i % 1000).collect();

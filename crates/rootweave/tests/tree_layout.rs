@@ -1,11 +1,11 @@
-//! Fields laid out as TTree branches (`convert::TreeLayout`): the branch names and kinds
+//! Fields laid out as TTree branches (`tree_layout::TreeLayout`): the branch names and kinds
 //! uproot and NanoAOD use, batches split into branch batches that the writer takes and the
 //! reader gives back, and fields the format cannot hold refused by name.
 
 use rootweave::array::{Array, ColumnData};
 use rootweave::compress::Compression;
-use rootweave::convert::{FieldOptions, TreeLayout};
 use rootweave::rntuple::{Field, FieldType};
+use rootweave::tree_layout::{FieldOptions, TreeLayout};
 use rootweave::ttree::{TTreeReader, TTreeWriteOptions, TTreeWriter};
 
 fn fields() -> Vec<Field> {

@@ -18,6 +18,6 @@ pub(crate) use write::{
     serialize_footer, serialize_footer_with_extension, serialize_page_list, write_envelope,
 };
 pub use write::{
-    Field, FieldType, FillContext, ParallelOptions, ParallelRNTupleWriter, Projection,
-    ProjectionKind, RNTupleWriter, Schema, WriteOptions, WriteSummary,
+    Field, FieldType, Projection, ProjectionKind, RNTupleFillContext, RNTupleParallelOptions,
+    RNTupleParallelWriter, RNTupleWriteOptions, RNTupleWriteSummary, RNTupleWriter, Schema,
 };

@@ -2,8 +2,8 @@
 //! byte conventions (`bytes`), the type-code table (`code`), class layouts
 //! ([`StreamerInfo`] of [`Element`]s) as a file's StreamerInfo record describes them and
 //! as writers describe their classes, reading streamed objects into generic [`Object`]s
-//! through those layouts ([`ObjectReader`] over a [`Cursor`]), writing them
-//! ([`ObjectStream`], the StreamerInfo list), rewriting a streamed object with members
+//! through those layouts (`ObjectReader` over a `Cursor`), writing them
+//! (`ObjectStream`, the StreamerInfo list), rewriting a streamed object with members
 //! replaced (`restream`), and the layouts of ROOT's own classes (`builtin`).
 //!
 //! It knows how ROOT streams an object, not where objects live in a file.

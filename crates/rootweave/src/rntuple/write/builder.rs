@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use super::fill::{step_entries, Node};
 use super::page::{sealed_bound, ColumnBuffer, PageSealer, SealedColumn};
 use super::schema::Schema;
-use super::writer::WriteOptions;
+use super::writer::RNTupleWriteOptions;
 use crate::array::{ColumnData, Value};
 
 /// The pages of all columns for a range of entries, sealed and ready to be written.
@@ -52,7 +52,7 @@ pub struct CheckedBatch {
 
 impl ClusterBuilder {
     /// A builder for `schema`'s columns.
-    pub fn new(nodes: Arc<Vec<Node>>, schema: &Schema, options: &WriteOptions) -> Self {
+    pub fn new(nodes: Arc<Vec<Node>>, schema: &Schema, options: &RNTupleWriteOptions) -> Self {
         ClusterBuilder {
             nodes,
             columns: schema
@@ -322,10 +322,10 @@ mod tests {
         ];
         let schema = Schema::new(fields, !compression.is_none()).unwrap();
         let nodes = Arc::new(Node::build_all(schema.fields()));
-        let options = WriteOptions {
+        let options = RNTupleWriteOptions {
             compression,
             max_page_size,
-            ..WriteOptions::default()
+            ..RNTupleWriteOptions::default()
         };
         ClusterBuilder::new(nodes, &schema, &options)
     }

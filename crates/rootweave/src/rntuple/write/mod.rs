@@ -14,7 +14,7 @@ mod stored_pages;
 mod writer;
 
 pub(crate) use metadata::{serialize_footer, serialize_footer_with_extension, serialize_page_list};
-pub use parallel::{FillContext, ParallelOptions, ParallelRNTupleWriter};
+pub use parallel::{RNTupleFillContext, RNTupleParallelOptions, RNTupleParallelWriter};
 pub use schema::{Field, FieldType, Projection, ProjectionKind, Schema};
 pub(crate) use writer::write_envelope;
-pub use writer::{RNTupleWriter, WriteOptions, WriteSummary};
+pub use writer::{RNTupleWriteOptions, RNTupleWriteSummary, RNTupleWriter};

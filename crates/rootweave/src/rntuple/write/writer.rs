@@ -23,7 +23,7 @@ use crate::rntuple::format::{ClusterInfo, EnvelopeLocation};
 /// others from them with the `with_` methods.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
-pub struct WriteOptions {
+pub struct RNTupleWriteOptions {
     /// Compression of pages and metadata (default `zstd:5`, ROOT's 505).
     pub compression: Compression,
     /// Largest uncompressed page, in bytes (default 1 MiB).
@@ -51,9 +51,9 @@ pub struct WriteOptions {
     pub checkpoint_clusters: u64,
 }
 
-impl Default for WriteOptions {
+impl Default for RNTupleWriteOptions {
     fn default() -> Self {
-        WriteOptions {
+        RNTupleWriteOptions {
             compression: Compression::ROOT_RNTUPLE_DEFAULT,
             max_page_size: 1 << 20,
             cluster_target_size: 128 << 20,
@@ -68,7 +68,7 @@ impl Default for WriteOptions {
     }
 }
 
-impl WriteOptions {
+impl RNTupleWriteOptions {
     /// With the compression of pages and metadata.
     pub fn with_compression(mut self, compression: Compression) -> Self {
         self.compression = compression;
@@ -129,7 +129,7 @@ impl WriteOptions {
     }
 }
 
-impl WriteOptions {
+impl RNTupleWriteOptions {
     /// Checks that the options are usable.
     pub fn validate(&self) -> Result<()> {
         if self.max_page_size < 8 {
@@ -156,7 +156,7 @@ impl WriteOptions {
 
 /// What a writer wrote, reported by [`RNTupleWriter::close`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WriteSummary {
+pub struct RNTupleWriteSummary {
     /// Entries written.
     pub entries: u64,
     /// Clusters written.
@@ -172,9 +172,9 @@ pub struct WriteSummary {
 /// Writes one RNTuple, one entry or one batch of entries at a time.
 ///
 /// ```no_run
-/// use rootweave::rntuple::{ColumnData, Field, FieldType, RNTupleWriter, WriteOptions};
+/// use rootweave::rntuple::{ColumnData, Field, FieldType, RNTupleWriter, RNTupleWriteOptions};
 /// let fields = vec![Field::new("x", FieldType::Int32)];
-/// let mut writer = RNTupleWriter::recreate("out.root", "Events", fields, WriteOptions::default())?;
+/// let mut writer = RNTupleWriter::recreate("out.root", "Events", fields, RNTupleWriteOptions::default())?;
 /// writer.extend(&[ColumnData::Int32(&[1, 2, 3])])?;
 /// writer.close()?;
 /// # Ok::<(), rootweave::Error>(())
@@ -207,7 +207,7 @@ pub(crate) struct NtupleSink {
     pub(crate) file: Option<Arc<FileWriter>>,
     pub(crate) owns_file: bool,
     pub(crate) name: String,
-    pub(crate) options: WriteOptions,
+    pub(crate) options: RNTupleWriteOptions,
     pub(crate) schema: Schema,
     pub(crate) nodes: Arc<Vec<Node>>,
     /// Entries committed so far.
@@ -216,7 +216,7 @@ pub(crate) struct NtupleSink {
     column_elements: Vec<u64>,
     /// Clusters, groups and checkpoints on disk.
     pub(crate) ledger: Ledger,
-    pub(crate) summary: WriteSummary,
+    pub(crate) summary: RNTupleWriteSummary,
 }
 
 impl NtupleSink {
@@ -225,7 +225,7 @@ impl NtupleSink {
         file: Arc<FileWriter>,
         name: &str,
         fields: Vec<Field>,
-        options: WriteOptions,
+        options: RNTupleWriteOptions,
     ) -> Result<Self> {
         options.validate()?;
         // A path ("dir/sub/name") puts the RNTuple in that directory, made as needed.
@@ -272,7 +272,7 @@ impl NtupleSink {
             entries: 0,
             column_elements: vec![0; n_columns],
             ledger,
-            summary: WriteSummary::default(),
+            summary: RNTupleWriteSummary::default(),
         };
         // A first checkpoint, empty: a process killed before the next one leaves a file
         // that opens (with the clusters written since found by `rootweave recover`).
@@ -345,7 +345,7 @@ impl NtupleSink {
     }
 
     /// Writes the last group, the footer and the anchor; closes the file if owned.
-    pub(crate) fn finish(&mut self) -> Result<WriteSummary> {
+    pub(crate) fn finish(&mut self) -> Result<RNTupleWriteSummary> {
         self.close_group(Publish::Close)?;
         self.summary.entries = self.entries;
         let file = self.file.take().expect("file is present until finished");
@@ -366,7 +366,7 @@ impl RNTupleWriter {
         path: impl AsRef<Path>,
         name: &str,
         fields: Vec<Field>,
-        options: WriteOptions,
+        options: RNTupleWriteOptions,
     ) -> Result<Self> {
         options.validate()?;
         let file = FileWriter::create(
@@ -387,7 +387,7 @@ impl RNTupleWriter {
         file: Arc<FileWriter>,
         name: &str,
         fields: Vec<Field>,
-        options: WriteOptions,
+        options: RNTupleWriteOptions,
     ) -> Result<Self> {
         let sink = NtupleSink::new(file, name, fields, options)?;
         let builder = sink.builder();
@@ -482,7 +482,7 @@ impl RNTupleWriter {
     /// Commits the entries filled so far as a cluster and checkpoints: the footer and the
     /// anchor, then the file's keys lists and header are written, so that ROOT and uproot
     /// read every entry so far from the file even if this process dies before `close`.
-    /// The writer also checkpoints on its own (see [`WriteOptions::checkpoint_bytes`]).
+    /// The writer also checkpoints on its own (see [`RNTupleWriteOptions::checkpoint_bytes`]).
     pub fn checkpoint(&mut self) -> Result<()> {
         self.commit_cluster()?;
         self.sink.close_group(Publish::Checkpoint)
@@ -495,11 +495,11 @@ impl RNTupleWriter {
 
     /// Writes what is still buffered, the footer and the anchor; closes the file if this
     /// writer created it.
-    pub fn close(mut self) -> Result<WriteSummary> {
+    pub fn close(mut self) -> Result<RNTupleWriteSummary> {
         self.finish()
     }
 
-    fn finish(&mut self) -> Result<WriteSummary> {
+    fn finish(&mut self) -> Result<RNTupleWriteSummary> {
         if self.closed {
             return Ok(self.sink.summary.clone());
         }

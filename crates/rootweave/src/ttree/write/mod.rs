@@ -15,12 +15,12 @@ mod filler;
 pub(crate) mod layouts;
 mod object_column;
 mod object_stream;
-mod objects;
 mod options;
 mod parallel;
 mod resize;
 mod shape;
 mod split;
+mod tree_object;
 mod writer;
 
 pub(crate) use basket::{basket_record, BasketContent};

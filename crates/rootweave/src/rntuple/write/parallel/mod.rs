@@ -28,21 +28,21 @@ use super::builder::{ClusterBuilder, SealedCluster};
 use super::cluster::ClusterPlan;
 use super::schema::Field;
 use super::stored_pages::StoredPages;
-use super::writer::{NtupleSink, WriteOptions, WriteSummary};
+use super::writer::{NtupleSink, RNTupleWriteOptions, RNTupleWriteSummary};
 use crate::array::{ColumnData, Value};
 use backpressure::{after_append, append_batch, reserve, start_filling, stop_filling};
 use commit::{commit, record_cluster, write_parked, Keep};
 
-/// Settings of a [`ParallelRNTupleWriter`]; build them from the default with the `with_`
+/// Settings of a [`RNTupleParallelWriter`]; build them from the default with the `with_`
 /// methods.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
-pub struct ParallelOptions {
+pub struct RNTupleParallelOptions {
     /// Page, cluster and compression settings (as for the sequential writer; the cluster
     /// target is an upper bound: a context commits its cluster at a quarter of its share
     /// of the memory budget already, unless that would give clusters of fewer than two
     /// pages per column; clusters shrink when the budget is tight).
-    pub write: WriteOptions,
+    pub write: RNTupleWriteOptions,
     /// Bytes that buffered pages and sealed-but-unwritten clusters may take in all
     /// (default 256 MiB). Every byte a context's buffers can grow by is reserved before it
     /// is appended, so in unordered mode the buffers never hold more; in ordered mode the
@@ -53,7 +53,7 @@ pub struct ParallelOptions {
     /// sealed page per column, for each context at work).
     pub memory_budget: u64,
     /// Clusters enter the RNTuple in the order of their sequence numbers
-    /// ([`FillContext::extend_sequence`]). Identical pages are then shared within a
+    /// ([`RNTupleFillContext::extend_sequence`]). Identical pages are then shared within a
     /// cluster only, not with earlier clusters (which of those are written when a cluster
     /// is planned depends on timing), so that the same input gives the same bytes.
     pub ordered: bool,
@@ -64,10 +64,10 @@ pub struct ParallelOptions {
     pub return_freed_memory: bool,
 }
 
-impl Default for ParallelOptions {
+impl Default for RNTupleParallelOptions {
     fn default() -> Self {
-        ParallelOptions {
-            write: WriteOptions::default(),
+        RNTupleParallelOptions {
+            write: RNTupleWriteOptions::default(),
             memory_budget: 256 << 20,
             ordered: false,
             return_freed_memory: false,
@@ -75,9 +75,9 @@ impl Default for ParallelOptions {
     }
 }
 
-impl ParallelOptions {
+impl RNTupleParallelOptions {
     /// With page, cluster and compression settings.
-    pub fn with_write(mut self, write: WriteOptions) -> Self {
+    pub fn with_write(mut self, write: RNTupleWriteOptions) -> Self {
         self.write = write;
         self
     }
@@ -130,9 +130,9 @@ struct Shared {
     stored_pages: Option<StoredPages>,
     budget: MemoryBudget,
     /// Bytes of written clusters freed, when the caller asked for free pages to be
-    /// returned (see [`ParallelOptions::return_freed_memory`] and [`FreedMemory`]).
+    /// returned (see [`RNTupleParallelOptions::return_freed_memory`] and [`FreedMemory`]).
     freed: Option<FreedMemory>,
-    options: ParallelOptions,
+    options: RNTupleParallelOptions,
     order: Mutex<SequenceQueue<Parked>>,
     /// Held (shared) while cluster bytes are being written; `close` takes it exclusively
     /// to wait for them.
@@ -160,13 +160,13 @@ struct ContextState {
     first_cluster_share: f64,
 }
 
-/// Writes one RNTuple from many threads. Hand out [`FillContext`]s with
-/// [`ParallelRNTupleWriter::context`]; close with [`ParallelRNTupleWriter::close`].
+/// Writes one RNTuple from many threads. Hand out [`RNTupleFillContext`]s with
+/// [`RNTupleParallelWriter::context`]; close with [`RNTupleParallelWriter::close`].
 ///
 /// ```no_run
-/// use rootweave::rntuple::{ColumnData, Field, FieldType, ParallelOptions, ParallelRNTupleWriter};
+/// use rootweave::rntuple::{ColumnData, Field, FieldType, RNTupleParallelOptions, RNTupleParallelWriter};
 /// let fields = vec![Field::new("x", FieldType::Int32)];
-/// let writer = ParallelRNTupleWriter::recreate("out.root", "Events", fields, ParallelOptions::default())?;
+/// let writer = RNTupleParallelWriter::recreate("out.root", "Events", fields, RNTupleParallelOptions::default())?;
 /// std::thread::scope(|s| {
 ///     for t in 0..4 {
 ///         let mut ctx = writer.context();
@@ -176,14 +176,14 @@ struct ContextState {
 /// writer.close()?;
 /// # Ok::<(), rootweave::Error>(())
 /// ```
-pub struct ParallelRNTupleWriter {
+pub struct RNTupleParallelWriter {
     shared: Arc<Shared>,
 }
 
 /// A producer's handle: buffers its own pages and seals its own clusters. `Send`, so it
 /// can move to any thread. Dropping it commits what it holds (unless its thread is
 /// panicking, in which case its unfinished cluster is discarded).
-pub struct FillContext {
+pub struct RNTupleFillContext {
     shared: Arc<Shared>,
     state: Arc<Mutex<ContextState>>,
 }
@@ -192,13 +192,13 @@ pub struct FillContext {
 /// headers, vector growth).
 const STEP_OVERHEAD: u64 = 64 << 10;
 
-impl ParallelRNTupleWriter {
+impl RNTupleParallelWriter {
     /// Creates (or overwrites) the file at `path` with one RNTuple called `name`.
     pub fn recreate(
         path: impl AsRef<Path>,
         name: &str,
         fields: Vec<Field>,
-        options: ParallelOptions,
+        options: RNTupleParallelOptions,
     ) -> Result<Self> {
         let file = FileWriter::create(
             path,
@@ -217,7 +217,7 @@ impl ParallelRNTupleWriter {
         file: Arc<FileWriter>,
         name: &str,
         fields: Vec<Field>,
-        options: ParallelOptions,
+        options: RNTupleParallelOptions,
     ) -> Result<Self> {
         if options.memory_budget < (1 << 20) {
             return Err(Error::InvalidArgument(
@@ -225,7 +225,7 @@ impl ParallelRNTupleWriter {
             ));
         }
         let sink = NtupleSink::new(file, name, fields, options.write.clone())?;
-        Ok(ParallelRNTupleWriter {
+        Ok(RNTupleParallelWriter {
             shared: Arc::new(Shared {
                 columns: sink.builder().column_count(),
                 filling: AtomicUsize::new(0),
@@ -251,7 +251,7 @@ impl ParallelRNTupleWriter {
     /// context counts among them from its creation (contexts made together then size
     /// their pages for all of them from their first entries) until it is dropped, or
     /// until another context commits a cluster while it has never had an entry.
-    pub fn context(&self) -> FillContext {
+    pub fn context(&self) -> RNTupleFillContext {
         // The builder has the configured page size until the context starts filling (see
         // `start_filling`).
         let builder = lock(&self.shared.sink).builder();
@@ -273,7 +273,7 @@ impl ParallelRNTupleWriter {
             first_cluster_share: first_cluster_share(made),
         }));
         self.shared.contexts.add(&state);
-        FillContext {
+        RNTupleFillContext {
             shared: self.shared.clone(),
             state,
         }
@@ -293,7 +293,7 @@ impl ParallelRNTupleWriter {
     /// first one still being written) become readable, as after
     /// [`super::RNTupleWriter::checkpoint`]; entries still in contexts are not included
     /// (commit them first). The writer also checkpoints on its own (see
-    /// [`WriteOptions::checkpoint_bytes`]).
+    /// [`RNTupleWriteOptions::checkpoint_bytes`]).
     pub fn checkpoint(&self) -> Result<()> {
         let shared = &self.shared;
         let _writing = shared.writing.read().unwrap_or_else(|e| e.into_inner());
@@ -318,7 +318,7 @@ impl ParallelRNTupleWriter {
     /// Commits what every context still holds, waits for all writes, and writes the page
     /// list, footer and anchor. The file is complete even if a producer failed; the
     /// failures are then reported as an error after the file is written.
-    pub fn close(self) -> Result<WriteSummary> {
+    pub fn close(self) -> Result<RNTupleWriteSummary> {
         let shared = &self.shared;
         shared.closed.store(true, Ordering::SeqCst);
         for state in shared.contexts.alive() {
@@ -348,7 +348,7 @@ fn record(shared: &Shared, message: String) {
     shared.failures.record(message);
 }
 
-impl FillContext {
+impl RNTupleFillContext {
     fn state(&self) -> Result<MutexGuard<'_, ContextState>> {
         let state = lock(&self.state);
         if state.closed {
@@ -433,7 +433,7 @@ impl FillContext {
     }
 }
 
-impl Drop for FillContext {
+impl Drop for RNTupleFillContext {
     fn drop(&mut self) {
         let mut state = lock(&self.state);
         if state.closed {

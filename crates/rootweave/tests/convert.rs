@@ -8,13 +8,13 @@ use std::path::PathBuf;
 
 use common::{same_arrays, test_data};
 use rootweave::array::Array;
+use rootweave::convert::{convert, ConvertOptions, Target};
 use rootweave::dataset::{AnyReader, Source};
 use rootweave::rntuple::RNTupleReader;
-use rootweave::transcode::{convert, ConvertOptions, Target};
 use rootweave::ttree::TTreeReader;
 
 fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rw-transcode-{name}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("rw-convert-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

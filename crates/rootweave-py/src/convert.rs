@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rootweave::dataset::Source;
-use rootweave::transcode::{convert, ConvertOptions, Target};
+use rootweave::convert::{convert, ConvertOptions, Target};
 
 use crate::errors::to_py;
 
 /// Converts `input` (`file.root:name` or `file.root`) into `output` as `to` says (see
-/// `rootweave::transcode::convert`); returns the summary as a dict.
+/// `rootweave::convert::convert`); returns the summary as a dict.
 #[pyfunction]
 #[pyo3(signature = (input, output, to, fields=Vec::new(), threads=0, memory_budget=256 << 20, compression=None, name=None, force=false, split_level=None))]
 #[allow(clippy::too_many_arguments)]

@@ -14,12 +14,12 @@ use crate::compress::{Codec, Compression};
 use crate::dataset::{AnyReader, BatchSource};
 use crate::error::{Error, Result};
 
-use super::{ConvertOptions, ConvertSummary, Layout};
+use super::{ConvertOptions, ConvertSummary, FieldMap};
 
 /// Writes the fields of `layout` (read as they are) to a Parquet file at `path`.
 pub(super) fn to_parquet(
     reader: &AnyReader,
-    layout: &Layout,
+    layout: &FieldMap,
     path: &Path,
     options: &ConvertOptions,
     step: u64,

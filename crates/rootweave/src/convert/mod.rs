@@ -8,7 +8,7 @@
 //! written under a temporary name and renamed once complete: a failed conversion leaves
 //! nothing behind.
 
-mod layout;
+mod field_map;
 #[cfg(feature = "parquet")]
 mod parquet;
 
@@ -19,14 +19,14 @@ use std::sync::{Arc, Mutex};
 
 use crate::compress::Compression;
 use crate::container::RootFile;
-use crate::convert::{FieldOptions, TreeLayout};
 use crate::dataset::{AnyReader, Source};
 use crate::error::{Error, Result};
 use crate::parallel::ReadOptions;
-use crate::rntuple::{ParallelOptions, ParallelRNTupleWriter, WriteOptions};
+use crate::rntuple::{RNTupleParallelOptions, RNTupleParallelWriter, RNTupleWriteOptions};
+use crate::tree_layout::{FieldOptions, TreeLayout};
 use crate::ttree::{TTreeParallelOptions, TTreeParallelWriter, TTreeWriteOptions};
 
-pub use layout::Layout;
+pub use field_map::FieldMap;
 
 /// The format a conversion writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,7 +133,7 @@ pub struct ConvertSummary {
 ///
 /// ```no_run
 /// use rootweave::dataset::Source;
-/// use rootweave::transcode::{convert, ConvertOptions, Target};
+/// use rootweave::convert::{convert, ConvertOptions, Target};
 /// let input = Source::parse("nano.root:Events");
 /// let summary = convert(&input, "nano-rntuple.root".as_ref(), &ConvertOptions::new(Target::RNTuple))?;
 /// println!("{} entries", summary.entries);
@@ -167,9 +167,9 @@ pub fn convert(input: &Source, output: &Path, options: &ConvertOptions) -> Resul
         .clone()
         .unwrap_or_else(|| reader.name().to_string());
     let layout = match options.target {
-        Target::RNTuple => Layout::importer(&reader, &options.fields)?,
-        Target::TTree => Layout::for_ttree(&reader, &options.fields)?,
-        Target::Parquet => Layout::plain(&reader, &options.fields)?,
+        Target::RNTuple => FieldMap::importer(&reader, &options.fields)?,
+        Target::TTree => FieldMap::for_ttree(&reader, &options.fields)?,
+        Target::Parquet => FieldMap::plain(&reader, &options.fields)?,
     };
     let temp = crate::io::temporary_path(output);
     let written = write(&reader, &layout, &temp, &name, options);
@@ -195,7 +195,7 @@ pub fn convert(input: &Source, output: &Path, options: &ConvertOptions) -> Resul
 
 fn write(
     reader: &AnyReader,
-    layout: &Layout,
+    layout: &FieldMap,
     temp: &Path,
     name: &str,
     options: &ConvertOptions,
@@ -234,7 +234,7 @@ fn step(reader: &AnyReader, options: &ConvertOptions) -> u64 {
 /// contexts are dropped (committing what they hold) before returning.
 fn write_in_order<C: Send>(
     reader: &AnyReader,
-    layout: &Layout,
+    layout: &FieldMap,
     options: &ConvertOptions,
     context: impl Fn() -> C,
     extend: impl Fn(&mut C, u64, &[crate::array::ColumnData]) -> Result<()> + Sync,
@@ -264,23 +264,23 @@ fn write_in_order<C: Send>(
 
 fn to_rntuple(
     reader: &AnyReader,
-    layout: &Layout,
+    layout: &FieldMap,
     temp: &Path,
     name: &str,
     options: &ConvertOptions,
 ) -> Result<ConvertSummary> {
-    let write = WriteOptions::default()
+    let write = RNTupleWriteOptions::default()
         .with_compression(
             options
                 .compression
                 .unwrap_or(Compression::ROOT_RNTUPLE_DEFAULT),
         )
         .with_projections(layout.projections.clone());
-    let parallel = ParallelOptions::default()
+    let parallel = RNTupleParallelOptions::default()
         .with_write(write)
         .with_memory_budget(options.memory_budget / 2)
         .with_ordered(true);
-    let writer = ParallelRNTupleWriter::recreate(temp, name, layout.fields.clone(), parallel)?;
+    let writer = RNTupleParallelWriter::recreate(temp, name, layout.fields.clone(), parallel)?;
     let entries = write_in_order(
         reader,
         layout,
@@ -302,7 +302,7 @@ fn to_rntuple(
 
 fn to_ttree(
     reader: &AnyReader,
-    layout: &Layout,
+    layout: &FieldMap,
     temp: &Path,
     name: &str,
     options: &ConvertOptions,

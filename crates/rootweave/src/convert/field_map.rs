@@ -1,16 +1,16 @@
 //! What a conversion reads and writes: the input fields read, the output fields, and how
-//! a batch of the one becomes a batch of the other. Two layouts: each field as it is
+//! a batch of the one becomes a batch of the other. Two kinds: each field as it is
 //! (RNTuple to TTree or Parquet, TTree to Parquet), and TTree branches as ROOT's
 //! RNTupleImporter lays them out (TTree to RNTuple).
 
 use std::collections::BTreeMap;
 
 use crate::array::{Array, ColumnData};
-use crate::convert::field_type_of;
 use crate::dataset::{AnyReader, BatchSource};
 use crate::error::{Error, Result};
 use crate::rntuple::read::{FieldRecord, Role};
 use crate::rntuple::{Field, FieldType, Projection, ProjectionKind};
+use crate::tree_layout::field_type_of;
 
 /// How one output field's batch is made of the arrays read.
 #[derive(Debug, Clone)]
@@ -24,7 +24,7 @@ enum Assemble {
 
 /// The fields a conversion reads and writes, and how batches go from one to the other.
 #[derive(Debug, Clone)]
-pub struct Layout {
+pub struct FieldMap {
     /// The input fields read, in order.
     pub read: Vec<String>,
     /// The output fields.
@@ -38,13 +38,13 @@ pub struct Layout {
     assemble: Vec<Assemble>,
 }
 
-impl Layout {
+impl FieldMap {
     /// Every field of `asked` (the reader's default fields if empty) as it is. A default
     /// field whose values no output field type holds is skipped (listed with the reason);
     /// an asked one is an error.
     pub fn plain(reader: &AnyReader, asked: &[String]) -> Result<Self> {
         let (names, types, skipped) = typed_fields(reader, asked)?;
-        Ok(Layout {
+        Ok(FieldMap {
             read: names.clone(),
             assemble: (0..names.len()).map(Assemble::Whole).collect(),
             fields: names
@@ -147,7 +147,7 @@ impl Layout {
             asked.to_vec()
         };
         let (names, types, skipped) = typed_fields(reader, &asked)?;
-        let mut layout = Layout {
+        let mut layout = FieldMap {
             read: names.clone(),
             fields: Vec::new(),
             projections: Vec::new(),
@@ -202,7 +202,7 @@ impl Layout {
         Ok(layout)
     }
 
-    /// The output batch of one batch of the fields read (in the order of [`Layout::read`]).
+    /// The output batch of one batch of the fields read (in the order of [`FieldMap::read`]).
     pub fn batch<'a>(&self, arrays: &'a [(String, Array)]) -> Result<Vec<ColumnData<'a>>> {
         self.assemble
             .iter()
