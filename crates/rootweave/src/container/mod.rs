@@ -16,4 +16,6 @@ pub use header::FileHeader;
 pub use key::KeyInfo;
 pub use reader::RootFile;
 pub use write_dirs::DirectoryId;
-pub use writer::{AppendedDirectory, CloseSummary, FileWriter, WriterOptions, BLOB_KEY_LEN};
+pub use writer::{
+    AppendedDirectory, CloseSummary, DirectoryIdentity, FileWriter, WriterOptions, BLOB_KEY_LEN,
+};

@@ -286,6 +286,7 @@ fn directories(keys: &[KeyInfo], top: Option<&KeyInfo>) -> Vec<AppendedDirectory
                         key: Some(key.clone()),
                         parent: d,
                         keys: Vec::new(),
+                        identity: None,
                     });
                 }
                 continue;
