@@ -293,6 +293,53 @@ def test_rntuples_of_generated_events_in_uproot_and_hadd(tmp_path):
     assert uproot.open(again)["Events"].num_entries == 120000
 
 
+def test_rntuples_in_directories_merge_in_place(tmp_path):
+    """RNTuples in a subdirectory, in nested directories and one of the same name at the top
+    (in files written by rootweave and by ROOT) merge in place, each the concatenation of
+    its inputs, as uproot, rootweave and ROOT read them. ROOT 6.40's hadd puts its outputs
+    in the same places, but not their entries: it merges an RNTuple of a subdirectory into
+    an empty one beside a copy at the top (or the top one's entries), so its values are not
+    compared."""
+    paths = ["d/ntuple", "a/b/ntuple", "ntuple"]
+    ours = []
+    for k in range(3):
+        p = tmp_path / f"dirs{k}.root"
+        with rootweave.create(p) as f:
+            for j, name in enumerate(paths):
+                ids = np.arange(k * 100, (k + 1) * 100 + k) + j * 10_000
+                f.mkrntuple(name, {"id": "int64", "v": "var * float32"}).extend(
+                    {"id": ids, "v": ak.unflatten(np.repeat(ids.astype(np.float32), ids % 3), ids % 3)})
+        ours.append(p)
+    roots = [tmp_path / f"root_dirs{k}.root" for k in range(2)]
+    for k, p in enumerate(roots):
+        run_root("root_rntuple_dirs.py", "make", p, 1000 * k, cwd=tmp_path)
+    layout = ["a/b/ntuple;1", "a/b;1", "a;1", "d/ntuple;1", "d;1", "ntuple;1"]
+    for inputs, sizes, firsts in ((ours, [100, 101, 102], [0, 100, 200]), (roots, [100, 100], [0, 1000])):
+        merged = tmp_path / f"merged-{inputs[0].stem}.root"
+        summary = rootweave.merge(merged, inputs)
+        assert summary["rntuples"] == 3 and summary["entries"] == 3 * sum(sizes)
+        want = {name: np.concatenate([np.arange(f, f + n) + j * 10_000 for f, n in zip(firsts, sizes)])
+                for j, name in enumerate(paths)}
+        with uproot.open(merged) as f:
+            assert sorted(f.classnames()) == layout
+            for name in paths:
+                assert f[name]["id"].array(library="np").tolist() == want[name].tolist(), name
+                if inputs is ours:
+                    v = f[name]["v"].array()
+                    assert ak.num(v).to_list() == (want[name] % 3).tolist(), name
+        for name in paths:
+            got = rootweave.open(merged)[name].arrays(["id"], library="np")["id"]
+            assert np.asarray(got).tolist() == want[name].tolist(), name
+        seen = json.loads(run_root("root_rntuple_dirs.py", "read", merged, *paths, cwd=tmp_path)
+                          .stdout.strip().splitlines()[-1])
+        assert seen == {name: [len(want[name]), int(want[name].sum())] for name in paths}
+        hadd = tmp_path / f"hadd-{inputs[0].stem}.root"
+        done = subprocess.run([root_bin("hadd"), "-f", str(hadd), *map(str, inputs)], capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        assert set(layout) <= set(uproot.open(hadd).classnames())
+
+
 def test_rntuples_of_different_schemas_are_refused(tmp_path):
     data = HERE.parent / "data"
     a, b = data / "test_int_float_rntuple_v1-0-0-0.root", data / "test_nested_structs_rntuple_v1-0-0-0.root"

@@ -5,6 +5,7 @@ uproot and rootweave read the result. One ROOT process writes, one checks all fi
 
 import json
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -24,6 +25,17 @@ def root(*args, cwd):
     assert not problems, problems
 
 
+def directory_record(path, name):
+    """The UUID, creation and modification time in the record of directory `name`."""
+    with uproot.open(path) as f:
+        at = f.key(name).data_cursor.index
+    record = path.read_bytes()[at:at + 60]
+    version, created, modified = struct.unpack(">hII", record[:10])
+    # Two sizes and three offsets (4 or 8 bytes each), then the UUID's version.
+    uuid_at = 18 + (24 if version > 1000 else 12) + 2
+    return record[uuid_at:uuid_at + 16], created, modified
+
+
 @pytest.fixture(scope="module")
 def updated(tmp_path_factory):
     """Three files updated by rootweave, their keys before, and ROOT's reading after."""
@@ -39,6 +51,7 @@ def updated(tmp_path_factory):
         ntuple = f.mkrntuple("nt", {"n": "int32"})
         ntuple.extend({"n": np.array([7, 8], dtype=np.int32)})
     before = {name: set(uproot.open(p).keys()) for name, p in paths.items()}
+    records = {name: [directory_record(p, "d")] for name, p in paths.items()}
     pristine = d / "pristine.root"
     shutil.copy(paths["root"], pristine)
 
@@ -53,13 +66,15 @@ def updated(tmp_path_factory):
             assert "d/t;2" in f.keys() and "added;1" in f.keys()
             del f["added"]
             f["added"] = {"y": np.array([4, 5], dtype=np.int32)}  # cycle 1 again: it was deleted
+    for name, p in paths.items():
+        records[name].append(directory_record(p, "d"))
     out = d / "root.json"
     root("check", out, *paths.values(), cwd=d)
-    return paths, before, json.loads(out.read_text()), pristine
+    return paths, before, json.loads(out.read_text()), pristine, records
 
 
 def test_root_lists_and_reads_every_object(updated):
-    paths, before, seen, _ = updated
+    paths, before, seen, _, _ = updated
     for name, p in paths.items():
         listed = seen[str(p)]["before"]
         assert set(listed) == before[name] | {"d/t;2", "added;1", "new;1", "new/deep;1", "new/deep/tree;1", "fresh;1"}
@@ -82,7 +97,7 @@ def test_root_lists_and_reads_every_object(updated):
 
 
 def test_uproot_and_rootweave_read_the_updated_files(updated):
-    paths, _, _, _ = updated
+    paths, _, _, _, _ = updated
     for name, p in paths.items():
         with uproot.open(p) as f:
             assert f["d/t;1"]["x"].array(library="np").tolist() == [0.5, 1.5, 2.5, 3.5, 4.5]
@@ -100,7 +115,7 @@ def test_uproot_and_rootweave_read_the_updated_files(updated):
 
 
 def test_what_the_file_held_stays_byte_for_byte(updated):
-    paths, _, _, pristine = updated
+    paths, _, _, pristine, _ = updated
     old = pristine.read_bytes()
     new = paths["root"].read_bytes()
     with uproot.open(pristine) as f:
@@ -111,6 +126,17 @@ def test_what_the_file_held_stays_byte_for_byte(updated):
     assert spans
     for seek, size in spans:
         assert new[seek:seek + size] == old[seek:seek + size]
+
+
+def test_directories_keep_their_uuid_and_creation_time(updated):
+    """A directory the update writes into keeps its UUID and creation time, as ROOT keeps
+    them (TDirectoryFile::WriteDirHeader sets the modification time only)."""
+    _, _, _, _, records = updated
+    for name, (before, after) in records.items():
+        assert after[:2] == before[:2], name
+        assert after[2] >= before[2], name
+        if name != "uproot":
+            assert before[0] != bytes(16), name  # ROOT and rootweave give directories UUIDs
 
 
 def test_mistakes_raise_the_expected_errors(tmp_path):

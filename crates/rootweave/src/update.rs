@@ -4,8 +4,9 @@
 //! New records go after the file's last one, so the file reads as it was until the
 //! writer's `checkpoint` or `close` writes the new keys lists and header: an update that
 //! dies half-way leaves the file it started from. Each directory keeps listing its
-//! objects; an object written under a name already there gets the next cycle (readers
-//! take the highest). The file's StreamerInfo record is kept byte for byte, with the
+//! objects, and keeps its UUID and creation time (its record is rewritten with a new
+//! modification time, as ROOT's `TDirectoryFile::WriteDirHeader` rewrites it); an object
+//! written under a name already there gets the next cycle (readers take the highest). The file's StreamerInfo record is kept byte for byte, with the
 //! layouts of classes it lacks added at its end. The records the update makes obsolete
 //! (old keys lists, StreamerInfo and free-segments records, deleted objects) are listed
 //! as free segments, with the ones the file listed already.
@@ -23,7 +24,9 @@ use std::sync::Arc;
 
 use crate::compress::Compression;
 use crate::container::directory::{Directory, DIRECTORY_LEN};
-use crate::container::{AppendedDirectory, FileWriter, KeyInfo, RootFile, WriterOptions};
+use crate::container::{
+    AppendedDirectory, DirectoryIdentity, FileWriter, KeyInfo, RootFile, WriterOptions,
+};
 use crate::error::{Error, Result};
 use crate::io::DiskFile;
 use crate::streamer::bytes::BeReader;
@@ -175,13 +178,14 @@ fn free_segments(file: &RootFile) -> Result<Vec<(u64, u64)>> {
 }
 
 /// The file's directories, the top one first and parents before their subdirectories,
-/// each with the keys it lists; the ranges of their keys lists (rewritten at close) are
+/// each with the keys it lists and its identity (UUID, creation time); the ranges of their keys lists (rewritten at close) are
 /// added to `free`.
 fn directories(file: &RootFile, free: &mut Vec<(u64, u64)>) -> Result<Vec<AppendedDirectory>> {
     let mut dirs = vec![AppendedDirectory {
         key: None,
         parent: 0,
         keys: file.keys().to_vec(),
+        identity: None,
     }];
     let mut seen = std::collections::HashSet::from([file.header().begin]);
     let mut d = 0;
@@ -216,10 +220,15 @@ fn directories(file: &RootFile, free: &mut Vec<(u64, u64)>) -> Result<Vec<Append
                 free.push(record_range(dir.seek_keys, dir.nbytes_keys));
             }
             let keys = file.directory_keys(&key)?;
+            // ROOT rewrites a directory's record keeping its UUID and creation time.
             dirs.push(AppendedDirectory {
                 key: Some(key),
                 parent: d,
                 keys,
+                identity: Some(DirectoryIdentity {
+                    uuid: dir.uuid,
+                    created: dir.datime_created,
+                }),
             });
         }
         d += 1;

@@ -222,3 +222,104 @@ fn a_field_far_apart_is_read_in_few_requests() {
         "{baskets} baskets in {requests} requests"
     );
 }
+
+/// A file `big.root` in a directory of its own holding RNTuple `Events` of 1.2 million
+/// doubles that do not compress (9.6 MB), and the values.
+fn big_file(name: &str) -> (PathBuf, Vec<f64>) {
+    use rootweave::array::ColumnData;
+    use rootweave::compress::Compression;
+    use rootweave::rntuple::{Field, FieldType, RNTupleWriter, WriteOptions};
+    let dir = std::env::temp_dir().join(format!("rootweave-http-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let values: Vec<f64> = (0..1_200_000)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64
+        })
+        .collect();
+    let options = WriteOptions::default().with_compression(Compression::NONE);
+    let fields = vec![Field::new("x", FieldType::Float64)];
+    let mut writer =
+        RNTupleWriter::recreate(dir.join("big.root"), "Events", fields, options).unwrap();
+    writer.extend(&[ColumnData::Float64(&values)]).unwrap();
+    writer.close().unwrap();
+    (dir, values)
+}
+
+/// Reads `x` of `Events` at `url` whole.
+fn read_big(url: &str, options: HttpOptions) -> rootweave::Result<Array> {
+    use rootweave::rntuple::RNTupleReader;
+    let file = RootFile::from_source(Arc::new(HttpFile::open(url, options)?))?;
+    let reader = RNTupleReader::from_file(Arc::new(file), "Events", ReadOptions::default())?;
+    Ok(reader.read(&["x"], 0..reader.entries())?.remove(0).1)
+}
+
+#[test]
+fn a_server_stalling_every_connection_fails_the_read_within_the_bound() {
+    use common::stall_proxy::{start, Pass};
+    use std::time::{Duration, Instant};
+    let (dir, _) = big_file("stall");
+    let nginx = start_nginx_at("stall", &dir);
+    // Every connection stops after 300 kB and is held open: each retry makes a little
+    // progress on a new connection, then stalls again.
+    let proxy = start(nginx.ports[0], Pass::Stall(300 << 10));
+    let url = url(proxy.port, "big.root");
+    let (stall, retries, backoff) = (Duration::from_secs(2), 2, Duration::from_millis(100));
+    let options = HttpOptions::default()
+        .with_timeouts(Duration::from_secs(5), stall)
+        .with_retries(retries, backoff);
+    let started = Instant::now();
+    let error = read_big(&url, options).unwrap_err();
+    let took = started.elapsed();
+    assert!(
+        matches!(
+            error,
+            Error::Remote {
+                kind: RemoteErrorKind::TimedOut,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    let text = error.to_string();
+    assert!(
+        text.contains(&url) && text.contains("after 2 retries"),
+        "{text}"
+    );
+    // The bound of docs/remote.md: the read's 3 stalls of 2 s and the waits of 0.1 and
+    // 0.2 s between them, 6.3 s; 4 s more for a slow machine, less than a second read
+    // started after the failed one would take.
+    let bound = stall * (retries + 1) + backoff * 3;
+    assert!(took < bound + Duration::from_secs(4), "{took:?}: {text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_slow_server_that_keeps_sending_is_read_whole() {
+    use common::stall_proxy::{start, Pass};
+    use std::time::{Duration, Instant};
+    let (dir, values) = big_file("slow");
+    let nginx = start_nginx_at("slow", &dir);
+    // 32 KiB every 10 ms: the read takes seconds, several times the stall bound (1 s, one
+    // retry), yet no pause comes near the stall timeout.
+    let pass = Pass::Slow {
+        chunk: 32 << 10,
+        pause: Duration::from_millis(10),
+    };
+    let proxy = start(nginx.ports[0], pass);
+    let options = HttpOptions::default()
+        .with_timeouts(Duration::from_secs(5), Duration::from_secs(1))
+        .with_retries(1, Duration::from_millis(100));
+    let started = Instant::now();
+    let read = read_big(&url(proxy.port, "big.root"), options).unwrap();
+    assert!(
+        started.elapsed() > Duration::from_millis(2500),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(read, Array::Float64(values));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -149,3 +149,89 @@ fn recovering_in_place_replaces_the_file_only_when_done() {
     assert_eq!(reader.entries(), 400);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A file with RNTuple `ntuple` in directory `d` (ids from 0) and another `ntuple` of the
+/// same fields at the top (ids from 1000), `clusters` clusters of 100 entries each,
+/// checkpointed every 2, as a writer killed then leaves it.
+fn written_in_directories(clusters: i64) -> Vec<u8> {
+    let memory = Arc::new(MemoryFile::new());
+    let file = Arc::new(
+        FileWriter::with_backend(memory.clone(), "dirs.root", WriterOptions::default()).unwrap(),
+    );
+    let options = WriteOptions::default().with_checkpoints(0, 2);
+    let fields = || vec![Field::new("id", FieldType::Int64)];
+    let mut inner =
+        RNTupleWriter::in_file(file.clone(), "d/ntuple", fields(), options.clone()).unwrap();
+    let mut top = RNTupleWriter::in_file(file.clone(), "ntuple", fields(), options).unwrap();
+    for k in 0..clusters {
+        for (writer, first) in [(&mut inner, 0), (&mut top, 1000)] {
+            let ids: Vec<i64> = (first + k * 100..first + (k + 1) * 100).collect();
+            writer.extend(&[ColumnData::Int64(&ids)]).unwrap();
+            writer.commit_cluster().unwrap();
+        }
+    }
+    // The bytes as a writer killed now leaves them (dropped writers would close).
+    memory.to_bytes()
+}
+
+/// The ids of RNTuple `name` of `root`.
+fn ids_of(root: &Arc<RootFile>, name: &str) -> Vec<i64> {
+    let reader = RNTupleReader::from_file(root.clone(), name, ReadOptions::default()).unwrap();
+    match &reader.read(&["id"], 0..reader.entries()).unwrap()[0].1 {
+        Array::Int64(ids) => ids.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn rntuples_in_directories_are_recovered_where_they_were() {
+    // Never closed: the writers' last checkpoint and the clusters after it.
+    let whole = written_in_directories(5);
+    for cut in [whole.len(), whole.len() * 3 / 4, whole.len() / 2] {
+        let source = Arc::new(MemoryFile::from_bytes(whole[..cut].to_vec()));
+        let target = Arc::new(MemoryFile::new());
+        let report = recover_into(source, target.clone(), "dirs.root").unwrap();
+        let mut names: Vec<&str> = report.ntuples.iter().map(|n| n.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["d/ntuple", "ntuple"], "cut at {cut}");
+        let root = Arc::new(
+            RootFile::from_source(Arc::new(MemoryFile::from_bytes(target.to_bytes()))).unwrap(),
+        );
+        let top: Vec<String> = root
+            .keys()
+            .iter()
+            .map(|k| format!("{};{} {}", k.name, k.cycle, k.class_name))
+            .collect();
+        assert_eq!(
+            top,
+            ["d;1 TDirectory", "ntuple;1 ROOT::RNTuple"],
+            "cut at {cut}"
+        );
+        let inner = ids_of(&root, "d/ntuple");
+        let outer = ids_of(&root, "ntuple");
+        assert!(
+            inner.len() >= 200 && inner.len() % 100 == 0,
+            "cut at {cut}: {}",
+            inner.len()
+        );
+        assert_eq!(
+            inner,
+            (0..inner.len() as i64).collect::<Vec<_>>(),
+            "cut at {cut}"
+        );
+        assert_eq!(
+            outer,
+            (1000..1000 + outer.len() as i64).collect::<Vec<_>>(),
+            "cut at {cut}"
+        );
+        if cut == whole.len() {
+            // Their headers are the same bytes: each keeps what its last checkpoint lists,
+            // the cluster after it (whose record could be either's) is left out.
+            assert_eq!((inner.len(), outer.len()), (400, 400));
+            assert!(
+                report.ntuples.iter().all(|n| n.dropped.len() == 2),
+                "{report:?}"
+            );
+        }
+    }
+}

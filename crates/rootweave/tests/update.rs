@@ -137,3 +137,55 @@ fn files_that_cannot_be_updated_are_refused_with_their_name() {
     // Refused files are left as they were.
     assert_eq!(std::fs::read(&cut).unwrap(), &bytes[..bytes.len() / 2]);
 }
+
+/// The UUID, creation and modification time of the record of directory `path` of the file
+/// at `file`.
+fn directory_identity(file: &Path, path: &str) -> ([u8; 16], u32, u32) {
+    let root = RootFile::open(file).unwrap();
+    let record = root.read_object(&root.get_key(path).unwrap()).unwrap();
+    let u32_at = |i: usize| u32::from_be_bytes(record[i..i + 4].try_into().unwrap());
+    let version = u16::from_be_bytes([record[0], record[1]]);
+    // Version, two dates, two sizes, three offsets (4 or 8 bytes each), the UUID's version.
+    let uuid_at = 18 + if version > 1000 { 24 } else { 12 } + 2;
+    let uuid: [u8; 16] = record[uuid_at..uuid_at + 16].try_into().unwrap();
+    (uuid, u32_at(2), u32_at(6))
+}
+
+#[test]
+fn subdirectories_keep_their_uuid_and_creation_time() {
+    let path = temp("identity.root");
+    {
+        let file =
+            Arc::new(rootweave::container::FileWriter::create(&path, Default::default()).unwrap());
+        add_tree(&file, "sub/t", &[1.0]);
+        add_tree(&file, "sub/deeper/t", &[2.0]);
+        Arc::into_inner(file).unwrap().close().unwrap();
+    }
+    let before = [
+        directory_identity(&path, "sub"),
+        directory_identity(&path, "sub/deeper"),
+    ];
+    assert_ne!(
+        before[0].0, before[1].0,
+        "directories have UUIDs of their own"
+    );
+    // Updated twice: once adding to both directories, once changing nothing.
+    let file = Arc::new(open_for_update(&path).unwrap());
+    add_tree(&file, "sub/t", &[3.0]);
+    add_tree(&file, "sub/deeper/u", &[4.0]);
+    Arc::into_inner(file).unwrap().close().unwrap();
+    open_for_update(&path).unwrap().close().unwrap();
+    for (dir, (uuid, created, modified)) in ["sub", "sub/deeper"].iter().zip(before) {
+        let after = directory_identity(&path, dir);
+        assert_eq!((after.0, after.1), (uuid, created), "{dir}");
+        assert!(
+            after.2 >= modified,
+            "{dir}: modified {} before {modified}",
+            after.2
+        );
+    }
+    assert_eq!(
+        TTreeReader::open(&path, "sub/deeper/u").unwrap().entries(),
+        1
+    );
+}

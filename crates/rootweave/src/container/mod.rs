@@ -15,4 +15,6 @@ pub use key::KeyInfo;
 pub use reader::RootFile;
 pub use streamer_record::{read_streamers, streamer_records};
 pub use write_dirs::DirectoryId;
-pub use writer::{AppendedDirectory, CloseSummary, FileWriter, WriterOptions, BLOB_KEY_LEN};
+pub use writer::{
+    AppendedDirectory, CloseSummary, DirectoryIdentity, FileWriter, WriterOptions, BLOB_KEY_LEN,
+};

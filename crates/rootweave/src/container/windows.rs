@@ -144,9 +144,12 @@ pub(crate) fn fetch_ahead<C>(
         // one is decoded before it hands it over and fetches another.
         let (sender, receiver) = std::sync::mpsc::sync_channel(0);
         scope.spawn(move || {
+            // A window that failed ends the fetching: the reader stops at its error, and a
+            // next fetch would only keep it waiting (a stalled server, once more).
             for window_ranges in ranges {
                 let window = Window::fetch(file, &window_ranges, buffers.take(), what);
-                if sender.send(window).is_err() {
+                let failed = window.is_err();
+                if sender.send(window).is_err() || failed {
                     break;
                 }
             }

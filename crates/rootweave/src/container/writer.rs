@@ -109,6 +109,19 @@ pub struct AppendedDirectory {
     pub parent: usize,
     /// The objects (and subdirectories) it lists.
     pub keys: Vec<KeyInfo>,
+    /// What its record said of it (a subdirectory's UUID and creation time), kept when
+    /// the record is rewritten, as ROOT keeps them; `None` gives it a new identity.
+    pub identity: Option<DirectoryIdentity>,
+}
+
+/// What identifies a directory across rewrites of its record: its UUID and creation time
+/// (ROOT rewrites only the modification time, keys-list location and offsets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirectoryIdentity {
+    /// The directory's UUID (the 16 bytes after the TUUID version).
+    pub uuid: [u8; 16],
+    /// When it was made (ROOT's `TDatime` encoding).
+    pub created: u32,
 }
 
 /// A ROOT file being written.
@@ -209,8 +222,11 @@ impl FileWriter {
                     Some(key) if i > 0 && dir.parent < i => {
                         let room = key.nbytes as usize - key.keylen as usize;
                         let name = key.name.clone();
-                        let mut made =
-                            DirState::new(&name, dir.parent, key, writer.datime, new_uuid());
+                        let (created, uuid) = dir
+                            .identity
+                            .map_or((writer.datime, None), |i| (i.created, Some(i.uuid)));
+                        let uuid = uuid.unwrap_or_else(new_uuid);
+                        let mut made = DirState::new(&name, dir.parent, key, created, uuid);
                         made.keys = dir.keys;
                         if made.record(&state.dirs, writer.datime).len() > room {
                             return Err(Error::InvalidArgument(format!(

@@ -13,10 +13,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::compress::{decompress, Compression};
-use crate::container::{AppendedDirectory, DirectoryId, FileWriter, KeyInfo, WriterOptions};
+use crate::container::bytes::BeReader;
+use crate::container::directory::Directory;
+use crate::container::{
+    AppendedDirectory, DirectoryId, DirectoryIdentity, FileWriter, KeyInfo, WriterOptions,
+};
 use crate::error::{Error, Result};
 use crate::io::{same_file, temporary_path, DiskFile, ReadAt, WriteAt};
-use crate::rntuple::format::{Anchor, ClusterGroupInfo, ANCHOR_VERSION};
+use crate::rntuple::format::{Anchor, ClusterGroupInfo, ANCHOR_SIZE, ANCHOR_VERSION};
 use crate::rntuple::{
     serialize_footer, serialize_footer_with_extension, serialize_page_list, write_envelope,
 };
@@ -47,7 +51,8 @@ pub struct RecoverReport {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RecoveredNtuple {
-    /// Its name.
+    /// Its path in the file: its name, after its directory's path (`dir/name`) when it
+    /// is in a subdirectory.
     pub name: String,
     /// Entries kept (every entry of its clusters kept).
     pub entries: u64,
@@ -115,9 +120,14 @@ pub fn recover_into(
     let name = source.name();
     check_begin(&*source, size, &name)?;
     let walk = walk(&*source, size)?;
-    let found = ntuple::find(&*source, size, &walk.keys)?;
+    let anchors = anchor_keys(&*source, &walk.keys)?;
+    let anchored = anchors
+        .iter()
+        .map(|(_, anchor)| (anchor.header.offset, anchor.footer))
+        .collect();
+    let found = ntuple::find(&*source, size, &walk.keys, &anchored)?;
     let top = top_record(&walk.keys);
-    let dirs = directories(&walk.keys, top);
+    let dirs = directories(&*source, &walk.keys, top);
     if top.is_none() && found.is_empty() && dirs.iter().all(|d| d.keys.is_empty()) {
         return Err(Error::format(
             &name,
@@ -146,6 +156,10 @@ pub fn recover_into(
         }
     }
     let paths = dir_paths(&dirs);
+    let dir_seeks: Vec<u64> = dirs
+        .iter()
+        .map(|d| d.key.as_ref().map_or(BEGIN, |k| k.seek_key))
+        .collect();
     let mut report = RecoverReport {
         objects: dirs
             .iter()
@@ -191,9 +205,22 @@ pub fn recover_into(
         });
     }
     for ntuple in &found {
-        write_anchor(&file, ntuple)?;
+        // Back where its last anchor was: its name in its directory (the top one when no
+        // anchor was written, or its directory is not among those listed again).
+        let anchor = anchors
+            .iter()
+            .rev()
+            .find(|(_, a)| a.header.offset == ntuple.header.offset);
+        let (d, name) = match anchor {
+            Some((key, _)) => match dir_seeks.iter().position(|&s| s == key.seek_pdir) {
+                Some(d) => (d, key.name.clone()),
+                None => (0, ntuple.name.clone()),
+            },
+            None => (0, ntuple.name.clone()),
+        };
+        write_anchor(&file, DirectoryId::appended(d), &name, ntuple)?;
         report.ntuples.push(RecoveredNtuple {
-            name: ntuple.name.clone(),
+            name: format!("{}{name}", paths[d]),
             entries: ntuple.clusters.iter().map(|c| c.n_entries).sum(),
             clusters: ntuple.clusters.len() as u64,
             dropped: ntuple.dropped.clone(),
@@ -203,8 +230,14 @@ pub fn recover_into(
     Ok(report)
 }
 
-/// Writes one page list of the kept clusters, a footer and a new anchor.
-fn write_anchor(file: &FileWriter, ntuple: &FoundNtuple) -> Result<()> {
+/// Writes one page list of the kept clusters, a footer and a new anchor, listed in
+/// directory `dir` as `name`.
+fn write_anchor(
+    file: &FileWriter,
+    dir: DirectoryId,
+    name: &str,
+    ntuple: &FoundNtuple,
+) -> Result<()> {
     let compression = Compression::ROOT_RNTUPLE_DEFAULT;
     let mut groups = Vec::new();
     if let (Some(first), Some(last)) = (ntuple.clusters.first(), ntuple.clusters.last()) {
@@ -228,8 +261,32 @@ fn write_anchor(file: &FileWriter, ntuple: &FoundNtuple) -> Result<()> {
         footer: write_envelope(file, &footer, compression)?,
         max_key_size: 1 << 30,
     };
-    file.write_object("ROOT::RNTuple", &ntuple.name, "", &anchor.to_bytes(), false)?;
+    file.write_object_in(dir, "ROOT::RNTuple", name, "", &anchor.to_bytes(), false)?;
     Ok(())
+}
+
+/// The RNTuple anchors among the records (whole, uncompressed, as every writer leaves
+/// them), in file order, decoded; anchors that do not decode are left out.
+fn anchor_keys(source: &dyn ReadAt, keys: &[KeyInfo]) -> Result<Vec<(KeyInfo, Anchor)>> {
+    let name = source.name();
+    let mut anchors = Vec::new();
+    for key in keys.iter().filter(|k| {
+        matches!(
+            k.class_name.as_str(),
+            "ROOT::RNTuple" | "ROOT::Experimental::RNTuple"
+        )
+    }) {
+        let len = key.payload_len();
+        if key.is_compressed() || len < ANCHOR_SIZE as u64 || len > 4096 {
+            continue;
+        }
+        let mut bytes = vec![0u8; len as usize];
+        source.read_exact_at(&mut bytes, key.payload_offset())?;
+        if let Ok(anchor) = Anchor::decode(&bytes, &name, &key.name, key.payload_offset()) {
+            anchors.push((key.clone(), anchor));
+        }
+    }
+    Ok(anchors)
 }
 
 /// Copies the first `len` bytes of `source` to `target`, a mebibyte at a time.
@@ -251,8 +308,13 @@ fn copy_prefix(source: &dyn ReadAt, len: u64, target: &dyn WriteAt) -> Result<()
 /// StreamerInfo and free-segments records), nor blobs and baskets. A subdirectory is a
 /// directory key that other records name as theirs. The top directory's keys lists and
 /// free-segments records are named as the `top` record (with its class, or with the class
-/// of the file object: `ND::TND280Output`).
-fn directories(keys: &[KeyInfo], top: Option<&KeyInfo>) -> Vec<AppendedDirectory> {
+/// of the file object: `ND::TND280Output`). Each subdirectory keeps the UUID and creation
+/// time its record in `source` holds.
+fn directories(
+    source: &dyn ReadAt,
+    keys: &[KeyInfo],
+    top: Option<&KeyInfo>,
+) -> Vec<AppendedDirectory> {
     const NOT_LISTED: [&str; 7] = [
         "RBlob",
         "TBasket",
@@ -286,6 +348,7 @@ fn directories(keys: &[KeyInfo], top: Option<&KeyInfo>) -> Vec<AppendedDirectory
                         key: Some(key.clone()),
                         parent: d,
                         keys: Vec::new(),
+                        identity: identity_of(source, key),
                     });
                 }
                 continue;
@@ -315,6 +378,26 @@ fn directories(keys: &[KeyInfo], top: Option<&KeyInfo>) -> Vec<AppendedDirectory
         d += 1;
     }
     dirs
+}
+
+/// The UUID and creation time the record behind directory key `key` holds, kept for the
+/// record the recovered file gets; `None` if it cannot be read.
+fn identity_of(source: &dyn ReadAt, key: &KeyInfo) -> Option<DirectoryIdentity> {
+    let len = key.payload_len();
+    if key.is_compressed() || len > 4096 {
+        return None;
+    }
+    let mut bytes = vec![0u8; len as usize];
+    source
+        .read_exact_at(&mut bytes, key.payload_offset())
+        .ok()?;
+    let name = source.name();
+    let mut r = BeReader::new(&bytes, key.payload_offset(), &name, "directory");
+    let dir = Directory::decode(&mut r).ok()?;
+    Some(DirectoryIdentity {
+        uuid: dir.uuid,
+        created: dir.datime_created,
+    })
 }
 
 /// Each directory's path prefix (`""` for the top one, `"dir/"` below it).

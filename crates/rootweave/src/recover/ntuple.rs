@@ -3,7 +3,7 @@
 //! clusters from entry 0 on whose pages are all in whole blobs (and match their checksums)
 //! are kept, up to the first one missing or broken.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::compress::decompress;
 use crate::container::{KeyInfo, BLOB_KEY_LEN};
@@ -45,8 +45,16 @@ struct Envelope {
 }
 
 /// The RNTuples of the file whose records are `keys`: each header found, with the
-/// clusters its page lists describe.
-pub(crate) fn find(source: &dyn ReadAt, size: u64, keys: &[KeyInfo]) -> Result<Vec<FoundNtuple>> {
+/// clusters its page lists describe. `anchored` maps a header's offset to the footer its
+/// latest anchor points at: RNTuples whose headers are the same bytes (one name and schema
+/// in two directories) share a checksum, so each keeps the page lists its own footer lists
+/// only, and a cluster record no footer lists is left out (whose it is cannot be told).
+pub(crate) fn find(
+    source: &dyn ReadAt,
+    size: u64,
+    keys: &[KeyInfo],
+    anchored: &HashMap<u64, EnvelopeLocation>,
+) -> Result<Vec<FoundNtuple>> {
     let name = source.name();
     let blobs: Vec<&KeyInfo> = keys.iter().filter(|k| k.class_name == "RBlob").collect();
     let mut envelopes = Vec::new();
@@ -61,9 +69,19 @@ pub(crate) fn find(source: &dyn ReadAt, size: u64, keys: &[KeyInfo]) -> Result<V
         .map(|k| (k.seek_key + k.keylen as u64, k.seek_key + k.nbytes as u64))
         .collect();
     ranges.sort_unstable();
+    let headers: Vec<(&Envelope, u64)> = envelopes
+        .iter()
+        .filter(|e| e.kind == HEADER)
+        .map(|h| (h, xxh3_64(&h.bytes[..h.bytes.len() - 8])))
+        .collect();
+    // The page lists each footer an anchor points at lists.
+    let mut listed_by_anchors: Vec<u64> = Vec::new();
+    // The clusters of page lists its footer does not list, of each RNTuple of a shared
+    // header: its checksum, the page list's offset, the cluster.
+    let mut unlisted: Vec<(u64, u64, ClusterInfo)> = Vec::new();
     let mut found = Vec::new();
-    for header in envelopes.iter().filter(|e| e.kind == HEADER) {
-        let checksum = xxh3_64(&header.bytes[..header.bytes.len() - 8]);
+    for &(header, checksum) in &headers {
+        let shared = headers.iter().filter(|(_, c)| *c == checksum).count() > 1;
         // Envelopes repeat their header's checksum after the preamble (and a footer after
         // its feature flags too).
         let owned_by = |e: &&Envelope, at: usize| {
@@ -72,25 +90,48 @@ pub(crate) fn find(source: &dyn ReadAt, size: u64, keys: &[KeyInfo]) -> Result<V
                 .map(|b| u64::from_le_bytes(b.try_into().expect("8")))
                 == Some(checksum)
         };
-        let footer = envelopes
-            .iter()
-            .filter(|e| e.kind == FOOTER && owned_by(e, 16))
-            .max_by_key(|e| e.location.offset);
+        // The latest footer repeating its checksum (the latest schema extension), or, when
+        // another RNTuple's header is the same bytes, the footer its own anchor points at.
+        let footer = if shared {
+            anchored.get(&header.location.offset).and_then(|at| {
+                envelopes
+                    .iter()
+                    .find(|e| e.kind == FOOTER && e.location.offset == at.offset && owned_by(e, 16))
+            })
+        } else {
+            envelopes
+                .iter()
+                .filter(|e| e.kind == FOOTER && owned_by(e, 16))
+                .max_by_key(|e| e.location.offset)
+        };
         let with_footer = footer.map(|f| (&f.bytes[..], f.location));
         let Ok(descriptor) =
             Descriptor::from_header(&name, &header.bytes, header.location, with_footer)
         else {
             continue;
         };
+        let listed: Vec<u64> = descriptor
+            .groups
+            .iter()
+            .map(|g| g.info.page_list.offset)
+            .collect();
+        listed_by_anchors.extend(&listed);
         let mut by_entry: BTreeMap<u64, ClusterInfo> = BTreeMap::new();
         for list in envelopes
             .iter()
             .filter(|e| e.kind == PAGE_LIST && owned_by(e, 8))
         {
-            if let Ok(clusters) = descriptor.page_list_clusters(&list.bytes, list.location, size) {
-                for c in clusters {
-                    by_entry.entry(c.first_entry).or_insert(c);
-                }
+            let Ok(clusters) = descriptor.page_list_clusters(&list.bytes, list.location, size)
+            else {
+                continue;
+            };
+            if shared && !listed.contains(&list.location.offset) {
+                let at = list.location.offset;
+                unlisted.extend(clusters.into_iter().map(|c| (checksum, at, c)));
+                continue;
+            }
+            for c in clusters {
+                by_entry.entry(c.first_entry).or_insert(c);
             }
         }
         let mut kept = Vec::new();
@@ -127,6 +168,37 @@ pub(crate) fn find(source: &dyn ReadAt, size: u64, keys: &[KeyInfo]) -> Result<V
             clusters: kept,
             dropped,
         });
+    }
+    // Clusters of RNTuples of one header that no footer an anchor points at lists, and
+    // that are not a kept cluster again (a cluster record of a cluster its group's page
+    // list repeats): not kept, reported for each of those RNTuples once.
+    let first_page = |c: &ClusterInfo| {
+        c.columns
+            .iter()
+            .flatten()
+            .find_map(|p| p.pages.first().map(|p| p.offset))
+    };
+    let kept_pages: HashSet<u64> = found
+        .iter()
+        .flat_map(|n| &n.clusters)
+        .filter_map(first_page)
+        .collect();
+    let mut reported = HashSet::new();
+    for (checksum, at, cluster) in &unlisted {
+        if listed_by_anchors.contains(at)
+            || first_page(cluster).is_some_and(|p| kept_pages.contains(&p))
+            || !reported.insert((*at, cluster.first_entry))
+        {
+            continue;
+        }
+        for ntuple in found.iter_mut().filter(|n| n.header_checksum == *checksum) {
+            ntuple.dropped.push(format!(
+                "cluster of entries {}..{} (page list at {at}): another RNTuple has a \
+                 header of the same bytes, whose cluster it is cannot be told",
+                cluster.first_entry,
+                cluster.first_entry + cluster.n_entries
+            ));
+        }
     }
     Ok(found)
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod remote;
+pub mod stall_proxy;
 
 use std::path::PathBuf;
 

@@ -2,10 +2,13 @@
 //! replies, retrying what failed, and the file's request mode (how many ranges the server
 //! takes per request), learnt from its replies.
 
+use std::cell::Cell;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use futures_util::stream::{self, StreamExt};
 use reqwest::header::{CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, RANGE};
@@ -45,6 +48,50 @@ struct Mode {
     max_ranges: usize,
     /// The server ignores Range and sends the whole file.
     whole_file: bool,
+}
+
+/// The retries of one read, shared by every request it sends (at once, and again in later
+/// rounds): bytes arriving give none back, so a server that stalls every connection after
+/// a little progress ends the read after [`HttpOptions::retries`] retries, each after one
+/// stall timeout at most. Requests that fail while a retry is being waited for join it
+/// (one outage of the server, one retry), so that a read of many requests at once does
+/// not spend its budget on one outage. Requests run on the calling thread, hence `Cell`s.
+struct Retries {
+    left: Cell<u32>,
+    /// The wait before the next retry (doubling, at most 30 s).
+    wait: Cell<Duration>,
+    /// When the retry being waited for starts.
+    until: Cell<Option<Instant>>,
+}
+
+impl Retries {
+    fn new(options: &HttpOptions) -> Self {
+        Retries {
+            left: Cell::new(options.retries),
+            wait: Cell::new(options.backoff),
+            until: Cell::new(None),
+        }
+    }
+
+    /// After a failure worth retrying: waits until the read's next retry (the one waited
+    /// for already, else a new one) and returns true; false if the read has none left.
+    async fn next(&self) -> bool {
+        let now = Instant::now();
+        if let Some(until) = self.until.get().filter(|&u| now < u) {
+            tokio::time::sleep_until(until).await;
+            return true;
+        }
+        if self.left.get() == 0 {
+            return false;
+        }
+        self.left.set(self.left.get() - 1);
+        let until = now + self.wait.get();
+        self.wait
+            .set((self.wait.get() * 2).min(Duration::from_secs(30)));
+        self.until.set(Some(until));
+        tokio::time::sleep_until(until).await;
+        true
+    }
 }
 
 /// The connection side of an [`super::HttpFile`].
@@ -136,8 +183,9 @@ impl Client {
         size: Option<u64>,
         sink: Sink<'_>,
     ) -> Result<Fetched> {
+        let retries = Retries::new(&self.options);
         self.runtime.block_on(async {
-            match self.fetch_retrying(ranges, size, sink).await? {
+            match self.fetch_retrying(ranges, size, sink, &retries).await? {
                 Some(f) => Ok(f),
                 None => Err(self.error(
                     ranges.first().cloned(),
@@ -149,13 +197,17 @@ impl Client {
     }
 
     /// All of `ranges` (sorted, disjoint) in as few requests as the mode allows, several
-    /// at once, their bytes to `sink`; returns the replies and the number of requests.
+    /// at once, their bytes to `sink`; returns the replies and the number of requests. The
+    /// read's requests share one budget of retries; the first request that fails for good
+    /// ends the read (the others are dropped).
     pub fn fetch_all_blocking(
         &self,
         ranges: Vec<Range<u64>>,
         size: u64,
         sink: Sink<'_>,
     ) -> Result<(Vec<Fetched>, u64)> {
+        let retries = Retries::new(&self.options);
+        let retries = &retries;
         self.runtime.block_on(async {
             let mut pending = ranges;
             let mut got: Vec<Fetched> = Vec::new();
@@ -178,12 +230,12 @@ impl Client {
                 };
                 sent += groups.len() as u64;
                 let in_flight = self.options.in_flight.max(1);
-                let replies: Vec<Result<Option<Fetched>>> = stream::iter(groups)
-                    .map(|g| async move { self.fetch_retrying(&g, Some(size), sink).await })
-                    .buffer_unordered(in_flight)
-                    .collect()
-                    .await;
-                for reply in replies {
+                let mut replies = stream::iter(groups)
+                    .map(
+                        |g| async move { self.fetch_retrying(&g, Some(size), sink, retries).await },
+                    )
+                    .buffer_unordered(in_flight);
+                while let Some(reply) = replies.next().await {
                     if let Some(f) = reply? {
                         got.push(f);
                     }
@@ -197,31 +249,46 @@ impl Client {
         })
     }
 
-    /// One request, tried again after failures worth retrying; `None` if the server wants
-    /// fewer ranges per request (the mode is lowered, the caller asks again).
+    /// One request, tried again after failures worth retrying while the read's `retries`
+    /// allow; `None` if the server wants fewer ranges per request (the mode is lowered,
+    /// the caller asks again).
     async fn fetch_retrying(
         &self,
         ranges: &[Range<u64>],
         size: Option<u64>,
         sink: Sink<'_>,
+        retries: &Retries,
     ) -> Result<Option<Fetched>> {
-        let mut wait = self.options.backoff;
-        let mut attempt = 0;
         loop {
             match self.fetch_once(ranges, size, sink).await {
                 Ok(f) => return Ok(Some(f)),
                 Err(Failure::Smaller) => return Ok(None),
                 Err(Failure::Fatal(e)) => return Err(e),
                 Err(Failure::Retry(e)) => {
-                    if attempt >= self.options.retries {
-                        return Err(e);
+                    if !retries.next().await {
+                        return Err(self.given_up(e));
                     }
-                    attempt += 1;
                     self.retried.fetch_add(1, Ordering::Relaxed);
-                    tokio::time::sleep(wait).await;
-                    wait = (wait * 2).min(Duration::from_secs(30));
                 }
             }
+        }
+    }
+
+    /// The last failure of a read that has no retry left, saying so.
+    fn given_up(&self, e: Error) -> Error {
+        match e {
+            Error::Remote {
+                url,
+                range,
+                kind,
+                what,
+            } => Error::Remote {
+                url,
+                range,
+                kind,
+                what: format!("{what} (after {} retries)", self.options.retries),
+            },
+            other => other,
         }
     }
 

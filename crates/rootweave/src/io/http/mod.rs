@@ -8,9 +8,10 @@
 //! that answers several ranges with one part puts the file in single-range mode; one that
 //! refuses long range lists (400, 413, 414, 416, 431) halves the ranges per request, which
 //! the file remembers; one that answers 200 (the whole file) is read from the start and the
-//! ranges taken as they stream past. Failed reads (connection errors, timeouts, 5xx, 408,
-//! 429) are retried with doubling waits; a reply that stops sending bytes for
-//! [`HttpOptions::stall_timeout`] is an error, never a hang. Redirects are followed and the
+//! ranges taken as they stream past. Failed requests (connection errors, timeouts, 5xx,
+//! 408, 429) are retried with doubling waits, [`HttpOptions::retries`] times in all for a
+//! read; a reply that stops sending bytes for [`HttpOptions::stall_timeout`] is a failure,
+//! so a stalled server ends a read within a bound, never a hang. Redirects are followed and the
 //! final URL kept for the file's later requests. The first and last 64 KiB (header, top
 //! directory, keys lists, StreamerInfo) are read when the file opens and kept.
 

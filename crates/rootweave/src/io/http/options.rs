@@ -14,7 +14,9 @@ pub struct HttpOptions {
     pub connect_timeout: Duration,
     /// The longest wait for the next bytes of a reply: a stalled server gives an error.
     pub stall_timeout: Duration,
-    /// How many times a failed read is tried again (connection errors, timeouts, 5xx).
+    /// How many times a read's failed requests are tried again (connection errors,
+    /// timeouts, 5xx), in all for the read: bytes arriving give none back, so a stalled
+    /// server ends a read after `retries + 1` stall timeouts and the waits between.
     pub retries: u32,
     /// The wait before the first retry; each retry waits twice as long as the one before.
     pub backoff: Duration,

@@ -230,7 +230,8 @@ impl Descriptor {
     /// recovering a file whose writer died. It has no cluster groups; read page lists with
     /// [`Descriptor::page_list_clusters`].
     /// A footer found for it (`footer`: its bytes, checked, and location) adds the
-    /// columns of its schema extension; its cluster groups are left out.
+    /// columns of its schema extension and its cluster groups (where their page lists
+    /// are; their clusters are not read).
     pub fn from_header(
         file_name: &str,
         bytes: &[u8],
@@ -258,7 +259,6 @@ impl Descriptor {
         d.header_checksum = d.parse_header(bytes, location.offset)?;
         if let Some((footer, at)) = footer {
             d.parse_footer(footer, at.offset)?;
-            d.groups.clear();
         }
         d.link_fields()?;
         Ok(d)
