@@ -228,7 +228,7 @@ fn a_field_far_apart_is_read_in_few_requests() {
 fn big_file(name: &str) -> (PathBuf, Vec<f64>) {
     use rootweave::array::ColumnData;
     use rootweave::compress::Compression;
-    use rootweave::rntuple::{Field, FieldType, RNTupleWriter, WriteOptions};
+    use rootweave::rntuple::{Field, FieldType, RNTupleWriteOptions, RNTupleWriter};
     let dir = std::env::temp_dir().join(format!("rootweave-http-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
@@ -240,7 +240,7 @@ fn big_file(name: &str) -> (PathBuf, Vec<f64>) {
             (state >> 11) as f64
         })
         .collect();
-    let options = WriteOptions::default().with_compression(Compression::NONE);
+    let options = RNTupleWriteOptions::default().with_compression(Compression::NONE);
     let fields = vec![Field::new("x", FieldType::Float64)];
     let mut writer =
         RNTupleWriter::recreate(dir.join("big.root"), "Events", fields, options).unwrap();

@@ -158,7 +158,7 @@ fn written_in_directories(clusters: i64) -> Vec<u8> {
     let file = Arc::new(
         FileWriter::with_backend(memory.clone(), "dirs.root", WriterOptions::default()).unwrap(),
     );
-    let options = WriteOptions::default().with_checkpoints(0, 2);
+    let options = RNTupleWriteOptions::default().with_checkpoints(0, 2);
     let fields = || vec![Field::new("id", FieldType::Int64)];
     let mut inner =
         RNTupleWriter::in_file(file.clone(), "d/ntuple", fields(), options.clone()).unwrap();

@@ -13,7 +13,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::compress::{decompress, Compression};
-use crate::container::bytes::BeReader;
 use crate::container::directory::Directory;
 use crate::container::{
     AppendedDirectory, DirectoryId, DirectoryIdentity, FileWriter, KeyInfo, WriterOptions,
@@ -24,6 +23,7 @@ use crate::rntuple::format::{Anchor, ClusterGroupInfo, ANCHOR_SIZE, ANCHOR_VERSI
 use crate::rntuple::{
     serialize_footer, serialize_footer_with_extension, serialize_page_list, write_envelope,
 };
+use crate::streamer::bytes::BeReader;
 
 use ntuple::FoundNtuple;
 use scan::{walk, BEGIN};
