@@ -137,6 +137,10 @@ def cases(args, old, new):
     gen = lambda bins, out, schema, n, codec, t: [  # noqa: E731
         bins / "rootweave", "generate", out, "--schema", schema, "--events", int(n),
         "--compression", codec] + (["--threads", t] if t else [])
+    def wanted(*names):
+        """True if a case of these names runs (see --only)."""
+        return any(not args.only or any(o in n for o in args.only) for n in names)
+
     out = []
     for t in (1, 2):
         out.append((f"write nanoaod zstd:5 T={t}", {
@@ -171,10 +175,6 @@ def cases(args, old, new):
             b: ([bins / "rootweave", "merge", "-f", "-j", 2, WORK / f"m-{b}.root",
                  *inputs[fmt]], None)
             for b, bins in (("old", old), ("new", new))}))
-
-    def wanted(*names):
-        """True if a case of these names runs (see --only)."""
-        return any(not args.only or any(o in n for o in args.only) for n in names)
 
     int32 = WORK / f"int32-{int(64 * 2**20 * s)}-zstd5.root"
     if wanted(*(f"read int32 zstd:5 T={t}" for t in (1, 2))) and not int32.exists():
