@@ -2,7 +2,7 @@
 --threads T`) against ROOT 6.40's RNTupleParallelWriter and TBufferMerger (a TTree), in one
 run, on the datasets of `rootweave generate`. ROOT's program (bench/cpp/root_parallel_write.cxx)
 makes the very same values: the same splitmix64/xoshiro256** draws, chunk by chunk, each chunk
-seeded from the seed (1) and its index as crates/rootweave-cli/src/datasets.rs and synth.rs do.
+seeded from the seed (1) and its index as crates/rootweave-synth (schemas.rs, nanoaod.rs) does.
 
     .venv/bin/python bench/parallel_write.py [--schema single|complex|wide|nanoaod|all]
         [--threads 1,2] [--codecs none,zstd:5] [--entries N] [--lzma-entries N] [--repeat R]

@@ -30,8 +30,8 @@ use std::time::Instant;
 
 use rootweave::compress::Compression;
 use rootweave::rntuple::{ColumnData, Field, FieldType, RNTupleWriteOptions, RNTupleWriter};
-use rootweave_cli::random::splitmix64;
-use rootweave_cli::synth::nanoaod_fields;
+use rootweave_synth::nanoaod::nanoaod_fields;
+use rootweave_synth::random::splitmix64;
 
 fn options(compression: &str) -> RNTupleWriteOptions {
     RNTupleWriteOptions::default().with_compression(

@@ -1,17 +1,9 @@
-//! Support code of the `rootweave` command line tool: synthetic datasets and the
-//! commands' implementations.
+//! The `rootweave` command line tool's commands ([`commands`], one module per subcommand),
+//! the printing of each kind of object they show, and their progress bar. Synthetic data
+//! comes from the `rootweave-synth` crate, which the tests and benchmarks share.
 
-pub mod convert;
-pub mod datasets;
-pub mod dump;
-pub mod dump_ttree;
-pub mod generate;
-pub mod generate_ttree;
-pub mod list;
-pub mod list_ttree;
-pub mod merge;
-pub mod objects;
-pub mod progress;
-pub mod random;
-pub mod recover;
-pub mod synth;
+pub mod commands;
+mod progress;
+mod show;
+
+pub use show::stdout_error;

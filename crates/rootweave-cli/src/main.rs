@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use rootweave::compress::Compression;
-use rootweave_cli::datasets::Schema;
-use rootweave_cli::generate::GenerateOptions;
+use rootweave_cli::commands::generate::GenerateOptions;
+use rootweave_synth::schemas::Schema;
 
 /// mimalloc serves the many small allocations of reading objects (histograms, tree
 /// metadata) faster than the system allocator.
@@ -42,7 +42,7 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         fields: Vec<String>,
         /// Entries to print: `start:stop` (either may be omitted) or one entry number.
-        #[arg(long, value_parser = rootweave_cli::dump::parse_entries)]
+        #[arg(long, value_parser = rootweave_cli::commands::dump::parse_entries)]
         entries: Option<std::ops::Range<u64>>,
         /// One JSON object per entry and line, keyed by field name. NaN and infinities
         /// are the strings "nan", "inf" and "-inf".
@@ -221,10 +221,10 @@ fn main() -> ExitCode {
             fields,
             entries,
             json,
-        } => rootweave_cli::dump::dump(
+        } => rootweave_cli::commands::dump::dump(
             &file,
             &name,
-            &rootweave_cli::dump::DumpOptions {
+            &rootweave_cli::commands::dump::DumpOptions {
                 fields,
                 entries,
                 json,
@@ -298,16 +298,19 @@ fn main() -> ExitCode {
                 rntuple_union,
                 ..Default::default()
             };
-            rootweave_cli::merge::run(&out, &inputs, options).map(|text| eprint!("{text}"))
+            rootweave_cli::commands::merge::run(&out, &inputs, options)
+                .map(|text| eprint!("{text}"))
         }
         Command::Recover {
             input,
             out,
             in_place,
             force,
-        } => rootweave_cli::recover::output_path(&input, out, in_place, force).and_then(|output| {
-            rootweave_cli::recover::run(&input, &output).map(|text| eprint!("{text}"))
-        }),
+        } => rootweave_cli::commands::recover::output_path(&input, out, in_place, force).and_then(
+            |output| {
+                rootweave_cli::commands::recover::run(&input, &output).map(|text| eprint!("{text}"))
+            },
+        ),
         Command::Convert {
             input,
             out,
@@ -328,7 +331,8 @@ fn main() -> ExitCode {
             options.compression = compression;
             options.name = name;
             options.force = force;
-            rootweave_cli::convert::run(&input, &out, options).map(|text| eprint!("{text}"))
+            rootweave_cli::commands::convert::run(&input, &out, options)
+                .map(|text| eprint!("{text}"))
         }
     };
     match result {
@@ -363,11 +367,11 @@ fn return_freed_memory_promptly() {
 
 fn list(path: &std::path::Path) -> rootweave::Result<()> {
     use std::io::Write;
-    let text = rootweave_cli::list::list(path)?;
+    let text = rootweave_cli::commands::list::list(path)?;
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(rootweave_cli::dump::stdout_error)
+        .map_err(rootweave_cli::stdout_error)
 }
 
 /// Parses a byte count: a number with an optional KiB/MiB/GiB (or KB/MB/GB) suffix.
@@ -408,11 +412,13 @@ fn generate(
 ) -> rootweave::Result<()> {
     use std::io::Write;
     let s = match output {
-        Output::RNTuple => rootweave_cli::generate::generate(out, options)?,
-        Output::SequentialRNTuple => rootweave_cli::generate::generate_sequential(out, options)?,
-        Output::ParallelTree => rootweave_cli::generate_ttree::generate_ttree(out, options)?,
+        Output::RNTuple => rootweave_cli::commands::generate::generate(out, options)?,
+        Output::SequentialRNTuple => {
+            rootweave_cli::commands::generate::generate_sequential(out, options)?
+        }
+        Output::ParallelTree => rootweave_cli::commands::generate::generate_ttree(out, options)?,
         Output::SequentialTree => {
-            rootweave_cli::generate_ttree::generate_ttree_sequential(out, options)?
+            rootweave_cli::commands::generate::generate_ttree_sequential(out, options)?
         }
     };
     let written = format!(
@@ -445,5 +451,5 @@ fn generate(
     // Written, not printed: `println!` panics when the reader has gone (`... | head -1`),
     // which `main` takes as a normal end.
     let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{written}\n{rates}").map_err(rootweave_cli::dump::stdout_error)
+    writeln!(stdout, "{written}\n{rates}").map_err(rootweave_cli::stdout_error)
 }

@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use clap::{Parser, ValueEnum};
 use rootweave::compress::Compression;
 use rootweave::rntuple::{Field, FieldType, RNTupleWriteOptions, RNTupleWriter};
-use rootweave_cli::random::Rng;
-use rootweave_cli::synth::{for_each_chunk, nanoaod_fields};
+use rootweave_synth::nanoaod::{for_each_chunk, nanoaod_fields};
+use rootweave_synth::random::Rng;
 
 use owned::{generate, write_expected, Owned};
 
@@ -301,7 +301,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
                 .iter()
                 .map(|f| generate(&f.ty, n, &mut rng, 0))
                 .collect();
-            let nano = rootweave_cli::synth::NanoAodChunk::generate(args.seed, 0, n.min(10_000));
+            let nano =
+                rootweave_synth::nanoaod::NanoAodChunk::generate(args.seed, 0, n.min(10_000));
             // Interleave the two writers so that their clusters alternate in the file.
             let mut a = RNTupleWriter::in_file(file.clone(), "A", fields.clone(), options(args))?;
             let mut b = RNTupleWriter::in_file(file.clone(), "B", nanoaod_fields(), options(args))?;

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use rootweave::rntuple::{ColumnData, FieldType, Value};
-use rootweave_cli::random::Rng;
+use rootweave_synth::random::Rng;
 
 /// The values of one field for many entries, owning its buffers.
 #[derive(Debug, Clone)]

@@ -10,7 +10,7 @@ use rootweave::objects::{find_key, is_histogram_class, read_object, Histogram};
 use rootweave::streamer::StreamerSet;
 use rootweave::{Error, Result};
 
-use crate::dump::stdout_error;
+use super::stdout_error;
 
 /// The keys of the directory `keys` and below, each `(path, key)`, directories first
 /// followed by their contents.

@@ -7,8 +7,8 @@ use std::str::FromStr;
 use rootweave::rntuple::{ColumnData, Field, FieldType};
 use rootweave::{Error, Result};
 
+use crate::nanoaod::{nanoaod_fields, NanoAodChunk, CHUNK_EVENTS};
 use crate::random::{splitmix64, Rng};
-use crate::synth::{nanoaod_fields, NanoAodChunk, CHUNK_EVENTS};
 
 /// Which dataset to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,10 @@
 //! `rootweave generate`: a synthetic dataset written as an RNTuple by the parallel writer
 //! from several threads (or by the sequential writer), with a progress bar and a summary.
 
+mod ttree;
+
+pub use ttree::{generate_ttree, generate_ttree_sequential};
+
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,7 +18,7 @@ use rootweave::rntuple::{
 };
 use rootweave::Result;
 
-use crate::datasets::Schema;
+use rootweave_synth::schemas::Schema;
 
 /// What to generate and how.
 #[derive(Debug, Clone)]

@@ -1,33 +1,59 @@
-//! `rootweave ls`: the keys of a ROOT file, every directory's (histograms with their
-//! entries and axes), and for each RNTuple its entries, clusters and fields (C++ type,
-//! column encodings, stored and uncompressed bytes).
+//! An RNTuple printed: its summary for `rootweave ls` (entries, clusters, fields with their
+//! C++ types, column encodings and bytes) and its entries for `rootweave dump`.
 
-use std::fmt::Write;
-use std::path::Path;
+use std::fmt::Write as _;
+use std::io::Write;
 use std::sync::Arc;
 
 use rootweave::container::RootFile;
-use rootweave::rntuple::read::{Descriptor, OpenOptions};
+use rootweave::rntuple::read::Descriptor;
+use rootweave::rntuple::{RNTupleReader, ReadOptions};
 use rootweave::Result;
 
-/// The listing of the file at `path`.
-pub fn list(path: &Path) -> Result<String> {
-    let file = Arc::new(RootFile::open(path)?);
-    let mut out = String::new();
-    crate::objects::list_keys(&file, &mut out)?;
-    for key in file.keys() {
-        if key.class_name == "ROOT::RNTuple" {
-            let name = format!("{};{}", key.name, key.cycle);
-            let d = Descriptor::open(&file, &name, OpenOptions::default())?;
-            describe(&file, &d, &mut out)?;
+use super::{stdout_error, write_entries, DumpOptions};
+
+/// Prints the entries of RNTuple `name` of `file` to `out`, cluster by cluster.
+pub fn dump(
+    file: Arc<RootFile>,
+    name: &str,
+    options: &DumpOptions,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let reader = RNTupleReader::from_file(file, name, ReadOptions::default())?;
+    let entries = reader.entries();
+    let range = options.entries.clone().unwrap_or(0..entries);
+    let range = range.start.min(entries)..range.end.min(entries);
+    // Without a field list, every top-level field that can be read; the others are named
+    // on stderr with the reason.
+    let fields: Vec<String> = if options.fields.is_empty() {
+        let mut readable = Vec::new();
+        for name in reader.field_names() {
+            match reader.plan(&name) {
+                Ok(_) => readable.push(name),
+                Err(e) => eprintln!("rootweave: skipping field '{name}': {e}"),
+            }
         }
+        readable
+    } else {
+        options.fields.clone()
+    };
+    let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
+    for cluster in reader.cluster_ranges()? {
+        let part = cluster.start.max(range.start)..cluster.end.min(range.end);
+        if part.is_empty() {
+            continue;
+        }
+        if fields.is_empty() {
+            break;
+        }
+        let columns = reader.read(&fields, part.clone())?;
+        write_entries(&columns, part.start, options.json, out)?;
     }
-    crate::list_ttree::describe_trees(&file, &mut out)?;
-    Ok(out)
+    out.flush().map_err(stdout_error)
 }
 
 /// Appends the summary of one RNTuple.
-fn describe(file: &RootFile, d: &Descriptor, out: &mut String) -> Result<()> {
+pub(crate) fn describe(file: &RootFile, d: &Descriptor, out: &mut String) -> Result<()> {
     let clusters = d.all_clusters(file)?;
     let v = d.anchor.version;
     let _ = writeln!(

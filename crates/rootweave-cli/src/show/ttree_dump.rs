@@ -10,7 +10,7 @@ use rootweave::streamer::is_tree_class;
 use rootweave::ttree::{ReadOptions, TTreeReader};
 use rootweave::Result;
 
-use crate::dump::{stdout_error, write_entries, DumpOptions};
+use super::{stdout_error, write_entries, DumpOptions};
 
 /// True if the object `name` of `file` is a TTree.
 pub fn is_ttree(file: &RootFile, name: &str) -> bool {

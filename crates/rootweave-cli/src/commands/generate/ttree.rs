@@ -12,7 +12,7 @@ use rootweave::ttree::{
 };
 use rootweave::Result;
 
-use crate::generate::{
+use super::{
     each_chunk, peak_rss, write_parallel, GenerateOptions, GenerateSummary, ParallelOutput,
 };
 
