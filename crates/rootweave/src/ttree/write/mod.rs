@@ -4,29 +4,18 @@
 //! the `TTree` object (branches, leaves, basket locations) written as the tree's key on
 //! close, in the layouts ROOT 6.40 writes.
 
-mod basket;
-mod branch;
-mod catalog;
-mod class;
-mod clusters;
-mod column;
-mod entry;
-mod filler;
-pub(crate) mod layouts;
-mod object_column;
-mod object_stream;
+mod baskets;
+mod branches;
+mod encoding;
 mod options;
 mod parallel;
-mod resize;
-mod shape;
-mod split;
-mod tree_object;
+mod tree;
 mod writer;
 
-pub(crate) use basket::{basket_record, BasketContent};
-pub use branch::BranchSpec;
-pub use class::{root_class, ClassSpec, MemberType};
-pub(crate) use clusters::cluster_layout;
+pub(crate) use baskets::basket::{basket_record, BasketContent};
+pub(crate) use baskets::clusters::cluster_layout;
+pub use branches::branch::BranchSpec;
+pub use branches::class::{root_class, ClassSpec, MemberType};
 pub use options::TTreeWriteOptions;
 pub use parallel::{
     TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteSummary,

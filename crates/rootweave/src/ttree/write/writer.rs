@@ -7,17 +7,17 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::basket::place_record;
-use super::branch::BranchSpec;
-use super::catalog::{TreeCatalog, TreeObject};
-use super::filler::{BranchFiller, Sealed};
 use super::options::TTreeWriteOptions;
-use super::resize::{resized, BasketUse};
-use super::shape::TreeShape;
 use crate::array::{ColumnData, Value};
 use crate::compress::Compression;
 use crate::container::{DirectoryId, FileWriter, WriterOptions};
 use crate::error::{Error, Result};
+use crate::ttree::write::baskets::basket::place_record;
+use crate::ttree::write::baskets::filler::{BranchFiller, Sealed};
+use crate::ttree::write::baskets::resize::{resized, BasketUse};
+use crate::ttree::write::branches::branch::BranchSpec;
+use crate::ttree::write::branches::shape::TreeShape;
+use crate::ttree::write::tree::catalog::{TreeCatalog, TreeObject};
 
 /// Writes one TTree, batch by batch (see [`BranchSpec`] for what its branches hold).
 pub struct TTreeWriter {

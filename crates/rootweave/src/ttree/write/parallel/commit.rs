@@ -11,8 +11,8 @@ use super::{lock, record_error, BranchNote, ContextState, FailedCluster, SealedC
 use crate::container::FileWriter;
 use crate::error::{Error, Result};
 use crate::parallel::order::SequenceQueue;
-use crate::ttree::write::basket::place_record;
-use crate::ttree::write::catalog::{TreeCatalog, TreeObject};
+use crate::ttree::write::baskets::basket::place_record;
+use crate::ttree::write::tree::catalog::{TreeCatalog, TreeObject};
 
 /// What a context keeps after a commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

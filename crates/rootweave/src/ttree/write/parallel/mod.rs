@@ -15,11 +15,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
-use super::branch::BranchSpec;
-use super::catalog::TreeCatalog;
-use super::filler::{BranchFiller, Sealed};
 use super::options::TTreeWriteOptions;
-use super::shape::TreeShape;
 use super::writer::split_tree_path;
 use crate::array::{ColumnData, Value};
 use crate::compress::Compression;
@@ -29,6 +25,10 @@ use crate::parallel::contexts::{lock, ContextList, Failures};
 use crate::parallel::order::SequenceQueue;
 use crate::parallel::sizing::first_cluster_share;
 use crate::parallel::{FreedMemory, MemoryBudget};
+use crate::ttree::write::baskets::filler::{BranchFiller, Sealed};
+use crate::ttree::write::branches::branch::BranchSpec;
+use crate::ttree::write::branches::shape::TreeShape;
+use crate::ttree::write::tree::catalog::TreeCatalog;
 use backpressure::{append_batch, stop_filling};
 use commit::{commit, record_and_write, Keep};
 

@@ -5,19 +5,19 @@
 
 use std::ops::Range;
 
-use super::basket::{basket_key_len, basket_record, BasketContent};
-use super::branch::BranchSpec;
-use super::column::Column;
 use crate::compress::Compression;
 use crate::error::Result;
+use crate::ttree::write::baskets::basket::{basket_key_len, basket_record, BasketContent};
+use crate::ttree::write::branches::branch::BranchSpec;
+use crate::ttree::write::encoding::column::Column;
 
 /// The entry-offset table length ROOT 6.40 starts a branch of entries of varying size
 /// with (the tree's `fDefaultEntryOffsetLen`).
-pub(super) const ENTRY_OFFSET_LEN: i32 = 1000;
+pub(in crate::ttree::write) const ENTRY_OFFSET_LEN: i32 = 1000;
 
 /// A basket ready for the file: its record (offset still 0, see
-/// [`super::basket::place_record`]) and what the tree records of it.
-pub(super) struct Sealed {
+/// [`crate::ttree::write::baskets::basket::place_record`]) and what the tree records of it.
+pub(in crate::ttree::write) struct Sealed {
     pub record: Vec<u8>,
     /// Its first entry, counted from the filler's first.
     pub first_entry: u64,
@@ -26,7 +26,7 @@ pub(super) struct Sealed {
 }
 
 /// One branch's open basket and what its baskets need.
-pub(super) struct BranchFiller {
+pub(in crate::ttree::write) struct BranchFiller {
     pub spec: BranchSpec,
     /// Bytes of entries a basket gathers (the tree's basket size, until the first cluster
     /// ends and ROOT's resizing sets one per branch).

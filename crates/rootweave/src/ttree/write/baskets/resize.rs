@@ -8,7 +8,7 @@
 const GIB: f64 = (1u64 << 30) as f64;
 
 /// One branch as the resizing sees it.
-pub(super) struct BasketUse {
+pub(in crate::ttree::write) struct BasketUse {
     /// Its basket size so far.
     pub basket_size: usize,
     /// Bytes of its baskets before compression, key headers included.
@@ -20,7 +20,7 @@ pub(super) struct BasketUse {
 }
 
 /// The new basket size of each branch, or `None` for a tree without bytes.
-pub(super) fn resized(branches: &[BasketUse]) -> Option<Vec<usize>> {
+pub(in crate::ttree::write) fn resized(branches: &[BasketUse]) -> Option<Vec<usize>> {
     let tree_bytes: u64 = branches.iter().map(|b| b.tot_bytes).sum();
     let leaves = branches.len() as u64;
     if leaves == 0 || tree_bytes == 0 {

@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
-use super::branch::cpp_name;
 use crate::array::LeafType;
 use crate::streamer::{code, Element, ElementClass, StreamerInfo};
+use crate::ttree::write::branches::branch::cpp_name;
 
 /// A C++ class (or struct) of a branch: what its dictionary declares.
 #[derive(Debug, Clone, PartialEq, Eq)]

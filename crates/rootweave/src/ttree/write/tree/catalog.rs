@@ -2,19 +2,21 @@
 //! file and byte counts, the cluster boundaries, the saves; and the writing of the tree
 //! object (replacing the one saved before) with its class layouts.
 
-use super::branch::BranchKind;
-use super::clusters::cluster_layout;
-use super::filler::{BranchFiller, Sealed, ENTRY_OFFSET_LEN};
-use super::layouts::tree_layouts;
-use super::options::TTreeWriteOptions;
-use super::shape::TreeShape;
-use super::tree_object::{stream_tree, BranchRecord, TreeRecord, WrittenBasket};
 use crate::compress::Compression;
 use crate::container::{DirectoryId, FileWriter, KeyInfo};
 use crate::error::Result;
+use crate::ttree::write::baskets::clusters::cluster_layout;
+use crate::ttree::write::baskets::filler::{BranchFiller, Sealed, ENTRY_OFFSET_LEN};
+use crate::ttree::write::branches::branch::BranchKind;
+use crate::ttree::write::branches::shape::TreeShape;
+use crate::ttree::write::options::TTreeWriteOptions;
+use crate::ttree::write::tree::layouts::tree_layouts;
+use crate::ttree::write::tree::tree_object::{
+    stream_tree, BranchRecord, TreeRecord, WrittenBasket,
+};
 
 /// One branch's baskets in the file and what its object records besides.
-pub(super) struct BranchCatalog {
+pub(in crate::ttree::write) struct BranchCatalog {
     pub baskets: Vec<WrittenBasket>,
     /// Bytes of its baskets before compression (key headers included) and in the file.
     pub tot_bytes: u64,
@@ -29,7 +31,7 @@ pub(super) struct BranchCatalog {
 }
 
 /// The tree as its object records it, growing as baskets and clusters are written.
-pub(super) struct TreeCatalog {
+pub(in crate::ttree::write) struct TreeCatalog {
     pub branches: Vec<BranchCatalog>,
     pub entries: u64,
     /// Entries at the end of each cluster so far.
@@ -231,7 +233,7 @@ impl TreeCatalog {
 }
 
 /// What the tree object says beside its catalog: name, directory, branches, settings.
-pub(super) struct TreeObject<'a> {
+pub(in crate::ttree::write) struct TreeObject<'a> {
     pub name: &'a str,
     pub dir: DirectoryId,
     pub shape: &'a TreeShape,

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use super::class::{ClassSpec, MemberType};
+use crate::ttree::write::branches::class::{ClassSpec, MemberType};
 
 /// `TBranch` bits: entries do not use the buffer's object map (`kDoNotUseBufferMap`), and
 /// the branch holds a class that does not derive from `TObject` (`kBranchAny`).
@@ -157,7 +157,7 @@ pub(crate) fn class_parts(
                 ..whole(
                     PartSource::FramedItems,
                     vector_name.clone(),
-                    super::branch::name_checksum(&vector_name),
+                    crate::ttree::write::branches::branch::name_checksum(&vector_name),
                     COLLECTION_CLASS_VERSION,
                 )
             }
@@ -179,7 +179,7 @@ pub(crate) fn class_parts(
             whole(
                 PartSource::Vector,
                 vector_name.clone(),
-                super::branch::name_checksum(&vector_name),
+                crate::ttree::write::branches::branch::name_checksum(&vector_name),
                 COLLECTION_CLASS_VERSION,
             )
         } else {
@@ -197,7 +197,7 @@ pub(crate) fn class_parts(
         let mut top = whole(
             PartSource::Counts,
             vector_name.clone(),
-            super::branch::name_checksum(&vector_name),
+            crate::ttree::write::branches::branch::name_checksum(&vector_name),
             COLLECTION_CLASS_VERSION,
         );
         top.title = counts.clone();

@@ -1,13 +1,13 @@
 //! One entry given as [`Value`]s, checked against its branch and held as a batch of one
 //! entry, so that `fill` writes through the same path as `extend`.
 
-use super::branch::{BranchKind, BranchSpec, ElementClass, LeafSpec};
-use super::class::{ClassSpec, MemberType};
 use crate::array::{Array, ColumnData, LeafType, Value};
 use crate::error::{Error, Result};
+use crate::ttree::write::branches::branch::{BranchKind, BranchSpec, ElementClass, LeafSpec};
+use crate::ttree::write::branches::class::{ClassSpec, MemberType};
 
 /// The entry `value` of branch `spec` as an array of one entry.
-pub(super) fn one_entry(spec: &BranchSpec, value: &Value) -> Result<Array> {
+pub(in crate::ttree::write) fn one_entry(spec: &BranchSpec, value: &Value) -> Result<Array> {
     let bad = || {
         Error::InvalidArgument(format!(
             "fill: branch {} does not hold a value like {value:?}",
@@ -161,7 +161,7 @@ fn list(v: &Value) -> Option<Vec<&Value>> {
 }
 
 /// A view of an array made by [`one_entry`] as a batch.
-pub(super) fn as_batch(array: &Array) -> ColumnData<'_> {
+pub(in crate::ttree::write) fn as_batch(array: &Array) -> ColumnData<'_> {
     array
         .as_column_data()
         .expect("one_entry makes numbers, strings, lists and records only")

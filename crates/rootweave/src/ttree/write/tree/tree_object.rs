@@ -3,12 +3,12 @@
 //! of their baskets, and the tree's list of every leaf (references to the leaves streamed
 //! in the branches).
 
-use super::branch::{
+use crate::array::LeafType;
+use crate::streamer::ObjectStream;
+use crate::ttree::write::branches::branch::{
     is_unsigned, leaf_class, leaf_title, name_checksum, BranchKind, BranchSpec, ElementClass,
     LeafSpec,
 };
-use crate::array::LeafType;
-use crate::streamer::ObjectStream;
 
 /// `TObject` bits ROOT 6.40 stores for a TTree (`kMustCleanup`).
 const TREE_BITS: u32 = 0x0000_0008;

@@ -4,18 +4,18 @@
 
 use std::ops::Range;
 
-use super::branch::{BranchKind, BranchSpec, ElementClass, LeafSpec};
-use super::object_column::PartColumn;
 use crate::array::{ColumnData, LeafType};
 use crate::error::{Error, Result};
 use crate::streamer::tags::BYTE_COUNT_MASK;
+use crate::ttree::write::branches::branch::{BranchKind, BranchSpec, ElementClass, LeafSpec};
+use crate::ttree::write::encoding::object_column::PartColumn;
 
 /// The header ROOT streams before a collection object: a byte count, then the version
 /// of the collection's streaming (10 for `std::vector` in ROOT 6.40's files).
 const COLLECTION_VERSION: u16 = 10;
 
 /// A branch's batch, checked against its layout.
-pub(super) enum Column<'b, 'a> {
+pub(in crate::ttree::write) enum Column<'b, 'a> {
     /// Fixed-size entries: each leaf's values, flat, and its values per entry.
     Fixed(Vec<(&'b ColumnData<'a>, usize)>),
     /// A counted array: each entry's items, all items flat, and values per item.
@@ -42,19 +42,19 @@ pub(super) enum Column<'b, 'a> {
         offsets: &'a [u64],
         strings: Strings<'a>,
     },
-    /// A branch of an object branch's layout (see [`super::object_column`]).
+    /// A branch of an object branch's layout (see [`crate::ttree::write::encoding::object_column`]).
     Object(PartColumn<'b, 'a>),
 }
 
 /// Strings given either way a batch holds them.
 #[derive(Clone, Copy)]
-pub(super) enum Strings<'a> {
+pub(in crate::ttree::write) enum Strings<'a> {
     Owned(&'a [String]),
     Bytes { offsets: &'a [u64], bytes: &'a [u8] },
 }
 
 impl<'a> Strings<'a> {
-    pub(super) fn of(data: &ColumnData<'a>) -> Option<Self> {
+    pub(in crate::ttree::write) fn of(data: &ColumnData<'a>) -> Option<Self> {
         match data {
             ColumnData::Strings(s) => Some(Strings::Owned(s)),
             ColumnData::StringBytes { offsets, bytes } => Some(Strings::Bytes { offsets, bytes }),
@@ -62,14 +62,14 @@ impl<'a> Strings<'a> {
         }
     }
 
-    pub(super) fn len(&self) -> usize {
+    pub(in crate::ttree::write) fn len(&self) -> usize {
         match self {
             Strings::Owned(s) => s.len(),
             Strings::Bytes { offsets, .. } => offsets.len().saturating_sub(1),
         }
     }
 
-    pub(super) fn get(&self, i: usize) -> &'a [u8] {
+    pub(in crate::ttree::write) fn get(&self, i: usize) -> &'a [u8] {
         match *self {
             Strings::Owned(s) => s[i].as_bytes(),
             Strings::Bytes { offsets, bytes } => {
@@ -79,7 +79,7 @@ impl<'a> Strings<'a> {
     }
 
     /// Bytes of all the strings.
-    pub(super) fn total_bytes(&self) -> usize {
+    pub(in crate::ttree::write) fn total_bytes(&self) -> usize {
         match self {
             Strings::Owned(s) => s.iter().map(String::len).sum(),
             Strings::Bytes { bytes, .. } => bytes.len(),
@@ -87,7 +87,7 @@ impl<'a> Strings<'a> {
     }
 
     /// Checks that the offsets are ordered and inside the bytes.
-    pub(super) fn check(&self) -> bool {
+    pub(in crate::ttree::write) fn check(&self) -> bool {
         match self {
             Strings::Bytes { offsets, bytes } => ordered(offsets, bytes.len()),
             _ => true,
@@ -105,7 +105,7 @@ fn ordered(offsets: &[u64], len: usize) -> bool {
 
 impl<'b, 'a> Column<'b, 'a> {
     /// Checks `data` against branch `spec`.
-    pub(super) fn of(spec: &BranchSpec, data: &'b ColumnData<'a>) -> Result<Self> {
+    pub(in crate::ttree::write) fn of(spec: &BranchSpec, data: &'b ColumnData<'a>) -> Result<Self> {
         let bad = |m: String| Error::InvalidArgument(format!("extend: branch {}: {m}", spec.name));
         let list = |data: &'b ColumnData<'a>, what: &str| match data {
             ColumnData::List { offsets, items } => Ok((*offsets, items.as_ref())),
@@ -220,7 +220,7 @@ impl<'b, 'a> Column<'b, 'a> {
         }
     }
 
-    pub(super) fn entries(&self) -> usize {
+    pub(in crate::ttree::write) fn entries(&self) -> usize {
         match self {
             Column::Fixed(leaves) => leaves
                 .first()
@@ -237,7 +237,7 @@ impl<'b, 'a> Column<'b, 'a> {
     /// Bytes the batch's entries take in baskets, about (strings and collections with
     /// their headers, entries of varying size with their 4-byte place in the basket's
     /// entry-offset table): what a writer reserves memory for.
-    pub(super) fn bytes(&self) -> usize {
+    pub(in crate::ttree::write) fn bytes(&self) -> usize {
         let offsets = 4 * self.entries();
         match self {
             Column::Fixed(leaves) => leaves.iter().map(|(d, _)| data_bytes(d)).sum(),
@@ -258,7 +258,7 @@ impl<'b, 'a> Column<'b, 'a> {
     }
 
     /// Value `i` of an integer batch (a counter's).
-    pub(super) fn int(&self, i: usize) -> Option<i64> {
+    pub(in crate::ttree::write) fn int(&self, i: usize) -> Option<i64> {
         let leaves = match self {
             Column::Fixed(leaves) => leaves,
             Column::Object(part) => return part.count(i),
@@ -278,7 +278,7 @@ impl<'b, 'a> Column<'b, 'a> {
     }
 
     /// Bytes of the longest string of entries `range`, for a branch of strings.
-    pub(super) fn longest(&self, range: Range<usize>) -> usize {
+    pub(in crate::ttree::write) fn longest(&self, range: Range<usize>) -> usize {
         match self {
             Column::Strings(s) => range.map(|i| s.get(i).len()).max().unwrap_or(0),
             _ => 0,
@@ -287,7 +287,7 @@ impl<'b, 'a> Column<'b, 'a> {
 
     /// Appends fixed-size entries `range`, big-endian: each leaf's values of an entry in
     /// turn (the whole range at once for a single leaf).
-    pub(super) fn append_fixed(&self, range: Range<usize>, out: &mut Vec<u8>) {
+    pub(in crate::ttree::write) fn append_fixed(&self, range: Range<usize>, out: &mut Vec<u8>) {
         let Column::Fixed(leaves) = self else {
             return;
         };
@@ -303,7 +303,7 @@ impl<'b, 'a> Column<'b, 'a> {
     }
 
     /// Appends entry `e` of a branch of entries of varying size, as ROOT streams it.
-    pub(super) fn append_entry(&self, e: usize, out: &mut Vec<u8>) -> Result<()> {
+    pub(in crate::ttree::write) fn append_entry(&self, e: usize, out: &mut Vec<u8>) -> Result<()> {
         let span = |o: &[u64], i: usize| o[i] as usize..o[i + 1] as usize;
         match self {
             Column::Fixed(_) => self.append_fixed(e..e + 1, out),
@@ -352,7 +352,7 @@ impl<'b, 'a> Column<'b, 'a> {
 
 /// Starts a collection of `n` items (byte count to be filled, version, size); returns
 /// where its byte count is.
-pub(super) fn begin_collection(n: usize, out: &mut Vec<u8>) -> usize {
+pub(in crate::ttree::write) fn begin_collection(n: usize, out: &mut Vec<u8>) -> usize {
     let at = out.len();
     out.extend_from_slice(&[0; 4]);
     out.extend_from_slice(&COLLECTION_VERSION.to_be_bytes());
@@ -361,7 +361,7 @@ pub(super) fn begin_collection(n: usize, out: &mut Vec<u8>) -> usize {
 }
 
 /// Fills the byte count of the collection started at `at`.
-pub(super) fn end_collection(at: usize, out: &mut [u8]) -> Result<()> {
+pub(in crate::ttree::write) fn end_collection(at: usize, out: &mut [u8]) -> Result<()> {
     let count = out.len() - at - 4;
     if count >= BYTE_COUNT_MASK as usize {
         return Err(Error::InvalidArgument(format!(
@@ -374,7 +374,7 @@ pub(super) fn end_collection(at: usize, out: &mut [u8]) -> Result<()> {
 
 /// A string as ROOT streams it: its length in one byte (255 and four bytes from 255 on),
 /// then its bytes.
-pub(super) fn append_string(s: &[u8], out: &mut Vec<u8>) {
+pub(in crate::ttree::write) fn append_string(s: &[u8], out: &mut Vec<u8>) {
     if s.len() < 255 {
         out.push(s.len() as u8);
     } else {
@@ -420,7 +420,7 @@ fn numbers<'a, 'b>(
 }
 
 /// `data` if it holds numbers of type `leaf`.
-pub(super) fn numbers_of<'a, 'b>(
+pub(in crate::ttree::write) fn numbers_of<'a, 'b>(
     leaf: LeafType,
     data: &'b ColumnData<'a>,
 ) -> Option<&'b ColumnData<'a>> {
@@ -442,7 +442,7 @@ pub(super) fn numbers_of<'a, 'b>(
 }
 
 /// Number of values of a flat batch of numbers.
-pub(super) fn flat_len(data: &ColumnData) -> usize {
+pub(in crate::ttree::write) fn flat_len(data: &ColumnData) -> usize {
     match data {
         ColumnData::Bool(v) => v.len(),
         ColumnData::Int8(v) => v.len(),
@@ -460,7 +460,7 @@ pub(super) fn flat_len(data: &ColumnData) -> usize {
 }
 
 /// Bytes of a flat batch of numbers.
-pub(super) fn data_bytes(data: &ColumnData) -> usize {
+pub(in crate::ttree::write) fn data_bytes(data: &ColumnData) -> usize {
     let width = match data {
         ColumnData::Bool(_) | ColumnData::Int8(_) | ColumnData::UInt8(_) => 1,
         ColumnData::Int16(_) | ColumnData::UInt16(_) => 2,
@@ -471,7 +471,11 @@ pub(super) fn data_bytes(data: &ColumnData) -> usize {
 }
 
 /// Appends values `range` of a flat batch of numbers, big-endian.
-pub(super) fn append_be(data: &ColumnData, range: Range<usize>, out: &mut Vec<u8>) {
+pub(in crate::ttree::write) fn append_be(
+    data: &ColumnData,
+    range: Range<usize>,
+    out: &mut Vec<u8>,
+) {
     macro_rules! be {
         ($v:expr) => {
             for x in &$v[range] {

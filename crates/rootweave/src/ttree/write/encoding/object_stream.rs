@@ -6,10 +6,12 @@
 
 use std::sync::Arc;
 
-use super::class::{ClassSpec, MemberType};
-use super::column::{append_be, begin_collection, end_collection, flat_len, Strings};
 use crate::array::{ColumnData, LeafType};
 use crate::error::{Error, Result};
+use crate::ttree::write::branches::class::{ClassSpec, MemberType};
+use crate::ttree::write::encoding::column::{
+    append_be, begin_collection, end_collection, flat_len, Strings,
+};
 
 /// The version ROOT writes before a `std::string` or `std::vector` member's contents.
 const STL_MEMBER_VERSION: u16 = 10;
@@ -18,7 +20,7 @@ const MEMBER_WISE: u16 = 0x4000;
 
 /// One member's values in a batch, checked against the member's type.
 #[derive(Clone)]
-pub(super) enum MemberData<'b, 'a> {
+pub(in crate::ttree::write) enum MemberData<'b, 'a> {
     /// Numbers, `width` per value (an array member's values flat).
     Numbers {
         data: &'b ColumnData<'a>,
@@ -43,7 +45,7 @@ pub(super) enum MemberData<'b, 'a> {
 /// Objects of a class in a batch: one [`MemberData`] per member of
 /// [`ClassSpec::all_members`].
 #[derive(Clone)]
-pub(super) struct ObjectData<'b, 'a> {
+pub(in crate::ttree::write) struct ObjectData<'b, 'a> {
     pub class: Arc<ClassSpec>,
     pub members: Vec<MemberData<'b, 'a>>,
     /// Number of objects.
@@ -203,7 +205,7 @@ fn write_members(
 
 /// Appends a base class part of object `i` (or a whole object of class `base`), framed with
 /// the class's version.
-pub(super) fn write_base(
+pub(in crate::ttree::write) fn write_base(
     base: &ClassSpec,
     members: &[MemberData],
     i: usize,
@@ -288,7 +290,7 @@ impl<'b, 'a> MemberData<'b, 'a> {
                 let at = out.len();
                 out.extend_from_slice(&[0; 4]);
                 out.extend_from_slice(&STL_MEMBER_VERSION.to_be_bytes());
-                super::column::append_string(s.get(i), out);
+                crate::ttree::write::encoding::column::append_string(s.get(i), out);
                 end_collection(at, out)?;
             }
             MemberData::Vector { offsets, items } => {
@@ -319,7 +321,7 @@ impl<'b, 'a> MemberData<'b, 'a> {
                 out.extend_from_slice(&[0; 4]);
                 out.extend_from_slice(&STL_MEMBER_VERSION.to_be_bytes());
                 for i in range {
-                    super::column::append_string(s.get(i), out);
+                    crate::ttree::write::encoding::column::append_string(s.get(i), out);
                 }
                 end_collection(at, out)?;
             }
@@ -348,10 +350,12 @@ impl<'b, 'a> MemberData<'b, 'a> {
     /// Bytes the values take streamed, about.
     pub fn bytes(&self) -> usize {
         match self {
-            MemberData::Numbers { data, .. } => super::column::data_bytes(data),
+            MemberData::Numbers { data, .. } => {
+                crate::ttree::write::encoding::column::data_bytes(data)
+            }
             MemberData::Strings(s) => s.total_bytes() + 11 * s.len(),
             MemberData::Vector { offsets, items } => {
-                super::column::data_bytes(items) + 10 * offsets.len()
+                crate::ttree::write::encoding::column::data_bytes(items) + 10 * offsets.len()
             }
             MemberData::Object(o) => o.bytes(),
             MemberData::Objects { offsets, items } => items.bytes() + 16 * offsets.len(),
@@ -365,7 +369,7 @@ fn numbers<'b, 'a>(
     data: &'b ColumnData<'a>,
     what: &str,
 ) -> Result<&'b ColumnData<'a>> {
-    super::column::numbers_of(t, data).ok_or_else(|| {
+    crate::ttree::write::encoding::column::numbers_of(t, data).ok_or_else(|| {
         bad(
             what,
             format!("{t:?} values are needed, not {}", data.kind()),
@@ -374,7 +378,7 @@ fn numbers<'b, 'a>(
 }
 
 /// Whether `offsets` start at 0, never decrease and end at `n`.
-pub(super) fn covers(offsets: &[u64], n: usize) -> bool {
+pub(in crate::ttree::write) fn covers(offsets: &[u64], n: usize) -> bool {
     offsets.first() == Some(&0)
         && offsets.windows(2).all(|p| p[0] <= p[1])
         && offsets.last() == Some(&(n as u64))

@@ -5,16 +5,16 @@
 
 use std::ops::Range;
 
-use super::branch::{BranchKind, BranchSpec};
-use super::column::Column;
-use super::entry::{as_batch, one_entry};
-use super::object_column::ObjectColumn;
-use super::split::class_parts;
 use crate::array::{Array, ColumnData, Value};
 use crate::error::{Error, Result};
+use crate::ttree::write::branches::branch::{BranchKind, BranchSpec};
+use crate::ttree::write::branches::split::class_parts;
+use crate::ttree::write::encoding::column::Column;
+use crate::ttree::write::encoding::entry::{as_batch, one_entry};
+use crate::ttree::write::encoding::object_column::ObjectColumn;
 
 /// The branches of a tree and which of them count the items of others.
-pub(super) struct TreeShape {
+pub(in crate::ttree::write) struct TreeShape {
     /// The branches as the tree holds them: each branch given, an object branch as the
     /// branches of its layout.
     pub specs: Vec<BranchSpec>,
@@ -98,7 +98,7 @@ impl TreeShape {
     }
 
     /// One entry's values as one-entry arrays, one per branch (see
-    /// [`super::TTreeWriter::fill`]).
+    /// [`crate::ttree::TTreeWriter::fill`]).
     pub fn entry(&self, values: &[Value]) -> Result<Vec<Array>> {
         if values.len() != self.given.len() {
             return Err(Error::InvalidArgument(format!(
@@ -202,7 +202,7 @@ impl TreeShape {
 }
 
 /// A batch checked against the branches.
-pub(super) struct Checked<'b, 'a> {
+pub(in crate::ttree::write) struct Checked<'b, 'a> {
     pub columns: Vec<Column<'b, 'a>>,
     pub entries: usize,
     /// Bytes of its entries as baskets hold them (about).

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use super::class::ClassSpec;
-use super::split::ClassPart;
 use crate::array::LeafType;
+use crate::ttree::write::branches::class::ClassSpec;
+use crate::ttree::write::branches::split::ClassPart;
 
 /// A branch to write: its name and what each entry holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub(crate) enum BranchKind {
     /// An object of a standard class, unsplit (`TBranchElement` and `TLeafElement`).
     Element(ElementClass),
     /// An object of a user class (a `std::vector` of them, with `vector`) per entry, split
-    /// to `split_level`: written as the branches of [`super::split::class_parts`].
+    /// to `split_level`: written as the branches of [`crate::ttree::write::branches::split::class_parts`].
     Object {
         class: Arc<ClassSpec>,
         vector: bool,
@@ -218,7 +218,7 @@ impl BranchSpec {
     /// Whether the branch's baskets hold entries (the parts that only group sub-branches
     /// have none).
     pub(crate) fn holds_data(&self) -> bool {
-        !matches!(self.class_part(), Some(p) if p.source == super::split::PartSource::Nothing)
+        !matches!(self.class_part(), Some(p) if p.source == crate::ttree::write::branches::split::PartSource::Nothing)
     }
 
     /// The classes whose layouts a file holding this branch carries (its leaves' and, for

@@ -5,23 +5,23 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::branch::BranchSpec;
-use super::class::ClassSpec;
-use super::column::Column;
-use super::object_stream::{write_base, MemberData, ObjectData};
-use super::split::PartSource;
 use crate::array::ColumnData;
 use crate::error::{Error, Result};
+use crate::ttree::write::branches::branch::BranchSpec;
+use crate::ttree::write::branches::class::ClassSpec;
+use crate::ttree::write::branches::split::PartSource;
+use crate::ttree::write::encoding::column::Column;
+use crate::ttree::write::encoding::object_stream::{write_base, MemberData, ObjectData};
 
 /// An object branch's batch, checked against its class.
-pub(super) struct ObjectColumn<'b, 'a> {
+pub(in crate::ttree::write) struct ObjectColumn<'b, 'a> {
     objects: ObjectData<'b, 'a>,
     /// For a `std::vector` of objects: each entry's items.
     offsets: Option<&'a [u64]>,
 }
 
 /// One branch's share of an object branch's batch.
-pub(super) struct PartColumn<'b, 'a> {
+pub(in crate::ttree::write) struct PartColumn<'b, 'a> {
     entries: usize,
     offsets: Option<&'a [u64]>,
     data: PartData<'b, 'a>,
