@@ -60,6 +60,7 @@ pub mod parallel;
 pub mod recover;
 pub mod rntuple;
 pub mod streamer;
+pub(crate) mod tree_edit;
 pub mod tree_layout;
 pub mod ttree;
 pub mod update;

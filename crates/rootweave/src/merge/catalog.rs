@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex};
 
 use super::hist::HistSource;
 use super::rntuple::NtupleSource;
-use super::tree::TreeSource;
 use crate::container::read_streamers;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::{Error, Result};
 use crate::objects::is_histogram_class;
 use crate::streamer::{is_tree_class, StreamerSet};
+use crate::tree_edit::TreeSource;
 
 /// Deepest directory nesting followed.
 const MAX_DEPTH: usize = 32;

@@ -34,7 +34,6 @@ use hist::HistSum;
 use ntuple_schema::MergedSchema;
 use rntuple::{merge_rntuple, NtupleSource, NtupleTarget};
 use tree::{check_same_branches, merged_object, TreePlan};
-pub(crate) use tree::{extended_object, AppendedBasket, LeafRaise, TreeSource};
 
 /// The most bytes of records read and written at once (a larger record goes alone): the
 /// kernel copies pieces of about this size into and out of the page cache fastest.

@@ -9,8 +9,8 @@ use crate::container::read_streamers;
 use crate::container::{KeyInfo, RootFile};
 use crate::error::Result;
 use crate::io::ReadAt;
-use crate::merge::{extended_object, AppendedBasket, LeafRaise, TreeSource};
 use crate::streamer::is_tree_class;
+use crate::tree_edit::{extended_object, AppendedBasket, LeafRaise, TreeSource};
 use crate::ttree::{decode_basket, parse_found_header, Branch};
 
 /// A tree found in the file, with what its baskets after the last save add.
