@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rootweave::dataset::Source;
 use rootweave::convert::{convert, ConvertOptions, Target};
+use rootweave::dataset::Source;
 
 use crate::errors::to_py;
 

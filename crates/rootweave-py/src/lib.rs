@@ -4,6 +4,7 @@
 //! objects on top of it.
 
 mod arrow;
+mod convert;
 mod detached;
 mod errors;
 mod fill;
@@ -15,7 +16,6 @@ mod objects;
 mod read;
 mod read_ttree;
 mod spec;
-mod convert;
 mod write;
 mod write_objects;
 mod write_ttree;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use crate::read::FileOrPath;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use rootweave::ttree::{ReadOptions, TTreeReader};
 use rootweave::container::read_streamers;
+use rootweave::ttree::{ReadOptions, TTreeReader};
 
 use crate::arrow::{read_batch, ArrowBatch};
 use crate::errors::to_py;

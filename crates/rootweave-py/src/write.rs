@@ -232,7 +232,10 @@ impl OutputFile {
     }
 }
 
-fn summary_dict<'py>(py: Python<'py>, s: &rntuple::RNTupleWriteSummary) -> PyResult<Bound<'py, PyDict>> {
+fn summary_dict<'py>(
+    py: Python<'py>,
+    s: &rntuple::RNTupleWriteSummary,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("entries", s.entries)?;
     d.set_item("clusters", s.clusters)?;

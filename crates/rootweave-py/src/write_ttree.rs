@@ -11,8 +11,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rootweave::array::ColumnData;
-use rootweave::tree_layout::{FieldOptions, TreeLayout};
 use rootweave::rntuple::Field;
+use rootweave::tree_layout::{FieldOptions, TreeLayout};
 use rootweave::ttree::{TTreeWriteOptions, TTreeWriter};
 
 use crate::detached::{detached_in_drop, with_lock};

@@ -9,7 +9,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rootweave::tree_layout::TreeLayout;
-use rootweave::ttree::{TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteSummary};
+use rootweave::ttree::{
+    TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteSummary,
+};
 
 use crate::detached::{detached_in_drop, with_lock};
 use crate::errors::to_py;
