@@ -175,13 +175,13 @@ def test_bad_datasets_are_clear_errors(tmp_path, dataset):
 def reads(monkeypatch):
     """The fields of every read the package makes (an empty list: every field)."""
     seen = []
-    inner = rootweave._read
+    inner = rootweave._library.read
 
     def recording(reader, names, start, stop, library):
         seen.append((tuple(names), start, stop))
         return inner(reader, names, start, stop, library)
 
-    monkeypatch.setattr(rootweave, "_read", recording)
+    monkeypatch.setattr(rootweave._library, "read", recording)
     return seen
 
 
