@@ -97,7 +97,7 @@ def test_iterate_by_entries_steps_as_uproot(dataset):
                                                                      their_report.tree_entry_stop)
         assert report.global_entry_start == their_report.global_entry_start
         assert report.global_entry_stop == their_report.global_entry_stop
-        assert report.object_path == "Events"
+        assert report.object_path == their_report.source.object_path == "/Events;1"
 
 
 def test_iterate_by_size_takes_whole_clusters(dataset):

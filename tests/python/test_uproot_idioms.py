@@ -184,3 +184,23 @@ def test_module_iterate_and_concatenate_take_the_same_keywords():
     assert mine == theirs
     theirs, mine = both(lambda lib: lib.concatenate(files, filter_name="MET_p*", library="np"))
     assert list(mine) == list(theirs) and all(np.array_equal(mine[k], theirs[k]) for k in mine)
+
+
+def test_reports_name_the_object_as_uproot_does(tmp_path):
+    """`Report.object_path` is what uproot's report gives as its source's `object_path`:
+    from the top directory, with a leading slash and the cycle read (the highest)."""
+    path = tmp_path / "reports.root"
+    with rootweave.recreate(path) as f:
+        f.mktree("top", {"x": "int32"}).extend({"x": np.arange(3, dtype=np.int32)})
+        f.mktree("sub/inner", {"x": "int32"}).extend({"x": np.arange(4, dtype=np.int32)})
+    with rootweave.update(path) as f:
+        f.mktree("top", {"x": "int32"}).extend({"x": np.arange(5, dtype=np.int32)})
+    for obj, expected in [("top", "/top;2"), ("sub/inner", "/sub/inner;1")]:
+        theirs = [r.source.object_path for _, r in uproot.iterate(f"{path}:{obj}", "x", report=True)]
+        mine = [r.object_path for _, r in rootweave.iterate(f"{path}:{obj}", "x", report=True)]
+        assert mine == theirs == [expected]
+    theirs = [r.source.object_path for _, r in uproot.open(path)["sub"]["inner"].iterate("x", report=True)]
+    mine = [r.object_path for _, r in rootweave.open(path)["sub"]["inner"].iterate("x", report=True)]
+    assert mine == theirs == ["/sub/inner;1"]
+    assert rootweave.open(path)["top;1"].object_path == uproot.open(path)["top;1"].object_path == "/top;1"
+

@@ -121,7 +121,7 @@ def iterate(files: Files, expressions: Fields = None, cut: str | None = None, *,
             yield arrays
         else:
             dataset, _, _, a, b, g = step
-            yield arrays, Report(dataset.path, dataset.name, a, b, g, g + (b - a))
+            yield arrays, Report(dataset.path, dataset.object_path, a, b, g, g + (b - a))
 
 
 def concatenate(files: Files, expressions: Fields = None, cut: str | None = None, *, filter_name: Filter = None,

@@ -34,7 +34,8 @@ class Report:
 
     Args:
         file_path: The file's path, as given.
-        object_path: The RNTuple's or TTree's name, as given.
+        object_path: The RNTuple's or TTree's path in the file, as uproot gives it
+            (`/dir/Events;1`: from the top directory, with the cycle of its key).
         tree_entry_start: The first entry, counted in this file's RNTuple or TTree.
         tree_entry_stop: One past the last entry, counted in this file's RNTuple or TTree.
         global_entry_start: The first entry, counted over the dataset.

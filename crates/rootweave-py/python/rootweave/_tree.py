@@ -14,6 +14,7 @@ from ._rootweave import OpenFile
 from ._rootweave import RNTuple as _RNTuple
 from ._rootweave import RootFileError
 from ._rootweave import TTree as _TTree
+from ._rootweave import list_keys as _list_keys
 
 
 class UnreadableBranchWarning(UserWarning):
@@ -58,6 +59,21 @@ class _Tree:
     def num_entries(self) -> int:
         """Number of entries."""
         return self._reader().num_entries
+
+    @property
+    def object_path(self) -> str:
+        """The object's path in the file as uproot gives it: from the top directory, with a
+        leading `/` and the cycle of its key (`/dir/Events;1`)."""
+        found: str | None = self.__dict__.get("_object_path")
+        if found is None:
+            *directories, leaf = [part for part in self.name.split("/") if part]
+            name, _, cycle = leaf.partition(";")
+            if not cycle:
+                keys = _list_keys(self._source, "/".join(directories))
+                cycle = str(max((c for n, _, c in keys if n == name), default=1))
+            found = "/".join(["", *(d.partition(";")[0] for d in directories), f"{name};{cycle}"])
+            self.__dict__["_object_path"] = found
+        return found
 
     def keys(self, *, filter_name: Filter = None, filter_typename: Filter = None, recursive: bool | None = None,
              full_paths: bool = True) -> list[str]:
@@ -278,7 +294,7 @@ class _Tree:
         reads = _steps.read_ahead(iter(steps), lambda step: self._query_step(reader, names, query, step[0], step[1],
                                                                              library, threads))
         for (a, b), arrays in reads:
-            yield (arrays, _steps.Report(self.path, self.name, a, b, a, b)) if report else arrays
+            yield (arrays, _steps.Report(self.path, self.object_path, a, b, a, b)) if report else arrays
 
     def _query_step(self, reader: Reader, names: Sequence[str], query: Query, start: int, stop: int, library: str,
                     threads: int | None) -> Any:
