@@ -1,5 +1,6 @@
 """Datasets of many files: `iterate` and `concatenate` over the same RNTuple or TTree in
-each, with the files named as uproot names them."""
+each, with the files named as uproot names them; the steps of a dataset, file after file,
+that `scan` and `dask` read too."""
 
 from __future__ import annotations
 

@@ -12,8 +12,7 @@ from typing import Any, Iterator, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from ._rootweave import Unread
-from ._rootweave import OpenFile
+from ._rootweave import OpenFile, Unread
 from ._rootweave import read_object as _read_object
 
 #: An object as the extension gives it: `(class, version, members, histogram view)`.
@@ -103,12 +102,12 @@ class Object:
     @property
     def classname(self) -> str:
         """The class name (`TH1F`, `TGraph`, ...)."""
-        return str(self._classname)
+        return self._classname
 
     @property
     def class_version(self) -> int:
         """The class version the object was written with."""
-        return int(self._version)
+        return self._version
 
     @property
     def all_members(self) -> dict[str, Any]:
