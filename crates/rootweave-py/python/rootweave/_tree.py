@@ -3,8 +3,9 @@ filters them, and reads of entry ranges (whole, or in steps) with expressions an
 
 from __future__ import annotations
 
+import re
 import warnings
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence, cast
 
 from . import _expressions, _filters, _library, _steps
 from ._aliases import Fields
@@ -75,22 +76,26 @@ class _Tree:
             self.__dict__["_object_path"] = found
         return found
 
-    def keys(self, *, filter_name: Filter = None, filter_typename: Filter = None, recursive: bool | None = None,
+    def keys(self, *, filter_name: Filter = None, filter_typename: Filter = None, recursive: bool = True,
              full_paths: bool = True) -> list[str]:
-        """Names of the fields (RNTuple: top-level fields, or every field with
-        `recursive=True`, as dotted paths; TTree: every branch), those passing the filters.
+        """Names of the fields or branches, as uproot's `keys` lists them.
+
+        An RNTuple lists its top-level fields and, with `recursive`, their subfields depth
+        first as dotted paths, leaving out the item fields of collections (`Muon._0.pt` is
+        `Muon.pt`), base classes' fields (their members come in their place) and what is
+        inside a variant. A TTree lists every branch by its full name.
 
         Args:
             filter_name: Selects by name (uproot's filters: a name, a glob, "/regex/", a list
-                of these or a callable).
+                of these or a callable); a subfield passes by its own name or its path.
             filter_typename: Selects by C++ type name (see `typenames()`).
-            recursive: (RNTuples) List every field, by its dotted path.
-            full_paths: uproot's keyword, taken and not used.
+            recursive: (RNTuples) List subfields too.
+            full_paths: (RNTuples) Name subfields by their dotted path from the top (else by
+                their own name).
         """
-        return list(self.typenames(filter_name=filter_name, filter_typename=filter_typename,
-                                   recursive=recursive, full_paths=full_paths))
+        return [name for name, _ in self._listing(filter_name, filter_typename, recursive, full_paths)]
 
-    def typenames(self, *, filter_name: Filter = None, filter_typename: Filter = None, recursive: bool | None = None,
+    def typenames(self, *, filter_name: Filter = None, filter_typename: Filter = None, recursive: bool = True,
                   full_paths: bool = True) -> dict[str, str]:
         """`{name: C++ type name}` of the fields `keys()` gives with the same arguments.
 
@@ -100,7 +105,12 @@ class _Tree:
             recursive: As for `keys()`.
             full_paths: As for `keys()`.
         """
-        return dict(self._field_names(filter_name, filter_typename, bool(recursive)))
+        return dict(self._listing(filter_name, filter_typename, recursive, full_paths))
+
+    def _listing(self, filter_name: Filter, filter_typename: Filter, recursive: bool,
+                 full_paths: bool) -> list[tuple[str, str]]:
+        """`(name, type)` of what `keys()` lists with these arguments (a TTree: every branch)."""
+        return self._field_names(filter_name, filter_typename, recursive=True)
 
     def _field_names(self, filter_name: Filter = None, filter_typename: Filter = None,
                      recursive: bool = False) -> list[tuple[str, str]]:
@@ -148,7 +158,7 @@ class _Tree:
         return {".".join(p for p in path.split(".") if p != "_0") for path in self._typenames(True)}
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.keys())
+        return iter([name for name, _ in self._field_names()])
 
     def arrays(self, expressions: Fields = None, cut: str | None = None, *, filter_name: Filter = None,
                filter_typename: Filter = None, aliases: Mapping[str, str] | None = None,
@@ -356,6 +366,51 @@ class RNTuple(_Tree):
     def _open(self, threads: int) -> Reader:
         return _RNTuple(self._source, self.name, threads=threads, **self._options)
 
+    def _fields(self) -> _FieldTree:
+        """The fields as uproot presents them, made once."""
+        fields: _FieldTree | None = self.__dict__.get("_field_tree")
+        if fields is None:
+            fields = self.__dict__["_field_tree"] = _FieldTree(cast(_RNTuple, self._reader()).fields())
+        return fields
+
+    def __getitem__(self, name: str) -> Branch:
+        """The field `name`: a dotted path as `keys()` lists it (`Muon.pt`), or as ROOT names
+        it (`Muon._0.pt`). (The two meet in a collection of pairs or tuples: `v._0` is
+        listed as the first member of its items, ROOT's `v._0._0`, not as its item field.)"""
+        return super().__getitem__(self._fields().root_paths().get(name, name))
+
+    def __contains__(self, name: str) -> bool:
+        return super().__contains__(name) or name in self._fields().root_paths()
+
+    def _listing(self, filter_name: Filter, filter_typename: Filter, recursive: bool,
+                 full_paths: bool) -> list[tuple[str, str]]:
+        """`(name, type)` of the fields as uproot's `keys` lists them: depth first, fields in
+        the order of their IDs, each named by its path through the fields that are listed.
+        Not listed: the item field of a collection or of a fixed-size array, the `_0` of a
+        leaf (an atomic), a base class (`:_0`, its members listed in its place), and any
+        field inside a variant. Members that would have the same path (those of a class
+        inherited twice) are told apart by the classes they come through, outermost first
+        (`Child::base_a1`), as uproot names them. uproot renames the members `_0`, `_1` of
+        a pair or tuple to `0`, `1` (Awkward's names of a tuple's fields); they keep their
+        names here, as ROOT names them and as reads take them."""
+        fields = self._fields()
+        by_name = _filters.predicate(filter_name, "filter_name")
+        by_type = _filters.predicate(filter_typename, "filter_typename")
+        listed: list[tuple[str, str]] = []
+
+        def walk(fids: list[int], prefix: str) -> None:
+            for fid in fids:
+                name, typename = fields.names[fid], fields.types[fid]
+                path = prefix + name
+                if (not fields.in_variant(fid) and (by_name(name) or by_name(path) or by_name("." + path))
+                        and by_type(typename)):
+                    listed.append((path if full_paths else name, typename))
+                if recursive:
+                    walk(fields.shown(fid), path + ".")
+
+        walk(fields.top, "")
+        return listed
+
     def show(self) -> None:
         """Prints every field (dotted path) with its C++ type and column types."""
         rows = self._reader().describe()
@@ -365,6 +420,110 @@ class RNTuple(_Tree):
             print(f"{path:<{width}}  {ctype or '(untyped)':<40}  {columns}")
 
 
+
+class _FieldTree:
+    """An RNTuple's fields as uproot presents them (see `RNTuple.keys`), from the field
+    records `(id, parent id, name, type, role, repetitive)` of the extension's reader."""
+
+    def __init__(self, rows: list[tuple[int, int, str, str, str, bool]]):
+        self.parent = {fid: parent for fid, parent, *_ in rows}
+        self.names = {fid: name for fid, _, name, *_ in rows}
+        #: The fields' own names (`names` are uproot's, told apart).
+        self.root_names = dict(self.names)
+        self.types = {fid: typename for fid, _, _, typename, _, _ in rows}
+        self.roles = {fid: role for fid, *_, role, _ in rows}
+        self.repetitive = {fid: repetitive for fid, *_, repetitive in rows}
+        self.top = [fid for fid, parent, *_ in rows if fid == parent]
+        self.children: dict[int, list[int]] = {}
+        for fid, parent, *_ in rows:
+            if parent != fid:
+                self.children.setdefault(parent, []).append(fid)
+        self._tell_apart()
+
+    def hidden(self, fid: int) -> bool:
+        """True for a field uproot does not list, its subfields listed in its place: the
+        item of a collection, a variant's alternative, the item of a fixed-size array, the
+        `_0` of a leaf (an atomic), a base class."""
+        parent = self.parent[fid]
+        if parent == fid:
+            return False
+        role, name = self.roles[parent], self.names[fid]
+        return (role in ("collection", "variant") or self.repetitive[parent] or (role == "leaf" and name == "_0")
+                or (role == "record" and re.fullmatch(r":_[0-9]+", name) is not None))
+
+    def in_variant(self, fid: int) -> bool:
+        """True for a field inside a variant (not listed)."""
+        while self.parent[fid] != fid:
+            fid = self.parent[fid]
+            if self.roles[fid] == "variant":
+                return True
+        return False
+
+    def shown(self, fid: int) -> list[int]:
+        """The subfields listed under a field, in ID order: hidden ones replaced by theirs."""
+        out: list[int] = []
+        for child in self.children.get(fid, []):
+            out.extend(self.shown(child) if self.hidden(child) else [child])
+        return out
+
+    def _ancestors(self, fid: int) -> list[int]:
+        """The field and every field above it, up to its top-level field."""
+        out = [fid]
+        while self.parent[fid] != fid:
+            fid = self.parent[fid]
+            out.append(fid)
+        return out
+
+    def root_paths(self) -> dict[str, str]:
+        """`{path as keys() lists it: path as ROOT names it}` of every listed field."""
+        out = self.__dict__.get("_root_paths")
+        if out is None:
+            out = self.__dict__["_root_paths"] = {}
+            for fid in self.names:
+                path = self._path(fid)
+                if path is not None:
+                    out[path] = ".".join(self.root_names[f] for f in reversed(self._ancestors(fid)))
+        return cast("dict[str, str]", out)
+
+    def _path(self, fid: int) -> str | None:
+        """The dotted path through the listed fields (None for a field not listed)."""
+        if self.hidden(fid) or self.in_variant(fid):
+            return None
+        return ".".join(self.names[f] for f in reversed(self._ancestors(fid)) if not self.hidden(f))
+
+    def _tell_apart(self) -> None:
+        """Renames fields of the same path (the members of a class inherited twice) by the
+        classes they come through below their common ancestor, adding the outermost class
+        first until the names differ (`Child::base_a1`, `MultiParent::base_a1`)."""
+        groups: dict[str, list[int]] = {}
+        for fid in self.names:
+            path = self._path(fid)
+            if path:
+                groups.setdefault(path, []).append(fid)
+        for group in (g for _, g in sorted(groups.items()) if len(g) > 1):
+            stacks = [self._ancestors(fid) for fid in group]
+            while all(len(s) > 1 and s[-1] == stacks[0][-1] for s in stacks):
+                for s in stacks:
+                    s.pop()
+            # Own name, then the types of the fields above, nearest first.
+            named = [[self.names[s[0]]] + [self.types[f] for f in s[1:]] for s in stacks]
+            prefixes = [0] * len(group)
+
+            def renamed(i: int) -> str:
+                n = min(prefixes[i], len(named[i]) - 1)
+                outer = named[i][::-1][:n]
+                return "::".join([*outer, named[i][0]])
+
+            names = [renamed(i) for i in range(len(group))]
+            while len(set(names)) < len(names):
+                repeated = [i for i, name in enumerate(names) if names.count(name) > 1]
+                if all(prefixes[i] >= len(named[i]) - 1 for i in repeated):
+                    break
+                for i in repeated:
+                    prefixes[i] += 1
+                    names[i] = renamed(i)
+            for fid, name in zip(group, names):
+                self.names[fid] = name
 
 class TTree(_Tree):
     """A TTree: its branches as NumPy, Awkward, Arrow or Polars objects, in the same layouts
