@@ -102,18 +102,18 @@ def warm_up():
     import awkward  # noqa: F401
     import dask_awkward  # noqa: F401
     import rootweave  # noqa: F401
-    import rootweave._dask  # noqa: F401
+    import rootweave._dask_awkward  # noqa: F401
 
 
 def hold_partitions(steps, field, dask_worker=None):
     """Runs in each Dask worker before the timer starts: reads every partition of the
     dataset, keeping its arrays and the thread CPU time the read took."""
-    from rootweave import _dask
+    from rootweave import _dataset
 
     held = {}
     for step in steps:
         began = time.thread_time()
-        arrays = _dask._opened(step[0], step[1], 1).arrays([field], entry_start=step[2], entry_stop=step[3], library="ak", threads=1)
+        arrays = _dataset.opened(step[0], step[1], 1).arrays([field], entry_start=step[2], entry_stop=step[3], library="ak", threads=1)
         held[tuple(step)] = (arrays, time.thread_time() - began)
     dask_worker.bench_held = held
 

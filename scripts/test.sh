@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: makes the Python environment in .venv if it is missing (CERN ROOT's
-# pip wheel, uproot, awkward, numpy, pytest, pyarrow, polars, pandas, awkward-pandas, matplotlib, hist, maturin, Dask with
+# pip wheel, uproot, awkward, numpy, pytest, pyarrow, polars, pandas, awkward-pandas, matplotlib, hist, maturin, mypy, Dask with
 # dask-awkward and distributed), checks formatting, lints and docs, builds the workspace and the `rootweave` Python package (into
 # .venv), runs the Rust tests and the Python tests against ROOT and uproot. Arguments go to
 # pytest (`scripts/test.sh -m "not slow"` skips the slow Python tests); then a 20-second run of each fuzz
@@ -11,8 +11,8 @@ cd "$(dirname "$0")/.."
 VENV=.venv
 # dask-awkward 2026.2 works with dask 2025.3 only (left free, pip pairs the newest dask with an
 # older dask-awkward that cannot run its graphs).
-PACKAGES="root uproot awkward numpy pytest pyarrow polars pandas awkward-pandas matplotlib hist maturin dask[dataframe]>=2025.3,<2025.4 dask-awkward>=2026.2.1 distributed>=2025.3,<2025.4"
-if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT, pyarrow, polars, pandas, awkward_pandas, matplotlib, hist, maturin, dask.dataframe, dask_awkward, distributed; assert dask_awkward.__version__ >= '2026.2'" >/dev/null 2>&1; then
+PACKAGES="root uproot awkward numpy pytest pyarrow polars pandas awkward-pandas matplotlib hist maturin mypy dask[dataframe]>=2025.3,<2025.4 dask-awkward>=2026.2.1 distributed>=2025.3,<2025.4"
+if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT, pyarrow, polars, pandas, awkward_pandas, matplotlib, hist, maturin, mypy, dask.dataframe, dask_awkward, distributed; assert dask_awkward.__version__ >= '2026.2'" >/dev/null 2>&1; then
   echo "== setting up $VENV ($PACKAGES)"
   [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --upgrade pip

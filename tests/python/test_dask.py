@@ -42,15 +42,16 @@ def files(request, tmp_path_factory):
 def record_reads():
     """Runs in a worker: records the fields of every read of this process."""
     import rootweave
+    from rootweave import _library
 
     if not hasattr(rootweave, "_recorded"):
-        inner = rootweave._read
+        inner = _library.read
 
         def recording(reader, names, start, stop, library):
             rootweave._recorded.append((tuple(names), stop - start))
             return inner(reader, names, start, stop, library)
 
-        rootweave._read = recording
+        _library.read = recording
     rootweave._recorded = []
     return os.getpid()
 

@@ -97,7 +97,7 @@ def test_iterate_by_entries_steps_as_uproot(dataset):
                                                                      their_report.tree_entry_stop)
         assert report.global_entry_start == their_report.global_entry_start
         assert report.global_entry_stop == their_report.global_entry_stop
-        assert report.object_path == "Events"
+        assert report.object_path == their_report.source.object_path == "/Events;1"
 
 
 def test_iterate_by_size_takes_whole_clusters(dataset):
@@ -175,13 +175,13 @@ def test_bad_datasets_are_clear_errors(tmp_path, dataset):
 def reads(monkeypatch):
     """The fields of every read the package makes (an empty list: every field)."""
     seen = []
-    inner = rootweave._read
+    inner = rootweave._library.read
 
     def recording(reader, names, start, stop, library):
         seen.append((tuple(names), start, stop))
         return inner(reader, names, start, stop, library)
 
-    monkeypatch.setattr(rootweave, "_read", recording)
+    monkeypatch.setattr(rootweave._library, "read", recording)
     return seen
 
 

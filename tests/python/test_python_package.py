@@ -36,23 +36,24 @@ def test_arrays_equal_uproot(file, name):
     stop = min(theirs_ntuple.num_entries, 2000)
     mine = rootweave.open(path)[name]
     assert mine.num_entries == theirs_ntuple.num_entries
-    assert mine.keys() == theirs_ntuple.keys(recursive=False)
+    fields = mine.keys(recursive=False)
+    assert fields == theirs_ntuple.keys(recursive=False)
     arrays = mine.arrays(entry_stop=stop, library="ak")
-    for field in mine.keys():
+    for field in fields:
         theirs = ak.to_list(theirs_ntuple.arrays([field], entry_stop=stop)[field])
         got = ak.to_list(arrays[field])
         assert same(got, theirs), f"{file} {field}"
     # Arrow (through the C data interface) and Polars hold the same values, every field.
     table = mine.arrays(entry_stop=stop, library="pa")
-    assert table.num_rows == stop and table.column_names == mine.keys()
-    for field in mine.keys():
+    assert table.num_rows == stop and table.column_names == fields
+    for field in fields:
         assert same(table.column(field).to_pylist(), ak.to_list(arrays[field])), f"{file} {field} (Arrow)"
-    plain = [f for f in mine.keys() if "variant" not in f]  # Polars has no union type
+    plain = [f for f in fields if "variant" not in f]  # Polars has no union type
     frame = mine.arrays(plain, entry_stop=stop, library="pl")
     assert frame.shape == (stop, len(plain))
     for field in plain:
         assert same(frame[field].to_list(), table.column(field).to_pylist()), f"{file} {field} (Polars)"
-    if len(plain) < len(mine.keys()):
+    if len(plain) < len(fields):
         with pytest.raises(TypeError, match="variant"):
             mine.arrays(entry_stop=stop, library="pl")
 

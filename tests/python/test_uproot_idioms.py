@@ -3,6 +3,7 @@ files: the same call gives equal arrays (or DataFrames) from uproot and rootweav
 uproot's RNTuple reader gives no answer (it evaluates no expressions), the expected values
 are computed from its plain arrays."""
 
+import re
 import warnings
 
 import awkward as ak
@@ -184,3 +185,62 @@ def test_module_iterate_and_concatenate_take_the_same_keywords():
     assert mine == theirs
     theirs, mine = both(lambda lib: lib.concatenate(files, filter_name="MET_p*", library="np"))
     assert list(mine) == list(theirs) and all(np.array_equal(mine[k], theirs[k]) for k in mine)
+
+
+def test_reports_name_the_object_as_uproot_does(tmp_path):
+    """`Report.object_path` is what uproot's report gives as its source's `object_path`:
+    from the top directory, with a leading slash and the cycle read (the highest)."""
+    path = tmp_path / "reports.root"
+    with rootweave.recreate(path) as f:
+        f.mktree("top", {"x": "int32"}).extend({"x": np.arange(3, dtype=np.int32)})
+        f.mktree("sub/inner", {"x": "int32"}).extend({"x": np.arange(4, dtype=np.int32)})
+    with rootweave.update(path) as f:
+        f.mktree("top", {"x": "int32"}).extend({"x": np.arange(5, dtype=np.int32)})
+    for obj, expected in [("top", "/top;2"), ("sub/inner", "/sub/inner;1")]:
+        theirs = [r.source.object_path for _, r in uproot.iterate(f"{path}:{obj}", "x", report=True)]
+        mine = [r.object_path for _, r in rootweave.iterate(f"{path}:{obj}", "x", report=True)]
+        assert mine == theirs == [expected]
+    theirs = [r.source.object_path for _, r in uproot.open(path)["sub"]["inner"].iterate("x", report=True)]
+    mine = [r.object_path for _, r in rootweave.open(path)["sub"]["inner"].iterate("x", report=True)]
+    assert mine == theirs == ["/sub/inner;1"]
+    assert rootweave.open(path)["top;1"].object_path == uproot.open(path)["top;1"].object_path == "/top;1"
+
+
+def rntuple_files(tmp_path):
+    """`(path, name)` of the RNTuples of the test data, and of one converted from a
+    NanoAOD tree (collections `_collection<i>` of a shared counter, projected fields)."""
+    out = [(p, k.split(";")[0]) for p in sorted(data_file("x").parent.glob("*rntuple*.root"))
+           for k, c in uproot.open(p).classnames().items() if c == "ROOT::RNTuple"]
+    nano = tmp_path / "nano.root"
+    rootweave.convert(f"{data_file('nanoAOD_2015_CMS_Open_Data_ttbar.root')}:Events", nano, to="rntuple")
+    return out + [(nano, "Events")]
+
+
+def test_rntuple_keys_are_uproots(tmp_path):
+    """An RNTuple's `keys()` and `typenames()` list the fields uproot lists, in its order,
+    for each of uproot's arguments."""
+    arguments = [{}, {"recursive": False}, {"full_paths": False}, {"filter_name": "*pt*"},
+                 {"filter_name": "/^_collection0[.]/"}, {"filter_typename": "float", "full_paths": False}]
+
+    def as_root_names(keys):
+        # uproot names the members of a std::pair or std::tuple "0", "1", ... (Awkward's
+        # names of a tuple's fields); ROOT names them `_0`, `_1`, as rootweave does.
+        return [re.sub(r"(?<![^.])([0-9]+)(?![^.])", r"_\1", k) for k in keys]
+
+    files = rntuple_files(tmp_path)
+    compared = set()
+    for path, name in files:
+        theirs_ntuple, mine_ntuple = uproot.open(path)[name], rootweave.open(path)[name]
+        for kw in arguments:
+            theirs = as_root_names(theirs_ntuple.keys(**kw))
+            assert mine_ntuple.keys(**kw) == theirs, (path.name, kw)
+            types = theirs_ntuple.typenames(**kw)
+            assert mine_ntuple.typenames(**kw) == dict(zip(as_root_names(types), types.values())), (path.name, kw)
+            compared.add(len(theirs))
+        # Every field listed is there by that name.
+        assert all(mine_ntuple[k].typename == t for k, t in mine_ntuple.typenames().items()), path.name
+    nano = rootweave.open(files[-1][0])["Events"]
+    assert {"_collection15.Muon_pt", "Muon_pt", "nMuon", "_collection0.CorrT1METJet_area"} <= set(nano.keys())
+    assert "tuple_int32_string._0" in rootweave.open(data_file("test_stl_containers_rntuple_v1-0-0-0.root"))[
+        "ntuple"].keys()
+    assert len(compared) > 10

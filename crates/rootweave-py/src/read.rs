@@ -5,7 +5,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rootweave::container::RootFile;
-use rootweave::rntuple::read::Descriptor;
+use rootweave::rntuple::read::{Descriptor, Role};
 use rootweave::rntuple::{RNTupleReader, ReadOptions};
 use rootweave::streamer::StreamerSet;
 
@@ -203,6 +203,36 @@ impl RNTuple {
                     })
                     .collect();
                 (d.field_path(f.id), f.type_name.clone(), columns.join(","))
+            })
+            .collect()
+    }
+
+    /// `(id, parent id, name, type, role, repetitive)` of every field record, in ID order
+    /// (a top-level field is its own parent; role `"leaf"`, `"collection"`, `"record"`,
+    /// `"variant"` or `"streamer"`; repetitive: a fixed-size array, its item field its
+    /// child), for listing fields as uproot lists them.
+    fn fields(&self) -> Vec<(u32, u32, String, String, &'static str, bool)> {
+        self.reader
+            .descriptor()
+            .fields
+            .iter()
+            .map(|f| {
+                let role = match f.role {
+                    Role::Leaf => "leaf",
+                    Role::Collection => "collection",
+                    Role::Record => "record",
+                    Role::Variant => "variant",
+                    Role::Streamer => "streamer",
+                };
+                let repetitive = f.array_size.is_some();
+                (
+                    f.id,
+                    f.parent,
+                    f.name.clone(),
+                    f.type_name.clone(),
+                    role,
+                    repetitive,
+                )
             })
             .collect()
     }

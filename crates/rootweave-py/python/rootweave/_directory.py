@@ -7,8 +7,11 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from . import _filters, _objects
+from ._filters import Filter
+from ._paths import is_fsspec_url
 from ._rootweave import OpenFile as _OpenFile
 from ._rootweave import list_keys as _list_keys
+from ._tree import RNTuple, TTree
 
 #: Classes read as directories.
 DIRECTORIES = ("TDirectory", "TDirectoryFile")
@@ -17,11 +20,9 @@ RNTUPLES = ("ROOT::RNTuple",)
 TREES = ("TTree", "TNtuple", "TNtupleD")
 
 
-def _open_file(path: str) -> Any:
+def _open_file(path: str) -> _OpenFile:
     """The file at `path`: rootweave's own sources for paths, HTTP(S) and XRootD URLs, and
     fsspec's file system (its `cat_ranges`) for any other URL."""
-    from ._dataset import is_fsspec_url
-
     if not is_fsspec_url(path):
         return _OpenFile(path)
     import fsspec
@@ -37,9 +38,15 @@ def _open_file(path: str) -> Any:
 
 class Directory:
     """A directory of a ROOT file (the file's top directory is a `ReadOnlyFile`): a mapping
-    of `name;cycle` to its objects, as uproot's `ReadOnlyDirectory`."""
+    of `name;cycle` to its objects, as uproot's `ReadOnlyDirectory`.
 
-    def __init__(self, path: str, prefix: str = "", file: Any = None):
+    Args:
+        path: The file's path or URL.
+        prefix: The directory's path in the file ("" for the top one), ending in "/".
+        file: The file, already open.
+    """
+
+    def __init__(self, path: str, prefix: str = "", file: _OpenFile | None = None):
         self.path = path
         #: The path of this directory in the file ("" for the top one), ending in "/".
         self.prefix = prefix
@@ -47,12 +54,13 @@ class Directory:
         self._file = _open_file(path) if file is None else file
         self._entries = _list_keys(self._file, prefix.rstrip("/"))
 
-    def _listing(self, recursive, filter_name, filter_classname):
+    def _listing(self, recursive: bool, filter_name: Filter,
+                 filter_classname: Filter) -> list[tuple[str, str, int]]:
         """`(path;cycle, class, cycle)` of the keys here (and below, if recursive) that
         pass the filters (applied to the key's own name and class)."""
         by_name = _filters.predicate(filter_name, "filter_name")
         by_class = _filters.predicate(filter_classname, "filter_classname")
-        out = []
+        out: list[tuple[str, str, int]] = []
         for name, cls, cycle in self._entries:
             if by_name(name) and by_class(cls):
                 out.append((name, cls, cycle))
@@ -62,33 +70,63 @@ class Directory:
                     out.append((f"{name}/{key}", c, k))
         return out
 
-    def keys(self, *, recursive: bool = True, cycle: bool = True, filter_name: Any = None,
-             filter_classname: Any = None) -> list[str]:
-        """Names of the objects (`name;cycle`, or `name` with `cycle=False`); with
-        `recursive` (the default) those in subdirectories too, as `dir/name;cycle`.
-        `filter_name` and `filter_classname` select by name and class (see uproot)."""
+    def keys(self, *, recursive: bool = True, cycle: bool = True, filter_name: Filter = None,
+             filter_classname: Filter = None) -> list[str]:
+        """Names of the objects, as uproot's `keys` gives them.
+
+        Args:
+            recursive: Also list the objects of subdirectories, as `dir/name;cycle`.
+            cycle: Name each object `name;cycle` (else `name`).
+            filter_name: Selects by the object's own name (uproot's filters: a name, a glob,
+                "/regex/", a list of these or a callable).
+            filter_classname: Selects by class name, as `filter_name` by name.
+        """
         return [f"{name};{c}" if cycle else name
                 for name, _, c in self._listing(recursive, filter_name, filter_classname)]
 
-    def classnames(self, *, recursive: bool = True, cycle: bool = True, filter_name: Any = None,
-                   filter_classname: Any = None) -> dict[str, str]:
-        """`{key: class name}` of the keys `keys()` gives with the same arguments."""
+    def classnames(self, *, recursive: bool = True, cycle: bool = True, filter_name: Filter = None,
+                   filter_classname: Filter = None) -> dict[str, str]:
+        """`{key: class name}` of the keys `keys()` gives with the same arguments.
+
+        Args:
+            recursive: Also list the objects of subdirectories, as `dir/name;cycle`.
+            cycle: Name each object `name;cycle` (else `name`).
+            filter_name: Selects by the object's own name (uproot's filters: a name, a glob,
+                "/regex/", a list of these or a callable).
+            filter_classname: Selects by class name, as `filter_name` by name.
+        """
         return {f"{name};{c}" if cycle else name: cls
                 for name, cls, c in self._listing(recursive, filter_name, filter_classname)}
 
-    def items(self, *, recursive: bool = True, cycle: bool = True, filter_name: Any = None,
-              filter_classname: Any = None) -> list[tuple[str, Any]]:
-        """`(key, object)` of the keys `keys()` gives with the same arguments."""
+    def items(self, *, recursive: bool = True, cycle: bool = True, filter_name: Filter = None,
+              filter_classname: Filter = None) -> list[tuple[str, Any]]:
+        """`(key, object)` of the keys `keys()` gives with the same arguments.
+
+        Args:
+            recursive: Also list the objects of subdirectories, as `dir/name;cycle`.
+            cycle: Name each object `name;cycle` (else `name`).
+            filter_name: Selects by the object's own name (uproot's filters: a name, a glob,
+                "/regex/", a list of these or a callable).
+            filter_classname: Selects by class name, as `filter_name` by name.
+        """
         return [(f"{name};{c}" if cycle else name, self[f"{name};{c}"])
                 for name, _, c in self._listing(recursive, filter_name, filter_classname)]
 
-    def values(self, *, recursive: bool = True, cycle: bool = True, filter_name: Any = None,
-               filter_classname: Any = None) -> list[Any]:
-        """The objects of the keys `keys()` gives with the same arguments."""
+    def values(self, *, recursive: bool = True, cycle: bool = True, filter_name: Filter = None,
+               filter_classname: Filter = None) -> list[Any]:
+        """The objects of the keys `keys()` gives with the same arguments.
+
+        Args:
+            recursive: Also list the objects of subdirectories, as `dir/name;cycle`.
+            cycle: Name each object `name;cycle` (else `name`).
+            filter_name: Selects by the object's own name (uproot's filters: a name, a glob,
+                "/regex/", a list of these or a callable).
+            filter_classname: Selects by class name, as `filter_name` by name.
+        """
         return [obj for _, obj in self.items(recursive=recursive, cycle=cycle, filter_name=filter_name,
                                              filter_classname=filter_classname)]
 
-    def _find(self, name: str):
+    def _find(self, name: str) -> tuple[str, str, int]:
         """`(name, class, cycle)` of a key of this directory: `name;cycle`, or the highest
         cycle of `name`; KeyError naming the keys that do exist."""
         base, _, cycle = name.partition(";")
@@ -105,8 +143,6 @@ class Directory:
         "a/b;1")`); a subdirectory is a `Directory`, an RNTuple a `rootweave.RNTuple`, a tree a
         `rootweave.TTree`, a histogram a `rootweave.Histogram` (UHI), any other object its
         typed view or a generic `rootweave.Object` with its members."""
-        from . import RNTuple, TTree
-
         if isinstance(where, tuple):
             if not where:
                 raise KeyError(f"{self.path}: an empty path")
@@ -116,15 +152,14 @@ class Directory:
                 if cls not in DIRECTORIES:
                     raise KeyError(f"{self.path}: '{self.prefix}{head}' is a {cls}, not a directory")
                 return Directory(self.path, f"{self.prefix}{name};{cycle}/", self._file)[rest]
-            where = where[0]
-            head, slash, rest = where, "", ""
+            head, slash, path = where[0], "", ""
         else:
-            head, slash, rest = where.strip("/").partition("/")
+            head, slash, path = where.strip("/").partition("/")
         name, cls, cycle = self._find(head)
         if slash:
             if cls not in DIRECTORIES:
                 raise KeyError(f"{self.path}: '{self.prefix}{head}' is a {cls}, not a directory")
-            return Directory(self.path, f"{self.prefix}{name};{cycle}/", self._file)[rest]
+            return Directory(self.path, f"{self.prefix}{name};{cycle}/", self._file)[path]
         full = f"{self.prefix}{name};{cycle}"
         if cls in DIRECTORIES:
             return Directory(self.path, full + "/", self._file)
@@ -160,6 +195,6 @@ class Directory:
         """Nothing to release at once: the file stays open while this directory or an object
         read from it is alive (each holds it), and closes when the last goes."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         where = f" directory {self.prefix.rstrip('/')!r}" if self.prefix else ""
         return f"<rootweave.{type(self).__name__}{where} of {self.path!r}>"

@@ -7,7 +7,8 @@ through `get("name")`. NumPy's functions are available by name (`sqrt`, `abs`, `
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Mapping
+from types import CodeType
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -28,17 +29,17 @@ class Expression:
 
     def __init__(self, text: str, known: Callable[[str], bool], aliases: Mapping[str, str], what: str):
         self.text = text
-        self.aliases = {}
+        self.aliases: dict[str, Expression] = {}
         self.names: list[str] = []
         if known(text):
             self.names = [text]
-            self.code = None
+            self.code: CodeType | None = None
             return
         try:
             tree = ast.parse(text, mode="eval")
         except SyntaxError as e:
             raise ValueError(f"{what} {text!r} is not a Python expression: {e.msg}") from None
-        self._rewrite = {}
+        self._rewrite: dict[str, str] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "get":
                 if len(node.args) != 1 or not isinstance(node.args[0], ast.Constant):
@@ -51,7 +52,7 @@ class Expression:
                     self._rewrite[dotted] = dotted
         # Keep only chains not inside a longer chain that is itself used.
         used = sorted(self._rewrite, key=len, reverse=True)
-        kept = []
+        kept: list[str] = []
         for d in used:
             if not any(k.startswith(d + ".") for k in kept):
                 kept.append(d)
@@ -65,7 +66,7 @@ class Expression:
         tree = ast.fix_missing_locations(_Replace(kept).visit(tree))
         self.code = compile(tree, f"<{what} {text!r}>", "eval")
 
-    def _use(self, name, known, aliases, what):
+    def _use(self, name: str, known: Callable[[str], bool], aliases: Mapping[str, str], what: str) -> None:
         if name in aliases:
             alias = Expression(aliases[name], known, {k: v for k, v in aliases.items() if k != name},
                                f"alias {name!r}")
@@ -96,24 +97,26 @@ class Expression:
 class _Replace(ast.NodeTransformer):
     """Replaces each used name or attribute chain by `_value("name")`."""
 
-    def __init__(self, dotted):
+    def __init__(self, dotted: Sequence[str]):
         self.dotted = set(dotted)
 
-    def _replace(self, node):
+    def _replace(self, node: ast.AST) -> ast.AST | None:
         d = _dotted(node)
         if d in self.dotted:
             call = ast.Call(ast.Name("_value", ast.Load()), [ast.Constant(d)], [])
             return ast.copy_location(call, node)
         return None
 
-    def visit_Attribute(self, node):  # noqa: N802 - ast's naming
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:  # noqa: N802 - ast's naming
         return self._replace(node) or self.generic_visit(node)
 
-    def visit_Name(self, node):  # noqa: N802 - ast's naming
+    def visit_Name(self, node: ast.Name) -> ast.AST:  # noqa: N802 - ast's naming
         return self._replace(node) or node
 
 
-def _functions():
+def _functions() -> dict[str, Any]:
+    """The names expressions may use besides fields: NumPy's functions and constants,
+    `np`, `ak` and a few builtins."""
     import math
 
     out = {name: getattr(np, name) for name in (
@@ -135,7 +138,8 @@ def _functions():
 _FUNCTIONS = _functions()
 
 
-def plan(expressions, cut, aliases, known, what="expression"):
+def plan(expressions: Sequence[str], cut: str | None, aliases: Mapping[str, str] | None, known: Callable[[str], bool],
+         what: str = "expression") -> tuple[list[Expression], Expression | None, list[str]]:
     """The `Expression`s of the outputs and of the cut (or None), and the names to read,
     in first-use order."""
     aliases = dict(aliases or {})

@@ -6,24 +6,34 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from . import _dataset
+from . import _paths
 from ._hist_write import STATISTICS
 from ._rootweave import fill_histogram as _fill_histogram
 
 
 def histogram(files: Any, field: str | Sequence[str], axes: Any, weight: str | None = None,
               threads: int | None = None) -> Any:
-    """Fills a histogram of `field` (a name, or one name per axis for 2-3 dimensions) from
-    every entry of `files` (named as `iterate` takes them: paths, globs, `"file:tree"`, a
-    dict of file to object name), weighted by field `weight` if given (one per entry, given
-    to each value of a list field, or one per value). Lists are flattened: each value is a
-    fill. `axes` is a hist axis (Regular, Variable, Integer), a list of them, or `(bins,
-    start, stop)` (a list of those). Returns a `hist.Hist` with Double storage, or Weight
-    storage when weighted, binned exactly as `hist` bins; it carries the statistics ROOT
-    keeps (sums of weights, of x and x squared, ...) of the values themselves, which
-    `f[name] = h` writes. Runs on `threads` threads (all cores if None): every batch of
-    whole clusters fills a partial histogram and the partials are added in file order, so
-    the result is the same whatever the thread count."""
+    """Fills a histogram from every entry of many files.
+
+    Lists are flattened: each value is a fill. Every batch of whole clusters fills a
+    partial histogram and the partials are added in file order, so the result is the same
+    whatever the thread count.
+
+    Args:
+        files: The files, named as `iterate` takes them (paths, globs, `"file:tree"`, a
+            dict of file to object name).
+        field: The field to fill, or one per axis for 2-3 dimensions.
+        axes: A hist axis (Regular, Variable, Integer), a list of them, or `(bins, start,
+            stop)` (a list of those).
+        weight: A field of weights (one per entry, given to each value of a list field, or
+            one per value).
+        threads: Threads reading and filling (all cores if None).
+
+    Returns:
+        A `hist.Hist` with Double storage, or Weight storage when weighted, binned exactly
+        as `hist` bins; it carries the statistics ROOT keeps (sums of weights, of x and x
+        squared, ...) of the values themselves, which `f[name] = h` writes.
+    """
     import hist
 
     fields = [field] if isinstance(field, str) else list(field)
@@ -33,14 +43,16 @@ def histogram(files: Any, field: str | Sequence[str], axes: Any, weight: str | N
     if len(axes) != len(fields):
         raise ValueError(f"{len(fields)} fields for {len(axes)} axes: give one field per axis")
     specs = [_axis_spec(a) for a in axes]
-    sources = _dataset.sources(files)
+    sources = _paths.sources(files)
     cells, sumw2, entries, stats = _fill_histogram(sources, fields, weight, specs, threads or 0)
     h = hist.Hist(*axes, storage=hist.storage.Weight() if weight else hist.storage.Double())
     shape = tuple(len(a) + 2 for a in axes)
     pick = tuple(slice(0 if a.traits.underflow else 1, len(a) + 2 if a.traits.overflow else len(a) + 1)
                  for a in axes)
-    view = h.view(flow=True)
+    # Weight storage's view has fields `value` and `variance`; Double storage's is an array.
+    view: Any = h.view(flow=True)
     if weight:
+        assert sumw2 is not None
         view.value = cells.reshape(shape, order="F")[pick]
         view.variance = sumw2.reshape(shape, order="F")[pick]
     else:
@@ -49,7 +61,7 @@ def histogram(files: Any, field: str | Sequence[str], axes: Any, weight: str | N
     return h
 
 
-def _axis_spec(axis: Any) -> dict:
+def _axis_spec(axis: Any) -> dict[str, Any]:
     """The binning of a hist axis, for the filler."""
     kind = type(axis).__name__
     traits = axis.traits

@@ -25,12 +25,13 @@ def predicate(spec: Filter, keyword: str = "filter") -> Callable[[str], bool]:
     if isinstance(spec, str):
         return _one(spec, keyword)
     try:
-        parts = [_one(s, keyword) if isinstance(s, str) else None for s in spec]
+        items = list(spec)
     except TypeError:
         raise TypeError(f"{keyword} must be None, a string, a list of strings or a callable, "
                         f"not {type(spec).__name__}") from None
-    if any(p is None for p in parts):
+    if not all(isinstance(s, str) for s in items):
         raise TypeError(f"{keyword}: every item of the list must be a string")
+    parts = [_one(s, keyword) for s in items]
     return lambda name: any(p(name) for p in parts)
 
 

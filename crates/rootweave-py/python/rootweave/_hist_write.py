@@ -10,17 +10,18 @@ import sys
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
+
+from ._objects import Histogram
 
 #: The attribute of a histogram made by `rootweave.histogram` holding the statistics
 #: sums of the values filled (ROOT's `fTsumw`, `fTsumwx`, ...) and the number of entries.
 STATISTICS = "_rootweave_statistics"
 
 
-def spec(obj: Any, name: str) -> dict | None:
+def spec(obj: Any, name: str) -> dict[str, Any] | None:
     """The histogram spec of `obj` for `write_histogram`, or None if `obj` is not a
     histogram."""
-    from ._objects import Histogram
-
     if isinstance(obj, Histogram):
         return _from_read(obj, name)
     bh = sys.modules.get("boost_histogram")
@@ -31,19 +32,19 @@ def spec(obj: Any, name: str) -> dict | None:
     return None
 
 
-def _axis_dict(letter: str, title: str, edges: np.ndarray | None, bins: int, low: float, high: float,
-               labels: list[str] | None = None, can_extend: bool = False) -> dict:
+def _axis_dict(letter: str, title: str, edges: NDArray[Any] | None, bins: int, low: float, high: float,
+               labels: list[str] | None = None, can_extend: bool = False) -> dict[str, Any]:
     return {"name": f"{letter}axis", "title": title, "bins": int(bins), "min": float(low),
             "max": float(high), "edges": None if edges is None else np.ascontiguousarray(edges, dtype=np.float64),
             "labels": labels, "can_extend": can_extend}
 
 
-def _cells(array: np.ndarray) -> np.ndarray:
+def _cells(array: NDArray[Any]) -> NDArray[np.float64]:
     """A NumPy array of cells indexed [x, y, z] in ROOT's order (x fastest)."""
     return np.ascontiguousarray(np.asarray(array, dtype=np.float64).ravel(order="F"))
 
 
-def _from_numpy(obj: tuple, name: str) -> dict:
+def _from_numpy(obj: tuple[Any, ...], name: str) -> dict[str, Any]:
     counts = np.asarray(obj[0])
     edges = list(obj[1]) if len(obj) == 2 and counts.ndim > 1 else list(obj[1:])
     if len(edges) != counts.ndim or not 1 <= counts.ndim <= 3:
@@ -62,7 +63,7 @@ def _from_numpy(obj: tuple, name: str) -> dict:
             "sumw2": None, "profile": None, "entries": float(np.sum(counts)), "stats": None}
 
 
-def _boost_axis(letter: str, ax: Any) -> tuple[dict, slice]:
+def _boost_axis(letter: str, ax: Any) -> tuple[dict[str, Any], slice]:
     """The ROOT axis of a boost-histogram axis, and where boost's flow-included cells go
     in ROOT's (n + 2) cells."""
     kind = type(ax).__name__
@@ -83,7 +84,7 @@ def _boost_axis(letter: str, ax: Any) -> tuple[dict, slice]:
     return d, slice(start, stop)
 
 
-def _from_boost(h: Any, name: str) -> dict:
+def _from_boost(h: Any, name: str) -> dict[str, Any]:
     import boost_histogram as bh
 
     if not 1 <= h.ndim <= 3:
@@ -92,7 +93,7 @@ def _from_boost(h: Any, name: str) -> dict:
     shape = tuple(a["bins"] + 2 for a in axes)
     view = h.view(flow=True)
 
-    def full(values: Any) -> np.ndarray:
+    def full(values: Any) -> NDArray[np.float64]:
         out = np.zeros(shape)
         out[places] = values
         return _cells(out)
@@ -100,7 +101,7 @@ def _from_boost(h: Any, name: str) -> dict:
     metadata = vars(h).get("metadata")  # read without boost-histogram's warning when unset
     title = getattr(h, "label", None) or (metadata.get("label", "") if isinstance(metadata, dict) else "")
     storage = h.storage_type
-    out = {"name": name, "title": str(title or ""), "axes": list(axes), "sumw2": None, "profile": None,
+    out: dict[str, Any] = {"name": name, "title": str(title or ""), "axes": list(axes), "sumw2": None, "profile": None,
            "entries": None, "stats": None}
     if storage in (bh.storage.Mean, bh.storage.WeightedMean):
         out["class"] = "TProfile" if h.ndim == 1 else f"TProfile{h.ndim}D"
@@ -135,7 +136,7 @@ def _from_boost(h: Any, name: str) -> dict:
     return out
 
 
-def _statistics_fit(stats: dict, out: dict) -> bool:
+def _statistics_fit(stats: dict[str, float], out: dict[str, Any]) -> bool:
     """Whether statistics attached to a histogram are still its own: the sum of weights
     and of squared weights in range equal the bins' (a histogram changed after filling
     keeps an attribute that no longer describes it)."""
@@ -145,12 +146,14 @@ def _statistics_fit(stats: dict, out: dict) -> bool:
     inner = tuple(slice(1, -1) for _ in shape)
     cells = out["cells"].reshape(shape, order="F")[inner]
     sumw2 = out["sumw2"].reshape(shape, order="F")[inner] if out["sumw2"] is not None else cells
-    close = lambda a, b: abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300)  # noqa: E731
+    def close(a: float, b: float) -> bool:
+        return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300)
+
     return close(float(cells.sum()), stats.get("fTsumw", np.nan)) and close(float(sumw2.sum()),
                                                                            stats.get("fTsumw2", np.nan))
 
 
-def _from_read(h: Any, name: str) -> dict:
+def _from_read(h: Any, name: str) -> dict[str, Any]:
     view = h._view
     writable = ("TH1D", "TH1F", "TH1I", "TH1S", "TH1C", "TH2D", "TH2F", "TH3D", "TProfile", "TProfile2D",
                 "TProfile3D")
@@ -161,7 +164,7 @@ def _from_read(h: Any, name: str) -> dict:
         axes.append(_axis_dict(letter, a["title"], e if a["variable"] else None, len(e) - 1, a["min"], a["max"],
                                a["labels"], a["can_extend"]))
         axes[-1]["name"] = a["name"]
-    out = {"class": cls, "name": name, "title": view["title"], "axes": axes, "cells": view["sumw"],
+    out: dict[str, Any] = {"class": cls, "name": name, "title": view["title"], "axes": axes, "cells": view["sumw"],
            "sumw2": view["sumw2"], "profile": None, "entries": view["entries"], "stats": list(view["stats"].items())}
     if view["profile"]:
         out["profile"] = {"bin_entries": view["bin_entries"], "sum_wy2": view["sum_wy2"],

@@ -7,12 +7,18 @@ efficiencies."""
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
-from ._rootweave import Unread
+from ._rootweave import OpenFile, Unread
 from ._rootweave import read_object as _read_object
+
+#: An object as the extension gives it: `(class, version, members, histogram view)`.
+ObjectData = tuple[str, int, list[tuple[str, Any]], Any]
+#: The views made of objects already met, by the identity of their data.
+Memo = dict[int, tuple[ObjectData, Any]]
 
 _MISSING = object()
 #: STL containers stored as keys of their own: read as Python values.
@@ -20,7 +26,7 @@ STL = ("vector", "list", "deque", "set", "multiset", "map", "multimap", "unorder
        "unordered_set", "pair")
 
 
-def read(file: Any, parts: list[str]) -> Any:
+def read(file: OpenFile, parts: list[str]) -> Any:
     """The object at `parts` (directories, then the name; each `name` or `name;cycle`) of an
     open file, as its typed view, which remembers where it came from (`f[name] = obj`
     writes it as it is)."""
@@ -32,7 +38,7 @@ def read(file: Any, parts: list[str]) -> Any:
     return view_of
 
 
-def from_data(data: tuple, memo: dict | None = None) -> Any:
+def from_data(data: ObjectData, memo: Memo | None = None) -> Any:
     """The typed view of an object given as `(class, version, members, histogram)`; an
     object met again through another reference (`memo`, by identity) is the same view."""
     memo = {} if memo is None else memo
@@ -43,7 +49,7 @@ def from_data(data: tuple, memo: dict | None = None) -> Any:
     return view_of
 
 
-def _view(data: tuple, memo: dict) -> Any:
+def _view(data: ObjectData, memo: Memo) -> Any:
     cls = data[0]
     view = data[3]
     if cls in ("string", "std::string") or (cls.split("<")[0] in STL and len(data[2]) == 1):
@@ -68,7 +74,7 @@ def _view(data: tuple, memo: dict) -> Any:
     return kind(data, memo)
 
 
-def _convert(value: Any, memo: dict) -> Any:
+def _convert(value: Any, memo: Memo) -> Any:
     """A member's value: nested objects as their typed views, lists of them as lists."""
     if isinstance(value, tuple) and len(value) == 4 and isinstance(value[0], str):
         return from_data(value, memo)
@@ -83,7 +89,7 @@ class Object:
     """An object read through the file's class layouts: `classname`, `class_version`, and
     its members (base classes' members included) by name, as uproot's models offer them."""
 
-    def __init__(self, data: tuple, memo: dict | None = None):
+    def __init__(self, data: ObjectData, memo: Memo | None = None):
         cls, version, members, _ = data
         memo = {} if memo is None else memo
         self._classname = cls
@@ -109,12 +115,20 @@ class Object:
         return dict(self._members)
 
     def has_member(self, name: str) -> bool:
-        """True if the object has member `name`."""
+        """True if the object has member `name`.
+
+        Args:
+            name: The member's name (`fTitle`, ...).
+        """
         return name in self._members
 
     def member(self, name: str, default: Any = _MISSING) -> Any:
-        """The member `name`; `default` if given and the object has none, else KeyError. A
-        member that could not be read raises OSError with the reason."""
+        """The member `name`. A member that could not be read raises OSError with the reason.
+
+        Args:
+            name: The member's name (`fTitle`, ...).
+            default: What to return if the object has no such member (else KeyError).
+        """
         if name not in self._members:
             if default is not _MISSING:
                 return default
@@ -147,7 +161,9 @@ class Object:
 class ObjString(str):
     """A `TObjString`: the string itself, with `classname` and `member` as other objects."""
 
-    def __new__(cls, data: tuple, memo: dict | None = None):
+    _object: Object
+
+    def __new__(cls, data: ObjectData, memo: Memo | None = None) -> ObjString:
         obj = Object(data, memo)
         out = super().__new__(cls, obj.member("fString", ""))
         out._object = obj
@@ -155,14 +171,21 @@ class ObjString(str):
 
     @property
     def classname(self) -> str:
+        """The class name, `TObjString`."""
         return "TObjString"
 
     def member(self, name: str, default: Any = _MISSING) -> Any:
-        """The member `name` (see `Object.member`)."""
+        """The member `name` (see `Object.member`).
+
+        Args:
+            name: The member's name.
+            default: What to return if the object has no such member (else KeyError).
+        """
         return self._object.member(name, default)
 
     @property
     def all_members(self) -> dict[str, Any]:
+        """Every member by name (a copy)."""
         return self._object.all_members
 
 
@@ -170,7 +193,7 @@ class List(Object):
     """A `TList`, `THashList`, `TObjArray` or `TClonesArray`: a sequence of its objects
     (`None` for empty slots)."""
 
-    def _items(self) -> list:
+    def _items(self) -> list[Any]:
         items = self._members.get("fObjects", [])
         return items if isinstance(items, list) else []
 
@@ -195,6 +218,7 @@ class Parameter(Object):
 
     @property
     def value(self) -> Any:
+        """The value (`fVal`)."""
         return self.member("fVal")
 
 
@@ -206,14 +230,16 @@ MATRICES = ("TMatrixT<double>", "TMatrixT<float>", "TMatrixD", "TMatrixF",
 class Vector(Object):
     """A `TVectorT`: its elements as a NumPy array (`to_numpy()`)."""
 
-    def to_numpy(self) -> np.ndarray:
+    def to_numpy(self) -> NDArray[Any]:
+        """The elements, as float64."""
         return np.asarray(self.member("fElements"), dtype=np.float64)[: self.member("fNrows")]
 
 
 class Matrix(Object):
     """A `TMatrixT` or `TMatrixTSym`: its elements as a 2-D NumPy array (`to_numpy()`)."""
 
-    def to_numpy(self) -> np.ndarray:
+    def to_numpy(self) -> NDArray[Any]:
+        """The elements as a rows x columns array of float64 (a symmetric matrix whole)."""
         rows, cols = self.member("fNrows"), self.member("fNcols")
         elements = np.asarray(self.member("fElements"), dtype=np.float64)
         if self.classname.startswith("TMatrixTSym") and len(elements) == rows * (rows + 1) // 2:
@@ -231,7 +257,7 @@ class Graph(Object):
     """A `TGraph` and its error variants: points and errors as NumPy arrays, named as
     uproot names them."""
 
-    def _points(self, name: str) -> np.ndarray:
+    def _points(self, name: str) -> NDArray[Any]:
         n = self.member("fNpoints")
         value = self._members.get(name)
         if value is None or isinstance(value, Unread):
@@ -239,25 +265,34 @@ class Graph(Object):
         return np.asarray(value, dtype=np.float64)[:n]
 
     def values(self, axis: str = "both") -> Any:
-        """The points: x (`axis="x"`), y (`"y"`), or both as a tuple (`"both"`)."""
+        """The points.
+
+        Args:
+            axis: "x", "y", or "both" (a tuple of the two).
+        """
         x, y = self._points("fX"), self._points("fY")
         return {"x": x, "y": y, "both": (x, y)}[axis]
 
     def errors(self, which: str = "mean", axis: str = "both") -> Any:
-        """The errors: symmetric ones (`TGraphErrors`: `fEX`, `fEY`), or for asymmetric ones
-        `which="low"`, `"high"` or `"mean"` (their average); x, y or both."""
+        """The errors: symmetric ones (`TGraphErrors`: `fEX`, `fEY`), or asymmetric ones.
+
+        Args:
+            which: Of asymmetric errors, "low", "high" or "mean" (their average).
+            axis: "x", "y", or "both" (a tuple of the two).
+        """
         if self.has_member("fEX"):
             x, y = self._points("fEX"), self._points("fEY")
         else:
             lows = self._points("fEXlow"), self._points("fEYlow")
             highs = self._points("fEXhigh"), self._points("fEYhigh")
-            pick = {"low": lambda lo, hi: lo, "high": lambda lo, hi: hi,
-                    "mean": lambda lo, hi: (lo + hi) / 2}[which]
-            x, y = pick(lows[0], highs[0]), pick(lows[1], highs[1])
+            if which not in ("low", "high", "mean"):
+                raise KeyError(which)
+            x, y = [lo if which == "low" else hi if which == "high" else (lo + hi) / 2
+                    for lo, hi in zip(lows, highs)]
         return {"x": x, "y": y, "both": (x, y)}[axis]
 
     def __len__(self) -> int:
-        return self.member("fNpoints")
+        return int(self.member("fNpoints"))
 
 
 class Efficiency(Object):
@@ -265,54 +300,72 @@ class Efficiency(Object):
     (passed / total, 0 where total is 0)."""
 
     @property
-    def passed(self) -> "Histogram":
-        return self.member("fPassedHistogram")
+    def passed(self) -> Histogram:
+        """The histogram of passed events (`fPassedHistogram`)."""
+        return cast(Histogram, self.member("fPassedHistogram"))
 
     @property
-    def total(self) -> "Histogram":
-        return self.member("fTotalHistogram")
+    def total(self) -> Histogram:
+        """The histogram of all events (`fTotalHistogram`)."""
+        return cast(Histogram, self.member("fTotalHistogram"))
 
-    def values(self, flow: bool = False) -> np.ndarray:
+    def values(self, flow: bool = False) -> NDArray[Any]:
+        """The efficiency of each bin: passed / total, 0 where total is 0.
+
+        Args:
+            flow: Include the under- and overflow bins.
+        """
         passed, total = self.passed.values(flow), self.total.values(flow)
-        return np.divide(passed, total, out=np.zeros_like(passed), where=total != 0)
+        efficiency: NDArray[Any] = np.divide(passed, total, out=np.zeros_like(passed), where=total != 0)
+        return efficiency
 
 
 class Axis:
     """A histogram axis (`TAxis`) in the UHI protocol: its length, bins (edge pairs, or
     labels for a labelled axis), `edges`, `centers`, `widths`, `traits`."""
 
-    def __init__(self, view: dict):
+    def __init__(self, view: dict[str, Any]):
         self.name: str = view["name"]
         self.label: str = view["title"]
-        self._edges: np.ndarray = view["edges"]
+        self._edges: NDArray[Any] = view["edges"]
         self._labels: list[str] | None = view["labels"]
         self._variable: bool = view["variable"]
 
     @property
     def title(self) -> str:
+        """The axis title (as `label`)."""
         return self.label
 
-    def edges(self, flow: bool = False) -> np.ndarray:
-        """The `len + 1` bin edges as ROOT gives them (`GetBinLowEdge`, `GetBinUpEdge`); with
-        `flow`, -inf and +inf around them."""
+    def edges(self, flow: bool = False) -> NDArray[Any]:
+        """The `len + 1` bin edges as ROOT gives them (`GetBinLowEdge`, `GetBinUpEdge`).
+
+        Args:
+            flow: Add -inf and +inf around them.
+        """
         if flow:
             return np.concatenate([[-np.inf], self._edges, [np.inf]])
         return self._edges.copy()
 
     @property
-    def centers(self) -> np.ndarray:
-        return (self._edges[1:] + self._edges[:-1]) / 2
+    def centers(self) -> NDArray[Any]:
+        """The bins' centers."""
+        centers: NDArray[Any] = (self._edges[1:] + self._edges[:-1]) / 2
+        return centers
 
     @property
-    def widths(self) -> np.ndarray:
-        return self._edges[1:] - self._edges[:-1]
+    def widths(self) -> NDArray[Any]:
+        """The bins' widths."""
+        widths: NDArray[Any] = self._edges[1:] - self._edges[:-1]
+        return widths
 
     @property
     def low(self) -> float:
+        """The first bin's low edge."""
         return float(self._edges[0])
 
     @property
     def high(self) -> float:
+        """The last bin's high edge."""
         return float(self._edges[-1])
 
     def labels(self) -> list[str] | None:
@@ -321,6 +374,7 @@ class Axis:
 
     @property
     def traits(self) -> SimpleNamespace:
+        """UHI's axis traits: `circular` (never) and `discrete` (a labelled axis)."""
         return SimpleNamespace(circular=False, discrete=self._labels is not None)
 
     def __len__(self) -> int:
@@ -351,6 +405,7 @@ class Axis:
         import boost_histogram as bh
 
         meta = {"name": self.name, "label": self.label}
+        axis: bh.axis.Axis
         if self._labels is not None:
             axis = bh.axis.StrCategory(self._labels)
         elif self._variable:
@@ -368,13 +423,13 @@ class Histogram(Object):
     each bin and its error as the profile's error option says); `flow=True` adds the
     under- and overflow bins; arrays are indexed x first."""
 
-    def __init__(self, data: tuple, view: dict, memo: dict | None = None):
+    def __init__(self, data: ObjectData, view: dict[str, Any], memo: Memo | None = None):
         super().__init__(data, memo)
         self._view = view
         self._axes = tuple(Axis(a) for a in view["axes"])
         self._shape = tuple(len(a) + 2 for a in self._axes)
 
-    def _cells(self, key: str, flow: bool) -> np.ndarray:
+    def _cells(self, key: str, flow: bool) -> NDArray[Any]:
         cells = np.asarray(self._view[key]).reshape(self._shape[::-1]).T
         if not flow:
             cells = cells[tuple(slice(1, -1) for _ in self._shape)]
@@ -387,34 +442,55 @@ class Histogram(Object):
 
     @property
     def axes(self) -> tuple[Axis, ...]:
+        """The axes, x first."""
         return self._axes
 
     def axis(self, i: int | str = 0) -> Axis:
-        """Axis `i` (0, 1, 2 or "x", "y", "z")."""
-        return self._axes[{"x": 0, "y": 1, "z": 2}.get(i, i)]
+        """One axis.
 
-    def values(self, flow: bool = False) -> np.ndarray:
-        """Bin contents (`GetBinContent`)."""
+        Args:
+            i: 0, 1, 2 or "x", "y", "z".
+        """
+        return self._axes[{"x": 0, "y": 1, "z": 2}[i] if isinstance(i, str) else i]
+
+    def values(self, flow: bool = False) -> NDArray[Any]:
+        """Bin contents (`GetBinContent`).
+
+        Args:
+            flow: Include the under- and overflow bins.
+        """
         return self._cells("values", flow)
 
-    def errors(self, flow: bool = False) -> np.ndarray:
-        """Bin errors (`GetBinError`)."""
+    def errors(self, flow: bool = False) -> NDArray[Any]:
+        """Bin errors (`GetBinError`).
+
+        Args:
+            flow: Include the under- and overflow bins.
+        """
         return self._cells("errors", flow)
 
-    def variances(self, flow: bool = False) -> np.ndarray:
+    def variances(self, flow: bool = False) -> NDArray[Any]:
         """Variances: the sums of squared weights where the histogram keeps them, its
-        contents otherwise; a profile's errors squared."""
+        contents otherwise; a profile's errors squared.
+
+        Args:
+            flow: Include the under- and overflow bins.
+        """
         return self._cells("variances", flow)
 
-    def counts(self, flow: bool = False) -> np.ndarray:
+    def counts(self, flow: bool = False) -> NDArray[Any]:
         """Entries per bin: a histogram's contents; a profile's effective entries
-        (`GetBinEffectiveEntries`)."""
+        (`GetBinEffectiveEntries`).
+
+        Args:
+            flow: Include the under- and overflow bins.
+        """
         return self._cells("counts", flow)
 
     @property
     def entries(self) -> float:
         """`fEntries` (`GetEntries`)."""
-        return self._view["entries"]
+        return float(self._view["entries"])
 
     @property
     def statistics(self) -> dict[str, float]:
@@ -422,22 +498,33 @@ class Histogram(Object):
         return dict(self._view["stats"])
 
     def mean(self, axis: int = 0) -> float:
-        """The mean along `axis` (0: x, 1: y, 2: z; a profile's values are the axis after
-        its last), as ROOT's `GetMean`: from the statistics sums stored, or from the bins in
-        range where none are stored or an axis is restricted to a range."""
-        return self._view["mean"][axis]
+        """The mean along an axis, as ROOT's `GetMean`: from the statistics sums stored, or
+        from the bins in range where none are stored or an axis is restricted to a range.
+
+        Args:
+            axis: 0 (x), 1 (y), 2 (z); a profile's values are the axis after its last.
+        """
+        return float(self._view["mean"][axis])
 
     def std(self, axis: int = 0) -> float:
-        """The standard deviation along `axis` (see `mean`), as ROOT's `GetStdDev`."""
-        return self._view["std"][axis]
+        """The standard deviation along an axis, as ROOT's `GetStdDev`.
+
+        Args:
+            axis: As for `mean`.
+        """
+        return float(self._view["std"][axis])
 
     def effective_entries(self) -> float:
         """(sum of weights)^2 / (sum of squared weights), as ROOT's `GetEffectiveEntries`."""
-        return self._view["effective_entries"]
+        return float(self._view["effective_entries"])
 
-    def to_numpy(self, flow: bool = False, dd: bool = False) -> tuple:
-        """`(values, edges...)` as `numpy.histogram` (1-D) and `numpy.histogramdd` (`dd=True`:
-        `(values, (edges, ...))`) give them; with `flow`, the flow bins and infinite edges."""
+    def to_numpy(self, flow: bool = False, dd: bool = False) -> tuple[Any, ...]:
+        """`(values, edges...)` as `numpy.histogram` (1-D) and `numpy.histogramdd` give them.
+
+        Args:
+            flow: Include the flow bins, with infinite edges.
+            dd: Give `(values, (edges, ...))`, as `numpy.histogramdd` does.
+        """
         edges = tuple(a.edges(flow) for a in self._axes)
         values = self.values(flow)
         return (values, edges) if dd else (values, *edges)
@@ -449,14 +536,13 @@ class Histogram(Object):
 
         axes = [a._to_boost() for a in self._axes]
         view = self._view
-        if view["profile"]:
-            h = bh.Histogram(*axes, storage=bh.storage.WeightedMean())
-        else:
-            h = bh.Histogram(*axes, storage=bh.storage.Weight())
+        storage = bh.storage.WeightedMean() if view["profile"] else bh.storage.Weight()
+        h = bh.Histogram(*axes, storage=storage)
         h.metadata = {"name": self.name, "label": self.title}
         # Cells of boost's flow view: a category axis has an overflow bin only.
         pick = tuple(slice(1, None) if a._labels is not None else slice(None) for a in self._axes)
-        target = h.view(flow=True)
+        # WeightedMean storage's view has the fields below, Weight storage's `value` and `variance`.
+        target: Any = h.view(flow=True)
         if view["profile"]:
             sum_w = self._cells("bin_entries", True)[pick]
             sum_w2 = view.get("bin_sumw2")

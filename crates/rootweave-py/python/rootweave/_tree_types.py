@@ -4,9 +4,13 @@ C++ class names (``"std::vector<float>"``, ``"std::vector<std::vector<int>>"``,
 and leaf lists (``"x/F:y/I:z[2]/D"``). Each becomes a type tuple, for the batch, and a
 layout style telling the writer which branch to make of it."""
 
+from __future__ import annotations
+
 import re
+from typing import Any
 
 from . import _types
+from ._types import TypeTuple
 
 LEAF_LETTERS = {"O": "bool", "B": "int8", "b": "uint8", "S": "int16", "s": "uint16", "I": "int32",
                 "i": "uint32", "L": "int64", "l": "uint64", "F": "float32", "D": "float64"}
@@ -25,7 +29,7 @@ CPP_NUMBERS = {
 }
 
 
-def tree_type(spec, name):
+def tree_type(spec: Any, name: str) -> tuple[TypeTuple, str]:
     """``(type tuple, style)`` of a TTree schema entry; style is ``"std_vector"``,
     ``"c_string"``, ``"leaf_list"`` or ``""`` (the default layout)."""
     if isinstance(spec, str):
@@ -40,7 +44,7 @@ def tree_type(spec, name):
     return _types.field_type(spec, name), ""
 
 
-def _cpp(text):
+def _cpp(text: str) -> TypeTuple | None:
     """The type tuple of a C++ name (numbers, strings, vectors of them), or None."""
     text = re.sub(r"\s+", " ", text).replace("std::", "")
     if text in CPP_NUMBERS:
@@ -56,7 +60,7 @@ def _cpp(text):
     return None
 
 
-def _leaf_list(text, name):
+def _leaf_list(text: str, name: str) -> TypeTuple:
     """The record type of a leaf list ``"x/F:y/I:z[2]/D"``."""
     members = []
     for part in text.split(":"):
@@ -64,7 +68,7 @@ def _leaf_list(text, name):
         if not m or m.group(3) not in LEAF_LETTERS:
             raise TypeError(f"field '{name}': '{part}' is not a leaf of a leaf list "
                             f"(name, fixed dimensions, one of /{' /'.join(LEAF_LETTERS)})")
-        t = (LEAF_LETTERS[m.group(3)],)
+        t: TypeTuple = (LEAF_LETTERS[m.group(3)],)
         for n in reversed(re.findall(r"\[(\d+)\]", m.group(2))):
             t = ("fixed", int(n), t)
         members.append((m.group(1), t))

@@ -9,7 +9,15 @@ named C++ class, for readers with its dictionary), ``("pair", T1, T2)`` or
 ...). Tuples of this form may be given in a schema as they are. A batch mirrors its type
 with NumPy buffers."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
+
+#: A field type: ``("int32",)``, ``("list", T)``, ...
+TypeTuple = tuple[Any, ...]
 
 PRIMITIVES = {
     "bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
@@ -18,12 +26,12 @@ PRIMITIVES = {
 }
 
 
-def _root_classes():
+def _root_classes() -> dict[str, TypeTuple]:
     """ROOT's classes a user class may hold, as class tuples: TVector3, TLorentzVector and
     the ROOT::Math vectors (a class holding its coordinates' class in `fCoordinates`)."""
     d = "float64"
     vector3 = ("class", "TVector3", 3, [("fX", d), ("fY", d), ("fZ", d)])
-    out = {"TVector3": vector3, "TLorentzVector": ("class", "TLorentzVector", 4, [("fP", vector3), ("fE", d)])}
+    out: dict[str, TypeTuple] = {"TVector3": vector3, "TLorentzVector": ("class", "TLorentzVector", 4, [("fP", vector3), ("fE", d)])}
     math = {"XYZVector": ("DisplacementVector3D", "Cartesian3D", "fX fY fZ"),
             "XYZPoint": ("PositionVector3D", "Cartesian3D", "fX fY fZ"),
             "Polar3DVector": ("DisplacementVector3D", "Polar3D", "fR fTheta fPhi"),
@@ -47,7 +55,7 @@ def _root_classes():
 ROOT_CLASSES = _root_classes()
 
 
-def field_type(spec, name):
+def field_type(spec: Any, name: str) -> TypeTuple:
     """The type tuple of a schema entry, or TypeError naming the field."""
     if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
         return _type_tuple(spec, name)
@@ -88,15 +96,16 @@ def field_type(spec, name):
     raise TypeError(f"field '{name}': cannot make a field type from {spec!r}")
 
 
-def _dtype(spec):
+def _dtype(spec: Any) -> np.dtype[Any] | None:
     """`spec` as a NumPy dtype, or None if it is not one."""
     try:
-        return np.dtype(spec)
+        dtype: np.dtype[Any] = np.dtype(spec)
+        return dtype
     except (TypeError, ValueError, SyntaxError):
         return None
 
 
-def _from_dtype(dtype, name):
+def _from_dtype(dtype: np.dtype[Any], name: str) -> TypeTuple:
     """The field type of a NumPy dtype: numbers and booleans as they are (in any byte
     order), strings (`U`, `S`) as strings, datetimes and timedeltas as int64 (counts of
     their unit since 1970-01-01, or of their unit)."""
@@ -104,7 +113,7 @@ def _from_dtype(dtype, name):
         return ("record", [(m, _from_dtype(dtype[m], f"{name}.{m}")) for m in dtype.names])
     if dtype.subdtype is not None:
         inner, shape = dtype.subdtype
-        t = _from_dtype(inner, f"{name}._0")
+        t: TypeTuple = _from_dtype(inner, f"{name}._0")
         for n in reversed(shape):
             t = ("fixed", n, t)
         return t
@@ -118,7 +127,7 @@ def _from_dtype(dtype, name):
                     "and datetimes can)")
 
 
-def _type_tuple(spec, name):
+def _type_tuple(spec: TypeTuple, name: str) -> TypeTuple:
     """A type tuple whose inner types may be given in any form a schema takes."""
     kind = spec[0]
     if kind in ("list", "optional"):
@@ -136,7 +145,7 @@ def _type_tuple(spec, name):
     return spec
 
 
-def _from_awkward(t, name):
+def _from_awkward(t: Any, name: str) -> TypeTuple:
     import awkward as ak
 
     if t.parameter("__array__") in ("string", "bytestring"):
@@ -157,7 +166,7 @@ def _from_awkward(t, name):
     raise TypeError(f"field '{name}': awkward type {t} is not supported")
 
 
-def _from_arrow(t, name):
+def _from_arrow(t: Any, name: str) -> TypeTuple:
     import pyarrow as pa
 
     if isinstance(t, pa.Field):
@@ -179,7 +188,7 @@ def _from_arrow(t, name):
     raise TypeError(f"field '{name}': arrow type {t} is not supported")
 
 
-def schema_types(schema):
+def schema_types(schema: Any) -> list[tuple[str, TypeTuple]]:
     """``[(name, type tuple), ...]`` of a schema: a dict, or a pyarrow schema."""
     if type(schema).__module__.startswith("pyarrow"):
         return [(f.name, _from_arrow(f.type, f.name)) for f in schema]
@@ -188,7 +197,8 @@ def schema_types(schema):
     return [(name, field_type(spec, name)) for name, spec in schema.items()]
 
 
-def _awkward(values, name):
+def _awkward(values: Any, name: str) -> Any:
+    """`values` as an Awkward array; TypeError naming the field if they are not an array."""
     import awkward as ak
 
     if isinstance(values, ak.Array):
@@ -205,7 +215,7 @@ def _awkward(values, name):
         raise TypeError(f"field '{name}': an array expected, got {type(values).__name__}") from None
 
 
-def batch(values, ftype, name):
+def batch(values: Any, ftype: TypeTuple, name: str) -> tuple[Any, ...]:
     """The batch tuple of `values` for a field of type `ftype`; TypeError for a wrong
     type, ValueError for data whose shape does not match."""
     kind = ftype[0]
@@ -285,7 +295,7 @@ def batch(values, ftype, name):
     raise TypeError(f"field '{name}': unknown type {ftype}")
 
 
-def _with_bases(values, members, name):
+def _with_bases(values: Any, members: list[tuple[str, TypeTuple]], name: str) -> Any:
     """`values` of a class whose base classes (members `:_0`, `:_1`, ...) may be given
     as records of those names or, as readers give them, by their members in place: the
     latter gathered into the records the class's type has."""
@@ -305,7 +315,7 @@ def _with_bases(values, members, name):
     fields = ak.fields(a)
     if all(m in fields for m, _ in bases):
         return a
-    parts = {}
+    parts: dict[str, Any] = {}
     for m, t in members:
         if m in fields:
             parts[m] = a[m]
@@ -318,7 +328,7 @@ def _with_bases(values, members, name):
     return ak.zip(parts, depth_limit=1)
 
 
-def _members_by_name(values, names, name):
+def _members_by_name(values: Any, names: list[str], name: str) -> Any:
     """`values` with its members reachable by `names`: an Awkward tuple (fields "0",
     "1", ...) or a list of Python tuples for `_0`, `_1`, ...; records as they are."""
     if isinstance(values, dict):
@@ -334,7 +344,8 @@ def _members_by_name(values, names, name):
     raise ValueError(f"field '{name}': members {names} expected, got {fields}")
 
 
-def _counts(a, name):
+def _counts(a: Any, name: str) -> NDArray[np.uint64]:
+    """The lengths of the lists of `a`, as the counts of a batch."""
     import awkward as ak
 
     try:
@@ -343,8 +354,9 @@ def _counts(a, name):
         raise ValueError(f"field '{name}': lists expected, got {a.type}") from None
 
 
-def _leaf(values, kind, name):
-    expected = np.dtype(PRIMITIVES[kind])
+def _leaf(values: Any, kind: str, name: str) -> NDArray[Any]:
+    """`values` as a contiguous NumPy array of the primitive type `kind`."""
+    expected: np.dtype[Any] = np.dtype(PRIMITIVES[kind])
     if type(values).__module__.startswith(("awkward", "pyarrow")):
         import awkward as ak
 
@@ -377,7 +389,7 @@ def _leaf(values, kind, name):
     return np.ascontiguousarray(array)
 
 
-def column_values(values, name):
+def column_values(values: Any, name: str) -> Any:
     """The values of a pandas column: NumPy for plain dtypes, Awkward for awkward-pandas
     and object columns."""
     if hasattr(values, "ak"):
@@ -393,7 +405,7 @@ def column_values(values, name):
     return array
 
 
-def columns(data):
+def columns(data: Any) -> dict[str, Any]:
     """The `{name: values}` of a batch: a dict, an Awkward record array, a pandas DataFrame,
     a pyarrow Table or RecordBatch, or a NumPy structured array; TypeError otherwise."""
     module = type(data).__module__
@@ -420,11 +432,11 @@ def columns(data):
                     f"Table or a NumPy structured array, not {type(data).__name__}")
 
 
-def infer_type(values, name):
+def infer_type(values: Any, name: str) -> TypeTuple:
     """A field type for `values` as uproot infers one: its dtype (with the inner dimensions
     of a NumPy array), strings, or the Awkward type of other data."""
     if isinstance(values, np.ndarray) and values.dtype != object:
-        t = _from_dtype(values.dtype, name)
+        t: TypeTuple = _from_dtype(values.dtype, name)
         for n in reversed(values.shape[1:]):
             t = ("fixed", n, t)
         return t
@@ -434,12 +446,12 @@ def infer_type(values, name):
     return _from_awkward(ak.type(a).content, name)
 
 
-def _required(array):
+def _required(array: Any) -> Any:
     """An Awkward array from Arrow without the optional levels that hold no missing value
     (Arrow's types are nullable by default; a list of int64 is not a list of optionals)."""
     import awkward as ak
 
-    def strip(layout, **kwargs):
+    def strip(layout: Any, **kwargs: Any) -> Any:
         if layout.is_option:
             content = layout.project()
             if len(content) == len(layout):

@@ -2,10 +2,17 @@
 objects, sharing the buffers wherever the layouts agree. (Arrow objects come from the
 extension through the Arrow C data interface.)"""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
+if TYPE_CHECKING:
+    from ._rootweave import _Layout
 
-def to_numpy(layout):
+
+def to_numpy(layout: _Layout) -> Any:
     """A NumPy array: flat values as they are, fixed-size arrays as extra dimensions,
     strings and variable-length data as object arrays (one entry per element)."""
     kind = layout["kind"]
@@ -53,7 +60,7 @@ def to_numpy(layout):
     raise TypeError(f"unknown layout kind {kind}")
 
 
-def to_awkward_content(layout):
+def to_awkward_content(layout: _Layout) -> Any:
     """An awkward Content built from the layout's buffers without copying values."""
     import awkward as ak
 
