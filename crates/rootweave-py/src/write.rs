@@ -246,7 +246,7 @@ fn summary_dict<'py>(
 
 /// An RNTuple being written into an [`OutputFile`]. Threads that share it take turns:
 /// each `extend` writes its whole batch before the next one starts.
-#[pyclass(module = "rootweave._rootweave")]
+#[pyclass(module = "rootweave._rootweave", name = "RNTupleWriter")]
 pub struct Writer {
     writer: Mutex<Slot<rntuple::RNTupleWriter>>,
     names: Vec<String>,
@@ -337,7 +337,7 @@ impl Drop for Writer {
 }
 
 /// An RNTuple written from many Python threads through fill contexts.
-#[pyclass(module = "rootweave._rootweave", name = "ParallelRNTupleWriter")]
+#[pyclass(module = "rootweave._rootweave")]
 pub struct RNTupleParallelWriter {
     writer: Mutex<Slot<rntuple::RNTupleParallelWriter>>,
     names: Vec<String>,
@@ -432,7 +432,7 @@ impl Drop for RNTupleParallelWriter {
 
 /// A fill context of a [`RNTupleParallelWriter`]: buffers and compresses its own clusters.
 /// Meant for one thread; threads that share one take turns, batch by batch.
-#[pyclass(module = "rootweave._rootweave")]
+#[pyclass(module = "rootweave._rootweave", name = "RNTupleFillContext")]
 pub struct Context {
     context: Mutex<Slot<rntuple::RNTupleFillContext>>,
     names: Vec<String>,

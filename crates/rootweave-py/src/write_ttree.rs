@@ -21,7 +21,7 @@ use crate::spec::{column_data, field_type, hold};
 use crate::write::{compression, OutputFile};
 
 /// A TTree being written in an output file.
-#[pyclass(module = "rootweave._rootweave")]
+#[pyclass(module = "rootweave._rootweave", name = "TTreeWriter")]
 pub struct TreeWriter {
     /// The writer until closed.
     writer: Mutex<Option<TTreeWriter>>,

@@ -25,7 +25,7 @@ enum TreeSlot {
 }
 
 /// A TTree written from many Python threads through fill contexts.
-#[pyclass(module = "rootweave._rootweave")]
+#[pyclass(module = "rootweave._rootweave", name = "TTreeParallelWriter")]
 pub struct ParallelTreeWriter {
     writer: Mutex<TreeSlot>,
     names: Vec<String>,
@@ -150,7 +150,7 @@ impl Drop for ParallelTreeWriter {
 
 /// A fill context of a [`ParallelTreeWriter`]: fills and compresses its own baskets.
 /// Meant for one thread; threads that share one take turns, batch by batch.
-#[pyclass(module = "rootweave._rootweave")]
+#[pyclass(module = "rootweave._rootweave", name = "TTreeFillContext")]
 pub struct TreeContext {
     context: Mutex<Option<TTreeFillContext>>,
     names: Vec<String>,

@@ -32,13 +32,20 @@ from ._objects import Axis, Efficiency, Graph, Histogram, List, Matrix, Object, 
 from ._polars import scan
 from ._rootweave import RootFileError, release_memory
 from ._steps import Report
-from ._transcode import convert
+from ._convert import convert
 from ._tree import Branch, Query, RNTuple, TTree, UnreadableBranchWarning
-from ._writing import (FillContext, ParallelRNTupleWriter, ParallelTTreeWriter, RNTupleWriter, TTreeFillContext,
+from ._writing import (RNTupleFillContext, RNTupleParallelWriter, RNTupleWriter, TTreeFillContext, TTreeParallelWriter,
                        TTreeWriter, WritableFile, create, recreate, update)
 
+# The names of the parallel writers before they took ROOT's (`RNTupleParallelWriter`, ...), kept
+# for code written against them.
+ParallelRNTupleWriter = RNTupleParallelWriter
+FillContext = RNTupleFillContext
+ParallelTTreeWriter = TTreeParallelWriter
+
 __all__ = ["histogram", "open", "create", "recreate", "update", "Directory", "Branch", "ReadOnlyFile", "RNTuple", "TTree", "WritableFile", "RNTupleWriter",
-           "ParallelRNTupleWriter", "FillContext", "TTreeWriter", "ParallelTTreeWriter", "TTreeFillContext",
+           "RNTupleParallelWriter", "RNTupleFillContext", "TTreeWriter", "TTreeParallelWriter", "TTreeFillContext",
+           "ParallelRNTupleWriter", "FillContext", "ParallelTTreeWriter",
            "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "Query", "scan",
            "dask", "convert", "Object", "Histogram", "Axis", "Graph", "List", "ObjString", "Parameter",
            "Vector", "Matrix", "Efficiency",

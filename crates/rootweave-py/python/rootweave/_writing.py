@@ -10,13 +10,13 @@ from typing import Any, Callable, Mapping, Union
 from . import _hist_write, _types
 from ._aliases import Batch, Path, Schema, TreeSummary, WriteSummary
 from ._objects import Object, ObjString
-from ._rootweave import Context as _Context
+from ._rootweave import RNTupleFillContext as _Context
 from ._rootweave import OutputFile as _OutputFile
-from ._rootweave import ParallelRNTupleWriter as _ParallelWriter
-from ._rootweave import ParallelTreeWriter as _ParallelTreeWriter
-from ._rootweave import TreeContext as _TreeContext
-from ._rootweave import TreeWriter as _TreeWriter
-from ._rootweave import Writer as _Writer
+from ._rootweave import RNTupleParallelWriter as _ParallelWriter
+from ._rootweave import TTreeParallelWriter as _ParallelTreeWriter
+from ._rootweave import TTreeFillContext as _TreeContext
+from ._rootweave import TTreeWriter as _TreeWriter
+from ._rootweave import RNTupleWriter as _Writer
 from ._rootweave import copy_object as _copy_object
 from ._rootweave import write_histogram as _write_histogram
 from ._rootweave import write_string as _write_string
@@ -130,7 +130,7 @@ class WritableFile:
         return writer
 
     def mkrntuple_parallel(self, name: str, schema: Schema, memory_budget: int = 256 << 20,
-                           checkpoint_bytes: int = 100_000_000, checkpoint_clusters: int = 100) -> ParallelRNTupleWriter:
+                           checkpoint_bytes: int = 100_000_000, checkpoint_clusters: int = 100) -> RNTupleParallelWriter:
         """Starts an RNTuple for writing from many threads: get one fill context per thread
         with `context()`.
 
@@ -145,7 +145,7 @@ class WritableFile:
             The parallel writer.
         """
         self._check_name(name)
-        writer = ParallelRNTupleWriter(self._file, name, schema, self.compression or "zstd:5", memory_budget,
+        writer = RNTupleParallelWriter(self._file, name, schema, self.compression or "zstd:5", memory_budget,
                                        checkpoint_bytes, checkpoint_clusters)
         self._writers.append((name, writer))
         return writer
@@ -200,7 +200,7 @@ class WritableFile:
                         title: str = "", basket_size: int = 32000, counter_name: CounterName = lambda field: "n" + field,
                         auto_flush_bytes: int = 30_000_000,
                         auto_save_bytes: int = 300_000_000,
-                        split_level: int | Mapping[str, int] = 99) -> ParallelTTreeWriter:
+                        split_level: int | Mapping[str, int] = 99) -> TTreeParallelWriter:
         """Starts a TTree for writing from many threads: get one fill context per thread
         with `context()`; each fills and compresses its own baskets, and each commit adds
         its entries to the tree as one cluster.
@@ -222,7 +222,7 @@ class WritableFile:
             The parallel writer.
         """
         self._check_name(name)
-        writer = ParallelTTreeWriter(self._file, name, schema, self.compression or "zlib:1", memory_budget, ordered,
+        writer = TTreeParallelWriter(self._file, name, schema, self.compression or "zlib:1", memory_budget, ordered,
                                      title, basket_size, counter_name, auto_flush_bytes, auto_save_bytes, split_level)
         self._writers.append((name, writer))
         return writer
@@ -414,7 +414,7 @@ class TTreeWriter:
         return self.entries
 
 
-class ParallelRNTupleWriter:
+class RNTupleParallelWriter:
     """Writes one RNTuple from many threads at once through fill contexts."""
 
     def __init__(self, file: _OutputFile, name: str, schema: Schema, compression: str = "zstd:5",
@@ -423,7 +423,7 @@ class ParallelRNTupleWriter:
         self.types = _types.schema_types(schema)
         self._writer = _ParallelWriter(file, name, self.types, compression, memory_budget, checkpoint_bytes,
                                        checkpoint_clusters)
-        self._contexts: list[FillContext] = []
+        self._contexts: list[RNTupleFillContext] = []
         self.summary: WriteSummary | None = None
 
     def checkpoint(self) -> None:
@@ -436,9 +436,9 @@ class ParallelRNTupleWriter:
         """Entries that the last checkpoint made readable."""
         return self._writer.checkpointed_entries
 
-    def context(self) -> FillContext:
+    def context(self) -> RNTupleFillContext:
         """A new fill context for one thread."""
-        context = FillContext(self._writer.context(), self.types)
+        context = RNTupleFillContext(self._writer.context(), self.types)
         self._contexts.append(context)
         return context
 
@@ -452,7 +452,7 @@ class ParallelRNTupleWriter:
         return self.summary
 
 
-class FillContext:
+class RNTupleFillContext:
     """One thread's handle on a parallel writer: `extend` encodes and compresses on the
     calling thread with the GIL released. Threads that share a context take turns."""
 
@@ -476,7 +476,7 @@ class FillContext:
         self._context.close()
 
 
-class ParallelTTreeWriter:
+class TTreeParallelWriter:
     """Writes one TTree from many threads at once through fill contexts (made by
     `WritableFile.mktree_parallel`)."""
 
@@ -558,7 +558,7 @@ class TTreeFillContext:
 
 
 #: Any writer a file holds.
-_AnyWriter = Union[RNTupleWriter, ParallelRNTupleWriter, TTreeWriter, ParallelTTreeWriter]
+_AnyWriter = Union[RNTupleWriter, RNTupleParallelWriter, TTreeWriter, TTreeParallelWriter]
 
 
 def _batch(data: Batch, types: Types) -> list[tuple[Any, ...]]:
