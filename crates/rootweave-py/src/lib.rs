@@ -48,5 +48,8 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory::pooled_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(convert::convert_file, m)?)?;
     m.add("RootFileError", m.py().get_type::<errors::RootFileError>())?;
+    // The classes of tree records, from their one home in the library.
+    let tree_classes = pyo3::types::PyTuple::new(m.py(), rootweave::streamer::TREE_CLASSES)?;
+    m.add("TREE_CLASSES", tree_classes)?;
     Ok(())
 }

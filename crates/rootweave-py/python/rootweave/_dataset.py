@@ -8,6 +8,7 @@ from collections import OrderedDict
 from typing import Any, Iterator, Mapping, Union
 
 from ._aliases import Fields, Files
+from ._rootweave import TREE_CLASSES
 from ._filters import Filter
 from ._file import ReadOnlyFile
 from ._library import LIBRARIES, Reader
@@ -20,7 +21,7 @@ Step = tuple[Union[RNTuple, TTree], Reader, list[str], int, int, int]
 #: A step as Dask's partitions name it: `(path, object, start, stop, global start)`.
 Partition = tuple[str, str, int, int, int]
 
-READABLE = ("ROOT::RNTuple", "TTree", "TNtuple", "TNtupleD")
+READABLE = ("ROOT::RNTuple", *TREE_CLASSES)
 
 
 def open_source(path: str, obj: str | None, threads: int | None) -> RNTuple | TTree:

@@ -9,6 +9,7 @@ from typing import Any, Iterator
 from . import _filters, _objects
 from ._filters import Filter
 from ._paths import is_fsspec_url
+from ._rootweave import TREE_CLASSES
 from ._rootweave import OpenFile as _OpenFile
 from ._rootweave import list_keys as _list_keys
 from ._tree import RNTuple, TTree
@@ -17,7 +18,7 @@ from ._tree import RNTuple, TTree
 DIRECTORIES = ("TDirectory", "TDirectoryFile")
 #: Classes read as RNTuples and TTrees.
 RNTUPLES = ("ROOT::RNTuple",)
-TREES = ("TTree", "TNtuple", "TNtupleD")
+TREES: tuple[str, ...] = TREE_CLASSES
 
 
 def _open_file(path: str) -> _OpenFile:

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from ._aliases import ConvertSummary, MergeSummary, TreeSummary, WriteSummary
 
-__all__ = ["OpenFile", "RNTuple", "ArrowBatch", "TTree", "OutputFile", "RNTupleWriter", "TTreeWriter", "TTreeParallelWriter",
+__all__ = ["TREE_CLASSES", "OpenFile", "RNTuple", "ArrowBatch", "TTree", "OutputFile", "RNTupleWriter", "TTreeWriter", "TTreeParallelWriter",
            "TTreeFillContext", "RNTupleParallelWriter", "RNTupleFillContext", "list_keys", "read_object", "write_histogram",
            "write_string", "copy_object", "fill_histogram", "Unread", "merge", "release_memory", "pooled_bytes",
            "convert_file", "RootFileError"]
@@ -41,6 +41,9 @@ _TypeTuple = tuple[Any, ...]
 _BatchColumn = tuple[Any, ...]
 #: An object read through the file's class layouts: `(class, version, members, histogram)`.
 _ObjectData = tuple[str, int, list[tuple[str, Any]], "dict[str, Any] | None"]
+
+TREE_CLASSES: tuple[str, ...]
+
 
 class RootFileError(OSError):
     """A ROOT file is malformed, truncated or uses a feature rootweave does not support."""
