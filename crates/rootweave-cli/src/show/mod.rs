@@ -23,6 +23,14 @@ pub struct DumpOptions {
     pub json: bool,
 }
 
+impl DumpOptions {
+    /// The entries to print of an object holding `entries`: the asked range cut to them.
+    pub fn range_within(&self, entries: u64) -> Range<u64> {
+        let range = self.entries.clone().unwrap_or(0..entries);
+        range.start.min(entries)..range.end.min(entries)
+    }
+}
+
 /// The error of a failed write to the output.
 pub fn stdout_error(e: std::io::Error) -> Error {
     Error::Io {

@@ -21,8 +21,7 @@ pub fn dump(
 ) -> Result<()> {
     let reader = RNTupleReader::from_file(file, name, ReadOptions::default())?;
     let entries = reader.entries();
-    let range = options.entries.clone().unwrap_or(0..entries);
-    let range = range.start.min(entries)..range.end.min(entries);
+    let range = options.range_within(entries);
     // Without a field list, every top-level field that can be read; the others are named
     // on stderr with the reason.
     let fields: Vec<String> = if options.fields.is_empty() {

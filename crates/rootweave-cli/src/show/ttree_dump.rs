@@ -28,8 +28,7 @@ pub fn dump(
     let streamers = Arc::new(read_streamers(&file)?);
     let tree = TTreeReader::from_file(file, streamers, name, ReadOptions::default())?;
     let entries = tree.entries();
-    let range = options.entries.clone().unwrap_or(0..entries);
-    let range = range.start.min(entries)..range.end.min(entries);
+    let range = options.range_within(entries);
     // Without a branch list, every branch that can be read (groups through their
     // sub-branches); the others are named on stderr with the reason.
     let fields: Vec<String> = if options.fields.is_empty() {
