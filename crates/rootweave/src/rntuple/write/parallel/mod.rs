@@ -9,29 +9,26 @@
 //! Ordered mode: every cluster carries a sequence number (for example the index of the
 //! chunk of input it holds) and clusters enter the RNTuple in sequence order, so the
 //! entry order does not depend on thread count or timing.
+//!
+//! The budget, backpressure, ordering and commit are the engine's
+//! ([`crate::parallel::engine`]); this module gives it the RNTuple's buffers and sink.
 
-mod backpressure;
-mod commit;
+mod sink;
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex};
 
+use crate::array::{ColumnData, Value};
 use crate::container::{FileWriter, WriterOptions};
-use crate::error::{Error, Result};
-use crate::parallel::contexts::{lock, ContextList, Failures};
-use crate::parallel::order::SequenceQueue;
-use crate::parallel::sizing::first_cluster_share;
-use crate::parallel::{FreedMemory, MemoryBudget};
+use crate::error::Result;
+use crate::parallel::engine::contexts::lock;
+use crate::parallel::engine::{Engine, EngineOptions, FillContext};
+use crate::parallel::MemoryBudget;
 
-use super::builder::{ClusterBuilder, SealedCluster};
-use super::cluster::ClusterPlan;
 use super::schema::Field;
 use super::stored_pages::StoredPages;
 use super::writer::{NtupleSink, RNTupleWriteOptions, RNTupleWriteSummary};
-use crate::array::{ColumnData, Value};
-use backpressure::{after_append, append_batch, reserve, start_filling, stop_filling};
-use commit::{commit, record_cluster, write_parked, Keep};
+use sink::ParallelNtuple;
 
 /// Settings of a [`RNTupleParallelWriter`]; build them from the default with the `with_`
 /// methods.
@@ -108,58 +105,6 @@ impl RNTupleParallelOptions {
     }
 }
 
-struct Parked {
-    cluster: SealedCluster,
-    plan: ClusterPlan,
-    reserved: u64,
-}
-
-struct Shared {
-    /// Columns of the RNTuple.
-    columns: usize,
-    /// Contexts filling: counted from their creation (a context is made to be filled)
-    /// until their buffers are freed (closed, or idle and flushed by another thread), or
-    /// until another context commits while they have never had an entry (see
-    /// [`stop_counting_unused`]), and again from their next entry. Their number sets the
-    /// page size of a context that starts a cluster (see [`buffer_size_for_budget`]).
-    filling: AtomicUsize,
-    sink: Mutex<NtupleSink>,
-    /// Pages of the written clusters, which later clusters share instead of storing them
-    /// again. None in ordered mode: which clusters are written by the time another one is
-    /// planned depends on timing, and ordered files are the same bytes whatever the timing.
-    stored_pages: Option<StoredPages>,
-    budget: MemoryBudget,
-    /// Bytes of written clusters freed, when the caller asked for free pages to be
-    /// returned (see [`RNTupleParallelOptions::return_freed_memory`] and [`FreedMemory`]).
-    freed: Option<FreedMemory>,
-    options: RNTupleParallelOptions,
-    order: Mutex<SequenceQueue<Parked>>,
-    /// Held (shared) while cluster bytes are being written; `close` takes it exclusively
-    /// to wait for them.
-    writing: RwLock<()>,
-    contexts: ContextList<ContextState>,
-    /// Contexts handed out so far.
-    contexts_made: AtomicUsize,
-    failures: Failures,
-    closed: AtomicBool,
-}
-
-struct ContextState {
-    builder: ClusterBuilder,
-    /// Budget bytes this context holds for its builder's buffers.
-    reserved: u64,
-    /// The page size of the builder's columns.
-    page_size: usize,
-    /// True while the context is counted in [`Shared::filling`].
-    filling: bool,
-    /// True once the context has had an entry.
-    filled: bool,
-    closed: bool,
-    /// The part of the cluster target that the context's first cluster takes (1 after
-    /// it): see [`first_cluster_share`].
-    first_cluster_share: f64,
-}
-
 /// Writes one RNTuple from many threads. Hand out [`RNTupleFillContext`]s with
 /// [`RNTupleParallelWriter::context`]; close with [`RNTupleParallelWriter::close`].
 ///
@@ -177,20 +122,15 @@ struct ContextState {
 /// # Ok::<(), rootweave::Error>(())
 /// ```
 pub struct RNTupleParallelWriter {
-    shared: Arc<Shared>,
+    engine: Arc<Engine<ParallelNtuple>>,
 }
 
 /// A producer's handle: buffers its own pages and seals its own clusters. `Send`, so it
 /// can move to any thread. Dropping it commits what it holds (unless its thread is
 /// panicking, in which case its unfinished cluster is discarded).
 pub struct RNTupleFillContext {
-    shared: Arc<Shared>,
-    state: Arc<Mutex<ContextState>>,
+    inner: FillContext<ParallelNtuple>,
 }
-
-/// Bytes of bookkeeping a context may need beyond its data (pages' checksums, block
-/// headers, vector growth).
-const STEP_OVERHEAD: u64 = 64 << 10;
 
 impl RNTupleParallelWriter {
     /// Creates (or overwrites) the file at `path` with one RNTuple called `name`.
@@ -208,7 +148,7 @@ impl RNTupleParallelWriter {
             },
         )?;
         let writer = Self::in_file(Arc::new(file), name, fields, options)?;
-        lock(&writer.shared.sink).owns_file = true;
+        lock(&writer.engine.sink.sink).owns_file = true;
         Ok(writer)
     }
 
@@ -219,31 +159,24 @@ impl RNTupleParallelWriter {
         fields: Vec<Field>,
         options: RNTupleParallelOptions,
     ) -> Result<Self> {
-        if options.memory_budget < (1 << 20) {
-            return Err(Error::InvalidArgument(
-                "the memory budget must be at least 1 MiB".into(),
-            ));
-        }
+        let engine_options = EngineOptions {
+            memory_budget: options.memory_budget,
+            ordered: options.ordered,
+            return_freed_memory: options.return_freed_memory,
+        };
+        // Checked before the header is written.
+        engine_options.check()?;
         let sink = NtupleSink::new(file, name, fields, options.write.clone())?;
-        Ok(RNTupleParallelWriter {
-            shared: Arc::new(Shared {
+        let engine = Engine::new(
+            ParallelNtuple {
                 columns: sink.builder().column_count(),
-                filling: AtomicUsize::new(0),
                 sink: Mutex::new(sink),
                 stored_pages: (!options.ordered).then(StoredPages::new),
-                budget: MemoryBudget::new(options.memory_budget),
-                freed: options
-                    .return_freed_memory
-                    .then(|| FreedMemory::new(options.memory_budget / 32)),
                 options,
-                order: Mutex::new(SequenceQueue::default()),
-                writing: RwLock::new(()),
-                contexts: ContextList::default(),
-                contexts_made: AtomicUsize::new(0),
-                failures: Failures::default(),
-                closed: AtomicBool::new(false),
-            }),
-        })
+            },
+            engine_options,
+        )?;
+        Ok(RNTupleParallelWriter { engine })
     }
 
     /// A new fill context. Any number may exist at once, on any threads. Make contexts
@@ -252,41 +185,19 @@ impl RNTupleParallelWriter {
     /// their pages for all of them from their first entries) until it is dropped, or
     /// until another context commits a cluster while it has never had an entry.
     pub fn context(&self) -> RNTupleFillContext {
-        // The builder has the configured page size until the context starts filling (see
-        // `start_filling`).
-        let builder = lock(&self.shared.sink).builder();
-        let page_size = self.shared.options.write.max_page_size;
-        let made = self.shared.contexts_made.fetch_add(1, Ordering::Relaxed);
-        // Counted at once, not at its first entry: contexts made together (one per
-        // thread) start filling a moment apart, and the first would otherwise size its
-        // page buffers for itself alone, then drop them all at its first commit for the
-        // smaller pages of several contexts (with two `complex` contexts, 80 MiB of fresh
-        // memory touched for nothing, a third more page faults than one context has).
-        self.shared.filling.fetch_add(1, Ordering::Relaxed);
-        let state = Arc::new(Mutex::new(ContextState {
-            builder,
-            reserved: 0,
-            page_size,
-            filling: true,
-            filled: false,
-            closed: false,
-            first_cluster_share: first_cluster_share(made),
-        }));
-        self.shared.contexts.add(&state);
         RNTupleFillContext {
-            shared: self.shared.clone(),
-            state,
+            inner: self.engine.context(),
         }
     }
 
     /// The memory budget (to watch `in_use` and `peak`).
     pub fn budget(&self) -> &MemoryBudget {
-        &self.shared.budget
+        self.engine.budget()
     }
 
     /// Entries committed so far.
     pub fn committed_entries(&self) -> u64 {
-        lock(&self.shared.sink).entries
+        lock(&self.engine.sink.sink).entries
     }
 
     /// Checkpoints: the clusters whose bytes are written by now (in entry order, up to the
@@ -295,20 +206,20 @@ impl RNTupleParallelWriter {
     /// (commit them first). The writer also checkpoints on its own (see
     /// [`RNTupleWriteOptions::checkpoint_bytes`]).
     pub fn checkpoint(&self) -> Result<()> {
-        let shared = &self.shared;
-        let _writing = shared.writing.read().unwrap_or_else(|e| e.into_inner());
-        let file = lock(&shared.sink).file()?.clone();
-        commit::checkpoint(shared, &file, true)
+        let engine = &self.engine;
+        let _writing = engine.writing.read().unwrap_or_else(|e| e.into_inner());
+        let file = lock(&engine.sink.sink).file()?.clone();
+        engine.sink.checkpoint(&file, true)
     }
 
     /// Entries that the last checkpoint made readable.
     pub fn checkpointed_entries(&self) -> u64 {
-        lock(&self.shared.sink).ledger.checkpointed_entries()
+        lock(&self.engine.sink.sink).ledger.checkpointed_entries()
     }
 
     /// Bytes of pages committed so far: (stored, uncompressed).
     pub fn committed_bytes(&self) -> (u64, u64) {
-        let sink = lock(&self.shared.sink);
+        let sink = lock(&self.engine.sink.sink);
         (
             sink.summary.stored_page_bytes,
             sink.summary.uncompressed_page_bytes,
@@ -319,70 +230,31 @@ impl RNTupleParallelWriter {
     /// list, footer and anchor. The file is complete even if a producer failed; the
     /// failures are then reported as an error after the file is written.
     pub fn close(self) -> Result<RNTupleWriteSummary> {
-        let shared = &self.shared;
-        shared.closed.store(true, Ordering::SeqCst);
-        for state in shared.contexts.alive() {
-            let mut state = lock(&state);
-            if !state.closed {
-                state.closed = true;
-                if let Err(e) = commit(shared, &mut state, None, Keep::Nothing) {
-                    record(shared, e.to_string());
-                }
-            }
-        }
-        // Ordered mode: what is still parked goes in, in order, across any gaps.
-        let parked = lock(&shared.order).drain_all();
-        for p in parked {
-            if let Err(e) = write_parked(shared, p) {
-                record(shared, e.to_string());
-            }
-        }
-        drop(shared.writing.write().unwrap_or_else(|e| e.into_inner()));
-        let summary = lock(&shared.sink).finish()?;
+        let engine = &self.engine;
+        engine.close_contexts()?;
+        let summary = lock(&engine.sink.sink).finish()?;
         let closed = format!("the file was closed with {} entries", summary.entries);
-        shared.failures.result(summary, &closed)
+        engine.result(summary, &closed)
     }
-}
-
-fn record(shared: &Shared, message: String) {
-    shared.failures.record(message);
 }
 
 impl RNTupleFillContext {
-    fn state(&self) -> Result<MutexGuard<'_, ContextState>> {
-        let state = lock(&self.state);
-        if state.closed {
-            return Err(Error::InvalidArgument(
-                "the parallel writer was closed".into(),
-            ));
-        }
-        Ok(state)
-    }
-
     /// Appends one entry: one value per top-level field, in schema order.
     pub fn fill(&mut self, values: &[Value]) -> Result<()> {
-        let shared = self.shared.clone();
-        let mut state = self.state()?;
-        state.builder.check_values(values)?;
-        start_filling(&shared, &mut state);
-        reserve(&shared, &mut state, 4096, None)?;
-        state.builder.append_values(values);
-        after_append(&shared, &mut state)
+        let mut filling = self.inner.unordered()?;
+        filling.buffers().check_values(values)?;
+        filling.start();
+        filling.append_step(4096, |builder| {
+            builder.append_values(values);
+            Ok(())
+        })
     }
 
     /// Appends many entries at once (see [`super::RNTupleWriter::extend`]). Clusters are
     /// committed whenever they reach their target size or the memory budget is tight.
     pub fn extend(&mut self, batch: &[ColumnData]) -> Result<()> {
-        if self.shared.options.ordered {
-            return Err(Error::InvalidArgument(
-                "an ordered parallel writer takes batches with a sequence number (extend_sequence)"
-                    .into(),
-            ));
-        }
-        let shared = self.shared.clone();
-        let mut state = self.state()?;
-        append_batch(&shared, &mut state, batch, None)?;
-        Ok(())
+        let mut filling = self.inner.unordered()?;
+        append_batch(&mut filling, batch)
     }
 
     /// Appends a batch and commits it as the cluster with sequence number `sequence`
@@ -392,63 +264,35 @@ impl RNTupleFillContext {
     /// most 20 ms before it overdraws, since the next number may belong to a thread that
     /// is waiting itself. Hand out numbers in order (an atomic counter) to keep waits short.
     pub fn extend_sequence(&mut self, sequence: u64, batch: &[ColumnData]) -> Result<()> {
-        if !self.shared.options.ordered {
-            return Err(Error::InvalidArgument(
-                "extend_sequence needs a writer created with ordered = true".into(),
-            ));
-        }
-        let shared = self.shared.clone();
-        let mut state = self.state()?;
-        if state.builder.entries() > 0 {
-            return Err(Error::InvalidArgument(
-                "extend_sequence: the context holds unsequenced entries".into(),
-            ));
-        }
-        append_batch(&shared, &mut state, batch, Some(sequence))?;
-        commit(&shared, &mut state, Some(sequence), Keep::Pages)
+        self.inner
+            .sequenced(sequence, |filling| append_batch(filling, batch))
     }
 
     /// Declares that sequence number `sequence` will never be committed (ordered mode),
     /// so that the clusters after it need not wait for it.
     pub fn skip_sequence(&mut self, sequence: u64) -> Result<()> {
-        let shared = self.shared.clone();
-        let mut order = lock(&shared.order);
-        let ready = order.skip_ready(sequence)?;
-        let mut pending = Vec::with_capacity(ready.len());
-        for p in ready {
-            pending.push(record_cluster(&shared, p)?);
-        }
-        drop(order);
-        for p in pending {
-            p.write(&shared)?;
-        }
-        Ok(())
+        self.inner.skip_sequence(sequence)
     }
 
     /// Commits the entries buffered so far as a cluster.
     pub fn commit_cluster(&mut self) -> Result<()> {
-        let shared = self.shared.clone();
-        let mut state = self.state()?;
-        commit(&shared, &mut state, None, Keep::All)
+        self.inner.commit_cluster()
     }
 }
 
-impl Drop for RNTupleFillContext {
-    fn drop(&mut self) {
-        let mut state = lock(&self.state);
-        if state.closed {
-            return;
-        }
-        state.closed = true;
-        if std::thread::panicking() {
-            // A producer that panics loses its unfinished cluster; what it committed stays.
-            state.builder.discard();
-            stop_filling(&self.shared, &mut state);
-            self.shared.budget.release(state.reserved);
-            state.reserved = 0;
-            record(&self.shared, "a producer panicked".into());
-        } else if let Err(e) = commit(&self.shared, &mut state, None, Keep::Nothing) {
-            record(&self.shared, e.to_string());
-        }
-    }
+/// Checks a batch and appends it in steps small against the budget, so that many
+/// contexts fit in it.
+fn append_batch(
+    filling: &mut crate::parallel::engine::Filling<'_, ParallelNtuple>,
+    batch: &[ColumnData],
+) -> Result<()> {
+    let checked = filling.buffers().check_batch(batch)?;
+    filling.start();
+    let max_step = (filling.memory_budget() / 16).max(64 << 10) as usize;
+    let step = filling.buffers().step(&checked, max_step);
+    let per_entry = checked.bytes as u64 / checked.entries.max(1) as u64 + 1;
+    filling.append_steps(checked.entries, step, per_entry, |builder, start, end| {
+        builder.append_batch(batch, start, end);
+        Ok(())
+    })
 }

@@ -3,34 +3,32 @@
 //! on its own thread; a commit appends the context's entries to the tree as one cluster,
 //! in a short critical section that reserves the cluster's bytes and records its baskets
 //! in every branch's basket arrays. The bytes are written afterwards, outside any lock.
-//! All buffered data counts against one memory budget (see `backpressure`).
+//! All buffered data counts against one memory budget.
 //!
 //! Ordered mode: every cluster carries a sequence number and clusters enter the tree in
 //! sequence order, so the entries' order does not depend on thread count or timing.
 
-mod backpressure;
-mod commit;
+//!
+//! The budget, backpressure, ordering and commit are the engine's
+//! ([`crate::parallel::engine`]); this module gives it the tree's buffers and sink.
+
+mod sink;
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::Arc;
 
 use super::options::TTreeWriteOptions;
 use super::writer::split_tree_path;
 use crate::array::{ColumnData, Value};
 use crate::compress::Compression;
-use crate::container::{DirectoryId, FileWriter, WriterOptions};
+use crate::container::{FileWriter, WriterOptions};
 use crate::error::{Error, Result};
-use crate::parallel::contexts::{lock, ContextList, Failures};
-use crate::parallel::order::SequenceQueue;
-use crate::parallel::sizing::first_cluster_share;
-use crate::parallel::{FreedMemory, MemoryBudget};
-use crate::ttree::write::baskets::filler::{BranchFiller, Sealed};
+use crate::parallel::engine::contexts::lock;
+use crate::parallel::engine::{Engine, EngineOptions, FillContext, Filling};
+use crate::parallel::MemoryBudget;
 use crate::ttree::write::branches::branch::BranchSpec;
 use crate::ttree::write::branches::shape::TreeShape;
-use crate::ttree::write::tree::catalog::TreeCatalog;
-use backpressure::{append_batch, stop_filling};
-use commit::{commit, record_and_write, Keep};
+use sink::ParallelTree;
 
 /// Settings of a [`TTreeParallelWriter`]; build them from the default with the `with_`
 /// methods.
@@ -58,7 +56,7 @@ pub struct TTreeParallelOptions {
     /// of contexts, so that the same input gives the same baskets.
     pub ordered: bool,
     /// Ask the allocator to return its free pages to the system each time a 32nd of the
-    /// budget was freed (see [`FreedMemory`]; default false, as it acts on the whole
+    /// budget was freed (see [`crate::parallel::FreedMemory`]; default false, as it acts on the whole
     /// process's heap).
     pub return_freed_memory: bool,
 }
@@ -121,96 +119,6 @@ pub struct TTreeWriteSummary {
     pub zip_bytes: u64,
 }
 
-/// The tree's state behind the commit point.
-struct TreeState {
-    catalog: TreeCatalog,
-    /// The file, until the writer is closed.
-    file: Option<Arc<FileWriter>>,
-    owns_file: bool,
-}
-
-/// A cluster sealed by a context, waiting to be recorded and written.
-struct SealedCluster {
-    entries: u64,
-    /// Its baskets: branch, basket (first entry counted from the cluster's first).
-    baskets: Vec<(usize, Sealed)>,
-    /// Per branch: the largest count of a counting branch, the filler's basket size,
-    /// entry-offset table length and longest string.
-    notes: Vec<BranchNote>,
-    /// Budget held for its baskets until they are written.
-    reserved: u64,
-}
-
-/// A cluster recorded in the tree whose bytes could not be written: its first entry, its
-/// entries, and its baskets' bytes before compression per branch.
-struct FailedCluster {
-    first: u64,
-    entries: u64,
-    tot: Vec<(usize, u64)>,
-}
-
-/// What a cluster tells the tree object of one branch beside its baskets.
-#[derive(Clone, Copy)]
-struct BranchNote {
-    max_count: Option<i64>,
-    basket_size: usize,
-    entry_offset_len: i32,
-    longest: usize,
-}
-
-struct Shared {
-    name: String,
-    dir: DirectoryId,
-    shape: TreeShape,
-    options: TTreeParallelOptions,
-    compression: Compression,
-    datime: u32,
-    /// The commit point.
-    tree: Mutex<TreeState>,
-    /// Stored over uncompressed bytes of the baskets committed so far (`f64` bits), to
-    /// estimate the stored size of open baskets.
-    ratio: AtomicU64,
-    budget: MemoryBudget,
-    freed: Option<FreedMemory>,
-    order: Mutex<SequenceQueue<SealedCluster>>,
-    /// Held (shared) while cluster bytes are being written; auto-saves and `close` take it
-    /// exclusively to wait for them.
-    writing: RwLock<()>,
-    contexts: ContextList<ContextState>,
-    contexts_made: AtomicUsize,
-    /// Contexts filling (see [`backpressure::basket_size`]).
-    filling: AtomicUsize,
-    /// Clusters whose bytes could not be written, to be taken out of the tree before it
-    /// is saved (see [`commit::undo_failed`]).
-    failed: Mutex<Vec<FailedCluster>>,
-    failures: Failures,
-    closed: AtomicBool,
-}
-
-struct ContextState {
-    /// One filler per branch, holding the context's open baskets.
-    fillers: Vec<BranchFiller>,
-    /// Baskets of the open cluster sealed so far, and their bytes in memory.
-    sealed: Vec<(usize, Sealed)>,
-    sealed_bytes: u64,
-    /// Entries of the open cluster, and the fillers' count of entries where it started.
-    entries: u64,
-    cluster_start: u64,
-    /// The largest count of each counting branch in the open cluster.
-    max_counts: Vec<Option<i64>>,
-    /// Budget bytes this context holds.
-    reserved: u64,
-    /// The basket size of its fillers.
-    basket_size: usize,
-    /// True while counted in [`Shared::filling`]; true once it has had an entry.
-    filling: bool,
-    filled: bool,
-    closed: bool,
-    /// The part of the cluster target its first cluster takes (see
-    /// [`first_cluster_share`]).
-    first_cluster_share: f64,
-}
-
 /// Writes one TTree from many threads. Hand out [`TTreeFillContext`]s with
 /// [`TTreeParallelWriter::context`]; close with [`TTreeParallelWriter::close`].
 ///
@@ -230,15 +138,14 @@ struct ContextState {
 /// # Ok::<(), rootweave::Error>(())
 /// ```
 pub struct TTreeParallelWriter {
-    shared: Arc<Shared>,
+    engine: Arc<Engine<ParallelTree>>,
 }
 
 /// A producer's handle: fills and compresses its own baskets and seals its own clusters.
 /// `Send`, so it can move to any thread. Dropping it commits what it holds (unless its
 /// thread is panicking: then its unfinished cluster is discarded).
 pub struct TTreeFillContext {
-    shared: Arc<Shared>,
-    state: Arc<Mutex<ContextState>>,
+    inner: FillContext<ParallelTree>,
 }
 
 impl TTreeParallelWriter {
@@ -257,7 +164,7 @@ impl TTreeParallelWriter {
         let file =
             FileWriter::create(path, WriterOptions::default().with_compression(compression))?;
         let writer = Self::in_file(Arc::new(file), name, branches, options)?;
-        lock(&writer.shared.tree).owns_file = true;
+        lock(&writer.engine.sink.tree).owns_file = true;
         Ok(writer)
     }
 
@@ -269,11 +176,12 @@ impl TTreeParallelWriter {
         branches: Vec<BranchSpec>,
         options: TTreeParallelOptions,
     ) -> Result<Self> {
-        if options.memory_budget < (1 << 20) {
-            return Err(Error::InvalidArgument(
-                "the memory budget must be at least 1 MiB".into(),
-            ));
-        }
+        let engine_options = EngineOptions {
+            memory_budget: options.memory_budget,
+            ordered: options.ordered,
+            return_freed_memory: options.return_freed_memory,
+        };
+        engine_options.check()?;
         if options.write.basket_size == 0 {
             return Err(Error::InvalidArgument("a basket size of 0 bytes".into()));
         }
@@ -281,109 +189,49 @@ impl TTreeParallelWriter {
         let shape = TreeShape::new(branches)?;
         let dir = file.mkdir(dir_path)?;
         let compression = options.write.compression.unwrap_or(file.compression());
-        let catalog = TreeCatalog::new(&shape, options.write.basket_size);
-        let writer = TTreeParallelWriter {
-            shared: Arc::new(Shared {
-                name: name.to_string(),
-                dir,
-                datime: file.datime(),
-                shape,
-                compression,
-                tree: Mutex::new(TreeState {
-                    catalog,
-                    file: Some(file),
-                    owns_file: false,
-                }),
-                ratio: AtomicU64::new(1f64.to_bits()),
-                budget: MemoryBudget::new(options.memory_budget),
-                freed: options
-                    .return_freed_memory
-                    .then(|| FreedMemory::new(options.memory_budget / 32)),
-                options,
-                order: Mutex::new(SequenceQueue::default()),
-                writing: RwLock::new(()),
-                contexts: ContextList::default(),
-                contexts_made: AtomicUsize::new(0),
-                filling: AtomicUsize::new(0),
-                failed: Mutex::new(Vec::new()),
-                failures: Failures::default(),
-                closed: AtomicBool::new(false),
-            }),
-        };
+        let auto_save = options.write.auto_save_bytes != u64::MAX;
+        let tree = ParallelTree::new(name.to_string(), dir, shape, options, compression, file);
+        let engine = Engine::new(tree, engine_options)?;
         // Saved at once, empty (as the sequential writer's).
-        if writer.shared.options.write.auto_save_bytes != u64::MAX {
-            commit::save(&writer.shared)?;
+        if auto_save {
+            engine.sink.save(&engine.writing)?;
         }
-        Ok(writer)
+        Ok(TTreeParallelWriter { engine })
     }
 
     /// A new fill context. Any number may exist at once, on any threads. A context counts
     /// among those sharing the budget from its creation until it is dropped.
     pub fn context(&self) -> TTreeFillContext {
-        let shared = &self.shared;
-        let made = shared.contexts_made.fetch_add(1, Ordering::Relaxed);
-        shared.filling.fetch_add(1, Ordering::Relaxed);
-        let basket_size = backpressure::basket_size(shared);
-        let fillers = shared
-            .shape
-            .specs
-            .iter()
-            .map(|spec| {
-                BranchFiller::new(
-                    spec.clone(),
-                    &shared.name,
-                    basket_size,
-                    shared.compression,
-                    shared.datime,
-                )
-            })
-            .collect();
-        let state = Arc::new(Mutex::new(ContextState {
-            fillers,
-            sealed: Vec::new(),
-            sealed_bytes: 0,
-            entries: 0,
-            cluster_start: 0,
-            max_counts: shared.shape.initial_max_counts(),
-            reserved: 0,
-            basket_size,
-            filling: true,
-            filled: false,
-            closed: shared.closed.load(Ordering::SeqCst),
-            first_cluster_share: first_cluster_share(made),
-        }));
-        shared.contexts.add(&state);
         TTreeFillContext {
-            shared: shared.clone(),
-            state,
+            inner: self.engine.context(),
         }
     }
 
     /// The memory budget (to watch `in_use` and `peak`).
     pub fn budget(&self) -> &MemoryBudget {
-        &self.shared.budget
+        self.engine.budget()
     }
 
     /// Entries committed so far.
     pub fn committed_entries(&self) -> u64 {
-        lock(&self.shared.tree).catalog.entries
+        lock(&self.engine.sink.tree).catalog.entries
     }
 
     /// Entries of the tree at its last auto-save: what a reader finds in the file if this
     /// process dies before `close`.
     pub fn saved_entries(&self) -> u64 {
-        lock(&self.shared.tree).catalog.saved_entries
+        lock(&self.engine.sink.tree).catalog.saved_entries
     }
 
     /// Bytes of the baskets committed so far: (in the file, before compression).
     pub fn committed_bytes(&self) -> (u64, u64) {
-        let tree = lock(&self.shared.tree);
+        let tree = lock(&self.engine.sink.tree);
         (tree.catalog.zip_bytes(), tree.catalog.tot_bytes())
     }
 
     /// Clusters committed so far.
     pub fn committed_clusters(&self) -> u64 {
-        lock(&self.shared.tree).catalog.clusters()
+        lock(&self.engine.sink.tree).catalog.clusters()
     }
 
     /// Commits what every context still holds, waits for all writes, and writes the tree
@@ -395,39 +243,14 @@ impl TTreeParallelWriter {
     }
 
     fn finish(&self) -> Result<TTreeWriteSummary> {
-        let shared = &self.shared;
-        if shared.closed.swap(true, Ordering::SeqCst) {
-            return Err(Error::InvalidArgument(
-                "the parallel writer was closed".into(),
-            ));
-        }
-        for state in shared.contexts.alive() {
-            let mut state = lock(&state);
-            if !state.closed {
-                state.closed = true;
-                if let Err(e) = commit(shared, &mut state, None, Keep::Nothing) {
-                    record_error(shared, e.to_string());
-                }
-            }
-        }
-        // Ordered mode: what is still parked goes in, in order, across any gaps.
-        let parked = lock(&shared.order).drain_all();
-        if !parked.is_empty() {
-            if let Err(e) = record_and_write(shared, parked) {
-                record_error(shared, e.to_string());
-            }
-        }
-        drop(shared.writing.write().unwrap_or_else(|e| e.into_inner()));
-        let mut tree = lock(&shared.tree);
-        let state = &mut *tree;
-        let file = state
-            .file
-            .take()
-            .ok_or_else(|| Error::InvalidArgument("the writer was closed".into()))?;
-        commit::undo_failed(shared, &mut state.catalog);
-        state
-            .catalog
-            .write_tree(&commit::tree_object(shared), &file)?;
+        let engine = &self.engine;
+        engine.close_contexts()?;
+        let tree = &engine.sink;
+        let mut state = lock(&tree.tree);
+        let state = &mut *state;
+        let file = ParallelTree::take_file(state)?;
+        tree.undo_failed(&mut state.catalog);
+        state.catalog.write_tree(&tree.tree_object(), &file)?;
         let catalog = &state.catalog;
         let summary = TTreeWriteSummary {
             entries: catalog.entries,
@@ -441,40 +264,25 @@ impl TTreeParallelWriter {
             })?;
             file.close()?;
         }
-        drop(tree);
         let closed = format!("the tree was closed with {} entries", summary.entries);
-        shared.failures.result(summary, &closed)
+        engine.result(summary, &closed)
     }
-}
-
-fn record_error(shared: &Shared, message: String) {
-    shared.failures.record(message);
 }
 
 impl Drop for TTreeParallelWriter {
     /// A writer dropped without `close` still commits every context's entries and writes
     /// its tree, as the sequential writer does; errors can only be reported by `close`.
     fn drop(&mut self) {
-        if !self.shared.closed.load(Ordering::SeqCst) {
+        if !self.engine.is_closed() {
             let _ = self.finish();
         }
     }
 }
 
 impl TTreeFillContext {
-    fn state(&self) -> Result<MutexGuard<'_, ContextState>> {
-        let state = lock(&self.state);
-        if state.closed {
-            return Err(Error::InvalidArgument(
-                "the parallel writer was closed".into(),
-            ));
-        }
-        Ok(state)
-    }
-
     /// Appends one entry: a value per branch, in order (see [`super::TTreeWriter::fill`]).
     pub fn fill(&mut self, values: &[Value]) -> Result<()> {
-        let entry = self.shared.shape.entry(values)?;
+        let entry = self.inner.sink().shape.entry(values)?;
         self.extend(&TreeShape::entry_batch(&entry))
     }
 
@@ -482,15 +290,8 @@ impl TTreeFillContext {
     /// entries (see [`super::TTreeWriter::extend`]). The context commits its cluster when
     /// it reaches its target size or the memory budget is tight.
     pub fn extend(&mut self, batch: &[ColumnData]) -> Result<()> {
-        if self.shared.options.ordered {
-            return Err(Error::InvalidArgument(
-                "an ordered parallel writer takes batches with a sequence number (extend_sequence)"
-                    .into(),
-            ));
-        }
-        let shared = self.shared.clone();
-        let mut state = self.state()?;
-        append_batch(&shared, &mut state, batch, None)
+        let mut filling = self.inner.unordered()?;
+        append_batch(&mut filling, batch)
     }
 
     /// Appends a batch and commits it as the cluster with sequence number `sequence`
@@ -500,66 +301,43 @@ impl TTreeFillContext {
     /// 20 ms before it overdraws. Hand out numbers in order (an atomic counter) to keep
     /// waits short.
     pub fn extend_sequence(&mut self, sequence: u64, batch: &[ColumnData]) -> Result<()> {
-        if !self.shared.options.ordered {
-            return Err(Error::InvalidArgument(
-                "extend_sequence needs a writer created with ordered = true".into(),
-            ));
-        }
-        let shared = self.shared.clone();
-        let mut state = self.state()?;
-        if state.entries > 0 {
-            return Err(Error::InvalidArgument(
-                "extend_sequence: the context holds unsequenced entries".into(),
-            ));
-        }
-        if lock(&shared.order).is_used(sequence) {
-            return Err(crate::parallel::order::used(sequence));
-        }
-        for f in &mut state.fillers {
-            f.restart();
-        }
-        state.cluster_start = 0;
-        append_batch(&shared, &mut state, batch, Some(sequence))?;
-        commit(&shared, &mut state, Some(sequence), Keep::Buffers)
+        self.inner
+            .sequenced(sequence, |filling| append_batch(filling, batch))
     }
 
     /// Declares that sequence number `sequence` will never be committed (ordered mode),
     /// so that the clusters after it need not wait for it.
     pub fn skip_sequence(&mut self, sequence: u64) -> Result<()> {
-        let shared = self.shared.clone();
-        let mut order = lock(&shared.order);
-        let ready = order.skip_ready(sequence)?;
-        commit::record_in_order(&shared, order, ready)
+        self.inner.skip_sequence(sequence)
     }
 
     /// Commits the entries filled so far as a cluster.
     pub fn commit_cluster(&mut self) -> Result<()> {
-        let shared = self.shared.clone();
-        let mut state = self.state()?;
-        commit(&shared, &mut state, None, Keep::Buffers)
+        self.inner.commit_cluster()
     }
 }
 
-impl Drop for TTreeFillContext {
-    fn drop(&mut self) {
-        let mut state = lock(&self.state);
-        if state.closed {
-            return;
+/// Checks a batch, then appends it in steps of about a basket of the widest branch,
+/// small against the budget.
+fn append_batch(filling: &mut Filling<'_, ParallelTree>, batch: &[ColumnData]) -> Result<()> {
+    let shape = &filling.sink().shape;
+    let checked = shape.columns(batch)?;
+    filling.start();
+    let buffers = filling.buffers();
+    shape.update_max_counts(&checked, &mut buffers.max_counts);
+    let per_entry = (checked.bytes / checked.entries.max(1)) as u64 + 1;
+    let max_step_bytes = (filling.memory_budget() / 16).max(64 << 10);
+    let step = shape
+        .step(filling.buffer_size())
+        .min((max_step_bytes / per_entry) as usize)
+        .max(1);
+    let mut sealed = Vec::new();
+    filling.append_steps(checked.entries, step, per_entry, |buffers, start, end| {
+        for (k, column) in checked.columns.iter().enumerate() {
+            buffers.fillers[k].append(column, start..end, &mut sealed)?;
+            buffers.keep_sealed(k, &mut sealed);
         }
-        state.closed = true;
-        if std::thread::panicking() {
-            // A producer that panics loses its unfinished cluster; what it committed stays.
-            state.sealed.clear();
-            state.sealed_bytes = 0;
-            for f in &mut state.fillers {
-                f.discard();
-            }
-            stop_filling(&self.shared, &mut state);
-            self.shared.budget.release(state.reserved);
-            state.reserved = 0;
-            record_error(&self.shared, "a producer panicked".into());
-        } else if let Err(e) = commit(&self.shared, &mut state, None, Keep::Nothing) {
-            record_error(&self.shared, e.to_string());
-        }
-    }
+        buffers.entries += (end - start) as u64;
+        Ok(())
+    })
 }

@@ -1,0 +1,196 @@
+//! A fill context of the engine: a producer's handle, which a format's public context
+//! wraps. It appends entries in steps, each reserved from the budget first, commits its
+//! clusters, and commits what it holds when dropped.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::backpressure::{after_step, reserve, settle, start_filling, stop_filling};
+use super::commit::{commit, skip, Keep};
+use super::contexts::lock;
+use super::order::used;
+use super::{closed, ClusterSink, ContextBuffers, ContextState, Engine};
+use crate::error::{Error, Result};
+
+/// A producer's handle on the engine. `Send`, so it can move to any thread. Dropping it
+/// commits what it holds (unless its thread is panicking: then its unfinished cluster is
+/// discarded and the failure reported at close).
+pub(crate) struct FillContext<S: ClusterSink> {
+    engine: Arc<Engine<S>>,
+    state: Arc<Mutex<ContextState<S::Buffers>>>,
+}
+
+/// A context in use by its producer: the engine and the context's locked state.
+pub(crate) struct Filling<'a, S: ClusterSink> {
+    engine: &'a Engine<S>,
+    state: MutexGuard<'a, ContextState<S::Buffers>>,
+    sequence: Option<u64>,
+}
+
+impl<S: ClusterSink> FillContext<S> {
+    pub(super) fn new(engine: Arc<Engine<S>>, state: Arc<Mutex<ContextState<S::Buffers>>>) -> Self {
+        FillContext { engine, state }
+    }
+
+    /// The format's sink.
+    pub(crate) fn sink(&self) -> &S {
+        &self.engine.sink
+    }
+
+    fn open(&self, sequence: Option<u64>) -> Result<Filling<'_, S>> {
+        let state = lock(&self.state);
+        if state.closed {
+            return Err(closed());
+        }
+        Ok(Filling {
+            engine: &self.engine,
+            state,
+            sequence,
+        })
+    }
+
+    /// The context, to append entries without a sequence number; an error if the writer
+    /// is ordered or closed.
+    pub(crate) fn unordered(&mut self) -> Result<Filling<'_, S>> {
+        if self.engine.options.ordered {
+            return Err(Error::InvalidArgument(
+                "an ordered parallel writer takes batches with a sequence number (extend_sequence)"
+                    .into(),
+            ));
+        }
+        self.open(None)
+    }
+
+    /// Appends entries with `append` and commits them as the cluster with sequence
+    /// number `sequence` (ordered mode); an error if the writer is not ordered, the
+    /// number was used, or the context holds entries without a number.
+    pub(crate) fn sequenced(
+        &mut self,
+        sequence: u64,
+        append: impl FnOnce(&mut Filling<'_, S>) -> Result<()>,
+    ) -> Result<()> {
+        if !self.engine.options.ordered {
+            return Err(Error::InvalidArgument(
+                "extend_sequence needs a writer created with ordered = true".into(),
+            ));
+        }
+        let mut filling = self.open(Some(sequence))?;
+        if filling.state.buffers.entries() > 0 {
+            return Err(Error::InvalidArgument(
+                "extend_sequence: the context holds unsequenced entries".into(),
+            ));
+        }
+        if lock(&filling.engine.order).is_used(sequence) {
+            return Err(used(sequence));
+        }
+        filling.state.buffers.start_sequenced_cluster();
+        append(&mut filling)?;
+        let engine = filling.engine;
+        commit(engine, &mut filling.state, Some(sequence), Keep::Pages)
+    }
+
+    /// Declares that sequence number `sequence` will never be committed (ordered mode),
+    /// so that the clusters after it need not wait for it.
+    pub(crate) fn skip_sequence(&mut self, sequence: u64) -> Result<()> {
+        skip(&self.engine, sequence)
+    }
+
+    /// Commits the entries appended so far as a cluster.
+    pub(crate) fn commit_cluster(&mut self) -> Result<()> {
+        let mut filling = self.open(None)?;
+        let engine = filling.engine;
+        commit(engine, &mut filling.state, None, Keep::All)
+    }
+}
+
+impl<'a, S: ClusterSink> Filling<'a, S> {
+    /// The format's sink.
+    pub(crate) fn sink(&self) -> &'a S {
+        &self.engine.sink
+    }
+
+    /// The context's buffers.
+    pub(crate) fn buffers(&mut self) -> &mut S::Buffers {
+        &mut self.state.buffers
+    }
+
+    /// The page or basket size of the buffers.
+    pub(crate) fn buffer_size(&self) -> usize {
+        self.state.buffer_size
+    }
+
+    /// The engine's memory budget in bytes.
+    pub(crate) fn memory_budget(&self) -> u64 {
+        self.engine.options.memory_budget
+    }
+
+    /// Marks the context as filling; call once checked entries are about to be appended
+    /// (it sets the buffer size that steps are cut by).
+    pub(crate) fn start(&mut self) {
+        start_filling(self.engine, &mut self.state);
+    }
+
+    /// Appends entries `0..entries` in steps of `step` entries of at most
+    /// `bytes_per_entry` bytes each: budget is reserved before each step, and without a
+    /// sequence number the cluster is committed whenever it reaches its target size.
+    pub(crate) fn append_steps(
+        &mut self,
+        entries: usize,
+        step: usize,
+        bytes_per_entry: u64,
+        mut append: impl FnMut(&mut S::Buffers, usize, usize) -> Result<()>,
+    ) -> Result<()> {
+        let mut start = 0;
+        while start < entries {
+            let end = (start + step.max(1)).min(entries);
+            self.append_step(bytes_per_entry * (end - start) as u64, |b| {
+                append(b, start, end)
+            })?;
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// Appends one step of at most `data_bytes` bytes with `append`, reserving its budget
+    /// first (see [`Filling::append_steps`]).
+    pub(crate) fn append_step(
+        &mut self,
+        data_bytes: u64,
+        append: impl FnOnce(&mut S::Buffers) -> Result<()>,
+    ) -> Result<()> {
+        let engine = self.engine;
+        let sequence = self.sequence;
+        reserve(engine, &mut self.state, data_bytes, sequence)?;
+        if let Err(e) = append(&mut self.state.buffers) {
+            settle(engine, &mut self.state);
+            return Err(e);
+        }
+        match sequence {
+            None => after_step(engine, &mut self.state),
+            Some(_) => {
+                settle(engine, &mut self.state);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<S: ClusterSink> Drop for FillContext<S> {
+    fn drop(&mut self) {
+        let engine = &self.engine;
+        let mut state = lock(&self.state);
+        if state.closed {
+            return;
+        }
+        state.closed = true;
+        if std::thread::panicking() {
+            // A producer that panics loses its unfinished cluster; what it committed stays.
+            state.buffers.discard();
+            stop_filling(engine, &mut state);
+            engine.budget.release(state.reserved);
+            state.reserved = 0;
+            engine.failures.record("a producer panicked".into());
+        } else if let Err(e) = commit(engine, &mut state, None, Keep::Nothing) {
+            engine.failures.record(e.to_string());
+        }
+    }
+}
