@@ -388,3 +388,56 @@ fn baskets_of_interleaved_values_keep_liblzmas_structure() {
     assert!(sized.len() < basket.len() * 66 / 100, "{}", sized.len());
     assert_eq!(decompress(&sized, basket.len()).unwrap(), basket);
 }
+
+/// A 'CS' block of ROOT 3 and 4: the header, then raw deflate data of `data`, declared to
+/// decompress to `declared` bytes.
+fn legacy_block(data: &[u8], declared: usize) -> Vec<u8> {
+    use std::io::Write;
+    let mut raw = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    raw.write_all(data).unwrap();
+    let raw = raw.finish().unwrap();
+    let mut block = b"CS\x08".to_vec();
+    block.extend_from_slice(&(raw.len() as u32).to_le_bytes()[..3]);
+    block.extend_from_slice(&(declared as u32).to_le_bytes()[..3]);
+    block.extend_from_slice(&raw);
+    block
+}
+
+#[test]
+fn legacy_cs_blocks_are_raw_deflate() {
+    let data = compressible(50_000);
+    let block = legacy_block(&data, data.len());
+    let header = parse_block_header(&block).unwrap();
+    assert!(header.raw_deflate);
+    assert_eq!(header.codec, Codec::Zlib);
+    assert_eq!(decompress(&block, data.len()).unwrap(), data);
+    // Two blocks in a row, as a large object's payload.
+    let mut two = block.clone();
+    two.extend_from_slice(&legacy_block(&data[..1000], 1000));
+    let mut out = vec![0u8; data.len() + 1000];
+    decompress_into(&two, &mut out).unwrap();
+    assert_eq!(&out[..data.len()], &data[..]);
+    assert_eq!(&out[data.len()..], &data[..1000]);
+}
+
+#[test]
+fn a_legacy_block_holding_a_few_bytes_more_than_declared_is_cut_as_root_cuts_it() {
+    let data = compressible(10_000);
+    let block = legacy_block(&data, data.len() - 3);
+    assert_eq!(
+        decompress(&block, data.len() - 3).unwrap(),
+        data[..data.len() - 3]
+    );
+}
+
+#[test]
+fn a_short_or_corrupt_legacy_block_is_an_error() {
+    let data = compressible(10_000);
+    let short = legacy_block(&data, data.len() + 5);
+    let err = decompress(&short, data.len() + 5).unwrap_err().to_string();
+    assert!(err.contains("decompresses to 10000 bytes"), "{err}");
+    let mut corrupt = legacy_block(&random(5000), 5000);
+    corrupt[BLOCK_HEADER_SIZE] = 0xff;
+    corrupt[BLOCK_HEADER_SIZE + 1] = 0xff;
+    assert!(decompress(&corrupt, 5000).is_err());
+}

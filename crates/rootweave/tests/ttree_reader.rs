@@ -277,7 +277,11 @@ fn truncations_and_bit_flips_never_panic() {
     for path in ttree_files() {
         let data = std::fs::read(&path).unwrap();
         let name = path.display().to_string();
-        assert!(read_everything(data.clone()).unwrap() > 0 || name.contains("string-example"));
+        if name.contains("HistArray") {
+            continue; // no tree
+        }
+        let read = read_everything(data.clone()).unwrap();
+        assert!(read > 0 || name.contains("string-example"));
         // Truncated files: always an error (the header says how long the file is).
         for k in 1..24 {
             let cut = data.len() * k / 24;

@@ -1,5 +1,5 @@
-//! `rootweave ls` for TTrees: each tree's entries and clusters, and per branch its
-//! type, stored and uncompressed bytes and number of baskets.
+//! `rootweave ls` for TTrees: each tree's entries and clusters, and per branch (by its
+//! path where its name repeats) its type, stored and uncompressed bytes and number of baskets.
 
 use std::fmt::Write;
 use std::sync::Arc;
@@ -39,8 +39,9 @@ pub fn describe_trees(file: &Arc<RootFile>, out: &mut String) -> Result<()> {
             "  {:<40} {:<36} {:>12} {:>12} {:>8}",
             "branch", "type", "stored", "uncompressed", "baskets"
         );
-        for b in meta.all_branches() {
-            let ty = match tree.interpretation(&b.name) {
+        // Branches whose names repeat are named, and looked up, by their paths.
+        for (b, name) in meta.all_branches().into_iter().zip(meta.unique_names()) {
+            let ty = match tree.interpretation(&name) {
                 Ok(i) => i.describe(),
                 Err(_) => match &b.element {
                     Some(e) => format!("({}, not readable)", e.class_name),
@@ -50,7 +51,7 @@ pub fn describe_trees(file: &Arc<RootFile>, out: &mut String) -> Result<()> {
             let _ = writeln!(
                 out,
                 "  {:<40} {:<36} {:>12} {:>12} {:>8}",
-                b.name,
+                name,
                 ty,
                 b.zip_bytes,
                 b.tot_bytes,

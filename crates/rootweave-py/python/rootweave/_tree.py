@@ -125,6 +125,11 @@ class _Tree:
         `"parent/child"` names a branch below another, as in uproot."""
         names = self._typenames(True)
         head, slash, rest = name.partition("/")
+        last = name.rpartition("/")[2]
+        if name not in names and slash and self.kind == "TTree" and last in names and self._knows(name):
+            # uproot's full path of a branch whose own name is its key (no other branch
+            # has it): the reader resolved the path to a branch, the only one of that name.
+            return Branch(self, last, names[last])
         if name not in names and slash and head in names:
             return Branch(self, head, names[head])[rest]
         if name not in names:
@@ -679,7 +684,7 @@ class Branch:
 
     def __getitem__(self, name: str) -> Branch:
         sep = "." if self._owner.kind == "RNTuple" else ""
-        for full in (f"{self.name}{sep}{name}", f"{self.name}.{name}", name):
+        for full in (f"{self.name}{sep}{name}", f"{self.name}.{name}", f"{self.name}/{name}", name):
             if full in self._owner:
                 return self._owner[full]
         head, slash, rest = name.partition("/")

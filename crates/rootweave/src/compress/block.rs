@@ -19,6 +19,9 @@ pub struct BlockHeader {
     pub compressed_size: usize,
     /// Bytes the block decompresses to.
     pub uncompressed_size: usize,
+    /// True for the 'CS' blocks of ROOT 3 and 4: raw deflate data, without zlib's header
+    /// and Adler-32 checksum (`codec` is then [`Codec::Zlib`]). Read, never written.
+    pub raw_deflate: bool,
 }
 
 /// The tag and method byte ROOT writes for a codec.
@@ -53,14 +56,12 @@ pub(crate) fn header_at(bytes: &[u8]) -> Result<BlockHeader, String> {
             bytes.len()
         ));
     }
-    let codec = match &bytes[..2] {
-        b"ZL" => Codec::Zlib,
-        b"XZ" => Codec::Lzma,
-        b"L4" => Codec::Lz4,
-        b"ZS" => Codec::Zstd,
-        b"CS" => {
-            return Err("unsupported legacy ROOT compression ('CS' block, before ROOT 5)".into())
-        }
+    let (codec, raw_deflate) = match &bytes[..2] {
+        b"ZL" => (Codec::Zlib, false),
+        b"CS" => (Codec::Zlib, true),
+        b"XZ" => (Codec::Lzma, false),
+        b"L4" => (Codec::Lz4, false),
+        b"ZS" => (Codec::Zstd, false),
         other => {
             return Err(format!(
                 "unknown compression block tag {:02x} {:02x}",
@@ -74,5 +75,6 @@ pub(crate) fn header_at(bytes: &[u8]) -> Result<BlockHeader, String> {
         method: bytes[2],
         compressed_size: size(&bytes[3..6]),
         uncompressed_size: size(&bytes[6..9]),
+        raw_deflate,
     })
 }

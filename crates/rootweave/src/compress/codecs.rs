@@ -116,6 +116,34 @@ fn zlib_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
     })
 }
 
+/// Inflates the raw deflate data of a 'CS' block (ROOT 3 and 4) into `out`. ROOT takes
+/// the block as the declared size also when the stream holds a few bytes more (the next
+/// block then overwrites them), so those bytes are dropped here too; a stream that ends
+/// short of the declared size is an error.
+pub(crate) fn raw_deflate_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
+    use libdeflater::{DecompressionError, Decompressor};
+    let declared = out.len();
+    let short = |n: usize| {
+        format!("legacy ('CS') deflate block decompresses to {n} bytes, the header says {declared}")
+    };
+    match Decompressor::new().deflate_decompress(data, out) {
+        Ok(n) if n == declared => Ok(()),
+        Ok(n) => Err(short(n)),
+        Err(DecompressionError::BadData) => {
+            Err("corrupt or truncated legacy ('CS') deflate block".into())
+        }
+        Err(DecompressionError::InsufficientSpace) => {
+            // More than declared: inflate as a stream up to the declared size.
+            let mut inflater = flate2::Decompress::new(false);
+            match inflater.decompress(data, out, flate2::FlushDecompress::Finish) {
+                Ok(_) if inflater.total_out() as usize == declared => Ok(()),
+                Ok(_) => Err(short(inflater.total_out() as usize)),
+                Err(e) => Err(format!("corrupt legacy ('CS') deflate block: {e}")),
+            }
+        }
+    }
+}
+
 /// One xz stream of `input` at `at`: for pages, with the chunks whose matches cannot pay
 /// coded as literals (see `lzma_literals.rs`); for sized frames (baskets, whose values'
 /// bytes are interleaved: liblzma's position-aware coding and short repeated matches find

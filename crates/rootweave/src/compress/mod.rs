@@ -140,12 +140,11 @@ pub fn decompress_into_checked(input: &[u8], out: &mut [u8], block_checksums: bo
                 ),
             ));
         }
-        codecs::decompress_block(
-            header.codec,
-            block_checksums,
-            &input[data_start..data_end],
-            &mut out[written..out_end],
-        )
+        let (data, block_out) = (&input[data_start..data_end], &mut out[written..out_end]);
+        match header.raw_deflate {
+            true => codecs::raw_deflate_decompress(data, block_out),
+            false => codecs::decompress_block(header.codec, block_checksums, data, block_out),
+        }
         .map_err(|m| error(pos, m))?;
         written = out_end;
         pos = data_end;

@@ -100,6 +100,22 @@ impl KeyInfo {
         self.seek_key + self.keylen as u64
     }
 
+    /// How errors inside this key's object name it and where their offsets count from:
+    /// `object` and the payload's file offset for a payload stored as it is; for a
+    /// compressed one, `object` said to be the record decompressed from this key, with
+    /// offsets counted from the record's start (they are not file positions).
+    pub fn record_label(&self, object: &str) -> (String, u64) {
+        if self.is_compressed() {
+            let label = format!(
+                "{object} (its record decompressed from the key at byte {}; offsets within the record)",
+                self.seek_key
+            );
+            (label, 0)
+        } else {
+            (object.to_string(), self.payload_offset())
+        }
+    }
+
     /// Stored payload size.
     pub fn payload_len(&self) -> u64 {
         (self.nbytes as u64).saturating_sub(self.keylen as u64)

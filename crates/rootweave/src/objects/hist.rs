@@ -313,12 +313,13 @@ impl Histogram {
     }
 
     /// The variance of cell `cell`: the stored sum of squared weights of a histogram
-    /// that keeps them, its content otherwise (counts); a profile's error squared.
+    /// that keeps them, else the content's magnitude (counts: ROOT's `GetBinError` is
+    /// `sqrt(|content|)` then, also for a negative content); a profile's error squared.
     pub fn variance(&self, cell: usize) -> f64 {
         match (&self.profile, &self.sumw2) {
             (Some(_), _) => self.error(cell).powi(2),
             (None, Some(w2)) => w2[cell],
-            (None, None) => self.cells[cell],
+            (None, None) => self.cells[cell].abs(),
         }
     }
 

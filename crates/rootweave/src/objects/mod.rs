@@ -56,14 +56,8 @@ fn cycle_of(keys: &[KeyInfo], name: &str) -> Option<KeyInfo> {
 /// Reads the object behind `key` through the file's class layouts (a `std::string` or an
 /// STL container as an object of one member, `value`).
 pub fn read_object(file: &RootFile, streamers: &StreamerSet, key: &KeyInfo) -> Result<Object> {
-    let what = format!("{} '{}'", key.class_name, key.name);
+    let (what, base) = key.record_label(&format!("{} '{}'", key.class_name, key.name));
     let payload = file.read_object(key)?;
-    let mut c = Cursor::new(
-        &payload,
-        key.payload_offset(),
-        file.name(),
-        &what,
-        key.keylen as u32,
-    );
+    let mut c = Cursor::new(&payload, base, file.name(), &what, key.keylen as u32);
     ObjectReader { streamers }.read_keyed(&mut c, &key.class_name)
 }

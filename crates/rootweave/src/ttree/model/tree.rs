@@ -108,6 +108,10 @@ pub struct Branch {
     /// Whether each object of a `TBranchObject` is preceded by its class name
     /// (`TLeafObject::fVirtual`).
     pub object_virtual: bool,
+    /// The file that holds the branch's baskets when it is not the tree's own
+    /// (`fFileName`, relative to the tree's file, as ALICE keeps its ESD friends); empty
+    /// for the tree's file.
+    pub file_name: String,
 }
 
 /// Cluster layout of a tree.
@@ -351,12 +355,18 @@ impl Branch {
                 seeks.len()
             )));
         }
+        // Baskets in another file are bounded by that file when they are read.
+        let file_name = string(o, "fFileName");
         let (baskets, embedded) = basket_list(
             o,
             entries as u64,
             write_basket as usize,
             [seeks, sizes, firsts],
-            file_size,
+            if file_name.is_empty() {
+                file_size
+            } else {
+                u64::MAX
+            },
         )
         .map_err(bad)?;
         let leaves = o
@@ -407,6 +417,7 @@ impl Branch {
                 .objects("fLeaves")
                 .and_then(|l| l.first().cloned().flatten())
                 .is_some_and(|leaf| leaf.int("fVirtual").unwrap_or(0) != 0),
+            file_name,
         })
     }
 }

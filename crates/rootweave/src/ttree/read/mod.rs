@@ -5,6 +5,7 @@ mod basket;
 mod bulk;
 mod counted;
 mod endian;
+mod other_files;
 mod reader;
 
 pub(crate) use basket::{decode_basket, parse_found_header};

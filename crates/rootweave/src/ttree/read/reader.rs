@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::basket::{decode_basket, BasketData};
 use super::bulk::{BulkContext, BulkField, BulkPlan};
 use super::counted::{self, Counts, CountsByField};
+use super::other_files::{self, OtherFiles};
 use crate::array::Recycler;
 use crate::array::{concat, Array};
 use crate::container::windows::{self, WindowBuffers};
@@ -79,6 +80,8 @@ pub struct TTreeReader {
     pool: Arc<rayon::ThreadPool>,
     /// Buffers of a remote file's windows, kept between windows and reads.
     windows: WindowBuffers,
+    /// The files that branches keep their baskets in, beside this one.
+    other_files: OtherFiles,
 }
 
 /// Another name of [`TTreeReader`].
@@ -119,15 +122,9 @@ impl TTreeReader {
         options: ReadOptions,
     ) -> Result<Self> {
         let key = file.get_key(name)?;
-        let object = format!("TTree '{name}'");
+        let (object, base) = key.record_label(&format!("TTree '{name}'"));
         let payload = file.read_object(&key)?;
-        let mut c = Cursor::new(
-            &payload,
-            key.payload_offset(),
-            file.name(),
-            &object,
-            key.keylen as u32,
-        );
+        let mut c = Cursor::new(&payload, base, file.name(), &object, key.keylen as u32);
         let tree = ObjectReader {
             streamers: &streamers,
         }
@@ -142,6 +139,7 @@ impl TTreeReader {
             options,
             pool,
             windows: WindowBuffers::default(),
+            other_files: OtherFiles::default(),
         })
     }
 
@@ -248,6 +246,9 @@ impl TTreeReader {
             file: self.file.name().to_string(),
             what: format!("TTree '{}' branch '{}': {why}", self.meta.name, branch.name),
         };
+        if let Some(why) = other_files::missing(self.file.name(), branch) {
+            return Err(unsupported(why));
+        }
         let interp = interpret(branch, &self.streamers)
             .and_then(|i| match i.entry_size() {
                 Some(0) => Err("entries of zero bytes".to_string()),
@@ -527,7 +528,8 @@ impl TTreeReader {
         let mut bulk_index = vec![None; plans.len()];
         let mut bulk_fields: Vec<BulkField> = Vec::new();
         for (k, (branch, interp)) in plans.iter().enumerate() {
-            if let Some(plan) = BulkPlan::of(interp).filter(|_| !counts.contains_key(&k)) {
+            let here = branch.file_name.is_empty();
+            if let Some(plan) = BulkPlan::of(interp).filter(|_| here && !counts.contains_key(&k)) {
                 bulk_index[k] = Some(bulk_fields.len());
                 bulk_fields.push(BulkField {
                     branch,
@@ -566,7 +568,7 @@ impl TTreeReader {
             .map(|(&n, &b)| vec![None; if b { 0 } else { n }])
             .collect();
         // Baskets kept in the tree object need no fetching.
-        let (embedded, mut stored): (Vec<Job>, Vec<Job>) = jobs
+        let (embedded, stored): (Vec<Job>, Vec<Job>) = jobs
             .into_iter()
             .partition(|j| j.branch.baskets[j.basket].embedded.is_some());
         for job in embedded {
@@ -582,6 +584,27 @@ impl TTreeReader {
                 },
                 counts.get(&job.field),
             )?;
+            results[job.field][job.part] = Some(array);
+        }
+        // Baskets in other files: one read each.
+        let (elsewhere, mut stored): (Vec<Job>, Vec<Job>) = stored
+            .into_iter()
+            .partition(|j| !j.branch.file_name.is_empty());
+        for job in elsewhere {
+            let file = self
+                .other_files
+                .get(self.file.name(), &self.meta.name, job.branch)?;
+            let b = &job.branch.baskets[job.basket];
+            let object = self.basket_name(&job);
+            let record = file.read_at(b.seek, b.bytes as u64, &object)?;
+            let data = decode_basket(
+                &record,
+                b.seek,
+                file.name(),
+                &object,
+                b.end_entry - b.first_entry,
+            )?;
+            let array = self.decode_job(&job, &plans[job.field].1, data, counts.get(&job.field))?;
             results[job.field][job.part] = Some(array);
         }
         // Stored baskets: windows in file order, each fetched with few coalesced reads (a
