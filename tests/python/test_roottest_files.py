@@ -186,3 +186,9 @@ def test_histograms_and_arrays_without_squared_weights_are_root_s(workdir):
     assert hc.values(flow=True)[1] == -20
     assert math.isclose(hc.errors(flow=True)[1], math.sqrt(20))
     assert hc.variances(flow=True)[1] == 20
+
+
+def test_merging_a_tree_whose_baskets_are_in_another_file_is_refused(tmp_path):
+    out = tmp_path / "merged.root"
+    with pytest.raises(rootweave.RootFileError, match="keeps its baskets in 'AliESDfriends.root'"):
+        rootweave.merge(out, [ALICE])

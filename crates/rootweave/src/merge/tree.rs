@@ -157,6 +157,16 @@ impl TreePlan {
             let mut again: Vec<(Record, (usize, usize))> = Vec::new();
             let mut own_made = Vec::new();
             for (bi, b) in s.meta.all_branches().into_iter().enumerate() {
+                let stored_elsewhere = b.baskets.iter().any(|k| k.embedded.is_none());
+                if !b.file_name.is_empty() && stored_elsewhere {
+                    return Err(Error::Unsupported {
+                        file: s.file.clone(),
+                        what: format!(
+                            "TTree '{}' branch '{}' keeps its baskets in '{}': merging trees whose baskets are in other files",
+                            s.meta.name, b.name, b.file_name
+                        ),
+                    });
+                }
                 if !b.baskets.is_empty() && b.entries != s.meta.entries {
                     return Err(Error::format(
                         &s.file,
