@@ -29,8 +29,15 @@ TTREE_FILES = [(p.name, t) for p in sorted(TESTDATA.glob("*.root")) if "rntuple"
                for t in trees_in(p)]
 
 
+# Trees uproot 5.7 misreads (a member-wise std::vector of a TObject-derived class: values of
+# 1e-311); ROOT judges them in test_roottest_members.py.
+UPROOT_MISREADS = {("roottest-TreeVectorClass0.root", "TreeVectorClass0")}
+
+
 @pytest.mark.parametrize("file,name", TTREE_FILES)
 def test_testdata_branches_agree_with_uproot(file, name):
+    if (file, name) in UPROOT_MISREADS:
+        pytest.skip("uproot misreads this tree; compared with ROOT in test_roottest_members.py")
     path = TESTDATA / file
     tree = uproot.open(path)[name]
     listing = rootweave("ls", path)

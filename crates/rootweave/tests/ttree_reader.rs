@@ -524,3 +524,59 @@ fn counted_arrays_without_entry_offsets_follow_their_counters() {
     };
     assert!(jets.iter().zip(n).all(|(j, &n)| j.len() == n as usize));
 }
+
+/// Members framed unlike other objects, in files of ROOT's own test suite: `TArrayD`
+/// members (a count and values), a counted array of `TArrayD` (one header, then the
+/// arrays), a member-wise `std::vector` of a `TObject`-derived class, and arrays of
+/// `std::string` in split objects and collections. (Every value is compared with ROOT
+/// in tests/python/test_roottest_members.py.)
+#[test]
+fn tarrays_memberwise_tobjects_and_string_arrays() {
+    let cols = read(
+        "roottest-memleak.root",
+        "MonoData",
+        &["fUse", "fNrho", "fPnts", "fNrSrcs"],
+    );
+    let Array::List { offsets, .. } = &cols[0].1 else {
+        panic!("fUse is a list: {:?}", cols[0].1)
+    };
+    assert_eq!(offsets, &[0, 96, 192]);
+    assert!(json(&cols[0].1, 0).starts_with("[-1, -1,"));
+    assert!(json(&cols[1].1, 0).starts_with("[0.004196509293075291, 0, 0,"));
+    let Array::List { offsets, values } = &cols[2].1 else {
+        panic!("fPnts is a list: {:?}", cols[2].1)
+    };
+    assert_eq!(offsets, &[0, 21, 42]);
+    assert!(json(values, 21).starts_with("[266.8741034185934, 0,"));
+    let cols = read(
+        "roottest-TreeVectorClass0.root",
+        "TreeVectorClass0",
+        &["vp"],
+    );
+    assert_eq!(cols[0].1.len(), 10);
+    let first = json(&cols[0].1, 0);
+    for (k, x) in (110..115).enumerate() {
+        let want = format!(
+            "{{\"fPosX\": {x}, \"fPosY\": {}, \"fPosZ\": {}}}",
+            x + 10,
+            x + 20
+        );
+        assert!(first.contains(&want), "item {k}: {first}");
+    }
+    let cols = read("roottest-stringarray.old.root", "t", &[]);
+    let names: Vec<&str> = cols.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names.len(), 9, "every branch of data reads: {names:?}");
+    for name in [
+        "obj.fOutputNames[4]",
+        "vec.fOutputNames[4]",
+        "cont.obj.fOutputNames[4]",
+    ] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    let strings = read(
+        "roottest-stringarray.old.root",
+        "t",
+        &["obj.fOutputNames[4]"],
+    );
+    assert_eq!(json(&strings[0].1, 0), "[\"\", \"\", \"\", \"\"]");
+}

@@ -285,8 +285,17 @@ impl Builder {
         if n > r.0.len() {
             return Err(format!("{n} items in {} bytes", r.0.len()));
         }
-        for _ in 0..n {
-            inner.item(r)?;
+        if let Builder::Prim(p, bytes) = &mut **inner {
+            // Numbers in one block, checked against the bytes left before any is kept.
+            let size = n
+                .checked_mul(p.size())
+                .filter(|&size| size <= r.0.len())
+                .ok_or_else(|| format!("{n} numbers in {} bytes", r.0.len()))?;
+            bytes.extend_from_slice(r.take(size)?);
+        } else {
+            for _ in 0..n {
+                inner.item(r)?;
+            }
         }
         offsets.push(inner.len());
         Ok(())
@@ -405,8 +414,9 @@ fn read_memberwise(seq: &mut Builder, r: &mut Reader) -> Result<(), DecodeError>
 }
 
 /// Reads each member of `n` objects in turn, as a collection streamed memberwise holds
-/// them: a base class's members in place (no frame of their own); an STL member's values
-/// in one frame with one version; numbers and objects one after the other.
+/// them: the `TObject` part of each object; a base class's members in place (no frame of
+/// their own); an STL member's values in one frame with one version; numbers and objects
+/// one after the other.
 fn read_members_of_all(
     steps: &[MemberStep],
     class: &str,
@@ -423,6 +433,16 @@ fn read_members_of_all(
                 field => field.repeat(n, r)?,
             },
             MemberStep::Base { steps, .. } => read_members_of_all(steps, class, n, r, fields)?,
+            // The `TObject` part of every object (each its own version, unique ID and
+            // bits, and process ID when referenced), not fields of the record.
+            MemberStep::TObject => {
+                if n > r.0.len() {
+                    return Err(format!("{n} objects in {} bytes", r.0.len()));
+                }
+                for _ in 0..n {
+                    skip_tobject(r)?;
+                }
+            }
             _ => {
                 return Err(format!(
                     "objects of class {class} streamed memberwise with counted arrays or \
@@ -500,6 +520,13 @@ fn read_steps(
                 let n = if flagged && r.take(1)?[0] == 0 { 0 } else { n };
                 let n = usize::try_from(n).map_err(|_| format!("an array of {n} values"))?;
                 fields[*field].items(n, r)?;
+            }
+            MemberStep::Looped { field, counter } => {
+                let n = last_int(&fields[*counter]).ok_or("an array's counter is not a number")?;
+                let n = usize::try_from(n).map_err(|_| format!("an array of {n} objects"))?;
+                let (_, end) = r.frame()?;
+                fields[*field].items(n, r)?;
+                r.end_frame(end, "an array of objects")?;
             }
             MemberStep::Triangle { field, rows, cols } => {
                 let size = |i: usize| last_int(&fields[i]).ok_or("a matrix size is not a number");

@@ -318,6 +318,17 @@ fn interpret_element(
                 });
             }
             let compiler = Compiler { streamers };
+            // Arrays of strings: per entry one byte count and version, then each item's
+            // strings.
+            if let Some(Nested::Framed(strings)) = element
+                .and_then(|el| compiler.string_array(el))
+                .transpose()?
+            {
+                return Ok(Interpretation::Members {
+                    item: *strings,
+                    header: Header::Object,
+                });
+            }
             if let (true, Some(el)) = (st == code::STL || st == code::STL_STRING, element) {
                 return Ok(Interpretation::Members {
                     item: compiler.item(&el.type_name, 0)?,
@@ -380,8 +391,20 @@ fn interpret_element(
     if st == code::TSTRING {
         return Ok(Interpretation::Strings(Header::None));
     }
+    // A counted array of objects (`T* x //[n]`): a byte count and version, then the
+    // objects back to back to the entry's end.
+    if let (code::STREAM_LOOP, Some(el)) = (st, element) {
+        return Ok(Interpretation::Members {
+            item: Compiler { streamers }.looped_item(el, 0)?,
+            header: Header::Object,
+        });
+    }
     if st == code::CHAR_STAR {
         return Ok(Interpretation::Streamed(Nested::CharStar));
+    }
+    // An array of strings: a byte count and version, then the strings.
+    if let Some(strings) = element.and_then(|el| Compiler { streamers }.string_array(el)) {
+        return strings.map(Interpretation::Streamed);
     }
     // A `std::string` member is streamed as an object: a byte count and version first.
     let stl_string =

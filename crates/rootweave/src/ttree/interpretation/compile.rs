@@ -198,6 +198,45 @@ impl Compiler<'_> {
             .fold(item, |inner, &n| Nested::Repeat(Box::new(inner), n)))
     }
 
+    /// A fixed-size array of `std::string` (`std::string x[n]`, streamer type 320), as a
+    /// member streams it: one byte count and version, then the strings one after the other
+    /// (each a length byte, or 255 and an `i32`, and the bytes). `None` for arrays of
+    /// other STL types.
+    pub fn string_array(&self, el: &Element) -> Option<Result<Nested, String>> {
+        let string = el.class == ElementClass::StlString || normalize(&el.type_name) == "string";
+        // Files of older ROOT versions give such a member streamer type 500 and its length
+        // without its number of dimensions.
+        let array = el.ty == code::STL + code::OFFSET_L || el.array_length > 1;
+        (string && array).then(|| {
+            let dims = match el.array_dim {
+                0 => vec![el.array_length.max(0) as usize],
+                _ => array_dims(el)?,
+            };
+            super::choose::check_dims(&dims).map_err(|e| format!("member {}: {e}", el.name))?;
+            let strings = dims
+                .iter()
+                .rev()
+                .fold(Nested::Str, |inner, &n| Nested::Repeat(Box::new(inner), n));
+            Ok(Nested::Framed(Box::new(strings)))
+        })
+    }
+
+    /// An object of a counted array of objects (`T* x //[n]`, streamer type 501), as its
+    /// class streams itself: `T` must be a pointer to a class (not a pointer to pointers).
+    pub fn looped_item(&self, el: &Element, depth: usize) -> Result<Nested, String> {
+        let ty = el.type_name.trim();
+        let class = ty
+            .strip_suffix('*')
+            .filter(|c| !c.trim_end().ends_with('*'));
+        let Some(class) = class else {
+            return Err(format!(
+                "member {} ({ty}, streamer type {}) is not supported",
+                el.name, el.ty
+            ));
+        };
+        self.item(class.trim().trim_start_matches("const "), depth)
+    }
+
     /// `TMatrixTSym<T>` (`T` a number type), which streams itself: its `TMatrixTBase<T>`
     /// part framed, as the file describes that class, then only the upper triangle of its
     /// elements (`fElements`), row by row. `None` for other types, or if the file does not
@@ -314,6 +353,10 @@ impl Compiler<'_> {
                         steps: self.steps(base, fields, deeper(depth)?)?,
                     }
                 }
+                _ if self.string_array(el).is_some() => {
+                    let n = self.string_array(el).expect("an array of strings")?;
+                    field(&el.name, n)
+                }
                 _ if st == code::TSTRING || el.class == ElementClass::String => {
                     field(&el.name, Nested::Str)
                 }
@@ -347,6 +390,23 @@ impl Compiler<'_> {
                         Nested::Seq(Box::new(Nested::Prim(prim))),
                     ));
                     MemberStep::Counted {
+                        field: fields.len() - 1,
+                        counter,
+                    }
+                }
+                _ if st == code::STREAM_LOOP && el.class == ElementClass::Loop => {
+                    let counter = fields
+                        .iter()
+                        .rposition(|(n, _)| *n == el.count_name)
+                        .ok_or_else(|| {
+                            format!(
+                                "array {} of class {} is counted by {}, which comes after it",
+                                el.name, info.class_name, el.count_name
+                            )
+                        })?;
+                    let item = self.looped_item(el, deeper(depth)?)?;
+                    fields.push((el.name.to_string(), Nested::Seq(Box::new(item))));
+                    MemberStep::Looped {
                         field: fields.len() - 1,
                         counter,
                     }
@@ -387,10 +447,15 @@ impl Compiler<'_> {
 }
 
 /// Classes with streamers of their own that no layout describes: `TString` (a string),
-/// `TRef` (read as `{ref}`, the referenced object's number), `TRefArray` (read as
-/// `{fName, fSize, refs}`) and `TDatime` (its packed date alone, without version or byte
-/// count, read as `{fDatime}`), with uproot's field names.
+/// the `TArray`s (a list of numbers), `TRef` (read as `{ref}`, the referenced object's
+/// number), `TRefArray` (read as `{fName, fSize, refs}`) and `TDatime` (its packed date
+/// alone, without version or byte count, read as `{fDatime}`), with uproot's field names.
 fn builtin(class: &str) -> Option<Nested> {
+    if let Some(prim) = tarray_prim(class) {
+        // A `TArray` member streams an `i32` count and then the values, with neither a
+        // byte count nor a version.
+        return Some(Nested::Seq(Box::new(Nested::Prim(prim))));
+    }
     match class {
         "TString" => Some(Nested::Str),
         // A frame, the TObject, the name, the size, the lower bound, the process ID and
@@ -433,6 +498,21 @@ fn builtin(class: &str) -> Option<Nested> {
         }))),
         _ => None,
     }
+}
+
+/// The number type of a `TArray` class (`TArrayD`: `float64`).
+fn tarray_prim(class: &str) -> Option<Prim> {
+    let ty = match class {
+        "TArrayC" => code::CHAR,
+        "TArrayS" => code::SHORT,
+        "TArrayI" => code::INT,
+        "TArrayL" => code::LONG,
+        "TArrayL64" => code::LONG64,
+        "TArrayF" => code::FLOAT,
+        "TArrayD" => code::DOUBLE,
+        _ => return None,
+    };
+    Prim::from_code(ty, "")
 }
 
 /// How the error of types nested past [`MAX_NESTING`] begins (it is never deferred).

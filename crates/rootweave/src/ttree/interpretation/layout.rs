@@ -107,6 +107,16 @@ pub enum MemberStep {
         /// The field holding the number of columns (an integer read before).
         cols: usize,
     },
+    /// A pointer to an array of objects whose length another member holds (`T* x //[n]`,
+    /// streamer type 501): a byte count and version, then as many objects (each as its
+    /// class streams itself) as field `counter` says, into field `field` (a
+    /// [`Nested::Seq`]).
+    Looped {
+        /// The objects' field.
+        field: usize,
+        /// The field holding their number (an integer read before).
+        counter: usize,
+    },
     /// Bytes that are not part of the record (a `TRefArray`'s lower bound and process
     /// ID): skipped.
     Skip(usize),

@@ -604,3 +604,120 @@ fn stl_members_of_memberwise_vectors_in_either_framing() {
     assert_eq!(decode(&layout, &one_frame).unwrap(), want);
     assert_eq!(decode(&layout, &each).unwrap(), want);
 }
+
+/// A class `M` of the members whose framing differs from other objects: `int n`, `TArrayD
+/// a` (a count and values, no header), `TArrayD* p //[n]` (one header, then `n` arrays)
+/// and `string s[2]` (as older files describe it: streamer type 500 and a length of 2).
+fn odd_members() -> StreamerSet {
+    let mut loop_ = element(ElementClass::Loop, "p", code::STREAM_LOOP, "TArrayD*");
+    loop_.count_name = "n".into();
+    let mut strings = element(ElementClass::StlString, "s", code::STREAMER, "string");
+    strings.array_length = 2;
+    strings.max_index[0] = 2;
+    let mut set = StreamerSet::default();
+    set.add(info(
+        "M",
+        1,
+        vec![
+            element(ElementClass::BasicType, "n", code::INT, "int"),
+            element(ElementClass::ObjectAny, "a", code::ANY, "TArrayD"),
+            loop_,
+            strings,
+        ],
+    ));
+    set
+}
+
+#[test]
+fn tarrays_counted_object_arrays_and_string_arrays() {
+    let set = odd_members();
+    let layout = Nested::Framed(Box::new(Nested::Class(
+        Compiler { streamers: &set }.class("M", None, 0).unwrap(),
+    )));
+    // "n": 2; "a": [1.0]; "p": [[0.0], [2.0]]; "s": ["hi", "tw"].
+    let bytes = hex(concat!(
+        "4000003c0001",
+        "00000002",
+        "000000013ff0000000000000",
+        "4000001a0006000000010000000000000000000000014000000000000000",
+        "400000080009026869027477",
+    ));
+    let got = decode(&layout, &bytes).unwrap();
+    let doubles = |offsets: Vec<u64>, v: Vec<f64>| Array::List {
+        offsets,
+        values: Box::new(Array::Float64(v)),
+    };
+    assert_eq!(
+        got,
+        Array::Record {
+            len: 1,
+            fields: vec![
+                ("n".into(), Array::Int32(vec![2])),
+                ("a".into(), doubles(vec![0, 1], vec![1.0])),
+                (
+                    "p".into(),
+                    Array::List {
+                        offsets: vec![0, 2],
+                        values: Box::new(doubles(vec![0, 1, 2], vec![0.0, 2.0])),
+                    }
+                ),
+                (
+                    "s".into(),
+                    Array::Fixed {
+                        size: 2,
+                        values: Box::new(Array::String {
+                            offsets: vec![0, 2, 4],
+                            bytes: b"hitw".to_vec()
+                        })
+                    }
+                ),
+            ],
+        }
+    );
+    // A TArray whose count exceeds the bytes left is an error, whatever the count.
+    for count in ["00000002", "7fffffff", "ffffffff"] {
+        let mut cut = bytes.clone();
+        cut[10..14].copy_from_slice(&hex(count));
+        assert!(decode(&layout, &cut).is_err(), "{count}");
+    }
+    for end in 0..bytes.len() {
+        assert!(decode(&layout, &bytes[..end]).is_err(), "{end}");
+    }
+}
+
+#[test]
+fn memberwise_objects_with_a_tobject_base() {
+    // vector<P> with P : TObject {double x}, streamed memberwise: each object's TObject
+    // part (version, unique ID, bits; the second referenced, so a process ID follows),
+    // then the `x` of both.
+    let mut set = StreamerSet::default();
+    set.add(info(
+        "P",
+        1,
+        vec![
+            element(ElementClass::Base, "TObject", code::TOBJECT, "BASE"),
+            element(ElementClass::BasicType, "x", code::DOUBLE, "double"),
+        ],
+    ));
+    let layout = Compiler { streamers: &set }.stl("vector<P>", 0).unwrap();
+    let bytes = hex(concat!(
+        "4000002e4009000100000002",
+        "00010000000002000000",
+        "000100000007020000100002",
+        "405b800000000000405bc00000000000",
+    ));
+    let got = decode(&layout, &bytes).unwrap();
+    assert_eq!(
+        got,
+        Array::List {
+            offsets: vec![0, 2],
+            values: Box::new(Array::Record {
+                len: 2,
+                fields: vec![("x".into(), Array::Float64(vec![110.0, 111.0]))],
+            }),
+        }
+    );
+    for end in 0..bytes.len() {
+        assert!(decode(&layout, &bytes[..end]).is_err(), "{end}");
+    }
+}
