@@ -1,6 +1,6 @@
 //! Baskets kept in another file than the tree's (`TBranch::fFileName`, as ALICE keeps its
-//! ESD friends): the file is found beside the tree's file, opened once when first read,
-//! and only the branches whose file is missing are unreadable.
+//! ESD friends): the file is found beside the tree's file (local or remote), opened once
+//! when first needed, and only the branches whose file cannot be opened are unreadable.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -9,10 +9,11 @@ use crate::container::RootFile;
 use crate::error::{Error, Result};
 use crate::ttree::model::Branch;
 
-/// The other files a tree's branches keep baskets in, opened as they are first read.
+/// The other files a tree's branches keep baskets in, opened when first needed: each
+/// path's outcome (the file, or why it cannot be opened) is kept.
 #[derive(Default)]
 pub(super) struct OtherFiles {
-    open: Mutex<HashMap<String, Arc<RootFile>>>,
+    open: Mutex<HashMap<String, std::result::Result<Arc<RootFile>, String>>>,
 }
 
 /// Where a branch's `file_name` is for a tree in the file `tree_file`: as it is if it is
@@ -35,22 +36,24 @@ fn has_stored_baskets(branch: &Branch) -> bool {
         .any(|b| b.embedded.is_none() && b.end_entry > b.first_entry)
 }
 
-/// Why `branch` of a tree in `tree_file` cannot be read, if its baskets are in another
-/// local file that does not exist (a remote one is tried when it is read).
-pub(super) fn missing(tree_file: &str, branch: &Branch) -> Option<String> {
-    if branch.file_name.is_empty() || !has_stored_baskets(branch) {
-        return None;
-    }
-    let path = resolve(tree_file, &branch.file_name);
-    (!path.contains("://") && !std::path::Path::new(&path).exists()).then(|| {
-        format!(
-            "its baskets are kept in '{}', which is not found ({path})",
-            branch.file_name
-        )
-    })
-}
-
 impl OtherFiles {
+    /// Why `branch` of the tree `tree` in `tree_file` cannot be read, if its baskets are
+    /// in another file that cannot be opened (tried once; the outcome is kept).
+    pub(super) fn unavailable(
+        &self,
+        tree_file: &str,
+        tree: &str,
+        branch: &Branch,
+    ) -> Option<String> {
+        if branch.file_name.is_empty() || !has_stored_baskets(branch) {
+            return None;
+        }
+        self.get(tree_file, tree, branch).err().map(|e| match e {
+            Error::Unsupported { what, .. } => what,
+            other => other.to_string(),
+        })
+    }
+
     /// The file holding `branch`'s baskets, for a tree in `tree_file` named `tree`.
     pub(super) fn get(
         &self,
@@ -60,19 +63,18 @@ impl OtherFiles {
     ) -> Result<Arc<RootFile>> {
         let path = resolve(tree_file, &branch.file_name);
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(file) = open.get(&path) {
-            return Ok(file.clone());
-        }
-        let file = RootFile::open(&path).map_err(|e| Error::Unsupported {
+        let outcome = open.entry(path.clone()).or_insert_with(|| {
+            RootFile::open(&path)
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
+        });
+        outcome.clone().map_err(|e| Error::Unsupported {
             file: tree_file.to_string(),
             what: format!(
                 "TTree '{tree}' branch '{}': its baskets are kept in '{}', which cannot be opened: {e}",
                 branch.name, branch.file_name
             ),
-        })?;
-        let file = Arc::new(file);
-        open.insert(path, file.clone());
-        Ok(file)
+        })
     }
 }
 

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::basket::{decode_basket, BasketData};
 use super::bulk::{BulkContext, BulkField, BulkPlan};
 use super::counted::{self, Counts, CountsByField};
-use super::other_files::{self, OtherFiles};
+use super::other_files::OtherFiles;
 use crate::array::Recycler;
 use crate::array::{concat, Array};
 use crate::container::windows::{self, WindowBuffers};
@@ -246,8 +246,14 @@ impl TTreeReader {
             file: self.file.name().to_string(),
             what: format!("TTree '{}' branch '{}': {why}", self.meta.name, branch.name),
         };
-        if let Some(why) = other_files::missing(self.file.name(), branch) {
-            return Err(unsupported(why));
+        if let Some(why) = self
+            .other_files
+            .unavailable(self.file.name(), &self.meta.name, branch)
+        {
+            return Err(Error::Unsupported {
+                file: self.file.name().to_string(),
+                what: why,
+            });
         }
         let interp = interpret(branch, &self.streamers)
             .and_then(|i| match i.entry_size() {
