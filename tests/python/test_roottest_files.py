@@ -192,3 +192,44 @@ def test_merging_a_tree_whose_baskets_are_in_another_file_is_refused(tmp_path):
     out = tmp_path / "merged.root"
     with pytest.raises(rootweave.RootFileError, match="keeps its baskets in 'AliESDfriends.root'"):
         rootweave.merge(out, [ALICE])
+
+
+WRITE_ELSEWHERE = r"""
+import sys, ROOT
+ROOT.gInterpreter.Declare('''
+void write_elsewhere(const char* path) {
+  TFile f(path, "RECREATE");
+  TTree t("t", "the baskets of y in other.root");
+  int x; float y[3];
+  t.Branch("x", &x, "x/I");
+  auto b = t.Branch("y", y, "y[3]/F");
+  b->SetBasketSize(1000);
+  b->SetFile("other.root");
+  for (int i = 0; i < 1000; ++i) { x = i; for (int k = 0; k < 3; ++k) y[k] = i + 0.25f * k; t.Fill(); }
+  t.Write();
+  f.Close();
+}''')
+ROOT.write_elsewhere(sys.argv[1])
+"""
+
+
+def test_baskets_in_another_file_beside_the_tree_s_are_read(tmp_path):
+    main = tmp_path / "main.root"
+    done = subprocess.run([sys.executable, "-c", WRITE_ELSEWHERE, str(main)], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "other.root").exists()
+    seen = root_values(main, tmp_path, "t")["trees"]["t"]
+    tree = rootweave.open(main)["t"]
+    arrays = tree.arrays(library="np")
+    assert np.array_equal(arrays["x"], numbers(seen["loop"]["x"]))
+    assert np.array_equal(arrays["y"].reshape(-1), numbers(seen["loop"]["y"]))
+    assert arrays["y"][999].tolist() == [999.0, 999.25, 999.5]
+    # Without the other file only y is unreadable.
+    (tmp_path / "other.root").unlink()
+    tree = rootweave.open(main)["t"]
+    with pytest.warns(rootweave.UnreadableBranchWarning, match="other.root"):
+        arrays = tree.arrays(library="np")
+    assert list(arrays) == ["x"] and arrays["x"][999] == 999
+    with pytest.raises(rootweave.RootFileError, match="kept in 'other.root', which cannot be opened"):
+        tree["y"].array()
