@@ -112,3 +112,18 @@ pub fn type_name(ty: i32) -> Option<&'static str> {
         _ => return None,
     })
 }
+
+/// The basic type of the values of a `TArray` class (`TArrayD`: [`DOUBLE`]), which streams
+/// a count and the values, without a header.
+pub(crate) fn tarray_type(class: &str) -> Option<i32> {
+    Some(match class {
+        "TArrayC" => CHAR,
+        "TArrayS" => SHORT,
+        "TArrayI" => INT,
+        "TArrayL" => LONG,
+        "TArrayL64" => LONG64,
+        "TArrayF" => FLOAT,
+        "TArrayD" => DOUBLE,
+        _ => return None,
+    })
+}

@@ -274,7 +274,7 @@ impl<'s> ObjectReader<'s> {
             "TBasket" => return read_embedded_basket(c, members),
             _ => {}
         }
-        if let Some(ty) = tarray_type(class) {
+        if let Some(ty) = code::tarray_type(class) {
             let n = c.r.i32()?;
             let v = read_basic_array(c, ty, n, "")?;
             members.push((names.array.clone(), v));
@@ -787,20 +787,6 @@ fn numbers_of(v: &Value) -> Option<Vec<f64>> {
         Value::Null => Some(Vec::new()),
         _ => None,
     }
-}
-
-/// The basic type of a `TArray` class.
-fn tarray_type(class: &str) -> Option<i32> {
-    Some(match class {
-        "TArrayC" => code::CHAR,
-        "TArrayS" => code::SHORT,
-        "TArrayI" => code::INT,
-        "TArrayL" => code::LONG,
-        "TArrayL64" => code::LONG64,
-        "TArrayF" => code::FLOAT,
-        "TArrayD" => code::DOUBLE,
-        _ => return None,
-    })
 }
 
 fn read_basic(c: &mut Cursor, ty: i32, title: &str) -> Result<Value> {

@@ -376,15 +376,7 @@ impl Compiler<'_> {
                 _ if (code::OFFSET_P + 1..code::OFFSET_P + 20).contains(&st) => {
                     let prim =
                         Prim::from_code(st - code::OFFSET_P, &el.title).ok_or_else(unsupported)?;
-                    let counter = fields
-                        .iter()
-                        .rposition(|(n, _)| *n == el.count_name)
-                        .ok_or_else(|| {
-                            format!(
-                                "array {} of class {} is counted by {}, which comes after it",
-                                el.name, info.class_name, el.count_name
-                            )
-                        })?;
+                    let counter = counter_of(fields, el, info)?;
                     fields.push((
                         el.name.to_string(),
                         Nested::Seq(Box::new(Nested::Prim(prim))),
@@ -395,15 +387,7 @@ impl Compiler<'_> {
                     }
                 }
                 _ if st == code::STREAM_LOOP && el.class == ElementClass::Loop => {
-                    let counter = fields
-                        .iter()
-                        .rposition(|(n, _)| *n == el.count_name)
-                        .ok_or_else(|| {
-                            format!(
-                                "array {} of class {} is counted by {}, which comes after it",
-                                el.name, info.class_name, el.count_name
-                            )
-                        })?;
+                    let counter = counter_of(fields, el, info)?;
                     let item = self.looped_item(el, deeper(depth)?)?;
                     fields.push((el.name.to_string(), Nested::Seq(Box::new(item))));
                     MemberStep::Looped {
@@ -451,7 +435,7 @@ impl Compiler<'_> {
 /// number), `TRefArray` (read as `{fName, fSize, refs}`) and `TDatime` (its packed date
 /// alone, without version or byte count, read as `{fDatime}`), with uproot's field names.
 fn builtin(class: &str) -> Option<Nested> {
-    if let Some(prim) = tarray_prim(class) {
+    if let Some(prim) = code::tarray_type(class).and_then(|ty| Prim::from_code(ty, "")) {
         // A `TArray` member streams an `i32` count and then the values, with neither a
         // byte count nor a version.
         return Some(Nested::Seq(Box::new(Nested::Prim(prim))));
@@ -500,21 +484,6 @@ fn builtin(class: &str) -> Option<Nested> {
     }
 }
 
-/// The number type of a `TArray` class (`TArrayD`: `float64`).
-fn tarray_prim(class: &str) -> Option<Prim> {
-    let ty = match class {
-        "TArrayC" => code::CHAR,
-        "TArrayS" => code::SHORT,
-        "TArrayI" => code::INT,
-        "TArrayL" => code::LONG,
-        "TArrayL64" => code::LONG64,
-        "TArrayF" => code::FLOAT,
-        "TArrayD" => code::DOUBLE,
-        _ => return None,
-    };
-    Prim::from_code(ty, "")
-}
-
 /// How the error of types nested past [`MAX_NESTING`] begins (it is never deferred).
 const TOO_DEEP: &str = "types nested more than";
 
@@ -535,4 +504,21 @@ pub fn array_dims(el: &Element) -> Result<Vec<usize>, String> {
         .collect();
     super::choose::check_dims(&dims).map_err(|e| format!("member {}: {e}", el.name))?;
     Ok(dims)
+}
+
+/// The field that counts the counted array `el` of class `info` (an earlier member).
+fn counter_of(
+    fields: &[(String, Nested)],
+    el: &Element,
+    info: &StreamerInfo,
+) -> Result<usize, String> {
+    fields
+        .iter()
+        .rposition(|(n, _)| *n == el.count_name)
+        .ok_or_else(|| {
+            format!(
+                "array {} of class {} is counted by {}, which comes after it",
+                el.name, info.class_name, el.count_name
+            )
+        })
 }
