@@ -96,13 +96,16 @@ fn zlib_rs_level(level: u32) -> u32 {
     }
 }
 
+thread_local! {
+    /// libdeflate inflates a whole block into a buffer of known size 1.7x as fast as
+    /// zlib-rs streams it (histogram payloads of job outputs, baskets); one per thread,
+    /// for zlib blocks and ROOT 3's raw deflate ('CS') blocks alike.
+    static INFLATER: std::cell::RefCell<libdeflater::Decompressor> =
+        std::cell::RefCell::new(libdeflater::Decompressor::new());
+}
+
 fn zlib_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
-    use libdeflater::{DecompressionError, Decompressor};
-    thread_local! {
-        // libdeflate inflates a whole block into a buffer of known size 1.7x as fast as
-        // zlib-rs streams it (histogram payloads of job outputs, baskets); one per thread.
-        static INFLATER: std::cell::RefCell<Decompressor> = std::cell::RefCell::new(Decompressor::new());
-    }
+    use libdeflater::DecompressionError;
     INFLATER.with(|d| match d.borrow_mut().zlib_decompress(data, out) {
         Ok(n) if n == out.len() => Ok(()),
         Ok(n) => Err(format!(
@@ -121,12 +124,12 @@ fn zlib_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
 /// block then overwrites them), so those bytes are dropped here too; a stream that ends
 /// short of the declared size is an error.
 pub(crate) fn raw_deflate_decompress(data: &[u8], out: &mut [u8]) -> Result<(), String> {
-    use libdeflater::{DecompressionError, Decompressor};
+    use libdeflater::DecompressionError;
     let declared = out.len();
     let short = |n: usize| {
         format!("legacy ('CS') deflate block decompresses to {n} bytes, the header says {declared}")
     };
-    match Decompressor::new().deflate_decompress(data, out) {
+    match INFLATER.with(|d| d.borrow_mut().deflate_decompress(data, out)) {
         Ok(n) if n == declared => Ok(()),
         Ok(n) => Err(short(n)),
         Err(DecompressionError::BadData) => {
