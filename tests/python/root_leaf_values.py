@@ -1,7 +1,7 @@
 """Reads trees and histograms with CERN ROOT and writes what it sees as JSON. Run as a
 child process (ROOT's start-up costs seconds):
 
-    python root_leaf_values.py FILE OUT.json TREE... [--hists NAME...]
+    python root_leaf_values.py FILE OUT.json TREE... [--hists NAME...] [--draw TREE:EXPR...]
 
 For each tree: its entry count, and for every numeric leaf (named by its branch's path from
 the top, `parent/child`, as uproot names branches) the values of all entries one after
@@ -12,7 +12,8 @@ index, and does not draw a count's own leaf alone right) and the tree's entry lo
 object). A branch whose baskets are in a file that is not there is listed under
 "unreadable". For each histogram of `--hists`: every cell's content and error
 (`GetBinContent`, `GetBinError`), flow cells included, in ROOT's cell order; for a TArray
-there, its values.
+there, its values. For each `TREE:EXPR` of `--draw`: what `TTree::Draw` gives for the
+expression (members behind object pointers, for one).
 """
 
 import json
@@ -109,14 +110,21 @@ def read_object(h):
 
 def main():
     path, out, *rest = sys.argv[1:]
-    trees, hists = rest, []
-    if "--hists" in rest:
-        at = rest.index("--hists")
-        trees, hists = rest[:at], rest[at + 1:]
+    lists, flag = {"trees": [], "--hists": [], "--draw": []}, "trees"
+    for arg in rest:
+        if arg in lists:
+            flag = arg
+        else:
+            lists[flag].append(arg)
     ROOT.gErrorIgnoreLevel = ROOT.kFatal
     f = ROOT.TFile.Open(path)
-    result = {"trees": {t: read_tree(f.Get(t)) for t in trees},
-              "hists": {h: read_object(f.Get(h)) for h in hists},
+    draws = {}
+    for job in lists["--draw"]:
+        tree, expression = job.split(":", 1)
+        draws[job] = drawn(f.Get(tree), expression, 1_000_000)[0]
+    result = {"trees": {t: read_tree(f.Get(t)) for t in lists["trees"]},
+              "hists": {h: read_object(f.Get(h)) for h in lists["--hists"]},
+              "drawn": draws,
               "keys": sorted({k.GetName() for k in f.GetListOfKeys()})}
     with open(out, "w") as o:
         json.dump(result, o)

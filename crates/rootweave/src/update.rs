@@ -80,8 +80,9 @@ pub fn open_for_update(path: impl AsRef<Path>) -> Result<FileWriter> {
         Some((key, record)) => {
             let by_keylen = crate::container::streamer_records(&name, &key, &record)
                 .map_err(|why| Error::format(&name, "StreamerInfo record", key.seek_key, why))?;
+            let (object, base) = key.record_label("StreamerInfo record");
             let (set, _) =
-                StreamerSet::parse_traced(&record, key.payload_offset(), &name, key.keylen as u32)?;
+                StreamerSet::parse_traced(&record, base, &name, &object, key.keylen as u32)?;
             let classes: Vec<(String, i32)> = set
                 .all()
                 .iter()

@@ -24,12 +24,8 @@ pub fn read_streamers(file: &RootFile) -> crate::error::Result<StreamerSet> {
         "StreamerInfo record",
     ))?;
     let payload = file.read_object(&key)?;
-    StreamerSet::parse(
-        &payload,
-        key.payload_offset(),
-        file.name(),
-        key.keylen as u32,
-    )
+    let (object, base) = key.record_label("StreamerInfo record");
+    StreamerSet::parse(&payload, base, file.name(), &object, key.keylen as u32)
 }
 
 /// A file's StreamerInfo `record` (behind `key`) made for each length the StreamerInfo
@@ -41,9 +37,9 @@ pub fn streamer_records(
     key: &KeyInfo,
     record: &[u8],
 ) -> Result<Vec<(usize, Vec<u8>)>, String> {
-    let (_, trace) =
-        StreamerSet::parse_traced(record, key.payload_offset(), file, key.keylen as u32)
-            .map_err(|e| e.to_string())?;
+    let (object, base) = key.record_label("StreamerInfo record");
+    let (_, trace) = StreamerSet::parse_traced(record, base, file, &object, key.keylen as u32)
+        .map_err(|e| e.to_string())?;
     let lengths = [false, true]
         .map(|big| KeyInfo::header_len("TList", "StreamerInfo", "Doubly linked list", big));
     let mut out = Vec::new();
@@ -82,7 +78,8 @@ mod tests {
         let h = file.header();
         let bytes = file.read_at(h.seek_info, 64, "key").unwrap();
         let key = KeyInfo::decode(&mut BeReader::new(&bytes, 0, "f", "k")).unwrap();
-        let set = StreamerSet::parse(&payload, 0, "f", key.keylen as u32).unwrap();
+        let set =
+            StreamerSet::parse(&payload, 0, "f", "StreamerInfo record", key.keylen as u32).unwrap();
         let tree = set.get("TTree", 19).unwrap();
         assert_eq!(tree.elements[0].class, ElementClass::Base);
         assert_eq!(tree.elements[0].name, "TNamed");
@@ -133,12 +130,16 @@ mod traced_tests {
             };
             let name = path.display().to_string();
             let keylen = key.keylen as u32;
-            let Ok((set, trace)) = StreamerSet::parse_traced(&record, 0, &name, keylen) else {
+            let Ok((set, trace)) =
+                StreamerSet::parse_traced(&record, 0, &name, "StreamerInfo record", keylen)
+            else {
                 continue; // (files with records this reader refuses are tested elsewhere)
             };
             assert!(trace.opaque.is_empty(), "{name}: {:?}", trace.opaque);
             let moved = restream::rewrite(&record, &trace, vec![], keylen, keylen + 8).unwrap();
-            let (again, trace2) = StreamerSet::parse_traced(&moved, 0, &name, keylen + 8).unwrap();
+            let (again, trace2) =
+                StreamerSet::parse_traced(&moved, 0, &name, "StreamerInfo record", keylen + 8)
+                    .unwrap();
             assert_eq!(again.all().len(), set.all().len(), "{name}");
             let back = restream::rewrite(&moved, &trace2, vec![], keylen + 8, keylen).unwrap();
             assert!(back == record, "{name}");

@@ -24,10 +24,11 @@ pub struct StreamerSet {
 }
 
 impl StreamerSet {
-    /// Parses the uncompressed payload of a file's StreamerInfo record (a `TList`).
+    /// Parses the uncompressed payload of a file's StreamerInfo record (a `TList`), which
+    /// errors name `object` with offsets from `base` (see `KeyInfo::record_label`).
     /// `keylen` is the length of the record's key (reference tags count from it).
-    pub fn parse(payload: &[u8], base: u64, file: &str, keylen: u32) -> Result<Self> {
-        let mut c = Cursor::new(payload, base, file, "StreamerInfo record", keylen);
+    pub fn parse(payload: &[u8], base: u64, file: &str, object: &str, keylen: u32) -> Result<Self> {
+        let mut c = Cursor::new(payload, base, file, object, keylen);
         Self::parse_list(&mut c)
     }
 
@@ -39,9 +40,10 @@ impl StreamerSet {
         payload: &[u8],
         base: u64,
         file: &str,
+        object: &str,
         keylen: u32,
     ) -> Result<(Self, Trace)> {
-        let mut c = Cursor::new(payload, base, file, "StreamerInfo record", keylen).traced();
+        let mut c = Cursor::new(payload, base, file, object, keylen).traced();
         let set = Self::parse_list(&mut c)?;
         Ok((set, c.trace().cloned().unwrap_or_default()))
     }

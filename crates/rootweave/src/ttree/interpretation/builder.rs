@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
+use super::compile::normalize;
 use super::decode::DecodeError;
 use super::layout::{ClassLayout, MemberStep, Nested};
 use super::Prim;
 use crate::array::Array;
-use crate::streamer::tags::{BYTE_COUNT_MASK, IS_REFERENCED};
+use crate::streamer::tags::{BYTE_COUNT_MASK, CLASS_MASK, IS_REFERENCED, NEW_CLASS_TAG};
 /// The version bit of a container streamed memberwise.
 const MEMBERWISE: u16 = 0x4000;
 
@@ -122,6 +123,7 @@ pub(crate) enum Builder {
         len: usize,
         fields: Vec<Builder>,
     },
+    Pointer(PointerBuilder),
     Unknown(String),
     Map {
         offsets: Vec<u64>,
@@ -152,6 +154,13 @@ impl Builder {
                 len: 0,
                 fields: class.fields.iter().map(|(_, n)| Builder::new(n)).collect(),
             },
+            Nested::Pointer(class, inner) => Builder::Pointer(PointerBuilder {
+                class: class.clone(),
+                offsets: vec![0],
+                inner: Box::new(Builder::new(inner)),
+                tagged: false,
+                refs_sound: !inner.has_pointer(),
+            }),
             Nested::Unknown(name) => {
                 Builder::Unknown(format!("{name}, which the file does not describe"))
             }
@@ -229,6 +238,7 @@ impl Builder {
                 read_steps(&class.steps, r, fields)?;
                 *len += 1;
             }
+            Builder::Pointer(pointer) => pointer.item(r)?,
             Builder::Unknown(name) => return Err(format!("an object of class {name}")),
             Builder::Map {
                 offsets,
@@ -311,6 +321,7 @@ impl Builder {
             Builder::Repeat(inner, _) => inner.what(),
             Builder::Map { .. } => "a map".into(),
             Builder::Framed(inner) | Builder::Named(_, inner) => inner.what(),
+            Builder::Pointer(pointer) => pointer.inner.what(),
             Builder::Prim(..) | Builder::Array(..) | Builder::Bits(_) => "a number".into(),
         }
     }
@@ -327,6 +338,7 @@ impl Builder {
                 offsets.len() as u64 - 1
             }
             Builder::Map { offsets, .. } => offsets.len() as u64 - 1,
+            Builder::Pointer(pointer) => pointer.offsets.len() as u64 - 1,
             Builder::Framed(inner) | Builder::Named(_, inner) => inner.len(),
             Builder::Repeat(inner, size) => inner.len() / *size as u64,
             Builder::Class { len, .. } => *len as u64,
@@ -361,6 +373,10 @@ impl Builder {
                     .map(|((name, _), b)| (name.clone(), b.finish()))
                     .collect(),
             },
+            Builder::Pointer(pointer) => Array::Optional {
+                offsets: pointer.offsets,
+                values: Box::new(pointer.inner.finish()),
+            },
             Builder::Unknown(_) => Array::Record {
                 len: 0,
                 fields: vec![],
@@ -384,6 +400,80 @@ impl Builder {
                 }
             }
         }
+    }
+}
+
+/// Collects the objects behind a pointer ([`Nested::Pointer`]), null or not.
+pub(crate) struct PointerBuilder {
+    /// The class the pointer is declared to point to.
+    class: String,
+    /// `len + 1` offsets into the objects: each pointer holds zero or one.
+    offsets: Vec<u64>,
+    /// The objects.
+    inner: Box<Builder>,
+    /// Whether a class tag naming the class was read (a class reference needs one).
+    tagged: bool,
+    /// Whether every class tag in a value of this pointer is this pointer's own (its
+    /// objects hold no pointers), so that a class reference can only mean the class.
+    refs_sound: bool,
+}
+
+impl PointerBuilder {
+    /// Reads one pointer: a null tag, or a byte count, a class tag and the object.
+    fn item(&mut self, r: &mut Reader) -> Result<(), DecodeError> {
+        let tag = r.u32()?;
+        if tag != 0 {
+            if tag & BYTE_COUNT_MASK == 0 {
+                return Err(format!(
+                    "a pointer to {} written before in the entry (tag {tag:#x}) is not supported",
+                    self.class
+                ));
+            }
+            let count = (tag & !BYTE_COUNT_MASK) as usize;
+            if count > r.0.len() {
+                return Err(format!(
+                    "a byte count of {count} with {} bytes left",
+                    r.0.len()
+                ));
+            }
+            let end = r.0.len() - count;
+            self.class_tag(r)?;
+            self.inner.item(r)?;
+            r.end_frame(Some(end), &self.inner.what())?;
+        }
+        self.offsets.push(self.inner.len());
+        Ok(())
+    }
+
+    /// Reads a class tag, which must name the pointer's class or refer to its tag.
+    fn class_tag(&mut self, r: &mut Reader) -> Result<(), DecodeError> {
+        let tag = r.u32()?;
+        if tag == NEW_CLASS_TAG {
+            let len =
+                r.0.iter()
+                    .position(|&b| b == 0)
+                    .ok_or("a class name without its end")?;
+            let name = r.take(len + 1)?;
+            let name = String::from_utf8_lossy(&name[..len]);
+            if normalize(&name) != normalize(&self.class) {
+                return Err(format!(
+                    "an object of class {name} behind a pointer to {} (derived classes are not supported)",
+                    self.class
+                ));
+            }
+            self.tagged = true;
+            return Ok(());
+        }
+        if tag & CLASS_MASK == 0 {
+            return Err(format!("{tag:#x} is not a class tag"));
+        }
+        if !self.tagged || !self.refs_sound {
+            return Err(format!(
+                "a reference to a class tagged before (tag {tag:#x}) where {} was expected",
+                self.class
+            ));
+        }
+        Ok(())
     }
 }
 

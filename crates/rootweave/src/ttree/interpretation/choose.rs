@@ -1,7 +1,7 @@
 //! Choosing a branch's [`Interpretation`] from its leaves, its `TBranchElement`
 //! members and the file's class layouts; a branch that cannot be read gets the reason.
 
-use super::compile::{array_dims, is_stl, normalize, Compiler};
+use super::compile::{array_dims, is_pointer, is_stl, normalize, Compiler};
 use super::{Header, Interpretation, Nested, Packed, Prim};
 use crate::streamer::{code, Element, ElementClass, StreamerSet};
 use crate::ttree::model::{Branch, Leaf};
@@ -309,6 +309,20 @@ fn interpret_element(
                     });
                 }
             }
+            // Counted arrays (`T* x //[n]`): a flag and `n` values per item, `n` from
+            // the sibling branch of member `n`.
+            if let (true, Some(el)) = (
+                (code::OFFSET_P + 1..code::OFFSET_P + 20).contains(&st),
+                element.filter(|el| el.array_length <= 1 && !el.count_name.is_empty()),
+            ) {
+                if let Some(prim) = Prim::from_code(st - code::OFFSET_P, title) {
+                    let counter = match branch.name.rsplit_once('.') {
+                        Some((parent, _)) => format!("{parent}.{}", el.count_name),
+                        None => el.count_name.clone(),
+                    };
+                    return Ok(Interpretation::CountedMembers { prim, counter });
+                }
+            }
             // Strings and STL sequences: one per item, back to back (an STL member's
             // values after one byte count and version per entry).
             if st == code::TSTRING {
@@ -345,8 +359,15 @@ fn interpret_element(
                     header: Header::None,
                 });
             }
+            // Pointers: each item's null tag, or class tag and object.
+            if let (true, Some(el)) = (is_pointer(st), element) {
+                return Ok(Interpretation::Members {
+                    item: compiler.pointer(el, 0)?,
+                    header: Header::None,
+                });
+            }
             // Objects: each item's member framed by its own byte count and version.
-            if let (true, Some(el)) = (matches!(st, code::OBJECT | code::ANY), element) {
+            if let (true, Some(el)) = (streamed_in_place(st), element) {
                 return Ok(Interpretation::Members {
                     item: compiler.item(&el.type_name, 0)?,
                     header: Header::None,
@@ -432,11 +453,24 @@ fn interpret_element(
             Compiler { streamers }.item(&el.name, 0)?,
         ));
     }
+    // A pointer member: a null tag, or a class tag and the object (whose class must be
+    // readable: a branch of one pointer is not read as a container that may be empty).
+    if let (true, Some(el)) = (is_pointer(st), element) {
+        let pointer = Compiler { streamers }.pointer(el, 0)?;
+        if let Nested::Pointer(_, inner) = &pointer {
+            let why = match &**inner {
+                Nested::Unknown(class) => format!("the file does not describe class {class}"),
+                Nested::Unreadable { why, .. } => why.clone(),
+                _ => String::new(),
+            };
+            if !why.is_empty() {
+                return Err(format!("member {} ({}): {why}", branch.name, el.type_name));
+            }
+        }
+        return Ok(Interpretation::Streamed(pointer));
+    }
     // An object member that is not split further: framed by a byte count and version.
-    if let (true, Some(el)) = (
-        matches!(st, code::OBJECT | code::ANY | code::TNAMED),
-        element,
-    ) {
+    if let (true, Some(el)) = (streamed_in_place(st) || st == code::TNAMED, element) {
         return Ok(Interpretation::Streamed(
             Compiler { streamers }.item(&el.type_name, 0)?,
         ));
@@ -445,6 +479,15 @@ fn interpret_element(
         "member {} (streamer type {}) of class {} is not supported",
         branch.name, e.streamer_type, e.class_name
     ))
+}
+
+/// Whether streamer type `st` is an object streamed in place as its class streams
+/// itself: an object member, or a pointer marked `//->` (never null, no class tag).
+fn streamed_in_place(st: i32) -> bool {
+    matches!(
+        st,
+        code::OBJECT | code::ANY | code::OBJECT_P_NOT_NULL | code::ANY_P
+    )
 }
 
 #[cfg(test)]

@@ -126,6 +126,9 @@ impl Compiler<'_> {
         if let Some(matrix) = self.symmetric_matrix(t, depth) {
             return matrix;
         }
+        if let Some(collection) = object_collection(t) {
+            return Ok(collection);
+        }
         if let Some((name, args)) = template(t) {
             if is_sequence(name) {
                 let item = template_args(args).first().copied().unwrap_or("");
@@ -219,6 +222,22 @@ impl Compiler<'_> {
                 .fold(Nested::Str, |inner, &n| Nested::Repeat(Box::new(inner), n));
             Ok(Nested::Framed(Box::new(strings)))
         })
+    }
+
+    /// A pointer member (`T* x`, streamer type 64 or 69, or an array of them `T* x[n]`,
+    /// 84 or 89): each pointer null or an object of `T` behind a class tag.
+    pub fn pointer(&self, el: &Element, depth: usize) -> Result<Nested, String> {
+        let class = normalize(el.type_name.trim().trim_end_matches('*').trim());
+        let class = class.trim_start_matches("const ").trim();
+        let pointer = Nested::Pointer(class.to_string(), Box::new(self.item(class, depth)?));
+        if pointee_type(el.ty) == el.ty {
+            return Ok(pointer);
+        }
+        let dims = array_dims(el)?;
+        Ok(dims
+            .iter()
+            .rev()
+            .fold(pointer, |inner, &n| Nested::Repeat(Box::new(inner), n)))
     }
 
     /// An object of a counted array of objects (`T* x //[n]`, streamer type 501), as its
@@ -395,9 +414,14 @@ impl Compiler<'_> {
                         counter,
                     }
                 }
-                _ if matches!(st, code::OBJECT | code::ANY | code::TNAMED) => {
+                _ if is_pointer(st) => field(&el.name, self.pointer(el, deeper(depth)?)?),
+                _ if matches!(
+                    st,
+                    code::OBJECT | code::ANY | code::TNAMED | code::OBJECT_P_NOT_NULL | code::ANY_P
+                ) =>
+                {
                     let class = normalize(el.type_name.trim_end_matches('*'));
-                    let n = match builtin(&class) {
+                    let n = match builtin(&class).or_else(|| object_collection(&class)) {
                         Some(n) => n,
                         None => match self.symmetric_matrix(&class, deeper(depth)?) {
                             Some(matrix) => matrix?,
@@ -482,6 +506,45 @@ fn builtin(class: &str) -> Option<Nested> {
         }))),
         _ => None,
     }
+}
+
+/// Whether streamer type `st` is a pointer to an object behind a class tag (`T* x`,
+/// `T* x[n]`): 64 and 69, 84 and 89.
+pub fn is_pointer(st: i32) -> bool {
+    matches!(pointee_type(st), code::OBJECT_P | code::ANY_P2)
+}
+
+/// The streamer type of one pointer of an array of pointers (84 and 89 are arrays of 64
+/// and 69); `st` itself for other types.
+fn pointee_type(st: i32) -> i32 {
+    if st > code::ANY_P_NO_VT && st < code::STL {
+        st - code::OFFSET_L
+    } else {
+        st
+    }
+}
+
+/// ROOT's collections of objects (`TObjArray`, `TList`, `TMap`, ...): they stream
+/// themselves, unlike their class layouts say, and hold objects of any class; read as
+/// [`Nested::Unreadable`] (an error when one is read, never a misread).
+fn object_collection(class: &str) -> Option<Nested> {
+    const COLLECTIONS: [&str; 11] = [
+        "TCollection",
+        "TSeqCollection",
+        "TObjArray",
+        "TList",
+        "THashList",
+        "TSortedList",
+        "TOrdCollection",
+        "TBtree",
+        "THashTable",
+        "TMap",
+        "TExMap",
+    ];
+    COLLECTIONS.contains(&class).then(|| Nested::Unreadable {
+        class: class.to_string(),
+        why: "collections of objects of any class in a branch are not supported".into(),
+    })
 }
 
 /// How the error of types nested past [`MAX_NESTING`] begins (it is never deferred).

@@ -36,6 +36,7 @@ impl Interpretation {
             }
             Interpretation::Strings(_) => "string".into(),
             Interpretation::Members { item, .. } => format!("var * {}", item.describe()),
+            Interpretation::CountedMembers { prim, .. } => format!("var * var * {}", prim.name()),
             Interpretation::Group(children) => format!("group of {} sub-branches", children.len()),
             Interpretation::Streamed(n) => n.describe(),
             Interpretation::Record(fields) => format!(
@@ -112,23 +113,8 @@ impl Interpretation {
                 &found
             }
         };
-        if range.end >= offsets.len() {
-            return Err(format!(
-                "entry {} but the basket has {} entry offsets",
-                range.end,
-                offsets.len()
-            ));
-        }
-        let entry = |i: usize| -> Result<&[u8], DecodeError> {
-            let (a, b) = (offsets[i], offsets[i + 1]);
-            if a > b || b > data.len() {
-                return Err(format!(
-                    "entry {i} spans bytes {a}..{b} of a {}-byte basket",
-                    data.len()
-                ));
-            }
-            Ok(&data[a..b])
-        };
+        check_offsets(offsets, &range)?;
+        let entry = |i: usize| entry_bytes(data, offsets, i);
         match self {
             Interpretation::Jagged {
                 prim,
@@ -214,6 +200,9 @@ impl Interpretation {
                     values: Box::new(values.finish()),
                 })
             }
+            Interpretation::CountedMembers { counter, .. } => Err(format!(
+                "needs the values of its counter branch '{counter}'"
+            )),
             Interpretation::Group(_) => {
                 Err("a group of sub-branches is read through its sub-branches".into())
             }
@@ -253,6 +242,34 @@ impl Interpretation {
         }
         Ok(starts)
     }
+}
+
+/// Checks that `offsets` say where every entry of `range` ends.
+pub(super) fn check_offsets(offsets: &[usize], range: &Range<usize>) -> Result<(), DecodeError> {
+    if range.end >= offsets.len() {
+        return Err(format!(
+            "entry {} but the basket has {} entry offsets",
+            range.end,
+            offsets.len()
+        ));
+    }
+    Ok(())
+}
+
+/// The bytes of entry `i` of a basket's `data`, which `offsets` delimit (checked).
+pub(super) fn entry_bytes<'a>(
+    data: &'a [u8],
+    offsets: &[usize],
+    i: usize,
+) -> Result<&'a [u8], DecodeError> {
+    let (a, b) = (offsets[i], offsets[i + 1]);
+    if a > b || b > data.len() {
+        return Err(format!(
+            "entry {i} spans bytes {a}..{b} of a {}-byte basket",
+            data.len()
+        ));
+    }
+    Ok(&data[a..b])
 }
 
 /// The bytes after a byte count and a version that must span all of `bytes`.

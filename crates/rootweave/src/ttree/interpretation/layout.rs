@@ -33,6 +33,12 @@ pub enum Nested {
     /// a `TBranchObject` of a virtual leaf writes each object; the name must be the
     /// class's own.
     Named(String, Box<Nested>),
+    /// A pointer to an object (`T* x`, streamer type 64 or 69): four zero bytes when
+    /// null, else a byte count, a class tag (the class name, or a reference to a class
+    /// tagged before in the entry) and the object as its class streams itself. Read as
+    /// an optional value; an object of another class than `T` (a derived class) is an
+    /// error, never misread.
+    Pointer(String, Box<Nested>),
     /// Objects of a class the file does not describe: an error when one is read (a
     /// container of them reads while it is empty).
     Unknown(String),
@@ -139,6 +145,26 @@ pub enum MemberStep {
 }
 
 impl Nested {
+    /// Whether reading a value can meet a pointer (whose class tags other pointers' class
+    /// references could refer to).
+    pub fn has_pointer(&self) -> bool {
+        match self {
+            Nested::Pointer(..) => true,
+            Nested::Seq(n) | Nested::Repeat(n, _) | Nested::Framed(n) | Nested::Named(_, n) => {
+                n.has_pointer()
+            }
+            Nested::Class(c) => c.fields.iter().any(|(_, n)| n.has_pointer()),
+            Nested::Map { key, value, .. } => key.has_pointer() || value.has_pointer(),
+            Nested::Prim(_)
+            | Nested::Array(..)
+            | Nested::Bits
+            | Nested::Str
+            | Nested::CharStar
+            | Nested::Unknown(_)
+            | Nested::Unreadable { .. } => false,
+        }
+    }
+
     /// A short description (`int32`, `string`, `var * float64`, a class name).
     pub fn describe(&self) -> String {
         match self {
@@ -152,6 +178,7 @@ impl Nested {
             Nested::Seq(n) => format!("var * {}", n.describe()),
             Nested::Repeat(n, size) => format!("{size} * {}", n.describe()),
             Nested::Framed(n) | Nested::Named(_, n) => n.describe(),
+            Nested::Pointer(_, n) => format!("?{}", n.describe()),
             Nested::Class(c) => c.name.clone(),
             Nested::Unknown(name) => format!("{name} (not described)"),
             Nested::Unreadable { class, .. } => format!("{class} (not readable)"),

@@ -7,8 +7,11 @@
 mod builder;
 mod choose;
 mod compile;
+mod counted_members;
 mod decode;
 mod layout;
+#[cfg(test)]
+mod pointer_tests;
 mod prim;
 #[cfg(test)]
 mod streamed_tests;
@@ -67,6 +70,16 @@ pub enum Interpretation {
         item: Nested,
         /// What precedes the values of an entry.
         header: Header,
+    },
+    /// A counted array member of a split collection's items (`T* x //[n]`, `n` another
+    /// member): per item a flag byte and, unless it is zero, as many values as that
+    /// item's `n` says, read from the sibling branch `counter`. Decoded with the
+    /// counter's values ([`Interpretation::decode_counted`]).
+    CountedMembers {
+        /// The value type.
+        prim: Prim,
+        /// The sibling branch holding each item's number of values.
+        counter: String,
     },
     /// A branch that holds no data of its own and stands for its sub-branches (a split
     /// object, base class or STL collection of objects): read as a record of them.

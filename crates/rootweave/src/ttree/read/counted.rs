@@ -1,8 +1,10 @@
 //! Counter-indexed arrays whose baskets lack their entry-offset table (some writers other
 //! than ROOT leave it out): where each entry starts is rebuilt from the counter branch's
-//! values, as ROOT's own reader does for such branches.
+//! values, as ROOT's own reader does for such branches. Counted array members of a split
+//! collection's items are read with their counter member's values per item, always.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use crate::array::Array;
 use crate::ttree::interpretation::{Header, Interpretation};
@@ -15,6 +17,56 @@ pub(super) struct Counts {
     pub first: u64,
     /// Items of each entry.
     pub per_entry: Vec<u64>,
+    /// For a counter member of a split collection's items: each item's value.
+    pub per_item: Option<ItemCounts>,
+}
+
+/// The values of a counter member of a split collection's items (each item's number of
+/// values in a counted array member), for the entries of a [`Counts`].
+#[derive(Debug, Clone)]
+pub(super) struct ItemCounts {
+    /// Where each entry's items start in `values` (entries + 1).
+    pub starts: Vec<usize>,
+    /// Every item's value, entry after entry.
+    pub values: Vec<u64>,
+}
+
+impl Counts {
+    /// The items per entry and every item's value of entries `entries` (global entry
+    /// numbers), for decoding a counted member of a split collection.
+    pub fn items_of(&self, entries: Range<u64>) -> Result<(&[u64], &[u64]), String> {
+        let from = entries.start.checked_sub(self.first).map(|a| a as usize);
+        let to = entries.end.checked_sub(self.first).map(|b| b as usize);
+        match (from, to, &self.per_item) {
+            (Some(a), Some(b), Some(items)) if a <= b && b < items.starts.len() => Ok((
+                &self.per_entry[a..b],
+                &items.values[items.starts[a]..items.starts[b]],
+            )),
+            _ => Err(format!(
+                "no counter values for entries {}..{}",
+                entries.start, entries.end
+            )),
+        }
+    }
+}
+
+/// A counter member's values per item (a list per entry) as item counts.
+pub(super) fn item_counts_of(first: u64, array: &Array) -> Result<Counts, String> {
+    let Array::List { offsets, values } = array else {
+        return Err(format!("a counter member of {:?} values", array.kind()));
+    };
+    let values = counts_of(0, values)?.per_entry;
+    let starts: Vec<usize> = offsets.iter().map(|&o| o as usize).collect();
+    if starts.last().is_some_and(|&end| end > values.len())
+        || starts.windows(2).any(|w| w[0] > w[1])
+    {
+        return Err("a counter member whose offsets exceed its values".into());
+    }
+    Ok(Counts {
+        first,
+        per_entry: starts.windows(2).map(|w| (w[1] - w[0]) as u64).collect(),
+        per_item: Some(ItemCounts { starts, values }),
+    })
 }
 
 /// Counts for the fields of a read (by field index) whose offsets come from counters.
@@ -47,7 +99,11 @@ pub(super) fn counts_of(first: u64, array: &Array) -> Result<Counts, String> {
         other => return Err(format!("a counter of {:?} values", other.kind())),
     };
     let per_entry = per_entry.ok_or("a negative counter value")?;
-    Ok(Counts { first, per_entry })
+    Ok(Counts {
+        first,
+        per_entry,
+        per_item: None,
+    })
 }
 
 /// The entry offsets (entries + 1 byte positions in the data part, `data_len` bytes) of

@@ -400,18 +400,68 @@ impl TTreeReader {
         range: Range<u64>,
         recycler: &mut Recycler,
     ) -> Result<Vec<(String, Array)>> {
-        let none = CountsByField::new();
-        let error = match self.read_branches_with(branches, range.clone(), recycler, &none) {
+        let members = self.counter_members(branches, &range, recycler)?;
+        let error = match self.read_branches_with(branches, range.clone(), recycler, &members) {
             Ok(arrays) => return Ok(arrays),
             Err(e) => e,
         };
         // Counter-indexed arrays whose baskets lack entry offsets: again, with the offsets
         // rebuilt from their counters (only on failure: it costs reading the counters).
-        let counts = self.counter_values(branches, &range, recycler);
+        let mut counts = self.counter_values(branches, &range, recycler);
         if counts.is_empty() {
             return Err(error);
         }
+        counts.extend(members);
         self.read_branches_with(branches, range, recycler, &counts)
+    }
+
+    /// The values, over `range`, of the counter member of each counted array member of a
+    /// split collection among `branches` (those cannot be read without them).
+    fn counter_members(
+        &self,
+        branches: &[(String, Interpretation)],
+        range: &Range<u64>,
+        recycler: &mut Recycler,
+    ) -> Result<CountsByField> {
+        let mut out = CountsByField::new();
+        for (k, (name, interp)) in branches.iter().enumerate() {
+            let Interpretation::CountedMembers { counter, .. } = interp else {
+                continue;
+            };
+            let within = held(range, self.branch(name)?);
+            // The counter by its path beside the branch's, or by its own name.
+            let sibling = name
+                .rsplit_once('/')
+                .map(|(parent, _)| format!("{parent}/{counter}"));
+            let found = sibling
+                .into_iter()
+                .chain([counter.clone()])
+                .find(|c| self.branch(c).is_ok());
+            let bad = |m: String| {
+                Error::format(
+                    self.file.name(),
+                    format!("TTree '{}' branch '{name}'", self.meta.name),
+                    0,
+                    m,
+                )
+            };
+            let Some(found) = found else {
+                return Err(bad(format!(
+                    "its counter branch '{counter}' is not in the tree"
+                )));
+            };
+            let interp = self.interpretation(&found)?;
+            let values = self.read_branches_with(
+                &[(found, interp)],
+                within.clone(),
+                recycler,
+                &CountsByField::new(),
+            )?;
+            let counts = counted::item_counts_of(within.start, &values[0].1)
+                .map_err(|m| bad(format!("its counter branch '{counter}': {m}")))?;
+            out.insert(k, counts);
+        }
+        Ok(out)
     }
 
     /// The counter branch values, over the baskets `range` touches, of each
@@ -784,6 +834,23 @@ impl TTreeReader {
                 "entry {} of a basket of {}",
                 job.within.end, data.entries
             )));
+        }
+        if let Interpretation::CountedMembers { counter, .. } = interp {
+            let first = basket.first_entry;
+            let entries = first + job.within.start as u64..first + job.within.end as u64;
+            let (items, values) = counts
+                .ok_or_else(|| format!("needs the values of its counter branch '{counter}'"))
+                .and_then(|c| c.items_of(entries))
+                .map_err(bad)?;
+            return interp
+                .decode_counted(
+                    &data.data,
+                    data.offsets.as_deref(),
+                    job.within.clone(),
+                    items,
+                    values,
+                )
+                .map_err(bad);
         }
         if let (None, Some(counts), Some(unit)) =
             (&data.offsets, counts, counted::item_bytes(interp))
