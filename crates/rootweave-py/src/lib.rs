@@ -3,6 +3,7 @@
 //! Python package `rootweave` (python/rootweave) builds NumPy, Awkward, Arrow and Polars
 //! objects on top of it.
 
+mod analysis;
 mod arrow;
 mod convert;
 mod detached;
@@ -25,6 +26,7 @@ use pyo3::prelude::*;
 
 #[pymodule]
 fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    analysis::register(m)?;
     m.add_class::<read::OpenFile>()?;
     m.add_class::<read::RNTuple>()?;
     m.add_class::<arrow::ArrowBatch>()?;

@@ -44,6 +44,7 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod array;
 #[cfg(feature = "arrow")]
 pub mod arrow;

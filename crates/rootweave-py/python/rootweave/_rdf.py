@@ -1,0 +1,267 @@
+"""RDataFrame's calls over rootweave's reading: a lazy graph of `Define`, `Filter`, `Range`,
+`Alias`, `Redefine`, `DefinePerSample` and booked results (`Histo1D/2D/3D`, `Profile1D`,
+`Count`, `Sum`, `Mean`, `Min`, `Max`, `StdDev`, `Take`, `AsNumpy`, `Report`), all filled in one
+pass over the data when the first value is asked for. Expressions are strings in RDataFrame's
+C++/RVec dialect, parsed once and evaluated in Rust on the reader's threads (no compiler, no
+GIL): `df.Filter("Sum(Jet_pt > 40) >= 2").Histo1D(("h", "", 100, 0, 200), "MET_pt")`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _paths
+from ._hist_write import STATISTICS
+from ._rootweave import Booked as _Booked
+from ._rootweave import Frame as _Frame
+
+
+class SampleInfo:
+    """What `DefinePerSample`'s function is told of a sample: its file and tree, as ROOT's
+    `RSampleInfo` tells it."""
+
+    def __init__(self, index: int, path: str, tree: str | None) -> None:
+        self.index, self.path, self.tree = index, path, tree
+
+    def AsString(self) -> str:  # noqa: N802 (ROOT's name)
+        """`path/tree`, as ROOT spells a sample."""
+        return f"{self.path}/{self.tree}" if self.tree else self.path
+
+    def Contains(self, text: str) -> bool:  # noqa: N802
+        """True if the sample's name contains `text`."""
+        return text in self.AsString()
+
+
+class RResultPtr:
+    """A booked result: `GetValue()` runs the graph (every result booked on it so far, in one
+    pass) if it has not run since this result was booked."""
+
+    def __init__(self, booked: _Booked, convert: Callable[[Any], Any]) -> None:
+        self._booked, self._convert = booked, convert
+
+    def GetValue(self) -> Any:  # noqa: N802
+        """The value: a `hist.Hist`, a number, an array, or a `CutFlowReport`."""
+        return self._convert(self._booked.value())
+
+    def IsReady(self) -> bool:  # noqa: N802
+        """Whether the graph has computed the value already."""
+        return bool(self._booked.is_ready())
+
+    @property
+    def value(self) -> Any:
+        """`GetValue()`."""
+        return self.GetValue()
+
+
+class CutFlowReport:
+    """`Report()`'s value: per named filter, the events it passed and those it saw."""
+
+    def __init__(self, rows: list[tuple[str, int, int]]) -> None:
+        self.rows = rows
+
+    def __iter__(self) -> Any:
+        return iter(self.rows)
+
+    def __getitem__(self, name: str) -> tuple[int, int]:
+        for n, passed, seen in self.rows:
+            if n == name:
+                return passed, seen
+        raise KeyError(name)
+
+    def Print(self) -> None:  # noqa: N802
+        """Prints the cut flow as RDataFrame prints it."""
+        for name, passed, seen in self.rows:
+            eff = 100.0 * passed / seen if seen else 0.0
+            print(f"{name:<10}: pass={passed:<10} all={seen:<10} -- eff={eff:.2f} %")
+
+
+def _axes(model: Sequence[Any], dims: int) -> tuple[str, str, list[dict[str, Any]]]:
+    """`("name", "title", nbins, low, high, ...)` or with edges (`nbins, [edges]`), per axis."""
+    if not isinstance(model, (tuple, list)) or len(model) < 2:
+        raise ValueError("a histogram model is a tuple (name, title, nbins, low, high, ...) as RDataFrame takes it")
+    name, title, rest = str(model[0]), str(model[1]), list(model[2:])
+    axes: list[dict[str, Any]] = []
+    for _ in range(dims):
+        if len(rest) >= 2 and isinstance(rest[1], (list, tuple, np.ndarray)):
+            axes.append({"edges": np.asarray(rest[1], dtype=np.float64)})
+            rest = rest[2:]
+        elif len(rest) >= 3:
+            axes.append({"bins": int(rest[0]), "min": float(rest[1]), "max": float(rest[2])})
+            rest = rest[3:]
+        else:
+            raise ValueError(f"the model {model!r} does not give {dims} axes")
+    if rest:
+        raise ValueError(f"the model {model!r} has more than {dims} axes")
+    return name, title, axes
+
+
+def _to_hist(d: dict[str, Any]) -> Any:
+    """A histogram's sums as a `hist.Hist` (flow bins kept), with ROOT's statistics for
+    writing it."""
+    import hist
+
+    axes = [hist.axis.Variable(a["edges"]) if a["edges"] is not None else hist.axis.Regular(a["bins"], a["min"], a["max"])
+            for a in d["axes"]]
+    shape = tuple(len(a) + 2 for a in axes)
+    cells = d["cells"].reshape(shape, order="F")
+    if "bin_entries" in d:
+        h = hist.Hist(*axes, storage=hist.storage.WeightedMean(), name=d["name"], label=d["title"])
+        w = d["bin_entries"].reshape(shape, order="F")
+        view: Any = h.view(flow=True)
+        view.sum_of_weights = w
+        view.value = np.divide(cells, w, out=np.zeros_like(cells), where=w != 0)
+        view.sum_of_weights_squared = w
+        view._sum_of_weighted_deltas_squared = d["sum_wy2"].reshape(shape, order="F") - w * view.value**2
+        return h
+    weighted = d["sumw2"] is not None
+    h = hist.Hist(*axes, storage=hist.storage.Weight() if weighted else hist.storage.Double(), name=d["name"],
+                  label=d["title"])
+    view = h.view(flow=True)
+    if weighted:
+        view.value = cells
+        view.variance = d["sumw2"].reshape(shape, order="F")
+    else:
+        view[...] = cells
+    setattr(h, STATISTICS, {**dict(d["stats"]), "fEntries": d["entries"]})
+    return h
+
+
+def _to_array(layout: dict[str, Any]) -> Any:
+    """A taken column: NumPy for one number per event, Awkward for lists."""
+    from ._layout import to_awkward_content, to_numpy
+
+    if layout["kind"] in ("list", "record"):
+        import awkward as ak
+
+        return ak.Array(to_awkward_content(layout))
+    return to_numpy(layout)
+
+
+class RDataFrame:
+    """RDataFrame over files: `RDataFrame("Events", "f.root")`, `RDataFrame("Events",
+    ["a.root", "b.root"])`, or `RDataFrame(files)` with files named as `rootweave.iterate`
+    takes them. `threads`: threads reading and computing (all cores if None); results have
+    the same bits for any number of them."""
+
+    def __init__(self, tree: Any, files: Any = None, threads: int | None = None, *, _frame: Any = None) -> None:
+        if _frame is not None:
+            self._frame = _frame
+            return
+        if files is None:
+            sources = _paths.sources(tree)
+        else:
+            sources = [(path, str(tree)) for path, _ in _paths.sources(files)]
+        self._sources = sources
+        self._frame = _Frame(sources, threads or 0)
+
+    def _next(self, frame: Any) -> RDataFrame:
+        out = RDataFrame(None, _frame=frame)
+        out._sources = self._sources
+        return out
+
+    def Define(self, name: str, expression: str) -> RDataFrame:  # noqa: N802
+        """A new column from an expression of the columns above."""
+        return self._next(self._frame.define(name, expression))
+
+    def Redefine(self, name: str, expression: str) -> RDataFrame:  # noqa: N802
+        """A new value for an existing column, from here down."""
+        return self._next(self._frame.redefine(name, expression))
+
+    def Alias(self, alias: str, column: str) -> RDataFrame:  # noqa: N802
+        """Another name for a column."""
+        return self._next(self._frame.alias(alias, column))
+
+    def DefinePerSample(self, name: str, function: Callable[[SampleInfo], float]) -> RDataFrame:  # noqa: N802
+        """A number per sample (file), computed once per file before the event loop."""
+        values = [float(function(SampleInfo(i, path, tree))) for i, (path, tree) in enumerate(self._sources)]
+        return self._next(self._frame.define_per_sample(name, values))
+
+    def Filter(self, expression: str, name: str = "") -> RDataFrame:  # noqa: N802
+        """Keeps the events whose condition holds; a named filter is counted in `Report`."""
+        return self._next(self._frame.filter(expression, name or None))
+
+    def Range(self, begin: int, end: int | None = None, stride: int = 1) -> RDataFrame:  # noqa: N802
+        """`Range(end)` or `Range(begin, end, stride)`: entries of the dataset (an end of 0
+        is its end), as RDataFrame counts them."""
+        if end is None:
+            begin, end = 0, begin
+        return self._next(self._frame.range(begin, end or None, stride))
+
+    def GetColumnNames(self) -> list[str]:  # noqa: N802
+        """The dataset's columns."""
+        return list(self._frame.column_names())
+
+    def Histo1D(self, model: Any, column: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
+        """A histogram (`hist.Hist`; lists filled item by item), weighted if `weight` is given."""
+        name, title, axes = _axes(model, 1)
+        return RResultPtr(self._frame.histo(name, title, axes, [column], weight), _to_hist)
+
+    def Histo2D(self, model: Any, x: str, y: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
+        """A two-dimensional histogram."""
+        name, title, axes = _axes(model, 2)
+        return RResultPtr(self._frame.histo(name, title, axes, [x, y], weight), _to_hist)
+
+    def Histo3D(self, model: Any, x: str, y: str, z: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
+        """A three-dimensional histogram."""
+        name, title, axes = _axes(model, 3)
+        return RResultPtr(self._frame.histo(name, title, axes, [x, y, z], weight), _to_hist)
+
+    def Profile1D(self, model: Any, x: str, y: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
+        """The mean of `y` per bin of `x` (a `hist.Hist` of weighted means)."""
+        name, title, axes = _axes(model, 1)
+        return RResultPtr(self._frame.profile1d(name, title, axes[0], x, y, weight), _to_hist)
+
+    def Count(self) -> RResultPtr:  # noqa: N802
+        """The events that pass."""
+        return RResultPtr(self._frame.count(), int)
+
+    def Sum(self, column: str) -> RResultPtr:  # noqa: N802
+        """The sum of a column's values (lists' items included)."""
+        return RResultPtr(self._frame.reduce("Sum", column), float)
+
+    def Mean(self, column: str) -> RResultPtr:  # noqa: N802
+        """The mean of a column's values."""
+        return RResultPtr(self._frame.reduce("Mean", column), float)
+
+    def Min(self, column: str) -> RResultPtr:  # noqa: N802
+        """The smallest value."""
+        return RResultPtr(self._frame.reduce("Min", column), float)
+
+    def Max(self, column: str) -> RResultPtr:  # noqa: N802
+        """The largest value."""
+        return RResultPtr(self._frame.reduce("Max", column), float)
+
+    def StdDev(self, column: str) -> RResultPtr:  # noqa: N802
+        """The sample standard deviation of a column's values."""
+        return RResultPtr(self._frame.reduce("StdDev", column), float)
+
+    def Take(self, column: str) -> RResultPtr:  # noqa: N802
+        """Every value of a column, in entry order (NumPy, or Awkward for lists)."""
+        return RResultPtr(self._frame.reduce("Take", column), _to_array)
+
+    def AsNumpy(self, columns: Sequence[str] | None = None) -> dict[str, Any]:  # noqa: N802
+        """The columns' values in entry order, read in one pass (lists as Awkward arrays)."""
+        names = list(columns) if columns is not None else self.GetColumnNames()
+        taken = {c: self.Take(c) for c in names}
+        return {c: r.GetValue() for c, r in taken.items()}
+
+    def Report(self) -> RResultPtr:  # noqa: N802
+        """The cut flow of the named filters above."""
+        return RResultPtr(self._frame.report(), CutFlowReport)
+
+    def GetNRuns(self) -> int:  # noqa: N802
+        """How many times the graph has run."""
+        return int(self._frame.runs())
+
+
+def RunGraphs(results: Sequence[RResultPtr]) -> int:  # noqa: N802
+    """Computes every result of `results` (each graph's booked results in one pass over its
+    files); returns the number of graphs run."""
+    runs = 0
+    for r in results:
+        if not r.IsReady():
+            r.GetValue()
+            runs += 1
+    return runs

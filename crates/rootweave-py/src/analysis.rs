@@ -1,0 +1,225 @@
+//! The analysis layer (see `rootweave::analysis`) for Python: a graph handle whose calls
+//! build the graph, and booked results whose values run it with the GIL released. The
+//! package's `RDataFrame` gives them RDataFrame's names and makes `hist.Hist`s, NumPy and
+//! Awkward arrays of the values.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use rootweave::analysis::{AxisModel, Booked, Frame, Model, ResultValue};
+
+use crate::errors::to_py;
+use crate::layout::to_layout;
+use crate::write_objects::{array, required};
+
+/// A node of an analysis graph.
+#[pyclass(name = "Frame", module = "rootweave._rootweave", frozen)]
+pub struct PyFrame {
+    inner: Frame,
+}
+
+/// A result booked on a graph.
+#[pyclass(name = "Booked", module = "rootweave._rootweave", frozen)]
+pub struct PyBooked {
+    inner: Booked,
+}
+
+fn frame(inner: rootweave::Result<Frame>) -> PyResult<PyFrame> {
+    inner.map(|inner| PyFrame { inner }).map_err(to_py)
+}
+
+fn booked(inner: rootweave::Result<Booked>) -> PyResult<PyBooked> {
+    inner.map(|inner| PyBooked { inner }).map_err(to_py)
+}
+
+/// An axis from a dict of `bins`, `min`, `max`, or `edges`.
+fn axis(d: &Bound<'_, PyDict>) -> PyResult<AxisModel> {
+    if let Some(edges) = array(d, "edges")? {
+        return Ok(AxisModel::Variable(edges));
+    }
+    Ok(AxisModel::Regular {
+        bins: required(d, "bins")?,
+        min: required(d, "min")?,
+        max: required(d, "max")?,
+    })
+}
+
+#[pymethods]
+impl PyFrame {
+    /// A graph over the `sources` (`(path, object name or None)`), read on `threads`
+    /// threads (0: every core).
+    #[new]
+    #[pyo3(signature = (sources, threads=0))]
+    fn new(sources: Vec<(String, Option<String>)>, threads: usize) -> PyResult<Self> {
+        use rootweave::dataset::{Dataset, Source};
+        let sources = sources
+            .into_iter()
+            .map(|(path, object)| Source::new(path, object.as_deref()))
+            .collect();
+        let options = rootweave::ReadOptions::default().with_threads(threads);
+        let dataset = Dataset::new(sources, options).map_err(to_py)?;
+        Ok(PyFrame {
+            inner: Frame::new(dataset),
+        })
+    }
+
+    /// `Define(name, expression)`.
+    fn define(&self, name: &str, expression: &str) -> PyResult<PyFrame> {
+        frame(self.inner.define(name, expression))
+    }
+
+    /// `Redefine(name, expression)`.
+    fn redefine(&self, name: &str, expression: &str) -> PyResult<PyFrame> {
+        frame(self.inner.redefine(name, expression))
+    }
+
+    /// `DefinePerSample(name, ...)` with the value of each source, in order.
+    fn define_per_sample(&self, name: &str, values: Vec<f64>) -> PyResult<PyFrame> {
+        frame(
+            self.inner
+                .define_per_sample(name, |s| values.get(s.index).copied().unwrap_or(f64::NAN)),
+        )
+    }
+
+    /// `Alias(alias, column)`.
+    fn alias(&self, alias: &str, column: &str) -> PyResult<PyFrame> {
+        frame(self.inner.alias(alias, column))
+    }
+
+    /// `Filter(expression, name)`.
+    #[pyo3(signature = (expression, name=None))]
+    fn filter(&self, expression: &str, name: Option<&str>) -> PyResult<PyFrame> {
+        frame(self.inner.filter(expression, name))
+    }
+
+    /// `Range(begin, end, stride)`.
+    #[pyo3(signature = (begin, end=None, stride=1))]
+    fn range(&self, begin: u64, end: Option<u64>, stride: u64) -> PyResult<PyFrame> {
+        frame(self.inner.range(begin, end, stride))
+    }
+
+    /// The dataset's columns.
+    fn column_names(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        py.detach(|| self.inner.input_names()).map_err(to_py)
+    }
+
+    /// `Histo1D/2D/3D`: `axes` are dicts of `bins`, `min`, `max` or `edges`.
+    #[pyo3(signature = (name, title, axes, columns, weight=None))]
+    fn histo(
+        &self,
+        name: &str,
+        title: &str,
+        axes: Vec<Bound<'_, PyDict>>,
+        columns: Vec<String>,
+        weight: Option<&str>,
+    ) -> PyResult<PyBooked> {
+        let axes = axes.iter().map(axis).collect::<PyResult<Vec<_>>>()?;
+        let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
+        let model = Model {
+            name: name.into(),
+            title: title.into(),
+            axes,
+        };
+        booked(self.inner.histo(model, &cols, weight))
+    }
+
+    /// `Profile1D`.
+    #[pyo3(signature = (name, title, axis_spec, x, y, weight=None))]
+    fn profile1d(
+        &self,
+        name: &str,
+        title: &str,
+        axis_spec: Bound<'_, PyDict>,
+        x: &str,
+        y: &str,
+        weight: Option<&str>,
+    ) -> PyResult<PyBooked> {
+        let model = Model {
+            name: name.into(),
+            title: title.into(),
+            axes: vec![axis(&axis_spec)?],
+        };
+        booked(self.inner.profile1d(model, x, y, weight))
+    }
+
+    /// `Count()`.
+    fn count(&self) -> PyResult<PyBooked> {
+        booked(self.inner.count())
+    }
+
+    /// `Sum`, `Mean`, `Min`, `Max`, `StdDev` or `Take` of a column.
+    fn reduce(&self, what: &str, column: &str) -> PyResult<PyBooked> {
+        booked(match what {
+            "Sum" => self.inner.sum(column),
+            "Mean" => self.inner.mean(column),
+            "Min" => self.inner.min(column),
+            "Max" => self.inner.max(column),
+            "StdDev" => self.inner.std_dev(column),
+            "Take" => self.inner.take(column),
+            other => return Err(PyValueError::new_err(format!("no action {other}"))),
+        })
+    }
+
+    /// `Report()`.
+    fn report(&self) -> PyResult<PyBooked> {
+        booked(self.inner.report())
+    }
+
+    /// How many times the graph ran.
+    fn runs(&self) -> usize {
+        self.inner.runs()
+    }
+}
+
+#[pymethods]
+impl PyBooked {
+    /// The value, running the graph (with the GIL released) if needed: a histogram as a
+    /// dict of its sums, a count, a number, a column's layout, or a report's rows.
+    fn value<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let value = py.detach(|| self.inner.value()).map_err(to_py)?;
+        Ok(match value {
+            ResultValue::Count(n) => n.into_pyobject(py)?.into_any(),
+            ResultValue::Number(x) => x.into_pyobject(py)?.into_any(),
+            ResultValue::Column(c) => to_layout(py, c.into_array())?.into_any(),
+            ResultValue::Report(rows) => PyList::new(py, rows)?.into_any(),
+            ResultValue::Histogram(h) => {
+                let d = PyDict::new(py);
+                d.set_item("class", &h.class)?;
+                d.set_item("name", &h.name)?;
+                d.set_item("title", &h.title)?;
+                let axes = PyList::empty(py);
+                for a in &h.axes {
+                    let ad = PyDict::new(py);
+                    ad.set_item("bins", a.bins)?;
+                    ad.set_item("min", a.min)?;
+                    ad.set_item("max", a.max)?;
+                    ad.set_item("edges", a.edges.clone())?;
+                    axes.append(ad)?;
+                }
+                d.set_item("axes", axes)?;
+                d.set_item("cells", numpy::PyArray1::from_vec(py, h.cells))?;
+                d.set_item("sumw2", h.sumw2.map(|v| numpy::PyArray1::from_vec(py, v)))?;
+                d.set_item("entries", h.entries)?;
+                d.set_item("stats", h.stats)?;
+                if let Some(p) = h.profile {
+                    d.set_item("bin_entries", numpy::PyArray1::from_vec(py, p.bin_entries))?;
+                    d.set_item("sum_wy2", numpy::PyArray1::from_vec(py, p.sum_wy2))?;
+                }
+                d.into_any()
+            }
+        })
+    }
+
+    /// Whether the value is there.
+    fn is_ready(&self) -> bool {
+        self.inner.is_ready()
+    }
+}
+
+/// Registers the classes.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyFrame>()?;
+    m.add_class::<PyBooked>()?;
+    Ok(())
+}

@@ -1,0 +1,735 @@
+//! The results a graph can book (RDataFrame's actions) and how each is computed: a partial
+//! per batch, partials added in dataset order, a value at the end. Histograms bin as ROOT's
+//! `TAxis::FindBin` bins and sum their statistics as `TH1::Fill` does, so that they equal
+//! RDataFrame's cell for cell.
+
+use std::sync::Arc;
+
+use super::column::{Column, Values};
+use crate::error::{Error, Result};
+use crate::objects::{stat_names, Axis, Histogram};
+
+/// A histogram's axis as RDataFrame's models give it: regular bins or edges.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AxisModel {
+    /// `bins` equal bins from `min` to `max`.
+    Regular {
+        /// The number of bins.
+        bins: usize,
+        /// The lower edge.
+        min: f64,
+        /// The upper edge.
+        max: f64,
+    },
+    /// Bins between ascending edges.
+    Variable(Vec<f64>),
+}
+
+impl AxisModel {
+    fn bins(&self) -> usize {
+        match self {
+            AxisModel::Regular { bins, .. } => *bins,
+            AxisModel::Variable(e) => e.len().saturating_sub(1),
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        let ok = match self {
+            AxisModel::Regular { bins, min, max } => {
+                *bins > 0 && *bins <= 1 << 24 && min.is_finite() && max.is_finite() && min < max
+            }
+            AxisModel::Variable(e) => {
+                e.len() >= 2 && e.len() <= (1 << 24) && e.windows(2).all(|w| w[0] < w[1])
+            }
+        };
+        if !ok {
+            return Err(Error::InvalidArgument(format!(
+                "axis {self:?}: give bins > 0 and min < max, or ascending edges"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The cell of `x` (0 underflow, `bins + 1` overflow), as `TAxis::FindBin` finds it;
+    /// NaN goes to the overflow, as ROOT puts it.
+    #[inline]
+    pub fn find(&self, x: f64) -> usize {
+        match self {
+            AxisModel::Regular { bins, min, max } => {
+                if x < *min {
+                    0
+                } else if x >= *max || x.is_nan() {
+                    bins + 1
+                } else {
+                    1 + (*bins as f64 * (x - min) / (max - min)) as usize
+                }
+            }
+            AxisModel::Variable(edges) => {
+                let n = edges.len() - 1;
+                if x < edges[0] {
+                    0
+                } else if x >= edges[n] || x.is_nan() {
+                    n + 1
+                } else {
+                    // TMath::BinarySearch: the last edge <= x.
+                    edges.partition_point(|&e| e <= x)
+                }
+            }
+        }
+    }
+
+    fn root_axis(&self, name: &str) -> Axis {
+        let (bins, min, max, edges) = match self {
+            AxisModel::Regular { bins, min, max } => (*bins, *min, *max, None),
+            AxisModel::Variable(e) => (e.len() - 1, e[0], e[e.len() - 1], Some(e.clone())),
+        };
+        Axis {
+            name: name.to_string(),
+            title: String::new(),
+            bins,
+            min,
+            max,
+            edges,
+            labels: None,
+            can_extend: false,
+            range: None,
+        }
+    }
+}
+
+/// What a booked result computes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ActionSpec {
+    /// `Histo1D/2D/3D`: a `TH1D`, `TH2D` or `TH3D` of one column per axis, weighted by a
+    /// column if given.
+    Histo {
+        /// The histogram's name and title.
+        name: String,
+        /// Its title.
+        title: String,
+        /// One axis per dimension.
+        axes: Vec<AxisModel>,
+        /// One column per axis.
+        columns: Vec<String>,
+        /// The weights.
+        weight: Option<String>,
+    },
+    /// `Profile1D`: the mean of `y` per bin of `x`.
+    Profile {
+        /// Name.
+        name: String,
+        /// Title.
+        title: String,
+        /// The x axis.
+        axis: AxisModel,
+        /// The columns x and y.
+        columns: [String; 2],
+        /// The weights.
+        weight: Option<String>,
+    },
+    /// `Count()`.
+    Count,
+    /// `Sum(column)` (in `double`).
+    Sum(String),
+    /// `Mean(column)`.
+    Mean(String),
+    /// `Min(column)`.
+    Min(String),
+    /// `Max(column)`.
+    Max(String),
+    /// `StdDev(column)` (with `n - 1`).
+    StdDev(String),
+    /// `Take(column)`: every value, in entry order.
+    Take(String),
+    /// `Report()`: the cut flow of the named filters above.
+    Report,
+}
+
+impl ActionSpec {
+    /// The columns it reads.
+    pub fn columns(&self) -> Vec<String> {
+        match self {
+            ActionSpec::Histo {
+                columns, weight, ..
+            } => columns.iter().chain(weight).cloned().collect(),
+            ActionSpec::Profile {
+                columns, weight, ..
+            } => columns.iter().chain(weight).cloned().collect(),
+            ActionSpec::Count | ActionSpec::Report => Vec::new(),
+            ActionSpec::Sum(c)
+            | ActionSpec::Mean(c)
+            | ActionSpec::Min(c)
+            | ActionSpec::Max(c)
+            | ActionSpec::StdDev(c)
+            | ActionSpec::Take(c) => vec![c.clone()],
+        }
+    }
+
+    pub(crate) fn check(&self) -> Result<()> {
+        match self {
+            ActionSpec::Histo { axes, columns, .. } => {
+                if !(1..=3).contains(&axes.len()) || axes.len() != columns.len() {
+                    return Err(Error::InvalidArgument(format!(
+                        "a histogram of {} columns and {} axes: one column per axis, 1 to 3",
+                        columns.len(),
+                        axes.len()
+                    )));
+                }
+                axes.iter().try_for_each(AxisModel::check)?;
+                let cells = axes
+                    .iter()
+                    .try_fold(1usize, |n, a| n.checked_mul(a.bins() + 2));
+                if cells.is_none_or(|c| c > crate::fill::MAX_CELLS) {
+                    return Err(Error::InvalidArgument(
+                        "a histogram of too many cells".into(),
+                    ));
+                }
+                Ok(())
+            }
+            ActionSpec::Profile { axis, .. } => axis.check(),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A computed result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResultValue {
+    /// A histogram or profile.
+    Histogram(Box<Histogram>),
+    /// `Count`.
+    Count(u64),
+    /// `Sum`, `Mean`, `Min`, `Max`, `StdDev`.
+    Number(f64),
+    /// `Take`: the values, one per event (or a list per event).
+    Column(Column),
+    /// `Report`: per named filter, its name, the events it passed and those it saw.
+    Report(Vec<(String, u64, u64)>),
+}
+
+/// A batch's (or the batches' so far) share of a result.
+#[derive(Debug, Clone)]
+pub enum Partial {
+    /// Histogram cells, squared weights, statistics sums, entries.
+    Histo {
+        cells: Vec<f64>,
+        sumw2: Option<Vec<f64>>,
+        stats: Vec<f64>,
+        entries: f64,
+    },
+    /// A profile's sums per cell: of `w y`, of `w y^2`, of `w`, of `w^2`; stats; entries.
+    Profile {
+        wy: Vec<f64>,
+        wy2: Vec<f64>,
+        w: Vec<f64>,
+        w2: Vec<f64>,
+        stats: Vec<f64>,
+        entries: f64,
+    },
+    /// Events counted.
+    Count(u64),
+    /// A compensated sum (Neumaier) and the number of values.
+    Sum { sum: f64, carry: f64, n: u64 },
+    /// An extreme (`None`: no value yet).
+    Extreme(Option<f64>),
+    /// Welford's count, mean and sum of squared deviations.
+    Moments { n: f64, mean: f64, m2: f64 },
+    /// Taken values, in entry order.
+    Taken(Vec<Column>),
+    /// Per named filter above: passed, seen.
+    Report(Vec<(u64, u64)>),
+}
+
+impl Partial {
+    /// An empty partial of `spec`; `filters` named filters for a report.
+    pub fn new(spec: &ActionSpec, filters: usize) -> Partial {
+        match spec {
+            ActionSpec::Histo { axes, weight, .. } => {
+                let cells = axes.iter().map(|a| a.bins() + 2).product();
+                Partial::Histo {
+                    cells: vec![0.0; cells],
+                    sumw2: weight.as_ref().map(|_| vec![0.0; cells]),
+                    stats: vec![0.0; stat_names(axes.len(), false).len()],
+                    entries: 0.0,
+                }
+            }
+            ActionSpec::Profile { axis, .. } => {
+                let cells = axis.bins() + 2;
+                Partial::Profile {
+                    wy: vec![0.0; cells],
+                    wy2: vec![0.0; cells],
+                    w: vec![0.0; cells],
+                    w2: vec![0.0; cells],
+                    stats: vec![0.0; stat_names(1, true).len()],
+                    entries: 0.0,
+                }
+            }
+            ActionSpec::Count => Partial::Count(0),
+            ActionSpec::Sum(_) | ActionSpec::Mean(_) => Partial::Sum {
+                sum: 0.0,
+                carry: 0.0,
+                n: 0,
+            },
+            ActionSpec::Min(_) | ActionSpec::Max(_) => Partial::Extreme(None),
+            ActionSpec::StdDev(_) => Partial::Moments {
+                n: 0.0,
+                mean: 0.0,
+                m2: 0.0,
+            },
+            ActionSpec::Take(_) => Partial::Taken(Vec::new()),
+            ActionSpec::Report => Partial::Report(vec![(0, 0); filters]),
+        }
+    }
+
+    /// Adds `later` (the batches after these) to this partial.
+    pub fn add(&mut self, later: Partial, spec: &ActionSpec) {
+        match (self, later) {
+            (
+                Partial::Histo {
+                    cells,
+                    sumw2,
+                    stats,
+                    entries,
+                },
+                Partial::Histo {
+                    cells: c,
+                    sumw2: s,
+                    stats: t,
+                    entries: e,
+                },
+            ) => {
+                add_all(cells, &c);
+                if let (Some(a), Some(b)) = (sumw2.as_mut(), s) {
+                    add_all(a, &b);
+                }
+                add_all(stats, &t);
+                *entries += e;
+            }
+            (
+                Partial::Profile {
+                    wy,
+                    wy2,
+                    w,
+                    w2,
+                    stats,
+                    entries,
+                },
+                Partial::Profile {
+                    wy: a,
+                    wy2: b,
+                    w: c,
+                    w2: d,
+                    stats: t,
+                    entries: e,
+                },
+            ) => {
+                add_all(wy, &a);
+                add_all(wy2, &b);
+                add_all(w, &c);
+                add_all(w2, &d);
+                add_all(stats, &t);
+                *entries += e;
+            }
+            (Partial::Count(a), Partial::Count(b)) => *a += b,
+            (
+                Partial::Sum { sum, carry, n },
+                Partial::Sum {
+                    sum: s,
+                    carry: c,
+                    n: m,
+                },
+            ) => {
+                neumaier(sum, carry, s);
+                neumaier(sum, carry, c);
+                *n += m;
+            }
+            (Partial::Extreme(a), Partial::Extreme(b)) => {
+                let max = matches!(spec, ActionSpec::Max(_));
+                *a = match (*a, b) {
+                    (Some(x), Some(y)) => Some(if max == (x < y) { y } else { x }),
+                    (x, y) => x.or(y),
+                };
+            }
+            (
+                Partial::Moments { n, mean, m2 },
+                Partial::Moments {
+                    n: nb,
+                    mean: mb,
+                    m2: m2b,
+                },
+            ) => {
+                if nb > 0.0 {
+                    let total = *n + nb;
+                    let delta = mb - *mean;
+                    *mean += delta * nb / total;
+                    *m2 += m2b + delta * delta * *n * nb / total;
+                    *n = total;
+                }
+            }
+            (Partial::Taken(a), Partial::Taken(b)) => a.extend(b),
+            (Partial::Report(a), Partial::Report(b)) => {
+                for (x, y) in a.iter_mut().zip(b) {
+                    x.0 += y.0;
+                    x.1 += y.1;
+                }
+            }
+            _ => unreachable!("partials of one result have one kind"),
+        }
+    }
+
+    /// The result's value.
+    pub fn finish(self, spec: &ActionSpec, filter_names: &[String]) -> Result<ResultValue> {
+        Ok(match (self, spec) {
+            (
+                Partial::Histo {
+                    cells,
+                    sumw2,
+                    stats,
+                    entries,
+                },
+                ActionSpec::Histo {
+                    name, title, axes, ..
+                },
+            ) => {
+                let names = stat_names(axes.len(), false);
+                ResultValue::Histogram(Box::new(Histogram {
+                    class: format!("TH{}D", axes.len()),
+                    name: name.clone(),
+                    title: title.clone(),
+                    axes: axes
+                        .iter()
+                        .zip(["xaxis", "yaxis", "zaxis"])
+                        .map(|(a, n)| a.root_axis(n))
+                        .collect(),
+                    cells,
+                    sumw2,
+                    entries,
+                    stats: names.iter().map(|n| n.to_string()).zip(stats).collect(),
+                    profile: None,
+                }))
+            }
+            (
+                Partial::Profile {
+                    wy,
+                    wy2,
+                    w,
+                    w2,
+                    stats,
+                    entries,
+                },
+                ActionSpec::Profile {
+                    name, title, axis, ..
+                },
+            ) => {
+                let names = stat_names(1, true);
+                ResultValue::Histogram(Box::new(Histogram {
+                    class: "TProfile".into(),
+                    name: name.clone(),
+                    title: title.clone(),
+                    axes: vec![axis.root_axis("xaxis")],
+                    cells: wy,
+                    sumw2: None,
+                    entries,
+                    stats: names.iter().map(|n| n.to_string()).zip(stats).collect(),
+                    profile: Some(crate::objects::Profile {
+                        bin_entries: w,
+                        sum_wy2: wy2,
+                        bin_sumw2: Some(w2),
+                        error_mode: crate::objects::ErrorMode::Mean,
+                        value_min: 0.0,
+                        value_max: 0.0,
+                    }),
+                }))
+            }
+            (Partial::Count(n), _) => ResultValue::Count(n),
+            (Partial::Sum { sum, carry, n }, ActionSpec::Mean(_)) => {
+                ResultValue::Number(if n == 0 {
+                    0.0
+                } else {
+                    (sum + carry) / n as f64
+                })
+            }
+            (Partial::Sum { sum, carry, .. }, _) => ResultValue::Number(sum + carry),
+            (Partial::Extreme(x), ActionSpec::Max(_)) => ResultValue::Number(x.unwrap_or(f64::MIN)),
+            (Partial::Extreme(x), _) => ResultValue::Number(x.unwrap_or(f64::MAX)),
+            (Partial::Moments { n, m2, .. }, _) => ResultValue::Number(if n < 2.0 {
+                0.0
+            } else {
+                (m2 / (n - 1.0)).sqrt()
+            }),
+            (Partial::Taken(parts), _) => ResultValue::Column(concat_columns(parts)?),
+            (Partial::Report(counts), _) => ResultValue::Report(
+                filter_names
+                    .iter()
+                    .zip(counts)
+                    .map(|(n, (pass, all))| (n.clone(), pass, all))
+                    .collect(),
+            ),
+            _ => unreachable!("partials match their results"),
+        })
+    }
+}
+
+fn add_all(a: &mut [f64], b: &[f64]) {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+}
+
+/// Neumaier's compensated addition of `x` to `sum` (the lost low bits in `carry`).
+fn neumaier(sum: &mut f64, carry: &mut f64, x: f64) {
+    let t = *sum + x;
+    if sum.abs() >= x.abs() {
+        *carry += (*sum - t) + x;
+    } else {
+        *carry += (x - t) + *sum;
+    }
+    *sum = t;
+}
+
+/// Fills a partial from the columns of one batch (already at the node's events).
+pub fn fill(
+    partial: &mut Partial,
+    spec: &ActionSpec,
+    cols: &[Column],
+) -> std::result::Result<(), String> {
+    match (partial, spec) {
+        (Partial::Count(n), _) => {
+            // Count takes the events through the node's event count, given as a column.
+            *n += cols.first().map_or(0, |c| c.events() as u64);
+        }
+        (
+            Partial::Histo {
+                cells,
+                sumw2,
+                stats,
+                entries,
+            },
+            ActionSpec::Histo { axes, weight, .. },
+        ) => {
+            let dims = axes.len();
+            let (values, weights) =
+                fill_values(&cols[..dims], weight.as_ref().map(|_| &cols[dims]))?;
+            let strides: Vec<usize> = axes
+                .iter()
+                .scan(1usize, |s, a| {
+                    let here = *s;
+                    *s *= a.bins() + 2;
+                    Some(here)
+                })
+                .collect();
+            for i in 0..values[0].len() {
+                let w = weights.as_ref().map_or(1.0, |w| w[i]);
+                let mut cell = 0;
+                let mut inside = true;
+                for (d, axis) in axes.iter().enumerate() {
+                    let bin = axis.find(values[d][i]);
+                    inside &= bin >= 1 && bin <= axis.bins();
+                    cell += bin * strides[d];
+                }
+                cells[cell] += w;
+                if let Some(s) = sumw2.as_mut() {
+                    s[cell] += w * w;
+                }
+                *entries += 1.0;
+                if inside {
+                    add_stats(
+                        stats,
+                        dims,
+                        w,
+                        &[
+                            values[0][i],
+                            values.get(1).map_or(0.0, |v| v[i]),
+                            values.get(2).map_or(0.0, |v| v[i]),
+                        ],
+                    );
+                }
+            }
+        }
+        (
+            Partial::Profile {
+                wy,
+                wy2,
+                w: sw,
+                w2,
+                stats,
+                entries,
+            },
+            ActionSpec::Profile { axis, weight, .. },
+        ) => {
+            let (values, weights) = fill_values(&cols[..2], weight.as_ref().map(|_| &cols[2]))?;
+            for i in 0..values[0].len() {
+                let (x, y) = (values[0][i], values[1][i]);
+                let w = weights.as_ref().map_or(1.0, |w| w[i]);
+                let bin = axis.find(x);
+                wy[bin] += w * y;
+                wy2[bin] += w * y * y;
+                sw[bin] += w;
+                w2[bin] += w * w;
+                *entries += 1.0;
+                if bin >= 1 && bin <= axis.bins() {
+                    // fTsumw, fTsumw2, fTsumwx, fTsumwx2, fTsumwy, fTsumwy2.
+                    stats[0] += w;
+                    stats[1] += w * w;
+                    stats[2] += w * x;
+                    stats[3] += w * x * x;
+                    stats[4] += w * y;
+                    stats[5] += w * y * y;
+                }
+            }
+        }
+        (Partial::Sum { sum, carry, n }, _) => {
+            for x in flat_f64(&cols[0])? {
+                neumaier(sum, carry, x);
+                *n += 1;
+            }
+        }
+        (Partial::Extreme(best), spec) => {
+            let max = matches!(spec, ActionSpec::Max(_));
+            for x in flat_f64(&cols[0])? {
+                *best = Some(match *best {
+                    Some(b) if max == (b < x) => x,
+                    Some(b) => b,
+                    None => x,
+                });
+            }
+        }
+        (Partial::Moments { n, mean, m2 }, _) => {
+            for x in flat_f64(&cols[0])? {
+                *n += 1.0;
+                let delta = x - *mean;
+                *mean += delta / *n;
+                *m2 += delta * (x - *mean);
+            }
+        }
+        (Partial::Taken(parts), _) => parts.push(cols[0].clone()),
+        (Partial::Report(_), _) => {}
+        _ => unreachable!("partials match their results"),
+    }
+    Ok(())
+}
+
+/// `TH1::Fill`'s statistics of an in-range value: sums of w, w^2, w x, w x^2 (and for more
+/// axes w y, w y^2, w x y, w z, w z^2, w x z, w y z).
+fn add_stats(stats: &mut [f64], dims: usize, w: f64, v: &[f64; 3]) {
+    let [x, y, z] = *v;
+    stats[0] += w;
+    stats[1] += w * w;
+    stats[2] += w * x;
+    stats[3] += w * x * x;
+    if dims >= 2 {
+        stats[4] += w * y;
+        stats[5] += w * y * y;
+        stats[6] += w * x * y;
+    }
+    if dims == 3 {
+        stats[7] += w * z;
+        stats[8] += w * z * z;
+        stats[9] += w * x * z;
+        stats[10] += w * y * z;
+    }
+}
+
+/// Every value of a column (lists flattened) as `double`.
+fn flat_f64(c: &Column) -> std::result::Result<Vec<f64>, String> {
+    match c {
+        Column::Flat(v) | Column::Jagged(_, v) => v
+            .as_f64()
+            .ok_or_else(|| format!("a column of {} is not a number", c.type_name())),
+        Column::Tuple(_) => Err("a list of combinations is not a number".into()),
+    }
+}
+
+/// The values to fill, per axis, and their weights: lists filled item by item (all axes'
+/// lists of one length per event), a weight per event given to each of its items.
+#[allow(clippy::type_complexity)]
+fn fill_values(
+    axes: &[Column],
+    weight: Option<&Column>,
+) -> std::result::Result<(Vec<Vec<f64>>, Option<Vec<f64>>), String> {
+    let offsets: Option<&Arc<Vec<usize>>> = axes.iter().find_map(|c| match c {
+        Column::Jagged(o, _) => Some(o),
+        _ => None,
+    });
+    let expand = |c: &Column| -> std::result::Result<Vec<f64>, String> {
+        match (c, offsets) {
+            (Column::Flat(v), Some(o)) => {
+                let v = v
+                    .as_f64()
+                    .ok_or("a column of four-vectors cannot be filled")?;
+                Ok(o.windows(2)
+                    .enumerate()
+                    .flat_map(|(e, w)| std::iter::repeat_n(v[e], w[1] - w[0]))
+                    .collect())
+            }
+            (Column::Jagged(o, _), Some(first))
+                if o.len() != first.len() || o.as_slice() != first.as_slice() =>
+            {
+                Err("the columns of a histogram have lists of different lengths".into())
+            }
+            _ => flat_f64(c),
+        }
+    };
+    let values = axes
+        .iter()
+        .map(expand)
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let weights = weight.map(expand).transpose()?;
+    if let Some(w) = &weights {
+        if w.len() != values[0].len() {
+            return Err("the weights and the values of a histogram differ in number".into());
+        }
+    }
+    Ok((values, weights))
+}
+
+/// Columns of consecutive batches as one.
+fn concat_columns(parts: Vec<Column>) -> Result<Column> {
+    let mut iter = parts.into_iter();
+    let Some(first) = iter.next() else {
+        return Ok(Column::Flat(Values::F64(Vec::new())));
+    };
+    iter.try_fold(first, |a, b| append(a, b).map_err(Error::InvalidArgument))
+}
+
+fn append(a: Column, b: Column) -> std::result::Result<Column, String> {
+    fn join(a: Values, b: Values) -> std::result::Result<Values, String> {
+        Ok(match (a, b) {
+            (Values::Bool(mut x), Values::Bool(y)) => {
+                x.extend(y);
+                Values::Bool(x)
+            }
+            (Values::Int(mut x), Values::Int(y)) => {
+                x.extend(y);
+                Values::Int(x)
+            }
+            (Values::F32(mut x), Values::F32(y)) => {
+                x.extend(y);
+                Values::F32(x)
+            }
+            (Values::F64(mut x), Values::F64(y)) => {
+                x.extend(y);
+                Values::F64(x)
+            }
+            (Values::P4(mut x), Values::P4(y)) => {
+                x.extend(y);
+                Values::P4(x)
+            }
+            (a, b) => {
+                return Err(format!(
+                    "Take of a column of {} and {}",
+                    a.type_name(),
+                    b.type_name()
+                ))
+            }
+        })
+    }
+    Ok(match (a, b) {
+        (Column::Flat(x), Column::Flat(y)) => Column::Flat(join(x, y)?),
+        (Column::Jagged(oa, x), Column::Jagged(ob, y)) => {
+            let base = *oa.last().unwrap_or(&0);
+            let mut offsets = oa.to_vec();
+            offsets.extend(ob.iter().skip(1).map(|o| o + base));
+            Column::Jagged(Arc::new(offsets), join(x, y)?)
+        }
+        _ => return Err("Take of a column that is a list in some batches only".into()),
+    })
+}

@@ -1,0 +1,257 @@
+//! One batch as the graph sees it: the events each node keeps (a filter's, a range's), and
+//! every column a node needs, computed once per batch: read columns converted when first
+//! used, defined columns evaluated at their node over its events, then narrowed to the
+//! events of the node that asks.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::column::{Column, Values};
+use super::expr::Scope;
+use super::graph::{Definition, GraphNode, NodeKind};
+use crate::array::Array;
+
+/// What a run needs of the graph, copied out of it once.
+pub struct Plan {
+    /// The nodes.
+    pub nodes: Vec<GraphNode>,
+}
+
+impl Plan {
+    /// The defining node of `name` at `node` and the name there.
+    pub fn resolve(&self, node: usize, name: &str) -> (Option<usize>, String) {
+        super::graph::resolve(&self.nodes, node, name)
+    }
+}
+
+/// The events of a batch a node keeps: all, or these positions (ascending).
+type Selection = Option<Arc<Vec<usize>>>;
+
+/// A batch being processed.
+pub struct BatchState<'a> {
+    plan: &'a Plan,
+    arrays: &'a [(String, Array)],
+    /// The batch's source.
+    pub source: usize,
+    /// The dataset-wide number of the batch's first entry.
+    pub first_entry: u64,
+    events: usize,
+    selections: Vec<Option<Selection>>,
+    inputs: HashMap<String, Column>,
+    cache: HashMap<(usize, String), Column>,
+}
+
+impl<'a> BatchState<'a> {
+    /// A batch of `events` entries read as `arrays`.
+    pub fn new(
+        plan: &'a Plan,
+        arrays: &'a [(String, Array)],
+        source: usize,
+        first_entry: u64,
+        events: usize,
+    ) -> Self {
+        BatchState {
+            plan,
+            arrays,
+            source,
+            first_entry,
+            events,
+            selections: vec![None; plan.nodes.len()],
+            inputs: HashMap::new(),
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The events node `n` keeps.
+    pub fn selection(&mut self, n: usize) -> Result<Selection, String> {
+        if let Some(s) = &self.selections[n] {
+            return Ok(s.clone());
+        }
+        let node = &self.plan.nodes[n];
+        let parent = node.parent;
+        let sel = match (&node.kind, parent) {
+            (NodeKind::Filter { condition, .. }, Some(p)) => {
+                let above = self.selection(p)?;
+                let truth = self.definition_at(p, condition)?;
+                let keep = as_bools(&truth)?;
+                let index: Vec<usize> = match &above {
+                    None => (0..keep.len()).filter(|&i| keep[i]).collect(),
+                    Some(a) => a
+                        .iter()
+                        .zip(&keep)
+                        .filter(|(_, k)| **k)
+                        .map(|(&i, _)| i)
+                        .collect(),
+                };
+                Some(Arc::new(index))
+            }
+            (NodeKind::Range { begin, end, stride }, Some(p)) => {
+                let above = self.selection(p)?;
+                let first = self.first_entry;
+                let keeps = |i: usize| {
+                    let e = first + i as u64;
+                    e >= *begin && end.is_none_or(|end| e < end) && (e - begin) % stride == 0
+                };
+                Some(Arc::new(match &above {
+                    None => (0..self.events).filter(|&i| keeps(i)).collect(),
+                    Some(a) => a.iter().copied().filter(|&i| keeps(i)).collect(),
+                }))
+            }
+            (_, Some(p)) => self.selection(p)?,
+            (_, None) => None,
+        };
+        self.selections[n] = Some(sel.clone());
+        Ok(sel)
+    }
+
+    /// The node above `n` (the root for the root).
+    pub fn parent(&self, n: usize) -> usize {
+        self.plan.nodes[n].parent.unwrap_or(0)
+    }
+
+    /// The number of events node `n` keeps.
+    pub fn events_at(&mut self, n: usize) -> Result<usize, String> {
+        Ok(self.selection(n)?.map_or(self.events, |s| s.len()))
+    }
+
+    /// Column `name` for the events of node `n`.
+    pub fn column(&mut self, n: usize, name: &str) -> Result<Column, String> {
+        let key = (n, name.to_string());
+        if let Some(c) = self.cache.get(&key) {
+            return Ok(c.clone());
+        }
+        let (defining, resolved) = self.plan.resolve(n, name);
+        let (column, at) = match defining {
+            Some(d) => {
+                let NodeKind::Define { definition, .. } = &self.plan.nodes[d].kind else {
+                    unreachable!("resolve gives defining nodes")
+                };
+                let parent = self.plan.nodes[d].parent.expect("a Define has a parent");
+                let key_d = (d, resolved.clone());
+                let c = match self.cache.get(&key_d) {
+                    Some(c) => c.clone(),
+                    None => {
+                        let c = self
+                            .definition_at(parent, definition)
+                            .map_err(|e| format!("column '{resolved}': {e}"))?;
+                        self.cache.insert(key_d, c.clone());
+                        c
+                    }
+                };
+                (c, self.selection(d)?)
+            }
+            None => (self.input(&resolved)?, None),
+        };
+        let here = self.selection(n)?;
+        let narrowed = match (&at, &here) {
+            (_, None) => column,
+            (None, Some(h)) => column.gather(h),
+            (Some(a), Some(h)) if Arc::ptr_eq(a, h) => column,
+            (Some(a), Some(h)) => column.gather(&positions(a, h)),
+        };
+        self.cache.insert(key, narrowed.clone());
+        Ok(narrowed)
+    }
+
+    /// A definition's value over the events of node `n`.
+    fn definition_at(&mut self, n: usize, definition: &Definition) -> Result<Column, String> {
+        self.selection(n)?;
+        match definition {
+            Definition::Expression(e) => e
+                .evaluate(&mut NodeScope {
+                    state: self,
+                    node: n,
+                })
+                .map_err(|err| {
+                    format!(
+                        "expression '{}' at position {}: {}",
+                        e.text, err.pos, err.message
+                    )
+                }),
+            Definition::Function(columns, f) => {
+                let cols = columns
+                    .iter()
+                    .map(|c| self.column(n, c))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let out = f(&cols)?;
+                let events = self.events_at(n)?;
+                if out.events() != events {
+                    return Err(format!(
+                        "a function gave {} values for {events} events",
+                        out.events()
+                    ));
+                }
+                Ok(out)
+            }
+            Definition::PerSample(values) => {
+                let events = self.events_at(n)?;
+                Ok(Column::Flat(Values::F64(vec![values[self.source]; events])))
+            }
+        }
+    }
+
+    /// A column of the dataset for all the batch's events.
+    fn input(&mut self, name: &str) -> Result<Column, String> {
+        if let Some(c) = self.inputs.get(name) {
+            return Ok(c.clone());
+        }
+        let array = self
+            .arrays
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, a)| a)
+            .ok_or_else(|| format!("no column '{name}'"))?;
+        let c = Column::from_array(array).ok_or_else(|| {
+            format!("column '{name}' is not numbers or lists of numbers, which expressions take")
+        })?;
+        self.inputs.insert(name.to_string(), c.clone());
+        Ok(c)
+    }
+}
+
+/// The positions in `outer` of the events of `inner` (both ascending, `inner` within
+/// `outer`).
+fn positions(outer: &[usize], inner: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(inner.len());
+    let mut k = 0;
+    for &e in inner {
+        while outer[k] < e {
+            k += 1;
+        }
+        out.push(k);
+    }
+    out
+}
+
+/// A filter's condition as one boolean per event.
+fn as_bools(c: &Column) -> Result<Vec<bool>, String> {
+    match c {
+        Column::Flat(Values::Bool(v)) => Ok(v.clone()),
+        Column::Flat(Values::Int(v)) => Ok(v.iter().map(|&x| x != 0).collect()),
+        Column::Flat(Values::F32(v)) => Ok(v.iter().map(|&x| x != 0.0).collect()),
+        Column::Flat(Values::F64(v)) => Ok(v.iter().map(|&x| x != 0.0).collect()),
+        other => Err(format!(
+            "a filter needs one boolean per event, not a {}",
+            other.type_name()
+        )),
+    }
+}
+
+/// The columns of a node, as an expression sees them.
+struct NodeScope<'s, 'a> {
+    state: &'s mut BatchState<'a>,
+    node: usize,
+}
+
+impl Scope for NodeScope<'_, '_> {
+    fn column(&mut self, name: &str) -> Result<Column, String> {
+        self.state.column(self.node, name)
+    }
+
+    fn events(&self) -> usize {
+        match &self.state.selections[self.node] {
+            Some(Some(s)) => s.len(),
+            _ => self.state.events,
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! RDataFrame's actions on a [`Frame`]: each books a result and returns its handle; none
+//! reads anything until a result is asked for, and then every result booked so far is
+//! computed in the same pass.
+
+use super::actions::{ActionSpec, AxisModel};
+use super::graph::{Booked, Frame};
+use crate::error::Result;
+
+/// A histogram model, as RDataFrame's `TH1DModel` gives it: name, title, axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// The histogram's name.
+    pub name: String,
+    /// Its title.
+    pub title: String,
+    /// Its axes (one to three).
+    pub axes: Vec<AxisModel>,
+}
+
+impl Model {
+    /// A one-dimensional model of `bins` regular bins from `min` to `max`.
+    pub fn regular(name: &str, title: &str, bins: usize, min: f64, max: f64) -> Model {
+        Model {
+            name: name.into(),
+            title: title.into(),
+            axes: vec![AxisModel::Regular { bins, min, max }],
+        }
+    }
+}
+
+impl Frame {
+    /// `Histo1D(model, column, weight)`: a `TH1D` (lists filled item by item).
+    pub fn histo1d(&self, model: Model, column: &str, weight: Option<&str>) -> Result<Booked> {
+        self.histo(model, &[column], weight)
+    }
+
+    /// `Histo1D/2D/3D`: a `TH1D`, `TH2D` or `TH3D` of one column per axis of `model`.
+    pub fn histo(&self, model: Model, columns: &[&str], weight: Option<&str>) -> Result<Booked> {
+        self.book(ActionSpec::Histo {
+            name: model.name,
+            title: model.title,
+            axes: model.axes,
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            weight: weight.map(str::to_string),
+        })
+    }
+
+    /// `Profile1D(model, x, y, weight)`: a `TProfile` of the mean of `y` per bin of `x`.
+    pub fn profile1d(
+        &self,
+        model: Model,
+        x: &str,
+        y: &str,
+        weight: Option<&str>,
+    ) -> Result<Booked> {
+        let axis = model.axes.into_iter().next().ok_or_else(|| {
+            crate::error::Error::InvalidArgument("a profile needs an axis".into())
+        })?;
+        self.book(ActionSpec::Profile {
+            name: model.name,
+            title: model.title,
+            axis,
+            columns: [x.to_string(), y.to_string()],
+            weight: weight.map(str::to_string),
+        })
+    }
+
+    /// `Count()`: the events that pass the filters above.
+    pub fn count(&self) -> Result<Booked> {
+        self.book(ActionSpec::Count)
+    }
+
+    /// `Sum(column)`: of every value (lists' items included), as `double`.
+    pub fn sum(&self, column: &str) -> Result<Booked> {
+        self.book(ActionSpec::Sum(column.into()))
+    }
+
+    /// `Mean(column)`.
+    pub fn mean(&self, column: &str) -> Result<Booked> {
+        self.book(ActionSpec::Mean(column.into()))
+    }
+
+    /// `Min(column)`.
+    pub fn min(&self, column: &str) -> Result<Booked> {
+        self.book(ActionSpec::Min(column.into()))
+    }
+
+    /// `Max(column)`.
+    pub fn max(&self, column: &str) -> Result<Booked> {
+        self.book(ActionSpec::Max(column.into()))
+    }
+
+    /// `StdDev(column)`: the sample standard deviation.
+    pub fn std_dev(&self, column: &str) -> Result<Booked> {
+        self.book(ActionSpec::StdDev(column.into()))
+    }
+
+    /// `Take(column)`: every value, one per event in entry order.
+    pub fn take(&self, column: &str) -> Result<Booked> {
+        self.book(ActionSpec::Take(column.into()))
+    }
+
+    /// `Report()`: how many events each named filter above saw and passed.
+    pub fn report(&self) -> Result<Booked> {
+        self.book(ActionSpec::Report)
+    }
+}

@@ -1,0 +1,244 @@
+//! Columns of the analysis layer: a batch's values of one column (a branch, a field or a
+//! defined quantity), one per event or a list per event (an `RVec`), typed as C++ types them
+//! (`bool`, integers, `float`, `double`, four-vectors), so that arithmetic rounds as
+//! RDataFrame's does.
+
+use std::sync::Arc;
+
+use crate::array::Array;
+
+/// A four-vector in ROOT's `PtEtaPhiMVector` coordinates (`double`): sums convert through
+/// Cartesian coordinates and back, as ROOT's `LorentzVector` does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct P4 {
+    /// Transverse momentum.
+    pub pt: f64,
+    /// Pseudorapidity.
+    pub eta: f64,
+    /// Azimuth.
+    pub phi: f64,
+    /// Mass.
+    pub m: f64,
+}
+
+/// Values of one type, one after the other.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    /// `bool`
+    Bool(Vec<bool>),
+    /// Every integer type (C++'s promotions keep integers integers).
+    Int(Vec<i64>),
+    /// `float`
+    F32(Vec<f32>),
+    /// `double`
+    F64(Vec<f64>),
+    /// `ROOT::Math::PtEtaPhiMVector`
+    P4(Vec<P4>),
+}
+
+impl Values {
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Bool(v) => v.len(),
+            Values::Int(v) => v.len(),
+            Values::F32(v) => v.len(),
+            Values::F64(v) => v.len(),
+            Values::P4(v) => v.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The C++ name of the type.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Values::Bool(_) => "bool",
+            Values::Int(_) => "int",
+            Values::F32(_) => "float",
+            Values::F64(_) => "double",
+            Values::P4(_) => "PtEtaPhiMVector",
+        }
+    }
+
+    /// The values at `index`, in that order.
+    pub fn gather(&self, index: &[usize]) -> Values {
+        fn pick<T: Copy>(v: &[T], index: &[usize]) -> Vec<T> {
+            index.iter().map(|&i| v[i]).collect()
+        }
+        match self {
+            Values::Bool(v) => Values::Bool(pick(v, index)),
+            Values::Int(v) => Values::Int(pick(v, index)),
+            Values::F32(v) => Values::F32(pick(v, index)),
+            Values::F64(v) => Values::F64(pick(v, index)),
+            Values::P4(v) => Values::P4(pick(v, index)),
+        }
+    }
+
+    /// Each value as a `double` (a number), for filling and reductions.
+    pub fn as_f64(&self) -> Option<Vec<f64>> {
+        Some(match self {
+            Values::Bool(v) => v.iter().map(|&b| b as u8 as f64).collect(),
+            Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
+            Values::F32(v) => v.iter().map(|&x| x as f64).collect(),
+            Values::F64(v) => v.clone(),
+            Values::P4(_) => return None,
+        })
+    }
+}
+
+/// A column's values for the events of a batch (after the filters above it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Column {
+    /// One value per event.
+    Flat(Values),
+    /// A list per event: `offsets` (events + 1) into the values.
+    Jagged(Arc<Vec<usize>>, Values),
+    /// Several lists per event of the same lengths (what `Combinations` returns: the
+    /// indices of the first, second, ... item of every combination).
+    Tuple(Vec<Column>),
+}
+
+impl Column {
+    /// The number of events.
+    pub fn events(&self) -> usize {
+        match self {
+            Column::Flat(v) => v.len(),
+            Column::Jagged(offsets, _) => offsets.len() - 1,
+            Column::Tuple(parts) => parts.first().map_or(0, Column::events),
+        }
+    }
+
+    /// The C++ type (`float`, `RVec<float>`, ...).
+    pub fn type_name(&self) -> String {
+        match self {
+            Column::Flat(v) => v.type_name().to_string(),
+            Column::Jagged(_, v) => format!("RVec<{}>", v.type_name()),
+            Column::Tuple(parts) => format!(
+                "RVec<RVec<{}>>",
+                parts.first().map_or("int".to_string(), |p| match p {
+                    Column::Jagged(_, v) => v.type_name().to_string(),
+                    other => other.type_name(),
+                })
+            ),
+        }
+    }
+
+    /// The events at `index` (positions in this column's events), in that order.
+    pub fn gather(&self, index: &[usize]) -> Column {
+        match self {
+            Column::Flat(v) => Column::Flat(v.gather(index)),
+            Column::Jagged(offsets, v) => {
+                let mut out = Vec::with_capacity(index.len() + 1);
+                let mut items = Vec::new();
+                out.push(0);
+                for &e in index {
+                    items.extend(offsets[e]..offsets[e + 1]);
+                    out.push(items.len());
+                }
+                Column::Jagged(Arc::new(out), v.gather(&items))
+            }
+            Column::Tuple(parts) => Column::Tuple(parts.iter().map(|p| p.gather(index)).collect()),
+        }
+    }
+
+    /// A column read from a file: numbers one per event, or lists of numbers; `None` for
+    /// other layouts (records, strings, nested lists).
+    pub fn from_array(array: &Array) -> Option<Column> {
+        match array {
+            Array::List { offsets, values } => {
+                let offsets: Vec<usize> = offsets.iter().map(|&o| o as usize).collect();
+                Some(Column::Jagged(Arc::new(offsets), values_of(values)?))
+            }
+            flat => Some(Column::Flat(values_of(flat)?)),
+        }
+    }
+}
+
+/// Numbers of an array as the analysis types them (integers widened, `float` kept).
+fn values_of(array: &Array) -> Option<Values> {
+    fn wide<T: Copy + Into<i64>>(v: &[T]) -> Values {
+        Values::Int(v.iter().map(|&x| x.into()).collect())
+    }
+    Some(match array {
+        Array::Bool(v) => Values::Bool(v.clone()),
+        Array::Int8(v) => wide(v),
+        Array::Int16(v) => wide(v),
+        Array::Int32(v) => wide(v),
+        Array::Int64(v) => wide(v),
+        Array::UInt8(v) => wide(v),
+        Array::UInt16(v) => wide(v),
+        Array::UInt32(v) => wide(v),
+        Array::UInt64(v) => Values::Int(v.iter().map(|&x| x as i64).collect()),
+        Array::Float32(v) => Values::F32(v.clone()),
+        Array::Float64(v) => Values::F64(v.clone()),
+        _ => return None,
+    })
+}
+
+impl Column {
+    /// The column as an [`Array`]: numbers as they are typed (integers as `int64`), lists
+    /// as lists, four-vectors as records `{pt, eta, phi, mass}`, combinations as lists of
+    /// records `{"0", "1", ...}` of indices.
+    pub fn into_array(self) -> Array {
+        match self {
+            Column::Flat(v) => values_array(v),
+            Column::Jagged(offsets, v) => Array::List {
+                offsets: offsets.iter().map(|&o| o as u64).collect(),
+                values: Box::new(values_array(v)),
+            },
+            Column::Tuple(parts) => {
+                let offsets = match parts.first() {
+                    Some(Column::Jagged(o, _)) => o.iter().map(|&o| o as u64).collect(),
+                    _ => vec![0],
+                };
+                let len = *offsets.last().unwrap_or(&0) as usize;
+                let fields = parts
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, p)| match p.into_array() {
+                        Array::List { values, .. } => (i.to_string(), *values),
+                        other => (i.to_string(), other),
+                    })
+                    .collect();
+                Array::List {
+                    offsets,
+                    values: Box::new(Array::Record { len, fields }),
+                }
+            }
+        }
+    }
+}
+
+fn values_array(v: Values) -> Array {
+    match v {
+        Values::Bool(v) => Array::Bool(v),
+        Values::Int(v) => Array::Int64(v),
+        Values::F32(v) => Array::Float32(v),
+        Values::F64(v) => Array::Float64(v),
+        Values::P4(v) => Array::Record {
+            len: v.len(),
+            fields: vec![
+                (
+                    "pt".into(),
+                    Array::Float64(v.iter().map(|p| p.pt).collect()),
+                ),
+                (
+                    "eta".into(),
+                    Array::Float64(v.iter().map(|p| p.eta).collect()),
+                ),
+                (
+                    "phi".into(),
+                    Array::Float64(v.iter().map(|p| p.phi).collect()),
+                ),
+                (
+                    "mass".into(),
+                    Array::Float64(v.iter().map(|p| p.m).collect()),
+                ),
+            ],
+        },
+    }
+}

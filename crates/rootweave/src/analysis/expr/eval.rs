@@ -1,0 +1,503 @@
+//! Evaluating an expression over the events of a batch, a column at a time: operators with
+//! C++'s conversions applied to whole columns, `&&`, `||` and `?:` evaluating their right
+//! side only for the events that need it (as C++ does, so that `nJet > 0 && Jet_pt[0] > 30`
+//! never indexes an empty list), indexing and masks as `RVec` has them.
+
+use std::collections::HashMap;
+
+use super::functions::call;
+use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
+use super::value::{align, shaped, Lane, Num, Scalar, Shape, Ty, Val};
+use crate::analysis::column::{Column, Values};
+
+/// Where an expression gets its columns: the events of a batch (after the filters above)
+/// or a subset of them.
+pub trait Scope {
+    /// The column `name` for this scope's events.
+    fn column(&mut self, name: &str) -> Result<Column, String>;
+    /// The number of events.
+    fn events(&self) -> usize;
+}
+
+/// Why an evaluation failed: the message and the position in the expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalError {
+    /// Where in the expression (byte offset).
+    pub pos: usize,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Evaluates `node` for every event of `scope`.
+pub fn evaluate(node: &Node, scope: &mut dyn Scope) -> Result<Column, EvalError> {
+    let events = scope.events();
+    Ok(eval(node, scope)?.into_column(events))
+}
+
+fn eval(node: &Node, scope: &mut dyn Scope) -> Result<Val, EvalError> {
+    let at = |message: String| EvalError {
+        pos: node.pos,
+        message,
+    };
+    let events = scope.events();
+    match &node.kind {
+        Kind::Int(v) => Ok(Val::Const(Scalar::Int(*v))),
+        Kind::Float { value, single } => Ok(Val::Const(if *single {
+            Scalar::F32(*value as f32)
+        } else {
+            Scalar::F64(*value)
+        })),
+        Kind::Bool(b) => Ok(Val::Const(Scalar::Bool(*b))),
+        Kind::Column(name) => match constant(name) {
+            Some(c) => Ok(Val::Const(c)),
+            None => scope.column(name).map(Val::Col).map_err(at),
+        },
+        Kind::Unary(op, a) => {
+            let a = eval(a, scope)?;
+            unary(*op, &a, events).map_err(at)
+        }
+        Kind::Binary(op @ (BinaryOp::And | BinaryOp::Or), a, b) => {
+            let left = eval(a, scope)?;
+            logic(*op, left, b, scope)
+        }
+        Kind::Binary(op, a, b) => {
+            let (a, b) = (eval(a, scope)?, eval(b, scope)?);
+            binary(*op, &a, &b, events).map_err(at)
+        }
+        Kind::Ternary(c, yes, no) => {
+            let cond = eval(c, scope)?;
+            ternary(cond, yes, no, scope)
+        }
+        Kind::Index(v, i) => {
+            let (v, i) = (eval(v, scope)?, eval(i, scope)?);
+            index(&v, &i).map_err(at)
+        }
+        Kind::Call(name, args) => {
+            let args = args
+                .iter()
+                .map(|a| eval(a, scope))
+                .collect::<Result<Vec<_>, _>>()?;
+            call(name, args, events).map_err(at)
+        }
+        Kind::Method(x, name, args) => {
+            let mut all = vec![eval(x, scope)?];
+            for a in args {
+                all.push(eval(a, scope)?);
+            }
+            call(&format!(".{name}"), all, events).map_err(at)
+        }
+    }
+}
+
+/// Names that are constants, not columns.
+fn constant(name: &str) -> Option<Scalar> {
+    match name {
+        "M_PI" => Some(Scalar::F64(std::f64::consts::PI)),
+        _ => None,
+    }
+}
+
+fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[a], events)?;
+    let lane = &lanes[0];
+    let values = match (op, lane.ty()) {
+        (UnaryOp::Not, _) => {
+            let b = lane.bools()?;
+            Values::Bool((0..n).map(|i| !b.at(i)).collect())
+        }
+        (UnaryOp::Neg, Ty::Bool | Ty::Int) => {
+            let x = lane.ints()?;
+            Values::Int((0..n).map(|i| x.at(i).wrapping_neg()).collect())
+        }
+        (UnaryOp::Neg, Ty::F32) => {
+            let x = lane.f32s()?;
+            Values::F32((0..n).map(|i| -x.at(i)).collect())
+        }
+        (UnaryOp::Neg, Ty::F64) => {
+            let x = lane.f64s()?;
+            Values::F64((0..n).map(|i| -x.at(i)).collect())
+        }
+        (UnaryOp::Neg, Ty::P4) => return Err("a four-vector cannot be negated".into()),
+    };
+    Ok(shaped(shape, values, a.is_const()))
+}
+
+/// `a op b` for every position, with C++'s conversions.
+pub fn binary(op: BinaryOp, a: &Val, b: &Val, events: usize) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[a, b], events)?;
+    let (x, y) = (&lanes[0], &lanes[1]);
+    let (tx, ty) = (x.ty(), y.ty());
+    if tx == Ty::P4 || ty == Ty::P4 {
+        return p4_binary(op, x, y, n, shape);
+    }
+    let common = Ty::common(tx, ty);
+    let values = match op {
+        BinaryOp::And | BinaryOp::Or => {
+            let (p, q) = (x.bools()?, y.bools()?);
+            let and = op == BinaryOp::And;
+            Values::Bool(
+                (0..n)
+                    .map(|i| {
+                        if and {
+                            p.at(i) && q.at(i)
+                        } else {
+                            p.at(i) || q.at(i)
+                        }
+                    })
+                    .collect(),
+            )
+        }
+        _ if op.is_boolean() => match common {
+            Ty::F64 => compare(op, &x.f64s()?, &y.f64s()?, n),
+            Ty::F32 => compare(op, &x.f32s()?, &y.f32s()?, n),
+            _ => compare(op, &x.ints()?, &y.ints()?, n),
+        },
+        _ => match common {
+            Ty::F64 => Values::F64(float_arith(op, &x.f64s()?, &y.f64s()?, n)?),
+            Ty::F32 => Values::F32(float_arith(op, &x.f32s()?, &y.f32s()?, n)?),
+            _ => Values::Int(int_arith(op, &x.ints()?, &y.ints()?, n)?),
+        },
+    };
+    Ok(shaped(shape, values, a.is_const() && b.is_const()))
+}
+
+fn compare<T: Copy + PartialOrd>(op: BinaryOp, x: &Num<T>, y: &Num<T>, n: usize) -> Values {
+    let f = |a: T, b: T| match op {
+        BinaryOp::Lt => a < b,
+        BinaryOp::Le => a <= b,
+        BinaryOp::Gt => a > b,
+        BinaryOp::Ge => a >= b,
+        BinaryOp::Eq => a == b,
+        _ => a != b,
+    };
+    Values::Bool((0..n).map(|i| f(x.at(i), y.at(i))).collect())
+}
+
+fn float_arith<T>(op: BinaryOp, x: &Num<T>, y: &Num<T>, n: usize) -> Result<Vec<T>, String>
+where
+    T: Copy
+        + std::ops::Add<Output = T>
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<Output = T>
+        + std::ops::Div<Output = T>,
+{
+    let f: fn(T, T) -> T = match op {
+        BinaryOp::Add => |a, b| a + b,
+        BinaryOp::Sub => |a, b| a - b,
+        BinaryOp::Mul => |a, b| a * b,
+        BinaryOp::Div => |a, b| a / b,
+        _ => return Err("'%' needs integers (fmod takes floating-point numbers)".into()),
+    };
+    Ok((0..n).map(|i| f(x.at(i), y.at(i))).collect())
+}
+
+fn int_arith(op: BinaryOp, x: &Num<i64>, y: &Num<i64>, n: usize) -> Result<Vec<i64>, String> {
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let (a, b) = (x.at(i), y.at(i));
+        out.push(match op {
+            BinaryOp::Add => a.wrapping_add(b),
+            BinaryOp::Sub => a.wrapping_sub(b),
+            BinaryOp::Mul => a.wrapping_mul(b),
+            BinaryOp::Div | BinaryOp::Rem if b == 0 => {
+                return Err("integer division by zero".into())
+            }
+            BinaryOp::Div => a.wrapping_div(b),
+            _ => a.wrapping_rem(b),
+        });
+    }
+    Ok(out)
+}
+
+fn p4_binary(op: BinaryOp, x: &Lane, y: &Lane, n: usize, shape: Shape) -> Result<Val, String> {
+    let (p, q) = (x.p4s()?, y.p4s()?);
+    let values = match op {
+        BinaryOp::Add => (0..n).map(|i| p.at(i).add(&q.at(i))).collect(),
+        BinaryOp::Sub => (0..n).map(|i| p.at(i).sub(&q.at(i))).collect(),
+        _ => return Err(format!("four-vectors have no '{}'", op.symbol())),
+    };
+    Ok(shaped(shape, Values::P4(values), false))
+}
+
+/// `&&` and `||`: the right side only for the events whose left side does not decide.
+fn logic(op: BinaryOp, left: Val, right: &Node, scope: &mut dyn Scope) -> Result<Val, EvalError> {
+    let events = scope.events();
+    let at = |message: String| EvalError {
+        pos: right.pos,
+        message,
+    };
+    let decided = match &left {
+        // Lists combine item by item, as `RVec`'s operators do: both sides whole.
+        Val::Col(Column::Jagged(..)) => None,
+        Val::Const(s) => Some(super::value::scalar_f64(s) != 0.0),
+        Val::Col(_) => None,
+    };
+    if let Some(truth) = decided {
+        if truth == (op == BinaryOp::Or) {
+            return Ok(Val::Const(Scalar::Bool(truth)));
+        }
+        let r = eval(right, scope)?;
+        return binary(op, &Val::Const(Scalar::Bool(truth)), &r, events).map_err(at);
+    }
+    let Val::Col(Column::Flat(values)) = &left else {
+        let r = eval(right, scope)?;
+        return binary(op, &left, &r, events).map_err(at);
+    };
+    let truth = Lane::Many(values.clone()).bools().map_err(at)?;
+    let undecided: Vec<usize> = (0..events)
+        .filter(|&e| truth.at(e) == (op == BinaryOp::And))
+        .collect();
+    let mut out: Vec<bool> = (0..events).map(|e| truth.at(e)).collect();
+    if !undecided.is_empty() {
+        let mut sub = Subset::new(scope, undecided.clone());
+        let r = eval(right, &mut sub)?;
+        let (_, _, lanes) = align(&[&r], undecided.len()).map_err(at)?;
+        if let Val::Col(Column::Jagged(..)) = r {
+            return Err(at("'&&' and '||' of a value and an RVec".into()));
+        }
+        let rb = lanes[0].bools().map_err(at)?;
+        for (k, &e) in undecided.iter().enumerate() {
+            out[e] = rb.at(if r.is_const() { 0 } else { k });
+        }
+    }
+    Ok(Val::Col(Column::Flat(Values::Bool(out))))
+}
+
+/// `c ? a : b`: each side for the events that take it, then put together in event order.
+fn ternary(cond: Val, yes: &Node, no: &Node, scope: &mut dyn Scope) -> Result<Val, EvalError> {
+    let events = scope.events();
+    let at = |message: String| EvalError {
+        pos: yes.pos,
+        message,
+    };
+    let truth = match &cond {
+        Val::Const(s) => {
+            let side = if super::value::scalar_f64(s) != 0.0 {
+                yes
+            } else {
+                no
+            };
+            return eval(side, scope);
+        }
+        Val::Col(Column::Flat(v)) => Lane::Many(v.clone()).bools().map_err(at)?,
+        Val::Col(_) => return Err(at("the condition of '?:' is an RVec (use Where)".into())),
+    };
+    let take: Vec<usize> = (0..events).filter(|&e| truth.at(e)).collect();
+    let skip: Vec<usize> = (0..events).filter(|&e| !truth.at(e)).collect();
+    let a = eval(yes, &mut Subset::new(scope, take.clone()))?.into_column(take.len());
+    let b = eval(no, &mut Subset::new(scope, skip.clone()))?.into_column(skip.len());
+    merge(a, &take, b, &skip).map(Val::Col).map_err(at)
+}
+
+/// Two columns of complementary sets of events (`ia` and `ib`, ascending) as one.
+fn merge(a: Column, ia: &[usize], b: Column, ib: &[usize]) -> Result<Column, String> {
+    let order = |n: usize| -> Vec<(bool, usize)> {
+        let (mut i, mut j) = (0, 0);
+        (0..n)
+            .map(|_| {
+                if j >= ib.len() || (i < ia.len() && ia[i] < ib[j]) {
+                    i += 1;
+                    (true, i - 1)
+                } else {
+                    j += 1;
+                    (false, j - 1)
+                }
+            })
+            .collect()
+    };
+    let n = ia.len() + ib.len();
+    let (a, b) = unify(a, b)?;
+    Ok(match (a, b) {
+        (Column::Flat(x), Column::Flat(y)) => {
+            let joined = concat_values(x, y)?;
+            let index: Vec<usize> = order(n)
+                .into_iter()
+                .map(|(first, k)| if first { k } else { ia.len() + k })
+                .collect();
+            Column::Flat(joined.gather(&index))
+        }
+        (Column::Jagged(oa, x), Column::Jagged(ob, y)) => {
+            let base = x.len();
+            let joined = concat_values(x, y)?;
+            let mut offsets = vec![0usize];
+            let mut items = Vec::new();
+            for (first, k) in order(n) {
+                if first {
+                    items.extend(oa[k]..oa[k + 1]);
+                } else {
+                    items.extend(base + ob[k]..base + ob[k + 1]);
+                }
+                offsets.push(items.len());
+            }
+            Column::Jagged(std::sync::Arc::new(offsets), joined.gather(&items))
+        }
+        _ => return Err("the two sides of '?:' differ: one is an RVec, one is not".into()),
+    })
+}
+
+/// Two columns converted to their common type.
+fn unify(a: Column, b: Column) -> Result<(Column, Column), String> {
+    let ty = |c: &Column| match c {
+        Column::Flat(v) | Column::Jagged(_, v) => Ty::of(v),
+        Column::Tuple(_) => Ty::Int,
+    };
+    let (ta, tb) = (ty(&a), ty(&b));
+    if ta == tb {
+        return Ok((a, b));
+    }
+    if ta == Ty::P4 || tb == Ty::P4 {
+        return Err("a four-vector and a number on the two sides of '?:'".into());
+    }
+    let common = Ty::common(ta, tb);
+    Ok((convert(a, common)?, convert(b, common)?))
+}
+
+/// A column's values converted to `ty`.
+pub fn convert(c: Column, ty: Ty) -> Result<Column, String> {
+    let conv = |v: Values| -> Result<Values, String> {
+        let lane = Lane::Many(v);
+        let n = match &lane {
+            Lane::Many(v) => v.len(),
+            Lane::One(_) => 1,
+        };
+        Ok(match ty {
+            Ty::Bool => {
+                let b = lane.bools()?;
+                Values::Bool((0..n).map(|i| b.at(i)).collect())
+            }
+            Ty::Int => {
+                let b = lane.ints()?;
+                Values::Int((0..n).map(|i| b.at(i)).collect())
+            }
+            Ty::F32 => {
+                let b = lane.f32s()?;
+                Values::F32((0..n).map(|i| b.at(i)).collect())
+            }
+            Ty::F64 => {
+                let b = lane.f64s()?;
+                Values::F64((0..n).map(|i| b.at(i)).collect())
+            }
+            Ty::P4 => return Err("a number is not a four-vector".into()),
+        })
+    };
+    Ok(match c {
+        Column::Flat(v) => Column::Flat(conv(v)?),
+        Column::Jagged(o, v) => Column::Jagged(o, conv(v)?),
+        t @ Column::Tuple(_) => t,
+    })
+}
+
+fn concat_values(a: Values, b: Values) -> Result<Values, String> {
+    Ok(match (a, b) {
+        (Values::Bool(mut x), Values::Bool(y)) => {
+            x.extend(y);
+            Values::Bool(x)
+        }
+        (Values::Int(mut x), Values::Int(y)) => {
+            x.extend(y);
+            Values::Int(x)
+        }
+        (Values::F32(mut x), Values::F32(y)) => {
+            x.extend(y);
+            Values::F32(x)
+        }
+        (Values::F64(mut x), Values::F64(y)) => {
+            x.extend(y);
+            Values::F64(x)
+        }
+        (Values::P4(mut x), Values::P4(y)) => {
+            x.extend(y);
+            Values::P4(x)
+        }
+        (a, b) => {
+            return Err(format!(
+                "values of {} and {} in one column",
+                a.type_name(),
+                b.type_name()
+            ))
+        }
+    })
+}
+
+/// `v[i]`: an item of each event's list (an integer index), the items a mask keeps (a
+/// list of conditions of the same length), or a part of a list of combinations.
+fn index(v: &Val, i: &Val) -> Result<Val, String> {
+    match (v, i) {
+        (Val::Col(Column::Tuple(parts)), Val::Const(Scalar::Int(k))) => parts
+            .get(*k as usize)
+            .filter(|_| *k >= 0)
+            .cloned()
+            .map(Val::Col)
+            .ok_or_else(|| format!("part {k} of combinations of {} lists", parts.len())),
+        (Val::Col(Column::Jagged(offsets, values)), Val::Col(Column::Jagged(..))) => {
+            // A mask: the items whose condition is not zero.
+            let (_, n, lanes) = align(&[v, i], offsets.len() - 1)?;
+            let keep = lanes[1].bools()?;
+            let mut out = vec![0usize];
+            let mut items = Vec::new();
+            for w in offsets.windows(2) {
+                items.extend((w[0]..w[1]).filter(|&k| keep.at(k)));
+                out.push(items.len());
+            }
+            debug_assert!(items.len() <= n);
+            Ok(Val::Col(Column::Jagged(
+                std::sync::Arc::new(out),
+                values.gather(&items),
+            )))
+        }
+        (Val::Col(Column::Jagged(offsets, values)), index) => {
+            let events = offsets.len() - 1;
+            let (_, _, lanes) = align(&[index], events)?;
+            if matches!(lanes[0].ty(), Ty::F32 | Ty::F64 | Ty::P4) {
+                return Err("an RVec index must be an integer".into());
+            }
+            let k = lanes[0].ints()?;
+            let mut items = Vec::with_capacity(events);
+            for e in 0..events {
+                let at = k.at(if index.is_const() { 0 } else { e });
+                let len = offsets[e + 1] - offsets[e];
+                if at < 0 || at as usize >= len {
+                    return Err(format!(
+                        "index {at} of an RVec of {len} items (event {e} of the batch)"
+                    ));
+                }
+                items.push(offsets[e] + at as usize);
+            }
+            Ok(Val::Col(Column::Flat(values.gather(&items))))
+        }
+        (v, _) => Err(format!("a {} cannot be indexed", v.type_name())),
+    }
+}
+
+/// The events `index` (positions, ascending) of a scope, with their columns gathered once.
+pub struct Subset<'a> {
+    parent: &'a mut dyn Scope,
+    index: Vec<usize>,
+    cache: HashMap<String, Column>,
+}
+
+impl<'a> Subset<'a> {
+    /// The events `index` of `parent`.
+    pub fn new(parent: &'a mut dyn Scope, index: Vec<usize>) -> Self {
+        Subset {
+            parent,
+            index,
+            cache: HashMap::new(),
+        }
+    }
+}
+
+impl Scope for Subset<'_> {
+    fn column(&mut self, name: &str) -> Result<Column, String> {
+        if let Some(c) = self.cache.get(name) {
+            return Ok(c.clone());
+        }
+        let c = self.parent.column(name)?.gather(&self.index);
+        self.cache.insert(name.to_string(), c.clone());
+        Ok(c)
+    }
+
+    fn events(&self) -> usize {
+        self.index.len()
+    }
+}

@@ -1,0 +1,874 @@
+//! The functions of the dialect: C++'s math functions (with `<cmath>`'s overloads: a
+//! `float` stays a `float`, an integer becomes a `double`), ROOT's `RVec` functions
+//! (reductions, sorting, selections, combinations, angular distances, invariant masses) as
+//! `ROOT/RVec.hxx` computes them, and four-vectors (`PtEtaPhiMVector`) with their methods.
+
+use std::sync::Arc;
+
+use super::value::{align, shaped, Lane, Num, Scalar, Shape, Ty, Val};
+use crate::analysis::column::{Column, Values, P4};
+
+/// Every function and method by name, with the numbers of arguments it takes (a method's
+/// object counts as its first argument).
+const SIGNATURES: &[(&str, &[usize])] = &[
+    ("abs", &[1]),
+    ("fabs", &[1]),
+    ("sqrt", &[1]),
+    ("exp", &[1]),
+    ("log", &[1]),
+    ("log10", &[1]),
+    ("log2", &[1]),
+    ("sin", &[1]),
+    ("cos", &[1]),
+    ("tan", &[1]),
+    ("asin", &[1]),
+    ("acos", &[1]),
+    ("atan", &[1]),
+    ("sinh", &[1]),
+    ("cosh", &[1]),
+    ("tanh", &[1]),
+    ("floor", &[1]),
+    ("ceil", &[1]),
+    ("round", &[1]),
+    ("trunc", &[1]),
+    ("pow", &[2]),
+    ("atan2", &[2]),
+    ("fmod", &[2]),
+    ("hypot", &[2]),
+    ("max", &[2]),
+    ("min", &[2]),
+    ("Pi", &[0]),
+    ("Sum", &[1]),
+    ("Mean", &[1]),
+    ("Max", &[1]),
+    ("Min", &[1]),
+    ("ArgMax", &[1]),
+    ("ArgMin", &[1]),
+    ("Argsort", &[1]),
+    ("StableArgsort", &[1]),
+    ("Any", &[1]),
+    ("All", &[1]),
+    ("size", &[1]),
+    ("Take", &[2]),
+    ("Reverse", &[1]),
+    ("Sort", &[1]),
+    ("Nonzero", &[1]),
+    ("Where", &[3]),
+    ("Concatenate", &[2]),
+    ("Combinations", &[2]),
+    ("DeltaPhi", &[2]),
+    ("DeltaR", &[4]),
+    ("DeltaR2", &[4]),
+    ("InvariantMass", &[4]),
+    ("InvariantMasses", &[8]),
+    ("PtEtaPhiMVector", &[4]),
+    ("Construct<PtEtaPhiMVector>", &[4]),
+    (".size", &[1]),
+    (".Pt", &[1]),
+    (".pt", &[1]),
+    (".Eta", &[1]),
+    (".eta", &[1]),
+    (".Phi", &[1]),
+    (".phi", &[1]),
+    (".M", &[1]),
+    (".mass", &[1]),
+    (".E", &[1]),
+    (".energy", &[1]),
+    (".P", &[1]),
+    (".Px", &[1]),
+    (".px", &[1]),
+    (".Py", &[1]),
+    (".py", &[1]),
+    (".Pz", &[1]),
+    (".pz", &[1]),
+    (".Mt", &[1]),
+    (".Et", &[1]),
+    (".Rapidity", &[1]),
+];
+
+/// Checks that a function (or `.method`) exists and takes `args` arguments.
+pub fn check(name: &str, args: usize) -> Result<(), String> {
+    let what = |n: &str| match n.strip_prefix('.') {
+        Some(m) => format!("method {m}()"),
+        None => format!("function {n}"),
+    };
+    match SIGNATURES.iter().find(|(n, _)| *n == name) {
+        None => Err(format!("no {} in the dialect", what(name))),
+        Some((_, arities)) if !arities.contains(&args) => Err(format!(
+            "{} takes {} arguments, not {}",
+            what(name),
+            arities
+                .iter()
+                .map(|a| a.saturating_sub(name.starts_with('.') as usize).to_string())
+                .collect::<Vec<_>>()
+                .join(" or "),
+            args.saturating_sub(name.starts_with('.') as usize)
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Calls function (or `.method`) `name` on evaluated arguments.
+pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
+    check(name, args.len())?;
+    let a = &args;
+    match name {
+        "abs" | "fabs" => math1(&a[0], events, name == "abs", f32::abs, f64::abs),
+        "sqrt" => math1(&a[0], events, false, f32::sqrt, f64::sqrt),
+        "exp" => math1(&a[0], events, false, f32::exp, f64::exp),
+        "log" => math1(&a[0], events, false, f32::ln, f64::ln),
+        "log10" => math1(&a[0], events, false, f32::log10, f64::log10),
+        "log2" => math1(&a[0], events, false, f32::log2, f64::log2),
+        "sin" => math1(&a[0], events, false, f32::sin, f64::sin),
+        "cos" => math1(&a[0], events, false, f32::cos, f64::cos),
+        "tan" => math1(&a[0], events, false, f32::tan, f64::tan),
+        "asin" => math1(&a[0], events, false, f32::asin, f64::asin),
+        "acos" => math1(&a[0], events, false, f32::acos, f64::acos),
+        "atan" => math1(&a[0], events, false, f32::atan, f64::atan),
+        "sinh" => math1(&a[0], events, false, f32::sinh, f64::sinh),
+        "cosh" => math1(&a[0], events, false, f32::cosh, f64::cosh),
+        "tanh" => math1(&a[0], events, false, f32::tanh, f64::tanh),
+        "floor" => math1(&a[0], events, false, f32::floor, f64::floor),
+        "ceil" => math1(&a[0], events, false, f32::ceil, f64::ceil),
+        "round" => math1(&a[0], events, false, f32::round, f64::round),
+        "trunc" => math1(&a[0], events, false, f32::trunc, f64::trunc),
+        "pow" => math2(a, events, f32::powf, f64::powf),
+        "atan2" => math2(a, events, f32::atan2, f64::atan2),
+        "fmod" => math2(a, events, |x, y| x % y, |x, y| x % y),
+        "hypot" => math2(a, events, f32::hypot, f64::hypot),
+        "max" | "min" => min_max(a, events, name == "max"),
+        "Pi" => Ok(Val::Const(Scalar::F64(std::f64::consts::PI))),
+        "Sum" | "Mean" | "Max" | "Min" | "ArgMax" | "ArgMin" | "Any" | "All" | "size" | ".size" => {
+            reduce(name.trim_start_matches('.'), &a[0])
+        }
+        "Argsort" | "StableArgsort" | "Reverse" | "Sort" | "Nonzero" => per_list(name, &a[0]),
+        "Take" => take(&a[0], &a[1]),
+        "Where" => where_(a, events),
+        "Concatenate" => concatenate(&a[0], &a[1]),
+        "Combinations" => combinations(&a[0], &a[1]),
+        "DeltaPhi" => delta_phi(&a[0], &a[1], events),
+        "DeltaR" | "DeltaR2" => delta_r(a, events, name == "DeltaR"),
+        "InvariantMass" => invariant_mass(a),
+        "InvariantMasses" => invariant_masses(a, events),
+        "PtEtaPhiMVector" | "Construct<PtEtaPhiMVector>" => vector(a, events),
+        method => p4_method(method, &a[0], events),
+    }
+}
+
+/// Lists of a column, or an error naming the function.
+fn lists<'a>(v: &'a Val, what: &str) -> Result<(&'a Arc<Vec<usize>>, &'a Values), String> {
+    match v {
+        Val::Col(Column::Jagged(o, values)) => Ok((o, values)),
+        other => Err(format!("{what} takes an RVec, not a {}", other.type_name())),
+    }
+}
+
+/// A one-argument math function: `float` in, `float` out; integers as `double` (`abs` of
+/// an integer is an integer).
+fn math1(
+    x: &Val,
+    events: usize,
+    int_abs: bool,
+    f: fn(f32) -> f32,
+    g: fn(f64) -> f64,
+) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[x], events)?;
+    let values = match lanes[0].ty() {
+        Ty::F32 => {
+            let v = lanes[0].f32s()?;
+            Values::F32((0..n).map(|i| f(v.at(i))).collect())
+        }
+        Ty::Int | Ty::Bool if int_abs => {
+            let v = lanes[0].ints()?;
+            Values::Int((0..n).map(|i| v.at(i).wrapping_abs()).collect())
+        }
+        _ => {
+            let v = lanes[0].f64s()?;
+            Values::F64((0..n).map(|i| g(v.at(i))).collect())
+        }
+    };
+    Ok(shaped(shape, values, x.is_const()))
+}
+
+/// A two-argument math function: `float` when both are `float`, else `double`.
+fn math2(
+    a: &[Val],
+    events: usize,
+    f: fn(f32, f32) -> f32,
+    g: fn(f64, f64) -> f64,
+) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[&a[0], &a[1]], events)?;
+    let values = if lanes[0].ty() == Ty::F32 && lanes[1].ty() == Ty::F32 {
+        let (x, y) = (lanes[0].f32s()?, lanes[1].f32s()?);
+        Values::F32((0..n).map(|i| f(x.at(i), y.at(i))).collect())
+    } else {
+        let (x, y) = (lanes[0].f64s()?, lanes[1].f64s()?);
+        Values::F64((0..n).map(|i| g(x.at(i), y.at(i))).collect())
+    };
+    Ok(shaped(shape, values, a[0].is_const() && a[1].is_const()))
+}
+
+fn min_max(a: &[Val], events: usize, max: bool) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[&a[0], &a[1]], events)?;
+    let pick = |x: f64, y: f64| if max == (x < y) { y } else { x };
+    let values = match Ty::common(lanes[0].ty(), lanes[1].ty()) {
+        Ty::Int => {
+            let (x, y) = (lanes[0].ints()?, lanes[1].ints()?);
+            Values::Int(
+                (0..n)
+                    .map(|i| {
+                        if max == (x.at(i) < y.at(i)) {
+                            y.at(i)
+                        } else {
+                            x.at(i)
+                        }
+                    })
+                    .collect(),
+            )
+        }
+        Ty::F32 => {
+            let (x, y) = (lanes[0].f32s()?, lanes[1].f32s()?);
+            Values::F32(
+                (0..n)
+                    .map(|i| pick(x.at(i) as f64, y.at(i) as f64) as f32)
+                    .collect(),
+            )
+        }
+        _ => {
+            let (x, y) = (lanes[0].f64s()?, lanes[1].f64s()?);
+            Values::F64((0..n).map(|i| pick(x.at(i), y.at(i))).collect())
+        }
+    };
+    Ok(shaped(shape, values, a[0].is_const() && a[1].is_const()))
+}
+
+/// Per-event reductions of lists (`v.size()` also of a list of combinations).
+fn reduce(name: &str, v: &Val) -> Result<Val, String> {
+    if let (Val::Col(Column::Tuple(parts)), "size") = (v, name) {
+        return reduce(name, &Val::Col(parts[0].clone()));
+    }
+    let (offsets, values) = lists(v, name)?;
+    let events = offsets.len() - 1;
+    let spans = || offsets.windows(2).map(|w| w[0]..w[1]);
+    let empty = |e: usize| format!("{name} of an empty RVec (event {e} of the batch)");
+    let lane = Lane::Many(values.clone());
+    let out = match name {
+        "size" => Values::Int(spans().map(|r| r.len() as i64).collect()),
+        "Any" | "All" => {
+            let b = lane.bools()?;
+            let any = name == "Any";
+            Values::Bool(
+                spans()
+                    .map(|r| {
+                        if any {
+                            r.clone().any(|i| b.at(i))
+                        } else {
+                            r.clone().all(|i| b.at(i))
+                        }
+                    })
+                    .collect(),
+            )
+        }
+        "Sum" | "Mean" => {
+            let sums = match Ty::of(values) {
+                Ty::F32 => {
+                    let x = lane.f32s()?;
+                    let s: Vec<f32> = spans()
+                        .map(|r| r.fold(0.0f32, |a, i| a + x.at(i)))
+                        .collect();
+                    if name == "Sum" {
+                        return Ok(Val::Col(Column::Flat(Values::F32(s))));
+                    }
+                    s.into_iter().map(|s| s as f64).collect::<Vec<f64>>()
+                }
+                Ty::F64 => {
+                    let x = lane.f64s()?;
+                    spans()
+                        .map(|r| r.fold(0.0f64, |a, i| a + x.at(i)))
+                        .collect()
+                }
+                Ty::P4 => return Err(format!("{name} of four-vectors")),
+                _ => {
+                    let x = lane.ints()?;
+                    let s: Vec<i64> = spans()
+                        .map(|r| r.fold(0i64, |a, i| a.wrapping_add(x.at(i))))
+                        .collect();
+                    if name == "Sum" {
+                        return Ok(Val::Col(Column::Flat(Values::Int(s))));
+                    }
+                    s.into_iter().map(|s| s as f64).collect()
+                }
+            };
+            if name == "Sum" {
+                Values::F64(sums)
+            } else {
+                Values::F64(
+                    sums.iter()
+                        .zip(spans())
+                        .map(|(s, r)| {
+                            if r.is_empty() {
+                                0.0
+                            } else {
+                                s / r.len() as f64
+                            }
+                        })
+                        .collect(),
+                )
+            }
+        }
+        _ => {
+            // Max, Min, ArgMax, ArgMin: the first extreme item (NaN compares as C++'s `<`).
+            if Ty::of(values) == Ty::P4 {
+                return Err(format!("{name} of four-vectors"));
+            }
+            let x = lane.f64s()?;
+            let max = name.ends_with("Max");
+            let mut index = Vec::with_capacity(events);
+            for (e, r) in spans().enumerate() {
+                let mut best = r.clone().next().ok_or_else(|| empty(e))?;
+                for i in r {
+                    let better = if max {
+                        x.at(best) < x.at(i)
+                    } else {
+                        x.at(i) < x.at(best)
+                    };
+                    if better {
+                        best = i;
+                    }
+                }
+                index.push(best);
+            }
+            if name.starts_with("Arg") {
+                Values::Int(
+                    index
+                        .iter()
+                        .zip(offsets.iter())
+                        .map(|(&i, &o)| (i - o) as i64)
+                        .collect(),
+                )
+            } else {
+                values.gather(&index)
+            }
+        }
+    };
+    Ok(Val::Col(Column::Flat(out)))
+}
+
+/// Functions from a list to a list per event: sorting, reversing, the non-zero indices.
+fn per_list(name: &str, v: &Val) -> Result<Val, String> {
+    let (offsets, values) = lists(v, name)?;
+    if Ty::of(values) == Ty::P4 && name != "Reverse" {
+        return Err(format!("{name} of four-vectors"));
+    }
+    let x = Lane::Many(values.clone()).f64s().unwrap_or(Num::One(0.0));
+    let mut index: Vec<usize> = Vec::with_capacity(values.len());
+    let mut out = vec![0usize];
+    for w in offsets.windows(2) {
+        let start = index.len();
+        match name {
+            "Reverse" => index.extend((w[0]..w[1]).rev()),
+            "Nonzero" => index.extend((w[0]..w[1]).filter(|&i| x.at(i) != 0.0)),
+            _ => {
+                index.extend(w[0]..w[1]);
+                index[start..].sort_by(|&i, &j| {
+                    x.at(i)
+                        .partial_cmp(&x.at(j))
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                });
+            }
+        }
+        out.push(index.len());
+    }
+    let offsets_out = Arc::new(out);
+    Ok(Val::Col(match name {
+        "Argsort" | "StableArgsort" | "Nonzero" => {
+            let local = index
+                .iter()
+                .zip(
+                    offsets_out
+                        .windows(2)
+                        .flat_map(|w| std::iter::repeat_n(w[0], w[1] - w[0])),
+                )
+                .zip(
+                    offsets
+                        .windows(2)
+                        .flat_map(|w| std::iter::repeat_n(w[0], w[1] - w[0])),
+                )
+                .map(|((&i, _), base)| (i - base) as i64)
+                .collect();
+            Column::Jagged(offsets_out, Values::Int(local))
+        }
+        _ => Column::Jagged(offsets_out, values.gather(&index)),
+    }))
+}
+
+/// `Take(v, indices)` (the items at those indices) or `Take(v, n)` (the first `n`, or the
+/// last `-n`).
+fn take(v: &Val, which: &Val) -> Result<Val, String> {
+    let (offsets, values) = lists(v, "Take")?;
+    let mut items = Vec::new();
+    let mut out = vec![0usize];
+    match which {
+        Val::Col(Column::Jagged(io, iv)) => {
+            let idx = Lane::Many(iv.clone()).ints()?;
+            if io.len() != offsets.len() {
+                return Err("Take of lists of different events".into());
+            }
+            for (e, (w, iw)) in offsets.windows(2).zip(io.windows(2)).enumerate() {
+                for k in iw[0]..iw[1] {
+                    let i = idx.at(k);
+                    if i < 0 || i as usize >= w[1] - w[0] {
+                        return Err(format!(
+                            "Take of index {i} from {} items (event {e} of the batch)",
+                            w[1] - w[0]
+                        ));
+                    }
+                    items.push(w[0] + i as usize);
+                }
+                out.push(items.len());
+            }
+        }
+        n => {
+            let (_, _, lanes) = align(&[n], offsets.len() - 1)?;
+            let n_at = lanes[0].ints()?;
+            for (e, w) in offsets.windows(2).enumerate() {
+                let n = n_at.at(if which.is_const() { 0 } else { e });
+                let len = w[1] - w[0];
+                if n.unsigned_abs() as usize > len {
+                    return Err(format!("{} elements requested from Take but input contains only {len} elements (event {e} of the batch)", n.abs()));
+                }
+                if n >= 0 {
+                    items.extend(w[0]..w[0] + n as usize);
+                } else {
+                    items.extend(w[1] - n.unsigned_abs() as usize..w[1]);
+                }
+                out.push(items.len());
+            }
+        }
+    }
+    Ok(Val::Col(Column::Jagged(
+        Arc::new(out),
+        values.gather(&items),
+    )))
+}
+
+/// `Where(c, a, b)`: item by item, `a` where `c` holds, else `b`.
+fn where_(a: &[Val], events: usize) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[&a[0], &a[1], &a[2]], events)?;
+    let c = lanes[0].bools()?;
+    let values = match Ty::common(lanes[1].ty(), lanes[2].ty()) {
+        Ty::P4 => return Err("Where of four-vectors".into()),
+        Ty::F64 => {
+            let (x, y) = (lanes[1].f64s()?, lanes[2].f64s()?);
+            Values::F64(
+                (0..n)
+                    .map(|i| if c.at(i) { x.at(i) } else { y.at(i) })
+                    .collect(),
+            )
+        }
+        Ty::F32 => {
+            let (x, y) = (lanes[1].f32s()?, lanes[2].f32s()?);
+            Values::F32(
+                (0..n)
+                    .map(|i| if c.at(i) { x.at(i) } else { y.at(i) })
+                    .collect(),
+            )
+        }
+        _ => {
+            let (x, y) = (lanes[1].ints()?, lanes[2].ints()?);
+            Values::Int(
+                (0..n)
+                    .map(|i| if c.at(i) { x.at(i) } else { y.at(i) })
+                    .collect(),
+            )
+        }
+    };
+    Ok(shaped(shape, values, a.iter().all(Val::is_const)))
+}
+
+fn concatenate(a: &Val, b: &Val) -> Result<Val, String> {
+    let (oa, va) = lists(a, "Concatenate")?;
+    let (ob, vb) = lists(b, "Concatenate")?;
+    if oa.len() != ob.len() {
+        return Err("Concatenate of lists of different events".into());
+    }
+    let common = Ty::common(Ty::of(va), Ty::of(vb));
+    let conv = |o: &Arc<Vec<usize>>, v: &Values| {
+        super::eval::convert(Column::Jagged(o.clone(), v.clone()), common)
+    };
+    let (Column::Jagged(_, va), Column::Jagged(_, vb)) = (conv(oa, va)?, conv(ob, vb)?) else {
+        unreachable!("lists stay lists")
+    };
+    let base = va.len();
+    let joined = match (va, vb) {
+        (Values::Int(mut x), Values::Int(y)) => {
+            x.extend(y);
+            Values::Int(x)
+        }
+        (Values::F32(mut x), Values::F32(y)) => {
+            x.extend(y);
+            Values::F32(x)
+        }
+        (Values::F64(mut x), Values::F64(y)) => {
+            x.extend(y);
+            Values::F64(x)
+        }
+        (Values::Bool(mut x), Values::Bool(y)) => {
+            x.extend(y);
+            Values::Bool(x)
+        }
+        _ => return Err("Concatenate of four-vectors and numbers".into()),
+    };
+    let mut items = Vec::new();
+    let mut out = vec![0usize];
+    for (wa, wb) in oa.windows(2).zip(ob.windows(2)) {
+        items.extend(wa[0]..wa[1]);
+        items.extend(base + wb[0]..base + wb[1]);
+        out.push(items.len());
+    }
+    Ok(Val::Col(Column::Jagged(
+        Arc::new(out),
+        joined.gather(&items),
+    )))
+}
+
+/// `Combinations(v, n)`: the indices of every `n` distinct items of each list, in
+/// lexicographic order (as ROOT lists them); `Combinations(v1, v2)`: every pair of an item
+/// of `v1` and one of `v2`.
+fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
+    let (oa, _) = lists(a, "Combinations")?;
+    let mut parts: Vec<Vec<i64>>;
+    let mut out = vec![0usize];
+    match b {
+        Val::Const(Scalar::Int(n)) if (1..=8).contains(n) => {
+            let n = *n as usize;
+            parts = vec![Vec::new(); n];
+            for w in oa.windows(2) {
+                let len = w[1] - w[0];
+                if len >= n {
+                    let mut idx: Vec<usize> = (0..n).collect();
+                    loop {
+                        for (p, &i) in parts.iter_mut().zip(&idx) {
+                            p.push(i as i64);
+                        }
+                        // The next combination: the last index that can move, moved.
+                        let Some(k) = (0..n).rev().find(|&k| idx[k] < len - n + k) else {
+                            break;
+                        };
+                        idx[k] += 1;
+                        for j in k + 1..n {
+                            idx[j] = idx[j - 1] + 1;
+                        }
+                    }
+                }
+                out.push(parts[0].len());
+            }
+        }
+        Val::Col(Column::Jagged(ob, _)) => {
+            if ob.len() != oa.len() {
+                return Err("Combinations of lists of different events".into());
+            }
+            parts = vec![Vec::new(), Vec::new()];
+            for (wa, wb) in oa.windows(2).zip(ob.windows(2)) {
+                for i in 0..wa[1] - wa[0] {
+                    for j in 0..wb[1] - wb[0] {
+                        parts[0].push(i as i64);
+                        parts[1].push(j as i64);
+                    }
+                }
+                out.push(parts[0].len());
+            }
+        }
+        other => return Err(format!("Combinations takes an RVec and a number of items from 1 to 8 (a literal) or two RVecs, not a {}", other.type_name())),
+    }
+    let offsets = Arc::new(out);
+    Ok(Val::Col(Column::Tuple(
+        parts
+            .into_iter()
+            .map(|p| Column::Jagged(offsets.clone(), Values::Int(p)))
+            .collect(),
+    )))
+}
+
+/// ROOT's `DeltaPhi(v1, v2)`: `fmod(v2 - v1, 2 pi)` brought into [-pi, pi], computed as
+/// the header computes it (the difference in the arguments' type, the rest in `double`,
+/// the result in the arguments' type).
+fn delta_phi(a: &Val, b: &Val, events: usize) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[a, b], events)?;
+    let floats = |t: Ty| matches!(t, Ty::F32 | Ty::F64);
+    if !floats(lanes[0].ty()) || !floats(lanes[1].ty()) {
+        return Err("DeltaPhi must be called with floating point values".into());
+    }
+    let values = if Ty::common(lanes[0].ty(), lanes[1].ty()) == Ty::F32 {
+        let (x, y) = (lanes[0].f32s()?, lanes[1].f32s()?);
+        Values::F32((0..n).map(|i| dphi_f32(x.at(i), y.at(i))).collect())
+    } else {
+        let (x, y) = (lanes[0].f64s()?, lanes[1].f64s()?);
+        Values::F64((0..n).map(|i| dphi_f64(x.at(i), y.at(i))).collect())
+    };
+    Ok(shaped(shape, values, a.is_const() && b.is_const()))
+}
+
+fn wrap(r: f64, c: f64) -> f64 {
+    if r < -c {
+        r + 2.0 * c
+    } else if r > c {
+        r - 2.0 * c
+    } else {
+        r
+    }
+}
+
+fn dphi_f32(v1: f32, v2: f32) -> f32 {
+    let c = std::f64::consts::PI as f32 as f64;
+    wrap(((v2 - v1) as f64) % (2.0 * c), c) as f32
+}
+
+fn dphi_f64(v1: f64, v2: f64) -> f64 {
+    let c = std::f64::consts::PI;
+    wrap((v2 - v1) % (2.0 * c), c)
+}
+
+/// `DeltaR(eta1, eta2, phi1, phi2)` (and its square), in the arguments' common type.
+fn delta_r(a: &[Val], events: usize, root: bool) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[&a[0], &a[1], &a[2], &a[3]], events)?;
+    let ty = lanes.iter().map(Lane::ty).fold(Ty::F32, Ty::common);
+    let values = if ty == Ty::F32 {
+        let l: Vec<Num<f32>> = lanes.iter().map(Lane::f32s).collect::<Result<_, _>>()?;
+        Values::F32(
+            (0..n)
+                .map(|i| {
+                    let d = dphi_f32(l[2].at(i), l[3].at(i));
+                    let de = l[0].at(i) - l[1].at(i);
+                    let r2 = de * de + d * d;
+                    if root {
+                        r2.sqrt()
+                    } else {
+                        r2
+                    }
+                })
+                .collect(),
+        )
+    } else {
+        let l: Vec<Num<f64>> = lanes.iter().map(Lane::f64s).collect::<Result<_, _>>()?;
+        Values::F64(
+            (0..n)
+                .map(|i| {
+                    let d = dphi_f64(l[2].at(i), l[3].at(i));
+                    let de = l[0].at(i) - l[1].at(i);
+                    let r2 = de * de + d * d;
+                    if root {
+                        r2.sqrt()
+                    } else {
+                        r2
+                    }
+                })
+                .collect(),
+        )
+    };
+    Ok(shaped(shape, values, a.iter().all(Val::is_const)))
+}
+
+/// `InvariantMass(pt, eta, phi, m)` of each event's particles, as `RVec.hxx` sums them.
+fn invariant_mass(a: &[Val]) -> Result<Val, String> {
+    let (offsets, _) = lists(&a[0], "InvariantMass")?;
+    let events = offsets.len() - 1;
+    let (_, _, lanes) = align(&[&a[0], &a[1], &a[2], &a[3]], events)?;
+    let ty = lanes.iter().map(Lane::ty).fold(Ty::F32, Ty::common);
+    macro_rules! mass {
+        ($t:ty, $get:ident, $variant:ident) => {{
+            let l: Vec<Num<$t>> = lanes.iter().map(Lane::$get).collect::<Result<_, _>>()?;
+            Values::$variant(
+                offsets
+                    .windows(2)
+                    .map(|w| {
+                        let (mut xs, mut ys, mut zs, mut es) =
+                            (0.0 as $t, 0.0 as $t, 0.0 as $t, 0.0 as $t);
+                        for i in w[0]..w[1] {
+                            let (pt, eta, phi, m) =
+                                (l[0].at(i), l[1].at(i), l[2].at(i), l[3].at(i));
+                            let x = pt * phi.cos();
+                            let y = pt * phi.sin();
+                            let z = pt * eta.sinh();
+                            xs += x;
+                            ys += y;
+                            zs += z;
+                            es += (x * x + y * y + z * z + m * m).sqrt();
+                        }
+                        (es * es - xs * xs - ys * ys - zs * zs).sqrt()
+                    })
+                    .collect(),
+            )
+        }};
+    }
+    let values = if ty == Ty::F32 {
+        mass!(f32, f32s, F32)
+    } else {
+        mass!(f64, f64s, F64)
+    };
+    Ok(Val::Col(Column::Flat(values)))
+}
+
+/// `InvariantMasses(pt1, eta1, phi1, m1, pt2, eta2, phi2, m2)`: item by item, the mass of
+/// two particles, as `InvariantMasses_PxPyPzM` computes it.
+fn invariant_masses(a: &[Val], events: usize) -> Result<Val, String> {
+    let refs: Vec<&Val> = a.iter().collect();
+    let (shape, n, lanes) = align(&refs, events)?;
+    let ty = lanes.iter().map(Lane::ty).fold(Ty::F32, Ty::common);
+    macro_rules! masses {
+        ($t:ty, $get:ident, $variant:ident) => {{
+            let l: Vec<Num<$t>> = lanes.iter().map(Lane::$get).collect::<Result<_, _>>()?;
+            Values::$variant(
+                (0..n)
+                    .map(|i| {
+                        let p = |k: usize| {
+                            let (pt, eta, phi) = (l[k].at(i), l[k + 1].at(i), l[k + 2].at(i));
+                            (pt * phi.cos(), pt * phi.sin(), pt * eta.sinh())
+                        };
+                        let (x1, y1, z1) = p(0);
+                        let (x2, y2, z2) = p(4);
+                        pair_mass(x1, y1, z1, l[3].at(i), x2, y2, z2, l[7].at(i))
+                    })
+                    .collect(),
+            )
+        }};
+    }
+    let values = if ty == Ty::F32 {
+        masses!(f32, f32s, F32)
+    } else {
+        masses!(f64, f64s, F64)
+    };
+    Ok(shaped(shape, values, false))
+}
+
+/// The float types the mass of two particles is computed in.
+trait Float:
+    Copy
+    + PartialOrd
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+    + std::ops::Neg<Output = Self>
+{
+    const ZERO: Self;
+    const ONE: Self;
+    const TWO: Self;
+    fn sqrt(self) -> Self;
+    fn cos(self) -> Self;
+    fn sin(self) -> Self;
+    fn atan2(self, x: Self) -> Self;
+}
+
+macro_rules! float {
+    ($t:ty) => {
+        impl Float for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const TWO: Self = 2.0;
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            fn cos(self) -> Self {
+                <$t>::cos(self)
+            }
+            fn sin(self) -> Self {
+                <$t>::sin(self)
+            }
+            fn atan2(self, x: Self) -> Self {
+                <$t>::atan2(self, x)
+            }
+        }
+    };
+}
+float!(f32);
+float!(f64);
+
+/// `InvariantMasses_PxPyPzM` of `RVec.hxx`: the numerically stable form through the
+/// angle between the momenta.
+#[allow(clippy::too_many_arguments)]
+fn pair_mass<T: Float>(x1: T, y1: T, z1: T, m1: T, x2: T, y2: T, z2: T, m2: T) -> T {
+    let p1 = x1 * x1 + y1 * y1 + z1 * z1;
+    let p2 = x2 * x2 + y2 * y2 + z2 * z2;
+    let signed_root = |m2: T| {
+        if m2 >= T::ZERO {
+            m2.sqrt()
+        } else {
+            (-m2).sqrt()
+        }
+    };
+    if p1 <= T::ZERO && p2 <= T::ZERO {
+        return m1 + m2;
+    }
+    if p1 <= T::ZERO {
+        let mm = m1 + (m2 * m2 + p2).sqrt();
+        return signed_root(mm * mm - p2);
+    }
+    if p2 <= T::ZERO {
+        let mm = m2 + (m1 * m1 + p1).sqrt();
+        return signed_root(mm * mm - p1);
+    }
+    let (m1s, m2s) = (m1 * m1, m2 * m2);
+    let (r1, r2) = (m1s / p1, m2s / p2);
+    let x = r1 + r2 + r1 * r2;
+    // ROOT's Angle(): atan2 of the cross product's norm and the dot product.
+    let (cx, cy, cz) = (y1 * z2 - y2 * z1, x2 * z1 - x1 * z2, x1 * y2 - x2 * y1);
+    let a = (cx * cx + cy * cy + cz * cz)
+        .sqrt()
+        .atan2(x1 * x2 + y1 * y2 + z1 * z2);
+    let cos_a = a.cos();
+    let y = if cos_a >= T::ZERO {
+        (x + a.sin() * a.sin()) / ((x + T::ONE).sqrt() + cos_a)
+    } else {
+        (x + T::ONE).sqrt() - cos_a
+    };
+    let z = T::TWO * (p1 * p2).sqrt();
+    (m1s + m2s + y * z).sqrt()
+}
+
+/// `PtEtaPhiMVector(pt, eta, phi, m)` (or `Construct<PtEtaPhiMVector>` of lists).
+fn vector(a: &[Val], events: usize) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[&a[0], &a[1], &a[2], &a[3]], events)?;
+    let l: Vec<Num<f64>> = lanes.iter().map(Lane::f64s).collect::<Result<_, _>>()?;
+    let values = (0..n)
+        .map(|i| P4::new(l[0].at(i), l[1].at(i), l[2].at(i), l[3].at(i)))
+        .collect();
+    let shape = if a.iter().all(Val::is_const) {
+        Shape::Flat
+    } else {
+        shape
+    };
+    Ok(match shape {
+        Shape::Flat if n == 1 && events != 1 && a.iter().all(Val::is_const) => {
+            return Err("a four-vector of constants".into())
+        }
+        s => shaped(s, Values::P4(values), false),
+    })
+}
+
+/// A four-vector's method, item by item.
+fn p4_method(name: &str, v: &Val, events: usize) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[v], events)?;
+    let p = lanes[0]
+        .p4s()
+        .map_err(|e| format!("{}(): {e}", &name[1..]))?;
+    let f: fn(&P4) -> f64 = match name {
+        ".Pt" | ".pt" => |p| p.pt,
+        ".Eta" | ".eta" => |p| p.eta,
+        ".Phi" | ".phi" => |p| p.phi,
+        ".M" | ".mass" => |p| p.m,
+        ".E" | ".energy" => P4::e,
+        ".P" => P4::p,
+        ".Px" | ".px" => P4::px,
+        ".Py" | ".py" => P4::py,
+        ".Pz" | ".pz" => P4::pz,
+        ".Mt" => P4::mt,
+        ".Et" => P4::et,
+        _ => P4::rapidity,
+    };
+    Ok(shaped(
+        shape,
+        Values::F64((0..n).map(|i| f(&p.at(i))).collect()),
+        false,
+    ))
+}

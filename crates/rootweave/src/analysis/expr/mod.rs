@@ -1,0 +1,83 @@
+//! Expressions in RDataFrame's dialect, the strings analysts write in `Define` and
+//! `Filter` (`"Jet_pt[abs(Jet_eta) < 1]"`, `"Sum(Jet_pt > 40) >= 2"`): parsed once, checked
+//! (every function known, with its number of arguments) before any data is read, and
+//! evaluated a batch at a time as columnar kernels, without a compiler.
+
+mod eval;
+mod functions;
+mod lorentz;
+mod parse;
+mod syntax;
+mod value;
+
+pub use eval::{evaluate, EvalError, Scope};
+pub use parse::ParseError;
+pub use syntax::{BinaryOp, Kind, Node, UnaryOp};
+
+/// A parsed and checked expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expression {
+    /// The text as written.
+    pub text: String,
+    /// Its tree.
+    pub tree: Node,
+}
+
+impl Expression {
+    /// Parses `text` and checks its calls; the error names the position and what is
+    /// wrong there.
+    pub fn parse(text: &str) -> Result<Expression, ParseError> {
+        let tree = parse::parse(text)?;
+        check_calls(&tree)?;
+        Ok(Expression {
+            text: text.to_string(),
+            tree,
+        })
+    }
+
+    /// The columns it names.
+    pub fn columns(&self) -> Vec<String> {
+        self.tree.columns()
+    }
+
+    /// Its value for every event of `scope`.
+    pub fn evaluate(
+        &self,
+        scope: &mut dyn Scope,
+    ) -> Result<crate::analysis::column::Column, EvalError> {
+        evaluate(&self.tree, scope)
+    }
+}
+
+/// Checks every call of `node` against the functions the dialect has.
+fn check_calls(node: &Node) -> Result<(), ParseError> {
+    let at = |message: String| ParseError {
+        pos: node.pos,
+        message,
+    };
+    match &node.kind {
+        Kind::Call(name, args) => {
+            functions::check(name, args.len()).map_err(at)?;
+            args.iter().try_for_each(check_calls)
+        }
+        Kind::Method(x, name, args) => {
+            functions::check(&format!(".{name}"), args.len() + 1).map_err(at)?;
+            check_calls(x)?;
+            args.iter().try_for_each(check_calls)
+        }
+        Kind::Unary(_, a) => check_calls(a),
+        Kind::Binary(_, a, b) | Kind::Index(a, b) => {
+            check_calls(a)?;
+            check_calls(b)
+        }
+        Kind::Ternary(c, a, b) => {
+            check_calls(c)?;
+            check_calls(a)?;
+            check_calls(b)
+        }
+        Kind::Int(_) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,532 @@
+//! Parsing expressions of RDataFrame's dialect into a [`Node`] tree: C++ operators with
+//! C++'s precedence, literals with their suffixes, calls of functions (namespaces such as
+//! `ROOT::VecOps::` dropped, `Construct<T>` keeping its type), methods, indexing. An
+//! expression that does not parse is an error at the position where it stops making sense.
+
+use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
+
+/// Why an expression does not parse, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// The byte offset of the offending text.
+    pub pos: usize,
+    /// What is wrong there.
+    pub message: String,
+}
+
+/// The longest expression accepted (bytes) and the deepest nesting, so that untrusted text
+/// cannot exhaust memory or the stack.
+const MAX_LEN: usize = 1 << 16;
+const MAX_DEPTH: usize = 200;
+
+/// Parses `text` into a tree.
+pub fn parse(text: &str) -> Result<Node, ParseError> {
+    if text.len() > MAX_LEN {
+        return Err(ParseError {
+            pos: MAX_LEN,
+            message: format!("longer than {MAX_LEN} bytes"),
+        });
+    }
+    let tokens = lex(text)?;
+    let mut p = Parser {
+        tokens,
+        at: 0,
+        depth: 0,
+        end: text.len(),
+    };
+    let node = p.ternary()?;
+    match p.peek() {
+        None => Ok(node),
+        Some(t) => Err(ParseError {
+            pos: t.pos,
+            message: format!("unexpected '{}'", t.text),
+        }),
+    }
+}
+
+/// A token: its text and kind.
+#[derive(Debug, Clone, PartialEq)]
+struct Token {
+    kind: Tok,
+    text: String,
+    pos: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Ident,
+    Int(i64),
+    Float(f64, bool),
+    Punct,
+}
+
+/// The operators and punctuation, longest first.
+const PUNCT: [&str; 24] = [
+    "&&", "||", "==", "!=", "<=", ">=", "::", "+", "-", "*", "/", "%", "<", ">", "!", "(", ")",
+    "[", "]", ",", "?", ":", ".", "&",
+];
+
+fn lex(text: &str) -> Result<Vec<Token>, ParseError> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        if c.is_ascii_alphabetic() || c == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            out.push(Token {
+                kind: Tok::Ident,
+                text: text[start..i].to_string(),
+                pos: start,
+            });
+            continue;
+        }
+        if c.is_ascii_digit() || (c == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+            let (token, end) = number(text, start)?;
+            out.push(token);
+            i = end;
+            continue;
+        }
+        let Some(p) = PUNCT.iter().find(|p| text[i..].starts_with(**p)) else {
+            return Err(ParseError {
+                pos: i,
+                message: format!(
+                    "unexpected character '{}'",
+                    &text[i..].chars().next().unwrap_or(' ')
+                ),
+            });
+        };
+        out.push(Token {
+            kind: Tok::Punct,
+            text: p.to_string(),
+            pos: start,
+        });
+        i += p.len();
+    }
+    Ok(out)
+}
+
+/// A number literal starting at `start`: decimal or hexadecimal integers with `u`/`l`
+/// suffixes, floating-point numbers with an exponent and an `f` suffix.
+fn number(text: &str, start: usize) -> Result<(Token, usize), ParseError> {
+    let bytes = text.as_bytes();
+    let mut i = start;
+    let bad = |pos: usize, what: &str| ParseError {
+        pos,
+        message: format!("bad number: {what}"),
+    };
+    if text[i..].starts_with("0x") || text[i..].starts_with("0X") {
+        i += 2;
+        let digits = i;
+        while i < bytes.len() && bytes[i].is_ascii_hexdigit() {
+            i += 1;
+        }
+        let value =
+            i64::from_str_radix(&text[digits..i], 16).map_err(|e| bad(start, &e.to_string()))?;
+        while i < bytes.len() && matches!(bytes[i], b'u' | b'U' | b'l' | b'L') {
+            i += 1;
+        }
+        return Ok((
+            Token {
+                kind: Tok::Int(value),
+                text: text[start..i].into(),
+                pos: start,
+            },
+            i,
+        ));
+    }
+    let mut float = false;
+    while i < bytes.len() && bytes[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i < bytes.len() && bytes[i] == b'.' {
+        float = true;
+        i += 1;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+    }
+    if i < bytes.len() && matches!(bytes[i], b'e' | b'E') {
+        let mut j = i + 1;
+        if j < bytes.len() && matches!(bytes[j], b'+' | b'-') {
+            j += 1;
+        }
+        if j < bytes.len() && bytes[j].is_ascii_digit() {
+            float = true;
+            i = j;
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+    }
+    let body = &text[start..i];
+    let kind = if float {
+        let single = i < bytes.len() && matches!(bytes[i], b'f' | b'F');
+        if single {
+            i += 1;
+        }
+        let value: f64 = body.parse().map_err(|_| bad(start, body))?;
+        Tok::Float(if single { value as f32 as f64 } else { value }, single)
+    } else {
+        let value: i64 = body
+            .parse()
+            .map_err(|_| bad(start, "an integer out of range"))?;
+        while i < bytes.len() && matches!(bytes[i], b'u' | b'U' | b'l' | b'L') {
+            i += 1;
+        }
+        Tok::Int(value)
+    };
+    if i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+        return Err(bad(i, "letters after its digits"));
+    }
+    Ok((
+        Token {
+            kind,
+            text: text[start..i].into(),
+            pos: start,
+        },
+        i,
+    ))
+}
+
+struct Parser {
+    tokens: Vec<Token>,
+    at: usize,
+    depth: usize,
+    end: usize,
+}
+
+/// Binary operators by precedence level, lowest first.
+const LEVELS: [&[(&str, BinaryOp)]; 6] = [
+    &[("||", BinaryOp::Or)],
+    &[("&&", BinaryOp::And)],
+    &[("==", BinaryOp::Eq), ("!=", BinaryOp::Ne)],
+    &[
+        ("<", BinaryOp::Lt),
+        ("<=", BinaryOp::Le),
+        (">", BinaryOp::Gt),
+        (">=", BinaryOp::Ge),
+    ],
+    &[("+", BinaryOp::Add), ("-", BinaryOp::Sub)],
+    &[
+        ("*", BinaryOp::Mul),
+        ("/", BinaryOp::Div),
+        ("%", BinaryOp::Rem),
+    ],
+];
+
+impl Parser {
+    fn peek(&self) -> Option<&Token> {
+        self.tokens.get(self.at)
+    }
+
+    fn is(&self, punct: &str) -> bool {
+        self.peek()
+            .is_some_and(|t| t.kind == Tok::Punct && t.text == punct)
+    }
+
+    fn error<T>(&self, message: impl Into<String>) -> Result<T, ParseError> {
+        Err(ParseError {
+            pos: self.peek().map_or(self.end, |t| t.pos),
+            message: message.into(),
+        })
+    }
+
+    fn expect(&mut self, punct: &str) -> Result<(), ParseError> {
+        if self.is(punct) {
+            self.at += 1;
+            return Ok(());
+        }
+        match self.peek() {
+            Some(t) => {
+                let found = t.text.clone();
+                self.error(format!("expected '{punct}', found '{found}'"))
+            }
+            None => self.error(format!("expected '{punct}' at the end")),
+        }
+    }
+
+    fn deeper(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return self.error(format!("nested more than {MAX_DEPTH} deep"));
+        }
+        Ok(())
+    }
+
+    fn ternary(&mut self) -> Result<Node, ParseError> {
+        self.deeper()?;
+        let cond = self.binary(0)?;
+        let node = if self.is("?") {
+            self.at += 1;
+            let yes = self.ternary()?;
+            self.expect(":")?;
+            let no = self.ternary()?;
+            Node {
+                pos: cond.pos,
+                kind: Kind::Ternary(Box::new(cond), Box::new(yes), Box::new(no)),
+            }
+        } else {
+            cond
+        };
+        self.depth -= 1;
+        Ok(node)
+    }
+
+    fn binary(&mut self, level: usize) -> Result<Node, ParseError> {
+        if level == LEVELS.len() {
+            return self.unary();
+        }
+        let mut left = self.binary(level + 1)?;
+        loop {
+            let op = self.peek().and_then(|t| {
+                LEVELS[level]
+                    .iter()
+                    .find(|(s, _)| t.kind == Tok::Punct && t.text == *s)
+                    .map(|(_, op)| *op)
+            });
+            let Some(op) = op else {
+                return Ok(left);
+            };
+            self.at += 1;
+            let right = self.binary(level + 1)?;
+            left = Node {
+                pos: left.pos,
+                kind: Kind::Binary(op, Box::new(left), Box::new(right)),
+            };
+        }
+    }
+
+    fn unary(&mut self) -> Result<Node, ParseError> {
+        let pos = self.peek().map_or(self.end, |t| t.pos);
+        for (punct, op) in [
+            ("-", Some(UnaryOp::Neg)),
+            ("!", Some(UnaryOp::Not)),
+            ("+", None),
+        ] {
+            if self.is(punct) {
+                self.at += 1;
+                self.deeper()?;
+                let operand = self.unary()?;
+                self.depth -= 1;
+                return Ok(match op {
+                    Some(op) => Node {
+                        pos,
+                        kind: Kind::Unary(op, Box::new(operand)),
+                    },
+                    None => operand,
+                });
+            }
+        }
+        let mut node = self.primary()?;
+        // Postfix: indexing and methods.
+        loop {
+            if self.is("[") {
+                self.at += 1;
+                let index = self.ternary()?;
+                self.expect("]")?;
+                node = Node {
+                    pos: node.pos,
+                    kind: Kind::Index(Box::new(node), Box::new(index)),
+                };
+            } else if self.is(".") {
+                self.at += 1;
+                let name = match self.peek() {
+                    Some(t) if t.kind == Tok::Ident => t.text.clone(),
+                    _ => return self.error("expected a method name after '.'"),
+                };
+                self.at += 1;
+                self.expect("(")?;
+                let args = self.arguments()?;
+                node = Node {
+                    pos: node.pos,
+                    kind: Kind::Method(Box::new(node), name, args),
+                };
+            } else {
+                return Ok(node);
+            }
+        }
+    }
+
+    /// Arguments after an opening parenthesis, up to and with the closing one.
+    fn arguments(&mut self) -> Result<Vec<Node>, ParseError> {
+        let mut args = Vec::new();
+        if self.is(")") {
+            self.at += 1;
+            return Ok(args);
+        }
+        loop {
+            args.push(self.ternary()?);
+            if self.is(",") {
+                self.at += 1;
+                continue;
+            }
+            self.expect(")")?;
+            return Ok(args);
+        }
+    }
+
+    fn primary(&mut self) -> Result<Node, ParseError> {
+        let Some(token) = self.peek().cloned() else {
+            return self.error("expected a value at the end");
+        };
+        let pos = token.pos;
+        self.at += 1;
+        let kind = match token.kind {
+            Tok::Int(v) => Kind::Int(v),
+            Tok::Float(value, single) => Kind::Float { value, single },
+            Tok::Punct if token.text == "(" => {
+                let inner = self.ternary()?;
+                self.expect(")")?;
+                return Ok(inner);
+            }
+            Tok::Punct => {
+                self.at -= 1;
+                return self.error(format!("unexpected '{}'", token.text));
+            }
+            Tok::Ident => {
+                // A qualified name: the namespaces are dropped.
+                let mut name = token.text.clone();
+                while self.is("::") {
+                    self.at += 1;
+                    match self.peek() {
+                        Some(t) if t.kind == Tok::Ident => name = t.text.clone(),
+                        _ => return self.error("expected a name after '::'"),
+                    }
+                    self.at += 1;
+                }
+                // `Construct<T>(...)`: the template argument names what is built.
+                if name == "Construct" && self.is("<") {
+                    self.at += 1;
+                    let mut built = String::new();
+                    while !self.is(">") {
+                        match self.peek() {
+                            Some(t) => {
+                                built = if t.text == "::" {
+                                    built
+                                } else {
+                                    t.text.clone()
+                                }
+                            }
+                            None => return self.error("expected '>' after Construct's type"),
+                        }
+                        self.at += 1;
+                    }
+                    self.at += 1;
+                    name = format!("Construct<{built}>");
+                }
+                match name.as_str() {
+                    "true" => Kind::Bool(true),
+                    "false" => Kind::Bool(false),
+                    _ if self.is("(") => {
+                        self.at += 1;
+                        Kind::Call(name, self.arguments()?)
+                    }
+                    _ => Kind::Column(token_path(&token.text, &name)),
+                }
+            }
+        };
+        Ok(Node { kind, pos })
+    }
+}
+
+/// The column a name means: a qualified name (`TMath::Pi` without a call) keeps its last
+/// part, a plain one is itself.
+fn token_path(first: &str, last: &str) -> String {
+    if first == last {
+        first.to_string()
+    } else {
+        last.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(n: &Node) -> String {
+        match &n.kind {
+            Kind::Int(v) => v.to_string(),
+            Kind::Float { value, single } => format!("{value}{}", if *single { "f" } else { "" }),
+            Kind::Bool(b) => b.to_string(),
+            Kind::Column(c) => c.clone(),
+            Kind::Unary(op, a) => format!("({op:?} {})", shape(a)),
+            Kind::Binary(op, a, b) => format!("({} {} {})", shape(a), op.symbol(), shape(b)),
+            Kind::Ternary(c, a, b) => format!("({} ? {} : {})", shape(c), shape(a), shape(b)),
+            Kind::Index(a, b) => format!("{}[{}]", shape(a), shape(b)),
+            Kind::Call(f, args) => format!(
+                "{f}({})",
+                args.iter().map(shape).collect::<Vec<_>>().join(", ")
+            ),
+            Kind::Method(x, f, args) => format!(
+                "{}.{f}({})",
+                shape(x),
+                args.iter().map(shape).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+
+    #[test]
+    fn precedence_and_associativity_are_cpp_s() {
+        for (text, tree) in [
+            ("a + b * c", "(a + (b * c))"),
+            ("a - b - c", "((a - b) - c)"),
+            (
+                "a < b && c >= 2 || !d",
+                "(((a < b) && (c >= 2)) || (Not d))",
+            ),
+            ("-x * 2.5f", "((Neg x) * 2.5f)"),
+            ("c ? a : b ? 1 : 2", "(c ? a : (b ? 1 : 2))"),
+            ("Sum(Jet_pt > 40) >= 2", "(Sum((Jet_pt > 40)) >= 2)"),
+            ("Jet_pt[abs(Jet_eta) < 1]", "Jet_pt[(abs(Jet_eta) < 1)]"),
+            ("ROOT::VecOps::DeltaR(a, b, c, d)", "DeltaR(a, b, c, d)"),
+            (
+                "v.size() > 0 && v[0] == 1e3",
+                "((v.size() > 0) && (v[0] == 1000))",
+            ),
+            (
+                "Construct<ROOT::Math::PtEtaPhiMVector>(pt, eta, phi, m)",
+                "Construct<PtEtaPhiMVector>(pt, eta, phi, m)",
+            ),
+            ("(p + q).M()", "(p + q).M()"),
+            ("0x10 + 3u + 1.f", "((16 + 3) + 1f)"),
+            ("TMath::Pi() / 2", "(Pi() / 2)"),
+        ] {
+            assert_eq!(shape(&parse(text).unwrap()), tree, "{text}");
+        }
+    }
+
+    #[test]
+    fn errors_say_where() {
+        for (text, pos, message) in [
+            ("Jet_pt[", 7, "expected a value at the end"),
+            ("a + * b", 4, "unexpected '*'"),
+            ("f(a, b", 6, "expected ')' at the end"),
+            ("a $ b", 2, "unexpected character '$'"),
+            ("12abc", 2, "bad number: letters after its digits"),
+            ("a b", 2, "unexpected 'b'"),
+            ("x ? 1", 5, "expected ':' at the end"),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert_eq!((e.pos, e.message.as_str()), (pos, message), "{text}");
+        }
+        let deep = "(".repeat(1000) + "1" + &")".repeat(1000);
+        assert!(parse(&deep)
+            .unwrap_err()
+            .message
+            .contains("nested more than"));
+    }
+
+    #[test]
+    fn columns_are_listed_once() {
+        let n = parse("Jet_pt[Jet_pt > 30 && abs(Jet_eta) < 2] + Jet_pt.size()").unwrap();
+        assert_eq!(n.columns(), ["Jet_pt", "Jet_eta"]);
+    }
+}

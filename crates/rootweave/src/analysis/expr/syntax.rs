@@ -1,0 +1,149 @@
+//! The syntax tree of an expression in RDataFrame's dialect (C++ with ROOT's `RVec`
+//! functions), as the parser makes it: every node keeps where it starts in the text, so
+//! that errors can point at it.
+
+/// An operator of one operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnaryOp {
+    /// `-x`
+    Neg,
+    /// `!x`
+    Not,
+}
+
+/// An operator of two operands, in C++'s meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `&&`
+    And,
+    /// `||`
+    Or,
+}
+
+impl BinaryOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::And => "&&",
+            BinaryOp::Or => "||",
+        }
+    }
+
+    /// Whether the result is a boolean (comparisons and logic).
+    pub fn is_boolean(self) -> bool {
+        !matches!(
+            self,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem
+        )
+    }
+}
+
+/// A node of an expression and where it starts (a byte offset into the text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// What the node is.
+    pub kind: Kind,
+    /// Its first byte in the expression's text.
+    pub pos: usize,
+}
+
+/// The kinds of node.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// An integer literal (`3`, `0x10`, `2u`).
+    Int(i64),
+    /// A floating-point literal: `1.5` is a `double`, `1.5f` a `float`.
+    Float {
+        /// The value.
+        value: f64,
+        /// Whether it has the `f` suffix (a `float`).
+        single: bool,
+    },
+    /// `true` or `false`.
+    Bool(bool),
+    /// A column (or defined column) by name.
+    Column(String),
+    /// `op x`.
+    Unary(UnaryOp, Box<Node>),
+    /// `a op b`.
+    Binary(BinaryOp, Box<Node>, Box<Node>),
+    /// `c ? a : b`.
+    Ternary(Box<Node>, Box<Node>, Box<Node>),
+    /// `v[i]` (an index) or `v[mask]` (a selection).
+    Index(Box<Node>, Box<Node>),
+    /// `f(args)`: a function by its name without namespace (`ROOT::VecOps::Sum` is `Sum`).
+    Call(String, Vec<Node>),
+    /// `x.f(args)`: a method (`v.size()`, `p.Pt()`).
+    Method(Box<Node>, String, Vec<Node>),
+}
+
+impl Node {
+    /// The columns the expression names, each once, in order of appearance.
+    pub fn columns(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.visit(&mut |n| {
+            if let Kind::Column(c) = &n.kind {
+                if !out.contains(c) {
+                    out.push(c.clone());
+                }
+            }
+        });
+        out
+    }
+
+    /// Calls `f` on this node and every node below it.
+    fn visit(&self, f: &mut impl FnMut(&Node)) {
+        f(self);
+        match &self.kind {
+            Kind::Int(_) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) => {}
+            Kind::Unary(_, a) => a.visit(f),
+            Kind::Binary(_, a, b) | Kind::Index(a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            Kind::Ternary(c, a, b) => {
+                c.visit(f);
+                a.visit(f);
+                b.visit(f);
+            }
+            Kind::Call(_, args) => args.iter().for_each(|a| a.visit(f)),
+            Kind::Method(x, _, args) => {
+                x.visit(f);
+                args.iter().for_each(|a| a.visit(f));
+            }
+        }
+    }
+}

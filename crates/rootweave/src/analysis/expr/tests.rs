@@ -1,0 +1,212 @@
+//! Expressions evaluated over small hand-made batches, against what C++ and `RVec` give.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::{Expression, Scope};
+use crate::analysis::column::{Column, Values};
+
+/// A batch of named columns.
+struct Batch(HashMap<&'static str, Column>, usize);
+
+impl Scope for Batch {
+    fn column(&mut self, name: &str) -> Result<Column, String> {
+        self.0
+            .get(name)
+            .cloned()
+            .ok_or_else(|| format!("no column {name}"))
+    }
+    fn events(&self) -> usize {
+        self.1
+    }
+}
+
+fn jagged(lists: &[&[f32]]) -> Column {
+    let mut offsets = vec![0];
+    let mut values = Vec::new();
+    for l in lists {
+        values.extend_from_slice(l);
+        offsets.push(values.len());
+    }
+    Column::Jagged(Arc::new(offsets), Values::F32(values))
+}
+
+/// Three events: jets (pt, eta, phi), a number of jets, MET.
+fn batch() -> Batch {
+    let mut m = HashMap::new();
+    m.insert("Jet_pt", jagged(&[&[50.0, 20.0, 45.0], &[], &[35.0]]));
+    m.insert("Jet_eta", jagged(&[&[0.5, -2.0, 1.5], &[], &[-0.2]]));
+    m.insert("Jet_phi", jagged(&[&[0.1, 3.0, -3.0], &[], &[1.0]]));
+    m.insert("nJet", Column::Flat(Values::Int(vec![3, 0, 1])));
+    m.insert("MET_pt", Column::Flat(Values::F32(vec![10.5, 20.25, 30.0])));
+    Batch(m, 3)
+}
+
+fn eval(text: &str) -> Result<Column, String> {
+    let e = Expression::parse(text).map_err(|e| format!("{}: {}", e.pos, e.message))?;
+    e.evaluate(&mut batch())
+        .map_err(|e| format!("{}: {}", e.pos, e.message))
+}
+
+fn f32s(c: Column) -> Vec<f32> {
+    match c {
+        Column::Flat(Values::F32(v)) => v,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn arithmetic_keeps_cpp_s_types() {
+    // float * int is float; float * double is double; int / int truncates.
+    assert_eq!(
+        eval("MET_pt * 2").unwrap(),
+        Column::Flat(Values::F32(vec![21.0, 40.5, 60.0]))
+    );
+    assert_eq!(
+        eval("MET_pt * 0.1").unwrap(),
+        Column::Flat(Values::F64(vec![
+            10.5f32 as f64 * 0.1,
+            20.25 * 0.1,
+            30.0 * 0.1
+        ]))
+    );
+    assert_eq!(
+        eval("nJet / 2").unwrap(),
+        Column::Flat(Values::Int(vec![1, 0, 0]))
+    );
+    assert_eq!(
+        eval("1.5f + 1").unwrap(),
+        Column::Flat(Values::F32(vec![2.5; 3]))
+    );
+    assert_eq!(
+        eval("sqrt(MET_pt)").unwrap(),
+        Column::Flat(Values::F32(vec![10.5f32.sqrt(), 4.5, 30f32.sqrt()]))
+    );
+    assert!(eval("nJet / 0").unwrap_err().contains("division by zero"));
+}
+
+#[test]
+fn masks_indices_and_reductions_are_rvec_s() {
+    assert_eq!(
+        eval("Jet_pt[abs(Jet_eta) < 1]").unwrap(),
+        jagged(&[&[50.0], &[], &[35.0]])
+    );
+    assert_eq!(
+        eval("Sum(Jet_pt > 40)").unwrap(),
+        Column::Flat(Values::Int(vec![2, 0, 0]))
+    );
+    assert_eq!(f32s(eval("Sum(Jet_pt)").unwrap()), [115.0, 0.0, 35.0]);
+    assert_eq!(
+        eval("Jet_pt.size()").unwrap(),
+        Column::Flat(Values::Int(vec![3, 0, 1]))
+    );
+    assert_eq!(
+        eval("nJet > 0 ? ArgMax(Jet_eta) : -1").unwrap(),
+        Column::Flat(Values::Int(vec![2, -1, 0]))
+    );
+    assert_eq!(
+        eval("Mean(Jet_pt)").unwrap(),
+        Column::Flat(Values::F64(vec![115.0 / 3.0, 0.0, 35.0]))
+    );
+    // Indexing past a list's end is an error naming the event; `&&` keeps it from
+    // happening, as in C++.
+    assert!(eval("Jet_pt[0]")
+        .unwrap_err()
+        .contains("index 0 of an RVec of 0 items (event 1"));
+    assert_eq!(
+        eval("nJet > 0 && Jet_pt[0] > 40").unwrap(),
+        Column::Flat(Values::Bool(vec![true, false, false]))
+    );
+    assert_eq!(
+        f32s(eval("nJet > 0 ? Jet_pt[0] : -1.f").unwrap()),
+        [50.0, -1.0, 35.0]
+    );
+    assert!(eval("Max(Jet_pt)")
+        .unwrap_err()
+        .contains("Max of an empty RVec (event 1"));
+    assert_eq!(
+        eval("Take(Jet_pt, Argsort(-Jet_pt))").unwrap(),
+        jagged(&[&[50.0, 45.0, 20.0], &[], &[35.0]])
+    );
+    assert_eq!(eval("Take(Jet_pt, 1 - 2)").unwrap_err(), "0: 1 elements requested from Take but input contains only 0 elements (event 1 of the batch)");
+    assert_eq!(
+        eval("Where(Jet_pt > 40, Jet_pt, 0.f)").unwrap(),
+        jagged(&[&[50.0, 0.0, 45.0], &[], &[0.0]])
+    );
+}
+
+#[test]
+fn combinations_list_every_choice_in_order() {
+    let c = eval("Combinations(Jet_pt, 2)").unwrap();
+    let Column::Tuple(parts) = c else { panic!() };
+    let ints = |c: &Column| match c {
+        Column::Jagged(o, Values::Int(v)) => (o.to_vec(), v.clone()),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(ints(&parts[0]), (vec![0, 3, 3, 3], vec![0, 0, 1]));
+    assert_eq!(ints(&parts[1]), (vec![0, 3, 3, 3], vec![1, 2, 2]));
+    let pair_pt =
+        eval("Take(Jet_pt, Combinations(Jet_pt, 2)[0]) + Take(Jet_pt, Combinations(Jet_pt, 2)[1])")
+            .unwrap();
+    assert_eq!(pair_pt, jagged(&[&[70.0, 95.0, 65.0], &[], &[]]));
+}
+
+#[test]
+fn angles_and_masses_are_roots_formulas() {
+    // DeltaPhi: v2 - v1 in float, wrapped into [-pi, pi] in double, back to float.
+    let d = f32s(eval("nJet > 0 ? DeltaPhi(Jet_phi[0], 3.f) : 0.f").unwrap());
+    assert_eq!(d, [3.0f32 - 0.1, 0.0, 3.0 - 1.0]);
+    let wrapped = f32s(eval("DeltaPhi(MET_pt * 0.f + 3.f, -3.f)").unwrap());
+    let c = std::f32::consts::PI as f64;
+    assert_eq!(wrapped[0], ((-6.0f32) as f64 + 2.0 * c) as f32);
+    let r = eval("nJet > 0 ? DeltaR(Jet_eta[0], 0.f, Jet_phi[0], 0.f) : 0.f").unwrap();
+    let expect = (0.5f32 * 0.5 + 0.1 * 0.1).sqrt();
+    assert_eq!(f32s(r)[0], expect);
+    // Two back-to-back massless particles of 45 GeV: 90 GeV.
+    let mut b = batch();
+    b.0.insert("pt", jagged(&[&[45.0, 45.0], &[], &[]]));
+    b.0.insert("eta", jagged(&[&[0.0, 0.0], &[], &[]]));
+    b.0.insert("phi", jagged(&[&[0.0, std::f32::consts::PI], &[], &[]]));
+    b.0.insert("m", jagged(&[&[0.0, 0.0], &[], &[]]));
+    let m = Expression::parse("InvariantMass(pt, eta, phi, m)")
+        .unwrap()
+        .evaluate(&mut b)
+        .unwrap();
+    assert!((f32s(m)[0] - 90.0).abs() < 1e-3);
+    let p4 = Expression::parse(
+        "(PtEtaPhiMVector(pt[0], eta[0], phi[0], m[0]) + PtEtaPhiMVector(pt[1], eta[1], phi[1], m[1])).M()",
+    )
+    .unwrap();
+    let mut two = Batch(b.0.clone(), 3);
+    two.0
+        .insert("pt", jagged(&[&[45.0, 45.0], &[45.0, 45.0], &[45.0, 45.0]]));
+    two.0
+        .insert("eta", jagged(&[&[0.0, 0.0], &[0.0, 0.0], &[0.0, 0.0]]));
+    two.0
+        .insert("phi", jagged(&[&[0.0, 3.0], &[0.0, 3.0], &[0.0, 3.0]]));
+    two.0
+        .insert("m", jagged(&[&[0.0, 0.0], &[0.0, 0.0], &[0.0, 0.0]]));
+    let Column::Flat(Values::F64(mass)) = p4.evaluate(&mut two).unwrap() else {
+        panic!()
+    };
+    let expect = (2.0 * 45.0 * 45.0 * (1.0 - (3.0f32 as f64).cos())).sqrt();
+    assert!((mass[0] - expect).abs() < 1e-9, "{mass:?} {expect}");
+}
+
+#[test]
+fn unknown_functions_and_columns_are_errors_with_positions() {
+    let e = Expression::parse("Summ(Jet_pt) > 2").unwrap_err();
+    assert_eq!(
+        (e.pos, e.message.as_str()),
+        (0, "no function Summ in the dialect")
+    );
+    let e = Expression::parse("1 + DeltaR(a, b)").unwrap_err();
+    assert_eq!(
+        (e.pos, e.message.as_str()),
+        (4, "function DeltaR takes 4 arguments, not 2")
+    );
+    assert_eq!(eval("MET_pt + nope").unwrap_err(), "9: no column nope");
+    assert!(eval("Jet_pt + Jet_pt[Jet_pt > 40]")
+        .unwrap_err()
+        .contains("RVecs of different sizes"));
+}

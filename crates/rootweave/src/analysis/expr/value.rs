@@ -1,0 +1,313 @@
+//! Values while an expression is evaluated: constants (the same for every event) and
+//! columns, their C++ types, the usual arithmetic conversions between them, and the
+//! alignment of operands of different shapes (a number per event against a list per event
+//! is applied to every item of the list, as `RVec`'s operators do).
+
+use std::sync::Arc;
+
+use crate::analysis::column::{Column, Values, P4};
+
+/// A number that is the same for every event (a literal, or a constant function).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    /// `bool`
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// `float`
+    F32(f32),
+    /// `double`
+    F64(f64),
+}
+
+/// A value during evaluation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Val {
+    /// The same for every event.
+    Const(Scalar),
+    /// Per event.
+    Col(Column),
+}
+
+/// The C++ types of the layer, ordered by the usual arithmetic conversions (a `bool`
+/// becomes an integer, an integer meeting a `float` a `float`, anything meeting a
+/// `double` a `double`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Ty {
+    /// `bool`
+    Bool,
+    /// An integer.
+    Int,
+    /// `float`
+    F32,
+    /// `double`
+    F64,
+    /// A four-vector (no conversions).
+    P4,
+}
+
+impl Ty {
+    /// The type of `values`.
+    pub fn of(values: &Values) -> Ty {
+        match values {
+            Values::Bool(_) => Ty::Bool,
+            Values::Int(_) => Ty::Int,
+            Values::F32(_) => Ty::F32,
+            Values::F64(_) => Ty::F64,
+            Values::P4(_) => Ty::P4,
+        }
+    }
+
+    /// The type of `s`.
+    pub fn of_scalar(s: &Scalar) -> Ty {
+        match s {
+            Scalar::Bool(_) => Ty::Bool,
+            Scalar::Int(_) => Ty::Int,
+            Scalar::F32(_) => Ty::F32,
+            Scalar::F64(_) => Ty::F64,
+        }
+    }
+
+    /// The type both operands of an arithmetic operator are converted to.
+    pub fn common(a: Ty, b: Ty) -> Ty {
+        a.max(b).max(Ty::Int)
+    }
+}
+
+/// Where the values of an operand lie: the events' own, or the items of lists.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    /// One per event (or one for all, for two constants).
+    Flat,
+    /// A list per event, with these offsets.
+    Jagged(Arc<Vec<usize>>),
+}
+
+/// An operand aligned to a [`Shape`]: a constant or one value per position.
+#[derive(Debug, Clone)]
+pub enum Lane {
+    /// The same value at every position.
+    One(Scalar),
+    /// A value per position.
+    Many(Values),
+}
+
+impl Lane {
+    /// The operand's type.
+    pub fn ty(&self) -> Ty {
+        match self {
+            Lane::One(s) => Ty::of_scalar(s),
+            Lane::Many(v) => Ty::of(v),
+        }
+    }
+
+    /// As `f64` numbers (closure per position).
+    pub fn f64s(&self) -> Result<Num<f64>, String> {
+        Ok(match self {
+            Lane::One(s) => Num::One(scalar_f64(s)),
+            Lane::Many(v) => Num::Many(match v {
+                Values::Bool(v) => v.iter().map(|&b| b as u8 as f64).collect(),
+                Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
+                Values::F32(v) => v.iter().map(|&x| x as f64).collect(),
+                Values::F64(v) => v.clone(),
+                Values::P4(_) => return Err("a four-vector is not a number".into()),
+            }),
+        })
+    }
+
+    /// As `f32` numbers (integers converted as C++ converts them).
+    pub fn f32s(&self) -> Result<Num<f32>, String> {
+        Ok(match self {
+            Lane::One(s) => Num::One(scalar_f64(s) as f32),
+            Lane::Many(v) => Num::Many(match v {
+                Values::Bool(v) => v.iter().map(|&b| b as u8 as f32).collect(),
+                Values::Int(v) => v.iter().map(|&x| x as f32).collect(),
+                Values::F32(v) => v.clone(),
+                Values::F64(v) => v.iter().map(|&x| x as f32).collect(),
+                Values::P4(_) => return Err("a four-vector is not a number".into()),
+            }),
+        })
+    }
+
+    /// As integers (floating-point values truncated).
+    pub fn ints(&self) -> Result<Num<i64>, String> {
+        Ok(match self {
+            Lane::One(s) => Num::One(match s {
+                Scalar::Bool(b) => *b as i64,
+                Scalar::Int(x) => *x,
+                Scalar::F32(x) => *x as i64,
+                Scalar::F64(x) => *x as i64,
+            }),
+            Lane::Many(v) => Num::Many(match v {
+                Values::Bool(v) => v.iter().map(|&b| b as i64).collect(),
+                Values::Int(v) => v.clone(),
+                Values::F32(v) => v.iter().map(|&x| x as i64).collect(),
+                Values::F64(v) => v.iter().map(|&x| x as i64).collect(),
+                Values::P4(_) => return Err("a four-vector is not a number".into()),
+            }),
+        })
+    }
+
+    /// As booleans (non-zero is true).
+    pub fn bools(&self) -> Result<Num<bool>, String> {
+        Ok(match self {
+            Lane::One(s) => Num::One(scalar_f64(s) != 0.0),
+            Lane::Many(Values::Bool(v)) => Num::Many(v.clone()),
+            Lane::Many(Values::Int(v)) => Num::Many(v.iter().map(|&x| x != 0).collect()),
+            Lane::Many(Values::F32(v)) => Num::Many(v.iter().map(|&x| x != 0.0).collect()),
+            Lane::Many(Values::F64(v)) => Num::Many(v.iter().map(|&x| x != 0.0).collect()),
+            Lane::Many(Values::P4(_)) => return Err("a four-vector is not a condition".into()),
+        })
+    }
+
+    /// As four-vectors.
+    pub fn p4s(&self) -> Result<Num<P4>, String> {
+        match self {
+            Lane::Many(Values::P4(v)) => Ok(Num::Many(v.clone())),
+            _ => Err(format!(
+                "a {} where a four-vector is needed",
+                ty_name(self.ty())
+            )),
+        }
+    }
+}
+
+/// Numbers of one type: one for every position, or one per position.
+#[derive(Debug, Clone)]
+pub enum Num<T> {
+    /// The same at every position.
+    One(T),
+    /// One per position.
+    Many(Vec<T>),
+}
+
+impl<T: Copy> Num<T> {
+    /// The value at position `i`.
+    #[inline]
+    pub fn at(&self, i: usize) -> T {
+        match self {
+            Num::One(x) => *x,
+            Num::Many(v) => v[i],
+        }
+    }
+}
+
+/// The C++ name of a type.
+pub fn ty_name(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Bool => "bool",
+        Ty::Int => "int",
+        Ty::F32 => "float",
+        Ty::F64 => "double",
+        Ty::P4 => "PtEtaPhiMVector",
+    }
+}
+
+/// A scalar as a `double`.
+pub fn scalar_f64(s: &Scalar) -> f64 {
+    match s {
+        Scalar::Bool(b) => *b as u8 as f64,
+        Scalar::Int(x) => *x as f64,
+        Scalar::F32(x) => *x as f64,
+        Scalar::F64(x) => *x,
+    }
+}
+
+/// Operands brought to one shape: the shape, the number of positions, and each operand's
+/// lane. Two lists per event must have the same lengths in every event.
+pub fn align(vals: &[&Val], events: usize) -> Result<(Shape, usize, Vec<Lane>), String> {
+    let mut shape = Shape::Flat;
+    for v in vals {
+        match v {
+            Val::Col(Column::Jagged(offsets, _)) => match &shape {
+                Shape::Flat => shape = Shape::Jagged(offsets.clone()),
+                Shape::Jagged(have) => {
+                    if !Arc::ptr_eq(have, offsets) && have != offsets {
+                        let e = have
+                            .windows(2)
+                            .zip(offsets.windows(2))
+                            .position(|(a, b)| a[1] - a[0] != b[1] - b[0])
+                            .unwrap_or(0);
+                        return Err(format!(
+                            "RVecs of different sizes ({} and {}) in event {e} of the batch",
+                            have[e + 1] - have[e],
+                            offsets[e + 1] - offsets[e]
+                        ));
+                    }
+                }
+            },
+            Val::Col(Column::Tuple(_)) => {
+                return Err("a list of combinations where a value or an RVec is needed".into())
+            }
+            _ => {}
+        }
+    }
+    let all_const = vals.iter().all(|v| matches!(v, Val::Const(_)));
+    let n = match (&shape, all_const) {
+        (Shape::Jagged(o), _) => *o.last().unwrap_or(&0),
+        (Shape::Flat, true) => 1,
+        (Shape::Flat, false) => events,
+    };
+    let lanes = vals
+        .iter()
+        .map(|v| match (v, &shape) {
+            (Val::Const(s), _) => Lane::One(*s),
+            (Val::Col(Column::Flat(values)), Shape::Flat) => Lane::Many(values.clone()),
+            (Val::Col(Column::Jagged(_, values)), _) => Lane::Many(values.clone()),
+            (Val::Col(Column::Flat(values)), Shape::Jagged(offsets)) => {
+                // A value per event, repeated for each item of the event's list.
+                let index: Vec<usize> = offsets
+                    .windows(2)
+                    .enumerate()
+                    .flat_map(|(e, w)| std::iter::repeat_n(e, w[1] - w[0]))
+                    .collect();
+                Lane::Many(values.gather(&index))
+            }
+            (Val::Col(Column::Tuple(_)), _) => unreachable!("refused above"),
+        })
+        .collect();
+    Ok((shape, n, lanes))
+}
+
+/// Values in a shape as a value: a constant for a flat shape of constants.
+pub fn shaped(shape: Shape, values: Values, all_const: bool) -> Val {
+    match shape {
+        Shape::Flat if all_const => Val::Const(match values {
+            Values::Bool(v) => Scalar::Bool(v[0]),
+            Values::Int(v) => Scalar::Int(v[0]),
+            Values::F32(v) => Scalar::F32(v[0]),
+            Values::F64(v) => Scalar::F64(v[0]),
+            Values::P4(_) => unreachable!("no four-vector constants"),
+        }),
+        Shape::Flat => Val::Col(Column::Flat(values)),
+        Shape::Jagged(offsets) => Val::Col(Column::Jagged(offsets, values)),
+    }
+}
+
+impl Val {
+    /// Whether the value is the same for every event.
+    pub fn is_const(&self) -> bool {
+        matches!(self, Val::Const(_))
+    }
+
+    /// The value as a column of `events` events.
+    pub fn into_column(self, events: usize) -> Column {
+        match self {
+            Val::Col(c) => c,
+            Val::Const(s) => Column::Flat(match s {
+                Scalar::Bool(b) => Values::Bool(vec![b; events]),
+                Scalar::Int(x) => Values::Int(vec![x; events]),
+                Scalar::F32(x) => Values::F32(vec![x; events]),
+                Scalar::F64(x) => Values::F64(vec![x; events]),
+            }),
+        }
+    }
+
+    /// The C++ type, for messages.
+    pub fn type_name(&self) -> String {
+        match self {
+            Val::Const(s) => ty_name(Ty::of_scalar(s)).to_string(),
+            Val::Col(c) => c.type_name(),
+        }
+    }
+}

@@ -1,0 +1,389 @@
+//! The computation graph: nodes (the dataset, then transformations) and the results booked
+//! on them, built lazily through [`Frame`] handles with RDataFrame's calls, and how a name
+//! resolves at a node (the nearest `Define`, `Redefine` or `Alias` above it, else a column
+//! of the dataset).
+
+use std::sync::{Arc, Mutex};
+
+use super::actions::{ActionSpec, ResultValue};
+use super::column::Column;
+use super::expr::Expression;
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+
+/// A Rust function computing a column from columns of a batch (the fastest path: the
+/// arrays of the whole batch at once, after the filters above).
+pub type ColumnFn = Arc<dyn Fn(&[Column]) -> std::result::Result<Column, String> + Send + Sync>;
+
+/// What a sample (a source of the dataset) is, for `DefinePerSample`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleInfo {
+    /// The source's index in the dataset.
+    pub index: usize,
+    /// Its path or URL.
+    pub path: String,
+    /// The tree's or RNTuple's name, if the source names it.
+    pub object: Option<String>,
+}
+
+/// How a defined column is computed.
+#[derive(Clone)]
+pub enum Definition {
+    /// An expression of the dialect.
+    Expression(Expression),
+    /// A Rust function of named columns.
+    Function(Vec<String>, ColumnFn),
+    /// A constant per sample (`DefinePerSample`): one `f64` per source.
+    PerSample(Arc<Vec<f64>>),
+}
+
+/// A node of the graph.
+#[derive(Clone)]
+pub enum NodeKind {
+    /// The dataset.
+    Root,
+    /// `Define` or `Redefine` (`redefine`: the name exists above).
+    Define {
+        /// The column's name.
+        name: String,
+        /// Its definition.
+        definition: Definition,
+    },
+    /// `Alias`: `alias` names the column `target`.
+    Alias {
+        /// The new name.
+        alias: String,
+        /// The column it names.
+        target: String,
+    },
+    /// `Filter`: keeps the events whose condition holds; named filters appear in `Report`.
+    Filter {
+        /// The condition.
+        condition: Definition,
+        /// The name, for the cut flow.
+        name: Option<String>,
+    },
+    /// `Range`: the dataset's entries `begin..end`, every `stride`-th.
+    Range {
+        /// The first entry.
+        begin: u64,
+        /// One past the last (`None`: to the end).
+        end: Option<u64>,
+        /// The step.
+        stride: u64,
+    },
+}
+
+/// A node and its parent.
+#[derive(Clone)]
+pub struct GraphNode {
+    /// What it does.
+    pub kind: NodeKind,
+    /// The node above (`None` for the root).
+    pub parent: Option<usize>,
+}
+
+/// A booked result: its node and what it computes.
+#[derive(Clone)]
+pub struct Booking {
+    /// The node whose events it sees.
+    pub node: usize,
+    /// What it computes.
+    pub spec: ActionSpec,
+}
+
+/// A graph: its dataset, nodes, booked results, and their values once run.
+pub struct Graph {
+    /// The dataset it runs over.
+    pub dataset: Arc<Dataset>,
+    /// The nodes; 0 is the root.
+    pub nodes: Vec<GraphNode>,
+    /// The booked results, in booking order.
+    pub bookings: Vec<Booking>,
+    /// The results of the last run (`None` for those booked since).
+    pub results: Vec<Option<ResultValue>>,
+    /// How many times the graph has run.
+    pub runs: usize,
+}
+
+impl Graph {
+    /// Where `name` comes from, seen from `node` (see [`resolve`]).
+    pub fn resolve(&self, node: usize, name: &str) -> (Option<usize>, String) {
+        resolve(&self.nodes, node, name)
+    }
+}
+
+/// Where `name` comes from, seen from `node`: the node that defines it (with the name it
+/// has there, after aliases), or `None` for a column of the dataset.
+pub fn resolve(nodes: &[GraphNode], node: usize, name: &str) -> (Option<usize>, String) {
+    let mut name = name.to_string();
+    let mut at = Some(node);
+    while let Some(n) = at {
+        match &nodes[n].kind {
+            NodeKind::Define { name: defined, .. } if *defined == name => return (Some(n), name),
+            NodeKind::Alias { alias, target } if *alias == name => name = target.clone(),
+            _ => {}
+        }
+        at = nodes[n].parent;
+    }
+    (None, name)
+}
+
+/// A handle on a node of a graph, with RDataFrame's calls: transformations return a new
+/// handle; results are booked, and all of them computed together when the first is asked
+/// for.
+#[derive(Clone)]
+pub struct Frame {
+    pub(crate) graph: Arc<Mutex<Graph>>,
+    pub(crate) node: usize,
+}
+
+/// A result booked on a graph: its value once the graph has run (running it, with every
+/// result booked so far, if needed).
+#[derive(Clone)]
+pub struct Booked {
+    pub(crate) graph: Arc<Mutex<Graph>>,
+    pub(crate) id: usize,
+}
+
+fn invalid(message: String) -> Error {
+    Error::InvalidArgument(message)
+}
+
+/// An expression parsed, or an error naming it and the position.
+pub fn expression(text: &str) -> Result<Expression> {
+    Expression::parse(text).map_err(|e| {
+        invalid(format!(
+            "expression '{text}' does not parse at position {}: {}",
+            e.pos, e.message
+        ))
+    })
+}
+
+impl Frame {
+    /// A graph over `dataset` (RDataFrame's constructor).
+    pub fn new(dataset: Dataset) -> Frame {
+        Frame {
+            graph: Arc::new(Mutex::new(Graph {
+                dataset: Arc::new(dataset),
+                nodes: vec![GraphNode {
+                    kind: NodeKind::Root,
+                    parent: None,
+                }],
+                bookings: Vec::new(),
+                results: Vec::new(),
+                runs: 0,
+            })),
+            node: 0,
+        }
+    }
+
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, Graph> {
+        self.graph.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn child(&self, kind: NodeKind) -> Frame {
+        let mut g = self.lock();
+        g.nodes.push(GraphNode {
+            kind,
+            parent: Some(self.node),
+        });
+        Frame {
+            graph: self.graph.clone(),
+            node: g.nodes.len() - 1,
+        }
+    }
+
+    fn defined_above(&self, name: &str) -> bool {
+        self.lock().resolve(self.node, name).0.is_some()
+    }
+
+    /// `Define(name, expression)`: a new column. Defining a name that exists is an error
+    /// (use [`Frame::redefine`]).
+    pub fn define(&self, name: &str, expr: &str) -> Result<Frame> {
+        let e = expression(expr)?;
+        self.new_column(name, Definition::Expression(e), false)
+    }
+
+    /// `Define(name, f, columns)`: a new column computed by a Rust function of whole
+    /// batches of the named columns.
+    pub fn define_with(&self, name: &str, columns: &[&str], f: ColumnFn) -> Result<Frame> {
+        let columns = columns.iter().map(|c| c.to_string()).collect();
+        self.new_column(name, Definition::Function(columns, f), false)
+    }
+
+    /// `Redefine(name, expression)`: a new value for an existing column, from here down.
+    pub fn redefine(&self, name: &str, expr: &str) -> Result<Frame> {
+        let e = expression(expr)?;
+        self.new_column(name, Definition::Expression(e), true)
+    }
+
+    /// `DefinePerSample(name, f)`: a constant per sample (source), computed once per
+    /// source before the run (a cross-section weight, a luminosity).
+    pub fn define_per_sample(&self, name: &str, f: impl Fn(&SampleInfo) -> f64) -> Result<Frame> {
+        let values = {
+            let g = self.lock();
+            g.dataset
+                .sources()
+                .iter()
+                .enumerate()
+                .map(|(index, s)| {
+                    f(&SampleInfo {
+                        index,
+                        path: s.path.display().to_string(),
+                        object: s.object.clone(),
+                    })
+                })
+                .collect()
+        };
+        self.new_column(name, Definition::PerSample(Arc::new(values)), false)
+    }
+
+    fn new_column(&self, name: &str, definition: Definition, redefine: bool) -> Result<Frame> {
+        if !is_identifier(name) {
+            return Err(invalid(format!("'{name}' is not a valid column name")));
+        }
+        let exists = self.defined_above(name) || self.is_input(name)?;
+        match (exists, redefine) {
+            (true, false) => {
+                return Err(invalid(format!(
+                    "Define: column '{name}' already exists (use Redefine)"
+                )))
+            }
+            (false, true) => {
+                return Err(invalid(format!(
+                    "Redefine: there is no column '{name}' to redefine"
+                )))
+            }
+            _ => {}
+        }
+        Ok(self.child(NodeKind::Define {
+            name: name.to_string(),
+            definition,
+        }))
+    }
+
+    fn is_input(&self, name: &str) -> Result<bool> {
+        let inputs = self.input_names()?;
+        Ok(inputs.iter().any(|n| n == name))
+    }
+
+    /// The columns of the dataset (its first source's).
+    pub fn input_names(&self) -> Result<Vec<String>> {
+        let dataset = self.lock().dataset.clone();
+        if dataset.sources().is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(dataset.open(0)?.field_names())
+    }
+
+    /// `Alias(alias, column)`: another name for a column.
+    pub fn alias(&self, alias: &str, column: &str) -> Result<Frame> {
+        if !is_identifier(alias) {
+            return Err(invalid(format!("'{alias}' is not a valid column name")));
+        }
+        if !self.defined_above(column) && !self.is_input(column)? {
+            return Err(invalid(format!("Alias: there is no column '{column}'")));
+        }
+        Ok(self.child(NodeKind::Alias {
+            alias: alias.to_string(),
+            target: column.to_string(),
+        }))
+    }
+
+    /// `Filter(expression, name)`: keeps the events whose condition holds (named filters
+    /// are counted in [`Frame::report`]).
+    pub fn filter(&self, expr: &str, name: Option<&str>) -> Result<Frame> {
+        let e = expression(expr)?;
+        Ok(self.child(NodeKind::Filter {
+            condition: Definition::Expression(e),
+            name: name.map(str::to_string),
+        }))
+    }
+
+    /// `Filter(f, columns, name)` with a Rust function returning a boolean per event.
+    pub fn filter_with(&self, columns: &[&str], f: ColumnFn, name: Option<&str>) -> Result<Frame> {
+        let columns = columns.iter().map(|c| c.to_string()).collect();
+        Ok(self.child(NodeKind::Filter {
+            condition: Definition::Function(columns, f),
+            name: name.map(str::to_string),
+        }))
+    }
+
+    /// `Range(begin, end, stride)`: entries `begin..end` of the dataset (all its files in
+    /// order), every `stride`-th. Only directly on the dataset or other `Range`s' and
+    /// `Define`s' nodes (below a filter, which entries are "first" would depend on reading
+    /// in order).
+    pub fn range(&self, begin: u64, end: Option<u64>, stride: u64) -> Result<Frame> {
+        if stride == 0 || end.is_some_and(|e| e < begin) {
+            return Err(invalid(format!(
+                "Range({begin}, {end:?}, {stride}): the stride must be positive and end >= begin"
+            )));
+        }
+        let g = self.lock();
+        let mut at = Some(self.node);
+        while let Some(n) = at {
+            if let NodeKind::Filter { .. } = g.nodes[n].kind {
+                return Err(invalid(
+                    "Range below a Filter is not supported: put the Range first".into(),
+                ));
+            }
+            at = g.nodes[n].parent;
+        }
+        drop(g);
+        Ok(self.child(NodeKind::Range { begin, end, stride }))
+    }
+
+    /// Books a result on this node.
+    pub fn book(&self, spec: ActionSpec) -> Result<Booked> {
+        spec.check()?;
+        let mut g = self.lock();
+        g.bookings.push(Booking {
+            node: self.node,
+            spec,
+        });
+        g.results.push(None);
+        Ok(Booked {
+            graph: self.graph.clone(),
+            id: g.bookings.len() - 1,
+        })
+    }
+
+    /// How many times the graph ran (each run computes every result booked before it).
+    pub fn runs(&self) -> usize {
+        self.lock().runs
+    }
+}
+
+impl Booked {
+    /// The result, running the graph (every result booked on it) if needed.
+    pub fn value(&self) -> Result<ResultValue> {
+        let pending = {
+            let g = self.graph.lock().unwrap_or_else(|p| p.into_inner());
+            g.results[self.id].is_none()
+        };
+        if pending {
+            super::run::run(&self.graph, None)?;
+        }
+        let g = self.graph.lock().unwrap_or_else(|p| p.into_inner());
+        g.results[self.id]
+            .clone()
+            .ok_or_else(|| invalid("the result was not computed".into()))
+    }
+
+    /// Whether the result is there (the graph ran since it was booked).
+    pub fn is_ready(&self) -> bool {
+        let g = self.graph.lock().unwrap_or_else(|p| p.into_inner());
+        g.results[self.id].is_some()
+    }
+}
+
+/// Whether `name` is a C++ identifier (a column name must be one to be used in
+/// expressions).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}

@@ -1,0 +1,21 @@
+//! The analysis layer: RDataFrame's calls over a dataset (either format, many files), with
+//! RDataFrame's names and meanings. A graph of transformations (`Define`, `Filter`,
+//! `Range`, `Alias`, `Redefine`, `DefinePerSample`) and booked results (histograms,
+//! profiles, counts, sums, means, extremes, `Take`, the cut-flow `Report`) is built
+//! lazily; running it reads only the columns the graph uses, once, and fills every booked
+//! result in the same pass on the reader's threads. Each batch of whole clusters (fixed by
+//! the files, never by the threads) fills partial results that are added in dataset order,
+//! so the results have the same bits for any number of threads.
+
+mod actions;
+mod batch;
+mod book;
+pub mod column;
+pub mod expr;
+mod graph;
+mod run;
+
+pub use actions::{ActionSpec, AxisModel, ResultValue};
+pub use book::Model;
+pub use graph::{Booked, ColumnFn, Frame, SampleInfo};
+pub use run::{Progress, STEP};

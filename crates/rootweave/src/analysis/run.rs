@@ -1,0 +1,310 @@
+//! Running a graph: the columns its pending results need (and only those) read once, batch
+//! by batch on the dataset's threads; every pending result filled from each batch into a
+//! partial of its own; partials added in dataset order as soon as all before them are in,
+//! so results have the same bits for any thread count and timing.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use super::actions::{fill, ActionSpec, Partial};
+use super::batch::{BatchState, Plan};
+use super::graph::{Definition, Graph, NodeKind};
+use crate::dataset::Unit;
+use crate::error::{Error, Result};
+
+/// The entries of each batch: whole clusters of at least this many, fixed so that results
+/// never depend on the number of threads.
+pub const STEP: u64 = crate::fill::FILL_STEP;
+
+/// How far a run is: batches done of those known so far, and events read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    /// Batches whose partials are in.
+    pub batches: usize,
+    /// Entries of the dataset read.
+    pub entries: u64,
+}
+
+/// Runs the graph's pending results (those booked since its last run); `watch` is called
+/// after each batch with the progress so far.
+pub fn run(graph: &Arc<Mutex<Graph>>, watch: Option<&(dyn Fn(Progress) + Sync)>) -> Result<()> {
+    let (plan, bookings, pending, dataset) = {
+        let g = graph.lock().unwrap_or_else(|p| p.into_inner());
+        let pending: Vec<usize> = (0..g.bookings.len())
+            .filter(|&i| g.results[i].is_none())
+            .collect();
+        (
+            Plan {
+                nodes: g.nodes.clone(),
+            },
+            g.bookings.clone(),
+            pending,
+            g.dataset.clone(),
+        )
+    };
+    if pending.is_empty() {
+        return Ok(());
+    }
+    let inputs = needed_inputs(&plan, &bookings, &pending);
+    let names: Vec<String> = if dataset.sources().is_empty() {
+        Vec::new()
+    } else {
+        dataset.open(0)?.field_names()
+    };
+    if let Some(missing) = inputs.iter().find(|i| !names.contains(i)) {
+        return Err(Error::InvalidArgument(format!(
+            "unknown column '{missing}': neither defined nor in the dataset"
+        )));
+    }
+    let needs_entries = plan
+        .nodes
+        .iter()
+        .any(|n| matches!(n.kind, NodeKind::Range { .. }));
+    let starts: Vec<u64> = if needs_entries {
+        let counts = dataset.entries()?;
+        counts
+            .iter()
+            .scan(0u64, |s, &n| {
+                let here = *s;
+                *s += n;
+                Some(here)
+            })
+            .collect()
+    } else {
+        vec![0; dataset.sources().len()]
+    };
+    let filters: Vec<Vec<usize>> = pending
+        .iter()
+        .map(|&b| named_filters(&plan, bookings[b].node))
+        .collect();
+    let ordered = Mutex::new(InOrder::default());
+    let progress = Mutex::new(Progress::default());
+    let fields: Vec<&str> = inputs.iter().map(String::as_str).collect();
+    dataset.for_each_unit(&fields, STEP, |_, unit, arrays| {
+        let events = (unit.entries.end - unit.entries.start) as usize;
+        let first = starts[unit.source] + unit.entries.start;
+        let mut state = BatchState::new(&plan, arrays, unit.source, first, events);
+        let mut partials = Vec::with_capacity(pending.len());
+        for (k, &b) in pending.iter().enumerate() {
+            let booking = &bookings[b];
+            let mut partial = Partial::new(&booking.spec, filters[k].len());
+            fill_one(
+                &mut state,
+                booking.node,
+                &booking.spec,
+                &filters[k],
+                &mut partial,
+            )
+            .map_err(|e| {
+                Error::InvalidArgument(format!(
+                    "{}: {e}",
+                    dataset.sources()[unit.source].path.display()
+                ))
+            })?;
+            partials.push(partial);
+        }
+        ordered
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .put(&unit, partials, &pending, &bookings);
+        if let Some(watch) = watch {
+            let mut p = progress.lock().unwrap_or_else(|p| p.into_inner());
+            p.batches += 1;
+            p.entries += events as u64;
+            watch(*p);
+        }
+        Ok(())
+    })?;
+    let total = ordered
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .finish(&pending, &bookings);
+    let mut g = graph.lock().unwrap_or_else(|p| p.into_inner());
+    for (k, &b) in pending.iter().enumerate() {
+        let spec = &bookings[b].spec;
+        let partial = match &total {
+            Some(t) => t[k].clone(),
+            None => Partial::new(spec, filters[k].len()),
+        };
+        let names: Vec<String> = filters[k]
+            .iter()
+            .map(|&f| match &plan.nodes[f].kind {
+                NodeKind::Filter { name: Some(n), .. } => n.clone(),
+                _ => String::new(),
+            })
+            .collect();
+        g.results[b] = Some(partial.finish(spec, &names)?);
+    }
+    g.runs += 1;
+    Ok(())
+}
+
+/// Fills one result's partial from a batch.
+fn fill_one(
+    state: &mut BatchState,
+    node: usize,
+    spec: &ActionSpec,
+    filters: &[usize],
+    partial: &mut Partial,
+) -> std::result::Result<(), String> {
+    match spec {
+        ActionSpec::Count => {
+            if let Partial::Count(n) = partial {
+                *n += state.events_at(node)? as u64;
+            }
+            Ok(())
+        }
+        ActionSpec::Report => {
+            if let Partial::Report(counts) = partial {
+                for (c, &f) in counts.iter_mut().zip(filters) {
+                    let parent = state.parent(f);
+                    c.0 += state.events_at(f)? as u64;
+                    c.1 += state.events_at(parent)? as u64;
+                }
+            }
+            Ok(())
+        }
+        _ => {
+            let cols = spec
+                .columns()
+                .iter()
+                .map(|c| state.column(node, c))
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            fill(partial, spec, &cols)
+        }
+    }
+}
+
+/// The named filters on the way from the root to `node`, root first.
+fn named_filters(plan: &Plan, node: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut at = Some(node);
+    while let Some(n) = at {
+        if let NodeKind::Filter { name: Some(_), .. } = plan.nodes[n].kind {
+            out.push(n);
+        }
+        at = plan.nodes[n].parent;
+    }
+    out.reverse();
+    out
+}
+
+/// The dataset columns the pending results need: theirs, their filters', and those of the
+/// definitions they use, followed to the dataset.
+fn needed_inputs(
+    plan: &Plan,
+    bookings: &[super::graph::Booking],
+    pending: &[usize],
+) -> Vec<String> {
+    let mut work: Vec<(usize, String)> = Vec::new();
+    let mut seen: HashSet<(usize, String)> = HashSet::new();
+    let mut inputs: Vec<String> = Vec::new();
+    let uses = |def: &Definition| -> Vec<String> {
+        match def {
+            Definition::Expression(e) => e.columns(),
+            Definition::Function(cols, _) => cols.clone(),
+            Definition::PerSample(_) => Vec::new(),
+        }
+    };
+    for &b in pending {
+        let node = bookings[b].node;
+        work.extend(bookings[b].spec.columns().into_iter().map(|c| (node, c)));
+        // Every filter above the result.
+        let mut at = Some(node);
+        while let Some(n) = at {
+            if let NodeKind::Filter { condition, .. } = &plan.nodes[n].kind {
+                let p = plan.nodes[n].parent.expect("a filter has a parent");
+                work.extend(uses(condition).into_iter().map(|c| (p, c)));
+            }
+            at = plan.nodes[n].parent;
+        }
+    }
+    while let Some((node, name)) = work.pop() {
+        if !seen.insert((node, name.clone())) {
+            continue;
+        }
+        match plan.resolve(node, &name) {
+            (Some(d), _) => {
+                let NodeKind::Define { definition, .. } = &plan.nodes[d].kind else {
+                    continue;
+                };
+                let p = plan.nodes[d].parent.expect("a Define has a parent");
+                work.extend(uses(definition).into_iter().map(|c| (p, c)));
+                // The filters above the definition decide its events.
+                let mut at = Some(p);
+                while let Some(n) = at {
+                    if let NodeKind::Filter { condition, .. } = &plan.nodes[n].kind {
+                        let pp = plan.nodes[n].parent.expect("a filter has a parent");
+                        work.extend(uses(condition).into_iter().map(|c| (pp, c)));
+                    }
+                    at = plan.nodes[n].parent;
+                }
+            }
+            (None, name) if name == "M_PI" => {}
+            (None, name) => {
+                if !inputs.contains(&name) {
+                    inputs.push(name);
+                }
+            }
+        }
+    }
+    inputs.sort();
+    inputs
+}
+
+/// Partials of every pending result per batch, added in dataset order.
+#[derive(Default)]
+struct InOrder {
+    total: Option<Vec<Partial>>,
+    next: (usize, usize),
+    waiting: BTreeMap<(usize, usize), (Vec<Partial>, usize)>,
+}
+
+impl InOrder {
+    fn put(
+        &mut self,
+        unit: &Unit,
+        partials: Vec<Partial>,
+        pending: &[usize],
+        bookings: &[super::graph::Booking],
+    ) {
+        self.waiting
+            .insert((unit.source, unit.part), (partials, unit.parts));
+        while let Some((partials, parts)) = self.waiting.remove(&self.next) {
+            self.push(partials, pending, bookings);
+            self.next = if self.next.1 + 1 == parts {
+                (self.next.0 + 1, 0)
+            } else {
+                (self.next.0, self.next.1 + 1)
+            };
+        }
+    }
+
+    fn push(
+        &mut self,
+        partials: Vec<Partial>,
+        pending: &[usize],
+        bookings: &[super::graph::Booking],
+    ) {
+        match &mut self.total {
+            None => self.total = Some(partials),
+            Some(total) => {
+                for ((t, p), &b) in total.iter_mut().zip(partials).zip(pending) {
+                    t.add(p, &bookings[b].spec);
+                }
+            }
+        }
+    }
+
+    /// Everything added in order (those left behind a source without batches too).
+    fn finish(
+        mut self,
+        pending: &[usize],
+        bookings: &[super::graph::Booking],
+    ) -> Option<Vec<Partial>> {
+        for (_, (partials, _)) in std::mem::take(&mut self.waiting) {
+            self.push(partials, pending, bookings);
+        }
+        self.total
+    }
+}
