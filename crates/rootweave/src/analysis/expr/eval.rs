@@ -72,6 +72,8 @@ fn eval(node: &Node, scope: &mut dyn Scope) -> Result<Val, EvalError> {
             let (v, i) = (eval(v, scope)?, eval(i, scope)?);
             index(&v, &i).map_err(at)
         }
+        Kind::Call(name, args) if name == "Map" => map_items(args, scope),
+        Kind::Lambda(..) => Err(at("a lambda is only an argument of Map".into())),
         Kind::Call(name, args) => {
             let args = args
                 .iter()
@@ -466,6 +468,81 @@ fn index(v: &Val, i: &Val) -> Result<Val, String> {
             Ok(Val::Col(Column::Flat(values.gather(&items))))
         }
         (v, _) => Err(format!("a {} cannot be indexed", v.type_name())),
+    }
+}
+
+/// `Map(v1, ..., lambda)`: the lambda's body evaluated once per item of the lists (all of
+/// one length per event), as a column of items in which the parameters are the lists'
+/// items and every other column is its event's value.
+fn map_items(args: &[Node], scope: &mut dyn Scope) -> Result<Val, EvalError> {
+    let (last, lists) = args.split_last().expect("Map has a lambda");
+    let Kind::Lambda(params, body) = &last.kind else {
+        unreachable!("checked when parsed")
+    };
+    let at = |message: String| EvalError {
+        pos: last.pos,
+        message,
+    };
+    let events = scope.events();
+    let vals = lists
+        .iter()
+        .map(|a| eval(a, scope))
+        .collect::<Result<Vec<_>, _>>()?;
+    let refs: Vec<&Val> = vals.iter().collect();
+    let (shape, items, lanes) = align(&refs, events).map_err(at)?;
+    let Shape::Jagged(offsets) = shape else {
+        return Err(at("Map takes RVecs".into()));
+    };
+    let item_event: Vec<usize> = offsets
+        .windows(2)
+        .enumerate()
+        .flat_map(|(e, w)| std::iter::repeat_n(e, w[1] - w[0]))
+        .collect();
+    let mut bound = HashMap::new();
+    for (name, lane) in params.iter().zip(lanes) {
+        let values = match lane {
+            Lane::Many(v) => v,
+            Lane::One(s) => match Val::Const(s).into_column(items) {
+                Column::Flat(v) => v,
+                _ => unreachable!("a constant is flat"),
+            },
+        };
+        bound.insert(name.clone(), Column::Flat(values));
+    }
+    let mut inner = Items {
+        parent: scope,
+        item_event,
+        bound,
+    };
+    match eval(body, &mut inner)?.into_column(items) {
+        Column::Flat(values) => Ok(Val::Col(Column::Jagged(offsets, values))),
+        other => Err(at(format!(
+            "Map's lambda gives a {} per item; one number per item is supported",
+            other.type_name()
+        ))),
+    }
+}
+
+/// The items of `Map`'s lists as the events of a scope: the lambda's parameters bound to
+/// the items, other columns taken from each item's event.
+struct Items<'a> {
+    parent: &'a mut dyn Scope,
+    item_event: Vec<usize>,
+    bound: HashMap<String, Column>,
+}
+
+impl Scope for Items<'_> {
+    fn column(&mut self, name: &str) -> Result<Column, String> {
+        if let Some(c) = self.bound.get(name) {
+            return Ok(c.clone());
+        }
+        let c = self.parent.column(name)?.gather(&self.item_event);
+        self.bound.insert(name.to_string(), c.clone());
+        Ok(c)
+    }
+
+    fn events(&self) -> usize {
+        self.item_event.len()
     }
 }
 

@@ -53,6 +53,7 @@ const SIGNATURES: &[(&str, &[usize])] = &[
     ("Reverse", &[1]),
     ("Sort", &[1]),
     ("Nonzero", &[1]),
+    ("Enumerate", &[1]),
     ("Where", &[3]),
     ("Concatenate", &[2]),
     ("Combinations", &[2]),
@@ -141,7 +142,9 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
         "Sum" | "Mean" | "Max" | "Min" | "ArgMax" | "ArgMin" | "Any" | "All" | "size" | ".size" => {
             reduce(name.trim_start_matches('.'), &a[0])
         }
-        "Argsort" | "StableArgsort" | "Reverse" | "Sort" | "Nonzero" => per_list(name, &a[0]),
+        "Argsort" | "StableArgsort" | "Reverse" | "Sort" | "Nonzero" | "Enumerate" => {
+            per_list(name, &a[0])
+        }
         "Take" => take(&a[0], &a[1]),
         "Where" => where_(a, events),
         "Concatenate" => concatenate(&a[0], &a[1]),
@@ -357,7 +360,7 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
 /// Functions from a list to a list per event: sorting, reversing, the non-zero indices.
 fn per_list(name: &str, v: &Val) -> Result<Val, String> {
     let (offsets, values) = lists(v, name)?;
-    if Ty::of(values) == Ty::P4 && name != "Reverse" {
+    if Ty::of(values) == Ty::P4 && !matches!(name, "Reverse" | "Enumerate") {
         return Err(format!("{name} of four-vectors"));
     }
     let x = Lane::Many(values.clone()).f64s().unwrap_or(Num::One(0.0));
@@ -368,6 +371,7 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
         match name {
             "Reverse" => index.extend((w[0]..w[1]).rev()),
             "Nonzero" => index.extend((w[0]..w[1]).filter(|&i| x.at(i) != 0.0)),
+            "Enumerate" => index.extend(w[0]..w[1]),
             _ => {
                 index.extend(w[0]..w[1]);
                 index[start..].sort_by(|&i, &j| {
@@ -381,7 +385,7 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
     }
     let offsets_out = Arc::new(out);
     Ok(Val::Col(match name {
-        "Argsort" | "StableArgsort" | "Nonzero" => {
+        "Argsort" | "StableArgsort" | "Nonzero" | "Enumerate" => {
             let local = index
                 .iter()
                 .zip(

@@ -56,10 +56,31 @@ fn check_calls(node: &Node) -> Result<(), ParseError> {
         message,
     };
     match &node.kind {
-        Kind::Call(name, args) => {
-            functions::check(name, args.len()).map_err(at)?;
+        Kind::Call(name, args) if name == "Map" => {
+            let lists = args.len().saturating_sub(1);
+            match args.last().map(|a| &a.kind) {
+                Some(Kind::Lambda(params, _)) if lists >= 1 && params.len() == lists => {}
+                Some(Kind::Lambda(params, _)) => {
+                    return Err(at(format!(
+                        "Map of {lists} lists with a lambda of {} parameters",
+                        params.len()
+                    )))
+                }
+                _ => return Err(at("Map takes lists and then a lambda".into())),
+            }
             args.iter().try_for_each(check_calls)
         }
+        Kind::Call(name, args) => {
+            functions::check(name, args.len()).map_err(at)?;
+            if let Some(l) = args.iter().find(|a| matches!(a.kind, Kind::Lambda(..))) {
+                return Err(ParseError {
+                    pos: l.pos,
+                    message: format!("{name} takes no lambda (Map does)"),
+                });
+            }
+            args.iter().try_for_each(check_calls)
+        }
+        Kind::Lambda(_, body) => check_calls(body),
         Kind::Method(x, name, args) => {
             functions::check(&format!(".{name}"), args.len() + 1).map_err(at)?;
             check_calls(x)?;

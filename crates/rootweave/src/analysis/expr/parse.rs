@@ -61,9 +61,9 @@ enum Tok {
 }
 
 /// The operators and punctuation, longest first.
-const PUNCT: [&str; 24] = [
-    "&&", "||", "==", "!=", "<=", ">=", "::", "+", "-", "*", "/", "%", "<", ">", "!", "(", ")",
-    "[", "]", ",", "?", ":", ".", "&",
+const PUNCT: [&str; 28] = [
+    "&&", "||", "==", "!=", "<=", ">=", "::", "->", "+", "-", "*", "/", "%", "<", ">", "!", "(",
+    ")", "[", "]", ",", "?", ":", ".", "&", "{", "}", ";",
 ];
 
 fn lex(text: &str) -> Result<Vec<Token>, ParseError> {
@@ -373,6 +373,66 @@ impl Parser {
         }
     }
 
+    /// A lambda after its `[`: the captures (ignored: everything is captured), the
+    /// parameters (their names; types skipped), an optional return type, and a body of one
+    /// `return` statement.
+    fn lambda(&mut self, pos: usize) -> Result<Node, ParseError> {
+        while !self.is("]") {
+            if self.peek().is_none() {
+                return self.error("expected ']' closing a lambda's captures");
+            }
+            self.at += 1;
+        }
+        self.at += 1;
+        self.expect("(")?;
+        let mut params = Vec::new();
+        let mut last: Option<String> = None;
+        loop {
+            match self.peek() {
+                None => return self.error("expected ')' after a lambda's parameters"),
+                Some(t) if t.kind == Tok::Punct && (t.text == "," || t.text == ")") => {
+                    let close = t.text == ")";
+                    match last.take() {
+                        Some(name) => params.push(name),
+                        None if close && params.is_empty() => {}
+                        None => return self.error("a lambda parameter without a name"),
+                    }
+                    self.at += 1;
+                    if close {
+                        break;
+                    }
+                }
+                Some(t) => {
+                    if t.kind == Tok::Ident {
+                        last = Some(t.text.clone());
+                    }
+                    self.at += 1;
+                }
+            }
+        }
+        // An optional return type: skipped up to the body.
+        while !self.is("{") {
+            if self.peek().is_none() {
+                return self.error("expected '{' opening a lambda's body");
+            }
+            self.at += 1;
+        }
+        self.at += 1;
+        match self.peek() {
+            Some(t) if t.kind == Tok::Ident && t.text == "return" => self.at += 1,
+            _ => return self.error("a lambda's body must be 'return expression;'"),
+        }
+        let body = self.ternary()?;
+        if self.is(";") {
+            self.at += 1;
+        }
+        self.expect("}")?;
+        Ok(Node {
+            kind: Kind::Lambda(params, Box::new(body)),
+            pos,
+        })
+    }
+
     fn primary(&mut self) -> Result<Node, ParseError> {
         let Some(token) = self.peek().cloned() else {
             return self.error("expected a value at the end");
@@ -387,6 +447,7 @@ impl Parser {
                 self.expect(")")?;
                 return Ok(inner);
             }
+            Tok::Punct if token.text == "[" => return self.lambda(pos),
             Tok::Punct => {
                 self.at -= 1;
                 return self.error(format!("unexpected '{}'", token.text));
@@ -470,6 +531,7 @@ mod tests {
                 shape(x),
                 args.iter().map(shape).collect::<Vec<_>>().join(", ")
             ),
+            Kind::Lambda(params, body) => format!("[]({}) {}", params.join(", "), shape(body)),
         }
     }
 
@@ -498,6 +560,10 @@ mod tests {
             ("(p + q).M()", "(p + q).M()"),
             ("0x10 + 3u + 1.f", "((16 + 3) + 1f)"),
             ("TMath::Pi() / 2", "(Pi() / 2)"),
+            (
+                "Map(Jet_eta, [&](const float& eta) -> bool { return abs(eta) < 1; })",
+                "Map(Jet_eta, [](eta) (abs(eta) < 1))",
+            ),
         ] {
             assert_eq!(shape(&parse(text).unwrap()), tree, "{text}");
         }

@@ -108,42 +108,49 @@ pub enum Kind {
     Call(String, Vec<Node>),
     /// `x.f(args)`: a method (`v.size()`, `p.Pt()`).
     Method(Box<Node>, String, Vec<Node>),
+    /// `[&](float eta, float phi) { return expression; }`: a function of the items of
+    /// lists, as `Map` takes it (the parameters' names; their types are not needed).
+    Lambda(Vec<String>, Box<Node>),
 }
 
 impl Node {
-    /// The columns the expression names, each once, in order of appearance.
+    /// The columns the expression names (not a lambda's parameters), each once, in order
+    /// of appearance.
     pub fn columns(&self) -> Vec<String> {
         let mut out = Vec::new();
-        self.visit(&mut |n| {
-            if let Kind::Column(c) = &n.kind {
-                if !out.contains(c) {
-                    out.push(c.clone());
-                }
-            }
-        });
+        self.collect_columns(&[], &mut out);
         out
     }
 
-    /// Calls `f` on this node and every node below it.
-    fn visit(&self, f: &mut impl FnMut(&Node)) {
-        f(self);
+    fn collect_columns(&self, bound: &[String], out: &mut Vec<String>) {
+        match &self.kind {
+            Kind::Column(c) => {
+                if !bound.contains(c) && !out.contains(c) {
+                    out.push(c.clone());
+                }
+            }
+            Kind::Lambda(params, body) => {
+                let inner: Vec<String> = bound.iter().chain(params).cloned().collect();
+                body.collect_columns(&inner, out);
+            }
+            _ => self.children().for_each(|c| c.collect_columns(bound, out)),
+        }
+    }
+
+    /// The nodes right below this one.
+    pub fn children(&self) -> impl Iterator<Item = &Node> {
+        let mut out: Vec<&Node> = Vec::new();
         match &self.kind {
             Kind::Int(_) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) => {}
-            Kind::Unary(_, a) => a.visit(f),
-            Kind::Binary(_, a, b) | Kind::Index(a, b) => {
-                a.visit(f);
-                b.visit(f);
-            }
-            Kind::Ternary(c, a, b) => {
-                c.visit(f);
-                a.visit(f);
-                b.visit(f);
-            }
-            Kind::Call(_, args) => args.iter().for_each(|a| a.visit(f)),
+            Kind::Unary(_, a) | Kind::Lambda(_, a) => out.push(a),
+            Kind::Binary(_, a, b) | Kind::Index(a, b) => out.extend([&**a, &**b]),
+            Kind::Ternary(c, a, b) => out.extend([&**c, &**a, &**b]),
+            Kind::Call(_, args) => out.extend(args),
             Kind::Method(x, _, args) => {
-                x.visit(f);
-                args.iter().for_each(|a| a.visit(f));
+                out.push(x);
+                out.extend(args);
             }
         }
+        out.into_iter()
     }
 }

@@ -210,3 +210,33 @@ fn unknown_functions_and_columns_are_errors_with_positions() {
         .unwrap_err()
         .contains("RVecs of different sizes"));
 }
+
+#[test]
+fn map_evaluates_a_lambda_per_item_with_its_event_s_columns() {
+    assert_eq!(
+        eval("Map(Jet_pt, Jet_eta, [&](float pt, float eta) { return pt * eta; })").unwrap(),
+        jagged(&[&[25.0, -40.0, 67.5], &[], &[-7.0]])
+    );
+    // Other columns are the item's event's: MET_pt per event, Jet_pt's whole list.
+    assert_eq!(
+        eval("Map(Jet_pt, [](const float& pt) -> bool { return pt > MET_pt + 15 && Sum(Jet_pt > pt) == 0; })").unwrap(),
+        Column::Jagged(Arc::new(vec![0, 3, 3, 4]), Values::Bool(vec![true, false, false, false]))
+    );
+    assert_eq!(
+        eval("Enumerate(Jet_pt)").unwrap(),
+        Column::Jagged(Arc::new(vec![0, 3, 3, 4]), Values::Int(vec![0, 1, 2, 0]))
+    );
+    let e = Expression::parse("Map(Jet_pt, Jet_eta, [](float pt) { return pt; })").unwrap_err();
+    assert_eq!(e.message, "Map of 2 lists with a lambda of 1 parameters");
+    let e = Expression::parse("Sum([](float x) { return x; })").unwrap_err();
+    assert_eq!(
+        (e.pos, e.message.as_str()),
+        (4, "Sum takes no lambda (Map does)")
+    );
+    assert_eq!(
+        Expression::parse("Map(Jet_pt, [](float pt) { return pt * MET_pt; })")
+            .unwrap()
+            .columns(),
+        ["Jet_pt", "MET_pt"]
+    );
+}
