@@ -75,7 +75,7 @@ enum Command {
         /// count then have identical contents.
         #[arg(long)]
         ordered: bool,
-        /// The dataset: nanoaod (default), single, complex or wide.
+        /// The dataset: nanoaod (default), adl (the ADL benchmark's columns), single, complex or wide.
         #[arg(long, default_value = "nanoaod")]
         schema: Schema,
         /// The format: rntuple (default) or ttree (NanoAOD-style branches).

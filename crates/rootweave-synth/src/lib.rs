@@ -5,10 +5,12 @@
 //!
 //! - [`random`]: the seeded random numbers.
 //! - [`nanoaod`]: the NanoAOD-like schema and its chunks.
+//! - [`adl`]: the ADL benchmark's columns.
 //! - [`schemas`]: every schema `rootweave generate` knows, by name.
 
 #![warn(missing_docs)]
 
+pub mod adl;
 pub mod nanoaod;
 pub mod random;
 pub mod schemas;

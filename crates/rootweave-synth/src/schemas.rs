@@ -7,6 +7,7 @@ use std::str::FromStr;
 use rootweave::rntuple::{ColumnData, Field, FieldType};
 use rootweave::{Error, Result};
 
+use crate::adl::{adl_fields, AdlChunk};
 use crate::nanoaod::{nanoaod_fields, NanoAodChunk, CHUNK_EVENTS};
 use crate::random::{splitmix64, Rng};
 
@@ -17,6 +18,8 @@ pub enum Schema {
     NanoAod,
     /// One `std::int32_t` field `x`: the top 20 bits of splitmix64 draws.
     Single,
+    /// The columns of the ADL benchmark's CMS open-data file (see `adl`).
+    Adl,
     /// Ten `std::vector` fields of a record of three 3-vectors, 3 doubles and 3 ints.
     Complex,
     /// `float` fields (1000 for `wide`, N for `wide:N`) with 24-bit resolution.
@@ -29,12 +32,13 @@ impl FromStr for Schema {
         match s {
             "nanoaod" => Ok(Schema::NanoAod),
             "single" => Ok(Schema::Single),
+            "adl" => Ok(Schema::Adl),
             "complex" => Ok(Schema::Complex),
             "wide" => Ok(Schema::Wide(1000)),
             _ => match s.strip_prefix("wide:").map(str::parse::<usize>) {
                 Some(Ok(n)) if n > 0 => Ok(Schema::Wide(n)),
                 _ => Err(Error::InvalidArgument(format!(
-                    "unknown schema '{s}' (nanoaod, single, complex, wide or wide:N)"
+                    "unknown schema '{s}' (nanoaod, adl, single, complex, wide or wide:N)"
                 ))),
             },
         }
@@ -74,6 +78,7 @@ impl Schema {
     pub fn fields(self) -> Vec<Field> {
         match self {
             Schema::NanoAod => nanoaod_fields(),
+            Schema::Adl => adl_fields(),
             Schema::Single => vec![Field::new("x", FieldType::Int32)],
             Schema::Complex => {
                 let record =
@@ -115,6 +120,7 @@ impl Schema {
     pub fn chunk_entries(self) -> u64 {
         match self {
             Schema::NanoAod => CHUNK_EVENTS,
+            Schema::Adl => crate::adl::CHUNK_EVENTS,
             Schema::Single => 1 << 16,
             Schema::Complex => 1000,
             Schema::Wide(n) => 1000 * (1000 / n as u64).max(1),
@@ -140,6 +146,14 @@ impl Schema {
                 };
                 chunk.generate_into(seed, index, n);
                 Chunk::NanoAod(chunk)
+            }
+            (Schema::Adl, spare) => {
+                let mut chunk = match spare {
+                    Some(Chunk::Adl(chunk)) => chunk,
+                    _ => Box::default(),
+                };
+                chunk.generate_into(seed, index, n);
+                Chunk::Adl(chunk)
             }
             (Schema::Single, spare) => {
                 let mut values = match spare {
@@ -201,6 +215,8 @@ pub fn single_values_into(seed: u64, first: u64, n: usize, values: &mut Vec<i32>
 pub enum Chunk {
     /// NanoAOD-like events.
     NanoAod(Box<NanoAodChunk>),
+    /// ADL benchmark events.
+    Adl(Box<AdlChunk>),
     /// `single` values.
     Single(Vec<i32>),
     /// `complex` records.
@@ -214,6 +230,7 @@ impl Chunk {
     pub fn len(&self) -> usize {
         match self {
             Chunk::NanoAod(c) => c.len(),
+            Chunk::Adl(c) => c.len(),
             Chunk::Single(v) => v.len(),
             Chunk::Complex(c) => c.offsets[0].len() - 1,
             Chunk::Wide(c) => c[0].len(),
@@ -229,6 +246,7 @@ impl Chunk {
     pub fn with_columns<T>(&self, f: impl FnOnce(&[ColumnData]) -> Result<T>) -> Result<T> {
         match self {
             Chunk::NanoAod(c) => c.with_columns(f),
+            Chunk::Adl(c) => c.with_columns(f),
             Chunk::Single(v) => f(&[ColumnData::Int32(v)]),
             Chunk::Complex(c) => f(&c.columns()),
             Chunk::Wide(columns) => {
