@@ -101,7 +101,8 @@ impl PyFrame {
 
     /// The dataset's columns.
     fn column_names(&self, py: Python<'_>) -> PyResult<Vec<String>> {
-        py.detach(|| self.inner.input_names()).map_err(to_py)
+        py.detach(|| self.inner.input_names().map(|n| n.to_vec()))
+            .map_err(to_py)
     }
 
     /// `Histo1D/2D/3D`: `axes` are dicts of `bins`, `min`, `max` or `edges`.

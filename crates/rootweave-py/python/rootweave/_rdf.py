@@ -193,8 +193,12 @@ class RDataFrame:
         """The dataset's columns."""
         return list(self._frame.column_names())
 
-    def Histo1D(self, model: Any, column: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
-        """A histogram (`hist.Hist`; lists filled item by item), weighted if `weight` is given."""
+    def Histo1D(self, model: Any, column: str | None = None, weight: str | None = None) -> RResultPtr:  # noqa: N802
+        """A histogram (`hist.Hist`; lists filled item by item), weighted if `weight` is given.
+        The model is needed: an axis whose range is found from the data is not supported."""
+        if column is None:
+            raise ValueError("a histogram model is a tuple (name, title, nbins, low, high) as RDataFrame takes it; "
+                             "Histo1D(column) without one (its range found from the data) is not supported")
         name, title, axes = _axes(model, 1)
         return RResultPtr(self._frame.histo(name, title, axes, [column], weight), _to_hist)
 

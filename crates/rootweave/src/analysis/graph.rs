@@ -104,6 +104,8 @@ pub struct Graph {
     pub results: Vec<Option<ResultValue>>,
     /// How many times the graph has run.
     pub runs: usize,
+    /// The dataset's columns, once looked up.
+    pub inputs: Option<Arc<Vec<String>>>,
 }
 
 impl Graph {
@@ -173,6 +175,7 @@ impl Frame {
                 bookings: Vec::new(),
                 results: Vec::new(),
                 runs: 0,
+                inputs: None,
             })),
             node: 0,
         }
@@ -202,19 +205,22 @@ impl Frame {
     /// (use [`Frame::redefine`]).
     pub fn define(&self, name: &str, expr: &str) -> Result<Frame> {
         let e = expression(expr)?;
+        self.check_columns(&e.columns(), &format!("expression '{expr}'"))?;
         self.new_column(name, Definition::Expression(e), false)
     }
 
     /// `Define(name, f, columns)`: a new column computed by a Rust function of whole
     /// batches of the named columns.
     pub fn define_with(&self, name: &str, columns: &[&str], f: ColumnFn) -> Result<Frame> {
-        let columns = columns.iter().map(|c| c.to_string()).collect();
+        let columns: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
+        self.check_columns(&columns, &format!("Define '{name}'"))?;
         self.new_column(name, Definition::Function(columns, f), false)
     }
 
     /// `Redefine(name, expression)`: a new value for an existing column, from here down.
     pub fn redefine(&self, name: &str, expr: &str) -> Result<Frame> {
         let e = expression(expr)?;
+        self.check_columns(&e.columns(), &format!("expression '{expr}'"))?;
         self.new_column(name, Definition::Expression(e), true)
     }
 
@@ -264,17 +270,39 @@ impl Frame {
     }
 
     fn is_input(&self, name: &str) -> Result<bool> {
-        let inputs = self.input_names()?;
-        Ok(inputs.iter().any(|n| n == name))
+        Ok(self.input_names()?.iter().any(|n| n == name))
     }
 
-    /// The columns of the dataset (its first source's).
-    pub fn input_names(&self) -> Result<Vec<String>> {
-        let dataset = self.lock().dataset.clone();
-        if dataset.sources().is_empty() {
-            return Ok(Vec::new());
+    /// The columns of the dataset (its first source's), looked up once.
+    pub fn input_names(&self) -> Result<Arc<Vec<String>>> {
+        if let Some(names) = &self.lock().inputs {
+            return Ok(names.clone());
         }
-        Ok(dataset.open(0)?.field_names())
+        let dataset = self.lock().dataset.clone();
+        let names = Arc::new(match dataset.sources().is_empty() {
+            true => Vec::new(),
+            false => dataset.open(0)?.field_names(),
+        });
+        self.lock().inputs = Some(names.clone());
+        Ok(names)
+    }
+
+    /// Checks that every column of `columns` is known here (defined above or read), as
+    /// RDataFrame checks them when a node is made: `what` names the user of the columns.
+    fn check_columns(&self, columns: &[String], what: &str) -> Result<()> {
+        let inputs = self.input_names()?;
+        for c in columns {
+            let known = match self.lock().resolve(self.node, c) {
+                (Some(_), _) => true,
+                (None, name) => name == "M_PI" || inputs.contains(&name),
+            };
+            if !known {
+                return Err(invalid(format!(
+                    "{what}: unknown column '{c}': neither defined above nor in the dataset"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// `Alias(alias, column)`: another name for a column.
@@ -295,6 +323,7 @@ impl Frame {
     /// are counted in [`Frame::report`]).
     pub fn filter(&self, expr: &str, name: Option<&str>) -> Result<Frame> {
         let e = expression(expr)?;
+        self.check_columns(&e.columns(), &format!("expression '{expr}'"))?;
         Ok(self.child(NodeKind::Filter {
             condition: Definition::Expression(e),
             name: name.map(str::to_string),
@@ -303,7 +332,8 @@ impl Frame {
 
     /// `Filter(f, columns, name)` with a Rust function returning a boolean per event.
     pub fn filter_with(&self, columns: &[&str], f: ColumnFn, name: Option<&str>) -> Result<Frame> {
-        let columns = columns.iter().map(|c| c.to_string()).collect();
+        let columns: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
+        self.check_columns(&columns, "Filter")?;
         Ok(self.child(NodeKind::Filter {
             condition: Definition::Function(columns, f),
             name: name.map(str::to_string),
@@ -337,6 +367,7 @@ impl Frame {
     /// Books a result on this node.
     pub fn book(&self, spec: ActionSpec) -> Result<Booked> {
         spec.check()?;
+        self.check_columns(&spec.columns(), "a result")?;
         let mut g = self.lock();
         g.bookings.push(Booking {
             node: self.node,
