@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _paths
 from ._hist_write import STATISTICS
+from ._layout import to_awkward_content, to_numpy
 from ._rootweave import Booked as _Booked
 from ._rootweave import Frame as _Frame
 
@@ -30,7 +31,11 @@ class SampleInfo:
         return f"{self.path}/{self.tree}" if self.tree else self.path
 
     def Contains(self, text: str) -> bool:  # noqa: N802
-        """True if the sample's name contains `text`."""
+        """True if the sample's name contains `text`.
+
+        Args:
+            text: The text looked for in `path/tree`.
+        """
         return text in self.AsString()
 
 
@@ -116,8 +121,8 @@ def _to_hist(d: dict[str, Any]) -> Any:
         view._sum_of_weighted_deltas_squared = d["sum_wy2"].reshape(shape, order="F") - w * view.value**2
         return h
     weighted = d["sumw2"] is not None
-    h = hist.Hist(*axes, storage=hist.storage.Weight() if weighted else hist.storage.Double(), name=d["name"],
-                  label=d["title"])
+    storage: Any = hist.storage.Weight() if weighted else hist.storage.Double()
+    h = hist.Hist(*axes, storage=storage, name=d["name"], label=d["title"])
     view = h.view(flow=True)
     if weighted:
         view.value = cells
@@ -128,10 +133,8 @@ def _to_hist(d: dict[str, Any]) -> Any:
     return h
 
 
-def _to_array(layout: dict[str, Any]) -> Any:
+def _to_array(layout: Any) -> Any:
     """A taken column: NumPy for one number per event, Awkward for lists."""
-    from ._layout import to_awkward_content, to_numpy
-
     if layout["kind"] in ("list", "record"):
         import awkward as ak
 
@@ -162,29 +165,60 @@ class RDataFrame:
         return out
 
     def Define(self, name: str, expression: str) -> RDataFrame:  # noqa: N802
-        """A new column from an expression of the columns above."""
+        """A new column from an expression of the columns above.
+
+        Args:
+            name: The new column's name.
+            expression: Its value, in RDataFrame's dialect (C++ with RVec's functions).
+        """
         return self._next(self._frame.define(name, expression))
 
     def Redefine(self, name: str, expression: str) -> RDataFrame:  # noqa: N802
-        """A new value for an existing column, from here down."""
+        """A new value for an existing column, from here down.
+
+        Args:
+            name: The column.
+            expression: Its new value (the column in it is the old value).
+        """
         return self._next(self._frame.redefine(name, expression))
 
     def Alias(self, alias: str, column: str) -> RDataFrame:  # noqa: N802
-        """Another name for a column."""
+        """Another name for a column.
+
+        Args:
+            alias: The new name.
+            column: The column it names.
+        """
         return self._next(self._frame.alias(alias, column))
 
     def DefinePerSample(self, name: str, function: Callable[[SampleInfo], float]) -> RDataFrame:  # noqa: N802
-        """A number per sample (file), computed once per file before the event loop."""
+        """A number per sample (file), computed once per file before the event loop.
+
+        Args:
+            name: The new column's name.
+            function: Called with each file's `SampleInfo`; returns the number.
+        """
         values = [float(function(SampleInfo(i, path, tree))) for i, (path, tree) in enumerate(self._sources)]
         return self._next(self._frame.define_per_sample(name, values))
 
     def Filter(self, expression: str, name: str = "") -> RDataFrame:  # noqa: N802
-        """Keeps the events whose condition holds; a named filter is counted in `Report`."""
+        """Keeps the events whose condition holds; a named filter is counted in `Report`.
+
+        Args:
+            expression: The condition.
+            name: The filter's name in the cut flow (none: not counted).
+        """
         return self._next(self._frame.filter(expression, name or None))
 
     def Range(self, begin: int, end: int | None = None, stride: int = 1) -> RDataFrame:  # noqa: N802
         """`Range(end)` or `Range(begin, end, stride)`: entries of the dataset (an end of 0
-        is its end), as RDataFrame counts them."""
+        is its end), as RDataFrame counts them.
+
+        Args:
+            begin: The first entry (the end when it is the only argument).
+            end: One past the last entry (0: the end of the dataset).
+            stride: Every stride-th entry.
+        """
         if end is None:
             begin, end = 0, begin
         return self._next(self._frame.range(begin, end or None, stride))
@@ -195,7 +229,13 @@ class RDataFrame:
 
     def Histo1D(self, model: Any, column: str | None = None, weight: str | None = None) -> RResultPtr:  # noqa: N802
         """A histogram (`hist.Hist`; lists filled item by item), weighted if `weight` is given.
-        The model is needed: an axis whose range is found from the data is not supported."""
+        The model is needed: an axis whose range is found from the data is not supported.
+
+        Args:
+            model: `(name, title, nbins, low, high)`, or `(name, title, nbins, edges)`.
+            column: The values.
+            weight: The weights (one per event, or one per value).
+        """
         if column is None:
             raise ValueError("a histogram model is a tuple (name, title, nbins, low, high) as RDataFrame takes it; "
                              "Histo1D(column) without one (its range found from the data) is not supported")
@@ -203,17 +243,39 @@ class RDataFrame:
         return RResultPtr(self._frame.histo(name, title, axes, [column], weight), _to_hist)
 
     def Histo2D(self, model: Any, x: str, y: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
-        """A two-dimensional histogram."""
+        """A two-dimensional histogram.
+
+        Args:
+            model: `(name, title, nx, xlow, xhigh, ny, ylow, yhigh)` (edges allowed per axis).
+            x: The x values.
+            y: The y values.
+            weight: The weights.
+        """
         name, title, axes = _axes(model, 2)
         return RResultPtr(self._frame.histo(name, title, axes, [x, y], weight), _to_hist)
 
     def Histo3D(self, model: Any, x: str, y: str, z: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
-        """A three-dimensional histogram."""
+        """A three-dimensional histogram.
+
+        Args:
+            model: Name, title and three axes, as for `Histo2D`.
+            x: The x values.
+            y: The y values.
+            z: The z values.
+            weight: The weights.
+        """
         name, title, axes = _axes(model, 3)
         return RResultPtr(self._frame.histo(name, title, axes, [x, y, z], weight), _to_hist)
 
     def Profile1D(self, model: Any, x: str, y: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
-        """The mean of `y` per bin of `x` (a `hist.Hist` of weighted means)."""
+        """The mean of `y` per bin of `x` (a `hist.Hist` of weighted means).
+
+        Args:
+            model: `(name, title, nbins, low, high)`.
+            x: The binned values.
+            y: The values averaged.
+            weight: The weights.
+        """
         name, title, axes = _axes(model, 1)
         return RResultPtr(self._frame.profile1d(name, title, axes[0], x, y, weight), _to_hist)
 
@@ -222,31 +284,59 @@ class RDataFrame:
         return RResultPtr(self._frame.count(), int)
 
     def Sum(self, column: str) -> RResultPtr:  # noqa: N802
-        """The sum of a column's values (lists' items included)."""
+        """The sum of a column's values (lists' items included).
+
+        Args:
+            column: The column.
+        """
         return RResultPtr(self._frame.reduce("Sum", column), float)
 
     def Mean(self, column: str) -> RResultPtr:  # noqa: N802
-        """The mean of a column's values."""
+        """The mean of a column's values.
+
+        Args:
+            column: The column.
+        """
         return RResultPtr(self._frame.reduce("Mean", column), float)
 
     def Min(self, column: str) -> RResultPtr:  # noqa: N802
-        """The smallest value."""
+        """The smallest value.
+
+        Args:
+            column: The column.
+        """
         return RResultPtr(self._frame.reduce("Min", column), float)
 
     def Max(self, column: str) -> RResultPtr:  # noqa: N802
-        """The largest value."""
+        """The largest value.
+
+        Args:
+            column: The column.
+        """
         return RResultPtr(self._frame.reduce("Max", column), float)
 
     def StdDev(self, column: str) -> RResultPtr:  # noqa: N802
-        """The sample standard deviation of a column's values."""
+        """The sample standard deviation of a column's values.
+
+        Args:
+            column: The column.
+        """
         return RResultPtr(self._frame.reduce("StdDev", column), float)
 
     def Take(self, column: str) -> RResultPtr:  # noqa: N802
-        """Every value of a column, in entry order (NumPy, or Awkward for lists)."""
+        """Every value of a column, in entry order (NumPy, or Awkward for lists).
+
+        Args:
+            column: The column.
+        """
         return RResultPtr(self._frame.reduce("Take", column), _to_array)
 
     def AsNumpy(self, columns: Sequence[str] | None = None) -> dict[str, Any]:  # noqa: N802
-        """The columns' values in entry order, read in one pass (lists as Awkward arrays)."""
+        """The columns' values in entry order, read in one pass (lists as Awkward arrays).
+
+        Args:
+            columns: The columns (all the dataset's if None).
+        """
         names = list(columns) if columns is not None else self.GetColumnNames()
         taken = {c: self.Take(c) for c in names}
         return {c: r.GetValue() for c, r in taken.items()}
@@ -262,7 +352,11 @@ class RDataFrame:
 
 def RunGraphs(results: Sequence[RResultPtr]) -> int:  # noqa: N802
     """Computes every result of `results` (each graph's booked results in one pass over its
-    files); returns the number of graphs run."""
+    files); returns the number of graphs run.
+
+    Args:
+        results: Results of one or more graphs.
+    """
     runs = 0
     for r in results:
         if not r.IsReady():
