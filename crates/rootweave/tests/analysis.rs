@@ -1,0 +1,150 @@
+//! The analysis layer over a generated dataset: results equal to what the arrays read
+//! directly give, the same bits for 1, 2 and 3 threads, a Rust function as a column, and
+//! errors for bad expressions and corrupt files.
+
+use std::sync::Arc;
+
+use rootweave::analysis::column::{Column, Values};
+use rootweave::analysis::{Frame, Model, ResultValue};
+use rootweave::array::Array;
+use rootweave::dataset::{Dataset, Source};
+use rootweave::ReadOptions;
+
+/// A fresh directory of this test run.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("rootweave-analysis-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A TTree of `n` entries: `x` = i, `v` = a list of `i % 4` values `i + k / 10`.
+fn write(path: &std::path::Path, n: usize) {
+    use rootweave::array::{ColumnData, LeafType};
+    use rootweave::ttree::{BranchSpec, TTreeWriteOptions, TTreeWriter};
+    let x: Vec<i32> = (0..n as i32).collect();
+    let mut offsets = vec![0u64];
+    let mut v = Vec::new();
+    for i in 0..n {
+        for k in 0..i % 4 {
+            v.push(i as f32 + k as f32 / 10.0);
+        }
+        offsets.push(v.len() as u64);
+    }
+    let branches = vec![
+        BranchSpec::scalar("x", LeafType::Int32),
+        BranchSpec::vector("v", LeafType::Float32),
+    ];
+    let zlib = rootweave::compress::Compression::ROOT_FILE_DEFAULT;
+    let options = TTreeWriteOptions::default();
+    let mut w = TTreeWriter::recreate(path, "t", branches, zlib, options).unwrap();
+    for chunk in 0..4 {
+        let (a, b) = (chunk * n / 4, (chunk + 1) * n / 4);
+        let sub: Vec<u64> = offsets[a..=b].iter().map(|o| o - offsets[a]).collect();
+        let values = &v[offsets[a] as usize..offsets[b] as usize];
+        w.extend(&[
+            ColumnData::Int32(&x[a..b]),
+            ColumnData::list(&sub, ColumnData::Float32(values)),
+        ])
+        .unwrap();
+        w.end_cluster().unwrap();
+    }
+    w.close().unwrap();
+}
+
+fn frame(paths: &[std::path::PathBuf], threads: usize) -> Frame {
+    let sources = paths.iter().map(|p| Source::new(p, Some("t"))).collect();
+    Frame::new(Dataset::new(sources, ReadOptions::default().with_threads(threads)).unwrap())
+}
+
+#[test]
+fn results_equal_the_arrays_and_do_not_depend_on_threads() {
+    let dir = scratch("threads");
+    let paths: Vec<_> = (0..2).map(|i| dir.join(format!("t{i}.root"))).collect();
+    for p in &paths {
+        write(p, 250_000);
+    }
+    let run = |threads| {
+        let df = frame(&paths, threads);
+        let sel = df
+            .filter("x % 3 == 0 && v.size() >= 2", Some("cut"))
+            .unwrap();
+        let lead = sel.define("lead", "v[1] - v[0]").unwrap();
+        let twice: rootweave::analysis::ColumnFn = Arc::new(|cols: &[Column]| match &cols[0] {
+            Column::Flat(Values::Int(x)) => {
+                Ok(Column::Flat(Values::Int(x.iter().map(|v| 2 * v).collect())))
+            }
+            other => Err(format!("{other:?}")),
+        });
+        let doubled = lead.define_with("twice", &["x"], twice).unwrap();
+        let booked = [
+            doubled.count().unwrap(),
+            doubled.sum("lead").unwrap(),
+            doubled
+                .histo1d(Model::regular("h", "", 10, 0.0, 1e6), "twice", Some("lead"))
+                .unwrap(),
+            doubled.max("twice").unwrap(),
+            sel.report().unwrap(),
+            df.range(10, Some(20), 3).unwrap().take("x").unwrap(),
+        ];
+        booked
+            .iter()
+            .map(|b| b.value().unwrap())
+            .collect::<Vec<_>>()
+    };
+    let one = run(1);
+    // What the arrays say: events with x % 3 == 0 and x % 4 >= 2, per file.
+    let selected: Vec<i64> = (0..250_000i64)
+        .filter(|x| x % 3 == 0 && x % 4 >= 2)
+        .collect();
+    assert_eq!(one[0], ResultValue::Count(2 * selected.len() as u64));
+    let ResultValue::Number(sum) = one[1] else {
+        panic!()
+    };
+    let expect: f64 = selected
+        .iter()
+        .map(|&x| ((x as f32 + 0.1) - x as f32) as f64)
+        .sum::<f64>()
+        * 2.0;
+    assert!((sum - expect).abs() < 1e-6 * expect, "{sum} {expect}");
+    assert_eq!(
+        one[3],
+        ResultValue::Number(2.0 * *selected.last().unwrap() as f64)
+    );
+    assert_eq!(
+        one[4],
+        ResultValue::Report(vec![("cut".into(), 2 * selected.len() as u64, 500_000)])
+    );
+    let ResultValue::Column(taken) = &one[5] else {
+        panic!()
+    };
+    assert_eq!(
+        taken.clone().into_array(),
+        Array::Int64(vec![10, 13, 16, 19])
+    );
+    for threads in [2, 3] {
+        assert_eq!(run(threads), one, "{threads} threads");
+    }
+}
+
+#[test]
+fn bad_expressions_and_corrupt_files_are_errors() {
+    let path = scratch("errors").join("t.root");
+    write(&path, 1000);
+    let df = frame(std::slice::from_ref(&path), 1);
+    let err = df.filter("x >", None).err().unwrap().to_string();
+    assert!(
+        err.contains("expression 'x >' does not parse at position 3"),
+        "{err}"
+    );
+    let err = df.define("y", "w + 1").err().unwrap().to_string();
+    assert!(err.contains("unknown column 'w'"), "{err}");
+    // A file cut short: the run's error names it.
+    let data = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &data[..data.len() * 2 / 3]).unwrap();
+    let df = frame(std::slice::from_ref(&path), 1);
+    let result = df.count().and_then(|c| c.value());
+    let err = result.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err.contains("t.root"), "{err}");
+}
