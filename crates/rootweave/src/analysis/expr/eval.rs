@@ -3,6 +3,7 @@
 //! side only for the events that need it (as C++ does, so that `nJet > 0 && Jet_pt[0] > 30`
 //! never indexes an empty list), indexing and masks as `RVec` has them.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::functions::call;
@@ -245,7 +246,8 @@ fn logic(op: BinaryOp, left: Val, right: &Node, scope: &mut dyn Scope) -> Result
         let r = eval(right, scope)?;
         return binary(op, &left, &r, events).map_err(at);
     };
-    let truth = Lane::Many(values.clone()).bools().map_err(at)?;
+    let lane = Lane::Many(Cow::Borrowed(values));
+    let truth = lane.bools().map_err(at)?;
     let undecided: Vec<usize> = (0..events)
         .filter(|&e| truth.at(e) == (op == BinaryOp::And))
         .collect();
@@ -272,6 +274,7 @@ fn ternary(cond: Val, yes: &Node, no: &Node, scope: &mut dyn Scope) -> Result<Va
         pos: yes.pos,
         message,
     };
+    let lane;
     let truth = match &cond {
         Val::Const(s) => {
             let side = if super::value::scalar_f64(s) != 0.0 {
@@ -281,7 +284,10 @@ fn ternary(cond: Val, yes: &Node, no: &Node, scope: &mut dyn Scope) -> Result<Va
             };
             return eval(side, scope);
         }
-        Val::Col(Column::Flat(v)) => Lane::Many(v.clone()).bools().map_err(at)?,
+        Val::Col(Column::Flat(v)) => {
+            lane = Lane::Many(Cow::Borrowed(v));
+            lane.bools().map_err(at)?
+        }
         Val::Col(_) => return Err(at("the condition of '?:' is an RVec (use Where)".into())),
     };
     let take: Vec<usize> = (0..events).filter(|&e| truth.at(e)).collect();
@@ -357,7 +363,7 @@ fn unify(a: Column, b: Column) -> Result<(Column, Column), String> {
 /// A column's values converted to `ty`.
 pub fn convert(c: Column, ty: Ty) -> Result<Column, String> {
     let conv = |v: Values| -> Result<Values, String> {
-        let lane = Lane::Many(v);
+        let lane = Lane::Many(Cow::Owned(v));
         let n = match &lane {
             Lane::Many(v) => v.len(),
             Lane::One(_) => 1,
@@ -501,7 +507,7 @@ fn map_items(args: &[Node], scope: &mut dyn Scope) -> Result<Val, EvalError> {
     let mut bound = HashMap::new();
     for (name, lane) in params.iter().zip(lanes) {
         let values = match lane {
-            Lane::Many(v) => v,
+            Lane::Many(v) => v.into_owned(),
             Lane::One(s) => match Val::Const(s).into_column(items) {
                 Column::Flat(v) => v,
                 _ => unreachable!("a constant is flat"),

@@ -3,6 +3,7 @@
 //! (reductions, sorting, selections, combinations, angular distances, invariant masses) as
 //! `ROOT/RVec.hxx` computes them, and four-vectors (`PtEtaPhiMVector`) with their methods.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::value::{align, shaped, Lane, Num, Scalar, Shape, Ty, Val};
@@ -254,7 +255,7 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
     let events = offsets.len() - 1;
     let spans = || offsets.windows(2).map(|w| w[0]..w[1]);
     let empty = |e: usize| format!("{name} of an empty RVec (event {e} of the batch)");
-    let lane = Lane::Many(values.clone());
+    let lane = Lane::Many(Cow::Borrowed(values));
     let out = match name {
         "size" => Values::Int(spans().map(|r| r.len() as i64).collect()),
         "Any" | "All" => {
@@ -363,7 +364,8 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
     if Ty::of(values) == Ty::P4 && !matches!(name, "Reverse" | "Enumerate") {
         return Err(format!("{name} of four-vectors"));
     }
-    let x = Lane::Many(values.clone()).f64s().unwrap_or(Num::One(0.0));
+    let lane = Lane::Many(Cow::Borrowed(values));
+    let x = lane.f64s().unwrap_or(Num::One(0.0));
     let mut index: Vec<usize> = Vec::with_capacity(values.len());
     let mut out = vec![0usize];
     for w in offsets.windows(2) {
@@ -414,7 +416,8 @@ fn take(v: &Val, which: &Val) -> Result<Val, String> {
     let mut out = vec![0usize];
     match which {
         Val::Col(Column::Jagged(io, iv)) => {
-            let idx = Lane::Many(iv.clone()).ints()?;
+            let lane = Lane::Many(Cow::Borrowed(iv));
+            let idx = lane.ints()?;
             if io.len() != offsets.len() {
                 return Err("Take of lists of different events".into());
             }

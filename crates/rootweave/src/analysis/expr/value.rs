@@ -3,6 +3,7 @@
 //! alignment of operands of different shapes (a number per event against a list per event
 //! is applied to every item of the list, as `RVec`'s operators do).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::analysis::column::{Column, Values, P4};
@@ -83,16 +84,17 @@ pub enum Shape {
     Jagged(Arc<Vec<usize>>),
 }
 
-/// An operand aligned to a [`Shape`]: a constant or one value per position.
+/// An operand aligned to a [`Shape`]: a constant or one value per position (the
+/// operand's own values where they are already in place, not copied).
 #[derive(Debug, Clone)]
-pub enum Lane {
+pub enum Lane<'a> {
     /// The same value at every position.
     One(Scalar),
     /// A value per position.
-    Many(Values),
+    Many(Cow<'a, Values>),
 }
 
-impl Lane {
+impl Lane<'_> {
     /// The operand's type.
     pub fn ty(&self) -> Ty {
         match self {
@@ -102,35 +104,35 @@ impl Lane {
     }
 
     /// As `f64` numbers (closure per position).
-    pub fn f64s(&self) -> Result<Num<f64>, String> {
+    pub fn f64s(&self) -> Result<Num<'_, f64>, String> {
         Ok(match self {
             Lane::One(s) => Num::One(scalar_f64(s)),
-            Lane::Many(v) => Num::Many(match v {
-                Values::Bool(v) => v.iter().map(|&b| b as u8 as f64).collect(),
-                Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
-                Values::F32(v) => v.iter().map(|&x| x as f64).collect(),
-                Values::F64(v) => v.clone(),
+            Lane::Many(v) => Num::Many(match &**v {
+                Values::Bool(v) => Cow::Owned(v.iter().map(|&b| b as u8 as f64).collect()),
+                Values::Int(v) => Cow::Owned(v.iter().map(|&x| x as f64).collect()),
+                Values::F32(v) => Cow::Owned(v.iter().map(|&x| x as f64).collect()),
+                Values::F64(v) => Cow::Borrowed(v.as_slice()),
                 Values::P4(_) => return Err("a four-vector is not a number".into()),
             }),
         })
     }
 
     /// As `f32` numbers (integers converted as C++ converts them).
-    pub fn f32s(&self) -> Result<Num<f32>, String> {
+    pub fn f32s(&self) -> Result<Num<'_, f32>, String> {
         Ok(match self {
             Lane::One(s) => Num::One(scalar_f64(s) as f32),
-            Lane::Many(v) => Num::Many(match v {
-                Values::Bool(v) => v.iter().map(|&b| b as u8 as f32).collect(),
-                Values::Int(v) => v.iter().map(|&x| x as f32).collect(),
-                Values::F32(v) => v.clone(),
-                Values::F64(v) => v.iter().map(|&x| x as f32).collect(),
+            Lane::Many(v) => Num::Many(match &**v {
+                Values::Bool(v) => Cow::Owned(v.iter().map(|&b| b as u8 as f32).collect()),
+                Values::Int(v) => Cow::Owned(v.iter().map(|&x| x as f32).collect()),
+                Values::F32(v) => Cow::Borrowed(v.as_slice()),
+                Values::F64(v) => Cow::Owned(v.iter().map(|&x| x as f32).collect()),
                 Values::P4(_) => return Err("a four-vector is not a number".into()),
             }),
         })
     }
 
     /// As integers (floating-point values truncated).
-    pub fn ints(&self) -> Result<Num<i64>, String> {
+    pub fn ints(&self) -> Result<Num<'_, i64>, String> {
         Ok(match self {
             Lane::One(s) => Num::One(match s {
                 Scalar::Bool(b) => *b as i64,
@@ -138,32 +140,37 @@ impl Lane {
                 Scalar::F32(x) => *x as i64,
                 Scalar::F64(x) => *x as i64,
             }),
-            Lane::Many(v) => Num::Many(match v {
-                Values::Bool(v) => v.iter().map(|&b| b as i64).collect(),
-                Values::Int(v) => v.clone(),
-                Values::F32(v) => v.iter().map(|&x| x as i64).collect(),
-                Values::F64(v) => v.iter().map(|&x| x as i64).collect(),
+            Lane::Many(v) => Num::Many(match &**v {
+                Values::Bool(v) => Cow::Owned(v.iter().map(|&b| b as i64).collect()),
+                Values::Int(v) => Cow::Borrowed(v.as_slice()),
+                Values::F32(v) => Cow::Owned(v.iter().map(|&x| x as i64).collect()),
+                Values::F64(v) => Cow::Owned(v.iter().map(|&x| x as i64).collect()),
                 Values::P4(_) => return Err("a four-vector is not a number".into()),
             }),
         })
     }
 
     /// As booleans (non-zero is true).
-    pub fn bools(&self) -> Result<Num<bool>, String> {
+    pub fn bools(&self) -> Result<Num<'_, bool>, String> {
         Ok(match self {
             Lane::One(s) => Num::One(scalar_f64(s) != 0.0),
-            Lane::Many(Values::Bool(v)) => Num::Many(v.clone()),
-            Lane::Many(Values::Int(v)) => Num::Many(v.iter().map(|&x| x != 0).collect()),
-            Lane::Many(Values::F32(v)) => Num::Many(v.iter().map(|&x| x != 0.0).collect()),
-            Lane::Many(Values::F64(v)) => Num::Many(v.iter().map(|&x| x != 0.0).collect()),
-            Lane::Many(Values::P4(_)) => return Err("a four-vector is not a condition".into()),
+            Lane::Many(v) => Num::Many(match &**v {
+                Values::Bool(v) => Cow::Borrowed(v.as_slice()),
+                Values::Int(v) => Cow::Owned(v.iter().map(|&x| x != 0).collect()),
+                Values::F32(v) => Cow::Owned(v.iter().map(|&x| x != 0.0).collect()),
+                Values::F64(v) => Cow::Owned(v.iter().map(|&x| x != 0.0).collect()),
+                Values::P4(_) => return Err("a four-vector is not a condition".into()),
+            }),
         })
     }
 
     /// As four-vectors.
-    pub fn p4s(&self) -> Result<Num<P4>, String> {
+    pub fn p4s(&self) -> Result<Num<'_, P4>, String> {
         match self {
-            Lane::Many(Values::P4(v)) => Ok(Num::Many(v.clone())),
+            Lane::Many(v) if matches!(**v, Values::P4(_)) => match &**v {
+                Values::P4(v) => Ok(Num::Many(Cow::Borrowed(v.as_slice()))),
+                _ => unreachable!("matched above"),
+            },
             _ => Err(format!(
                 "a {} where a four-vector is needed",
                 ty_name(self.ty())
@@ -172,16 +179,17 @@ impl Lane {
     }
 }
 
-/// Numbers of one type: one for every position, or one per position.
+/// Numbers of one type: one for every position, or one per position (borrowed where
+/// they need no conversion).
 #[derive(Debug, Clone)]
-pub enum Num<T> {
+pub enum Num<'a, T: Clone> {
     /// The same at every position.
     One(T),
     /// One per position.
-    Many(Vec<T>),
+    Many(Cow<'a, [T]>),
 }
 
-impl<T: Copy> Num<T> {
+impl<T: Copy> Num<'_, T> {
     /// The value at position `i`.
     #[inline]
     pub fn at(&self, i: usize) -> T {
@@ -215,7 +223,7 @@ pub fn scalar_f64(s: &Scalar) -> f64 {
 
 /// Operands brought to one shape: the shape, the number of positions, and each operand's
 /// lane. Two lists per event must have the same lengths in every event.
-pub fn align(vals: &[&Val], events: usize) -> Result<(Shape, usize, Vec<Lane>), String> {
+pub fn align<'a>(vals: &[&'a Val], events: usize) -> Result<(Shape, usize, Vec<Lane<'a>>), String> {
     let mut shape = Shape::Flat;
     for v in vals {
         match v {
@@ -252,8 +260,8 @@ pub fn align(vals: &[&Val], events: usize) -> Result<(Shape, usize, Vec<Lane>), 
         .iter()
         .map(|v| match (v, &shape) {
             (Val::Const(s), _) => Lane::One(*s),
-            (Val::Col(Column::Flat(values)), Shape::Flat) => Lane::Many(values.clone()),
-            (Val::Col(Column::Jagged(_, values)), _) => Lane::Many(values.clone()),
+            (Val::Col(Column::Flat(values)), Shape::Flat) => Lane::Many(Cow::Borrowed(values)),
+            (Val::Col(Column::Jagged(_, values)), _) => Lane::Many(Cow::Borrowed(values)),
             (Val::Col(Column::Flat(values)), Shape::Jagged(offsets)) => {
                 // A value per event, repeated for each item of the event's list.
                 let index: Vec<usize> = offsets
@@ -261,7 +269,7 @@ pub fn align(vals: &[&Val], events: usize) -> Result<(Shape, usize, Vec<Lane>), 
                     .enumerate()
                     .flat_map(|(e, w)| std::iter::repeat_n(e, w[1] - w[0]))
                     .collect();
-                Lane::Many(values.gather(&index))
+                Lane::Many(Cow::Owned(values.gather(&index)))
             }
             (Val::Col(Column::Tuple(_)), _) => unreachable!("refused above"),
         })
