@@ -74,7 +74,7 @@ pub enum Interpretation {
     /// A counted array member of a split collection's items (`T* x //[n]`, `n` another
     /// member): per item a flag byte and, unless it is zero, as many values as that
     /// item's `n` says, read from the sibling branch `counter`. Decoded with the
-    /// counter's values ([`Interpretation::decode_counted`]).
+    /// counter's values (`Interpretation::decode_counted`).
     CountedMembers {
         /// The value type.
         prim: Prim,
