@@ -167,6 +167,40 @@ impl PyFrame {
         booked(self.inner.report())
     }
 
+    /// `Snapshot(tree, path, columns, options)`: writes the events kept here to `path`
+    /// (`format` "ttree" or "rntuple", `compression` as the writers take it), in input
+    /// order, with the GIL released; a graph over the written file.
+    #[pyo3(signature = (tree, path, columns, format="ttree", compression=None, memory_budget=None))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one by one.
+    fn snapshot(
+        &self,
+        py: Python<'_>,
+        tree: &str,
+        path: std::path::PathBuf,
+        columns: Vec<String>,
+        format: &str,
+        compression: Option<&str>,
+        memory_budget: Option<u64>,
+    ) -> PyResult<PyFrame> {
+        use rootweave::analysis::{SnapshotFormat, SnapshotOptions};
+        let format = match format.to_ascii_lowercase().as_str() {
+            "ttree" => SnapshotFormat::TTree,
+            "rntuple" => SnapshotFormat::RNTuple,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "no output format '{other}' (ttree or rntuple)"
+                )))
+            }
+        };
+        let options = SnapshotOptions {
+            format,
+            compression: compression.map(crate::write::compression).transpose()?,
+            memory_budget,
+        };
+        let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
+        frame(py.detach(|| self.inner.snapshot(tree, &path, &cols, &options)))
+    }
+
     /// How many times the graph ran.
     fn runs(&self) -> usize {
         self.inner.runs()

@@ -7,6 +7,7 @@ GIL): `df.Filter("Sum(Jet_pt > 40) >= 2").Histo1D(("h", "", 100, 0, 200), "MET_p
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -344,6 +345,26 @@ class RDataFrame:
     def Report(self) -> RResultPtr:  # noqa: N802
         """The cut flow of the named filters above."""
         return RResultPtr(self._frame.report(), CutFlowReport)
+
+    def Snapshot(self, tree: str, path: str | os.PathLike[str], columns: Sequence[str] | None = None,  # noqa: N802
+                 *, format: str = "ttree", compression: str | None = None) -> RDataFrame:
+        """Writes the events kept here, with `columns` (read or defined), to a new file, in
+        input order whatever the thread count; results booked so far fill in the same pass.
+
+        Args:
+            tree: The name of the TTree or RNTuple written.
+            path: The new file (replaced if it exists, once the new one is complete).
+            columns: The columns written (all the dataset's and every defined one if None).
+            format: "ttree" (RDataFrame's default) or "rntuple".
+            compression: "zstd:5", "zlib:1", ... (default: ROOT's for the format).
+
+        Returns:
+            An RDataFrame over the written file.
+        """
+        frame = self._frame.snapshot(tree, os.fspath(path), list(columns or []), format, compression)
+        out = RDataFrame(None, _frame=frame)
+        out._sources = [(os.fspath(path), tree)]
+        return out
 
     def GetNRuns(self) -> int:  # noqa: N802
         """How many times the graph has run."""

@@ -153,6 +153,25 @@ impl<'a> BatchState<'a> {
         Ok(narrowed)
     }
 
+    /// Column `name` at node `n` as it is written out: a column of the dataset as read
+    /// (its own type, the node's events taken), a defined one as the layer computed it.
+    pub fn output_array(&mut self, n: usize, name: &str) -> Result<Array, String> {
+        let (defining, resolved) = self.plan.resolve(n, name);
+        if defining.is_some() {
+            return Ok(self.column(n, name)?.into_array());
+        }
+        let array = self
+            .arrays
+            .iter()
+            .find(|(a, _)| *a == resolved)
+            .map(|(_, a)| a)
+            .ok_or_else(|| format!("no column '{resolved}'"))?;
+        Ok(match self.selection(n)? {
+            None => array.clone(),
+            Some(index) => crate::array::take(array, &index),
+        })
+    }
+
     /// A definition's value over the events of node `n`.
     fn definition_at(&mut self, n: usize, definition: &Definition) -> Result<Column, String> {
         self.selection(n)?;

@@ -289,7 +289,7 @@ impl Frame {
 
     /// Checks that every column of `columns` is known here (defined above or read), as
     /// RDataFrame checks them when a node is made: `what` names the user of the columns.
-    fn check_columns(&self, columns: &[String], what: &str) -> Result<()> {
+    pub(crate) fn check_columns(&self, columns: &[String], what: &str) -> Result<()> {
         let inputs = self.input_names()?;
         for c in columns {
             let known = match self.lock().resolve(self.node, c) {

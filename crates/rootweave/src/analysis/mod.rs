@@ -14,8 +14,10 @@ pub mod column;
 pub mod expr;
 mod graph;
 mod run;
+mod snapshot;
 
 pub use actions::{ActionSpec, AxisModel, ResultValue};
 pub use book::Model;
 pub use graph::{Booked, ColumnFn, Frame, SampleInfo};
 pub use run::{Progress, STEP};
+pub use snapshot::{SnapshotFormat, SnapshotOptions};

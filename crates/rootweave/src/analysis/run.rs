@@ -25,9 +25,27 @@ pub struct Progress {
     pub entries: u64,
 }
 
+/// Something done with every batch besides filling results (a snapshot's writing): told
+/// the pool slot running it and the batch's place in the dataset's order.
+pub trait BatchSink: Sync {
+    /// The node whose events it takes, and the columns it needs there.
+    fn needs(&self) -> (usize, Vec<String>);
+    /// Takes batch number `sequence` (in dataset order) on pool slot `slot`.
+    fn batch(&self, slot: usize, sequence: u64, state: &mut BatchState) -> Result<()>;
+}
+
 /// Runs the graph's pending results (those booked since its last run); `watch` is called
 /// after each batch with the progress so far.
 pub fn run(graph: &Arc<Mutex<Graph>>, watch: Option<&(dyn Fn(Progress) + Sync)>) -> Result<()> {
+    run_with(graph, watch, None)
+}
+
+/// [`run`], also handing every batch to `sink` (which runs even without pending results).
+pub fn run_with(
+    graph: &Arc<Mutex<Graph>>,
+    watch: Option<&(dyn Fn(Progress) + Sync)>,
+    sink: Option<&dyn BatchSink>,
+) -> Result<()> {
     let (plan, bookings, pending, dataset) = {
         let g = graph.lock().unwrap_or_else(|p| p.into_inner());
         let pending: Vec<usize> = (0..g.bookings.len())
@@ -42,10 +60,11 @@ pub fn run(graph: &Arc<Mutex<Graph>>, watch: Option<&(dyn Fn(Progress) + Sync)>)
             g.dataset.clone(),
         )
     };
-    if pending.is_empty() {
+    if pending.is_empty() && sink.is_none() {
         return Ok(());
     }
-    let inputs = needed_inputs(&plan, &bookings, &pending);
+    let extra = sink.map(|s| s.needs());
+    let inputs = needed_inputs(&plan, &bookings, &pending, extra.as_ref());
     let names: Vec<String> = if dataset.sources().is_empty() {
         Vec::new()
     } else {
@@ -73,6 +92,19 @@ pub fn run(graph: &Arc<Mutex<Graph>>, watch: Option<&(dyn Fn(Progress) + Sync)>)
     } else {
         vec![0; dataset.sources().len()]
     };
+    // A batch's place in the whole dataset, for the sink's writer.
+    let first_batch: Vec<u64> = match sink {
+        Some(_) => dataset
+            .batch_counts(STEP)?
+            .iter()
+            .scan(0u64, |s, &n| {
+                let here = *s;
+                *s += n as u64;
+                Some(here)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     let filters: Vec<Vec<usize>> = pending
         .iter()
         .map(|&b| named_filters(&plan, bookings[b].node))
@@ -80,7 +112,7 @@ pub fn run(graph: &Arc<Mutex<Graph>>, watch: Option<&(dyn Fn(Progress) + Sync)>)
     let ordered = Mutex::new(InOrder::default());
     let progress = Mutex::new(Progress::default());
     let fields: Vec<&str> = inputs.iter().map(String::as_str).collect();
-    dataset.for_each_unit(&fields, STEP, |_, unit, arrays| {
+    dataset.for_each_unit(&fields, STEP, |slot, unit, arrays| {
         let events = (unit.entries.end - unit.entries.start) as usize;
         let first = starts[unit.source] + unit.entries.start;
         let mut state = BatchState::new(&plan, arrays, unit.source, first, events);
@@ -102,6 +134,13 @@ pub fn run(graph: &Arc<Mutex<Graph>>, watch: Option<&(dyn Fn(Progress) + Sync)>)
                 ))
             })?;
             partials.push(partial);
+        }
+        if let Some(sink) = sink {
+            sink.batch(
+                slot,
+                first_batch[unit.source] + unit.part as u64,
+                &mut state,
+            )?;
         }
         ordered
             .lock()
@@ -195,6 +234,7 @@ fn needed_inputs(
     plan: &Plan,
     bookings: &[super::graph::Booking],
     pending: &[usize],
+    extra: Option<&(usize, Vec<String>)>,
 ) -> Vec<String> {
     let mut work: Vec<(usize, String)> = Vec::new();
     let mut seen: HashSet<(usize, String)> = HashSet::new();
@@ -206,9 +246,12 @@ fn needed_inputs(
             Definition::PerSample(_) => Vec::new(),
         }
     };
-    for &b in pending {
-        let node = bookings[b].node;
-        work.extend(bookings[b].spec.columns().into_iter().map(|c| (node, c)));
+    let wanted = pending
+        .iter()
+        .map(|&b| (bookings[b].node, bookings[b].spec.columns()))
+        .chain(extra.cloned());
+    for (node, columns) in wanted {
+        work.extend(columns.into_iter().map(|c| (node, c)));
         // Every filter above the result.
         let mut at = Some(node);
         while let Some(n) = at {
@@ -250,6 +293,17 @@ fn needed_inputs(
     }
     inputs.sort();
     inputs
+}
+
+/// The dataset columns that `columns` at `node` need (see [`needed_inputs`]).
+pub(crate) fn needed_inputs_of(
+    plan: &Plan,
+    bookings: &[super::graph::Booking],
+    pending: &[usize],
+    node: usize,
+    columns: &[String],
+) -> Vec<String> {
+    needed_inputs(plan, bookings, pending, Some(&(node, columns.to_vec())))
 }
 
 /// Partials of every pending result per batch, added in dataset order.

@@ -139,6 +139,18 @@ impl Dataset {
             .collect()
     }
 
+    /// How many batches of at least `step` entries (whole clusters) each source has, in
+    /// order, as [`Dataset::for_each_unit`] makes them (opens every source's metadata): with
+    /// a [`Unit`]'s source and part, a batch's place in the whole dataset.
+    pub fn batch_counts(&self, step: u64) -> Result<Vec<usize>> {
+        (0..self.sources.len())
+            .map(|i| {
+                let reader = self.open(i)?;
+                Ok(batch_ranges(&reader.clusters()?, 0..reader.entries(), step).len())
+            })
+            .collect()
+    }
+
     /// The slots of [`Dataset::for_each_parallel`]: the threads of the pool.
     pub fn slots(&self) -> usize {
         self.pool.current_num_threads()

@@ -1,0 +1,281 @@
+//! `Snapshot`: the events a node keeps, with chosen columns (read or defined), written to a
+//! TTree or an RNTuple through the parallel writers within their memory budget, batch k of
+//! the dataset as the writer's sequence number k, so the output keeps the input's entry
+//! order for any number of threads (RDataFrame's multithreaded Snapshot does not). The
+//! output appears once complete; the results booked on the graph are filled in the same
+//! pass.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::batch::{BatchState, Plan};
+use super::graph::{Frame, NodeKind};
+use super::run::{run_with, BatchSink};
+use crate::array::{Array, ColumnData, Recycler};
+use crate::compress::Compression;
+use crate::dataset::{BatchSource, Dataset, Source};
+use crate::error::{Error, Result};
+use crate::rntuple::{
+    Field, RNTupleFillContext, RNTupleParallelOptions, RNTupleParallelWriter, RNTupleWriteOptions,
+};
+use crate::tree_layout::{field_type_of, FieldOptions, TreeLayout};
+use crate::ttree::{
+    TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteOptions,
+};
+
+/// The format a snapshot is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SnapshotFormat {
+    /// A TTree (RDataFrame's default): lists as `std::vector` branches.
+    #[default]
+    TTree,
+    /// An RNTuple.
+    RNTuple,
+}
+
+/// How a snapshot is written (RDataFrame's `RSnapshotOptions`).
+#[derive(Debug, Clone, Default)]
+pub struct SnapshotOptions {
+    /// The format.
+    pub format: SnapshotFormat,
+    /// The compression (default: ROOT's for the format).
+    pub compression: Option<Compression>,
+    /// The writer's memory budget in bytes (default 256 MiB).
+    pub memory_budget: Option<u64>,
+}
+
+/// The writer of a snapshot and a fill context per pool slot.
+enum Output {
+    TTree {
+        writer: TTreeParallelWriter,
+        layout: TreeLayout,
+        contexts: Vec<Mutex<TTreeFillContext>>,
+    },
+    RNTuple {
+        writer: RNTupleParallelWriter,
+        contexts: Vec<Mutex<RNTupleFillContext>>,
+    },
+}
+
+/// What a run hands each batch to: the node, the columns, the writer.
+struct Writing {
+    node: usize,
+    columns: Vec<String>,
+    output: Output,
+}
+
+impl BatchSink for Writing {
+    fn needs(&self) -> (usize, Vec<String>) {
+        (self.node, self.columns.clone())
+    }
+
+    fn batch(&self, slot: usize, sequence: u64, state: &mut BatchState) -> Result<()> {
+        let arrays = self
+            .columns
+            .iter()
+            .map(|c| {
+                state
+                    .output_array(self.node, c)
+                    .map_err(|e| Error::InvalidArgument(format!("Snapshot column '{c}': {e}")))
+            })
+            .collect::<Result<Vec<Array>>>()?;
+        let batch = column_data(&self.columns, &arrays)?;
+        match &self.output {
+            Output::TTree {
+                layout, contexts, ..
+            } => {
+                let mut context = contexts[slot].lock().unwrap_or_else(|p| p.into_inner());
+                layout.with_branch_batches(&batch, |branches| {
+                    context.extend_sequence(sequence, branches)
+                })
+            }
+            Output::RNTuple { contexts, .. } => {
+                let mut context = contexts[slot].lock().unwrap_or_else(|p| p.into_inner());
+                context.extend_sequence(sequence, &batch)
+            }
+        }
+    }
+}
+
+fn column_data<'a>(names: &[String], arrays: &'a [Array]) -> Result<Vec<ColumnData<'a>>> {
+    names
+        .iter()
+        .zip(arrays)
+        .map(|(n, a)| {
+            a.as_column_data().ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "Snapshot column '{n}': a {} cannot be written",
+                    a.kind()
+                ))
+            })
+        })
+        .collect()
+}
+
+impl Frame {
+    /// `Snapshot(tree, path, columns, options)`: writes the events this node keeps, with
+    /// `columns` (empty: every column of the dataset and every one defined above), to a new
+    /// file at `path` as `tree`, in input order; runs the graph's pending results in the
+    /// same pass. Returns a graph over the written file.
+    pub fn snapshot(
+        &self,
+        tree: &str,
+        path: &Path,
+        columns: &[&str],
+        options: &SnapshotOptions,
+    ) -> Result<Frame> {
+        let columns = self.snapshot_columns(columns)?;
+        let (plan, dataset) = {
+            let g = self.lock();
+            (
+                Plan {
+                    nodes: g.nodes.clone(),
+                },
+                g.dataset.clone(),
+            )
+        };
+        let fields = self.snapshot_fields(&plan, &dataset, &columns)?;
+        let temp = crate::io::temporary_path(path);
+        let slots = dataset.slots().max(1);
+        let budget = options.memory_budget.unwrap_or(256 << 20);
+        let output = match options.format {
+            SnapshotFormat::TTree => {
+                let layout = TreeLayout::new(&fields, |_| FieldOptions {
+                    std_vector: true,
+                    ..FieldOptions::default()
+                })?;
+                let write = TTreeWriteOptions {
+                    compression: Some(
+                        options
+                            .compression
+                            .unwrap_or(Compression::ROOT_FILE_DEFAULT),
+                    ),
+                    ..TTreeWriteOptions::default()
+                };
+                let parallel = TTreeParallelOptions::default()
+                    .with_write(write)
+                    .with_memory_budget(budget)
+                    .with_ordered(true);
+                let writer = TTreeParallelWriter::recreate(
+                    &temp,
+                    tree,
+                    layout.branches().to_vec(),
+                    parallel,
+                )?;
+                let contexts = (0..slots).map(|_| Mutex::new(writer.context())).collect();
+                Output::TTree {
+                    writer,
+                    layout,
+                    contexts,
+                }
+            }
+            SnapshotFormat::RNTuple => {
+                let write = RNTupleWriteOptions::default().with_compression(
+                    options
+                        .compression
+                        .unwrap_or(Compression::ROOT_RNTUPLE_DEFAULT),
+                );
+                let parallel = RNTupleParallelOptions::default()
+                    .with_write(write)
+                    .with_memory_budget(budget)
+                    .with_ordered(true);
+                let writer = RNTupleParallelWriter::recreate(&temp, tree, fields, parallel)?;
+                let contexts = (0..slots).map(|_| Mutex::new(writer.context())).collect();
+                Output::RNTuple { writer, contexts }
+            }
+        };
+        let writing = Writing {
+            node: self.node,
+            columns,
+            output,
+        };
+        let ran = run_with(&self.graph, None, Some(&writing));
+        // The contexts commit what they hold when dropped, before the writer closes.
+        let closed = match writing.output {
+            Output::TTree {
+                writer, contexts, ..
+            } => {
+                drop(contexts);
+                writer.close().map(|_| ())
+            }
+            Output::RNTuple { writer, contexts } => {
+                drop(contexts);
+                writer.close().map(|_| ())
+            }
+        };
+        let finished = ran.and(closed).and_then(|_| {
+            std::fs::rename(&temp, path).map_err(|source| Error::Io {
+                path: PathBuf::from(path),
+                source,
+            })
+        });
+        if let Err(e) = finished {
+            let _ = std::fs::remove_file(&temp);
+            return Err(e);
+        }
+        let options = crate::ReadOptions::default().with_threads(slots);
+        Ok(Frame::new(Dataset::new(
+            vec![Source::new(path, Some(tree))],
+            options,
+        )?))
+    }
+
+    /// The columns a snapshot writes: those asked (checked), or every column of the
+    /// dataset and every one defined above, in that order.
+    fn snapshot_columns(&self, asked: &[&str]) -> Result<Vec<String>> {
+        if !asked.is_empty() {
+            let asked: Vec<String> = asked.iter().map(|c| c.to_string()).collect();
+            self.check_columns(&asked, "Snapshot")?;
+            return Ok(asked);
+        }
+        let mut out: Vec<String> = self.input_names()?.to_vec();
+        let g = self.lock();
+        let mut defined = Vec::new();
+        let mut at = Some(self.node);
+        while let Some(n) = at {
+            if let NodeKind::Define { name, .. } = &g.nodes[n].kind {
+                if !out.contains(name) && !defined.contains(name) {
+                    defined.push(name.clone());
+                }
+            }
+            at = g.nodes[n].parent;
+        }
+        defined.reverse();
+        out.extend(defined);
+        Ok(out)
+    }
+
+    /// The output fields of `columns`: their types found by computing them for no events of
+    /// the first source.
+    fn snapshot_fields(
+        &self,
+        plan: &Plan,
+        dataset: &Dataset,
+        columns: &[String],
+    ) -> Result<Vec<Field>> {
+        let inputs = {
+            let g = self.lock();
+            let bookings = Vec::new();
+            super::run::needed_inputs_of(plan, &g.bookings, &bookings, self.node, columns)
+        };
+        let reader = dataset.open(0)?;
+        let names: Vec<&str> = inputs.iter().map(String::as_str).collect();
+        let arrays = reader.read_fields_recycling(&names, 0..0, &mut Recycler::new())?;
+        let mut state = BatchState::new(plan, &arrays, 0, 0, 0);
+        columns
+            .iter()
+            .map(|c| {
+                let array = state
+                    .output_array(self.node, c)
+                    .map_err(|e| Error::InvalidArgument(format!("Snapshot column '{c}': {e}")))?;
+                let ty = field_type_of(&array).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "Snapshot column '{c}': its values ({}) have no type to write",
+                        array.kind()
+                    ))
+                })?;
+                Ok(Field::new(c, ty))
+            })
+            .collect()
+    }
+}
