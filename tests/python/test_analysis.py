@@ -217,3 +217,23 @@ def test_snapshot_writes_the_selection_in_input_order(workdir, adl_files, fmt):
     as_f64 = lambda a: np.asarray(ak.flatten(a, axis=None), dtype=np.float64)  # noqa: E731
     assert np.isclose(root["ht"], as_f64(theirs["ht"]).sum(), rtol=1e-9)
     assert np.isclose(root["good"], as_f64(theirs["good_pt"]).sum(), rtol=1e-9)
+
+
+def test_the_adl_queries_on_dask_equal_one_process_s(adl_files):
+    distributed = pytest.importorskip("distributed")
+    ours, _ = ADL.run(adl_files, "Events", "Jet_btag", 2, "rootweave")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        df = rootweave.RDataFrame("Events", adl_files, daskclient=client, npartitions=2)
+        booked = ADL.book(df, "Jet_btag")
+        extra = {"count": df.Filter("nMuon >= 2", "muons").Count(), "sum": df.Sum("MET_pt"),
+                 "report": df.Filter("nJet > 2", "jets").Report(), "take": df.Filter("nJet > 6").Take("event")}
+        dask = {q: ADL.summary(r.GetValue()) for q, r in booked.items()}
+        assert dask == ours
+        local = rootweave.RDataFrame("Events", adl_files)
+        assert extra["count"].GetValue() == local.Filter("nMuon >= 2").Count().GetValue()
+        assert np.isclose(extra["sum"].GetValue(), local.Sum("MET_pt").GetValue(), rtol=1e-12)
+        assert list(extra["report"].GetValue()) == list(local.Filter("nJet > 2", "jets").Report().GetValue())
+        assert extra["take"].GetValue().tolist() == local.Filter("nJet > 6").Take("event").GetValue().tolist()
+        with pytest.raises(NotImplementedError, match="Mean on Dask"):
+            df.Mean("MET_pt")

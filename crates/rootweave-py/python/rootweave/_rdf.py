@@ -16,6 +16,7 @@ import numpy as np
 from . import _paths
 from ._hist_write import STATISTICS
 from ._layout import to_awkward_content, to_numpy
+from . import _rdf_dask
 from ._rootweave import Booked as _Booked
 from ._rootweave import Frame as _Frame
 
@@ -40,19 +41,45 @@ class SampleInfo:
         return text in self.AsString()
 
 
+class _Distributed:
+    """A graph run on Dask: its client, partitions, the results booked (each the calls
+    making its node and its action) and, once run, their raw values."""
+
+    def __init__(self, client: Any, npartitions: int, sources: list[tuple[str, str | None]]) -> None:
+        self.client, self.npartitions, self.sources = client, npartitions, sources
+        self.results: list[tuple[tuple[_rdf_dask.Step, ...], _rdf_dask.Step]] = []
+        self.values: list[Any] = []
+
+    def book(self, steps: tuple[_rdf_dask.Step, ...], action: _rdf_dask.Step) -> int:
+        self.results.append((steps, action))
+        return len(self.results) - 1
+
+    def value(self, index: int) -> Any:
+        if index >= len(self.values):
+            self.values = _rdf_dask.run(self.client, self.sources, self.npartitions, self.results)
+        return self.values[index]
+
+
 class RResultPtr:
     """A booked result: `GetValue()` runs the graph (every result booked on it so far, in one
     pass) if it has not run since this result was booked."""
 
-    def __init__(self, booked: _Booked, convert: Callable[[Any], Any]) -> None:
-        self._booked, self._convert = booked, convert
+    def __init__(self, booked: _Booked, convert: Callable[[Any], Any],
+                 distributed: tuple[_Distributed, int] | None = None) -> None:
+        self._booked, self._convert, self._distributed = booked, convert, distributed
 
     def GetValue(self) -> Any:  # noqa: N802
         """The value: a `hist.Hist`, a number, an array, or a `CutFlowReport`."""
+        if self._distributed is not None:
+            graph, index = self._distributed
+            return self._convert(graph.value(index))
         return self._convert(self._booked.value())
 
     def IsReady(self) -> bool:  # noqa: N802
         """Whether the graph has computed the value already."""
+        if self._distributed is not None:
+            graph, index = self._distributed
+            return index < len(graph.values)
         return bool(self._booked.is_ready())
 
     @property
@@ -147,9 +174,14 @@ class RDataFrame:
     """RDataFrame over files: `RDataFrame("Events", "f.root")`, `RDataFrame("Events",
     ["a.root", "b.root"])`, or `RDataFrame(files)` with files named as `rootweave.iterate`
     takes them. `threads`: threads reading and computing (all cores if None); results have
-    the same bits for any number of them."""
+    the same bits for any number of them. With `daskclient` (a `distributed.Client`), the graph
+    runs on its workers, `npartitions` groups of files (a file each by default), their results
+    added in file order (as ROOT's distributed RDataFrame runs on Dask)."""
 
-    def __init__(self, tree: Any, files: Any = None, threads: int | None = None, *, _frame: Any = None) -> None:
+    def __init__(self, tree: Any, files: Any = None, threads: int | None = None, *, daskclient: Any = None,
+                 npartitions: int | None = None, _frame: Any = None) -> None:
+        self._steps: tuple[_rdf_dask.Step, ...] = ()
+        self._distributed: _Distributed | None = None
         if _frame is not None:
             self._frame = _frame
             return
@@ -159,11 +191,19 @@ class RDataFrame:
             sources = [(path, str(tree)) for path, _ in _paths.sources(files)]
         self._sources = sources
         self._frame = _Frame(sources, threads or 0)
+        if daskclient is not None:
+            self._distributed = _Distributed(daskclient, npartitions or len(sources), sources)
 
-    def _next(self, frame: Any) -> RDataFrame:
+    def _next(self, frame: Any, step: _rdf_dask.Step) -> RDataFrame:
         out = RDataFrame(None, _frame=frame)
-        out._sources = self._sources
+        out._sources, out._distributed = self._sources, self._distributed
+        out._steps = self._steps + (step,)
         return out
+
+    def _result(self, booked: Any, convert: Callable[[Any], Any], action: _rdf_dask.Step) -> RResultPtr:
+        if self._distributed is None:
+            return RResultPtr(booked, convert)
+        return RResultPtr(booked, convert, (self._distributed, self._distributed.book(self._steps, action)))
 
     def Define(self, name: str, expression: str) -> RDataFrame:  # noqa: N802
         """A new column from an expression of the columns above.
@@ -172,7 +212,7 @@ class RDataFrame:
             name: The new column's name.
             expression: Its value, in RDataFrame's dialect (C++ with RVec's functions).
         """
-        return self._next(self._frame.define(name, expression))
+        return self._next(self._frame.define(name, expression), ("define", (name, expression)))
 
     def Redefine(self, name: str, expression: str) -> RDataFrame:  # noqa: N802
         """A new value for an existing column, from here down.
@@ -181,7 +221,7 @@ class RDataFrame:
             name: The column.
             expression: Its new value (the column in it is the old value).
         """
-        return self._next(self._frame.redefine(name, expression))
+        return self._next(self._frame.redefine(name, expression), ("redefine", (name, expression)))
 
     def Alias(self, alias: str, column: str) -> RDataFrame:  # noqa: N802
         """Another name for a column.
@@ -190,7 +230,7 @@ class RDataFrame:
             alias: The new name.
             column: The column it names.
         """
-        return self._next(self._frame.alias(alias, column))
+        return self._next(self._frame.alias(alias, column), ("alias", (alias, column)))
 
     def DefinePerSample(self, name: str, function: Callable[[SampleInfo], float]) -> RDataFrame:  # noqa: N802
         """A number per sample (file), computed once per file before the event loop.
@@ -200,7 +240,8 @@ class RDataFrame:
             function: Called with each file's `SampleInfo`; returns the number.
         """
         values = [float(function(SampleInfo(i, path, tree))) for i, (path, tree) in enumerate(self._sources)]
-        return self._next(self._frame.define_per_sample(name, values))
+        by_path = {path: v for (path, _), v in zip(self._sources, values)}
+        return self._next(self._frame.define_per_sample(name, values), ("define_per_sample", (name, by_path)))
 
     def Filter(self, expression: str, name: str = "") -> RDataFrame:  # noqa: N802
         """Keeps the events whose condition holds; a named filter is counted in `Report`.
@@ -209,7 +250,7 @@ class RDataFrame:
             expression: The condition.
             name: The filter's name in the cut flow (none: not counted).
         """
-        return self._next(self._frame.filter(expression, name or None))
+        return self._next(self._frame.filter(expression, name or None), ("filter", (expression, name or None)))
 
     def Range(self, begin: int, end: int | None = None, stride: int = 1) -> RDataFrame:  # noqa: N802
         """`Range(end)` or `Range(begin, end, stride)`: entries of the dataset (an end of 0
@@ -222,7 +263,9 @@ class RDataFrame:
         """
         if end is None:
             begin, end = 0, begin
-        return self._next(self._frame.range(begin, end or None, stride))
+        if self._distributed is not None:
+            raise NotImplementedError("Range on Dask: entries are counted per partition")
+        return self._next(self._frame.range(begin, end or None, stride), ("range", (begin, end or None, stride)))
 
     def GetColumnNames(self) -> list[str]:  # noqa: N802
         """The dataset's columns."""
@@ -241,7 +284,8 @@ class RDataFrame:
             raise ValueError("a histogram model is a tuple (name, title, nbins, low, high) as RDataFrame takes it; "
                              "Histo1D(column) without one (its range found from the data) is not supported")
         name, title, axes = _axes(model, 1)
-        return RResultPtr(self._frame.histo(name, title, axes, [column], weight), _to_hist)
+        args = (name, title, axes, [column], weight)
+        return self._result(self._frame.histo(*args), _to_hist, ("histo", args))
 
     def Histo2D(self, model: Any, x: str, y: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
         """A two-dimensional histogram.
@@ -253,7 +297,8 @@ class RDataFrame:
             weight: The weights.
         """
         name, title, axes = _axes(model, 2)
-        return RResultPtr(self._frame.histo(name, title, axes, [x, y], weight), _to_hist)
+        args = (name, title, axes, [x, y], weight)
+        return self._result(self._frame.histo(*args), _to_hist, ("histo", args))
 
     def Histo3D(self, model: Any, x: str, y: str, z: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
         """A three-dimensional histogram.
@@ -266,7 +311,8 @@ class RDataFrame:
             weight: The weights.
         """
         name, title, axes = _axes(model, 3)
-        return RResultPtr(self._frame.histo(name, title, axes, [x, y, z], weight), _to_hist)
+        args = (name, title, axes, [x, y, z], weight)
+        return self._result(self._frame.histo(*args), _to_hist, ("histo", args))
 
     def Profile1D(self, model: Any, x: str, y: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
         """The mean of `y` per bin of `x` (a `hist.Hist` of weighted means).
@@ -278,11 +324,12 @@ class RDataFrame:
             weight: The weights.
         """
         name, title, axes = _axes(model, 1)
-        return RResultPtr(self._frame.profile1d(name, title, axes[0], x, y, weight), _to_hist)
+        args = (name, title, axes[0], x, y, weight)
+        return self._result(self._frame.profile1d(*args), _to_hist, ("profile1d", args))
 
     def Count(self) -> RResultPtr:  # noqa: N802
         """The events that pass."""
-        return RResultPtr(self._frame.count(), int)
+        return self._result(self._frame.count(), int, ("count", ()))
 
     def Sum(self, column: str) -> RResultPtr:  # noqa: N802
         """The sum of a column's values (lists' items included).
@@ -290,7 +337,7 @@ class RDataFrame:
         Args:
             column: The column.
         """
-        return RResultPtr(self._frame.reduce("Sum", column), float)
+        return self._reduce("Sum", column, float)
 
     def Mean(self, column: str) -> RResultPtr:  # noqa: N802
         """The mean of a column's values.
@@ -298,7 +345,7 @@ class RDataFrame:
         Args:
             column: The column.
         """
-        return RResultPtr(self._frame.reduce("Mean", column), float)
+        return self._reduce("Mean", column, float)
 
     def Min(self, column: str) -> RResultPtr:  # noqa: N802
         """The smallest value.
@@ -306,7 +353,7 @@ class RDataFrame:
         Args:
             column: The column.
         """
-        return RResultPtr(self._frame.reduce("Min", column), float)
+        return self._reduce("Min", column, float)
 
     def Max(self, column: str) -> RResultPtr:  # noqa: N802
         """The largest value.
@@ -314,7 +361,7 @@ class RDataFrame:
         Args:
             column: The column.
         """
-        return RResultPtr(self._frame.reduce("Max", column), float)
+        return self._reduce("Max", column, float)
 
     def StdDev(self, column: str) -> RResultPtr:  # noqa: N802
         """The sample standard deviation of a column's values.
@@ -322,7 +369,7 @@ class RDataFrame:
         Args:
             column: The column.
         """
-        return RResultPtr(self._frame.reduce("StdDev", column), float)
+        return self._reduce("StdDev", column, float)
 
     def Take(self, column: str) -> RResultPtr:  # noqa: N802
         """Every value of a column, in entry order (NumPy, or Awkward for lists).
@@ -330,7 +377,7 @@ class RDataFrame:
         Args:
             column: The column.
         """
-        return RResultPtr(self._frame.reduce("Take", column), _to_array)
+        return self._reduce("Take", column, _to_array)
 
     def AsNumpy(self, columns: Sequence[str] | None = None) -> dict[str, Any]:  # noqa: N802
         """The columns' values in entry order, read in one pass (lists as Awkward arrays).
@@ -344,7 +391,7 @@ class RDataFrame:
 
     def Report(self) -> RResultPtr:  # noqa: N802
         """The cut flow of the named filters above."""
-        return RResultPtr(self._frame.report(), CutFlowReport)
+        return self._result(self._frame.report(), CutFlowReport, ("report", ()))
 
     def Snapshot(self, tree: str, path: str | os.PathLike[str], columns: Sequence[str] | None = None,  # noqa: N802
                  *, format: str = "ttree", compression: str | None = None) -> RDataFrame:
@@ -361,10 +408,17 @@ class RDataFrame:
         Returns:
             An RDataFrame over the written file.
         """
+        if self._distributed is not None:
+            raise NotImplementedError("Snapshot on Dask is not supported yet")
         frame = self._frame.snapshot(tree, os.fspath(path), list(columns or []), format, compression)
         out = RDataFrame(None, _frame=frame)
         out._sources = [(os.fspath(path), tree)]
         return out
+
+    def _reduce(self, what: str, column: str, convert: Callable[[Any], Any]) -> RResultPtr:
+        if self._distributed is not None and what in ("Mean", "StdDev"):
+            raise NotImplementedError(f"{what} on Dask is not supported yet (Sum and Count are)")
+        return self._result(self._frame.reduce(what, column), convert, ("reduce", (what, column)))
 
     def GetNRuns(self) -> int:  # noqa: N802
         """How many times the graph has run."""
