@@ -22,6 +22,9 @@ GRAPH = {
     "redefine": ("MET_pt", "MET_pt * 2"),
     "alias": ("met2", "MET_pt"),
     "edges": [0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 400.0],
+    # Systematics: jet pt scaled (an RVec column, changing a filter's outcome) and a weight.
+    "vary": [("Jet_pt", "ROOT::RVec<ROOT::RVecF>{Jet_pt * 0.9f, Jet_pt * 1.1f}", ["down", "up"], "jes"),
+             ("w", "ROOT::RVecD{w * 0.5, w * 2.0}", ["lo", "hi"], "weight")],
 }
 
 
@@ -53,13 +56,19 @@ def main():
     scalars = {"count": selected.Count(), "sum": selected.Sum("Jet_pt"), "mean": selected.Mean("MET_pt"),
                "min": selected.Min("lead_pt"), "max": selected.Max("Jet_pt"), "std": selected.StdDev("ht")}
     ranged = df.Range(100, 5000, 3).Filter("nMuon > 0").Count()
+    varied = df
+    for column, expr, tags, name in GRAPH["vary"]:
+        varied = varied.Vary(column, expr, tags, name)
+    vh = varied.Filter("Sum(Jet_pt > 40) >= 2").Histo1D(("vh", "", 40, 0, 400), "ht", "w")
+    variations = ROOT.RDF.Experimental.VariationsFor(vh)
     result = {"hw": cells(hw.GetValue()), "h2": cells(h2.GetValue()), "jets": cells(jets.GetValue()),
               "prof": {"cells": [prof.GetBinContent(i) for i in range(22)],
                        "entries_per_bin": [prof.GetBinEntries(i) for i in range(22)]},
               "scalars": {k: v.GetValue() for k, v in scalars.items()},
               "range": ranged.GetValue(),
               "report": [(c.GetName(), c.GetPass(), c.GetAll()) for c in report.GetValue()],
-              "runs": df.GetNRuns()}
+              "runs": df.GetNRuns(),
+              "variations": {str(k): cells(variations[k]) for k in variations.GetKeys()}}
     with open(out, "w") as f:
         json.dump(result, f)
 

@@ -104,6 +104,11 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
     scalars = {"count": selected.Count(), "sum": selected.Sum("Jet_pt"), "mean": selected.Mean("MET_pt"),
                "min": selected.Min("lead_pt"), "max": selected.Max("Jet_pt"), "std": selected.StdDev("ht")}
     ranged = df.Range(100, 5000, 3).Filter("nMuon > 0").Count()
+    varied = df
+    for column, expr, tags, name in GRAPH["vary"]:
+        varied = varied.Vary(column, expr, tags, name)
+    vh = varied.Filter("Sum(Jet_pt > 40) >= 2").Histo1D(("vh", "", 40, 0, 400), "ht", "w")
+    variations = rootweave.VariationsFor(vh)
 
     def flat(h):
         return h.values(flow=True).reshape(-1, order="F")
@@ -125,6 +130,12 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
     assert ranged.GetValue() == root["range"] > 0
     assert [tuple(r) for r in report.GetValue()] == [tuple(r) for r in root["report"]]
     assert len(root["report"]) == 2 and df.GetNRuns() == root["runs"] == 1
+    # Every variation, from the same pass (the jet scale moves `ht`, a Define of Jet_pt).
+    assert sorted(variations.GetKeys()) == sorted(root["variations"]) == sorted(
+        ["nominal", "jes:down", "jes:up", "weight:lo", "weight:hi"])
+    for key in variations.GetKeys():
+        assert close(flat(variations[key]), root["variations"][key]["cells"]), key
+    assert df.GetNRuns() == 1 and flat(variations["jes:up"]).tolist() != flat(variations["nominal"]).tolist()
 
 
 def test_take_and_asnumpy_keep_entry_order(adl_files):

@@ -82,6 +82,18 @@ impl PyFrame {
         )
     }
 
+    /// `Vary(column, expression, tags, name)`: `expression` a braced list of the values.
+    fn vary(
+        &self,
+        column: &str,
+        expression: &str,
+        tags: Vec<String>,
+        name: &str,
+    ) -> PyResult<PyFrame> {
+        let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+        frame(self.inner.vary(column, expression, &tags, name))
+    }
+
     /// `Alias(alias, column)`.
     fn alias(&self, alias: &str, column: &str) -> PyResult<PyFrame> {
         frame(self.inner.alias(alias, column))
@@ -209,6 +221,16 @@ impl PyFrame {
 
 #[pymethods]
 impl PyBooked {
+    /// `VariationsFor(result)`: `("nominal", result)`, then the result in every variation
+    /// of every `Vary` above it, `("name:tag", result)`.
+    fn variations(&self) -> PyResult<Vec<(String, PyBooked)>> {
+        Ok(Frame::variations_for(&self.inner)
+            .map_err(to_py)?
+            .into_iter()
+            .map(|(name, inner)| (name, PyBooked { inner }))
+            .collect())
+    }
+
     /// The value, running the graph (with the GIL released) if needed: a histogram as a
     /// dict of its sums, a count, a number, a column's layout, or a report's rows.
     fn value<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

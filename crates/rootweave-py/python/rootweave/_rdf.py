@@ -243,6 +243,23 @@ class RDataFrame:
         by_path = {path: v for (path, _), v in zip(self._sources, values)}
         return self._next(self._frame.define_per_sample(name, values), ("define_per_sample", (name, by_path)))
 
+    def Vary(self, column: str, expression: str, variationTags: Sequence[str] | int,  # noqa: N802,N803
+             variationName: str | None = None) -> RDataFrame:
+        """Other values of a column under a named variation: results booked below, given to
+        `VariationsFor`, are computed in each variation in the same pass.
+
+        Args:
+            column: The column varied.
+            expression: A braced list of its value in each variation: `"ROOT::RVecD{pt * 0.9,
+                pt * 1.1}"` or `"{pt * 0.9, pt * 1.1}"`.
+            variationTags: The variations' tags (`["down", "up"]`), or their number (tags
+                `"0"`, `"1"`, ...).
+            variationName: The variation's name (default: the column's).
+        """
+        tags = [str(k) for k in range(variationTags)] if isinstance(variationTags, int) else list(variationTags)
+        name = variationName or column
+        return self._next(self._frame.vary(column, expression, tags, name), ("vary", (column, expression, tags, name)))
+
     def Filter(self, expression: str, name: str = "") -> RDataFrame:  # noqa: N802
         """Keeps the events whose condition holds; a named filter is counted in `Report`.
 
@@ -423,6 +440,32 @@ class RDataFrame:
     def GetNRuns(self) -> int:  # noqa: N802
         """How many times the graph has run."""
         return int(self._frame.runs())
+
+
+class RResultMap:
+    """`VariationsFor`'s value: a result per variation, `"nominal"` and `"name:tag"`; all are
+    computed in one pass when the first is asked for."""
+
+    def __init__(self, results: dict[str, RResultPtr]) -> None:
+        self._results = results
+
+    def GetKeys(self) -> list[str]:  # noqa: N802
+        """The variations' names, `"nominal"` first."""
+        return list(self._results)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._results[key].GetValue()
+
+
+def VariationsFor(result: RResultPtr) -> RResultMap:  # noqa: N802
+    """The result in every variation of every `Vary` above it, booked on its graph.
+
+    Args:
+        result: A result booked below one or more `Vary` calls.
+    """
+    if result._distributed is not None:
+        raise NotImplementedError("VariationsFor on Dask is not supported yet")
+    return RResultMap({name: RResultPtr(booked, result._convert) for name, booked in result._booked.variations()})
 
 
 def RunGraphs(results: Sequence[RResultPtr]) -> int:  # noqa: N802

@@ -20,7 +20,7 @@ pub struct Plan {
 impl Plan {
     /// The defining node of `name` at `node` and the name there.
     pub fn resolve(&self, node: usize, name: &str) -> (Option<usize>, String) {
-        super::graph::resolve(&self.nodes, node, name)
+        super::graph::resolve(&self.nodes, node, name, None)
     }
 }
 
@@ -35,6 +35,8 @@ pub struct BatchState<'a> {
     pub source: usize,
     /// The dataset-wide number of the batch's first entry.
     pub first_entry: u64,
+    /// The variation computed (`None`: nominal).
+    variation: Option<(String, usize)>,
     events: usize,
     selections: Vec<Option<Selection>>,
     inputs: HashMap<String, Column>,
@@ -55,6 +57,7 @@ impl<'a> BatchState<'a> {
             arrays,
             source,
             first_entry,
+            variation: None,
             events,
             selections: vec![None; plan.nodes.len()],
             inputs: HashMap::new(),
@@ -104,6 +107,18 @@ impl<'a> BatchState<'a> {
         Ok(sel)
     }
 
+    /// This batch in `variation` (its columns computed again where the variation changes
+    /// them: the state must be fresh).
+    pub fn with_variation(mut self, variation: Option<(String, usize)>) -> Self {
+        self.variation = variation;
+        self
+    }
+
+    /// Where `name` comes from at `n` in this batch's variation.
+    fn resolve(&self, n: usize, name: &str) -> (Option<usize>, String) {
+        super::graph::resolve(&self.plan.nodes, n, name, self.variation.as_ref())
+    }
+
     /// The node above `n` (the root for the root).
     pub fn parent(&self, n: usize) -> usize {
         self.plan.nodes[n].parent.unwrap_or(0)
@@ -120,11 +135,15 @@ impl<'a> BatchState<'a> {
         if let Some(c) = self.cache.get(&key) {
             return Ok(c.clone());
         }
-        let (defining, resolved) = self.plan.resolve(n, name);
+        let (defining, resolved) = self.resolve(n, name);
         let (column, at) = match defining {
             Some(d) => {
-                let NodeKind::Define { definition, .. } = &self.plan.nodes[d].kind else {
-                    unreachable!("resolve gives defining nodes")
+                let definition = match &self.plan.nodes[d].kind {
+                    NodeKind::Define { definition, .. } => definition,
+                    NodeKind::Vary { variations, .. } => {
+                        &variations[self.variation.as_ref().map_or(0, |(_, k)| *k)]
+                    }
+                    _ => unreachable!("resolve gives defining nodes"),
                 };
                 let parent = self.plan.nodes[d].parent.expect("a Define has a parent");
                 let key_d = (d, resolved.clone());
@@ -156,7 +175,7 @@ impl<'a> BatchState<'a> {
     /// Column `name` at node `n` as it is written out: a column of the dataset as read
     /// (its own type, the node's events taken), a defined one as the layer computed it.
     pub fn output_array(&mut self, n: usize, name: &str) -> Result<Array, String> {
-        let (defining, resolved) = self.plan.resolve(n, name);
+        let (defining, resolved) = self.resolve(n, name);
         if defining.is_some() {
             return Ok(self.column(n, name)?.into_array());
         }

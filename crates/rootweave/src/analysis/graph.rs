@@ -63,6 +63,18 @@ pub enum NodeKind {
         /// The name, for the cut flow.
         name: Option<String>,
     },
+    /// `Vary`: other values of `column` (one definition per variation, named by `tags`)
+    /// under the variation `name`; the nominal value passes through unchanged.
+    Vary {
+        /// The column varied.
+        column: String,
+        /// Its value in each variation.
+        variations: Vec<Definition>,
+        /// The variations' tags (`up`, `down`, ...).
+        tags: Vec<String>,
+        /// The variation's name (results of it are `name:tag`).
+        name: String,
+    },
     /// `Range`: the dataset's entries `begin..end`, every `stride`-th.
     Range {
         /// The first entry.
@@ -90,6 +102,8 @@ pub struct Booking {
     pub node: usize,
     /// What it computes.
     pub spec: ActionSpec,
+    /// The variation it is computed in (its name and the tag's index), `None`: nominal.
+    pub variation: Option<(String, usize)>,
 }
 
 /// A graph: its dataset, nodes, booked results, and their values once run.
@@ -111,18 +125,31 @@ pub struct Graph {
 impl Graph {
     /// Where `name` comes from, seen from `node` (see [`resolve`]).
     pub fn resolve(&self, node: usize, name: &str) -> (Option<usize>, String) {
-        resolve(&self.nodes, node, name)
+        resolve(&self.nodes, node, name, None)
     }
 }
 
-/// Where `name` comes from, seen from `node`: the node that defines it (with the name it
-/// has there, after aliases), or `None` for a column of the dataset.
-pub fn resolve(nodes: &[GraphNode], node: usize, name: &str) -> (Option<usize>, String) {
+/// Where `name` comes from, seen from `node` in `variation` (`None`: nominal): the node that
+/// defines it (a `Define`, or a `Vary` of the variation; with the name it has there, after
+/// aliases), or `None` for a column of the dataset.
+pub fn resolve(
+    nodes: &[GraphNode],
+    node: usize,
+    name: &str,
+    variation: Option<&(String, usize)>,
+) -> (Option<usize>, String) {
     let mut name = name.to_string();
     let mut at = Some(node);
     while let Some(n) = at {
         match &nodes[n].kind {
             NodeKind::Define { name: defined, .. } if *defined == name => return (Some(n), name),
+            NodeKind::Vary {
+                column,
+                name: varied,
+                ..
+            } if *column == name && variation.is_some_and(|(v, _)| v == varied) => {
+                return (Some(n), name)
+            }
             NodeKind::Alias { alias, target } if *alias == name => name = target.clone(),
             _ => {}
         }
@@ -372,12 +399,92 @@ impl Frame {
         g.bookings.push(Booking {
             node: self.node,
             spec,
+            variation: None,
         });
         g.results.push(None);
         Ok(Booked {
             graph: self.graph.clone(),
             id: g.bookings.len() - 1,
         })
+    }
+
+    /// `Vary(column, expression, tags, name)`: the values of `column` in each variation of
+    /// `name`, given as a braced list of one expression per tag (`"{pt * 0.9, pt * 1.1}"`, or
+    /// `ROOT::RVecD{...}`). Results booked below, given to [`Frame::variations_for`], are
+    /// computed in every variation in the same pass.
+    pub fn vary(&self, column: &str, expr: &str, tags: &[&str], name: &str) -> Result<Frame> {
+        let e = expression(expr)?;
+        self.check_columns(&e.columns(), &format!("expression '{expr}'"))?;
+        if !self.defined_above(column) && !self.is_input(column)? {
+            return Err(invalid(format!("Vary: there is no column '{column}'")));
+        }
+        let parts = match e.tree.kind {
+            super::expr::Kind::Call(ref f, ref args) if f == "{}" => args.clone(),
+            _ => {
+                return Err(invalid(format!(
+                    "Vary: expression '{expr}' must be a braced list of the variations' values"
+                )))
+            }
+        };
+        if parts.len() != tags.len() || tags.is_empty() {
+            return Err(invalid(format!(
+                "Vary: {} values for {} tags",
+                parts.len(),
+                tags.len()
+            )));
+        }
+        let variations = parts
+            .into_iter()
+            .map(|tree| {
+                Definition::Expression(super::expr::Expression {
+                    text: expr.to_string(),
+                    tree,
+                })
+            })
+            .collect();
+        Ok(self.child(NodeKind::Vary {
+            column: column.to_string(),
+            variations,
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            name: name.to_string(),
+        }))
+    }
+
+    /// `VariationsFor(result)`: the result in every variation of every `Vary` above its
+    /// node, booked alongside it: `("nominal", result)`, then `("name:tag", ...)`.
+    pub fn variations_for(booked: &Booked) -> Result<Vec<(String, Booked)>> {
+        let mut g = booked.graph.lock().unwrap_or_else(|p| p.into_inner());
+        let base = g.bookings[booked.id].clone();
+        let mut found: Vec<(String, Vec<String>)> = Vec::new();
+        let mut at = Some(base.node);
+        while let Some(n) = at {
+            if let NodeKind::Vary { name, tags, .. } = &g.nodes[n].kind {
+                if !found.iter().any(|(v, _)| v == name) {
+                    found.push((name.clone(), tags.clone()));
+                }
+            }
+            at = g.nodes[n].parent;
+        }
+        found.reverse();
+        let mut out = vec![("nominal".to_string(), booked.clone())];
+        for (name, tags) in found {
+            for (k, tag) in tags.iter().enumerate() {
+                g.bookings.push(Booking {
+                    node: base.node,
+                    spec: base.spec.clone(),
+                    variation: Some((name.clone(), k)),
+                });
+                g.results.push(None);
+                out.push((
+                    format!("{name}:{tag}"),
+                    Booked {
+                        graph: booked.graph.clone(),
+                        id: g.bookings.len() - 1,
+                    },
+                ));
+            }
+        }
+        Ok(out)
     }
 
     /// How many times the graph ran (each run computes every result booked before it).

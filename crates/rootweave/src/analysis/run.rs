@@ -116,12 +116,29 @@ pub fn run_with(
         let events = (unit.entries.end - unit.entries.start) as usize;
         let first = starts[unit.source] + unit.entries.start;
         let mut state = BatchState::new(&plan, arrays, unit.source, first, events);
+        // The batch as each variation sees it (columns computed again where it differs).
+        let mut varied: Vec<(Option<(String, usize)>, BatchState)> = Vec::new();
         let mut partials = Vec::with_capacity(pending.len());
         for (k, &b) in pending.iter().enumerate() {
             let booking = &bookings[b];
             let mut partial = Partial::new(&booking.spec, filters[k].len());
+            let state = match &booking.variation {
+                None => &mut state,
+                Some(v) => {
+                    let at = match varied.iter().position(|(w, _)| w.as_ref() == Some(v)) {
+                        Some(at) => at,
+                        None => {
+                            let fresh = BatchState::new(&plan, arrays, unit.source, first, events)
+                                .with_variation(Some(v.clone()));
+                            varied.push((Some(v.clone()), fresh));
+                            varied.len() - 1
+                        }
+                    };
+                    &mut varied[at].1
+                }
+            };
             fill_one(
-                &mut state,
+                state,
                 booking.node,
                 &booking.spec,
                 &filters[k],
@@ -260,6 +277,15 @@ fn needed_inputs(
                 work.extend(uses(condition).into_iter().map(|c| (p, c)));
             }
             at = plan.nodes[n].parent;
+        }
+    }
+    // The columns of every variation's values (read whether or not a variation is asked).
+    for (n, node) in plan.nodes.iter().enumerate() {
+        if let NodeKind::Vary { variations, .. } = &node.kind {
+            let p = node.parent.unwrap_or(n);
+            for v in variations {
+                work.extend(uses(v).into_iter().map(|c| (p, c)));
+            }
         }
     }
     while let Some((node, name)) = work.pop() {

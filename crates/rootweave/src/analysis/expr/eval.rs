@@ -75,6 +75,9 @@ fn eval(node: &Node, scope: &mut dyn Scope) -> Result<Val, EvalError> {
         }
         Kind::Call(name, args) if name == "Map" => map_items(args, scope),
         Kind::Lambda(..) => Err(at("a lambda is only an argument of Map".into())),
+        Kind::Call(name, _) if name == "{}" => {
+            Err(at("a braced list is only Vary's expression".into()))
+        }
         Kind::Call(name, args) => {
             let args = args
                 .iter()

@@ -70,6 +70,7 @@ fn check_calls(node: &Node) -> Result<(), ParseError> {
             }
             args.iter().try_for_each(check_calls)
         }
+        Kind::Call(name, args) if name == "{}" => args.iter().try_for_each(check_calls),
         Kind::Call(name, args) => {
             functions::check(name, args.len()).map_err(at)?;
             if let Some(l) = args.iter().find(|a| matches!(a.kind, Kind::Lambda(..))) {

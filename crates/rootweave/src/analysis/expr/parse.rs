@@ -433,6 +433,48 @@ impl Parser {
         })
     }
 
+    /// If a template argument list (`<...>`, nested) starts here and a `{` follows it,
+    /// the position of that `{`.
+    fn template_then_brace(&self) -> Option<usize> {
+        if !self.is("<") {
+            return None;
+        }
+        let mut depth = 0usize;
+        for (k, t) in self.tokens.iter().enumerate().skip(self.at) {
+            match (t.kind == Tok::Punct, t.text.as_str()) {
+                (true, "<") => depth += 1,
+                (true, ">") => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let next = self.tokens.get(k + 1)?;
+                        return (next.kind == Tok::Punct && next.text == "{").then_some(k + 1);
+                    }
+                }
+                (true, "::") | (false, _) => {}
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The items of a braced list after its `{`, up to and with the `}`.
+    fn braced(&mut self) -> Result<Vec<Node>, ParseError> {
+        let mut items = Vec::new();
+        if self.is("}") {
+            self.at += 1;
+            return Ok(items);
+        }
+        loop {
+            items.push(self.ternary()?);
+            if self.is(",") {
+                self.at += 1;
+                continue;
+            }
+            self.expect("}")?;
+            return Ok(items);
+        }
+    }
+
     fn primary(&mut self) -> Result<Node, ParseError> {
         let Some(token) = self.peek().cloned() else {
             return self.error("expected a value at the end");
@@ -448,6 +490,7 @@ impl Parser {
                 return Ok(inner);
             }
             Tok::Punct if token.text == "[" => return self.lambda(pos),
+            Tok::Punct if token.text == "{" => Kind::Call("{}".into(), self.braced()?),
             Tok::Punct => {
                 self.at -= 1;
                 return self.error(format!("unexpected '{}'", token.text));
@@ -462,6 +505,14 @@ impl Parser {
                         _ => return self.error("expected a name after '::'"),
                     }
                     self.at += 1;
+                }
+                // A templated type before a braced list (`ROOT::RVec<ROOT::RVecF>{...}`).
+                if let Some(after) = self.template_then_brace() {
+                    self.at = after + 1;
+                    return Ok(Node {
+                        kind: Kind::Call("{}".into(), self.braced()?),
+                        pos,
+                    });
                 }
                 // `Construct<T>(...)`: the template argument names what is built.
                 if name == "Construct" && self.is("<") {
@@ -486,6 +537,11 @@ impl Parser {
                 match name.as_str() {
                     "true" => Kind::Bool(true),
                     "false" => Kind::Bool(false),
+                    // A braced list after its type (`ROOT::RVecD{a, b}`): the type is not needed.
+                    _ if self.is("{") => {
+                        self.at += 1;
+                        Kind::Call("{}".into(), self.braced()?)
+                    }
                     _ if self.is("(") => {
                         self.at += 1;
                         Kind::Call(name, self.arguments()?)
@@ -560,6 +616,13 @@ mod tests {
             ("(p + q).M()", "(p + q).M()"),
             ("0x10 + 3u + 1.f", "((16 + 3) + 1f)"),
             ("TMath::Pi() / 2", "(Pi() / 2)"),
+            (
+                "ROOT::RVecD{pt * 0.9, pt * 1.1}",
+                "{}((pt * 0.9), (pt * 1.1))",
+            ),
+            ("{1, x}", "{}(1, x)"),
+            ("ROOT::RVec<ROOT::RVecF>{v, v * 2.f}", "{}(v, (v * 2f))"),
+            ("a < b", "(a < b)"),
             (
                 "Map(Jet_eta, [&](const float& eta) -> bool { return abs(eta) < 1; })",
                 "Map(Jet_eta, [](eta) (abs(eta) < 1))",
