@@ -248,3 +248,17 @@ def test_the_adl_queries_on_dask_equal_one_process_s(adl_files):
         assert extra["take"].GetValue().tolist() == local.Filter("nJet > 6").Take("event").GetValue().tolist()
         with pytest.raises(NotImplementedError, match="Mean on Dask"):
             df.Mean("MET_pt")
+
+
+def test_progress_bar_and_partial_results_while_running(adl_files, capsys):
+    df = rootweave.RDataFrame("Events", adl_files * 3, threads=2)
+    rootweave.AddProgressBar(df)
+    booked = ADL.book(df, "Jet_btag")
+    seen = []
+    booked["q6a"].OnPartialResult(1, lambda h: seen.append(float(h.sum(flow=True))))
+    final = booked["q6a"].GetValue().sum(flow=True)
+    # Partial results are whole batches added in file order: never past the final one.
+    assert all(0 <= v <= final for v in seen) and seen == sorted(seen)
+    assert ADL.summary(booked["q1"].GetValue())["entries"] == 150_000
+    err = capsys.readouterr().err
+    assert err == "" or ("batches" in err and "events" in err)

@@ -213,6 +213,18 @@ impl PyFrame {
         frame(py.detach(|| self.inner.snapshot(tree, &path, &cols, &options)))
     }
 
+    /// Makes runs find their number of batches first (a progress bar's total).
+    fn watch(&self) {
+        self.inner.watch()
+    }
+
+    /// The run in progress: `(batches done, entries read, batches in all or None)`, or None.
+    fn progress(&self) -> Option<(usize, u64, Option<usize>)> {
+        self.inner
+            .progress()
+            .map(|p| (p.batches, p.entries, p.total_batches))
+    }
+
     /// How many times the graph ran.
     fn runs(&self) -> usize {
         self.inner.runs()
@@ -235,43 +247,58 @@ impl PyBooked {
     /// dict of its sums, a count, a number, a column's layout, or a report's rows.
     fn value<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let value = py.detach(|| self.inner.value()).map_err(to_py)?;
-        Ok(match value {
-            ResultValue::Count(n) => n.into_pyobject(py)?.into_any(),
-            ResultValue::Number(x) => x.into_pyobject(py)?.into_any(),
-            ResultValue::Column(c) => to_layout(py, c.into_array())?.into_any(),
-            ResultValue::Report(rows) => PyList::new(py, rows)?.into_any(),
-            ResultValue::Histogram(h) => {
-                let d = PyDict::new(py);
-                d.set_item("class", &h.class)?;
-                d.set_item("name", &h.name)?;
-                d.set_item("title", &h.title)?;
-                let axes = PyList::empty(py);
-                for a in &h.axes {
-                    let ad = PyDict::new(py);
-                    ad.set_item("bins", a.bins)?;
-                    ad.set_item("min", a.min)?;
-                    ad.set_item("max", a.max)?;
-                    ad.set_item("edges", a.edges.clone())?;
-                    axes.append(ad)?;
-                }
-                d.set_item("axes", axes)?;
-                d.set_item("cells", numpy::PyArray1::from_vec(py, h.cells))?;
-                d.set_item("sumw2", h.sumw2.map(|v| numpy::PyArray1::from_vec(py, v)))?;
-                d.set_item("entries", h.entries)?;
-                d.set_item("stats", h.stats)?;
-                if let Some(p) = h.profile {
-                    d.set_item("bin_entries", numpy::PyArray1::from_vec(py, p.bin_entries))?;
-                    d.set_item("sum_wy2", numpy::PyArray1::from_vec(py, p.sum_wy2))?;
-                }
-                d.into_any()
-            }
-        })
+        to_python(py, value)
+    }
+
+    /// The value merged so far while the graph runs (as `value` gives it), the value once
+    /// done, None before the run starts.
+    fn so_far<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match self.inner.so_far() {
+            None => Ok(None),
+            Some(value) => to_python(py, value.map_err(to_py)?).map(Some),
+        }
     }
 
     /// Whether the value is there.
     fn is_ready(&self) -> bool {
         self.inner.is_ready()
     }
+}
+
+/// A result as Python objects: a histogram as a dict of its sums, a count, a number, a
+/// column's layout, or a report's rows.
+fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
+    Ok(match value {
+        ResultValue::Count(n) => n.into_pyobject(py)?.into_any(),
+        ResultValue::Number(x) => x.into_pyobject(py)?.into_any(),
+        ResultValue::Column(c) => to_layout(py, c.into_array())?.into_any(),
+        ResultValue::Report(rows) => PyList::new(py, rows)?.into_any(),
+        ResultValue::Histogram(h) => {
+            let d = PyDict::new(py);
+            d.set_item("class", &h.class)?;
+            d.set_item("name", &h.name)?;
+            d.set_item("title", &h.title)?;
+            let axes = PyList::empty(py);
+            for a in &h.axes {
+                let ad = PyDict::new(py);
+                ad.set_item("bins", a.bins)?;
+                ad.set_item("min", a.min)?;
+                ad.set_item("max", a.max)?;
+                ad.set_item("edges", a.edges.clone())?;
+                axes.append(ad)?;
+            }
+            d.set_item("axes", axes)?;
+            d.set_item("cells", numpy::PyArray1::from_vec(py, h.cells))?;
+            d.set_item("sumw2", h.sumw2.map(|v| numpy::PyArray1::from_vec(py, v)))?;
+            d.set_item("entries", h.entries)?;
+            d.set_item("stats", h.stats)?;
+            if let Some(p) = h.profile {
+                d.set_item("bin_entries", numpy::PyArray1::from_vec(py, p.bin_entries))?;
+                d.set_item("sum_wy2", numpy::PyArray1::from_vec(py, p.sum_wy2))?;
+            }
+            d.into_any()
+        }
+    })
 }
 
 /// Registers the classes.

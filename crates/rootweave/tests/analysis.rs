@@ -148,3 +148,40 @@ fn bad_expressions_and_corrupt_files_are_errors() {
     let err = result.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(err.contains("t.root"), "{err}");
 }
+
+#[test]
+fn a_running_graph_shows_its_results_merged_so_far() {
+    let dir = scratch("live");
+    let paths: Vec<_> = (0..3).map(|i| dir.join(format!("t{i}.root"))).collect();
+    for p in &paths {
+        write(p, 120_000);
+    }
+    let df = frame(&paths, 2);
+    df.watch();
+    let count = df.filter("x % 2 == 0", None).unwrap().count().unwrap();
+    let seen = std::sync::Mutex::new(Vec::new());
+    let watch = |p: rootweave::analysis::Progress| {
+        let so_far = count.so_far().unwrap().unwrap();
+        seen.lock().unwrap().push((p, so_far));
+    };
+    df.run(Some(&watch)).unwrap();
+    let seen = seen.into_inner().unwrap();
+    // Each file is at least one batch; the totals known before the run; partial counts are
+    // sums of whole batches in file order, never past the final one.
+    assert!(seen.len() >= 3, "{}", seen.len());
+    let total = seen[0].0.total_batches.unwrap();
+    assert_eq!(total, seen.len());
+    let ResultValue::Count(last) = count.value().unwrap() else {
+        panic!()
+    };
+    assert_eq!(last, 3 * 60_000);
+    let mut before = 0;
+    for (_, so_far) in &seen {
+        let ResultValue::Count(n) = so_far else {
+            panic!()
+        };
+        assert!(*n >= before && *n <= last && n % 10 == 0, "{n}");
+        before = *n;
+    }
+    assert_eq!(df.progress(), None);
+}

@@ -30,7 +30,7 @@ from ._library import LIBRARIES as LIBRARIES
 from ._merge import merge
 from ._objects import Axis, Efficiency, Graph, Histogram, List, Matrix, Object, ObjString, Parameter, Vector
 from ._polars import scan
-from ._rdf import RDataFrame, RunGraphs, VariationsFor
+from ._rdf import AddProgressBar, RDataFrame, RunGraphs, VariationsFor
 from ._rootweave import RootFileError, release_memory
 from ._steps import Report
 from ._convert import convert
@@ -50,5 +50,5 @@ __all__ = ["histogram", "open", "create", "recreate", "update", "Directory", "Br
            "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "Query", "scan",
            "dask", "convert", "Object", "Histogram", "Axis", "Graph", "List", "ObjString", "Parameter",
            "Vector", "Matrix", "Efficiency",
-           "RDataFrame", "RunGraphs", "VariationsFor", "release_memory"]
+           "RDataFrame", "RunGraphs", "VariationsFor", "AddProgressBar", "release_memory"]
 __version__ = "0.1.0"

@@ -8,6 +8,8 @@ GIL): `df.Filter("Sum(Jet_pt > 40) >= 2").Histo1D(("h", "", 100, 0, 200), "MET_p
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -60,20 +62,82 @@ class _Distributed:
         return self.values[index]
 
 
+class _LiveView:
+    """What is shown while a graph runs: a progress bar, and the callbacks of
+    `OnPartialResult` (each with its result and how many events apart it is called)."""
+
+    def __init__(self) -> None:
+        self.bar = False
+        self.callbacks: list[tuple[int, Callable[[Any], Any], RResultPtr]] = []
+
+    def run(self, frame: Any, booked: _Booked) -> None:
+        """Runs the graph of `booked` in a thread (the GIL released there) while this one
+        draws the bar and calls the callbacks with the results merged so far."""
+        failures: list[BaseException] = []
+
+        def loop() -> None:
+            try:
+                booked.value()
+            except BaseException as e:  # handed to the caller below
+                failures.append(e)
+
+        worker = threading.Thread(target=loop, daemon=True)
+        worker.start()
+        called = [0] * len(self.callbacks)
+        while worker.is_alive():
+            worker.join(0.1)
+            progress = frame.progress()
+            if progress is None:
+                continue
+            done, entries, total = progress
+            if self.bar:
+                shown = f"{done}/{total}" if total else str(done)
+                filled = int(30 * done / total) if total else 0
+                sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {shown} batches, {entries:,} events")
+                sys.stderr.flush()
+            for k, (every, callback, result) in enumerate(self.callbacks):
+                if entries - called[k] >= every:
+                    so_far = result._booked.so_far()
+                    if so_far is not None:
+                        called[k] = entries
+                        callback(result._convert(so_far))
+        if self.bar:
+            sys.stderr.write("\n")
+        if failures:
+            raise failures[0]
+
+
 class RResultPtr:
     """A booked result: `GetValue()` runs the graph (every result booked on it so far, in one
     pass) if it has not run since this result was booked."""
 
     def __init__(self, booked: _Booked, convert: Callable[[Any], Any],
-                 distributed: tuple[_Distributed, int] | None = None) -> None:
+                 distributed: tuple[_Distributed, int] | None = None, frame: Any = None,
+                 live: _LiveView | None = None) -> None:
         self._booked, self._convert, self._distributed = booked, convert, distributed
+        self._frame, self._live = frame, live
 
     def GetValue(self) -> Any:  # noqa: N802
         """The value: a `hist.Hist`, a number, an array, or a `CutFlowReport`."""
         if self._distributed is not None:
             graph, index = self._distributed
             return self._convert(graph.value(index))
+        live = self._live
+        if live is not None and (live.bar or live.callbacks) and not self._booked.is_ready():
+            live.run(self._frame, self._booked)
         return self._convert(self._booked.value())
+
+    def OnPartialResult(self, every: int, callback: Callable[[Any], Any]) -> None:  # noqa: N802
+        """Calls `callback` with the result merged so far (batches added in file order) about
+        every `every` events while the graph runs: a plot that updates.
+
+        Args:
+            every: Events read between calls.
+            callback: Called with the value so far (a `hist.Hist`, a number, ...).
+        """
+        if self._live is None:
+            raise NotImplementedError("OnPartialResult of a result computed on Dask")
+        self._live.callbacks.append((max(1, every), callback, self))
 
     def IsReady(self) -> bool:  # noqa: N802
         """Whether the graph has computed the value already."""
@@ -182,6 +246,7 @@ class RDataFrame:
                  npartitions: int | None = None, _frame: Any = None) -> None:
         self._steps: tuple[_rdf_dask.Step, ...] = ()
         self._distributed: _Distributed | None = None
+        self._live = _LiveView()
         if _frame is not None:
             self._frame = _frame
             return
@@ -196,13 +261,13 @@ class RDataFrame:
 
     def _next(self, frame: Any, step: _rdf_dask.Step) -> RDataFrame:
         out = RDataFrame(None, _frame=frame)
-        out._sources, out._distributed = self._sources, self._distributed
+        out._sources, out._distributed, out._live = self._sources, self._distributed, self._live
         out._steps = self._steps + (step,)
         return out
 
     def _result(self, booked: Any, convert: Callable[[Any], Any], action: _rdf_dask.Step) -> RResultPtr:
         if self._distributed is None:
-            return RResultPtr(booked, convert)
+            return RResultPtr(booked, convert, frame=self._frame, live=self._live)
         return RResultPtr(booked, convert, (self._distributed, self._distributed.book(self._steps, action)))
 
     def Define(self, name: str, expression: str) -> RDataFrame:  # noqa: N802
@@ -465,7 +530,19 @@ def VariationsFor(result: RResultPtr) -> RResultMap:  # noqa: N802
     """
     if result._distributed is not None:
         raise NotImplementedError("VariationsFor on Dask is not supported yet")
-    return RResultMap({name: RResultPtr(booked, result._convert) for name, booked in result._booked.variations()})
+    return RResultMap({name: RResultPtr(booked, result._convert, frame=result._frame, live=result._live)
+                       for name, booked in result._booked.variations()})
+
+
+def AddProgressBar(df: RDataFrame) -> None:  # noqa: N802
+    """Shows a progress bar (batches and events read, on standard error) while the graph of
+    `df` runs, as ROOT's `ROOT.RDF.Experimental.AddProgressBar` does.
+
+    Args:
+        df: A node of the graph.
+    """
+    df._frame.watch()
+    df._live.bar = True
 
 
 def RunGraphs(results: Sequence[RResultPtr]) -> int:  # noqa: N802

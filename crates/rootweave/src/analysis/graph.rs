@@ -120,6 +120,10 @@ pub struct Graph {
     pub runs: usize,
     /// The dataset's columns, once looked up.
     pub inputs: Option<Arc<Vec<String>>>,
+    /// Whether runs find their number of batches first (for a progress bar).
+    pub watched: bool,
+    /// The run in progress, if any.
+    pub live: Option<Arc<super::run::Live>>,
 }
 
 impl Graph {
@@ -203,6 +207,8 @@ impl Frame {
                 results: Vec::new(),
                 runs: 0,
                 inputs: None,
+                watched: false,
+                live: None,
             })),
             node: 0,
         }
@@ -487,6 +493,24 @@ impl Frame {
         Ok(out)
     }
 
+    /// Runs the graph's pending results now, calling `watch` after each batch with the
+    /// progress (results merged so far can be looked at from it with [`Booked::so_far`]).
+    pub fn run(&self, watch: Option<&(dyn Fn(super::run::Progress) + Sync)>) -> Result<()> {
+        super::run::run(&self.graph, watch)
+    }
+
+    /// Makes runs of this graph find their number of batches first, so that their progress
+    /// says how far they are ([`Frame::progress`]): a progress bar's total.
+    pub fn watch(&self) {
+        self.lock().watched = true;
+    }
+
+    /// The progress of the run in progress, if one is.
+    pub fn progress(&self) -> Option<super::run::Progress> {
+        let live = self.lock().live.clone();
+        live.map(|l| l.progress())
+    }
+
     /// How many times the graph ran (each run computes every result booked before it).
     pub fn runs(&self) -> usize {
         self.lock().runs
@@ -507,6 +531,20 @@ impl Booked {
         g.results[self.id]
             .clone()
             .ok_or_else(|| invalid("the result was not computed".into()))
+    }
+
+    /// The result merged so far while the graph runs (the live view: batches added in
+    /// dataset order), the result once done, `None` before its run starts.
+    pub fn so_far(&self) -> Option<Result<ResultValue>> {
+        let (done, live) = {
+            let g = self.graph.lock().unwrap_or_else(|p| p.into_inner());
+            (g.results[self.id].clone(), g.live.clone())
+        };
+        match (done, live) {
+            (Some(v), _) => Some(Ok(v)),
+            (None, Some(live)) => live.so_far(self.id),
+            (None, None) => None,
+        }
     }
 
     /// Whether the result is there (the graph ran since it was booked).

@@ -19,5 +19,5 @@ mod snapshot;
 pub use actions::{ActionSpec, AxisModel, ResultValue};
 pub use book::Model;
 pub use graph::{Booked, ColumnFn, Frame, SampleInfo};
-pub use run::{Progress, STEP};
+pub use run::{Live, Progress, STEP};
 pub use snapshot::{SnapshotFormat, SnapshotOptions};

@@ -23,6 +23,39 @@ pub struct Progress {
     pub batches: usize,
     /// Entries of the dataset read.
     pub entries: u64,
+    /// The batches of the whole run, when the graph is watched (found before the run).
+    pub total_batches: Option<usize>,
+}
+
+/// A run in progress, as others may look at it: its progress and the partials of its
+/// results added so far, in dataset order (the live view of a running graph).
+pub struct Live {
+    ordered: Mutex<InOrder>,
+    progress: Mutex<Progress>,
+    pending: Vec<usize>,
+    bookings: Vec<super::graph::Booking>,
+    filter_names: Vec<Vec<String>>,
+}
+
+impl Live {
+    /// The progress so far.
+    pub fn progress(&self) -> Progress {
+        *self.progress.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Result `id` (a booking of the graph) merged so far, if this run computes it.
+    pub fn so_far(&self, id: usize) -> Option<Result<super::actions::ResultValue>> {
+        let k = self.pending.iter().position(|&b| b == id)?;
+        let spec = &self.bookings[id].spec;
+        let partial = {
+            let ordered = self.ordered.lock().unwrap_or_else(|p| p.into_inner());
+            match &ordered.total {
+                Some(t) => t[k].clone(),
+                None => Partial::new(spec, self.filter_names[k].len()),
+            }
+        };
+        Some(partial.finish(spec, &self.filter_names[k]))
+    }
 }
 
 /// Something done with every batch besides filling results (a snapshot's writing): told
@@ -109,10 +142,39 @@ pub fn run_with(
         .iter()
         .map(|&b| named_filters(&plan, bookings[b].node))
         .collect();
-    let ordered = Mutex::new(InOrder::default());
-    let progress = Mutex::new(Progress::default());
+    let watched = graph.lock().unwrap_or_else(|p| p.into_inner()).watched;
+    // The batches of the whole run, for a progress bar (found by opening every file's
+    // metadata first: only when the graph is watched).
+    let total_batches = match watched {
+        true => Some(dataset.batch_counts(STEP)?.iter().sum()),
+        false => None,
+    };
+    let filter_names: Vec<Vec<String>> = filters
+        .iter()
+        .map(|fs| {
+            fs.iter()
+                .map(|&f| match &plan.nodes[f].kind {
+                    NodeKind::Filter { name: Some(n), .. } => n.clone(),
+                    _ => String::new(),
+                })
+                .collect()
+        })
+        .collect();
+    let live = Arc::new(Live {
+        ordered: Mutex::new(InOrder::default()),
+        progress: Mutex::new(Progress {
+            total_batches,
+            ..Progress::default()
+        }),
+        pending: pending.clone(),
+        bookings: bookings.clone(),
+        filter_names: filter_names.clone(),
+    });
+    graph.lock().unwrap_or_else(|p| p.into_inner()).live = Some(live.clone());
+    let ordered = &live.ordered;
+    let progress = &live.progress;
     let fields: Vec<&str> = inputs.iter().map(String::as_str).collect();
-    dataset.for_each_unit(&fields, STEP, |slot, unit, arrays| {
+    let looped = dataset.for_each_unit(&fields, STEP, |slot, unit, arrays| {
         let events = (unit.entries.end - unit.entries.start) as usize;
         let first = starts[unit.source] + unit.entries.start;
         let mut state = BatchState::new(&plan, arrays, unit.source, first, events);
@@ -163,33 +225,26 @@ pub fn run_with(
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .put(&unit, partials, &pending, &bookings);
+        let mut p = progress.lock().unwrap_or_else(|p| p.into_inner());
+        p.batches += 1;
+        p.entries += events as u64;
         if let Some(watch) = watch {
-            let mut p = progress.lock().unwrap_or_else(|p| p.into_inner());
-            p.batches += 1;
-            p.entries += events as u64;
             watch(*p);
         }
         Ok(())
-    })?;
-    let total = ordered
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .finish(&pending, &bookings);
+    });
     let mut g = graph.lock().unwrap_or_else(|p| p.into_inner());
+    g.live = None;
+    looped?;
+    let total = std::mem::take(&mut *ordered.lock().unwrap_or_else(|p| p.into_inner()))
+        .finish(&pending, &bookings);
     for (k, &b) in pending.iter().enumerate() {
         let spec = &bookings[b].spec;
         let partial = match &total {
             Some(t) => t[k].clone(),
             None => Partial::new(spec, filters[k].len()),
         };
-        let names: Vec<String> = filters[k]
-            .iter()
-            .map(|&f| match &plan.nodes[f].kind {
-                NodeKind::Filter { name: Some(n), .. } => n.clone(),
-                _ => String::new(),
-            })
-            .collect();
-        g.results[b] = Some(partial.finish(spec, &names)?);
+        g.results[b] = Some(partial.finish(spec, &filter_names[k])?);
     }
     g.runs += 1;
     Ok(())
