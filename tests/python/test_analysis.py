@@ -262,3 +262,16 @@ def test_progress_bar_and_partial_results_while_running(adl_files, capsys):
     assert ADL.summary(booked["q1"].GetValue())["entries"] == 150_000
     err = capsys.readouterr().err
     assert err == "" or ("batches" in err and "events" in err)
+
+
+def test_python_functions_as_columns_and_filters(adl_files):
+    df = rootweave.RDataFrame("Events", adl_files, threads=2)
+    ht = df.Define("ht_py", lambda pt: ak.sum(pt[pt > 30], axis=1), ["Jet_pt"])
+    two = ht.Filter(lambda n: n >= 2, ["nJet"])
+    lead = two.Define("lead_py", lambda pt: pt[:, :2] * 2, ["Jet_pt"])
+    expr = df.Filter("nJet >= 2").Define("ht", "Sum(Jet_pt[Jet_pt > 30])")
+    assert np.array_equal(two.Take("ht_py").GetValue(), expr.Take("ht").GetValue())
+    assert ak.to_list(lead.Take("lead_py").GetValue()) == ak.to_list(expr.Define("l", "Take(Jet_pt, 2) * 2").Take("l").GetValue())
+    bad = df.Define("bad", lambda pt: np.zeros(3), ["Jet_pt"]).Sum("bad")
+    with pytest.raises(ValueError, match="a function gave 3 values for"):
+        bad.GetValue()

@@ -94,6 +94,30 @@ impl PyFrame {
         frame(self.inner.vary(column, expression, &tags, name))
     }
 
+    /// `Define(name, callable, columns)` / `Filter(callable, columns, name)` with a Python
+    /// function of a batch's columns: `function(layouts)` is called (with the GIL, on the
+    /// reader's threads one at a time) with the columns' layouts and returns `(offsets or
+    /// None, values)`, NumPy arrays of one value (or one list) per event.
+    #[pyo3(signature = (name, columns, function, filter=false))]
+    fn define_python(
+        &self,
+        name: &str,
+        columns: Vec<String>,
+        function: Py<PyAny>,
+        filter: bool,
+    ) -> PyResult<PyFrame> {
+        let f: rootweave::analysis::ColumnFn = std::sync::Arc::new(move |cols| {
+            Python::attach(|py| python_column(py, &function, cols)).map_err(|e| e.to_string())
+        });
+        let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
+        frame(match filter {
+            true => self
+                .inner
+                .filter_with(&cols, f, (!name.is_empty()).then_some(name)),
+            false => self.inner.define_with(name, &cols, f),
+        })
+    }
+
     /// `Alias(alias, column)`.
     fn alias(&self, alias: &str, column: &str) -> PyResult<PyFrame> {
         frame(self.inner.alias(alias, column))
@@ -263,6 +287,64 @@ impl PyBooked {
     fn is_ready(&self) -> bool {
         self.inner.is_ready()
     }
+}
+
+/// Calls a Python function of columns (see `define_python`) and takes its column back.
+fn python_column(
+    py: Python<'_>,
+    function: &Py<PyAny>,
+    cols: &[rootweave::analysis::column::Column],
+) -> PyResult<rootweave::analysis::column::Column> {
+    use rootweave::analysis::column::Column;
+    let layouts = PyList::empty(py);
+    for c in cols {
+        layouts.append(to_layout(py, c.clone().into_array())?)?;
+    }
+    let out = function.call1(py, (layouts,))?;
+    let (offsets, values): (Option<numpy::PyReadonlyArray1<'_, u64>>, Bound<'_, PyAny>) =
+        out.extract(py)?;
+    let values = python_values(&values)?;
+    Ok(match offsets {
+        None => Column::Flat(values),
+        Some(o) => {
+            let o: Vec<usize> = o.as_slice()?.iter().map(|&x| x as usize).collect();
+            if o.first() != Some(&0)
+                || o.windows(2).any(|w| w[0] > w[1])
+                || o.last() != Some(&values.len())
+            {
+                return Err(PyValueError::new_err(
+                    "a function's list offsets do not fit its values",
+                ));
+            }
+            Column::Jagged(std::sync::Arc::new(o), values)
+        }
+    })
+}
+
+/// A NumPy array of booleans, integers or floats as the analysis layer's values.
+fn python_values(a: &Bound<'_, PyAny>) -> PyResult<rootweave::analysis::column::Values> {
+    use numpy::PyReadonlyArray1 as A;
+    use rootweave::analysis::column::Values;
+    if let Ok(v) = a.extract::<A<'_, f64>>() {
+        return Ok(Values::F64(v.as_slice()?.to_vec()));
+    }
+    if let Ok(v) = a.extract::<A<'_, f32>>() {
+        return Ok(Values::F32(v.as_slice()?.to_vec()));
+    }
+    if let Ok(v) = a.extract::<A<'_, bool>>() {
+        return Ok(Values::Bool(v.as_slice()?.to_vec()));
+    }
+    if let Ok(v) = a.extract::<A<'_, i64>>() {
+        return Ok(Values::Int(v.as_slice()?.to_vec()));
+    }
+    if let Ok(v) = a.extract::<A<'_, i32>>() {
+        return Ok(Values::Int(
+            v.as_slice()?.iter().map(|&x| x as i64).collect(),
+        ));
+    }
+    Err(PyValueError::new_err(
+        "a function must give a 1-dimensional NumPy array of bool, int32, int64, float32 or float64",
+    ))
 }
 
 /// A result as Python objects: a histogram as a dict of its sums, a count, a number, a

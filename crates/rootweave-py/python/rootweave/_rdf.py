@@ -234,6 +234,23 @@ def _to_array(layout: Any) -> Any:
     return to_numpy(layout)
 
 
+def _batch_function(function: Callable[..., Any]) -> Callable[[list[Any]], Any]:
+    """A Python function of columns as the graph calls it: layouts in, `(offsets or None,
+    values)` out."""
+    def call(layouts: list[Any]) -> tuple[Any, Any]:
+        out = function(*[_to_array(layout) for layout in layouts])
+        if type(out).__module__.startswith("awkward"):
+            import awkward as ak
+
+            if out.ndim > 1:
+                counts = np.asarray(ak.num(out, axis=1), dtype=np.uint64)
+                offsets = np.concatenate([np.zeros(1, dtype=np.uint64), np.cumsum(counts, dtype=np.uint64)])
+                return offsets, np.ascontiguousarray(ak.to_numpy(ak.flatten(out, axis=1)))
+            out = ak.to_numpy(out)
+        return None, np.ascontiguousarray(np.asarray(out))
+    return call
+
+
 class RDataFrame:
     """RDataFrame over files: `RDataFrame("Events", "f.root")`, `RDataFrame("Events",
     ["a.root", "b.root"])`, or `RDataFrame(files)` with files named as `rootweave.iterate`
@@ -270,13 +287,22 @@ class RDataFrame:
             return RResultPtr(booked, convert, frame=self._frame, live=self._live)
         return RResultPtr(booked, convert, (self._distributed, self._distributed.book(self._steps, action)))
 
-    def Define(self, name: str, expression: str) -> RDataFrame:  # noqa: N802
-        """A new column from an expression of the columns above.
+    def Define(self, name: str, expression: str | Callable[..., Any],  # noqa: N802
+               columns: Sequence[str] | None = None) -> RDataFrame:
+        """A new column from an expression of the columns above, or from a Python function of
+        them (called once per batch, with the GIL).
 
         Args:
             name: The new column's name.
-            expression: Its value, in RDataFrame's dialect (C++ with RVec's functions).
+            expression: Its value, in RDataFrame's dialect (C++ with RVec's functions), or a
+                function taking the `columns` of a batch (NumPy arrays, Awkward arrays for
+                lists) and returning one value or one list per event.
+            columns: The columns a function takes.
         """
+        if callable(expression):
+            function = _batch_function(expression)
+            args = (name, list(columns or []), function, False)
+            return self._next(self._frame.define_python(*args), ("define_python", args))
         return self._next(self._frame.define(name, expression), ("define", (name, expression)))
 
     def Redefine(self, name: str, expression: str) -> RDataFrame:  # noqa: N802
@@ -325,13 +351,23 @@ class RDataFrame:
         name = variationName or column
         return self._next(self._frame.vary(column, expression, tags, name), ("vary", (column, expression, tags, name)))
 
-    def Filter(self, expression: str, name: str = "") -> RDataFrame:  # noqa: N802
+    def Filter(self, expression: str | Callable[..., Any], name: str | Sequence[str] = "",  # noqa: N802
+               columns: Sequence[str] | None = None) -> RDataFrame:
         """Keeps the events whose condition holds; a named filter is counted in `Report`.
 
         Args:
-            expression: The condition.
-            name: The filter's name in the cut flow (none: not counted).
+            expression: The condition, or a Python function of a batch's `columns` returning
+                a boolean per event (as for `Define`).
+            name: The filter's name in the cut flow (none: not counted); for a function, its
+                columns may be given here, as RDataFrame's `Filter(f, columns)`.
+            columns: The columns a function takes.
         """
+        if callable(expression):
+            if not isinstance(name, str):
+                name, columns = "", name
+            args = (name, list(columns or []), _batch_function(expression), True)
+            return self._next(self._frame.define_python(*args), ("define_python", args))
+        assert isinstance(name, str)
         return self._next(self._frame.filter(expression, name or None), ("filter", (expression, name or None)))
 
     def Range(self, begin: int, end: int | None = None, stride: int = 1) -> RDataFrame:  # noqa: N802
