@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import rootweave
-from conftest import HERE, REPO, data_file
+from conftest import CORPUS, HERE, REPO, data_file
 from conftest import rootweave as cli
 
 NANO = data_file("nanoAOD_2015_CMS_Open_Data_ttbar.root")
@@ -52,8 +52,15 @@ def root_adl(workdir, files, btag):
     return json.loads(out.read_text())
 
 
+# ROOT's RNTupleImporter's NanoAOD (projected fields `Jet_pt`, `nJet` read as columns).
+NANO_RNTUPLE = CORPUS / "scikit-hep-testdata" / "cmsopendata2015_ttbar_19980_NANOAOD_RNTupleImporter_rntuple_v1-0-0-1.root"
+
+
 def test_adl_queries_equal_root_s(workdir, adl_files):
-    for files, btag in (([str(NANO)], "Jet_btagDeepB"), (adl_files, "Jet_btag")):
+    inputs = [([str(NANO)], "Jet_btagDeepB"), (adl_files, "Jet_btag")]
+    if NANO_RNTUPLE.exists():
+        inputs.insert(1, ([str(NANO_RNTUPLE)], "Jet_btagDeepB"))
+    for files, btag in inputs:
         ours, _ = ADL.run(files, "Events", btag, 2, "rootweave")
         theirs = root_adl(workdir, files, btag)
         assert set(ours) == {"q1", "q2", "q3", "q4", "q5", "q6a", "q6b", "q7", "q8"}
