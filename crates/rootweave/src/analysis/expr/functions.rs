@@ -546,9 +546,19 @@ fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
     let (oa, _) = lists(a, "Combinations")?;
     let mut parts: Vec<Vec<i64>>;
     let mut out = vec![0usize];
+    // How many combinations a batch may make: more is an error, not a huge allocation.
+    let too_many = |total: u128| {
+        (total > MAX_COMBINATIONS as u128).then(|| {
+            format!("Combinations would make {total} combinations in a batch, more than {MAX_COMBINATIONS}")
+        })
+    };
     match b {
         Val::Const(Scalar::Int(n)) if (1..=8).contains(n) => {
             let n = *n as usize;
+            let total: u128 = oa.windows(2).map(|w| choose((w[1] - w[0]) as u128, n as u128)).sum();
+            if let Some(e) = too_many(total) {
+                return Err(e);
+            }
             parts = vec![Vec::new(); n];
             for w in oa.windows(2) {
                 let len = w[1] - w[0];
@@ -575,6 +585,14 @@ fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
             if ob.len() != oa.len() {
                 return Err("Combinations of lists of different events".into());
             }
+            let total: u128 = oa
+                .windows(2)
+                .zip(ob.windows(2))
+                .map(|(x, y)| ((x[1] - x[0]) * (y[1] - y[0])) as u128)
+                .sum();
+            if let Some(e) = too_many(total) {
+                return Err(e);
+            }
             parts = vec![Vec::new(), Vec::new()];
             for (wa, wb) in oa.windows(2).zip(ob.windows(2)) {
                 for i in 0..wa[1] - wa[0] {
@@ -595,6 +613,18 @@ fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
             .map(|p| Column::Jagged(offsets.clone(), Values::Int(p)))
             .collect(),
     )))
+}
+
+/// The most combinations `Combinations` makes in one batch (their indices take 8 bytes
+/// each per item).
+const MAX_COMBINATIONS: usize = 1 << 27;
+
+/// `n` choose `k` (saturating).
+fn choose(n: u128, k: u128) -> u128 {
+    if k > n {
+        return 0;
+    }
+    (0..k).fold(1u128, |acc, i| acc.saturating_mul(n - i) / (i + 1))
 }
 
 /// ROOT's `DeltaPhi(v1, v2)`: `fmod(v2 - v1, 2 pi)` brought into [-pi, pi], computed as

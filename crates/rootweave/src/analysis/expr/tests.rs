@@ -240,3 +240,29 @@ fn map_evaluates_a_lambda_per_item_with_its_event_s_columns() {
         ["Jet_pt", "MET_pt"]
     );
 }
+
+#[test]
+fn combinations_beyond_a_bound_are_errors_not_allocations() {
+    let mut b = batch();
+    b.0.insert(
+        "many",
+        Column::Jagged(
+            Arc::new(vec![0, 200, 200, 200]),
+            Values::F32(vec![1.0; 200]),
+        ),
+    );
+    let e = Expression::parse("Combinations(many, 6)")
+        .unwrap()
+        .evaluate(&mut b)
+        .unwrap_err();
+    assert!(
+        e.message.contains("would make 82408626300 combinations"),
+        "{}",
+        e.message
+    );
+    let pairs = Expression::parse("Combinations(many, many)")
+        .unwrap()
+        .evaluate(&mut b)
+        .unwrap();
+    assert_eq!(pairs.events(), 3);
+}
