@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import rootweave
-from conftest import CORPUS, HERE, REPO, data_file
+from conftest import CORPUS, HERE, REPO, TARGET, data_file
 from conftest import rootweave as cli
 
 NANO = data_file("nanoAOD_2015_CMS_Open_Data_ttbar.root")
@@ -66,6 +66,10 @@ def test_adl_queries_equal_root_s(workdir, adl_files):
         assert set(ours) == {"q1", "q2", "q3", "q4", "q5", "q6a", "q6b", "q7", "q8"}
         for q in ours:
             assert ours[q] == theirs[q], (files, q)
+        # The Rust example books the same graph through the Rust API (cargo test builds it).
+        rust = subprocess.run([str(TARGET / "examples" / "adl"), *files, "--btag", btag], capture_output=True,
+                              text=True, check=True)
+        assert json.loads(rust.stdout) == ours
     # The generated events select something in every query (Z bosons for q5 and q8).
     assert all(ours[q]["entries"] > 1000 for q in ours), {q: ours[q]["entries"] for q in ours}
 
