@@ -691,37 +691,7 @@ fn concat_columns(parts: Vec<Column>) -> Result<Column> {
 }
 
 fn append(a: Column, b: Column) -> std::result::Result<Column, String> {
-    fn join(a: Values, b: Values) -> std::result::Result<Values, String> {
-        Ok(match (a, b) {
-            (Values::Bool(mut x), Values::Bool(y)) => {
-                x.extend(y);
-                Values::Bool(x)
-            }
-            (Values::Int(mut x), Values::Int(y)) => {
-                x.extend(y);
-                Values::Int(x)
-            }
-            (Values::F32(mut x), Values::F32(y)) => {
-                x.extend(y);
-                Values::F32(x)
-            }
-            (Values::F64(mut x), Values::F64(y)) => {
-                x.extend(y);
-                Values::F64(x)
-            }
-            (Values::P4(mut x), Values::P4(y)) => {
-                x.extend(y);
-                Values::P4(x)
-            }
-            (a, b) => {
-                return Err(format!(
-                    "Take of a column of {} and {}",
-                    a.type_name(),
-                    b.type_name()
-                ))
-            }
-        })
-    }
+    let join = |x: Values, y: Values| x.append(y).map_err(|e| format!("Take: {e}"));
     Ok(match (a, b) {
         (Column::Flat(x), Column::Flat(y)) => Column::Flat(join(x, y)?),
         (Column::Jagged(oa, x), Column::Jagged(ob, y)) => {

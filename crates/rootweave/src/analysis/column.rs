@@ -78,6 +78,28 @@ impl Values {
         }
     }
 
+    /// These values followed by `more`'s, which must be of the same type.
+    pub fn append(self, more: Values) -> Result<Values, String> {
+        fn join<T>(mut a: Vec<T>, b: Vec<T>) -> Vec<T> {
+            a.extend(b);
+            a
+        }
+        Ok(match (self, more) {
+            (Values::Bool(a), Values::Bool(b)) => Values::Bool(join(a, b)),
+            (Values::Int(a), Values::Int(b)) => Values::Int(join(a, b)),
+            (Values::F32(a), Values::F32(b)) => Values::F32(join(a, b)),
+            (Values::F64(a), Values::F64(b)) => Values::F64(join(a, b)),
+            (Values::P4(a), Values::P4(b)) => Values::P4(join(a, b)),
+            (a, b) => {
+                return Err(format!(
+                    "values of {} and {} in one column",
+                    a.type_name(),
+                    b.type_name()
+                ))
+            }
+        })
+    }
+
     /// Each value as a `double` (a number), for filling and reductions.
     pub fn as_f64(&self) -> Option<Vec<f64>> {
         Some(match self {

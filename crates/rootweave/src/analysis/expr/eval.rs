@@ -320,7 +320,7 @@ fn merge(a: Column, ia: &[usize], b: Column, ib: &[usize]) -> Result<Column, Str
     let (a, b) = unify(a, b)?;
     Ok(match (a, b) {
         (Column::Flat(x), Column::Flat(y)) => {
-            let joined = concat_values(x, y)?;
+            let joined = x.append(y)?;
             let index: Vec<usize> = order(n)
                 .into_iter()
                 .map(|(first, k)| if first { k } else { ia.len() + k })
@@ -329,7 +329,7 @@ fn merge(a: Column, ia: &[usize], b: Column, ib: &[usize]) -> Result<Column, Str
         }
         (Column::Jagged(oa, x), Column::Jagged(ob, y)) => {
             let base = x.len();
-            let joined = concat_values(x, y)?;
+            let joined = x.append(y)?;
             let mut offsets = vec![0usize];
             let mut items = Vec::new();
             for (first, k) in order(n) {
@@ -395,38 +395,6 @@ pub fn convert(c: Column, ty: Ty) -> Result<Column, String> {
         Column::Flat(v) => Column::Flat(conv(v)?),
         Column::Jagged(o, v) => Column::Jagged(o, conv(v)?),
         t @ Column::Tuple(_) => t,
-    })
-}
-
-fn concat_values(a: Values, b: Values) -> Result<Values, String> {
-    Ok(match (a, b) {
-        (Values::Bool(mut x), Values::Bool(y)) => {
-            x.extend(y);
-            Values::Bool(x)
-        }
-        (Values::Int(mut x), Values::Int(y)) => {
-            x.extend(y);
-            Values::Int(x)
-        }
-        (Values::F32(mut x), Values::F32(y)) => {
-            x.extend(y);
-            Values::F32(x)
-        }
-        (Values::F64(mut x), Values::F64(y)) => {
-            x.extend(y);
-            Values::F64(x)
-        }
-        (Values::P4(mut x), Values::P4(y)) => {
-            x.extend(y);
-            Values::P4(x)
-        }
-        (a, b) => {
-            return Err(format!(
-                "values of {} and {} in one column",
-                a.type_name(),
-                b.type_name()
-            ))
-        }
     })
 }
 

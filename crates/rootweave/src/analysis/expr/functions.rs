@@ -507,25 +507,10 @@ fn concatenate(a: &Val, b: &Val) -> Result<Val, String> {
         unreachable!("lists stay lists")
     };
     let base = va.len();
-    let joined = match (va, vb) {
-        (Values::Int(mut x), Values::Int(y)) => {
-            x.extend(y);
-            Values::Int(x)
-        }
-        (Values::F32(mut x), Values::F32(y)) => {
-            x.extend(y);
-            Values::F32(x)
-        }
-        (Values::F64(mut x), Values::F64(y)) => {
-            x.extend(y);
-            Values::F64(x)
-        }
-        (Values::Bool(mut x), Values::Bool(y)) => {
-            x.extend(y);
-            Values::Bool(x)
-        }
-        _ => return Err("Concatenate of four-vectors and numbers".into()),
-    };
+    if Ty::of(&va) == Ty::P4 || Ty::of(&vb) == Ty::P4 {
+        return Err("Concatenate of four-vectors".into());
+    }
+    let joined = va.append(vb)?;
     let mut items = Vec::new();
     let mut out = vec![0usize];
     for (wa, wb) in oa.windows(2).zip(ob.windows(2)) {
