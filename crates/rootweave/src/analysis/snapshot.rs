@@ -213,7 +213,7 @@ impl Frame {
             let _ = std::fs::remove_file(&temp);
             return Err(e);
         }
-        let options = crate::ReadOptions::default().with_threads(slots);
+        let options = crate::parallel::ReadOptions::default().with_threads(slots);
         Ok(Frame::new(Dataset::new(
             vec![Source::new(path, Some(tree))],
             options,
