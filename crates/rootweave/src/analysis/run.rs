@@ -125,30 +125,27 @@ pub fn run_with(
     } else {
         vec![0; dataset.sources().len()]
     };
-    // A batch's place in the whole dataset, for the sink's writer.
-    let first_batch: Vec<u64> = match sink {
-        Some(_) => dataset
-            .batch_counts(STEP)?
-            .iter()
-            .scan(0u64, |s, &n| {
-                let here = *s;
-                *s += n as u64;
-                Some(here)
-            })
-            .collect(),
-        None => Vec::new(),
+    // Each file's batches (opening every file's metadata first): only for a sink's writer,
+    // which needs a batch's place in the whole dataset, or a watched graph's progress bar.
+    let watched = graph.lock().unwrap_or_else(|p| p.into_inner()).watched;
+    let counts = match sink.is_some() || watched {
+        true => Some(dataset.batch_counts(STEP)?),
+        false => None,
     };
+    let first_batch: Vec<u64> = counts
+        .iter()
+        .flatten()
+        .scan(0u64, |s, &n| {
+            let here = *s;
+            *s += n as u64;
+            Some(here)
+        })
+        .collect();
+    let total_batches = counts.filter(|_| watched).map(|c| c.iter().sum());
     let filters: Vec<Vec<usize>> = pending
         .iter()
         .map(|&b| named_filters(&plan, bookings[b].node))
         .collect();
-    let watched = graph.lock().unwrap_or_else(|p| p.into_inner()).watched;
-    // The batches of the whole run, for a progress bar (found by opening every file's
-    // metadata first: only when the graph is watched).
-    let total_batches = match watched {
-        true => Some(dataset.batch_counts(STEP)?.iter().sum()),
-        false => None,
-    };
     let filter_names: Vec<Vec<String>> = filters
         .iter()
         .map(|fs| {
