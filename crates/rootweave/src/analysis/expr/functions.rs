@@ -657,38 +657,28 @@ fn delta_r(a: &[Val], events: usize, root: bool) -> Result<Val, String> {
     let ty = lanes.iter().map(Lane::ty).fold(Ty::F32, Ty::common);
     let values = if ty == Ty::F32 {
         let l: Vec<Num<f32>> = lanes.iter().map(Lane::f32s).collect::<Result<_, _>>()?;
-        Values::F32(
-            (0..n)
-                .map(|i| {
-                    let d = dphi_f32(l[2].at(i), l[3].at(i));
-                    let de = l[0].at(i) - l[1].at(i);
-                    let r2 = de * de + d * d;
-                    if root {
-                        r2.sqrt()
-                    } else {
-                        r2
-                    }
-                })
-                .collect(),
-        )
+        Values::F32(delta_r_items(&l, n, root))
     } else {
         let l: Vec<Num<f64>> = lanes.iter().map(Lane::f64s).collect::<Result<_, _>>()?;
-        Values::F64(
-            (0..n)
-                .map(|i| {
-                    let d = dphi_f64(l[2].at(i), l[3].at(i));
-                    let de = l[0].at(i) - l[1].at(i);
-                    let r2 = de * de + d * d;
-                    if root {
-                        r2.sqrt()
-                    } else {
-                        r2
-                    }
-                })
-                .collect(),
-        )
+        Values::F64(delta_r_items(&l, n, root))
     };
     Ok(shaped(shape, values, a.iter().all(Val::is_const)))
+}
+
+/// DeltaR (or its square) of `n` items of eta1, eta2, phi1, phi2 in one float type.
+fn delta_r_items<T: Float>(l: &[Num<'_, T>], n: usize, root: bool) -> Vec<T> {
+    (0..n)
+        .map(|i| {
+            let d = T::delta_phi(l[2].at(i), l[3].at(i));
+            let de = l[0].at(i) - l[1].at(i);
+            let r2 = de * de + d * d;
+            if root {
+                r2.sqrt()
+            } else {
+                r2
+            }
+        })
+        .collect()
 }
 
 /// `InvariantMass(pt, eta, phi, m)` of each event's particles, as `RVec.hxx` sums them.
@@ -777,14 +767,19 @@ trait Float:
     const ONE: Self;
     const TWO: Self;
     fn sqrt(self) -> Self;
+    /// ROOT's `DeltaPhi` in this type (see `dphi_f32`, `dphi_f64`).
+    fn delta_phi(v1: Self, v2: Self) -> Self;
     fn cos(self) -> Self;
     fn sin(self) -> Self;
     fn atan2(self, x: Self) -> Self;
 }
 
 macro_rules! float {
-    ($t:ty) => {
+    ($t:ty, $dphi:ident) => {
         impl Float for $t {
+            fn delta_phi(v1: Self, v2: Self) -> Self {
+                $dphi(v1, v2)
+            }
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
             const TWO: Self = 2.0;
@@ -803,8 +798,8 @@ macro_rules! float {
         }
     };
 }
-float!(f32);
-float!(f64);
+float!(f32, dphi_f32);
+float!(f64, dphi_f64);
 
 /// `InvariantMasses_PxPyPzM` of `RVec.hxx`: the numerically stable form through the
 /// angle between the momenta.
