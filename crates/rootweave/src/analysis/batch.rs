@@ -37,6 +37,8 @@ pub struct BatchState<'a> {
     pub first_entry: u64,
     /// The variation computed (`None`: nominal).
     variation: Option<(String, usize)>,
+    /// The position in `arrays` of the first event.
+    start: usize,
     events: usize,
     selections: Vec<Option<Selection>>,
     inputs: HashMap<String, Column>,
@@ -44,13 +46,15 @@ pub struct BatchState<'a> {
 }
 
 impl<'a> BatchState<'a> {
-    /// A batch of `events` entries read as `arrays`.
+    /// Events `events` of the entries read as `arrays` (a chunk of a batch, so that the
+    /// columns computed for it stay small enough for the processor's caches);
+    /// `first_entry` is the dataset-wide number of the chunk's first entry.
     pub fn new(
         plan: &'a Plan,
         arrays: &'a [(String, Array)],
         source: usize,
         first_entry: u64,
-        events: usize,
+        events: std::ops::Range<usize>,
     ) -> Self {
         BatchState {
             plan,
@@ -58,7 +62,8 @@ impl<'a> BatchState<'a> {
             source,
             first_entry,
             variation: None,
-            events,
+            start: events.start,
+            events: events.len(),
             selections: vec![None; plan.nodes.len()],
             inputs: HashMap::new(),
             cache: HashMap::new(),
@@ -185,9 +190,13 @@ impl<'a> BatchState<'a> {
             .find(|(a, _)| *a == resolved)
             .map(|(_, a)| a)
             .ok_or_else(|| format!("no column '{resolved}'"))?;
+        let start = self.start;
         Ok(match self.selection(n)? {
-            None => array.clone(),
-            Some(index) => crate::array::take(array, &index),
+            None if start == 0 && self.events == array.len() => array.clone(),
+            None => crate::array::take(array, &(start..start + self.events).collect::<Vec<_>>()),
+            Some(index) => {
+                crate::array::take(array, &index.iter().map(|i| i + start).collect::<Vec<_>>())
+            }
         })
     }
 
@@ -239,9 +248,12 @@ impl<'a> BatchState<'a> {
             .find(|(n, _)| n == name)
             .map(|(_, a)| a)
             .ok_or_else(|| format!("no column '{name}'"))?;
-        let c = Column::from_array(array).ok_or_else(|| {
-            format!("column '{name}' is not numbers or lists of numbers, which expressions take")
-        })?;
+        let c =
+            Column::from_array(array, self.start..self.start + self.events).ok_or_else(|| {
+                format!(
+                    "column '{name}' is not numbers or lists of numbers, which expressions take"
+                )
+            })?;
         self.inputs.insert(name.to_string(), c.clone());
         Ok(c)
     }

@@ -167,36 +167,41 @@ impl Column {
         }
     }
 
-    /// A column read from a file: numbers one per event, or lists of numbers; `None` for
-    /// other layouts (records, strings, nested lists).
-    pub fn from_array(array: &Array) -> Option<Column> {
+    /// Events `events` of a column read from a file: numbers one per event, or lists of
+    /// numbers; `None` for other layouts (records, strings, nested lists).
+    pub fn from_array(array: &Array, events: std::ops::Range<usize>) -> Option<Column> {
         match array {
             Array::List { offsets, values } => {
-                let offsets: Vec<usize> = offsets.iter().map(|&o| o as usize).collect();
-                Some(Column::Jagged(Arc::new(offsets), values_of(values)?))
+                let base = offsets[events.start];
+                let items = base as usize..offsets[events.end] as usize;
+                let offsets: Vec<usize> = offsets[events.start..=events.end]
+                    .iter()
+                    .map(|&o| (o - base) as usize)
+                    .collect();
+                Some(Column::Jagged(Arc::new(offsets), values_of(values, items)?))
             }
-            flat => Some(Column::Flat(values_of(flat)?)),
+            flat => Some(Column::Flat(values_of(flat, events)?)),
         }
     }
 }
 
-/// Numbers of an array as the analysis types them (integers widened, `float` kept).
-fn values_of(array: &Array) -> Option<Values> {
+/// Numbers `at` of an array as the analysis types them (integers widened, `float` kept).
+fn values_of(array: &Array, at: std::ops::Range<usize>) -> Option<Values> {
     fn wide<T: Copy + Into<i64>>(v: &[T]) -> Values {
         Values::Int(v.iter().map(|&x| x.into()).collect())
     }
     Some(match array {
-        Array::Bool(v) => Values::Bool(v.clone()),
-        Array::Int8(v) => wide(v),
-        Array::Int16(v) => wide(v),
-        Array::Int32(v) => wide(v),
-        Array::Int64(v) => wide(v),
-        Array::UInt8(v) => wide(v),
-        Array::UInt16(v) => wide(v),
-        Array::UInt32(v) => wide(v),
-        Array::UInt64(v) => Values::Int(v.iter().map(|&x| x as i64).collect()),
-        Array::Float32(v) => Values::F32(v.clone()),
-        Array::Float64(v) => Values::F64(v.clone()),
+        Array::Bool(v) => Values::Bool(v[at].to_vec()),
+        Array::Int8(v) => wide(&v[at]),
+        Array::Int16(v) => wide(&v[at]),
+        Array::Int32(v) => wide(&v[at]),
+        Array::Int64(v) => wide(&v[at]),
+        Array::UInt8(v) => wide(&v[at]),
+        Array::UInt16(v) => wide(&v[at]),
+        Array::UInt32(v) => wide(&v[at]),
+        Array::UInt64(v) => Values::Int(v[at].iter().map(|&x| x as i64).collect()),
+        Array::Float32(v) => Values::F32(v[at].to_vec()),
+        Array::Float64(v) => Values::F64(v[at].to_vec()),
         _ => return None,
     })
 }

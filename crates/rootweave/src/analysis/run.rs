@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::actions::{fill, ActionSpec, Partial};
 use super::batch::{BatchState, Plan};
 use super::graph::{Definition, Graph, NodeKind};
+use crate::array::Array;
 use crate::dataset::Unit;
 use crate::error::{Error, Result};
 
@@ -58,13 +59,22 @@ impl Live {
     }
 }
 
-/// Something done with every batch besides filling results (a snapshot's writing): told
-/// the pool slot running it and the batch's place in the dataset's order.
+/// The events of a batch evaluated together: the columns a graph computes for so many
+/// events stay in the processor's caches, and their memory is reused from chunk to chunk
+/// instead of being mapped afresh for every batch.
+pub const CHUNK: usize = 4096;
+
+/// Something done with every batch besides filling results (a snapshot's writing): given
+/// the arrays it asks of each chunk of a batch, then the batch's, with the pool slot
+/// running it and the batch's place in the dataset's order.
 pub trait BatchSink: Sync {
     /// The node whose events it takes, and the columns it needs there.
     fn needs(&self) -> (usize, Vec<String>);
-    /// Takes batch number `sequence` (in dataset order) on pool slot `slot`.
-    fn batch(&self, slot: usize, sequence: u64, state: &mut BatchState) -> Result<()>;
+    /// The arrays it takes of one chunk of a batch.
+    fn arrays(&self, state: &mut BatchState) -> Result<Vec<Array>>;
+    /// Takes batch number `sequence` (in dataset order), its chunks' arrays joined, on
+    /// pool slot `slot`.
+    fn batch(&self, slot: usize, sequence: u64, arrays: Vec<Array>) -> Result<()>;
 }
 
 /// Runs the graph's pending results (those booked since its last run); `watch` is called
@@ -174,49 +184,56 @@ pub fn run_with(
     let looped = dataset.for_each_unit(&fields, STEP, |slot, unit, arrays| {
         let events = (unit.entries.end - unit.entries.start) as usize;
         let first = starts[unit.source] + unit.entries.start;
-        let mut state = BatchState::new(&plan, arrays, unit.source, first, events);
-        // The batch as each variation sees it (columns computed again where it differs).
-        let mut varied: Vec<(Option<(String, usize)>, BatchState)> = Vec::new();
-        let mut partials = Vec::with_capacity(pending.len());
-        for (k, &b) in pending.iter().enumerate() {
-            let booking = &bookings[b];
-            let mut partial = Partial::new(&booking.spec, filters[k].len());
-            let state = match &booking.variation {
-                None => &mut state,
-                Some(v) => {
-                    let at = match varied.iter().position(|(w, _)| w.as_ref() == Some(v)) {
-                        Some(at) => at,
-                        None => {
-                            let fresh = BatchState::new(&plan, arrays, unit.source, first, events)
-                                .with_variation(Some(v.clone()));
-                            varied.push((Some(v.clone()), fresh));
-                            varied.len() - 1
-                        }
-                    };
-                    &mut varied[at].1
-                }
-            };
-            fill_one(
-                state,
-                booking.node,
-                &booking.spec,
-                &filters[k],
-                &mut partial,
-            )
-            .map_err(|e| {
-                Error::InvalidArgument(format!(
-                    "{}: {e}",
-                    dataset.sources()[unit.source].path.display()
-                ))
-            })?;
-            partials.push(partial);
+        let mut partials: Vec<Partial> = pending
+            .iter()
+            .enumerate()
+            .map(|(k, &b)| Partial::new(&bookings[b].spec, filters[k].len()))
+            .collect();
+        let mut written = Vec::new();
+        for chunk in chunks(events) {
+            let at = first + chunk.start as u64;
+            let mut state = BatchState::new(&plan, arrays, unit.source, at, chunk.clone());
+            // The chunk as each variation sees it (columns computed again where it differs).
+            let mut varied: Vec<(Option<(String, usize)>, BatchState)> = Vec::new();
+            for (k, &b) in pending.iter().enumerate() {
+                let booking = &bookings[b];
+                let state = match &booking.variation {
+                    None => &mut state,
+                    Some(v) => {
+                        let at = match varied.iter().position(|(w, _)| w.as_ref() == Some(v)) {
+                            Some(i) => i,
+                            None => {
+                                let fresh =
+                                    BatchState::new(&plan, arrays, unit.source, at, chunk.clone())
+                                        .with_variation(Some(v.clone()));
+                                varied.push((Some(v.clone()), fresh));
+                                varied.len() - 1
+                            }
+                        };
+                        &mut varied[at].1
+                    }
+                };
+                fill_one(
+                    state,
+                    booking.node,
+                    &booking.spec,
+                    &filters[k],
+                    &mut partials[k],
+                )
+                .map_err(|e| {
+                    Error::InvalidArgument(format!(
+                        "{}: {e}",
+                        dataset.sources()[unit.source].path.display()
+                    ))
+                })?;
+            }
+            if let Some(sink) = sink {
+                written.push(sink.arrays(&mut state)?);
+            }
         }
         if let Some(sink) = sink {
-            sink.batch(
-                slot,
-                first_batch[unit.source] + unit.part as u64,
-                &mut state,
-            )?;
+            let sequence = first_batch[unit.source] + unit.part as u64;
+            sink.batch(slot, sequence, join_chunks(written)?)?;
         }
         ordered
             .lock()
@@ -247,7 +264,33 @@ pub fn run_with(
     Ok(())
 }
 
-/// Fills one result's partial from a batch.
+/// The chunks of a batch of `events` (one empty chunk for an empty batch, which a sink
+/// still takes).
+fn chunks(events: usize) -> Vec<std::ops::Range<usize>> {
+    let starts = (0..events.max(1)).step_by(CHUNK);
+    starts.map(|s| s..(s + CHUNK).min(events)).collect()
+}
+
+/// The arrays of a batch's chunks (a list per chunk, one array per column) as one array
+/// per column.
+fn join_chunks(chunks: Vec<Vec<Array>>) -> Result<Vec<Array>> {
+    let columns = chunks.first().map_or(0, Vec::len);
+    let mut per_column: Vec<Vec<Array>> = (0..columns).map(|_| Vec::new()).collect();
+    for chunk in chunks {
+        for (c, array) in chunk.into_iter().enumerate() {
+            per_column[c].push(array);
+        }
+    }
+    per_column
+        .into_iter()
+        .map(|parts| {
+            crate::array::concat(parts)
+                .map_err(|e| Error::InvalidArgument(format!("a batch's chunks: {e}")))
+        })
+        .collect()
+}
+
+/// Fills one result's partial from a chunk of a batch.
 fn fill_one(
     state: &mut BatchState,
     node: usize,

@@ -69,16 +69,18 @@ impl BatchSink for Writing {
         (self.node, self.columns.clone())
     }
 
-    fn batch(&self, slot: usize, sequence: u64, state: &mut BatchState) -> Result<()> {
-        let arrays = self
-            .columns
+    fn arrays(&self, state: &mut BatchState) -> Result<Vec<Array>> {
+        self.columns
             .iter()
             .map(|c| {
                 state
                     .output_array(self.node, c)
                     .map_err(|e| Error::InvalidArgument(format!("Snapshot column '{c}': {e}")))
             })
-            .collect::<Result<Vec<Array>>>()?;
+            .collect()
+    }
+
+    fn batch(&self, slot: usize, sequence: u64, arrays: Vec<Array>) -> Result<()> {
         let batch = column_data(&self.columns, &arrays)?;
         match &self.output {
             Output::TTree {
@@ -261,7 +263,7 @@ impl Frame {
         let reader = dataset.open(0)?;
         let names: Vec<&str> = inputs.iter().map(String::as_str).collect();
         let arrays = reader.read_fields_recycling(&names, 0..0, &mut Recycler::new())?;
-        let mut state = BatchState::new(plan, &arrays, 0, 0, 0);
+        let mut state = BatchState::new(plan, &arrays, 0, 0, 0..0);
         columns
             .iter()
             .map(|c| {
