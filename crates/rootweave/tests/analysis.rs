@@ -185,3 +185,68 @@ fn a_running_graph_shows_its_results_merged_so_far() {
     }
     assert_eq!(df.progress(), None);
 }
+
+#[test]
+fn run_graphs_runs_several_graphs_in_one_loop_with_their_own_bits() {
+    let dir = scratch("graphs");
+    let (a, b) = (dir.join("a.root"), dir.join("b.root"));
+    write(&a, 30_000);
+    write(&b, 50_000);
+    // One graph per sample, each booking a weighted histogram, a sum and a count.
+    let book = |df: &Frame| {
+        let sel = df.filter("v.size() >= 1", None).unwrap();
+        vec![
+            sel.histo1d(Model::regular("h", "", 20, 0.0, 6e4), "v", Some("x"))
+                .unwrap(),
+            sel.sum("v").unwrap(),
+            df.count().unwrap(),
+        ]
+    };
+    let (fa, fb) = (
+        frame(std::slice::from_ref(&a), 2),
+        frame(std::slice::from_ref(&b), 2),
+    );
+    let (ra, rb) = (book(&fa), book(&fb));
+    let all: Vec<&rootweave::analysis::Booked> = ra.iter().chain(&rb).collect();
+    assert_eq!(rootweave::analysis::run_graphs(&all).unwrap(), 2);
+    assert_eq!((fa.runs(), fb.runs()), (1, 1));
+    // The same values, to the bit, as each graph run alone.
+    let alone = |path: &std::path::PathBuf| {
+        let df = frame(std::slice::from_ref(path), 1);
+        let booked = book(&df);
+        booked
+            .iter()
+            .map(|r| r.value().unwrap())
+            .collect::<Vec<_>>()
+    };
+    let together: Vec<_> = ra.iter().map(|r| r.value().unwrap()).collect();
+    assert_eq!(together, alone(&a));
+    assert_eq!(rb[2].value().unwrap(), ResultValue::Count(50_000));
+    assert_eq!(
+        rb.iter().map(|r| r.value().unwrap()).collect::<Vec<_>>(),
+        alone(&b)
+    );
+    assert_eq!((fa.runs(), fb.runs()), (1, 1));
+    // Nothing left to compute: no graph runs.
+    assert_eq!(rootweave::analysis::run_graphs(&all).unwrap(), 0);
+    // A graph that cannot run fails the call and leaves the other's results to compute.
+    let third = frame(std::slice::from_ref(&b), 1)
+        .define("y", "x + 1")
+        .unwrap();
+    let third_sum = third.sum("y").unwrap();
+    let good = frame(std::slice::from_ref(&a), 1).count().unwrap();
+    let mut broken = std::fs::read(&b).unwrap();
+    let n = broken.len();
+    broken[n / 4..n / 2].fill(0xff);
+    let cut = dir.join("cut.root");
+    std::fs::write(&cut, &broken).unwrap();
+    let failing = frame(&[cut], 1).sum("v").unwrap();
+    let err = rootweave::analysis::run_graphs(&[&third_sum, &failing, &good])
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("cut.root"), "{err}");
+    // One loop for all three: the graph before the failing one has no results either.
+    assert!(!third_sum.is_ready() && !good.is_ready());
+    assert_eq!(good.value().unwrap(), ResultValue::Count(30_000));
+}

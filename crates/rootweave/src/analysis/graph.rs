@@ -517,6 +517,13 @@ impl Frame {
     }
 }
 
+/// `RunGraphs`: computes the results of every graph `results` belong to (one graph per
+/// sample, say) in one loop over all their files; returns how many graphs it ran.
+pub fn run_graphs(results: &[&Booked]) -> Result<usize> {
+    let graphs: Vec<&Arc<Mutex<Graph>>> = results.iter().map(|b| &b.graph).collect();
+    super::run::run_graphs(&graphs)
+}
+
 impl Booked {
     /// The result, running the graph (every result booked on it) if needed.
     pub fn value(&self) -> Result<ResultValue> {

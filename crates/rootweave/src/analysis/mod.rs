@@ -18,6 +18,6 @@ mod snapshot;
 
 pub use actions::{ActionSpec, AxisModel, ResultValue};
 pub use book::Model;
-pub use graph::{Booked, ColumnFn, Frame, SampleInfo};
-pub use run::{Live, Progress, STEP};
+pub use graph::{run_graphs, Booked, ColumnFn, Frame, SampleInfo};
+pub use run::{Live, Progress, CHUNK, STEP};
 pub use snapshot::{SnapshotFormat, SnapshotOptions};

@@ -89,110 +89,225 @@ pub fn run_with(
     watch: Option<&(dyn Fn(Progress) + Sync)>,
     sink: Option<&dyn BatchSink>,
 ) -> Result<()> {
-    let (plan, bookings, pending, dataset) = {
-        let g = graph.lock().unwrap_or_else(|p| p.into_inner());
-        let pending: Vec<usize> = (0..g.bookings.len())
-            .filter(|&i| g.results[i].is_none())
-            .collect();
-        (
-            Plan {
-                nodes: g.nodes.clone(),
-            },
-            g.bookings.clone(),
-            pending,
-            g.dataset.clone(),
-        )
-    };
-    if pending.is_empty() && sink.is_none() {
+    let Some(prepared) = Prepared::new(graph, sink)? else {
         return Ok(());
-    }
-    let extra = sink.map(|s| s.needs());
-    let inputs = needed_inputs(&plan, &bookings, &pending, extra.as_ref());
-    let names: Vec<String> = if dataset.sources().is_empty() {
-        Vec::new()
-    } else {
-        dataset.open(0)?.field_names()
     };
-    if let Some(missing) = inputs.iter().find(|i| !names.contains(i)) {
-        return Err(Error::InvalidArgument(format!(
-            "unknown column '{missing}': neither defined nor in the dataset"
-        )));
+    let fields: Vec<&str> = prepared.fields().iter().map(String::as_str).collect();
+    let looped = prepared
+        .dataset
+        .for_each_unit(&fields, STEP, |slot, unit, arrays| {
+            prepared.consume(slot, unit, arrays, sink, watch)
+        });
+    prepared.finish(graph, looped)
+}
+
+/// Runs the pending results of several graphs (ROOT's `RunGraphs`: one graph per sample)
+/// in ONE loop over all their files, on the first graph's threads: each batch is read for
+/// the graph whose file it is, and each graph's results are added in its own dataset's
+/// order, so they have the bits of running the graphs one by one. Returns how many graphs
+/// had results to compute (a graph given twice counts once).
+pub fn run_graphs(graphs: &[&Arc<Mutex<Graph>>]) -> Result<usize> {
+    let mut unique: Vec<&Arc<Mutex<Graph>>> = Vec::new();
+    for g in graphs {
+        if !unique.iter().any(|u| Arc::ptr_eq(u, g)) {
+            unique.push(g);
+        }
     }
-    let needs_entries = plan
-        .nodes
+    let mut prepared = Vec::new();
+    for graph in unique {
+        match Prepared::new(graph, None) {
+            Ok(Some(p)) => prepared.push((graph, p)),
+            Ok(None) => {}
+            Err(e) => {
+                prepared.into_iter().for_each(|(g, p)| p.abandon(g));
+                return Err(e);
+            }
+        }
+    }
+    let datasets: Vec<&crate::dataset::Dataset> =
+        prepared.iter().map(|(_, p)| &*p.dataset).collect();
+    let Some(chained) = crate::dataset::Dataset::chain(&datasets) else {
+        return Ok(0);
+    };
+    // The graph of each source of the chain, and the source's number in that graph.
+    let owner: Vec<(usize, usize)> = prepared
         .iter()
-        .any(|n| matches!(n.kind, NodeKind::Range { .. }));
-    let starts: Vec<u64> = if needs_entries {
-        let counts = dataset.entries()?;
-        counts
+        .enumerate()
+        .flat_map(|(g, (_, p))| (0..p.dataset.sources().len()).map(move |i| (g, i)))
+        .collect();
+    let fields: Vec<Vec<&str>> = prepared
+        .iter()
+        .map(|(_, p)| p.fields().iter().map(String::as_str).collect())
+        .collect();
+    let looped = chained.for_each_unit_of(
+        |source| &fields[owner[source].0],
+        STEP,
+        |slot, unit, arrays| {
+            let (g, own) = owner[unit.source];
+            let unit = Unit {
+                source: own,
+                ..unit
+            };
+            prepared[g].1.consume(slot, unit, arrays, None, None)
+        },
+    );
+    let runs = prepared.len();
+    match looped {
+        Ok(()) => {
+            for (graph, p) in prepared {
+                p.finish(graph, Ok(()))?;
+            }
+            Ok(runs)
+        }
+        Err(e) => {
+            prepared.into_iter().for_each(|(g, p)| p.abandon(g));
+            Err(e)
+        }
+    }
+}
+
+/// One graph's run, made ready: what it computes, the columns it reads, and the results
+/// merged so far. [`run_with`] loops over its dataset; `RunGraphs` over several at once.
+pub(crate) struct Prepared {
+    plan: Plan,
+    bookings: Vec<super::graph::Booking>,
+    pending: Vec<usize>,
+    /// The graph's dataset.
+    pub(crate) dataset: Arc<crate::dataset::Dataset>,
+    inputs: Vec<String>,
+    /// The dataset-wide number of each source's first entry (zeros without a `Range`).
+    starts: Vec<u64>,
+    /// The dataset-wide number of each source's first batch (for a sink).
+    first_batch: Vec<u64>,
+    filters: Vec<Vec<usize>>,
+    filter_names: Vec<Vec<String>>,
+    live: Arc<Live>,
+}
+
+impl Prepared {
+    /// The run of `graph`'s pending results (and of `sink`); `None` when there is nothing
+    /// to compute. Checks that every column it reads is in the dataset.
+    pub(crate) fn new(
+        graph: &Arc<Mutex<Graph>>,
+        sink: Option<&dyn BatchSink>,
+    ) -> Result<Option<Prepared>> {
+        let has_sink = sink.is_some();
+        let extra = sink.map(|s| s.needs());
+        let (plan, bookings, pending, dataset, watched) = {
+            let g = graph.lock().unwrap_or_else(|p| p.into_inner());
+            let pending: Vec<usize> = (0..g.bookings.len())
+                .filter(|&i| g.results[i].is_none())
+                .collect();
+            let plan = Plan {
+                nodes: g.nodes.clone(),
+            };
+            (
+                plan,
+                g.bookings.clone(),
+                pending,
+                g.dataset.clone(),
+                g.watched,
+            )
+        };
+        if pending.is_empty() && !has_sink {
+            return Ok(None);
+        }
+        let inputs = needed_inputs(&plan, &bookings, &pending, extra.as_ref());
+        let names: Vec<String> = if dataset.sources().is_empty() {
+            Vec::new()
+        } else {
+            dataset.open(0)?.field_names()
+        };
+        if let Some(missing) = inputs.iter().find(|i| !names.contains(i)) {
+            return Err(Error::InvalidArgument(format!(
+                "unknown column '{missing}': neither defined nor in the dataset"
+            )));
+        }
+        let needs_entries = plan
+            .nodes
             .iter()
-            .scan(0u64, |s, &n| {
-                let here = *s;
-                *s += n;
-                Some(here)
+            .any(|n| matches!(n.kind, NodeKind::Range { .. }));
+        let starts: Vec<u64> = if needs_entries {
+            running_sum(dataset.entries()?.into_iter())
+        } else {
+            vec![0; dataset.sources().len()]
+        };
+        // Each file's batches (opening every file's metadata first): only for a sink's
+        // writer, which needs a batch's place in the whole dataset, or a watched graph's
+        // progress bar.
+        let counts = match has_sink || watched {
+            true => Some(dataset.batch_counts(STEP)?),
+            false => None,
+        };
+        let first_batch = running_sum(counts.iter().flatten().map(|&n| n as u64));
+        let total_batches = counts.filter(|_| watched).map(|c| c.iter().sum());
+        let filters: Vec<Vec<usize>> = pending
+            .iter()
+            .map(|&b| named_filters(&plan, bookings[b].node))
+            .collect();
+        let filter_names: Vec<Vec<String>> = filters
+            .iter()
+            .map(|fs| {
+                fs.iter()
+                    .map(|&f| match &plan.nodes[f].kind {
+                        NodeKind::Filter { name: Some(n), .. } => n.clone(),
+                        _ => String::new(),
+                    })
+                    .collect()
             })
-            .collect()
-    } else {
-        vec![0; dataset.sources().len()]
-    };
-    // Each file's batches (opening every file's metadata first): only for a sink's writer,
-    // which needs a batch's place in the whole dataset, or a watched graph's progress bar.
-    let watched = graph.lock().unwrap_or_else(|p| p.into_inner()).watched;
-    let counts = match sink.is_some() || watched {
-        true => Some(dataset.batch_counts(STEP)?),
-        false => None,
-    };
-    let first_batch: Vec<u64> = counts
-        .iter()
-        .flatten()
-        .scan(0u64, |s, &n| {
-            let here = *s;
-            *s += n as u64;
-            Some(here)
-        })
-        .collect();
-    let total_batches = counts.filter(|_| watched).map(|c| c.iter().sum());
-    let filters: Vec<Vec<usize>> = pending
-        .iter()
-        .map(|&b| named_filters(&plan, bookings[b].node))
-        .collect();
-    let filter_names: Vec<Vec<String>> = filters
-        .iter()
-        .map(|fs| {
-            fs.iter()
-                .map(|&f| match &plan.nodes[f].kind {
-                    NodeKind::Filter { name: Some(n), .. } => n.clone(),
-                    _ => String::new(),
-                })
-                .collect()
-        })
-        .collect();
-    let live = Arc::new(Live {
-        ordered: Mutex::new(InOrder::default()),
-        progress: Mutex::new(Progress {
-            total_batches,
-            ..Progress::default()
-        }),
-        pending: pending.clone(),
-        bookings: bookings.clone(),
-        filter_names: filter_names.clone(),
-    });
-    graph.lock().unwrap_or_else(|p| p.into_inner()).live = Some(live.clone());
-    let ordered = &live.ordered;
-    let progress = &live.progress;
-    let fields: Vec<&str> = inputs.iter().map(String::as_str).collect();
-    let looped = dataset.for_each_unit(&fields, STEP, |slot, unit, arrays| {
+            .collect();
+        let live = Arc::new(Live {
+            ordered: Mutex::new(InOrder::default()),
+            progress: Mutex::new(Progress {
+                total_batches,
+                ..Progress::default()
+            }),
+            pending: pending.clone(),
+            bookings: bookings.clone(),
+            filter_names: filter_names.clone(),
+        });
+        graph.lock().unwrap_or_else(|p| p.into_inner()).live = Some(live.clone());
+        Ok(Some(Prepared {
+            plan,
+            bookings,
+            pending,
+            dataset,
+            inputs,
+            starts,
+            first_batch,
+            filters,
+            filter_names,
+            live,
+        }))
+    }
+
+    /// The dataset's columns the run reads (its sink's included).
+    pub(crate) fn fields(&self) -> &[String] {
+        &self.inputs
+    }
+
+    /// Fills every pending result's partial from one batch of the dataset (and hands it to
+    /// `sink`), chunk by chunk, and adds the partials in dataset order.
+    pub(crate) fn consume(
+        &self,
+        slot: usize,
+        unit: Unit,
+        arrays: &[(String, Array)],
+        sink: Option<&dyn BatchSink>,
+        watch: Option<&(dyn Fn(Progress) + Sync)>,
+    ) -> Result<()> {
+        let (plan, bookings, pending) = (&self.plan, &self.bookings, &self.pending);
         let events = (unit.entries.end - unit.entries.start) as usize;
-        let first = starts[unit.source] + unit.entries.start;
+        let first = self.starts[unit.source] + unit.entries.start;
         let mut partials: Vec<Partial> = pending
             .iter()
             .enumerate()
-            .map(|(k, &b)| Partial::new(&bookings[b].spec, filters[k].len()))
+            .map(|(k, &b)| Partial::new(&bookings[b].spec, self.filters[k].len()))
             .collect();
         let mut written = Vec::new();
         for chunk in chunks(events) {
             let at = first + chunk.start as u64;
-            let mut state = BatchState::new(&plan, arrays, unit.source, at, chunk.clone());
+            let mut state = BatchState::new(plan, arrays, unit.source, at, chunk.clone());
             // The chunk as each variation sees it (columns computed again where it differs).
             let mut varied: Vec<(Option<(String, usize)>, BatchState)> = Vec::new();
             for (k, &b) in pending.iter().enumerate() {
@@ -204,7 +319,7 @@ pub fn run_with(
                             Some(i) => i,
                             None => {
                                 let fresh =
-                                    BatchState::new(&plan, arrays, unit.source, at, chunk.clone())
+                                    BatchState::new(plan, arrays, unit.source, at, chunk.clone())
                                         .with_variation(Some(v.clone()));
                                 varied.push((Some(v.clone()), fresh));
                                 varied.len() - 1
@@ -217,13 +332,13 @@ pub fn run_with(
                     state,
                     booking.node,
                     &booking.spec,
-                    &filters[k],
+                    &self.filters[k],
                     &mut partials[k],
                 )
                 .map_err(|e| {
                     Error::InvalidArgument(format!(
                         "{}: {e}",
-                        dataset.sources()[unit.source].path.display()
+                        self.dataset.sources()[unit.source].path.display()
                     ))
                 })?;
             }
@@ -232,36 +347,58 @@ pub fn run_with(
             }
         }
         if let Some(sink) = sink {
-            let sequence = first_batch[unit.source] + unit.part as u64;
+            let sequence = self.first_batch[unit.source] + unit.part as u64;
             sink.batch(slot, sequence, join_chunks(written)?)?;
         }
-        ordered
+        self.live
+            .ordered
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .put(&unit, partials, &pending, &bookings);
-        let mut p = progress.lock().unwrap_or_else(|p| p.into_inner());
+            .put(&unit, partials, pending, bookings);
+        let mut p = self.live.progress.lock().unwrap_or_else(|p| p.into_inner());
         p.batches += 1;
         p.entries += events as u64;
         if let Some(watch) = watch {
             watch(*p);
         }
         Ok(())
-    });
-    let mut g = graph.lock().unwrap_or_else(|p| p.into_inner());
-    g.live = None;
-    looped?;
-    let total = std::mem::take(&mut *ordered.lock().unwrap_or_else(|p| p.into_inner()))
-        .finish(&pending, &bookings);
-    for (k, &b) in pending.iter().enumerate() {
-        let spec = &bookings[b].spec;
-        let partial = match &total {
-            Some(t) => t[k].clone(),
-            None => Partial::new(spec, filters[k].len()),
-        };
-        g.results[b] = Some(partial.finish(spec, &filter_names[k])?);
     }
-    g.runs += 1;
-    Ok(())
+
+    /// Ends a run that failed: `graph` has no run in progress any more.
+    pub(crate) fn abandon(self, graph: &Arc<Mutex<Graph>>) {
+        graph.lock().unwrap_or_else(|p| p.into_inner()).live = None;
+    }
+
+    /// Stores the run's results in `graph` (after its loop ended with `looped`).
+    pub(crate) fn finish(self, graph: &Arc<Mutex<Graph>>, looped: Result<()>) -> Result<()> {
+        let mut g = graph.lock().unwrap_or_else(|p| p.into_inner());
+        g.live = None;
+        looped?;
+        let total =
+            std::mem::take(&mut *self.live.ordered.lock().unwrap_or_else(|p| p.into_inner()))
+                .finish(&self.pending, &self.bookings);
+        for (k, &b) in self.pending.iter().enumerate() {
+            let spec = &self.bookings[b].spec;
+            let partial = match &total {
+                Some(t) => t[k].clone(),
+                None => Partial::new(spec, self.filters[k].len()),
+            };
+            g.results[b] = Some(partial.finish(spec, &self.filter_names[k])?);
+        }
+        g.runs += 1;
+        Ok(())
+    }
+}
+
+/// The sums of `values` before each of them: `[0, a, a + b, ...]`.
+fn running_sum(values: impl Iterator<Item = u64>) -> Vec<u64> {
+    values
+        .scan(0u64, |s, n| {
+            let here = *s;
+            *s += n;
+            Some(here)
+        })
+        .collect()
 }
 
 /// The chunks of a batch of `events` (one empty chunk for an empty batch, which a sink

@@ -115,6 +115,17 @@ impl Dataset {
         })
     }
 
+    /// The sources of `datasets`, one dataset's after another's, as one dataset read with
+    /// the first's options and pool of threads (`None` for no datasets).
+    pub fn chain(datasets: &[&Dataset]) -> Option<Dataset> {
+        let first = datasets.first()?;
+        Some(Dataset {
+            sources: datasets.iter().flat_map(|d| d.sources.clone()).collect(),
+            options: first.options.clone(),
+            pool: first.pool.clone(),
+        })
+    }
+
     /// The sources, in reading order.
     pub fn sources(&self) -> &[Source] {
         &self.sources
@@ -274,6 +285,17 @@ impl Dataset {
         step: u64,
         consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
     ) -> Result<()> {
+        self.for_each_unit_of(|_| fields, step, consume)
+    }
+
+    /// [`Dataset::for_each_unit`] reading `fields(source)` of each source: one loop over
+    /// the sources of several datasets ([`Dataset::chain`]), each read for its own needs.
+    pub fn for_each_unit_of<'f>(
+        &self,
+        fields: impl Fn(usize) -> &'f [&'f str] + Sync,
+        step: u64,
+        consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
+    ) -> Result<()> {
         let queue = WorkQueue {
             state: Mutex::new((VecDeque::new(), 0)),
             failure: Mutex::new(None),
@@ -282,7 +304,7 @@ impl Dataset {
         let slot_loop = |slot: usize| {
             let mut recycler = Recycler::new();
             while let Some((opened, unit)) =
-                queue.take(|index| self.open_planned(index, fields, step))
+                queue.take(|index| self.open_planned(index, fields(index), step))
             {
                 let named = match opened.read(unit.entries.clone(), &mut recycler) {
                     Ok(named) => named,
