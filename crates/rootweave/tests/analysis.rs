@@ -250,3 +250,68 @@ fn run_graphs_runs_several_graphs_in_one_loop_with_their_own_bits() {
     assert!(!third_sum.is_ready() && !good.is_ready());
     assert_eq!(good.value().unwrap(), ResultValue::Count(30_000));
 }
+
+#[test]
+fn snapshot_into_an_existing_file_keeps_its_objects() {
+    use rootweave::analysis::SnapshotOptions;
+    let dir = scratch("update");
+    let (input, out) = (dir.join("in.root"), dir.join("out.root"));
+    write(&input, 20_000);
+    write(&out, 1_000);
+    let df = frame(std::slice::from_ref(&input), 2);
+    let sel = df.filter("x % 5 == 0", None).unwrap();
+    let update = SnapshotOptions {
+        update: true,
+        ..SnapshotOptions::default()
+    };
+    let skim = sel.snapshot("skims/s", &out, &["x"], &update).unwrap();
+    let taken = skim.take("x").unwrap().value().unwrap();
+    let expect: Vec<i64> = (0..20_000).filter(|x| x % 5 == 0).collect();
+    assert_eq!(
+        taken,
+        ResultValue::Column(Column::Flat(Values::Int(expect.clone())))
+    );
+    // The file's tree is still there, whole.
+    assert_eq!(
+        frame(std::slice::from_ref(&out), 1)
+            .count()
+            .unwrap()
+            .value()
+            .unwrap(),
+        ResultValue::Count(1_000)
+    );
+    // The same name again: an error before any reading, unless replacing is asked for.
+    let err = sel
+        .snapshot("skims/s", &out, &["x"], &update)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("'skims/s' is already in"), "{err}");
+    let replace = SnapshotOptions {
+        overwrite_if_exists: true,
+        ..update
+    };
+    let fewer = df.filter("x % 7 == 0", None).unwrap();
+    let again = fewer.snapshot("skims/s", &out, &["x"], &replace).unwrap();
+    let n = (0..20_000).filter(|x| x % 7 == 0).count() as u64;
+    assert_eq!(
+        again.count().unwrap().value().unwrap(),
+        ResultValue::Count(n)
+    );
+    let file = rootweave::container::RootFile::open(&out).unwrap();
+    let names: Vec<String> = file.keys().iter().map(|k| k.name.clone()).collect();
+    assert_eq!(names.iter().filter(|n| *n == "t").count(), 1, "{names:?}");
+    let skims = file
+        .keys()
+        .iter()
+        .find(|k| k.name == "skims")
+        .unwrap()
+        .clone();
+    let inside: Vec<String> = file
+        .directory_keys(&skims)
+        .unwrap()
+        .into_iter()
+        .map(|k| k.name)
+        .collect();
+    assert_eq!(inside, ["s"]);
+}

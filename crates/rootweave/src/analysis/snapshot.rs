@@ -1,12 +1,12 @@
 //! `Snapshot`: the events a node keeps, with chosen columns (read or defined), written to a
 //! TTree or an RNTuple through the parallel writers within their memory budget, batch k of
 //! the dataset as the writer's sequence number k, so the output keeps the input's entry
-//! order for any number of threads (RDataFrame's multithreaded Snapshot does not). The
-//! output appears once complete; the results booked on the graph are filled in the same
-//! pass.
+//! order for any number of threads (RDataFrame's multithreaded Snapshot does not). A new
+//! file appears once complete, and a file updated lists the new tree only once it is; the
+//! results booked on the graph are filled in the same pass.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::batch::{BatchState, Plan};
 use super::graph::{Frame, NodeKind};
@@ -42,6 +42,12 @@ pub struct SnapshotOptions {
     pub compression: Option<Compression>,
     /// The writer's memory budget in bytes (default 256 MiB).
     pub memory_budget: Option<u64>,
+    /// Adds the tree to the file at the path if there is one (`fMode = "UPDATE"`), keeping
+    /// its other objects, instead of replacing the file.
+    pub update: bool,
+    /// With `update`, replaces an object of the tree's name already in the file
+    /// (`fOverwriteIfExists`); without it, such an object is an error before any reading.
+    pub overwrite_if_exists: bool,
 }
 
 /// The writer of a snapshot and a fill context per pool slot.
@@ -114,11 +120,33 @@ fn column_data<'a>(names: &[String], arrays: &'a [Array]) -> Result<Vec<ColumnDa
         .collect()
 }
 
+/// The file at `path` opened to add `tree` to it: an object of that name already there is
+/// deleted with `overwrite`, else an error (as RDataFrame's Snapshot in `"UPDATE"` mode).
+fn open_existing(path: &Path, tree: &str, overwrite: bool) -> Result<crate::container::FileWriter> {
+    let file = crate::update::open_for_update(path)?;
+    let (dir, name) = tree.rsplit_once('/').unwrap_or(("", tree));
+    let Some(at) = file.find_directory(dir) else {
+        return Ok(file);
+    };
+    let present = file
+        .listing()
+        .iter()
+        .any(|(d, key)| d == dir && key.name == name);
+    if present && !overwrite {
+        return Err(Error::InvalidArgument(format!(
+            "Snapshot: '{tree}' is already in {}; set overwrite_if_exists to replace it",
+            path.display()
+        )));
+    }
+    while present && file.delete(at, name, None).is_ok() {}
+    Ok(file)
+}
+
 impl Frame {
     /// `Snapshot(tree, path, columns, options)`: writes the events this node keeps, with
     /// `columns` (empty: every column of the dataset and every one defined above), to a new
-    /// file at `path` as `tree`, in input order; runs the graph's pending results in the
-    /// same pass. Returns a graph over the written file.
+    /// file at `path` as `tree` (or into the file there, `options.update`), in input order;
+    /// runs the graph's pending results in the same pass. Returns a graph over the tree.
     pub fn snapshot(
         &self,
         tree: &str,
@@ -137,7 +165,19 @@ impl Frame {
             )
         };
         let fields = self.snapshot_fields(&plan, &dataset, &columns)?;
-        let temp = crate::io::temporary_path(path);
+        // Into an existing file: its writer continues it; else a new file, renamed once whole.
+        let existing = match options.update && path.exists() {
+            true => Some(Arc::new(open_existing(
+                path,
+                tree,
+                options.overwrite_if_exists,
+            )?)),
+            false => None,
+        };
+        let temp = match existing {
+            Some(_) => path.to_path_buf(),
+            None => crate::io::temporary_path(path),
+        };
         let slots = dataset.slots().max(1);
         let budget = options.memory_budget.unwrap_or(256 << 20);
         let output = match options.format {
@@ -158,12 +198,13 @@ impl Frame {
                     .with_write(write)
                     .with_memory_budget(budget)
                     .with_ordered(true);
-                let writer = TTreeParallelWriter::recreate(
-                    &temp,
-                    tree,
-                    layout.branches().to_vec(),
-                    parallel,
-                )?;
+                let branches = layout.branches().to_vec();
+                let writer = match &existing {
+                    Some(file) => {
+                        TTreeParallelWriter::in_file(file.clone(), tree, branches, parallel)?
+                    }
+                    None => TTreeParallelWriter::recreate(&temp, tree, branches, parallel)?,
+                };
                 let contexts = (0..slots).map(|_| Mutex::new(writer.context())).collect();
                 Output::TTree {
                     writer,
@@ -181,7 +222,12 @@ impl Frame {
                     .with_write(write)
                     .with_memory_budget(budget)
                     .with_ordered(true);
-                let writer = RNTupleParallelWriter::recreate(&temp, tree, fields, parallel)?;
+                let writer = match &existing {
+                    Some(file) => {
+                        RNTupleParallelWriter::in_file(file.clone(), tree, fields, parallel)?
+                    }
+                    None => RNTupleParallelWriter::recreate(&temp, tree, fields, parallel)?,
+                };
                 let contexts = (0..slots).map(|_| Mutex::new(writer.context())).collect();
                 Output::RNTuple { writer, contexts }
             }
@@ -205,15 +251,28 @@ impl Frame {
                 writer.close().map(|_| ())
             }
         };
-        let finished = ran.and(closed).and_then(|_| {
-            std::fs::rename(&temp, path).map_err(|source| Error::Io {
-                path: PathBuf::from(path),
-                source,
-            })
-        });
-        if let Err(e) = finished {
-            let _ = std::fs::remove_file(&temp);
-            return Err(e);
+        match existing {
+            // A failed update leaves the file as it was: its header and keys lists are only
+            // written when it closes.
+            Some(file) => {
+                ran.and(closed)?;
+                let file = Arc::try_unwrap(file).map_err(|_| {
+                    Error::InvalidArgument("Snapshot: the updated file is still in use".into())
+                })?;
+                file.close()?;
+            }
+            None => {
+                let finished = ran.and(closed).and_then(|_| {
+                    std::fs::rename(&temp, path).map_err(|source| Error::Io {
+                        path: PathBuf::from(path),
+                        source,
+                    })
+                });
+                if let Err(e) = finished {
+                    let _ = std::fs::remove_file(&temp);
+                    return Err(e);
+                }
+            }
         }
         let options = crate::parallel::ReadOptions::default().with_threads(slots);
         Ok(Frame::new(Dataset::new(
