@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use rootweave::analysis::{AxisModel, Booked, Frame, Model, ResultValue};
+use rootweave::analysis::{ActionSpec, AxisModel, Booked, Frame, Model, ResultValue};
 
 use crate::errors::to_py;
 use crate::layout::to_layout;
@@ -198,6 +198,16 @@ impl PyFrame {
         })
     }
 
+    /// `Sum`, `Mean` or `StdDev` of a column left unfinished: its value is the partial's
+    /// numbers (`[sum, carry, n]`, or `[n, mean, m2]` for `StdDev`), which `merge_parts`
+    /// adds over consecutive parts of a dataset (a run on Dask, a partition each).
+    fn parts(&self, what: &str, column: &str) -> PyResult<PyBooked> {
+        booked(
+            self.inner
+                .book(ActionSpec::Parts(Box::new(spec(what, column)?))),
+        )
+    }
+
     /// `Report()`.
     fn report(&self) -> PyResult<PyBooked> {
         booked(self.inner.report())
@@ -289,6 +299,34 @@ impl PyBooked {
     }
 }
 
+/// `Sum`, `Mean` or `StdDev` of `column`, by name.
+fn spec(what: &str, column: &str) -> PyResult<ActionSpec> {
+    let column = column.to_string();
+    Ok(match what {
+        "Sum" => ActionSpec::Sum(column),
+        "Mean" => ActionSpec::Mean(column),
+        "StdDev" => ActionSpec::StdDev(column),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "no parts of {other} (Sum, Mean or StdDev)"
+            )))
+        }
+    })
+}
+
+/// The value of `Sum`, `Mean` or `StdDev` (`what`) from the parts (`Frame.parts`'
+/// values) of consecutive parts of a dataset, in its order: added as one run adds its
+/// batches, so that parts of one batch each give the bits of one run.
+#[pyfunction]
+fn merge_parts(what: &str, parts: Vec<Vec<f64>>) -> PyResult<f64> {
+    match spec(what, "")?.merge_parts(&parts).map_err(to_py)? {
+        ResultValue::Number(x) => Ok(x),
+        other => Err(PyValueError::new_err(format!(
+            "parts merged into {other:?}, not a number"
+        ))),
+    }
+}
+
 /// Calls a Python function of columns (see `define_python`) and takes its column back.
 fn python_column(
     py: Python<'_>,
@@ -348,13 +386,14 @@ fn python_values(a: &Bound<'_, PyAny>) -> PyResult<rootweave::analysis::column::
 }
 
 /// A result as Python objects: a histogram as a dict of its sums, a count, a number, a
-/// column's layout, or a report's rows.
+/// column's layout, a report's rows, or a partial's numbers.
 fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
     Ok(match value {
         ResultValue::Count(n) => n.into_pyobject(py)?.into_any(),
         ResultValue::Number(x) => x.into_pyobject(py)?.into_any(),
         ResultValue::Column(c) => to_layout(py, c.into_array())?.into_any(),
         ResultValue::Report(rows) => PyList::new(py, rows)?.into_any(),
+        ResultValue::Parts(numbers) => PyList::new(py, numbers)?.into_any(),
         ResultValue::Histogram(h) => {
             let d = PyDict::new(py);
             d.set_item("class", &h.class)?;
@@ -387,5 +426,6 @@ fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFrame>()?;
     m.add_class::<PyBooked>()?;
+    m.add_function(wrap_pyfunction!(merge_parts, m)?)?;
     Ok(())
 }

@@ -49,7 +49,7 @@ class _Distributed:
 
     def __init__(self, client: Any, npartitions: int, sources: list[tuple[str, str | None]]) -> None:
         self.client, self.npartitions, self.sources = client, npartitions, sources
-        self.results: list[tuple[tuple[_rdf_dask.Step, ...], _rdf_dask.Step]] = []
+        self.results: list[_rdf_dask.Result] = []
         self.values: list[Any] = []
 
     def book(self, steps: tuple[_rdf_dask.Step, ...], action: _rdf_dask.Step) -> int:
@@ -60,6 +60,10 @@ class _Distributed:
         if index >= len(self.values):
             self.values = _rdf_dask.run(self.client, self.sources, self.npartitions, self.results)
         return self.values[index]
+
+    def snapshot(self, snapshot: _rdf_dask.Snapshot) -> None:
+        """Writes the snapshot, the results booked so far computed in the same pass."""
+        self.values = _rdf_dask.run(self.client, self.sources, self.npartitions, self.results, snapshot)
 
 
 class _LiveView:
@@ -382,7 +386,8 @@ class RDataFrame:
         if end is None:
             begin, end = 0, begin
         if self._distributed is not None:
-            raise NotImplementedError("Range on Dask: entries are counted per partition")
+            raise NotImplementedError("Range on Dask is not supported (as on ROOT's distributed RDataFrame): "
+                                      "a partition does not know the entries before it")
         return self._next(self._frame.range(begin, end or None, stride), ("range", (begin, end or None, stride)))
 
     def GetColumnNames(self) -> list[str]:  # noqa: N802
@@ -524,19 +529,26 @@ class RDataFrame:
             compression: "zstd:5", "zlib:1", ... (default: ROOT's for the format).
 
         Returns:
-            An RDataFrame over the written file.
+            An RDataFrame over the written file (on Dask: each partition writes a file, merged
+            in partition order into `path`; the RDataFrame runs on the same client).
         """
         if self._distributed is not None:
-            raise NotImplementedError("Snapshot on Dask is not supported yet")
+            if format.lower() not in ("ttree", "rntuple"):
+                raise ValueError(f"no output format '{format}' (ttree or rntuple)")
+            graph = self._distributed
+            graph.snapshot((self._steps, tree, os.fspath(path), list(columns or []), format, compression))
+            return RDataFrame(tree, [os.fspath(path)], daskclient=graph.client, npartitions=graph.npartitions)
         frame = self._frame.snapshot(tree, os.fspath(path), list(columns or []), format, compression)
         out = RDataFrame(None, _frame=frame)
         out._sources = [(os.fspath(path), tree)]
         return out
 
     def _reduce(self, what: str, column: str, convert: Callable[[Any], Any]) -> RResultPtr:
-        if self._distributed is not None and what in ("Mean", "StdDev"):
-            raise NotImplementedError(f"{what} on Dask is not supported yet (Sum and Count are)")
-        return self._result(self._frame.reduce(what, column), convert, ("reduce", (what, column)))
+        booked = self._frame.reduce(what, column)
+        if self._distributed is not None and what in ("Sum", "Mean", "StdDev"):
+            # Each partition's unfinished sums, added as one process adds its batches.
+            return self._result(booked, convert, ("parts", (what, column)))
+        return self._result(booked, convert, ("reduce", (what, column)))
 
     def GetNRuns(self) -> int:  # noqa: N802
         """How many times the graph has run."""
@@ -564,10 +576,15 @@ def VariationsFor(result: RResultPtr) -> RResultMap:  # noqa: N802
     Args:
         result: A result booked below one or more `Vary` calls.
     """
+    variations = result._booked.variations()
     if result._distributed is not None:
-        raise NotImplementedError("VariationsFor on Dask is not supported yet")
+        graph, index = result._distributed
+        steps = graph.results[index][0]
+        return RResultMap({name: RResultPtr(booked, result._convert, (graph, index if name == "nominal" else
+                                                                       graph.book(steps, ("variation", (name, index)))))
+                           for name, booked in variations})
     return RResultMap({name: RResultPtr(booked, result._convert, frame=result._frame, live=result._live)
-                       for name, booked in result._booked.variations()})
+                       for name, booked in variations})
 
 
 def AddProgressBar(df: RDataFrame) -> None:  # noqa: N802

@@ -1,48 +1,85 @@
 """RDataFrame graphs on Dask: the graph's calls, recorded as they are made, are replayed on the
-workers over partitions of the files; each partition's raw results (sums, counts, rows) come
-back and are added in partition order, as the batches of one process are added in file order,
-so histograms of counts equal the single-process ones bin for bin."""
+workers over partitions of the files; each partition's raw results (sums, counts, rows, the
+unfinished parts of means and standard deviations) come back and are added in partition order,
+as the batches of one process are added in file order, so histograms of counts equal the
+single-process ones bin for bin. A `Snapshot` writes a file per partition, merged in partition
+order into the output."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from ._merge import merge as _merge_files
 from ._rootweave import Frame as _Frame
+from ._rootweave import merge_parts
 
 #: A call on a graph node: the low-level method and its arguments.
 Step = tuple[str, tuple[Any, ...]]
+#: A booked result: the calls making its node, then its action. The action
+#: `("variation", (name, k))` is result `k` in the variation `name` (see `VariationsFor`).
+Result = tuple[tuple[Step, ...], Step]
+#: A `Snapshot` run with the results: its node's calls, then the tree's name, the output,
+#: the columns, the format and the compression.
+Snapshot = tuple[tuple[Step, ...], str, str, list[str], str, str | None]
 
 
-def replay(sources: list[tuple[str, str | None]], results: Sequence[tuple[tuple[Step, ...], Step]],
-           threads: int) -> list[Any]:
-    """Builds the graph of `results` (each the calls making its node, then its action) over
-    `sources` and returns every result's raw value, computed in one pass."""
+def _key(value: Any) -> Any:
+    """A call's arguments as a dictionary key (lists and dicts as tuples)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_key(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, _key(v)) for k, v in value.items())
+    return value
+
+
+def replay(sources: list[tuple[str, str | None]], results: Sequence[Result], threads: int,
+           snapshot: Snapshot | None = None) -> list[Any]:
+    """Builds the graph of `results` over `sources` and returns every result's raw value,
+    computed in one pass (that of `snapshot`, writing its file, if given)."""
     root = _Frame(sources, threads)
-    nodes: dict[tuple[Step, ...], Any] = {(): root}
+    nodes: dict[Any, Any] = {(): root}
 
     def node(steps: tuple[Step, ...]) -> Any:
-        if steps not in nodes:
+        key = _key(steps)
+        if key not in nodes:
             parent = node(steps[:-1])
             method, args = steps[-1]
             if method == "define_per_sample":
                 name, by_path = args
-                nodes[steps] = parent.define_per_sample(name, [by_path[p] for p, _ in sources])
+                nodes[key] = parent.define_per_sample(name, [by_path[p] for p, _ in sources])
             else:
-                nodes[steps] = getattr(parent, method)(*args)
-        return nodes[steps]
+                nodes[key] = getattr(parent, method)(*args)
+        return nodes[key]
 
-    booked = []
+    booked: list[Any] = []
+    varied: dict[int, dict[str, Any]] = {}
     for steps, (action, args) in results:
-        booked.append(getattr(node(steps), action)(*args))
+        if action == "variation":
+            name, of = args
+            if of not in varied:
+                varied[of] = dict(booked[of].variations())
+            booked.append(varied[of][name])
+        else:
+            booked.append(getattr(node(steps), action)(*args))
+    if snapshot is not None:
+        steps, tree, path, columns, fmt, compression = snapshot
+        node(steps).snapshot(tree, path, columns, fmt, compression)
     return [b.value() for b in booked]
 
 
 def merge(action: str, values: list[Any]) -> Any:
-    """The raw values of one result from every partition, added in partition order."""
+    """The raw values of one result from every partition, added in partition order
+    (`action`: the low-level action, `reduce`'s its reduction, "parts Mean" for the parts
+    of a mean)."""
     first = values[0]
+    if action.startswith("parts "):
+        return merge_parts(action.split()[1], values)
     if action in ("histo", "profile1d"):
         out = dict(first)
         for v in values[1:]:
@@ -66,7 +103,7 @@ def merge(action: str, values: list[Any]) -> Any:
         return max(values)
     if action == "Take":
         return concatenate_layouts(values)
-    raise NotImplementedError(f"{action} is not supported on Dask yet (Mean and StdDev need their counts)")
+    raise NotImplementedError(f"{action} is not supported on Dask")
 
 
 def concatenate_layouts(layouts: list[Any]) -> Any:
@@ -88,12 +125,37 @@ def partitions(sources: list[tuple[str, str | None]], n: int) -> list[list[tuple
     return [sources[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
-def run(client: Any, sources: list[tuple[str, str | None]], npartitions: int,
-        results: Sequence[tuple[tuple[Step, ...], Step]]) -> list[Any]:
+def _kind(results: Sequence[Result], k: int) -> str:
+    """How result `k`'s values are merged (a variation's: as its nominal result's)."""
+    action, args = results[k][1]
+    if action == "variation":
+        return _kind(results, args[1])
+    if action == "reduce":
+        return str(args[0])
+    if action == "parts":
+        return f"parts {args[0]}"
+    return action
+
+
+def run(client: Any, sources: list[tuple[str, str | None]], npartitions: int, results: Sequence[Result],
+        snapshot: Snapshot | None = None) -> list[Any]:
     """Every result's raw value, computed on `client`'s workers a partition each and added
-    in partition order."""
+    in partition order. With `snapshot`, each partition writes its events to a file of a
+    directory made next to the output (its index the file's name), and the files are merged
+    into the output in partition order (and removed)."""
     parts = partitions(sources, npartitions)
-    futures = [client.submit(replay, part, list(results), 1, pure=False) for part in parts]
-    per_part = client.gather(futures)
-    kinds = [args[0] if action == "reduce" else action for _, (action, args) in results]
-    return [merge(kind, [p[k] for p in per_part]) for k, kind in enumerate(kinds)]
+    if snapshot is None:
+        futures = [client.submit(replay, part, list(results), 1, pure=False) for part in parts]
+        per_part = client.gather(futures)
+    else:
+        steps, tree, output, columns, fmt, compression = snapshot
+        where = tempfile.mkdtemp(prefix=f".{os.path.basename(output)}.", dir=os.path.dirname(os.path.abspath(output)))
+        try:
+            paths = [os.path.join(where, f"{k}.root") for k in range(len(parts))]
+            futures = [client.submit(replay, part, list(results), 1, (steps, tree, path, columns, fmt, compression),
+                                     pure=False) for part, path in zip(parts, paths)]
+            per_part = client.gather(futures)
+            _merge_files(output, paths, force=True)
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+    return [merge(_kind(results, k), [p[k] for p in per_part]) for k in range(len(results))]

@@ -143,6 +143,10 @@ pub enum ActionSpec {
     Take(String),
     /// `Report()`: the cut flow of the named filters above.
     Report,
+    /// `Sum`, `Mean` or `StdDev` left unfinished: the numbers of its partial (see
+    /// [`ResultValue::Parts`]), for a run over a part of the dataset whose parts are added
+    /// elsewhere, in the dataset's order, by [`ActionSpec::merge_parts`] (a distributed run).
+    Parts(Box<ActionSpec>),
 }
 
 impl ActionSpec {
@@ -162,6 +166,7 @@ impl ActionSpec {
             | ActionSpec::Max(c)
             | ActionSpec::StdDev(c)
             | ActionSpec::Take(c) => vec![c.clone()],
+            ActionSpec::Parts(of) => of.columns(),
         }
     }
 
@@ -187,8 +192,49 @@ impl ActionSpec {
                 Ok(())
             }
             ActionSpec::Profile { axis, .. } => axis.check(),
+            ActionSpec::Parts(of) => match **of {
+                ActionSpec::Sum(_) | ActionSpec::Mean(_) | ActionSpec::StdDev(_) => Ok(()),
+                _ => Err(Error::InvalidArgument(format!(
+                    "the parts of {of:?}: only Sum, Mean and StdDev have them"
+                ))),
+            },
             _ => Ok(()),
         }
+    }
+
+    /// The value of this `Sum`, `Mean` or `StdDev` from the [`ResultValue::Parts`] of
+    /// consecutive parts of the dataset, in its order: their partials added as one run adds
+    /// its batches' partials, so that parts of one batch each give the bits of one run.
+    pub fn merge_parts(&self, parts: &[Vec<f64>]) -> Result<ResultValue> {
+        let spec = match self {
+            ActionSpec::Parts(of) => of,
+            _ => self,
+        };
+        let mut total = Partial::new(spec, 0);
+        for (k, numbers) in parts.iter().enumerate() {
+            let part = match (spec, numbers.as_slice()) {
+                (ActionSpec::Sum(_) | ActionSpec::Mean(_), &[sum, carry, n])
+                    if n >= 0.0 && n.fract() == 0.0 =>
+                {
+                    Partial::Sum {
+                        sum,
+                        carry,
+                        n: n as u64,
+                    }
+                }
+                (ActionSpec::StdDev(_), &[n, mean, m2]) => Partial::Moments { n, mean, m2 },
+                _ => {
+                    return Err(Error::InvalidArgument(format!(
+                        "parts {numbers:?} are not those of {spec:?}"
+                    )))
+                }
+            };
+            match k {
+                0 => total = part,
+                _ => total.add(part, spec),
+            }
+        }
+        total.finish(spec, &[])
     }
 }
 
@@ -205,6 +251,9 @@ pub enum ResultValue {
     Column(Column),
     /// `Report`: per named filter, its name, the events it passed and those it saw.
     Report(Vec<(String, u64, u64)>),
+    /// [`ActionSpec::Parts`]: a sum's or mean's `[sum, carry, n]` (Neumaier's compensated
+    /// sum and the number of values), a standard deviation's `[n, mean, m2]` (Welford's).
+    Parts(Vec<f64>),
 }
 
 /// A batch's (or the batches' so far) share of a result.
@@ -244,6 +293,7 @@ impl Partial {
     /// An empty partial of `spec`; `filters` named filters for a report.
     pub fn new(spec: &ActionSpec, filters: usize) -> Partial {
         match spec {
+            ActionSpec::Parts(of) => Partial::new(of, filters),
             ActionSpec::Histo { axes, weight, .. } => {
                 let cells = axes.iter().map(|a| a.bins() + 2).product();
                 Partial::Histo {
@@ -380,6 +430,12 @@ impl Partial {
     /// The result's value.
     pub fn finish(self, spec: &ActionSpec, filter_names: &[String]) -> Result<ResultValue> {
         Ok(match (self, spec) {
+            (Partial::Sum { sum, carry, n }, ActionSpec::Parts(_)) => {
+                ResultValue::Parts(vec![sum, carry, n as f64])
+            }
+            (Partial::Moments { n, mean, m2 }, ActionSpec::Parts(_)) => {
+                ResultValue::Parts(vec![n, mean, m2])
+            }
             (
                 Partial::Histo {
                     cells,
@@ -702,4 +758,52 @@ fn append(a: Column, b: Column) -> std::result::Result<Column, String> {
         }
         _ => return Err("Take of a column that is a list in some batches only".into()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parts of consecutive batches, merged, give the bits of the batches added in one run.
+    #[test]
+    fn merged_parts_equal_partials_added_in_order() {
+        let batches: Vec<Vec<f64>> = vec![
+            (0..1000).map(|i| 0.1 * i as f64 + 1e8).collect(),
+            vec![],
+            (0..777).map(|i| (i as f64).sqrt() - 3.3).collect(),
+        ];
+        for spec in [
+            ActionSpec::Sum("x".into()),
+            ActionSpec::Mean("x".into()),
+            ActionSpec::StdDev("x".into()),
+        ] {
+            let raw = ActionSpec::Parts(Box::new(spec.clone()));
+            let mut total: Option<Partial> = None;
+            let mut parts = Vec::new();
+            for b in &batches {
+                let col = [Column::Flat(Values::F64(b.clone()))];
+                let mut p = Partial::new(&spec, 0);
+                fill(&mut p, &spec, &col).unwrap();
+                let mut q = Partial::new(&raw, 0);
+                fill(&mut q, &raw, &col).unwrap();
+                let ResultValue::Parts(numbers) = q.finish(&raw, &[]).unwrap() else {
+                    panic!("parts are numbers")
+                };
+                parts.push(numbers);
+                match total.as_mut() {
+                    None => total = Some(p),
+                    Some(t) => t.add(p, &spec),
+                }
+            }
+            let one = total.unwrap().finish(&spec, &[]).unwrap();
+            assert_eq!(spec.merge_parts(&parts).unwrap(), one);
+            assert_eq!(raw.merge_parts(&parts).unwrap(), one);
+        }
+        assert!(ActionSpec::Parts(Box::new(ActionSpec::Count))
+            .check()
+            .is_err());
+        assert!(ActionSpec::Mean("x".into())
+            .merge_parts(&[vec![1.0]])
+            .is_err());
+    }
 }
