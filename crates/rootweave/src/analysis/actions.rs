@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::column::{Column, Values};
+use super::column::Column;
 use crate::error::{Error, Result};
 use crate::objects::{stat_names, Axis, Histogram};
 
@@ -513,7 +513,9 @@ impl Partial {
             } else {
                 (m2 / (n - 1.0)).sqrt()
             }),
-            (Partial::Taken(parts), _) => ResultValue::Column(concat_columns(parts)?),
+            (Partial::Taken(parts), _) => ResultValue::Column(
+                Column::concat(parts).map_err(|e| Error::InvalidArgument(format!("Take: {e}")))?,
+            ),
             (Partial::Report(counts), _) => ResultValue::Report(
                 filter_names
                     .iter()
@@ -541,12 +543,14 @@ fn neumaier(sum: &mut f64, carry: &mut f64, x: f64) {
     *sum = t;
 }
 
-/// Fills a partial from the columns of one batch (already at the node's events).
-pub fn fill(
+/// Fills a partial from the columns of one batch (already at the node's events), given as
+/// columns or references to them.
+pub fn fill<C: std::borrow::Borrow<Column>>(
     partial: &mut Partial,
     spec: &ActionSpec,
-    cols: &[Column],
+    cols: &[C],
 ) -> std::result::Result<(), String> {
+    let cols: Vec<&Column> = cols.iter().map(|c| c.borrow()).collect();
     match (partial, spec) {
         (Partial::Count(n), _) => {
             // Count takes the events through the node's event count, given as a column.
@@ -563,7 +567,7 @@ pub fn fill(
         ) => {
             let dims = axes.len();
             let (values, weights) =
-                fill_values(&cols[..dims], weight.as_ref().map(|_| &cols[dims]))?;
+                fill_values(&cols[..dims], weight.as_ref().map(|_| cols[dims]))?;
             let strides: Vec<usize> = axes
                 .iter()
                 .scan(1usize, |s, a| {
@@ -611,7 +615,7 @@ pub fn fill(
             },
             ActionSpec::Profile { axis, weight, .. },
         ) => {
-            let (values, weights) = fill_values(&cols[..2], weight.as_ref().map(|_| &cols[2]))?;
+            let (values, weights) = fill_values(&cols[..2], weight.as_ref().map(|_| cols[2]))?;
             for i in 0..values[0].len() {
                 let (x, y) = (values[0][i], values[1][i]);
                 let w = weights.as_ref().map_or(1.0, |w| w[i]);
@@ -633,14 +637,14 @@ pub fn fill(
             }
         }
         (Partial::Sum { sum, carry, n }, _) => {
-            for x in flat_f64(&cols[0])? {
+            for x in flat_f64(cols[0])? {
                 neumaier(sum, carry, x);
                 *n += 1;
             }
         }
         (Partial::Extreme(best), spec) => {
             let max = matches!(spec, ActionSpec::Max(_));
-            for x in flat_f64(&cols[0])? {
+            for x in flat_f64(cols[0])? {
                 *best = Some(match *best {
                     Some(b) if max == (b < x) => x,
                     Some(b) => b,
@@ -649,7 +653,7 @@ pub fn fill(
             }
         }
         (Partial::Moments { n, mean, m2 }, _) => {
-            for x in flat_f64(&cols[0])? {
+            for x in flat_f64(cols[0])? {
                 *n += 1.0;
                 let delta = x - *mean;
                 *mean += delta / *n;
@@ -698,7 +702,7 @@ fn flat_f64(c: &Column) -> std::result::Result<Vec<f64>, String> {
 /// lists of one length per event), a weight per event given to each of its items.
 #[allow(clippy::type_complexity)]
 fn fill_values(
-    axes: &[Column],
+    axes: &[&Column],
     weight: Option<&Column>,
 ) -> std::result::Result<(Vec<Vec<f64>>, Option<Vec<f64>>), String> {
     let offsets: Option<&Arc<Vec<usize>>> = axes.iter().find_map(|c| match c {
@@ -726,7 +730,7 @@ fn fill_values(
     };
     let values = axes
         .iter()
-        .map(expand)
+        .map(|c| expand(c))
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let weights = weight.map(expand).transpose()?;
     if let Some(w) = &weights {
@@ -735,29 +739,6 @@ fn fill_values(
         }
     }
     Ok((values, weights))
-}
-
-/// Columns of consecutive batches as one.
-fn concat_columns(parts: Vec<Column>) -> Result<Column> {
-    let mut iter = parts.into_iter();
-    let Some(first) = iter.next() else {
-        return Ok(Column::Flat(Values::F64(Vec::new())));
-    };
-    iter.try_fold(first, |a, b| append(a, b).map_err(Error::InvalidArgument))
-}
-
-fn append(a: Column, b: Column) -> std::result::Result<Column, String> {
-    let join = |x: Values, y: Values| x.append(y).map_err(|e| format!("Take: {e}"));
-    Ok(match (a, b) {
-        (Column::Flat(x), Column::Flat(y)) => Column::Flat(join(x, y)?),
-        (Column::Jagged(oa, x), Column::Jagged(ob, y)) => {
-            let base = *oa.last().unwrap_or(&0);
-            let mut offsets = oa.to_vec();
-            offsets.extend(ob.iter().skip(1).map(|o| o + base));
-            Column::Jagged(Arc::new(offsets), join(x, y)?)
-        }
-        _ => return Err("Take of a column that is a list in some batches only".into()),
-    })
 }
 
 #[cfg(test)]
@@ -781,7 +762,9 @@ mod tests {
             let mut total: Option<Partial> = None;
             let mut parts = Vec::new();
             for b in &batches {
-                let col = [Column::Flat(Values::F64(b.clone()))];
+                let col = [Column::Flat(crate::analysis::column::Values::F64(
+                    b.clone(),
+                ))];
                 let mut p = Partial::new(&spec, 0);
                 fill(&mut p, &spec, &col).unwrap();
                 let mut q = Partial::new(&raw, 0);

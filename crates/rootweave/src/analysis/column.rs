@@ -167,6 +167,41 @@ impl Column {
         }
     }
 
+    /// Columns of consecutive events (chunks of a batch) as one column.
+    pub fn concat(parts: Vec<Column>) -> Result<Column, String> {
+        let mut iter = parts.into_iter();
+        let Some(first) = iter.next() else {
+            return Ok(Column::Flat(Values::F64(Vec::new())));
+        };
+        iter.try_fold(first, |a, b| a.followed_by(b))
+    }
+
+    /// This column's events followed by `more`'s (of the same shape and type).
+    pub fn followed_by(self, more: Column) -> Result<Column, String> {
+        Ok(match (self, more) {
+            (Column::Flat(x), Column::Flat(y)) => Column::Flat(x.append(y)?),
+            (Column::Jagged(oa, x), Column::Jagged(ob, y)) => {
+                let base = *oa.last().unwrap_or(&0);
+                let mut offsets = Arc::unwrap_or_clone(oa);
+                offsets.extend(ob.iter().skip(1).map(|o| o + base));
+                Column::Jagged(Arc::new(offsets), x.append(y)?)
+            }
+            (Column::Tuple(a), Column::Tuple(b)) if a.len() == b.len() => Column::Tuple(
+                a.into_iter()
+                    .zip(b)
+                    .map(|(x, y)| x.followed_by(y))
+                    .collect::<Result<_, _>>()?,
+            ),
+            (a, b) => {
+                return Err(format!(
+                    "a column that is a {} in some events and a {} in others",
+                    a.type_name(),
+                    b.type_name()
+                ))
+            }
+        })
+    }
+
     /// Events `events` of a column read from a file: numbers one per event, or lists of
     /// numbers; `None` for other layouts (records, strings, nested lists).
     pub fn from_array(array: &Array, events: std::ops::Range<usize>) -> Option<Column> {

@@ -3,11 +3,12 @@
 //! partial of its own; partials added in dataset order as soon as all before them are in,
 //! so results have the same bits for any thread count and timing.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use super::actions::{fill, ActionSpec, Partial};
 use super::batch::{BatchState, Plan};
+use super::column::Column;
 use super::graph::{Definition, Graph, NodeKind};
 use crate::array::Array;
 use crate::dataset::Unit;
@@ -305,11 +306,20 @@ impl Prepared {
             .map(|(k, &b)| Partial::new(&bookings[b].spec, self.filters[k].len()))
             .collect();
         let mut written = Vec::new();
+        // The columns results fill from, by variation, node and name, chunk after chunk:
+        // joined, they fill each result from the whole batch at once, so that a histogram
+        // stays in the processor's caches while it takes a batch (not a chunk).
+        let mut fills: HashMap<FillKey, Vec<Column>> = HashMap::new();
+        let wrap = |e: String| {
+            let path = self.dataset.sources()[unit.source].path.display();
+            Error::InvalidArgument(format!("{path}: {e}"))
+        };
         for chunk in chunks(events) {
             let at = first + chunk.start as u64;
             let mut state = BatchState::new(plan, arrays, unit.source, at, chunk.clone());
             // The chunk as each variation sees it (columns computed again where it differs).
             let mut varied: Vec<(Option<(String, usize)>, BatchState)> = Vec::new();
+            let mut taken: HashSet<FillKey> = HashSet::new();
             for (k, &b) in pending.iter().enumerate() {
                 let booking = &bookings[b];
                 let state = match &booking.variation {
@@ -328,23 +338,39 @@ impl Prepared {
                         &mut varied[at].1
                     }
                 };
-                fill_one(
-                    state,
-                    booking.node,
-                    &booking.spec,
-                    &self.filters[k],
-                    &mut partials[k],
-                )
-                .map_err(|e| {
-                    Error::InvalidArgument(format!(
-                        "{}: {e}",
-                        self.dataset.sources()[unit.source].path.display()
-                    ))
-                })?;
+                let (node, spec) = (booking.node, &booking.spec);
+                if count_one(state, node, spec, &self.filters[k], &mut partials[k]).map_err(wrap)? {
+                    continue;
+                }
+                for c in spec.columns() {
+                    let key = (booking.variation.clone(), node, c);
+                    if !taken.contains(&key) {
+                        let column = state.column(node, &key.2).map_err(wrap)?;
+                        fills.entry(key.clone()).or_default().push(column);
+                        taken.insert(key);
+                    }
+                }
             }
             if let Some(sink) = sink {
                 written.push(sink.arrays(&mut state)?);
             }
+        }
+        let fills: HashMap<FillKey, Column> = fills
+            .into_iter()
+            .map(|(key, parts)| Ok((key, Column::concat(parts).map_err(wrap)?)))
+            .collect::<Result<_>>()?;
+        for (k, &b) in pending.iter().enumerate() {
+            let booking = &bookings[b];
+            if matches!(booking.spec, ActionSpec::Count | ActionSpec::Report) {
+                continue;
+            }
+            let cols: Vec<&Column> = booking
+                .spec
+                .columns()
+                .into_iter()
+                .map(|c| &fills[&(booking.variation.clone(), booking.node, c)])
+                .collect();
+            fill(&mut partials[k], &booking.spec, &cols).map_err(wrap)?;
         }
         if let Some(sink) = sink {
             let sequence = self.first_batch[unit.source] + unit.part as u64;
@@ -427,40 +453,31 @@ fn join_chunks(chunks: Vec<Vec<Array>>) -> Result<Vec<Array>> {
         .collect()
 }
 
-/// Fills one result's partial from a chunk of a batch.
-fn fill_one(
+/// Where a result's column comes from: the variation, the node, the column's name.
+type FillKey = (Option<(String, usize)>, usize, String);
+
+/// Counts a chunk's events into a `Count` or `Report` partial; false for other results
+/// (filled from their columns).
+fn count_one(
     state: &mut BatchState,
     node: usize,
     spec: &ActionSpec,
     filters: &[usize],
     partial: &mut Partial,
-) -> std::result::Result<(), String> {
-    match spec {
-        ActionSpec::Count => {
-            if let Partial::Count(n) = partial {
-                *n += state.events_at(node)? as u64;
+) -> std::result::Result<bool, String> {
+    match (spec, partial) {
+        (ActionSpec::Count, Partial::Count(n)) => *n += state.events_at(node)? as u64,
+        (ActionSpec::Report, Partial::Report(counts)) => {
+            for (c, &f) in counts.iter_mut().zip(filters) {
+                let parent = state.parent(f);
+                c.0 += state.events_at(f)? as u64;
+                c.1 += state.events_at(parent)? as u64;
             }
-            Ok(())
         }
-        ActionSpec::Report => {
-            if let Partial::Report(counts) = partial {
-                for (c, &f) in counts.iter_mut().zip(filters) {
-                    let parent = state.parent(f);
-                    c.0 += state.events_at(f)? as u64;
-                    c.1 += state.events_at(parent)? as u64;
-                }
-            }
-            Ok(())
-        }
-        _ => {
-            let cols = spec
-                .columns()
-                .iter()
-                .map(|c| state.column(node, c))
-                .collect::<std::result::Result<Vec<_>, _>>()?;
-            fill(partial, spec, &cols)
-        }
+        (ActionSpec::Count | ActionSpec::Report, _) => {}
+        _ => return Ok(false),
     }
+    Ok(true)
 }
 
 /// The named filters on the way from the root to `node`, root first.
