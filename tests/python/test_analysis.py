@@ -160,6 +160,23 @@ def test_take_and_asnumpy_keep_entry_order(adl_files):
     assert lead.dtype == np.float32 and lead.tolist() == ak.to_list(arrays["Jet_pt"][keep][:, 0])
 
 
+def test_run_graphs_runs_one_graph_per_sample_in_one_loop(adl_files):
+    def book(files):
+        df = rootweave.RDataFrame("Events", files, threads=2)
+        sel = df.Filter("nMuon >= 1")
+        return df, [sel.Histo1D(("pt", "", 50, 0, 100), "Muon_pt"), sel.Sum("MET_pt"), df.Count()]
+
+    samples = [book([f]) for f in adl_files]
+    results = [r for _, booked in samples for r in booked]
+    assert rootweave.RunGraphs(results) == 2
+    assert [df.GetNRuns() for df, _ in samples] == [1, 1]
+    for f, (_, booked) in zip(adl_files, samples):
+        _, alone = book([f])
+        assert booked[0].GetValue().values(flow=True).tolist() == alone[0].GetValue().values(flow=True).tolist()
+        assert booked[1].GetValue() == alone[1].GetValue() and booked[2].GetValue() == alone[2].GetValue() == 25000
+    assert rootweave.RunGraphs(results) == 0
+
+
 def test_bad_expressions_and_columns_are_errors_before_reading():
     df = rootweave.RDataFrame("Events", str(NANO))
     with pytest.raises(ValueError, match=r"expression 'nJet >= \* 2' does not parse at position 8: unexpected '\*'"):
@@ -239,6 +256,21 @@ def test_snapshot_writes_the_selection_in_input_order(workdir, adl_files, fmt):
     as_f64 = lambda a: np.asarray(ak.flatten(a, axis=None), dtype=np.float64)  # noqa: E731
     assert np.isclose(root["ht"], as_f64(theirs["ht"]).sum(), rtol=1e-9)
     assert np.isclose(root["good"], as_f64(theirs["good_pt"]).sum(), rtol=1e-9)
+    # Into the same file ("UPDATE"): a second tree beside the first; its name again is an error
+    # unless overwriting is asked for; ROOT and uproot read both trees.
+    high = sel.Filter("MET_pt > 40")
+    high.Snapshot("High", out, columns, format=fmt, mode="UPDATE")
+    with pytest.raises(ValueError, match="'High' is already in"):
+        sel.Snapshot("High", out, columns, format=fmt, mode="UPDATE")
+    higher = sel.Filter("MET_pt > 60").Snapshot("High", out, columns, format=fmt, mode="UPDATE",
+                                                 overwrite_if_exists=True)
+    events = kept["event"][kept["MET_pt"] > 60].tolist()
+    assert higher.Count().GetValue() == len(events) > 100
+    with uproot.open(out) as f:
+        assert f["Skim"].num_entries == len(kept) and f["High"]["event"].array().tolist() == events
+    done = subprocess.run([sys.executable, "-c", ROOT_READ_SNAPSHOT, str(out), "High"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1])["event"] == events
 
 
 def test_the_adl_queries_on_dask_equal_one_process_s(workdir, adl_files):

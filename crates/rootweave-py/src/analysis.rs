@@ -215,8 +215,11 @@ impl PyFrame {
 
     /// `Snapshot(tree, path, columns, options)`: writes the events kept here to `path`
     /// (`format` "ttree" or "rntuple", `compression` as the writers take it), in input
-    /// order, with the GIL released; a graph over the written file.
-    #[pyo3(signature = (tree, path, columns, format="ttree", compression=None, memory_budget=None))]
+    /// order, with the GIL released; a graph over the written tree. With `update`, the tree
+    /// is added to the file at `path` if there is one (replacing one of its name with
+    /// `overwrite_if_exists`).
+    #[pyo3(signature = (tree, path, columns, format="ttree", compression=None, memory_budget=None,
+                        update=false, overwrite_if_exists=false))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one by one.
     fn snapshot(
         &self,
@@ -227,6 +230,8 @@ impl PyFrame {
         format: &str,
         compression: Option<&str>,
         memory_budget: Option<u64>,
+        update: bool,
+        overwrite_if_exists: bool,
     ) -> PyResult<PyFrame> {
         use rootweave::analysis::{SnapshotFormat, SnapshotOptions};
         let format = match format.to_ascii_lowercase().as_str() {
@@ -242,6 +247,8 @@ impl PyFrame {
             format,
             compression: compression.map(crate::write::compression).transpose()?,
             memory_budget,
+            update,
+            overwrite_if_exists,
         };
         let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
         frame(py.detach(|| self.inner.snapshot(tree, &path, &cols, &options)))
@@ -422,10 +429,20 @@ fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
     })
 }
 
+/// `RunGraphs`: the results of every graph `results` belong to, computed in one loop over
+/// all their files (the GIL released); returns how many graphs ran.
+#[pyfunction]
+fn run_graphs(py: Python<'_>, results: Vec<PyRef<'_, PyBooked>>) -> PyResult<usize> {
+    let booked: Vec<Booked> = results.iter().map(|r| r.inner.clone()).collect();
+    py.detach(|| rootweave::analysis::run_graphs(&booked.iter().collect::<Vec<_>>()))
+        .map_err(to_py)
+}
+
 /// Registers the classes.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFrame>()?;
     m.add_class::<PyBooked>()?;
+    m.add_function(wrap_pyfunction!(run_graphs, m)?)?;
     m.add_function(wrap_pyfunction!(merge_parts, m)?)?;
     Ok(())
 }

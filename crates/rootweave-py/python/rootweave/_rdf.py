@@ -21,6 +21,7 @@ from ._layout import to_awkward_content, to_numpy
 from . import _rdf_dask
 from ._rootweave import Booked as _Booked
 from ._rootweave import Frame as _Frame
+from ._rootweave import run_graphs as _run_graphs
 
 
 class SampleInfo:
@@ -517,28 +518,40 @@ class RDataFrame:
         return self._result(self._frame.report(), CutFlowReport, ("report", ()))
 
     def Snapshot(self, tree: str, path: str | os.PathLike[str], columns: Sequence[str] | None = None,  # noqa: N802
-                 *, format: str = "ttree", compression: str | None = None) -> RDataFrame:
-        """Writes the events kept here, with `columns` (read or defined), to a new file, in
-        input order whatever the thread count; results booked so far fill in the same pass.
+                 *, format: str = "ttree", compression: str | None = None, mode: str = "RECREATE",
+                 overwrite_if_exists: bool = False) -> RDataFrame:
+        """Writes the events kept here, with `columns` (read or defined), to a new file (or into
+        an existing one), in input order whatever the thread count; results booked so far fill
+        in the same pass.
 
         Args:
-            tree: The name of the TTree or RNTuple written.
-            path: The new file (replaced if it exists, once the new one is complete).
+            tree: The name of the TTree or RNTuple written (`"dir/name"` in a directory).
+            path: The file (replaced if it exists, once the new one is complete; with `mode`
+                "UPDATE", the tree is added to it and its other objects stay).
             columns: The columns written (all the dataset's and every defined one if None).
             format: "ttree" (RDataFrame's default) or "rntuple".
             compression: "zstd:5", "zlib:1", ... (default: ROOT's for the format).
+            mode: "RECREATE" or "UPDATE" (`RSnapshotOptions.fMode`).
+            overwrite_if_exists: In "UPDATE" mode, replaces an object of the tree's name
+                (`RSnapshotOptions.fOverwriteIfExists`); without it, one is an error.
 
         Returns:
             An RDataFrame over the written file (on Dask: each partition writes a file, merged
             in partition order into `path`; the RDataFrame runs on the same client).
         """
+        if mode.upper() not in ("RECREATE", "UPDATE"):
+            raise ValueError(f"no Snapshot mode '{mode}' (RECREATE or UPDATE)")
+        update = mode.upper() == "UPDATE"
         if self._distributed is not None:
+            if update:
+                raise NotImplementedError("Snapshot in UPDATE mode on Dask is not supported yet")
             if format.lower() not in ("ttree", "rntuple"):
                 raise ValueError(f"no output format '{format}' (ttree or rntuple)")
             graph = self._distributed
             graph.snapshot((self._steps, tree, os.fspath(path), list(columns or []), format, compression))
             return RDataFrame(tree, [os.fspath(path)], daskclient=graph.client, npartitions=graph.npartitions)
-        frame = self._frame.snapshot(tree, os.fspath(path), list(columns or []), format, compression)
+        frame = self._frame.snapshot(tree, os.fspath(path), list(columns or []), format, compression, None, update,
+                                     overwrite_if_exists)
         out = RDataFrame(None, _frame=frame)
         out._sources = [(os.fspath(path), tree)]
         return out
@@ -599,15 +612,19 @@ def AddProgressBar(df: RDataFrame) -> None:  # noqa: N802
 
 
 def RunGraphs(results: Sequence[RResultPtr]) -> int:  # noqa: N802
-    """Computes every result of `results` (each graph's booked results in one pass over its
-    files); returns the number of graphs run.
+    """Computes every result of `results`: the graphs they belong to (one per sample, say) run
+    together in one loop over all their files, each graph's results with the bits of running
+    it alone; returns the number of graphs run. Graphs on Dask, or with a progress bar or
+    partial-result callbacks, run one after another.
 
     Args:
         results: Results of one or more graphs.
     """
-    runs = 0
-    for r in results:
-        if not r.IsReady():
+    pending = [r for r in results if not r.IsReady()]
+    local = [r for r in pending if r._distributed is None and not (r._live and (r._live.bar or r._live.callbacks))]
+    runs = int(_run_graphs([r._booked for r in local])) if local else 0
+    for r in pending:
+        if r not in local and not r.IsReady():
             r.GetValue()
             runs += 1
     return runs
