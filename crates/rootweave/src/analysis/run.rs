@@ -403,10 +403,13 @@ impl Prepared {
         let total =
             std::mem::take(&mut *self.live.ordered.lock().unwrap_or_else(|p| p.into_inner()))
                 .finish(&self.pending, &self.bookings);
+        // Each total is moved into its result, not copied: a graph of many large
+        // histograms holds one set of them at the end, not two.
+        let mut total = total.map(Vec::into_iter);
         for (k, &b) in self.pending.iter().enumerate() {
             let spec = &self.bookings[b].spec;
-            let partial = match &total {
-                Some(t) => t[k].clone(),
+            let partial = match total.as_mut().and_then(Iterator::next) {
+                Some(t) => t,
                 None => Partial::new(spec, self.filters[k].len()),
             };
             g.results[b] = Some(partial.finish(spec, &self.filter_names[k])?);
