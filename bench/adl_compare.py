@@ -8,7 +8,7 @@ strings), uproot + awkward + hist, and the plain bulk read of the same columns (
 Data: --files TTree files of `rootweave generate --schema adl` (codecs zstd:5, lz4:4, zlib:1 in
 turn), made once in bench/out/adl. Every run is a process of its own; its time is from making
 the graph to the last result (imports not counted; ROOT's jitting is). Results go to
-bench/out/adl/compare.json and a table of ratios.
+bench/out/adl/compare-EVENTS.json and a table of ratios.
 """
 
 import argparse
@@ -145,7 +145,10 @@ def main():
     parser.add_argument("--files", type=int, default=8)
     parser.add_argument("--events", type=int, default=125_000)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--engines", default="rootweave,root-cxx,root-jit,uproot,bulk",
+                        help="which programs run (rootweave always does)")
     args = parser.parse_args()
+    wanted = set(args.engines.split(",")) | {"rootweave"}
     sys.path.insert(0, str(REPO / "bench"))
     from analysis import build_root_program
 
@@ -159,6 +162,7 @@ def main():
                 engines.append("uproot")
             if query in COLUMNS:
                 engines.append("bulk")
+            engines = [e for e in engines if e in wanted]
             row = {}
             for engine in engines:
                 row[engine] = min(timed(engine, query, threads, files, cxx) for _ in range(args.repeat))
@@ -166,9 +170,11 @@ def main():
             print(query, threads, {k: round(v, 3) for k, v in row.items()}, flush=True)
     for threads in (1, 2):
         for engine in ("root-cxx", "root-jit"):
+            if engine not in wanted:
+                continue
             one_by_one = sum(results[f"{q} T={threads}"][engine] for q in QUERIES)
             results[f"all T={threads}"][f"{engine} one graph per query"] = one_by_one
-    (WORK / "compare.json").write_text(json.dumps({"files": args.files, "events": args.events,
+    (WORK / f"compare-{args.events}.json").write_text(json.dumps({"files": args.files, "events": args.events,
                                                     "date": time.strftime("%Y-%m-%d"), "results": results}, indent=1))
     print(f"\n{'case':<10} {'rootweave s':>11} {'x cxx':>7} {'x jit':>7} {'x uproot':>9} {'/ bulk':>7}")
     for case, row in results.items():
@@ -178,9 +184,10 @@ def main():
         print(f"{case:<10} {rw:11.3f} {ratio('root-cxx')} {ratio('root-jit')} {ratio('uproot'):>9} {bulk}")
     for threads in (1, 2):
         row = results[f"all T={threads}"]
-        print(f"all eight in one graph, T={threads}: x{row['root-cxx one graph per query'] / row['rootweave']:.2f} over "
-              f"eight compiled RDataFrame graphs, x{row['root-jit one graph per query'] / row['rootweave']:.2f} over "
-              "eight jitted ones")
+        for engine, what in (("root-cxx", "compiled"), ("root-jit", "jitted")):
+            if f"{engine} one graph per query" in row:
+                print(f"all eight in one graph, T={threads}: x{row[f'{engine} one graph per query'] / row['rootweave']:.2f}"
+                      f" over eight {what} RDataFrame graphs")
 
 
 if __name__ == "__main__":
