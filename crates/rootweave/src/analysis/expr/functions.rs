@@ -499,29 +499,38 @@ fn concatenate(a: &Val, b: &Val) -> Result<Val, String> {
     if oa.len() != ob.len() {
         return Err("Concatenate of lists of different events".into());
     }
-    let common = Ty::common(Ty::of(va), Ty::of(vb));
-    let conv = |o: &Arc<Vec<usize>>, v: &Values| {
-        super::eval::convert(Column::Jagged(o.clone(), v.clone()), common)
-    };
-    let (Column::Jagged(_, va), Column::Jagged(_, vb)) = (conv(oa, va)?, conv(ob, vb)?) else {
-        unreachable!("lists stay lists")
-    };
-    let base = va.len();
-    if Ty::of(&va) == Ty::P4 || Ty::of(&vb) == Ty::P4 {
+    if Ty::of(va) == Ty::P4 || Ty::of(vb) == Ty::P4 {
         return Err("Concatenate of four-vectors".into());
     }
-    let joined = va.append(vb)?;
-    let mut items = Vec::new();
-    let mut out = vec![0usize];
-    for (wa, wb) in oa.windows(2).zip(ob.windows(2)) {
-        items.extend(wa[0]..wa[1]);
-        items.extend(base + wb[0]..base + wb[1]);
-        out.push(items.len());
+    // Both lists in their common type (converted only where they differ from it).
+    let common = Ty::common(Ty::of(va), Ty::of(vb));
+    fn conv<'v>(o: &Arc<Vec<usize>>, v: &'v Values, to: Ty) -> Result<Cow<'v, Values>, String> {
+        if Ty::of(v) == to {
+            return Ok(Cow::Borrowed(v));
+        }
+        match super::eval::convert(Column::Jagged(o.clone(), v.clone()), to)? {
+            Column::Jagged(_, v) => Ok(Cow::Owned(v)),
+            _ => unreachable!("lists stay lists"),
+        }
     }
-    Ok(Val::Col(Column::Jagged(
-        Arc::new(out),
-        joined.gather(&items),
-    )))
+    let (va, vb) = (conv(oa, va, common)?, conv(ob, vb, common)?);
+    fn join<T: Copy>(a: &[T], oa: &[usize], b: &[T], ob: &[usize]) -> Vec<T> {
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        for (wa, wb) in oa.windows(2).zip(ob.windows(2)) {
+            out.extend_from_slice(&a[wa[0]..wa[1]]);
+            out.extend_from_slice(&b[wb[0]..wb[1]]);
+        }
+        out
+    }
+    let values = match (&*va, &*vb) {
+        (Values::Bool(x), Values::Bool(y)) => Values::Bool(join(x, oa, y, ob)),
+        (Values::Int(x), Values::Int(y)) => Values::Int(join(x, oa, y, ob)),
+        (Values::F32(x), Values::F32(y)) => Values::F32(join(x, oa, y, ob)),
+        (Values::F64(x), Values::F64(y)) => Values::F64(join(x, oa, y, ob)),
+        _ => unreachable!("both in the common type"),
+    };
+    let offsets = oa.iter().zip(ob.iter()).map(|(x, y)| x + y).collect();
+    Ok(Val::Col(Column::Jagged(Arc::new(offsets), values)))
 }
 
 /// `Combinations(v, n)`: the indices of every `n` distinct items of each list, in

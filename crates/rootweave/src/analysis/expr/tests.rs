@@ -266,3 +266,23 @@ fn combinations_beyond_a_bound_are_errors_not_allocations() {
         .unwrap();
     assert_eq!(pairs.events(), 3);
 }
+
+#[test]
+fn concatenate_joins_each_event_s_lists_in_their_common_type() {
+    // float with float stays float; a mask (int) with float is float.
+    let both = eval("Concatenate(Jet_pt, Jet_eta)").unwrap();
+    let expect = jagged(&[&[50.0, 20.0, 45.0, 0.5, -2.0, 1.5], &[], &[35.0, -0.2]]);
+    assert_eq!(both, expect);
+    let mixed = eval("Concatenate(Jet_pt > 40, Jet_pt)").unwrap();
+    assert_eq!(
+        mixed,
+        jagged(&[&[1.0, 0.0, 1.0, 50.0, 20.0, 45.0], &[], &[0.0, 35.0]])
+    );
+    // Two masks: ROOT's comparisons of RVecs give RVec<int>, and so does their join.
+    let ints = eval("Concatenate(Jet_pt > 40, Jet_pt > 30)").unwrap();
+    let Column::Jagged(offsets, Values::Int(v)) = ints else {
+        panic!("{ints:?}")
+    };
+    assert_eq!(offsets.to_vec(), [0, 6, 6, 8]);
+    assert_eq!(v, [1, 0, 1, 1, 0, 1, 0, 1]);
+}
