@@ -211,7 +211,8 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as out:
             json.dump({**result, "seconds": seconds}, out)
-    print(f"{args.engine}: eight queries in one graph, {args.threads} thread(s): {seconds:.3f} s")
+    what = "eight queries in one graph" if args.only == "all" else f"query {args.only}"
+    print(f"{args.engine}: {what}, {args.threads} thread(s): {seconds:.3f} s")
 
 
 if __name__ == "__main__":
