@@ -315,3 +315,26 @@ fn snapshot_into_an_existing_file_keeps_its_objects() {
         .collect();
     assert_eq!(inside, ["s"]);
 }
+
+#[test]
+fn an_empty_file_does_not_hold_back_the_batches_after_it() {
+    let dir = scratch("empty");
+    let paths: Vec<_> = ["a", "none", "b"]
+        .iter()
+        .map(|n| dir.join(format!("{n}.root")))
+        .collect();
+    write(&paths[0], 120_000);
+    write(&paths[1], 0);
+    write(&paths[2], 120_000);
+    let df = frame(&paths, 1);
+    df.watch();
+    let count = df.count().unwrap();
+    let seen = std::sync::Mutex::new(Vec::new());
+    let watch = |_| seen.lock().unwrap().push(count.so_far().unwrap().unwrap());
+    df.run(Some(&watch)).unwrap();
+    // After the last batch, everything is added: the batches after the empty file were not
+    // kept waiting for a batch of it.
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen.last(), Some(&ResultValue::Count(240_000)), "{seen:?}");
+    assert_eq!(count.value().unwrap(), ResultValue::Count(240_000));
+}

@@ -94,11 +94,11 @@ pub fn run_with(
         return Ok(());
     };
     let fields: Vec<&str> = prepared.fields().iter().map(String::as_str).collect();
-    let looped = prepared
-        .dataset
-        .for_each_unit(&fields, STEP, |slot, unit, arrays| {
-            prepared.consume(slot, unit, arrays, sink, watch)
-        });
+    let looped = prepared.dataset.for_each_unit_of(
+        |_| &fields,
+        STEP,
+        |slot, unit, arrays| prepared.consume(slot, unit, arrays, sink, watch),
+    );
     prepared.finish(graph, looped)
 }
 
@@ -298,6 +298,12 @@ impl Prepared {
         watch: Option<&(dyn Fn(Progress) + Sync)>,
     ) -> Result<()> {
         let (plan, bookings, pending) = (&self.plan, &self.bookings, &self.pending);
+        if unit.parts == 0 {
+            // A source without batches: later batches are not kept waiting for it.
+            let mut ordered = self.live.ordered.lock().unwrap_or_else(|p| p.into_inner());
+            ordered.pass(unit.source, pending, bookings);
+            return Ok(());
+        }
         let events = (unit.entries.end - unit.entries.start) as usize;
         let first = self.starts[unit.source] + unit.entries.start;
         let mut partials: Vec<Partial> = pending
@@ -590,6 +596,8 @@ struct InOrder {
     total: Option<Vec<Partial>>,
     next: (usize, usize),
     waiting: BTreeMap<(usize, usize), (Vec<Partial>, usize)>,
+    /// Sources without batches, passed over.
+    empty: HashSet<usize>,
 }
 
 impl InOrder {
@@ -602,7 +610,25 @@ impl InOrder {
     ) {
         self.waiting
             .insert((unit.source, unit.part), (partials, unit.parts));
-        while let Some((partials, parts)) = self.waiting.remove(&self.next) {
+        self.drain(pending, bookings);
+    }
+
+    /// Source `source` has no batches: the ones after it need not wait for it.
+    fn pass(&mut self, source: usize, pending: &[usize], bookings: &[super::graph::Booking]) {
+        self.empty.insert(source);
+        self.drain(pending, bookings);
+    }
+
+    /// Adds every batch that is next in order, passing over sources without batches.
+    fn drain(&mut self, pending: &[usize], bookings: &[super::graph::Booking]) {
+        loop {
+            if self.next.1 == 0 && self.empty.contains(&self.next.0) {
+                self.next = (self.next.0 + 1, 0);
+                continue;
+            }
+            let Some((partials, parts)) = self.waiting.remove(&self.next) else {
+                return;
+            };
             self.push(partials, pending, bookings);
             self.next = if self.next.1 + 1 == parts {
                 (self.next.0 + 1, 0)

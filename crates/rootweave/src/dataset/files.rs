@@ -285,11 +285,20 @@ impl Dataset {
         step: u64,
         consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
     ) -> Result<()> {
-        self.for_each_unit_of(|_| fields, step, consume)
+        self.for_each_unit_of(
+            |_| fields,
+            step,
+            |slot, unit, arrays| match unit.parts {
+                0 => Ok(()),
+                _ => consume(slot, unit, arrays),
+            },
+        )
     }
 
     /// [`Dataset::for_each_unit`] reading `fields(source)` of each source: one loop over
     /// the sources of several datasets ([`Dataset::chain`]), each read for its own needs.
+    /// A source without batches is told as a unit of no parts (and no arrays), so that a
+    /// consumer adding batches in dataset order does not wait for it.
     pub fn for_each_unit_of<'f>(
         &self,
         fields: impl Fn(usize) -> &'f [&'f str] + Sync,
@@ -306,6 +315,12 @@ impl Dataset {
             while let Some((opened, unit)) =
                 queue.take(|index| self.open_planned(index, fields(index), step))
             {
+                if unit.parts == 0 {
+                    if let Err(e) = consume(slot, unit, &[]) {
+                        return queue.fail(e);
+                    }
+                    continue;
+                }
                 let named = match opened.read(unit.entries.clone(), &mut recycler) {
                     Ok(named) => named,
                     Err(e) => return queue.fail(e),
@@ -345,7 +360,8 @@ pub struct Unit {
     pub source: usize,
     /// The batch's index among the source's batches.
     pub part: usize,
-    /// How many batches the source has.
+    /// How many batches the source has (0: the source has none, a unit only
+    /// [`Dataset::for_each_unit_of`] gives).
     pub parts: usize,
     /// The entries of the batch, within its file.
     pub entries: Range<u64>,
@@ -392,7 +408,16 @@ impl WorkQueue {
                         parts,
                         entries,
                     });
-                    let Some(first) = units.next() else { continue };
+                    let Some(first) = units.next() else {
+                        // A source without batches, told as such (see `for_each_unit_of`).
+                        let none = Unit {
+                            source: index,
+                            part: 0,
+                            parts: 0,
+                            entries: 0..0,
+                        };
+                        return Some((opened, none));
+                    };
                     let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
                     state.0.extend(units.map(|u| (opened.clone(), u)));
                     return Some((opened, first));
