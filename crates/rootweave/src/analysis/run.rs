@@ -3,7 +3,7 @@
 //! partial of its own; partials added in dataset order as soon as all before them are in,
 //! so results have the same bits for any thread count and timing.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use super::actions::{fill, ActionSpec, Partial};
@@ -11,7 +11,7 @@ use super::batch::{BatchState, Plan};
 use super::column::Column;
 use super::graph::{Definition, Graph, NodeKind};
 use crate::array::Array;
-use crate::dataset::Unit;
+use crate::dataset::{InOrder, Unit};
 use crate::error::{Error, Result};
 
 /// The entries of each batch: whole clusters of at least this many, fixed so that results
@@ -32,7 +32,7 @@ pub struct Progress {
 /// A run in progress, as others may look at it: its progress and the partials of its
 /// results added so far, in dataset order (the live view of a running graph).
 pub struct Live {
-    ordered: Mutex<InOrder>,
+    ordered: Mutex<InOrder<Vec<Partial>>>,
     progress: Mutex<Progress>,
     pending: Vec<usize>,
     bookings: Vec<super::graph::Booking>,
@@ -51,7 +51,7 @@ impl Live {
         let spec = &self.bookings[id].spec;
         let partial = {
             let ordered = self.ordered.lock().unwrap_or_else(|p| p.into_inner());
-            match &ordered.total {
+            match ordered.so_far() {
                 Some(t) => t[k].clone(),
                 None => Partial::new(spec, self.filter_names[k].len()),
             }
@@ -301,7 +301,7 @@ impl Prepared {
         if unit.parts == 0 {
             // A source without batches: later batches are not kept waiting for it.
             let mut ordered = self.live.ordered.lock().unwrap_or_else(|p| p.into_inner());
-            ordered.pass(unit.source, pending, bookings);
+            ordered.put(&unit, None, |t, p| self.add(t, p));
             return Ok(());
         }
         let events = (unit.entries.end - unit.entries.start) as usize;
@@ -386,7 +386,7 @@ impl Prepared {
             .ordered
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .put(&unit, partials, pending, bookings);
+            .put(&unit, Some(partials), |t, p| self.add(t, p));
         let mut p = self.live.progress.lock().unwrap_or_else(|p| p.into_inner());
         p.batches += 1;
         p.entries += events as u64;
@@ -394,6 +394,13 @@ impl Prepared {
             watch(*p);
         }
         Ok(())
+    }
+
+    /// Adds a batch's partials to those of the batches before it.
+    fn add(&self, total: &mut [Partial], partials: Vec<Partial>) {
+        for ((t, p), &b) in total.iter_mut().zip(partials).zip(&self.pending) {
+            t.add(p, &self.bookings[b].spec);
+        }
     }
 
     /// Ends a run that failed: `graph` has no run in progress any more.
@@ -408,7 +415,7 @@ impl Prepared {
         looped?;
         let total =
             std::mem::take(&mut *self.live.ordered.lock().unwrap_or_else(|p| p.into_inner()))
-                .finish(&self.pending, &self.bookings);
+                .finish(|t, p| self.add(t, p));
         // Each total is moved into its result, not copied: a graph of many large
         // histograms holds one set of them at the end, not two.
         let mut total = total.map(Vec::into_iter);
@@ -588,81 +595,4 @@ pub(crate) fn needed_inputs_of(
     columns: &[String],
 ) -> Vec<String> {
     needed_inputs(plan, bookings, pending, Some(&(node, columns.to_vec())))
-}
-
-/// Partials of every pending result per batch, added in dataset order.
-#[derive(Default)]
-struct InOrder {
-    total: Option<Vec<Partial>>,
-    next: (usize, usize),
-    waiting: BTreeMap<(usize, usize), (Vec<Partial>, usize)>,
-    /// Sources without batches, passed over.
-    empty: HashSet<usize>,
-}
-
-impl InOrder {
-    fn put(
-        &mut self,
-        unit: &Unit,
-        partials: Vec<Partial>,
-        pending: &[usize],
-        bookings: &[super::graph::Booking],
-    ) {
-        self.waiting
-            .insert((unit.source, unit.part), (partials, unit.parts));
-        self.drain(pending, bookings);
-    }
-
-    /// Source `source` has no batches: the ones after it need not wait for it.
-    fn pass(&mut self, source: usize, pending: &[usize], bookings: &[super::graph::Booking]) {
-        self.empty.insert(source);
-        self.drain(pending, bookings);
-    }
-
-    /// Adds every batch that is next in order, passing over sources without batches.
-    fn drain(&mut self, pending: &[usize], bookings: &[super::graph::Booking]) {
-        loop {
-            if self.next.1 == 0 && self.empty.contains(&self.next.0) {
-                self.next = (self.next.0 + 1, 0);
-                continue;
-            }
-            let Some((partials, parts)) = self.waiting.remove(&self.next) else {
-                return;
-            };
-            self.push(partials, pending, bookings);
-            self.next = if self.next.1 + 1 == parts {
-                (self.next.0 + 1, 0)
-            } else {
-                (self.next.0, self.next.1 + 1)
-            };
-        }
-    }
-
-    fn push(
-        &mut self,
-        partials: Vec<Partial>,
-        pending: &[usize],
-        bookings: &[super::graph::Booking],
-    ) {
-        match &mut self.total {
-            None => self.total = Some(partials),
-            Some(total) => {
-                for ((t, p), &b) in total.iter_mut().zip(partials).zip(pending) {
-                    t.add(p, &bookings[b].spec);
-                }
-            }
-        }
-    }
-
-    /// Everything added in order (those left behind a source without batches too).
-    fn finish(
-        mut self,
-        pending: &[usize],
-        bookings: &[super::graph::Booking],
-    ) -> Option<Vec<Partial>> {
-        for (_, (partials, _)) in std::mem::take(&mut self.waiting) {
-            self.push(partials, pending, bookings);
-        }
-        self.total
-    }
 }

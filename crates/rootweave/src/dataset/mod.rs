@@ -5,7 +5,9 @@
 mod any_reader;
 mod batches;
 mod files;
+mod in_order;
 
 pub use any_reader::{AnyPlan, AnyReader};
 pub use batches::{Batch, BatchSource, Batches, OwnedBatch};
 pub use files::{Dataset, DatasetBatch, DatasetBatches, Source, Unit};
+pub use in_order::InOrder;

@@ -6,10 +6,9 @@
 //! `hist` filled with the same values; the statistics ROOT keeps (`fEntries`, `fTsumw`,
 //! `fTsumwx`, ...) are summed from the values themselves, as ROOT's `Fill` sums them.
 
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::dataset::{Dataset, Unit};
+use crate::dataset::{Dataset, InOrder};
 use crate::error::{Error, Result};
 use crate::objects::{stat_names, Histogram};
 
@@ -57,47 +56,6 @@ impl Partial {
     }
 }
 
-/// The partials added so far in dataset order, and those waiting for one before them.
-struct Ordered {
-    total: Option<Partial>,
-    /// The unit the total needs next: (source, part).
-    next: (usize, usize),
-    waiting: BTreeMap<(usize, usize), (Partial, usize)>,
-}
-
-impl Ordered {
-    /// Takes the partial of `unit`, and adds every waiting partial that is next in order.
-    fn put(&mut self, unit: &Unit, partial: Partial) {
-        self.waiting
-            .insert((unit.source, unit.part), (partial, unit.parts));
-        while let Some((partial, parts)) = self.waiting.remove(&self.next) {
-            self.push(partial);
-            self.next = if self.next.1 + 1 == parts {
-                (self.next.0 + 1, 0)
-            } else {
-                (self.next.0, self.next.1 + 1)
-            };
-        }
-    }
-
-    fn push(&mut self, partial: Partial) {
-        match &mut self.total {
-            Some(total) => total.add(&partial),
-            None => self.total = Some(partial),
-        }
-    }
-
-    /// The sum of every partial, in order (those left waiting behind a source that had no
-    /// batches are added in order too).
-    fn finish(mut self) -> Option<Partial> {
-        let waiting = std::mem::take(&mut self.waiting);
-        for (_, (partial, _)) in waiting {
-            self.push(partial);
-        }
-        self.total
-    }
-}
-
 /// The most cells a filled histogram may have (2 GiB of sums, 4 with squared weights).
 pub const MAX_CELLS: usize = 1 << 28;
 
@@ -142,24 +100,32 @@ pub fn fill_histogram(
     if let Some(w) = weight {
         read.push(w);
     }
-    let ordered = Mutex::new(Ordered {
-        total: None,
-        next: (0, 0),
-        waiting: BTreeMap::new(),
-    });
-    dataset.for_each_unit(&read, FILL_STEP, |_, unit, arrays| {
-        let mut partial = Partial::new(cells, weight.is_some(), stat_count);
-        fill_batch(&mut partial, axes, arrays, weight.is_some())?;
-        ordered
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .put(&unit, partial);
-        Ok(())
-    })?;
+    let ordered: Mutex<InOrder<Partial>> = Mutex::new(InOrder::default());
+    let add = |total: &mut Partial, p: Partial| total.add(&p);
+    dataset.for_each_unit_of(
+        |_| &read,
+        FILL_STEP,
+        |_, unit, arrays| {
+            let partial = match unit.parts {
+                // A file without batches: the ones after it are not kept waiting for it.
+                0 => None,
+                _ => {
+                    let mut partial = Partial::new(cells, weight.is_some(), stat_count);
+                    fill_batch(&mut partial, axes, arrays, weight.is_some())?;
+                    Some(partial)
+                }
+            };
+            ordered
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .put(&unit, partial, add);
+            Ok(())
+        },
+    )?;
     let total = ordered
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
-        .finish()
+        .finish(add)
         .unwrap_or_else(|| Partial::new(cells, weight.is_some(), stat_count));
     let names = stat_names(dims, false);
     Ok(Histogram {
