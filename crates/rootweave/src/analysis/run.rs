@@ -3,7 +3,7 @@
 //! partial of its own; partials added in dataset order as soon as all before them are in,
 //! so results have the same bits for any thread count and timing.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use super::actions::{fill, ActionSpec, Partial};
@@ -181,6 +181,10 @@ pub(crate) struct Prepared {
     /// The dataset-wide number of each source's first batch (for a sink).
     first_batch: Vec<u64>,
     filters: Vec<Vec<usize>>,
+    /// The distinct columns results fill from (variation, node, name), found once.
+    fill_keys: Vec<FillKey>,
+    /// Per pending result, its columns' places in `fill_keys`.
+    fills_of: Vec<Vec<usize>>,
     filter_names: Vec<Vec<String>>,
     live: Arc<Live>,
 }
@@ -246,6 +250,30 @@ impl Prepared {
             .iter()
             .map(|&b| named_filters(&plan, bookings[b].node))
             .collect();
+        let mut fill_keys: Vec<FillKey> = Vec::new();
+        let fills_of: Vec<Vec<usize>> = pending
+            .iter()
+            .map(|&b| {
+                let booking = &bookings[b];
+                let columns = match booking.spec {
+                    ActionSpec::Count | ActionSpec::Report => Vec::new(),
+                    ref spec => spec.columns(),
+                };
+                columns
+                    .into_iter()
+                    .map(|c| {
+                        let key = (booking.variation.clone(), booking.node, c);
+                        match fill_keys.iter().position(|k| *k == key) {
+                            Some(i) => i,
+                            None => {
+                                fill_keys.push(key);
+                                fill_keys.len() - 1
+                            }
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         let filter_names: Vec<Vec<String>> = filters
             .iter()
             .map(|fs| {
@@ -277,6 +305,8 @@ impl Prepared {
             starts,
             first_batch,
             filters,
+            fill_keys,
+            fills_of,
             filter_names,
             live,
         }))
@@ -315,7 +345,7 @@ impl Prepared {
         // The columns results fill from, by variation, node and name, chunk after chunk:
         // joined, they fill each result from the whole batch at once, so that a histogram
         // stays in the processor's caches while it takes a batch (not a chunk).
-        let mut fills: HashMap<FillKey, Vec<Column>> = HashMap::new();
+        let mut fills: Vec<Vec<Column>> = vec![Vec::new(); self.fill_keys.len()];
         let wrap = |e: String| {
             let path = self.dataset.sources()[unit.source].path.display();
             Error::InvalidArgument(format!("{path}: {e}"))
@@ -325,7 +355,7 @@ impl Prepared {
             let mut state = BatchState::new(plan, arrays, unit.source, at, chunk.clone());
             // The chunk as each variation sees it (columns computed again where it differs).
             let mut varied: Vec<(Option<(String, usize)>, BatchState)> = Vec::new();
-            let mut taken: HashSet<FillKey> = HashSet::new();
+            let mut taken = vec![false; self.fill_keys.len()];
             for (k, &b) in pending.iter().enumerate() {
                 let booking = &bookings[b];
                 let state = match &booking.variation {
@@ -348,12 +378,11 @@ impl Prepared {
                 if count_one(state, node, spec, &self.filters[k], &mut partials[k]).map_err(wrap)? {
                     continue;
                 }
-                for c in spec.columns() {
-                    let key = (booking.variation.clone(), node, c);
-                    if !taken.contains(&key) {
-                        let column = state.column(node, &key.2).map_err(wrap)?;
-                        fills.entry(key.clone()).or_default().push(column);
-                        taken.insert(key);
+                for &i in &self.fills_of[k] {
+                    if !taken[i] {
+                        let column = state.column(node, &self.fill_keys[i].2).map_err(wrap)?;
+                        fills[i].push(column);
+                        taken[i] = true;
                     }
                 }
             }
@@ -361,21 +390,16 @@ impl Prepared {
                 written.push(sink.arrays(&mut state)?);
             }
         }
-        let fills: HashMap<FillKey, Column> = fills
+        let fills: Vec<Column> = fills
             .into_iter()
-            .map(|(key, parts)| Ok((key, Column::concat(parts).map_err(wrap)?)))
+            .map(|parts| Column::concat(parts).map_err(wrap))
             .collect::<Result<_>>()?;
         for (k, &b) in pending.iter().enumerate() {
             let booking = &bookings[b];
             if matches!(booking.spec, ActionSpec::Count | ActionSpec::Report) {
                 continue;
             }
-            let cols: Vec<&Column> = booking
-                .spec
-                .columns()
-                .into_iter()
-                .map(|c| &fills[&(booking.variation.clone(), booking.node, c)])
-                .collect();
+            let cols: Vec<&Column> = self.fills_of[k].iter().map(|&i| &fills[i]).collect();
             fill(&mut partials[k], &booking.spec, &cols).map_err(wrap)?;
         }
         if let Some(sink) = sink {
