@@ -1,16 +1,32 @@
 //! A memory budget in bytes: producers take bytes before they buffer data and give them
 //! back once it is written; when the budget is spent they wait (backpressure).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+
+/// A function called each time bytes are given back to a budget.
+pub type ReleaseListener = Arc<dyn Fn() + Send + Sync>;
 
 /// A byte budget shared by threads.
-#[derive(Debug)]
 pub struct MemoryBudget {
     limit: u64,
     used: Mutex<u64>,
     freed: Condvar,
     peak: AtomicU64,
+    /// Counts the releases (changed under `used`'s lock), for waiting on the next one.
+    releases: AtomicU64,
+    listening: AtomicBool,
+    listener: RwLock<Option<ReleaseListener>>,
+}
+
+impl std::fmt::Debug for MemoryBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryBudget")
+            .field("limit", &self.limit)
+            .field("in_use", &self.in_use())
+            .field("peak", &self.peak())
+            .finish()
+    }
 }
 
 impl MemoryBudget {
@@ -21,7 +37,41 @@ impl MemoryBudget {
             used: Mutex::new(0),
             freed: Condvar::new(),
             peak: AtomicU64::new(0),
+            releases: AtomicU64::new(0),
+            listening: AtomicBool::new(false),
+            listener: RwLock::new(None),
         }
+    }
+
+    /// Waits until bytes are given back, at most `timeout`; returns whether some were.
+    /// For producers that were told the budget is spent without waiting (`try_extend`)
+    /// and wait elsewhere than in the writer, to know when to retry.
+    pub fn wait_for_release(&self, timeout: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = self.releases.load(Ordering::Relaxed);
+        while self.releases.load(Ordering::Relaxed) == seen {
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            used = self
+                .freed
+                .wait_timeout(used, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
+    }
+
+    /// Calls `listener` (on the releasing thread, after the bytes are back) each time bytes
+    /// are given back, or no longer calls anything with `None`: a task scheduler's way to
+    /// requeue producers that found the budget spent. It must be quick and must not call
+    /// the writer.
+    pub fn set_release_listener(&self, listener: Option<ReleaseListener>) {
+        let mut slot = self.listener.write().unwrap_or_else(|e| e.into_inner());
+        self.listening.store(listener.is_some(), Ordering::Release);
+        *slot = listener;
     }
 
     /// The budget.
@@ -127,8 +177,19 @@ impl MemoryBudget {
     pub fn release(&self, bytes: u64) {
         let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
         *used = used.saturating_sub(bytes);
+        self.releases.fetch_add(1, Ordering::Relaxed);
         drop(used);
         self.freed.notify_all();
+        if self.listening.load(Ordering::Acquire) {
+            let listener = self
+                .listener
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone();
+            if let Some(listener) = listener {
+                listener();
+            }
+        }
     }
 }
 
@@ -160,5 +221,29 @@ mod tests {
         // Larger than the budget: granted once nothing else is taken.
         budget.acquire(500);
         assert_eq!(budget.in_use(), 500);
+    }
+
+    #[test]
+    fn tells_of_releases() {
+        let budget = Arc::new(MemoryBudget::new(100));
+        assert!(budget.try_acquire(100));
+        let calls = Arc::new(AtomicU64::new(0));
+        let c = calls.clone();
+        budget.set_release_listener(Some(Arc::new(move || {
+            c.fetch_add(1, Ordering::Relaxed);
+        })));
+        // Nothing given back: the wait ends at its timeout.
+        assert!(!budget.wait_for_release(std::time::Duration::from_millis(20)));
+        let b = budget.clone();
+        let waiter =
+            std::thread::spawn(move || b.wait_for_release(std::time::Duration::from_secs(30)));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        budget.release(40);
+        assert!(waiter.join().unwrap());
+        assert_eq!(calls.load(Ordering::Relaxed), 1);
+        assert!(budget.try_acquire(40));
+        budget.set_release_listener(None);
+        budget.release(10);
+        assert_eq!(calls.load(Ordering::Relaxed), 1);
     }
 }

@@ -10,6 +10,6 @@ mod freed;
 pub(crate) mod pool;
 mod read_options;
 
-pub use budget::MemoryBudget;
+pub use budget::{MemoryBudget, ReleaseListener};
 pub use freed::{set_return_free_pages, FreedMemory};
 pub use read_options::ReadOptions;

@@ -142,14 +142,55 @@ pub(super) fn after_step<S: ClusterSink>(
     state: &mut ContextState<S::Buffers>,
 ) -> Result<()> {
     settle(engine, state);
-    let level = state.buffers.fill_level();
-    let estimate = level.sealed as f64 + level.pending as f64 * engine.sink.compression_ratio();
-    if estimate >= cluster_target(engine, state) as f64
-        || level.uncompressed >= engine.sink.max_uncompressed()
-    {
+    if cluster_due(engine, state) {
         commit(engine, state, None, Keep::All)?;
     }
     Ok(())
+}
+
+/// Whether the context's cluster reached its target size (stored, as estimated from the
+/// sealed bytes and the pending ones at the compression ratio so far) or the format's
+/// largest uncompressed cluster.
+pub(super) fn cluster_due<S: ClusterSink>(
+    engine: &Engine<S>,
+    state: &ContextState<S::Buffers>,
+) -> bool {
+    let level = state.buffers.fill_level();
+    let estimate = level.sealed as f64 + level.pending as f64 * engine.sink.compression_ratio();
+    estimate >= cluster_target(engine, state) as f64
+        || level.uncompressed >= engine.sink.max_uncompressed()
+}
+
+/// Takes budget for appending `data_bytes` bytes of entries (unsequenced) without waiting:
+/// if the budget has no room, the context commits its own cluster and tries once more.
+/// Returns whether it took the bytes.
+pub(super) fn try_reserve<S: ClusterSink>(
+    engine: &Engine<S>,
+    state: &mut ContextState<S::Buffers>,
+    data_bytes: u64,
+) -> Result<bool> {
+    let bound =
+        |state: &ContextState<S::Buffers>| state.buffers.growth_bound(data_bytes) + STEP_OVERHEAD;
+    let bytes = bound(state);
+    if !engine.budget.try_acquire(bytes) {
+        if state.buffers.entries() == 0 && engine.budget.in_use() > state.reserved {
+            return Ok(false);
+        }
+        commit(engine, state, None, Keep::Pages)?;
+        let bytes = bound(state);
+        if !engine.budget.try_acquire(bytes) {
+            // A step larger than the whole budget is granted once nothing else is taken
+            // (else it could never be).
+            if engine.budget.in_use() > state.reserved {
+                return Ok(false);
+            }
+            engine.budget.force_acquire(bytes);
+        }
+        state.reserved += bytes;
+        return Ok(true);
+    }
+    state.reserved += bytes;
+    Ok(true)
 }
 
 /// The stored size at which a context commits its cluster: the format's target, but no

@@ -4,7 +4,9 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::backpressure::{after_step, reserve, settle, start_filling, stop_filling};
+use super::backpressure::{
+    after_step, cluster_due, reserve, settle, start_filling, stop_filling, try_reserve,
+};
 use super::commit::{commit, skip, Keep};
 use super::contexts::lock;
 use super::order::used;
@@ -24,6 +26,25 @@ pub(crate) struct Filling<'a, S: ClusterSink> {
     engine: &'a Engine<S>,
     state: MutexGuard<'a, ContextState<S::Buffers>>,
     sequence: Option<u64>,
+    pace: Pace,
+    /// With [`Pace::NoFlush`]: a step left the cluster at or above its target size.
+    cluster_due: bool,
+    /// With [`Pace::NoWait`]: the budget had no room, nothing was appended.
+    blocked: bool,
+}
+
+/// How an unsequenced step meets a spent budget and a full cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pace {
+    /// Waits for budget; commits the cluster once it reaches its target size.
+    Wait,
+    /// Waits for budget; leaves the cluster open and tells when it is due (ROOT's
+    /// `FillNoFlush`).
+    NoFlush,
+    /// Never waits: when the budget has no room even after the context committed its own
+    /// cluster, appends nothing and tells so (for task schedulers that must not block).
+    /// The entries are then appended in one step.
+    NoWait,
 }
 
 impl<S: ClusterSink> FillContext<S> {
@@ -45,6 +66,9 @@ impl<S: ClusterSink> FillContext<S> {
             engine: &self.engine,
             state,
             sequence,
+            pace: Pace::Wait,
+            cluster_due: false,
+            blocked: false,
         })
     }
 
@@ -123,6 +147,22 @@ impl<'a, S: ClusterSink> Filling<'a, S> {
         self.engine.options.memory_budget
     }
 
+    /// With unsequenced steps paced as `pace` says.
+    pub(crate) fn with_pace(mut self, pace: Pace) -> Self {
+        self.pace = pace;
+        self
+    }
+
+    /// Whether a step of [`Pace::NoFlush`] left the cluster due for committing.
+    pub(crate) fn cluster_due(&self) -> bool {
+        self.cluster_due
+    }
+
+    /// Whether a step of [`Pace::NoWait`] found no room in the budget (nothing appended).
+    pub(crate) fn blocked(&self) -> bool {
+        self.blocked
+    }
+
     /// Marks the context as filling; call once checked entries are about to be appended
     /// (it sets the buffer size that steps are cut by).
     pub(crate) fn start(&mut self) {
@@ -139,8 +179,13 @@ impl<'a, S: ClusterSink> Filling<'a, S> {
         bytes_per_entry: u64,
         mut append: impl FnMut(&mut S::Buffers, usize, usize) -> Result<()>,
     ) -> Result<()> {
+        let step = if self.pace == Pace::NoWait && self.sequence.is_none() {
+            entries
+        } else {
+            step
+        };
         let mut start = 0;
-        while start < entries {
+        while start < entries && !self.blocked {
             let end = (start + step.max(1)).min(entries);
             self.append_step(bytes_per_entry * (end - start) as u64, |b| {
                 append(b, start, end)
@@ -159,14 +204,26 @@ impl<'a, S: ClusterSink> Filling<'a, S> {
     ) -> Result<()> {
         let engine = self.engine;
         let sequence = self.sequence;
-        reserve(engine, &mut self.state, data_bytes, sequence)?;
+        if self.pace == Pace::NoWait && sequence.is_none() {
+            if !try_reserve(engine, &mut self.state, data_bytes)? {
+                self.blocked = true;
+                return Ok(());
+            }
+        } else {
+            reserve(engine, &mut self.state, data_bytes, sequence)?;
+        }
         if let Err(e) = append(&mut self.state.buffers) {
             settle(engine, &mut self.state);
             return Err(e);
         }
-        match sequence {
-            None => after_step(engine, &mut self.state),
-            Some(_) => {
+        match (sequence, self.pace) {
+            (None, Pace::NoFlush) => {
+                settle(engine, &mut self.state);
+                self.cluster_due |= cluster_due(engine, &self.state);
+                Ok(())
+            }
+            (None, _) => after_step(engine, &mut self.state),
+            (Some(_), _) => {
                 settle(engine, &mut self.state);
                 Ok(())
             }

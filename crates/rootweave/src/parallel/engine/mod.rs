@@ -24,7 +24,7 @@ use contexts::{lock, ContextList, Failures};
 use order::SequenceQueue;
 use sizing::first_cluster_share;
 
-pub(crate) use fill::{FillContext, Filling};
+pub(crate) use fill::{FillContext, Filling, Pace};
 
 /// The buffers of one fill context in one format: the entries of its open cluster, and
 /// memory kept for the next ones. The engine reserves budget for every byte they can grow
@@ -174,7 +174,7 @@ pub(crate) struct Engine<S: ClusterSink> {
     /// The format's sink.
     pub(crate) sink: S,
     options: EngineOptions,
-    budget: MemoryBudget,
+    budget: Arc<MemoryBudget>,
     /// Bytes of written clusters freed, when the caller asked for free pages to be
     /// returned to the system.
     freed: Option<FreedMemory>,
@@ -218,7 +218,7 @@ impl<S: ClusterSink> Engine<S> {
         options.check()?;
         Ok(Arc::new(Engine {
             sink,
-            budget: MemoryBudget::new(options.memory_budget),
+            budget: Arc::new(MemoryBudget::new(options.memory_budget)),
             freed: options
                 .return_freed_memory
                 .then(|| FreedMemory::new(options.memory_budget / 32)),
@@ -236,6 +236,11 @@ impl<S: ClusterSink> Engine<S> {
     /// The memory budget.
     pub(crate) fn budget(&self) -> &MemoryBudget {
         &self.budget
+    }
+
+    /// The memory budget, shared.
+    pub(crate) fn shared_budget(&self) -> Arc<MemoryBudget> {
+        self.budget.clone()
     }
 
     /// A new fill context. It counts among those filling from its creation, not from its

@@ -22,7 +22,7 @@ use crate::array::{ColumnData, Value};
 use crate::container::{FileWriter, WriterOptions};
 use crate::error::Result;
 use crate::parallel::engine::contexts::lock;
-use crate::parallel::engine::{Engine, EngineOptions, FillContext};
+use crate::parallel::engine::{Engine, EngineOptions, FillContext, Pace};
 use crate::parallel::MemoryBudget;
 
 use super::schema::Field;
@@ -195,6 +195,13 @@ impl RNTupleParallelWriter {
         self.engine.budget()
     }
 
+    /// The memory budget as a shared handle that outlives the writer: to wait for bytes
+    /// given back ([`MemoryBudget::wait_for_release`]) or be told of them
+    /// ([`MemoryBudget::set_release_listener`]) while other threads use the writer.
+    pub fn shared_budget(&self) -> Arc<MemoryBudget> {
+        self.engine.shared_budget()
+    }
+
     /// Entries committed so far.
     pub fn committed_entries(&self) -> u64 {
         lock(&self.engine.sink.sink).entries
@@ -255,6 +262,26 @@ impl RNTupleFillContext {
     pub fn extend(&mut self, batch: &[ColumnData]) -> Result<()> {
         let mut filling = self.inner.unordered()?;
         append_batch(&mut filling, batch)
+    }
+
+    /// Appends entries as [`RNTupleFillContext::extend`] does but leaves the cluster open,
+    /// as ROOT's `FillNoFlush`: returns true once the cluster reached its target size, for
+    /// the caller to commit it ([`RNTupleFillContext::commit_cluster`]) when it chooses.
+    /// The budget still holds: a context that would exceed it commits its cluster first.
+    pub fn extend_no_flush(&mut self, batch: &[ColumnData]) -> Result<bool> {
+        let mut filling = self.inner.unordered()?.with_pace(Pace::NoFlush);
+        append_batch(&mut filling, batch)?;
+        Ok(filling.cluster_due())
+    }
+
+    /// Appends entries as [`RNTupleFillContext::extend`] does if the memory budget has
+    /// room for them now, else appends nothing and returns false, never waiting (for task
+    /// schedulers whose threads must not block: retry once budget is freed, see
+    /// [`MemoryBudget::wait_for_release`]). The batch is appended in one step.
+    pub fn try_extend(&mut self, batch: &[ColumnData]) -> Result<bool> {
+        let mut filling = self.inner.unordered()?.with_pace(Pace::NoWait);
+        append_batch(&mut filling, batch)?;
+        Ok(!filling.blocked())
     }
 
     /// Appends a batch and commits it as the cluster with sequence number `sequence`

@@ -24,7 +24,7 @@ use crate::compress::Compression;
 use crate::container::{FileWriter, WriterOptions};
 use crate::error::{Error, Result};
 use crate::parallel::engine::contexts::lock;
-use crate::parallel::engine::{Engine, EngineOptions, FillContext, Filling};
+use crate::parallel::engine::{Engine, EngineOptions, FillContext, Filling, Pace};
 use crate::parallel::MemoryBudget;
 use crate::ttree::write::branches::branch::BranchSpec;
 use crate::ttree::write::branches::shape::TreeShape;
@@ -212,6 +212,13 @@ impl TTreeParallelWriter {
         self.engine.budget()
     }
 
+    /// The memory budget as a shared handle that outlives the writer: to wait for bytes
+    /// given back ([`MemoryBudget::wait_for_release`]) or be told of them
+    /// ([`MemoryBudget::set_release_listener`]) while other threads use the writer.
+    pub fn shared_budget(&self) -> Arc<MemoryBudget> {
+        self.engine.shared_budget()
+    }
+
     /// Entries committed so far.
     pub fn committed_entries(&self) -> u64 {
         lock(&self.engine.sink.tree).catalog.entries
@@ -292,6 +299,26 @@ impl TTreeFillContext {
     pub fn extend(&mut self, batch: &[ColumnData]) -> Result<()> {
         let mut filling = self.inner.unordered()?;
         append_batch(&mut filling, batch)
+    }
+
+    /// Appends entries as [`TTreeFillContext::extend`] does but leaves the cluster open,
+    /// as ROOT's `FillNoFlush`: returns true once the cluster reached its target size, for
+    /// the caller to commit it ([`TTreeFillContext::commit_cluster`]) when it chooses. The
+    /// budget still holds: a context that would exceed it commits its cluster first.
+    pub fn extend_no_flush(&mut self, batch: &[ColumnData]) -> Result<bool> {
+        let mut filling = self.inner.unordered()?.with_pace(Pace::NoFlush);
+        append_batch(&mut filling, batch)?;
+        Ok(filling.cluster_due())
+    }
+
+    /// Appends entries as [`TTreeFillContext::extend`] does if the memory budget has room
+    /// for them now, else appends nothing and returns false, never waiting (for task
+    /// schedulers whose threads must not block: retry once budget is freed, see
+    /// [`MemoryBudget::wait_for_release`]). The batch is appended in one step.
+    pub fn try_extend(&mut self, batch: &[ColumnData]) -> Result<bool> {
+        let mut filling = self.inner.unordered()?.with_pace(Pace::NoWait);
+        append_batch(&mut filling, batch)?;
+        Ok(!filling.blocked())
     }
 
     /// Appends a batch and commits it as the cluster with sequence number `sequence`

@@ -1,0 +1,785 @@
+//! Files and the parallel writers: an RNTuple or a TTree written from many threads, each
+//! through its own fill context, as ROOT's `RNTupleParallelWriter` and its fill contexts.
+
+use std::ffi::c_char;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rootweave::compress::Compression;
+use rootweave::container::{FileWriter, WriterOptions};
+use rootweave::rntuple::{
+    ColumnData, Field, FieldType, RNTupleFillContext, RNTupleParallelOptions,
+    RNTupleParallelWriter, RNTupleWriteOptions,
+};
+use rootweave::tree_layout::{FieldOptions, TreeLayout};
+use rootweave::ttree::{
+    TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteOptions,
+};
+
+use crate::column::{batch, rw_column};
+use crate::model::rw_model;
+use crate::status::{guard, handle, handle_mut, put, rw_status, text, Failure};
+
+/// A ROOT file being written, holding any number of RNTuples and TTrees
+/// (`rw_ntuple_writer_append`, `rw_tree_writer_append`). Thread-safe: writers on any
+/// threads may use it; close it once every writer in it is closed.
+pub struct rw_file {
+    file: Mutex<Option<Arc<FileWriter>>>,
+}
+
+/// How a writer writes. Start from `rw_writer_options_default()` and change fields.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct rw_writer_options {
+    /// ROOT's compression setting, algorithm * 100 + level: 505 zstd level 5, 404 LZ4, 101
+    /// zlib level 1, 0 none; -1 for the format's default (RNTuple 505, TTree 101).
+    pub compression: i32,
+    /// Bytes that buffered and unwritten data may take in all, across every fill context
+    /// (0: 256 MiB). A context that would exceed it writes its own cluster, then waits (or
+    /// returns `RW_WOULD_BLOCK` from the `try` calls).
+    pub memory_budget: u64,
+    /// The stored size a context's cluster aims at (0: the format's default: 128 MiB for
+    /// RNTuple as ROOT's `ApproxZippedClusterSize`, 30 MB for TTree as ROOT's auto-flush).
+    pub cluster_bytes: u64,
+    /// Clusters enter the file in the order of the sequence numbers given with
+    /// `rw_fill_context_append_sequence` (the entry order is then the caller's, whatever
+    /// the threads' timing); the other fill calls are then refused.
+    pub ordered: bool,
+}
+
+/// The default options.
+#[no_mangle]
+pub extern "C" fn rw_writer_options_default() -> rw_writer_options {
+    rw_writer_options {
+        compression: -1,
+        memory_budget: 0,
+        cluster_bytes: 0,
+        ordered: false,
+    }
+}
+
+/// The writer of one RNTuple or TTree. Thread-safe: any thread may make fill contexts
+/// (`rw_writer_create_fill_context`) and read its figures; close it once.
+pub struct rw_writer {
+    kind: Mutex<Option<Kind>>,
+    fields: Arc<Vec<Field>>,
+    layout: Option<Arc<TreeLayout>>,
+    /// The shared file of an appended writer, kept alive as long as the writer.
+    _file: Option<Arc<FileWriter>>,
+    budget: Arc<rootweave::parallel::MemoryBudget>,
+}
+
+enum Kind {
+    Ntuple(RNTupleParallelWriter),
+    Tree(TTreeParallelWriter),
+}
+
+/// A producer's handle on a writer: fills entries and compresses its own clusters. Use it
+/// from one thread at a time (it may move between threads); make one per thread or task
+/// slot. Freeing it commits what it holds.
+pub struct rw_fill_context {
+    context: Context,
+    fields: Arc<Vec<Field>>,
+    layout: Option<Arc<TreeLayout>>,
+}
+
+enum Context {
+    Ntuple(RNTupleFillContext),
+    Tree(TTreeFillContext),
+}
+
+/// Closes a writer: commits every context's entries and writes the metadata.
+fn close(kind: Kind) -> Result<(), Failure> {
+    match kind {
+        Kind::Ntuple(w) => w.close().map(|_| ()),
+        Kind::Tree(w) => w.close().map(|_| ()),
+    }
+    .map_err(Failure::from)
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn compression(setting: i32, default: Compression) -> Result<Compression, Failure> {
+    if setting < 0 {
+        return Ok(default);
+    }
+    Compression::from_root_setting(setting).map_err(Failure::from)
+}
+
+fn ntuple_options(o: &rw_writer_options) -> Result<RNTupleParallelOptions, Failure> {
+    let mut write = RNTupleWriteOptions::default();
+    write.compression = compression(o.compression, Compression::ROOT_RNTUPLE_DEFAULT)?;
+    if o.cluster_bytes > 0 {
+        write.cluster_target_size = o.cluster_bytes;
+    }
+    Ok(RNTupleParallelOptions::default()
+        .with_write(write)
+        .with_memory_budget(budget_bytes(o))
+        .with_ordered(o.ordered))
+}
+
+fn tree_options(o: &rw_writer_options) -> Result<TTreeParallelOptions, Failure> {
+    let mut write = TTreeWriteOptions::default()
+        .with_compression(compression(o.compression, Compression::ROOT_FILE_DEFAULT)?);
+    if o.cluster_bytes > 0 {
+        write.auto_flush_bytes = o.cluster_bytes;
+    }
+    Ok(TTreeParallelOptions::default()
+        .with_write(write)
+        .with_memory_budget(budget_bytes(o))
+        .with_ordered(o.ordered))
+}
+
+fn budget_bytes(o: &rw_writer_options) -> u64 {
+    if o.memory_budget == 0 {
+        256 << 20
+    } else {
+        o.memory_budget
+    }
+}
+
+/// The branches of a model's fields as a C++ framework's `TTree::Branch` calls make them:
+/// a `std::vector` of numbers or strings a `std::vector` branch, a class split as ROOT
+/// splits it.
+fn tree_layout(fields: &[Field]) -> Result<TreeLayout, Failure> {
+    Ok(TreeLayout::new(fields, |name| {
+        let field = fields.iter().find(|f| f.name == name);
+        match field.map(|f| &f.ty) {
+            Some(FieldType::Vector(item)) if item.number().is_some() => {
+                FieldOptions::default().with_std_vector()
+            }
+            _ => FieldOptions::default(),
+        }
+    })?)
+}
+
+/// Options, or the defaults for null.
+///
+/// # Safety
+/// `options` must be null or valid for a read.
+unsafe fn options_or_default(options: *const rw_writer_options) -> rw_writer_options {
+    // SAFETY: null or valid, as the caller promises.
+    unsafe { options.as_ref() }
+        .copied()
+        .unwrap_or_else(|| rw_writer_options_default())
+}
+
+/// Creates (or overwrites) the file at `path` to hold RNTuples and TTrees, in `*out`.
+///
+/// # Safety
+/// `path` must be a NUL-terminated string, `out` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn rw_file_recreate(
+    path: *const c_char,
+    out: *mut *mut rw_file,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: the caller's promises, checked for null by the helpers.
+        let path = unsafe { text(path, "path")? };
+        let file = FileWriter::create(path, WriterOptions::default())?;
+        let handle = Box::new(rw_file {
+            file: Mutex::new(Some(Arc::new(file))),
+        });
+        // SAFETY: as the caller promises.
+        unsafe { put(out, Box::into_raw(handle), "file") }
+    })
+}
+
+/// Writes the file's directory, keys and header and closes it. Every writer in it must be
+/// closed first (else `RW_INVALID_ARGUMENT`, and the file stays open). Closing again is a
+/// no-op.
+///
+/// # Safety
+/// `file` must be a live file handle.
+#[no_mangle]
+pub unsafe extern "C" fn rw_file_close(file: *mut rw_file) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        let file = unsafe { handle(file, "file")? };
+        let mut slot = lock(&file.file);
+        let Some(shared) = slot.take() else {
+            return Ok(());
+        };
+        match Arc::try_unwrap(shared) {
+            Ok(writer) => {
+                writer.close()?;
+                Ok(())
+            }
+            Err(shared) => {
+                *slot = Some(shared);
+                Err(Failure::invalid(
+                    "a writer in the file is still open: close it first",
+                ))
+            }
+        }
+    })
+}
+
+/// Frees a file handle, closing the file if it is open and no writer uses it (null is
+/// ignored; errors of that close are lost: call `rw_file_close` to see them).
+///
+/// # Safety
+/// `file` must be null or a file handle not freed before, used by no other thread.
+#[no_mangle]
+pub unsafe extern "C" fn rw_file_free(file: *mut rw_file) {
+    if file.is_null() {
+        return;
+    }
+    // SAFETY: as the caller promises.
+    let file = unsafe { Box::from_raw(file) };
+    let _ = guard(move || {
+        if let Some(writer) = lock(&file.file)
+            .take()
+            .and_then(|f| Arc::try_unwrap(f).ok())
+        {
+            writer.close()?;
+        }
+        Ok(())
+    });
+}
+
+fn open_file(file: &rw_file) -> Result<Arc<FileWriter>, Failure> {
+    lock(&file.file)
+        .clone()
+        .ok_or_else(|| Failure::closed("file"))
+}
+
+/// Makes a writer handle.
+fn writer(
+    kind: Kind,
+    fields: Vec<Field>,
+    layout: Option<TreeLayout>,
+    file: Option<Arc<FileWriter>>,
+) -> Box<rw_writer> {
+    let budget = match &kind {
+        Kind::Ntuple(w) => w.shared_budget(),
+        Kind::Tree(w) => w.shared_budget(),
+    };
+    Box::new(rw_writer {
+        kind: Mutex::new(Some(kind)),
+        fields: Arc::new(fields),
+        layout: layout.map(Arc::new),
+        _file: file,
+        budget,
+    })
+}
+
+/// Creates (or overwrites) the file at `path` with one RNTuple called `name` of the
+/// model's fields, written in parallel (ROOT's `RNTupleParallelWriter::Recreate`); the
+/// writer in `*out`. `options` may be null for the defaults.
+///
+/// # Safety
+/// `model` a live model, `name` and `path` NUL-terminated strings, `options` null or
+/// valid, `out` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn rw_ntuple_writer_recreate(
+    model: *const rw_model,
+    name: *const c_char,
+    path: *const c_char,
+    options: *const rw_writer_options,
+    out: *mut *mut rw_writer,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: the caller's promises, checked for null by the helpers.
+        let (model, name, path, options) = unsafe {
+            (
+                handle(model, "model")?,
+                text(name, "name")?,
+                text(path, "path")?,
+                options_or_default(options),
+            )
+        };
+        let fields = model.fields.clone();
+        let w =
+            RNTupleParallelWriter::recreate(path, name, fields.clone(), ntuple_options(&options)?)?;
+        // SAFETY: as the caller promises.
+        unsafe {
+            put(
+                out,
+                Box::into_raw(writer(Kind::Ntuple(w), fields, None, None)),
+                "writer",
+            )
+        }
+    })
+}
+
+/// Starts an RNTuple called `name` in an open file (ROOT's `RNTupleParallelWriter::Append`).
+///
+/// # Safety
+/// As `rw_ntuple_writer_recreate`, with `file` a live file handle.
+#[no_mangle]
+pub unsafe extern "C" fn rw_ntuple_writer_append(
+    model: *const rw_model,
+    name: *const c_char,
+    file: *const rw_file,
+    options: *const rw_writer_options,
+    out: *mut *mut rw_writer,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: the caller's promises, checked for null by the helpers.
+        let (model, name, file, options) = unsafe {
+            (
+                handle(model, "model")?,
+                text(name, "name")?,
+                handle(file, "file")?,
+                options_or_default(options),
+            )
+        };
+        let shared = open_file(file)?;
+        let fields = model.fields.clone();
+        let w = RNTupleParallelWriter::in_file(
+            shared.clone(),
+            name,
+            fields.clone(),
+            ntuple_options(&options)?,
+        )?;
+        let handle = writer(Kind::Ntuple(w), fields, None, Some(shared));
+        // SAFETY: as the caller promises.
+        unsafe { put(out, Box::into_raw(handle), "writer") }
+    })
+}
+
+/// Creates (or overwrites) the file at `path` with one TTree called `name` (a path with
+/// `/` puts it in directories) whose branches are the model's fields, written in
+/// parallel; the writer in `*out`.
+///
+/// # Safety
+/// As `rw_ntuple_writer_recreate`.
+#[no_mangle]
+pub unsafe extern "C" fn rw_tree_writer_recreate(
+    model: *const rw_model,
+    name: *const c_char,
+    path: *const c_char,
+    options: *const rw_writer_options,
+    out: *mut *mut rw_writer,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: the caller's promises, checked for null by the helpers.
+        let (model, name, path, options) = unsafe {
+            (
+                handle(model, "model")?,
+                text(name, "name")?,
+                text(path, "path")?,
+                options_or_default(options),
+            )
+        };
+        let layout = tree_layout(&model.fields)?;
+        let w = TTreeParallelWriter::recreate(
+            path,
+            name,
+            layout.branches().to_vec(),
+            tree_options(&options)?,
+        )?;
+        let handle = writer(Kind::Tree(w), model.fields.clone(), Some(layout), None);
+        // SAFETY: as the caller promises.
+        unsafe { put(out, Box::into_raw(handle), "writer") }
+    })
+}
+
+/// Starts a TTree called `name` in an open file.
+///
+/// # Safety
+/// As `rw_ntuple_writer_append`.
+#[no_mangle]
+pub unsafe extern "C" fn rw_tree_writer_append(
+    model: *const rw_model,
+    name: *const c_char,
+    file: *const rw_file,
+    options: *const rw_writer_options,
+    out: *mut *mut rw_writer,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: the caller's promises, checked for null by the helpers.
+        let (model, name, file, options) = unsafe {
+            (
+                handle(model, "model")?,
+                text(name, "name")?,
+                handle(file, "file")?,
+                options_or_default(options),
+            )
+        };
+        let shared = open_file(file)?;
+        let layout = tree_layout(&model.fields)?;
+        let w = TTreeParallelWriter::in_file(
+            shared.clone(),
+            name,
+            layout.branches().to_vec(),
+            tree_options(&options)?,
+        )?;
+        let handle = writer(
+            Kind::Tree(w),
+            model.fields.clone(),
+            Some(layout),
+            Some(shared),
+        );
+        // SAFETY: as the caller promises.
+        unsafe { put(out, Box::into_raw(handle), "writer") }
+    })
+}
+
+/// A new fill context of the writer in `*out` (ROOT's `CreateFillContext`); any thread may
+/// call it, at any time before the writer is closed.
+///
+/// # Safety
+/// `writer` a live writer, `out` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn rw_writer_create_fill_context(
+    writer: *const rw_writer,
+    out: *mut *mut rw_fill_context,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        let writer = unsafe { handle(writer, "writer")? };
+        let context = match lock(&writer.kind).as_ref() {
+            Some(Kind::Ntuple(w)) => Context::Ntuple(w.context()),
+            Some(Kind::Tree(w)) => Context::Tree(w.context()),
+            None => return Err(Failure::closed("writer")),
+        };
+        let handle = Box::new(rw_fill_context {
+            context,
+            fields: writer.fields.clone(),
+            layout: writer.layout.clone(),
+        });
+        // SAFETY: as the caller promises.
+        unsafe { put(out, Box::into_raw(handle), "fill context") }
+    })
+}
+
+/// Commits what every fill context still holds, waits for every write and writes the
+/// RNTuple's or TTree's metadata (a writer made by `recreate` also closes its file).
+/// Fill contexts still alive are closed: their next call returns `RW_CLOSED`. The file is
+/// complete even when a producer failed; the failure is then reported here. Closing again
+/// is a no-op.
+///
+/// # Safety
+/// `writer` must be a live writer.
+#[no_mangle]
+pub unsafe extern "C" fn rw_writer_close(writer: *const rw_writer) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        let writer = unsafe { handle(writer, "writer")? };
+        let kind = lock(&writer.kind).take();
+        kind.map_or(Ok(()), close)
+    })
+}
+
+/// Frees a writer, closing it if it is open (errors of that close are lost: call
+/// `rw_writer_close` to see them). Null is ignored.
+///
+/// # Safety
+/// `writer` must be null or a writer not freed before, used by no other thread.
+#[no_mangle]
+pub unsafe extern "C" fn rw_writer_free(writer: *mut rw_writer) {
+    if writer.is_null() {
+        return;
+    }
+    // SAFETY: as the caller promises.
+    let writer = unsafe { Box::from_raw(writer) };
+    let _ = guard(move || {
+        let kind = lock(&writer.kind).take();
+        kind.map_or(Ok(()), close)
+    });
+}
+
+/// The writer's memory budget in bytes: its limit, what is taken now, the most ever taken
+/// (any of the pointers may be null).
+///
+/// # Safety
+/// `writer` a live writer; each pointer null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn rw_writer_budget(
+    writer: *const rw_writer,
+    limit: *mut u64,
+    in_use: *mut u64,
+    peak: *mut u64,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        let writer = unsafe { handle(writer, "writer")? };
+        let b = &writer.budget;
+        for (out, value) in [(limit, b.limit()), (in_use, b.in_use()), (peak, b.peak())] {
+            if !out.is_null() {
+                // SAFETY: non-null and valid for a write, as the caller promises.
+                unsafe { out.write(value) };
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Waits until budget is given back, at most `timeout_ms` milliseconds; `*freed` (may be
+/// null) says whether some was. For a producer told `RW_WOULD_BLOCK` that waits elsewhere
+/// than in the writer (a thread of its own), to know when to retry.
+///
+/// # Safety
+/// `writer` a live writer; `freed` null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn rw_writer_wait_for_budget(
+    writer: *const rw_writer,
+    timeout_ms: u64,
+    freed: *mut bool,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        let writer = unsafe { handle(writer, "writer")? };
+        let got = writer
+            .budget
+            .wait_for_release(std::time::Duration::from_millis(timeout_ms));
+        if !freed.is_null() {
+            // SAFETY: non-null and valid, as the caller promises.
+            unsafe { freed.write(got) };
+        }
+        Ok(())
+    })
+}
+
+/// A function the writer calls with `user_data` each time budget is given back (on the
+/// thread that gives it back), for a task scheduler to requeue the producers that got
+/// `RW_WOULD_BLOCK`; null removes it. It must return quickly and must not call the writer
+/// or its contexts.
+pub type rw_budget_callback = Option<unsafe extern "C" fn(user_data: *mut std::ffi::c_void)>;
+
+/// The user data of a budget callback, handed from thread to thread as the caller says it
+/// may be.
+struct UserData(*mut std::ffi::c_void);
+// SAFETY: the caller of `rw_writer_set_budget_callback` promises that the callback may be
+// called with this pointer from any thread; the library only passes the pointer on.
+unsafe impl Send for UserData {}
+// SAFETY: as above; the pointer is never dereferenced here.
+unsafe impl Sync for UserData {}
+
+/// Sets (or, with null, removes) the function called when budget is given back.
+///
+/// # Safety
+/// `writer` a live writer; `callback` callable from any thread with `user_data` until it
+/// is removed or the writer is freed.
+#[no_mangle]
+pub unsafe extern "C" fn rw_writer_set_budget_callback(
+    writer: *const rw_writer,
+    callback: rw_budget_callback,
+    user_data: *mut std::ffi::c_void,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        let writer = unsafe { handle(writer, "writer")? };
+        let listener = callback.map(|f| {
+            let data = UserData(user_data);
+            let call: rootweave::parallel::ReleaseListener = Arc::new(move || {
+                let data = &data;
+                // SAFETY: the caller promises the callback may be called with its data
+                // from any thread.
+                unsafe { f(data.0) }
+            });
+            call
+        });
+        writer.budget.set_release_listener(listener);
+        Ok(())
+    })
+}
+
+/// Runs `append` on the context with the batch of `n` columns of `entries` entries.
+///
+/// # Safety
+/// `context` a live context used by this thread alone; `columns` as `rw_column` says.
+unsafe fn with_batch<T>(
+    context: *mut rw_fill_context,
+    columns: *const rw_column,
+    n: usize,
+    entries: usize,
+    append: impl FnOnce(&mut Context, &[ColumnData]) -> rootweave::Result<T>,
+) -> Result<T, Failure> {
+    // SAFETY: as the caller promises.
+    let context = unsafe { handle_mut(context, "fill context")? };
+    // SAFETY: the columns are valid for the call, as the caller promises.
+    let data = unsafe { batch(&context.fields, columns, n, entries)? };
+    Ok(match &context.layout {
+        Some(layout) => {
+            let inner = &mut context.context;
+            layout.with_branch_batches(&data, |branches| append(inner, branches))?
+        }
+        None => append(&mut context.context, &data)?,
+    })
+}
+
+/// Appends one entry: one column of one entry per field, in the model's order (ROOT's
+/// `FillContext::Fill`). The context commits its cluster when it reaches its target size,
+/// and waits while the memory budget is spent.
+///
+/// # Safety
+/// `context` a live context used by no other thread during the call; `columns` `n`
+/// columns valid as `rw_column` says.
+#[no_mangle]
+pub unsafe extern "C" fn rw_fill_context_fill(
+    context: *mut rw_fill_context,
+    columns: *const rw_column,
+    n: usize,
+) -> rw_status {
+    // SAFETY: as the caller promises.
+    unsafe { rw_fill_context_append(context, columns, n, 1) }
+}
+
+/// Appends `entries` entries at once, one column per field (columnar).
+///
+/// # Safety
+/// As `rw_fill_context_fill`.
+#[no_mangle]
+pub unsafe extern "C" fn rw_fill_context_append(
+    context: *mut rw_fill_context,
+    columns: *const rw_column,
+    n: usize,
+    entries: usize,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        unsafe {
+            with_batch(context, columns, n, entries, |c, b| match c {
+                Context::Ntuple(c) => c.extend(b),
+                Context::Tree(c) => c.extend(b),
+            })
+        }
+    })
+}
+
+/// Appends `entries` entries but leaves the cluster open (ROOT's `FillNoFlush`):
+/// `*cluster_due` says whether it reached its target size, for the caller to commit it
+/// with `rw_fill_context_flush_cluster` when it chooses. The memory budget still holds: a
+/// context that would exceed it commits its cluster first.
+///
+/// # Safety
+/// As `rw_fill_context_fill`; `cluster_due` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn rw_fill_context_append_no_flush(
+    context: *mut rw_fill_context,
+    columns: *const rw_column,
+    n: usize,
+    entries: usize,
+    cluster_due: *mut bool,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        let due = unsafe {
+            with_batch(context, columns, n, entries, |c, b| match c {
+                Context::Ntuple(c) => c.extend_no_flush(b),
+                Context::Tree(c) => c.extend_no_flush(b),
+            })?
+        };
+        // SAFETY: as the caller promises.
+        unsafe { put(cluster_due, due, "cluster_due") }
+    })
+}
+
+/// Appends `entries` entries if the memory budget has room for them now; else appends
+/// nothing and returns `RW_WOULD_BLOCK` without waiting (for task schedulers whose
+/// threads must not block: retry later, see `rw_writer_wait_for_budget` and
+/// `rw_writer_set_budget_callback`).
+///
+/// # Safety
+/// As `rw_fill_context_fill`.
+#[no_mangle]
+pub unsafe extern "C" fn rw_fill_context_try_append(
+    context: *mut rw_fill_context,
+    columns: *const rw_column,
+    n: usize,
+    entries: usize,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        let appended = unsafe {
+            with_batch(context, columns, n, entries, |c, b| match c {
+                Context::Ntuple(c) => c.try_extend(b),
+                Context::Tree(c) => c.try_extend(b),
+            })?
+        };
+        if appended {
+            Ok(())
+        } else {
+            Err(Failure {
+                status: rw_status::RW_WOULD_BLOCK,
+                message:
+                    "the memory budget is spent: nothing was appended, retry once budget is freed"
+                        .into(),
+            })
+        }
+    })
+}
+
+/// Appends `entries` entries and commits them as the cluster with sequence number
+/// `sequence` (writers with `ordered`): clusters enter the file in sequence order, so the
+/// caller decides the entry order. Numbers start at 0 and each is used once.
+///
+/// # Safety
+/// As `rw_fill_context_fill`.
+#[no_mangle]
+pub unsafe extern "C" fn rw_fill_context_append_sequence(
+    context: *mut rw_fill_context,
+    sequence: u64,
+    columns: *const rw_column,
+    n: usize,
+    entries: usize,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        unsafe {
+            with_batch(context, columns, n, entries, |c, b| match c {
+                Context::Ntuple(c) => c.extend_sequence(sequence, b),
+                Context::Tree(c) => c.extend_sequence(sequence, b),
+            })
+        }
+    })
+}
+
+/// Declares that sequence number `sequence` will never be committed (ordered writers), so
+/// that the clusters after it need not wait for it.
+///
+/// # Safety
+/// `context` a live context used by no other thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn rw_fill_context_skip_sequence(
+    context: *mut rw_fill_context,
+    sequence: u64,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        let context = unsafe { handle_mut(context, "fill context")? };
+        match &mut context.context {
+            Context::Ntuple(c) => c.skip_sequence(sequence)?,
+            Context::Tree(c) => c.skip_sequence(sequence)?,
+        }
+        Ok(())
+    })
+}
+
+/// Commits the entries the context holds as a cluster (ROOT's `FlushCluster`).
+///
+/// # Safety
+/// `context` a live context used by no other thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn rw_fill_context_flush_cluster(context: *mut rw_fill_context) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        let context = unsafe { handle_mut(context, "fill context")? };
+        match &mut context.context {
+            Context::Ntuple(c) => c.commit_cluster()?,
+            Context::Tree(c) => c.commit_cluster()?,
+        }
+        Ok(())
+    })
+}
+
+/// Frees a fill context, committing the entries it holds (null is ignored; a failure of
+/// that commit is reported by `rw_writer_close`).
+///
+/// # Safety
+/// `context` must be null or a context not freed before, used by no other thread.
+#[no_mangle]
+pub unsafe extern "C" fn rw_fill_context_free(context: *mut rw_fill_context) {
+    if !context.is_null() {
+        // SAFETY: as the caller promises.
+        let context = unsafe { Box::from_raw(context) };
+        let _ = guard(move || {
+            drop(context);
+            Ok(())
+        });
+    }
+}
