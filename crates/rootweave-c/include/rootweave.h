@@ -194,6 +194,15 @@ enum rw_status rw_model_add_class(struct rw_model *model,
 // `model` must be a live model and `out` valid for a write.
 enum rw_status rw_model_field_count(const struct rw_model *model, size_t *out);
 
+// The type name of field `index` as ROOT spells it (`"std::vector<float>"`,
+// `"std::int32_t"`, a class name), in `*out`: a NUL-terminated string owned by the
+// model, valid until the model is freed. For wrappers that check the type of
+// the values a caller binds against the field's.
+//
+// # Safety
+// `model` must be a live model and `out` valid for a write.
+enum rw_status rw_model_field_type_name(struct rw_model *model, size_t index, const char **out);
+
 // The message of the last failed call on the calling thread (empty if none failed).
 // The pointer stays valid until the next failing call on this thread.
 const char *rw_last_error(void);

@@ -15,6 +15,8 @@ use crate::type_name::parse;
 pub struct rw_model {
     pub(crate) fields: Vec<Field>,
     classes: HashMap<String, FieldType>,
+    /// Type names handed out by `rw_model_field_type_name`, kept while the model lives.
+    names: Vec<std::ffi::CString>,
 }
 
 /// Makes an empty model in `*out` (free it with `rw_model_free`).
@@ -27,6 +29,7 @@ pub unsafe extern "C" fn rw_model_new(out: *mut *mut rw_model) -> rw_status {
         let model = Box::new(rw_model {
             fields: Vec::new(),
             classes: HashMap::new(),
+            names: Vec::new(),
         });
         // SAFETY: the caller promises `out` is valid for a write.
         unsafe { put(out, Box::into_raw(model), "model") }
@@ -151,5 +154,36 @@ pub unsafe extern "C" fn rw_model_field_count(
             let model = handle(model, "model")?;
             put(out, model.fields.len(), "count")
         }
+    })
+}
+
+/// The type name of field `index` as ROOT spells it (`"std::vector<float>"`,
+/// `"std::int32_t"`, a class name), in `*out`: a NUL-terminated string owned by the
+/// model, valid until the model is freed. For wrappers that check the type of
+/// the values a caller binds against the field's.
+///
+/// # Safety
+/// `model` must be a live model and `out` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn rw_model_field_type_name(
+    model: *mut rw_model,
+    index: usize,
+    out: *mut *const c_char,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: the caller's promises, checked for null by the helpers.
+        let model = unsafe { handle_mut(model, "model")? };
+        let field = model.fields.get(index).ok_or_else(|| {
+            Failure::invalid(format!(
+                "field {index} asked of a model of {} fields",
+                model.fields.len()
+            ))
+        })?;
+        let name = std::ffi::CString::new(field.ty.type_name())
+            .map_err(|_| Failure::invalid("a type name holds a NUL character"))?;
+        model.names.push(name);
+        let name = model.names.last().expect("just pushed");
+        // SAFETY: as the caller promises.
+        unsafe { put(out, name.as_ptr(), "type name") }
     })
 }

@@ -63,8 +63,8 @@ pub struct rw_writer {
     kind: Mutex<Option<Kind>>,
     fields: Arc<Vec<Field>>,
     layout: Option<Arc<TreeLayout>>,
-    /// The shared file of an appended writer, kept alive as long as the writer.
-    _file: Option<Arc<FileWriter>>,
+    /// The shared file of an appended writer, held until the writer is closed.
+    file: Mutex<Option<Arc<FileWriter>>>,
     budget: Arc<rootweave::parallel::MemoryBudget>,
 }
 
@@ -260,7 +260,7 @@ fn writer(
         kind: Mutex::new(Some(kind)),
         fields: Arc::new(fields),
         layout: layout.map(Arc::new),
-        _file: file,
+        file: Mutex::new(file),
         budget,
     })
 }
@@ -460,7 +460,10 @@ pub unsafe extern "C" fn rw_writer_close(writer: *const rw_writer) -> rw_status 
         // SAFETY: as the caller promises.
         let writer = unsafe { handle(writer, "writer")? };
         let kind = lock(&writer.kind).take();
-        kind.map_or(Ok(()), close)
+        let closed = kind.map_or(Ok(()), close);
+        // The file may be closed once its writers are.
+        lock(&writer.file).take();
+        closed
     })
 }
 
@@ -478,7 +481,10 @@ pub unsafe extern "C" fn rw_writer_free(writer: *mut rw_writer) {
     let writer = unsafe { Box::from_raw(writer) };
     let _ = guard(move || {
         let kind = lock(&writer.kind).take();
-        kind.map_or(Ok(()), close)
+        let closed = kind.map_or(Ok(()), close);
+        // The file may be closed once its writers are.
+        lock(&writer.file).take();
+        closed
     });
 }
 

@@ -1,0 +1,879 @@
+// rootweave.hpp: the C++17 interface of rootweave, header-only over the C API of
+// rootweave.h. Handles are RAII objects, failures are exceptions (rootweave::Error)
+// carrying the library's message, and the names are ROOT's where the idea is ROOT's:
+// RNTupleModel::MakeField, RNTupleParallelWriter::Recreate/Append, CreateFillContext,
+// REntry::GetPtr/BindRawPtr, FillContext::Fill/FillNoFlush/FlushCluster.
+//
+// Threads: a model is built on one thread; a writer may be used from any thread (fill
+// contexts are made by any thread); a fill context and an entry belong to one thread at a
+// time (make one per thread or task slot, as with ROOT's parallel writer).
+#ifndef ROOTWEAVE_HPP
+#define ROOTWEAVE_HPP
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <typeindex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "rootweave.h"
+
+namespace rootweave {
+
+/// A failed call: the library's status and message.
+class Error : public std::runtime_error {
+ public:
+  Error(rw_status status, const std::string& message)
+      : std::runtime_error(message), status_(status) {}
+  /// What kind of failure (RW_INVALID_ARGUMENT, RW_IO, RW_WOULD_BLOCK, ...).
+  rw_status Status() const noexcept { return status_; }
+
+ private:
+  rw_status status_;
+};
+
+namespace detail {
+
+/// Throws the calling thread's last error when `status` is not RW_OK.
+inline void Check(rw_status status) {
+  if (status != RW_OK) throw Error(status, rw_last_error());
+}
+
+/// Buffers that describing values as columns needs (offsets, gathered values, child
+/// columns), reused from one fill to the next so that steady filling allocates nothing.
+class Scratch {
+ public:
+  void Reset() noexcept { next_ = 0; }
+
+  /// An empty buffer of T, valid until the next Reset.
+  template <class T>
+  std::vector<T>& Take() {
+    if (next_ < slabs_.size()) {
+      if (auto* slab = dynamic_cast<Slab<T>*>(slabs_[next_].get())) {
+        ++next_;
+        slab->values.clear();
+        return slab->values;
+      }
+      slabs_[next_] = std::make_unique<Slab<T>>();
+    } else {
+      slabs_.push_back(std::make_unique<Slab<T>>());
+    }
+    return static_cast<Slab<T>*>(slabs_[next_++].get())->values;
+  }
+
+ private:
+  struct SlabBase {
+    virtual ~SlabBase() = default;
+  };
+  template <class T>
+  struct Slab : SlabBase {
+    std::vector<T> values;
+  };
+  std::vector<std::unique_ptr<SlabBase>> slabs_;
+  std::size_t next_ = 0;
+};
+
+/// Describes values of one C++ type as a column: `n` values at `first`, `stride` bytes
+/// apart (members of consecutive objects of a class are strided).
+class Binder {
+ public:
+  virtual ~Binder() = default;
+  virtual void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
+                      rw_column& out) const = 0;
+};
+
+inline rw_column EmptyColumn() { return rw_column{nullptr, nullptr, 0, nullptr, 0}; }
+
+/// Numbers and bool: the values themselves when contiguous, else gathered.
+template <class T>
+class LeafBinder final : public Binder {
+ public:
+  void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
+              rw_column& out) const override {
+    out = EmptyColumn();
+    out.length = n;
+    if (n <= 1 || stride == sizeof(T)) {
+      out.values = first;
+      return;
+    }
+    // std::vector<bool> has no data(): bools are gathered as the bytes they are.
+    using Stored = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;
+    auto& gathered = scratch.Take<Stored>();
+    gathered.resize(n);
+    for (std::size_t i = 0; i < n; ++i) std::memcpy(&gathered[i], first + i * stride, sizeof(T));
+    out.values = gathered.data();
+  }
+};
+
+/// std::string: offsets into the characters (one string's own, or all joined).
+class StringBinder final : public Binder {
+ public:
+  void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
+              rw_column& out) const override {
+    out = EmptyColumn();
+    out.length = n;
+    auto& offsets = scratch.Take<std::uint64_t>();
+    offsets.resize(n + 1);
+    offsets[0] = 0;
+    auto at = [&](std::size_t i) -> const std::string& {
+      return *reinterpret_cast<const std::string*>(first + i * stride);
+    };
+    for (std::size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + at(i).size();
+    out.offsets = offsets.data();
+    if (n == 1) {
+      out.values = at(0).data();
+      return;
+    }
+    auto& chars = scratch.Take<char>();
+    chars.reserve(offsets[n]);
+    for (std::size_t i = 0; i < n; ++i) chars.insert(chars.end(), at(i).begin(), at(i).end());
+    out.values = chars.data();
+  }
+};
+
+/// A collection of items: offsets from the sizes, the items as the child column.
+template <class Collection, class Item>
+class CollectionBinder final : public Binder {
+ public:
+  explicit CollectionBinder(std::shared_ptr<const Binder> item) : item_(std::move(item)) {}
+
+  void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
+              rw_column& out) const override {
+    out = EmptyColumn();
+    out.length = n;
+    auto at = [&](std::size_t i) -> const Collection& {
+      return *reinterpret_cast<const Collection*>(first + i * stride);
+    };
+    auto& offsets = scratch.Take<std::uint64_t>();
+    offsets.resize(n + 1);
+    offsets[0] = 0;
+    for (std::size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + at(i).size();
+    out.offsets = offsets.data();
+    auto& child = scratch.Take<rw_column>();
+    child.resize(1);
+    std::size_t total = offsets[n];
+    if constexpr (std::is_same_v<Item, bool>) {
+      // std::vector<bool> packs its bits: unpacked into bytes of 0 or 1.
+      auto& bytes = scratch.Take<unsigned char>();
+      bytes.reserve(total);
+      for (std::size_t i = 0; i < n; ++i)
+        for (bool b : at(i)) bytes.push_back(b ? 1 : 0);
+      item_->Column(reinterpret_cast<const char*>(bytes.data()), total, 1, scratch, child[0]);
+    } else if (n == 1) {
+      item_->Column(reinterpret_cast<const char*>(at(0).data()), total, sizeof(Item), scratch,
+                    child[0]);
+    } else {
+      auto& items = scratch.Take<Item>();
+      items.reserve(total);
+      for (std::size_t i = 0; i < n; ++i) items.insert(items.end(), at(i).begin(), at(i).end());
+      item_->Column(reinterpret_cast<const char*>(items.data()), total, sizeof(Item), scratch,
+                    child[0]);
+    }
+    out.children = child.data();
+    out.n_children = 1;
+  }
+
+ private:
+  std::shared_ptr<const Binder> item_;
+};
+
+/// std::array<Item, N>: N items per entry, as the child column.
+template <class Item, std::size_t N>
+class ArrayBinder final : public Binder {
+ public:
+  explicit ArrayBinder(std::shared_ptr<const Binder> item) : item_(std::move(item)) {}
+
+  void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
+              rw_column& out) const override {
+    out = EmptyColumn();
+    out.length = n;
+    auto& child = scratch.Take<rw_column>();
+    child.resize(1);
+    if (n <= 1 || stride == sizeof(std::array<Item, N>)) {
+      item_->Column(first, n * N, sizeof(Item), scratch, child[0]);
+    } else {
+      auto& items = scratch.Take<Item>();
+      items.reserve(n * N);
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto& a = *reinterpret_cast<const std::array<Item, N>*>(first + i * stride);
+        items.insert(items.end(), a.begin(), a.end());
+      }
+      item_->Column(reinterpret_cast<const char*>(items.data()), n * N, sizeof(Item), scratch,
+                    child[0]);
+    }
+    out.children = child.data();
+    out.n_children = 1;
+  }
+
+ private:
+  std::shared_ptr<const Binder> item_;
+};
+
+/// std::optional<Item>: 0 or 1 items per entry.
+template <class Item>
+class OptionalBinder final : public Binder {
+ public:
+  explicit OptionalBinder(std::shared_ptr<const Binder> item) : item_(std::move(item)) {}
+
+  void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
+              rw_column& out) const override {
+    out = EmptyColumn();
+    out.length = n;
+    auto& offsets = scratch.Take<std::uint64_t>();
+    offsets.resize(n + 1);
+    offsets[0] = 0;
+    using Stored = std::conditional_t<std::is_same_v<Item, bool>, unsigned char, Item>;
+    auto& items = scratch.Take<Stored>();
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& o = *reinterpret_cast<const std::optional<Item>*>(first + i * stride);
+      if (o) items.push_back(static_cast<Stored>(*o));
+      offsets[i + 1] = items.size();
+    }
+    out.offsets = offsets.data();
+    auto& child = scratch.Take<rw_column>();
+    child.resize(1);
+    item_->Column(reinterpret_cast<const char*>(items.data()), items.size(), sizeof(Stored),
+                  scratch, child[0]);
+    out.children = child.data();
+    out.n_children = 1;
+  }
+
+ private:
+  std::shared_ptr<const Binder> item_;
+};
+
+/// One member of a class: where it is in an object and how its values become a column.
+template <class C>
+class MemberBinder {
+ public:
+  virtual ~MemberBinder() = default;
+  virtual void Column(const C* first, std::size_t n, std::size_t stride, Scratch& scratch,
+                      rw_column& out) const = 0;
+};
+
+template <class C, class M>
+class MemberOf final : public MemberBinder<C> {
+ public:
+  MemberOf(M C::*member, std::shared_ptr<const Binder> binder)
+      : member_(member), binder_(std::move(binder)) {}
+
+  void Column(const C* first, std::size_t n, std::size_t stride, Scratch& scratch,
+              rw_column& out) const override {
+    const char* at = n ? reinterpret_cast<const char*>(&(first->*member_)) : nullptr;
+    binder_->Column(at, n, stride, scratch, out);
+  }
+
+ private:
+  M C::*member_;
+  std::shared_ptr<const Binder> binder_;
+};
+
+/// A class: one child column per member, read in place (strided) from the objects.
+template <class C>
+class ClassBinder final : public Binder {
+ public:
+  explicit ClassBinder(std::vector<std::shared_ptr<const MemberBinder<C>>> members)
+      : members_(std::move(members)) {}
+
+  void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
+              rw_column& out) const override {
+    out = EmptyColumn();
+    out.length = n;
+    auto& children = scratch.Take<rw_column>();
+    children.resize(members_.size());
+    const C* objects = reinterpret_cast<const C*>(first);
+    for (std::size_t k = 0; k < members_.size(); ++k)
+      members_[k]->Column(objects, n, stride, scratch, children[k]);
+    out.children = children.data();
+    out.n_children = children.size();
+  }
+
+ private:
+  std::vector<std::shared_ptr<const MemberBinder<C>>> members_;
+};
+
+/// The classes a model declares, by C++ type: their ROOT names and binders.
+struct ClassRegistry {
+  struct Entry {
+    std::string name;
+    std::shared_ptr<const Binder> binder;
+  };
+  std::unordered_map<std::type_index, Entry> classes;
+};
+
+template <class T>
+struct IsVector : std::false_type {};
+template <class T, class A>
+struct IsVector<std::vector<T, A>> : std::true_type {
+  using Item = T;
+};
+template <class T>
+struct IsArray : std::false_type {};
+template <class T, std::size_t N>
+struct IsArray<std::array<T, N>> : std::true_type {
+  using Item = T;
+  static constexpr std::size_t size = N;
+};
+template <class T>
+struct IsOptional : std::false_type {};
+template <class T>
+struct IsOptional<std::optional<T>> : std::true_type {
+  using Item = T;
+};
+
+/// ROOT's name of a C++ type (`"std::vector<float>"`, `"std::int32_t"`, a class's name).
+template <class T>
+std::string TypeName(const ClassRegistry& registry) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return "bool";
+  } else if constexpr (std::is_floating_point_v<T>) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "only float and double are stored");
+    return sizeof(T) == 4 ? "float" : "double";
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::string(std::is_signed_v<T> ? "std::int" : "std::uint") +
+           std::to_string(8 * sizeof(T)) + "_t";
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return "std::string";
+  } else if constexpr (IsVector<T>::value) {
+    return "std::vector<" + TypeName<typename IsVector<T>::Item>(registry) + ">";
+  } else if constexpr (IsArray<T>::value) {
+    return "std::array<" + TypeName<typename IsArray<T>::Item>(registry) + "," +
+           std::to_string(IsArray<T>::size) + ">";
+  } else if constexpr (IsOptional<T>::value) {
+    return "std::optional<" + TypeName<typename IsOptional<T>::Item>(registry) + ">";
+  } else {
+    auto found = registry.classes.find(std::type_index(typeid(T)));
+    if (found == registry.classes.end())
+      throw Error(RW_INVALID_ARGUMENT,
+                  std::string("a class not declared in the model (AddClass): ") + typeid(T).name());
+    return found->second.name;
+  }
+}
+
+/// The binder of a C++ type.
+template <class T>
+std::shared_ptr<const Binder> MakeBinder(const ClassRegistry& registry) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return std::make_shared<LeafBinder<T>>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return std::make_shared<StringBinder>();
+  } else if constexpr (IsVector<T>::value) {
+    using Item = typename IsVector<T>::Item;
+    return std::make_shared<CollectionBinder<T, Item>>(MakeBinder<Item>(registry));
+  } else if constexpr (IsArray<T>::value) {
+    using Item = typename IsArray<T>::Item;
+    return std::make_shared<ArrayBinder<Item, IsArray<T>::size>>(MakeBinder<Item>(registry));
+  } else if constexpr (IsOptional<T>::value) {
+    using Item = typename IsOptional<T>::Item;
+    return std::make_shared<OptionalBinder<Item>>(MakeBinder<Item>(registry));
+  } else {
+    auto found = registry.classes.find(std::type_index(typeid(T)));
+    if (found == registry.classes.end())
+      throw Error(RW_INVALID_ARGUMENT,
+                  std::string("a class not declared in the model (AddClass): ") + typeid(T).name());
+    return found->second.binder;
+  }
+}
+
+/// A field of a model: its name, its type as ROOT spells it, and, when declared from a
+/// C++ type, that type, its binder and how to make a value of it.
+struct FieldInfo {
+  std::string name;
+  std::string typeName;
+  std::optional<std::type_index> type;
+  std::shared_ptr<const Binder> binder;
+  std::function<std::shared_ptr<void>()> make;
+  std::size_t size = 0;
+};
+
+/// What a model is once a writer took it: shared by the writer, its contexts and entries.
+struct ModelData {
+  std::vector<FieldInfo> fields;
+  ClassRegistry registry;
+  std::size_t Index(std::string_view name) const {
+    for (std::size_t i = 0; i < fields.size(); ++i)
+      if (fields[i].name == name) return i;
+    throw Error(RW_NOT_FOUND, "the model has no field called '" + std::string(name) + "'");
+  }
+};
+
+}  // namespace detail
+
+/// One member of a class for RNTupleModel::AddClass: its name and pointer to member.
+template <class C>
+struct MemberSpec {
+  std::string name;
+  std::function<std::string(const detail::ClassRegistry&)> typeName;
+  std::function<std::shared_ptr<const detail::MemberBinder<C>>(const detail::ClassRegistry&)>
+      binder;
+};
+
+/// A member `name` of class C stored at `member` (`Member("pt", &Particle::pt)`).
+template <class C, class M>
+MemberSpec<C> Member(std::string name, M C::*member) {
+  return MemberSpec<C>{
+      std::move(name), [](const detail::ClassRegistry& r) { return detail::TypeName<M>(r); },
+      [member](const detail::ClassRegistry& r) -> std::shared_ptr<const detail::MemberBinder<C>> {
+        return std::make_shared<detail::MemberOf<C, M>>(member, detail::MakeBinder<M>(r));
+      }};
+}
+
+/// The fields of an RNTuple or TTree (ROOT's RNTupleModel): C++ types by template, or
+/// ROOT type names as strings, and the classes they use.
+class RNTupleModel {
+ public:
+  /// A model of no fields (as ROOT's RNTupleModel::Create / CreateBare: entries come from
+  /// the fill contexts).
+  static std::unique_ptr<RNTupleModel> Create() {
+    return std::unique_ptr<RNTupleModel>(new RNTupleModel());
+  }
+  static std::unique_ptr<RNTupleModel> CreateBare() { return Create(); }
+
+  ~RNTupleModel() { rw_model_free(model_); }
+  RNTupleModel(const RNTupleModel&) = delete;
+  RNTupleModel& operator=(const RNTupleModel&) = delete;
+
+  /// Adds a field of C++ type T (a number, bool, std::string, std::vector, std::array,
+  /// std::optional, or a class declared with AddClass).
+  template <class T>
+  void MakeField(std::string_view name) {
+    detail::FieldInfo info;
+    info.name = std::string(name);
+    info.typeName = detail::TypeName<T>(data_->registry);
+    info.type = std::type_index(typeid(T));
+    info.binder = detail::MakeBinder<T>(data_->registry);
+    info.make = [] { return std::static_pointer_cast<void>(std::make_shared<T>()); };
+    info.size = sizeof(T);
+    Add(std::move(info));
+  }
+
+  /// Adds a field by ROOT type name (`"std::vector<float>"`); its values are bound with
+  /// REntry::BindRawPtr (checked against the name) or given as columns.
+  void AddField(std::string_view name, std::string_view typeName) {
+    detail::FieldInfo info;
+    info.name = std::string(name);
+    info.typeName = std::string(typeName);
+    Add(std::move(info));
+  }
+
+  /// Declares class C under ROOT name `name` (class version `version`) with its members in
+  /// order: `AddClass<Hit>("Hit", 1, {Member("x", &Hit::x), Member("e", &Hit::e)})`. Its
+  /// members may be numbers, strings, standard containers and classes declared before.
+  template <class C>
+  void AddClass(std::string_view name, std::uint32_t version,
+                const std::vector<MemberSpec<C>>& members) {
+    std::vector<std::string> names, types;
+    std::vector<std::shared_ptr<const detail::MemberBinder<C>>> binders;
+    for (const auto& m : members) {
+      names.push_back(m.name);
+      types.push_back(m.typeName(data_->registry));
+      binders.push_back(m.binder(data_->registry));
+    }
+    std::vector<const char*> cNames, cTypes;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      cNames.push_back(names[i].c_str());
+      cTypes.push_back(types[i].c_str());
+    }
+    std::string className(name);
+    detail::Check(rw_model_add_class(model_, className.c_str(), version, names.size(),
+                                     cNames.data(), cTypes.data()));
+    data_->registry.classes[std::type_index(typeid(C))] = {
+        className, std::make_shared<detail::ClassBinder<C>>(std::move(binders))};
+  }
+
+  /// The number of fields.
+  std::size_t GetFieldCount() const { return data_->fields.size(); }
+
+  /// The C model (for the C API).
+  const rw_model* Raw() const { return model_; }
+
+ private:
+  RNTupleModel() : data_(std::make_shared<detail::ModelData>()) {
+    detail::Check(rw_model_new(&model_));
+  }
+
+  void Add(detail::FieldInfo info) {
+    detail::Check(rw_model_add_field(model_, info.name.c_str(), info.typeName.c_str()));
+    const char* normalised = nullptr;
+    detail::Check(rw_model_field_type_name(model_, data_->fields.size(), &normalised));
+    info.typeName = normalised;
+    data_->fields.push_back(std::move(info));
+  }
+
+  rw_model* model_ = nullptr;
+  std::shared_ptr<detail::ModelData> data_;
+
+  friend class RNTupleParallelWriter;
+  friend class TTreeParallelWriter;
+};
+
+/// The values of one entry: owned by the entry (GetPtr) or the caller's, bound by address
+/// (BindRawPtr, ROOT's raw-pointer binding: nothing is copied into library objects).
+class REntry {
+ public:
+  /// The entry's own value of field `name`, of C++ type T (the field's type).
+  template <class T>
+  std::shared_ptr<T> GetPtr(std::string_view name) {
+    std::size_t i = data_->Index(name);
+    CheckType<T>(i);
+    if (!owned_[i]) {
+      if (!data_->fields[i].make)
+        throw Error(RW_INVALID_ARGUMENT,
+                    "field '" + data_->fields[i].name +
+                        "' was declared by type name: bind a value with BindRawPtr");
+      owned_[i] = data_->fields[i].make();
+    }
+    addresses_[i] = owned_[i].get();
+    binders_[i] = data_->fields[i].binder;
+    return std::static_pointer_cast<T>(owned_[i]);
+  }
+
+  /// Binds field `name` to the caller's object at `address` (which must outlive the
+  /// fills); T must be the field's type (else RW_INVALID_ARGUMENT naming both).
+  template <class T>
+  void BindRawPtr(std::string_view name, T* address) {
+    std::size_t i = data_->Index(name);
+    CheckType<T>(i);
+    const auto& field = data_->fields[i];
+    binders_[i] = (field.type && *field.type == std::type_index(typeid(T)))
+                      ? field.binder
+                      : detail::MakeBinder<T>(data_->registry);
+    addresses_[i] = address;
+    owned_[i].reset();
+  }
+
+ private:
+  explicit REntry(std::shared_ptr<const detail::ModelData> data, bool withValues)
+      : data_(std::move(data)),
+        addresses_(data_->fields.size(), nullptr),
+        binders_(data_->fields.size()),
+        owned_(data_->fields.size()),
+        columns_(data_->fields.size()) {
+    if (withValues)
+      for (std::size_t i = 0; i < data_->fields.size(); ++i)
+        if (data_->fields[i].make) {
+          owned_[i] = data_->fields[i].make();
+          addresses_[i] = owned_[i].get();
+          binders_[i] = data_->fields[i].binder;
+        }
+  }
+
+  template <class T>
+  void CheckType(std::size_t i) const {
+    std::string given = detail::TypeName<T>(data_->registry);
+    if (given != data_->fields[i].typeName)
+      throw Error(RW_INVALID_ARGUMENT, "field '" + data_->fields[i].name + "' holds " +
+                                           data_->fields[i].typeName + ", not " + given);
+  }
+
+  /// The entry as one column per field.
+  const rw_column* Columns() {
+    scratch_.Reset();
+    for (std::size_t i = 0; i < addresses_.size(); ++i) {
+      if (!addresses_[i])
+        throw Error(RW_INVALID_ARGUMENT,
+                    "field '" + data_->fields[i].name + "' has no value bound (BindRawPtr)");
+      binders_[i]->Column(static_cast<const char*>(addresses_[i]), 1, 0, scratch_, columns_[i]);
+    }
+    return columns_.data();
+  }
+
+  std::shared_ptr<const detail::ModelData> data_;
+  std::vector<const void*> addresses_;
+  std::vector<std::shared_ptr<const detail::Binder>> binders_;
+  std::vector<std::shared_ptr<void>> owned_;
+  std::vector<rw_column> columns_;
+  detail::Scratch scratch_;
+
+  friend class FillContext;
+};
+
+/// What FillNoFlush says (ROOT's RNTupleFillStatus).
+class RNTupleFillStatus {
+ public:
+  /// Whether the cluster reached its target size: commit it with FlushCluster.
+  bool ShouldFlushCluster() const noexcept { return due_; }
+
+ private:
+  bool due_ = false;
+  friend class FillContext;
+};
+
+/// A producer's handle on a parallel writer (ROOT's RNTupleFillContext): fills entries
+/// and compresses its own clusters on the calling thread. One thread at a time; destroy it
+/// before its writer (its remaining entries are committed then).
+class FillContext {
+ public:
+  ~FillContext() { rw_fill_context_free(context_); }
+  FillContext(const FillContext&) = delete;
+  FillContext& operator=(const FillContext&) = delete;
+
+  /// A new entry with a value of its own per field declared by C++ type (GetPtr).
+  std::unique_ptr<REntry> CreateEntry() const {
+    return std::unique_ptr<REntry>(new REntry(data_, true));
+  }
+
+  /// A new entry without values: every field is bound with BindRawPtr (ROOT's
+  /// CreateRawPtrWriteEntry).
+  std::unique_ptr<REntry> CreateRawPtrWriteEntry() const {
+    return std::unique_ptr<REntry>(new REntry(data_, false));
+  }
+
+  /// Appends the entry; commits the cluster when it reaches its target size and waits
+  /// while the memory budget is spent.
+  void Fill(REntry& entry) {
+    CheckEntry(entry);
+    detail::Check(rw_fill_context_fill(context_, entry.Columns(), data_->fields.size()));
+  }
+
+  /// Appends the entry without committing the cluster; `status.ShouldFlushCluster()` says
+  /// when it is due (ROOT's FillNoFlush).
+  void FillNoFlush(REntry& entry, RNTupleFillStatus& status) {
+    CheckEntry(entry);
+    detail::Check(rw_fill_context_append_no_flush(context_, entry.Columns(),
+                                                  data_->fields.size(), 1, &status.due_));
+  }
+
+  /// Appends the entry if the memory budget has room now; false (nothing appended) if
+  /// not, without waiting: for task schedulers whose threads must not block.
+  bool TryFill(REntry& entry) {
+    CheckEntry(entry);
+    rw_status s = rw_fill_context_try_append(context_, entry.Columns(), data_->fields.size(), 1);
+    if (s == RW_WOULD_BLOCK) return false;
+    detail::Check(s);
+    return true;
+  }
+
+  /// Commits the entries held as a cluster (ROOT's FlushCluster).
+  void FlushCluster() { detail::Check(rw_fill_context_flush_cluster(context_)); }
+
+  /// Appends `entries` entries given as columns, one per field in the model's order.
+  void Append(const rw_column* columns, std::size_t entries) {
+    detail::Check(rw_fill_context_append(context_, columns, data_->fields.size(), entries));
+  }
+
+  /// Appends columns and commits them as the cluster of sequence number `sequence`
+  /// (ordered writers: clusters enter the file in sequence order).
+  void AppendSequence(std::uint64_t sequence, const rw_column* columns, std::size_t entries) {
+    detail::Check(rw_fill_context_append_sequence(context_, sequence, columns,
+                                                  data_->fields.size(), entries));
+  }
+
+  /// Appends a batch given through the Arrow C Data Interface: a struct array with one
+  /// child per field; the array and schema are released by the call.
+  void AppendArrow(ArrowArray* array, ArrowSchema* schema) {
+    detail::Check(rw_fill_context_append_arrow(context_, array, schema));
+  }
+
+  /// Declares that sequence number `sequence` will never come (ordered writers).
+  void SkipSequence(std::uint64_t sequence) {
+    detail::Check(rw_fill_context_skip_sequence(context_, sequence));
+  }
+
+  /// The C handle (for the C API).
+  rw_fill_context* Raw() { return context_; }
+
+ private:
+  FillContext(rw_fill_context* context, std::shared_ptr<const detail::ModelData> data)
+      : context_(context), data_(std::move(data)) {}
+
+  void CheckEntry(const REntry& entry) const {
+    if (entry.data_ != data_)
+      throw Error(RW_INVALID_ARGUMENT, "the entry belongs to another writer's model");
+  }
+
+  rw_fill_context* context_;
+  std::shared_ptr<const detail::ModelData> data_;
+
+  friend class ParallelWriter;
+};
+
+using RNTupleFillContext = FillContext;
+
+/// How a writer writes (ROOT's RNTupleWriteOptions, with rootweave's memory budget).
+class WriteOptions {
+ public:
+  WriteOptions() : options_(rw_writer_options_default()) {}
+  /// ROOT's compression setting, algorithm * 100 + level (505 zstd 5, 404 LZ4, 101 zlib).
+  WriteOptions& SetCompression(int setting) {
+    options_.compression = setting;
+    return *this;
+  }
+  /// The stored size clusters aim at (ROOT's SetApproxZippedClusterSize).
+  WriteOptions& SetApproxZippedClusterSize(std::uint64_t bytes) {
+    options_.cluster_bytes = bytes;
+    return *this;
+  }
+  /// Bytes all buffered and unwritten data may take; fill calls wait beyond it.
+  WriteOptions& SetMemoryBudget(std::uint64_t bytes) {
+    options_.memory_budget = bytes;
+    return *this;
+  }
+  /// Clusters enter the file in sequence-number order (FillContext::AppendSequence).
+  WriteOptions& SetOrdered(bool ordered) {
+    options_.ordered = ordered;
+    return *this;
+  }
+  const rw_writer_options* Raw() const { return &options_; }
+
+ private:
+  rw_writer_options options_;
+};
+
+/// A ROOT file being written that holds several RNTuples and TTrees (ROOT's
+/// TFile::Open(path, "RECREATE")). Close it after its writers.
+class File {
+ public:
+  static std::unique_ptr<File> Recreate(const std::string& path) {
+    rw_file* file = nullptr;
+    detail::Check(rw_file_recreate(path.c_str(), &file));
+    return std::unique_ptr<File>(new File(file));
+  }
+  ~File() { rw_file_free(file_); }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+
+  /// Writes the directory, keys and header; every writer in the file must be closed.
+  void Close() { detail::Check(rw_file_close(file_)); }
+  const rw_file* Raw() const { return file_; }
+
+ private:
+  explicit File(rw_file* file) : file_(file) {}
+  rw_file* file_;
+};
+
+/// What RNTupleParallelWriter and TTreeParallelWriter share.
+class ParallelWriter {
+ public:
+  virtual ~ParallelWriter() { rw_writer_free(writer_); }
+  ParallelWriter(const ParallelWriter&) = delete;
+  ParallelWriter& operator=(const ParallelWriter&) = delete;
+
+  /// A new fill context; thread-safe (ROOT's CreateFillContext).
+  std::shared_ptr<FillContext> CreateFillContext() {
+    rw_fill_context* context = nullptr;
+    detail::Check(rw_writer_create_fill_context(writer_, &context));
+    return std::shared_ptr<FillContext>(new FillContext(context, data_));
+  }
+
+  /// Commits every context's entries and writes the metadata; failures of producers are
+  /// reported here. The destructor closes too, but cannot report.
+  void Close() { detail::Check(rw_writer_close(writer_)); }
+
+  /// The memory budget: limit, bytes taken now, most bytes ever taken.
+  std::uint64_t GetBudgetLimit() const { return Budget(0); }
+  std::uint64_t GetBudgetInUse() const { return Budget(1); }
+  std::uint64_t GetBudgetPeak() const { return Budget(2); }
+
+  /// Waits until budget is given back, at most `milliseconds`; whether some was.
+  bool WaitForBudget(std::uint64_t milliseconds) {
+    bool freed = false;
+    detail::Check(rw_writer_wait_for_budget(writer_, milliseconds, &freed));
+    return freed;
+  }
+
+  /// Calls `callback` (on the releasing thread) each time budget is given back, to
+  /// requeue producers that TryFill turned away; it must be quick and must not call the
+  /// writer. An empty function removes it.
+  void SetBudgetCallback(std::function<void()> callback) {
+    auto holder = callback ? std::make_unique<std::function<void()>>(std::move(callback)) : nullptr;
+    detail::Check(rw_writer_set_budget_callback(writer_, holder ? &Trampoline : nullptr,
+                                                holder.get()));
+    callback_ = std::move(holder);
+  }
+
+  rw_writer* Raw() { return writer_; }
+
+ protected:
+  ParallelWriter(rw_writer* writer, std::shared_ptr<const detail::ModelData> data)
+      : writer_(writer), data_(std::move(data)) {}
+
+ private:
+  static void Trampoline(void* user) { (*static_cast<std::function<void()>*>(user))(); }
+
+  std::uint64_t Budget(int which) const {
+    std::uint64_t v[3] = {0, 0, 0};
+    detail::Check(rw_writer_budget(writer_, &v[0], &v[1], &v[2]));
+    return v[which];
+  }
+
+  rw_writer* writer_;
+  std::shared_ptr<const detail::ModelData> data_;
+  std::unique_ptr<std::function<void()>> callback_;
+};
+
+/// Writes one RNTuple from many threads (ROOT's RNTupleParallelWriter).
+class RNTupleParallelWriter final : public ParallelWriter {
+ public:
+  /// Creates (or overwrites) `storage` with RNTuple `ntupleName` of the model's fields.
+  static std::unique_ptr<RNTupleParallelWriter> Recreate(std::unique_ptr<RNTupleModel> model,
+                                                         std::string_view ntupleName,
+                                                         std::string_view storage,
+                                                         const WriteOptions& options = {}) {
+    rw_writer* writer = nullptr;
+    detail::Check(rw_ntuple_writer_recreate(model->Raw(), std::string(ntupleName).c_str(),
+                                            std::string(storage).c_str(), options.Raw(), &writer));
+    return std::unique_ptr<RNTupleParallelWriter>(new RNTupleParallelWriter(writer, model->data_));
+  }
+
+  /// Starts RNTuple `ntupleName` in an open file.
+  static std::unique_ptr<RNTupleParallelWriter> Append(std::unique_ptr<RNTupleModel> model,
+                                                       std::string_view ntupleName, File& file,
+                                                       const WriteOptions& options = {}) {
+    rw_writer* writer = nullptr;
+    detail::Check(rw_ntuple_writer_append(model->Raw(), std::string(ntupleName).c_str(),
+                                          file.Raw(), options.Raw(), &writer));
+    return std::unique_ptr<RNTupleParallelWriter>(new RNTupleParallelWriter(writer, model->data_));
+  }
+
+ private:
+  using ParallelWriter::ParallelWriter;
+};
+
+/// Writes one TTree from many threads: the model's fields as branches (numbers as leaves,
+/// std::vector and std::string as ROOT's TTree::Branch makes them, classes split as ROOT
+/// splits them).
+class TTreeParallelWriter final : public ParallelWriter {
+ public:
+  /// Creates (or overwrites) `storage` with tree `treeName` (a path with `/` puts it in
+  /// directories).
+  static std::unique_ptr<TTreeParallelWriter> Recreate(std::unique_ptr<RNTupleModel> model,
+                                                       std::string_view treeName,
+                                                       std::string_view storage,
+                                                       const WriteOptions& options = {}) {
+    rw_writer* writer = nullptr;
+    detail::Check(rw_tree_writer_recreate(model->Raw(), std::string(treeName).c_str(),
+                                          std::string(storage).c_str(), options.Raw(), &writer));
+    return std::unique_ptr<TTreeParallelWriter>(new TTreeParallelWriter(writer, model->data_));
+  }
+
+  /// Starts tree `treeName` in an open file.
+  static std::unique_ptr<TTreeParallelWriter> Append(std::unique_ptr<RNTupleModel> model,
+                                                     std::string_view treeName, File& file,
+                                                     const WriteOptions& options = {}) {
+    rw_writer* writer = nullptr;
+    detail::Check(rw_tree_writer_append(model->Raw(), std::string(treeName).c_str(), file.Raw(),
+                                        options.Raw(), &writer));
+    return std::unique_ptr<TTreeParallelWriter>(new TTreeParallelWriter(writer, model->data_));
+  }
+
+ private:
+  using ParallelWriter::ParallelWriter;
+};
+
+/// The library's version string.
+inline std::string Version() { return rw_version(); }
+
+}  // namespace rootweave
+
+#endif  // ROOTWEAVE_HPP
