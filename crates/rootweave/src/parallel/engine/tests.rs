@@ -234,3 +234,57 @@ fn a_failed_write_gives_its_budget_back_and_fails_close() {
         "invalid argument: closed with 3 entries, but producers failed: invalid argument: disk full"
     );
 }
+
+#[test]
+fn no_flush_steps_leave_the_cluster_open_and_say_when_it_is_due() {
+    let engine = engine(4000, 64 << 20, false);
+    let mut context = engine.context();
+    let values: Vec<u32> = (0..1500).collect();
+    let mut filling = context.unordered().unwrap().with_pace(Pace::NoFlush);
+    extend(&mut filling, &values[..900]).unwrap();
+    assert!(!filling.cluster_due(), "3600 bytes are below the target");
+    extend(&mut filling, &values[900..]).unwrap();
+    assert!(filling.cluster_due(), "6000 bytes reached it");
+    drop(filling);
+    assert!(
+        lock(&engine.sink.recorded).is_empty(),
+        "the caller commits the cluster"
+    );
+    context.commit_cluster().unwrap();
+    assert_eq!(*lock(&engine.sink.recorded), [values]);
+}
+
+#[test]
+fn no_wait_steps_append_nothing_when_the_budget_is_spent() {
+    // A budget of 1 MiB, 64 KiB of which each step reserves beyond its data; other
+    // producers hold all but 10 KB of it.
+    let engine = engine(u64::MAX, 1 << 20, false);
+    let others = (1 << 20) - 10_000;
+    assert!(engine.budget().try_acquire(others));
+    let mut context = engine.context();
+    let mut filling = context.unordered().unwrap().with_pace(Pace::NoWait);
+    extend(&mut filling, &[1, 2, 3]).unwrap();
+    assert!(filling.blocked(), "the others hold the budget");
+    drop(filling);
+    assert!(
+        !context
+            .unordered()
+            .unwrap()
+            .with_pace(Pace::NoWait)
+            .blocked(),
+        "each call starts unblocked"
+    );
+    // Once the others give their bytes back, the same step goes in.
+    engine.budget().release(others);
+    let mut filling = context.unordered().unwrap().with_pace(Pace::NoWait);
+    extend(&mut filling, &[1, 2, 3]).unwrap();
+    assert!(!filling.blocked());
+    drop(filling);
+    context.commit_cluster().unwrap();
+    assert_eq!(*lock(&engine.sink.recorded), [vec![1, 2, 3]]);
+    // A step larger than the whole budget is taken when nothing else is.
+    let huge: Vec<u32> = (0..400_000).collect();
+    let mut filling = context.unordered().unwrap().with_pace(Pace::NoWait);
+    extend(&mut filling, &huge).unwrap();
+    assert!(!filling.blocked());
+}
