@@ -97,6 +97,21 @@ typedef struct rw_model rw_model;
 // (`rw_writer_create_fill_context`) and read its figures; close it once.
 typedef struct rw_writer rw_writer;
 
+// How `rw_read_arrow` reads. Start from `rw_read_options_default()` and change fields.
+typedef struct rw_read_options {
+  // Decompression and decoding threads, which also read the next batch while the
+  // caller consumes one (0: all cores).
+  size_t threads;
+  // Each batch holds whole clusters of at least this many entries, never spanning two
+  // files (0: one cluster per batch).
+  uint64_t step_entries;
+  // Bytes of stored pages or baskets in flight at once (0: 256 MiB; one cluster's
+  // pages of the chosen columns are always read).
+  uint64_t memory_budget;
+  // Verify the checksums the format carries (RNTuple pages and envelopes).
+  bool verify_checksums;
+} rw_read_options;
+
 // How a writer writes. Start from `rw_writer_options_default()` and change fields.
 typedef struct rw_writer_options {
   // ROOT's compression setting, algorithm * 100 + level: 505 zstd level 5, 404 LZ4, 101
@@ -203,12 +218,89 @@ enum rw_status rw_model_field_count(const struct rw_model *model, size_t *out);
 // `model` must be a live model and `out` valid for a write.
 enum rw_status rw_model_field_type_name(struct rw_model *model, size_t index, const char **out);
 
+// The default read options: all cores, one cluster per batch, 256 MiB in flight,
+// checksums verified.
+struct rw_read_options rw_read_options_default(void);
+
+// Reads the RNTuple or TTree `name` from the files `paths` (`n_paths` of them, read one
+// after the other) into `*out`, an Arrow C stream (see the Arrow C stream interface)
+// whose schema is a struct of the chosen columns and whose arrays are record batches of
+// whole clusters. `columns` names `n_columns` top-level fields or branches, in the order
+// wanted; with `n_columns` 0 every top-level field or branch of the first file is read.
+// `name` may be null: each path then names its object as `"file.root:Events"`, or the
+// file's only RNTuple or TTree is read. Paths are local files or `http://`,
+// `https://` and `root://` URLs. `options` may be null for the defaults.
+//
+// The first file is opened and its columns found before this returns: a missing file,
+// object or column is a status and message here, and no stream is made. The batches are
+// read when the consumer asks for them (`get_next`), the next one on the reader's
+// threads while the consumer works on this one; the other files are opened when their
+// first batch is due. A failure there (a file that is missing or damaged, a column it
+// lacks or holds with another type) ends the stream: `get_next` returns an error code
+// (`EIO` for input and output errors, else `EINVAL`) and `get_last_error` the library's
+// message, naming the file, the object and the byte offset. Each batch's memory is the
+// consumer's until it releases it; the stream must be released (its `release`) once.
+// The stream may move between threads but serves one call at a time.
+//
+// Numbers, offsets and string bytes move into the Arrow arrays without a copy. Types:
+// numbers as themselves, `bool` as Boolean, strings as LargeUtf8 (a batch holding a
+// string that is not UTF-8 ends the stream with an error), `std::vector` as LargeList,
+// `std::array` as FixedSizeList, classes, pairs and tuples as Struct, `std::optional`
+// as its item's type with nulls, `std::variant` as a dense Union.
+//
+// # Safety
+// `paths` must hold `n_paths` NUL-terminated strings, `columns` `n_columns` (either may
+// be null when its count is 0); `name` null or NUL-terminated; `options` null or valid
+// for a read; `out` valid for a write of an `ArrowArrayStream` (whatever it holds is
+// overwritten, not released).
+enum rw_status rw_read_arrow(const char *const *paths,
+                             size_t n_paths,
+                             const char *name,
+                             const char *const *columns,
+                             size_t n_columns,
+                             const struct rw_read_options *options,
+                             struct ArrowArrayStream *out);
+
+// The number of entries of the RNTuple or TTree `name` of the file at `path` (a local
+// path or a URL) in `*out`; `name` may be null for the file's only RNTuple or TTree.
+// Reads the object's metadata only.
+//
+// # Safety
+// `path` a NUL-terminated string, `name` null or NUL-terminated, `out` valid for a
+// write.
+enum rw_status rw_read_entries(const char *path, const char *name, uint64_t *out);
+
 // The message of the last failed call on the calling thread (empty if none failed).
 // The pointer stays valid until the next failing call on this thread.
 const char *rw_last_error(void);
 
 // The library's version, for example `"0.1.0"` (a static string).
 const char *rw_version(void);
+
+// Merges the files `inputs` (`n_inputs` of them) into a new file at `output`, as ROOT's
+// `hadd` does: TTrees and RNTuples of the same path are joined, input after input
+// (their baskets and pages copied as they are stored), histograms added, directories
+// merged, other objects taken from the first input that has them. The output is written
+// under a temporary name and renamed once complete, so a failed merge leaves no output;
+// an output that exists already is not overwritten (`RW_INVALID_ARGUMENT`). Trees of
+// different branches or RNTuples of different fields are an error naming both files.
+//
+// # Safety
+// `output` a NUL-terminated string; `inputs` `n_inputs` NUL-terminated strings.
+enum rw_status rw_merge(const char *output, const char *const *inputs, size_t n_inputs);
+
+// Recovers the file at `input`, whose writer was killed or which was cut short, into a
+// new file at `output` (which may be `input`: it is then replaced once the recovered file
+// is complete). Every record whose bytes are whole is kept: each RNTuple with the
+// clusters whose pages are all whole, each TTree with its last save and the whole
+// baskets after it that every branch reaches, the other objects as last written.
+// `*entries_or_null` (may be null) receives the entries kept, summed over every RNTuple
+// and TTree of the file. The input is never changed; a failure leaves no output.
+//
+// # Safety
+// `input` and `output` NUL-terminated strings; `entries_or_null` null or valid for a
+// write.
+enum rw_status rw_recover(const char *input, const char *output, uint64_t *entries_or_null);
 
 // The default options.
 struct rw_writer_options rw_writer_options_default(void);
@@ -409,6 +501,31 @@ enum rw_status rw_fill_context_flush_cluster(struct rw_fill_context *context);
 // # Safety
 // `context` must be null or a context not freed before, used by no other thread.
 void rw_fill_context_free(struct rw_fill_context *context);
+
+// Appends the entries of an Arrow record batch handed in through the Arrow C Data
+// Interface: `array` a struct array with one child per field of the model, in the
+// model's order and named as the fields, `schema` its type. Each child's type must be the
+// field's: a number its Arrow number type (float as Float32, double as Float64), `bool`
+// Boolean, `std::string` Utf8, LargeUtf8, Binary or LargeBinary, `std::vector` List or
+// LargeList, `std::array<T,N>` FixedSizeList of N, a class, pair or tuple Struct (a
+// class's members named as its members); a `std::optional` is a List or LargeList of 0
+// or 1 items per entry, whose null entries (holding no item) are absent values. Nulls
+// anywhere else are refused. Numbers, string bytes and 64-bit offsets are read in place;
+// booleans are unpacked and 32-bit offsets widened. The array's offset and length are
+// respected (a sliced batch appends its slice). Otherwise as `rw_fill_context_append`.
+//
+// The call takes both structs, as the C Data Interface moves them: the caller's are
+// marked released, and the library calls each release callback exactly once, on success
+// and on failure alike (once the entries are appended, or before returning an error).
+// A mismatch is `RW_INVALID_ARGUMENT` naming the field, its type and the Arrow type.
+//
+// # Safety
+// `context` a live context used by no other thread during the call; `array` and
+// `schema` null or valid C Data Interface structs (released, or with buffers valid for
+// the lengths they claim), not used by the caller after the call but to free them.
+enum rw_status rw_fill_context_append_arrow(struct rw_fill_context *context,
+                                            struct ArrowArray *array,
+                                            struct ArrowSchema *schema);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -10,8 +10,11 @@
 // The C names of the ABI are the names users see.
 #![allow(non_camel_case_types)]
 
+pub mod arrow_in;
 pub mod column;
 pub mod model;
+pub mod read;
 pub mod status;
+pub mod tools;
 mod type_name;
 pub mod writer;

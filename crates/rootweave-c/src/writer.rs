@@ -789,3 +789,54 @@ pub unsafe extern "C" fn rw_fill_context_free(context: *mut rw_fill_context) {
         });
     }
 }
+
+/// Appends the entries of an Arrow record batch handed in through the Arrow C Data
+/// Interface: `array` a struct array with one child per field of the model, in the
+/// model's order and named as the fields, `schema` its type. Each child's type must be the
+/// field's: a number its Arrow number type (float as Float32, double as Float64), `bool`
+/// Boolean, `std::string` Utf8, LargeUtf8, Binary or LargeBinary, `std::vector` List or
+/// LargeList, `std::array<T,N>` FixedSizeList of N, a class, pair or tuple Struct (a
+/// class's members named as its members); a `std::optional` is a List or LargeList of 0
+/// or 1 items per entry, whose null entries (holding no item) are absent values. Nulls
+/// anywhere else are refused. Numbers, string bytes and 64-bit offsets are read in place;
+/// booleans are unpacked and 32-bit offsets widened. The array's offset and length are
+/// respected (a sliced batch appends its slice). Otherwise as `rw_fill_context_append`.
+///
+/// The call takes both structs, as the C Data Interface moves them: the caller's are
+/// marked released, and the library calls each release callback exactly once, on success
+/// and on failure alike (once the entries are appended, or before returning an error).
+/// A mismatch is `RW_INVALID_ARGUMENT` naming the field, its type and the Arrow type.
+///
+/// # Safety
+/// `context` a live context used by no other thread during the call; `array` and
+/// `schema` null or valid C Data Interface structs (released, or with buffers valid for
+/// the lengths they claim), not used by the caller after the call but to free them.
+#[no_mangle]
+pub unsafe extern "C" fn rw_fill_context_append_arrow(
+    context: *mut rw_fill_context,
+    array: *mut arrow_data::ffi::FFI_ArrowArray,
+    schema: *mut arrow_schema::ffi::FFI_ArrowSchema,
+) -> rw_status {
+    guard(|| {
+        // Taken first, so that they are released whatever fails after.
+        // SAFETY: the structs are null or valid, as the caller promises.
+        let batch = unsafe { crate::arrow_in::take(array, schema) };
+        // SAFETY: as the caller promises.
+        let context = unsafe { handle_mut(context, "fill context")? };
+        let batch = batch?;
+        let parts = crate::arrow_in::parts(&context.fields, &batch)?;
+        let data: Vec<ColumnData> = parts.iter().map(|p| p.view()).collect();
+        let extend = |c: &mut Context, b: &[ColumnData]| match c {
+            Context::Ntuple(c) => c.extend(b),
+            Context::Tree(c) => c.extend(b),
+        };
+        match &context.layout {
+            Some(layout) => {
+                let inner = &mut context.context;
+                layout.with_branch_batches(&data, |branches| extend(inner, branches))?
+            }
+            None => extend(&mut context.context, &data)?,
+        }
+        Ok(())
+    })
+}
