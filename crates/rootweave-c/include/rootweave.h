@@ -139,7 +139,8 @@ typedef void (*rw_budget_callback)(void *user_data);
 // One field's values for `length` entries, in the columnar layout its type has:
 //
 // - a number: `values` points to `length` values of the C++ type (`bool` as bytes 0 or 1);
-// - `std::string`: `offsets` holds `length + 1` positions into the characters at `values`;
+// - `std::string`: `offsets` holds `length + 1` positions (from 0) into the characters at
+//   `values`;
 // - `std::vector<T>` and `std::optional<T>` (0 or 1 items): `offsets` holds `length + 1`
 //   positions into the items, which are `children[0]`;
 // - `std::array<T,N>`: `children[0]` holds the `length * N` items;
@@ -150,7 +151,7 @@ typedef void (*rw_budget_callback)(void *user_data);
 typedef struct rw_column {
   // Leaf values, or the characters of strings.
   const void *values;
-  // `length + 1` non-decreasing positions, for strings and collections.
+  // `length + 1` non-decreasing positions from 0, for strings and collections.
   const uint64_t *offsets;
   // The number of entries (of items, for a column of items).
   size_t length;

@@ -871,6 +871,124 @@ class TTreeParallelWriter final : public ParallelWriter {
   using ParallelWriter::ParallelWriter;
 };
 
+/// How ReadArrow reads (threads, batch size, bytes in flight, checksums).
+class ReadOptions {
+ public:
+  ReadOptions() : options_(rw_read_options_default()) {}
+  /// Decompression threads, which also read ahead (0: all cores).
+  ReadOptions& SetThreads(std::size_t threads) {
+    options_.threads = threads;
+    return *this;
+  }
+  /// Each batch holds whole clusters of at least this many entries (0: one cluster).
+  ReadOptions& SetStepEntries(std::uint64_t entries) {
+    options_.step_entries = entries;
+    return *this;
+  }
+  /// Bytes of stored data in flight at once (0: 256 MiB).
+  ReadOptions& SetMemoryBudget(std::uint64_t bytes) {
+    options_.memory_budget = bytes;
+    return *this;
+  }
+  /// Verify the checksums the format carries.
+  ReadOptions& SetVerifyChecksums(bool verify) {
+    options_.verify_checksums = verify;
+    return *this;
+  }
+  const rw_read_options* Raw() const { return &options_; }
+
+ private:
+  rw_read_options options_;
+};
+
+/// One Arrow batch, released when it goes out of scope.
+struct ArrowBatch {
+  ArrowArray array{};
+  ArrowBatch() = default;
+  ArrowBatch(const ArrowBatch&) = delete;
+  ArrowBatch& operator=(const ArrowBatch&) = delete;
+  ~ArrowBatch() { Release(); }
+  void Release() {
+    if (array.release) array.release(&array);
+  }
+};
+
+/// A stream of record batches (whole clusters) of chosen columns, read in bulk and
+/// decompressed on the library's threads while the caller works on the batch before:
+/// the Arrow C stream interface, released when it goes out of scope.
+class ArrowStream {
+ public:
+  ArrowStream(ArrowStream&& other) noexcept : stream_(other.stream_) { other.stream_.release = nullptr; }
+  ArrowStream& operator=(ArrowStream&&) = delete;
+  ArrowStream(const ArrowStream&) = delete;
+  ~ArrowStream() {
+    if (stream_.release) stream_.release(&stream_);
+  }
+
+  /// The batches' schema (a struct of the columns) into `out`, which the caller releases.
+  void GetSchema(ArrowSchema& out) { Throw(stream_.get_schema(&stream_, &out)); }
+
+  /// The next batch into `batch` (releasing what it held); false at the end.
+  bool Next(ArrowBatch& batch) {
+    batch.Release();
+    Throw(stream_.get_next(&stream_, &batch.array));
+    return batch.array.release != nullptr;
+  }
+
+  /// The C stream (for Arrow libraries that import it; the stream stays this object's).
+  ArrowArrayStream* Raw() { return &stream_; }
+
+ private:
+  friend ArrowStream ReadArrow(const std::vector<std::string>&, std::string_view,
+                               const std::vector<std::string>&, const ReadOptions&);
+  ArrowStream() = default;
+
+  void Throw(int code) {
+    if (code == 0) return;
+    const char* message = stream_.get_last_error ? stream_.get_last_error(&stream_) : nullptr;
+    throw Error(code == 5 /* EIO */ ? RW_IO : RW_FORMAT,
+                message ? message : "reading the Arrow stream failed");
+  }
+
+  ArrowArrayStream stream_{};
+};
+
+/// Reads the RNTuple or TTree `name` of `paths` (local files or URLs, one after another)
+/// in batches of whole clusters holding `columns` (all top-level fields when empty).
+inline ArrowStream ReadArrow(const std::vector<std::string>& paths, std::string_view name,
+                             const std::vector<std::string>& columns = {},
+                             const ReadOptions& options = {}) {
+  std::vector<const char*> cPaths, cColumns;
+  for (const auto& p : paths) cPaths.push_back(p.c_str());
+  for (const auto& c : columns) cColumns.push_back(c.c_str());
+  std::string cName(name);
+  ArrowStream stream;
+  detail::Check(rw_read_arrow(cPaths.data(), cPaths.size(), cName.c_str(), cColumns.data(),
+                              cColumns.size(), options.Raw(), &stream.stream_));
+  return stream;
+}
+
+/// The number of entries of the RNTuple or TTree `name` of the file at `path`.
+inline std::uint64_t GetEntries(const std::string& path, const std::string& name) {
+  std::uint64_t entries = 0;
+  detail::Check(rw_read_entries(path.c_str(), name.c_str(), &entries));
+  return entries;
+}
+
+/// Merges `inputs` into a new file `output`, as hadd does (baskets and pages copied).
+inline void Merge(const std::string& output, const std::vector<std::string>& inputs) {
+  std::vector<const char*> cInputs;
+  for (const auto& i : inputs) cInputs.push_back(i.c_str());
+  detail::Check(rw_merge(output.c_str(), cInputs.data(), cInputs.size()));
+}
+
+/// Recovers a file whose writer was killed into `output`; returns the entries kept.
+inline std::uint64_t Recover(const std::string& input, const std::string& output) {
+  std::uint64_t entries = 0;
+  detail::Check(rw_recover(input.c_str(), output.c_str(), &entries));
+  return entries;
+}
+
 /// The library's version string.
 inline std::string Version() { return rw_version(); }
 

@@ -11,7 +11,8 @@ use crate::status::Failure;
 /// One field's values for `length` entries, in the columnar layout its type has:
 ///
 /// - a number: `values` points to `length` values of the C++ type (`bool` as bytes 0 or 1);
-/// - `std::string`: `offsets` holds `length + 1` positions into the characters at `values`;
+/// - `std::string`: `offsets` holds `length + 1` positions (from 0) into the characters at
+///   `values`;
 /// - `std::vector<T>` and `std::optional<T>` (0 or 1 items): `offsets` holds `length + 1`
 ///   positions into the items, which are `children[0]`;
 /// - `std::array<T,N>`: `children[0]` holds the `length * N` items;
@@ -24,7 +25,7 @@ use crate::status::Failure;
 pub struct rw_column {
     /// Leaf values, or the characters of strings.
     pub values: *const c_void,
-    /// `length + 1` non-decreasing positions, for strings and collections.
+    /// `length + 1` non-decreasing positions from 0, for strings and collections.
     pub offsets: *const u64,
     /// The number of entries (of items, for a column of items).
     pub length: usize,
@@ -114,6 +115,12 @@ unsafe fn offsets<'a>(
     }
     // SAFETY: `entries + 1` offsets, as the caller promises.
     let offsets: &[u64] = unsafe { slice(column.offsets.cast(), entries + 1, path)? };
+    if offsets[0] != 0 {
+        return Err(Failure::invalid(format!(
+            "field '{path}': the first offset is {}, not 0",
+            offsets[0]
+        )));
+    }
     if let Some(i) = offsets.windows(2).position(|w| w[1] < w[0]) {
         return Err(Failure::invalid(format!(
             "field '{path}': offset {} ({}) is below the one before it ({})",
