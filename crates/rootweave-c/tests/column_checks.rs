@@ -83,6 +83,10 @@ fn append(c: *mut rw_fill_context, columns: &[rw_column], entries: usize) -> rw_
     unsafe { rw_fill_context_append(c, columns.as_ptr(), columns.len(), entries) }
 }
 
+/// The offsets of `v`, the bytes of `b`, the offsets of `o`, the entries claimed, and the
+/// message the batch must get.
+type Case<'a> = (&'a [u64], &'a [u8], &'a [u64], usize, &'a str);
+
 #[test]
 fn columns_that_do_not_fit_the_model_are_refused_with_the_field_named() {
     let (w, c) = writer(
@@ -106,7 +110,7 @@ fn columns_that_do_not_fit_the_model_are_refused_with_the_field_named() {
         let o = list(o, Box::leak(oi));
         vec![leaf(&n), v, leaf(b), o]
     };
-    let cases: [(&[u64], &[u8], &[u64], usize, &str); 7] = [
+    let cases: [Case; 7] = [
         (&good_v, &b, &good_o, 4, "'n': 3 entries given where 4"),
         (&[1, 1, 2, 3], &b, &good_o, 3, "'v': the first offset is 1"),
         (&[0, 2, 1, 3], &b, &good_o, 3, "'v': offset 2 (1) is below"),
