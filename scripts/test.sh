@@ -27,6 +27,11 @@ DEBS=""
 [ -x /usr/bin/xrootd ] || DEBS="$DEBS xrootd-server xrootd-server-plugins"
 [ -f /usr/include/xrootd/XrdCl/XrdClFile.hh ] || DEBS="$DEBS libxrootd-client-dev"
 command -v openssl >/dev/null || DEBS="$DEBS openssl"
+# The C and C++ library's tests: CMake, a C++ compiler, TBB and pkg-config.
+[ -x /usr/bin/cmake ] || DEBS="$DEBS cmake"
+[ -x /usr/bin/g++ ] || DEBS="$DEBS g++"
+[ -f /usr/include/tbb/task_arena.h ] || DEBS="$DEBS libtbb-dev"
+[ -x /usr/bin/pkg-config ] || DEBS="$DEBS pkg-config"
 if [ -n "$DEBS" ]; then
   echo "== installing$DEBS"
   SUDO=$([ "$(id -u)" = 0 ] || echo sudo)

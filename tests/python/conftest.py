@@ -80,6 +80,16 @@ def workdir(tmp_path_factory):
     return tmp_path_factory.mktemp("rw")
 
 
+@pytest.fixture(scope="session")
+def cpp_prefix(tmp_path_factory):
+    """rootweave's C and C++ library installed by scripts/install-cpp.sh (which builds it)
+    into a temporary prefix, once per session for every module of C and C++ tests (see
+    cpp_support.py for building and running programs against it)."""
+    from cpp_support import install_cpp
+
+    return install_cpp(tmp_path_factory.mktemp("cpp-prefix"))
+
+
 #: Seconds any one test may run before the watchdog prints every thread's stack and ends
 #: the test run (exit status 1): a hang fails the suite instead of stopping it.
 TEST_WATCHDOG_SECONDS = 1200
