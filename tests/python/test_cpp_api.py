@@ -178,3 +178,17 @@ def test_example_read_histogram(examples_build, tmp_path):
     assert json.loads(lines["bins"]) == counts.tolist()
     assert int(lines["underflow"]) == under and int(lines["overflow"]) == over
     assert int(lines["values"]) == len(vpx)
+
+
+def test_readme_program_builds_as_the_readme_says(cpp_prefix, tmp_path):
+    """The README's C++ program, built with the README's command against the installed prefix."""
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("## C and C++"):readme.index("## Performance")]
+    program = section.split("```cpp\n")[1].split("```")[0]
+    commands = section.split("```sh\n")[1].split("```")[0].replace("PREFIX", str(cpp_prefix))
+    (tmp_path / "app.cpp").write_text(program)
+    done = subprocess.run(["bash", "-euc", commands + "\n./a.out"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    pt = uproot.open(tmp_path / "out.root")["Events"]["pt"].array(library="np")
+    assert pt.tolist() == [0.5 * i for i in range(1000)]
