@@ -93,6 +93,13 @@ def test_api_ordered_appends_keep_the_sequence_order(api_run):
     assert [r["v"] for r in got] == [[float(n + k) for k in range((n % 100) % 3)] for n in range(800)]
 
 
+def test_api_staged_clusters_take_their_numbers_places(api_run):
+    out, _ = api_run
+    got = ak.to_list(uproot.open(out / "staged.root")["Events"].arrays())
+    # Each thread filled its clusters last to first; the tree has them by number.
+    assert got == [api_event(n, True) for n in range(2500)]
+
+
 @pytest.mark.slow
 def test_api_files_read_by_root(api_run):
     out, _ = api_run

@@ -483,6 +483,27 @@ enum rw_status rw_fill_context_append_sequence(struct rw_fill_context *context,
                                                size_t n,
                                                size_t entries);
 
+// Appends `entries` entries to the context's staged cluster (writers with `ordered`):
+// filled entry by entry, it is committed by `rw_fill_context_commit_staged` with the
+// sequence number the caller chooses (ROOT's staged cluster committing, the order given
+// by number). `*cluster_due` (may be null) says whether it reached its target size.
+//
+// # Safety
+// As `rw_fill_context_fill`; `cluster_due` null or valid for a write.
+enum rw_status rw_fill_context_append_staged(struct rw_fill_context *context,
+                                             const struct rw_column *columns,
+                                             size_t n,
+                                             size_t entries,
+                                             bool *cluster_due);
+
+// Commits the context's staged entries as the cluster with sequence number `sequence`
+// (writers with `ordered`; clusters enter the file in sequence order). A context freed
+// with staged entries loses them, and `rw_writer_close` reports it.
+//
+// # Safety
+// `context` a live context used by no other thread during the call.
+enum rw_status rw_fill_context_commit_staged(struct rw_fill_context *context, uint64_t sequence);
+
 // Declares that sequence number `sequence` will never be committed (ordered writers), so
 // that the clusters after it need not wait for it.
 //

@@ -630,18 +630,39 @@ class FillContext {
   }
 
   /// Appends the entry; commits the cluster when it reaches its target size and waits
-  /// while the memory budget is spent.
+  /// while the memory budget is spent. With an ordered writer the entry is staged: the
+  /// cluster is committed by CommitStagedCluster.
   void Fill(REntry& entry) {
     CheckEntry(entry);
+    if (ordered_) {
+      detail::Check(rw_fill_context_append_staged(context_, entry.Columns(), data_->fields.size(),
+                                                   1, nullptr));
+      return;
+    }
     detail::Check(rw_fill_context_fill(context_, entry.Columns(), data_->fields.size()));
   }
 
   /// Appends the entry without committing the cluster; `status.ShouldFlushCluster()` says
-  /// when it is due (ROOT's FillNoFlush).
+  /// when it is due (ROOT's FillNoFlush): commit it with FlushCluster, or, with an ordered
+  /// writer, CommitStagedCluster.
   void FillNoFlush(REntry& entry, RNTupleFillStatus& status) {
     CheckEntry(entry);
+    if (ordered_) {
+      detail::Check(rw_fill_context_append_staged(context_, entry.Columns(), data_->fields.size(),
+                                                   1, &status.due_));
+      return;
+    }
     detail::Check(rw_fill_context_append_no_flush(context_, entry.Columns(),
                                                   data_->fields.size(), 1, &status.due_));
+  }
+
+  /// Commits the staged entries (ordered writers) as the cluster of sequence number
+  /// `sequence`: clusters enter the file in sequence order, whatever the threads' timing
+  /// (ROOT's staged cluster committing, with the order given by number). Numbers start at
+  /// 0 and each is used once; a context destroyed with staged entries loses them and the
+  /// writer's Close reports it.
+  void CommitStagedCluster(std::uint64_t sequence) {
+    detail::Check(rw_fill_context_commit_staged(context_, sequence));
   }
 
   /// Appends the entry if the memory budget has room now; false (nothing appended) if
@@ -684,8 +705,8 @@ class FillContext {
   rw_fill_context* Raw() { return context_; }
 
  private:
-  FillContext(rw_fill_context* context, std::shared_ptr<const detail::ModelData> data)
-      : context_(context), data_(std::move(data)) {}
+  FillContext(rw_fill_context* context, std::shared_ptr<const detail::ModelData> data, bool ordered)
+      : context_(context), data_(std::move(data)), ordered_(ordered) {}
 
   void CheckEntry(const REntry& entry) const {
     if (entry.data_ != data_)
@@ -694,6 +715,7 @@ class FillContext {
 
   rw_fill_context* context_;
   std::shared_ptr<const detail::ModelData> data_;
+  bool ordered_;
 
   friend class ParallelWriter;
 };
@@ -719,7 +741,8 @@ class WriteOptions {
     options_.memory_budget = bytes;
     return *this;
   }
-  /// Clusters enter the file in sequence-number order (FillContext::AppendSequence).
+  /// Clusters enter the file in sequence-number order (FillContext::AppendSequence, or
+  /// Fill and CommitStagedCluster).
   WriteOptions& SetOrdered(bool ordered) {
     options_.ordered = ordered;
     return *this;
@@ -763,7 +786,7 @@ class ParallelWriter {
   std::shared_ptr<FillContext> CreateFillContext() {
     rw_fill_context* context = nullptr;
     detail::Check(rw_writer_create_fill_context(writer_, &context));
-    return std::shared_ptr<FillContext>(new FillContext(context, data_));
+    return std::shared_ptr<FillContext>(new FillContext(context, data_, ordered_));
   }
 
   /// Commits every context's entries and writes the metadata; failures of producers are
@@ -795,8 +818,8 @@ class ParallelWriter {
   rw_writer* Raw() { return writer_; }
 
  protected:
-  ParallelWriter(rw_writer* writer, std::shared_ptr<const detail::ModelData> data)
-      : writer_(writer), data_(std::move(data)) {}
+  ParallelWriter(rw_writer* writer, std::shared_ptr<const detail::ModelData> data, bool ordered)
+      : writer_(writer), data_(std::move(data)), ordered_(ordered) {}
 
  private:
   static void Trampoline(void* user) { (*static_cast<std::function<void()>*>(user))(); }
@@ -809,6 +832,7 @@ class ParallelWriter {
 
   rw_writer* writer_;
   std::shared_ptr<const detail::ModelData> data_;
+  bool ordered_;
   std::unique_ptr<std::function<void()>> callback_;
 };
 
@@ -823,7 +847,7 @@ class RNTupleParallelWriter final : public ParallelWriter {
     rw_writer* writer = nullptr;
     detail::Check(rw_ntuple_writer_recreate(model->Raw(), std::string(ntupleName).c_str(),
                                             std::string(storage).c_str(), options.Raw(), &writer));
-    return std::unique_ptr<RNTupleParallelWriter>(new RNTupleParallelWriter(writer, model->data_));
+    return std::unique_ptr<RNTupleParallelWriter>(new RNTupleParallelWriter(writer, model->data_, options.Raw()->ordered));
   }
 
   /// Starts RNTuple `ntupleName` in an open file.
@@ -833,7 +857,7 @@ class RNTupleParallelWriter final : public ParallelWriter {
     rw_writer* writer = nullptr;
     detail::Check(rw_ntuple_writer_append(model->Raw(), std::string(ntupleName).c_str(),
                                           file.Raw(), options.Raw(), &writer));
-    return std::unique_ptr<RNTupleParallelWriter>(new RNTupleParallelWriter(writer, model->data_));
+    return std::unique_ptr<RNTupleParallelWriter>(new RNTupleParallelWriter(writer, model->data_, options.Raw()->ordered));
   }
 
  private:
@@ -854,7 +878,7 @@ class TTreeParallelWriter final : public ParallelWriter {
     rw_writer* writer = nullptr;
     detail::Check(rw_tree_writer_recreate(model->Raw(), std::string(treeName).c_str(),
                                           std::string(storage).c_str(), options.Raw(), &writer));
-    return std::unique_ptr<TTreeParallelWriter>(new TTreeParallelWriter(writer, model->data_));
+    return std::unique_ptr<TTreeParallelWriter>(new TTreeParallelWriter(writer, model->data_, options.Raw()->ordered));
   }
 
   /// Starts tree `treeName` in an open file.
@@ -864,7 +888,7 @@ class TTreeParallelWriter final : public ParallelWriter {
     rw_writer* writer = nullptr;
     detail::Check(rw_tree_writer_append(model->Raw(), std::string(treeName).c_str(), file.Raw(),
                                         options.Raw(), &writer));
-    return std::unique_ptr<TTreeParallelWriter>(new TTreeParallelWriter(writer, model->data_));
+    return std::unique_ptr<TTreeParallelWriter>(new TTreeParallelWriter(writer, model->data_, options.Raw()->ordered));
   }
 
  private:

@@ -89,7 +89,9 @@ impl From<rootweave::Error> for Failure {
         };
         let message = e.to_string();
         // The engine's error for a context used after its writer was closed.
-        let status = if message.contains("was closed") && status == rw_status::RW_INVALID_ARGUMENT {
+        let status = if message.ends_with("the parallel writer was closed")
+            && status == rw_status::RW_INVALID_ARGUMENT
+        {
             rw_status::RW_CLOSED
         } else {
             status

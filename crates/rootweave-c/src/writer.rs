@@ -735,6 +735,59 @@ pub unsafe extern "C" fn rw_fill_context_append_sequence(
     })
 }
 
+/// Appends `entries` entries to the context's staged cluster (writers with `ordered`):
+/// filled entry by entry, it is committed by `rw_fill_context_commit_staged` with the
+/// sequence number the caller chooses (ROOT's staged cluster committing, the order given
+/// by number). `*cluster_due` (may be null) says whether it reached its target size.
+///
+/// # Safety
+/// As `rw_fill_context_fill`; `cluster_due` null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn rw_fill_context_append_staged(
+    context: *mut rw_fill_context,
+    columns: *const rw_column,
+    n: usize,
+    entries: usize,
+    cluster_due: *mut bool,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        let due = unsafe {
+            with_batch(context, columns, n, entries, |c, b| match c {
+                Context::Ntuple(c) => c.extend_staged(b),
+                Context::Tree(c) => c.extend_staged(b),
+            })?
+        };
+        if !cluster_due.is_null() {
+            // SAFETY: non-null and valid for a write, as the caller promises.
+            unsafe { cluster_due.write(due) };
+        }
+        Ok(())
+    })
+}
+
+/// Commits the context's staged entries as the cluster with sequence number `sequence`
+/// (writers with `ordered`; clusters enter the file in sequence order). A context freed
+/// with staged entries loses them, and `rw_writer_close` reports it.
+///
+/// # Safety
+/// `context` a live context used by no other thread during the call.
+#[no_mangle]
+pub unsafe extern "C" fn rw_fill_context_commit_staged(
+    context: *mut rw_fill_context,
+    sequence: u64,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: as the caller promises.
+        let context = unsafe { handle_mut(context, "fill context")? };
+        match &mut context.context {
+            Context::Ntuple(c) => c.commit_staged(sequence)?,
+            Context::Tree(c) => c.commit_staged(sequence)?,
+        }
+        Ok(())
+    })
+}
+
 /// Declares that sequence number `sequence` will never be committed (ordered writers), so
 /// that the clusters after it need not wait for it.
 ///

@@ -163,6 +163,32 @@ void OnThreads(unsigned threads, std::uint64_t perThread, F fill) {
   for (auto& th : pool) th.join();
 }
 
+/// Fills clusters `first, first + step, ...` below `clusters` of `per` entries each, last to
+/// first, entry by entry into the staged cluster, each committed with its own number: the
+/// file holds them in number order.
+void FillStaged(rootweave::ParallelWriter& writer, std::uint64_t first, std::uint64_t step,
+                std::uint64_t clusters, std::uint64_t per) {
+  auto context = writer.CreateFillContext();
+  auto entry = context->CreateRawPtrWriteEntry();
+  Event event;
+  entry->BindRawPtr("id", &event.id);
+  entry->BindRawPtr("x", &event.x);
+  entry->BindRawPtr("v", &event.v);
+  entry->BindRawPtr("s", &event.s);
+  entry->BindRawPtr("hits", &event.hits);
+  entry->BindRawPtr("arr", &event.arr);
+  entry->BindRawPtr("flag", &event.flag);
+  std::vector<std::uint64_t> mine;
+  for (std::uint64_t k = first; k < clusters; k += step) mine.push_back(k);
+  for (auto k = mine.rbegin(); k != mine.rend(); ++k) {
+    for (std::uint64_t n = *k * per; n < (*k + 1) * per; ++n) {
+      event.Set(n);
+      context->Fill(*entry);
+    }
+    context->CommitStagedCluster(*k);
+  }
+}
+
 void BadInput(const std::string& dir) {
   ExpectError(RW_INVALID_ARGUMENT, "flaot", [] {
     rootweave::RNTupleModel::Create()->AddField("x", "std::vector<flaot>");
@@ -283,6 +309,18 @@ int main(int argc, char** argv) {
         }
       });
       writer->Close();
+    }
+    {
+      // Staged clusters: entries filled one by one, clusters placed by their numbers.
+      auto writer = rootweave::TTreeParallelWriter::Recreate(
+          MakeModel(), "Events", dir + "/staged.root", rootweave::WriteOptions().SetOrdered(true));
+      OnThreads(2, 1, [&](std::uint64_t first, std::uint64_t) { FillStaged(*writer, first, 2, 10, 250); });
+      auto context = writer->CreateFillContext();
+      auto entry = context->CreateEntry();
+      context->Fill(*entry);  // staged and never committed: lost, and Close says so
+      context.reset();
+      ExpectError(RW_INVALID_ARGUMENT, "1 staged entries", [&] { writer->Close(); },
+                  "a context dropped with staged entries");
     }
     BadInput(dir);
   } catch (const rootweave::Error& e) {

@@ -33,6 +33,10 @@ pub(crate) struct Filling<'a, S: ClusterSink> {
     blocked: bool,
 }
 
+/// The sequence number steps of staged entries reserve budget as: never the head of the
+/// queue, so they wait a moment before they overdraw, as other ordered steps do.
+const STAGED: u64 = u64::MAX;
+
 /// How an unsequenced step meets a spent budget and a full cluster.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pace {
@@ -108,6 +112,41 @@ impl<S: ClusterSink> FillContext<S> {
         }
         filling.state.buffers.start_sequenced_cluster();
         append(&mut filling)?;
+        let engine = filling.engine;
+        commit(engine, &mut filling.state, Some(sequence), Keep::Pages)
+    }
+
+    /// The context, to append entries one call after another that
+    /// [`FillContext::commit_staged`] then commits as one cluster with a sequence number
+    /// (ordered mode: the producer fills entry by entry and says which place the cluster
+    /// takes). Steps never commit; the filling tells when the cluster reached its target
+    /// size ([`Filling::cluster_due`]). An error if the writer is not ordered.
+    pub(crate) fn staged(&mut self) -> Result<Filling<'_, S>> {
+        if !self.engine.options.ordered {
+            return Err(Error::InvalidArgument(
+                "staged entries need a writer created with ordered = true".into(),
+            ));
+        }
+        let mut filling = self.open(Some(STAGED))?;
+        if filling.state.buffers.entries() == 0 {
+            filling.state.buffers.start_sequenced_cluster();
+        }
+        filling.pace = Pace::NoFlush;
+        Ok(filling)
+    }
+
+    /// Commits the staged entries as the cluster with sequence number `sequence` (ordered
+    /// mode; without entries, the number is declared empty).
+    pub(crate) fn commit_staged(&mut self, sequence: u64) -> Result<()> {
+        if !self.engine.options.ordered {
+            return Err(Error::InvalidArgument(
+                "staged entries need a writer created with ordered = true".into(),
+            ));
+        }
+        let mut filling = self.open(Some(sequence))?;
+        if lock(&filling.engine.order).is_used(sequence) {
+            return Err(used(sequence));
+        }
         let engine = filling.engine;
         commit(engine, &mut filling.state, Some(sequence), Keep::Pages)
     }
@@ -223,8 +262,11 @@ impl<'a, S: ClusterSink> Filling<'a, S> {
                 Ok(())
             }
             (None, _) => after_step(engine, &mut self.state),
-            (Some(_), _) => {
+            (Some(_), pace) => {
                 settle(engine, &mut self.state);
+                if pace == Pace::NoFlush {
+                    self.cluster_due |= cluster_due(engine, &self.state);
+                }
                 Ok(())
             }
         }
@@ -246,6 +288,15 @@ impl<S: ClusterSink> Drop for FillContext<S> {
             engine.budget.release(state.reserved);
             state.reserved = 0;
             engine.failures.record("a producer panicked".into());
+        } else if engine.options.ordered && state.buffers.entries() > 0 {
+            // Staged entries never given their sequence number have no place in the order.
+            let entries = state.buffers.entries();
+            state.buffers.discard();
+            stop_filling(engine, &mut state);
+            settle(engine, &mut state);
+            engine.failures.record(format!(
+                "a fill context was dropped holding {entries} staged entries that were never committed with a sequence number"
+            ));
         } else if let Err(e) = commit(engine, &mut state, None, Keep::Nothing) {
             engine.failures.record(e.to_string());
         }

@@ -288,3 +288,41 @@ fn no_wait_steps_append_nothing_when_the_budget_is_spent() {
     extend(&mut filling, &huge).unwrap();
     assert!(!filling.blocked());
 }
+
+#[test]
+fn staged_entries_take_the_place_their_sequence_number_gives() {
+    let engine = engine(4000, 64 << 20, true);
+    let mut a = engine.context();
+    let mut b = engine.context();
+    let staged = |c: &mut FillContext<Toy>, values: &[u32]| {
+        let mut filling = c.staged().unwrap();
+        extend(&mut filling, values).unwrap();
+        filling.cluster_due()
+    };
+    assert!(!staged(&mut a, &[10, 11]));
+    assert!(!staged(&mut a, &[12]));
+    let big: Vec<u32> = (100..1100).collect();
+    assert!(staged(&mut b, &big), "4000 bytes reached the target");
+    assert!(
+        lock(&engine.sink.recorded).is_empty(),
+        "staged, not committed"
+    );
+    b.commit_staged(1).unwrap();
+    assert!(lock(&engine.sink.recorded).is_empty(), "1 waits for 0");
+    a.commit_staged(0).unwrap();
+    assert_eq!(*lock(&engine.sink.recorded), [vec![10, 11, 12], big]);
+    let err = a.commit_staged(1).unwrap_err();
+    assert!(err
+        .to_string()
+        .contains("sequence number 1 was already used"));
+    // A context dropped with staged entries loses them, and close says so.
+    staged(&mut a, &[7]);
+    drop((a, b));
+    engine.close_contexts().unwrap();
+    assert_eq!(engine.budget().in_use(), 0);
+    let err = engine.result((), "closed").unwrap_err();
+    assert!(err.to_string().contains("1 staged entries"), "{err}");
+    // Staging needs an ordered writer.
+    let unordered = self::engine(4000, 64 << 20, false);
+    assert!(unordered.context().staged().is_err());
+}

@@ -295,6 +295,23 @@ impl RNTupleFillContext {
             .sequenced(sequence, |filling| append_batch(filling, batch))
     }
 
+    /// Appends entries to the context's staged cluster (ordered mode), which
+    /// [`RNTupleFillContext::commit_staged`] then commits with the sequence number the caller
+    /// chooses: entry-by-entry filling with the cluster order the caller's (ROOT's staged
+    /// cluster committing). Returns true once the staged cluster reached its target size.
+    pub fn extend_staged(&mut self, batch: &[ColumnData]) -> Result<bool> {
+        let mut filling = self.inner.staged()?;
+        append_batch(&mut filling, batch)?;
+        Ok(filling.cluster_due())
+    }
+
+    /// Commits the staged entries as the cluster with sequence number `sequence` (ordered
+    /// mode; see [`RNTupleFillContext::extend_sequence`] for the order). A context dropped with
+    /// staged entries loses them, and closing the writer reports it.
+    pub fn commit_staged(&mut self, sequence: u64) -> Result<()> {
+        self.inner.commit_staged(sequence)
+    }
+
     /// Declares that sequence number `sequence` will never be committed (ordered mode),
     /// so that the clusters after it need not wait for it.
     pub fn skip_sequence(&mut self, sequence: u64) -> Result<()> {
