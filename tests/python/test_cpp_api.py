@@ -38,6 +38,7 @@ def api_event(n, split_hits):
         "s": f"e{n}",
         "arr": [float(n), n + 0.5, n + 0.25],
         "flag": n % 2 == 0,
+        "vv": [[float(n + k + j) for j in range(k)] for k in range(n % 3)],
     }
     if split_hits:
         event["hits.e"] = [e for e, _ in hits]
@@ -103,7 +104,7 @@ def test_api_staged_clusters_take_their_numbers_places(api_run):
 @pytest.mark.slow
 def test_api_files_read_by_root(api_run):
     out, _ = api_run
-    columns = ["id", "x", "v", "s", "hits.e", "hits.id", "arr", "flag"]
+    columns = ["id", "x", "v", "s", "hits.e", "hits.id", "arr", "flag", "vv"]
     jobs = [{"file": str(out / f), "name": n, "columns": columns, "declare": HIT if i == 0 else ""}
             for i, (f, n, _) in enumerate(EVENT_OBJECTS)]
     jobs.append({"file": str(out / "ordered.root"), "name": "Events", "columns": ["id", "v"], "declare": ""})
@@ -199,3 +200,37 @@ def test_readme_program_builds_as_the_readme_says(cpp_prefix, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     pt = uproot.open(tmp_path / "out.root")["Events"]["pt"].array(library="np")
     assert pt.tolist() == [0.5 * i for i in range(1000)]
+
+
+@pytest.mark.slow
+def test_example_files_read_by_root(examples_build, tmp_path):
+    """ROOT reads every value of the examples' files as uproot does (and as the TBB example
+    made them)."""
+    run_program(examples_build / "parallel_ntuple", 2, 2000, cwd=tmp_path)
+    run_program(examples_build / "tbb_tree", 2, 5000, cwd=tmp_path)
+    ntuple = ["id", "vpx", "vpy", "vpz"]
+    tree = ["number", "weight", "tracks.pt", "tracks.eta", "tracks.charge", "label"]
+    jobs = [{"file": str(tmp_path / "parallel_ntuple.root"), "name": "NTuple", "columns": ntuple, "declare": ""},
+            {"file": str(tmp_path / "tbb_tree.root"), "name": "Events", "columns": tree, "declare": ""}]
+    (tmp_path / "jobs.json").write_text(json.dumps(jobs))
+    done = subprocess.run([sys.executable, str(HERE / "root_read_columns.py"), str(tmp_path / "jobs.json")],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-4000:]
+    got_ntuple, got_tree = json.loads(done.stdout.strip().splitlines()[-1])
+    expected = ak.to_list(uproot.open(tmp_path / "parallel_ntuple.root")["NTuple"].arrays())
+    assert [dict(zip(ntuple, v)) for v in zip(*(got_ntuple[c] for c in ntuple))] == expected
+    rows = [dict(zip(tree, v)) for v in zip(*(got_tree[c] for c in tree))]
+    assert by_id_key(rows, "number") == [track_event(n) for n in range(5000)]
+
+
+@pytest.mark.parametrize("sanitize", ["address", "thread"])
+def test_examples_under_sanitizers(cpp_prefix, tmp_path, sanitize):
+    """The examples with no sanitizer report; under ThreadSanitizer only the std::thread one
+    (TBB's scheduler is not instrumented, so its synchronisation is invisible to it)."""
+    build = build_cmake_project(EXAMPLES, tmp_path / "build", cpp_prefix, sanitize=sanitize)
+    run_program(build / "parallel_ntuple", 2, 2000, cwd=tmp_path)
+    assert uproot.open(tmp_path / "parallel_ntuple.root")["NTuple"].num_entries == 4000
+    run_program(build / "read_histogram", "parallel_ntuple.root", "NTuple", "vpz", cwd=tmp_path)
+    if sanitize == "address":
+        run_program(build / "tbb_tree", 2, 5000, cwd=tmp_path)
+        assert uproot.open(tmp_path / "tbb_tree.root")["Events"].num_entries == 5000

@@ -54,6 +54,7 @@ std::unique_ptr<rootweave::RNTupleModel> MakeModel() {
   model->MakeField<std::vector<Hit>>("hits");
   model->MakeField<std::array<double, 3>>("arr");
   model->MakeField<bool>("flag");
+  model->MakeField<std::vector<std::vector<float>>>("vv");
   return model;
 }
 
@@ -66,6 +67,7 @@ struct Event {
   std::vector<Hit> hits;
   std::array<double, 3> arr;
   bool flag;
+  std::vector<std::vector<float>> vv;
 
   void Set(std::uint64_t n) {
     id = n;
@@ -78,6 +80,11 @@ struct Event {
       hits.push_back(Hit{static_cast<float>(n + k) * 1.5f, static_cast<std::int32_t>(n * 10 + k)});
     arr = {static_cast<double>(n), n + 0.5, n + 0.25};
     flag = n % 2 == 0;
+    vv.clear();
+    for (std::uint64_t k = 0; k < n % 3; ++k) {
+      vv.emplace_back();
+      for (std::uint64_t j = 0; j < k; ++j) vv.back().push_back(static_cast<float>(n + k + j));
+    }
   }
 };
 
@@ -95,6 +102,7 @@ void FillBound(rootweave::ParallelWriter& writer, std::uint64_t first, std::uint
   entry->BindRawPtr("hits", &event.hits);
   entry->BindRawPtr("arr", &event.arr);
   entry->BindRawPtr("flag", &event.flag);
+  entry->BindRawPtr("vv", &event.vv);
   rootweave::RNTupleFillStatus status;
   for (std::uint64_t n = first; n < first + count; ++n) {
     event.Set(n);
@@ -118,6 +126,7 @@ void FillOwned(rootweave::ParallelWriter& writer, std::uint64_t first, std::uint
   auto hits = entry->GetPtr<std::vector<Hit>>("hits");
   auto arr = entry->GetPtr<std::array<double, 3>>("arr");
   auto flag = entry->GetPtr<bool>("flag");
+  auto vv = entry->GetPtr<std::vector<std::vector<float>>>("vv");
   Event event;
   for (std::uint64_t n = first; n < first + count; ++n) {
     event.Set(n);
@@ -128,6 +137,7 @@ void FillOwned(rootweave::ParallelWriter& writer, std::uint64_t first, std::uint
     *hits = event.hits;
     *arr = event.arr;
     *flag = event.flag;
+    *vv = event.vv;
     context->Fill(*entry);
   }
 }
@@ -145,6 +155,7 @@ std::uint64_t FillTrying(rootweave::ParallelWriter& writer, std::uint64_t first,
   entry->BindRawPtr("hits", &event.hits);
   entry->BindRawPtr("arr", &event.arr);
   entry->BindRawPtr("flag", &event.flag);
+  entry->BindRawPtr("vv", &event.vv);
   std::uint64_t refused = 0;
   for (std::uint64_t n = first; n < first + count; ++n) {
     event.Set(n);
@@ -178,6 +189,7 @@ void FillStaged(rootweave::ParallelWriter& writer, std::uint64_t first, std::uin
   entry->BindRawPtr("hits", &event.hits);
   entry->BindRawPtr("arr", &event.arr);
   entry->BindRawPtr("flag", &event.flag);
+  entry->BindRawPtr("vv", &event.vv);
   std::vector<std::uint64_t> mine;
   for (std::uint64_t k = first; k < clusters; k += step) mine.push_back(k);
   for (auto k = mine.rbegin(); k != mine.rend(); ++k) {
