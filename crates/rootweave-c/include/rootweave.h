@@ -417,7 +417,9 @@ enum rw_status rw_writer_wait_for_budget(const struct rw_writer *writer,
                                          uint64_t timeout_ms,
                                          bool *freed);
 
-// Sets (or, with null, removes) the function called when budget is given back.
+// Sets (or, with null, removes) the function called when budget is given back. Once
+// this returns, the function it replaced is no longer running; closing the writer
+// removes it.
 //
 // # Safety
 // `writer` a live writer; `callback` callable from any thread with `user_data` until it

@@ -461,6 +461,9 @@ pub unsafe extern "C" fn rw_writer_close(writer: *const rw_writer) -> rw_status 
         let writer = unsafe { handle(writer, "writer")? };
         let kind = lock(&writer.kind).take();
         let closed = kind.map_or(Ok(()), close);
+        // Contexts still alive hold the budget: its callback, whose data the caller may
+        // free once the writer is closed, must not be called any more.
+        writer.budget.set_release_listener(None);
         // The file may be closed once its writers are.
         lock(&writer.file).take();
         closed
@@ -482,6 +485,9 @@ pub unsafe extern "C" fn rw_writer_free(writer: *mut rw_writer) {
     let _ = guard(move || {
         let kind = lock(&writer.kind).take();
         let closed = kind.map_or(Ok(()), close);
+        // Contexts still alive hold the budget: its callback, whose data the caller may
+        // free once the writer is closed, must not be called any more.
+        writer.budget.set_release_listener(None);
         // The file may be closed once its writers are.
         lock(&writer.file).take();
         closed
@@ -555,7 +561,9 @@ unsafe impl Send for UserData {}
 // SAFETY: as above; the pointer is never dereferenced here.
 unsafe impl Sync for UserData {}
 
-/// Sets (or, with null, removes) the function called when budget is given back.
+/// Sets (or, with null, removes) the function called when budget is given back. Once
+/// this returns, the function it replaced is no longer running; closing the writer
+/// removes it.
 ///
 /// # Safety
 /// `writer` a live writer; `callback` callable from any thread with `user_data` until it

@@ -67,7 +67,8 @@ impl MemoryBudget {
     /// Calls `listener` (on the releasing thread, after the bytes are back) each time bytes
     /// are given back, or no longer calls anything with `None`: a task scheduler's way to
     /// requeue producers that found the budget spent. It must be quick and must not call
-    /// the writer.
+    /// the writer or this method. Once this returns, the listener it replaced is no longer
+    /// running anywhere.
     pub fn set_release_listener(&self, listener: Option<ReleaseListener>) {
         let mut slot = self.listener.write().unwrap_or_else(|e| e.into_inner());
         self.listening.store(listener.is_some(), Ordering::Release);
@@ -181,12 +182,10 @@ impl MemoryBudget {
         drop(used);
         self.freed.notify_all();
         if self.listening.load(Ordering::Acquire) {
-            let listener = self
-                .listener
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone();
-            if let Some(listener) = listener {
+            // Called under the read lock, so that once `set_release_listener` returns no
+            // call of the listener it replaced is still running.
+            let listener = self.listener.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(listener) = listener.as_ref() {
                 listener();
             }
         }
