@@ -97,6 +97,31 @@ typedef struct rw_model rw_model;
 // (`rw_writer_create_fill_context`) and read its figures; close it once.
 typedef struct rw_writer rw_writer;
 
+// One field's values for `length` entries, in the columnar layout its type has:
+//
+// - a number: `values` points to `length` values of the C++ type (`bool` as bytes 0 or 1);
+// - `std::string`: `offsets` holds `length + 1` positions (from 0) into the characters at
+//   `values`;
+// - `std::vector<T>` and `std::optional<T>` (0 or 1 items): `offsets` holds `length + 1`
+//   positions into the items, which are `children[0]`;
+// - `std::array<T,N>`: `children[0]` holds the `length * N` items;
+// - a class, `std::pair` or `std::tuple`: `children` holds one column per member, each of
+//   `length` entries.
+//
+// Unused pointers may be null. The memory is only read during the call that takes it.
+typedef struct rw_column {
+  // Leaf values, or the characters of strings.
+  const void *values;
+  // `length + 1` non-decreasing positions from 0, for strings and collections.
+  const uint64_t *offsets;
+  // The number of entries (of items, for a column of items).
+  size_t length;
+  // The columns of items or members.
+  const struct rw_column *children;
+  // The number of `children`.
+  size_t n_children;
+} rw_column;
+
 // How `rw_read_arrow` reads. Start from `rw_read_options_default()` and change fields.
 typedef struct rw_read_options {
   // Decompression and decoding threads, which also read the next batch while the
@@ -136,34 +161,153 @@ typedef struct rw_writer_options {
 // or its contexts.
 typedef void (*rw_budget_callback)(void *user_data);
 
-// One field's values for `length` entries, in the columnar layout its type has:
-//
-// - a number: `values` points to `length` values of the C++ type (`bool` as bytes 0 or 1);
-// - `std::string`: `offsets` holds `length + 1` positions (from 0) into the characters at
-//   `values`;
-// - `std::vector<T>` and `std::optional<T>` (0 or 1 items): `offsets` holds `length + 1`
-//   positions into the items, which are `children[0]`;
-// - `std::array<T,N>`: `children[0]` holds the `length * N` items;
-// - a class, `std::pair` or `std::tuple`: `children` holds one column per member, each of
-//   `length` entries.
-//
-// Unused pointers may be null. The memory is only read during the call that takes it.
-typedef struct rw_column {
-  // Leaf values, or the characters of strings.
-  const void *values;
-  // `length + 1` non-decreasing positions from 0, for strings and collections.
-  const uint64_t *offsets;
-  // The number of entries (of items, for a column of items).
-  size_t length;
-  // The columns of items or members.
-  const struct rw_column *children;
-  // The number of `children`.
-  size_t n_children;
-} rw_column;
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Creates (or overwrites) the file at `path` to hold RNTuples and TTrees, in `*out`.
+//
+// # Safety
+// `path` must be a NUL-terminated string, `out` valid for a write.
+enum rw_status rw_file_recreate(const char *path, struct rw_file **out);
+
+// Writes the file's directory, keys and header and closes it. Every writer in it must be
+// closed first (else `RW_INVALID_ARGUMENT`, and the file stays open). Closing again is a
+// no-op.
+//
+// # Safety
+// `file` must be a live file handle.
+enum rw_status rw_file_close(struct rw_file *file);
+
+// Frees a file handle, closing the file if it is open and no writer uses it (null is
+// ignored; errors of that close are lost: call `rw_file_close` to see them).
+//
+// # Safety
+// `file` must be null or a file handle not freed before, used by no other thread.
+void rw_file_free(struct rw_file *file);
+
+// Appends one entry: one column of one entry per field, in the model's order (ROOT's
+// `FillContext::Fill`). The context commits its cluster when it reaches its target size,
+// and waits while the memory budget is spent.
+//
+// # Safety
+// `context` a live context used by no other thread during the call; `columns` `n`
+// columns valid as `rw_column` says.
+enum rw_status rw_fill_context_fill(struct rw_fill_context *context,
+                                    const struct rw_column *columns,
+                                    size_t n);
+
+// Appends `entries` entries at once, one column per field (columnar).
+//
+// # Safety
+// As `rw_fill_context_fill`.
+enum rw_status rw_fill_context_append(struct rw_fill_context *context,
+                                      const struct rw_column *columns,
+                                      size_t n,
+                                      size_t entries);
+
+// Appends `entries` entries but leaves the cluster open (ROOT's `FillNoFlush`):
+// `*cluster_due` says whether it reached its target size, for the caller to commit it
+// with `rw_fill_context_flush_cluster` when it chooses. The memory budget still holds: a
+// context that would exceed it commits its cluster first.
+//
+// # Safety
+// As `rw_fill_context_fill`; `cluster_due` valid for a write.
+enum rw_status rw_fill_context_append_no_flush(struct rw_fill_context *context,
+                                               const struct rw_column *columns,
+                                               size_t n,
+                                               size_t entries,
+                                               bool *cluster_due);
+
+// Appends `entries` entries if the memory budget has room for them now; else appends
+// nothing and returns `RW_WOULD_BLOCK` without waiting (for task schedulers whose
+// threads must not block: retry later, see `rw_writer_wait_for_budget` and
+// `rw_writer_set_budget_callback`).
+//
+// # Safety
+// As `rw_fill_context_fill`.
+enum rw_status rw_fill_context_try_append(struct rw_fill_context *context,
+                                          const struct rw_column *columns,
+                                          size_t n,
+                                          size_t entries);
+
+// Appends `entries` entries and commits them as the cluster with sequence number
+// `sequence` (writers with `ordered`): clusters enter the file in sequence order, so the
+// caller decides the entry order. Numbers start at 0 and each is used once.
+//
+// # Safety
+// As `rw_fill_context_fill`.
+enum rw_status rw_fill_context_append_sequence(struct rw_fill_context *context,
+                                               uint64_t sequence,
+                                               const struct rw_column *columns,
+                                               size_t n,
+                                               size_t entries);
+
+// Appends `entries` entries to the context's staged cluster (writers with `ordered`):
+// filled entry by entry, it is committed by `rw_fill_context_commit_staged` with the
+// sequence number the caller chooses (ROOT's staged cluster committing, the order given
+// by number). `*cluster_due` (may be null) says whether it reached its target size.
+//
+// # Safety
+// As `rw_fill_context_fill`; `cluster_due` null or valid for a write.
+enum rw_status rw_fill_context_append_staged(struct rw_fill_context *context,
+                                             const struct rw_column *columns,
+                                             size_t n,
+                                             size_t entries,
+                                             bool *cluster_due);
+
+// Commits the context's staged entries as the cluster with sequence number `sequence`
+// (writers with `ordered`; clusters enter the file in sequence order). A context freed
+// with staged entries loses them, and `rw_writer_close` reports it.
+//
+// # Safety
+// `context` a live context used by no other thread during the call.
+enum rw_status rw_fill_context_commit_staged(struct rw_fill_context *context, uint64_t sequence);
+
+// Declares that sequence number `sequence` will never be committed (ordered writers), so
+// that the clusters after it need not wait for it.
+//
+// # Safety
+// `context` a live context used by no other thread during the call.
+enum rw_status rw_fill_context_skip_sequence(struct rw_fill_context *context, uint64_t sequence);
+
+// Commits the entries the context holds as a cluster (ROOT's `FlushCluster`).
+//
+// # Safety
+// `context` a live context used by no other thread during the call.
+enum rw_status rw_fill_context_flush_cluster(struct rw_fill_context *context);
+
+// Frees a fill context, committing the entries it holds (null is ignored; a failure of
+// that commit is reported by `rw_writer_close`).
+//
+// # Safety
+// `context` must be null or a context not freed before, used by no other thread.
+void rw_fill_context_free(struct rw_fill_context *context);
+
+// Appends the entries of an Arrow record batch handed in through the Arrow C Data
+// Interface: `array` a struct array with one child per field of the model, in the
+// model's order and named as the fields, `schema` its type. Each child's type must be the
+// field's: a number its Arrow number type (float as Float32, double as Float64), `bool`
+// Boolean, `std::string` Utf8, LargeUtf8, Binary or LargeBinary, `std::vector` List or
+// LargeList, `std::array<T,N>` FixedSizeList of N, a class, pair or tuple Struct (a
+// class's members named as its members); a `std::optional` is a List or LargeList of 0
+// or 1 items per entry, whose null entries (holding no item) are absent values. Nulls
+// anywhere else are refused. Numbers, string bytes and 64-bit offsets are read in place;
+// booleans are unpacked and 32-bit offsets widened. The array's offset and length are
+// respected (a sliced batch appends its slice). Otherwise as `rw_fill_context_append`.
+//
+// The call takes both structs, as the C Data Interface moves them: the caller's are
+// marked released, and the library calls each release callback exactly once, on success
+// and on failure alike (once the entries are appended, or before returning an error).
+// A mismatch is `RW_INVALID_ARGUMENT` naming the field, its type and the Arrow type.
+//
+// # Safety
+// `context` a live context used by no other thread during the call; `array` and
+// `schema` null or valid C Data Interface structs (released, or with buffers valid for
+// the lengths they claim), not used by the caller after the call but to free them.
+enum rw_status rw_fill_context_append_arrow(struct rw_fill_context *context,
+                                            struct ArrowArray *array,
+                                            struct ArrowSchema *schema);
 
 // Makes an empty model in `*out` (free it with `rw_model_free`).
 //
@@ -306,27 +450,6 @@ enum rw_status rw_recover(const char *input, const char *output, uint64_t *entri
 // The default options.
 struct rw_writer_options rw_writer_options_default(void);
 
-// Creates (or overwrites) the file at `path` to hold RNTuples and TTrees, in `*out`.
-//
-// # Safety
-// `path` must be a NUL-terminated string, `out` valid for a write.
-enum rw_status rw_file_recreate(const char *path, struct rw_file **out);
-
-// Writes the file's directory, keys and header and closes it. Every writer in it must be
-// closed first (else `RW_INVALID_ARGUMENT`, and the file stays open). Closing again is a
-// no-op.
-//
-// # Safety
-// `file` must be a live file handle.
-enum rw_status rw_file_close(struct rw_file *file);
-
-// Frees a file handle, closing the file if it is open and no writer uses it (null is
-// ignored; errors of that close are lost: call `rw_file_close` to see them).
-//
-// # Safety
-// `file` must be null or a file handle not freed before, used by no other thread.
-void rw_file_free(struct rw_file *file);
-
 // Creates (or overwrites) the file at `path` with one RNTuple called `name` of the
 // model's fields, written in parallel (ROOT's `RNTupleParallelWriter::Recreate`); the
 // writer in `*out`. `options` may be null for the defaults.
@@ -427,129 +550,6 @@ enum rw_status rw_writer_wait_for_budget(const struct rw_writer *writer,
 enum rw_status rw_writer_set_budget_callback(const struct rw_writer *writer,
                                              rw_budget_callback callback,
                                              void *user_data);
-
-// Appends one entry: one column of one entry per field, in the model's order (ROOT's
-// `FillContext::Fill`). The context commits its cluster when it reaches its target size,
-// and waits while the memory budget is spent.
-//
-// # Safety
-// `context` a live context used by no other thread during the call; `columns` `n`
-// columns valid as `rw_column` says.
-enum rw_status rw_fill_context_fill(struct rw_fill_context *context,
-                                    const struct rw_column *columns,
-                                    size_t n);
-
-// Appends `entries` entries at once, one column per field (columnar).
-//
-// # Safety
-// As `rw_fill_context_fill`.
-enum rw_status rw_fill_context_append(struct rw_fill_context *context,
-                                      const struct rw_column *columns,
-                                      size_t n,
-                                      size_t entries);
-
-// Appends `entries` entries but leaves the cluster open (ROOT's `FillNoFlush`):
-// `*cluster_due` says whether it reached its target size, for the caller to commit it
-// with `rw_fill_context_flush_cluster` when it chooses. The memory budget still holds: a
-// context that would exceed it commits its cluster first.
-//
-// # Safety
-// As `rw_fill_context_fill`; `cluster_due` valid for a write.
-enum rw_status rw_fill_context_append_no_flush(struct rw_fill_context *context,
-                                               const struct rw_column *columns,
-                                               size_t n,
-                                               size_t entries,
-                                               bool *cluster_due);
-
-// Appends `entries` entries if the memory budget has room for them now; else appends
-// nothing and returns `RW_WOULD_BLOCK` without waiting (for task schedulers whose
-// threads must not block: retry later, see `rw_writer_wait_for_budget` and
-// `rw_writer_set_budget_callback`).
-//
-// # Safety
-// As `rw_fill_context_fill`.
-enum rw_status rw_fill_context_try_append(struct rw_fill_context *context,
-                                          const struct rw_column *columns,
-                                          size_t n,
-                                          size_t entries);
-
-// Appends `entries` entries and commits them as the cluster with sequence number
-// `sequence` (writers with `ordered`): clusters enter the file in sequence order, so the
-// caller decides the entry order. Numbers start at 0 and each is used once.
-//
-// # Safety
-// As `rw_fill_context_fill`.
-enum rw_status rw_fill_context_append_sequence(struct rw_fill_context *context,
-                                               uint64_t sequence,
-                                               const struct rw_column *columns,
-                                               size_t n,
-                                               size_t entries);
-
-// Appends `entries` entries to the context's staged cluster (writers with `ordered`):
-// filled entry by entry, it is committed by `rw_fill_context_commit_staged` with the
-// sequence number the caller chooses (ROOT's staged cluster committing, the order given
-// by number). `*cluster_due` (may be null) says whether it reached its target size.
-//
-// # Safety
-// As `rw_fill_context_fill`; `cluster_due` null or valid for a write.
-enum rw_status rw_fill_context_append_staged(struct rw_fill_context *context,
-                                             const struct rw_column *columns,
-                                             size_t n,
-                                             size_t entries,
-                                             bool *cluster_due);
-
-// Commits the context's staged entries as the cluster with sequence number `sequence`
-// (writers with `ordered`; clusters enter the file in sequence order). A context freed
-// with staged entries loses them, and `rw_writer_close` reports it.
-//
-// # Safety
-// `context` a live context used by no other thread during the call.
-enum rw_status rw_fill_context_commit_staged(struct rw_fill_context *context, uint64_t sequence);
-
-// Declares that sequence number `sequence` will never be committed (ordered writers), so
-// that the clusters after it need not wait for it.
-//
-// # Safety
-// `context` a live context used by no other thread during the call.
-enum rw_status rw_fill_context_skip_sequence(struct rw_fill_context *context, uint64_t sequence);
-
-// Commits the entries the context holds as a cluster (ROOT's `FlushCluster`).
-//
-// # Safety
-// `context` a live context used by no other thread during the call.
-enum rw_status rw_fill_context_flush_cluster(struct rw_fill_context *context);
-
-// Frees a fill context, committing the entries it holds (null is ignored; a failure of
-// that commit is reported by `rw_writer_close`).
-//
-// # Safety
-// `context` must be null or a context not freed before, used by no other thread.
-void rw_fill_context_free(struct rw_fill_context *context);
-
-// Appends the entries of an Arrow record batch handed in through the Arrow C Data
-// Interface: `array` a struct array with one child per field of the model, in the
-// model's order and named as the fields, `schema` its type. Each child's type must be the
-// field's: a number its Arrow number type (float as Float32, double as Float64), `bool`
-// Boolean, `std::string` Utf8, LargeUtf8, Binary or LargeBinary, `std::vector` List or
-// LargeList, `std::array<T,N>` FixedSizeList of N, a class, pair or tuple Struct (a
-// class's members named as its members); a `std::optional` is a List or LargeList of 0
-// or 1 items per entry, whose null entries (holding no item) are absent values. Nulls
-// anywhere else are refused. Numbers, string bytes and 64-bit offsets are read in place;
-// booleans are unpacked and 32-bit offsets widened. The array's offset and length are
-// respected (a sliced batch appends its slice). Otherwise as `rw_fill_context_append`.
-//
-// The call takes both structs, as the C Data Interface moves them: the caller's are
-// marked released, and the library calls each release callback exactly once, on success
-// and on failure alike (once the entries are appended, or before returning an error).
-// A mismatch is `RW_INVALID_ARGUMENT` naming the field, its type and the Arrow type.
-//
-// # Safety
-// `context` a live context used by no other thread during the call; `array` and
-// `schema` null or valid C Data Interface structs (released, or with buffers valid for
-// the lengths they claim), not used by the caller after the call but to free them.
-enum rw_status rw_fill_context_append_arrow(struct rw_fill_context *context,
-                                            struct ArrowArray *array,
-                                            struct ArrowSchema *schema);
 
 #ifdef __cplusplus
 }  // extern "C"

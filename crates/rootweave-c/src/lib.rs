@@ -12,6 +12,8 @@
 
 pub mod arrow_in;
 pub mod column;
+pub mod file;
+pub mod fill;
 pub mod model;
 pub mod read;
 pub mod status;

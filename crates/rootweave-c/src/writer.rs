@@ -1,30 +1,22 @@
-//! Files and the parallel writers: an RNTuple or a TTree written from many threads, each
-//! through its own fill context, as ROOT's `RNTupleParallelWriter` and its fill contexts.
+//! The parallel writers: an RNTuple or a TTree written from many threads, each through
+//! its own fill context (see `fill`), as ROOT's `RNTupleParallelWriter`; their options,
+//! memory budget and the callback that says when budget is given back.
 
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rootweave::compress::Compression;
-use rootweave::container::{FileWriter, WriterOptions};
+use rootweave::container::FileWriter;
 use rootweave::rntuple::{
-    ColumnData, Field, FieldType, RNTupleFillContext, RNTupleParallelOptions,
-    RNTupleParallelWriter, RNTupleWriteOptions,
+    Field, FieldType, RNTupleParallelOptions, RNTupleParallelWriter, RNTupleWriteOptions,
 };
 use rootweave::tree_layout::{FieldOptions, TreeLayout};
-use rootweave::ttree::{
-    TTreeFillContext, TTreeParallelOptions, TTreeParallelWriter, TTreeWriteOptions,
-};
+use rootweave::ttree::{TTreeParallelOptions, TTreeParallelWriter, TTreeWriteOptions};
 
-use crate::column::{batch, rw_column};
+use crate::file::{open_file, rw_file};
+use crate::fill::{rw_fill_context, Context};
 use crate::model::rw_model;
-use crate::status::{guard, handle, handle_mut, put, rw_status, text, Failure};
-
-/// A ROOT file being written, holding any number of RNTuples and TTrees
-/// (`rw_ntuple_writer_append`, `rw_tree_writer_append`). Thread-safe: writers on any
-/// threads may use it; close it once every writer in it is closed.
-pub struct rw_file {
-    file: Mutex<Option<Arc<FileWriter>>>,
-}
+use crate::status::{guard, handle, put, rw_status, text, Failure};
 
 /// How a writer writes. Start from `rw_writer_options_default()` and change fields.
 #[repr(C)]
@@ -73,20 +65,6 @@ enum Kind {
     Tree(TTreeParallelWriter),
 }
 
-/// A producer's handle on a writer: fills entries and compresses its own clusters. Use it
-/// from one thread at a time (it may move between threads); make one per thread or task
-/// slot. Freeing it commits what it holds.
-pub struct rw_fill_context {
-    context: Context,
-    fields: Arc<Vec<Field>>,
-    layout: Option<Arc<TreeLayout>>,
-}
-
-enum Context {
-    Ntuple(RNTupleFillContext),
-    Tree(TTreeFillContext),
-}
-
 /// Closes a writer: commits every context's entries and writes the metadata.
 fn close(kind: Kind) -> Result<(), Failure> {
     match kind {
@@ -96,7 +74,7 @@ fn close(kind: Kind) -> Result<(), Failure> {
     .map_err(Failure::from)
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -163,86 +141,6 @@ unsafe fn options_or_default(options: *const rw_writer_options) -> rw_writer_opt
     unsafe { options.as_ref() }
         .copied()
         .unwrap_or_else(|| rw_writer_options_default())
-}
-
-/// Creates (or overwrites) the file at `path` to hold RNTuples and TTrees, in `*out`.
-///
-/// # Safety
-/// `path` must be a NUL-terminated string, `out` valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn rw_file_recreate(
-    path: *const c_char,
-    out: *mut *mut rw_file,
-) -> rw_status {
-    guard(|| {
-        // SAFETY: the caller's promises, checked for null by the helpers.
-        let path = unsafe { text(path, "path")? };
-        let file = FileWriter::create(path, WriterOptions::default())?;
-        let handle = Box::new(rw_file {
-            file: Mutex::new(Some(Arc::new(file))),
-        });
-        // SAFETY: as the caller promises.
-        unsafe { put(out, Box::into_raw(handle), "file") }
-    })
-}
-
-/// Writes the file's directory, keys and header and closes it. Every writer in it must be
-/// closed first (else `RW_INVALID_ARGUMENT`, and the file stays open). Closing again is a
-/// no-op.
-///
-/// # Safety
-/// `file` must be a live file handle.
-#[no_mangle]
-pub unsafe extern "C" fn rw_file_close(file: *mut rw_file) -> rw_status {
-    guard(|| {
-        // SAFETY: as the caller promises.
-        let file = unsafe { handle(file, "file")? };
-        let mut slot = lock(&file.file);
-        let Some(shared) = slot.take() else {
-            return Ok(());
-        };
-        match Arc::try_unwrap(shared) {
-            Ok(writer) => {
-                writer.close()?;
-                Ok(())
-            }
-            Err(shared) => {
-                *slot = Some(shared);
-                Err(Failure::invalid(
-                    "a writer in the file is still open: close it first",
-                ))
-            }
-        }
-    })
-}
-
-/// Frees a file handle, closing the file if it is open and no writer uses it (null is
-/// ignored; errors of that close are lost: call `rw_file_close` to see them).
-///
-/// # Safety
-/// `file` must be null or a file handle not freed before, used by no other thread.
-#[no_mangle]
-pub unsafe extern "C" fn rw_file_free(file: *mut rw_file) {
-    if file.is_null() {
-        return;
-    }
-    // SAFETY: as the caller promises.
-    let file = unsafe { Box::from_raw(file) };
-    let _ = guard(move || {
-        if let Some(writer) = lock(&file.file)
-            .take()
-            .and_then(|f| Arc::try_unwrap(f).ok())
-        {
-            writer.close()?;
-        }
-        Ok(())
-    });
-}
-
-fn open_file(file: &rw_file) -> Result<Arc<FileWriter>, Failure> {
-    lock(&file.file)
-        .clone()
-        .ok_or_else(|| Failure::closed("file"))
 }
 
 /// Makes a writer handle.
@@ -588,316 +486,6 @@ pub unsafe extern "C" fn rw_writer_set_budget_callback(
             call
         });
         writer.budget.set_release_listener(listener);
-        Ok(())
-    })
-}
-
-/// Runs `append` on the context with the batch of `n` columns of `entries` entries.
-///
-/// # Safety
-/// `context` a live context used by this thread alone; `columns` as `rw_column` says.
-unsafe fn with_batch<T>(
-    context: *mut rw_fill_context,
-    columns: *const rw_column,
-    n: usize,
-    entries: usize,
-    append: impl FnOnce(&mut Context, &[ColumnData]) -> rootweave::Result<T>,
-) -> Result<T, Failure> {
-    // SAFETY: as the caller promises.
-    let context = unsafe { handle_mut(context, "fill context")? };
-    // SAFETY: the columns are valid for the call, as the caller promises.
-    let data = unsafe { batch(&context.fields, columns, n, entries)? };
-    Ok(match &context.layout {
-        Some(layout) => {
-            let inner = &mut context.context;
-            layout.with_branch_batches(&data, |branches| append(inner, branches))?
-        }
-        None => append(&mut context.context, &data)?,
-    })
-}
-
-/// Appends one entry: one column of one entry per field, in the model's order (ROOT's
-/// `FillContext::Fill`). The context commits its cluster when it reaches its target size,
-/// and waits while the memory budget is spent.
-///
-/// # Safety
-/// `context` a live context used by no other thread during the call; `columns` `n`
-/// columns valid as `rw_column` says.
-#[no_mangle]
-pub unsafe extern "C" fn rw_fill_context_fill(
-    context: *mut rw_fill_context,
-    columns: *const rw_column,
-    n: usize,
-) -> rw_status {
-    // SAFETY: as the caller promises.
-    unsafe { rw_fill_context_append(context, columns, n, 1) }
-}
-
-/// Appends `entries` entries at once, one column per field (columnar).
-///
-/// # Safety
-/// As `rw_fill_context_fill`.
-#[no_mangle]
-pub unsafe extern "C" fn rw_fill_context_append(
-    context: *mut rw_fill_context,
-    columns: *const rw_column,
-    n: usize,
-    entries: usize,
-) -> rw_status {
-    guard(|| {
-        // SAFETY: as the caller promises.
-        unsafe {
-            with_batch(context, columns, n, entries, |c, b| match c {
-                Context::Ntuple(c) => c.extend(b),
-                Context::Tree(c) => c.extend(b),
-            })
-        }
-    })
-}
-
-/// Appends `entries` entries but leaves the cluster open (ROOT's `FillNoFlush`):
-/// `*cluster_due` says whether it reached its target size, for the caller to commit it
-/// with `rw_fill_context_flush_cluster` when it chooses. The memory budget still holds: a
-/// context that would exceed it commits its cluster first.
-///
-/// # Safety
-/// As `rw_fill_context_fill`; `cluster_due` valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn rw_fill_context_append_no_flush(
-    context: *mut rw_fill_context,
-    columns: *const rw_column,
-    n: usize,
-    entries: usize,
-    cluster_due: *mut bool,
-) -> rw_status {
-    guard(|| {
-        // SAFETY: as the caller promises.
-        let due = unsafe {
-            with_batch(context, columns, n, entries, |c, b| match c {
-                Context::Ntuple(c) => c.extend_no_flush(b),
-                Context::Tree(c) => c.extend_no_flush(b),
-            })?
-        };
-        // SAFETY: as the caller promises.
-        unsafe { put(cluster_due, due, "cluster_due") }
-    })
-}
-
-/// Appends `entries` entries if the memory budget has room for them now; else appends
-/// nothing and returns `RW_WOULD_BLOCK` without waiting (for task schedulers whose
-/// threads must not block: retry later, see `rw_writer_wait_for_budget` and
-/// `rw_writer_set_budget_callback`).
-///
-/// # Safety
-/// As `rw_fill_context_fill`.
-#[no_mangle]
-pub unsafe extern "C" fn rw_fill_context_try_append(
-    context: *mut rw_fill_context,
-    columns: *const rw_column,
-    n: usize,
-    entries: usize,
-) -> rw_status {
-    guard(|| {
-        // SAFETY: as the caller promises.
-        let appended = unsafe {
-            with_batch(context, columns, n, entries, |c, b| match c {
-                Context::Ntuple(c) => c.try_extend(b),
-                Context::Tree(c) => c.try_extend(b),
-            })?
-        };
-        if appended {
-            Ok(())
-        } else {
-            Err(Failure {
-                status: rw_status::RW_WOULD_BLOCK,
-                message:
-                    "the memory budget is spent: nothing was appended, retry once budget is freed"
-                        .into(),
-            })
-        }
-    })
-}
-
-/// Appends `entries` entries and commits them as the cluster with sequence number
-/// `sequence` (writers with `ordered`): clusters enter the file in sequence order, so the
-/// caller decides the entry order. Numbers start at 0 and each is used once.
-///
-/// # Safety
-/// As `rw_fill_context_fill`.
-#[no_mangle]
-pub unsafe extern "C" fn rw_fill_context_append_sequence(
-    context: *mut rw_fill_context,
-    sequence: u64,
-    columns: *const rw_column,
-    n: usize,
-    entries: usize,
-) -> rw_status {
-    guard(|| {
-        // SAFETY: as the caller promises.
-        unsafe {
-            with_batch(context, columns, n, entries, |c, b| match c {
-                Context::Ntuple(c) => c.extend_sequence(sequence, b),
-                Context::Tree(c) => c.extend_sequence(sequence, b),
-            })
-        }
-    })
-}
-
-/// Appends `entries` entries to the context's staged cluster (writers with `ordered`):
-/// filled entry by entry, it is committed by `rw_fill_context_commit_staged` with the
-/// sequence number the caller chooses (ROOT's staged cluster committing, the order given
-/// by number). `*cluster_due` (may be null) says whether it reached its target size.
-///
-/// # Safety
-/// As `rw_fill_context_fill`; `cluster_due` null or valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn rw_fill_context_append_staged(
-    context: *mut rw_fill_context,
-    columns: *const rw_column,
-    n: usize,
-    entries: usize,
-    cluster_due: *mut bool,
-) -> rw_status {
-    guard(|| {
-        // SAFETY: as the caller promises.
-        let due = unsafe {
-            with_batch(context, columns, n, entries, |c, b| match c {
-                Context::Ntuple(c) => c.extend_staged(b),
-                Context::Tree(c) => c.extend_staged(b),
-            })?
-        };
-        if !cluster_due.is_null() {
-            // SAFETY: non-null and valid for a write, as the caller promises.
-            unsafe { cluster_due.write(due) };
-        }
-        Ok(())
-    })
-}
-
-/// Commits the context's staged entries as the cluster with sequence number `sequence`
-/// (writers with `ordered`; clusters enter the file in sequence order). A context freed
-/// with staged entries loses them, and `rw_writer_close` reports it.
-///
-/// # Safety
-/// `context` a live context used by no other thread during the call.
-#[no_mangle]
-pub unsafe extern "C" fn rw_fill_context_commit_staged(
-    context: *mut rw_fill_context,
-    sequence: u64,
-) -> rw_status {
-    guard(|| {
-        // SAFETY: as the caller promises.
-        let context = unsafe { handle_mut(context, "fill context")? };
-        match &mut context.context {
-            Context::Ntuple(c) => c.commit_staged(sequence)?,
-            Context::Tree(c) => c.commit_staged(sequence)?,
-        }
-        Ok(())
-    })
-}
-
-/// Declares that sequence number `sequence` will never be committed (ordered writers), so
-/// that the clusters after it need not wait for it.
-///
-/// # Safety
-/// `context` a live context used by no other thread during the call.
-#[no_mangle]
-pub unsafe extern "C" fn rw_fill_context_skip_sequence(
-    context: *mut rw_fill_context,
-    sequence: u64,
-) -> rw_status {
-    guard(|| {
-        // SAFETY: as the caller promises.
-        let context = unsafe { handle_mut(context, "fill context")? };
-        match &mut context.context {
-            Context::Ntuple(c) => c.skip_sequence(sequence)?,
-            Context::Tree(c) => c.skip_sequence(sequence)?,
-        }
-        Ok(())
-    })
-}
-
-/// Commits the entries the context holds as a cluster (ROOT's `FlushCluster`).
-///
-/// # Safety
-/// `context` a live context used by no other thread during the call.
-#[no_mangle]
-pub unsafe extern "C" fn rw_fill_context_flush_cluster(context: *mut rw_fill_context) -> rw_status {
-    guard(|| {
-        // SAFETY: as the caller promises.
-        let context = unsafe { handle_mut(context, "fill context")? };
-        match &mut context.context {
-            Context::Ntuple(c) => c.commit_cluster()?,
-            Context::Tree(c) => c.commit_cluster()?,
-        }
-        Ok(())
-    })
-}
-
-/// Frees a fill context, committing the entries it holds (null is ignored; a failure of
-/// that commit is reported by `rw_writer_close`).
-///
-/// # Safety
-/// `context` must be null or a context not freed before, used by no other thread.
-#[no_mangle]
-pub unsafe extern "C" fn rw_fill_context_free(context: *mut rw_fill_context) {
-    if !context.is_null() {
-        // SAFETY: as the caller promises.
-        let context = unsafe { Box::from_raw(context) };
-        let _ = guard(move || {
-            drop(context);
-            Ok(())
-        });
-    }
-}
-
-/// Appends the entries of an Arrow record batch handed in through the Arrow C Data
-/// Interface: `array` a struct array with one child per field of the model, in the
-/// model's order and named as the fields, `schema` its type. Each child's type must be the
-/// field's: a number its Arrow number type (float as Float32, double as Float64), `bool`
-/// Boolean, `std::string` Utf8, LargeUtf8, Binary or LargeBinary, `std::vector` List or
-/// LargeList, `std::array<T,N>` FixedSizeList of N, a class, pair or tuple Struct (a
-/// class's members named as its members); a `std::optional` is a List or LargeList of 0
-/// or 1 items per entry, whose null entries (holding no item) are absent values. Nulls
-/// anywhere else are refused. Numbers, string bytes and 64-bit offsets are read in place;
-/// booleans are unpacked and 32-bit offsets widened. The array's offset and length are
-/// respected (a sliced batch appends its slice). Otherwise as `rw_fill_context_append`.
-///
-/// The call takes both structs, as the C Data Interface moves them: the caller's are
-/// marked released, and the library calls each release callback exactly once, on success
-/// and on failure alike (once the entries are appended, or before returning an error).
-/// A mismatch is `RW_INVALID_ARGUMENT` naming the field, its type and the Arrow type.
-///
-/// # Safety
-/// `context` a live context used by no other thread during the call; `array` and
-/// `schema` null or valid C Data Interface structs (released, or with buffers valid for
-/// the lengths they claim), not used by the caller after the call but to free them.
-#[no_mangle]
-pub unsafe extern "C" fn rw_fill_context_append_arrow(
-    context: *mut rw_fill_context,
-    array: *mut arrow_data::ffi::FFI_ArrowArray,
-    schema: *mut arrow_schema::ffi::FFI_ArrowSchema,
-) -> rw_status {
-    guard(|| {
-        // Taken first, so that they are released whatever fails after.
-        // SAFETY: the structs are null or valid, as the caller promises.
-        let batch = unsafe { crate::arrow_in::take(array, schema) };
-        // SAFETY: as the caller promises.
-        let context = unsafe { handle_mut(context, "fill context")? };
-        let batch = batch?;
-        let parts = crate::arrow_in::parts(&context.fields, &batch)?;
-        let data: Vec<ColumnData> = parts.iter().map(|p| p.view()).collect();
-        let extend = |c: &mut Context, b: &[ColumnData]| match c {
-            Context::Ntuple(c) => c.extend(b),
-            Context::Tree(c) => c.extend(b),
-        };
-        match &context.layout {
-            Some(layout) => {
-                let inner = &mut context.context;
-                layout.with_branch_batches(&data, |branches| extend(inner, branches))?
-            }
-            None => extend(&mut context.context, &data)?,
-        }
         Ok(())
     })
 }

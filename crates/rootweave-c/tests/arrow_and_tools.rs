@@ -22,15 +22,17 @@ use arrow_data::ArrayData;
 use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::{DataType, Field, SchemaRef};
 use rootweave_c::column::rw_column;
+use rootweave_c::fill::{
+    rw_fill_context, rw_fill_context_append, rw_fill_context_append_arrow,
+    rw_fill_context_flush_cluster, rw_fill_context_free,
+};
 use rootweave_c::model::{rw_model, rw_model_add_field, rw_model_free, rw_model_new};
 use rootweave_c::read::{rw_read_arrow, rw_read_entries, rw_read_options, rw_read_options_default};
 use rootweave_c::status::{rw_last_error, rw_status};
 use rootweave_c::tools::{rw_merge, rw_recover};
 use rootweave_c::writer::{
-    rw_fill_context, rw_fill_context_append, rw_fill_context_append_arrow,
-    rw_fill_context_flush_cluster, rw_fill_context_free, rw_ntuple_writer_recreate,
-    rw_tree_writer_recreate, rw_writer, rw_writer_close, rw_writer_create_fill_context,
-    rw_writer_free,
+    rw_ntuple_writer_recreate, rw_tree_writer_recreate, rw_writer, rw_writer_close,
+    rw_writer_create_fill_context, rw_writer_free,
 };
 
 const NAME: &str = "Events";

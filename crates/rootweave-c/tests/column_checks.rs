@@ -7,12 +7,12 @@ use std::ffi::{c_char, CStr, CString};
 use std::ptr::{null, null_mut};
 
 use rootweave_c::column::rw_column;
+use rootweave_c::fill::{rw_fill_context, rw_fill_context_append, rw_fill_context_free};
 use rootweave_c::model::{rw_model, rw_model_add_field, rw_model_free, rw_model_new};
 use rootweave_c::status::{rw_last_error, rw_status};
 use rootweave_c::writer::{
-    rw_fill_context, rw_fill_context_append, rw_fill_context_free, rw_ntuple_writer_recreate,
-    rw_writer, rw_writer_close, rw_writer_create_fill_context, rw_writer_free,
-    rw_writer_wait_for_budget,
+    rw_ntuple_writer_recreate, rw_writer, rw_writer_close, rw_writer_create_fill_context,
+    rw_writer_free, rw_writer_wait_for_budget,
 };
 
 fn last_error() -> String {
