@@ -513,8 +513,7 @@ class RNTupleModel {
   rw_model* model_ = nullptr;
   std::shared_ptr<detail::ModelData> data_;
 
-  friend class RNTupleParallelWriter;
-  friend class TTreeParallelWriter;
+  friend class ParallelWriter;
 };
 
 /// The values of one entry: owned by the entry (GetPtr) or the caller's, bound by address
@@ -821,6 +820,16 @@ class ParallelWriter {
   ParallelWriter(rw_writer* writer, std::shared_ptr<const detail::ModelData> data, bool ordered)
       : writer_(writer), data_(std::move(data)), ordered_(ordered) {}
 
+  /// Makes writer W of `model` called `name` through the C call `make`, whose target is a
+  /// path (recreate) or a file (append).
+  template <class W, class Make, class Target>
+  static std::unique_ptr<W> Open(Make make, const RNTupleModel& model, std::string_view name,
+                                 Target target, const WriteOptions& options) {
+    rw_writer* writer = nullptr;
+    detail::Check(make(model.Raw(), std::string(name).c_str(), target, options.Raw(), &writer));
+    return std::unique_ptr<W>(new W(writer, model.data_, options.Raw()->ordered));
+  }
+
  private:
   static void Trampoline(void* user) { (*static_cast<std::function<void()>*>(user))(); }
 
@@ -844,24 +853,21 @@ class RNTupleParallelWriter final : public ParallelWriter {
                                                          std::string_view ntupleName,
                                                          std::string_view storage,
                                                          const WriteOptions& options = {}) {
-    rw_writer* writer = nullptr;
-    detail::Check(rw_ntuple_writer_recreate(model->Raw(), std::string(ntupleName).c_str(),
-                                            std::string(storage).c_str(), options.Raw(), &writer));
-    return std::unique_ptr<RNTupleParallelWriter>(new RNTupleParallelWriter(writer, model->data_, options.Raw()->ordered));
+    return Open<RNTupleParallelWriter>(rw_ntuple_writer_recreate, *model, ntupleName,
+                                       std::string(storage).c_str(), options);
   }
 
   /// Starts RNTuple `ntupleName` in an open file.
   static std::unique_ptr<RNTupleParallelWriter> Append(std::unique_ptr<RNTupleModel> model,
                                                        std::string_view ntupleName, File& file,
                                                        const WriteOptions& options = {}) {
-    rw_writer* writer = nullptr;
-    detail::Check(rw_ntuple_writer_append(model->Raw(), std::string(ntupleName).c_str(),
-                                          file.Raw(), options.Raw(), &writer));
-    return std::unique_ptr<RNTupleParallelWriter>(new RNTupleParallelWriter(writer, model->data_, options.Raw()->ordered));
+    return Open<RNTupleParallelWriter>(rw_ntuple_writer_append, *model, ntupleName, file.Raw(),
+                                       options);
   }
 
  private:
   using ParallelWriter::ParallelWriter;
+  friend class ParallelWriter;
 };
 
 /// Writes one TTree from many threads: the model's fields as branches (numbers as leaves,
@@ -875,24 +881,20 @@ class TTreeParallelWriter final : public ParallelWriter {
                                                        std::string_view treeName,
                                                        std::string_view storage,
                                                        const WriteOptions& options = {}) {
-    rw_writer* writer = nullptr;
-    detail::Check(rw_tree_writer_recreate(model->Raw(), std::string(treeName).c_str(),
-                                          std::string(storage).c_str(), options.Raw(), &writer));
-    return std::unique_ptr<TTreeParallelWriter>(new TTreeParallelWriter(writer, model->data_, options.Raw()->ordered));
+    return Open<TTreeParallelWriter>(rw_tree_writer_recreate, *model, treeName,
+                                     std::string(storage).c_str(), options);
   }
 
   /// Starts tree `treeName` in an open file.
   static std::unique_ptr<TTreeParallelWriter> Append(std::unique_ptr<RNTupleModel> model,
                                                      std::string_view treeName, File& file,
                                                      const WriteOptions& options = {}) {
-    rw_writer* writer = nullptr;
-    detail::Check(rw_tree_writer_append(model->Raw(), std::string(treeName).c_str(), file.Raw(),
-                                        options.Raw(), &writer));
-    return std::unique_ptr<TTreeParallelWriter>(new TTreeParallelWriter(writer, model->data_, options.Raw()->ordered));
+    return Open<TTreeParallelWriter>(rw_tree_writer_append, *model, treeName, file.Raw(), options);
   }
 
  private:
   using ParallelWriter::ParallelWriter;
+  friend class ParallelWriter;
 };
 
 /// How ReadArrow reads (threads, batch size, bytes in flight, checksums).

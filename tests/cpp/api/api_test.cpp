@@ -88,6 +88,18 @@ struct Event {
   }
 };
 
+/// Binds every field of an entry to the members of `event`.
+void Bind(rootweave::REntry& entry, Event& event) {
+  entry.BindRawPtr("id", &event.id);
+  entry.BindRawPtr("x", &event.x);
+  entry.BindRawPtr("v", &event.v);
+  entry.BindRawPtr("s", &event.s);
+  entry.BindRawPtr("hits", &event.hits);
+  entry.BindRawPtr("arr", &event.arr);
+  entry.BindRawPtr("flag", &event.flag);
+  entry.BindRawPtr("vv", &event.vv);
+}
+
 /// Fills entries [first, first + count) through bound objects, committing clusters
 /// through FillNoFlush every `cluster` entries when it is not 0.
 void FillBound(rootweave::ParallelWriter& writer, std::uint64_t first, std::uint64_t count,
@@ -95,14 +107,7 @@ void FillBound(rootweave::ParallelWriter& writer, std::uint64_t first, std::uint
   auto context = writer.CreateFillContext();
   auto entry = context->CreateRawPtrWriteEntry();
   Event event;
-  entry->BindRawPtr("id", &event.id);
-  entry->BindRawPtr("x", &event.x);
-  entry->BindRawPtr("v", &event.v);
-  entry->BindRawPtr("s", &event.s);
-  entry->BindRawPtr("hits", &event.hits);
-  entry->BindRawPtr("arr", &event.arr);
-  entry->BindRawPtr("flag", &event.flag);
-  entry->BindRawPtr("vv", &event.vv);
+  Bind(*entry, event);
   rootweave::RNTupleFillStatus status;
   for (std::uint64_t n = first; n < first + count; ++n) {
     event.Set(n);
@@ -148,14 +153,7 @@ std::uint64_t FillTrying(rootweave::ParallelWriter& writer, std::uint64_t first,
   auto context = writer.CreateFillContext();
   auto entry = context->CreateRawPtrWriteEntry();
   Event event;
-  entry->BindRawPtr("id", &event.id);
-  entry->BindRawPtr("x", &event.x);
-  entry->BindRawPtr("v", &event.v);
-  entry->BindRawPtr("s", &event.s);
-  entry->BindRawPtr("hits", &event.hits);
-  entry->BindRawPtr("arr", &event.arr);
-  entry->BindRawPtr("flag", &event.flag);
-  entry->BindRawPtr("vv", &event.vv);
+  Bind(*entry, event);
   std::uint64_t refused = 0;
   for (std::uint64_t n = first; n < first + count; ++n) {
     event.Set(n);
@@ -182,14 +180,7 @@ void FillStaged(rootweave::ParallelWriter& writer, std::uint64_t first, std::uin
   auto context = writer.CreateFillContext();
   auto entry = context->CreateRawPtrWriteEntry();
   Event event;
-  entry->BindRawPtr("id", &event.id);
-  entry->BindRawPtr("x", &event.x);
-  entry->BindRawPtr("v", &event.v);
-  entry->BindRawPtr("s", &event.s);
-  entry->BindRawPtr("hits", &event.hits);
-  entry->BindRawPtr("arr", &event.arr);
-  entry->BindRawPtr("flag", &event.flag);
-  entry->BindRawPtr("vv", &event.vv);
+  Bind(*entry, event);
   std::vector<std::uint64_t> mine;
   for (std::uint64_t k = first; k < clusters; k += step) mine.push_back(k);
   for (auto k = mine.rbegin(); k != mine.rend(); ++k) {
