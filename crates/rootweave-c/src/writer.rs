@@ -143,23 +143,94 @@ unsafe fn options_or_default(options: *const rw_writer_options) -> rw_writer_opt
         .unwrap_or_else(|| rw_writer_options_default())
 }
 
-/// Makes a writer handle.
-fn writer(
-    kind: Kind,
-    fields: Vec<Field>,
-    layout: Option<TreeLayout>,
-    file: Option<Arc<FileWriter>>,
-) -> Box<rw_writer> {
+/// Where a new writer writes: a file it creates, or a file open for several objects.
+enum Target<'a> {
+    Path(&'a str),
+    File(&'a rw_file),
+}
+
+/// The format a new writer writes.
+#[derive(Clone, Copy)]
+enum Format {
+    Ntuple,
+    Tree,
+}
+
+/// Makes the writer of `model`'s fields called `name` in `target`.
+fn open_writer(
+    model: &rw_model,
+    name: &str,
+    target: Target,
+    options: &rw_writer_options,
+    format: Format,
+) -> Result<Box<rw_writer>, Failure> {
+    let fields = model.fields.clone();
+    let file = match target {
+        Target::File(file) => Some(open_file(file)?),
+        Target::Path(_) => None,
+    };
+    let (kind, layout) = match format {
+        Format::Ntuple => {
+            let o = ntuple_options(options)?;
+            let w = match (&file, target) {
+                (Some(f), _) => RNTupleParallelWriter::in_file(f.clone(), name, fields.clone(), o)?,
+                (None, Target::Path(p)) => {
+                    RNTupleParallelWriter::recreate(p, name, fields.clone(), o)?
+                }
+                (None, Target::File(_)) => unreachable!("a file target has its file"),
+            };
+            (Kind::Ntuple(w), None)
+        }
+        Format::Tree => {
+            let layout = tree_layout(&fields)?;
+            let (branches, o) = (layout.branches().to_vec(), tree_options(options)?);
+            let w = match (&file, target) {
+                (Some(f), _) => TTreeParallelWriter::in_file(f.clone(), name, branches, o)?,
+                (None, Target::Path(p)) => TTreeParallelWriter::recreate(p, name, branches, o)?,
+                (None, Target::File(_)) => unreachable!("a file target has its file"),
+            };
+            (Kind::Tree(w), Some(Arc::new(layout)))
+        }
+    };
     let budget = match &kind {
         Kind::Ntuple(w) => w.shared_budget(),
         Kind::Tree(w) => w.shared_budget(),
     };
-    Box::new(rw_writer {
+    Ok(Box::new(rw_writer {
         kind: Mutex::new(Some(kind)),
         fields: Arc::new(fields),
-        layout: layout.map(Arc::new),
+        layout,
         file: Mutex::new(file),
         budget,
+    }))
+}
+
+/// The body of the four calls that make a writer: arguments checked, the writer made in
+/// `*out`.
+///
+/// # Safety
+/// `model` a live model, `name` a NUL-terminated string, `options` null or valid, `out`
+/// valid for a write; `target` reads its argument as its call's safety section says.
+unsafe fn open<'a>(
+    model: *const rw_model,
+    name: *const c_char,
+    options: *const rw_writer_options,
+    out: *mut *mut rw_writer,
+    format: Format,
+    target: impl FnOnce() -> Result<Target<'a>, Failure>,
+) -> rw_status {
+    guard(|| {
+        // SAFETY: the caller's promises, checked for null by the helpers.
+        let (model, name, options) = unsafe {
+            (
+                handle(model, "model")?,
+                text(name, "name")?,
+                options_or_default(options),
+            )
+        };
+        let handle = open_writer(model, name, target()?, &options, format)?;
+        // SAFETY: as the caller promises.
+        unsafe { put(out, Box::into_raw(handle), "writer") }
     })
 }
 
@@ -178,28 +249,12 @@ pub unsafe extern "C" fn rw_ntuple_writer_recreate(
     options: *const rw_writer_options,
     out: *mut *mut rw_writer,
 ) -> rw_status {
-    guard(|| {
-        // SAFETY: the caller's promises, checked for null by the helpers.
-        let (model, name, path, options) = unsafe {
-            (
-                handle(model, "model")?,
-                text(name, "name")?,
-                text(path, "path")?,
-                options_or_default(options),
-            )
-        };
-        let fields = model.fields.clone();
-        let w =
-            RNTupleParallelWriter::recreate(path, name, fields.clone(), ntuple_options(&options)?)?;
-        // SAFETY: as the caller promises.
-        unsafe {
-            put(
-                out,
-                Box::into_raw(writer(Kind::Ntuple(w), fields, None, None)),
-                "writer",
-            )
-        }
-    })
+    // SAFETY: as the caller promises; `path` a NUL-terminated string.
+    unsafe {
+        open(model, name, options, out, Format::Ntuple, || {
+            Ok(Target::Path(text(path, "path")?))
+        })
+    }
 }
 
 /// Starts an RNTuple called `name` in an open file (ROOT's `RNTupleParallelWriter::Append`).
@@ -214,28 +269,12 @@ pub unsafe extern "C" fn rw_ntuple_writer_append(
     options: *const rw_writer_options,
     out: *mut *mut rw_writer,
 ) -> rw_status {
-    guard(|| {
-        // SAFETY: the caller's promises, checked for null by the helpers.
-        let (model, name, file, options) = unsafe {
-            (
-                handle(model, "model")?,
-                text(name, "name")?,
-                handle(file, "file")?,
-                options_or_default(options),
-            )
-        };
-        let shared = open_file(file)?;
-        let fields = model.fields.clone();
-        let w = RNTupleParallelWriter::in_file(
-            shared.clone(),
-            name,
-            fields.clone(),
-            ntuple_options(&options)?,
-        )?;
-        let handle = writer(Kind::Ntuple(w), fields, None, Some(shared));
-        // SAFETY: as the caller promises.
-        unsafe { put(out, Box::into_raw(handle), "writer") }
-    })
+    // SAFETY: as the caller promises; `file` a live file handle.
+    unsafe {
+        open(model, name, options, out, Format::Ntuple, || {
+            Ok(Target::File(handle(file, "file")?))
+        })
+    }
 }
 
 /// Creates (or overwrites) the file at `path` with one TTree called `name` (a path with
@@ -252,27 +291,12 @@ pub unsafe extern "C" fn rw_tree_writer_recreate(
     options: *const rw_writer_options,
     out: *mut *mut rw_writer,
 ) -> rw_status {
-    guard(|| {
-        // SAFETY: the caller's promises, checked for null by the helpers.
-        let (model, name, path, options) = unsafe {
-            (
-                handle(model, "model")?,
-                text(name, "name")?,
-                text(path, "path")?,
-                options_or_default(options),
-            )
-        };
-        let layout = tree_layout(&model.fields)?;
-        let w = TTreeParallelWriter::recreate(
-            path,
-            name,
-            layout.branches().to_vec(),
-            tree_options(&options)?,
-        )?;
-        let handle = writer(Kind::Tree(w), model.fields.clone(), Some(layout), None);
-        // SAFETY: as the caller promises.
-        unsafe { put(out, Box::into_raw(handle), "writer") }
-    })
+    // SAFETY: as the caller promises; `path` a NUL-terminated string.
+    unsafe {
+        open(model, name, options, out, Format::Tree, || {
+            Ok(Target::Path(text(path, "path")?))
+        })
+    }
 }
 
 /// Starts a TTree called `name` in an open file.
@@ -287,33 +311,12 @@ pub unsafe extern "C" fn rw_tree_writer_append(
     options: *const rw_writer_options,
     out: *mut *mut rw_writer,
 ) -> rw_status {
-    guard(|| {
-        // SAFETY: the caller's promises, checked for null by the helpers.
-        let (model, name, file, options) = unsafe {
-            (
-                handle(model, "model")?,
-                text(name, "name")?,
-                handle(file, "file")?,
-                options_or_default(options),
-            )
-        };
-        let shared = open_file(file)?;
-        let layout = tree_layout(&model.fields)?;
-        let w = TTreeParallelWriter::in_file(
-            shared.clone(),
-            name,
-            layout.branches().to_vec(),
-            tree_options(&options)?,
-        )?;
-        let handle = writer(
-            Kind::Tree(w),
-            model.fields.clone(),
-            Some(layout),
-            Some(shared),
-        );
-        // SAFETY: as the caller promises.
-        unsafe { put(out, Box::into_raw(handle), "writer") }
-    })
+    // SAFETY: as the caller promises; `file` a live file handle.
+    unsafe {
+        open(model, name, options, out, Format::Tree, || {
+            Ok(Target::File(handle(file, "file")?))
+        })
+    }
 }
 
 /// A new fill context of the writer in `*out` (ROOT's `CreateFillContext`); any thread may
