@@ -101,6 +101,19 @@ def test_api_staged_clusters_take_their_numbers_places(api_run):
     assert got == [api_event(n, True) for n in range(2500)]
 
 
+def test_api_arrow_appends_merge_and_recovery(api_run):
+    out, stdout = api_run
+    arrow = uproot.open(out / "arrow.root")["Events"].arrays(library="np")
+    order = np.argsort(arrow["id"])
+    assert arrow["id"][order].tolist() == list(range(1000))
+    assert arrow["x"][order].tolist() == [n / 4 for n in range(1000)]
+    merged = uproot.open(out / "merged.root")["Events"].arrays(library="np")
+    assert merged["id"].tolist() == list(range(800)) * 2
+    kept = int(stdout.split("recovered ")[1].split()[0])
+    recovered = ak.to_list(uproot.open(out / "recovered.root")["Events"].arrays())
+    assert recovered == [api_event(n, False) for n in range(kept)]
+
+
 @pytest.mark.slow
 def test_api_files_read_by_root(api_run):
     out, _ = api_run

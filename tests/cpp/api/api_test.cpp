@@ -192,6 +192,118 @@ void FillStaged(rootweave::ParallelWriter& writer, std::uint64_t first, std::uin
   }
 }
 
+/// Releases counted by the hand-made Arrow structs below (each must be released once).
+std::atomic<int> arrowReleases{0};
+
+/// A struct array {id: uint64, x: float} of `n` entries, ids from `first`, x = id / 4, as
+/// an Arrow producer hands it over (release callbacks free what it allocated).
+void MakeArrowBatch(std::uint64_t first, std::int64_t n, ArrowArray& array, ArrowSchema& schema) {
+  struct Data {
+    std::vector<std::uint64_t> ids;
+    std::vector<float> xs;
+    ArrowArray children[2];
+    ArrowArray* childPointers[2];
+    const void* parentBuffers[1] = {nullptr};
+    const void* idBuffers[2];
+    const void* xBuffers[2];
+  };
+  auto* data = new Data;
+  for (std::int64_t i = 0; i < n; ++i) {
+    data->ids.push_back(first + i);
+    data->xs.push_back(static_cast<float>(first + i) / 4);
+  }
+  data->idBuffers[0] = nullptr;
+  data->idBuffers[1] = data->ids.data();
+  data->xBuffers[0] = nullptr;
+  data->xBuffers[1] = data->xs.data();
+  auto releaseChild = [](ArrowArray* a) { a->release = nullptr; };
+  for (int k = 0; k < 2; ++k) {
+    data->children[k] = ArrowArray{n, 0, 0, 2, 0, k ? data->xBuffers : data->idBuffers, nullptr,
+                                   nullptr, releaseChild, nullptr};
+    data->childPointers[k] = &data->children[k];
+  }
+  array = ArrowArray{n, 0, 0, 1, 2, data->parentBuffers, data->childPointers, nullptr,
+                     [](ArrowArray* a) {
+                       delete static_cast<Data*>(a->private_data);
+                       a->release = nullptr;
+                       ++arrowReleases;
+                     },
+                     data};
+  struct Schemas {
+    ArrowSchema children[2];
+    ArrowSchema* pointers[2];
+  };
+  auto* schemas = new Schemas;
+  auto releaseChildSchema = [](ArrowSchema* s) { s->release = nullptr; };
+  schemas->children[0] = ArrowSchema{"L", "id", nullptr, 0, 0, nullptr, nullptr, releaseChildSchema, nullptr};
+  schemas->children[1] = ArrowSchema{"f", "x", nullptr, 0, 0, nullptr, nullptr, releaseChildSchema, nullptr};
+  schemas->pointers[0] = &schemas->children[0];
+  schemas->pointers[1] = &schemas->children[1];
+  schema = ArrowSchema{"+s", "", nullptr, 0, 2, schemas->pointers, nullptr,
+                       [](ArrowSchema* s) {
+                         delete static_cast<Schemas*>(s->private_data);
+                         s->release = nullptr;
+                         ++arrowReleases;
+                       },
+                       schemas};
+}
+
+/// Arrow batches appended from two threads; a batch of the wrong type refused (and still
+/// released once).
+void ArrowAppends(const std::string& dir) {
+  auto model = rootweave::RNTupleModel::Create();
+  model->MakeField<std::uint64_t>("id");
+  model->MakeField<float>("x");
+  auto writer = rootweave::RNTupleParallelWriter::Recreate(std::move(model), "Events", dir + "/arrow.root");
+  OnThreads(2, 5, [&](std::uint64_t first, std::uint64_t count) {
+    auto context = writer->CreateFillContext();
+    for (std::uint64_t b = first; b < first + count; ++b) {
+      ArrowArray array;
+      ArrowSchema schema;
+      MakeArrowBatch(b * 100, 100, array, schema);
+      context->AppendArrow(&array, &schema);
+      Expect(array.release == nullptr && schema.release == nullptr, "the appended structs were taken");
+    }
+  });
+  auto context = writer->CreateFillContext();
+  ArrowArray array;
+  ArrowSchema schema;
+  MakeArrowBatch(0, 3, array, schema);
+  schema.children[1]->format = "g";  // double where the field is float
+  ExpectError(RW_INVALID_ARGUMENT, "'x'", [&] { context->AppendArrow(&array, &schema); },
+              "an Arrow batch of the wrong type");
+  context.reset();
+  writer->Close();
+  Expect(arrowReleases == 22, "every Arrow struct released once, not " + std::to_string(arrowReleases));
+}
+
+/// Merge two files, and recover one cut short; prints what the Python test checks.
+void MergeAndRecover(const std::string& dir) {
+  rootweave::Merge(dir + "/merged.root", {dir + "/ordered.root", dir + "/ordered.root"});
+  Expect(rootweave::GetEntries(dir + "/merged.root", "Events") == 1600, "the merged entries");
+  ExpectError(RW_INVALID_ARGUMENT, "merged.root", [&] {
+    rootweave::Merge(dir + "/merged.root", {dir + "/ordered.root"});
+  }, "a merge into a file that exists");
+  {
+    auto writer = rootweave::RNTupleParallelWriter::Recreate(
+        MakeModel(), "Events", dir + "/whole.root", rootweave::WriteOptions().SetApproxZippedClusterSize(16 << 10));
+    FillBound(*writer, 0, 5000, false);
+    writer->Close();
+  }
+  std::FILE* in = std::fopen((dir + "/whole.root").c_str(), "rb");
+  std::vector<char> bytes(1 << 26);
+  bytes.resize(std::fread(bytes.data(), 1, bytes.size(), in));
+  std::fclose(in);
+  std::FILE* out = std::fopen((dir + "/cut.root").c_str(), "wb");
+  std::fwrite(bytes.data(), 1, bytes.size() * 7 / 10, out);
+  std::fclose(out);
+  ExpectError(RW_FORMAT, "cut.root", [&] { rootweave::GetEntries(dir + "/cut.root", "Events"); },
+              "a file cut short");
+  std::uint64_t kept = rootweave::Recover(dir + "/cut.root", dir + "/recovered.root");
+  Expect(kept > 0 && kept < 5000, "recovered " + std::to_string(kept) + " of 5000 entries");
+  std::printf("recovered %llu\n", static_cast<unsigned long long>(kept));
+}
+
 void BadInput(const std::string& dir) {
   ExpectError(RW_INVALID_ARGUMENT, "flaot", [] {
     rootweave::RNTupleModel::Create()->AddField("x", "std::vector<flaot>");
@@ -325,6 +437,8 @@ int main(int argc, char** argv) {
       ExpectError(RW_INVALID_ARGUMENT, "1 staged entries", [&] { writer->Close(); },
                   "a context dropped with staged entries");
     }
+    ArrowAppends(dir);
+    MergeAndRecover(dir);
     BadInput(dir);
   } catch (const rootweave::Error& e) {
     std::fprintf(stderr, "unexpected error (status %d): %s\n", e.Status(), e.what());
