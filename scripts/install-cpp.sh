@@ -14,7 +14,7 @@
 # <abi> is major.minor before 1.0 and major after (as crates/rootweave-c/build.rs sets the
 # SONAME). The version is the crate's (Cargo.toml), read here once. Every installed path is
 # relative to its own file (pkg-config's ${pcfiledir}, CMake's CMAKE_CURRENT_LIST_DIR), so
-# the tree may be moved. Builds first with `cargo build --release -p rootweave-c` (into
+# the tree may be moved. Builds first with `cargo rustc --release -p rootweave-c --lib` (into
 # $CARGO_TARGET_DIR if set). Running it again replaces what it installed.
 #
 # Usage: scripts/install-cpp.sh PREFIX
@@ -44,13 +44,13 @@ MINOR=${BASH_REMATCH[2]}
 if [ "$MAJOR" = 0 ]; then ABI="0.$MINOR"; else ABI="$MAJOR"; fi
 SONAME="librootweave.so.$ABI"
 
-echo "== cargo build --release -p rootweave-c ($VERSION)"
-(cd "$ROOT_DIR" && cargo build --release -p rootweave-c) || die "cargo build failed"
-# The system libraries the static archive needs, as rustc lists them for this build (the
-# XRootD client's when its headers were found, C++'s runtime, ...). Cargo keeps this build
-# apart from the one above and replays rustc's note when nothing changed.
-NOTE=$(cd "$ROOT_DIR" && cargo rustc --release -p rootweave-c --crate-type staticlib \
-  -- --print native-static-libs 2>&1) || { echo "$NOTE" >&2; die "cargo rustc --print native-static-libs failed"; }
+echo "== cargo rustc --release -p rootweave-c --lib ($VERSION)"
+# One build of the library's three crate types (cdylib, staticlib, rlib), which also says
+# the system libraries the static archive needs, as rustc lists them for this build (the
+# XRootD client's when its headers were found, C++'s runtime, ...); cargo replays rustc's
+# note when nothing changed.
+NOTE=$(cd "$ROOT_DIR" && cargo rustc --release -p rootweave-c --lib \
+  -- --print native-static-libs 2>&1) || { echo "$NOTE" >&2; die "cargo rustc -p rootweave-c failed"; }
 NATIVE_LIBS=$(echo "$NOTE" | sed -n 's/.*native-static-libs: *//p' | tail -1)
 [ -n "$NATIVE_LIBS" ] || { echo "$NOTE" >&2; die "rustc printed no native-static-libs"; }
 # The same as CMake list items: -lfoo -> foo.
