@@ -36,6 +36,23 @@
 // "payload_bytes <bytes of the values>" (see bench/parallel_write.py for the definition),
 // "seconds <wall time from creating the writer to closing the file>" and "peak_rss_kib <the
 // most resident memory of the process, VmHWM>".
+//
+// Built with -DROOTWEAVE_CPP_API and linked with librootweave (bench/cpp_write.py does), the
+// program also writes through rootweave's C++ API (rootweave.hpp), with the same values, the
+// same chunks and the same threads:
+//
+//   root_parallel_write rwntuple|rwtree|rwntuple-append|rwtree-append SCHEMA OUT ENTRIES THREADS
+//                       COMPRESSION [BUDGET_MIB]
+//
+// rwntuple: rootweave::RNTupleParallelWriter, a fill context per thread, each entry filled
+// (Fill) from this program's objects bound by address (CreateRawPtrWriteEntry + BindRawPtr),
+// as a framework fills; rwtree: rootweave::TTreeParallelWriter, the same way. The -append
+// modes hand each chunk over as columns instead (FillContext::Append of rw_column). Fields:
+// nanoaod as ROOT's backends lay it out (RNTuple: `Muon` a collection of records, here
+// std::vector<MuonRecord> of a class declared with AddClass; TTree: one std::vector branch per
+// Muon member, as TBufferMerger's tree), complexclass as ten std::vector<Event> (AddClass of
+// Vec3, then Event), wide:N as N floats. BUDGET_MIB is rootweave's memory budget (default
+// 256); these modes also print "budget_peak_bytes" and "budget_limit_bytes".
 
 #include "parallel_write_types.h"
 
@@ -66,6 +83,10 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#ifdef ROOTWEAVE_CPP_API
+#include <rootweave.hpp>
+#endif
 
 static constexpr std::uint64_t kSeed = 1;
 
@@ -132,8 +153,35 @@ public:
    virtual void Entry(std::uint64_t i) = 0;
    virtual void Bind(ROOT::REntry &entry) = 0;
    virtual void Branch(TTree &tree) = 0;
+#ifdef ROOTWEAVE_CPP_API
+   // rootweave's C++ API: RwMode says which writer the source fills (before any chunk),
+   // RwBind binds the entry's fields to the members Entry fills, RwColumns gives the `n`
+   // entries of the current chunk as one column per field (the -append modes; it makes the
+   // entries itself where Entry makes them and counts their payload).
+   virtual void RwMode(bool tree) { (void)tree; }
+   virtual void RwBind(rootweave::REntry &entry) = 0;
+   virtual const rw_column *RwColumns(std::uint64_t n) = 0;
+#endif
    std::uint64_t payload = 0;
 };
+
+#ifdef ROOTWEAVE_CPP_API
+// A column of `n` numbers (or bytes 0/1 for bool) at `values`.
+static rw_column RwLeaf(const void *values, std::uint64_t n)
+{
+   return rw_column{values, nullptr, static_cast<std::size_t>(n), nullptr, 0};
+}
+// A column of `n` collections: `offsets` (n + 1) into the items of `child`.
+static rw_column RwList(const std::uint64_t *offsets, std::uint64_t n, const rw_column *child)
+{
+   return rw_column{nullptr, offsets, static_cast<std::size_t>(n), child, 1};
+}
+// A column of `n` objects of a class: one column per member.
+static rw_column RwRecord(const rw_column *members, std::size_t count, std::uint64_t n)
+{
+   return rw_column{nullptr, nullptr, static_cast<std::size_t>(n), members, count};
+}
+#endif
 
 // single -----------------------------------------------------------------------------
 
@@ -152,6 +200,22 @@ public:
    }
    void Bind(ROOT::REntry &entry) final { entry.BindRawPtr("x", &fX); }
    void Branch(TTree &tree) final { tree.Branch("x", &fX, "x/I"); }
+#ifdef ROOTWEAVE_CPP_API
+   std::vector<std::int32_t> fColumn;
+   rw_column fRw{};
+   static void RwModel(rootweave::RNTupleModel &model, bool) { model.MakeField<std::int32_t>("x"); }
+   void RwBind(rootweave::REntry &entry) final { entry.BindRawPtr("x", &fX); }
+   const rw_column *RwColumns(std::uint64_t n) final
+   {
+      fColumn.resize(n);
+      for (std::uint64_t i = 0; i < n; ++i) {
+         Entry(i);
+         fColumn[i] = fX;
+      }
+      fRw = RwLeaf(fColumn.data(), n);
+      return &fRw;
+   }
+#endif
 };
 
 // wide ---------------------------------------------------------------------------------
@@ -198,6 +262,28 @@ public:
          tree.Branch(name.c_str(), &fRow[f], (name + "/F").c_str());
       }
    }
+#ifdef ROOTWEAVE_CPP_API
+   std::vector<rw_column> fRw;
+   static void RwModel(rootweave::RNTupleModel &model, bool, int fields)
+   {
+      for (int f = 0; f < fields; ++f)
+         model.MakeField<float>("f" + std::to_string(f));
+   }
+   void RwBind(rootweave::REntry &entry) final
+   {
+      for (int f = 0; f < fFields; ++f)
+         entry.BindRawPtr("f" + std::to_string(f), &fRow[f]);
+   }
+   // The chunk's values are column-major already: handed over in place.
+   const rw_column *RwColumns(std::uint64_t n) final
+   {
+      fRw.resize(fFields);
+      for (int f = 0; f < fFields; ++f)
+         fRw[f] = RwLeaf(fValues.data() + f * n, n);
+      payload += 4 * fFields * n;
+      return fRw.data();
+   }
+#endif
 };
 
 // complex ------------------------------------------------------------------------------
@@ -359,6 +445,71 @@ public:
          }
       }
    }
+#ifdef ROOTWEAVE_CPP_API
+   // e0..e9 as std::vector<Event> (complexclass), for either writer.
+   void RwMode(bool) final { fTree = true; }
+   static void RwModel(rootweave::RNTupleModel &model, bool)
+   {
+      using rootweave::Member;
+      model.AddClass<Vec3>("Vec3", 1, {Member("x", &Vec3::x), Member("y", &Vec3::y), Member("z", &Vec3::z)});
+      model.AddClass<Event>("Event", 1,
+                            {Member("p0", &Event::p0), Member("p1", &Event::p1), Member("p2", &Event::p2),
+                             Member("d0", &Event::d0), Member("d1", &Event::d1), Member("d2", &Event::d2),
+                             Member("i0", &Event::i0), Member("i1", &Event::i1), Member("i2", &Event::i2)});
+      for (int c = 0; c < kCollections; ++c)
+         model.MakeField<std::vector<Event>>("e" + std::to_string(c));
+   }
+   void RwBind(rootweave::REntry &entry) final
+   {
+      for (int c = 0; c < kCollections; ++c)
+         entry.BindRawPtr("e" + std::to_string(c), &fVectors[c]);
+   }
+   // Per collection, the records' members gathered into one array each (the records are
+   // objects here, the columns want each member's values contiguous).
+   std::array<std::array<std::vector<double>, 12>, kCollections> fMemberDoubles;
+   std::array<std::array<std::vector<std::int32_t>, 3>, kCollections> fMemberInts;
+   struct RwCollection {
+      std::array<rw_column, 9> vec3;  // p0.x .. p2.z
+      std::array<rw_column, 9> event; // p0, p1, p2, d0..d2, i0..i2
+      rw_column records;
+   };
+   std::array<RwCollection, kCollections> fRwParts;
+   std::array<rw_column, kCollections> fRw;
+   const rw_column *RwColumns(std::uint64_t n) final
+   {
+      for (int c = 0; c < kCollections; ++c) {
+         const std::vector<Event> &records = fRecords[c];
+         const std::size_t k = records.size();
+         auto &d = fMemberDoubles[c];
+         auto &in = fMemberInts[c];
+         for (auto &v : d)
+            v.resize(k);
+         for (auto &v : in)
+            v.resize(k);
+         for (std::size_t j = 0; j < k; ++j) {
+            const Event &r = records[j];
+            d[0][j] = r.p0.x, d[1][j] = r.p0.y, d[2][j] = r.p0.z;
+            d[3][j] = r.p1.x, d[4][j] = r.p1.y, d[5][j] = r.p1.z;
+            d[6][j] = r.p2.x, d[7][j] = r.p2.y, d[8][j] = r.p2.z;
+            d[9][j] = r.d0, d[10][j] = r.d1, d[11][j] = r.d2;
+            in[0][j] = r.i0, in[1][j] = r.i1, in[2][j] = r.i2;
+         }
+         RwCollection &parts = fRwParts[c];
+         for (int m = 0; m < 9; ++m)
+            parts.vec3[m] = RwLeaf(d[m].data(), k);
+         for (int p = 0; p < 3; ++p)
+            parts.event[p] = RwRecord(&parts.vec3[3 * p], 3, k);
+         for (int m = 0; m < 3; ++m) {
+            parts.event[3 + m] = RwLeaf(d[9 + m].data(), k);
+            parts.event[6 + m] = RwLeaf(in[m].data(), k);
+         }
+         parts.records = RwRecord(parts.event.data(), 9, k);
+         fRw[c] = RwList(fOffsets[c].data(), n, &parts.records);
+         payload += 8 * n + kRecordPayload * k;
+      }
+      return fRw.data();
+   }
+#endif
 };
 
 // nanoaod ------------------------------------------------------------------------------
@@ -380,6 +531,8 @@ class NanoAodSource final : public Source {
    std::unique_ptr<Rng> fRng;
    std::uint64_t fFirst = 0;
    bool fTree = false;
+   // rootweave's RNTuple: `Muon` bound as std::vector<MuonRecord> (fMuons), no bytes needed.
+   bool fRwNtuple = false;
 
    std::uint32_t fRun = 0, fLumi = 0;
    std::uint64_t fEvent = 0;
@@ -474,7 +627,7 @@ public:
             fMuCharge[k] = fMuons[k].charge;
             fMuTight[k] = fMuons[k].tightId;
          }
-      } else {
+      } else if (!fRwNtuple) {
          fMuonBytes.resize(nMuons * sizeof(MuonRecord));
          if (nMuons)
             std::memcpy(fMuonBytes.data(), fMuons.data(), fMuonBytes.size());
@@ -561,6 +714,164 @@ public:
       tree.Branch("beamSpot", fBeam.data(), "beamSpot[3]/F");
       tree.Branch("dataset", &fDataset);
    }
+#ifdef ROOTWEAVE_CPP_API
+   // The fields as ROOT's writers lay them out: for the RNTuple, `Muon` a collection of
+   // records (a class here); for the TTree, a std::vector branch per Muon member.
+   static void RwModel(rootweave::RNTupleModel &model, bool tree)
+   {
+      using rootweave::Member;
+      model.MakeField<std::uint32_t>("run");
+      model.MakeField<std::uint32_t>("luminosityBlock");
+      model.MakeField<std::uint64_t>("event");
+      model.MakeField<float>("MET_pt");
+      model.MakeField<float>("MET_phi");
+      model.MakeField<double>("genWeight");
+      model.MakeField<bool>("HLT_IsoMu24");
+      if (tree) {
+         for (const char *m : {"Muon_pt", "Muon_eta", "Muon_phi", "Muon_mass"})
+            model.MakeField<std::vector<float>>(m);
+         model.MakeField<std::vector<std::int32_t>>("Muon_charge");
+         model.MakeField<std::vector<bool>>("Muon_tightId");
+      } else {
+         model.AddClass<MuonRecord>("MuonRecord", 1,
+                                    {Member("Muon_pt", &MuonRecord::pt), Member("Muon_eta", &MuonRecord::eta),
+                                     Member("Muon_phi", &MuonRecord::phi), Member("Muon_mass", &MuonRecord::mass),
+                                     Member("Muon_charge", &MuonRecord::charge),
+                                     Member("Muon_tightId", &MuonRecord::tightId)});
+         model.MakeField<std::vector<MuonRecord>>("Muon");
+      }
+      model.MakeField<std::vector<float>>("Jet_pt");
+      model.MakeField<std::vector<float>>("Jet_eta");
+      model.MakeField<std::vector<float>>("Jet_btag");
+      model.MakeField<std::vector<float>>("Electron_pt");
+      model.MakeField<std::vector<std::vector<std::int32_t>>>("Track_hits");
+      model.MakeField<std::array<float, 3>>("beamSpot");
+      model.MakeField<std::string>("dataset");
+   }
+   void RwMode(bool tree) final
+   {
+      fTree = tree;
+      fRwNtuple = !tree;
+   }
+   void RwBind(rootweave::REntry &entry) final
+   {
+      entry.BindRawPtr("run", &fRun);
+      entry.BindRawPtr("luminosityBlock", &fLumi);
+      entry.BindRawPtr("event", &fEvent);
+      entry.BindRawPtr("MET_pt", &fMetPt);
+      entry.BindRawPtr("MET_phi", &fMetPhi);
+      entry.BindRawPtr("genWeight", &fGenWeight);
+      entry.BindRawPtr("HLT_IsoMu24", &fHlt);
+      if (fTree) {
+         entry.BindRawPtr("Muon_pt", &fMuPt);
+         entry.BindRawPtr("Muon_eta", &fMuEta);
+         entry.BindRawPtr("Muon_phi", &fMuPhi);
+         entry.BindRawPtr("Muon_mass", &fMuMass);
+         entry.BindRawPtr("Muon_charge", &fMuCharge);
+         entry.BindRawPtr("Muon_tightId", &fMuTight);
+      } else {
+         entry.BindRawPtr("Muon", &fMuons);
+      }
+      entry.BindRawPtr("Jet_pt", &fJetPt);
+      entry.BindRawPtr("Jet_eta", &fJetEta);
+      entry.BindRawPtr("Jet_btag", &fJetBtag);
+      entry.BindRawPtr("Electron_pt", &fElePt);
+      entry.BindRawPtr("Track_hits", &fTracks);
+      entry.BindRawPtr("beamSpot", &fBeam);
+      entry.BindRawPtr("dataset", &fDataset);
+   }
+   // The chunk's events, made one by one, gathered into columns.
+   struct RwChunk {
+      std::vector<std::uint32_t> run, lumi;
+      std::vector<std::uint64_t> event;
+      std::vector<float> metPt, metPhi;
+      std::vector<double> genWeight;
+      std::vector<unsigned char> hlt;
+      std::vector<std::uint64_t> muonOffsets, jetOffsets, eleOffsets, trackOffsets, hitOffsets, datasetOffsets;
+      std::vector<float> muPt, muEta, muPhi, muMass, jetPt, jetEta, jetBtag, elePt, beam;
+      std::vector<std::int32_t> muCharge, hits;
+      std::vector<unsigned char> muTight;
+      std::string dataset;
+   } fChunk;
+   std::array<rw_column, 6> fRwMuonMembers{};
+   std::array<rw_column, 20> fRwChildren{};
+   rw_column fRwMuonRecords{}, fRwHitItems{}, fRwTrackItems{};
+   std::vector<rw_column> fRw;
+   const rw_column *RwColumns(std::uint64_t n) final
+   {
+      RwChunk &c = fChunk;
+      for (auto *v : {&c.run, &c.lumi})
+         v->clear();
+      for (auto *v : {&c.muonOffsets, &c.jetOffsets, &c.eleOffsets, &c.trackOffsets, &c.hitOffsets,
+                      &c.datasetOffsets})
+         v->assign(1, 0);
+      for (auto *v : {&c.metPt, &c.metPhi, &c.muPt, &c.muEta, &c.muPhi, &c.muMass, &c.jetPt, &c.jetEta, &c.jetBtag,
+                      &c.elePt, &c.beam})
+         v->clear();
+      c.event.clear(), c.genWeight.clear(), c.hlt.clear(), c.muCharge.clear(), c.hits.clear(), c.muTight.clear();
+      c.dataset.clear();
+      for (std::uint64_t i = 0; i < n; ++i) {
+         Entry(i);
+         c.run.push_back(fRun), c.lumi.push_back(fLumi), c.event.push_back(fEvent);
+         c.metPt.push_back(fMetPt), c.metPhi.push_back(fMetPhi), c.genWeight.push_back(fGenWeight);
+         c.hlt.push_back(fHlt);
+         for (const MuonRecord &m : fMuons) {
+            c.muPt.push_back(m.pt), c.muEta.push_back(m.eta), c.muPhi.push_back(m.phi);
+            c.muMass.push_back(m.mass), c.muCharge.push_back(m.charge), c.muTight.push_back(m.tightId);
+         }
+         c.muonOffsets.push_back(c.muPt.size());
+         c.jetPt.insert(c.jetPt.end(), fJetPt.begin(), fJetPt.end());
+         c.jetEta.insert(c.jetEta.end(), fJetEta.begin(), fJetEta.end());
+         c.jetBtag.insert(c.jetBtag.end(), fJetBtag.begin(), fJetBtag.end());
+         c.jetOffsets.push_back(c.jetPt.size());
+         c.elePt.insert(c.elePt.end(), fElePt.begin(), fElePt.end());
+         c.eleOffsets.push_back(c.elePt.size());
+         for (const auto &track : fTracks) {
+            c.hits.insert(c.hits.end(), track.begin(), track.end());
+            c.hitOffsets.push_back(c.hits.size());
+         }
+         c.trackOffsets.push_back(c.hitOffsets.size() - 1);
+         c.beam.insert(c.beam.end(), fBeam.begin(), fBeam.end());
+         c.dataset += fDataset;
+         c.datasetOffsets.push_back(c.dataset.size());
+      }
+      const std::uint64_t muons = c.muPt.size();
+      fRw.clear();
+      fRw.push_back(RwLeaf(c.run.data(), n));
+      fRw.push_back(RwLeaf(c.lumi.data(), n));
+      fRw.push_back(RwLeaf(c.event.data(), n));
+      fRw.push_back(RwLeaf(c.metPt.data(), n));
+      fRw.push_back(RwLeaf(c.metPhi.data(), n));
+      fRw.push_back(RwLeaf(c.genWeight.data(), n));
+      fRw.push_back(RwLeaf(c.hlt.data(), n));
+      fRwMuonMembers = {RwLeaf(c.muPt.data(), muons),     RwLeaf(c.muEta.data(), muons),
+                        RwLeaf(c.muPhi.data(), muons),    RwLeaf(c.muMass.data(), muons),
+                        RwLeaf(c.muCharge.data(), muons), RwLeaf(c.muTight.data(), muons)};
+      std::size_t child = 0;
+      auto list = [&](const std::vector<std::uint64_t> &offsets, rw_column items) {
+         fRwChildren[child] = items;
+         fRw.push_back(RwList(offsets.data(), n, &fRwChildren[child++]));
+      };
+      if (fTree) {
+         for (const rw_column &member : fRwMuonMembers)
+            list(c.muonOffsets, member);
+      } else {
+         fRwMuonRecords = RwRecord(fRwMuonMembers.data(), 6, muons);
+         fRw.push_back(RwList(c.muonOffsets.data(), n, &fRwMuonRecords));
+      }
+      list(c.jetOffsets, RwLeaf(c.jetPt.data(), c.jetPt.size()));
+      list(c.jetOffsets, RwLeaf(c.jetEta.data(), c.jetEta.size()));
+      list(c.jetOffsets, RwLeaf(c.jetBtag.data(), c.jetBtag.size()));
+      list(c.eleOffsets, RwLeaf(c.elePt.data(), c.elePt.size()));
+      fRwHitItems = RwLeaf(c.hits.data(), c.hits.size());
+      fRwTrackItems = RwList(c.hitOffsets.data(), c.hitOffsets.size() - 1, &fRwHitItems);
+      fRw.push_back(RwList(c.trackOffsets.data(), n, &fRwTrackItems));
+      fRwChildren[child] = RwLeaf(c.beam.data(), 3 * n);
+      fRw.push_back(rw_column{nullptr, nullptr, static_cast<std::size_t>(n), &fRwChildren[child++], 1});
+      fRw.push_back(rw_column{c.dataset.data(), c.datasetOffsets.data(), static_cast<std::size_t>(n), nullptr, 0});
+      return fRw.data();
+   }
+#endif
 };
 
 // ---------------------------------------------------------------------------------------
@@ -569,12 +880,20 @@ struct Schema {
    std::uint64_t chunk;
    std::function<void(ROOT::RNTupleModel &)> model;
    std::function<std::unique_ptr<Source>()> source;
+#ifdef ROOTWEAVE_CPP_API
+   // The fields for rootweave's C++ API (tree: as the TTree backends lay them out).
+   std::function<void(rootweave::RNTupleModel &, bool tree)> rwmodel;
+#endif
 };
 
 template <typename S>
 static Schema MakeSchema()
 {
-   return {S::kChunk, &S::Model, [] { return std::unique_ptr<Source>(std::make_unique<S>()); }};
+   Schema schema{S::kChunk, &S::Model, [] { return std::unique_ptr<Source>(std::make_unique<S>()); }};
+#ifdef ROOTWEAVE_CPP_API
+   schema.rwmodel = &S::RwModel;
+#endif
+   return schema;
 }
 
 /// A line of /proc/self/status in KiB ("VmRSS:", "VmHWM:").
@@ -596,10 +915,13 @@ static long rss_kib()
 
 int main(int argc, char **argv)
 {
-   if (argc != 7) {
-      std::fprintf(stderr, "usage: root_parallel_write rntuple|rntuplewriter|tbuffermerger|imt|generate "
-                           "single|complex|complex:L,..|complexclass|complexflat|wide|wide:N|nanoaod OUT ENTRIES "
-                           "THREADS COMPRESSION\n");
+   if (argc != 7 && argc != 8) {
+      std::fprintf(stderr, "usage: root_parallel_write rntuple|rntuplewriter|tbuffermerger|imt|generate"
+#ifdef ROOTWEAVE_CPP_API
+                           "|rwntuple|rwtree|rwntuple-append|rwtree-append"
+#endif
+                           " single|complex|complex:L,..|complexclass|complexflat|wide|wide:N|nanoaod OUT ENTRIES "
+                           "THREADS COMPRESSION [BUDGET_MIB]\n");
       return 2;
    }
    const std::string mode = argv[1];
@@ -608,6 +930,7 @@ int main(int argc, char **argv)
    const std::uint64_t entries = std::stoull(argv[4]);
    const int threads = std::stoi(argv[5]);
    const int compression = std::stoi(argv[6]);
+   [[maybe_unused]] const std::uint64_t budget_mib = argc == 8 ? std::stoull(argv[7]) : 256;
    Schema schema;
    if (name == "single")
       schema = MakeSchema<SingleSource>();
@@ -623,9 +946,13 @@ int main(int argc, char **argv)
       }
       schema = {ComplexSource::kChunk, &ComplexSource::Model,
                 [split] { return std::unique_ptr<Source>(std::make_unique<ComplexSource>(false, split)); }};
-   } else if (name == "complexclass")
+   } else if (name == "complexclass") {
       schema = {ComplexSource::kChunk, &ComplexSource::ClassModel,
                 [] { return std::unique_ptr<Source>(std::make_unique<ComplexSource>(false, std::vector<int>{99}, true)); }};
+#ifdef ROOTWEAVE_CPP_API
+      schema.rwmodel = &ComplexSource::RwModel;
+#endif
+   }
    else if (name == "complexflat")
       schema = {ComplexSource::kChunk, &ComplexSource::Model,
                 [] { return std::unique_ptr<Source>(std::make_unique<ComplexSource>(true)); }};
@@ -633,6 +960,9 @@ int main(int argc, char **argv)
       const int fields = name == "wide" ? 1000 : std::stoi(name.substr(5));
       schema = {WideSource::ChunkEntries(fields), [fields](ROOT::RNTupleModel &m) { WideSource::Model(m, fields); },
                 [fields] { return std::unique_ptr<Source>(std::make_unique<WideSource>(fields)); }};
+#ifdef ROOTWEAVE_CPP_API
+      schema.rwmodel = [fields](rootweave::RNTupleModel &m, bool tree) { WideSource::RwModel(m, tree, fields); };
+#endif
    }
    else if (name == "nanoaod")
       schema = MakeSchema<NanoAodSource>();
@@ -640,7 +970,14 @@ int main(int argc, char **argv)
       std::fprintf(stderr, "unknown schema %s\n", name.c_str());
       return 2;
    }
-   if (mode != "rntuple" && mode != "rntuplewriter" && mode != "tbuffermerger" && mode != "imt" &&
+   const bool rw = mode == "rwntuple" || mode == "rwtree" || mode == "rwntuple-append" || mode == "rwtree-append";
+#ifndef ROOTWEAVE_CPP_API
+   if (rw) {
+      std::fprintf(stderr, "mode %s needs a build with -DROOTWEAVE_CPP_API and librootweave\n", mode.c_str());
+      return 2;
+   }
+#endif
+   if (!rw && mode != "rntuple" && mode != "rntuplewriter" && mode != "tbuffermerger" && mode != "imt" &&
        mode != "generate") {
       std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
       return 2;
@@ -732,6 +1069,54 @@ int main(int argc, char **argv)
       loop(*source, [&] { tree.Fill(); }, [] {});
       file.Write();
       file.Close();
+   } else if (rw) {
+#ifdef ROOTWEAVE_CPP_API
+      if (!schema.rwmodel) {
+         std::fprintf(stderr, "schema %s is not written through rootweave's C++ API here\n", name.c_str());
+         return 2;
+      }
+      const bool tree = mode == "rwtree" || mode == "rwtree-append";
+      const bool columnar = mode == "rwntuple-append" || mode == "rwtree-append";
+      auto model = rootweave::RNTupleModel::Create();
+      schema.rwmodel(*model, tree);
+      auto options = rootweave::WriteOptions().SetCompression(compression).SetMemoryBudget(budget_mib << 20);
+      std::unique_ptr<rootweave::ParallelWriter> writer;
+      if (tree)
+         writer = rootweave::TTreeParallelWriter::Recreate(std::move(model), "Events", out, options);
+      else
+         writer = rootweave::RNTupleParallelWriter::Recreate(std::move(model), "Events", out, options);
+      for (int t = 0; t < threads; ++t) {
+         pool.emplace_back([&] {
+            auto context = writer->CreateFillContext();
+            auto source = schema.source();
+            source->RwMode(tree);
+            if (columnar) {
+               // Each chunk handed over whole, as one column per field.
+               for (;;) {
+                  std::uint64_t first = next.fetch_add(kChunk);
+                  if (first >= entries)
+                     break;
+                  std::uint64_t n = std::min(entries, first + kChunk) - first;
+                  source->Chunk(first / kChunk, first, n);
+                  context->Append(source->RwColumns(n), n);
+               }
+               payload += source->payload;
+            } else {
+               // Entry by entry from the source's objects, bound once by address.
+               auto entry = context->CreateRawPtrWriteEntry();
+               source->RwBind(*entry);
+               loop(*source, [&] { context->Fill(*entry); }, [] {});
+            }
+            // Its remaining entries are committed as the context goes.
+            context.reset();
+         });
+      }
+      for (auto &t : pool)
+         t.join();
+      writer->Close();
+      std::printf("budget_peak_bytes %llu\n", static_cast<unsigned long long>(writer->GetBudgetPeak()));
+      std::printf("budget_limit_bytes %llu\n", static_cast<unsigned long long>(writer->GetBudgetLimit()));
+#endif
    } else {
       for (int t = 0; t < threads; ++t) {
          pool.emplace_back([&] {

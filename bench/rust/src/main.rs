@@ -1,7 +1,7 @@
 //! rootweave's side of `bench/rntuple_write.py`: writes the same values as ROOT's side
 //! (`bench/cpp/root_write.cxx`) and prints the time of the writing alone; and of
-//! `bench/rntuple_read.py` (see `read.rs`), `bench/ttree_read.py` (see `ttree.rs`) and
-//! `bench/analysis.py` (see `analysis.rs`).
+//! `bench/rntuple_read.py` (see `read.rs`), `bench/ttree_read.py` (see `ttree.rs`),
+//! `bench/analysis.py` (see `analysis.rs`) and `bench/cpp_write.py` (see `fill.rs`).
 //!
 //! ```text
 //! rootweave-bench int32 OUT ENTRIES COMPRESSION
@@ -18,10 +18,12 @@
 //! rootweave-bench ttree-baskets FILE TREE THREADS [BRANCH...]
 //! rootweave-bench dataset-batches|dataset-parallel THREADS STEP FIELD FILE...
 //! rootweave-bench dataset-read THREADS STEP FIELD,FIELD... FILE...
+//! rootweave-bench fill-write ntuple|tree|none entry|value|chunk SCHEMA OUT ENTRIES THREADS COMPRESSION BUDGET_MIB
 //! ```
 
 mod analysis;
 mod codec;
+mod fill;
 mod read;
 mod ttree;
 
@@ -230,6 +232,7 @@ fn main() {
         Some("dataset-batches") => Some(analysis::batches),
         Some("dataset-parallel") => Some(analysis::parallel),
         Some("dataset-read") => Some(analysis::read_fields),
+        Some("fill-write") => Some(fill::fill_write),
         _ => None,
     };
     if let Some(run) = reading {
