@@ -16,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -49,170 +50,126 @@ inline void Check(rw_status status) {
   if (status != RW_OK) throw Error(status, rw_last_error());
 }
 
-/// Buffers that describing values as columns needs (offsets, gathered values, child
-/// columns), reused from one fill to the next so that steady filling allocates nothing.
-class Scratch {
- public:
-  void Reset() noexcept { next_ = 0; }
+/// One field's values of the entries a fill context gathered, in the columnar layout the C
+/// API takes (rw_column): leaf bytes or string characters, offsets from 0, children for
+/// items and members. Cleared after each hand-over, its memory kept for the next entries.
+struct ColumnBuilder {
+  std::vector<unsigned char> values;
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<ColumnBuilder> children;
+  std::vector<rw_column> childViews;
+  std::size_t length = 0;
 
-  /// An empty buffer of T, valid until the next Reset.
-  template <class T>
-  std::vector<T>& Take() {
-    if (next_ < slabs_.size()) {
-      if (auto* slab = dynamic_cast<Slab<T>*>(slabs_[next_].get())) {
-        ++next_;
-        slab->values.clear();
-        return slab->values;
-      }
-      slabs_[next_] = std::make_unique<Slab<T>>();
-    } else {
-      slabs_.push_back(std::make_unique<Slab<T>>());
-    }
-    return static_cast<Slab<T>*>(slabs_[next_++].get())->values;
+  void Clear() {
+    values.clear();
+    offsets.resize(1);
+    length = 0;
+    for (auto& c : children) c.Clear();
   }
 
- private:
-  struct SlabBase {
-    virtual ~SlabBase() = default;
-  };
-  template <class T>
-  struct Slab : SlabBase {
-    std::vector<T> values;
-  };
-  std::vector<std::unique_ptr<SlabBase>> slabs_;
-  std::size_t next_ = 0;
+  /// The child builder `k` (made on first use).
+  ColumnBuilder& Child(std::size_t k) {
+    if (children.size() <= k) children.resize(k + 1);
+    return children[k];
+  }
+
+  /// The gathered values as a column (valid until the builder changes).
+  rw_column View() {
+    childViews.resize(children.size());
+    for (std::size_t k = 0; k < children.size(); ++k) childViews[k] = children[k].View();
+    return rw_column{values.empty() ? nullptr : values.data(), offsets.data(), length,
+                     childViews.empty() ? nullptr : childViews.data(), childViews.size()};
+  }
 };
 
-/// Describes values of one C++ type as a column: `n` values at `first`, `stride` bytes
-/// apart (members of consecutive objects of a class are strided).
+/// Appends values of one C++ type to a column builder: `n` values at `first`, `stride`
+/// bytes apart (members of consecutive objects of a class are strided). Returns the bytes
+/// appended, by which a fill context decides when to hand its entries over.
 class Binder {
  public:
   virtual ~Binder() = default;
-  virtual void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
-                      rw_column& out) const = 0;
+  virtual std::size_t Append(const char* first, std::size_t n, std::size_t stride,
+                             ColumnBuilder& out) const = 0;
 };
 
-inline rw_column EmptyColumn() { return rw_column{nullptr, nullptr, 0, nullptr, 0}; }
-
-/// Numbers and bool: the values themselves when contiguous, else gathered.
+/// Numbers and bool: their bytes (bool as 0 or 1).
 template <class T>
 class LeafBinder final : public Binder {
  public:
-  void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
-              rw_column& out) const override {
-    out = EmptyColumn();
-    out.length = n;
+  std::size_t Append(const char* first, std::size_t n, std::size_t stride,
+                     ColumnBuilder& out) const override {
+    std::size_t at = out.values.size();
+    out.values.resize(at + n * sizeof(T));
     if (n <= 1 || stride == sizeof(T)) {
-      out.values = first;
-      return;
+      if (n) std::memcpy(out.values.data() + at, first, n * sizeof(T));
+    } else {
+      for (std::size_t i = 0; i < n; ++i)
+        std::memcpy(out.values.data() + at + i * sizeof(T), first + i * stride, sizeof(T));
     }
-    // std::vector<bool> has no data(): bools are gathered as the bytes they are.
-    using Stored = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;
-    auto& gathered = scratch.Take<Stored>();
-    gathered.resize(n);
-    for (std::size_t i = 0; i < n; ++i) std::memcpy(&gathered[i], first + i * stride, sizeof(T));
-    out.values = gathered.data();
+    out.length += n;
+    return n * sizeof(T);
   }
 };
 
-/// std::string: offsets into the characters (one string's own, or all joined).
+/// std::string: characters and an offset per string.
 class StringBinder final : public Binder {
  public:
-  void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
-              rw_column& out) const override {
-    out = EmptyColumn();
-    out.length = n;
-    auto& offsets = scratch.Take<std::uint64_t>();
-    offsets.resize(n + 1);
-    offsets[0] = 0;
-    auto at = [&](std::size_t i) -> const std::string& {
-      return *reinterpret_cast<const std::string*>(first + i * stride);
-    };
-    for (std::size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + at(i).size();
-    out.offsets = offsets.data();
-    if (n == 1) {
-      out.values = at(0).data();
-      return;
+  std::size_t Append(const char* first, std::size_t n, std::size_t stride,
+                     ColumnBuilder& out) const override {
+    std::size_t bytes = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& s = *reinterpret_cast<const std::string*>(first + i * stride);
+      out.values.insert(out.values.end(), s.begin(), s.end());
+      out.offsets.push_back(out.values.size());
+      bytes += s.size() + 8;
     }
-    auto& chars = scratch.Take<char>();
-    chars.reserve(offsets[n]);
-    for (std::size_t i = 0; i < n; ++i) chars.insert(chars.end(), at(i).begin(), at(i).end());
-    out.values = chars.data();
+    out.length += n;
+    return bytes;
   }
 };
 
-/// A collection of items: offsets from the sizes, the items as the child column.
+/// A std::vector of items: an offset per vector, the items in the child builder.
 template <class Collection, class Item>
 class CollectionBinder final : public Binder {
  public:
   explicit CollectionBinder(std::shared_ptr<const Binder> item) : item_(std::move(item)) {}
 
-  void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
-              rw_column& out) const override {
-    out = EmptyColumn();
-    out.length = n;
-    auto at = [&](std::size_t i) -> const Collection& {
-      return *reinterpret_cast<const Collection*>(first + i * stride);
-    };
-    auto& offsets = scratch.Take<std::uint64_t>();
-    offsets.resize(n + 1);
-    offsets[0] = 0;
-    for (std::size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + at(i).size();
-    out.offsets = offsets.data();
-    auto& child = scratch.Take<rw_column>();
-    child.resize(1);
-    std::size_t total = offsets[n];
-    if constexpr (std::is_same_v<Item, bool>) {
-      // std::vector<bool> packs its bits: unpacked into bytes of 0 or 1.
-      auto& bytes = scratch.Take<unsigned char>();
-      bytes.reserve(total);
-      for (std::size_t i = 0; i < n; ++i)
-        for (bool b : at(i)) bytes.push_back(b ? 1 : 0);
-      item_->Column(reinterpret_cast<const char*>(bytes.data()), total, 1, scratch, child[0]);
-    } else if (n == 1) {
-      item_->Column(reinterpret_cast<const char*>(at(0).data()), total, sizeof(Item), scratch,
-                    child[0]);
-    } else {
-      auto& items = scratch.Take<Item>();
-      items.reserve(total);
-      for (std::size_t i = 0; i < n; ++i) items.insert(items.end(), at(i).begin(), at(i).end());
-      item_->Column(reinterpret_cast<const char*>(items.data()), total, sizeof(Item), scratch,
-                    child[0]);
+  std::size_t Append(const char* first, std::size_t n, std::size_t stride,
+                     ColumnBuilder& out) const override {
+    ColumnBuilder& items = out.Child(0);
+    std::size_t bytes = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& c = *reinterpret_cast<const Collection*>(first + i * stride);
+      if constexpr (std::is_same_v<Item, bool>) {
+        // std::vector<bool> packs its bits: appended bool by bool.
+        for (bool b : c) bytes += item_->Append(reinterpret_cast<const char*>(&b), 1, 1, items);
+      } else {
+        bytes += item_->Append(reinterpret_cast<const char*>(c.data()), c.size(), sizeof(Item), items);
+      }
+      out.offsets.push_back(items.length);
+      bytes += 8;
     }
-    out.children = child.data();
-    out.n_children = 1;
+    out.length += n;
+    return bytes;
   }
 
  private:
   std::shared_ptr<const Binder> item_;
 };
 
-/// std::array<Item, N>: N items per entry, as the child column.
+/// std::array<Item, N>: N items per entry in the child builder.
 template <class Item, std::size_t N>
 class ArrayBinder final : public Binder {
  public:
   explicit ArrayBinder(std::shared_ptr<const Binder> item) : item_(std::move(item)) {}
 
-  void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
-              rw_column& out) const override {
-    out = EmptyColumn();
-    out.length = n;
-    auto& child = scratch.Take<rw_column>();
-    child.resize(1);
-    if (n <= 1 || stride == sizeof(std::array<Item, N>)) {
-      item_->Column(first, n * N, sizeof(Item), scratch, child[0]);
-    } else {
-      auto& items = scratch.Take<Item>();
-      items.reserve(n * N);
-      for (std::size_t i = 0; i < n; ++i) {
-        const auto& a = *reinterpret_cast<const std::array<Item, N>*>(first + i * stride);
-        items.insert(items.end(), a.begin(), a.end());
-      }
-      item_->Column(reinterpret_cast<const char*>(items.data()), n * N, sizeof(Item), scratch,
-                    child[0]);
-    }
-    out.children = child.data();
-    out.n_children = 1;
+  std::size_t Append(const char* first, std::size_t n, std::size_t stride,
+                     ColumnBuilder& out) const override {
+    std::size_t bytes = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      bytes += item_->Append(first + i * stride, N, sizeof(Item), out.Child(0));
+    out.length += n;
+    return bytes;
   }
 
  private:
@@ -225,40 +182,31 @@ class OptionalBinder final : public Binder {
  public:
   explicit OptionalBinder(std::shared_ptr<const Binder> item) : item_(std::move(item)) {}
 
-  void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
-              rw_column& out) const override {
-    out = EmptyColumn();
-    out.length = n;
-    auto& offsets = scratch.Take<std::uint64_t>();
-    offsets.resize(n + 1);
-    offsets[0] = 0;
-    using Stored = std::conditional_t<std::is_same_v<Item, bool>, unsigned char, Item>;
-    auto& items = scratch.Take<Stored>();
+  std::size_t Append(const char* first, std::size_t n, std::size_t stride,
+                     ColumnBuilder& out) const override {
+    ColumnBuilder& items = out.Child(0);
+    std::size_t bytes = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const auto& o = *reinterpret_cast<const std::optional<Item>*>(first + i * stride);
-      if (o) items.push_back(static_cast<Stored>(*o));
-      offsets[i + 1] = items.size();
+      if (o) bytes += item_->Append(reinterpret_cast<const char*>(&*o), 1, sizeof(Item), items);
+      out.offsets.push_back(items.length);
+      bytes += 8;
     }
-    out.offsets = offsets.data();
-    auto& child = scratch.Take<rw_column>();
-    child.resize(1);
-    item_->Column(reinterpret_cast<const char*>(items.data()), items.size(), sizeof(Stored),
-                  scratch, child[0]);
-    out.children = child.data();
-    out.n_children = 1;
+    out.length += n;
+    return bytes;
   }
 
  private:
   std::shared_ptr<const Binder> item_;
 };
 
-/// One member of a class: where it is in an object and how its values become a column.
+/// One member of a class: where it is in an object and how its values are appended.
 template <class C>
 class MemberBinder {
  public:
   virtual ~MemberBinder() = default;
-  virtual void Column(const C* first, std::size_t n, std::size_t stride, Scratch& scratch,
-                      rw_column& out) const = 0;
+  virtual std::size_t Append(const C* first, std::size_t n, std::size_t stride,
+                             ColumnBuilder& out) const = 0;
 };
 
 template <class C, class M>
@@ -267,10 +215,10 @@ class MemberOf final : public MemberBinder<C> {
   MemberOf(M C::*member, std::shared_ptr<const Binder> binder)
       : member_(member), binder_(std::move(binder)) {}
 
-  void Column(const C* first, std::size_t n, std::size_t stride, Scratch& scratch,
-              rw_column& out) const override {
+  std::size_t Append(const C* first, std::size_t n, std::size_t stride,
+                     ColumnBuilder& out) const override {
     const char* at = n ? reinterpret_cast<const char*>(&(first->*member_)) : nullptr;
-    binder_->Column(at, n, stride, scratch, out);
+    return binder_->Append(at, n, stride, out);
   }
 
  private:
@@ -278,24 +226,21 @@ class MemberOf final : public MemberBinder<C> {
   std::shared_ptr<const Binder> binder_;
 };
 
-/// A class: one child column per member, read in place (strided) from the objects.
+/// A class: one child builder per member, read in place (strided) from the objects.
 template <class C>
 class ClassBinder final : public Binder {
  public:
   explicit ClassBinder(std::vector<std::shared_ptr<const MemberBinder<C>>> members)
       : members_(std::move(members)) {}
 
-  void Column(const char* first, std::size_t n, std::size_t stride, Scratch& scratch,
-              rw_column& out) const override {
-    out = EmptyColumn();
-    out.length = n;
-    auto& children = scratch.Take<rw_column>();
-    children.resize(members_.size());
+  std::size_t Append(const char* first, std::size_t n, std::size_t stride,
+                     ColumnBuilder& out) const override {
     const C* objects = reinterpret_cast<const C*>(first);
+    std::size_t bytes = 0;
     for (std::size_t k = 0; k < members_.size(); ++k)
-      members_[k]->Column(objects, n, stride, scratch, children[k]);
-    out.children = children.data();
-    out.n_children = children.size();
+      bytes += members_[k]->Append(objects, n, stride ? stride : sizeof(C), out.Child(k));
+    out.length += n;
+    return bytes;
   }
 
  private:
@@ -399,11 +344,13 @@ struct FieldInfo {
 /// What a model is once a writer took it: shared by the writer, its contexts and entries.
 struct ModelData {
   std::vector<FieldInfo> fields;
+  std::unordered_map<std::string, std::size_t> positions;
   ClassRegistry registry;
   std::size_t Index(std::string_view name) const {
-    for (std::size_t i = 0; i < fields.size(); ++i)
-      if (fields[i].name == name) return i;
-    throw Error(RW_NOT_FOUND, "the model has no field called '" + std::string(name) + "'");
+    auto found = positions.find(std::string(name));
+    if (found == positions.end())
+      throw Error(RW_NOT_FOUND, "the model has no field called '" + std::string(name) + "'");
+    return found->second;
   }
 };
 
@@ -507,6 +454,7 @@ class RNTupleModel {
     const char* normalised = nullptr;
     detail::Check(rw_model_field_type_name(model_, data_->fields.size(), &normalised));
     info.typeName = normalised;
+    data_->positions[info.name] = data_->fields.size();
     data_->fields.push_back(std::move(info));
   }
 
@@ -556,8 +504,7 @@ class REntry {
       : data_(std::move(data)),
         addresses_(data_->fields.size(), nullptr),
         binders_(data_->fields.size()),
-        owned_(data_->fields.size()),
-        columns_(data_->fields.size()) {
+        owned_(data_->fields.size()) {
     if (withValues)
       for (std::size_t i = 0; i < data_->fields.size(); ++i)
         if (data_->fields[i].make) {
@@ -575,24 +522,10 @@ class REntry {
                                            data_->fields[i].typeName + ", not " + given);
   }
 
-  /// The entry as one column per field.
-  const rw_column* Columns() {
-    scratch_.Reset();
-    for (std::size_t i = 0; i < addresses_.size(); ++i) {
-      if (!addresses_[i])
-        throw Error(RW_INVALID_ARGUMENT,
-                    "field '" + data_->fields[i].name + "' has no value bound (BindRawPtr)");
-      binders_[i]->Column(static_cast<const char*>(addresses_[i]), 1, 0, scratch_, columns_[i]);
-    }
-    return columns_.data();
-  }
-
   std::shared_ptr<const detail::ModelData> data_;
   std::vector<const void*> addresses_;
   std::vector<std::shared_ptr<const detail::Binder>> binders_;
   std::vector<std::shared_ptr<void>> owned_;
-  std::vector<rw_column> columns_;
-  detail::Scratch scratch_;
 
   friend class FillContext;
 };
@@ -608,12 +541,33 @@ class RNTupleFillStatus {
   friend class FillContext;
 };
 
-/// A producer's handle on a parallel writer (ROOT's RNTupleFillContext): fills entries
-/// and compresses its own clusters on the calling thread. One thread at a time; destroy it
-/// before its writer (its remaining entries are committed then).
+class FillContext;
+
+namespace detail {
+/// What a writer and its fill contexts share: whether it is closed, and the contexts, so
+/// that closing hands over what they gathered.
+struct WriterState {
+  std::mutex mutex;
+  std::vector<std::weak_ptr<FillContext>> contexts;
+  bool closed = false;
+};
+}  // namespace detail
+
+/// A producer's handle on a parallel writer (ROOT's RNTupleFillContext): gathers entries
+/// into columns (copying the bound objects' values, as ROOT copies them into its page
+/// buffers) and hands them to the library a few hundred kilobytes at a time, which
+/// compresses its clusters on the calling thread. One thread at a time; destroy it (or
+/// close its writer) before the writer is destroyed: both hand over what it gathered.
 class FillContext {
  public:
-  ~FillContext() { rw_fill_context_free(context_); }
+  ~FillContext() {
+    try {
+      HandOver(Mode::Plain);
+    } catch (...) {
+      // Destructors do not throw: FlushColumns and the writer's Close report failures.
+    }
+    rw_fill_context_free(context_);
+  }
   FillContext(const FillContext&) = delete;
   FillContext& operator=(const FillContext&) = delete;
 
@@ -628,31 +582,41 @@ class FillContext {
     return std::unique_ptr<REntry>(new REntry(data_, false));
   }
 
-  /// Appends the entry; commits the cluster when it reaches its target size and waits
-  /// while the memory budget is spent. With an ordered writer the entry is staged: the
-  /// cluster is committed by CommitStagedCluster.
+  /// Appends the entry; clusters are committed when they reach their target size, and a
+  /// hand-over waits while the memory budget is spent. With an ordered writer the entry is
+  /// staged: CommitStagedCluster commits the cluster.
   void Fill(REntry& entry) {
-    CheckEntry(entry);
-    if (ordered_) {
-      detail::Check(rw_fill_context_append_staged(context_, entry.Columns(), data_->fields.size(),
-                                                   1, nullptr));
-      return;
-    }
-    detail::Check(rw_fill_context_fill(context_, entry.Columns(), data_->fields.size()));
+    Gather(entry);
+    if (Full()) HandOver(Mode::Plain);
   }
 
   /// Appends the entry without committing the cluster; `status.ShouldFlushCluster()` says
-  /// when it is due (ROOT's FillNoFlush): commit it with FlushCluster, or, with an ordered
-  /// writer, CommitStagedCluster.
+  /// when it is due (ROOT's FillNoFlush), known at each hand-over: commit it with
+  /// FlushCluster, or, with an ordered writer, CommitStagedCluster.
   void FillNoFlush(REntry& entry, RNTupleFillStatus& status) {
-    CheckEntry(entry);
-    if (ordered_) {
-      detail::Check(rw_fill_context_append_staged(context_, entry.Columns(), data_->fields.size(),
-                                                   1, &status.due_));
-      return;
-    }
-    detail::Check(rw_fill_context_append_no_flush(context_, entry.Columns(),
-                                                  data_->fields.size(), 1, &status.due_));
+    Gather(entry);
+    if (Full()) HandOver(Mode::NoFlush);
+    status.due_ = due_;
+  }
+
+  /// Appends the entry if the memory budget has room for a hand-over when one is due;
+  /// false (nothing appended) if not, without waiting: for task schedulers whose threads
+  /// must not block (retry after WaitForBudget or the writer's budget callback).
+  bool TryFill(REntry& entry) {
+    if (Full() && !HandOver(Mode::Try)) return false;
+    Gather(entry);
+    return true;
+  }
+
+  /// Hands the gathered entries to the library without committing a cluster (ROOT's
+  /// FlushColumns); failures of a hand-over are reported here at the latest.
+  void FlushColumns() { HandOver(Mode::NoFlush); }
+
+  /// Commits the entries held as a cluster (ROOT's FlushCluster).
+  void FlushCluster() {
+    HandOver(Mode::NoFlush);
+    detail::Check(rw_fill_context_flush_cluster(context_));
+    due_ = false;
   }
 
   /// Commits the staged entries (ordered writers) as the cluster of sequence number
@@ -661,24 +625,14 @@ class FillContext {
   /// 0 and each is used once; a context destroyed with staged entries loses them and the
   /// writer's Close reports it.
   void CommitStagedCluster(std::uint64_t sequence) {
+    HandOver(Mode::Plain);
     detail::Check(rw_fill_context_commit_staged(context_, sequence));
+    due_ = false;
   }
-
-  /// Appends the entry if the memory budget has room now; false (nothing appended) if
-  /// not, without waiting: for task schedulers whose threads must not block.
-  bool TryFill(REntry& entry) {
-    CheckEntry(entry);
-    rw_status s = rw_fill_context_try_append(context_, entry.Columns(), data_->fields.size(), 1);
-    if (s == RW_WOULD_BLOCK) return false;
-    detail::Check(s);
-    return true;
-  }
-
-  /// Commits the entries held as a cluster (ROOT's FlushCluster).
-  void FlushCluster() { detail::Check(rw_fill_context_flush_cluster(context_)); }
 
   /// Appends `entries` entries given as columns, one per field in the model's order.
   void Append(const rw_column* columns, std::size_t entries) {
+    HandOver(Mode::Plain);
     detail::Check(rw_fill_context_append(context_, columns, data_->fields.size(), entries));
   }
 
@@ -692,6 +646,7 @@ class FillContext {
   /// Appends a batch given through the Arrow C Data Interface: a struct array with one
   /// child per field; the array and schema are released by the call.
   void AppendArrow(ArrowArray* array, ArrowSchema* schema) {
+    HandOver(Mode::Plain);
     detail::Check(rw_fill_context_append_arrow(context_, array, schema));
   }
 
@@ -700,21 +655,79 @@ class FillContext {
     detail::Check(rw_fill_context_skip_sequence(context_, sequence));
   }
 
-  /// The C handle (for the C API).
+  /// The C handle (for the C API; hand over what Fill gathered first with FlushColumns).
   rw_fill_context* Raw() { return context_; }
 
  private:
-  FillContext(rw_fill_context* context, std::shared_ptr<const detail::ModelData> data, bool ordered)
-      : context_(context), data_(std::move(data)), ordered_(ordered) {}
+  /// How gathered entries are handed over.
+  enum class Mode { Plain, NoFlush, Try };
 
-  void CheckEntry(const REntry& entry) const {
+  /// Entries and bytes gathered before they are handed over: enough that a call's fixed
+  /// cost is spread thin, little against the writer's memory budget.
+  static constexpr std::size_t kMaxEntries = 1024;
+  static constexpr std::size_t kMaxBytes = 256 << 10;
+
+  FillContext(rw_fill_context* context, std::shared_ptr<const detail::ModelData> data, bool ordered,
+              std::shared_ptr<detail::WriterState> writer)
+      : context_(context),
+        data_(std::move(data)),
+        ordered_(ordered),
+        writer_(std::move(writer)),
+        builders_(data_->fields.size()),
+        views_(data_->fields.size()) {}
+
+  bool Full() const { return entries_ >= kMaxEntries || bytes_ >= kMaxBytes; }
+
+  void Gather(REntry& entry) {
     if (entry.data_ != data_)
       throw Error(RW_INVALID_ARGUMENT, "the entry belongs to another writer's model");
+    if (writer_->closed) throw Error(RW_CLOSED, "the writer of this fill context is closed");
+    for (std::size_t i = 0; i < builders_.size(); ++i)
+      if (!entry.addresses_[i])
+        throw Error(RW_INVALID_ARGUMENT,
+                    "field '" + data_->fields[i].name + "' has no value bound (BindRawPtr)");
+    for (std::size_t i = 0; i < builders_.size(); ++i)
+      bytes_ += entry.binders_[i]->Append(static_cast<const char*>(entry.addresses_[i]), 1, 0,
+                                          builders_[i]);
+    ++entries_;
+  }
+
+  /// Hands the gathered entries to the library; false only when Mode::Try found the
+  /// budget spent (the entries stay gathered).
+  bool HandOver(Mode mode) {
+    if (entries_ == 0) return true;
+    for (std::size_t i = 0; i < builders_.size(); ++i) views_[i] = builders_[i].View();
+    const rw_column* columns = views_.data();
+    std::size_t n = views_.size();
+    rw_status status;
+    if (ordered_) {
+      status = rw_fill_context_append_staged(context_, columns, n, entries_, &due_);
+    } else if (mode == Mode::NoFlush) {
+      status = rw_fill_context_append_no_flush(context_, columns, n, entries_, &due_);
+    } else if (mode == Mode::Try) {
+      status = rw_fill_context_try_append(context_, columns, n, entries_);
+      if (status == RW_WOULD_BLOCK) return false;
+    } else {
+      status = rw_fill_context_append(context_, columns, n, entries_);
+    }
+    // Handed over or refused, the entries leave the context: a refused batch would be
+    // refused again.
+    for (auto& b : builders_) b.Clear();
+    entries_ = 0;
+    bytes_ = 0;
+    detail::Check(status);
+    return true;
   }
 
   rw_fill_context* context_;
   std::shared_ptr<const detail::ModelData> data_;
   bool ordered_;
+  std::shared_ptr<detail::WriterState> writer_;
+  std::vector<detail::ColumnBuilder> builders_;
+  std::vector<rw_column> views_;
+  std::size_t entries_ = 0;
+  std::size_t bytes_ = 0;
+  bool due_ = false;
 
   friend class ParallelWriter;
 };
@@ -777,7 +790,14 @@ class File {
 /// What RNTupleParallelWriter and TTreeParallelWriter share.
 class ParallelWriter {
  public:
-  virtual ~ParallelWriter() { rw_writer_free(writer_); }
+  virtual ~ParallelWriter() {
+    try {
+      Close();
+    } catch (...) {
+      // Destructors do not throw: call Close to see failures.
+    }
+    rw_writer_free(writer_);
+  }
   ParallelWriter(const ParallelWriter&) = delete;
   ParallelWriter& operator=(const ParallelWriter&) = delete;
 
@@ -785,12 +805,36 @@ class ParallelWriter {
   std::shared_ptr<FillContext> CreateFillContext() {
     rw_fill_context* context = nullptr;
     detail::Check(rw_writer_create_fill_context(writer_, &context));
-    return std::shared_ptr<FillContext>(new FillContext(context, data_, ordered_));
+    std::shared_ptr<FillContext> made(new FillContext(context, data_, ordered_, state_));
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->contexts.push_back(made);
+    return made;
   }
 
-  /// Commits every context's entries and writes the metadata; failures of producers are
-  /// reported here. The destructor closes too, but cannot report.
-  void Close() { detail::Check(rw_writer_close(writer_)); }
+  /// Hands over what every fill context gathered, commits their entries and writes the
+  /// metadata; failures of producers are reported here. No context may be filling
+  /// meanwhile; their later fills throw RW_CLOSED. The destructor closes too, but cannot
+  /// report.
+  void Close() {
+    std::vector<std::shared_ptr<FillContext>> alive;
+    {
+      std::lock_guard<std::mutex> lock(state_->mutex);
+      for (auto& weak : state_->contexts)
+        if (auto context = weak.lock()) alive.push_back(std::move(context));
+      state_->contexts.clear();
+      state_->closed = true;
+    }
+    std::string failed;
+    for (auto& context : alive) {
+      try {
+        context->HandOver(FillContext::Mode::Plain);
+      } catch (const Error& e) {
+        if (failed.empty()) failed = e.what();
+      }
+    }
+    detail::Check(rw_writer_close(writer_));
+    if (!failed.empty()) throw Error(RW_IO, "handing over a fill context's entries failed: " + failed);
+  }
 
   /// The memory budget: limit, bytes taken now, most bytes ever taken.
   std::uint64_t GetBudgetLimit() const { return Budget(0); }
@@ -842,6 +886,7 @@ class ParallelWriter {
   rw_writer* writer_;
   std::shared_ptr<const detail::ModelData> data_;
   bool ordered_;
+  std::shared_ptr<detail::WriterState> state_ = std::make_shared<detail::WriterState>();
   std::unique_ptr<std::function<void()>> callback_;
 };
 

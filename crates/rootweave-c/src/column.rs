@@ -8,6 +8,51 @@ use rootweave::rntuple::{ColumnData, Field, FieldType};
 
 use crate::status::Failure;
 
+/// Where a column is in the model, written out only when an error names it (a fill must
+/// not format strings).
+#[derive(Clone, Copy)]
+enum Path<'p> {
+    /// A top-level field.
+    Field(&'p str),
+    /// The items of a collection or array.
+    Item(&'p Path<'p>),
+    /// A named member of a class.
+    Member(&'p Path<'p>, &'p str),
+    /// A member of a pair or tuple, by position.
+    Position(&'p Path<'p>, usize),
+}
+
+impl std::fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Path::Field(name) => write!(f, "{name}"),
+            Path::Item(parent) => write!(f, "{parent}._0"),
+            Path::Member(parent, name) => write!(f, "{parent}.{name}"),
+            Path::Position(parent, k) => write!(f, "{parent}._{k}"),
+        }
+    }
+}
+
+/// The number of members of a class, pair or tuple.
+fn member_count(ty: &FieldType) -> usize {
+    match ty {
+        FieldType::Record { fields, .. } => fields.len(),
+        FieldType::Pair(..) => 2,
+        FieldType::Tuple(items) => items.len(),
+        _ => 0,
+    }
+}
+
+/// Member `k` of a class, pair or tuple, and where it is.
+fn member<'t>(ty: &'t FieldType, k: usize, parent: &'t Path<'t>) -> (&'t FieldType, Path<'t>) {
+    match ty {
+        FieldType::Record { fields, .. } => (&fields[k].ty, Path::Member(parent, &fields[k].name)),
+        FieldType::Pair(a, b) => (if k == 0 { a } else { b }, Path::Position(parent, k)),
+        FieldType::Tuple(items) => (&items[k], Path::Position(parent, k)),
+        _ => unreachable!("only classes, pairs and tuples have members"),
+    }
+}
+
 /// One field's values for `length` entries, in the columnar layout its type has:
 ///
 /// - a number: `values` points to `length` values of the C++ type (`bool` as bytes 0 or 1);
@@ -62,7 +107,7 @@ pub(crate) unsafe fn batch<'a>(
             let column = unsafe { &*columns.add(i) };
             let field = &fields[i];
             // SAFETY: the column's memory is valid as the caller promises.
-            unsafe { data(&field.ty, column, entries, &field.name) }
+            unsafe { data(&field.ty, column, entries, &Path::Field(&field.name)) }
         })
         .collect()
 }
@@ -71,7 +116,7 @@ pub(crate) unsafe fn batch<'a>(
 ///
 /// # Safety
 /// `ptr` must be valid for reads of `len` values of `T` during `'a`.
-unsafe fn slice<'a, T>(ptr: *const c_void, len: usize, path: &str) -> Result<&'a [T], Failure> {
+unsafe fn slice<'a, T>(ptr: *const c_void, len: usize, path: &Path) -> Result<&'a [T], Failure> {
     if len == 0 {
         return Ok(&[]);
     }
@@ -106,7 +151,7 @@ unsafe fn slice<'a, T>(ptr: *const c_void, len: usize, path: &str) -> Result<&'a
 unsafe fn offsets<'a>(
     column: &rw_column,
     entries: usize,
-    path: &str,
+    path: &Path,
 ) -> Result<(&'a [u64], usize), Failure> {
     if column.offsets.is_null() {
         return Err(Failure::invalid(format!(
@@ -139,7 +184,7 @@ unsafe fn offsets<'a>(
 ///
 /// # Safety
 /// `column.children` must hold `column.n_children` columns.
-unsafe fn child<'a>(column: &rw_column, k: usize, path: &str) -> Result<&'a rw_column, Failure> {
+unsafe fn child<'a>(column: &rw_column, k: usize, path: &Path) -> Result<&'a rw_column, Failure> {
     if k >= column.n_children || column.children.is_null() {
         return Err(Failure::invalid(format!(
             "field '{path}': {} child columns given, {} needed",
@@ -158,7 +203,7 @@ unsafe fn child<'a>(column: &rw_column, k: usize, path: &str) -> Result<&'a rw_c
 unsafe fn items<'a>(
     column: &rw_column,
     needed: usize,
-    path: &str,
+    path: &Path,
 ) -> Result<&'a rw_column, Failure> {
     // SAFETY: as the caller promises.
     let items = unsafe { child(column, 0, path)? };
@@ -179,7 +224,7 @@ unsafe fn data<'a>(
     ty: &FieldType,
     column: &rw_column,
     entries: usize,
-    path: &str,
+    path: &Path,
 ) -> Result<ColumnData<'a>, Failure> {
     if column.length != entries {
         return Err(Failure::invalid(format!(
@@ -230,7 +275,7 @@ unsafe fn data<'a>(
                 }
             }
             let items = unsafe { items(column, end, path)? };
-            let path = format!("{path}._0");
+            let path = Path::Item(path);
             ColumnData::list(offsets, unsafe { data(item, items, items.length, &path)? })
         }
         FieldType::Array(item, n) => {
@@ -244,23 +289,22 @@ unsafe fn data<'a>(
                     items.length
                 )));
             }
-            let path = format!("{path}._0");
+            let path = Path::Item(path);
             ColumnData::array(unsafe { data(item, items, needed, &path)? })
         }
         FieldType::Pair(..) | FieldType::Tuple(_) | FieldType::Record { .. } => {
-            let members = ty.children();
-            if column.n_children != members.len() {
+            let count = member_count(ty);
+            if column.n_children != count {
                 return Err(Failure::invalid(format!(
-                    "field '{path}': {} member columns given for {} members",
+                    "field '{path}': {} member columns given for {count} members",
                     column.n_children,
-                    members.len()
                 )));
             }
-            let mut parts = Vec::with_capacity(members.len());
-            for (k, m) in members.iter().enumerate() {
-                let member = unsafe { child(column, k, path)? };
-                let path = format!("{path}.{}", m.name);
-                parts.push(unsafe { data(&m.ty, member, entries, &path)? });
+            let mut parts = Vec::with_capacity(count);
+            for k in 0..count {
+                let column = unsafe { child(column, k, path)? };
+                let (ty, path) = member(ty, k, path);
+                parts.push(unsafe { data(ty, column, entries, &path)? });
             }
             ColumnData::Record(parts)
         }

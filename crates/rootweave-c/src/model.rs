@@ -1,7 +1,7 @@
 //! The model: the fields of an RNTuple or TTree by name and C++ type name, and the classes
 //! they may use, as ROOT's `RNTupleModel` declares them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::c_char;
 
 use rootweave::rntuple::{Field, FieldType};
@@ -14,6 +14,8 @@ use crate::type_name::parse;
 /// writer is made. Not for use by two threads at once.
 pub struct rw_model {
     pub(crate) fields: Vec<Field>,
+    /// The fields' names, to refuse a second field of a name at once however many there are.
+    field_names: HashSet<String>,
     classes: HashMap<String, FieldType>,
     /// Type names handed out by `rw_model_field_type_name`, kept while the model lives.
     names: Vec<std::ffi::CString>,
@@ -28,6 +30,7 @@ pub unsafe extern "C" fn rw_model_new(out: *mut *mut rw_model) -> rw_status {
     guard(|| {
         let model = Box::new(rw_model {
             fields: Vec::new(),
+            field_names: HashSet::new(),
             classes: HashMap::new(),
             names: Vec::new(),
         });
@@ -73,13 +76,14 @@ pub unsafe extern "C" fn rw_model_add_field(
                 text(type_name, "type name")?,
             )
         };
-        if model.fields.iter().any(|f| f.name == name) {
+        if model.field_names.contains(name) {
             return Err(Failure::invalid(format!(
                 "the model has a field called '{name}' already"
             )));
         }
         let ty = parse(type_name, &model.classes)
             .map_err(|e| Failure::invalid(format!("field '{name}': {e}")))?;
+        model.field_names.insert(name.to_string());
         model.fields.push(Field::new(name, ty));
         Ok(())
     })
