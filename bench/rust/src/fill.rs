@@ -384,7 +384,7 @@ impl Slicer {
     }
 
     /// Collects the rebased offsets of entries `lo..hi` (of `n`) of `data`, in the order
-    /// [`slice`] takes them.
+    /// [`slice()`] takes them.
     fn rebase(&mut self, data: &ColumnData, n: usize, lo: usize, hi: usize, k: &mut usize) {
         match data {
             ColumnData::StringBytes { offsets, .. } => self.push(offsets, lo, hi, k),
