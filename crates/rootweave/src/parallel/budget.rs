@@ -2,7 +2,7 @@
 //! back once it is written; when the budget is spent they wait (backpressure).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 
 /// A function called each time bytes are given back to a budget.
 pub type ReleaseListener = Arc<dyn Fn() + Send + Sync>;
@@ -47,13 +47,27 @@ impl MemoryBudget {
     /// For producers that were told the budget is spent without waiting (`try_extend`)
     /// and wait elsewhere than in the writer, to know when to retry.
     pub fn wait_for_release(&self, timeout: std::time::Duration) -> bool {
-        let deadline = std::time::Instant::now() + timeout;
-        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
         let seen = self.releases.load(Ordering::Relaxed);
-        while self.releases.load(Ordering::Relaxed) == seen {
+        self.wait_while(used, timeout, |_| {
+            self.releases.load(Ordering::Relaxed) == seen
+        })
+        .1
+    }
+
+    /// Waits for bytes given back while `blocked` holds of the bytes taken, at most
+    /// `timeout`; returns the lock and whether `blocked` stopped holding.
+    fn wait_while<'a>(
+        &self,
+        mut used: MutexGuard<'a, u64>,
+        timeout: std::time::Duration,
+        mut blocked: impl FnMut(u64) -> bool,
+    ) -> (MutexGuard<'a, u64>, bool) {
+        let deadline = std::time::Instant::now() + timeout;
+        while blocked(*used) {
             let now = std::time::Instant::now();
             if now >= deadline {
-                return false;
+                return (used, false);
             }
             used = self
                 .freed
@@ -61,7 +75,7 @@ impl MemoryBudget {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
-        true
+        (used, true)
     }
 
     /// Calls `listener` (on the releasing thread, after the bytes are back) each time bytes
@@ -131,40 +145,24 @@ impl MemoryBudget {
         own: u64,
         timeout: std::time::Duration,
     ) -> bool {
-        let deadline = std::time::Instant::now() + timeout;
-        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
-        while *used + bytes > self.limit && *used > own {
-            let now = std::time::Instant::now();
-            if now >= deadline {
-                return false;
-            }
-            used = self
-                .freed
-                .wait_timeout(used, deadline - now)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+        let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut used, fits) = self.wait_while(used, timeout, |used| {
+            used + bytes > self.limit && used > own
+        });
+        if fits {
+            self.take(&mut used, bytes);
         }
-        self.take(&mut used, bytes);
-        true
+        fits
     }
 
     /// Takes `bytes`, waiting at most `timeout` for them to fit; returns whether it did.
     pub fn acquire_within(&self, bytes: u64, timeout: std::time::Duration) -> bool {
-        let deadline = std::time::Instant::now() + timeout;
-        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
-        while *used + bytes > self.limit {
-            let now = std::time::Instant::now();
-            if now >= deadline {
-                return false;
-            }
-            used = self
-                .freed
-                .wait_timeout(used, deadline - now)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+        let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut used, fits) = self.wait_while(used, timeout, |used| used + bytes > self.limit);
+        if fits {
+            self.take(&mut used, bytes);
         }
-        self.take(&mut used, bytes);
-        true
+        fits
     }
 
     /// Takes `bytes` without waiting, even beyond the budget (for the one producer that
