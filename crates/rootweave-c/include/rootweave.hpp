@@ -60,6 +60,7 @@ struct ColumnBuilder {
   std::vector<rw_column> childViews;
   std::size_t length = 0;
 
+  /// Empties the builder, keeping its memory.
   void Clear() {
     values.clear();
     offsets.resize(1);
@@ -346,6 +347,7 @@ struct ModelData {
   std::vector<FieldInfo> fields;
   std::unordered_map<std::string, std::size_t> positions;
   ClassRegistry registry;
+  /// The position of field `name` (RW_NOT_FOUND if the model has none).
   std::size_t Index(std::string_view name) const {
     auto found = positions.find(std::string(name));
     if (found == positions.end())
@@ -384,6 +386,7 @@ class RNTupleModel {
   static std::unique_ptr<RNTupleModel> Create() {
     return std::unique_ptr<RNTupleModel>(new RNTupleModel());
   }
+  /// The same as Create: rootweave's models have no default entry to leave out.
   static std::unique_ptr<RNTupleModel> CreateBare() { return Create(); }
 
   ~RNTupleModel() { rw_model_free(model_); }
@@ -759,6 +762,7 @@ class WriteOptions {
     options_.ordered = ordered;
     return *this;
   }
+  /// The C options (for the C API).
   const rw_writer_options* Raw() const { return &options_; }
 
  private:
@@ -769,6 +773,7 @@ class WriteOptions {
 /// TFile::Open(path, "RECREATE")). Close it after its writers.
 class File {
  public:
+  /// Creates (or overwrites) the file at `path`.
   static std::unique_ptr<File> Recreate(const std::string& path) {
     rw_file* file = nullptr;
     detail::Check(rw_file_recreate(path.c_str(), &file));
@@ -780,6 +785,7 @@ class File {
 
   /// Writes the directory, keys and header; every writer in the file must be closed.
   void Close() { detail::Check(rw_file_close(file_)); }
+  /// The C handle (for the C API).
   const rw_file* Raw() const { return file_; }
 
  private:
@@ -790,6 +796,7 @@ class File {
 /// What RNTupleParallelWriter and TTreeParallelWriter share.
 class ParallelWriter {
  public:
+  /// Closes the writer if it is open (failures are lost: call Close to see them).
   virtual ~ParallelWriter() {
     try {
       Close();
@@ -858,6 +865,7 @@ class ParallelWriter {
     callback_ = std::move(holder);
   }
 
+  /// The C handle (for the C API).
   rw_writer* Raw() { return writer_; }
 
  protected:
@@ -966,6 +974,7 @@ class ReadOptions {
     options_.verify_checksums = verify;
     return *this;
   }
+  /// The C options (for the C API).
   const rw_read_options* Raw() const { return &options_; }
 
  private:
@@ -979,6 +988,7 @@ struct ArrowBatch {
   ArrowBatch(const ArrowBatch&) = delete;
   ArrowBatch& operator=(const ArrowBatch&) = delete;
   ~ArrowBatch() { Release(); }
+  /// Releases the batch (if it holds one).
   void Release() {
     if (array.release) array.release(&array);
   }
