@@ -64,6 +64,9 @@ import time
 import warnings
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from parallel_write import root_prefix, up_to_date  # noqa: E402  (shared with ROOT's write benchmarks)
+
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "out"
 WORK = OUT / "cpp_write"
@@ -95,16 +98,6 @@ ROOTWEAVE = [b for b in BACKENDS if b.startswith("rw") or b.startswith("rust")]
 WIDE10K_BACKENDS = ["tbuffermerger", "rntuple", "rwtree", "rwntuple", "rwtree-append", "rwntuple-append",
                     "rust-tree", "rust-ntuple", "rust-tree-chunk", "rust-ntuple-chunk"]
 VERIFY_ENTRIES = {"nanoaod": 25_000, "complexclass": 2_500, "wide:1000": 2_500, "wide:10000": 1_000}
-
-
-def root_prefix():
-    out = subprocess.run([sys.executable, "-c", "import ROOT, os; print(os.path.dirname(ROOT.__file__))"],
-                         capture_output=True, text=True, check=True)
-    return out.stdout.strip().splitlines()[-1]
-
-
-def up_to_date(target, *sources):
-    return target.exists() and all(target.stat().st_mtime >= s.stat().st_mtime for s in sources)
 
 
 def build():
