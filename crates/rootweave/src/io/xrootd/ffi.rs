@@ -1,12 +1,15 @@
-//! The calls into the C++ bridge (`shim.cpp`) over the XRootD client library, wrapped so
-//! that the rest of the module sees safe functions and [`Failure`]s.
+//! The calls into the C++ bridge (`shim.cpp`) over the XRootD client library, loaded at run
+//! time (`bridge`), wrapped so that the rest of the module sees safe functions and
+//! [`Failure`]s.
 
 use std::ffi::{c_char, c_int, CStr, CString};
 
+use super::bridge::{bridge, Bridge};
 use super::{Failure, Limits};
 
+/// The bridge's `rw_xrd_error`.
 #[repr(C)]
-struct RawError {
+pub(super) struct RawError {
     kind: c_int,
     message: [c_char; 480],
 }
@@ -34,48 +37,23 @@ impl RawError {
     }
 }
 
+/// The bridge's `rw_xrd_limits`.
 #[repr(C)]
-struct RawLimits {
+pub(super) struct RawLimits {
     iov_max: u32,
     ior_max: u32,
 }
 
+/// The bridge's opaque `rw_xrd_file`.
 #[repr(C)]
-struct RawFile {
+pub(super) struct RawFile {
     _private: [u8; 0],
-}
-
-extern "C" {
-    #[allow(clippy::too_many_arguments)]
-    fn rw_xrd_open(
-        url: *const c_char,
-        timeout: u16,
-        connect_timeout: u16,
-        end_block: u64,
-        ends: *mut u8,
-        size: *mut u64,
-        limits: *mut RawLimits,
-        error: *mut RawError,
-    ) -> *mut RawFile;
-    #[allow(clippy::too_many_arguments)]
-    fn rw_xrd_readv(
-        file: *mut RawFile,
-        count: usize,
-        offsets: *const u64,
-        lengths: *const u32,
-        buffers: *const *mut u8,
-        groups: usize,
-        group_ends: *const usize,
-        timeout: u16,
-        error: *mut RawError,
-    ) -> c_int;
-    fn rw_xrd_data_server(file: *mut RawFile, out: *mut c_char, capacity: usize);
-    fn rw_xrd_close(file: *mut RawFile, timeout: u16);
 }
 
 /// An open file of the XRootD client library; closed when dropped.
 #[derive(Debug)]
 pub(super) struct Handle {
+    bridge: &'static Bridge,
     raw: *mut RawFile,
     timeout: u16,
 }
@@ -104,6 +82,10 @@ pub(super) fn open(
     connect_timeout: u16,
     end_block: u64,
 ) -> Result<Opened, Failure> {
+    let bridge = bridge().map_err(|message| Failure {
+        kind: Failure::UNSUPPORTED,
+        message: message.to_string(),
+    })?;
     let c_url = CString::new(url).map_err(|_| Failure {
         kind: 5,
         message: "the URL holds a NUL byte".into(),
@@ -119,7 +101,7 @@ pub(super) fn open(
     // SAFETY: every pointer is to a live local of the right type; `ends` holds
     // 2 * end_block bytes, as the bridge requires; the URL is NUL-ended.
     let raw = unsafe {
-        rw_xrd_open(
+        (bridge.open)(
             c_url.as_ptr(),
             timeout,
             connect_timeout,
@@ -133,7 +115,11 @@ pub(super) fn open(
     if raw.is_null() {
         return Err(error.failure());
     }
-    let handle = Handle { raw, timeout };
+    let handle = Handle {
+        bridge,
+        raw,
+        timeout,
+    };
     let head = end_block.min(size);
     let tail_start = size.saturating_sub(end_block).max(head);
     ends.truncate((head + (size - tail_start)) as usize);
@@ -173,7 +159,7 @@ impl Handle {
         // read has answered, so nothing writes into them afterwards; `ends` has
         // `ends.len()` entries, each at most `chunks.len()`.
         let rc = unsafe {
-            rw_xrd_readv(
+            (self.bridge.readv)(
                 self.raw,
                 chunks.len(),
                 offsets.as_ptr(),
@@ -195,7 +181,7 @@ impl Handle {
     pub(super) fn data_server(&self) -> String {
         let mut out = [0 as c_char; 512];
         // SAFETY: `out` has the capacity given, and the bridge NUL-ends what it writes.
-        unsafe { rw_xrd_data_server(self.raw, out.as_mut_ptr(), out.len()) };
+        unsafe { (self.bridge.data_server)(self.raw, out.as_mut_ptr(), out.len()) };
         // SAFETY: the array is NUL-ended by the bridge (snprintf into 512 bytes).
         unsafe { CStr::from_ptr(out.as_ptr()) }
             .to_string_lossy()
@@ -206,6 +192,6 @@ impl Handle {
 impl Drop for Handle {
     fn drop(&mut self) {
         // SAFETY: `raw` came from `rw_xrd_open` and is freed only here, once.
-        unsafe { rw_xrd_close(self.raw, self.timeout) };
+        unsafe { (self.bridge.close)(self.raw, self.timeout) };
     }
 }

@@ -1,5 +1,5 @@
 //! Files read over XRootD (`root://`, `roots://`): [`XrootdFile`] is a [`ReadAt`] over the
-//! XRootD client library (XrdCl, through a small C++ bridge), so every reader above it works
+//! XRootD client library (XrdCl, through a small C++ bridge loaded when the first file opens), so every reader above it works
 //! unchanged, with the library's redirects, authentication plugins and recovery.
 //!
 //! How reads are sent: a vectored read ([`ReadAt::read_ranges`]) becomes XRootD vector
@@ -10,6 +10,8 @@
 //! Reads that fail for reasons worth another try (connection lost, operation expired,
 //! server overloaded) are sent again with doubling waits.
 
+#[cfg(rootweave_xrootd)]
+mod bridge;
 #[cfg(rootweave_xrootd)]
 mod ffi;
 #[cfg(not(rootweave_xrootd))]

@@ -10,11 +10,11 @@
 #include <XrdCl/XrdClURL.hh>
 #include <XProtocol/XProtocol.hh>
 
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <pthread.h>
 #include <string>
 #include <vector>
 
@@ -79,10 +79,16 @@ void set_status(rw_xrd_error *error, const XrdCl::XRootDStatus &status) {
   set_error(error, kind_of(status), status.ToStr());
 }
 
-// Counts the answers still awaited and keeps the first failure.
+// Counts the answers still awaited and keeps the first failure. Waits on a POSIX condition
+// variable: std::condition_variable::wait and std::call_once bind to symbols of the newest
+// C++ runtime and C library (GLIBCXX_3.4.30, GLIBC_2.34) when built on a current system,
+// and the bridge must load beside older XRootD installations.
 class Waiter {
  public:
   explicit Waiter(size_t pending) : pending_(pending) {}
+  ~Waiter() { pthread_cond_destroy(&ready_); }
+  Waiter(const Waiter &) = delete;
+  Waiter &operator=(const Waiter &) = delete;
 
   void done(int kind, const std::string &message) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -90,13 +96,13 @@ class Waiter {
       kind_ = kind;
       message_ = message;
     }
-    if (--pending_ == 0) ready_.notify_all();
+    if (--pending_ == 0) pthread_cond_broadcast(&ready_);
   }
 
   // Waits for every answer; false (with `error` filled) if one failed.
   bool wait(rw_xrd_error *error) {
     std::unique_lock<std::mutex> lock(mutex_);
-    ready_.wait(lock, [this] { return pending_ == 0; });
+    while (pending_ != 0) pthread_cond_wait(&ready_, mutex_.native_handle());
     if (kind_ != 0) {
       set_error(error, kind_, message_);
       return false;
@@ -106,7 +112,7 @@ class Waiter {
 
  private:
   std::mutex mutex_;
-  std::condition_variable ready_;
+  pthread_cond_t ready_ = PTHREAD_COND_INITIALIZER;
   size_t pending_;
   int kind_ = 0;
   std::string message_;
@@ -173,13 +179,15 @@ class LimitsHandler : public XrdCl::ResponseHandler {
 // Settings of the client taken from the first open, unless the shell's XRD_* variables
 // set them: how long a connection is tried, and how often timeouts are checked.
 void configure_once(uint16_t connect_timeout) {
-  static std::once_flag once;
-  std::call_once(once, [connect_timeout] {
+  // A function-local static: initialised once, by the first caller, others waiting.
+  static const bool configured = [connect_timeout] {
     XrdCl::Env *env = XrdCl::DefaultEnv::GetEnv();
     env->PutInt("ConnectionWindow", connect_timeout);
     env->PutInt("ConnectionRetry", 1);
     env->PutInt("TimeoutResolution", 1);
-  });
+    return true;
+  }();
+  (void)configured;
 }
 
 }  // namespace
