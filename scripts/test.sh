@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: makes the Python environment in .venv if it is missing (CERN ROOT's
 # pip wheel, uproot, awkward, numpy, pytest, pyarrow, polars, pandas, awkward-pandas, matplotlib, hist, maturin, mypy, Dask with
-# dask-awkward and distributed), checks formatting, lints and docs, builds the workspace and the `rootweave` Python package (into
-# .venv), runs the Rust tests and the Python tests against ROOT and uproot. Arguments go to
+# dask-awkward and distributed, and the wheel's tools), checks formatting, lints and docs, builds the workspace and the
+# `rootweave` wheel (scripts/wheel.sh) and installs it into .venv, as a user would, runs the Rust tests and the Python tests
+# against ROOT and uproot. Arguments go to
 # pytest (`scripts/test.sh -m "not slow"` skips the slow Python tests); then a 20-second run of each fuzz
 # target.
 set -euo pipefail
@@ -11,8 +12,8 @@ cd "$(dirname "$0")/.."
 VENV=.venv
 # dask-awkward 2026.2 works with dask 2025.3 only (left free, pip pairs the newest dask with an
 # older dask-awkward that cannot run its graphs).
-PACKAGES="root uproot awkward numpy pytest pyarrow polars pandas awkward-pandas matplotlib hist maturin mypy dask[dataframe]>=2025.3,<2025.4 dask-awkward>=2026.2.1 distributed>=2025.3,<2025.4"
-if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT, pyarrow, polars, pandas, awkward_pandas, matplotlib, hist, maturin, mypy, dask.dataframe, dask_awkward, distributed; assert dask_awkward.__version__ >= '2026.2'" >/dev/null 2>&1; then
+PACKAGES="root uproot awkward numpy pytest pyarrow polars pandas awkward-pandas matplotlib hist maturin ziglang auditwheel twine mypy dask[dataframe]>=2025.3,<2025.4 dask-awkward>=2026.2.1 distributed>=2025.3,<2025.4"
+if ! "$VENV/bin/python" -c "import uproot, awkward, numpy, pytest, ROOT, pyarrow, polars, pandas, awkward_pandas, matplotlib, hist, maturin, ziglang, auditwheel, twine, mypy, dask.dataframe, dask_awkward, distributed; assert dask_awkward.__version__ >= '2026.2'" >/dev/null 2>&1; then
   echo "== setting up $VENV ($PACKAGES)"
   [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --upgrade pip
@@ -41,19 +42,20 @@ fi
 
 echo "== cargo fmt, clippy, doc"
 cargo fmt --all --check
-(cd crates/rootweave-py && cargo fmt --check)
 cargo clippy --release --workspace --all-targets --all-features -- -D warnings
-(cd crates/rootweave-py && CARGO_TARGET_DIR="$PWD/../../target/py" cargo clippy --release --all-targets -- -D warnings)
-# The CLI's binary is named like the library, whose documentation it would overwrite.
-RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --all-features --no-deps --exclude rootweave-cli --quiet
+# The CLI's binary is named like the library, whose documentation it would overwrite; the
+# extension module's is its Python package's.
+RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --all-features --no-deps --exclude rootweave-cli \
+  --exclude rootweave-py --quiet
 echo "== cargo build"
-cargo build --release --workspace --bins
+cargo build --release --workspace --exclude rootweave-py --bins
 echo "== cargo test"
-# A watchdog: a test that hangs fails the suite instead of stopping it.
-timeout --kill-after=60 2400 cargo test --release --workspace --all-features
-echo "== python package (maturin develop --release)"
-(cd crates/rootweave-py && VIRTUAL_ENV="$PWD/../../$VENV" CARGO_TARGET_DIR="$PWD/../../target/py" \
-  "../../$VENV/bin/maturin" develop --release --quiet)
+# A watchdog: a test that hangs fails the suite instead of stopping it. The extension module
+# is tested from Python (it links against the interpreter that loads it).
+timeout --kill-after=60 2400 cargo test --release --workspace --exclude rootweave-py --all-features
+echo "== python wheel (scripts/wheel.sh), installed into $VENV"
+VENV="$VENV" scripts/wheel.sh
+"$VENV/bin/pip" install --quiet --force-reinstall --no-deps dist/rootweave-*-manylinux_2_28_x86_64.whl
 echo "== pytest"
 "$VENV/bin/python" -m pytest tests/python -q -p no:cacheprovider "$@"
 # A 20-second smoke run of every fuzz target (a finding fails the suite; FUZZ_SMOKE=0 skips it).

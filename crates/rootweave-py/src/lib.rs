@@ -5,6 +5,7 @@
 
 mod analysis;
 mod arrow;
+mod cli;
 mod convert;
 mod detached;
 mod errors;
@@ -49,6 +50,9 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory::release_memory, m)?)?;
     m.add_function(wrap_pyfunction!(memory::pooled_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(convert::convert_file, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::run_cli, m)?)?;
+    // The workspace's one version number (the CLI's --version and files' writer string).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RootFileError", m.py().get_type::<errors::RootFileError>())?;
     // The classes of tree records, from their one home in the library.
     let tree_classes = pyo3::types::PyTuple::new(m.py(), rootweave::streamer::TREE_CLASSES)?;

@@ -31,7 +31,7 @@ from ._merge import merge
 from ._objects import Axis, Efficiency, Graph, Histogram, List, Matrix, Object, ObjString, Parameter, Vector
 from ._polars import scan
 from ._rdf import AddProgressBar, RDataFrame, RunGraphs, VariationsFor
-from ._rootweave import RootFileError, release_memory
+from ._rootweave import RootFileError, __version__ as __version__, release_memory
 from ._steps import Report
 from ._convert import convert
 from ._tree import Branch, Query, RNTuple, TTree, UnreadableBranchWarning
@@ -51,4 +51,3 @@ __all__ = ["histogram", "open", "create", "recreate", "update", "Directory", "Br
            "dask", "convert", "Object", "Histogram", "Axis", "Graph", "List", "ObjString", "Parameter",
            "Vector", "Matrix", "Efficiency",
            "RDataFrame", "RunGraphs", "VariationsFor", "AddProgressBar", "release_memory"]
-__version__ = "0.1.0"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Union
 
-from . import _dataset, _paths
+from . import _dataset, _extras, _paths
 from ._aliases import Fields, Files
 from ._dataset import Partition
 from ._tree import RNTuple, TTree
@@ -37,7 +37,8 @@ class _ReadFrame:
         self.names, self.threads = list(names), threads
 
     def __call__(self, step: Partition, columns: Sequence[str] | None = None) -> Any:
-        import pandas as pd
+        with _extras.hint():
+            import pandas as pd
 
         path, obj, start, stop, offset = step
         names = self.names if columns is None else [n for n in self.names if n in set(columns)]
@@ -73,7 +74,8 @@ def dask(files: Files, fields: Fields = None, step_size: int | str = "100 MB", l
     empty = first.arrays(names, entry_start=0, entry_stop=0, library="ak", threads=threads)
     names = list(empty.fields)
     if library == "ak":
-        import dask_awkward as dak
+        with _extras.hint():
+            import dask_awkward as dak
 
         # Imported here, not above: Dask is an optional dependency.
         from ._dask_awkward import ReadArrays
@@ -81,8 +83,9 @@ def dask(files: Files, fields: Fields = None, step_size: int | str = "100 MB", l
         read = ReadArrays(empty.layout.form, names, threads, empty.behavior)
         return dak.from_map(read, steps, label="rootweave", divisions=divisions if steps else None)
     if library == "pd":
-        import dask.dataframe as dd
-        import pandas as pd
+        with _extras.hint():
+            import dask.dataframe as dd
+            import pandas as pd
 
         flat = first.arrays(names, entry_start=0, entry_stop=0, library="np", threads=threads)
         jagged = [n for n in names if flat[n].dtype == object or flat[n].ndim != 1]

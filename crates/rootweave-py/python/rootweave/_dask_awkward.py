@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from dask_awkward.lib.io.columnar import ColumnProjectionMixin
+from . import _dataset, _extras
 
-from . import _dataset
+with _extras.hint():
+    from dask_awkward.lib.io.columnar import ColumnProjectionMixin
+
 from ._dataset import Partition
 
 
@@ -22,7 +24,8 @@ class ReadArrays(ColumnProjectionMixin):
     use_optimization = True
 
     def __call__(self, step: Partition) -> Any:
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         path, obj, start, stop, _ = step
         if not self.names:

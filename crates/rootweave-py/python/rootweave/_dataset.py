@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Iterator, Mapping, Union
 
+from . import _extras
 from ._aliases import Fields, Files
 from ._rootweave import TREE_CLASSES
 from ._filters import Filter
@@ -188,13 +189,16 @@ def _join(parts: list[Any], library: str) -> Any:
 
         return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
     if library == "ak":
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         return ak.concatenate(parts)
     if library == "pa":
-        import pyarrow as pa
+        with _extras.hint():
+            import pyarrow as pa
 
         return pa.concat_tables(parts)
-    import polars as pl
+    with _extras.hint():
+        import polars as pl
 
     return pl.concat(parts, how="vertical")

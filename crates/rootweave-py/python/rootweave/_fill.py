@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from . import _extras
 from . import _paths
 from ._hist_write import STATISTICS
 from ._rootweave import fill_histogram as _fill_histogram
@@ -34,7 +35,8 @@ def histogram(files: Any, field: str | Sequence[str], axes: Any, weight: str | N
         as `hist` bins; it carries the statistics ROOT keeps (sums of weights, of x and x
         squared, ...) of the values themselves, which `f[name] = h` writes.
     """
-    import hist
+    with _extras.hint():
+        import hist
 
     fields = [field] if isinstance(field, str) else list(field)
     if isinstance(axes, tuple) or not isinstance(axes, (list, tuple)):

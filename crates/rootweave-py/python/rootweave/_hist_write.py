@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from . import _extras
 from ._objects import Histogram
 
 #: The attribute of a histogram made by `rootweave.histogram` holding the statistics
@@ -85,7 +86,8 @@ def _boost_axis(letter: str, ax: Any) -> tuple[dict[str, Any], slice]:
 
 
 def _from_boost(h: Any, name: str) -> dict[str, Any]:
-    import boost_histogram as bh
+    with _extras.hint():
+        import boost_histogram as bh
 
     if not 1 <= h.ndim <= 3:
         raise ValueError(f"'{name}': ROOT histograms have 1 to 3 axes, not {h.ndim}")

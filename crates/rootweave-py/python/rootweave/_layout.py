@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import _extras
+
 if TYPE_CHECKING:
     from ._rootweave import _Layout
 
@@ -62,7 +64,8 @@ def to_numpy(layout: _Layout) -> Any:
 
 def to_awkward_content(layout: _Layout) -> Any:
     """An awkward Content built from the layout's buffers without copying values."""
-    import awkward as ak
+    with _extras.hint():
+        import awkward as ak
 
     kind = layout["kind"]
     if "data" in layout:

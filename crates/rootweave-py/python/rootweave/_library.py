@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence, Union
 
 import numpy as np
 
-from . import _layout
+from . import _extras, _layout
 from ._rootweave import RNTuple, TTree
 
 #: A reader of the extension: an RNTuple's or a TTree's.
@@ -20,7 +20,8 @@ LIBRARIES = ("np", "ak", "pd", "pa", "pl")
 
 def from_awkward(results: Mapping[str, Any], library: str, length: int) -> Any:
     """A dict of Awkward arrays (expression results) in the library's form."""
-    import awkward as ak
+    with _extras.hint():
+        import awkward as ak
 
     if library == "ak":
         return ak.Array(dict(results)) if results else ak.Array(ak.contents.RecordArray([], [], length=length))
@@ -31,14 +32,16 @@ def from_awkward(results: Mapping[str, Any], library: str, length: int) -> Any:
     table = ak.to_arrow_table(ak.Array(dict(results)), extensionarray=False)
     if library == "pa":
         return table
-    import polars as pl
+    with _extras.hint():
+        import polars as pl
 
     return pl.from_arrow(table)
 
 
 def awkward_to_numpy(array: Any) -> Any:
     """A NumPy array of an Awkward one: flat as it is, else an object array of entries."""
-    import awkward as ak
+    with _extras.hint():
+        import awkward as ak
 
     try:
         return ak.to_numpy(array)
@@ -52,8 +55,9 @@ def awkward_to_numpy(array: Any) -> Any:
 def pandas(columns: Mapping[str, Any], length: int) -> Any:
     """A pandas DataFrame of Awkward columns: flat ones as NumPy columns, the others as
     awkward-pandas columns, as uproot gives them."""
-    import awkward as ak
-    import pandas as pd
+    with _extras.hint():
+        import awkward as ak
+        import pandas as pd
 
     data = {}
     for name, array in columns.items():
@@ -75,7 +79,8 @@ def pandas(columns: Mapping[str, Any], length: int) -> Any:
 def zip_by_prefix(result: Any) -> Any:
     """uproot's `how="zip"`: jagged fields named `Prefix_name` become one list of records
     `Prefix` (members `name`), after the other fields."""
-    import awkward as ak
+    with _extras.hint():
+        import awkward as ak
 
     flat: dict[str, Any] = {}
     groups: dict[str, dict[str, Any]] = {}
@@ -118,18 +123,21 @@ def read(reader: Reader, names: Sequence[str], start: int, stop: int, library: s
         array = read(reader, names, start, stop, "ak")
         return pandas({k: array[k] for k in array.fields}, len(array))
     if library == "ak":
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         columns = reader.read(names, start, stop)
         contents = [_layout.to_awkward_content(layout) for _, layout in columns]
         length = common_length(columns, [len(c) for c in contents], length)
         return ak.Array(ak.contents.RecordArray(contents, [name for name, _ in columns], length=length))
-    import pyarrow as pa
+    with _extras.hint():
+        import pyarrow as pa
 
     table = pa.Table.from_batches([pa.record_batch(reader.read_arrow(names, start, stop))])
     if library == "pa":
         return table
-    import polars as pl
+    with _extras.hint():
+        import polars as pl
 
     for field in table.schema:
         if has_union(field.type):
@@ -151,7 +159,8 @@ def common_length(columns: Sequence[tuple[str, Any]], lengths: Sequence[int], as
 
 def has_union(t: Any) -> bool:
     """True if the Arrow type `t` is or holds a union."""
-    import pyarrow as pa
+    with _extras.hint():
+        import pyarrow as pa
 
     if pa.types.is_union(t):
         return True

@@ -12,6 +12,7 @@ from typing import Any, Iterator, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from . import _extras
 from ._rootweave import OpenFile, Unread
 from ._rootweave import read_object as _read_object
 
@@ -402,7 +403,8 @@ class Axis:
         return f"<Axis {self.name!r}: {len(self)} {kind} bins, {self.low} to {self.high}>"
 
     def _to_boost(self) -> Any:
-        import boost_histogram as bh
+        with _extras.hint():
+            import boost_histogram as bh
 
         meta = {"name": self.name, "label": self.label}
         axis: bh.axis.Axis
@@ -532,7 +534,8 @@ class Histogram(Object):
     def to_boost(self) -> Any:
         """A boost-histogram `Histogram`: Regular, Variable or StrCategory axes; Weight
         storage (WeightedMean for profiles); flow bins filled where the axes have them."""
-        import boost_histogram as bh
+        with _extras.hint():
+            import boost_histogram as bh
 
         axes = [a._to_boost() for a in self._axes]
         view = self._view
@@ -561,7 +564,8 @@ class Histogram(Object):
 
     def to_hist(self) -> Any:
         """A `hist.Hist` (see `to_boost`)."""
-        import hist
+        with _extras.hint():
+            import hist
 
         return hist.Hist(self.to_boost())
 

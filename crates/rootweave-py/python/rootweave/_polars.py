@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from . import _dataset, _paths, _steps
+from . import _dataset, _extras, _paths, _steps
 from ._aliases import Fields, Files
 
 if TYPE_CHECKING:
@@ -31,8 +31,9 @@ def scan(files: Files, fields: Fields = None, step_size: int | str = "100 MB",
     Returns:
         The lazy frame.
     """
-    import polars as pl
-    from polars.io.plugins import register_io_source
+    with _extras.hint():
+        import polars as pl
+        from polars.io.plugins import register_io_source
 
     sources = _paths.sources(files)
     names = None if fields is None else ([fields] if isinstance(fields, str) else list(fields))

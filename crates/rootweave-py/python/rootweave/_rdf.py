@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _paths
+from . import _extras, _paths
 from ._hist_write import STATISTICS
 from ._layout import to_awkward_content, to_numpy
 from . import _rdf_dask
@@ -202,7 +202,8 @@ def _axes(model: Sequence[Any], dims: int) -> tuple[str, str, list[dict[str, Any
 def _to_hist(d: dict[str, Any]) -> Any:
     """A histogram's sums as a `hist.Hist` (flow bins kept), with ROOT's statistics for
     writing it."""
-    import hist
+    with _extras.hint():
+        import hist
 
     axes = [hist.axis.Variable(a["edges"]) if a["edges"] is not None else hist.axis.Regular(a["bins"], a["min"], a["max"])
             for a in d["axes"]]
@@ -233,7 +234,8 @@ def _to_hist(d: dict[str, Any]) -> Any:
 def _to_array(layout: Any) -> Any:
     """A taken column: NumPy for one number per event, Awkward for lists."""
     if layout["kind"] in ("list", "record"):
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         return ak.Array(to_awkward_content(layout))
     return to_numpy(layout)
@@ -245,7 +247,8 @@ def _batch_function(function: Callable[..., Any]) -> Callable[[list[Any]], Any]:
     def call(layouts: list[Any]) -> tuple[Any, Any]:
         out = function(*[_to_array(layout) for layout in layouts])
         if type(out).__module__.startswith("awkward"):
-            import awkward as ak
+            with _extras.hint():
+                import awkward as ak
 
             if out.ndim > 1:
                 counts = np.asarray(ak.num(out, axis=1), dtype=np.uint64)

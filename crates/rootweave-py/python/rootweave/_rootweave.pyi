@@ -17,7 +17,7 @@ from ._aliases import ConvertSummary, MergeSummary, TreeSummary, WriteSummary
 __all__ = ["TREE_CLASSES", "Frame", "Booked", "merge_parts", "run_graphs", "OpenFile", "RNTuple", "ArrowBatch", "TTree", "OutputFile", "RNTupleWriter", "TTreeWriter", "TTreeParallelWriter",
            "TTreeFillContext", "RNTupleParallelWriter", "RNTupleFillContext", "list_keys", "read_object", "write_histogram",
            "write_string", "copy_object", "fill_histogram", "Unread", "merge", "release_memory", "pooled_bytes",
-           "convert_file", "RootFileError"]
+           "convert_file", "run_cli", "RootFileError", "__version__"]
 
 class _Layout(TypedDict, total=False):
     """An array as nested dicts of NumPy arrays: `kind` says which keys it has."""
@@ -43,6 +43,7 @@ _BatchColumn = tuple[Any, ...]
 _ObjectData = tuple[str, int, list[tuple[str, Any]], "dict[str, Any] | None"]
 
 TREE_CLASSES: tuple[str, ...]
+__version__: str
 
 
 class RootFileError(OSError):
@@ -217,4 +218,5 @@ def convert_file(input: str, output: str, to: str, fields: Sequence[str] = ..., 
                  memory_budget: int = ..., compression: str | None = None, name: str | None = None,
                  force: bool = False, split_level: int | None = None) -> ConvertSummary: ...
 def release_memory() -> None: ...
+def run_cli(argv: list[str]) -> int: ...
 def pooled_bytes() -> int: ...

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from . import _extras
+
 #: A field type: ``("int32",)``, ``("list", T)``, ...
 TypeTuple = tuple[Any, ...]
 
@@ -72,7 +74,8 @@ def field_type(spec: Any, name: str) -> TypeTuple:
         dtype = _dtype(spec)
         if dtype is not None:
             return _from_dtype(dtype, name)
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         try:
             parsed = ak.types.from_datashape(spec, highlevel=False)
@@ -85,7 +88,8 @@ def field_type(spec: Any, name: str) -> TypeTuple:
         return _from_dtype(dtype, name)
     module = type(spec).__module__
     if module.startswith("awkward"):
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         t = spec
         if isinstance(t, ak.types.ArrayType):
@@ -146,7 +150,8 @@ def _type_tuple(spec: TypeTuple, name: str) -> TypeTuple:
 
 
 def _from_awkward(t: Any, name: str) -> TypeTuple:
-    import awkward as ak
+    with _extras.hint():
+        import awkward as ak
 
     if t.parameter("__array__") in ("string", "bytestring"):
         return ("string",)
@@ -167,7 +172,8 @@ def _from_awkward(t: Any, name: str) -> TypeTuple:
 
 
 def _from_arrow(t: Any, name: str) -> TypeTuple:
-    import pyarrow as pa
+    with _extras.hint():
+        import pyarrow as pa
 
     if isinstance(t, pa.Field):
         t = t.type
@@ -199,7 +205,8 @@ def schema_types(schema: Any) -> list[tuple[str, TypeTuple]]:
 
 def _awkward(values: Any, name: str) -> Any:
     """`values` as an Awkward array; TypeError naming the field if they are not an array."""
-    import awkward as ak
+    with _extras.hint():
+        import awkward as ak
 
     if isinstance(values, ak.Array):
         return values
@@ -222,7 +229,8 @@ def batch(values: Any, ftype: TypeTuple, name: str) -> tuple[Any, ...]:
     if kind in PRIMITIVES:
         return (kind, _leaf(values, kind, name))
     if kind == "string":
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         a = ak.to_packed(_awkward(values, name))
         layout = ak.to_layout(a)
@@ -242,7 +250,8 @@ def batch(values: Any, ftype: TypeTuple, name: str) -> tuple[Any, ...]:
             if values.shape[1] != size:
                 raise ValueError(f"field '{name}': {values.shape[1]} items per entry, {size} expected")
             return ("fixed", batch(values.reshape((-1,) + values.shape[2:]), inner, f"{name}._0"))
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         a = _awkward(values, name)
         counts = _counts(a, name)
@@ -251,7 +260,8 @@ def batch(values: Any, ftype: TypeTuple, name: str) -> tuple[Any, ...]:
                              f"{size} expected")
         return ("fixed", batch(ak.flatten(a, axis=1), inner, f"{name}._0"))
     if kind == "list":
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         a = _awkward(values, name)
         layout = ak.to_layout(a)
@@ -267,7 +277,8 @@ def batch(values: Any, ftype: TypeTuple, name: str) -> tuple[Any, ...]:
         np.cumsum(counts, out=offsets[1:])
         return ("list", offsets, batch(ak.flatten(a, axis=1), ftype[1], f"{name}._0"))
     if kind == "optional":
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         a = _awkward(values, name)
         present = ~np.asarray(ak.is_none(a, axis=0))
@@ -309,7 +320,8 @@ def _with_bases(values: Any, members: list[tuple[str, TypeTuple]], name: str) ->
                 own = _with_bases(values, t[3], name)
                 out[m] = {b: own[b] for b, _ in t[3] if b in own}
         return out
-    import awkward as ak
+    with _extras.hint():
+        import awkward as ak
 
     a = _awkward(values, name)
     fields = ak.fields(a)
@@ -333,7 +345,8 @@ def _members_by_name(values: Any, names: list[str], name: str) -> Any:
     "1", ...) or a list of Python tuples for `_0`, `_1`, ...; records as they are."""
     if isinstance(values, dict):
         return values
-    import awkward as ak
+    with _extras.hint():
+        import awkward as ak
 
     a = _awkward(values, name)
     fields = ak.fields(a)
@@ -346,7 +359,8 @@ def _members_by_name(values: Any, names: list[str], name: str) -> Any:
 
 def _counts(a: Any, name: str) -> NDArray[np.uint64]:
     """The lengths of the lists of `a`, as the counts of a batch."""
-    import awkward as ak
+    with _extras.hint():
+        import awkward as ak
 
     try:
         return np.asarray(ak.num(a, axis=1)).astype(np.uint64)
@@ -358,7 +372,8 @@ def _leaf(values: Any, kind: str, name: str) -> NDArray[Any]:
     """`values` as a contiguous NumPy array of the primitive type `kind`."""
     expected: np.dtype[Any] = np.dtype(PRIMITIVES[kind])
     if type(values).__module__.startswith(("awkward", "pyarrow")):
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         a = _awkward(values, name)
         try:
@@ -399,7 +414,8 @@ def column_values(values: Any, name: str) -> Any:
             pass
     array = values.to_numpy()
     if array.dtype == object:
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         return ak.from_iter(array.tolist())
     return array
@@ -415,7 +431,8 @@ def columns(data: Any) -> dict[str, Any]:
                             "give a dict of arrays otherwise")
         return {n: data[n] for n in data.dtype.names}
     if module.startswith("awkward"):
-        import awkward as ak
+        with _extras.hint():
+            import awkward as ak
 
         if not isinstance(data, ak.Array) or not ak.fields(data):
             raise TypeError(f"an Awkward batch must be a record array, not {ak.type(data)}")
@@ -440,7 +457,8 @@ def infer_type(values: Any, name: str) -> TypeTuple:
         for n in reversed(values.shape[1:]):
             t = ("fixed", n, t)
         return t
-    import awkward as ak
+    with _extras.hint():
+        import awkward as ak
 
     a = _awkward(values, name)
     return _from_awkward(ak.type(a).content, name)
@@ -449,7 +467,8 @@ def infer_type(values: Any, name: str) -> TypeTuple:
 def _required(array: Any) -> Any:
     """An Awkward array from Arrow without the optional levels that hold no missing value
     (Arrow's types are nullable by default; a list of int64 is not a list of optionals)."""
-    import awkward as ak
+    with _extras.hint():
+        import awkward as ak
 
     def strip(layout: Any, **kwargs: Any) -> Any:
         if layout.is_option:

@@ -1,0 +1,178 @@
+"""The wheel scripts/wheel.sh builds (and scripts/test.sh installs into .venv) as users get
+it: its tags, files and metadata; one version number everywhere; and, installed into a fresh
+virtual environment with no Rust toolchain on the PATH, importing with NumPy alone, the
+`rootweave` command and the first steps of wheel_smoke.py (a remote read from nginx among
+them)."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import rootweave
+from conftest import REPO, TARGET
+from servers import Nginx
+
+HERE = Path(__file__).resolve().parent
+VERSION = tomllib.loads((REPO / "Cargo.toml").read_text())["workspace"]["package"]["version"]
+
+
+@pytest.fixture(scope="module")
+def wheel():
+    """The wheel in dist/ (scripts/test.sh builds it before the Python tests)."""
+    wheels = sorted((REPO / "dist").glob("rootweave-*-manylinux_2_28_x86_64.whl"))
+    assert len(wheels) == 1, f"scripts/wheel.sh makes one wheel in dist/, found {wheels}"
+    return wheels[0]
+
+
+def test_the_wheel_is_abi3_manylinux_and_carries_the_command(wheel):
+    assert wheel.name == f"rootweave-{VERSION}-cp39-abi3-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        dist_info = f"rootweave-{VERSION}.dist-info"
+        metadata = z.read(f"{dist_info}/METADATA").decode()
+        entry_points = z.read(f"{dist_info}/entry_points.txt").decode()
+        extension = z.read("rootweave/_rootweave.abi3.so")
+    assert "rootweave/_cli.py" in names and "rootweave/py.typed" in names
+    assert not [n for n in names if n.endswith(".so") and n != "rootweave/_rootweave.abi3.so"], names
+    assert re.search(r"^rootweave\s*=\s*rootweave\._cli:main$", entry_points, re.M), entry_points
+    # Metadata as uproot's and Polars' wheels carry it.
+    assert f"\nVersion: {VERSION}\n" in metadata
+    assert "\nRequires-Python: >=3.9\n" in metadata
+    assert "\nLicense-Expression: Apache-2.0\n" in metadata
+    assert re.search(r"^Requires-Dist: numpy>=1\.21$", metadata, re.M)
+    for extra in ("awkward", "arrow", "pandas", "polars", "dask", "hist", "all"):
+        assert f"\nProvides-Extra: {extra}\n" in metadata, extra
+    assert re.search(r"^Requires-Dist: awkward>=2 ; extra == .awkward.$", metadata, re.M)
+    assert re.search(r"^Project-URL: Source, https://", metadata, re.M)
+    assert "Description-Content-Type: text/markdown" in metadata and "## Install" in metadata
+    # No debug information and no symbol table: the wheel is not a profiling build.
+    sections = extension_sections(extension)
+    assert not [s for s in sections if s.startswith(".debug")], sections
+    assert ".symtab" not in sections, sections
+
+
+
+def test_the_extension_needs_only_the_c_library(wheel, tmp_path):
+    """What manylinux allows, and not the XRootD client library: the bridge to it is loaded
+    by the first root:// open (a missing library is that open's error, not an import's)."""
+    with zipfile.ZipFile(wheel) as z:
+        extension = Path(z.extract("rootweave/_rootweave.abi3.so", tmp_path))
+    dynamic = subprocess.run(["objdump", "-p", extension], capture_output=True, text=True, check=True).stdout
+    needed = set(re.findall(r"NEEDED\s+(\S+)", dynamic))
+    assert needed, dynamic
+    assert needed <= {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1", "libgcc_s.so.1",
+                      "ld-linux-x86-64.so.2"}, needed
+
+
+def extension_sections(elf: bytes) -> list:
+    """The section names of an ELF64 little-endian shared library."""
+    import struct
+
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQ", elf, shoff + i * shentsize) for i in range(shnum)]
+    strings_offset = headers[shstrndx][4]
+    return [elf[strings_offset + h[0]:elf.index(b"\0", strings_offset + h[0])].decode() for h in headers]
+
+
+def test_one_version_number_everywhere(tmp_path):
+    """The workspace's version is the package's, the CLI's and the files' writer string."""
+    assert rootweave.__version__ == VERSION
+    cli = subprocess.run([TARGET / "rootweave", "--version"], capture_output=True, text=True, check=True)
+    assert cli.stdout.strip() == f"rootweave {VERSION}"
+    path = tmp_path / "v.root"
+    with rootweave.create(path) as f:
+        f.mkrntuple("n", {"x": "int32"}).extend({"x": [1, 2]})
+    listing = subprocess.run([TARGET / "rootweave", "ls", path], capture_output=True, text=True, check=True)
+    assert f"rootweave v{VERSION}" in listing.stdout, listing.stdout
+
+
+def test_the_sdist_holds_what_a_source_build_needs(wheel):
+    sdist = wheel.parent / f"rootweave-{VERSION}.tar.gz"
+    with tarfile.open(sdist) as t:
+        names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
+    for needed in ("pyproject.toml", "PKG-INFO", "Cargo.toml", "Cargo.lock", "crates/rootweave-py/Cargo.toml",
+                   "python/rootweave/__init__.py", "python/rootweave/_cli.py", "crates/rootweave/src/lib.rs",
+                   "crates/rootweave/src/io/xrootd/shim.cpp", "crates/rootweave-cli/src/app.rs"):
+        assert needed in names, (needed, sorted(names)[:40])
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(wheel, tmp_path_factory):
+    """A new virtual environment with the wheel (and so NumPy) installed, and a PATH of the
+    system's programs and the environment's only: no cargo, no rustc."""
+    venv = tmp_path_factory.mktemp("fresh") / "venv"
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", venv], check=True)
+    path = os.pathsep.join([str(venv / "bin"), "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin",
+                            "/bin"])
+    assert shutil.which("cargo", path=path) is None and shutil.which("rustc", path=path) is None, path
+    env = {"PATH": path, "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8"}
+    subprocess.run([venv / "bin" / "pip", "install", "--quiet", "--disable-pip-version-check", wheel], env=env,
+                   check=True)
+    return venv, env
+
+
+def run_in(fresh_venv, *args, **kwargs):
+    venv, env = fresh_venv
+    return subprocess.run([str(a) for a in args], env=env, capture_output=True, text=True, timeout=300, **kwargs)
+
+
+def test_a_fresh_environment_imports_with_numpy_alone(fresh_venv):
+    venv, _ = fresh_venv
+    listed = run_in(fresh_venv, venv / "bin" / "pip", "list", "--format=freeze", "--disable-pip-version-check")
+    installed = {line.split("==")[0].lower() for line in listed.stdout.split()}
+    assert installed - {"pip", "setuptools"} == {"numpy", "rootweave"}, installed
+    imported = run_in(fresh_venv, venv / "bin" / "python", "-c",
+                      "import sys, rootweave; print(rootweave.__version__, "
+                      "sorted(m for m in ('awkward', 'pyarrow', 'polars', 'pandas') if m in sys.modules))")
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.split() == [VERSION, "[]"]
+
+
+def test_the_command_is_the_cargo_binary(fresh_venv, tmp_path):
+    venv, _ = fresh_venv
+    command = venv / "bin" / "rootweave"
+    shown = run_in(fresh_venv, command, "--help")
+    assert shown.returncode == 0, shown.stderr
+    for sub in ("ls", "dump", "generate", "merge", "convert", "recover"):
+        assert re.search(rf"^\s+{sub}\s", shown.stdout, re.M), (sub, shown.stdout)
+    assert run_in(fresh_venv, command, "--version").stdout.strip() == f"rootweave {VERSION}"
+    # The same program: each writes the entries the other does, and both list and dump alike.
+    for program, name in ((command, "pip.root"), (TARGET / "rootweave", "cargo.root")):
+        made = run_in(fresh_venv, program, "generate", tmp_path / name, "--events", "2000", "--threads", "1",
+                      "--ordered", "--seed", "4")
+        assert made.returncode == 0, made.stderr
+    dumps = [run_in(fresh_venv, program, "dump", tmp_path / name, "Events", "--entries", "0:50", "--json")
+             for program, name in ((command, "cargo.root"), (TARGET / "rootweave", "pip.root"))]
+    assert dumps[0].returncode == 0 and len(dumps[0].stdout.splitlines()) == 50
+    assert dumps[0].stdout == dumps[1].stdout
+    listings = [run_in(fresh_venv, program, "ls", tmp_path / "cargo.root") for program in (command, TARGET / "rootweave")]
+    assert listings[0].returncode == 0 and listings[0].stdout == listings[1].stdout
+    assert "Events" in listings[0].stdout
+    # Errors and usage errors end as the binary's do.
+    missing = run_in(fresh_venv, command, "ls", tmp_path / "absent.root")
+    assert missing.returncode == 1 and "absent.root" in missing.stderr
+    assert run_in(fresh_venv, command, "frobnicate").returncode == 2
+
+
+def test_the_smoke_script_passes_in_the_fresh_environment(fresh_venv, tmp_path):
+    served = tmp_path / "served"
+    served.mkdir()
+    nginx = Nginx(tmp_path / "nginx", served)
+    try:
+        venv, _ = fresh_venv
+        smoke = run_in(fresh_venv, venv / "bin" / "python", HERE / "wheel_smoke.py", served,
+                       f"http://127.0.0.1:{nginx.port}")
+    finally:
+        nginx.stop()
+    assert smoke.returncode == 0, smoke.stdout + smoke.stderr
+    assert smoke.stdout.strip() == "smoke: ok"
