@@ -34,6 +34,9 @@ def wheel():
 
 def test_the_wheel_is_abi3_manylinux_and_carries_the_command(wheel):
     assert wheel.name == f"rootweave-{VERSION}-cp39-abi3-manylinux_2_28_x86_64.whl"
+    shown = subprocess.run([Path(sys.executable).parent / "auditwheel", "show", wheel], capture_output=True, text=True,
+                           check=True).stdout
+    assert 'consistent with the following platform tag: "manylinux_2_28_x86_64"' in " ".join(shown.split()), shown
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
         dist_info = f"rootweave-{VERSION}.dist-info"
@@ -176,3 +179,29 @@ def test_the_smoke_script_passes_in_the_fresh_environment(fresh_venv, tmp_path):
         nginx.stop()
     assert smoke.returncode == 0, smoke.stdout + smoke.stderr
     assert smoke.stdout.strip() == "smoke: ok"
+
+
+def test_without_the_xrootd_library_only_root_urls_fail(fresh_venv, tmp_path):
+    """The XRootD client library hidden (an empty file bound over it in a mount namespace of
+    the test's own): the package imports and reads local files; a root:// URL is an error that
+    says what to install."""
+    library = Path("/usr/lib/x86_64-linux-gnu/libXrdCl.so.3")
+    if not library.exists() or shutil.which("unshare") is None:
+        pytest.skip("needs Debian's libxrdcl3 and unshare")
+    venv, _ = fresh_venv
+    script = ("import rootweave, sys\n"
+              f"with rootweave.create({str(tmp_path / 'a.root')!r}) as f:\n"
+              "    f.mkrntuple('n', {'x': 'int32'}).extend({'x': [4, 5]})\n"
+              f"assert rootweave.open({str(tmp_path / 'a.root')!r})['n'].arrays(library='np')['x'].tolist() == [4, 5]\n"
+              "try:\n"
+              "    rootweave.open('root://127.0.0.1:1//data/a.root')\n"
+              "except rootweave.RootFileError as e:\n"
+              "    print(e)\n")
+    hidden = run_in(fresh_venv, "unshare", "--mount", "sh", "-c",
+                    f"mount --bind /dev/null {library} && exec {venv / 'bin' / 'python'} -c \"$0\"", script)
+    if "mount" in hidden.stderr and hidden.returncode != 0:
+        pytest.skip(f"no mount namespace here: {hidden.stderr.strip()}")
+    assert hidden.returncode == 0, hidden.stderr
+    message = hidden.stdout.strip()
+    assert message.startswith("root://127.0.0.1:1//data/a.root"), message
+    assert "libXrdCl.so.3" in message and "libxrdcl3" in message, message
