@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Python package's wheel and sdist into dist/: one abi3 wheel (every CPython from
 # 3.9) for Linux x86_64 that manylinux_2_28 systems accept, linked against glibc 2.28 through
-# zig (maturin --zig), without debug information (cargo profile `wheel`), with the `rootweave`
+# zig (maturin --zig), without debug information (cargo profile `wheel`, pyproject.toml), with the `rootweave`
 # command inside; checked by auditwheel (and twine, that its description renders).
 #
 #   scripts/wheel.sh            # dist/rootweave-<version>-cp39-abi3-manylinux_2_28_x86_64.whl
@@ -21,7 +21,7 @@ fi
 PATH="$PWD/$VENV/bin:$PATH"
 
 rm -f dist/rootweave-*.whl dist/rootweave-*.tar.gz
-maturin build --quiet -m crates/rootweave-py/Cargo.toml --profile wheel --zig \
+maturin build --quiet -m crates/rootweave-py/Cargo.toml --zig \
   --target x86_64-unknown-linux-gnu --compatibility manylinux_2_28 --out dist
 maturin sdist -m crates/rootweave-py/Cargo.toml --out dist >/dev/null
 wheel=$(ls dist/rootweave-*-manylinux_2_28_x86_64.whl)

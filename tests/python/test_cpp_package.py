@@ -147,14 +147,15 @@ def test_pkg_config_gives_the_flags(cpp_prefix):
     assert [os.path.realpath(d) for d in includes] == [str((cpp_prefix / "include").resolve())]
     assert [os.path.realpath(d) for d in dirs] == [str((cpp_prefix / "lib").resolve())]
     assert [f for f in flags if f.startswith("-l")] == ["-lrootweave"]
-    # --static adds what the archive needs, the same as the CMake target's: C++'s runtime, and
-    # the XRootD client when the library was built with it.
+    # --static adds what the archive needs, the same as the CMake target's: the C library's
+    # parts. Neither needs C++'s runtime nor the XRootD client library: the bridge to it is
+    # embedded and loaded by the first root:// open.
     static = pkg_config(cpp_prefix, "--static", "--libs")
     assert [f for f in static if f.startswith("-l")] == ["-lrootweave", *native_libs(cpp_prefix)]
-    assert "-lstdc++" in static
+    assert "-lstdc++" not in static and "-lXrdCl" not in static, static
     needed = subprocess.run(["readelf", "-d", cpp_prefix / "lib" / f"librootweave.so.{VERSION}"],
                             capture_output=True, text=True, check=True).stdout
-    assert ("libXrdCl.so" in needed) == ("-lXrdCl" in static)
+    assert "libXrdCl.so" not in needed and "libstdc++.so" not in needed, needed
 
 
 def test_cmake_consumer_programs_write_what_uproot_reads(smoke):

@@ -110,10 +110,15 @@ def test_the_sdist_holds_what_a_source_build_needs(wheel):
 
 @pytest.fixture(scope="module")
 def fresh_venv(wheel, tmp_path_factory):
-    """A new virtual environment with the wheel (and so NumPy) installed, and a PATH of the
-    system's programs and the environment's only: no cargo, no rustc."""
-    venv = tmp_path_factory.mktemp("fresh") / "venv"
-    base = getattr(sys, "_base_executable", sys.executable)
+    """A new virtual environment of this interpreter with the wheel (and so NumPy) installed,
+    and a PATH of the system's programs and the environment's only: no cargo, no rustc."""
+    return make_venv(getattr(sys, "_base_executable", sys.executable), tmp_path_factory.mktemp("fresh"), wheel)
+
+
+def make_venv(base, folder, wheel):
+    """A new virtual environment of interpreter `base` in `folder` with the wheel installed, and
+    the environment variables of a PATH without cargo or rustc."""
+    venv = folder / "venv"
     subprocess.run([base, "-m", "venv", venv], check=True)
     path = os.pathsep.join([str(venv / "bin"), "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin",
                             "/bin"])
@@ -167,18 +172,35 @@ def test_the_command_is_the_cargo_binary(fresh_venv, tmp_path):
     assert run_in(fresh_venv, command, "frobnicate").returncode == 2
 
 
-def test_the_smoke_script_passes_in_the_fresh_environment(fresh_venv, tmp_path):
+def smoke(environment, tmp_path):
+    """Runs wheel_smoke.py in `environment` against an nginx serving its folder."""
     served = tmp_path / "served"
     served.mkdir()
     nginx = Nginx(tmp_path / "nginx", served)
     try:
-        venv, _ = fresh_venv
-        smoke = run_in(fresh_venv, venv / "bin" / "python", HERE / "wheel_smoke.py", served,
-                       f"http://127.0.0.1:{nginx.port}")
+        venv, _ = environment
+        result = run_in(environment, venv / "bin" / "python", HERE / "wheel_smoke.py", served,
+                        f"http://127.0.0.1:{nginx.port}")
     finally:
         nginx.stop()
-    assert smoke.returncode == 0, smoke.stdout + smoke.stderr
-    assert smoke.stdout.strip() == "smoke: ok"
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "smoke: ok"
+
+
+def test_the_smoke_script_passes_in_the_fresh_environment(fresh_venv, tmp_path):
+    smoke(fresh_venv, tmp_path)
+
+
+@pytest.mark.parametrize("version", ["3.9", "3.13"])
+def test_the_oldest_and_newest_pythons_take_the_same_wheel(wheel, tmp_path, version):
+    """The one abi3 wheel installs and passes the smoke script on CPython 3.9 and 3.13, where
+    the machine has them (pyenv's, or on the PATH)."""
+    found = sorted(Path("/root/.pyenv/versions").glob(f"{version}.*/bin/python{version}")) or \
+        [Path(p) for p in [shutil.which(f"python{version}")] if p]
+    if not found:
+        pytest.skip(f"no CPython {version} on this machine")
+    environment = make_venv(found[-1], tmp_path, wheel)
+    smoke(environment, tmp_path)
 
 
 def test_without_the_xrootd_library_only_root_urls_fail(fresh_venv, tmp_path):

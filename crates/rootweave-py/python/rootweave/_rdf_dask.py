@@ -11,7 +11,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -26,7 +26,8 @@ Step = tuple[str, tuple[Any, ...]]
 Result = tuple[tuple[Step, ...], Step]
 #: A `Snapshot` run with the results: its node's calls, then the tree's name, the output,
 #: the columns, the format and the compression.
-Snapshot = tuple[tuple[Step, ...], str, str, list[str], str, str | None]
+# `Optional`, not `str | None`: the alias is evaluated at run time, also on Python 3.9.
+Snapshot = tuple[tuple[Step, ...], str, str, list[str], str, Optional[str]]
 
 
 def _key(value: Any) -> Any:
