@@ -57,11 +57,10 @@ pub(super) struct Bridge {
 /// The loaded bridge, or why it could not be loaded (the same answer for the whole process).
 pub(super) fn bridge() -> Result<&'static Bridge, &'static str> {
     static BRIDGE: OnceLock<Result<Bridge, String>> = OnceLock::new();
-    BRIDGE.get_or_init(load).as_ref().map_err(String::as_str)
-}
-
-fn load() -> Result<Bridge, String> {
-    load_from(LIBRARY)
+    BRIDGE
+        .get_or_init(|| load_from(LIBRARY))
+        .as_ref()
+        .map_err(String::as_str)
 }
 
 /// Loads the bridge from the bytes of its shared library.
