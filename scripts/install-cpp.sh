@@ -46,9 +46,9 @@ SONAME="librootweave.so.$ABI"
 
 echo "== cargo rustc --release -p rootweave-c --lib ($VERSION)"
 # One build of the library's three crate types (cdylib, staticlib, rlib), which also says
-# the system libraries the static archive needs, as rustc lists them for this build (the
-# XRootD client's when its headers were found, C++'s runtime, ...); cargo replays rustc's
-# note when nothing changed.
+# the system libraries the static archive needs, as rustc lists them for this build (the C
+# library's parts: the XRootD bridge is embedded and loaded at run time); cargo replays
+# rustc's note when nothing changed.
 NOTE=$(cd "$ROOT_DIR" && cargo rustc --release -p rootweave-c --lib \
   -- --print native-static-libs 2>&1) || { echo "$NOTE" >&2; die "cargo rustc -p rootweave-c failed"; }
 NATIVE_LIBS=$(echo "$NOTE" | sed -n 's/.*native-static-libs: *//p' | tail -1)
