@@ -121,13 +121,16 @@ fn budget_bytes(o: &rw_writer_options) -> u64 {
 /// a `std::vector` of numbers or strings a `std::vector` branch, a class split as ROOT
 /// splits it.
 fn tree_layout(fields: &[Field]) -> Result<TreeLayout, Failure> {
+    // Found once, not per field: models of 10,000 fields exist.
+    let vectors: std::collections::HashSet<&str> = fields
+        .iter()
+        .filter(|f| matches!(&f.ty, FieldType::Vector(item) if item.number().is_some()))
+        .map(|f| f.name.as_str())
+        .collect();
     Ok(TreeLayout::new(fields, |name| {
-        let field = fields.iter().find(|f| f.name == name);
-        match field.map(|f| &f.ty) {
-            Some(FieldType::Vector(item)) if item.number().is_some() => {
-                FieldOptions::default().with_std_vector()
-            }
-            _ => FieldOptions::default(),
+        match vectors.contains(name) {
+            true => FieldOptions::default().with_std_vector(),
+            false => FieldOptions::default(),
         }
     })?)
 }

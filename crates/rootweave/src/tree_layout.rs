@@ -116,8 +116,10 @@ impl TreeLayout {
             }
             plans.push(plan);
         }
-        for (i, b) in branches.iter().enumerate() {
-            if branches[..i].iter().any(|o| o.name() == b.name()) {
+        // A set, not a scan of the names before: trees of 10,000 branches exist.
+        let mut names = std::collections::HashSet::with_capacity(branches.len());
+        for b in &branches {
+            if !names.insert(b.name()) {
                 return Err(Error::InvalidArgument(format!(
                     "two fields both make a branch called {}",
                     b.name()

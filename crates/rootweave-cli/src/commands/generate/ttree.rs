@@ -33,8 +33,13 @@ fn tree_layout(options: &GenerateOptions) -> Result<TreeLayout> {
     } else {
         options.schema.tree_fields()
     };
+    let positions: std::collections::HashMap<&str, usize> = fields
+        .iter()
+        .enumerate()
+        .map(|(k, f)| (f.name.as_str(), k))
+        .collect();
     TreeLayout::new(&fields, |name| {
-        let position = fields.iter().position(|f| f.name == name).unwrap_or(0);
+        let position = positions.get(name).copied().unwrap_or(0);
         match split_level(&options.split_levels, position) {
             Some(level) => field_options(name).with_split_level(level),
             None => field_options(name),

@@ -79,8 +79,10 @@ impl TreeShape {
             }
             parts.push(start..specs.len());
         }
-        for (i, b) in specs.iter().enumerate() {
-            if specs[..i].iter().any(|o| o.name == b.name) {
+        // A set, not a scan of the names before: trees of 10,000 branches exist.
+        let mut names = std::collections::HashSet::with_capacity(specs.len());
+        for b in &specs {
+            if !names.insert(b.name.as_str()) {
                 return Err(Error::InvalidArgument(format!(
                     "branch name {:?} is repeated (the sub-branches of an object branch are \
                      named after its members unless its name ends with '.')",
