@@ -26,6 +26,9 @@ pub(in crate::ttree::write) struct TreeShape {
     pub counters: Vec<Option<usize>>,
     /// For each branch, whether it counts another's items.
     pub counting: Vec<bool>,
+    /// The fewest bytes an entry of the widest branch takes (at least 1), for `step`: found
+    /// once, as `step` is asked at every append.
+    widest_entry: usize,
 }
 
 impl TreeShape {
@@ -90,12 +93,19 @@ impl TreeShape {
                 )));
             }
         }
+        let widest_entry = specs
+            .iter()
+            .map(|s| s.min_entry_bytes())
+            .max()
+            .unwrap_or(1)
+            .max(1);
         Ok(TreeShape {
             specs,
             given,
             parts,
             counters,
             counting,
+            widest_entry,
         })
     }
 
@@ -198,8 +208,7 @@ impl TreeShape {
     /// Entries appended at once: about a basket of the widest branch, so that clusters
     /// that end at a byte target end close to it.
     pub fn step(&self, basket_size: usize) -> usize {
-        let widest = self.specs.iter().map(|s| s.min_entry_bytes()).max();
-        (basket_size / widest.unwrap_or(1).max(1)).max(1)
+        (basket_size / self.widest_entry).max(1)
     }
 }
 
