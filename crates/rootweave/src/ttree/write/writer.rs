@@ -226,7 +226,7 @@ impl TTreeWriter {
                 basket_size: f.basket_size,
                 tot_bytes: b.tot_bytes,
                 entries: f.appended,
-                varying: f.varying,
+                varying: f.varying(),
             })
             .collect();
         if let Some(sizes) = resized(&uses) {

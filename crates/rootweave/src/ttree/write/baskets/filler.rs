@@ -45,8 +45,6 @@ pub(in crate::ttree::write) struct BranchFiller {
     /// at every append, and summing a class part's leaves each time showed with 10,000
     /// branches).
     fixed_entry_bytes: Option<usize>,
-    /// Whether entries vary in size (and baskets carry an entry-offset table).
-    pub varying: bool,
     /// ROOT's `fEntryOffsetLen`: the entry-offset table length a new basket starts with
     /// (0 for entries of fixed size), adjusted at each basket as ROOT adjusts it.
     pub entry_offset_len: i32,
@@ -80,13 +78,17 @@ impl BranchFiller {
             pending: Vec::new(),
             pending_entries: 0,
             entry_starts: Vec::new(),
-            varying,
             entry_offset_len: if varying { ENTRY_OFFSET_LEN } else { 0 },
             longest: 0,
             tree: tree.to_string(),
             compression,
             datime,
         }
+    }
+
+    /// Whether entries vary in size (and baskets carry an entry-offset table).
+    pub fn varying(&self) -> bool {
+        self.fixed_entry_bytes.is_none()
     }
 
     /// Sets the basket size of the baskets to come.
@@ -104,7 +106,7 @@ impl BranchFiller {
             0 => 0,
             _ => {
                 let table = 4 * self.entry_starts.len() + 8;
-                let copy = if self.varying {
+                let copy = if self.varying() {
                     self.pending.len() + table
                 } else {
                     0
@@ -142,7 +144,7 @@ impl BranchFiller {
     pub fn restart(&mut self) {
         debug_assert_eq!(self.pending_entries, 0);
         self.appended = 0;
-        self.entry_offset_len = if self.varying { ENTRY_OFFSET_LEN } else { 0 };
+        self.entry_offset_len = if self.varying() { ENTRY_OFFSET_LEN } else { 0 };
         self.longest = 0;
     }
 
@@ -157,7 +159,7 @@ impl BranchFiller {
             // A branch grouping sub-branches: entries counted, no baskets.
             self.appended += range.len() as u64;
             Ok(())
-        } else if self.varying {
+        } else if self.varying() {
             self.append_varying(column, range, out)
         } else {
             self.append_fixed(column, range, out);
@@ -250,7 +252,7 @@ impl BranchFiller {
                 Some(bytes) => bytes,
                 None => self.entry_offset_len as usize,
             },
-            offsets: self.varying.then_some(&self.entry_starts[..]),
+            offsets: self.varying().then_some(&self.entry_starts[..]),
             buffer_size: self.basket_size,
         };
         let (record, keylen) = basket_record(&content, self.datime, self.compression);
@@ -261,7 +263,7 @@ impl BranchFiller {
             // start and the end.
             tot_bytes: (keylen
                 + self.pending.len()
-                + if self.varying {
+                + if self.varying() {
                     4 * self.entry_starts.len() + 8
                 } else {
                     0
