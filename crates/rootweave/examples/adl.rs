@@ -4,6 +4,7 @@
 //!
 //! ```sh
 //! cargo run --release --example adl -- FILE... [--tree Events] [--btag Jet_btag] [--threads N]
+//!     [--only q1|...|q8]
 //! ```
 
 use std::collections::BTreeMap;
@@ -40,15 +41,25 @@ fn lepton_near(kind: &str) -> String {
     )
 }
 
-fn book(df: &Frame, btag: &str) -> rootweave::Result<BTreeMap<&'static str, Booked>> {
+/// Books the eight queries on `df`, or only query `only` (`q1` ... `q8`; `all` for all).
+fn book(df: &Frame, btag: &str, only: &str) -> rootweave::Result<BTreeMap<&'static str, Booked>> {
     let h = |name, bins, min, max| Model::regular(name, "", bins, min, max);
+    let want = |q: &str| only == "all" || q.starts_with(only);
     let mut out = BTreeMap::new();
-    out.insert("q1", df.histo1d(h("q1", 100, 0.0, 200.0), "MET_pt", None)?);
-    out.insert("q2", df.histo1d(h("q2", 100, 15.0, 60.0), "Jet_pt", None)?);
+    if want("q1") {
+        out.insert("q1", df.histo1d(h("q1", 100, 0.0, 200.0), "MET_pt", None)?);
+    }
+    if want("q2") {
+        out.insert("q2", df.histo1d(h("q2", 100, 15.0, 60.0), "Jet_pt", None)?);
+    }
     let q3 = df.define("q3_pt", "Jet_pt[abs(Jet_eta) < 1]")?;
-    out.insert("q3", q3.histo1d(h("q3", 100, 15.0, 60.0), "q3_pt", None)?);
+    if want("q3") {
+        out.insert("q3", q3.histo1d(h("q3", 100, 15.0, 60.0), "q3_pt", None)?);
+    }
     let q4 = df.filter("Sum(Jet_pt > 40) >= 2", None)?;
-    out.insert("q4", q4.histo1d(h("q4", 100, 0.0, 200.0), "MET_pt", None)?);
+    if want("q4") {
+        out.insert("q4", q4.histo1d(h("q4", 100, 0.0, 200.0), "MET_pt", None)?);
+    }
     let q5 = df
         .filter("nMuon >= 2", None)?
         .define("q5_c", "Combinations(Muon_pt, 2)")?
@@ -58,7 +69,9 @@ fn book(df: &Frame, btag: &str) -> rootweave::Result<BTreeMap<&'static str, Book
             "Take(Muon_charge, q5_c[0]) != Take(Muon_charge, q5_c[1])",
         )?
         .filter("Sum(q5_os && q5_m > 60 && q5_m < 120) > 0", None)?;
-    out.insert("q5", q5.histo1d(h("q5", 100, 0.0, 200.0), "MET_pt", None)?);
+    if want("q5") {
+        out.insert("q5", q5.histo1d(h("q5", 100, 0.0, 200.0), "MET_pt", None)?);
+    }
     let trijets: Vec<String> = (0..3)
         .map(|k| format!("Construct<{P4}>({})", take("Jet", "q6_c", k)))
         .collect();
@@ -78,15 +91,21 @@ fn book(df: &Frame, btag: &str) -> rootweave::Result<BTreeMap<&'static str, Book
                  Take({btag}, q6_c[2])[q6_best])"
             ),
         )?;
-    out.insert("q6a", q6.histo1d(h("q6a", 100, 15.0, 40.0), "q6_pt", None)?);
-    out.insert("q6b", q6.histo1d(h("q6b", 100, 0.0, 1.0), "q6_btag", None)?);
+    if want("q6a") {
+        out.insert("q6a", q6.histo1d(h("q6a", 100, 15.0, 40.0), "q6_pt", None)?);
+    }
+    if want("q6b") {
+        out.insert("q6b", q6.histo1d(h("q6b", 100, 0.0, 1.0), "q6_btag", None)?);
+    }
     let near = format!(
         "Map(Jet_eta, Jet_phi, [&](float eta, float phi) {{ return {} || {}; }})",
         lepton_near("Muon"),
         lepton_near("Electron")
     );
     let q7 = df.define("q7_ht", &format!("Sum(Jet_pt[Jet_pt > 30 && !{near}])"))?;
-    out.insert("q7", q7.histo1d(h("q7", 100, 15.0, 200.0), "q7_ht", None)?);
+    if want("q7") {
+        out.insert("q7", q7.histo1d(h("q7", 100, 15.0, 200.0), "q7_ht", None)?);
+    }
     let mut q8 = df.clone();
     for c in ["pt", "eta", "phi", "mass", "charge"] {
         q8 = q8.define(
@@ -116,7 +135,9 @@ fn book(df: &Frame, btag: &str) -> rootweave::Result<BTreeMap<&'static str, Book
             "q8_mt",
             "sqrt(2.0 * l_pt[q8_lead] * MET_pt * (1.0 - cos(ROOT::VecOps::DeltaPhi(l_phi[q8_lead], MET_phi))))",
         )?;
-    out.insert("q8", q8.histo1d(h("q8", 100, 0.0, 200.0), "q8_mt", None)?);
+    if want("q8") {
+        out.insert("q8", q8.histo1d(h("q8", 100, 0.0, 200.0), "q8_mt", None)?);
+    }
     Ok(out)
 }
 
@@ -133,13 +154,14 @@ fn main() -> rootweave::Result<()> {
     let tree = option("--tree", "Events");
     let btag = option("--btag", "Jet_btag");
     let threads: usize = option("--threads", "0").parse().expect("--threads N");
+    let only = option("--only", "all");
     let sources = args.iter().map(|f| Source::new(f, Some(&tree))).collect();
     let start = Instant::now();
     let df = Frame::new(Dataset::new(
         sources,
         ReadOptions::default().with_threads(threads),
     )?);
-    let booked = book(&df, &btag)?;
+    let booked = book(&df, &btag, &only)?;
     let mut json = Vec::new();
     for (name, result) in &booked {
         let ResultValue::Histogram(h) = result.value()? else {
@@ -157,7 +179,7 @@ fn main() -> rootweave::Result<()> {
     }
     println!("{{{}}}", json.join(", "));
     eprintln!(
-        "eight queries in one graph: {:.3} s",
+        "{only} in one graph: {:.3} s",
         start.elapsed().as_secs_f64()
     );
     Ok(())

@@ -7,19 +7,7 @@ use std::sync::Arc;
 
 use crate::array::Array;
 
-/// A four-vector in ROOT's `PtEtaPhiMVector` coordinates (`double`): sums convert through
-/// Cartesian coordinates and back, as ROOT's `LorentzVector` does.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct P4 {
-    /// Transverse momentum.
-    pub pt: f64,
-    /// Pseudorapidity.
-    pub eta: f64,
-    /// Azimuth.
-    pub phi: f64,
-    /// Mass.
-    pub m: f64,
-}
+pub use super::expr::lorentz::P4;
 
 /// Values of one type, one after the other.
 #[derive(Debug, Clone, PartialEq)]
@@ -284,22 +272,16 @@ fn values_array(v: Values) -> Array {
         Values::P4(v) => Array::Record {
             len: v.len(),
             fields: vec![
-                (
-                    "pt".into(),
-                    Array::Float64(v.iter().map(|p| p.pt).collect()),
-                ),
+                ("pt".into(), Array::Float64(v.iter().map(P4::pt).collect())),
                 (
                     "eta".into(),
-                    Array::Float64(v.iter().map(|p| p.eta).collect()),
+                    Array::Float64(v.iter().map(P4::eta).collect()),
                 ),
                 (
                     "phi".into(),
-                    Array::Float64(v.iter().map(|p| p.phi).collect()),
+                    Array::Float64(v.iter().map(P4::phi).collect()),
                 ),
-                (
-                    "mass".into(),
-                    Array::Float64(v.iter().map(|p| p.m).collect()),
-                ),
+                ("mass".into(), Array::Float64(v.iter().map(P4::m).collect())),
             ],
         },
     }

@@ -32,10 +32,14 @@ pub struct EvalError {
 /// Evaluates `node` for every event of `scope`.
 pub fn evaluate(node: &Node, scope: &mut dyn Scope) -> Result<Column, EvalError> {
     let events = scope.events();
-    Ok(eval(node, scope)?.into_column(events))
+    Ok(eval(node, scope, &mut Memo::new())?.into_column(events))
 }
 
-fn eval(node: &Node, scope: &mut dyn Scope) -> Result<Val, EvalError> {
+/// The values of the shared parts of an expression ([`Kind::Shared`]) computed so far in
+/// one scope.
+type Memo = HashMap<usize, Val>;
+
+fn eval(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Result<Val, EvalError> {
     let at = |message: String| EvalError {
         pos: node.pos,
         message,
@@ -54,41 +58,49 @@ fn eval(node: &Node, scope: &mut dyn Scope) -> Result<Val, EvalError> {
             None => scope.column(name).map(Val::Col).map_err(at),
         },
         Kind::Unary(op, a) => {
-            let a = eval(a, scope)?;
+            let a = eval(a, scope, memo)?;
             unary(*op, &a, events).map_err(at)
         }
         Kind::Binary(op @ (BinaryOp::And | BinaryOp::Or), a, b) => {
-            let left = eval(a, scope)?;
-            logic(*op, left, b, scope)
+            let left = eval(a, scope, memo)?;
+            logic(*op, left, b, scope, memo)
         }
         Kind::Binary(op, a, b) => {
-            let (a, b) = (eval(a, scope)?, eval(b, scope)?);
+            let (a, b) = (eval(a, scope, memo)?, eval(b, scope, memo)?);
             binary(*op, &a, &b, events).map_err(at)
         }
         Kind::Ternary(c, yes, no) => {
-            let cond = eval(c, scope)?;
-            ternary(cond, yes, no, scope)
+            let cond = eval(c, scope, memo)?;
+            ternary(cond, yes, no, scope, memo)
         }
         Kind::Index(v, i) => {
-            let (v, i) = (eval(v, scope)?, eval(i, scope)?);
+            let (v, i) = (eval(v, scope, memo)?, eval(i, scope, memo)?);
             index(&v, &i).map_err(at)
         }
-        Kind::Call(name, args) if name == "Map" => map_items(args, scope),
+        Kind::Call(name, args) if name == "Map" => map_items(args, scope, memo),
         Kind::Lambda(..) => Err(at("a lambda is only an argument of Map".into())),
+        Kind::Shared(id, part) => {
+            if let Some(v) = memo.get(id) {
+                return Ok(v.clone());
+            }
+            let v = eval(part, scope, memo)?;
+            memo.insert(*id, v.clone());
+            Ok(v)
+        }
         Kind::Call(name, _) if name == "{}" => {
             Err(at("a braced list is only Vary's expression".into()))
         }
         Kind::Call(name, args) => {
             let args = args
                 .iter()
-                .map(|a| eval(a, scope))
+                .map(|a| eval(a, scope, memo))
                 .collect::<Result<Vec<_>, _>>()?;
             call(name, args, events).map_err(at)
         }
         Kind::Method(x, name, args) => {
-            let mut all = vec![eval(x, scope)?];
+            let mut all = vec![eval(x, scope, memo)?];
             for a in args {
-                all.push(eval(a, scope)?);
+                all.push(eval(a, scope, memo)?);
             }
             call(&format!(".{name}"), all, events).map_err(at)
         }
@@ -226,7 +238,13 @@ fn p4_binary(op: BinaryOp, x: &Lane, y: &Lane, n: usize, shape: Shape) -> Result
 }
 
 /// `&&` and `||`: the right side only for the events whose left side does not decide.
-fn logic(op: BinaryOp, left: Val, right: &Node, scope: &mut dyn Scope) -> Result<Val, EvalError> {
+fn logic(
+    op: BinaryOp,
+    left: Val,
+    right: &Node,
+    scope: &mut dyn Scope,
+    memo: &mut Memo,
+) -> Result<Val, EvalError> {
     let events = scope.events();
     let at = |message: String| EvalError {
         pos: right.pos,
@@ -242,11 +260,11 @@ fn logic(op: BinaryOp, left: Val, right: &Node, scope: &mut dyn Scope) -> Result
         if truth == (op == BinaryOp::Or) {
             return Ok(Val::Const(Scalar::Bool(truth)));
         }
-        let r = eval(right, scope)?;
+        let r = eval(right, scope, memo)?;
         return binary(op, &Val::Const(Scalar::Bool(truth)), &r, events).map_err(at);
     }
     let Val::Col(Column::Flat(values)) = &left else {
-        let r = eval(right, scope)?;
+        let r = eval(right, scope, memo)?;
         return binary(op, &left, &r, events).map_err(at);
     };
     let lane = Lane::Many(Cow::Borrowed(values));
@@ -257,7 +275,7 @@ fn logic(op: BinaryOp, left: Val, right: &Node, scope: &mut dyn Scope) -> Result
     let mut out: Vec<bool> = (0..events).map(|e| truth.at(e)).collect();
     if !undecided.is_empty() {
         let mut sub = Subset::new(scope, undecided.clone());
-        let r = eval(right, &mut sub)?;
+        let r = eval(right, &mut sub, &mut Memo::new())?;
         let (_, _, lanes) = align(&[&r], undecided.len()).map_err(at)?;
         if let Val::Col(Column::Jagged(..)) = r {
             return Err(at("'&&' and '||' of a value and an RVec".into()));
@@ -271,7 +289,13 @@ fn logic(op: BinaryOp, left: Val, right: &Node, scope: &mut dyn Scope) -> Result
 }
 
 /// `c ? a : b`: each side for the events that take it, then put together in event order.
-fn ternary(cond: Val, yes: &Node, no: &Node, scope: &mut dyn Scope) -> Result<Val, EvalError> {
+fn ternary(
+    cond: Val,
+    yes: &Node,
+    no: &Node,
+    scope: &mut dyn Scope,
+    memo: &mut Memo,
+) -> Result<Val, EvalError> {
     let events = scope.events();
     let at = |message: String| EvalError {
         pos: yes.pos,
@@ -285,7 +309,7 @@ fn ternary(cond: Val, yes: &Node, no: &Node, scope: &mut dyn Scope) -> Result<Va
             } else {
                 no
             };
-            return eval(side, scope);
+            return eval(side, scope, memo);
         }
         Val::Col(Column::Flat(v)) => {
             lane = Lane::Many(Cow::Borrowed(v));
@@ -295,8 +319,10 @@ fn ternary(cond: Val, yes: &Node, no: &Node, scope: &mut dyn Scope) -> Result<Va
     };
     let take: Vec<usize> = (0..events).filter(|&e| truth.at(e)).collect();
     let skip: Vec<usize> = (0..events).filter(|&e| !truth.at(e)).collect();
-    let a = eval(yes, &mut Subset::new(scope, take.clone()))?.into_column(take.len());
-    let b = eval(no, &mut Subset::new(scope, skip.clone()))?.into_column(skip.len());
+    let a =
+        eval(yes, &mut Subset::new(scope, take.clone()), &mut Memo::new())?.into_column(take.len());
+    let b =
+        eval(no, &mut Subset::new(scope, skip.clone()), &mut Memo::new())?.into_column(skip.len());
     merge(a, &take, b, &skip).map(Val::Col).map_err(at)
 }
 
@@ -451,7 +477,7 @@ fn index(v: &Val, i: &Val) -> Result<Val, String> {
 /// `Map(v1, ..., lambda)`: the lambda's body evaluated once per item of the lists (all of
 /// one length per event), as a column of items in which the parameters are the lists'
 /// items and every other column is its event's value.
-fn map_items(args: &[Node], scope: &mut dyn Scope) -> Result<Val, EvalError> {
+fn map_items(args: &[Node], scope: &mut dyn Scope, memo: &mut Memo) -> Result<Val, EvalError> {
     let (last, lists) = args.split_last().expect("Map has a lambda");
     let Kind::Lambda(params, body) = &last.kind else {
         unreachable!("checked when parsed")
@@ -463,7 +489,7 @@ fn map_items(args: &[Node], scope: &mut dyn Scope) -> Result<Val, EvalError> {
     let events = scope.events();
     let vals = lists
         .iter()
-        .map(|a| eval(a, scope))
+        .map(|a| eval(a, scope, memo))
         .collect::<Result<Vec<_>, _>>()?;
     let refs: Vec<&Val> = vals.iter().collect();
     let (shape, items, lanes) = align(&refs, events).map_err(at)?;
@@ -491,7 +517,7 @@ fn map_items(args: &[Node], scope: &mut dyn Scope) -> Result<Val, EvalError> {
         item_event,
         bound,
     };
-    match eval(body, &mut inner)?.into_column(items) {
+    match eval(body, &mut inner, &mut Memo::new())?.into_column(items) {
         Column::Flat(values) => Ok(Val::Col(Column::Jagged(offsets, values))),
         other => Err(at(format!(
             "Map's lambda gives a {} per item; one number per item is supported",

@@ -879,10 +879,10 @@ fn p4_method(name: &str, v: &Val, events: usize) -> Result<Val, String> {
         .p4s()
         .map_err(|e| format!("{}(): {e}", &name[1..]))?;
     let f: fn(&P4) -> f64 = match name {
-        ".Pt" | ".pt" => |p| p.pt,
-        ".Eta" | ".eta" => |p| p.eta,
-        ".Phi" | ".phi" => |p| p.phi,
-        ".M" | ".mass" => |p| p.m,
+        ".Pt" | ".pt" => P4::pt,
+        ".Eta" | ".eta" => P4::eta,
+        ".Phi" | ".phi" => P4::phi,
+        ".M" | ".mass" => P4::m,
         ".E" | ".energy" => P4::e,
         ".P" => P4::p,
         ".Px" | ".px" => P4::px,

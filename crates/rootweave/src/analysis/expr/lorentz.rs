@@ -1,12 +1,44 @@
-//! Four-vector arithmetic as ROOT's `PtEtaPhiMVector` (`LorentzVector<PtEtaPhiM4D<double>>`)
-//! does it, operation for operation, so that sums, masses and transverse momenta have
-//! ROOT's bits: a sum goes through Cartesian coordinates (`x = pt cos(phi)`, ...) and back
+//! Four-vectors as ROOT's `PtEtaPhiMVector` (`LorentzVector<PtEtaPhiM4D<double>>`) computes
+//! them, operation for operation, so that sums, masses and transverse momenta have ROOT's
+//! bits: a sum goes through Cartesian coordinates (`x = pt cos(phi)`, ...) and back
 //! (`pt = sqrt(x^2 + y^2)`, `eta` from `z / pt`, `phi = atan2(y, x)`, `m` signed).
-
-use crate::analysis::column::P4;
+//!
+//! Two savings keep the bits: a vector made from its coordinates finds its Cartesian
+//! coordinates once (a jet in twenty trijets is converted once, not twenty times), and a
+//! sum keeps its Cartesian coordinates and converts each of pt, eta, phi and m only when it
+//! is asked for (a pair's `M()` needs one square root, not an `atan2` and a logarithm).
 
 /// ROOT's `etaMax<double>()`: the pseudorapidity given to vectors along the beam.
 const ETA_MAX: f64 = 22756.0;
+
+/// A four-vector in ROOT's `PtEtaPhiMVector` coordinates (`double`). Its values are those
+/// ROOT would hold; how it holds them is its own (see the module's documentation).
+#[derive(Debug, Clone, Copy)]
+pub struct P4 {
+    form: Form,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Form {
+    /// Made from (or converted to) its coordinates, with the Cartesian components ROOT
+    /// computes from them (`Px()`, `Py()`, `Pz()`, `E()`).
+    Polar {
+        pt: f64,
+        eta: f64,
+        phi: f64,
+        m: f64,
+        cartesian: [f64; 4],
+    },
+    /// A sum or a difference: the components ROOT's `SetPxPyPzE` is given, converted
+    /// coordinate by coordinate when asked.
+    Cartesian([f64; 4]),
+}
+
+impl PartialEq for P4 {
+    fn eq(&self, other: &P4) -> bool {
+        self.coordinates() == other.coordinates()
+    }
+}
 
 impl P4 {
     /// A vector from its coordinates; `phi` brought into (-pi, pi] as ROOT's constructor
@@ -18,68 +50,109 @@ impl P4 {
         } else {
             phi
         };
-        P4 { pt, eta, phi, m }
+        polar(pt, eta, phi, m)
+    }
+
+    /// `Pt()`.
+    pub fn pt(&self) -> f64 {
+        match self.form {
+            Form::Polar { pt, .. } => pt,
+            Form::Cartesian([x, y, ..]) => (x * x + y * y).sqrt(),
+        }
+    }
+
+    /// `Eta()`.
+    pub fn eta(&self) -> f64 {
+        match self.form {
+            Form::Polar { eta, .. } => eta,
+            Form::Cartesian([x, y, z, _]) => eta_from_rho_z((x * x + y * y).sqrt(), z),
+        }
+    }
+
+    /// `Phi()`.
+    pub fn phi(&self) -> f64 {
+        match self.form {
+            Form::Polar { phi, .. } => phi,
+            Form::Cartesian([x, y, ..]) => {
+                if x == 0.0 && y == 0.0 {
+                    0.0
+                } else {
+                    y.atan2(x)
+                }
+            }
+        }
+    }
+
+    /// `M()`: negative for a negative squared mass.
+    pub fn m(&self) -> f64 {
+        match self.form {
+            Form::Polar { m, .. } => m,
+            Form::Cartesian([x, y, z, t]) => {
+                let mm = t * t - x * x - y * y - z * z;
+                if mm >= 0.0 {
+                    mm.sqrt()
+                } else {
+                    -(-mm).sqrt()
+                }
+            }
+        }
+    }
+
+    /// `(pt, eta, phi, m)`.
+    pub fn coordinates(&self) -> [f64; 4] {
+        [self.pt(), self.eta(), self.phi(), self.m()]
+    }
+
+    /// The vector as ROOT holds it after a sum: converted to its coordinates, with the
+    /// Cartesian components computed from them again.
+    fn as_polar(&self) -> P4 {
+        match self.form {
+            Form::Polar { .. } => *self,
+            Form::Cartesian(_) => {
+                let [pt, eta, phi, m] = self.coordinates();
+                polar(pt, eta, phi, m)
+            }
+        }
+    }
+
+    /// `(Px(), Py(), Pz(), E())` as ROOT computes them from the coordinates.
+    fn cartesian(&self) -> [f64; 4] {
+        match self.as_polar().form {
+            Form::Polar { cartesian, .. } => cartesian,
+            Form::Cartesian(_) => unreachable!("converted above"),
+        }
     }
 
     /// `Px()`.
     pub fn px(&self) -> f64 {
-        self.pt * self.phi.cos()
+        self.cartesian()[0]
     }
 
     /// `Py()`.
     pub fn py(&self) -> f64 {
-        self.pt * self.phi.sin()
+        self.cartesian()[1]
     }
 
     /// `Pz()`.
     pub fn pz(&self) -> f64 {
-        if self.pt > 0.0 {
-            self.pt * self.eta.sinh()
-        } else if self.eta == 0.0 {
-            0.0
-        } else if self.eta > 0.0 {
-            self.eta - ETA_MAX
-        } else {
-            self.eta + ETA_MAX
-        }
-    }
-
-    /// `P()`.
-    pub fn p(&self) -> f64 {
-        if self.pt > 0.0 {
-            self.pt * self.eta.cosh()
-        } else if self.eta > ETA_MAX {
-            self.eta - ETA_MAX
-        } else if self.eta < -ETA_MAX {
-            -self.eta - ETA_MAX
-        } else {
-            0.0
-        }
-    }
-
-    /// `M2()`: the squared mass, negative for a negative mass.
-    pub fn m2(&self) -> f64 {
-        if self.m >= 0.0 {
-            self.m * self.m
-        } else {
-            -self.m * self.m
-        }
+        self.cartesian()[2]
     }
 
     /// `E()`.
     pub fn e(&self) -> f64 {
-        let p = self.p();
-        let e2 = p * p + self.m2();
-        if e2 > 0.0 {
-            e2.sqrt()
-        } else {
-            0.0
-        }
+        self.cartesian()[3]
+    }
+
+    /// `P()`.
+    pub fn p(&self) -> f64 {
+        let [pt, eta, ..] = self.coordinates();
+        momentum(pt, eta)
     }
 
     /// `Mt()`: the transverse mass (negative when its square is).
     pub fn mt(&self) -> f64 {
-        let mm = self.m2() + self.pt * self.pt;
+        let (pt, m) = (self.pt(), self.m());
+        let mm = signed_square(m) + pt * pt;
         if mm >= 0.0 {
             mm.sqrt()
         } else {
@@ -89,7 +162,7 @@ impl P4 {
 
     /// `Et()`.
     pub fn et(&self) -> f64 {
-        self.e() / self.eta.cosh()
+        self.e() / self.eta().cosh()
     }
 
     /// `Rapidity()`: `0.5 log((E + Pz) / (E - Pz))`.
@@ -98,42 +171,67 @@ impl P4 {
         0.5 * ((e + pz) / (e - pz)).ln()
     }
 
-    /// `a + b`: Cartesian sums, then back to these coordinates.
+    /// `a + b`: the Cartesian sums, converted when a coordinate is asked for.
     pub fn add(&self, other: &P4) -> P4 {
-        from_cartesian(
-            self.px() + other.px(),
-            self.py() + other.py(),
-            self.pz() + other.pz(),
-            self.e() + other.e(),
-        )
+        let (a, b) = (self.cartesian(), other.cartesian());
+        P4 {
+            form: Form::Cartesian([a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]]),
+        }
     }
 
     /// `a - b`.
     pub fn sub(&self, other: &P4) -> P4 {
-        from_cartesian(
-            self.px() - other.px(),
-            self.py() - other.py(),
-            self.pz() - other.pz(),
-            self.e() - other.e(),
-        )
+        let (a, b) = (self.cartesian(), other.cartesian());
+        P4 {
+            form: Form::Cartesian([a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3]]),
+        }
     }
 }
 
-/// A vector from `(x, y, z, t)`, as `PtEtaPhiM4D::SetPxPyPzE` converts it.
-fn from_cartesian(x: f64, y: f64, z: f64, t: f64) -> P4 {
-    let pt = (x * x + y * y).sqrt();
-    let phi = if x == 0.0 && y == 0.0 {
+/// A vector of these coordinates (`phi` in range) with its Cartesian components.
+fn polar(pt: f64, eta: f64, phi: f64, m: f64) -> P4 {
+    let pz = if pt > 0.0 {
+        pt * eta.sinh()
+    } else if eta == 0.0 {
         0.0
+    } else if eta > 0.0 {
+        eta - ETA_MAX
     } else {
-        y.atan2(x)
+        eta + ETA_MAX
     };
-    let mm = t * t - x * x - y * y - z * z;
-    let m = if mm >= 0.0 { mm.sqrt() } else { -(-mm).sqrt() };
+    let p = momentum(pt, eta);
+    let e2 = p * p + signed_square(m);
+    let e = if e2 > 0.0 { e2.sqrt() } else { 0.0 };
     P4 {
-        pt,
-        eta: eta_from_rho_z(pt, z),
-        phi,
-        m,
+        form: Form::Polar {
+            pt,
+            eta,
+            phi,
+            m,
+            cartesian: [pt * phi.cos(), pt * phi.sin(), pz, e],
+        },
+    }
+}
+
+/// `P()` of these coordinates.
+fn momentum(pt: f64, eta: f64) -> f64 {
+    if pt > 0.0 {
+        pt * eta.cosh()
+    } else if eta > ETA_MAX {
+        eta - ETA_MAX
+    } else if eta < -ETA_MAX {
+        -eta - ETA_MAX
+    } else {
+        0.0
+    }
+}
+
+/// `M2()` of a mass: negative for a negative mass.
+fn signed_square(m: f64) -> f64 {
+    if m >= 0.0 {
+        m * m
+    } else {
+        -m * m
     }
 }
 
@@ -169,13 +267,59 @@ mod tests {
         let a = P4::new(45.0, 0.0, 0.0, 0.0);
         let b = P4::new(45.0, 0.0, std::f64::consts::PI, 0.0);
         let s = a.add(&b);
-        assert!((s.m - 90.0).abs() < 1e-9 && s.pt < 1e-9, "{s:?}");
+        assert!((s.m() - 90.0).abs() < 1e-9 && s.pt() < 1e-9, "{s:?}");
         // Mass and energy of one vector; phi brought into range.
         let v = P4::new(30.0, 1.2, 7.0, 5.0);
-        assert!((v.phi - (7.0 - 2.0 * std::f64::consts::PI)).abs() < 1e-12);
+        assert!((v.phi() - (7.0 - 2.0 * std::f64::consts::PI)).abs() < 1e-12);
         let e = ((30.0f64 * 1.2f64.cosh()).powi(2) + 25.0).sqrt();
         assert_eq!(v.e(), e);
         // A vector along the beam.
-        assert_eq!(from_cartesian(0.0, 0.0, 5.0, 5.0).eta, 5.0 + ETA_MAX);
+        let beam = P4 {
+            form: Form::Cartesian([0.0, 0.0, 5.0, 5.0]),
+        };
+        assert_eq!(beam.eta(), 5.0 + ETA_MAX);
+    }
+
+    /// The sum as ROOT computes it, written out: every component of both vectors from
+    /// their coordinates, the sums converted to all four coordinates at once.
+    fn reference_sum(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+        let cart = |[pt, eta, phi, m]: [f64; 4]| {
+            let p = pt * eta.cosh();
+            [
+                pt * phi.cos(),
+                pt * phi.sin(),
+                pt * eta.sinh(),
+                (p * p + m * m).sqrt(),
+            ]
+        };
+        let (u, v) = (cart(a), cart(b));
+        let (x, y, z, t) = (u[0] + v[0], u[1] + v[1], u[2] + v[2], u[3] + v[3]);
+        let pt = (x * x + y * y).sqrt();
+        let mm = t * t - x * x - y * y - z * z;
+        [
+            pt,
+            eta_from_rho_z(pt, z),
+            y.atan2(x),
+            if mm >= 0.0 { mm.sqrt() } else { -(-mm).sqrt() },
+        ]
+    }
+
+    #[test]
+    fn sums_converted_late_have_the_bits_of_sums_converted_at_once() {
+        let jets = [
+            [41.3, 0.7, 2.9, 6.1],
+            [87.0, -1.9, -0.4, 11.2],
+            [25.5, 2.4, 1.1, 3.3],
+        ];
+        let v = |k: usize| P4::new(jets[k][0], jets[k][1], jets[k][2], jets[k][3]);
+        let pair = v(0).add(&v(1));
+        assert_eq!(pair.coordinates(), reference_sum(jets[0], jets[1]));
+        // A sum used in another sum goes through its coordinates first, as ROOT's does.
+        let trijet = pair.add(&v(2));
+        assert_eq!(
+            trijet.coordinates(),
+            reference_sum(pair.coordinates(), jets[2])
+        );
+        assert_eq!(trijet.e(), v(0).add(&v(1)).add(&v(2)).as_polar().e());
     }
 }

@@ -5,7 +5,8 @@
 
 mod eval;
 mod functions;
-mod lorentz;
+pub(crate) mod lorentz;
+mod optimize;
 mod parse;
 mod syntax;
 mod value;
@@ -19,7 +20,7 @@ pub use syntax::{BinaryOp, Kind, Node, UnaryOp};
 pub struct Expression {
     /// The text as written.
     pub text: String,
-    /// Its tree.
+    /// Its tree, rewritten to save work (the same values; see `optimize`).
     pub tree: Node,
 }
 
@@ -31,7 +32,7 @@ impl Expression {
         check_calls(&tree)?;
         Ok(Expression {
             text: text.to_string(),
-            tree,
+            tree: optimize::optimize(tree),
         })
     }
 
@@ -81,7 +82,7 @@ fn check_calls(node: &Node) -> Result<(), ParseError> {
             }
             args.iter().try_for_each(check_calls)
         }
-        Kind::Lambda(_, body) => check_calls(body),
+        Kind::Lambda(_, body) | Kind::Shared(_, body) => check_calls(body),
         Kind::Method(x, name, args) => {
             functions::check(&format!(".{name}"), args.len() + 1).map_err(at)?;
             check_calls(x)?;

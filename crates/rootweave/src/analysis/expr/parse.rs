@@ -588,6 +588,7 @@ mod tests {
                 args.iter().map(shape).collect::<Vec<_>>().join(", ")
             ),
             Kind::Lambda(params, body) => format!("[]({}) {}", params.join(", "), shape(body)),
+            Kind::Shared(id, part) => format!("#{id}{}", shape(part)),
         }
     }
 

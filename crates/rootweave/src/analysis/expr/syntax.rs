@@ -111,6 +111,9 @@ pub enum Kind {
     /// `[&](float eta, float phi) { return expression; }`: a function of the items of
     /// lists, as `Map` takes it (the parameters' names; their types are not needed).
     Lambda(Vec<String>, Box<Node>),
+    /// A part that appears more than once in the expression, computed once per scope
+    /// (the number tells the parts apart); made by the optimizer, never parsed.
+    Shared(usize, Box<Node>),
 }
 
 impl Node {
@@ -137,12 +140,24 @@ impl Node {
         }
     }
 
+    /// Whether the expression names column `name` (outside lambdas binding that name).
+    pub fn columns_named(&self, name: &str) -> bool {
+        let mut out = Vec::new();
+        self.collect_columns(&[], &mut out);
+        out.iter().any(|c| c == name)
+    }
+
+    /// Whether `test` holds for this node or one below it.
+    pub fn any(&self, test: &dyn Fn(&Node) -> bool) -> bool {
+        test(self) || self.children().any(|c| c.any(test))
+    }
+
     /// The nodes right below this one.
     pub fn children(&self) -> impl Iterator<Item = &Node> {
         let mut out: Vec<&Node> = Vec::new();
         match &self.kind {
             Kind::Int(_) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) => {}
-            Kind::Unary(_, a) | Kind::Lambda(_, a) => out.push(a),
+            Kind::Unary(_, a) | Kind::Lambda(_, a) | Kind::Shared(_, a) => out.push(a),
             Kind::Binary(_, a, b) | Kind::Index(a, b) => out.extend([&**a, &**b]),
             Kind::Ternary(c, a, b) => out.extend([&**c, &**a, &**b]),
             Kind::Call(_, args) => out.extend(args),

@@ -286,3 +286,123 @@ fn concatenate_joins_each_event_s_lists_in_their_common_type() {
     assert_eq!(offsets.to_vec(), [0, 6, 6, 8]);
     assert_eq!(v, [1, 0, 1, 1, 0, 1, 0, 1]);
 }
+
+/// `text` evaluated as written (no rewrite) and as the optimizer rewrote it.
+fn both_ways(text: &str, batch: &mut Batch) -> (Column, Column, super::Node) {
+    let optimized = Expression::parse(text).unwrap();
+    let plain = Expression {
+        text: text.to_string(),
+        tree: super::parse::parse(text).unwrap(),
+    };
+    let a = plain.evaluate(batch).unwrap();
+    let b = optimized.evaluate(batch).unwrap();
+    (a, b, optimized.tree)
+}
+
+/// Whether `node` calls `name` (or has a shared part, for `"shared"`).
+fn calls(node: &super::Node, name: &str) -> bool {
+    node.any(&|n| match &n.kind {
+        super::Kind::Call(f, _) => f == name,
+        super::Kind::Shared(..) => name == "shared",
+        _ => false,
+    })
+}
+
+#[test]
+fn rewritten_pair_masses_have_the_bits_of_the_lambda_s() {
+    // Four jets in the first event (six pairs), none, one.
+    let mut b = batch();
+    b.0.insert("Jet_pt", jagged(&[&[50.0, 20.0, 45.0, 71.5], &[], &[35.0]]));
+    b.0.insert("Jet_eta", jagged(&[&[0.5, -2.0, 1.5, 0.25], &[], &[-0.2]]));
+    b.0.insert("Jet_phi", jagged(&[&[0.1, 3.0, -3.0, 1.9], &[], &[1.0]]));
+    b.0.insert("Jet_mass", jagged(&[&[5.0, 3.5, 7.25, 0.0], &[], &[4.0]]));
+    let take = |k: usize| {
+        ["pt", "eta", "phi", "mass"]
+            .map(|c| format!("Take(Jet_{c}, c[{k}])"))
+            .join(", ")
+    };
+    let p4 = "ROOT::Math::PtEtaPhiMVector";
+    let pairs = eval_in("Combinations(Jet_pt, 2)", &mut b);
+    b.0.insert("c", pairs);
+    let pair = format!(
+        "Map({}, {}, [](float pt1, float eta1, float phi1, float m1, float pt2, float eta2, \
+         float phi2, float m2) {{ return ({p4}(pt1, eta1, phi1, m1) + {p4}(pt2, eta2, phi2, m2)).M(); }})",
+        take(0),
+        take(1)
+    );
+    let (plain, fast, tree) = both_ways(&pair, &mut b);
+    assert_eq!(plain, fast);
+    let Column::Jagged(offsets, Values::F64(m)) = &fast else {
+        panic!("{fast:?}")
+    };
+    assert_eq!(**offsets, [0, 6, 6, 6]);
+    assert!(m.iter().all(|&x| x > 0.0), "{m:?}");
+    // The lambda is gone, the vectors are made of whole lists and made once.
+    assert!(!calls(&tree, "Map") && calls(&tree, "shared"), "{tree:?}");
+    // Trijets: sums of sums, masses and transverse momenta.
+    let triples = eval_in("Combinations(Jet_pt, 3)", &mut b);
+    b.0.insert("c", triples);
+    let vector = |k: usize| format!("Construct<{p4}>({})", take(k));
+    let trijet = format!("{} + {} + {}", vector(0), vector(1), vector(2));
+    for text in [
+        format!("Map({trijet}, [](const {p4}& t) {{ return t.M(); }})"),
+        format!("Map({trijet}, [](const {p4}& t) {{ return t.Pt(); }})"),
+        format!("Map({trijet}, [](const {p4}& t) {{ return t.Eta() * t.Phi() + t.E(); }})"),
+    ] {
+        let (plain, fast, tree) = both_ways(&text, &mut b);
+        assert_eq!(plain, fast, "{text}");
+        assert!(!calls(&tree, "Map"), "{tree:?}");
+    }
+}
+
+/// `text`'s value over `batch`.
+fn eval_in(text: &str, batch: &mut Batch) -> Column {
+    Expression::parse(text).unwrap().evaluate(batch).unwrap()
+}
+
+#[test]
+fn lambdas_that_are_not_item_by_item_are_kept() {
+    let mut b = batch();
+    for text in [
+        // Another column (a value per event), a reduction, an index, `?:`.
+        "Map(Jet_pt, [](float pt) { return pt * MET_pt; })",
+        "Map(Jet_pt, [](float pt) { return Sum(Jet_pt > pt); })",
+        "Map(Jet_pt, Jet_eta, [](float pt, float eta) { return pt > 40 ? pt : eta; })",
+        // A division the left side of `&&` guards, a parameter left unused.
+        "Map(nJet * 0 + Jet_pt, [](float x) { return x > 30 && 60 / x > 1; })",
+        "Map(Jet_pt, Jet_eta, [](float pt, float eta) { return pt * 2; })",
+    ] {
+        let (plain, fast, tree) = both_ways(text, &mut b);
+        assert_eq!(plain, fast, "{text}");
+        assert!(calls(&tree, "Map"), "{text}: {tree:?}");
+    }
+    // Item by item: inlined, the same values.
+    let (plain, fast, tree) = both_ways(
+        "Map(Jet_pt, Jet_eta, [&](float pt, float eta) { return pt > 40 && abs(eta) < 1; })",
+        &mut b,
+    );
+    assert_eq!(plain, fast);
+    assert!(!calls(&tree, "Map"));
+}
+
+#[test]
+fn shared_parts_are_computed_once_per_scope() {
+    // A part repeated on both sides of `&&` and of `?:`, whose right sides see fewer events.
+    let mut b = batch();
+    for text in [
+        "Sum(Jet_pt * 2) > 0 && Sum(Jet_pt * 2) < 200",
+        "nJet > 1 ? Sum(Jet_pt * 2) + Max(Jet_pt * 2) : Sum(Jet_pt * 2) * 1.f",
+        "Sum(Jet_pt * 2) + Sum(Jet_pt * 2)",
+    ] {
+        let (plain, fast, tree) = both_ways(text, &mut b);
+        assert_eq!(plain, fast, "{text}");
+        assert!(calls(&tree, "shared"), "{text}: {tree:?}");
+    }
+    let (plain, fast, _) = both_ways("nJet > 0 ? Jet_pt[0] * 2 : MET_pt", &mut b);
+    assert_eq!(plain, fast);
+    assert_eq!(fast, f32_column(&[100.0, 20.25, 70.0]));
+}
+
+fn f32_column(v: &[f32]) -> Column {
+    Column::Flat(Values::F32(v.to_vec()))
+}
