@@ -350,7 +350,7 @@ fn python_column(
         out.extract(py)?;
     let values = python_values(&values)?;
     Ok(match offsets {
-        None => Column::Flat(values),
+        None => Column::Flat(values.into()),
         Some(o) => {
             let o: Vec<usize> = o.as_slice()?.iter().map(|&x| x as usize).collect();
             if o.first() != Some(&0)
@@ -361,7 +361,7 @@ fn python_column(
                     "a function's list offsets do not fit its values",
                 ));
             }
-            Column::Jagged(std::sync::Arc::new(o), values)
+            Column::Jagged(std::sync::Arc::new(o), values.into())
         }
     })
 }

@@ -71,12 +71,13 @@ fn results_equal_the_arrays_and_do_not_depend_on_threads() {
             .filter("x % 3 == 0 && v.size() >= 2", Some("cut"))
             .unwrap();
         let lead = sel.define("lead", "v[1] - v[0]").unwrap();
-        let twice: rootweave::analysis::ColumnFn = Arc::new(|cols: &[Column]| match &cols[0] {
-            Column::Flat(Values::Int(x)) => {
-                Ok(Column::Flat(Values::Int(x.iter().map(|v| 2 * v).collect())))
-            }
-            other => Err(format!("{other:?}")),
-        });
+        let twice: rootweave::analysis::ColumnFn =
+            Arc::new(|cols: &[Column]| match cols[0].flat() {
+                Some(Values::Int(x)) => Ok(Column::Flat(
+                    Values::Int(x.iter().map(|v| 2 * v).collect()).into(),
+                )),
+                _ => Err(format!("{:?}", cols[0])),
+            });
         let doubled = lead.define_with("twice", &["x"], twice).unwrap();
         let booked = [
             doubled.count().unwrap(),
@@ -269,7 +270,7 @@ fn snapshot_into_an_existing_file_keeps_its_objects() {
     let expect: Vec<i64> = (0..20_000).filter(|x| x % 5 == 0).collect();
     assert_eq!(
         taken,
-        ResultValue::Column(Column::Flat(Values::Int(expect.clone())))
+        ResultValue::Column(Column::Flat(Values::Int(expect.clone()).into()))
     );
     // The file's tree is still there, whole.
     assert_eq!(

@@ -799,9 +799,9 @@ mod tests {
             let mut total: Option<Partial> = None;
             let mut parts = Vec::new();
             for b in &batches {
-                let col = [Column::Flat(crate::analysis::column::Values::F64(
-                    b.clone(),
-                ))];
+                let col = [Column::Flat(
+                    crate::analysis::column::Values::F64(b.clone()).into(),
+                )];
                 let mut p = Partial::new(&spec, 0);
                 fill(&mut p, &spec, &col).unwrap();
                 let mut q = Partial::new(&raw, 0);

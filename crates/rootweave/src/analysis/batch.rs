@@ -232,7 +232,9 @@ impl<'a> BatchState<'a> {
             }
             Definition::PerSample(values) => {
                 let events = self.events_at(n)?;
-                Ok(Column::Flat(Values::F64(vec![values[self.source]; events])))
+                Ok(Column::Flat(
+                    Values::F64(vec![values[self.source]; events]).into(),
+                ))
             }
         }
     }
@@ -275,14 +277,14 @@ fn positions(outer: &[usize], inner: &[usize]) -> Vec<usize> {
 
 /// A filter's condition as one boolean per event.
 fn as_bools(c: &Column) -> Result<Vec<bool>, String> {
-    match c {
-        Column::Flat(Values::Bool(v)) => Ok(v.clone()),
-        Column::Flat(Values::Int(v)) => Ok(v.iter().map(|&x| x != 0).collect()),
-        Column::Flat(Values::F32(v)) => Ok(v.iter().map(|&x| x != 0.0).collect()),
-        Column::Flat(Values::F64(v)) => Ok(v.iter().map(|&x| x != 0.0).collect()),
-        other => Err(format!(
+    match c.flat() {
+        Some(Values::Bool(v)) => Ok(v.clone()),
+        Some(Values::Int(v)) => Ok(v.iter().map(|&x| x != 0).collect()),
+        Some(Values::F32(v)) => Ok(v.iter().map(|&x| x != 0.0).collect()),
+        Some(Values::F64(v)) => Ok(v.iter().map(|&x| x != 0.0).collect()),
+        _ => Err(format!(
             "a filter needs one boolean per event, not a {}",
-            other.type_name()
+            c.type_name()
         )),
     }
 }

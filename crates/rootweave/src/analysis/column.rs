@@ -100,19 +100,36 @@ impl Values {
     }
 }
 
-/// A column's values for the events of a batch (after the filters above it).
+/// A column's values for the events of a batch (after the filters above it). Its parts are
+/// shared: a column is cloned wherever an expression names it, without copying its values.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Column {
     /// One value per event.
-    Flat(Values),
+    Flat(Arc<Values>),
     /// A list per event: `offsets` (events + 1) into the values.
-    Jagged(Arc<Vec<usize>>, Values),
+    Jagged(Arc<Vec<usize>>, Arc<Values>),
     /// Several lists per event of the same lengths (what `Combinations` returns: the
     /// indices of the first, second, ... item of every combination).
     Tuple(Vec<Column>),
 }
 
 impl Column {
+    /// The values of a column of one value per event.
+    pub fn flat(&self) -> Option<&Values> {
+        match self {
+            Column::Flat(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The offsets and values of a column of lists.
+    pub fn jagged(&self) -> Option<(&Arc<Vec<usize>>, &Values)> {
+        match self {
+            Column::Jagged(o, v) => Some((o, v)),
+            _ => None,
+        }
+    }
+
     /// The number of events.
     pub fn events(&self) -> usize {
         match self {
@@ -140,7 +157,7 @@ impl Column {
     /// The events at `index` (positions in this column's events), in that order.
     pub fn gather(&self, index: &[usize]) -> Column {
         match self {
-            Column::Flat(v) => Column::Flat(v.gather(index)),
+            Column::Flat(v) => Column::Flat(v.gather(index).into()),
             Column::Jagged(offsets, v) => {
                 let mut out = Vec::with_capacity(index.len() + 1);
                 let mut items = Vec::new();
@@ -149,7 +166,7 @@ impl Column {
                     items.extend(offsets[e]..offsets[e + 1]);
                     out.push(items.len());
                 }
-                Column::Jagged(Arc::new(out), v.gather(&items))
+                Column::Jagged(Arc::new(out), v.gather(&items).into())
             }
             Column::Tuple(parts) => Column::Tuple(parts.iter().map(|p| p.gather(index)).collect()),
         }
@@ -159,7 +176,7 @@ impl Column {
     pub fn concat(parts: Vec<Column>) -> Result<Column, String> {
         let mut iter = parts.into_iter();
         let Some(first) = iter.next() else {
-            return Ok(Column::Flat(Values::F64(Vec::new())));
+            return Ok(Column::Flat(Values::F64(Vec::new()).into()));
         };
         iter.try_fold(first, |a, b| a.followed_by(b))
     }
@@ -167,12 +184,17 @@ impl Column {
     /// This column's events followed by `more`'s (of the same shape and type).
     pub fn followed_by(self, more: Column) -> Result<Column, String> {
         Ok(match (self, more) {
-            (Column::Flat(x), Column::Flat(y)) => Column::Flat(x.append(y)?),
+            (Column::Flat(x), Column::Flat(y)) => Column::Flat(
+                Arc::unwrap_or_clone(x)
+                    .append(Arc::unwrap_or_clone(y))?
+                    .into(),
+            ),
             (Column::Jagged(oa, x), Column::Jagged(ob, y)) => {
                 let base = *oa.last().unwrap_or(&0);
                 let mut offsets = Arc::unwrap_or_clone(oa);
                 offsets.extend(ob.iter().skip(1).map(|o| o + base));
-                Column::Jagged(Arc::new(offsets), x.append(y)?)
+                let values = Arc::unwrap_or_clone(x).append(Arc::unwrap_or_clone(y))?;
+                Column::Jagged(Arc::new(offsets), values.into())
             }
             (Column::Tuple(a), Column::Tuple(b)) if a.len() == b.len() => Column::Tuple(
                 a.into_iter()
@@ -201,9 +223,12 @@ impl Column {
                     .iter()
                     .map(|&o| (o - base) as usize)
                     .collect();
-                Some(Column::Jagged(Arc::new(offsets), values_of(values, items)?))
+                Some(Column::Jagged(
+                    Arc::new(offsets),
+                    values_of(values, items)?.into(),
+                ))
             }
-            flat => Some(Column::Flat(values_of(flat, events)?)),
+            flat => Some(Column::Flat(values_of(flat, events)?.into())),
         }
     }
 }
@@ -235,10 +260,10 @@ impl Column {
     /// records `{"0", "1", ...}` of indices.
     pub fn into_array(self) -> Array {
         match self {
-            Column::Flat(v) => values_array(v),
+            Column::Flat(v) => values_array(Arc::unwrap_or_clone(v)),
             Column::Jagged(offsets, v) => Array::List {
                 offsets: offsets.iter().map(|&o| o as u64).collect(),
-                values: Box::new(values_array(v)),
+                values: Box::new(values_array(Arc::unwrap_or_clone(v))),
             },
             Column::Tuple(parts) => {
                 let offsets = match parts.first() {

@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::functions::call;
 use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
@@ -285,7 +286,7 @@ fn logic(
             out[e] = rb.at(if r.is_const() { 0 } else { k });
         }
     }
-    Ok(Val::Col(Column::Flat(Values::Bool(out))))
+    Ok(Val::Col(Column::Flat(Values::Bool(out).into())))
 }
 
 /// `c ? a : b`: each side for the events that take it, then put together in event order.
@@ -346,16 +347,16 @@ fn merge(a: Column, ia: &[usize], b: Column, ib: &[usize]) -> Result<Column, Str
     let (a, b) = unify(a, b)?;
     Ok(match (a, b) {
         (Column::Flat(x), Column::Flat(y)) => {
-            let joined = x.append(y)?;
+            let joined = Arc::unwrap_or_clone(x).append(Arc::unwrap_or_clone(y))?;
             let index: Vec<usize> = order(n)
                 .into_iter()
                 .map(|(first, k)| if first { k } else { ia.len() + k })
                 .collect();
-            Column::Flat(joined.gather(&index))
+            Column::Flat(joined.gather(&index).into())
         }
         (Column::Jagged(oa, x), Column::Jagged(ob, y)) => {
             let base = x.len();
-            let joined = x.append(y)?;
+            let joined = Arc::unwrap_or_clone(x).append(Arc::unwrap_or_clone(y))?;
             let mut offsets = vec![0usize];
             let mut items = Vec::new();
             for (first, k) in order(n) {
@@ -366,7 +367,7 @@ fn merge(a: Column, ia: &[usize], b: Column, ib: &[usize]) -> Result<Column, Str
                 }
                 offsets.push(items.len());
             }
-            Column::Jagged(std::sync::Arc::new(offsets), joined.gather(&items))
+            Column::Jagged(std::sync::Arc::new(offsets), joined.gather(&items).into())
         }
         _ => return Err("the two sides of '?:' differ: one is an RVec, one is not".into()),
     })
@@ -418,8 +419,8 @@ pub fn convert(c: Column, ty: Ty) -> Result<Column, String> {
         })
     };
     Ok(match c {
-        Column::Flat(v) => Column::Flat(conv(v)?),
-        Column::Jagged(o, v) => Column::Jagged(o, conv(v)?),
+        Column::Flat(v) => Column::Flat(conv(Arc::unwrap_or_clone(v))?.into()),
+        Column::Jagged(o, v) => Column::Jagged(o, conv(Arc::unwrap_or_clone(v))?.into()),
         t @ Column::Tuple(_) => t,
     })
 }
@@ -447,7 +448,7 @@ fn index(v: &Val, i: &Val) -> Result<Val, String> {
             debug_assert!(items.len() <= n);
             Ok(Val::Col(Column::Jagged(
                 std::sync::Arc::new(out),
-                values.gather(&items),
+                values.gather(&items).into(),
             )))
         }
         (Val::Col(Column::Jagged(offsets, values)), index) => {
@@ -468,7 +469,7 @@ fn index(v: &Val, i: &Val) -> Result<Val, String> {
                 }
                 items.push(offsets[e] + at as usize);
             }
-            Ok(Val::Col(Column::Flat(values.gather(&items))))
+            Ok(Val::Col(Column::Flat(values.gather(&items).into())))
         }
         (v, _) => Err(format!("a {} cannot be indexed", v.type_name())),
     }
@@ -502,10 +503,12 @@ fn map_items(args: &[Node], scope: &mut dyn Scope, memo: &mut Memo) -> Result<Va
         .flat_map(|(e, w)| std::iter::repeat_n(e, w[1] - w[0]))
         .collect();
     let mut bound = HashMap::new();
-    for (name, lane) in params.iter().zip(lanes) {
-        let values = match lane {
-            Lane::Many(v) => v.into_owned(),
-            Lane::One(s) => match Val::Const(s).into_column(items) {
+    for ((name, lane), val) in params.iter().zip(lanes).zip(&vals) {
+        let values = match (lane, val) {
+            // A list's items as they are (shared, not copied).
+            (_, Val::Col(Column::Jagged(_, v))) => v.clone(),
+            (Lane::Many(v), _) => Arc::new(v.into_owned()),
+            (Lane::One(s), _) => match Val::Const(s).into_column(items) {
                 Column::Flat(v) => v,
                 _ => unreachable!("a constant is flat"),
             },

@@ -281,7 +281,7 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
                         .map(|r| r.fold(0.0f32, |a, i| a + x.at(i)))
                         .collect();
                     if name == "Sum" {
-                        return Ok(Val::Col(Column::Flat(Values::F32(s))));
+                        return Ok(Val::Col(Column::Flat(Values::F32(s).into())));
                     }
                     s.into_iter().map(|s| s as f64).collect::<Vec<f64>>()
                 }
@@ -298,7 +298,7 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
                         .map(|r| r.fold(0i64, |a, i| a.wrapping_add(x.at(i))))
                         .collect();
                     if name == "Sum" {
-                        return Ok(Val::Col(Column::Flat(Values::Int(s))));
+                        return Ok(Val::Col(Column::Flat(Values::Int(s).into())));
                     }
                     s.into_iter().map(|s| s as f64).collect()
                 }
@@ -355,7 +355,7 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
             }
         }
     };
-    Ok(Val::Col(Column::Flat(out)))
+    Ok(Val::Col(Column::Flat(out.into())))
 }
 
 /// Functions from a list to a list per event: sorting, reversing, the non-zero indices.
@@ -402,9 +402,9 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
                 )
                 .map(|((&i, _), base)| (i - base) as i64)
                 .collect();
-            Column::Jagged(offsets_out, Values::Int(local))
+            Column::Jagged(offsets_out, Values::Int(local).into())
         }
-        _ => Column::Jagged(offsets_out, values.gather(&index)),
+        _ => Column::Jagged(offsets_out, values.gather(&index).into()),
     }))
 }
 
@@ -455,7 +455,7 @@ fn take(v: &Val, which: &Val) -> Result<Val, String> {
     }
     Ok(Val::Col(Column::Jagged(
         Arc::new(out),
-        values.gather(&items),
+        values.gather(&items).into(),
     )))
 }
 
@@ -508,8 +508,8 @@ fn concatenate(a: &Val, b: &Val) -> Result<Val, String> {
         if Ty::of(v) == to {
             return Ok(Cow::Borrowed(v));
         }
-        match super::eval::convert(Column::Jagged(o.clone(), v.clone()), to)? {
-            Column::Jagged(_, v) => Ok(Cow::Owned(v)),
+        match super::eval::convert(Column::Jagged(o.clone(), v.clone().into()), to)? {
+            Column::Jagged(_, v) => Ok(Cow::Owned(Arc::unwrap_or_clone(v))),
             _ => unreachable!("lists stay lists"),
         }
     }
@@ -530,7 +530,7 @@ fn concatenate(a: &Val, b: &Val) -> Result<Val, String> {
         _ => unreachable!("both in the common type"),
     };
     let offsets = oa.iter().zip(ob.iter()).map(|(x, y)| x + y).collect();
-    Ok(Val::Col(Column::Jagged(Arc::new(offsets), values)))
+    Ok(Val::Col(Column::Jagged(Arc::new(offsets), values.into())))
 }
 
 /// `Combinations(v, n)`: the indices of every `n` distinct items of each list, in
@@ -604,7 +604,7 @@ fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
     Ok(Val::Col(Column::Tuple(
         parts
             .into_iter()
-            .map(|p| Column::Jagged(offsets.clone(), Values::Int(p)))
+            .map(|p| Column::Jagged(offsets.clone(), Values::Int(p).into()))
             .collect(),
     )))
 }
@@ -727,7 +727,7 @@ fn invariant_mass(a: &[Val]) -> Result<Val, String> {
     } else {
         mass!(f64, f64s, F64)
     };
-    Ok(Val::Col(Column::Flat(values)))
+    Ok(Val::Col(Column::Flat(values.into())))
 }
 
 /// `InvariantMasses(pt1, eta1, phi1, m1, pt2, eta2, phi2, m2)`: item by item, the mass of

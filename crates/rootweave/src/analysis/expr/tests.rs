@@ -28,7 +28,7 @@ fn jagged(lists: &[&[f32]]) -> Column {
         values.extend_from_slice(l);
         offsets.push(values.len());
     }
-    Column::Jagged(Arc::new(offsets), Values::F32(values))
+    Column::Jagged(Arc::new(offsets), Values::F32(values).into())
 }
 
 /// Three events: jets (pt, eta, phi), a number of jets, MET.
@@ -37,8 +37,11 @@ fn batch() -> Batch {
     m.insert("Jet_pt", jagged(&[&[50.0, 20.0, 45.0], &[], &[35.0]]));
     m.insert("Jet_eta", jagged(&[&[0.5, -2.0, 1.5], &[], &[-0.2]]));
     m.insert("Jet_phi", jagged(&[&[0.1, 3.0, -3.0], &[], &[1.0]]));
-    m.insert("nJet", Column::Flat(Values::Int(vec![3, 0, 1])));
-    m.insert("MET_pt", Column::Flat(Values::F32(vec![10.5, 20.25, 30.0])));
+    m.insert("nJet", Column::Flat(Values::Int(vec![3, 0, 1]).into()));
+    m.insert(
+        "MET_pt",
+        Column::Flat(Values::F32(vec![10.5, 20.25, 30.0]).into()),
+    );
     Batch(m, 3)
 }
 
@@ -49,9 +52,9 @@ fn eval(text: &str) -> Result<Column, String> {
 }
 
 fn f32s(c: Column) -> Vec<f32> {
-    match c {
-        Column::Flat(Values::F32(v)) => v,
-        other => panic!("{other:?}"),
+    match c.flat() {
+        Some(Values::F32(v)) => v.clone(),
+        _ => panic!("{c:?}"),
     }
 }
 
@@ -60,27 +63,23 @@ fn arithmetic_keeps_cpp_s_types() {
     // float * int is float; float * double is double; int / int truncates.
     assert_eq!(
         eval("MET_pt * 2").unwrap(),
-        Column::Flat(Values::F32(vec![21.0, 40.5, 60.0]))
+        Column::Flat(Values::F32(vec![21.0, 40.5, 60.0]).into())
     );
     assert_eq!(
         eval("MET_pt * 0.1").unwrap(),
-        Column::Flat(Values::F64(vec![
-            10.5f32 as f64 * 0.1,
-            20.25 * 0.1,
-            30.0 * 0.1
-        ]))
+        Column::Flat(Values::F64(vec![10.5f32 as f64 * 0.1, 20.25 * 0.1, 30.0 * 0.1]).into())
     );
     assert_eq!(
         eval("nJet / 2").unwrap(),
-        Column::Flat(Values::Int(vec![1, 0, 0]))
+        Column::Flat(Values::Int(vec![1, 0, 0]).into())
     );
     assert_eq!(
         eval("1.5f + 1").unwrap(),
-        Column::Flat(Values::F32(vec![2.5; 3]))
+        Column::Flat(Values::F32(vec![2.5; 3]).into())
     );
     assert_eq!(
         eval("sqrt(MET_pt)").unwrap(),
-        Column::Flat(Values::F32(vec![10.5f32.sqrt(), 4.5, 30f32.sqrt()]))
+        Column::Flat(Values::F32(vec![10.5f32.sqrt(), 4.5, 30f32.sqrt()]).into())
     );
     assert!(eval("nJet / 0").unwrap_err().contains("division by zero"));
 }
@@ -93,20 +92,20 @@ fn masks_indices_and_reductions_are_rvec_s() {
     );
     assert_eq!(
         eval("Sum(Jet_pt > 40)").unwrap(),
-        Column::Flat(Values::Int(vec![2, 0, 0]))
+        Column::Flat(Values::Int(vec![2, 0, 0]).into())
     );
     assert_eq!(f32s(eval("Sum(Jet_pt)").unwrap()), [115.0, 0.0, 35.0]);
     assert_eq!(
         eval("Jet_pt.size()").unwrap(),
-        Column::Flat(Values::Int(vec![3, 0, 1]))
+        Column::Flat(Values::Int(vec![3, 0, 1]).into())
     );
     assert_eq!(
         eval("nJet > 0 ? ArgMax(Jet_eta) : -1").unwrap(),
-        Column::Flat(Values::Int(vec![2, -1, 0]))
+        Column::Flat(Values::Int(vec![2, -1, 0]).into())
     );
     assert_eq!(
         eval("Mean(Jet_pt)").unwrap(),
-        Column::Flat(Values::F64(vec![115.0 / 3.0, 0.0, 35.0]))
+        Column::Flat(Values::F64(vec![115.0 / 3.0, 0.0, 35.0]).into())
     );
     // Indexing past a list's end is an error naming the event; `&&` keeps it from
     // happening, as in C++.
@@ -115,7 +114,7 @@ fn masks_indices_and_reductions_are_rvec_s() {
         .contains("index 0 of an RVec of 0 items (event 1"));
     assert_eq!(
         eval("nJet > 0 && Jet_pt[0] > 40").unwrap(),
-        Column::Flat(Values::Bool(vec![true, false, false]))
+        Column::Flat(Values::Bool(vec![true, false, false]).into())
     );
     assert_eq!(
         f32s(eval("nJet > 0 ? Jet_pt[0] : -1.f").unwrap()),
@@ -139,9 +138,9 @@ fn masks_indices_and_reductions_are_rvec_s() {
 fn combinations_list_every_choice_in_order() {
     let c = eval("Combinations(Jet_pt, 2)").unwrap();
     let Column::Tuple(parts) = c else { panic!() };
-    let ints = |c: &Column| match c {
-        Column::Jagged(o, Values::Int(v)) => (o.to_vec(), v.clone()),
-        other => panic!("{other:?}"),
+    let ints = |c: &Column| match c.jagged() {
+        Some((o, Values::Int(v))) => (o.to_vec(), v.clone()),
+        _ => panic!("{c:?}"),
     };
     assert_eq!(ints(&parts[0]), (vec![0, 3, 3, 3], vec![0, 0, 1]));
     assert_eq!(ints(&parts[1]), (vec![0, 3, 3, 3], vec![1, 2, 2]));
@@ -186,7 +185,8 @@ fn angles_and_masses_are_roots_formulas() {
         .insert("phi", jagged(&[&[0.0, 3.0], &[0.0, 3.0], &[0.0, 3.0]]));
     two.0
         .insert("m", jagged(&[&[0.0, 0.0], &[0.0, 0.0], &[0.0, 0.0]]));
-    let Column::Flat(Values::F64(mass)) = p4.evaluate(&mut two).unwrap() else {
+    let mass = p4.evaluate(&mut two).unwrap();
+    let Some(Values::F64(mass)) = mass.flat() else {
         panic!()
     };
     let expect = (2.0 * 45.0 * 45.0 * (1.0 - (3.0f32 as f64).cos())).sqrt();
@@ -220,11 +220,14 @@ fn map_evaluates_a_lambda_per_item_with_its_event_s_columns() {
     // Other columns are the item's event's: MET_pt per event, Jet_pt's whole list.
     assert_eq!(
         eval("Map(Jet_pt, [](const float& pt) -> bool { return pt > MET_pt + 15 && Sum(Jet_pt > pt) == 0; })").unwrap(),
-        Column::Jagged(Arc::new(vec![0, 3, 3, 4]), Values::Bool(vec![true, false, false, false]))
+        Column::Jagged(Arc::new(vec![0, 3, 3, 4]), Values::Bool(vec![true, false, false, false]).into())
     );
     assert_eq!(
         eval("Enumerate(Jet_pt)").unwrap(),
-        Column::Jagged(Arc::new(vec![0, 3, 3, 4]), Values::Int(vec![0, 1, 2, 0]))
+        Column::Jagged(
+            Arc::new(vec![0, 3, 3, 4]),
+            Values::Int(vec![0, 1, 2, 0]).into()
+        )
     );
     let e = Expression::parse("Map(Jet_pt, Jet_eta, [](float pt) { return pt; })").unwrap_err();
     assert_eq!(e.message, "Map of 2 lists with a lambda of 1 parameters");
@@ -248,7 +251,7 @@ fn combinations_beyond_a_bound_are_errors_not_allocations() {
         "many",
         Column::Jagged(
             Arc::new(vec![0, 200, 200, 200]),
-            Values::F32(vec![1.0; 200]),
+            Values::F32(vec![1.0; 200]).into(),
         ),
     );
     let e = Expression::parse("Combinations(many, 6)")
@@ -280,11 +283,11 @@ fn concatenate_joins_each_event_s_lists_in_their_common_type() {
     );
     // Two masks: ROOT's comparisons of RVecs give RVec<int>, and so does their join.
     let ints = eval("Concatenate(Jet_pt > 40, Jet_pt > 30)").unwrap();
-    let Column::Jagged(offsets, Values::Int(v)) = ints else {
+    let Some((offsets, Values::Int(v))) = ints.jagged() else {
         panic!("{ints:?}")
     };
     assert_eq!(offsets.to_vec(), [0, 6, 6, 8]);
-    assert_eq!(v, [1, 0, 1, 1, 0, 1, 0, 1]);
+    assert_eq!(*v, [1, 0, 1, 1, 0, 1, 0, 1]);
 }
 
 /// `text` evaluated as written (no rewrite) and as the optimizer rewrote it.
@@ -332,7 +335,7 @@ fn rewritten_pair_masses_have_the_bits_of_the_lambda_s() {
     );
     let (plain, fast, tree) = both_ways(&pair, &mut b);
     assert_eq!(plain, fast);
-    let Column::Jagged(offsets, Values::F64(m)) = &fast else {
+    let Some((offsets, Values::F64(m))) = fast.jagged() else {
         panic!("{fast:?}")
     };
     assert_eq!(**offsets, [0, 6, 6, 6]);
@@ -404,5 +407,5 @@ fn shared_parts_are_computed_once_per_scope() {
 }
 
 fn f32_column(v: &[f32]) -> Column {
-    Column::Flat(Values::F32(v.to_vec()))
+    Column::Flat(Values::F32(v.to_vec()).into())
 }

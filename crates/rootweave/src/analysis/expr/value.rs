@@ -287,8 +287,8 @@ pub fn shaped(shape: Shape, values: Values, all_const: bool) -> Val {
             Values::F64(v) => Scalar::F64(v[0]),
             Values::P4(_) => unreachable!("no four-vector constants"),
         }),
-        Shape::Flat => Val::Col(Column::Flat(values)),
-        Shape::Jagged(offsets) => Val::Col(Column::Jagged(offsets, values)),
+        Shape::Flat => Val::Col(Column::Flat(values.into())),
+        Shape::Jagged(offsets) => Val::Col(Column::Jagged(offsets, values.into())),
     }
 }
 
@@ -302,12 +302,15 @@ impl Val {
     pub fn into_column(self, events: usize) -> Column {
         match self {
             Val::Col(c) => c,
-            Val::Const(s) => Column::Flat(match s {
-                Scalar::Bool(b) => Values::Bool(vec![b; events]),
-                Scalar::Int(x) => Values::Int(vec![x; events]),
-                Scalar::F32(x) => Values::F32(vec![x; events]),
-                Scalar::F64(x) => Values::F64(vec![x; events]),
-            }),
+            Val::Const(s) => Column::Flat(
+                match s {
+                    Scalar::Bool(b) => Values::Bool(vec![b; events]),
+                    Scalar::Int(x) => Values::Int(vec![x; events]),
+                    Scalar::F32(x) => Values::F32(vec![x; events]),
+                    Scalar::F64(x) => Values::F64(vec![x; events]),
+                }
+                .into(),
+            ),
         }
     }
 
