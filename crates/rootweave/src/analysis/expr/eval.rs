@@ -1,7 +1,8 @@
 //! Evaluating an expression over the events of a batch, a column at a time: operators with
 //! C++'s conversions applied to whole columns, `&&`, `||` and `?:` evaluating their right
-//! side only for the events that need it (as C++ does, so that `nJet > 0 && Jet_pt[0] > 30`
-//! never indexes an empty list), indexing and masks as `RVec` has them.
+//! side only for the events that need it where it could fail elsewhere (as C++ does, so that
+//! `nJet > 0 && Jet_pt[0] > 30` never indexes an empty list), indexing and masks as `RVec`
+//! has them.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -268,6 +269,15 @@ fn logic(
         let r = eval(right, scope, memo)?;
         return binary(op, &left, &r, events).map_err(at);
     };
+    if super::optimize::cannot_fail(right) {
+        // Cheaper whole than for the undecided events gathered apart, and no event's
+        // value can be an error the left side would have spared.
+        let r = eval(right, scope, memo)?;
+        if let Val::Col(Column::Jagged(..)) = r {
+            return Err(at("'&&' and '||' of a value and an RVec".into()));
+        }
+        return binary(op, &left, &r, events).map_err(at);
+    }
     let lane = Lane::Many(Cow::Borrowed(values));
     let truth = lane.bools().map_err(at)?;
     let undecided: Vec<usize> = (0..events)

@@ -137,6 +137,21 @@ fn itemwise(node: &Node, params: &[String]) -> bool {
     here && node.children().all(|c| itemwise(c, params))
 }
 
+/// Whether `node` gives a value for every event whatever its columns hold: item-by-item
+/// arithmetic, comparisons and math, no index, reduction, division or `?:` (so `&&` and
+/// `||` may compute it for every event instead of only those their left side leaves open).
+pub fn cannot_fail(node: &Node) -> bool {
+    let here = match &node.kind {
+        Kind::Int(_) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) => true,
+        Kind::Unary(..) | Kind::Shared(..) => true,
+        Kind::Binary(op, ..) => !matches!(op, BinaryOp::Div | BinaryOp::Rem),
+        Kind::Call(name, _) => ITEMWISE.contains(&name.as_str()),
+        Kind::Method(_, name, _) => P4_METHODS.contains(&name.as_str()),
+        Kind::Index(..) | Kind::Ternary(..) | Kind::Lambda(..) => false,
+    };
+    here && node.children().all(cannot_fail)
+}
+
 /// `node` with the columns named in `bound` replaced by their nodes.
 fn substitute(node: &Node, bound: &HashMap<&str, &Node>) -> Node {
     let pos = node.pos;

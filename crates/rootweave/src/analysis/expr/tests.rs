@@ -409,3 +409,34 @@ fn shared_parts_are_computed_once_per_scope() {
 fn f32_column(v: &[f32]) -> Column {
     Column::Flat(Values::F32(v.to_vec()).into())
 }
+
+#[test]
+fn logic_guards_what_could_fail_and_computes_the_rest_whole() {
+    // The right sides that cannot fail are computed for every event, the others only for
+    // the events the left side leaves open: the same values either way.
+    let mut b = batch();
+    for text in [
+        "MET_pt > 15 && DeltaR(MET_pt, 1.f, MET_pt, 2.f) < 40.f",
+        "MET_pt > 15 || MET_pt * 2 > 70",
+        "nJet > 0 && Jet_pt[0] > 40",
+        "nJet == 0 || Max(Jet_pt) > 40",
+    ] {
+        let (plain, fast, _) = both_ways(text, &mut b);
+        assert_eq!(plain, fast, "{text}");
+    }
+    assert_eq!(
+        eval("nJet > 0 && Jet_pt[0] > 40").unwrap(),
+        Column::Flat(Values::Bool(vec![true, false, false]).into())
+    );
+    assert_eq!(
+        eval("MET_pt > 15 && MET_pt * 2 < 50").unwrap(),
+        Column::Flat(Values::Bool(vec![false, true, false]).into())
+    );
+    // A list on the right of a value is an error, whether computed whole or not.
+    for text in ["MET_pt > 15 && Jet_pt > 1", "nJet > 5 && Jet_pt > 1"] {
+        assert!(
+            eval(text).unwrap_err().contains("of a value and an RVec"),
+            "{text}"
+        );
+    }
+}
