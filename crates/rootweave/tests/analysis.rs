@@ -339,3 +339,35 @@ fn an_empty_file_does_not_hold_back_the_batches_after_it() {
     assert_eq!(seen.last(), Some(&ResultValue::Count(240_000)), "{seen:?}");
     assert_eq!(count.value().unwrap(), ResultValue::Count(240_000));
 }
+
+#[test]
+fn a_define_is_computed_only_for_the_events_that_reach_its_use() {
+    // `v[0]` fails for the events with an empty `v` (a quarter of them); the filters below
+    // the definition keep only events with items, as RDataFrame's lazy Define needs.
+    let dir = scratch("lazy");
+    let path = dir.join("t.root");
+    write(&path, 20_000);
+    let df = frame(std::slice::from_ref(&path), 2);
+    let lead = df.define("lead", "v[0]").unwrap();
+    let some = lead.filter("v.size() > 0", None).unwrap();
+    let odd = lead.filter("v.size() > 0 && x % 2 == 1", None).unwrap();
+    let (a, b) = (some.sum("lead").unwrap(), odd.take("lead").unwrap());
+    let all = lead.take("x").unwrap();
+    let expect: f64 = (0..20_000).filter(|i| i % 4 != 0).map(|i| i as f64).sum();
+    let Ok(ResultValue::Number(sum)) = a.value() else {
+        panic!("{:?}", a.value())
+    };
+    assert_eq!(sum, expect);
+    let odd_leads: Vec<f32> = (0..20_000)
+        .filter(|i| i % 4 != 0 && i % 2 == 1)
+        .map(|i| i as f32)
+        .collect();
+    assert_eq!(
+        b.value().unwrap(),
+        ResultValue::Column(Column::Flat(Values::F32(odd_leads).into()))
+    );
+    // A use at the definition's own node asks for every event: the error names the event.
+    let err = lead.sum("lead").unwrap().value().unwrap_err().to_string();
+    assert!(err.contains("index 0 of an RVec of 0 items"), "{err}");
+    assert!(all.value().is_ok());
+}

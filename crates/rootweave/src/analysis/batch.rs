@@ -1,7 +1,8 @@
 //! One batch as the graph sees it: the events each node keeps (a filter's, a range's), and
 //! every column a node needs, computed once per batch: read columns converted when first
-//! used, defined columns evaluated at their node over its events, then narrowed to the
-//! events of the node that asks.
+//! used, defined columns evaluated for the events of the first node that asks for them
+//! (as RDataFrame computes a `Define` only for the events that reach its use), then
+//! narrowed to the events of the nodes below that ask.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -42,7 +43,11 @@ pub struct BatchState<'a> {
     events: usize,
     selections: Vec<Option<Selection>>,
     inputs: HashMap<String, Column>,
-    cache: HashMap<(usize, String), Column>,
+    /// Columns by the node naming them, the node whose events they are for, and name.
+    cache: HashMap<(usize, usize, String), Column>,
+    /// Each defined column computed so far (by defining node and name): the nodes whose
+    /// events it was computed for, and its values for them.
+    definitions: HashMap<(usize, String), Vec<(usize, Column)>>,
 }
 
 impl<'a> BatchState<'a> {
@@ -67,6 +72,7 @@ impl<'a> BatchState<'a> {
             selections: vec![None; plan.nodes.len()],
             inputs: HashMap::new(),
             cache: HashMap::new(),
+            definitions: HashMap::new(),
         }
     }
 
@@ -136,38 +142,27 @@ impl<'a> BatchState<'a> {
 
     /// Column `name` for the events of node `n`.
     pub fn column(&mut self, n: usize, name: &str) -> Result<Column, String> {
-        let key = (n, name.to_string());
+        self.column_for(n, n, name)
+    }
+
+    /// Column `name` as node `at` names it, for the events of node `events_of` (`at` or a
+    /// node below it). A defined column is computed for the events of the first node that
+    /// asks for it, as RDataFrame computes a `Define` only for the events that reach the
+    /// node using it (`Define("lead", "Jet_pt[0]").Filter("nJet > 0")` never indexes an
+    /// empty list), and taken from there for the nodes below; a node of another branch
+    /// has it computed for its own events.
+    fn column_for(&mut self, at: usize, events_of: usize, name: &str) -> Result<Column, String> {
+        let key = (at, events_of, name.to_string());
         if let Some(c) = self.cache.get(&key) {
             return Ok(c.clone());
         }
-        let (defining, resolved) = self.resolve(n, name);
-        let (column, at) = match defining {
-            Some(d) => {
-                let definition = match &self.plan.nodes[d].kind {
-                    NodeKind::Define { definition, .. } => definition,
-                    NodeKind::Vary { variations, .. } => {
-                        &variations[self.variation.as_ref().map_or(0, |(_, k)| *k)]
-                    }
-                    _ => unreachable!("resolve gives defining nodes"),
-                };
-                let parent = self.plan.nodes[d].parent.expect("a Define has a parent");
-                let key_d = (d, resolved.clone());
-                let c = match self.cache.get(&key_d) {
-                    Some(c) => c.clone(),
-                    None => {
-                        let c = self
-                            .definition_at(parent, definition)
-                            .map_err(|e| format!("column '{resolved}': {e}"))?;
-                        self.cache.insert(key_d, c.clone());
-                        c
-                    }
-                };
-                (c, self.selection(d)?)
-            }
+        let (defining, resolved) = self.resolve(at, name);
+        let (column, from) = match defining {
+            Some(d) => self.defined(d, &resolved, events_of)?,
             None => (self.input(&resolved)?, None),
         };
-        let here = self.selection(n)?;
-        let narrowed = match (&at, &here) {
+        let here = self.selection(events_of)?;
+        let narrowed = match (&from, &here) {
             (_, None) => column,
             (None, Some(h)) => column.gather(h),
             (Some(a), Some(h)) if Arc::ptr_eq(a, h) => column,
@@ -175,6 +170,54 @@ impl<'a> BatchState<'a> {
         };
         self.cache.insert(key, narrowed.clone());
         Ok(narrowed)
+    }
+
+    /// The values of the column defined at node `d` as `resolved`, for the events of
+    /// `events_of` or more, and the events they are for.
+    fn defined(
+        &mut self,
+        d: usize,
+        resolved: &str,
+        events_of: usize,
+    ) -> Result<(Column, Selection), String> {
+        let key = (d, resolved.to_string());
+        let computed = self.definitions.get(&key).and_then(|done| {
+            done.iter()
+                .find(|(m, _)| self.is_within(events_of, *m))
+                .cloned()
+        });
+        if let Some((m, c)) = computed {
+            return Ok((c, self.selection(m)?));
+        }
+        let definition = match &self.plan.nodes[d].kind {
+            NodeKind::Define { definition, .. } => definition,
+            NodeKind::Vary { variations, .. } => {
+                &variations[self.variation.as_ref().map_or(0, |(_, k)| *k)]
+            }
+            _ => unreachable!("resolve gives defining nodes"),
+        };
+        let parent = self.plan.nodes[d].parent.expect("a Define has a parent");
+        let c = self
+            .definition_for(parent, events_of, definition)
+            .map_err(|e| format!("column '{resolved}': {e}"))?;
+        self.definitions
+            .entry(key)
+            .or_default()
+            .push((events_of, c.clone()));
+        Ok((c, self.selection(events_of)?))
+    }
+
+    /// Whether node `n` is node `m` or below it.
+    fn is_within(&self, mut n: usize, m: usize) -> bool {
+        loop {
+            if n == m {
+                return true;
+            }
+            match self.plan.nodes[n].parent {
+                Some(p) => n = p,
+                None => return false,
+            }
+        }
     }
 
     /// Column `name` at node `n` as it is written out: a column of the dataset as read
@@ -202,12 +245,24 @@ impl<'a> BatchState<'a> {
 
     /// A definition's value over the events of node `n`.
     fn definition_at(&mut self, n: usize, definition: &Definition) -> Result<Column, String> {
-        self.selection(n)?;
+        self.definition_for(n, n, definition)
+    }
+
+    /// A definition's value with its columns as node `at` names them, over the events of
+    /// node `events_of` (`at` or below it).
+    fn definition_for(
+        &mut self,
+        at: usize,
+        events_of: usize,
+        definition: &Definition,
+    ) -> Result<Column, String> {
+        self.selection(events_of)?;
         match definition {
             Definition::Expression(e) => e
                 .evaluate(&mut NodeScope {
                     state: self,
-                    node: n,
+                    at,
+                    events_of,
                 })
                 .map_err(|err| {
                     format!(
@@ -218,10 +273,10 @@ impl<'a> BatchState<'a> {
             Definition::Function(columns, f) => {
                 let cols = columns
                     .iter()
-                    .map(|c| self.column(n, c))
+                    .map(|c| self.column_for(at, events_of, c))
                     .collect::<Result<Vec<_>, _>>()?;
                 let out = f(&cols)?;
-                let events = self.events_at(n)?;
+                let events = self.events_at(events_of)?;
                 if out.events() != events {
                     return Err(format!(
                         "a function gave {} values for {events} events",
@@ -231,7 +286,7 @@ impl<'a> BatchState<'a> {
                 Ok(out)
             }
             Definition::PerSample(values) => {
-                let events = self.events_at(n)?;
+                let events = self.events_at(events_of)?;
                 Ok(Column::Flat(
                     Values::F64(vec![values[self.source]; events]).into(),
                 ))
@@ -289,19 +344,21 @@ fn as_bools(c: &Column) -> Result<Vec<bool>, String> {
     }
 }
 
-/// The columns of a node, as an expression sees them.
+/// The columns as node `at` names them, for the events of node `events_of`, as an
+/// expression sees them.
 struct NodeScope<'s, 'a> {
     state: &'s mut BatchState<'a>,
-    node: usize,
+    at: usize,
+    events_of: usize,
 }
 
 impl Scope for NodeScope<'_, '_> {
     fn column(&mut self, name: &str) -> Result<Column, String> {
-        self.state.column(self.node, name)
+        self.state.column_for(self.at, self.events_of, name)
     }
 
     fn events(&self) -> usize {
-        match &self.state.selections[self.node] {
+        match &self.state.selections[self.events_of] {
             Some(Some(s)) => s.len(),
             _ => self.state.events,
         }
