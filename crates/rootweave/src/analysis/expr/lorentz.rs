@@ -65,7 +65,7 @@ impl P4 {
     pub fn eta(&self) -> f64 {
         match self.form {
             Form::Polar { eta, .. } => eta,
-            Form::Cartesian([x, y, z, _]) => eta_from_rho_z((x * x + y * y).sqrt(), z),
+            Form::Cartesian([_, _, z, _]) => eta_from_rho_z(self.pt(), z),
         }
     }
 
@@ -100,7 +100,15 @@ impl P4 {
 
     /// `(pt, eta, phi, m)`.
     pub fn coordinates(&self) -> [f64; 4] {
-        [self.pt(), self.eta(), self.phi(), self.m()]
+        match self.form {
+            Form::Polar {
+                pt, eta, phi, m, ..
+            } => [pt, eta, phi, m],
+            Form::Cartesian([_, _, z, _]) => {
+                let pt = self.pt();
+                [pt, eta_from_rho_z(pt, z), self.phi(), self.m()]
+            }
+        }
     }
 
     /// The vector as ROOT holds it after a sum: converted to its coordinates, with the
@@ -145,8 +153,7 @@ impl P4 {
 
     /// `P()`.
     pub fn p(&self) -> f64 {
-        let [pt, eta, ..] = self.coordinates();
-        momentum(pt, eta)
+        momentum(self.pt(), self.eta())
     }
 
     /// `Mt()`: the transverse mass (negative when its square is).

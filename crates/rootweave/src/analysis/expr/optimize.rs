@@ -119,20 +119,29 @@ fn inline_map(args: &[Node]) -> Option<Node> {
     Some(substitute(body, &bound))
 }
 
+/// Whether a node of this kind maps the items at each position to one item there:
+/// literals, operators, the [`ITEMWISE`] functions and four-vector methods (its children
+/// aside).
+fn item_by_item(kind: &Kind) -> bool {
+    match kind {
+        Kind::Int(_) | Kind::Float { .. } | Kind::Bool(_) | Kind::Unary(..) | Kind::Binary(..) => {
+            true
+        }
+        Kind::Call(name, _) => ITEMWISE.contains(&name.as_str()),
+        Kind::Method(_, name, _) => P4_METHODS.contains(&name.as_str()),
+        _ => false,
+    }
+}
+
 /// Whether `node` computes each item from the items at its position only, naming no
 /// column but `params` (and constants).
 fn itemwise(node: &Node, params: &[String]) -> bool {
     let divides =
         |n: &Node| n.any(&|m| matches!(m.kind, Kind::Binary(BinaryOp::Div | BinaryOp::Rem, ..)));
     let here = match &node.kind {
-        Kind::Int(_) | Kind::Float { .. } | Kind::Bool(_) => true,
         Kind::Column(name) => params.contains(name) || name == "M_PI",
-        Kind::Unary(..) => true,
         Kind::Binary(BinaryOp::And | BinaryOp::Or, _, right) => !divides(right),
-        Kind::Binary(..) => true,
-        Kind::Call(name, _) => ITEMWISE.contains(&name.as_str()),
-        Kind::Method(_, name, _) => P4_METHODS.contains(&name.as_str()),
-        Kind::Index(..) | Kind::Ternary(..) | Kind::Lambda(..) | Kind::Shared(..) => false,
+        kind => item_by_item(kind),
     };
     here && node.children().all(|c| itemwise(c, params))
 }
@@ -142,12 +151,9 @@ fn itemwise(node: &Node, params: &[String]) -> bool {
 /// `||` may compute it for every event instead of only those their left side leaves open).
 pub fn cannot_fail(node: &Node) -> bool {
     let here = match &node.kind {
-        Kind::Int(_) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) => true,
-        Kind::Unary(..) | Kind::Shared(..) => true,
-        Kind::Binary(op, ..) => !matches!(op, BinaryOp::Div | BinaryOp::Rem),
-        Kind::Call(name, _) => ITEMWISE.contains(&name.as_str()),
-        Kind::Method(_, name, _) => P4_METHODS.contains(&name.as_str()),
-        Kind::Index(..) | Kind::Ternary(..) | Kind::Lambda(..) => false,
+        Kind::Column(_) | Kind::Shared(..) => true,
+        Kind::Binary(BinaryOp::Div | BinaryOp::Rem, ..) => false,
+        kind => item_by_item(kind),
     };
     here && node.children().all(cannot_fail)
 }

@@ -302,6 +302,13 @@ fn both_ways(text: &str, batch: &mut Batch) -> (Column, Column, super::Node) {
     (a, b, optimized.tree)
 }
 
+/// `text`'s optimized tree, after checking that it gives the values of the plain one.
+fn same_both_ways(text: &str, batch: &mut Batch) -> super::Node {
+    let (plain, fast, tree) = both_ways(text, batch);
+    assert_eq!(plain, fast, "{text}");
+    tree
+}
+
 /// Whether `node` calls `name` (or has a shared part, for `"shared"`).
 fn calls(node: &super::Node, name: &str) -> bool {
     node.any(&|n| match &n.kind {
@@ -352,8 +359,7 @@ fn rewritten_pair_masses_have_the_bits_of_the_lambda_s() {
         format!("Map({trijet}, [](const {p4}& t) {{ return t.Pt(); }})"),
         format!("Map({trijet}, [](const {p4}& t) {{ return t.Eta() * t.Phi() + t.E(); }})"),
     ] {
-        let (plain, fast, tree) = both_ways(&text, &mut b);
-        assert_eq!(plain, fast, "{text}");
+        let tree = same_both_ways(&text, &mut b);
         assert!(!calls(&tree, "Map"), "{tree:?}");
     }
 }
@@ -375,16 +381,14 @@ fn lambdas_that_are_not_item_by_item_are_kept() {
         "Map(nJet * 0 + Jet_pt, [](float x) { return x > 30 && 60 / x > 1; })",
         "Map(Jet_pt, Jet_eta, [](float pt, float eta) { return pt * 2; })",
     ] {
-        let (plain, fast, tree) = both_ways(text, &mut b);
-        assert_eq!(plain, fast, "{text}");
+        let tree = same_both_ways(text, &mut b);
         assert!(calls(&tree, "Map"), "{text}: {tree:?}");
     }
     // Item by item: inlined, the same values.
-    let (plain, fast, tree) = both_ways(
+    let tree = same_both_ways(
         "Map(Jet_pt, Jet_eta, [&](float pt, float eta) { return pt > 40 && abs(eta) < 1; })",
         &mut b,
     );
-    assert_eq!(plain, fast);
     assert!(!calls(&tree, "Map"));
 }
 
@@ -397,8 +401,7 @@ fn shared_parts_are_computed_once_per_scope() {
         "nJet > 1 ? Sum(Jet_pt * 2) + Max(Jet_pt * 2) : Sum(Jet_pt * 2) * 1.f",
         "Sum(Jet_pt * 2) + Sum(Jet_pt * 2)",
     ] {
-        let (plain, fast, tree) = both_ways(text, &mut b);
-        assert_eq!(plain, fast, "{text}");
+        let tree = same_both_ways(text, &mut b);
         assert!(calls(&tree, "shared"), "{text}: {tree:?}");
     }
     let (plain, fast, _) = both_ways("nJet > 0 ? Jet_pt[0] * 2 : MET_pt", &mut b);
@@ -421,8 +424,7 @@ fn logic_guards_what_could_fail_and_computes_the_rest_whole() {
         "nJet > 0 && Jet_pt[0] > 40",
         "nJet == 0 || Max(Jet_pt) > 40",
     ] {
-        let (plain, fast, _) = both_ways(text, &mut b);
-        assert_eq!(plain, fast, "{text}");
+        same_both_ways(text, &mut b);
     }
     assert_eq!(
         eval("nJet > 0 && Jet_pt[0] > 40").unwrap(),
