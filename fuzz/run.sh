@@ -20,10 +20,11 @@ seconds=${2:-600}
 shift $(( $# < 2 ? $# : 2 ))
 testdata=${TESTDATA:-../tests/data}
 
-# cargo-fuzz asks for nightly flags (-Zsanitizer=address); a stable toolchain takes them
-# with RUSTC_BOOTSTRAP=1.
+# cargo-fuzz, the seed writer and the target, built with the flags of the run below (which
+# then builds nothing); RUSTC_BOOTSTRAP=1 lets a stable toolchain take cargo-fuzz's nightly
+# flags (-Zsanitizer=address).
+./build.sh "$target"
 export RUSTC_BOOTSTRAP=1
-command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
 mkdir -p "corpus/$target" "artifacts/$target" seeds
 dict=rntuple.dict
@@ -58,7 +59,8 @@ if [ "$target" != ttree_file ]; then
     cp seeds/*.root "corpus/$target/"
 fi
 
-# -O -a: optimized, with overflow checks and debug assertions as in the test profile.
+# -O -a (as build.sh builds): optimized, with overflow checks and debug assertions as in
+# the test profile.
 # Bounds: an input that takes more than 10 s, allocates more than 1 GiB at once or makes
 # the process exceed 2 GiB is a finding, like a panic. -fork=1 runs the fuzzing in one
 # child process at a time and goes on after a finding (KEEP_GOING=0: stop at the first).

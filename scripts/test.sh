@@ -2,10 +2,11 @@
 # The whole test suite: makes the Python environment in .venv if it is missing (CERN ROOT's
 # pip wheel, uproot, awkward, numpy, pytest, pyarrow, polars, pandas, awkward-pandas, matplotlib, hist, maturin, mypy, Dask with
 # dask-awkward and distributed, and the wheel's tools), checks formatting, lints and docs, builds the workspace and the
-# `rootweave` wheel (scripts/wheel.sh) and installs it into .venv, as a user would, runs the Rust tests and the Python tests
-# against ROOT and uproot. Arguments go to
+# `rootweave` wheel (scripts/wheel.sh) and installs it into .venv, as a user would, runs the Python tests
+# against ROOT and uproot, then the Rust tests. Arguments go to
 # pytest (`scripts/test.sh -m "not slow"` skips the slow Python tests); then a 20-second run of each fuzz
-# target.
+# target. The Python tests leave much of the machine idle: the C library, the Rust tests and
+# the fuzz targets are built beside them at the lowest priority (log: target/suite-builds.log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,15 +50,28 @@ RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --all-features --no-d
   --exclude rootweave-py --quiet
 echo "== cargo build"
 cargo build --release --workspace --exclude rootweave-py --bins
+echo "== python wheel (scripts/wheel.sh), installed into $VENV"
+VENV="$VENV" scripts/wheel.sh
+"$VENV/bin/pip" install --quiet --force-reinstall --no-deps dist/rootweave-*-manylinux_2_28_x86_64.whl
+echo "== pytest, with the C library, the Rust tests and the fuzz targets built beside it"
+# In the order the runs need them: the C and C++ tests' fixture installs the C library
+# (its build then finds the work done), the Rust tests and the fuzz smoke come after pytest.
+mkdir -p target
+(
+  set -e
+  nice -n 19 scripts/install-cpp.sh target/suite-cpp-prefix
+  nice -n 19 cargo test --release --workspace --exclude rootweave-py --all-features --no-run
+  if [ "${FUZZ_SMOKE:-1}" = 1 ]; then nice -n 19 fuzz/build.sh; fi
+) > target/suite-builds.log 2>&1 &
+builds=$!
+pytest_status=0
+"$VENV/bin/python" -m pytest tests/python -q -p no:cacheprovider "$@" || pytest_status=$?
+wait "$builds" || { tail -60 target/suite-builds.log; echo "the builds beside pytest failed"; exit 1; }
+[ "$pytest_status" = 0 ] || exit "$pytest_status"
 echo "== cargo test"
 # A watchdog: a test that hangs fails the suite instead of stopping it. The extension module
 # is tested from Python (it links against the interpreter that loads it).
 timeout --kill-after=60 2400 cargo test --release --workspace --exclude rootweave-py --all-features
-echo "== python wheel (scripts/wheel.sh), installed into $VENV"
-VENV="$VENV" scripts/wheel.sh
-"$VENV/bin/pip" install --quiet --force-reinstall --no-deps dist/rootweave-*-manylinux_2_28_x86_64.whl
-echo "== pytest"
-"$VENV/bin/python" -m pytest tests/python -q -p no:cacheprovider "$@"
 # A 20-second smoke run of every fuzz target (a finding fails the suite; FUZZ_SMOKE=0 skips it).
 if [ "${FUZZ_SMOKE:-1}" = 1 ]; then
   echo "== fuzz smoke"

@@ -40,21 +40,53 @@ def first_difference(mine, theirs):
     return None
 
 
+def values(array):
+    """An array's values: one NumPy array when they are plain numbers (booleans, integers,
+    floats; any regular shape), Python objects otherwise."""
+    layout = ak.to_layout(array)
+    if isinstance(layout, ak.contents.NumpyArray) and layout.dtype.kind in "biuf":
+        return np.asarray(layout.data)
+    return ak.to_list(array)
+
+
+def same_numbers(mine, theirs):
+    """Whether two NumPy arrays of one type hold equal values (NaN equal to NaN), decided in
+    NumPy: a hundred million integers are not compared one Python object at a time. False
+    sends the caller to the exact comparison (`same`), which names the first difference."""
+    if not (isinstance(mine, np.ndarray) and isinstance(theirs, np.ndarray)):
+        return False
+    if mine.dtype != theirs.dtype or mine.shape != theirs.shape:
+        return False
+    equal = mine == theirs
+    if mine.dtype.kind == "f":
+        equal |= np.isnan(mine) & np.isnan(theirs)
+    return bool(equal.all())
+
+
+def as_list(values):
+    """Values as Python objects (what `same` compares)."""
+    return values.tolist() if isinstance(values, np.ndarray) else values
+
+
 def compare(obj, item, theirs, mine, entries=None):
     """Reads one item with uproot (`theirs()`) and with rootweave (`mine()`), and emits
     the result; `entries` cuts uproot's values to the tree's entries (a branch filled on
     its own may hold more)."""
     try:
-        want = ak.to_list(theirs())
+        want = values(theirs())
     except Exception as e:  # noqa: BLE001 - uproot's limits are not counted
         emit(obj, item, "uproot_error", f"{type(e).__name__}: {e}")
         return
     try:
-        got = ak.to_list(mine())
+        got = values(mine())
     except Exception as e:  # noqa: BLE001 - every failure is a result
         emit(obj, item, "rootweave_error", f"{type(e).__name__}: {e}")
         return
-    diff = first_difference(got, want[:entries] if entries is not None else want)
+    want = want[:entries] if entries is not None else want
+    if same_numbers(got, want):
+        emit(obj, item, "same")
+        return
+    diff = first_difference(as_list(got), as_list(want))
     emit(obj, item, "differ" if diff else "same", diff or "")
 
 
