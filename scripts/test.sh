@@ -5,8 +5,9 @@
 # `rootweave` wheel (scripts/wheel.sh) and installs it into .venv, as a user would, runs the Python tests
 # against ROOT and uproot, then the Rust tests. Arguments go to
 # pytest (`scripts/test.sh -m "not slow"` skips the slow Python tests); then a 20-second run of each fuzz
-# target. The Python tests leave much of the machine idle: the C library, the Rust tests and
-# the fuzz targets are built beside them at the lowest priority (log: target/suite-builds.log).
+# target. The Python tests leave much of the machine idle: the Rust tests and the fuzz targets
+# are built beside them at the lowest priority (log: target/suite-builds.log), while they run
+# the programs and the C library from copies that no build replaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,24 +49,31 @@ cargo clippy --release --workspace --all-targets --all-features -- -D warnings
 # extension module's is its Python package's.
 RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --all-features --no-deps --exclude rootweave-cli \
   --exclude rootweave-py --quiet
-echo "== cargo build"
-cargo build --release --workspace --exclude rootweave-py --bins
+echo "== cargo build, and the C library installed (scripts/install-cpp.sh)"
+# With the features of the Rust tests, whose build beside pytest then finds them built.
+cargo build --release --workspace --exclude rootweave-py --all-features --bins --examples
+scripts/install-cpp.sh target/suite-cpp-prefix >/dev/null
 echo "== python wheel (scripts/wheel.sh), installed into $VENV"
 VENV="$VENV" scripts/wheel.sh
 "$VENV/bin/pip" install --quiet --force-reinstall --no-deps dist/rootweave-*-manylinux_2_28_x86_64.whl
-echo "== pytest, with the C library, the Rust tests and the fuzz targets built beside it"
-# In the order the runs need them: the C and C++ tests' fixture installs the C library
-# (its build then finds the work done), the Rust tests and the fuzz smoke come after pytest.
-mkdir -p target
+echo "== pytest, with the Rust tests and the fuzz targets built beside it"
+# The programs the Python tests run (target/release's; conftest.py's ROOTWEAVE_TARGET), copied
+# where no build beside them relinks them, and the C library installed above
+# (ROOTWEAVE_CPP_PREFIX, instead of the C and C++ tests' own install).
+programs=target/suite-programs
+rm -rf "$programs" && mkdir -p "$programs/examples"
+find target/release -maxdepth 1 -type f -perm -u+x ! -name '*.so*' -exec cp {} "$programs/" \;
+find target/release/examples -maxdepth 1 -type f -perm -u+x ! -name '*-*' ! -name '*.so*' \
+  -exec cp {} "$programs/examples/" \;
 (
   set -e
-  nice -n 19 scripts/install-cpp.sh target/suite-cpp-prefix
   nice -n 19 cargo test --release --workspace --exclude rootweave-py --all-features --no-run
   if [ "${FUZZ_SMOKE:-1}" = 1 ]; then nice -n 19 fuzz/build.sh; fi
 ) > target/suite-builds.log 2>&1 &
 builds=$!
 pytest_status=0
-"$VENV/bin/python" -m pytest tests/python -q -p no:cacheprovider "$@" || pytest_status=$?
+ROOTWEAVE_TARGET="$PWD/$programs" ROOTWEAVE_CPP_PREFIX="$PWD/target/suite-cpp-prefix" \
+  "$VENV/bin/python" -m pytest tests/python -q -p no:cacheprovider "$@" || pytest_status=$?
 wait "$builds" || { tail -60 target/suite-builds.log; echo "the builds beside pytest failed"; exit 1; }
 [ "$pytest_status" = 0 ] || exit "$pytest_status"
 echo "== cargo test"

@@ -84,9 +84,13 @@ def workdir(tmp_path_factory):
 def cpp_prefix(tmp_path_factory):
     """rootweave's C and C++ library installed by scripts/install-cpp.sh (which builds it)
     into a temporary prefix, once per session for every module of C and C++ tests (see
-    cpp_support.py for building and running programs against it)."""
+    cpp_support.py for building and running programs against it); or the prefix in
+    $ROOTWEAVE_CPP_PREFIX, where scripts/test.sh installed it before the tests began."""
     from cpp_support import install_cpp
 
+    installed = os.environ.get("ROOTWEAVE_CPP_PREFIX")
+    if installed:
+        return Path(installed)
     return install_cpp(tmp_path_factory.mktemp("cpp-prefix"))
 
 
