@@ -2,6 +2,7 @@
 //! a finished cluster is moved out as a [`SealedCluster`]. Both the sequential writer and
 //! the parallel writer's fill contexts are built on this.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -40,6 +41,33 @@ pub struct ClusterBuilder {
     columns: Vec<ColumnBuffer>,
     sealer: PageSealer,
     entries: u64,
+    /// The sums over the columns since the builder last changed (None: to be found).
+    totals: Cell<Option<Totals>>,
+}
+
+/// Sums over the columns that a memory budget asks for around every append step, found in
+/// one pass and kept until the builder changes: a one-entry step of 10,000 columns asked
+/// for them in four passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Totals {
+    /// Bytes held by the column buffers and the spare segments.
+    allocated: u64,
+    /// What sealing every column's pending elements can add ([`ColumnBuffer::flush_growth`]).
+    flush_growth: u64,
+    /// Bytes of sealed pages.
+    sealed: u64,
+    /// Bytes of unsealed elements.
+    pending: u64,
+    /// Bytes of sealed pages before compression, and of unsealed elements.
+    uncompressed: u64,
+    /// Bytes of the page buffers that the next elements allocate, and how many there are.
+    new_page_bytes: u64,
+    new_page_buffers: u64,
+    /// The smallest and largest page limits of the columns.
+    smallest_page: usize,
+    largest_page: usize,
+    /// The most headers and checksum a page of any column's limit adds.
+    page_overhead: usize,
 }
 
 /// Number of entries in a batch and its size in memory, after checking it.
@@ -62,7 +90,52 @@ impl ClusterBuilder {
                 .collect(),
             sealer: PageSealer::new(options.compression, options.page_checksums),
             entries: 0,
+            totals: Cell::new(None),
         }
+    }
+
+    /// Forgets the sums over the columns: every method that changes the builder calls it
+    /// last.
+    fn changed(&mut self) {
+        *self.totals.get_mut() = None;
+    }
+
+    /// The sums over the columns, found now if the builder changed since they last were.
+    fn totals(&self) -> Totals {
+        if let Some(totals) = self.totals.get() {
+            return totals;
+        }
+        let mut t = Totals {
+            allocated: self.sealer.spare_bytes() as u64,
+            flush_growth: 0,
+            sealed: 0,
+            pending: 0,
+            uncompressed: 0,
+            new_page_bytes: 0,
+            new_page_buffers: 0,
+            smallest_page: usize::MAX,
+            largest_page: 0,
+            page_overhead: 0,
+        };
+        for c in &self.columns {
+            let pending = c.pending_bytes() as u64;
+            t.allocated += c.allocated_bytes() as u64;
+            t.flush_growth += c.flush_growth() as u64;
+            t.sealed += c.sealed_bytes() as u64;
+            t.pending += pending;
+            t.uncompressed += c.uncompressed_sealed_bytes() + pending;
+            let unallocated = c.unallocated_page_bytes() as u64;
+            t.new_page_bytes += unallocated;
+            t.new_page_buffers += u64::from(unallocated > 0);
+            let limit = c.page_limit();
+            t.smallest_page = t.smallest_page.min(limit);
+            t.largest_page = t.largest_page.max(limit);
+            t.page_overhead = t
+                .page_overhead
+                .max(sealed_bound(limit) - limit - limit / 128);
+        }
+        self.totals.set(Some(t));
+        t
     }
 
     /// Limits the pages to `max_page_size` bytes in memory (before any entry is added).
@@ -71,6 +144,7 @@ impl ClusterBuilder {
         for column in &mut self.columns {
             *column = ColumnBuffer::new(column.column_type(), max_page_size);
         }
+        self.changed();
     }
 
     /// Number of columns.
@@ -85,30 +159,18 @@ impl ClusterBuilder {
     /// column at the end of the cluster, each page with its own headers and checksum.
     /// Buffers taken from the spare segments add nothing.
     pub fn growth_bound(&self, bytes: u64) -> u64 {
-        let mut pending = 0u64;
-        let mut new_page_bytes = 0u64;
-        let mut new_page_buffers = 0u64;
-        let mut page_limit = usize::MAX;
-        let mut page_overhead = 0;
-        for c in &self.columns {
-            pending += c.pending_bytes() as u64;
-            let unallocated = c.unallocated_page_bytes() as u64;
-            new_page_bytes += unallocated;
-            new_page_buffers += u64::from(unallocated > 0);
-            let limit = c.page_limit();
-            page_limit = page_limit.min(limit);
-            page_overhead = page_overhead.max(sealed_bound(limit) - limit - limit / 128);
-        }
-        let sealable = bytes + pending;
+        let t = self.totals();
+        let sealable = bytes + t.pending;
         // The full pages of all columns together are at most as many as the smallest
         // page fits in all their bytes.
-        let full_pages = sealable / page_limit.max(1) as u64;
+        let full_pages = sealable / t.smallest_page.max(1) as u64;
         let pages = full_pages + self.columns.len() as u64;
-        let requested =
-            new_page_bytes + sealed_bound(sealable as usize) as u64 + pages * page_overhead as u64;
+        let requested = t.new_page_bytes
+            + sealed_bound(sealable as usize) as u64
+            + pages * t.page_overhead as u64;
         // Only full pages ask for segments: a short last page goes into its column's last
         // segment or its own page buffer.
-        requested.min(self.new_bytes_beyond_spares(new_page_buffers + full_pages))
+        requested.min(self.new_bytes_beyond_spares(t.new_page_buffers + full_pages))
     }
 
     /// The most new memory that `requests` buffers (page buffers and segments alike) can
@@ -152,6 +214,7 @@ impl ClusterBuilder {
             node.append_value(value, &mut self.columns, &mut self.sealer);
         }
         self.entries += 1;
+        self.changed();
     }
 
     /// Checks a batch: one per top-level field, equal entry counts, values matching.
@@ -203,42 +266,22 @@ impl ClusterBuilder {
             node.append(data, start, end, &mut self.columns, &mut self.sealer);
         }
         self.entries += (end - start) as u64;
+        self.changed();
     }
 
     /// Bytes in the column buffers: (sealed pages, unsealed elements, uncompressed size).
     pub fn buffered(&self) -> (u64, u64, u64) {
-        let mut sealed = 0u64;
-        let mut pending = 0u64;
-        let mut uncompressed = 0u64;
-        for c in &self.columns {
-            sealed += c.sealed_bytes() as u64;
-            pending += c.pending_bytes() as u64;
-            uncompressed += c.uncompressed_sealed_bytes() + c.pending_bytes() as u64;
-        }
-        (sealed, pending, uncompressed)
-    }
-
-    /// Bytes of memory held by the column buffers and the spare segments.
-    pub fn allocated_bytes(&self) -> u64 {
-        self.sealer.spare_bytes() as u64
-            + self
-                .columns
-                .iter()
-                .map(|c| c.allocated_bytes() as u64)
-                .sum::<u64>()
+        let t = self.totals();
+        (t.sealed, t.pending, t.uncompressed)
     }
 
     /// The most bytes the column buffers can hold once the cluster is sealed: what they
-    /// hold now, and the room that sealing the pending elements as last pages can add. A
-    /// memory budget must count this, not only [`ClusterBuilder::allocated_bytes`]: the
-    /// pending pages of a cluster of many columns are a large part of it.
+    /// and the spare segments hold now, and the room that sealing the pending elements as
+    /// last pages can add. A memory budget must count the room too: the pending pages of a
+    /// cluster of many columns are a large part of it.
     pub fn bytes_when_sealed(&self) -> u64 {
-        self.allocated_bytes()
-            + self
-                .columns
-                .iter()
-                .map(|c| c.flush_growth() as u64)
-                .sum::<u64>()
+        let t = self.totals();
+        t.allocated + t.flush_growth
     }
 
     /// Seals what is left and moves the cluster out; the builder starts a new cluster,
@@ -256,6 +299,7 @@ impl ClusterBuilder {
                 .collect(),
         };
         self.entries = 0;
+        self.changed();
         cluster
     }
 
@@ -274,11 +318,13 @@ impl ClusterBuilder {
             column.release_memory();
         }
         self.sealer.release_memory();
+        self.changed();
     }
 
     /// Frees the segments kept for reuse (keeping the page buffers).
     pub fn release_sealed_buffers(&mut self) {
         self.sealer.release_spare();
+        self.changed();
     }
 
     /// Takes back the segments of a cluster that was written, for the next cluster's
@@ -288,22 +334,18 @@ impl ClusterBuilder {
         // Segments that fit a full page of the current page size, and not much more (those
         // of pages twice as large waste half their memory).
         let segment = self.largest_segment();
-        self.sealer.recycle(
+        let kept = self.sealer.recycle(
             cluster.columns.into_iter().flat_map(|c| c.segments),
             limit,
             segment..segment + segment / 2,
-        )
+        );
+        self.changed();
+        kept
     }
 
     /// The sealed bound of the largest full page of the columns: the size of a segment.
     fn largest_segment(&self) -> usize {
-        let largest_page = self
-            .columns
-            .iter()
-            .map(ColumnBuffer::page_limit)
-            .max()
-            .unwrap_or(0);
-        sealed_bound(largest_page)
+        sealed_bound(self.totals().largest_page)
     }
 }
 
@@ -343,17 +385,27 @@ mod tests {
             .collect()
     }
 
+    /// Checks the builder's kept sums over its columns against sums found afresh.
+    fn check_totals(builder: &ClusterBuilder) {
+        let kept = builder.totals();
+        builder.totals.set(None);
+        assert_eq!(kept, builder.totals(), "the kept sums are stale");
+    }
+
     /// What a sealed cluster and the builder hold afterwards.
     fn held_after_seal(builder: &mut ClusterBuilder) -> u64 {
+        builder.totals();
         let cluster = builder.seal();
+        check_totals(builder);
         let segments: u64 = cluster
             .columns
             .iter()
             .flat_map(|c| &c.segments)
             .map(|s| s.capacity() as u64)
             .sum();
-        let held = segments + builder.allocated_bytes();
+        let held = segments + builder.totals().allocated;
         builder.recycle(cluster, u64::MAX);
+        check_totals(builder);
         held
     }
 
@@ -407,8 +459,9 @@ mod tests {
                         checked.bytes as u64 * (end - start) as u64 / checked.entries as u64 + 1;
                     let allowed = builder.bytes_when_sealed() + builder.growth_bound(bytes);
                     builder.append_batch(&batch, start, end);
+                    check_totals(&builder);
                     assert!(
-                        builder.allocated_bytes() <= allowed,
+                        builder.totals().allocated <= allowed,
                         "a step outgrew its bound"
                     );
                     assert!(
@@ -426,5 +479,34 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_sums_over_the_columns_follow_every_change() {
+        let mut builder = builder("zstd:5".parse().unwrap(), 4096);
+        let values = [
+            Value::Int32(7),
+            Value::Float64(0.5),
+            Value::List(vec![Value::Float32(1.0); 3]),
+            Value::String("abc".into()),
+        ];
+        builder.check_values(&values).unwrap();
+        for _ in 0..3 {
+            builder.totals();
+            builder.append_values(&values);
+            check_totals(&builder);
+        }
+        held_after_seal(&mut builder);
+        builder.totals();
+        builder.release_sealed_buffers();
+        check_totals(&builder);
+        builder.totals();
+        builder.set_max_page_size(1024);
+        check_totals(&builder);
+        builder.append_values(&values);
+        builder.totals();
+        builder.discard();
+        check_totals(&builder);
+        assert_eq!(builder.totals().allocated, 0);
     }
 }
