@@ -66,6 +66,33 @@ impl Values {
         }
     }
 
+    /// The lists `index` of these values cut into lists at `offsets`, in that order, with
+    /// their offsets: each list copied as one slice (a jet's event's muons, once per jet).
+    pub fn gather_lists(&self, offsets: &[usize], index: &[usize]) -> (Vec<usize>, Values) {
+        fn copy<T: Copy>(v: &[T], offsets: &[usize], index: &[usize], n: usize) -> Vec<T> {
+            let mut out = Vec::with_capacity(n);
+            for &e in index {
+                out.extend_from_slice(&v[offsets[e]..offsets[e + 1]]);
+            }
+            out
+        }
+        let mut out = Vec::with_capacity(index.len() + 1);
+        out.push(0);
+        let mut n = 0;
+        for &e in index {
+            n += offsets[e + 1] - offsets[e];
+            out.push(n);
+        }
+        let values = match self {
+            Values::Bool(v) => Values::Bool(copy(v, offsets, index, n)),
+            Values::Int(v) => Values::Int(copy(v, offsets, index, n)),
+            Values::F32(v) => Values::F32(copy(v, offsets, index, n)),
+            Values::F64(v) => Values::F64(copy(v, offsets, index, n)),
+            Values::P4(v) => Values::P4(copy(v, offsets, index, n)),
+        };
+        (out, values)
+    }
+
     /// These values followed by `more`'s, which must be of the same type.
     pub fn append(self, more: Values) -> Result<Values, String> {
         fn join<T>(mut a: Vec<T>, b: Vec<T>) -> Vec<T> {
@@ -159,14 +186,8 @@ impl Column {
         match self {
             Column::Flat(v) => Column::Flat(v.gather(index).into()),
             Column::Jagged(offsets, v) => {
-                let mut out = Vec::with_capacity(index.len() + 1);
-                let mut items = Vec::new();
-                out.push(0);
-                for &e in index {
-                    items.extend(offsets[e]..offsets[e + 1]);
-                    out.push(items.len());
-                }
-                Column::Jagged(Arc::new(out), v.gather(&items).into())
+                let (offsets, values) = v.gather_lists(offsets, index);
+                Column::Jagged(Arc::new(offsets), values.into())
             }
             Column::Tuple(parts) => Column::Tuple(parts.iter().map(|p| p.gather(index)).collect()),
         }
