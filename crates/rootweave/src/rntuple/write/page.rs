@@ -48,19 +48,6 @@ pub struct ColumnBuffer {
     uncompressed_sealed: u64,
 }
 
-/// Appends `bytes` to `buffer`; one element of 1, 2, 4 or 8 bytes (an entry at a time) is
-/// copied as a value of that size, not through a call to `memcpy`, whose cost is most of a
-/// one-element append.
-fn extend(buffer: &mut Vec<u8>, bytes: &[u8]) {
-    match bytes.len() {
-        1 => buffer.push(bytes[0]),
-        2 => buffer.extend_from_slice(&<[u8; 2]>::try_from(bytes).expect("two bytes")),
-        4 => buffer.extend_from_slice(&<[u8; 4]>::try_from(bytes).expect("four bytes")),
-        8 => buffer.extend_from_slice(&<[u8; 8]>::try_from(bytes).expect("eight bytes")),
-        _ => buffer.extend_from_slice(bytes),
-    }
-}
-
 /// The sealed pages of one column in one cluster, moved out of its [`ColumnBuffer`].
 #[derive(Debug, Default)]
 pub struct SealedColumn {
@@ -138,7 +125,7 @@ impl ColumnBuffer {
                 // against a memory budget is known before the first byte arrives.
                 self.pending = sealer.buffer(self.page_buffer_size());
             }
-            extend(&mut self.pending, &bytes[..take]);
+            self.pending.extend_from_slice(&bytes[..take]);
             bytes = &bytes[take..];
             if self.pending.len() >= self.page_limit {
                 sealer.seal(self);
