@@ -12,6 +12,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 TESTDATA = REPO / "tests" / "data"
+# The workspace's programs: target/release, or $ROOTWEAVE_TARGET (scripts/test.sh gives copies
+# there, which the builds it runs beside the tests cannot relink under a running test).
 TARGET = Path(os.environ.get("ROOTWEAVE_TARGET", REPO / "target" / "release"))
 HERE = Path(__file__).resolve().parent
 # The conformance corpus: real files outside the repository (../shared/corpus beside the
