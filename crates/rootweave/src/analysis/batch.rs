@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::column::{Column, Values};
+use super::column::{Column, Gatherer, Values};
 use super::expr::Scope;
 use super::graph::{Definition, GraphNode, NodeKind};
 use crate::array::Array;
@@ -45,6 +45,10 @@ pub struct BatchState<'a> {
     inputs: HashMap<String, Column>,
     /// Columns by the node naming them, the node whose events they are for, and name.
     cache: HashMap<(usize, usize, String), Column>,
+    /// Narrowings of columns from the events they were computed for (all: `None`) to a
+    /// node's, by the two selections (kept alive here, so that their addresses name them):
+    /// the positions taken and the gathers sharing them.
+    narrowings: Vec<Narrowing>,
     /// Each defined column computed so far (by defining node and name): the nodes whose
     /// events it was computed for, and its values for them.
     definitions: HashMap<(usize, String), Vec<(usize, Column)>>,
@@ -72,6 +76,7 @@ impl<'a> BatchState<'a> {
             selections: vec![None; plan.nodes.len()],
             inputs: HashMap::new(),
             cache: HashMap::new(),
+            narrowings: Vec::new(),
             definitions: HashMap::new(),
         }
     }
@@ -164,9 +169,8 @@ impl<'a> BatchState<'a> {
         let here = self.selection(events_of)?;
         let narrowed = match (&from, &here) {
             (_, None) => column,
-            (None, Some(h)) => column.gather(h),
             (Some(a), Some(h)) if Arc::ptr_eq(a, h) => column,
-            (Some(a), Some(h)) => column.gather(&positions(a, h)),
+            (from, Some(h)) => self.narrow(&column, from, h),
         };
         self.cache.insert(key, narrowed.clone());
         Ok(narrowed)
@@ -318,6 +322,50 @@ impl<'a> BatchState<'a> {
 
 /// The positions in `outer` of the events of `inner` (both ascending, `inner` within
 /// `outer`).
+/// How columns computed for the events `from` (all: `None`) are narrowed to the events
+/// `to`: the positions taken, and their gathers.
+struct Narrowing {
+    from: Option<Arc<Vec<usize>>>,
+    to: Arc<Vec<usize>>,
+    positions: Vec<usize>,
+    gatherer: Gatherer,
+}
+
+impl BatchState<'_> {
+    /// `column`, computed for the events `from`, for the events `to` (a subset of them).
+    fn narrow(
+        &mut self,
+        column: &Column,
+        from: &Option<Arc<Vec<usize>>>,
+        to: &Arc<Vec<usize>>,
+    ) -> Column {
+        let same = |a: &Option<Arc<Vec<usize>>>| match (a, from) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        let found = self
+            .narrowings
+            .iter()
+            .position(|n| same(&n.from) && Arc::ptr_eq(&n.to, to));
+        let at = found.unwrap_or_else(|| {
+            let positions = match from {
+                None => to.as_ref().clone(),
+                Some(a) => positions(a, to),
+            };
+            self.narrowings.push(Narrowing {
+                from: from.clone(),
+                to: to.clone(),
+                positions,
+                gatherer: Gatherer::default(),
+            });
+            self.narrowings.len() - 1
+        });
+        let n = &mut self.narrowings[at];
+        n.gatherer.gather(column, &n.positions)
+    }
+}
+
 fn positions(outer: &[usize], inner: &[usize]) -> Vec<usize> {
     let mut out = Vec::with_capacity(inner.len());
     let mut k = 0;

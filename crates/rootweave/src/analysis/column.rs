@@ -127,6 +127,60 @@ impl Values {
     }
 }
 
+/// Gathers of columns by one index of events that share, per shape of lists, where each
+/// item of the gathered lists comes from: a jet's event's muons' `eta`, `phi` and `pt`
+/// then cost one index for the three and a copy each.
+#[derive(Default)]
+pub struct Gatherer {
+    /// One per shape of lists seen.
+    plans: Vec<ListPlan>,
+}
+
+/// The offsets that cut the source lists, the offsets of the lists gathered by an index,
+/// and the source item of each gathered item.
+type ListPlan = (Arc<Vec<usize>>, Arc<Vec<usize>>, Vec<usize>);
+
+impl Gatherer {
+    /// `column`'s events at `index` (always the same index for one gatherer), as
+    /// [`Column::gather`] gives them.
+    pub fn gather(&mut self, column: &Column, index: &[usize]) -> Column {
+        match column {
+            Column::Jagged(offsets, values) => {
+                let found = self
+                    .plans
+                    .iter()
+                    .position(|(o, ..)| Arc::ptr_eq(o, offsets) || o == offsets);
+                let at = found.unwrap_or_else(|| {
+                    self.plans.push(list_plan(offsets, index));
+                    self.plans.len() - 1
+                });
+                let (_, gathered, items) = &self.plans[at];
+                Column::Jagged(gathered.clone(), values.gather(items).into())
+            }
+            Column::Tuple(parts) => {
+                Column::Tuple(parts.iter().map(|p| self.gather(p, index)).collect())
+            }
+            flat => flat.gather(index),
+        }
+    }
+}
+
+/// The lists `index` of lists cut at `offsets`: their offsets and the source item of each
+/// of their items.
+fn list_plan(
+    offsets: &Arc<Vec<usize>>,
+    index: &[usize],
+) -> (Arc<Vec<usize>>, Arc<Vec<usize>>, Vec<usize>) {
+    let mut out = Vec::with_capacity(index.len() + 1);
+    out.push(0);
+    let mut items = Vec::new();
+    for &e in index {
+        items.extend(offsets[e]..offsets[e + 1]);
+        out.push(items.len());
+    }
+    (offsets.clone(), Arc::new(out), items)
+}
+
 /// A column's values for the events of a batch (after the filters above it). Its parts are
 /// shared: a column is cloned wherever an expression names it, without copying its values.
 #[derive(Debug, Clone, PartialEq)]
@@ -330,5 +384,47 @@ fn values_array(v: Values) -> Array {
                 ("mass".into(), Array::Float64(v.iter().map(P4::m).collect())),
             ],
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{Column, Gatherer, Values};
+
+    fn lists(offsets: &Arc<Vec<usize>>, values: Values) -> Column {
+        Column::Jagged(offsets.clone(), values.into())
+    }
+
+    #[test]
+    fn gathers_share_their_plan_and_equal_column_gather() {
+        let a = Arc::new(vec![0, 2, 2, 5, 6]);
+        let a_again = Arc::new(a.as_ref().clone());
+        let b = Arc::new(vec![0, 1, 2, 3, 3]);
+        let columns = [
+            lists(&a, Values::F32(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
+            lists(&a, Values::Int(vec![10, 20, 30, 40, 50, 60])),
+            lists(
+                &a_again,
+                Values::Bool(vec![true, false, true, true, false, true]),
+            ),
+            lists(&b, Values::F64(vec![0.5, 1.5, 2.5])),
+            Column::Flat(Values::F32(vec![7.0, 8.0, 9.0, 10.0]).into()),
+            Column::Tuple(vec![lists(&b, Values::Int(vec![0, 1, 2]))]),
+        ];
+        // Items of a Map repeat their event; a subset skips some.
+        for index in [vec![0, 0, 2, 2, 2, 3], vec![1, 3], vec![]] {
+            let mut g = Gatherer::default();
+            let got: Vec<Column> = columns.iter().map(|c| g.gather(c, &index)).collect();
+            for (c, got) in columns.iter().zip(&got) {
+                assert_eq!(*got, c.gather(&index), "{index:?}");
+            }
+            let offsets = |c: &Column| c.jagged().map(|(o, _)| o.clone()).unwrap();
+            // One plan per shape: the offsets of `a`'s columns gathered once.
+            assert!(Arc::ptr_eq(&offsets(&got[0]), &offsets(&got[1])));
+            assert!(Arc::ptr_eq(&offsets(&got[0]), &offsets(&got[2])));
+            assert_eq!(g.plans.len(), 2);
+        }
     }
 }

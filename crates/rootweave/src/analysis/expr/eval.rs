@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use super::functions::call;
 use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
-use super::value::{align, shaped, Lane, Num, Scalar, Shape, Ty, Val};
-use crate::analysis::column::{Column, Values};
+use super::value::{align, map1, map2, shaped, Lane, Num, Scalar, Shape, Ty, Val};
+use crate::analysis::column::{Column, Gatherer, Values};
 
 /// Where an expression gets its columns: the events of a batch (after the filters above)
 /// or a subset of them.
@@ -123,19 +123,19 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
     let values = match (op, lane.ty()) {
         (UnaryOp::Not, _) => {
             let b = lane.bools()?;
-            Values::Bool((0..n).map(|i| !b.at(i)).collect())
+            Values::Bool(map1(&b, n, |b| !b))
         }
         (UnaryOp::Neg, Ty::Bool | Ty::Int) => {
             let x = lane.ints()?;
-            Values::Int((0..n).map(|i| x.at(i).wrapping_neg()).collect())
+            Values::Int(map1(&x, n, i64::wrapping_neg))
         }
         (UnaryOp::Neg, Ty::F32) => {
             let x = lane.f32s()?;
-            Values::F32((0..n).map(|i| -x.at(i)).collect())
+            Values::F32(map1(&x, n, |x| -x))
         }
         (UnaryOp::Neg, Ty::F64) => {
             let x = lane.f64s()?;
-            Values::F64((0..n).map(|i| -x.at(i)).collect())
+            Values::F64(map1(&x, n, |x| -x))
         }
         (UnaryOp::Neg, Ty::P4) => return Err("a four-vector cannot be negated".into()),
     };
@@ -154,18 +154,11 @@ pub fn binary(op: BinaryOp, a: &Val, b: &Val, events: usize) -> Result<Val, Stri
     let values = match op {
         BinaryOp::And | BinaryOp::Or => {
             let (p, q) = (x.bools()?, y.bools()?);
-            let and = op == BinaryOp::And;
-            Values::Bool(
-                (0..n)
-                    .map(|i| {
-                        if and {
-                            p.at(i) && q.at(i)
-                        } else {
-                            p.at(i) || q.at(i)
-                        }
-                    })
-                    .collect(),
-            )
+            Values::Bool(if op == BinaryOp::And {
+                map2(&p, &q, n, |a, b| a && b)
+            } else {
+                map2(&p, &q, n, |a, b| a || b)
+            })
         }
         _ if op.is_boolean() => match common {
             Ty::F64 => compare(op, &x.f64s()?, &y.f64s()?, n),
@@ -182,15 +175,14 @@ pub fn binary(op: BinaryOp, a: &Val, b: &Val, events: usize) -> Result<Val, Stri
 }
 
 fn compare<T: Copy + PartialOrd>(op: BinaryOp, x: &Num<T>, y: &Num<T>, n: usize) -> Values {
-    let f = |a: T, b: T| match op {
-        BinaryOp::Lt => a < b,
-        BinaryOp::Le => a <= b,
-        BinaryOp::Gt => a > b,
-        BinaryOp::Ge => a >= b,
-        BinaryOp::Eq => a == b,
-        _ => a != b,
-    };
-    Values::Bool((0..n).map(|i| f(x.at(i), y.at(i))).collect())
+    Values::Bool(match op {
+        BinaryOp::Lt => map2(x, y, n, |a, b| a < b),
+        BinaryOp::Le => map2(x, y, n, |a, b| a <= b),
+        BinaryOp::Gt => map2(x, y, n, |a, b| a > b),
+        BinaryOp::Ge => map2(x, y, n, |a, b| a >= b),
+        BinaryOp::Eq => map2(x, y, n, |a, b| a == b),
+        _ => map2(x, y, n, |a, b| a != b),
+    })
 }
 
 fn float_arith<T>(op: BinaryOp, x: &Num<T>, y: &Num<T>, n: usize) -> Result<Vec<T>, String>
@@ -201,14 +193,13 @@ where
         + std::ops::Mul<Output = T>
         + std::ops::Div<Output = T>,
 {
-    let f: fn(T, T) -> T = match op {
-        BinaryOp::Add => |a, b| a + b,
-        BinaryOp::Sub => |a, b| a - b,
-        BinaryOp::Mul => |a, b| a * b,
-        BinaryOp::Div => |a, b| a / b,
+    Ok(match op {
+        BinaryOp::Add => map2(x, y, n, |a, b| a + b),
+        BinaryOp::Sub => map2(x, y, n, |a, b| a - b),
+        BinaryOp::Mul => map2(x, y, n, |a, b| a * b),
+        BinaryOp::Div => map2(x, y, n, |a, b| a / b),
         _ => return Err("'%' needs integers (fmod takes floating-point numbers)".into()),
-    };
-    Ok((0..n).map(|i| f(x.at(i), y.at(i))).collect())
+    })
 }
 
 fn int_arith(op: BinaryOp, x: &Num<i64>, y: &Num<i64>, n: usize) -> Result<Vec<i64>, String> {
@@ -283,6 +274,15 @@ fn logic(
     let undecided: Vec<usize> = (0..events)
         .filter(|&e| truth.at(e) == (op == BinaryOp::And))
         .collect();
+    if undecided.len() * 4 >= events * 3 {
+        // Most events open: the right side for all of them costs less than gathering them
+        // apart, and gives the same values for the open ones (an event's value depends on
+        // its own columns only). An error there may belong to an event the left side
+        // decides: then only the open events are computed, below.
+        if let Ok(r @ (Val::Const(_) | Val::Col(Column::Flat(_)))) = eval(right, scope, memo) {
+            return binary(op, &left, &r, events).map_err(at);
+        }
+    }
     let mut out: Vec<bool> = (0..events).map(|e| truth.at(e)).collect();
     if !undecided.is_empty() {
         let mut sub = Subset::new(scope, undecided.clone());
@@ -529,6 +529,7 @@ fn map_items(args: &[Node], scope: &mut dyn Scope, memo: &mut Memo) -> Result<Va
         parent: scope,
         item_event,
         bound,
+        gatherer: Gatherer::default(),
     };
     match eval(body, &mut inner, &mut Memo::new())?.into_column(items) {
         Column::Flat(values) => Ok(Val::Col(Column::Jagged(offsets, values))),
@@ -545,6 +546,7 @@ struct Items<'a> {
     parent: &'a mut dyn Scope,
     item_event: Vec<usize>,
     bound: HashMap<String, Column>,
+    gatherer: Gatherer,
 }
 
 impl Scope for Items<'_> {
@@ -552,7 +554,9 @@ impl Scope for Items<'_> {
         if let Some(c) = self.bound.get(name) {
             return Ok(c.clone());
         }
-        let c = self.parent.column(name)?.gather(&self.item_event);
+        let c = self
+            .gatherer
+            .gather(&self.parent.column(name)?, &self.item_event);
         self.bound.insert(name.to_string(), c.clone());
         Ok(c)
     }
@@ -567,6 +571,7 @@ pub struct Subset<'a> {
     parent: &'a mut dyn Scope,
     index: Vec<usize>,
     cache: HashMap<String, Column>,
+    gatherer: Gatherer,
 }
 
 impl<'a> Subset<'a> {
@@ -576,6 +581,7 @@ impl<'a> Subset<'a> {
             parent,
             index,
             cache: HashMap::new(),
+            gatherer: Gatherer::default(),
         }
     }
 }
@@ -585,7 +591,9 @@ impl Scope for Subset<'_> {
         if let Some(c) = self.cache.get(name) {
             return Ok(c.clone());
         }
-        let c = self.parent.column(name)?.gather(&self.index);
+        let c = self
+            .gatherer
+            .gather(&self.parent.column(name)?, &self.index);
         self.cache.insert(name.to_string(), c.clone());
         Ok(c)
     }

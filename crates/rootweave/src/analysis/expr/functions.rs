@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::value::{align, shaped, Lane, Num, Scalar, Shape, Ty, Val};
+use super::value::{align, map1, map2, shaped, Lane, Num, Scalar, Shape, Ty, Val};
 use crate::analysis::column::{Column, Values, P4};
 
 /// Every function and method by name, with the numbers of arguments it takes (a method's
@@ -180,15 +180,15 @@ fn math1(
     let values = match lanes[0].ty() {
         Ty::F32 => {
             let v = lanes[0].f32s()?;
-            Values::F32((0..n).map(|i| f(v.at(i))).collect())
+            Values::F32(map1(&v, n, f))
         }
         Ty::Int | Ty::Bool if int_abs => {
             let v = lanes[0].ints()?;
-            Values::Int((0..n).map(|i| v.at(i).wrapping_abs()).collect())
+            Values::Int(map1(&v, n, i64::wrapping_abs))
         }
         _ => {
             let v = lanes[0].f64s()?;
-            Values::F64((0..n).map(|i| g(v.at(i))).collect())
+            Values::F64(map1(&v, n, g))
         }
     };
     Ok(shaped(shape, values, x.is_const()))
@@ -204,10 +204,10 @@ fn math2(
     let (shape, n, lanes) = align(&[&a[0], &a[1]], events)?;
     let values = if lanes[0].ty() == Ty::F32 && lanes[1].ty() == Ty::F32 {
         let (x, y) = (lanes[0].f32s()?, lanes[1].f32s()?);
-        Values::F32((0..n).map(|i| f(x.at(i), y.at(i))).collect())
+        Values::F32(map2(&x, &y, n, f))
     } else {
         let (x, y) = (lanes[0].f64s()?, lanes[1].f64s()?);
-        Values::F64((0..n).map(|i| g(x.at(i), y.at(i))).collect())
+        Values::F64(map2(&x, &y, n, g))
     };
     Ok(shaped(shape, values, a[0].is_const() && a[1].is_const()))
 }
@@ -632,10 +632,10 @@ fn delta_phi(a: &Val, b: &Val, events: usize) -> Result<Val, String> {
     }
     let values = if Ty::common(lanes[0].ty(), lanes[1].ty()) == Ty::F32 {
         let (x, y) = (lanes[0].f32s()?, lanes[1].f32s()?);
-        Values::F32((0..n).map(|i| dphi_f32(x.at(i), y.at(i))).collect())
+        Values::F32(map2(&x, &y, n, dphi_f32))
     } else {
         let (x, y) = (lanes[0].f64s()?, lanes[1].f64s()?);
-        Values::F64((0..n).map(|i| dphi_f64(x.at(i), y.at(i))).collect())
+        Values::F64(map2(&x, &y, n, dphi_f64))
     };
     Ok(shaped(shape, values, a.is_const() && b.is_const()))
 }
@@ -652,12 +652,24 @@ fn wrap(r: f64, c: f64) -> f64 {
 
 fn dphi_f32(v1: f32, v2: f32) -> f32 {
     let c = std::f64::consts::PI as f32 as f64;
-    wrap(((v2 - v1) as f64) % (2.0 * c), c) as f32
+    wrap(fmod((v2 - v1) as f64, 2.0 * c), c) as f32
 }
 
 fn dphi_f64(v1: f64, v2: f64) -> f64 {
     let c = std::f64::consts::PI;
-    wrap((v2 - v1) % (2.0 * c), c)
+    wrap(fmod(v2 - v1, 2.0 * c), c)
+}
+
+/// C's `fmod(x, y)` for `y > 0`: `x` itself when it is smaller than `y` in magnitude (what
+/// `fmod` returns then, exactly, with its sign), which spares the library call for the
+/// differences of two angles.
+#[inline]
+fn fmod(x: f64, y: f64) -> f64 {
+    if x.abs() < y {
+        x
+    } else {
+        x % y
+    }
 }
 
 /// `DeltaR(eta1, eta2, phi1, phi2)` (and its square), in the arguments' common type.
@@ -676,17 +688,23 @@ fn delta_r(a: &[Val], events: usize, root: bool) -> Result<Val, String> {
 
 /// DeltaR (or its square) of `n` items of eta1, eta2, phi1, phi2 in one float type.
 fn delta_r_items<T: Float>(l: &[Num<'_, T>], n: usize, root: bool) -> Vec<T> {
+    let item = |eta1: T, eta2: T, phi1: T, phi2: T| {
+        let d = T::delta_phi(phi1, phi2);
+        let de = eta1 - eta2;
+        let r2 = de * de + d * d;
+        if root {
+            r2.sqrt()
+        } else {
+            r2
+        }
+    };
+    if let [Num::Many(a), Num::Many(b), Num::Many(c), Num::Many(d)] = l {
+        // Every argument a list: one loop over slices, without a test per item.
+        let (a, b, c, d) = (&a[..n], &b[..n], &c[..n], &d[..n]);
+        return (0..n).map(|i| item(a[i], b[i], c[i], d[i])).collect();
+    }
     (0..n)
-        .map(|i| {
-            let d = T::delta_phi(l[2].at(i), l[3].at(i));
-            let de = l[0].at(i) - l[1].at(i);
-            let r2 = de * de + d * d;
-            if root {
-                r2.sqrt()
-            } else {
-                r2
-            }
-        })
+        .map(|i| item(l[0].at(i), l[1].at(i), l[2].at(i), l[3].at(i)))
         .collect()
 }
 
@@ -897,4 +915,35 @@ fn p4_method(name: &str, v: &Val, events: usize) -> Result<Val, String> {
         Values::F64((0..n).map(|i| f(&p.at(i))).collect()),
         false,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{dphi_f32, dphi_f64, fmod, wrap};
+
+    #[test]
+    fn fmod_without_the_call_has_the_call_s_bits() {
+        let y = 2.0 * std::f64::consts::PI;
+        let mut xs = vec![0.0, -0.0, 1e-310, -1e-310, y, -y, y * 3.5, -y * 7.25, 1e300];
+        xs.extend((-2000..2000).map(|i| i as f64 * 0.0071));
+        xs.extend([y.next_down(), -y.next_down(), f64::INFINITY, f64::NAN]);
+        for x in xs {
+            let (fast, call) = (fmod(x, y), x % y);
+            assert!(
+                fast.to_bits() == call.to_bits() || (fast.is_nan() && call.is_nan()),
+                "{x}"
+            );
+        }
+        // DeltaPhi as ROOT writes it, with the library's fmod.
+        let c = std::f64::consts::PI;
+        for (a, b) in [(3.1f64, -3.1f64), (-2.0, 2.5), (0.5, 0.25), (-3.0, 3.0)] {
+            assert_eq!(dphi_f64(a, b), wrap((b - a) % (2.0 * c), c));
+            let cf = c as f32 as f64;
+            let (af, bf) = (a as f32, b as f32);
+            assert_eq!(
+                dphi_f32(af, bf),
+                wrap(((bf - af) as f64) % (2.0 * cf), cf) as f32
+            );
+        }
+    }
 }

@@ -442,3 +442,33 @@ fn logic_guards_what_could_fail_and_computes_the_rest_whole() {
         );
     }
 }
+
+#[test]
+fn logic_with_most_events_open_computes_them_whole_or_falls_back() {
+    // Three of four events open: the right side is computed for all four at once; where
+    // that fails on the event the left side decides, for the open ones only.
+    let mut m = HashMap::new();
+    m.insert("Jet_pt", jagged(&[&[50.0, 20.0], &[10.0], &[], &[45.0]]));
+    m.insert("nJet", Column::Flat(Values::Int(vec![2, 1, 0, 1]).into()));
+    m.insert("MET_pt", f32_column(&[5.0, 50.0, 60.0, 70.0]));
+    let mut b = Batch(m, 4);
+    let bools = |v: &[bool]| Column::Flat(Values::Bool(v.to_vec()).into());
+    for (text, want) in [
+        ("nJet > 0 && Jet_pt[0] > 40", [true, false, false, true]),
+        ("nJet == 0 || Jet_pt[0] > 40", [true, false, true, true]),
+        (
+            "MET_pt > 10 && Sum(Jet_pt) > 40",
+            [false, false, false, true],
+        ),
+        (
+            "MET_pt < 10 || Sum(Jet_pt) > 40",
+            [true, false, false, true],
+        ),
+    ] {
+        let e = Expression::parse(text).unwrap();
+        assert_eq!(e.evaluate(&mut b).unwrap(), bools(&want), "{text}");
+    }
+    // The error of an open event is still the error.
+    let e = Expression::parse("MET_pt > 10 && Jet_pt[0] > 40").unwrap();
+    assert!(e.evaluate(&mut b).unwrap_err().message.contains("index 0"));
+}

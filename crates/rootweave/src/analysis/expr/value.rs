@@ -200,6 +200,35 @@ impl<T: Copy> Num<'_, T> {
     }
 }
 
+/// `f` of the first `n` numbers of `x`, a loop per case so that each vectorizes (no test of
+/// the case, no bounds check per number).
+#[inline(always)]
+pub fn map1<T: Copy, U: Clone>(x: &Num<'_, T>, n: usize, f: impl Fn(T) -> U) -> Vec<U> {
+    match x {
+        Num::Many(a) => a[..n].iter().map(|&a| f(a)).collect(),
+        Num::One(a) => vec![f(*a); n],
+    }
+}
+
+/// `f` of the first `n` pairs of numbers of `x` and `y`, a loop per case (a constant on
+/// either side or none) so that each vectorizes.
+#[inline(always)]
+pub fn map2<T: Copy, S: Copy, U: Clone>(
+    x: &Num<'_, T>,
+    y: &Num<'_, S>,
+    n: usize,
+    f: impl Fn(T, S) -> U,
+) -> Vec<U> {
+    match (x, y) {
+        (Num::Many(a), Num::Many(b)) => {
+            a[..n].iter().zip(&b[..n]).map(|(&a, &b)| f(a, b)).collect()
+        }
+        (Num::Many(a), Num::One(b)) => a[..n].iter().map(|&a| f(a, *b)).collect(),
+        (Num::One(a), Num::Many(b)) => b[..n].iter().map(|&b| f(*a, b)).collect(),
+        (Num::One(a), Num::One(b)) => vec![f(*a, *b); n],
+    }
+}
+
 /// The C++ name of a type.
 pub fn ty_name(ty: Ty) -> &'static str {
     match ty {
