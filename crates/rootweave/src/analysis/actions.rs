@@ -752,10 +752,7 @@ fn fill_values(
                 let v = v
                     .as_f64()
                     .ok_or("a column of four-vectors cannot be filled")?;
-                Ok(o.windows(2)
-                    .enumerate()
-                    .flat_map(|(e, w)| std::iter::repeat_n(v[e], w[1] - w[0]))
-                    .collect())
+                Ok(super::column::repeat_each(&v, o))
             }
             (Column::Jagged(o, _), Some(first))
                 if o.len() != first.len() || o.as_slice() != first.as_slice() =>

@@ -66,6 +66,18 @@ impl Values {
         }
     }
 
+    /// Each value (one per event) repeated for every item of its event's list, the lists
+    /// cut at `offsets` (an event's value beside each of its jets).
+    pub fn repeat_each(&self, offsets: &[usize]) -> Values {
+        match self {
+            Values::Bool(v) => Values::Bool(repeat_each(v, offsets)),
+            Values::Int(v) => Values::Int(repeat_each(v, offsets)),
+            Values::F32(v) => Values::F32(repeat_each(v, offsets)),
+            Values::F64(v) => Values::F64(repeat_each(v, offsets)),
+            Values::P4(v) => Values::P4(repeat_each(v, offsets)),
+        }
+    }
+
     /// The lists `index` of these values cut into lists at `offsets`, in that order, with
     /// their offsets: each list copied as one slice (a jet's event's muons, once per jet).
     pub fn gather_lists(&self, offsets: &[usize], index: &[usize]) -> (Vec<usize>, Values) {
@@ -125,6 +137,24 @@ impl Values {
             Values::P4(_) => return None,
         })
     }
+}
+
+/// `v[e]` for every item of event `e`'s list, the lists cut at `offsets`.
+pub fn repeat_each<T: Copy>(v: &[T], offsets: &[usize]) -> Vec<T> {
+    let mut out = Vec::with_capacity(offsets.last().copied().unwrap_or(0));
+    for (&x, w) in v.iter().zip(offsets.windows(2)) {
+        out.resize(out.len() + (w[1] - w[0]), x);
+    }
+    out
+}
+
+/// The event of every item of lists cut at `offsets`.
+pub fn item_events(offsets: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(offsets.last().copied().unwrap_or(0));
+    for (e, w) in offsets.windows(2).enumerate() {
+        out.resize(out.len() + (w[1] - w[0]), e);
+    }
+    out
 }
 
 /// Gathers of columns by one index of events that share, per shape of lists, where each
@@ -392,6 +422,17 @@ mod tests {
     use std::sync::Arc;
 
     use super::{Column, Gatherer, Values};
+
+    #[test]
+    fn each_event_s_value_repeats_for_its_items() {
+        let offsets = [0, 2, 2, 5, 6];
+        assert_eq!(super::item_events(&offsets), [0, 0, 2, 2, 2, 3]);
+        assert_eq!(
+            Values::Int(vec![7, 8, 9, 10]).repeat_each(&offsets),
+            Values::Int(vec![7, 7, 9, 9, 9, 10])
+        );
+        assert_eq!(super::item_events(&[0]), Vec::<usize>::new());
+    }
 
     fn lists(offsets: &Arc<Vec<usize>>, values: Values) -> Column {
         Column::Jagged(offsets.clone(), values.into())

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::functions::call;
 use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
 use super::value::{align, map1, map2, shaped, Lane, Num, Scalar, Shape, Ty, Val};
-use crate::analysis::column::{Column, Gatherer, Values};
+use crate::analysis::column::{item_events, Column, Gatherer, Values};
 
 /// Where an expression gets its columns: the events of a batch (after the filters above)
 /// or a subset of them.
@@ -507,11 +507,7 @@ fn map_items(args: &[Node], scope: &mut dyn Scope, memo: &mut Memo) -> Result<Va
     let Shape::Jagged(offsets) = shape else {
         return Err(at("Map takes RVecs".into()));
     };
-    let item_event: Vec<usize> = offsets
-        .windows(2)
-        .enumerate()
-        .flat_map(|(e, w)| std::iter::repeat_n(e, w[1] - w[0]))
-        .collect();
+    let item_event = item_events(&offsets);
     let mut bound = HashMap::new();
     for ((name, lane), val) in params.iter().zip(lanes).zip(&vals) {
         let values = match (lane, val) {

@@ -421,19 +421,27 @@ fn take(v: &Val, which: &Val) -> Result<Val, String> {
             if io.len() != offsets.len() {
                 return Err("Take of lists of different events".into());
             }
+            let Num::Many(idx) = idx else {
+                unreachable!("a lane of many values")
+            };
+            items.reserve(idx.len());
             for (e, (w, iw)) in offsets.windows(2).zip(io.windows(2)).enumerate() {
-                for k in iw[0]..iw[1] {
-                    let i = idx.at(k);
-                    if i < 0 || i as usize >= w[1] - w[0] {
-                        return Err(format!(
-                            "Take of index {i} from {} items (event {e} of the batch)",
-                            w[1] - w[0]
-                        ));
-                    }
-                    items.push(w[0] + i as usize);
+                let (start, len) = (w[0], w[1] - w[0]);
+                let these = &idx[iw[0]..iw[1]];
+                // Checked for the whole list first, so that the copy loop has no exit.
+                if let Some(&i) = these.iter().find(|&&i| i < 0 || i as usize >= len) {
+                    return Err(format!(
+                        "Take of index {i} from {len} items (event {e} of the batch)"
+                    ));
                 }
-                out.push(items.len());
+                items.extend(these.iter().map(|&i| start + i as usize));
             }
+            // As many items as indices in each event: the indices' offsets, shared (the
+            // lists taken with one index then align without comparing their offsets).
+            return Ok(Val::Col(Column::Jagged(
+                io.clone(),
+                values.gather(&items).into(),
+            )));
         }
         n => {
             let (_, _, lanes) = align(&[n], offsets.len() - 1)?;
@@ -459,6 +467,28 @@ fn take(v: &Val, which: &Val) -> Result<Val, String> {
     )))
 }
 
+/// `x` where `c` holds, else `y`, for the first `n` positions: the lists against a
+/// constant (`Where(c, v, 1e300)`) in a loop without a test of the case per item.
+fn where_items<T: Copy>(c: &Num<'_, bool>, x: &Num<'_, T>, y: &Num<'_, T>, n: usize) -> Vec<T> {
+    match (c, x, y) {
+        (Num::Many(c), Num::Many(x), Num::One(y)) => map2(
+            &Num::Many(Cow::Borrowed(&c[..n])),
+            &Num::Many(Cow::Borrowed(&x[..n])),
+            n,
+            |c, x| if c { x } else { *y },
+        ),
+        (Num::Many(c), Num::One(x), Num::Many(y)) => map2(
+            &Num::Many(Cow::Borrowed(&c[..n])),
+            &Num::Many(Cow::Borrowed(&y[..n])),
+            n,
+            |c, y| if c { *x } else { y },
+        ),
+        _ => (0..n)
+            .map(|i| if c.at(i) { x.at(i) } else { y.at(i) })
+            .collect(),
+    }
+}
+
 /// `Where(c, a, b)`: item by item, `a` where `c` holds, else `b`.
 fn where_(a: &[Val], events: usize) -> Result<Val, String> {
     let (shape, n, lanes) = align(&[&a[0], &a[1], &a[2]], events)?;
@@ -467,27 +497,15 @@ fn where_(a: &[Val], events: usize) -> Result<Val, String> {
         Ty::P4 => return Err("Where of four-vectors".into()),
         Ty::F64 => {
             let (x, y) = (lanes[1].f64s()?, lanes[2].f64s()?);
-            Values::F64(
-                (0..n)
-                    .map(|i| if c.at(i) { x.at(i) } else { y.at(i) })
-                    .collect(),
-            )
+            Values::F64(where_items(&c, &x, &y, n))
         }
         Ty::F32 => {
             let (x, y) = (lanes[1].f32s()?, lanes[2].f32s()?);
-            Values::F32(
-                (0..n)
-                    .map(|i| if c.at(i) { x.at(i) } else { y.at(i) })
-                    .collect(),
-            )
+            Values::F32(where_items(&c, &x, &y, n))
         }
         _ => {
             let (x, y) = (lanes[1].ints()?, lanes[2].ints()?);
-            Values::Int(
-                (0..n)
-                    .map(|i| if c.at(i) { x.at(i) } else { y.at(i) })
-                    .collect(),
-            )
+            Values::Int(where_items(&c, &x, &y, n))
         }
     };
     Ok(shaped(shape, values, a.iter().all(Val::is_const)))

@@ -293,12 +293,7 @@ pub fn align<'a>(vals: &[&'a Val], events: usize) -> Result<(Shape, usize, Vec<L
             (Val::Col(Column::Jagged(_, values)), _) => Lane::Many(Cow::Borrowed(values)),
             (Val::Col(Column::Flat(values)), Shape::Jagged(offsets)) => {
                 // A value per event, repeated for each item of the event's list.
-                let index: Vec<usize> = offsets
-                    .windows(2)
-                    .enumerate()
-                    .flat_map(|(e, w)| std::iter::repeat_n(e, w[1] - w[0]))
-                    .collect();
-                Lane::Many(Cow::Owned(values.gather(&index)))
+                Lane::Many(Cow::Owned(values.repeat_each(offsets)))
             }
             (Val::Col(Column::Tuple(_)), _) => unreachable!("refused above"),
         })
