@@ -25,8 +25,22 @@ mod write_ttree_parallel;
 
 use pyo3::prelude::*;
 
+/// mimalloc serves the module's allocations: the analysis layer frees a chunk's columns
+/// together, and glibc's malloc returned their pages to the system and faulted them in
+/// again for every chunk (a sixth of a three-jet combination query's time).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Returns mimalloc's free pages to the system, where the writers would trim glibc's.
+fn collect_free_pages() {
+    // SAFETY: mi_collect takes no pointers and has no preconditions: it frees the
+    // allocator's own caches of blocks no allocation holds.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}
+
 #[pymodule]
 fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    rootweave::parallel::set_return_free_pages(collect_free_pages);
     analysis::register(m)?;
     m.add_class::<read::OpenFile>()?;
     m.add_class::<read::RNTuple>()?;
