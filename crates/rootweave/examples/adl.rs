@@ -141,6 +141,10 @@ fn book(df: &Frame, btag: &str, only: &str) -> rootweave::Result<BTreeMap<&'stat
     Ok(out)
 }
 
+/// The allocator of the CLI and of the Python module, whose runs this example's mirror.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> rootweave::Result<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut option = |flag: &str, default: &str| match args.iter().position(|a| a == flag) {

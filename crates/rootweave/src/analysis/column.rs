@@ -148,11 +148,23 @@ pub fn repeat_each<T: Copy>(v: &[T], offsets: &[usize]) -> Vec<T> {
     out
 }
 
-/// The event of every item of lists cut at `offsets`.
+/// The event of every item of lists cut at `offsets`: the number of lists that start at or
+/// before the item after the first, counted as a running sum of list starts (two loops
+/// without a branch per list, where most lists hold a few items).
 pub fn item_events(offsets: &[usize]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(offsets.last().copied().unwrap_or(0));
-    for (e, w) in offsets.windows(2).enumerate() {
-        out.resize(out.len() + (w[1] - w[0]), e);
+    let items = offsets.last().copied().unwrap_or(0);
+    let mut out = vec![0usize; items + 1];
+    for &start in offsets
+        .get(1..offsets.len().saturating_sub(1))
+        .unwrap_or(&[])
+    {
+        out[start.min(items)] += 1;
+    }
+    out.truncate(items);
+    let mut event = 0;
+    for o in &mut out {
+        event += *o;
+        *o = event;
     }
     out
 }
@@ -197,16 +209,20 @@ impl Gatherer {
 
 /// The lists `index` of lists cut at `offsets`: their offsets and the source item of each
 /// of their items.
-fn list_plan(
-    offsets: &Arc<Vec<usize>>,
-    index: &[usize],
-) -> (Arc<Vec<usize>>, Arc<Vec<usize>>, Vec<usize>) {
+fn list_plan(offsets: &Arc<Vec<usize>>, index: &[usize]) -> ListPlan {
     let mut out = Vec::with_capacity(index.len() + 1);
     out.push(0);
-    let mut items = Vec::new();
+    let mut n = 0;
     for &e in index {
-        items.extend(offsets[e]..offsets[e + 1]);
-        out.push(items.len());
+        n += offsets[e + 1] - offsets[e];
+        out.push(n);
+    }
+    // Each list's items written in place (most lists hold a few: no growth check per item).
+    let mut items = vec![0usize; n];
+    for (&e, w) in index.iter().zip(out.windows(2)) {
+        for (slot, item) in items[w[0]..w[1]].iter_mut().zip(offsets[e]..) {
+            *slot = item;
+        }
     }
     (offsets.clone(), Arc::new(out), items)
 }
