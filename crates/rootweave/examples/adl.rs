@@ -141,7 +141,7 @@ fn book(df: &Frame, btag: &str, only: &str) -> rootweave::Result<BTreeMap<&'stat
     Ok(out)
 }
 
-/// The allocator of the CLI and of the Python module, whose runs this example's mirror.
+/// The allocator of the CLI and of the Python module, whose runs this example mirrors.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

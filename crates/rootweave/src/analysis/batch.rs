@@ -320,8 +320,6 @@ impl<'a> BatchState<'a> {
     }
 }
 
-/// The positions in `outer` of the events of `inner` (both ascending, `inner` within
-/// `outer`).
 /// How columns computed for the events `from` (all: `None`) are narrowed to the events
 /// `to`: the positions taken, and their gathers.
 struct Narrowing {
@@ -366,6 +364,8 @@ impl BatchState<'_> {
     }
 }
 
+/// The positions in `outer` of the events of `inner` (both ascending, `inner` within
+/// `outer`).
 fn positions(outer: &[usize], inner: &[usize]) -> Vec<usize> {
     let mut out = Vec::with_capacity(inner.len());
     let mut k = 0;
