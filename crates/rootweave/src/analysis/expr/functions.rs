@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::value::{align, map1, map2, shaped, Lane, Num, Scalar, Shape, Ty, Val};
-use crate::analysis::column::{Column, Values, P4};
+use crate::analysis::column::{item_events, Column, Values, P4};
 
 /// Every function and method by name, with the numbers of arguments it takes (a method's
 /// object counts as its first argument).
@@ -260,26 +260,19 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
         "size" => Values::Int(spans().map(|r| r.len() as i64).collect()),
         "Any" | "All" => {
             let b = lane.bools()?;
-            let any = name == "Any";
-            Values::Bool(
-                spans()
-                    .map(|r| {
-                        if any {
-                            r.clone().any(|i| b.at(i))
-                        } else {
-                            r.clone().all(|i| b.at(i))
-                        }
-                    })
-                    .collect(),
-            )
+            let b = items(&b);
+            Values::Bool(if name == "Any" {
+                sums(b, offsets, false, |a, v| a || v)
+            } else {
+                sums(b, offsets, true, |a, v| a && v)
+            })
         }
         "Sum" | "Mean" => {
             let sums = match Ty::of(values) {
                 Ty::F32 => {
                     let x = lane.f32s()?;
-                    let s: Vec<f32> = spans()
-                        .map(|r| r.fold(0.0f32, |a, i| a + x.at(i)))
-                        .collect();
+                    let x = items(&x);
+                    let s = sums(x, offsets, 0.0f32, |a, v| a + v);
                     if name == "Sum" {
                         return Ok(Val::Col(Column::Flat(Values::F32(s).into())));
                     }
@@ -287,16 +280,14 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
                 }
                 Ty::F64 => {
                     let x = lane.f64s()?;
-                    spans()
-                        .map(|r| r.fold(0.0f64, |a, i| a + x.at(i)))
-                        .collect()
+                    let x = items(&x);
+                    sums(x, offsets, 0.0f64, |a, v| a + v)
                 }
                 Ty::P4 => return Err(format!("{name} of four-vectors")),
                 _ => {
                     let x = lane.ints()?;
-                    let s: Vec<i64> = spans()
-                        .map(|r| r.fold(0i64, |a, i| a.wrapping_add(x.at(i))))
-                        .collect();
+                    let x = items(&x);
+                    let s = sums(x, offsets, 0i64, i64::wrapping_add);
                     if name == "Sum" {
                         return Ok(Val::Col(Column::Flat(Values::Int(s).into())));
                     }
@@ -326,16 +317,13 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
                 return Err(format!("{name} of four-vectors"));
             }
             let x = lane.f64s()?;
+            let x = items(&x);
             let max = name.ends_with("Max");
             let mut index = Vec::with_capacity(events);
             for (e, r) in spans().enumerate() {
                 let mut best = r.clone().next().ok_or_else(|| empty(e))?;
                 for i in r {
-                    let better = if max {
-                        x.at(best) < x.at(i)
-                    } else {
-                        x.at(i) < x.at(best)
-                    };
+                    let better = if max { x[best] < x[i] } else { x[i] < x[best] };
                     if better {
                         best = i;
                     }
@@ -356,6 +344,26 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
         }
     };
     Ok(Val::Col(Column::Flat(out.into())))
+}
+
+/// Each event's sum of its list of `x` (cut at `offsets`, from 0) by `add` from `zero`, the
+/// items added in order as `std::accumulate` adds them, each into its event's sum: one loop
+/// over the items instead of a loop per event whose length the processor would have to guess
+/// (also `Any` and `All`, with `||` and `&&`).
+fn sums<T: Copy>(x: &[T], offsets: &[usize], zero: T, add: impl Fn(T, T) -> T) -> Vec<T> {
+    let mut out = vec![zero; offsets.len().saturating_sub(1)];
+    for (&e, &v) in item_events(offsets).iter().zip(x) {
+        out[e] = add(out[e], v);
+    }
+    out
+}
+
+/// The items of a list column's lane (always one per item).
+fn items<'a, T: Copy>(x: &'a Num<'_, T>) -> &'a [T] {
+    match x {
+        Num::Many(v) => v,
+        Num::One(_) => unreachable!("a list's values are one per item"),
+    }
 }
 
 /// Functions from a list to a list per event: sorting, reversing, the non-zero indices.

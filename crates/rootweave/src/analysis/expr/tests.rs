@@ -472,3 +472,30 @@ fn logic_with_most_events_open_computes_them_whole_or_falls_back() {
     let e = Expression::parse("MET_pt > 10 && Jet_pt[0] > 40").unwrap();
     assert!(e.evaluate(&mut b).unwrap_err().message.contains("index 0"));
 }
+
+#[test]
+fn reductions_add_each_event_s_items_in_order() {
+    // In float, 1e8 + 1 is 1e8: only the order of std::accumulate gives 0 for the first
+    // event. Empty lists sum to 0, are not Any and are All.
+    let mut m = HashMap::new();
+    m.insert(
+        "x",
+        jagged(&[&[1e8, 1.0, -1e8], &[], &[1.0, 1e8, -1e8], &[0.5]]),
+    );
+    let mut b = Batch(m, 4);
+    let run = |text: &str, b: &mut Batch| Expression::parse(text).unwrap().evaluate(b).unwrap();
+    assert_eq!(f32s(run("Sum(x)", &mut b)), [0.0, 0.0, 0.0, 0.5]);
+    let bools = |v: &[bool]| Column::Flat(Values::Bool(v.to_vec()).into());
+    assert_eq!(
+        run("Any(x > 0.75f)", &mut b),
+        bools(&[true, false, true, false])
+    );
+    assert_eq!(
+        run("All(x > 0.75f)", &mut b),
+        bools(&[false, true, false, false])
+    );
+    assert_eq!(
+        run("Sum(x > 0)", &mut b),
+        Column::Flat(Values::Int(vec![2, 0, 2, 1]).into())
+    );
+}
