@@ -371,3 +371,32 @@ fn a_define_is_computed_only_for_the_events_that_reach_its_use() {
     assert!(err.contains("index 0 of an RVec of 0 items"), "{err}");
     assert!(all.value().is_ok());
 }
+
+#[test]
+fn a_concatenation_sized_in_a_filter_is_joined_only_for_the_events_it_keeps() {
+    // `l` holds `v` twice: `i % 4` items each, so `l.size() >= 4` keeps `i % 4 >= 2`; the
+    // filter sizes `l` from `v` and the take below computes it for the kept events only.
+    let dir = scratch("sizes");
+    let path = dir.join("t.root");
+    write(&path, 10_000);
+    let df = frame(std::slice::from_ref(&path), 2);
+    let l = df.define("l", "Concatenate(v, v)").unwrap();
+    let kept = l.filter("l.size() >= 4", None).unwrap();
+    let (count, taken) = (kept.count().unwrap(), kept.take("l").unwrap());
+    let mut offsets = vec![0usize];
+    let mut values = Vec::new();
+    for i in (0..10_000).filter(|i| i % 4 >= 2) {
+        let v: Vec<f32> = (0..i % 4).map(|k| i as f32 + k as f32 / 10.0).collect();
+        values.extend_from_slice(&v);
+        values.extend_from_slice(&v);
+        offsets.push(values.len());
+    }
+    assert_eq!(count.value().unwrap(), ResultValue::Count(5_000));
+    let ResultValue::Column(taken) = taken.value().unwrap() else {
+        panic!("a column")
+    };
+    assert_eq!(
+        taken,
+        Column::Jagged(Arc::new(offsets), Values::F32(values).into())
+    );
+}

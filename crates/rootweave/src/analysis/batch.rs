@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::column::{Column, Gatherer, Values};
-use super::expr::Scope;
+use super::expr::{self, Scope};
 use super::graph::{Definition, GraphNode, NodeKind};
 use crate::array::Array;
 
@@ -211,6 +211,50 @@ impl<'a> BatchState<'a> {
         Ok((c, self.selection(events_of)?))
     }
 
+    /// The list sizes of column `name` as node `at` names it, for the events of
+    /// `events_of`, found without computing the column where its definition allows (see
+    /// [`expr::sizes`]) and it has not been computed for these events already; `None`: the
+    /// column is to be computed.
+    fn sizes_for(
+        &mut self,
+        at: usize,
+        events_of: usize,
+        name: &str,
+    ) -> Result<Option<Column>, String> {
+        if self.cache.contains_key(&(at, events_of, name.to_string())) {
+            return Ok(None);
+        }
+        let (Some(d), resolved) = self.resolve(at, name) else {
+            return Ok(None);
+        };
+        let NodeKind::Define {
+            definition: Definition::Expression(e),
+            ..
+        } = &self.plan.nodes[d].kind
+        else {
+            return Ok(None);
+        };
+        let computed = self
+            .definitions
+            .get(&(d, resolved.clone()))
+            .is_some_and(|done| done.iter().any(|(m, _)| self.is_within(events_of, *m)));
+        if computed || !expr::sized_without_items(&e.tree) {
+            return Ok(None);
+        }
+        let parent = self.plan.nodes[d].parent.expect("a Define has a parent");
+        let mut scope = NodeScope {
+            state: self,
+            at: parent,
+            events_of,
+        };
+        expr::sizes(&e.tree, &mut scope).map(Some).map_err(|err| {
+            format!(
+                "column '{resolved}': expression '{}' at position {}: {}",
+                e.text, err.pos, err.message
+            )
+        })
+    }
+
     /// Whether node `n` is node `m` or below it.
     fn is_within(&self, mut n: usize, m: usize) -> bool {
         loop {
@@ -403,6 +447,10 @@ struct NodeScope<'s, 'a> {
 impl Scope for NodeScope<'_, '_> {
     fn column(&mut self, name: &str) -> Result<Column, String> {
         self.state.column_for(self.at, self.events_of, name)
+    }
+
+    fn sizes(&mut self, name: &str) -> Result<Option<Column>, String> {
+        self.state.sizes_for(self.at, self.events_of, name)
     }
 
     fn events(&self) -> usize {

@@ -20,6 +20,13 @@ pub trait Scope {
     fn column(&mut self, name: &str) -> Result<Column, String>;
     /// The number of events.
     fn events(&self) -> usize;
+    /// The number of items in each event of list column `name`, where the scope finds them
+    /// without the column's items (a defined `Concatenate` not computed yet); `None`: the
+    /// column is computed and its lists counted.
+    fn sizes(&mut self, name: &str) -> Result<Option<Column>, String> {
+        let _ = name;
+        Ok(None)
+    }
 }
 
 /// Why an evaluation failed: the message and the position in the expression.
@@ -35,6 +42,42 @@ pub struct EvalError {
 pub fn evaluate(node: &Node, scope: &mut dyn Scope) -> Result<Column, EvalError> {
     let events = scope.events();
     Ok(eval(node, scope, &mut Memo::new())?.into_column(events))
+}
+
+/// The number of items of `node`'s list in each event of `scope` (`size(node)`), without
+/// computing the items where the list is a `Concatenate` (the sum of its parts' sizes) or a
+/// column the scope can size (see [`Scope::sizes`]): `l.size() >= 3` of a defined
+/// `l = Concatenate(Electron_pt, Muon_pt)` then joins no lists.
+pub fn sizes(node: &Node, scope: &mut dyn Scope) -> Result<Column, EvalError> {
+    let events = scope.events();
+    Ok(sizes_of(node, scope, &mut Memo::new())?.into_column(events))
+}
+
+/// Whether [`sizes`] of `node` saves computing its items: a `Concatenate`.
+pub fn sized_without_items(node: &Node) -> bool {
+    matches!(&node.kind, Kind::Call(name, args) if name == "Concatenate" && args.len() == 2)
+}
+
+fn sizes_of(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Result<Val, EvalError> {
+    let at = |message: String| EvalError {
+        pos: node.pos,
+        message,
+    };
+    match &node.kind {
+        Kind::Column(name) if constant(name).is_none() => {
+            if let Some(sizes) = scope.sizes(name).map_err(at)? {
+                return Ok(Val::Col(sizes));
+            }
+        }
+        Kind::Call(_, args) if sized_without_items(node) => {
+            let a = sizes_of(&args[0], scope, memo)?;
+            let b = sizes_of(&args[1], scope, memo)?;
+            return binary(BinaryOp::Add, &a, &b, scope.events()).map_err(at);
+        }
+        _ => {}
+    }
+    let v = eval(node, scope, memo)?;
+    call("size", vec![v], scope.events()).map_err(at)
 }
 
 /// The values of the shared parts of an expression ([`Kind::Shared`]) computed so far in
@@ -80,6 +123,12 @@ fn eval(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Result<Val, Eval
             index(&v, &i).map_err(at)
         }
         Kind::Call(name, args) if name == "Map" => map_items(args, scope, memo),
+        Kind::Call(name, args) if name == "size" && args.len() == 1 => {
+            sizes_of(&args[0], scope, memo)
+        }
+        Kind::Method(x, name, args) if name == "size" && args.is_empty() => {
+            sizes_of(x, scope, memo)
+        }
         Kind::Lambda(..) => Err(at("a lambda is only an argument of Map".into())),
         Kind::Shared(id, part) => {
             if let Some(v) = memo.get(id) {

@@ -432,17 +432,33 @@ fn take(v: &Val, which: &Val) -> Result<Val, String> {
             let Num::Many(idx) = idx else {
                 unreachable!("a lane of many values")
             };
-            items.reserve(idx.len());
-            for (e, (w, iw)) in offsets.windows(2).zip(io.windows(2)).enumerate() {
+            // Every index written in place and checked on the way (a negative one is past
+            // any end as unsigned); the first bad one is looked for only when there is one.
+            items = vec![0usize; idx.len()];
+            let mut bad = false;
+            for (w, iw) in offsets.windows(2).zip(io.windows(2)) {
                 let (start, len) = (w[0], w[1] - w[0]);
-                let these = &idx[iw[0]..iw[1]];
-                // Checked for the whole list first, so that the copy loop has no exit.
-                if let Some(&i) = these.iter().find(|&&i| i < 0 || i as usize >= len) {
-                    return Err(format!(
-                        "Take of index {i} from {len} items (event {e} of the batch)"
-                    ));
+                for (slot, &i) in items[iw[0]..iw[1]].iter_mut().zip(&idx[iw[0]..iw[1]]) {
+                    bad |= i as u64 >= len as u64;
+                    *slot = start.wrapping_add(i as usize);
                 }
-                items.extend(these.iter().map(|&i| start + i as usize));
+            }
+            if bad {
+                let (e, i, len) = offsets
+                    .windows(2)
+                    .zip(io.windows(2))
+                    .enumerate()
+                    .find_map(|(e, (w, iw))| {
+                        let len = w[1] - w[0];
+                        idx[iw[0]..iw[1]]
+                            .iter()
+                            .find(|&&i| i < 0 || i as usize >= len)
+                            .map(|&i| (e, i, len))
+                    })
+                    .expect("a bad index was seen");
+                return Err(format!(
+                    "Take of index {i} from {len} items (event {e} of the batch)"
+                ));
             }
             // As many items as indices in each event: the indices' offsets, shared (the
             // lists taken with one index then align without comparing their offsets).

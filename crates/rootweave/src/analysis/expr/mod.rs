@@ -11,7 +11,7 @@ mod parse;
 mod syntax;
 mod value;
 
-pub use eval::{evaluate, EvalError, Scope};
+pub use eval::{evaluate, sized_without_items, sizes, EvalError, Scope};
 pub use parse::ParseError;
 pub use syntax::{BinaryOp, Kind, Node, UnaryOp};
 

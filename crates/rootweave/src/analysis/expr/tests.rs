@@ -499,3 +499,66 @@ fn reductions_add_each_event_s_items_in_order() {
         Column::Flat(Values::Int(vec![2, 0, 2, 1]).into())
     );
 }
+
+#[test]
+fn take_names_the_first_index_out_of_its_list() {
+    // Argsort of event 0 (50, 20, 45) is (1, 2, 0): one more is 3 of 3 items there.
+    let err = eval("Take(Jet_pt, Argsort(Jet_pt) + 1)").unwrap_err();
+    assert!(
+        err.contains("Take of index 3 from 3 items (event 0 of the batch)"),
+        "{err}"
+    );
+    let err = eval("Take(Jet_pt, Argsort(Jet_pt) - 1)").unwrap_err();
+    assert!(err.contains("index -1 from 3 items (event 0"), "{err}");
+    // Event 2's one jet, index 1 (event 0 has three): the event's own length counts.
+    let err = eval("Take(Jet_pt, Argsort(Jet_pt) * 0 + 1)").unwrap_err();
+    assert!(err.contains("index 1 from 1 items (event 2"), "{err}");
+}
+
+/// A scope whose list `l` can be sized without being computed, as a defined `Concatenate`
+/// not computed yet is; asking for its items is an error.
+struct SizedOnly(Batch);
+
+impl Scope for SizedOnly {
+    fn column(&mut self, name: &str) -> Result<Column, String> {
+        match name {
+            "l" => Err("l computed".into()),
+            _ => self.0.column(name),
+        }
+    }
+    fn events(&self) -> usize {
+        3
+    }
+    fn sizes(&mut self, name: &str) -> Result<Option<Column>, String> {
+        Ok((name == "l").then(|| Column::Flat(Values::Int(vec![2, 0, 5]).into())))
+    }
+}
+
+#[test]
+fn sizes_of_concatenations_and_sized_columns_need_no_items() {
+    let eval = |text: &str| {
+        Expression::parse(text)
+            .unwrap()
+            .evaluate(&mut SizedOnly(batch()))
+            .map_err(|e| e.message)
+    };
+    let ints = |v: Vec<i64>| Column::Flat(Values::Int(v).into());
+    assert_eq!(eval("l.size() >= 2").unwrap(), {
+        Column::Flat(Values::Bool(vec![true, false, true]).into())
+    });
+    assert_eq!(eval("size(l) + 1").unwrap(), ints(vec![3, 1, 6]));
+    // Jets: 3, 0 and 1 per event; a read column is counted from its lists.
+    assert_eq!(
+        eval("Concatenate(l, Jet_pt).size()").unwrap(),
+        ints(vec![5, 0, 6])
+    );
+    assert_eq!(
+        eval("Concatenate(Jet_eta, Concatenate(Jet_pt, Jet_phi)).size()").unwrap(),
+        ints(vec![9, 0, 3])
+    );
+    // Whatever else needs the items computes them.
+    assert_eq!(eval("l[0]").unwrap_err(), "l computed");
+    assert_eq!(eval("Sum(l)").unwrap_err(), "l computed");
+    // A size of what is not a list stays an error.
+    assert!(eval("Concatenate(MET_pt, Jet_pt).size()").is_err());
+}
