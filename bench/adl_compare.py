@@ -3,7 +3,7 @@ at 1 and 2 threads: rootweave's RDataFrame against ROOT's RDataFrame compiled
 (bench/cpp/root_adl.cxx, column types known at compile time) and jitted from Python (the same
 strings), uproot + awkward + hist, and the plain bulk read of the same columns (Q1-Q4).
 
-    .venv/bin/python bench/adl_compare.py [--files 8] [--events 125000] [--repeat 1]
+    .venv/bin/python bench/adl_compare.py [--files 8] [--events 125000] [--repeat 1] [--queries q5,q8]
 
 Data: --files TTree files of `rootweave generate --schema adl` (codecs zstd:5, lz4:4, zlib:1 in
 turn), made once in bench/out/adl. Every run is a process of its own; its time is from making
@@ -147,6 +147,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--engines", default="rootweave,root-cxx,root-jit,uproot,bulk",
                         help="which programs run (rootweave always does)")
+    parser.add_argument("--queries", default=",".join(QUERIES + ["all"]),
+                        help="which cases run (q1 ... q8, all: the eight in one graph)")
     args = parser.parse_args()
     wanted = set(args.engines.split(",")) | {"rootweave"}
     sys.path.insert(0, str(REPO / "bench"))
@@ -156,7 +158,7 @@ def main():
     files = dataset(args.files, args.events)
     results = {}
     for threads in (1, 2):
-        for query in QUERIES + ["all"]:
+        for query in [q for q in QUERIES + ["all"] if q in args.queries.split(",")]:
             engines = ["rootweave", "root-cxx", "root-jit"]
             if threads == 1 and query != "all":
                 engines.append("uproot")
@@ -172,6 +174,8 @@ def main():
         for engine in ("root-cxx", "root-jit"):
             if engine not in wanted:
                 continue
+            if any(f"{q} T={threads}" not in results for q in QUERIES + ["all"]):
+                continue
             one_by_one = sum(results[f"{q} T={threads}"][engine] for q in QUERIES)
             results[f"all T={threads}"][f"{engine} one graph per query"] = one_by_one
     (WORK / f"compare-{args.events}.json").write_text(json.dumps({"files": args.files, "events": args.events,
@@ -183,7 +187,7 @@ def main():
         bulk = f"{rw / row['bulk']:7.2f}" if "bulk" in row else "      -"
         print(f"{case:<10} {rw:11.3f} {ratio('root-cxx')} {ratio('root-jit')} {ratio('uproot'):>9} {bulk}")
     for threads in (1, 2):
-        row = results[f"all T={threads}"]
+        row = results.get(f"all T={threads}", {})
         for engine, what in (("root-cxx", "compiled"), ("root-jit", "jitted")):
             if f"{engine} one graph per query" in row:
                 print(f"all eight in one graph, T={threads}: x{row[f'{engine} one graph per query'] / row['rootweave']:.2f}"
