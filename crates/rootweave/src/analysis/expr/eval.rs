@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use super::functions::call;
 use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
+use super::take_sums;
 use super::value::{align, map1, map2, shaped, Lane, Num, Scalar, Shape, Ty, Val};
 use crate::analysis::column::{item_events, Column, Gatherer, Values};
 
@@ -82,9 +83,9 @@ fn sizes_of(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Result<Val, 
 
 /// The values of the shared parts of an expression ([`Kind::Shared`]) computed so far in
 /// one scope.
-type Memo = HashMap<usize, Val>;
+pub(super) type Memo = HashMap<usize, Val>;
 
-fn eval(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Result<Val, EvalError> {
+pub(super) fn eval(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Result<Val, EvalError> {
     let at = |message: String| EvalError {
         pos: node.pos,
         message,
@@ -123,6 +124,9 @@ fn eval(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Result<Val, Eval
             index(&v, &i).map_err(at)
         }
         Kind::Call(name, args) if name == "Map" => map_items(args, scope, memo),
+        Kind::Call(name, args) if name == take_sums::SUM_OF_TAKES && args.len() == 1 => {
+            take_sums::evaluate(&args[0], scope, memo)
+        }
         Kind::Call(name, args) if name == "size" && args.len() == 1 => {
             sizes_of(&args[0], scope, memo)
         }

@@ -418,48 +418,17 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
 
 /// `Take(v, indices)` (the items at those indices) or `Take(v, n)` (the first `n`, or the
 /// last `-n`).
-fn take(v: &Val, which: &Val) -> Result<Val, String> {
+pub(super) fn take(v: &Val, which: &Val) -> Result<Val, String> {
     let (offsets, values) = lists(v, "Take")?;
     let mut items = Vec::new();
     let mut out = vec![0usize];
     match which {
         Val::Col(Column::Jagged(io, iv)) => {
             let lane = Lane::Many(Cow::Borrowed(iv));
-            let idx = lane.ints()?;
-            if io.len() != offsets.len() {
-                return Err("Take of lists of different events".into());
-            }
-            let Num::Many(idx) = idx else {
+            let Num::Many(idx) = lane.ints()? else {
                 unreachable!("a lane of many values")
             };
-            // Every index written in place and checked on the way (a negative one is past
-            // any end as unsigned); the first bad one is looked for only when there is one.
-            items = vec![0usize; idx.len()];
-            let mut bad = false;
-            for (w, iw) in offsets.windows(2).zip(io.windows(2)) {
-                let (start, len) = (w[0], w[1] - w[0]);
-                for (slot, &i) in items[iw[0]..iw[1]].iter_mut().zip(&idx[iw[0]..iw[1]]) {
-                    bad |= i as u64 >= len as u64;
-                    *slot = start.wrapping_add(i as usize);
-                }
-            }
-            if bad {
-                let (e, i, len) = offsets
-                    .windows(2)
-                    .zip(io.windows(2))
-                    .enumerate()
-                    .find_map(|(e, (w, iw))| {
-                        let len = w[1] - w[0];
-                        idx[iw[0]..iw[1]]
-                            .iter()
-                            .find(|&&i| i < 0 || i as usize >= len)
-                            .map(|&i| (e, i, len))
-                    })
-                    .expect("a bad index was seen");
-                return Err(format!(
-                    "Take of index {i} from {len} items (event {e} of the batch)"
-                ));
-            }
+            let items = take_positions(offsets, io, &idx)?;
             // As many items as indices in each event: the indices' offsets, shared (the
             // lists taken with one index then align without comparing their offsets).
             return Ok(Val::Col(Column::Jagged(
@@ -489,6 +458,48 @@ fn take(v: &Val, which: &Val) -> Result<Val, String> {
         Arc::new(out),
         values.gather(&items).into(),
     )))
+}
+
+/// Where `Take(v, indices)` finds its items: for every index of every event (`index_offsets`
+/// over `indices`), the position of that item among the values of `v` (`offsets`), or
+/// the error naming the first index past its event's list.
+pub(super) fn take_positions(
+    offsets: &[usize],
+    index_offsets: &[usize],
+    indices: &[i64],
+) -> Result<Vec<usize>, String> {
+    if index_offsets.len() != offsets.len() {
+        return Err("Take of lists of different events".into());
+    }
+    // Every index written in place and checked on the way (a negative one is past any end
+    // as unsigned); the first bad one is looked for only when there is one.
+    let mut items = vec![0usize; indices.len()];
+    let mut bad = false;
+    for (w, iw) in offsets.windows(2).zip(index_offsets.windows(2)) {
+        let (start, len) = (w[0], w[1] - w[0]);
+        for (slot, &i) in items[iw[0]..iw[1]].iter_mut().zip(&indices[iw[0]..iw[1]]) {
+            bad |= i as u64 >= len as u64;
+            *slot = start.wrapping_add(i as usize);
+        }
+    }
+    if bad {
+        let (e, i, len) = offsets
+            .windows(2)
+            .zip(index_offsets.windows(2))
+            .enumerate()
+            .find_map(|(e, (w, iw))| {
+                let len = w[1] - w[0];
+                indices[iw[0]..iw[1]]
+                    .iter()
+                    .find(|&&i| i < 0 || i as usize >= len)
+                    .map(|&i| (e, i, len))
+            })
+            .expect("a bad index was seen");
+        return Err(format!(
+            "Take of index {i} from {len} items (event {e} of the batch)"
+        ));
+    }
+    Ok(items)
 }
 
 /// `x` where `c` holds, else `y`, for the first `n` positions: the lists against a

@@ -7,6 +7,9 @@
 //! coordinates once (a jet in twenty trijets is converted once, not twenty times), and a
 //! sum keeps its Cartesian coordinates and converts each of pt, eta, phi and m only when it
 //! is asked for (a pair's `M()` needs one square root, not an `atan2` and a logarithm).
+//! [`sums_at`] adds the vectors of one list at several positions at once (the pairs and
+//! trijets of `Combinations`) and converts a partial sum once for the neighbours that
+//! share it: trijets `(i, j, k)` follow each other with the same pair `(i, j)`.
 
 /// ROOT's `etaMax<double>()`: the pseudorapidity given to vectors along the beam.
 const ETA_MAX: f64 = 22756.0;
@@ -195,6 +198,54 @@ impl P4 {
     }
 }
 
+/// `vectors[at[0][t]] + vectors[at[1][t]] + ...` for every `t`, added left to right as
+/// [`P4::add`] adds them. A partial sum is converted to ROOT's coordinates before the next
+/// vector is added; the last conversion at each step is remembered by the sum's bits and
+/// reused while the sum repeats, which gives the same components.
+pub fn sums_at(vectors: &[P4], at: &[Vec<usize>]) -> Vec<P4> {
+    let Some((first, rest)) = at.split_first() else {
+        return Vec::new();
+    };
+    let mut last: Vec<Option<([u64; 4], [f64; 4])>> = vec![None; rest.len()];
+    (0..first.len())
+        .map(|t| {
+            let mut sum = vectors[first[t]].cartesian();
+            for (step, positions) in rest.iter().enumerate() {
+                let next = vectors[positions[t]].cartesian();
+                let converted = if step == 0 {
+                    sum
+                } else {
+                    let bits = sum.map(f64::to_bits);
+                    match last[step] {
+                        Some((seen, components)) if seen == bits => components,
+                        _ => {
+                            let components = P4 {
+                                form: Form::Cartesian(sum),
+                            }
+                            .cartesian();
+                            last[step] = Some((bits, components));
+                            components
+                        }
+                    }
+                };
+                sum = [
+                    converted[0] + next[0],
+                    converted[1] + next[1],
+                    converted[2] + next[2],
+                    converted[3] + next[3],
+                ];
+            }
+            P4 {
+                form: if rest.is_empty() {
+                    vectors[first[t]].form
+                } else {
+                    Form::Cartesian(sum)
+                },
+            }
+        })
+        .collect()
+}
+
 /// A vector of these coordinates (`phi` in range) with its Cartesian components.
 fn polar(pt: f64, eta: f64, phi: f64, m: f64) -> P4 {
     let pz = if pt > 0.0 {
@@ -328,5 +379,42 @@ mod tests {
             reference_sum(pair.coordinates(), jets[2])
         );
         assert_eq!(trijet.e(), v(0).add(&v(1)).add(&v(2)).as_polar().e());
+    }
+
+    #[test]
+    fn sums_at_positions_have_the_bits_of_sums_made_one_by_one() {
+        let v = |k: usize| {
+            P4::new(
+                20.0 + 7.5 * k as f64,
+                0.3 * k as f64 - 1.1,
+                0.9 * k as f64,
+                4.0,
+            )
+        };
+        let jets: Vec<P4> = (0..6).map(v).collect();
+        // Trijets in Combinations' order (a pair repeats for every third jet after it), and
+        // a pair seen before coming back after another.
+        let mut at = vec![Vec::new(), Vec::new(), Vec::new()];
+        for i in 0..6 {
+            for j in i + 1..6 {
+                for k in j + 1..6 {
+                    [i, j, k].iter().zip(&mut at).for_each(|(&p, a)| a.push(p));
+                }
+            }
+        }
+        [0, 1, 5].iter().zip(&mut at).for_each(|(&p, a)| a.push(p));
+        let sums = sums_at(&jets, &at);
+        assert_eq!(sums.len(), 21);
+        for (t, sum) in sums.iter().enumerate() {
+            let one_by_one = jets[at[0][t]].add(&jets[at[1][t]]).add(&jets[at[2][t]]);
+            assert_eq!(
+                sum.coordinates().map(f64::to_bits),
+                one_by_one.coordinates().map(f64::to_bits),
+                "trijet {t}"
+            );
+        }
+        let pairs = sums_at(&jets, &at[..2]);
+        assert_eq!(pairs[7], jets[at[0][7]].add(&jets[at[1][7]]));
+        assert_eq!(sums_at(&jets, &at[..1])[3], jets[at[0][3]]);
     }
 }

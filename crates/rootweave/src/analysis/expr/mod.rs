@@ -9,6 +9,7 @@ pub(crate) mod lorentz;
 mod optimize;
 mod parse;
 mod syntax;
+mod take_sums;
 mod value;
 
 pub use eval::{evaluate, sized_without_items, sizes, EvalError, Scope};

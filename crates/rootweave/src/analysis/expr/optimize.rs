@@ -7,16 +7,20 @@
 //! - a four-vector made of the same items of four lists, `PtEtaPhiMVector(Take(pt, i),
 //!   Take(eta, i), ...)`, is made of the lists first and its items taken after: a jet in
 //!   twenty combinations is converted once;
+//! - a sum of such vectors taken from one list at several index lists (a trijet) is marked
+//!   to be added where the vectors are, without a copy per index list
+//!   ([`take_sums`](super::take_sums));
 //! - a part written more than once (the same four-vectors of both particles of a pair) is
 //!   computed once per scope ([`Kind::Shared`]).
 
 use std::collections::HashMap;
 
 use super::syntax::{BinaryOp, Kind, Node};
+use super::take_sums::{take_of, terms, SUM_OF_TAKES};
 
 /// `tree` rewritten (see the module's documentation).
 pub fn optimize(tree: Node) -> Node {
-    let tree = rewrite(tree);
+    let tree = mark_sums_of_takes(rewrite(tree));
     let mut counts = HashMap::new();
     count(&tree, &mut counts);
     let mut ids = HashMap::new();
@@ -212,6 +216,44 @@ fn hoist_take(name: &str, args: &[Node], pos: usize) -> Option<Node> {
         kind: Kind::Call("Take".into(), vec![vectors, which?.clone()]),
         pos,
     })
+}
+
+/// `node` with every sum of takes from one list (see [`take_sums`](super::take_sums))
+/// wrapped in a [`SUM_OF_TAKES`] call, the longest sum where sums nest.
+fn mark_sums_of_takes(node: Node) -> Node {
+    let same_list = terms(&node).is_some_and(|t| {
+        let lists: Vec<String> = t
+            .iter()
+            .filter_map(|&n| take_of(n))
+            .map(|(l, _)| key(l))
+            .collect();
+        lists.windows(2).all(|w| w[0] == w[1])
+    });
+    let pos = node.pos;
+    if same_list {
+        return Node {
+            kind: Kind::Call(SUM_OF_TAKES.into(), vec![node]),
+            pos,
+        };
+    }
+    let go = |n: Box<Node>| Box::new(mark_sums_of_takes(*n));
+    let kind = match node.kind {
+        Kind::Unary(op, a) => Kind::Unary(op, go(a)),
+        Kind::Binary(op, a, b) => Kind::Binary(op, go(a), go(b)),
+        Kind::Index(a, b) => Kind::Index(go(a), go(b)),
+        Kind::Ternary(c, a, b) => Kind::Ternary(go(c), go(a), go(b)),
+        Kind::Call(name, args) => {
+            Kind::Call(name, args.into_iter().map(mark_sums_of_takes).collect())
+        }
+        Kind::Method(x, name, args) => Kind::Method(
+            go(x),
+            name,
+            args.into_iter().map(mark_sums_of_takes).collect(),
+        ),
+        Kind::Lambda(params, body) => Kind::Lambda(params, go(body)),
+        other => other,
+    };
+    Node { kind, pos }
 }
 
 /// A node's text without positions: equal for nodes that compute the same thing.

@@ -347,8 +347,10 @@ fn rewritten_pair_masses_have_the_bits_of_the_lambda_s() {
     };
     assert_eq!(**offsets, [0, 6, 6, 6]);
     assert!(m.iter().all(|&x| x > 0.0), "{m:?}");
-    // The lambda is gone, the vectors are made of whole lists and made once.
+    // The lambda is gone, the vectors are made of whole lists and made once, and added
+    // where they are.
     assert!(!calls(&tree, "Map") && calls(&tree, "shared"), "{tree:?}");
+    assert!(calls(&tree, super::take_sums::SUM_OF_TAKES), "{tree:?}");
     // Trijets: sums of sums, masses and transverse momenta.
     let triples = eval_in("Combinations(Jet_pt, 3)", &mut b);
     b.0.insert("c", triples);
@@ -361,7 +363,63 @@ fn rewritten_pair_masses_have_the_bits_of_the_lambda_s() {
     ] {
         let tree = same_both_ways(&text, &mut b);
         assert!(!calls(&tree, "Map"), "{tree:?}");
+        assert!(calls(&tree, super::take_sums::SUM_OF_TAKES), "{tree:?}");
     }
+}
+
+#[test]
+fn sums_of_takes_fail_and_fall_back_as_the_sums_written() {
+    let mut b = batch();
+    let pairs = eval_in("Combinations(Jet_pt, 2)", &mut b);
+    b.0.insert("c", pairs);
+    b.0.insert("far", jagged(&[&[0.0, 1.0, 2.0], &[], &[0.0]]));
+    let v = "Construct<PtEtaPhiMVector>(Jet_pt, Jet_eta, Jet_phi, Jet_pt * 0)";
+    let error = |text: &str| {
+        let optimized = Expression::parse(text).unwrap();
+        assert!(
+            calls(&optimized.tree, super::take_sums::SUM_OF_TAKES),
+            "{text}"
+        );
+        let plain = Expression {
+            text: text.to_string(),
+            tree: super::parse::parse(text).unwrap(),
+        };
+        let (a, b) = (
+            plain.evaluate(&mut batch_with(&b)).unwrap_err(),
+            optimized.evaluate(&mut batch_with(&b)).unwrap_err(),
+        );
+        assert_eq!(a, b, "{text}");
+        b
+    };
+    // An index past its event's list: Take's error, at the Take of that index.
+    let text = format!("Take({v}, c[0]) + Take({v}, Nonzero(far) + 1)");
+    let e = error(&text);
+    assert_eq!(e.pos, text.rfind("Take").unwrap());
+    assert!(e.message.contains("Take of index 3 from 3 items"), "{e:?}");
+    // Index lists of other shapes: the sum's own error.
+    error(&format!("Take({v}, c[0]) + Take({v}, Nonzero(far))"));
+    // Lists of numbers: summed as written.
+    let tree = same_both_ways(
+        "Take(Jet_pt, c[0]) + Take(Jet_pt, c[1]) + Take(Jet_pt, c[1])",
+        &mut b,
+    );
+    assert!(calls(&tree, super::take_sums::SUM_OF_TAKES), "{tree:?}");
+    // A term of another list ends the sum of takes: its first two terms are one.
+    let tree = same_both_ways(
+        "Take(Jet_pt, c[0]) + Take(Jet_pt, c[1]) + Take(Jet_eta, c[0])",
+        &mut b,
+    );
+    let super::Kind::Binary(_, first_two, _) = &tree.kind else {
+        panic!("{tree:?}")
+    };
+    assert!(
+        matches!(&first_two.kind, super::Kind::Call(f, _) if f == super::take_sums::SUM_OF_TAKES)
+    );
+}
+
+/// A batch of the same columns as `b`.
+fn batch_with(b: &Batch) -> Batch {
+    Batch(b.0.clone(), b.1)
 }
 
 /// `text`'s value over `batch`.
