@@ -266,6 +266,14 @@ impl PyFrame {
             .map(|p| (p.batches, p.entries, p.total_batches))
     }
 
+    /// How far the last run got when it ended: `(batches, entries, batches in all or None)`,
+    /// or None (no run ended, or the last failed).
+    fn last_progress(&self) -> Option<(usize, u64, Option<usize>)> {
+        self.inner
+            .last_progress()
+            .map(|p| (p.batches, p.entries, p.total_batches))
+    }
+
     /// How many times the graph ran.
     fn runs(&self) -> usize {
         self.inner.runs()

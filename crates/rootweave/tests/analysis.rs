@@ -185,6 +185,9 @@ fn a_running_graph_shows_its_results_merged_so_far() {
         before = *n;
     }
     assert_eq!(df.progress(), None);
+    // The run's final state stays to be looked at: every batch, every entry.
+    let end = df.last_progress().unwrap();
+    assert_eq!((end.batches, end.entries), (total, 3 * 120_000));
 }
 
 #[test]

@@ -86,20 +86,26 @@ class _LiveView:
             except BaseException as e:  # handed to the caller below
                 failures.append(e)
 
+        def draw(progress: tuple[int, int, int | None]) -> None:
+            done, entries, total = progress
+            shown = f"{done}/{total}" if total else str(done)
+            filled = int(30 * done / total) if total else 0
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {shown} batches, {entries:,} events")
+            sys.stderr.flush()
+
         worker = threading.Thread(target=loop, daemon=True)
         worker.start()
         called = [0] * len(self.callbacks)
+        drawn = False
         while worker.is_alive():
             worker.join(0.1)
             progress = frame.progress()
             if progress is None:
                 continue
-            done, entries, total = progress
+            entries = progress[1]
             if self.bar:
-                shown = f"{done}/{total}" if total else str(done)
-                filled = int(30 * done / total) if total else 0
-                sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {shown} batches, {entries:,} events")
-                sys.stderr.flush()
+                draw(progress)
+                drawn = True
             for k, (every, callback, result) in enumerate(self.callbacks):
                 if entries - called[k] >= every:
                     so_far = result._booked.so_far()
@@ -107,7 +113,13 @@ class _LiveView:
                         called[k] = entries
                         callback(result._convert(so_far))
         if self.bar:
-            sys.stderr.write("\n")
+            # The final state, also of a run too short to be drawn while it ran.
+            final = frame.last_progress()
+            if final is not None:
+                draw(final)
+                drawn = True
+            if drawn:
+                sys.stderr.write("\n")
         if failures:
             raise failures[0]
 

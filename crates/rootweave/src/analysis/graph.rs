@@ -124,6 +124,8 @@ pub struct Graph {
     pub watched: bool,
     /// The run in progress, if any.
     pub live: Option<Arc<super::run::Live>>,
+    /// How far the last run that ended got (a progress bar's final state).
+    pub last_progress: Option<super::run::Progress>,
 }
 
 impl Graph {
@@ -209,6 +211,7 @@ impl Frame {
                 inputs: None,
                 watched: false,
                 live: None,
+                last_progress: None,
             })),
             node: 0,
         }
@@ -509,6 +512,13 @@ impl Frame {
     pub fn progress(&self) -> Option<super::run::Progress> {
         let live = self.lock().live.clone();
         live.map(|l| l.progress())
+    }
+
+    /// The progress of the last run when it ended (all its batches, for a bar drawn after
+    /// a run too short to be seen in progress); `None` before the first run ends, and after
+    /// a failed one.
+    pub fn last_progress(&self) -> Option<super::run::Progress> {
+        self.lock().last_progress
     }
 
     /// How many times the graph ran (each run computes every result booked before it).

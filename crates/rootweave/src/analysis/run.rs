@@ -295,7 +295,11 @@ impl Prepared {
             bookings: bookings.clone(),
             filter_names: filter_names.clone(),
         });
-        graph.lock().unwrap_or_else(|p| p.into_inner()).live = Some(live.clone());
+        {
+            let mut g = graph.lock().unwrap_or_else(|p| p.into_inner());
+            g.live = Some(live.clone());
+            g.last_progress = None;
+        }
         Ok(Some(Prepared {
             plan,
             bookings,
@@ -437,6 +441,7 @@ impl Prepared {
         let mut g = graph.lock().unwrap_or_else(|p| p.into_inner());
         g.live = None;
         looped?;
+        g.last_progress = Some(self.live.progress());
         let total =
             std::mem::take(&mut *self.live.ordered.lock().unwrap_or_else(|p| p.into_inner()))
                 .finish(|t, p| self.add(t, p));
