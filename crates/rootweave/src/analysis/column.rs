@@ -127,6 +127,17 @@ impl Values {
         })
     }
 
+    /// Room for `additional` more values.
+    pub fn reserve(&mut self, additional: usize) {
+        match self {
+            Values::Bool(v) => v.reserve(additional),
+            Values::Int(v) => v.reserve(additional),
+            Values::F32(v) => v.reserve(additional),
+            Values::F64(v) => v.reserve(additional),
+            Values::P4(v) => v.reserve(additional),
+        }
+    }
+
     /// Each value as a `double` (a number), for filling and reductions.
     pub fn as_f64(&self) -> Option<Vec<f64>> {
         Some(match self {
@@ -299,7 +310,55 @@ impl Column {
         let Some(first) = iter.next() else {
             return Ok(Column::Flat(Values::F64(Vec::new()).into()));
         };
-        iter.try_fold(first, |a, b| a.followed_by(b))
+        let rest: Vec<Column> = iter.collect();
+        let first = first.with_room_for(&rest);
+        rest.into_iter().try_fold(first, |a, b| a.followed_by(b))
+    }
+
+    /// This column owned, with room for the events of `more` after it: a batch's chunks
+    /// joined into one column are copied once, not again each time the vectors grow.
+    fn with_room_for(self, more: &[Column]) -> Column {
+        if more.is_empty() {
+            return self;
+        }
+        match self {
+            Column::Flat(x) => {
+                let mut x = Arc::unwrap_or_clone(x);
+                x.reserve(more.iter().map(|m| m.values_len()).sum());
+                Column::Flat(x.into())
+            }
+            Column::Jagged(o, x) => {
+                let mut o = Arc::unwrap_or_clone(o);
+                let mut x = Arc::unwrap_or_clone(x);
+                o.reserve(more.iter().map(Column::events).sum());
+                x.reserve(more.iter().map(|m| m.values_len()).sum());
+                Column::Jagged(o.into(), x.into())
+            }
+            Column::Tuple(parts) => Column::Tuple(
+                parts
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, p)| {
+                        let more: Vec<Column> = more
+                            .iter()
+                            .filter_map(|m| match m {
+                                Column::Tuple(q) => q.get(k).cloned(),
+                                _ => None,
+                            })
+                            .collect();
+                        p.with_room_for(&more)
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The number of values a flat or jagged column holds (0 for a tuple).
+    fn values_len(&self) -> usize {
+        match self {
+            Column::Flat(v) | Column::Jagged(_, v) => v.len(),
+            Column::Tuple(_) => 0,
+        }
     }
 
     /// This column's events followed by `more`'s (of the same shape and type).
@@ -483,5 +542,43 @@ mod tests {
             assert!(Arc::ptr_eq(&offsets(&got[0]), &offsets(&got[2])));
             assert_eq!(g.plans.len(), 2);
         }
+    }
+
+    #[test]
+    fn chunks_join_into_one_column_copied_once() {
+        let a = Arc::new(vec![0, 2, 3]);
+        let b = Arc::new(vec![0, 0, 1]);
+        let chunk = |o: &Arc<Vec<usize>>, v: Vec<f32>, flat: Vec<i64>| {
+            Column::Tuple(vec![
+                lists(o, Values::F32(v)),
+                Column::Flat(Values::Int(flat).into()),
+            ])
+        };
+        let parts = vec![
+            chunk(&a, vec![1.0, 2.0, 3.0], vec![7, 8]),
+            chunk(&b, vec![4.0], vec![9, 10]),
+            chunk(&a, vec![5.0, 6.0, 7.0], vec![11, 12]),
+        ];
+        let joined = Column::concat(parts).unwrap();
+        let Column::Tuple(joined) = joined else {
+            panic!("{joined:?}")
+        };
+        let (offsets, values) = joined[0].jagged().unwrap();
+        assert_eq!(**offsets, [0, 2, 3, 3, 4, 6, 7]);
+        assert_eq!(
+            *values,
+            Values::F32(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0])
+        );
+        // The first chunk's vectors were made large enough for all: no growth after.
+        assert!(offsets.capacity() == 7, "{}", offsets.capacity());
+        assert_eq!(
+            joined[1].flat(),
+            Some(&Values::Int(vec![7, 8, 9, 10, 11, 12]))
+        );
+        let mixed = vec![
+            Column::Flat(Values::F32(vec![1.0]).into()),
+            Column::Flat(Values::Int(vec![2]).into()),
+        ];
+        assert!(Column::concat(mixed).unwrap_err().contains("float and"));
     }
 }
