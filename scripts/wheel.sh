@@ -18,7 +18,8 @@ VENV=${VENV:-.venv}
 if ! "$VENV/bin/python" -c "import maturin, ziglang, auditwheel, twine" >/dev/null 2>&1; then
   "$VENV/bin/pip" install --quiet "maturin>=1.5,<2" ziglang auditwheel twine
 fi
-PATH="$PWD/$VENV/bin:$PATH"
+case $VENV in /*) ;; *) VENV="$PWD/$VENV" ;; esac
+PATH="$VENV/bin:$PATH"
 
 rm -f dist/rootweave-*.whl dist/rootweave-*.tar.gz
 maturin build --quiet -m crates/rootweave-py/Cargo.toml --zig \

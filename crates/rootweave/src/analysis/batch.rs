@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::column::{Column, Gatherer, Values};
+use super::column::{ArrayGatherer, Column, Gatherer, Values};
 use super::expr::{self, Scope};
 use super::graph::{Definition, GraphNode, NodeKind};
 use crate::array::Array;
@@ -49,6 +49,8 @@ pub struct BatchState<'a> {
     /// node's, by the two selections (kept alive here, so that their addresses name them):
     /// the positions taken and the gathers sharing them.
     narrowings: Vec<Narrowing>,
+    /// Gathers of read columns straight from `arrays` for a node's events, by selection.
+    picks: Vec<(Arc<Vec<usize>>, ArrayGatherer<'a>)>,
     /// Each defined column computed so far (by defining node and name): the nodes whose
     /// events it was computed for, and its values for them.
     definitions: HashMap<(usize, String), Vec<(usize, Column)>>,
@@ -77,6 +79,7 @@ impl<'a> BatchState<'a> {
             inputs: HashMap::new(),
             cache: HashMap::new(),
             narrowings: Vec::new(),
+            picks: Vec::new(),
             definitions: HashMap::new(),
         }
     }
@@ -164,7 +167,7 @@ impl<'a> BatchState<'a> {
         let (defining, resolved) = self.resolve(at, name);
         let (column, from) = match defining {
             Some(d) => self.defined(d, &resolved, events_of)?,
-            None => (self.input(&resolved)?, None),
+            None => self.input_for(&resolved, events_of)?,
         };
         let here = self.selection(events_of)?;
         let narrowed = match (&from, &here) {
@@ -224,8 +227,9 @@ impl<'a> BatchState<'a> {
         if self.cache.contains_key(&(at, events_of, name.to_string())) {
             return Ok(None);
         }
-        let (Some(d), resolved) = self.resolve(at, name) else {
-            return Ok(None);
+        let (defining, resolved) = self.resolve(at, name);
+        let Some(d) = defining else {
+            return self.read_sizes(&resolved, events_of);
         };
         let NodeKind::Define {
             definition: Definition::Expression(e),
@@ -253,6 +257,25 @@ impl<'a> BatchState<'a> {
                 e.text, err.pos, err.message
             )
         })
+    }
+
+    /// The sizes of the lists of read column `name` for the events of `events_of`, from its
+    /// array's offsets (its items are not converted for a size); `None` where the column is
+    /// at hand already, or is not lists.
+    fn read_sizes(&mut self, name: &str, events_of: usize) -> Result<Option<Column>, String> {
+        if self.inputs.contains_key(name) {
+            return Ok(None);
+        }
+        let Ok(Array::List { offsets, .. }) = self.array(name) else {
+            return Ok(None);
+        };
+        let cut = &offsets[self.start..=self.start + self.events];
+        let size = |e: usize| (cut[e + 1] - cut[e]) as i64;
+        let sizes = match self.selection(events_of)? {
+            Some(h) => h.iter().map(|&e| size(e)).collect(),
+            None => (0..self.events).map(size).collect(),
+        };
+        Ok(Some(Column::Flat(Values::Int(sizes).into())))
     }
 
     /// Whether node `n` is node `m` or below it.
@@ -342,25 +365,49 @@ impl<'a> BatchState<'a> {
         }
     }
 
+    /// A column of the dataset for the events of node `events_of`, and the events it holds
+    /// (`None`: all): taken from the arrays for those events alone until a node asks for
+    /// all of them.
+    fn input_for(&mut self, name: &str, events_of: usize) -> Result<(Column, Selection), String> {
+        let here = self.selection(events_of)?;
+        let Some(h) = here.filter(|_| !self.inputs.contains_key(name)) else {
+            return Ok((self.input(name)?, None));
+        };
+        let array = self.array(name)?;
+        let k = match self.picks.iter().position(|(s, _)| Arc::ptr_eq(s, &h)) {
+            Some(k) => k,
+            None => {
+                self.picks.push((h.clone(), ArrayGatherer::default()));
+                self.picks.len() - 1
+            }
+        };
+        let (start, count) = (self.start, self.events);
+        let c = self.picks[k]
+            .1
+            .gather(array, start, count, &h)
+            .ok_or_else(|| not_numbers(name))?;
+        Ok((c, Some(h)))
+    }
+
     /// A column of the dataset for all the batch's events.
     fn input(&mut self, name: &str) -> Result<Column, String> {
         if let Some(c) = self.inputs.get(name) {
             return Ok(c.clone());
         }
-        let array = self
-            .arrays
+        let array = self.array(name)?;
+        let c = Column::from_array(array, self.start..self.start + self.events)
+            .ok_or_else(|| not_numbers(name))?;
+        self.inputs.insert(name.to_string(), c.clone());
+        Ok(c)
+    }
+
+    /// The array read for column `name`.
+    fn array(&self, name: &str) -> Result<&'a Array, String> {
+        self.arrays
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, a)| a)
-            .ok_or_else(|| format!("no column '{name}'"))?;
-        let c =
-            Column::from_array(array, self.start..self.start + self.events).ok_or_else(|| {
-                format!(
-                    "column '{name}' is not numbers or lists of numbers, which expressions take"
-                )
-            })?;
-        self.inputs.insert(name.to_string(), c.clone());
-        Ok(c)
+            .ok_or_else(|| format!("no column '{name}'"))
     }
 }
 
@@ -406,6 +453,11 @@ impl BatchState<'_> {
         let n = &mut self.narrowings[at];
         n.gatherer.gather(column, &n.positions)
     }
+}
+
+/// The error of a column whose layout expressions do not take.
+fn not_numbers(name: &str) -> String {
+    format!("column '{name}' is not numbers or lists of numbers, which expressions take")
 }
 
 /// The positions in `outer` of the events of `inner` (both ascending, `inner` within

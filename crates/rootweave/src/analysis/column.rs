@@ -218,6 +218,97 @@ impl Gatherer {
     }
 }
 
+/// Gathers of read columns' events straight from a batch's arrays: the events a filter
+/// keeps, without converting the others first (a column read for every event and then
+/// narrowed to the few a filter keeps was mostly converted for nothing). Lists of one shape
+/// (the columns of one counter) share their offsets and the index of their items, as
+/// [`Gatherer`]'s do.
+#[derive(Default)]
+pub struct ArrayGatherer<'a> {
+    /// One per shape of lists seen.
+    plans: Vec<ArrayPlan<'a>>,
+}
+
+/// The array's offsets for the batch's events, the offsets of the lists gathered from them,
+/// and the array item of each gathered item.
+type ArrayPlan<'a> = (&'a [u64], Arc<Vec<usize>>, Vec<usize>);
+
+impl<'a> ArrayGatherer<'a> {
+    /// Events `events` (ascending positions among the `count` events from `start`) of
+    /// `array`, as [`Column::from_array`] of all `count` events gathered at `events` gives
+    /// them; `None` for layouts expressions do not take.
+    pub fn gather(
+        &mut self,
+        array: &'a Array,
+        start: usize,
+        count: usize,
+        events: &[usize],
+    ) -> Option<Column> {
+        match array {
+            Array::List { offsets, values } => {
+                let cut = &offsets[start..=start + count];
+                let found = self
+                    .plans
+                    .iter()
+                    .position(|(o, ..)| std::ptr::eq(*o, cut) || *o == cut);
+                let at = found.unwrap_or_else(|| {
+                    let (gathered, items) = array_plan(cut, events);
+                    self.plans.push((cut, Arc::new(gathered), items));
+                    self.plans.len() - 1
+                });
+                let (_, gathered, items) = &self.plans[at];
+                let values = values_picked(values, items.iter().copied())?;
+                Some(Column::Jagged(gathered.clone(), values.into()))
+            }
+            flat => {
+                let values = values_picked(flat, events.iter().map(|&e| start + e))?;
+                Some(Column::Flat(values.into()))
+            }
+        }
+    }
+}
+
+/// The lists `events` of lists cut at `cut`: their offsets and the array item of each of
+/// their items.
+fn array_plan(cut: &[u64], events: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let mut out = Vec::with_capacity(events.len() + 1);
+    out.push(0);
+    let mut n = 0;
+    for &e in events {
+        n += (cut[e + 1] - cut[e]) as usize;
+        out.push(n);
+    }
+    let mut items = vec![0usize; n];
+    for (&e, w) in events.iter().zip(out.windows(2)) {
+        for (slot, item) in items[w[0]..w[1]].iter_mut().zip(cut[e] as usize..) {
+            *slot = item;
+        }
+    }
+    (out, items)
+}
+
+/// The numbers of `array` at positions `at`, as the analysis types them (see
+/// [`Column::from_array`]).
+fn values_picked(array: &Array, at: impl Iterator<Item = usize>) -> Option<Values> {
+    fn wide<T: Copy + Into<i64>>(v: &[T], at: impl Iterator<Item = usize>) -> Values {
+        Values::Int(at.map(|i| v[i].into()).collect())
+    }
+    Some(match array {
+        Array::Bool(v) => Values::Bool(at.map(|i| v[i]).collect()),
+        Array::Int8(v) => wide(v, at),
+        Array::Int16(v) => wide(v, at),
+        Array::Int32(v) => wide(v, at),
+        Array::Int64(v) => wide(v, at),
+        Array::UInt8(v) => wide(v, at),
+        Array::UInt16(v) => wide(v, at),
+        Array::UInt32(v) => wide(v, at),
+        Array::UInt64(v) => Values::Int(at.map(|i| v[i] as i64).collect()),
+        Array::Float32(v) => Values::F32(at.map(|i| v[i]).collect()),
+        Array::Float64(v) => Values::F64(at.map(|i| v[i]).collect()),
+        _ => return None,
+    })
+}
+
 /// The lists `index` of lists cut at `offsets`: their offsets and the source item of each
 /// of their items.
 fn list_plan(offsets: &Arc<Vec<usize>>, index: &[usize]) -> ListPlan {
@@ -496,7 +587,8 @@ fn values_array(v: Values) -> Array {
 mod tests {
     use std::sync::Arc;
 
-    use super::{Column, Gatherer, Values};
+    use super::{ArrayGatherer, Column, Gatherer, Values};
+    use crate::array::Array;
 
     #[test]
     fn each_event_s_value_repeats_for_its_items() {
@@ -580,5 +672,40 @@ mod tests {
             Column::Flat(Values::Int(vec![2]).into()),
         ];
         assert!(Column::concat(mixed).unwrap_err().contains("float and"));
+    }
+
+    #[test]
+    fn read_columns_gathered_from_their_arrays_equal_those_narrowed_after() {
+        // Five events of a batch, from the second: lists of two columns of one counter
+        // (equal offsets, not the same vector), a flat integer column, a record.
+        let offsets = vec![0u64, 1, 3, 3, 4, 7, 8];
+        let list = |values: Array| Array::List {
+            offsets: offsets.clone(),
+            values: Box::new(values),
+        };
+        let pt = list(Array::Float32((0..8).map(|x| x as f32).collect()));
+        let charge = list(Array::Int32(vec![1, -1, 1, 1, -1, -1, 1, -1]));
+        let n = Array::UInt16(vec![1, 2, 0, 1, 3, 1]);
+        let record = Array::Record {
+            len: 6,
+            fields: vec![("x".into(), Array::Float64(vec![0.0; 6]))],
+        };
+        let (start, count) = (1, 5);
+        for events in [vec![0, 3, 4], vec![2], vec![], vec![0, 1, 2, 3, 4]] {
+            let mut picks = ArrayGatherer::default();
+            let mut narrowed = Gatherer::default();
+            let mut got = Vec::new();
+            for array in [&pt, &charge, &n] {
+                let all = Column::from_array(array, start..start + count).unwrap();
+                let picked = picks.gather(array, start, count, &events).unwrap();
+                assert_eq!(picked, narrowed.gather(&all, &events), "{events:?}");
+                got.push(picked);
+            }
+            // The two lists share their offsets and one index of their items.
+            let offsets = |c: &Column| c.jagged().map(|(o, _)| o.clone()).unwrap();
+            assert!(Arc::ptr_eq(&offsets(&got[0]), &offsets(&got[1])));
+            assert_eq!(picks.plans.len(), 1);
+            assert!(picks.gather(&record, start, count, &events).is_none());
+        }
     }
 }
