@@ -403,3 +403,27 @@ fn a_concatenation_sized_in_a_filter_is_joined_only_for_the_events_it_keeps() {
         Column::Jagged(Arc::new(offsets), Values::F32(values).into())
     );
 }
+
+#[test]
+fn lists_of_lists_are_not_sized_where_they_cannot_be_read() {
+    use rootweave::array::{ColumnData, LeafType};
+    use rootweave::ttree::{BranchSpec, TTreeWriteOptions, TTreeWriter};
+    let path = scratch("nested").join("t.root");
+    let branches = vec![BranchSpec::vector_of_vectors("vv", LeafType::Float32)];
+    let zlib = rootweave::compress::Compression::ROOT_FILE_DEFAULT;
+    let mut w =
+        TTreeWriter::recreate(&path, "t", branches, zlib, TTreeWriteOptions::default()).unwrap();
+    let inner = ColumnData::list(&[0, 1, 3], ColumnData::Float32(&[1.0, 2.0, 3.0]));
+    w.extend(&[ColumnData::list(&[0, 2, 2], inner)]).unwrap();
+    w.close().unwrap();
+    // The column's own error, whether its lists are counted or its items used.
+    for text in ["vv.size() > 0", "size(vv) > 0", "Sum(vv) > 0"] {
+        let df = frame(std::slice::from_ref(&path), 1);
+        let result = df.filter(text, None).and_then(|f| f.count()?.value());
+        let err = result.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            err.contains("column 'vv' is not numbers or lists of numbers"),
+            "{text}: {err}"
+        );
+    }
+}

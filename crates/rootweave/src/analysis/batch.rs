@@ -261,14 +261,17 @@ impl<'a> BatchState<'a> {
 
     /// The sizes of the lists of read column `name` for the events of `events_of`, from its
     /// array's offsets (its items are not converted for a size); `None` where the column is
-    /// at hand already, or is not lists.
+    /// at hand already, or is not lists of numbers (whose error the column gives).
     fn read_sizes(&mut self, name: &str, events_of: usize) -> Result<Option<Column>, String> {
         if self.inputs.contains_key(name) {
             return Ok(None);
         }
-        let Ok(Array::List { offsets, .. }) = self.array(name) else {
+        let Ok(Array::List { offsets, values }) = self.array(name) else {
             return Ok(None);
         };
+        if !super::column::numbers(values) {
+            return Ok(None);
+        }
         let cut = &offsets[self.start..=self.start + self.events];
         let size = |e: usize| (cut[e + 1] - cut[e]) as i64;
         let sizes = match self.selection(events_of)? {

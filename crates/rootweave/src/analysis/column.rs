@@ -287,6 +287,11 @@ fn array_plan(cut: &[u64], events: &[usize]) -> (Vec<usize>, Vec<usize>) {
     (out, items)
 }
 
+/// Whether expressions take the values of `array`: numbers (not records, strings or lists).
+pub fn numbers(array: &Array) -> bool {
+    values_picked(array, std::iter::empty()).is_some()
+}
+
 /// The numbers of `array` at positions `at`, as the analysis types them (see
 /// [`Column::from_array`]).
 fn values_picked(array: &Array, at: impl Iterator<Item = usize>) -> Option<Values> {
