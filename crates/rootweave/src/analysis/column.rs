@@ -257,11 +257,11 @@ impl<'a> ArrayGatherer<'a> {
                     self.plans.len() - 1
                 });
                 let (_, gathered, items) = &self.plans[at];
-                let values = values_picked(values, items.iter().copied())?;
+                let values = numbers_at(values, At(items.iter().copied()))?;
                 Some(Column::Jagged(gathered.clone(), values.into()))
             }
             flat => {
-                let values = values_picked(flat, events.iter().map(|&e| start + e))?;
+                let values = numbers_at(flat, At(events.iter().map(|&e| start + e)))?;
                 Some(Column::Flat(values.into()))
             }
         }
@@ -289,27 +289,46 @@ fn array_plan(cut: &[u64], events: &[usize]) -> (Vec<usize>, Vec<usize>) {
 
 /// Whether expressions take the values of `array`: numbers (not records, strings or lists).
 pub fn numbers(array: &Array) -> bool {
-    values_picked(array, std::iter::empty()).is_some()
+    numbers_at(array, 0..0).is_some()
 }
 
-/// The numbers of `array` at positions `at`, as the analysis types them (see
-/// [`Column::from_array`]).
-fn values_picked(array: &Array, at: impl Iterator<Item = usize>) -> Option<Values> {
-    fn wide<T: Copy + Into<i64>>(v: &[T], at: impl Iterator<Item = usize>) -> Values {
-        Values::Int(at.map(|i| v[i].into()).collect())
+/// Which items of an array a column takes: a run of them ([`Range`](std::ops::Range)), or
+/// positions in order ([`At`]).
+trait Picks {
+    /// `f` of each item taken from `v`, in order.
+    fn map<T: Copy, U>(self, v: &[T], f: impl Fn(T) -> U) -> Vec<U>;
+}
+
+impl Picks for std::ops::Range<usize> {
+    fn map<T: Copy, U>(self, v: &[T], f: impl Fn(T) -> U) -> Vec<U> {
+        v[self].iter().map(|&x| f(x)).collect()
     }
+}
+
+/// Items at positions, in the order given.
+struct At<I>(I);
+
+impl<I: Iterator<Item = usize>> Picks for At<I> {
+    fn map<T: Copy, U>(self, v: &[T], f: impl Fn(T) -> U) -> Vec<U> {
+        self.0.map(|i| f(v[i])).collect()
+    }
+}
+
+/// Numbers `at` of an array as the analysis types them (integers widened to `int64`,
+/// `float` kept); `None` for what is not numbers.
+fn numbers_at(array: &Array, at: impl Picks) -> Option<Values> {
     Some(match array {
-        Array::Bool(v) => Values::Bool(at.map(|i| v[i]).collect()),
-        Array::Int8(v) => wide(v, at),
-        Array::Int16(v) => wide(v, at),
-        Array::Int32(v) => wide(v, at),
-        Array::Int64(v) => wide(v, at),
-        Array::UInt8(v) => wide(v, at),
-        Array::UInt16(v) => wide(v, at),
-        Array::UInt32(v) => wide(v, at),
-        Array::UInt64(v) => Values::Int(at.map(|i| v[i] as i64).collect()),
-        Array::Float32(v) => Values::F32(at.map(|i| v[i]).collect()),
-        Array::Float64(v) => Values::F64(at.map(|i| v[i]).collect()),
+        Array::Bool(v) => Values::Bool(at.map(v, |x| x)),
+        Array::Int8(v) => Values::Int(at.map(v, i64::from)),
+        Array::Int16(v) => Values::Int(at.map(v, i64::from)),
+        Array::Int32(v) => Values::Int(at.map(v, i64::from)),
+        Array::Int64(v) => Values::Int(at.map(v, |x| x)),
+        Array::UInt8(v) => Values::Int(at.map(v, i64::from)),
+        Array::UInt16(v) => Values::Int(at.map(v, i64::from)),
+        Array::UInt32(v) => Values::Int(at.map(v, i64::from)),
+        Array::UInt64(v) => Values::Int(at.map(v, |x| x as i64)),
+        Array::Float32(v) => Values::F32(at.map(v, |x| x)),
+        Array::Float64(v) => Values::F64(at.map(v, |x| x)),
         _ => return None,
     })
 }
@@ -501,33 +520,12 @@ impl Column {
                     .collect();
                 Some(Column::Jagged(
                     Arc::new(offsets),
-                    values_of(values, items)?.into(),
+                    numbers_at(values, items)?.into(),
                 ))
             }
-            flat => Some(Column::Flat(values_of(flat, events)?.into())),
+            flat => Some(Column::Flat(numbers_at(flat, events)?.into())),
         }
     }
-}
-
-/// Numbers `at` of an array as the analysis types them (integers widened, `float` kept).
-fn values_of(array: &Array, at: std::ops::Range<usize>) -> Option<Values> {
-    fn wide<T: Copy + Into<i64>>(v: &[T]) -> Values {
-        Values::Int(v.iter().map(|&x| x.into()).collect())
-    }
-    Some(match array {
-        Array::Bool(v) => Values::Bool(v[at].to_vec()),
-        Array::Int8(v) => wide(&v[at]),
-        Array::Int16(v) => wide(&v[at]),
-        Array::Int32(v) => wide(&v[at]),
-        Array::Int64(v) => wide(&v[at]),
-        Array::UInt8(v) => wide(&v[at]),
-        Array::UInt16(v) => wide(&v[at]),
-        Array::UInt32(v) => wide(&v[at]),
-        Array::UInt64(v) => Values::Int(v[at].iter().map(|&x| x as i64).collect()),
-        Array::Float32(v) => Values::F32(v[at].to_vec()),
-        Array::Float64(v) => Values::F64(v[at].to_vec()),
-        _ => return None,
-    })
 }
 
 impl Column {

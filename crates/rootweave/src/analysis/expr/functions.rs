@@ -418,7 +418,7 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
 
 /// `Take(v, indices)` (the items at those indices) or `Take(v, n)` (the first `n`, or the
 /// last `-n`).
-pub(super) fn take(v: &Val, which: &Val) -> Result<Val, String> {
+fn take(v: &Val, which: &Val) -> Result<Val, String> {
     let (offsets, values) = lists(v, "Take")?;
     let mut items = Vec::new();
     let mut out = vec![0usize];

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 
 use super::syntax::{BinaryOp, Kind, Node};
-use super::take_sums::{take_of, terms, SUM_OF_TAKES};
+use super::take_sums::{terms, SUM_OF_TAKES};
 
 /// `tree` rewritten (see the module's documentation).
 pub fn optimize(tree: Node) -> Node {
@@ -222,11 +222,7 @@ fn hoist_take(name: &str, args: &[Node], pos: usize) -> Option<Node> {
 /// wrapped in a [`SUM_OF_TAKES`] call, the longest sum where sums nest.
 fn mark_sums_of_takes(node: Node) -> Node {
     let same_list = terms(&node).is_some_and(|t| {
-        let lists: Vec<String> = t
-            .iter()
-            .filter_map(|&n| take_of(n))
-            .map(|(l, _)| key(l))
-            .collect();
+        let lists: Vec<String> = t.iter().map(|term| key(term.list)).collect();
         lists.windows(2).all(|w| w[0] == w[1])
     });
     let pos = node.pos;

@@ -18,26 +18,39 @@ use crate::analysis::column::{Column, Values};
 /// written); no expression can spell its name.
 pub const SUM_OF_TAKES: &str = "+Take";
 
-/// The `Take(v, indices)` terms of `sum`, left to right, when it is `a + b + ...` (two
+/// One term of a sum of takes: `Take(list, which)`, written at `pos`.
+pub struct Term<'n> {
+    /// Where the `Take` is written (its errors name it).
+    pub pos: usize,
+    /// The list taken from.
+    pub list: &'n Node,
+    /// The indices taken.
+    pub which: &'n Node,
+}
+
+/// The `Take(list, which)` terms of `sum`, left to right, when it is `a + b + ...` (two
 /// terms or more, nested to the left as written without parentheses) of such terms only.
-pub fn terms(sum: &Node) -> Option<Vec<&Node>> {
+pub fn terms(sum: &Node) -> Option<Vec<Term<'_>>> {
     let Kind::Binary(BinaryOp::Add, left, right) = &sum.kind else {
         return None;
     };
-    let mut terms = match take_of(left) {
-        Some(_) => vec![&**left],
+    let mut terms = match term(left) {
+        Some(t) => vec![t],
         None => terms(left)?,
     };
-    take_of(right)?;
-    terms.push(right);
+    terms.push(term(right)?);
     Some(terms)
 }
 
-/// `(v, indices)` of a `Take(v, indices)` node (computed once or shared).
-pub fn take_of(node: &Node) -> Option<(&Node, &Node)> {
+/// `node` as a term, if it is a `Take(list, which)` (computed once or shared).
+fn term(node: &Node) -> Option<Term<'_>> {
     match &node.kind {
-        Kind::Shared(_, part) => take_of(part),
-        Kind::Call(name, args) if name == "Take" && args.len() == 2 => Some((&args[0], &args[1])),
+        Kind::Shared(_, part) => term(part),
+        Kind::Call(name, args) if name == "Take" && args.len() == 2 => Some(Term {
+            pos: node.pos,
+            list: &args[0],
+            which: &args[1],
+        }),
         _ => None,
     }
 }
@@ -49,10 +62,7 @@ pub fn evaluate(sum: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Result<Va
     let Some(terms) = terms(sum) else {
         return eval(sum, scope, memo);
     };
-    let Some((list, _)) = take_of(terms[0]) else {
-        return eval(sum, scope, memo);
-    };
-    let vectors = eval(list, scope, memo)?;
+    let vectors = eval(terms[0].list, scope, memo)?;
     let Val::Col(Column::Jagged(offsets, values)) = &vectors else {
         return eval(sum, scope, memo);
     };
@@ -66,10 +76,7 @@ pub fn evaluate(sum: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Result<Va
             pos: term.pos,
             message,
         };
-        let Some((_, which)) = take_of(term) else {
-            return eval(sum, scope, memo);
-        };
-        let which = eval(which, scope, memo)?;
+        let which = eval(term.which, scope, memo)?;
         let Val::Col(Column::Jagged(index_offsets, indices)) = &which else {
             return eval(sum, scope, memo);
         };
