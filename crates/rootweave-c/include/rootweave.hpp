@@ -10,6 +10,7 @@
 #ifndef ROOTWEAVE_HPP
 #define ROOTWEAVE_HPP
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -50,11 +51,48 @@ inline void Check(rw_status status) {
   if (status != RW_OK) throw Error(status, rw_last_error());
 }
 
+/// Bytes appended at the end, grown without being zeroed first (a std::vector would zero
+/// what it grows by before the copy overwrites it, once per value of every entry).
+class ByteBuffer {
+ public:
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const unsigned char* data() const { return data_.get(); }
+  void clear() { size_ = 0; }
+
+  /// Room for `n` more bytes at the end, counted as written: the caller fills them.
+  unsigned char* Extend(std::size_t n) {
+    if (capacity_ - size_ < n) Grow(n);
+    unsigned char* at = data_.get() + size_;
+    size_ += n;
+    return at;
+  }
+
+  /// Copies `n` bytes from `from` to the end.
+  void Append(const void* from, std::size_t n) {
+    if (n) std::memcpy(Extend(n), from, n);
+  }
+
+ private:
+  void Grow(std::size_t n) {
+    std::size_t capacity = std::max(size_ + n, 2 * capacity_ + 64);
+    // new[] of unsigned char leaves the bytes uninitialised: only written bytes are read.
+    std::unique_ptr<unsigned char[]> grown(new unsigned char[capacity]);
+    if (size_) std::memcpy(grown.get(), data_.get(), size_);
+    data_ = std::move(grown);
+    capacity_ = capacity;
+  }
+
+  std::unique_ptr<unsigned char[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 /// One field's values of the entries a fill context gathered, in the columnar layout the C
 /// API takes (rw_column): leaf bytes or string characters, offsets from 0, children for
 /// items and members. Cleared after each hand-over, its memory kept for the next entries.
 struct ColumnBuilder {
-  std::vector<unsigned char> values;
+  ByteBuffer values;
   std::vector<std::uint64_t> offsets{0};
   std::vector<ColumnBuilder> children;
   std::vector<rw_column> childViews;
@@ -88,24 +126,42 @@ struct ColumnBuilder {
 /// appended, by which a fill context decides when to hand its entries over.
 class Binder {
  public:
+  /// The size of one value when the type is a number whose bytes are copied as they are
+  /// (not bool), else 0: a fill context copies such a field's value itself, without a call.
+  const std::size_t numberBytes;
+
+  explicit Binder(std::size_t numberBytes = 0) : numberBytes(numberBytes) {}
   virtual ~Binder() = default;
   virtual std::size_t Append(const char* first, std::size_t n, std::size_t stride,
                              ColumnBuilder& out) const = 0;
 };
 
+/// Copies one number of `bytes` (1, 2, 4 or 8) from `from` to the end of `out`.
+inline void AppendNumber(const void* from, std::size_t bytes, ColumnBuilder& out) {
+  unsigned char* to = out.values.Extend(bytes);
+  switch (bytes) {
+    case 8: std::memcpy(to, from, 8); break;
+    case 4: std::memcpy(to, from, 4); break;
+    case 2: std::memcpy(to, from, 2); break;
+    default: std::memcpy(to, from, 1); break;
+  }
+  out.length += 1;
+}
+
 /// Numbers and bool: their bytes (bool as 0 or 1).
 template <class T>
 class LeafBinder final : public Binder {
  public:
+  LeafBinder() : Binder(std::is_same_v<T, bool> ? 0 : sizeof(T)) {}
+
   std::size_t Append(const char* first, std::size_t n, std::size_t stride,
                      ColumnBuilder& out) const override {
-    std::size_t at = out.values.size();
-    out.values.resize(at + n * sizeof(T));
     if (n <= 1 || stride == sizeof(T)) {
-      if (n) std::memcpy(out.values.data() + at, first, n * sizeof(T));
+      out.values.Append(first, n * sizeof(T));
     } else {
+      unsigned char* to = out.values.Extend(n * sizeof(T));
       for (std::size_t i = 0; i < n; ++i)
-        std::memcpy(out.values.data() + at + i * sizeof(T), first + i * stride, sizeof(T));
+        std::memcpy(to + i * sizeof(T), first + i * stride, sizeof(T));
     }
     out.length += n;
     return n * sizeof(T);
@@ -120,7 +176,7 @@ class StringBinder final : public Binder {
     std::size_t bytes = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const auto& s = *reinterpret_cast<const std::string*>(first + i * stride);
-      out.values.insert(out.values.end(), s.begin(), s.end());
+      out.values.Append(s.data(), s.size());
       out.offsets.push_back(out.values.size());
       bytes += s.size() + 8;
     }
@@ -484,7 +540,7 @@ class REntry {
       owned_[i] = data_->fields[i].make();
     }
     addresses_[i] = owned_[i].get();
-    binders_[i] = data_->fields[i].binder;
+    SetBinder(i, data_->fields[i].binder);
     return std::static_pointer_cast<T>(owned_[i]);
   }
 
@@ -495,9 +551,9 @@ class REntry {
     std::size_t i = data_->Index(name);
     CheckType<T>(i);
     const auto& field = data_->fields[i];
-    binders_[i] = (field.type && *field.type == std::type_index(typeid(T)))
-                      ? field.binder
-                      : detail::MakeBinder<T>(data_->registry);
+    SetBinder(i, (field.type && *field.type == std::type_index(typeid(T)))
+                     ? field.binder
+                     : detail::MakeBinder<T>(data_->registry));
     addresses_[i] = address;
     owned_[i].reset();
   }
@@ -507,14 +563,20 @@ class REntry {
       : data_(std::move(data)),
         addresses_(data_->fields.size(), nullptr),
         binders_(data_->fields.size()),
+        numberBytes_(data_->fields.size(), 0),
         owned_(data_->fields.size()) {
     if (withValues)
       for (std::size_t i = 0; i < data_->fields.size(); ++i)
         if (data_->fields[i].make) {
           owned_[i] = data_->fields[i].make();
           addresses_[i] = owned_[i].get();
-          binders_[i] = data_->fields[i].binder;
+          SetBinder(i, data_->fields[i].binder);
         }
+  }
+
+  void SetBinder(std::size_t i, std::shared_ptr<const detail::Binder> binder) {
+    numberBytes_[i] = static_cast<unsigned char>(binder->numberBytes);
+    binders_[i] = std::move(binder);
   }
 
   template <class T>
@@ -528,6 +590,9 @@ class REntry {
   std::shared_ptr<const detail::ModelData> data_;
   std::vector<const void*> addresses_;
   std::vector<std::shared_ptr<const detail::Binder>> binders_;
+  /// Each binder's numberBytes, side by side: the fill loop reads them without visiting
+  /// the binders.
+  std::vector<unsigned char> numberBytes_;
   std::vector<std::shared_ptr<void>> owned_;
 
   friend class FillContext;
@@ -689,9 +754,21 @@ class FillContext {
       if (!entry.addresses_[i])
         throw Error(RW_INVALID_ARGUMENT,
                     "field '" + data_->fields[i].name + "' has no value bound (BindRawPtr)");
-    for (std::size_t i = 0; i < builders_.size(); ++i)
-      bytes_ += entry.binders_[i]->Append(static_cast<const char*>(entry.addresses_[i]), 1, 0,
-                                          builders_[i]);
+    const std::size_t fields = builders_.size();
+    const unsigned char* numberBytes = entry.numberBytes_.data();
+    const void* const* addresses = entry.addresses_.data();
+    detail::ColumnBuilder* builders = builders_.data();
+    std::size_t bytes = 0;  // a local: stores to the builders cannot alias it
+    for (std::size_t i = 0; i < fields; ++i) {
+      if (std::size_t width = numberBytes[i]) {
+        detail::AppendNumber(addresses[i], width, builders[i]);
+        bytes += width;
+      } else {
+        bytes += entry.binders_[i]->Append(static_cast<const char*>(addresses[i]), 1, 0,
+                                           builders[i]);
+      }
+    }
+    bytes_ += bytes;
     ++entries_;
   }
 

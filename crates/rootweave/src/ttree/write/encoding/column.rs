@@ -476,25 +476,32 @@ pub(in crate::ttree::write) fn append_be(
     range: Range<usize>,
     out: &mut Vec<u8>,
 ) {
-    macro_rules! be {
-        ($v:expr) => {
-            for x in &$v[range] {
-                out.extend_from_slice(&x.to_be_bytes());
-            }
-        };
-    }
     match data {
         ColumnData::Bool(v) => out.extend(v[range].iter().map(|&b| b as u8)),
-        ColumnData::Int8(v) => be!(v),
-        ColumnData::Int16(v) => be!(v),
-        ColumnData::Int32(v) => be!(v),
-        ColumnData::Int64(v) => be!(v),
+        ColumnData::Int8(v) => extend_be(&v[range], i8::to_be_bytes, out),
+        ColumnData::Int16(v) => extend_be(&v[range], i16::to_be_bytes, out),
+        ColumnData::Int32(v) => extend_be(&v[range], i32::to_be_bytes, out),
+        ColumnData::Int64(v) => extend_be(&v[range], i64::to_be_bytes, out),
         ColumnData::UInt8(v) => out.extend_from_slice(&v[range]),
-        ColumnData::UInt16(v) => be!(v),
-        ColumnData::UInt32(v) => be!(v),
-        ColumnData::UInt64(v) => be!(v),
-        ColumnData::Float32(v) => be!(v),
-        ColumnData::Float64(v) => be!(v),
+        ColumnData::UInt16(v) => extend_be(&v[range], u16::to_be_bytes, out),
+        ColumnData::UInt32(v) => extend_be(&v[range], u32::to_be_bytes, out),
+        ColumnData::UInt64(v) => extend_be(&v[range], u64::to_be_bytes, out),
+        ColumnData::Float32(v) => extend_be(&v[range], f32::to_be_bytes, out),
+        ColumnData::Float64(v) => extend_be(&v[range], f64::to_be_bytes, out),
         _ => {}
+    }
+}
+
+/// Appends `values` in the bytes `to_be` gives each: room for all of them first, then one
+/// fixed-size copy per value, a loop without capacity checks that compiles to byte shuffles.
+fn extend_be<T: Copy, const W: usize>(
+    values: &[T],
+    to_be: impl Fn(T) -> [u8; W],
+    out: &mut Vec<u8>,
+) {
+    let start = out.len();
+    out.resize(start + values.len() * W, 0);
+    for (to, &x) in out[start..].chunks_exact_mut(W).zip(values) {
+        to.copy_from_slice(&to_be(x));
     }
 }
