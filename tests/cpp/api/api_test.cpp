@@ -120,9 +120,14 @@ void FillBound(rootweave::ParallelWriter& writer, std::uint64_t first, std::uint
   }
 }
 
-/// Fills through the entry's own values (GetPtr), as ROOT's tutorials do.
+/// Fills through the entry's own values (GetPtr), as ROOT's tutorials do, and every third
+/// entry through a second entry bound to an Event (a context takes any entries of its model,
+/// in any mix, between two hand-overs).
 void FillOwned(rootweave::ParallelWriter& writer, std::uint64_t first, std::uint64_t count) {
   auto context = writer.CreateFillContext();
+  auto bound = context->CreateRawPtrWriteEntry();
+  Event boundEvent;
+  Bind(*bound, boundEvent);
   auto entry = context->CreateEntry();
   auto id = entry->GetPtr<std::uint64_t>("id");
   auto x = entry->GetPtr<float>("x");
@@ -134,6 +139,11 @@ void FillOwned(rootweave::ParallelWriter& writer, std::uint64_t first, std::uint
   auto vv = entry->GetPtr<std::vector<std::vector<float>>>("vv");
   Event event;
   for (std::uint64_t n = first; n < first + count; ++n) {
+    if (n % 3 == 2) {
+      boundEvent.Set(n);
+      context->Fill(*bound);
+      continue;
+    }
     event.Set(n);
     *id = event.id;
     *x = event.x;
