@@ -44,6 +44,9 @@
 //   root_parallel_write rwntuple|rwtree|rwntuple-append|rwtree-append SCHEMA OUT ENTRIES THREADS
 //                       COMPRESSION [BUDGET_MIB]
 //
+// and `rwcolumns-ntuple` / `rwcolumns-tree` make each chunk's values and the columns the
+// `-append` modes hand over, without writing (the program's own share of those modes).
+//
 // rwntuple: rootweave::RNTupleParallelWriter, a fill context per thread, each entry filled
 // (Fill) from this program's objects bound by address (CreateRawPtrWriteEntry + BindRawPtr),
 // as a framework fills; rwtree: rootweave::TTreeParallelWriter, the same way. The -append
@@ -918,7 +921,7 @@ int main(int argc, char **argv)
    if (argc != 7 && argc != 8) {
       std::fprintf(stderr, "usage: root_parallel_write rntuple|rntuplewriter|tbuffermerger|imt|generate"
 #ifdef ROOTWEAVE_CPP_API
-                           "|rwntuple|rwtree|rwntuple-append|rwtree-append"
+                           "|rwntuple|rwtree|rwntuple-append|rwtree-append|rwcolumns-ntuple|rwcolumns-tree"
 #endif
                            " single|complex|complex:L,..|complexclass|complexflat|wide|wide:N|nanoaod OUT ENTRIES "
                            "THREADS COMPRESSION [BUDGET_MIB]\n");
@@ -971,14 +974,15 @@ int main(int argc, char **argv)
       return 2;
    }
    const bool rw = mode == "rwntuple" || mode == "rwtree" || mode == "rwntuple-append" || mode == "rwtree-append";
+   const bool rwColumnsOnly = mode == "rwcolumns-ntuple" || mode == "rwcolumns-tree";
 #ifndef ROOTWEAVE_CPP_API
-   if (rw) {
+   if (rw || rwColumnsOnly) {
       std::fprintf(stderr, "mode %s needs a build with -DROOTWEAVE_CPP_API and librootweave\n", mode.c_str());
       return 2;
    }
 #endif
-   if (!rw && mode != "rntuple" && mode != "rntuplewriter" && mode != "tbuffermerger" && mode != "imt" &&
-       mode != "generate") {
+   if (!rw && !rwColumnsOnly && mode != "rntuple" && mode != "rntuplewriter" && mode != "tbuffermerger" &&
+       mode != "imt" && mode != "generate") {
       std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
       return 2;
    }
@@ -990,20 +994,26 @@ int main(int argc, char **argv)
    const std::uint64_t kChunk = schema.chunk;
    std::atomic<std::uint64_t> next{0};
    std::atomic<std::uint64_t> payload{0};
-   // Runs `chunk_done` after the entries of each chunk taken by this thread went through `fill`.
-   auto loop = [&](Source &source, auto &&fill, auto &&chunk_done) {
+   // Runs `each(n)` after the source made each chunk (of `n` entries) taken by this thread.
+   auto chunks = [&](Source &source, auto &&each) {
       for (;;) {
          std::uint64_t first = next.fetch_add(kChunk);
          if (first >= entries)
             break;
          std::uint64_t n = std::min(entries, first + kChunk) - first;
          source.Chunk(first / kChunk, first, n);
+         each(n);
+      }
+   };
+   // Runs `chunk_done` after the entries of each chunk taken by this thread went through `fill`.
+   auto loop = [&](Source &source, auto &&fill, auto &&chunk_done) {
+      chunks(source, [&](std::uint64_t n) {
          for (std::uint64_t i = 0; i < n; ++i) {
             source.Entry(i);
             fill();
          }
          chunk_done();
-      }
+      });
       payload += source.payload;
    };
 
@@ -1092,14 +1102,7 @@ int main(int argc, char **argv)
             source->RwMode(tree);
             if (columnar) {
                // Each chunk handed over whole, as one column per field.
-               for (;;) {
-                  std::uint64_t first = next.fetch_add(kChunk);
-                  if (first >= entries)
-                     break;
-                  std::uint64_t n = std::min(entries, first + kChunk) - first;
-                  source->Chunk(first / kChunk, first, n);
-                  context->Append(source->RwColumns(n), n);
-               }
+               chunks(*source, [&](std::uint64_t n) { context->Append(source->RwColumns(n), n); });
                payload += source->payload;
             } else {
                // Entry by entry from the source's objects, bound once by address.
@@ -1116,6 +1119,20 @@ int main(int argc, char **argv)
       writer->Close();
       std::printf("budget_peak_bytes %llu\n", static_cast<unsigned long long>(writer->GetBudgetPeak()));
       std::printf("budget_limit_bytes %llu\n", static_cast<unsigned long long>(writer->GetBudgetLimit()));
+#endif
+   } else if (rwColumnsOnly) {
+#ifdef ROOTWEAVE_CPP_API
+      // The chunks and their columns as the -append modes make them, handed to no writer.
+      for (int t = 0; t < threads; ++t) {
+         pool.emplace_back([&] {
+            auto source = schema.source();
+            source->RwMode(mode == "rwcolumns-tree");
+            chunks(*source, [&](std::uint64_t n) { source->RwColumns(n); });
+            payload += source->payload;
+         });
+      }
+      for (auto &t : pool)
+         t.join();
 #endif
    } else {
       for (int t = 0; t < threads; ++t) {
