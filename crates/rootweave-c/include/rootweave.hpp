@@ -132,7 +132,7 @@ class Binder {
   /// (not bool), else 0: a fill context copies such a field's value itself, without a call.
   const std::size_t numberBytes;
 
-  explicit Binder(std::size_t numberBytes = 0) : numberBytes(numberBytes) {}
+  explicit Binder(std::size_t width = 0) : numberBytes(width) {}
   virtual ~Binder() = default;
   virtual std::size_t Append(const char* first, std::size_t n, std::size_t stride,
                              ColumnBuilder& out) const = 0;
