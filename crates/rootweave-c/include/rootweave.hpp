@@ -138,13 +138,15 @@ class Binder {
                              ColumnBuilder& out) const = 0;
 };
 
-/// Copies one number of `bytes` (1, 2, 4 or 8) from `from` to `to`, as a copy of known size.
+/// Copies one number of `bytes` from `from` to `to`: the widths of numbers as copies of
+/// known size, any other width as it is.
 inline void CopyNumber(void* to, const void* from, std::size_t bytes) {
   switch (bytes) {
     case 8: std::memcpy(to, from, 8); break;
     case 4: std::memcpy(to, from, 4); break;
     case 2: std::memcpy(to, from, 2); break;
-    default: std::memcpy(to, from, 1); break;
+    case 1: std::memcpy(to, from, 1); break;
+    default: std::memcpy(to, from, bytes); break;
   }
 }
 
