@@ -44,6 +44,15 @@ def adl_files(workdir):
     return files
 
 
+@pytest.fixture(scope="module")
+def dask_client():
+    """A Dask cluster of two worker processes, shared by the tests of graphs on Dask."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
 def root_adl(workdir, files, btag):
     out = workdir / "adl-root.json"
     done = subprocess.run([sys.executable, str(REPO / "bench" / "adl.py"), *files, "--btag", btag, "--engine", "root",
@@ -273,10 +282,10 @@ def test_snapshot_writes_the_selection_in_input_order(workdir, adl_files, fmt):
     assert json.loads(done.stdout.strip().splitlines()[-1])["event"] == events
 
 
-def test_the_adl_queries_on_dask_equal_one_process_s(workdir, adl_files):
+def test_the_adl_queries_on_dask_equal_one_process_s(workdir, adl_files, dask_client):
     import uproot
 
-    distributed = pytest.importorskip("distributed")
+    client = dask_client
     ours, _ = ADL.run(adl_files, "Events", "Jet_btag", 2, "rootweave")
     local = rootweave.RDataFrame("Events", adl_files)
     columns = ["event", "MET_pt", "Jet_pt"] + [n for n, _ in SNAPSHOT_DEFINES]
@@ -306,32 +315,109 @@ def test_the_adl_queries_on_dask_equal_one_process_s(workdir, adl_files):
     want = {k: value(r) for k, r in book(local).items()}
     assert list(want["varied mean"]) == ["nominal", "met:down", "met:up"]
     assert want["varied mean"]["met:down"] < want["varied mean"]["nominal"] < want["varied mean"]["met:up"]
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-        df = rootweave.RDataFrame("Events", adl_files, daskclient=client, npartitions=2)
-        booked = ADL.book(df, "Jet_btag")
-        extra = book(df)
-        dask = {q: ADL.summary(r.GetValue()) for q, r in booked.items()}
-        assert dask == ours
-        # Every file is one batch: partitions added as one process adds batches, bit for bit.
-        assert {k: value(r) for k, r in extra.items()} == want
-        with pytest.raises(NotImplementedError, match="ROOT's distributed RDataFrame"):
-            df.Range(10)
-        for fmt in ("ttree", "rntuple"):
-            one = selection(local).Snapshot("Skim", workdir / f"one-{fmt}.root", columns, format=fmt)
-            count = df.Count()
-            out = workdir / f"dask-{fmt}.root"
-            snap = selection(df).Snapshot("Skim", out, columns, format=fmt)
-            assert count.IsReady() and count.GetValue() == 50_000  # filled in the snapshot's pass
-            assert not [p for p in workdir.iterdir() if p.name.startswith(f".{out.name}.")]  # parts removed
-            theirs = uproot.open(out)["Skim"].arrays(columns, library="ak")
-            expected = uproot.open(workdir / f"one-{fmt}.root")["Skim"].arrays(columns, library="ak")
-            assert len(theirs) == one.Count().GetValue() > 1000
-            assert ak.to_list(theirs) == ak.to_list(expected)
-            ours_back = rootweave.concatenate({str(out): "Skim"}, columns, library="ak")
-            assert ak.to_list(ours_back) == ak.to_list(expected)
-            assert snap.Take("event").GetValue().tolist() == expected["event"].tolist()
-            assert snap.Mean("ht").GetValue() == one.Mean("ht").GetValue()
+    df = rootweave.RDataFrame("Events", adl_files, daskclient=client, npartitions=2)
+    booked = ADL.book(df, "Jet_btag")
+    extra = book(df)
+    dask = {q: ADL.summary(r.GetValue()) for q, r in booked.items()}
+    assert dask == ours
+    # Every file is one batch: partitions added as one process adds batches, bit for bit.
+    assert {k: value(r) for k, r in extra.items()} == want
+    with pytest.raises(NotImplementedError, match="ROOT's distributed RDataFrame"):
+        df.Range(10)
+    for fmt in ("ttree", "rntuple"):
+        one = selection(local).Snapshot("Skim", workdir / f"one-{fmt}.root", columns, format=fmt)
+        count = df.Count()
+        out = workdir / f"dask-{fmt}.root"
+        snap = selection(df).Snapshot("Skim", out, columns, format=fmt)
+        assert count.IsReady() and count.GetValue() == 50_000  # filled in the snapshot's pass
+        assert not [p for p in workdir.iterdir() if p.name.startswith(f".{out.name}.")]  # parts removed
+        theirs = uproot.open(out)["Skim"].arrays(columns, library="ak")
+        expected = uproot.open(workdir / f"one-{fmt}.root")["Skim"].arrays(columns, library="ak")
+        assert len(theirs) == one.Count().GetValue() > 1000
+        assert ak.to_list(theirs) == ak.to_list(expected)
+        ours_back = rootweave.concatenate({str(out): "Skim"}, columns, library="ak")
+        assert ak.to_list(ours_back) == ak.to_list(expected)
+        assert snap.Take("event").GetValue().tolist() == expected["event"].tolist()
+        assert snap.Mean("ht").GetValue() == one.Mean("ht").GetValue()
+
+
+@pytest.fixture(scope="module")
+def split_files(workdir):
+    """Two flat TTrees of several batches each (350,000 and 120,000 entries): `id` (the file's
+    number times a million plus the entry) and `x`."""
+    files = []
+    for k, n in enumerate((350_000, 120_000)):
+        path = workdir / f"split-{k}.root"
+        rng = np.random.default_rng(k)
+        with rootweave.recreate(path) as f:
+            tree = f.mktree("t", {"id": "int64", "x": "float64"})
+            for a in range(0, n, 50_000):
+                m = min(50_000, n - a)
+                tree.extend({"id": np.arange(a, a + m) + k * 1_000_000, "x": rng.normal(size=m)})
+        files.append(str(path))
+    return files
+
+
+def test_dask_partitions_split_files_at_batch_boundaries(workdir, split_files, dask_client):
+    from rootweave import _rdf_dask
+
+    local = rootweave.RDataFrame("t", split_files, threads=1)
+    batches = local._frame.batch_ranges()
+    units = [(i, r) for i, ranges in enumerate(batches) for r in ranges]
+    assert len(batches[0]) >= 3 and len(batches[1]) >= 2, batches
+    sources = [(f, "t") for f in split_files]
+    for n in (1, 2, 3, len(units), len(units) + 4):
+        parts = _rdf_dask.partitions(sources, n, batches)
+        assert len(parts) == min(n, len(units)) and all(parts)
+        # Between them, the partitions read every batch once, in dataset order.
+        read = []
+        for part in parts:
+            for path, tree, *entries in part:
+                i = split_files.index(path)
+                start, stop = entries or (batches[i][0][0], batches[i][-1][1])
+                mine = [(i, r) for r in batches[i] if start <= r[0] and r[1] <= stop]
+                assert (mine[0][1][0], mine[-1][1][1]) == (start, stop)
+                read += mine
+        assert read == units
+        if 1 < n < len(units):
+            assert any(len(s) == 4 for part in parts for s in part)  # a file split
+
+    def book(df):
+        sel = df.Define("w", "x * x").Filter("x > -1", "cut")
+        per_sample = df.DefinePerSample("k", lambda s: 2.0 if s.Contains("split-1") else 1.0)
+        return {"count": sel.Count(), "take": sel.Take("id"), "report": sel.Report(),
+                "counts": sel.Histo1D(("c", "", 20, -3, 3), "x"), "per sample": per_sample.Sum("k"),
+                "sum": sel.Sum("x"), "mean": sel.Mean("x"), "std": sel.StdDev("x"),
+                "weighted": sel.Histo1D(("h", "", 20, -3, 3), "x", "w")}
+
+    def values(booked):
+        out = {}
+        for k, r in booked.items():
+            v = r.GetValue()
+            if hasattr(v, "axes"):
+                v = (v.values(flow=True).tolist(), v.variances(flow=True).tolist())
+            out[k] = v.tolist() if hasattr(v, "tolist") else list(v) if hasattr(v, "__iter__") else v
+        return out
+
+    want = values(book(local))
+    assert want["per sample"] == 350_000 + 2 * 120_000
+    assert want["take"][:3] == [0, 1, 2] and want["take"][-1] == 1_119_999
+    exact = ("count", "take", "report", "counts", "per sample")
+    for n in (3, len(units)):
+        df = rootweave.RDataFrame("t", split_files, daskclient=dask_client, npartitions=n)
+        got = values(book(df))
+        assert {k: got[k] for k in exact} == {k: want[k] for k in exact}, n
+        if n == len(units):
+            # Every partition one batch: added as one process adds its batches, bit for bit.
+            assert got == want
+        else:
+            for k in ("sum", "mean", "std"):
+                assert got[k] == pytest.approx(want[k], rel=1e-12)
+    df = rootweave.RDataFrame("t", split_files, daskclient=dask_client, npartitions=3)
+    out = workdir / "split-snapshot.root"
+    snap = df.Filter("x > 1").Define("y", "2 * x").Snapshot("s", out, ["id", "y"])
+    kept = local.Filter("x > 1").Take("id").GetValue().tolist()
+    assert snap.Take("id").GetValue().tolist() == kept and len(kept) > 50_000
 
 
 def test_progress_bar_and_partial_results_while_running(adl_files, capsys):

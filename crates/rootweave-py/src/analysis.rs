@@ -19,6 +19,15 @@ pub struct PyFrame {
     inner: Frame,
 }
 
+/// A source of a graph: a file and its object, whole or an entry range of it.
+#[derive(FromPyObject)]
+enum PySource {
+    /// `(path, object name or None)`.
+    Whole(String, Option<String>),
+    /// `(path, object name or None, start, stop)`.
+    Range(String, Option<String>, u64, u64),
+}
+
 /// A result booked on a graph.
 #[pyclass(name = "Booked", module = "rootweave._rootweave", frozen)]
 pub struct PyBooked {
@@ -47,21 +56,35 @@ fn axis(d: &Bound<'_, PyDict>) -> PyResult<AxisModel> {
 
 #[pymethods]
 impl PyFrame {
-    /// A graph over the `sources` (`(path, object name or None)`), read on `threads`
-    /// threads (0: every core).
+    /// A graph over the `sources` (`(path, object name or None)`, or with the entries
+    /// `(start, stop)` read of it), read on `threads` threads (0: every core).
     #[new]
     #[pyo3(signature = (sources, threads=0))]
-    fn new(sources: Vec<(String, Option<String>)>, threads: usize) -> PyResult<Self> {
+    fn new(sources: Vec<PySource>, threads: usize) -> PyResult<Self> {
         use rootweave::dataset::{Dataset, Source};
         let sources = sources
             .into_iter()
-            .map(|(path, object)| Source::new(path, object.as_deref()))
+            .map(|s| match s {
+                PySource::Whole(path, object) => Source::new(path, object.as_deref()),
+                PySource::Range(path, object, start, stop) => {
+                    Source::new(path, object.as_deref()).with_entries(start..stop)
+                }
+            })
             .collect();
         let options = rootweave::ReadOptions::default().with_threads(threads);
         let dataset = Dataset::new(sources, options).map_err(to_py)?;
         Ok(PyFrame {
             inner: Frame::new(dataset),
         })
+    }
+
+    /// The `(start, stop)` entry ranges of each source's batches, as a run reads them.
+    fn batch_ranges(&self, py: Python<'_>) -> PyResult<Vec<Vec<(u64, u64)>>> {
+        let ranges = py.detach(|| self.inner.batch_ranges()).map_err(to_py)?;
+        Ok(ranges
+            .into_iter()
+            .map(|r| r.into_iter().map(|b| (b.start, b.end)).collect())
+            .collect())
     }
 
     /// `Define(name, expression)`.

@@ -59,6 +59,61 @@ fn frame(paths: &[std::path::PathBuf], threads: usize) -> Frame {
 }
 
 #[test]
+fn sources_of_entry_ranges_read_the_batches_of_the_whole_files() {
+    let dir = scratch("ranges");
+    let path = dir.join("t.root");
+    write(&path, 250_000);
+    let whole = frame(std::slice::from_ref(&path), 1);
+    // Four clusters of 62,500 entries: batches of at least 100,000 are two clusters each.
+    assert_eq!(
+        whole.batch_ranges().unwrap(),
+        vec![vec![0..125_000, 125_000..250_000]]
+    );
+    // The file's second half, then its first, then a range past its end: a dataset of
+    // 250,000 + 10,000 entries.
+    let sources = vec![
+        Source::new(&path, Some("t")).with_entries(125_000..250_000),
+        Source::new(&path, Some("t")).with_entries(0..125_000),
+        Source::new(&path, Some("t")).with_entries(240_000..300_000),
+        Source::new(&path, Some("t")).with_entries(400_000..500_000),
+    ];
+    let dataset = Dataset::new(sources, ReadOptions::default().with_threads(2)).unwrap();
+    assert_eq!(
+        dataset.entries().unwrap(),
+        vec![125_000, 125_000, 10_000, 0]
+    );
+    let df = Frame::new(dataset);
+    assert_eq!(
+        df.batch_ranges().unwrap(),
+        vec![
+            vec![125_000..250_000],
+            vec![0..125_000],
+            vec![240_000..250_000],
+            vec![]
+        ]
+    );
+    let taken = df.take("x").unwrap();
+    // `Range` counts the dataset's entries: the tenth is the second half's tenth.
+    let ranged = df.range(10, Some(20), 3).unwrap().take("x").unwrap();
+    let beyond = df.range(259_998, None, 1).unwrap().take("x").unwrap();
+    let want: Vec<i64> = (125_000..250_000)
+        .chain(0..125_000)
+        .chain(240_000..250_000)
+        .collect();
+    let ints = |b: &rootweave::analysis::Booked| match b.value().unwrap() {
+        ResultValue::Column(Column::Flat(v)) => match &*v {
+            Values::Int(x) => x.to_vec(),
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(ints(&taken), want);
+    assert_eq!(ints(&ranged), vec![125_010, 125_013, 125_016, 125_019]);
+    assert_eq!(ints(&beyond), vec![249_998, 249_999]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn results_equal_the_arrays_and_do_not_depend_on_threads() {
     let dir = scratch("threads");
     let paths: Vec<_> = (0..2).map(|i| dir.join(format!("t{i}.root"))).collect();

@@ -1,6 +1,6 @@
 //! Converting files: a TTree with counted branches becomes an RNTuple whose collections
-//! and projected fields read as the branches did; an RNTuple becomes a TTree again; bad
-//! requests are errors that leave no output.
+//! and projected fields read as the branches did; an RNTuple becomes a TTree again; an
+//! entry range is converted alone; bad requests are errors that leave no output.
 
 mod common;
 
@@ -82,6 +82,30 @@ fn an_rntuple_becomes_a_ttree_and_back() {
         let got = tree.read(&[name], 0..tree.entries()).unwrap();
         same_arrays(&got[0].1, &want[0].1, name);
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_entry_range_of_the_input_is_converted_alone() {
+    let dir = out_dir("range");
+    let input = test_data("uproot-HZZ.root");
+    let out = dir.join("part.root");
+    let mut options = ConvertOptions::new(Target::TTree);
+    options.fields = vec!["Muon_Px".into(), "MET_px".into()];
+    let part = Source::new(&input, Some("events")).with_entries(1000..2000);
+    assert_eq!(convert(&part, &out, &options).unwrap().entries, 1000);
+    let tree = TTreeReader::open(&input, "events").unwrap();
+    let written = TTreeReader::open(&out, "events").unwrap();
+    assert_eq!(written.entries(), 1000);
+    for name in ["Muon_Px", "MET_px"] {
+        let want = tree.read(&[name], 1000..2000).unwrap();
+        let got = written.read(&[name], 0..1000).unwrap();
+        same_arrays(&got[0].1, &want[0].1, name);
+    }
+    // A range past the end is cut to the entries there are.
+    options.force = true;
+    let tail = Source::new(&input, Some("events")).with_entries(2400..1 << 40);
+    assert_eq!(convert(&tail, &out, &options).unwrap().entries, 21);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -276,8 +276,10 @@ class RDataFrame:
     ["a.root", "b.root"])`, or `RDataFrame(files)` with files named as `rootweave.iterate`
     takes them. `threads`: threads reading and computing (all cores if None); results have
     the same bits for any number of them. With `daskclient` (a `distributed.Client`), the graph
-    runs on its workers, `npartitions` groups of files (a file each by default), their results
-    added in file order (as ROOT's distributed RDataFrame runs on Dask)."""
+    runs on its workers over `npartitions` partitions (as many as files by default): runs of
+    consecutive batches (whole clusters) about equal in entries, a file split between
+    partitions where need be, their results added in dataset order (as ROOT's distributed
+    RDataFrame runs on Dask)."""
 
     def __init__(self, tree: Any, files: Any = None, threads: int | None = None, *, daskclient: Any = None,
                  npartitions: int | None = None, _frame: Any = None) -> None:

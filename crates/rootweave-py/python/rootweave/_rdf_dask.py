@@ -1,5 +1,6 @@
 """RDataFrame graphs on Dask: the graph's calls, recorded as they are made, are replayed on the
-workers over partitions of the files; each partition's raw results (sums, counts, rows, the
+workers over partitions of the dataset (consecutive batches of whole clusters, a file split
+between partitions where need be); each partition's raw results (sums, counts, rows, the
 unfinished parts of means and standard deviations) come back and are added in partition order,
 as the batches of one process are added in file order, so histograms of counts equal the
 single-process ones bin for bin. A `Snapshot` writes a file per partition, merged in partition
@@ -7,6 +8,8 @@ order into the output."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
 import shutil
 import tempfile
@@ -19,6 +22,8 @@ from ._merge import merge as _merge_files
 from ._rootweave import Frame as _Frame
 from ._rootweave import merge_parts
 
+#: A file and its tree, whole (`(path, tree)`) or the entries `(path, tree, start, stop)`.
+Source = tuple[Any, ...]
 #: A call on a graph node: the low-level method and its arguments.
 Step = tuple[str, tuple[Any, ...]]
 #: A booked result: the calls making its node, then its action. The action
@@ -39,7 +44,7 @@ def _key(value: Any) -> Any:
     return value
 
 
-def replay(sources: list[tuple[str, str | None]], results: Sequence[Result], threads: int,
+def replay(sources: list[Source], results: Sequence[Result], threads: int,
            snapshot: Snapshot | None = None) -> list[Any]:
     """Builds the graph of `results` over `sources` and returns every result's raw value,
     computed in one pass (that of `snapshot`, writing its file, if given)."""
@@ -53,7 +58,7 @@ def replay(sources: list[tuple[str, str | None]], results: Sequence[Result], thr
             method, args = steps[-1]
             if method == "define_per_sample":
                 name, by_path = args
-                nodes[key] = parent.define_per_sample(name, [by_path[p] for p, _ in sources])
+                nodes[key] = parent.define_per_sample(name, [by_path[s[0]] for s in sources])
             else:
                 nodes[key] = getattr(parent, method)(*args)
         return nodes[key]
@@ -119,11 +124,36 @@ def concatenate_layouts(layouts: list[Any]) -> Any:
     return {**first, "offsets": np.concatenate(offsets), "values": concatenate_layouts([v["values"] for v in layouts])}
 
 
-def partitions(sources: list[tuple[str, str | None]], n: int) -> list[list[tuple[str, str | None]]]:
-    """The sources in `n` consecutive groups of files (at most one group per file)."""
-    n = max(1, min(n, len(sources)))
-    bounds = [round(k * len(sources) / n) for k in range(n + 1)]
-    return [sources[a:b] for a, b in zip(bounds, bounds[1:])]
+def partitions(sources: list[tuple[str, str | None]], n: int,
+               batches: list[list[tuple[int, int]]]) -> list[list[Source]]:
+    """The dataset cut into `n` partitions of consecutive batches (at most one per batch),
+    about equal in entries: each partition a list of sources, a file whose batches all fall
+    in it whole, else the entry range of its batches there. `batches`: the `(start, stop)`
+    of each source's batches, as a run reads them (a source without any is left out)."""
+    units = [(i, start, stop) for i, ranges in enumerate(batches) for start, stop in ranges]
+    if not units:
+        return [list(sources)]
+    n = max(1, min(n, len(units)))
+    ends = list(itertools.accumulate(stop - start for _, start, stop in units))
+    cuts = [0]
+    for k in range(1, n):
+        target = ends[-1] * k / n
+        # The batch boundary nearest the target, leaving a batch for each partition after.
+        at = bisect.bisect_left(ends, target)
+        if at > 0 and target - ends[at - 1] <= ends[at] - target:
+            at -= 1
+        cuts.append(min(max(at + 1, cuts[-1] + 1), len(units) - (n - k)))
+    cuts.append(len(units))
+    groups = []
+    for a, b in zip(cuts, cuts[1:]):
+        group = []
+        for i, same_source in itertools.groupby(units[a:b], key=lambda u: u[0]):
+            run = list(same_source)
+            start, stop = run[0][1], run[-1][2]
+            whole = (start, stop) == (batches[i][0][0], batches[i][-1][1]) and len(sources[i]) == 2
+            group.append(tuple(sources[i]) if whole else (*sources[i][:2], start, stop))
+        groups.append(group)
+    return groups
 
 
 def _kind(results: Sequence[Result], k: int) -> str:
@@ -140,11 +170,12 @@ def _kind(results: Sequence[Result], k: int) -> str:
 
 def run(client: Any, sources: list[tuple[str, str | None]], npartitions: int, results: Sequence[Result],
         snapshot: Snapshot | None = None) -> list[Any]:
-    """Every result's raw value, computed on `client`'s workers a partition each and added
-    in partition order. With `snapshot`, each partition writes its events to a file of a
+    """Every result's raw value, computed on `client`'s workers a partition each (see
+    `partitions`; opens every file's metadata here to find its batches) and added in
+    partition order. With `snapshot`, each partition writes its events to a file of a
     directory made next to the output (its index the file's name), and the files are merged
     into the output in partition order (and removed)."""
-    parts = partitions(sources, npartitions)
+    parts = [sources] if npartitions <= 1 else partitions(sources, npartitions, _Frame(sources, 1).batch_ranges())
     if snapshot is None:
         futures = [client.submit(replay, part, list(results), 1, pure=False) for part in parts]
         per_part = client.gather(futures)

@@ -323,6 +323,14 @@ impl Frame {
         Ok(names)
     }
 
+    /// The entry ranges of each source's batches, as a run reads them (opens every source's
+    /// metadata): where the partitions of a distributed run can start and end so that they
+    /// read, between them, the batches one run reads.
+    pub fn batch_ranges(&self) -> Result<Vec<Vec<std::ops::Range<u64>>>> {
+        let dataset = self.lock().dataset.clone();
+        dataset.batch_ranges(super::run::STEP)
+    }
+
     /// Checks that every column of `columns` is known here (defined above or read), as
     /// RDataFrame checks them when a node is made: `what` names the user of the columns.
     pub(crate) fn check_columns(&self, columns: &[String], what: &str) -> Result<()> {

@@ -176,8 +176,11 @@ pub(crate) struct Prepared {
     /// The graph's dataset.
     pub(crate) dataset: Arc<crate::dataset::Dataset>,
     inputs: Vec<String>,
-    /// The dataset-wide number of each source's first entry (zeros without a `Range`).
+    /// The dataset-wide number of each source's first entry read (zeros without a `Range`).
     starts: Vec<u64>,
+    /// The number within its file of each source's first entry read (zeros without a
+    /// `Range`).
+    skipped: Vec<u64>,
     /// The dataset-wide number of each source's first batch (for a sink).
     first_batch: Vec<u64>,
     filters: Vec<Vec<usize>>,
@@ -232,10 +235,13 @@ impl Prepared {
             .nodes
             .iter()
             .any(|n| matches!(n.kind, NodeKind::Range { .. }));
-        let starts: Vec<u64> = if needs_entries {
-            running_sum(dataset.entries()?.into_iter())
+        let (starts, skipped): (Vec<u64>, Vec<u64>) = if needs_entries {
+            let ranges = dataset.entry_ranges()?;
+            let starts = running_sum(ranges.iter().map(|r| r.end - r.start));
+            (starts, ranges.iter().map(|r| r.start).collect())
         } else {
-            vec![0; dataset.sources().len()]
+            let none = vec![0; dataset.sources().len()];
+            (none.clone(), none)
         };
         // Each file's batches (opening every file's metadata first): only for a sink's
         // writer, which needs a batch's place in the whole dataset, or a watched graph's
@@ -307,6 +313,7 @@ impl Prepared {
             dataset,
             inputs,
             starts,
+            skipped,
             first_batch,
             filters,
             fill_keys,
@@ -339,7 +346,7 @@ impl Prepared {
             return Ok(());
         }
         let events = (unit.entries.end - unit.entries.start) as usize;
-        let first = self.starts[unit.source] + unit.entries.start;
+        let first = self.starts[unit.source] + (unit.entries.start - self.skipped[unit.source]);
         let mut partials: Vec<Partial> = pending
             .iter()
             .enumerate()

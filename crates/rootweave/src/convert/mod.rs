@@ -129,7 +129,8 @@ pub struct ConvertSummary {
     pub output_bytes: u64,
 }
 
-/// Converts the RNTuple or TTree of `input` into `output` (see the module's description).
+/// Converts the RNTuple or TTree of `input` (its entry range only, if it has one) into
+/// `output` (see the module's description).
 ///
 /// ```no_run
 /// use rootweave::dataset::Source;
@@ -172,7 +173,8 @@ pub fn convert(input: &Source, output: &Path, options: &ConvertOptions) -> Resul
         Target::Parquet => FieldMap::plain(&reader, &options.fields)?,
     };
     let temp = crate::io::temporary_path(output);
-    let written = write(&reader, &layout, &temp, &name, options);
+    let range = input.range_in(reader.entries());
+    let written = write(&reader, range, &layout, &temp, &name, options);
     let finished = written.and_then(|summary| {
         if options.force && output.is_file() {
             std::fs::remove_file(output).map_err(|e| io_error(output, e))?;
@@ -193,19 +195,22 @@ pub fn convert(input: &Source, output: &Path, options: &ConvertOptions) -> Resul
     }
 }
 
+/// Writes `range` of the reader's entries as `options.target` asks.
 fn write(
     reader: &AnyReader,
+    range: Range<u64>,
     layout: &FieldMap,
     temp: &Path,
     name: &str,
     options: &ConvertOptions,
 ) -> Result<ConvertSummary> {
     match options.target {
-        Target::RNTuple => to_rntuple(reader, layout, temp, name, options),
-        Target::TTree => to_ttree(reader, layout, temp, name, options),
+        Target::RNTuple => to_rntuple(reader, range, layout, temp, name, options),
+        Target::TTree => to_ttree(reader, range, layout, temp, name, options),
         #[cfg(feature = "parquet")]
         Target::Parquet => {
-            parquet::to_parquet(reader, layout, temp, options, step(reader, options))
+            let step = step(reader, options);
+            parquet::to_parquet(reader, range, layout, temp, options, step)
         }
         #[cfg(not(feature = "parquet"))]
         Target::Parquet => Err(Error::InvalidArgument(
@@ -234,14 +239,15 @@ fn step(reader: &AnyReader, options: &ConvertOptions) -> u64 {
 /// contexts are dropped (committing what they hold) before returning.
 fn write_in_order<C: Send>(
     reader: &AnyReader,
+    range: Range<u64>,
     layout: &FieldMap,
     options: &ConvertOptions,
     context: impl Fn() -> C,
     extend: impl Fn(&mut C, u64, &[crate::array::ColumnData]) -> Result<()> + Sync,
 ) -> Result<u64> {
     let names: Vec<&str> = layout.read.iter().map(String::as_str).collect();
-    let total = reader.entries();
-    let batches = reader.batches(&names, 0..total, step(reader, options))?;
+    let total = range.end - range.start;
+    let batches = reader.batches(&names, range, step(reader, options))?;
     let contexts: Vec<Mutex<C>> = (0..batches.slots())
         .map(|_| Mutex::new(context()))
         .collect();
@@ -264,6 +270,7 @@ fn write_in_order<C: Send>(
 
 fn to_rntuple(
     reader: &AnyReader,
+    range: Range<u64>,
     layout: &FieldMap,
     temp: &Path,
     name: &str,
@@ -283,6 +290,7 @@ fn to_rntuple(
     let writer = RNTupleParallelWriter::recreate(temp, name, layout.fields.clone(), parallel)?;
     let entries = write_in_order(
         reader,
+        range,
         layout,
         options,
         || writer.context(),
@@ -302,6 +310,7 @@ fn to_rntuple(
 
 fn to_ttree(
     reader: &AnyReader,
+    range: Range<u64>,
     layout: &FieldMap,
     temp: &Path,
     name: &str,
@@ -332,6 +341,7 @@ fn to_ttree(
     let writer = TTreeParallelWriter::recreate(temp, name, tree.branches().to_vec(), parallel)?;
     let entries = write_in_order(
         reader,
+        range,
         layout,
         options,
         || writer.context(),

@@ -1,6 +1,7 @@
 //! Writing Parquet: batches read in entry order on the pool while the Arrow writer of the
 //! `parquet` crate encodes the batch before (one row group per batch).
 
+use std::ops::Range;
 use std::path::Path;
 use std::sync::mpsc::sync_channel;
 
@@ -16,9 +17,11 @@ use crate::error::{Error, Result};
 
 use super::{ConvertOptions, ConvertSummary, FieldMap};
 
-/// Writes the fields of `layout` (read as they are) to a Parquet file at `path`.
+/// Writes the fields of `layout` (read as they are) for `range` of the reader's entries to
+/// a Parquet file at `path`.
 pub(super) fn to_parquet(
     reader: &AnyReader,
+    range: Range<u64>,
     layout: &FieldMap,
     path: &Path,
     options: &ConvertOptions,
@@ -36,8 +39,8 @@ pub(super) fn to_parquet(
         .build();
     let file = std::fs::File::create(path).map_err(|e| super::io_error(path, e))?;
     let mut writer = ArrowWriter::try_new(file, schema, Some(properties)).map_err(|e| fail(&e))?;
-    let total = reader.entries();
-    let batches = reader.batches(&names, 0..total, step)?;
+    let total = range.end - range.start;
+    let batches = reader.batches(&names, range, step)?;
     // One batch read ahead on the reader's pool while one is encoded on this thread (and
     // one waits between them).
     let (send, receive) = sync_channel::<Result<(u64, Vec<(String, Array)>)>>(1);

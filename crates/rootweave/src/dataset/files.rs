@@ -26,6 +26,11 @@ pub struct Source {
     /// The RNTuple or TTree (`dir/name` for a TTree in a subdirectory); `None`: the one
     /// RNTuple or TTree of the file's top directory.
     pub object: Option<String>,
+    /// Only these entries of the object (`None`: all of them), cut to the entries it has.
+    /// A range read is cut into the object's clusters within it, so a range from one batch's
+    /// first entry to another's end is read in the very batches a read of the whole object
+    /// makes there: how a run is split into partitions within files.
+    pub entries: Option<Range<u64>>,
 }
 
 impl Source {
@@ -34,6 +39,27 @@ impl Source {
         Source {
             path: path.as_ref().to_path_buf(),
             object: object.map(str::to_string),
+            entries: None,
+        }
+    }
+
+    /// This source's entries `range` only (see [`Source::entries`]).
+    pub fn with_entries(self, range: Range<u64>) -> Self {
+        Source {
+            entries: Some(range),
+            ..self
+        }
+    }
+
+    /// The entries to read of an object of `total` entries: its range cut to them (an
+    /// empty range if it starts past them or ends before it starts), else all.
+    pub fn range_in(&self, total: u64) -> Range<u64> {
+        match &self.entries {
+            Some(r) => {
+                let start = r.start.min(total);
+                start..r.end.clamp(start, total)
+            }
+            None => 0..total,
         }
     }
 
@@ -143,10 +169,21 @@ impl Dataset {
         AnyReader::open(file, source.object.as_deref(), self.options.clone())
     }
 
-    /// The number of entries of every source, in order (opens each file's metadata).
+    /// The number of entries every source reads (of its entry range, if it has one), in
+    /// order (opens each file's metadata).
     pub fn entries(&self) -> Result<Vec<u64>> {
+        Ok(self
+            .entry_ranges()?
+            .iter()
+            .map(|r| r.end - r.start)
+            .collect())
+    }
+
+    /// The entries every source reads, within its object (its entry range cut to the
+    /// object's entries, or all of them), in order (opens each file's metadata).
+    pub fn entry_ranges(&self) -> Result<Vec<Range<u64>>> {
         (0..self.sources.len())
-            .map(|i| Ok(self.open(i)?.entries()))
+            .map(|i| Ok(self.sources[i].range_in(self.open(i)?.entries())))
             .collect()
     }
 
@@ -154,10 +191,18 @@ impl Dataset {
     /// order, as [`Dataset::for_each_unit`] makes them (opens every source's metadata): with
     /// a [`Unit`]'s source and part, a batch's place in the whole dataset.
     pub fn batch_counts(&self, step: u64) -> Result<Vec<usize>> {
+        Ok(self.batch_ranges(step)?.iter().map(Vec::len).collect())
+    }
+
+    /// The entry ranges of every source's batches of at least `step` entries (whole
+    /// clusters), in order, as [`Dataset::for_each_unit`] makes them (opens every source's
+    /// metadata): where a run can be cut into partitions that read the same batches.
+    pub fn batch_ranges(&self, step: u64) -> Result<Vec<Vec<Range<u64>>>> {
         (0..self.sources.len())
             .map(|i| {
                 let reader = self.open(i)?;
-                Ok(batch_ranges(&reader.clusters()?, 0..reader.entries(), step).len())
+                let range = self.sources[i].range_in(reader.entries());
+                Ok(batch_ranges(&reader.clusters()?, range, step))
             })
             .collect()
     }
@@ -176,7 +221,8 @@ impl Dataset {
     ) -> Result<(Arc<Opened>, Vec<Range<u64>>)> {
         let reader = self.open(index)?;
         let (names, plan) = reader.plan_fields(fields)?;
-        let parts = batch_ranges(&reader.clusters()?, 0..reader.entries(), step);
+        let range = self.sources[index].range_in(reader.entries());
+        let parts = batch_ranges(&reader.clusters()?, range, step);
         let opened = Opened {
             index,
             reader,
