@@ -341,6 +341,61 @@ def test_the_adl_queries_on_dask_equal_one_process_s(workdir, adl_files, dask_cl
         assert snap.Mean("ht").GetValue() == one.Mean("ht").GetValue()
 
 
+ROOT_DOTTED = r"""
+import json, sys, ROOT
+df = ROOT.RDataFrame("Events", sys.argv[1])
+sel = df.Filter("Muon.pt.size() >= 1 && met.pt > 20", "muon").Define("central", "Sum(Muon.pt[abs(Muon.eta) < 1])")
+h = sel.Histo1D(("h", "", 20, 0, 100), "Muon.pt", "met.phi")
+print(json.dumps({"names": sorted(str(c) for c in df.GetColumnNames()), "count": sel.Count().GetValue(),
+                  "central": list(sel.Take["double"]("central").GetValue()),
+                  "bins": [h.GetBinContent(i) for i in range(22)], "errors": [h.GetBinError(i) for i in range(22)]}))
+sel.Snapshot("Skim", sys.argv[2], ["Muon.pt", "met.pt", "central"])
+"""
+
+
+def test_rntuple_record_members_by_their_dotted_names_as_root_s(workdir):
+    """An RNTuple's collection of records and record: their members read, computed, filled and
+    written by their dotted names as ROOT's RDataFrame does."""
+    import uproot
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    counts = rng.integers(0, 4, n)
+    muons = ak.unflatten(ak.zip({"pt": rng.exponential(30, counts.sum()), "eta": rng.normal(0, 1.5, counts.sum()),
+                                 "charge": rng.choice(np.array([-1, 1], np.int32), counts.sum())}), counts)
+    met = ak.zip({"pt": rng.exponential(40, n), "phi": rng.uniform(-3, 3, n)})
+    path = workdir / "dotted.root"
+    with rootweave.recreate(path) as f:
+        f["Events"] = ak.Array({"Muon": muons, "met": met, "run": np.arange(n, dtype=np.int32)})
+    theirs_out = workdir / "dotted-root-skim.root"
+    done = subprocess.run([sys.executable, "-c", ROOT_DOTTED, str(path), str(theirs_out)], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    df = rootweave.RDataFrame("Events", str(path), threads=2)
+    # ROOT lists the members (not the collection itself); rootweave lists both.
+    assert set(theirs["names"]) <= set(df.GetColumnNames()), (theirs["names"], df.GetColumnNames())
+    assert {"Muon.pt", "Muon.eta", "Muon.charge", "met.pt", "met.phi"} <= set(theirs["names"])
+    sel = df.Filter("Muon.pt.size() >= 1 && met.pt > 20", "muon").Define("central", "Sum(Muon.pt[abs(Muon.eta) < 1])")
+    h = sel.Histo1D(("h", "", 20, 0, 100), "Muon.pt", "met.phi").GetValue()
+    assert sel.Count().GetValue() == theirs["count"] > 500
+    assert sel.Take("central").GetValue().tolist() == theirs["central"]
+    assert h.values(flow=True).tolist() == theirs["bins"]
+    assert np.sqrt(h.variances(flow=True)).tolist() == pytest.approx(theirs["errors"], rel=1e-12)
+    # Written with underscores, as ROOT writes them; read back by uproot the same as ROOT's.
+    ours_out = workdir / "dotted-skim.root"
+    skim = sel.Snapshot("Skim", ours_out, ["Muon.pt", "met.pt", "central"])
+    assert sorted(skim.GetColumnNames()) == ["Muon_pt", "central", "met_pt"]
+    ours_tree, root_tree = uproot.open(ours_out)["Skim"], uproot.open(theirs_out)["Skim"]
+    assert sorted(ours_tree.keys()) == sorted(root_tree.keys()) == ["Muon_pt", "central", "met_pt"]
+    for name in ["Muon_pt", "met_pt", "central"]:
+        assert ak.to_list(ours_tree[name].array()) == ak.to_list(root_tree[name].array()), name
+    with pytest.raises(ValueError, match="'Muon.pt' and 'Muon_pt' would both be written as 'Muon_pt'"):
+        sel.Define("Muon_pt", "Muon.pt").Snapshot("S", workdir / "clash.root", ["Muon.pt", "Muon_pt"])
+    with pytest.raises(ValueError, match="unknown column 'Muon.mass'"):
+        df.Define("m", "Sum(Muon.mass)")
+
+
 @pytest.fixture(scope="module")
 def split_files(workdir):
     """Two flat TTrees of several batches each (350,000 and 120,000 entries): `id` (the file's

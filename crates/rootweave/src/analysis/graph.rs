@@ -317,7 +317,7 @@ impl Frame {
         let dataset = self.lock().dataset.clone();
         let names = Arc::new(match dataset.sources().is_empty() {
             true => Vec::new(),
-            false => dataset.open(0)?.field_names(),
+            false => dataset.open(0)?.column_names(),
         });
         self.lock().inputs = Some(names.clone());
         Ok(names)

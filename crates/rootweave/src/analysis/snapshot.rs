@@ -289,7 +289,13 @@ impl Frame {
             self.check_columns(&asked, "Snapshot")?;
             return Ok(asked);
         }
-        let mut out: Vec<String> = self.input_names()?.to_vec();
+        // The dataset's own fields or branches (not the members of an RNTuple's records,
+        // which their fields hold).
+        let dataset = self.lock().dataset.clone();
+        let mut out: Vec<String> = match dataset.sources().is_empty() {
+            true => Vec::new(),
+            false => dataset.open(0)?.field_names(),
+        };
         let g = self.lock();
         let mut defined = Vec::new();
         let mut at = Some(self.node);
@@ -307,7 +313,8 @@ impl Frame {
     }
 
     /// The output fields of `columns`: their types found by computing them for no events of
-    /// the first source.
+    /// the first source; a dotted name is written with underscores (`Muon.pt` as `Muon_pt`),
+    /// as RDataFrame writes it.
     fn snapshot_fields(
         &self,
         plan: &Plan,
@@ -323,6 +330,15 @@ impl Frame {
         let names: Vec<&str> = inputs.iter().map(String::as_str).collect();
         let arrays = reader.read_fields_recycling(&names, 0..0, &mut Recycler::new())?;
         let mut state = BatchState::new(plan, &arrays, 0, 0, 0..0);
+        let written = |c: &String| c.replace('.', "_");
+        for (k, c) in columns.iter().enumerate() {
+            if let Some(other) = columns[..k].iter().find(|o| written(o) == written(c)) {
+                return Err(Error::InvalidArgument(format!(
+                    "Snapshot: columns '{other}' and '{c}' would both be written as '{}'",
+                    written(c)
+                )));
+            }
+        }
         columns
             .iter()
             .map(|c| {
@@ -335,7 +351,7 @@ impl Frame {
                         array.kind()
                     ))
                 })?;
-                Ok(Field::new(c, ty))
+                Ok(Field::new(written(c), ty))
             })
             .collect()
     }

@@ -82,6 +82,16 @@ impl AnyReader {
         }
     }
 
+    /// The names its columns go by in an analysis graph: the RNTuple's fields and the dotted
+    /// paths of their record members (see [`RNTupleReader::column_names`]), or the tree's
+    /// branches.
+    pub fn column_names(&self) -> Vec<String> {
+        match self {
+            AnyReader::RNTuple(r) => r.column_names(),
+            AnyReader::TTree(t) => t.branch_names(),
+        }
+    }
+
     /// The RNTuple's or the tree's name.
     pub fn name(&self) -> &str {
         match self {

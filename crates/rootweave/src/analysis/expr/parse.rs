@@ -343,6 +343,12 @@ impl Parser {
                     _ => return self.error("expected a method name after '.'"),
                 };
                 self.at += 1;
+                // A column's member without a call is a column of its own, by its dotted
+                // name (an RNTuple's `Muon.pt`, a split branch's `event.fX`).
+                if let (Kind::Column(column), false) = (&node.kind, self.is("(")) {
+                    node.kind = Kind::Column(format!("{column}.{name}"));
+                    continue;
+                }
                 self.expect("(")?;
                 let args = self.arguments()?;
                 node = Node {
@@ -628,6 +634,11 @@ mod tests {
                 "Map(Jet_eta, [&](const float& eta) -> bool { return abs(eta) < 1; })",
                 "Map(Jet_eta, [](eta) (abs(eta) < 1))",
             ),
+            // Members without a call are columns of dotted names.
+            (
+                "Muon.pt[0] + Sum(event.p4.fX) * Muon.eta.size()",
+                "(Muon.pt[0] + (Sum(event.p4.fX) * Muon.eta.size()))",
+            ),
         ] {
             assert_eq!(shape(&parse(text).unwrap()), tree, "{text}");
         }
@@ -643,6 +654,8 @@ mod tests {
             ("12abc", 2, "bad number: letters after its digits"),
             ("a b", 2, "unexpected 'b'"),
             ("x ? 1", 5, "expected ':' at the end"),
+            // Only a column has members without a call.
+            ("(p + q).M", 9, "expected '(' at the end"),
         ] {
             let e = parse(text).unwrap_err();
             assert_eq!((e.pos, e.message.as_str()), (pos, message), "{text}");
@@ -658,5 +671,7 @@ mod tests {
     fn columns_are_listed_once() {
         let n = parse("Jet_pt[Jet_pt > 30 && abs(Jet_eta) < 2] + Jet_pt.size()").unwrap();
         assert_eq!(n.columns(), ["Jet_pt", "Jet_eta"]);
+        let n = parse("Muon.pt[Muon.pt > 30] + Muon.pt.size() + Muon.eta[0]").unwrap();
+        assert_eq!(n.columns(), ["Muon.pt", "Muon.eta"]);
     }
 }

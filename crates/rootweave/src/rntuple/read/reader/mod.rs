@@ -20,7 +20,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::decode::ColumnCodec;
-use super::descriptor::{Descriptor, OpenOptions};
+use super::descriptor::{Descriptor, OpenOptions, Role};
 use super::plan::Node;
 use crate::array::buffer::{Buffer, Target};
 use crate::array::slice;
@@ -178,6 +178,37 @@ impl RNTupleReader {
             .into_iter()
             .map(|id| self.descriptor.fields[id as usize].name.clone())
             .collect()
+    }
+
+    /// The top-level fields' names, then the dotted paths of the record members below them
+    /// that read on their own, as RDataFrame names an RNTuple's columns: a collection's item
+    /// is left out of the path (`Muon.pt` for the `pt` of `std::vector<Muon>` `Muon`).
+    pub fn column_names(&self) -> Vec<String> {
+        let mut names = self.field_names();
+        let mut stack: Vec<(u32, String)> = self
+            .descriptor
+            .top_level_fields()
+            .into_iter()
+            .map(|id| (id, self.descriptor.fields[id as usize].name.clone()))
+            .collect();
+        while let Some((id, path)) = stack.pop() {
+            let field = &self.descriptor.fields[id as usize];
+            for &child in field.children.iter().rev() {
+                let c = &self.descriptor.fields[child as usize];
+                match field.role {
+                    Role::Collection => stack.push((child, path.clone())),
+                    Role::Record => {
+                        let member = format!("{path}.{}", c.name);
+                        if self.plan(&member).is_ok() {
+                            names.push(member.clone());
+                            stack.push((child, member));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        names
     }
 
     /// The entry ranges of the clusters, in entry order (reading whole clusters avoids
