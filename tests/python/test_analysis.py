@@ -473,6 +473,27 @@ def test_dask_partitions_split_files_at_batch_boundaries(workdir, split_files, d
     snap = df.Filter("x > 1").Define("y", "2 * x").Snapshot("s", out, ["id", "y"])
     kept = local.Filter("x > 1").Take("id").GetValue().tolist()
     assert snap.Take("id").GetValue().tolist() == kept and len(kept) > 50_000
+    # "UPDATE": the tree added to an existing file, whose objects stay; a second time refused
+    # before the run unless it may replace the tree.
+    import uproot
+
+    existing = workdir / "split-update.root"
+    with rootweave.recreate(existing) as f:
+        f["other"] = {"a": np.arange(5, dtype=np.int32)}
+    added = df.Filter("x > 1").Define("y", "2 * x").Snapshot("skims/s", existing, ["id", "y"], mode="UPDATE")
+    assert added.Take("id").GetValue().tolist() == kept
+    with uproot.open(existing) as f:
+        assert f["other"]["a"].array().tolist() == [0, 1, 2, 3, 4]
+        assert f["skims/s"]["id"].array().tolist() == kept
+    after = existing.read_bytes()
+    with pytest.raises(ValueError, match="already in"):
+        df.Filter("x > 2").Snapshot("skims/s", existing, ["id"], mode="UPDATE")
+    assert existing.read_bytes() == after
+    df.Filter("x > 2").Snapshot("skims/s", existing, ["id"], mode="UPDATE", overwrite_if_exists=True)
+    with uproot.open(existing) as f:
+        assert f["skims/s"]["id"].array().tolist() == local.Filter("x > 2").Take("id").GetValue().tolist()
+        assert f["other"]["a"].array().tolist() == [0, 1, 2, 3, 4]
+    assert not [p for p in workdir.iterdir() if p.name.startswith(".split-update.root.")]  # parts removed
 
 
 def test_progress_bar_and_partial_results_while_running(adl_files, capsys):

@@ -62,9 +62,10 @@ class _Distributed:
             self.values = _rdf_dask.run(self.client, self.sources, self.npartitions, self.results)
         return self.values[index]
 
-    def snapshot(self, snapshot: _rdf_dask.Snapshot) -> None:
-        """Writes the snapshot, the results booked so far computed in the same pass."""
-        self.values = _rdf_dask.run(self.client, self.sources, self.npartitions, self.results, snapshot)
+    def snapshot(self, snapshot: _rdf_dask.Snapshot, update: tuple[bool, bool]) -> None:
+        """Writes the snapshot (`update`: added to an existing file, replacing an object of
+        its name), the results booked so far computed in the same pass."""
+        self.values = _rdf_dask.run(self.client, self.sources, self.npartitions, self.results, snapshot, update)
 
 
 class _LiveView:
@@ -554,18 +555,18 @@ class RDataFrame:
 
         Returns:
             An RDataFrame over the written file (on Dask: each partition writes a file, merged
-            in partition order into `path`; the RDataFrame runs on the same client).
+            in partition order into `path`, or in "UPDATE" mode into a file next to it whose
+            tree is then added to `path`; the RDataFrame runs on the same client).
         """
         if mode.upper() not in ("RECREATE", "UPDATE"):
             raise ValueError(f"no Snapshot mode '{mode}' (RECREATE or UPDATE)")
         update = mode.upper() == "UPDATE"
         if self._distributed is not None:
-            if update:
-                raise NotImplementedError("Snapshot in UPDATE mode on Dask is not supported yet")
             if format.lower() not in ("ttree", "rntuple"):
                 raise ValueError(f"no output format '{format}' (ttree or rntuple)")
             graph = self._distributed
-            graph.snapshot((self._steps, tree, os.fspath(path), list(columns or []), format, compression))
+            graph.snapshot((self._steps, tree, os.fspath(path), list(columns or []), format, compression),
+                           (update, overwrite_if_exists))
             return RDataFrame(tree, [os.fspath(path)], daskclient=graph.client, npartitions=graph.npartitions)
         frame = self._frame.snapshot(tree, os.fspath(path), list(columns or []), format, compression, None, update,
                                      overwrite_if_exists)

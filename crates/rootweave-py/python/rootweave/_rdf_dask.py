@@ -4,7 +4,7 @@ between partitions where need be); each partition's raw results (sums, counts, r
 unfinished parts of means and standard deviations) come back and are added in partition order,
 as the batches of one process are added in file order, so histograms of counts equal the
 single-process ones bin for bin. A `Snapshot` writes a file per partition, merged in partition
-order into the output."""
+order into the output (in "UPDATE" mode, merged next to it, then added to it)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ._file import open as _open
 from ._merge import merge as _merge_files
 from ._rootweave import Frame as _Frame
 from ._rootweave import merge_parts
@@ -169,25 +170,40 @@ def _kind(results: Sequence[Result], k: int) -> str:
 
 
 def run(client: Any, sources: list[tuple[str, str | None]], npartitions: int, results: Sequence[Result],
-        snapshot: Snapshot | None = None) -> list[Any]:
+        snapshot: Snapshot | None = None, update: tuple[bool, bool] = (False, False)) -> list[Any]:
     """Every result's raw value, computed on `client`'s workers a partition each (see
     `partitions`; opens every file's metadata here to find its batches) and added in
     partition order. With `snapshot`, each partition writes its events to a file of a
     directory made next to the output (its index the file's name), and the files are merged
-    into the output in partition order (and removed)."""
+    into the output in partition order (and removed). `update`: whether the snapshot's tree is
+    added to an existing output ("UPDATE" mode), and whether it replaces an object of its name
+    there: the files are then merged into a file next to the output, whose tree a local
+    snapshot adds to the output (its pages decompressed and compressed again, once), leaving
+    the output as it was if anything fails."""
     parts = [sources] if npartitions <= 1 else partitions(sources, npartitions, _Frame(sources, 1).batch_ranges())
     if snapshot is None:
         futures = [client.submit(replay, part, list(results), 1, pure=False) for part in parts]
         per_part = client.gather(futures)
     else:
         steps, tree, output, columns, fmt, compression = snapshot
+        adding, overwrite = update
+        if adding and not overwrite and os.path.exists(output):
+            with _open(output) as present:
+                if tree in present:
+                    raise ValueError(f"Snapshot: '{tree}' is already in {output}; set overwrite_if_exists to "
+                                     "replace it")
         where = tempfile.mkdtemp(prefix=f".{os.path.basename(output)}.", dir=os.path.dirname(os.path.abspath(output)))
         try:
             paths = [os.path.join(where, f"{k}.root") for k in range(len(parts))]
             futures = [client.submit(replay, part, list(results), 1, (steps, tree, path, columns, fmt, compression),
                                      pure=False) for part, path in zip(parts, paths)]
             per_part = client.gather(futures)
-            _merge_files(output, paths, force=True)
+            if adding:
+                merged = os.path.join(where, "merged.root")
+                _merge_files(merged, paths, force=True)
+                _Frame([(merged, tree)], 0).snapshot(tree, output, [], fmt, compression, None, True, overwrite)
+            else:
+                _merge_files(output, paths, force=True)
         finally:
             shutil.rmtree(where, ignore_errors=True)
     return [merge(_kind(results, k), [p[k] for p in per_part]) for k in range(len(results))]
