@@ -200,8 +200,10 @@ def test_bad_expressions_and_columns_are_errors_before_reading():
         df.Define("x", "MET_pt + nope")
     with pytest.raises(ValueError, match="a result: unknown column 'x'"):
         df.Histo1D(("h", "", 10, 0, 1), "x")
+    with pytest.raises(ValueError, match="the column is missing"):
+        df.Histo1D(("h", "", 10, 0, 1))
     with pytest.raises(ValueError, match="a histogram model is a tuple"):
-        df.Histo1D("MET_pt")
+        df.Histo1D(None, "MET_pt")
     # A value error inside the data names the expression and the event.
     bad = df.Define("first", "Jet_pt[5]").Sum("first")
     with pytest.raises(ValueError, match=r"expression 'Jet_pt\[5\]' at position 0: index 5 of an RVec of"):
@@ -394,6 +396,55 @@ def test_rntuple_record_members_by_their_dotted_names_as_root_s(workdir):
         sel.Define("Muon_pt", "Muon.pt").Snapshot("S", workdir / "clash.root", ["Muon.pt", "Muon_pt"])
     with pytest.raises(ValueError, match="unknown column 'Muon.mass'"):
         df.Define("m", "Sum(Muon.mass)")
+
+
+ROOT_DATA_RANGE = r"""
+import json, sys, ROOT
+df = ROOT.RDataFrame("Events", sys.argv[1:]).Define("w", "MET_pt / 100")
+booked = {"met": df.Histo1D("MET_pt"), "jets": df.Histo1D("Jet_pt", "w"),
+          "eta": df.Filter("nJet >= 4").Histo1D(("m", "t", 64, 5.0, 5.0), "Jet_eta"),
+          "few": df.Filter("event % 100 == 7").Histo1D("MET_pt")}
+out = {}
+for key, h in booked.items():
+    v = h.GetValue()
+    v.BufferEmpty()
+    n = v.GetNbinsX()
+    stats = ROOT.std.vector["double"](4)
+    v.GetStats(stats.data())
+    out[key] = {"name": v.GetName(), "title": v.GetTitle(), "bins": n, "min": v.GetXaxis().GetXmin(),
+                "max": v.GetXaxis().GetXmax(), "entries": v.GetEntries(), "stats": list(stats),
+                "cells": [v.GetBinContent(i) for i in range(n + 2)],
+                "errors": [v.GetBinError(i) for i in range(n + 2)]}
+print(json.dumps(out))
+"""
+
+
+def test_histograms_with_a_range_from_the_data_equal_single_threaded_root_s(adl_files):
+    done = subprocess.run([sys.executable, "-c", ROOT_DATA_RANGE, *adl_files], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    df = rootweave.RDataFrame("Events", adl_files, threads=2).Define("w", "MET_pt / 100")
+    booked = {"met": df.Histo1D("MET_pt"), "jets": df.Histo1D("Jet_pt", "w"),
+              "eta": df.Filter("nJet >= 4").Histo1D(("m", "t", 64, 5.0, 5.0), "Jet_eta"),
+              "few": df.Filter("event % 100 == 7").Histo1D("MET_pt")}
+    for key, r in booked.items():
+        h, want = r.GetValue(), theirs[key]
+        axis = h.axes[0]
+        stats = rootweave._rdf.STATISTICS
+        got = {"name": h.name, "title": h.label, "bins": len(axis), "min": axis.edges[0], "max": axis.edges[-1],
+               "entries": getattr(h, stats)["fEntries"],
+               "stats": [getattr(h, stats)[k] for k in ("fTsumw", "fTsumw2", "fTsumwx", "fTsumwx2")],
+               "cells": h.values(flow=True).tolist()}
+        assert got == {k: want[k] for k in got}, key
+        errors = np.sqrt(h.variances(flow=True)) if h.variances() is not None else np.sqrt(h.values(flow=True))
+        assert errors.tolist() == pytest.approx(want["errors"], rel=1e-12), key
+    # Past the first 1,000 values the axis grew (doubled) to hold the tail, and fewer than
+    # 1,000 values gave the axis from all of them.
+    assert theirs["met"]["entries"] > 1000 and 100 < theirs["few"]["entries"] < 1000
+    empty = df.Filter("nJet > 1000").Histo1D("MET_pt").GetValue()
+    assert empty.sum(flow=True) == 0 and len(empty.axes[0]) == 128
+    with pytest.raises(ValueError, match="Histo1D only"):
+        df.Histo2D(("h", "", 10, 1.0, 1.0, 10, 0.0, 1.0), "MET_pt", "MET_phi").GetValue()
 
 
 @pytest.fixture(scope="module")

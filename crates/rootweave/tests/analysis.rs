@@ -143,6 +143,9 @@ fn results_equal_the_arrays_and_do_not_depend_on_threads() {
             doubled.max("twice").unwrap(),
             sel.report().unwrap(),
             df.range(10, Some(20), 3).unwrap().take("x").unwrap(),
+            // A range from the data: the values kept in entry order, whatever the threads.
+            df.histo1d(Model::for_column("v", Some("x")), "v", Some("x"))
+                .unwrap(),
         ];
         booked
             .iter()
@@ -179,6 +182,20 @@ fn results_equal_the_arrays_and_do_not_depend_on_threads() {
         taken.clone().into_array(),
         Array::Int64(vec![10, 13, 16, 19])
     );
+    let ResultValue::Histogram(auto) = &one[6] else {
+        panic!()
+    };
+    // 0 + 1 + 2 + 3 items every four entries; the axis grown to hold them all.
+    assert_eq!(
+        (auto.name.as_str(), auto.entries),
+        ("v_weighted_x", 750_000.0)
+    );
+    let axis = &auto.axes[0];
+    assert!(
+        axis.min < 1.0 && axis.max > 250_000.0 && axis.can_extend,
+        "{axis:?}"
+    );
+    assert_eq!((auto.cells[0], auto.cells[axis.bins + 1]), (0.0, 0.0));
     for threads in [2, 3] {
         assert_eq!(run(threads), one, "{threads} threads");
     }

@@ -218,7 +218,9 @@ def _to_hist(d: dict[str, Any]) -> Any:
     with _extras.hint():
         import hist
 
-    axes = [hist.axis.Variable(a["edges"]) if a["edges"] is not None else hist.axis.Regular(a["bins"], a["min"], a["max"])
+    # A range found from no data is ROOT's 0 to 0, which `hist` cannot hold: 0 to 1 here.
+    axes = [hist.axis.Variable(a["edges"]) if a["edges"] is not None else
+            hist.axis.Regular(a["bins"], a["min"], a["max"] if a["max"] > a["min"] else a["min"] + 1.0)
             for a in d["axes"]]
     shape = tuple(len(a) + 2 for a in axes)
     cells = d["cells"].reshape(shape, order="F")
@@ -415,17 +417,30 @@ class RDataFrame:
 
     def Histo1D(self, model: Any, column: str | None = None, weight: str | None = None) -> RResultPtr:  # noqa: N802
         """A histogram (`hist.Hist`; lists filled item by item), weighted if `weight` is given.
-        The model is needed: an axis whose range is found from the data is not supported.
+        `Histo1D(column)` and `Histo1D(column, weight)` take RDataFrame's model: 128 bins over
+        a range found from the data, as is a model's whose `low` is not below `high`; such a
+        histogram keeps its values until the run ends and bins them as ROOT does on one
+        thread (its first 1,000 values give the axis "nice" limits, later values beyond it
+        double its range).
 
         Args:
-            model: `(name, title, nbins, low, high)`, or `(name, title, nbins, edges)`.
-            column: The values.
+            model: `(name, title, nbins, low, high)`, or `(name, title, nbins, edges)`; or the
+                column, for a histogram whose range comes from the data.
+            column: The values (the weights if `model` is the column).
             weight: The weights (one per event, or one per value).
         """
+        if isinstance(model, str):
+            if weight is not None:
+                raise ValueError("Histo1D(column, weight) takes no third argument")
+            column, weight = model, column
+            named = f"{column}_weighted_{weight}" if weight else column
+            model = (named, f"{column}, weights: {weight}" if weight else column, 128, 0.0, 0.0)
         if column is None:
-            raise ValueError("a histogram model is a tuple (name, title, nbins, low, high) as RDataFrame takes it; "
-                             "Histo1D(column) without one (its range found from the data) is not supported")
+            raise ValueError("Histo1D(model, column): the column is missing")
         name, title, axes = _axes(model, 1)
+        if self._distributed is not None and "min" in axes[0] and not axes[0]["min"] < axes[0]["max"]:
+            raise NotImplementedError("a histogram whose range comes from the data on Dask: give its model a range "
+                                      "(as ROOT's distributed RDataFrame asks)")
         args = (name, title, axes, [column], weight)
         return self._result(self._frame.histo(*args), _to_hist, ("histo", args))
 

@@ -23,6 +23,13 @@ pub enum AxisModel {
     },
     /// Bins between ascending edges.
     Variable(Vec<f64>),
+    /// `bins` equal bins over a range found from the values (a one-dimensional histogram
+    /// only), as ROOT's `TH1D` finds it when its model's lower edge is not below the upper
+    /// one (see [`data_range`](super::data_range)).
+    FromData {
+        /// The number of bins.
+        bins: usize,
+    },
 }
 
 impl AxisModel {
@@ -30,6 +37,16 @@ impl AxisModel {
         match self {
             AxisModel::Regular { bins, .. } => *bins,
             AxisModel::Variable(e) => e.len().saturating_sub(1),
+            AxisModel::FromData { bins } => *bins,
+        }
+    }
+
+    /// RDataFrame's reading of a model's axis: regular bins whose lower edge is not below
+    /// the upper one take their range from the data.
+    pub(crate) fn read_as_root(self) -> AxisModel {
+        match self {
+            AxisModel::Regular { bins, min, max } if min >= max => AxisModel::FromData { bins },
+            other => other,
         }
     }
 
@@ -41,6 +58,7 @@ impl AxisModel {
             AxisModel::Variable(e) => {
                 e.len() >= 2 && e.len() <= (1 << 24) && e.windows(2).all(|w| w[0] < w[1])
             }
+            AxisModel::FromData { bins } => *bins > 0 && *bins <= 1 << 24,
         };
         if !ok {
             return Err(Error::InvalidArgument(format!(
@@ -75,6 +93,9 @@ impl AxisModel {
                     edges.partition_point(|&e| e <= x)
                 }
             }
+            // Its values are kept until the range is known (`Partial::Values`), never binned
+            // on the model.
+            AxisModel::FromData { bins } => bins + 1,
         }
     }
 
@@ -82,6 +103,7 @@ impl AxisModel {
         let (bins, min, max, edges) = match self {
             AxisModel::Regular { bins, min, max } => (*bins, *min, *max, None),
             AxisModel::Variable(e) => (e.len() - 1, e[0], e[e.len() - 1], Some(e.clone())),
+            AxisModel::FromData { bins } => (*bins, 0.0, 0.0, None),
         };
         Axis {
             name: name.to_string(),
@@ -173,6 +195,12 @@ impl ActionSpec {
     pub(crate) fn check(&self) -> Result<()> {
         match self {
             ActionSpec::Histo { axes, columns, .. } => {
+                let from_data = axes.iter().any(|a| matches!(a, AxisModel::FromData { .. }));
+                if from_data && axes.len() != 1 {
+                    return Err(Error::InvalidArgument(
+                        "an axis whose range comes from the data: Histo1D only".into(),
+                    ));
+                }
                 if !(1..=3).contains(&axes.len()) || axes.len() != columns.len() {
                     return Err(Error::InvalidArgument(format!(
                         "a histogram of {} columns and {} axes: one column per axis, 1 to 3",
@@ -191,6 +219,12 @@ impl ActionSpec {
                 }
                 Ok(())
             }
+            ActionSpec::Profile {
+                axis: AxisModel::FromData { .. },
+                ..
+            } => Err(Error::InvalidArgument(
+                "a profile's axis needs its range (one from the data: Histo1D only)".into(),
+            )),
             ActionSpec::Profile { axis, .. } => axis.check(),
             ActionSpec::Parts(of) => match **of {
                 ActionSpec::Sum(_) | ActionSpec::Mean(_) | ActionSpec::StdDev(_) => Ok(()),
@@ -285,6 +319,8 @@ pub enum Partial {
     Moments { n: f64, mean: f64, m2: f64 },
     /// Taken values, in entry order.
     Taken(Vec<Column>),
+    /// The values (and weights) of a histogram whose range comes from them, in entry order.
+    Values { xs: Vec<f64>, ws: Option<Vec<f64>> },
     /// Per named filter above: passed, seen.
     Report(Vec<(u64, u64)>),
 }
@@ -294,6 +330,14 @@ impl Partial {
     pub fn new(spec: &ActionSpec, filters: usize) -> Partial {
         match spec {
             ActionSpec::Parts(of) => Partial::new(of, filters),
+            ActionSpec::Histo { axes, weight, .. }
+                if matches!(axes[..], [AxisModel::FromData { .. }]) =>
+            {
+                Partial::Values {
+                    xs: Vec::new(),
+                    ws: weight.as_ref().map(|_| Vec::new()),
+                }
+            }
             ActionSpec::Histo { axes, weight, .. } => {
                 let cells = axes.iter().map(|a| a.bins() + 2).product();
                 Partial::Histo {
@@ -417,6 +461,12 @@ impl Partial {
                 }
             }
             (Partial::Taken(a), Partial::Taken(b)) => a.extend(b),
+            (Partial::Values { xs, ws }, Partial::Values { xs: x, ws: w }) => {
+                xs.extend(x);
+                if let (Some(a), Some(b)) = (ws.as_mut(), w) {
+                    a.extend(b);
+                }
+            }
             (Partial::Report(a), Partial::Report(b)) => {
                 for (x, y) in a.iter_mut().zip(b) {
                     x.0 += y.0;
@@ -461,6 +511,30 @@ impl Partial {
                     sumw2,
                     entries,
                     stats: names.iter().map(|n| n.to_string()).zip(stats).collect(),
+                    profile: None,
+                }))
+            }
+            (Partial::Values { xs, ws }, ActionSpec::Histo { name, title, .. }) => {
+                let bins = match spec {
+                    ActionSpec::Histo { axes, .. } => axes[0].bins(),
+                    _ => unreachable!("values are a histogram's"),
+                };
+                let h = super::data_range::fill(bins, &xs, ws.as_deref());
+                let names = stat_names(1, false);
+                ResultValue::Histogram(Box::new(Histogram {
+                    class: "TH1D".into(),
+                    name: name.clone(),
+                    title: title.clone(),
+                    axes: vec![Axis {
+                        min: h.min,
+                        max: h.max,
+                        can_extend: h.can_extend,
+                        ..AxisModel::FromData { bins }.root_axis("xaxis")
+                    }],
+                    cells: h.cells,
+                    sumw2: h.sumw2,
+                    entries: h.entries,
+                    stats: names.iter().map(|n| n.to_string()).zip(h.stats).collect(),
                     profile: None,
                 }))
             }
@@ -665,6 +739,13 @@ pub fn fill<C: std::borrow::Borrow<Column>>(
             }
         }
         (Partial::Taken(parts), _) => parts.push(cols[0].clone()),
+        (Partial::Values { xs, ws }, ActionSpec::Histo { weight, .. }) => {
+            let (values, weights) = fill_values(&cols[..1], weight.as_ref().map(|_| cols[1]))?;
+            xs.extend_from_slice(&values[0]);
+            if let (Some(ws), Some(w)) = (ws.as_mut(), weights) {
+                ws.extend(w);
+            }
+        }
         (Partial::Report(_), _) => {}
         _ => unreachable!("partials match their results"),
     }

@@ -26,6 +26,23 @@ impl Model {
             axes: vec![AxisModel::Regular { bins, min, max }],
         }
     }
+
+    /// The model RDataFrame's `Histo1D(column)` and `Histo1D(column, weight)` make: 128 bins
+    /// over a range found from the data, named and titled after the columns.
+    pub fn for_column(column: &str, weight: Option<&str>) -> Model {
+        let (name, title) = match weight {
+            Some(w) => (
+                format!("{column}_weighted_{w}"),
+                format!("{column}, weights: {w}"),
+            ),
+            None => (column.to_string(), column.to_string()),
+        };
+        Model {
+            name,
+            title,
+            axes: vec![AxisModel::FromData { bins: 128 }],
+        }
+    }
 }
 
 impl Frame {
@@ -34,12 +51,21 @@ impl Frame {
         self.histo(model, &[column], weight)
     }
 
-    /// `Histo1D/2D/3D`: a `TH1D`, `TH2D` or `TH3D` of one column per axis of `model`.
+    /// `Histo1D/2D/3D`: a `TH1D`, `TH2D` or `TH3D` of one column per axis of `model`. A
+    /// one-dimensional model of regular bins whose lower edge is not below the upper one
+    /// takes its range from the data, as RDataFrame's does: its values are kept (8 bytes
+    /// each, 16 with weights) until the end of the run, then binned as ROOT bins them when
+    /// one thread fills (see [`AxisModel::FromData`]).
     pub fn histo(&self, model: Model, columns: &[&str], weight: Option<&str>) -> Result<Booked> {
+        let axes = model
+            .axes
+            .into_iter()
+            .map(AxisModel::read_as_root)
+            .collect();
         self.book(ActionSpec::Histo {
             name: model.name,
             title: model.title,
-            axes: model.axes,
+            axes,
             columns: columns.iter().map(|c| c.to_string()).collect(),
             weight: weight.map(str::to_string),
         })

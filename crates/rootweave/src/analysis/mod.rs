@@ -11,6 +11,7 @@ mod actions;
 mod batch;
 mod book;
 pub mod column;
+pub mod data_range;
 pub mod expr;
 mod graph;
 mod run;
