@@ -158,10 +158,19 @@ impl PyFrame {
         frame(self.inner.range(begin, end, stride))
     }
 
-    /// The dataset's columns.
+    /// `GetColumnNames()`: the dataset's columns, the defined ones and aliases, sorted.
     fn column_names(&self, py: Python<'_>) -> PyResult<Vec<String>> {
-        py.detach(|| self.inner.input_names().map(|n| n.to_vec()))
-            .map_err(to_py)
+        py.detach(|| self.inner.column_names()).map_err(to_py)
+    }
+
+    /// `GetDefinedColumnNames()`.
+    fn defined_column_names(&self) -> Vec<String> {
+        self.inner.defined_column_names()
+    }
+
+    /// `GetFilterNames()`.
+    fn filter_names(&self) -> Vec<String> {
+        self.inner.filter_names()
     }
 
     /// `Histo1D/2D/3D`: `axes` are dicts of `bins`, `min`, `max` or `edges`.

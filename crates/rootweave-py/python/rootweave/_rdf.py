@@ -412,8 +412,27 @@ class RDataFrame:
         return self._next(self._frame.range(begin, end or None, stride), ("range", (begin, end or None, stride)))
 
     def GetColumnNames(self) -> list[str]:  # noqa: N802
-        """The dataset's columns."""
+        """The columns here: the dataset's (an RNTuple's record members by their dotted
+        paths), those defined above and the aliases, sorted, as RDataFrame lists them."""
         return list(self._frame.column_names())
+
+    def GetDefinedColumnNames(self) -> list[str]:  # noqa: N802
+        """The columns defined above this node (not aliases), sorted."""
+        return list(self._frame.defined_column_names())
+
+    def HasColumn(self, name: str) -> bool:  # noqa: N802
+        """Whether `name` is a column here (read, defined or an alias).
+
+        Args:
+            name: The column's name.
+        """
+        return name in self.GetColumnNames()
+
+    def GetFilterNames(self) -> list[str]:  # noqa: N802
+        """The filters above this node from the top down ("Unnamed Filter" for those without
+        a name); on the dataset's own node, every filter of the graph, as RDataFrame gives
+        them."""
+        return list(self._frame.filter_names())
 
     def Histo1D(self, model: Any, column: str | None = None, weight: str | None = None) -> RResultPtr:  # noqa: N802
         """A histogram (`hist.Hist`; lists filled item by item), weighted if `weight` is given.

@@ -309,7 +309,8 @@ impl Frame {
         Ok(self.input_names()?.iter().any(|n| n == name))
     }
 
-    /// The columns of the dataset (its first source's), looked up once.
+    /// Every column of the dataset (its first source's) a graph may read, looked up once
+    /// (see [`AnyReader::readable_names`](crate::dataset::AnyReader::readable_names)).
     pub fn input_names(&self) -> Result<Arc<Vec<String>>> {
         if let Some(names) = &self.lock().inputs {
             return Ok(names.clone());
@@ -317,7 +318,7 @@ impl Frame {
         let dataset = self.lock().dataset.clone();
         let names = Arc::new(match dataset.sources().is_empty() {
             true => Vec::new(),
-            false => dataset.open(0)?.column_names(),
+            false => dataset.open(0)?.readable_names(),
         });
         self.lock().inputs = Some(names.clone());
         Ok(names)

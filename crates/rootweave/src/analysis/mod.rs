@@ -14,6 +14,7 @@ pub mod column;
 pub mod data_range;
 pub mod expr;
 mod graph;
+mod names;
 mod run;
 mod snapshot;
 

@@ -224,7 +224,7 @@ impl Prepared {
         let names: Vec<String> = if dataset.sources().is_empty() {
             Vec::new()
         } else {
-            dataset.open(0)?.column_names()
+            dataset.open(0)?.readable_names()
         };
         if let Some(missing) = inputs.iter().find(|i| !names.contains(i)) {
             return Err(Error::InvalidArgument(format!(

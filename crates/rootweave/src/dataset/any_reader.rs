@@ -82,14 +82,28 @@ impl AnyReader {
         }
     }
 
-    /// The names its columns go by in an analysis graph: the RNTuple's fields and the dotted
-    /// paths of their record members (see [`RNTupleReader::column_names`]), or the tree's
-    /// branches.
+    /// The columns an analysis graph lists (`GetColumnNames`): the RNTuple's fields and
+    /// record members as RDataFrame names them (see [`RNTupleReader::column_names`]), or
+    /// the tree's branches.
     pub fn column_names(&self) -> Vec<String> {
         match self {
             AnyReader::RNTuple(r) => r.column_names(),
             AnyReader::TTree(t) => t.branch_names(),
         }
+    }
+
+    /// Every name an analysis graph may read: [`AnyReader::column_names`] and the
+    /// top-level fields or branches (an RNTuple's records among them, which a snapshot
+    /// copies whole).
+    pub fn readable_names(&self) -> Vec<String> {
+        let mut names = self.field_names();
+        let mut seen: std::collections::HashSet<String> = names.iter().cloned().collect();
+        for name in self.column_names() {
+            if seen.insert(name.clone()) {
+                names.push(name);
+            }
+        }
+        names
     }
 
     /// The RNTuple's or the tree's name.

@@ -180,27 +180,45 @@ impl RNTupleReader {
             .collect()
     }
 
-    /// The top-level fields' names, then the dotted paths of the record members below them
-    /// that read on their own, as RDataFrame names an RNTuple's columns: a collection's item
-    /// is left out of the path (`Muon.pt` for the `pt` of `std::vector<Muon>` `Muon`).
+    /// The columns of an analysis graph, as RDataFrame names an RNTuple's: the top-level
+    /// fields of numbers, strings and lists of them, then the dotted paths of the members of
+    /// records (not the records themselves) that read on their own, a collection's item left
+    /// out of the path (`Muon.pt` for the `pt` of `std::vector<Muon>` `Muon`).
     pub fn column_names(&self) -> Vec<String> {
-        let mut names = self.field_names();
-        let mut stack: Vec<(u32, String)> = self
-            .descriptor
-            .top_level_fields()
+        let fields = &self.descriptor.fields;
+        let holds_records = |id: u32| {
+            let field = &fields[id as usize];
+            match field.role {
+                Role::Record => true,
+                Role::Collection => field
+                    .children
+                    .first()
+                    .is_some_and(|&c| fields[c as usize].role == Role::Record),
+                _ => false,
+            }
+        };
+        let top = self.descriptor.top_level_fields();
+        let mut names: Vec<String> = top
+            .iter()
+            .filter(|&&id| !holds_records(id))
+            .map(|&id| fields[id as usize].name.clone())
+            .collect();
+        let mut stack: Vec<(u32, String)> = top
             .into_iter()
-            .map(|id| (id, self.descriptor.fields[id as usize].name.clone()))
+            .map(|id| (id, fields[id as usize].name.clone()))
             .collect();
         while let Some((id, path)) = stack.pop() {
-            let field = &self.descriptor.fields[id as usize];
+            let field = &fields[id as usize];
             for &child in field.children.iter().rev() {
-                let c = &self.descriptor.fields[child as usize];
+                let c = &fields[child as usize];
                 match field.role {
                     Role::Collection => stack.push((child, path.clone())),
                     Role::Record => {
                         let member = format!("{path}.{}", c.name);
                         if self.plan(&member).is_ok() {
-                            names.push(member.clone());
+                            if !holds_records(child) {
+                                names.push(member.clone());
+                            }
                             stack.push((child, member));
                         }
                     }

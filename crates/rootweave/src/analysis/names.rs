@@ -1,0 +1,92 @@
+//! What a node of a graph knows of its columns and filters, as RDataFrame tells it:
+//! `GetColumnNames`, `GetDefinedColumnNames`, `HasColumn`, `GetFilterNames`.
+
+use super::graph::{Frame, NodeKind};
+use crate::error::Result;
+
+/// The name `GetFilterNames` gives a filter made without one.
+const UNNAMED_FILTER: &str = "Unnamed Filter";
+
+/// Which names of the nodes above a node to collect.
+enum Named {
+    /// Defined columns and aliases.
+    Columns,
+    /// Defined columns only.
+    Defined,
+}
+
+impl Frame {
+    /// The names of the columns defined (and, with `Named::Columns`, aliased) from this node
+    /// up to the root.
+    fn names_above(&self, which: Named) -> Vec<String> {
+        let g = self.lock();
+        let mut out = Vec::new();
+        let mut at = Some(self.node);
+        while let Some(n) = at {
+            match (&g.nodes[n].kind, &which) {
+                (NodeKind::Define { name, .. }, _) => out.push(name.clone()),
+                (NodeKind::Alias { alias, .. }, Named::Columns) => out.push(alias.clone()),
+                _ => {}
+            }
+            at = g.nodes[n].parent;
+        }
+        out
+    }
+
+    /// `GetColumnNames()`: the dataset's columns as RDataFrame lists them (an RNTuple's
+    /// record members by their dotted paths, not the records), those defined above this
+    /// node and the aliases made above it, sorted, each once.
+    pub fn column_names(&self) -> Result<Vec<String>> {
+        let dataset = self.lock().dataset.clone();
+        let mut names = match dataset.sources().is_empty() {
+            true => Vec::new(),
+            false => dataset.open(0)?.column_names(),
+        };
+        names.extend(self.names_above(Named::Columns));
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
+    /// `GetDefinedColumnNames()`: the columns defined above this node (`Define`,
+    /// `DefinePerSample`, a function's column; not aliases), sorted, each once.
+    pub fn defined_column_names(&self) -> Vec<String> {
+        let mut names = self.names_above(Named::Defined);
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// `HasColumn(name)`: whether `name` is a column here (read, defined or an alias).
+    pub fn has_column(&self, name: &str) -> Result<bool> {
+        Ok(self.column_names()?.iter().any(|c| c == name))
+    }
+
+    /// `GetFilterNames()`: the filters above this node, from the root down, those made
+    /// without a name as "Unnamed Filter"; at the root, as RDataFrame gives them there,
+    /// every filter of the graph in the order they were made.
+    pub fn filter_names(&self) -> Vec<String> {
+        let g = self.lock();
+        let nodes: Vec<usize> = if self.node == 0 {
+            (0..g.nodes.len()).collect()
+        } else {
+            let mut path = Vec::new();
+            let mut at = Some(self.node);
+            while let Some(n) = at {
+                path.push(n);
+                at = g.nodes[n].parent;
+            }
+            path.reverse();
+            path
+        };
+        nodes
+            .into_iter()
+            .filter_map(|n| match &g.nodes[n].kind {
+                NodeKind::Filter { name, .. } => {
+                    Some(name.clone().unwrap_or_else(|| UNNAMED_FILTER.to_string()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+}
