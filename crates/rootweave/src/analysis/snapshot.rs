@@ -331,8 +331,9 @@ impl Frame {
         let arrays = reader.read_fields_recycling(&names, 0..0, &mut Recycler::new())?;
         let mut state = BatchState::new(plan, &arrays, 0, 0, 0..0);
         let written = |c: &String| c.replace('.', "_");
-        for (k, c) in columns.iter().enumerate() {
-            if let Some(other) = columns[..k].iter().find(|o| written(o) == written(c)) {
+        let mut taken: std::collections::HashMap<String, &String> = Default::default();
+        for c in columns {
+            if let Some(other) = taken.insert(written(c), c) {
                 return Err(Error::InvalidArgument(format!(
                     "Snapshot: columns '{other}' and '{c}' would both be written as '{}'",
                     written(c)
