@@ -56,6 +56,9 @@ def main():
     scalars = {"count": selected.Count(), "sum": selected.Sum("Jet_pt"), "mean": selected.Mean("MET_pt"),
                "min": selected.Min("lead_pt"), "max": selected.Max("Jet_pt"), "std": selected.StdDev("ht")}
     ranged = df.Range(100, 5000, 3).Filter("nMuon > 0").Count()
+    # Ranges counting a Filter's and a Range's events (ROOT: one thread only).
+    counted = df.Filter("nMuon > 0").Range(3, 40000, 7).Take["ULong64_t"]("event")
+    nested = df.Range(1000, 30000).Filter("nJet > 3").Range(10, 0, 2).Histo1D(("nested", "", 20, 0, 200), "MET_pt")
     varied = df
     for column, expr, tags, name in GRAPH["vary"]:
         varied = varied.Vary(column, expr, tags, name)
@@ -66,6 +69,7 @@ def main():
                        "entries_per_bin": [prof.GetBinEntries(i) for i in range(22)]},
               "scalars": {k: v.GetValue() for k, v in scalars.items()},
               "range": ranged.GetValue(),
+              "counted": [int(e) for e in counted.GetValue()], "nested": cells(nested.GetValue()),
               "report": [(c.GetName(), c.GetPass(), c.GetAll()) for c in report.GetValue()],
               "runs": df.GetNRuns(),
               "variations": {str(k): cells(variations[k]) for k in variations.GetKeys()}}

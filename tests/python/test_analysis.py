@@ -124,6 +124,8 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
     scalars = {"count": selected.Count(), "sum": selected.Sum("Jet_pt"), "mean": selected.Mean("MET_pt"),
                "min": selected.Min("lead_pt"), "max": selected.Max("Jet_pt"), "std": selected.StdDev("ht")}
     ranged = df.Range(100, 5000, 3).Filter("nMuon > 0").Count()
+    counted = df.Filter("nMuon > 0").Range(3, 40000, 7).Take("event")
+    nested = df.Range(1000, 30000).Filter("nJet > 3").Range(10, 0, 2).Histo1D(("nested", "", 20, 0, 200), "MET_pt")
     varied = df
     for column, expr, tags, name in GRAPH["vary"]:
         varied = varied.Vary(column, expr, tags, name)
@@ -148,6 +150,9 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
     for k in ("sum", "mean", "std"):
         assert np.isclose(scalars[k].GetValue(), theirs[k], rtol=1e-9), k
     assert ranged.GetValue() == root["range"] > 0
+    # Ranges below a Filter and a Range count the events reaching them, across the files.
+    assert counted.GetValue().tolist() == root["counted"] and len(root["counted"]) > 1000
+    assert flat(nested.GetValue()).tolist() == root["nested"]["cells"] and sum(root["nested"]["cells"]) > 100
     assert [tuple(r) for r in report.GetValue()] == [tuple(r) for r in root["report"]]
     assert len(root["report"]) == 2 and df.GetNRuns() == root["runs"] == 1
     # Every variation, from the same pass (the jet scale moves `ht`, a Define of Jet_pt).

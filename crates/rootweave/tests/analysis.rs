@@ -53,6 +53,17 @@ fn write(path: &std::path::Path, n: usize) {
     w.close().unwrap();
 }
 
+/// The integers a `Take` of one number per event gives.
+fn taken_ints(b: &rootweave::analysis::Booked) -> Vec<i64> {
+    match b.value().unwrap() {
+        ResultValue::Column(Column::Flat(v)) => match &*v {
+            Values::Int(x) => x.to_vec(),
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+}
+
 fn frame(paths: &[std::path::PathBuf], threads: usize) -> Frame {
     let sources = paths.iter().map(|p| Source::new(p, Some("t"))).collect();
     Frame::new(Dataset::new(sources, ReadOptions::default().with_threads(threads)).unwrap())
@@ -100,16 +111,38 @@ fn sources_of_entry_ranges_read_the_batches_of_the_whole_files() {
         .chain(0..125_000)
         .chain(240_000..250_000)
         .collect();
-    let ints = |b: &rootweave::analysis::Booked| match b.value().unwrap() {
-        ResultValue::Column(Column::Flat(v)) => match &*v {
-            Values::Int(x) => x.to_vec(),
-            other => panic!("{other:?}"),
-        },
-        other => panic!("{other:?}"),
-    };
-    assert_eq!(ints(&taken), want);
-    assert_eq!(ints(&ranged), vec![125_010, 125_013, 125_016, 125_019]);
-    assert_eq!(ints(&beyond), vec![249_998, 249_999]);
+    assert_eq!(taken_ints(&taken), want);
+    assert_eq!(
+        taken_ints(&ranged),
+        vec![125_010, 125_013, 125_016, 125_019]
+    );
+    assert_eq!(taken_ints(&beyond), vec![249_998, 249_999]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_range_below_a_filter_counts_the_events_reaching_it_across_files() {
+    let dir = scratch("counted");
+    let paths: Vec<_> = (0..2).map(|i| dir.join(format!("t{i}.root"))).collect();
+    for p in &paths {
+        write(p, 250_000);
+    }
+    for threads in [1, 2] {
+        let df = frame(&paths, threads);
+        // Five events a file pass; the fourth to the seventh are the second file's first two.
+        let spanning = df.filter("x % 50000 == 0", None).unwrap();
+        let spanning = spanning.range(3, Some(7), 1).unwrap().take("x").unwrap();
+        let strided = df.filter("x % 3 == 0", None).unwrap();
+        let strided = strided.range(2, Some(10), 3).unwrap().take("x").unwrap();
+        // A Range of a Range counts the events the first one keeps, as RDataFrame does.
+        let nested = df.range(10, Some(100), 1).unwrap();
+        let nested = nested.range(5, Some(8), 1).unwrap().take("x").unwrap();
+        let plain = df.filter("x < 10", None).unwrap().count().unwrap();
+        assert_eq!(taken_ints(&spanning), vec![150_000, 200_000, 0, 50_000]);
+        assert_eq!(taken_ints(&strided), vec![6, 15, 24]);
+        assert_eq!(taken_ints(&nested), vec![15, 16, 17]);
+        assert_eq!(plain.value().unwrap(), ResultValue::Count(20));
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -16,9 +16,41 @@ use crate::array::Array;
 pub struct Plan {
     /// The nodes.
     pub nodes: Vec<GraphNode>,
+    /// Per node, whether it is a `Range` that counts the events of a node other than the
+    /// dataset's (below a `Filter` or another `Range`): its events are counted in dataset
+    /// order across chunks and batches, so a run of it reads its batches one at a time.
+    pub counted: Vec<bool>,
 }
 
 impl Plan {
+    /// The plan of a graph's `nodes`.
+    pub fn new(nodes: Vec<GraphNode>) -> Plan {
+        let counted = (0..nodes.len())
+            .map(|n| {
+                let NodeKind::Range { .. } = nodes[n].kind else {
+                    return false;
+                };
+                let mut at = nodes[n].parent;
+                while let Some(p) = at {
+                    if matches!(
+                        nodes[p].kind,
+                        NodeKind::Filter { .. } | NodeKind::Range { .. }
+                    ) {
+                        return true;
+                    }
+                    at = nodes[p].parent;
+                }
+                false
+            })
+            .collect();
+        Plan { nodes, counted }
+    }
+
+    /// Whether a run must take its batches in dataset order, one at a time.
+    pub fn in_order(&self) -> bool {
+        self.counted.iter().any(|&c| c)
+    }
+
     /// The defining node of `name` at `node` and the name there.
     pub fn resolve(&self, node: usize, name: &str) -> (Option<usize>, String) {
         super::graph::resolve(&self.nodes, node, name, None)
@@ -38,6 +70,9 @@ pub struct BatchState<'a> {
     pub first_entry: u64,
     /// The variation computed (`None`: nominal).
     variation: Option<(String, usize)>,
+    /// Per counted `Range` node (see [`Plan::counted`]), the events that reached the node
+    /// above it in the chunks before this one.
+    reached: Vec<u64>,
     /// The position in `arrays` of the first event.
     start: usize,
     events: usize,
@@ -73,6 +108,7 @@ impl<'a> BatchState<'a> {
             source,
             first_entry,
             variation: None,
+            reached: Vec::new(),
             start: events.start,
             events: events.len(),
             selections: vec![None; plan.nodes.len()],
@@ -109,14 +145,35 @@ impl<'a> BatchState<'a> {
             }
             (NodeKind::Range { begin, end, stride }, Some(p)) => {
                 let above = self.selection(p)?;
-                let first = self.first_entry;
-                let keeps = |i: usize| {
-                    let e = first + i as u64;
+                let keeps = |e: u64| {
                     e >= *begin && end.is_none_or(|end| e < end) && (e - begin) % stride == 0
                 };
-                Some(Arc::new(match &above {
-                    None => (0..self.events).filter(|&i| keeps(i)).collect(),
-                    Some(a) => a.iter().copied().filter(|&i| keeps(i)).collect(),
+                // The events reaching the node above are numbered in dataset order: the
+                // dataset's entries, or those counted before this chunk and then in turn.
+                Some(Arc::new(if self.plan.counted[n] {
+                    let before = self.reached.get(n).copied().unwrap_or(0);
+                    let positions: Vec<usize> = match &above {
+                        None => (0..self.events).collect(),
+                        Some(a) => a.to_vec(),
+                    };
+                    positions
+                        .into_iter()
+                        .enumerate()
+                        .filter(|&(k, _)| keeps(before + k as u64))
+                        .map(|(_, i)| i)
+                        .collect()
+                } else {
+                    let first = self.first_entry;
+                    match &above {
+                        None => (0..self.events)
+                            .filter(|&i| keeps(first + i as u64))
+                            .collect(),
+                        Some(a) => a
+                            .iter()
+                            .copied()
+                            .filter(|&i| keeps(first + i as u64))
+                            .collect(),
+                    }
                 }))
             }
             (_, Some(p)) => self.selection(p)?,
@@ -124,6 +181,13 @@ impl<'a> BatchState<'a> {
         };
         self.selections[n] = Some(sel.clone());
         Ok(sel)
+    }
+
+    /// This chunk after the chunks before it in dataset order, whose events reached the node
+    /// above each counted `Range` `reached[range]` times (see [`Plan::counted`]).
+    pub fn with_reached(mut self, reached: Vec<u64>) -> Self {
+        self.reached = reached;
+        self
     }
 
     /// This batch in `variation` (its columns computed again where the variation changes

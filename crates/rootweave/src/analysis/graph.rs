@@ -385,27 +385,18 @@ impl Frame {
         }))
     }
 
-    /// `Range(begin, end, stride)`: entries `begin..end` of the dataset (all its files in
-    /// order), every `stride`-th. Only directly on the dataset or other `Range`s' and
-    /// `Define`s' nodes (below a filter, which entries are "first" would depend on reading
-    /// in order).
+    /// `Range(begin, end, stride)`: of the events reaching this node, numbered in dataset
+    /// order from 0 (the dataset's entries, all its files in order, directly on it), those
+    /// from `begin` to `end`, every `stride`-th, as RDataFrame's `Range` counts them. Below
+    /// a `Filter` or another `Range`, the count runs over chunks and batches, so a run of
+    /// the graph takes its batches one at a time, in order (RDataFrame allows such a `Range`
+    /// on one thread only); directly on the dataset, batches still run side by side.
     pub fn range(&self, begin: u64, end: Option<u64>, stride: u64) -> Result<Frame> {
         if stride == 0 || end.is_some_and(|e| e < begin) {
             return Err(invalid(format!(
                 "Range({begin}, {end:?}, {stride}): the stride must be positive and end >= begin"
             )));
         }
-        let g = self.lock();
-        let mut at = Some(self.node);
-        while let Some(n) = at {
-            if let NodeKind::Filter { .. } = g.nodes[n].kind {
-                return Err(invalid(
-                    "Range below a Filter is not supported: put the Range first".into(),
-                ));
-            }
-            at = g.nodes[n].parent;
-        }
-        drop(g);
         Ok(self.child(NodeKind::Range { begin, end, stride }))
     }
 

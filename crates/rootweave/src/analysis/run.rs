@@ -94,11 +94,16 @@ pub fn run_with(
         return Ok(());
     };
     let fields: Vec<&str> = prepared.fields().iter().map(String::as_str).collect();
-    let looped = prepared.dataset.for_each_unit_of(
-        |_| &fields,
-        STEP,
-        |slot, unit, arrays| prepared.consume(slot, unit, arrays, sink, watch),
-    );
+    let consume =
+        |slot, unit, arrays: &[(String, Array)]| prepared.consume(slot, unit, arrays, sink, watch);
+    let looped = match prepared.plan.in_order() {
+        true => prepared
+            .dataset
+            .for_each_unit_in_order(|_| &fields, STEP, consume),
+        false => prepared
+            .dataset
+            .for_each_unit_of(|_| &fields, STEP, consume),
+    };
     prepared.finish(graph, looped)
 }
 
@@ -140,18 +145,19 @@ pub fn run_graphs(graphs: &[&Arc<Mutex<Graph>>]) -> Result<usize> {
         .iter()
         .map(|(_, p)| p.fields().iter().map(String::as_str).collect())
         .collect();
-    let looped = chained.for_each_unit_of(
-        |source| &fields[owner[source].0],
-        STEP,
-        |slot, unit, arrays| {
-            let (g, own) = owner[unit.source];
-            let unit = Unit {
-                source: own,
-                ..unit
-            };
-            prepared[g].1.consume(slot, unit, arrays, None, None)
-        },
-    );
+    let consume = |slot, unit: Unit, arrays: &[(String, Array)]| {
+        let (g, own) = owner[unit.source];
+        let unit = Unit {
+            source: own,
+            ..unit
+        };
+        prepared[g].1.consume(slot, unit, arrays, None, None)
+    };
+    let fields_of = |source: usize| -> &[&str] { &fields[owner[source].0] };
+    let looped = match prepared.iter().any(|(_, p)| p.plan.in_order()) {
+        true => chained.for_each_unit_in_order(fields_of, STEP, consume),
+        false => chained.for_each_unit_of(fields_of, STEP, consume),
+    };
     let runs = prepared.len();
     match looped {
         Ok(()) => {
@@ -190,6 +196,9 @@ pub(crate) struct Prepared {
     fills_of: Vec<Vec<usize>>,
     filter_names: Vec<Vec<String>>,
     live: Arc<Live>,
+    /// Per counted `Range` node, the events that reached the node above it so far (see
+    /// [`Plan::counted`]; the run takes the batches in order then).
+    reached: Mutex<Vec<u64>>,
 }
 
 impl Prepared {
@@ -206,9 +215,7 @@ impl Prepared {
             let pending: Vec<usize> = (0..g.bookings.len())
                 .filter(|&i| g.results[i].is_none())
                 .collect();
-            let plan = Plan {
-                nodes: g.nodes.clone(),
-            };
+            let plan = Plan::new(g.nodes.clone());
             (
                 plan,
                 g.bookings.clone(),
@@ -219,6 +226,23 @@ impl Prepared {
         };
         if pending.is_empty() && !has_sink {
             return Ok(None);
+        }
+        let varied_below_count = pending.iter().any(|&b| {
+            let mut at = Some(bookings[b].node);
+            while let Some(n) = at.filter(|_| bookings[b].variation.is_some()) {
+                if plan.counted[n] {
+                    return true;
+                }
+                at = plan.nodes[n].parent;
+            }
+            false
+        });
+        if varied_below_count {
+            return Err(Error::InvalidArgument(
+                "VariationsFor below a Range that counts a Filter's or a Range's events: \
+                 not supported"
+                    .into(),
+            ));
         }
         let inputs = needed_inputs(&plan, &bookings, &pending, extra.as_ref());
         let names: Vec<String> = if dataset.sources().is_empty() {
@@ -306,6 +330,7 @@ impl Prepared {
             g.live = Some(live.clone());
             g.last_progress = None;
         }
+        let plan_nodes = plan.nodes.len();
         Ok(Some(Prepared {
             plan,
             bookings,
@@ -320,7 +345,18 @@ impl Prepared {
             fills_of,
             filter_names,
             live,
+            reached: Mutex::new(vec![0; plan_nodes]),
         }))
+    }
+
+    /// Adds the events of a chunk that reached the node above each counted `Range` (the run
+    /// takes chunks in dataset order then).
+    fn count_reached(&self, state: &mut BatchState) -> std::result::Result<(), String> {
+        let mut reached = self.reached.lock().unwrap_or_else(|p| p.into_inner());
+        for n in (0..self.plan.nodes.len()).filter(|&n| self.plan.counted[n]) {
+            reached[n] += state.events_at(state.parent(n))? as u64;
+        }
+        Ok(())
     }
 
     /// The dataset's columns the run reads (its sink's included).
@@ -361,9 +397,19 @@ impl Prepared {
             let path = self.dataset.sources()[unit.source].path.display();
             Error::InvalidArgument(format!("{path}: {e}"))
         };
+        let counted = plan.in_order();
         for chunk in chunks(events) {
             let at = first + chunk.start as u64;
-            let mut state = BatchState::new(plan, arrays, unit.source, at, chunk.clone());
+            let reached = match counted {
+                true => self
+                    .reached
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone(),
+                false => Vec::new(),
+            };
+            let mut state =
+                BatchState::new(plan, arrays, unit.source, at, chunk.clone()).with_reached(reached);
             // The chunk as each variation sees it (columns computed again where it differs).
             let mut varied: Vec<(Option<(String, usize)>, BatchState)> = Vec::new();
             let mut taken = vec![false; self.fill_keys.len()];
@@ -399,6 +445,9 @@ impl Prepared {
             }
             if let Some(sink) = sink {
                 written.push(sink.arrays(&mut state)?);
+            }
+            if counted {
+                self.count_reached(&mut state).map_err(wrap)?;
             }
         }
         let fills: Vec<Column> = fills

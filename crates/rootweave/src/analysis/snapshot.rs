@@ -157,12 +157,7 @@ impl Frame {
         let columns = self.snapshot_columns(columns)?;
         let (plan, dataset) = {
             let g = self.lock();
-            (
-                Plan {
-                    nodes: g.nodes.clone(),
-                },
-                g.dataset.clone(),
-            )
+            (Plan::new(g.nodes.clone()), g.dataset.clone())
         };
         let fields = self.snapshot_fields(&plan, &dataset, &columns)?;
         // Into an existing file: its writer continues it; else a new file, renamed once whole.

@@ -351,6 +351,29 @@ impl Dataset {
         step: u64,
         consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
     ) -> Result<()> {
+        self.units_on(self.slots(), fields, step, consume)
+    }
+
+    /// [`Dataset::for_each_unit_of`] one batch at a time, in dataset order (each batch's
+    /// pages still decompressed on the pool): for a consumer that carries a count from one
+    /// batch to the next.
+    pub fn for_each_unit_in_order<'f>(
+        &self,
+        fields: impl Fn(usize) -> &'f [&'f str] + Sync,
+        step: u64,
+        consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
+    ) -> Result<()> {
+        self.units_on(1, fields, step, consume)
+    }
+
+    /// The loop of [`Dataset::for_each_unit_of`] on `slots` threads of the pool.
+    fn units_on<'f>(
+        &self,
+        slots: usize,
+        fields: impl Fn(usize) -> &'f [&'f str] + Sync,
+        step: u64,
+        consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
+    ) -> Result<()> {
         let queue = WorkQueue {
             state: Mutex::new((VecDeque::new(), 0)),
             failure: Mutex::new(None),
@@ -382,7 +405,7 @@ impl Dataset {
         };
         let slot_loop = &slot_loop;
         self.pool.scope(|scope| {
-            for slot in 0..self.slots() {
+            for slot in 0..slots {
                 scope.spawn(move |_| slot_loop(slot));
             }
         });
