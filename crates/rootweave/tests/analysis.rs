@@ -142,6 +142,21 @@ fn a_range_below_a_filter_counts_the_events_reaching_it_across_files() {
         assert_eq!(taken_ints(&strided), vec![6, 15, 24]);
         assert_eq!(taken_ints(&nested), vec![15, 16, 17]);
         assert_eq!(plain.value().unwrap(), ResultValue::Count(20));
+        // Once every result's Range has ended, the run reads no further batch (of 125,000).
+        let first_ten = df.range(0, Some(10), 1).unwrap();
+        let first_two = df.filter("x % 50000 == 0", None).unwrap();
+        let first_two = first_two.range(0, Some(2), 1).unwrap();
+        let booked = [first_ten.take("x").unwrap(), first_two.take("x").unwrap()];
+        let counted = first_two.count().unwrap();
+        assert_eq!(taken_ints(&booked[0]), (0..10).collect::<Vec<i64>>());
+        assert_eq!(taken_ints(&booked[1]), vec![0, 50_000]);
+        assert_eq!(counted.value().unwrap(), ResultValue::Count(2));
+        assert_eq!(first_ten.last_progress().map(|p| p.entries), Some(125_000));
+        // A snapshot stopped early is whole: its batches are the first ones, in order.
+        let out = dir.join(format!("first-{threads}.root"));
+        let options = rootweave::analysis::SnapshotOptions::default();
+        let skim = first_two.snapshot("s", &out, &["x"], &options).unwrap();
+        assert_eq!(taken_ints(&skim.take("x").unwrap()), vec![0, 50_000]);
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

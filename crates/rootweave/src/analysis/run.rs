@@ -96,10 +96,11 @@ pub fn run_with(
     let fields: Vec<&str> = prepared.fields().iter().map(String::as_str).collect();
     let consume =
         |slot, unit, arrays: &[(String, Array)]| prepared.consume(slot, unit, arrays, sink, watch);
-    let looped = match prepared.plan.in_order() {
+    let exhausted = || prepared.exhausted();
+    let looped = match prepared.in_order {
         true => prepared
             .dataset
-            .for_each_unit_in_order(|_| &fields, STEP, consume),
+            .for_each_unit_in_order(&exhausted, |_| &fields, STEP, consume),
         false => prepared
             .dataset
             .for_each_unit_of(|_| &fields, STEP, consume),
@@ -155,7 +156,7 @@ pub fn run_graphs(graphs: &[&Arc<Mutex<Graph>>]) -> Result<usize> {
     };
     let fields_of = |source: usize| -> &[&str] { &fields[owner[source].0] };
     let looped = match prepared.iter().any(|(_, p)| p.plan.in_order()) {
-        true => chained.for_each_unit_in_order(fields_of, STEP, consume),
+        true => chained.for_each_unit_in_order(&|| false, fields_of, STEP, consume),
         false => chained.for_each_unit_of(fields_of, STEP, consume),
     };
     let runs = prepared.len();
@@ -199,6 +200,14 @@ pub(crate) struct Prepared {
     /// Per counted `Range` node, the events that reached the node above it so far (see
     /// [`Plan::counted`]; the run takes the batches in order then).
     reached: Mutex<Vec<u64>>,
+    /// Per pending result (and the sink's node), the `Range` nodes with an end above it:
+    /// when every result has one that has ended, the rest of the dataset changes nothing.
+    limits: Vec<Vec<usize>>,
+    /// The dataset-wide entries taken so far (the run in order).
+    entries_done: std::sync::atomic::AtomicU64,
+    /// Whether the run takes its batches one at a time, in order: for `Range`s counting a
+    /// filter's events, or to stop once every result's `Range` has ended.
+    pub(crate) in_order: bool,
 }
 
 impl Prepared {
@@ -331,6 +340,14 @@ impl Prepared {
             g.last_progress = None;
         }
         let plan_nodes = plan.nodes.len();
+        let sink_node = extra.as_ref().map(|(node, _)| *node);
+        let limits: Vec<Vec<usize>> = pending
+            .iter()
+            .map(|&b| bookings[b].node)
+            .chain(sink_node)
+            .map(|node| ranges_ending_above(&plan, node))
+            .collect();
+        let in_order = plan.in_order() || limits.iter().all(|l| !l.is_empty());
         Ok(Some(Prepared {
             plan,
             bookings,
@@ -346,7 +363,28 @@ impl Prepared {
             filter_names,
             live,
             reached: Mutex::new(vec![0; plan_nodes]),
+            limits,
+            entries_done: std::sync::atomic::AtomicU64::new(0),
+            in_order,
         }))
+    }
+
+    /// Whether every pending result is below a `Range` that has ended, so that the batches
+    /// still to come change nothing (the run in order).
+    fn exhausted(&self) -> bool {
+        let reached = self.reached.lock().unwrap_or_else(|p| p.into_inner());
+        let done = self.entries_done.load(std::sync::atomic::Ordering::Relaxed);
+        self.limits.iter().all(|ranges| {
+            ranges.iter().any(|&r| {
+                let NodeKind::Range { end: Some(end), .. } = self.plan.nodes[r].kind else {
+                    return false;
+                };
+                match self.plan.counted[r] {
+                    true => reached[r] >= end,
+                    false => done >= end,
+                }
+            })
+        })
     }
 
     /// Adds the events of a chunk that reached the node above each counted `Range` (the run
@@ -398,6 +436,8 @@ impl Prepared {
             Error::InvalidArgument(format!("{path}: {e}"))
         };
         let counted = plan.in_order();
+        self.entries_done
+            .fetch_max(first + events as u64, std::sync::atomic::Ordering::Relaxed);
         for chunk in chunks(events) {
             let at = first + chunk.start as u64;
             let reached = match counted {
@@ -518,6 +558,19 @@ impl Prepared {
 }
 
 /// The sums of `values` before each of them: `[0, a, a + b, ...]`.
+/// The `Range` nodes with an end from `node` up to the root.
+fn ranges_ending_above(plan: &Plan, node: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut at = Some(node);
+    while let Some(n) = at {
+        if let NodeKind::Range { end: Some(_), .. } = plan.nodes[n].kind {
+            out.push(n);
+        }
+        at = plan.nodes[n].parent;
+    }
+    out
+}
+
 fn running_sum(values: impl Iterator<Item = u64>) -> Vec<u64> {
     values
         .scan(0u64, |s, n| {

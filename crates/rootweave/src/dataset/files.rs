@@ -351,25 +351,28 @@ impl Dataset {
         step: u64,
         consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
     ) -> Result<()> {
-        self.units_on(self.slots(), fields, step, consume)
+        self.units_on(self.slots(), &|| false, fields, step, consume)
     }
 
     /// [`Dataset::for_each_unit_of`] one batch at a time, in dataset order (each batch's
-    /// pages still decompressed on the pool): for a consumer that carries a count from one
-    /// batch to the next.
+    /// pages still decompressed on the pool), until `stop` says so before a batch: for a
+    /// consumer that carries a count from one batch to the next, and may need no more.
     pub fn for_each_unit_in_order<'f>(
         &self,
+        stop: &(dyn Fn() -> bool + Sync),
         fields: impl Fn(usize) -> &'f [&'f str] + Sync,
         step: u64,
         consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
     ) -> Result<()> {
-        self.units_on(1, fields, step, consume)
+        self.units_on(1, stop, fields, step, consume)
     }
 
-    /// The loop of [`Dataset::for_each_unit_of`] on `slots` threads of the pool.
+    /// The loop of [`Dataset::for_each_unit_of`] on `slots` threads of the pool, each
+    /// asking `stop` before it takes a batch.
     fn units_on<'f>(
         &self,
         slots: usize,
+        stop: &(dyn Fn() -> bool + Sync),
         fields: impl Fn(usize) -> &'f [&'f str] + Sync,
         step: u64,
         consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
@@ -381,8 +384,9 @@ impl Dataset {
         };
         let slot_loop = |slot: usize| {
             let mut recycler = Recycler::new();
-            while let Some((opened, unit)) =
-                queue.take(|index| self.open_planned(index, fields(index), step))
+            while let Some((opened, unit)) = (!stop())
+                .then(|| queue.take(|index| self.open_planned(index, fields(index), step)))
+                .flatten()
             {
                 if unit.parts == 0 {
                     if let Err(e) = consume(slot, unit, &[]) {
