@@ -396,13 +396,15 @@ class RDataFrame:
         return self._next(self._frame.filter(expression, name or None), ("filter", (expression, name or None)))
 
     def Range(self, begin: int, end: int | None = None, stride: int = 1) -> RDataFrame:  # noqa: N802
-        """`Range(end)` or `Range(begin, end, stride)`: entries of the dataset (an end of 0
-        is its end), as RDataFrame counts them.
+        """`Range(end)` or `Range(begin, end, stride)`: of the events reaching this node,
+        numbered in dataset order (the dataset's entries directly on it; those passing the
+        filters and ranges above, as RDataFrame counts them on one thread), those from
+        `begin` to `end` (an end of 0: all the rest), every `stride`-th.
 
         Args:
-            begin: The first entry (the end when it is the only argument).
-            end: One past the last entry (0: the end of the dataset).
-            stride: Every stride-th entry.
+            begin: The first event (the end when it is the only argument).
+            end: One past the last event (0: to the end).
+            stride: Every stride-th event.
         """
         if end is None:
             begin, end = 0, begin
