@@ -162,6 +162,75 @@ fn a_range_below_a_filter_counts_the_events_reaching_it_across_files() {
 }
 
 #[test]
+fn variations_equal_graphs_defining_their_values() {
+    let dir = scratch("varied");
+    let paths: Vec<_> = (0..2).map(|i| dir.join(format!("t{i}.root"))).collect();
+    for p in &paths {
+        write(p, 150_000);
+    }
+    // Results of a varied column, of columns it does not change (shared with the nominal
+    // results), and of those below a filter of it.
+    let book = |df: &Frame| -> Vec<rootweave::analysis::Booked> {
+        let cut = df.filter("s > 30000", Some("cut")).unwrap();
+        let even = df.filter("x % 2 == 0", None).unwrap();
+        let u = df
+            .define("u", "x + 1")
+            .unwrap()
+            .filter("u % 3 == 0", None)
+            .unwrap();
+        vec![
+            cut.histo1d(Model::regular("s", "", 50, 0.0, 1e5), "s", None)
+                .unwrap(),
+            even.histo1d(Model::regular("v", "", 50, 0.0, 2e5), "v", None)
+                .unwrap(),
+            cut.define("t", "v.size() + s").unwrap().sum("t").unwrap(),
+            u.mean("u").unwrap(),
+            even.define("w", "s * x").unwrap().std_dev("w").unwrap(),
+            cut.report().unwrap(),
+        ]
+    };
+    let df = frame(&paths, 2);
+    let scaled = df.define("s", "x * 0.5").unwrap();
+    let varied = scaled
+        .vary(
+            "s",
+            "ROOT::RVecD{s * 0.9, s * 1.1}",
+            &["down", "up"],
+            "scale",
+        )
+        .unwrap();
+    let by_variation: Vec<Vec<(String, ResultValue)>> = book(&varied)
+        .iter()
+        .map(|b| {
+            Frame::variations_for(b)
+                .unwrap()
+                .into_iter()
+                .map(|(name, r)| (name, r.value().unwrap()))
+                .collect()
+        })
+        .collect();
+    for (k, factor) in [
+        ("nominal", None),
+        ("scale:down", Some("0.9")),
+        ("scale:up", Some("1.1")),
+    ] {
+        let direct = frame(&paths, 2);
+        let s = direct.define("s0", "x * 0.5").unwrap();
+        let s = match factor {
+            Some(f) => s.define("s", &format!("s0 * {f}")).unwrap(),
+            None => s.define("s", "s0").unwrap(),
+        };
+        let want: Vec<ResultValue> = book(&s).iter().map(|b| b.value().unwrap()).collect();
+        let got: Vec<ResultValue> = by_variation
+            .iter()
+            .map(|r| r.iter().find(|(n, _)| n == k).unwrap().1.clone())
+            .collect();
+        assert_eq!(got, want, "{k}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn results_equal_the_arrays_and_do_not_depend_on_threads() {
     let dir = scratch("threads");
     let paths: Vec<_> = (0..2).map(|i| dir.join(format!("t{i}.root"))).collect();

@@ -190,6 +190,41 @@ impl<'a> BatchState<'a> {
         self
     }
 
+    /// Takes from `nominal` (this chunk's nominal state, its results' columns computed)
+    /// every column, read or defined, and every node's events that this state's variation
+    /// does not change (see [`Affected`](super::varied::Affected)), so that only what the
+    /// variation changes is computed again.
+    pub fn share_from(&mut self, nominal: &BatchState<'a>) {
+        let Some(variation) = self.variation.clone() else {
+            return;
+        };
+        let mut affected = super::varied::Affected::new(&self.plan.nodes, variation);
+        self.inputs = nominal.inputs.clone();
+        for (n, selection) in nominal.selections.iter().enumerate() {
+            if selection.is_some() && !affected.selection(n) {
+                self.selections[n] = selection.clone();
+            }
+        }
+        for ((at, of, name), column) in &nominal.cache {
+            if !affected.column(*at, name) && !affected.selection(*of) {
+                self.cache.insert((*at, *of, name.clone()), column.clone());
+            }
+        }
+        for ((d, name), done) in &nominal.definitions {
+            if affected.column(*d, name) {
+                continue;
+            }
+            let kept: Vec<(usize, Column)> = done
+                .iter()
+                .filter(|(m, _)| !affected.selection(*m))
+                .cloned()
+                .collect();
+            if !kept.is_empty() {
+                self.definitions.insert((*d, name.clone()), kept);
+            }
+        }
+    }
+
     /// This batch in `variation` (its columns computed again where the variation changes
     /// them: the state must be fresh).
     pub fn with_variation(mut self, variation: Option<(String, usize)>) -> Self {

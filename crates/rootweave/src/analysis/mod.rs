@@ -17,6 +17,7 @@ mod graph;
 mod names;
 mod run;
 mod snapshot;
+mod varied;
 
 pub use actions::{ActionSpec, AxisModel, ResultValue};
 pub use book::Model;

@@ -450,20 +450,25 @@ impl Prepared {
             };
             let mut state =
                 BatchState::new(plan, arrays, unit.source, at, chunk.clone()).with_reached(reached);
-            // The chunk as each variation sees it (columns computed again where it differs).
+            // The chunk as each variation sees it: what the variation changes computed again,
+            // the rest taken from the nominal results' columns, computed first.
             let mut varied: Vec<(Option<(String, usize)>, BatchState)> = Vec::new();
             let mut taken = vec![false; self.fill_keys.len()];
-            for (k, &b) in pending.iter().enumerate() {
-                let booking = &bookings[b];
+            let nominal_first = (0..pending.len())
+                .filter(|&k| bookings[pending[k]].variation.is_none())
+                .chain((0..pending.len()).filter(|&k| bookings[pending[k]].variation.is_some()));
+            for k in nominal_first {
+                let booking = &bookings[pending[k]];
                 let state = match &booking.variation {
                     None => &mut state,
                     Some(v) => {
                         let at = match varied.iter().position(|(w, _)| w.as_ref() == Some(v)) {
                             Some(i) => i,
                             None => {
-                                let fresh =
+                                let mut fresh =
                                     BatchState::new(plan, arrays, unit.source, at, chunk.clone())
                                         .with_variation(Some(v.clone()));
+                                fresh.share_from(&state);
                                 varied.push((Some(v.clone()), fresh));
                                 varied.len() - 1
                             }
