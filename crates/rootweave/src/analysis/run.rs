@@ -236,16 +236,19 @@ impl Prepared {
         if pending.is_empty() && !has_sink {
             return Ok(None);
         }
-        let varied_below_count = pending.iter().any(|&b| {
-            let mut at = Some(bookings[b].node);
-            while let Some(n) = at.filter(|_| bookings[b].variation.is_some()) {
-                if plan.counted[n] {
-                    return true;
+        let varied_below_count = pending
+            .iter()
+            .filter(|&&b| bookings[b].variation.is_some())
+            .any(|&b| {
+                let mut at = Some(bookings[b].node);
+                while let Some(n) = at {
+                    if plan.counted[n] {
+                        return true;
+                    }
+                    at = plan.nodes[n].parent;
                 }
-                at = plan.nodes[n].parent;
-            }
-            false
-        });
+                false
+            });
         if varied_below_count {
             return Err(Error::InvalidArgument(
                 "VariationsFor below a Range that counts a Filter's or a Range's events: \
@@ -562,7 +565,6 @@ impl Prepared {
     }
 }
 
-/// The sums of `values` before each of them: `[0, a, a + b, ...]`.
 /// The `Range` nodes with an end from `node` up to the root.
 fn ranges_ending_above(plan: &Plan, node: usize) -> Vec<usize> {
     let mut out = Vec::new();
@@ -576,6 +578,7 @@ fn ranges_ending_above(plan: &Plan, node: usize) -> Vec<usize> {
     out
 }
 
+/// The sums of `values` before each of them: `[0, a, a + b, ...]`.
 fn running_sum(values: impl Iterator<Item = u64>) -> Vec<u64> {
     values
         .scan(0u64, |s, n| {
