@@ -25,25 +25,27 @@ pub struct Plan {
 impl Plan {
     /// The plan of a graph's `nodes`.
     pub fn new(nodes: Vec<GraphNode>) -> Plan {
-        let counted = (0..nodes.len())
+        let mut plan = Plan {
+            nodes,
+            counted: Vec::new(),
+        };
+        plan.counted = (0..plan.nodes.len())
             .map(|n| {
-                let NodeKind::Range { .. } = nodes[n].kind else {
-                    return false;
-                };
-                let mut at = nodes[n].parent;
-                while let Some(p) = at {
-                    if matches!(
-                        nodes[p].kind,
-                        NodeKind::Filter { .. } | NodeKind::Range { .. }
-                    ) {
-                        return true;
-                    }
-                    at = nodes[p].parent;
-                }
-                false
+                matches!(plan.nodes[n].kind, NodeKind::Range { .. })
+                    && plan.lineage(n).skip(1).any(|p| {
+                        matches!(
+                            plan.nodes[p].kind,
+                            NodeKind::Filter { .. } | NodeKind::Range { .. }
+                        )
+                    })
             })
             .collect();
-        Plan { nodes, counted }
+        plan
+    }
+
+    /// Node `n` and the nodes above it, up to the root.
+    pub fn lineage(&self, n: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(Some(n), |&m| self.nodes[m].parent)
     }
 
     /// Whether a run must take its batches in dataset order, one at a time.

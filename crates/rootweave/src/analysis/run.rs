@@ -239,16 +239,7 @@ impl Prepared {
         let varied_below_count = pending
             .iter()
             .filter(|&&b| bookings[b].variation.is_some())
-            .any(|&b| {
-                let mut at = Some(bookings[b].node);
-                while let Some(n) = at {
-                    if plan.counted[n] {
-                        return true;
-                    }
-                    at = plan.nodes[n].parent;
-                }
-                false
-            });
+            .any(|&b| plan.lineage(bookings[b].node).any(|n| plan.counted[n]));
         if varied_below_count {
             return Err(Error::InvalidArgument(
                 "VariationsFor below a Range that counts a Filter's or a Range's events: \
@@ -567,15 +558,9 @@ impl Prepared {
 
 /// The `Range` nodes with an end from `node` up to the root.
 fn ranges_ending_above(plan: &Plan, node: usize) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut at = Some(node);
-    while let Some(n) = at {
-        if let NodeKind::Range { end: Some(_), .. } = plan.nodes[n].kind {
-            out.push(n);
-        }
-        at = plan.nodes[n].parent;
-    }
-    out
+    plan.lineage(node)
+        .filter(|&n| matches!(plan.nodes[n].kind, NodeKind::Range { end: Some(_), .. }))
+        .collect()
 }
 
 /// The sums of `values` before each of them: `[0, a, a + b, ...]`.
@@ -644,14 +629,10 @@ fn count_one(
 
 /// The named filters on the way from the root to `node`, root first.
 fn named_filters(plan: &Plan, node: usize) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut at = Some(node);
-    while let Some(n) = at {
-        if let NodeKind::Filter { name: Some(_), .. } = plan.nodes[n].kind {
-            out.push(n);
-        }
-        at = plan.nodes[n].parent;
-    }
+    let mut out: Vec<usize> = plan
+        .lineage(node)
+        .filter(|&n| matches!(plan.nodes[n].kind, NodeKind::Filter { name: Some(_), .. }))
+        .collect();
     out.reverse();
     out
 }
