@@ -64,6 +64,20 @@ fn taken_ints(b: &rootweave::analysis::Booked) -> Vec<i64> {
     }
 }
 
+/// A fresh directory of `files` trees of `entries` entries each (see [`write`]).
+fn written(
+    name: &str,
+    files: usize,
+    entries: usize,
+) -> (std::path::PathBuf, Vec<std::path::PathBuf>) {
+    let dir = scratch(name);
+    let paths: Vec<_> = (0..files).map(|i| dir.join(format!("t{i}.root"))).collect();
+    for p in &paths {
+        write(p, entries);
+    }
+    (dir, paths)
+}
+
 fn frame(paths: &[std::path::PathBuf], threads: usize) -> Frame {
     let sources = paths.iter().map(|p| Source::new(p, Some("t"))).collect();
     Frame::new(Dataset::new(sources, ReadOptions::default().with_threads(threads)).unwrap())
@@ -122,11 +136,7 @@ fn sources_of_entry_ranges_read_the_batches_of_the_whole_files() {
 
 #[test]
 fn a_range_below_a_filter_counts_the_events_reaching_it_across_files() {
-    let dir = scratch("counted");
-    let paths: Vec<_> = (0..2).map(|i| dir.join(format!("t{i}.root"))).collect();
-    for p in &paths {
-        write(p, 250_000);
-    }
+    let (dir, paths) = written("counted", 2, 250_000);
     for threads in [1, 2] {
         let df = frame(&paths, threads);
         // Five events a file pass; the fourth to the seventh are the second file's first two.
@@ -163,11 +173,7 @@ fn a_range_below_a_filter_counts_the_events_reaching_it_across_files() {
 
 #[test]
 fn variations_equal_graphs_defining_their_values() {
-    let dir = scratch("varied");
-    let paths: Vec<_> = (0..2).map(|i| dir.join(format!("t{i}.root"))).collect();
-    for p in &paths {
-        write(p, 150_000);
-    }
+    let (dir, paths) = written("varied", 2, 150_000);
     // Results of a varied column, of columns it does not change (shared with the nominal
     // results), and of those below a filter of it.
     let book = |df: &Frame| -> Vec<rootweave::analysis::Booked> {
@@ -232,11 +238,7 @@ fn variations_equal_graphs_defining_their_values() {
 
 #[test]
 fn results_equal_the_arrays_and_do_not_depend_on_threads() {
-    let dir = scratch("threads");
-    let paths: Vec<_> = (0..2).map(|i| dir.join(format!("t{i}.root"))).collect();
-    for p in &paths {
-        write(p, 250_000);
-    }
+    let (_, paths) = written("threads", 2, 250_000);
     let run = |threads| {
         let df = frame(&paths, threads);
         let sel = df
@@ -341,11 +343,7 @@ fn bad_expressions_and_corrupt_files_are_errors() {
 
 #[test]
 fn a_running_graph_shows_its_results_merged_so_far() {
-    let dir = scratch("live");
-    let paths: Vec<_> = (0..3).map(|i| dir.join(format!("t{i}.root"))).collect();
-    for p in &paths {
-        write(p, 120_000);
-    }
+    let (_, paths) = written("live", 3, 120_000);
     let df = frame(&paths, 2);
     df.watch();
     let count = df.filter("x % 2 == 0", None).unwrap().count().unwrap();

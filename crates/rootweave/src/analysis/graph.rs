@@ -118,8 +118,9 @@ pub struct Graph {
     pub results: Vec<Option<ResultValue>>,
     /// How many times the graph has run.
     pub runs: usize,
-    /// The dataset's columns, once looked up.
-    pub inputs: Option<Arc<Vec<String>>>,
+    /// The dataset's columns, once looked up: every one a graph may read, and those
+    /// `GetColumnNames` lists.
+    pub inputs: Option<(Names, Names)>,
     /// Whether runs find their number of batches first (for a progress bar).
     pub watched: bool,
     /// The run in progress, if any.
@@ -163,6 +164,9 @@ pub fn resolve(
     }
     (None, name)
 }
+
+/// Column names, shared.
+pub type Names = Arc<Vec<String>>;
 
 /// A handle on a node of a graph, with RDataFrame's calls: transformations return a new
 /// handle; results are booked, and all of them computed together when the first is asked
@@ -312,14 +316,31 @@ impl Frame {
     /// Every column of the dataset (its first source's) a graph may read, looked up once
     /// (see [`AnyReader::readable_names`](crate::dataset::AnyReader::readable_names)).
     pub fn input_names(&self) -> Result<Arc<Vec<String>>> {
+        Ok(self.dataset_names()?.0)
+    }
+
+    /// The dataset's columns as `GetColumnNames` lists them (see
+    /// [`AnyReader::column_names`](crate::dataset::AnyReader::column_names)), looked up once.
+    pub(crate) fn listed_names(&self) -> Result<Arc<Vec<String>>> {
+        Ok(self.dataset_names()?.1)
+    }
+
+    /// The readable and the listed columns of the dataset's first source, from one opening.
+    fn dataset_names(&self) -> Result<(Names, Names)> {
         if let Some(names) = &self.lock().inputs {
             return Ok(names.clone());
         }
         let dataset = self.lock().dataset.clone();
-        let names = Arc::new(match dataset.sources().is_empty() {
-            true => Vec::new(),
-            false => dataset.open(0)?.readable_names(),
-        });
+        let names = match dataset.sources().is_empty() {
+            true => (Arc::new(Vec::new()), Arc::new(Vec::new())),
+            false => {
+                let reader = dataset.open(0)?;
+                (
+                    Arc::new(reader.readable_names()),
+                    Arc::new(reader.column_names()),
+                )
+            }
+        };
         self.lock().inputs = Some(names.clone());
         Ok(names)
     }

@@ -37,11 +37,7 @@ impl Frame {
     /// record members by their dotted paths, not the records), those defined above this
     /// node and the aliases made above it, sorted, each once.
     pub fn column_names(&self) -> Result<Vec<String>> {
-        let dataset = self.lock().dataset.clone();
-        let mut names = match dataset.sources().is_empty() {
-            true => Vec::new(),
-            false => dataset.open(0)?.column_names(),
-        };
+        let mut names = self.listed_names()?.to_vec();
         names.extend(self.names_above(Named::Columns));
         names.sort();
         names.dedup();
