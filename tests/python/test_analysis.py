@@ -30,6 +30,7 @@ def load(path, name):
 
 ADL = load(REPO / "bench" / "adl.py", "adl")
 GRAPH = load(HERE / "root_rdf.py", "root_rdf").GRAPH
+CUT_FLOWS = load(HERE / "root_cut_flows.py", "root_cut_flows")
 
 
 @pytest.fixture(scope="module")
@@ -161,6 +162,30 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
     for key in variations.GetKeys():
         assert close(flat(variations[key]), root["variations"][key]["cells"]), key
     assert df.GetNRuns() == 1 and flat(variations["jes:up"]).tolist() != flat(variations["nominal"]).tolist()
+
+
+def test_cut_flows_count_the_entries_of_root_s_event_loop(workdir):
+    # x = the entry number, in four clusters: ROOT's loop stops at the entry where the last
+    # consumer's Range ends, and every named filter is checked at every entry until then.
+    path = workdir / "entries.root"
+    with rootweave.recreate(path) as f:
+        tree = f.mktree("t", {"x": np.int32})
+        for part in np.array_split(np.arange(300_000, dtype=np.int32), 4):
+            tree.extend({"x": part})
+    out = workdir / "cut-flows-root.json"
+    done = subprocess.run([sys.executable, str(HERE / "root_cut_flows.py"), str(out), "t", str(path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    root = json.loads(out.read_text())
+    assert root["g_below"] == [[["even", 1000, 1999], ["three", 334, 1000]], 334]
+    for threads in (1, 2):
+        for graph in CUT_FLOWS.GRAPHS:
+            _nodes, results = graph(rootweave.RDataFrame("t", str(path), threads=threads))
+            assert CUT_FLOWS.values(results) == root[graph.__name__], (graph.__name__, threads)
+    report = rootweave.RDataFrame("t", str(path)).Filter("x < 10", "small").Report().GetValue()
+    assert report["small"].GetPass() == 10 and report["small"].GetAll() == 300_000
+    assert report["small"].GetEff() == pytest.approx(100 * 10 / 300_000) and tuple(report["small"]) == (
+        "small", 10, 300_000)
 
 
 def test_take_and_asnumpy_keep_entry_order(adl_files):

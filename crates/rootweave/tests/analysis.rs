@@ -171,6 +171,59 @@ fn a_range_below_a_filter_counts_the_events_reaching_it_across_files() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A cut flow's rows: name, events passed, events seen.
+fn cut_flow(b: &rootweave::analysis::Booked) -> Vec<(String, u64, u64)> {
+    match b.value().unwrap() {
+        ResultValue::Report(rows) => rows,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_cut_flow_counts_the_entries_of_the_event_loop() {
+    let (dir, paths) = written("cutflow", 2, 250_000);
+    let row = |name: &str, passed, seen| (name.to_string(), passed, seen);
+    for threads in [1, 2] {
+        // RDataFrame's loop stops at the entry where the last result's Range ends: the
+        // 1000th even entry, 1998; filters above the Range saw the entries up to it.
+        let df = frame(&paths, threads);
+        let even = df.filter("x % 2 == 0", Some("even")).unwrap();
+        let three = even.range(0, Some(1000), 1).unwrap();
+        let three = three.filter("x % 3 == 0", Some("three")).unwrap();
+        let (below, count) = (three.report().unwrap(), three.count().unwrap());
+        assert_eq!(
+            cut_flow(&below),
+            vec![row("even", 1000, 1999), row("three", 334, 1000)]
+        );
+        assert_eq!(count.value().unwrap(), ResultValue::Count(334));
+        // A named filter with nothing below it is checked at every entry, as RDataFrame
+        // checks every named filter: the loop runs to the end, and the dataset's Report
+        // lists every named filter in the order they were made.
+        let big = df.filter("x >= 5", Some("big")).unwrap();
+        let (all, below) = (df.report().unwrap(), three.report().unwrap());
+        assert_eq!(
+            cut_flow(&all),
+            vec![
+                row("even", 250_000, 500_000),
+                row("three", 334, 1000),
+                row("big", 499_990, 500_000),
+            ]
+        );
+        assert_eq!(cut_flow(&below)[0], row("even", 250_000, 500_000));
+        drop(big);
+        // Below a Range that has ended, a named filter does not hold the loop.
+        let df = frame(&paths, threads);
+        let _late = df
+            .range(0, Some(20), 1)
+            .unwrap()
+            .filter("x % 2 == 0", Some("late"));
+        let three = df.filter("x % 3 == 0", Some("three")).unwrap();
+        let three = three.range(0, Some(10), 1).unwrap().report().unwrap();
+        assert_eq!(cut_flow(&three), vec![row("three", 10, 28)]);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn variations_equal_graphs_defining_their_values() {
     let (dir, paths) = written("varied", 2, 150_000);

@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -170,26 +170,58 @@ class RResultPtr:
         return self.GetValue()
 
 
+class CutInfo(NamedTuple):
+    """One named filter of a cut flow, as ROOT's `TCutInfo`: its name, the events it passed
+    and those it saw (also a tuple `(name, passed, seen)`)."""
+
+    name: str
+    passed: int
+    seen: int
+
+    def GetName(self) -> str:  # noqa: N802
+        """The filter's name."""
+        return self.name
+
+    def GetPass(self) -> int:  # noqa: N802
+        """The events the filter kept."""
+        return self.passed
+
+    def GetAll(self) -> int:  # noqa: N802
+        """The events the filter saw."""
+        return self.seen
+
+    def GetEff(self) -> float:  # noqa: N802
+        """The percentage of the events seen that were kept (0 when none were seen)."""
+        return 100.0 * self.passed / self.seen if self.seen else 0.0
+
+
 class CutFlowReport:
-    """`Report()`'s value: per named filter, the events it passed and those it saw."""
+    """`Report()`'s value, as ROOT's `RCutFlowReport`: per named filter a `CutInfo`, in
+    order; `report["name"]` is the filter of that name."""
 
     def __init__(self, rows: list[tuple[str, int, int]]) -> None:
-        self.rows = rows
+        self.rows = [CutInfo(*r) for r in rows]
 
     def __iter__(self) -> Any:
         return iter(self.rows)
 
-    def __getitem__(self, name: str) -> tuple[int, int]:
-        for n, passed, seen in self.rows:
-            if n == name:
-                return passed, seen
-        raise KeyError(name)
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, name: str) -> CutInfo:
+        for cut in self.rows:
+            if cut.name == name:
+                return cut
+        raise KeyError(f"no filter named {name!r} in the cut flow")
 
     def Print(self) -> None:  # noqa: N802
-        """Prints the cut flow as RDataFrame prints it."""
-        for name, passed, seen in self.rows:
-            eff = 100.0 * passed / seen if seen else 0.0
-            print(f"{name:<10}: pass={passed:<10} all={seen:<10} -- eff={eff:.2f} %")
+        """Prints the cut flow as RDataFrame prints it (the cumulative efficiency against the
+        events the first filter saw)."""
+        first = self.rows[0].seen if self.rows else 0
+        for cut in self.rows:
+            cumulative = 100.0 * cut.passed / first if first else 0.0
+            print(f"{cut.name:<20}: pass={cut.passed:<10} all={cut.seen:<10} -- eff={cut.GetEff():.2f} % "
+                  f"cumulative eff={cumulative:.2f} %")
 
 
 def _axes(model: Sequence[Any], dims: int) -> tuple[str, str, list[dict[str, Any]]]:

@@ -33,7 +33,7 @@ pub enum AxisModel {
 }
 
 impl AxisModel {
-    fn bins(&self) -> usize {
+    pub(crate) fn bins(&self) -> usize {
         match self {
             AxisModel::Regular { bins, .. } => *bins,
             AxisModel::Variable(e) => e.len().saturating_sub(1),
@@ -372,6 +372,28 @@ impl Partial {
             },
             ActionSpec::Take(_) => Partial::Taken(Vec::new()),
             ActionSpec::Report => Partial::Report(vec![(0, 0); filters]),
+        }
+    }
+
+    /// An empty partial of `spec` without cells, for a histogram whose cells are kept per
+    /// slot (see [`SlotCells`](super::slot_cells::SlotCells)): a batch's statistics only.
+    pub fn kept(spec: &ActionSpec) -> Partial {
+        match spec {
+            ActionSpec::Histo { axes, .. } => Partial::Histo {
+                cells: Vec::new(),
+                sumw2: None,
+                stats: vec![0.0; stat_names(axes.len(), false).len()],
+                entries: 0.0,
+            },
+            other => Partial::new(other, 0),
+        }
+    }
+
+    /// A histogram's cells.
+    pub fn cells_mut(&mut self) -> Option<&mut Vec<f64>> {
+        match self {
+            Partial::Histo { cells, .. } => Some(cells),
+            _ => None,
         }
     }
 

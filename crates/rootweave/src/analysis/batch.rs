@@ -249,6 +249,34 @@ impl<'a> BatchState<'a> {
         Ok(self.selection(n)?.map_or(self.events, |s| s.len()))
     }
 
+    /// The number of events node `n` keeps among the chunk's first `end` events.
+    pub fn events_before(&mut self, n: usize, end: usize) -> Result<usize, String> {
+        Ok(match self.selection(n)? {
+            None => self.events.min(end),
+            Some(s) => s.partition_point(|&i| i < end),
+        })
+    }
+
+    /// The position in the chunk of the event at which counted `Range` `n` ends (the
+    /// event that reaches the node above it as the range's `end`-th), if it is in this
+    /// chunk.
+    pub fn range_end_at(&mut self, n: usize) -> Result<Option<usize>, String> {
+        let NodeKind::Range { end: Some(end), .. } = self.plan.nodes[n].kind else {
+            return Ok(None);
+        };
+        let before = self.reached.get(n).copied().unwrap_or(0);
+        let Some(k) = end.checked_sub(1 + before) else {
+            return Ok(None);
+        };
+        let Ok(k) = usize::try_from(k) else {
+            return Ok(None);
+        };
+        Ok(match self.selection(self.parent(n))? {
+            None => (k < self.events).then_some(k),
+            Some(s) => s.get(k).copied(),
+        })
+    }
+
     /// Column `name` for the events of node `n`.
     pub fn column(&mut self, n: usize, name: &str) -> Result<Column, String> {
         self.column_for(n, n, name)

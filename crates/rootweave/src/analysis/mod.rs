@@ -16,6 +16,7 @@ pub mod expr;
 mod graph;
 mod names;
 mod run;
+mod slot_cells;
 mod snapshot;
 mod varied;
 

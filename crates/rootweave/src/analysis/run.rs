@@ -10,6 +10,7 @@ use super::actions::{fill, ActionSpec, Partial};
 use super::batch::{BatchState, Plan};
 use super::column::Column;
 use super::graph::{Definition, Graph, NodeKind};
+use super::slot_cells::SlotCells;
 use crate::array::Array;
 use crate::dataset::{InOrder, Unit};
 use crate::error::{Error, Result};
@@ -33,6 +34,8 @@ pub struct Progress {
 /// results added so far, in dataset order (the live view of a running graph).
 pub struct Live {
     ordered: Mutex<InOrder<Vec<Partial>>>,
+    /// The cells of unweighted histograms, per slot (the ordered partials hold the rest).
+    cells: SlotCells,
     progress: Mutex<Progress>,
     pending: Vec<usize>,
     bookings: Vec<super::graph::Booking>,
@@ -49,13 +52,16 @@ impl Live {
     pub fn so_far(&self, id: usize) -> Option<Result<super::actions::ResultValue>> {
         let k = self.pending.iter().position(|&b| b == id)?;
         let spec = &self.bookings[id].spec;
-        let partial = {
+        let mut partial = {
             let ordered = self.ordered.lock().unwrap_or_else(|p| p.into_inner());
             match ordered.so_far() {
                 Some(t) => t[k].clone(),
                 None => Partial::new(spec, self.filter_names[k].len()),
             }
         };
+        if let (true, Some(cells)) = (self.cells.keeps(k), partial.cells_mut()) {
+            *cells = self.cells.merged(k);
+        }
         Some(partial.finish(spec, &self.filter_names[k]))
     }
 }
@@ -200,9 +206,14 @@ pub(crate) struct Prepared {
     /// Per counted `Range` node, the events that reached the node above it so far (see
     /// [`Plan::counted`]; the run takes the batches in order then).
     reached: Mutex<Vec<u64>>,
-    /// Per pending result (and the sink's node), the `Range` nodes with an end above it:
-    /// when every result has one that has ended, the rest of the dataset changes nothing.
+    /// Per consumer of the event loop (pending result, sink, last named filter: see
+    /// [`last_named_filters`]), the `Range` nodes with an end above it: when every one has
+    /// a range that has ended, the rest of the dataset changes nothing.
     limits: Vec<Vec<usize>>,
+    /// Per `Range` node with an end, once known, the dataset entries up to the event that
+    /// ends it (a range on the dataset knows it from the start; a counted one when the
+    /// chunk holding that event is run).
+    ends: Mutex<Vec<Option<u64>>>,
     /// The dataset-wide entries taken so far (the run in order).
     entries_done: std::sync::atomic::AtomicU64,
     /// Whether the run takes its batches one at a time, in order: for `Range`s counting a
@@ -247,7 +258,33 @@ impl Prepared {
                     .into(),
             ));
         }
-        let inputs = needed_inputs(&plan, &bookings, &pending, extra.as_ref());
+        // The event loop's consumers: the results, the sink, and the named filters (see
+        // `last_named_filters`); each is done once a `Range` above it has ended.
+        let sink_node = extra.as_ref().map(|(node, _)| *node);
+        let consumers: Vec<usize> = pending.iter().map(|&b| bookings[b].node).collect();
+        let last_filters: Vec<usize> = last_named_filters(&plan, &consumers).collect();
+        let limits: Vec<Vec<usize>> = consumers
+            .iter()
+            .copied()
+            .chain(sink_node)
+            .chain(last_filters.iter().copied())
+            .map(|node| ranges_ending_above(&plan, node))
+            .collect();
+        let stoppable = limits.iter().all(|l| !l.is_empty());
+        // A `Report` of the dataset's node counts every named filter of the graph; a run
+        // that may stop early finds where the named filters' ranges end.
+        let every_filter = pending.iter().any(|&b| {
+            matches!(bookings[b].spec, ActionSpec::Report)
+                && plan.nodes[bookings[b].node].parent.is_none()
+        });
+        let mut wanted: Vec<(usize, Vec<String>)> = extra.iter().cloned().collect();
+        let filters_read = match (every_filter, stoppable) {
+            (true, _) => report_filters(&plan, 0),
+            (false, true) => last_filters,
+            (false, false) => Vec::new(),
+        };
+        wanted.extend(filters_read.into_iter().map(|f| (f, Vec::new())));
+        let inputs = needed_inputs(&plan, &bookings, &pending, &wanted);
         let names: Vec<String> = if dataset.sources().is_empty() {
             Vec::new()
         } else {
@@ -281,7 +318,7 @@ impl Prepared {
         let total_batches = counts.filter(|_| watched).map(|c| c.iter().sum());
         let filters: Vec<Vec<usize>> = pending
             .iter()
-            .map(|&b| named_filters(&plan, bookings[b].node))
+            .map(|&b| report_filters(&plan, bookings[b].node))
             .collect();
         let mut fill_keys: Vec<FillKey> = Vec::new();
         let fills_of: Vec<Vec<usize>> = pending
@@ -320,6 +357,7 @@ impl Prepared {
             .collect();
         let live = Arc::new(Live {
             ordered: Mutex::new(InOrder::default()),
+            cells: SlotCells::new(pending.iter().map(|&b| &bookings[b].spec), dataset.slots()),
             progress: Mutex::new(Progress {
                 total_batches,
                 ..Progress::default()
@@ -334,14 +372,13 @@ impl Prepared {
             g.last_progress = None;
         }
         let plan_nodes = plan.nodes.len();
-        let sink_node = extra.as_ref().map(|(node, _)| *node);
-        let limits: Vec<Vec<usize>> = pending
-            .iter()
-            .map(|&b| bookings[b].node)
-            .chain(sink_node)
-            .map(|node| ranges_ending_above(&plan, node))
+        let in_order = plan.in_order() || stoppable;
+        let ends = (0..plan_nodes)
+            .map(|n| match plan.nodes[n].kind {
+                NodeKind::Range { end: Some(end), .. } if !plan.counted[n] || end == 0 => Some(end),
+                _ => None,
+            })
             .collect();
-        let in_order = plan.in_order() || limits.iter().all(|l| !l.is_empty());
         Ok(Some(Prepared {
             plan,
             bookings,
@@ -358,6 +395,7 @@ impl Prepared {
             live,
             reached: Mutex::new(vec![0; plan_nodes]),
             limits,
+            ends: Mutex::new(ends),
             entries_done: std::sync::atomic::AtomicU64::new(0),
             in_order,
         }))
@@ -366,19 +404,45 @@ impl Prepared {
     /// Whether every pending result is below a `Range` that has ended, so that the batches
     /// still to come change nothing (the run in order).
     fn exhausted(&self) -> bool {
-        let reached = self.reached.lock().unwrap_or_else(|p| p.into_inner());
         let done = self.entries_done.load(std::sync::atomic::Ordering::Relaxed);
-        self.limits.iter().all(|ranges| {
-            ranges.iter().any(|&r| {
-                let NodeKind::Range { end: Some(end), .. } = self.plan.nodes[r].kind else {
-                    return false;
-                };
-                match self.plan.counted[r] {
-                    true => reached[r] >= end,
-                    false => done >= end,
-                }
-            })
-        })
+        self.loop_end().is_some_and(|end| done >= end)
+    }
+
+    /// The dataset entries RDataFrame's event loop takes, once known: it stops after the
+    /// entry at which the last of the results' ranges ends (a result is done at the first
+    /// of its ranges to end), and its filters count the events up to there only.
+    fn loop_end(&self) -> Option<u64> {
+        if self.limits.iter().any(Vec::is_empty) {
+            return None;
+        }
+        let ends = self.ends.lock().unwrap_or_else(|p| p.into_inner());
+        self.limits
+            .iter()
+            .map(|ranges| ranges.iter().filter_map(|&r| ends[r]).min())
+            .try_fold(0, |last, end| Some(last.max(end?)))
+    }
+
+    /// Notes the counted `Range`s ending in this chunk (its first entry `at`; the run in
+    /// order), then returns how many of its events the event loop takes before it stops,
+    /// if it stops in this chunk or before.
+    fn note_ends(
+        &self,
+        state: &mut BatchState,
+        at: u64,
+    ) -> std::result::Result<Option<usize>, String> {
+        if self.limits.iter().any(Vec::is_empty) {
+            return Ok(None);
+        }
+        let mut ends = self.ends.lock().unwrap_or_else(|p| p.into_inner());
+        for &n in self.limits.iter().flatten() {
+            if ends[n].is_none() {
+                ends[n] = state.range_end_at(n)?.map(|k| at + k as u64 + 1);
+            }
+        }
+        drop(ends);
+        Ok(self
+            .loop_end()
+            .map(|end| end.saturating_sub(at).min(usize::MAX as u64) as usize))
     }
 
     /// Adds the events of a chunk that reached the node above each counted `Range` (the run
@@ -415,10 +479,14 @@ impl Prepared {
         }
         let events = (unit.entries.end - unit.entries.start) as usize;
         let first = self.starts[unit.source] + (unit.entries.start - self.skipped[unit.source]);
+        let cells = &self.live.cells;
         let mut partials: Vec<Partial> = pending
             .iter()
             .enumerate()
-            .map(|(k, &b)| Partial::new(&bookings[b].spec, self.filters[k].len()))
+            .map(|(k, &b)| match cells.keeps(k) {
+                true => Partial::kept(&bookings[b].spec),
+                false => Partial::new(&bookings[b].spec, self.filters[k].len()),
+            })
             .collect();
         let mut written = Vec::new();
         // The columns results fill from, by variation, node and name, chunk after chunk:
@@ -444,6 +512,7 @@ impl Prepared {
             };
             let mut state =
                 BatchState::new(plan, arrays, unit.source, at, chunk.clone()).with_reached(reached);
+            let taken_events = self.note_ends(&mut state, at).map_err(wrap)?;
             // The chunk as each variation sees it: what the variation changes computed again,
             // the rest taken from the nominal results' columns, computed first.
             let mut varied: Vec<(Option<(String, usize)>, BatchState)> = Vec::new();
@@ -471,7 +540,11 @@ impl Prepared {
                     }
                 };
                 let (node, spec) = (booking.node, &booking.spec);
-                if count_one(state, node, spec, &self.filters[k], &mut partials[k]).map_err(wrap)? {
+                let counting = Counting {
+                    filters: &self.filters[k],
+                    events: taken_events,
+                };
+                if count_one(state, node, spec, &counting, &mut partials[k]).map_err(wrap)? {
                     continue;
                 }
                 for &i in &self.fills_of[k] {
@@ -493,14 +566,17 @@ impl Prepared {
             .into_iter()
             .map(|parts| Column::concat(parts).map_err(wrap))
             .collect::<Result<_>>()?;
-        for (k, &b) in pending.iter().enumerate() {
-            let booking = &bookings[b];
-            if matches!(booking.spec, ActionSpec::Count | ActionSpec::Report) {
-                continue;
+        cells.fill_in(slot, &mut partials, |partials| {
+            for (k, &b) in pending.iter().enumerate() {
+                let booking = &bookings[b];
+                if matches!(booking.spec, ActionSpec::Count | ActionSpec::Report) {
+                    continue;
+                }
+                let cols: Vec<&Column> = self.fills_of[k].iter().map(|&i| &fills[i]).collect();
+                fill(&mut partials[k], &booking.spec, &cols).map_err(wrap)?;
             }
-            let cols: Vec<&Column> = self.fills_of[k].iter().map(|&i| &fills[i]).collect();
-            fill(&mut partials[k], &booking.spec, &cols).map_err(wrap)?;
-        }
+            Ok::<(), Error>(())
+        })?;
         if let Some(sink) = sink {
             let sequence = self.first_batch[unit.source] + unit.part as u64;
             sink.batch(slot, sequence, join_chunks(written)?)?;
@@ -545,15 +621,37 @@ impl Prepared {
         let mut total = total.map(Vec::into_iter);
         for (k, &b) in self.pending.iter().enumerate() {
             let spec = &self.bookings[b].spec;
-            let partial = match total.as_mut().and_then(Iterator::next) {
+            let mut partial = match total.as_mut().and_then(Iterator::next) {
                 Some(t) => t,
                 None => Partial::new(spec, self.filters[k].len()),
             };
+            if let (true, Some(cells)) = (self.live.cells.keeps(k), partial.cells_mut()) {
+                *cells = self.live.cells.take(k);
+            }
             g.results[b] = Some(partial.finish(spec, &self.filter_names[k])?);
         }
         g.runs += 1;
         Ok(())
     }
+}
+
+/// The named filters with no result of the run (of `consumers`' nodes) and no other named
+/// filter at or below them. RDataFrame checks every named filter at every entry, and its
+/// event loop stops once each result and each such filter is below a `Range` that has
+/// ended (a named filter above others or above a result waits for them).
+fn last_named_filters<'p>(
+    plan: &'p Plan,
+    consumers: &'p [usize],
+) -> impl Iterator<Item = usize> + 'p {
+    let named = report_filters(plan, 0);
+    let mut below = vec![false; plan.nodes.len()];
+    for &node in consumers {
+        plan.lineage(node).for_each(|n| below[n] = true);
+    }
+    for &f in &named {
+        plan.lineage(f).skip(1).for_each(|n| below[n] = true);
+    }
+    named.into_iter().filter(move |&f| !below[f])
 }
 
 /// The `Range` nodes with an end from `node` up to the root.
@@ -603,22 +701,34 @@ fn join_chunks(chunks: Vec<Vec<Array>>) -> Result<Vec<Array>> {
 /// Where a result's column comes from: the variation, the node, the column's name.
 type FillKey = (Option<(String, usize)>, usize, String);
 
+/// What a `Report` counts of a chunk.
+struct Counting<'p> {
+    /// Its named filters.
+    filters: &'p [usize],
+    /// The chunk's events the event loop takes (`None`: all), when it stops in the chunk.
+    events: Option<usize>,
+}
+
 /// Counts a chunk's events into a `Count` or `Report` partial; false for other results
 /// (filled from their columns).
 fn count_one(
     state: &mut BatchState,
     node: usize,
     spec: &ActionSpec,
-    filters: &[usize],
+    counting: &Counting,
     partial: &mut Partial,
 ) -> std::result::Result<bool, String> {
     match (spec, partial) {
         (ActionSpec::Count, Partial::Count(n)) => *n += state.events_at(node)? as u64,
         (ActionSpec::Report, Partial::Report(counts)) => {
-            for (c, &f) in counts.iter_mut().zip(filters) {
+            let taken = counting.events.unwrap_or(usize::MAX);
+            for (c, &f) in counts.iter_mut().zip(counting.filters) {
+                if taken == 0 {
+                    break;
+                }
                 let parent = state.parent(f);
-                c.0 += state.events_at(f)? as u64;
-                c.1 += state.events_at(parent)? as u64;
+                c.0 += state.events_before(f, taken)? as u64;
+                c.1 += state.events_before(parent, taken)? as u64;
             }
         }
         (ActionSpec::Count | ActionSpec::Report, _) => {}
@@ -627,12 +737,15 @@ fn count_one(
     Ok(true)
 }
 
-/// The named filters on the way from the root to `node`, root first.
-fn named_filters(plan: &Plan, node: usize) -> Vec<usize> {
-    let mut out: Vec<usize> = plan
-        .lineage(node)
-        .filter(|&n| matches!(plan.nodes[n].kind, NodeKind::Filter { name: Some(_), .. }))
-        .collect();
+/// The named filters a `Report` at `node` lists: those on the way from the root to
+/// `node`, root first; at the dataset's node, every named filter of the graph in the
+/// order they were made, as RDataFrame's `Report` of the dataset lists them.
+fn report_filters(plan: &Plan, node: usize) -> Vec<usize> {
+    let named = |n: &usize| matches!(plan.nodes[*n].kind, NodeKind::Filter { name: Some(_), .. });
+    if plan.nodes[node].parent.is_none() {
+        return (0..plan.nodes.len()).filter(named).collect();
+    }
+    let mut out: Vec<usize> = plan.lineage(node).filter(named).collect();
     out.reverse();
     out
 }
@@ -643,7 +756,7 @@ fn needed_inputs(
     plan: &Plan,
     bookings: &[super::graph::Booking],
     pending: &[usize],
-    extra: Option<&(usize, Vec<String>)>,
+    extra: &[(usize, Vec<String>)],
 ) -> Vec<String> {
     let mut work: Vec<(usize, String)> = Vec::new();
     let mut seen: HashSet<(usize, String)> = HashSet::new();
@@ -658,7 +771,7 @@ fn needed_inputs(
     let wanted = pending
         .iter()
         .map(|&b| (bookings[b].node, bookings[b].spec.columns()))
-        .chain(extra.cloned());
+        .chain(extra.iter().cloned());
     for (node, columns) in wanted {
         work.extend(columns.into_iter().map(|c| (node, c)));
         // Every filter above the result.
@@ -721,5 +834,5 @@ pub(crate) fn needed_inputs_of(
     node: usize,
     columns: &[String],
 ) -> Vec<String> {
-    needed_inputs(plan, bookings, pending, Some(&(node, columns.to_vec())))
+    needed_inputs(plan, bookings, pending, &[(node, columns.to_vec())])
 }
