@@ -250,6 +250,41 @@ def test_histograms_are_written_and_read_back(workdir):
     assert back.member("fEntries") == 200
 
 
+ROOT_TITLES = r"""
+import json, sys, ROOT
+df = ROOT.RDataFrame("Events", sys.argv[1]).Define("w", "MET_pt / 100")
+mine = ROOT.TFile.Open(sys.argv[2])
+theirs = {"h0": df.Histo1D("MET_pt"), "h1": df.Histo1D("MET_pt", "w"),
+          "h2": df.Histo1D(("h2", "MET #; w;E_{T} [GeV];events", 10, 0, 100), "MET_pt"),
+          "h3": df.Histo2D(("h3", "two;x;y;z", 4, 0, 100, 4, 0, 10), "MET_pt", "nJet"),
+          "h4": df.Profile1D(("h4", "p;nJet;MET", 4, 0, 10), "nJet", "MET_pt")}
+def titles(h):
+    return [h.GetTitle(), h.GetXaxis().GetTitle(), h.GetYaxis().GetTitle(), h.GetZaxis().GetTitle()]
+print(json.dumps({k: [titles(v.GetValue()), titles(mine.Get(k))] for k, v in theirs.items()}))
+"""
+
+
+def test_histograms_have_root_s_titles_written_and_in_hist(workdir):
+    # A model's "title;x;y" titles the axes; a model-less Histo1D's are the column and
+    # "count": ROOT reads them from rootweave's file as its RDataFrame makes them.
+    df = rootweave.RDataFrame("Events", str(NANO)).Define("w", "MET_pt / 100")
+    booked = {"h0": df.Histo1D("MET_pt"), "h1": df.Histo1D("MET_pt", "w"),
+              "h2": df.Histo1D(("h2", "MET #; w;E_{T} [GeV];events", 10, 0, 100), "MET_pt"),
+              "h3": df.Histo2D(("h3", "two;x;y;z", 4, 0, 100, 4, 0, 10), "MET_pt", "nJet"),
+              "h4": df.Profile1D(("h4", "p;nJet;MET", 4, 0, 10), "nJet", "MET_pt")}
+    path = workdir / "titled.root"
+    with rootweave.recreate(path) as f:
+        for name, h in booked.items():
+            f[name] = h.GetValue()
+    assert booked["h2"].GetValue().label == "MET ; w" and booked["h2"].GetValue().axes[0].label == "E_{T} [GeV]"
+    assert [a.label for a in booked["h3"].GetValue().axes] == ["x", "y"]
+    done = subprocess.run([sys.executable, "-c", ROOT_TITLES, str(NANO), str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name, (theirs, mine) in json.loads(done.stdout.strip().splitlines()[-1]).items():
+        assert mine == theirs, name
+    assert json.loads(done.stdout.strip().splitlines()[-1])["h1"][0] == ["MET_pt, weights: w", "MET_pt", "count * w", ""]
+
+
 SNAPSHOT_DEFINES = [("ht", "Sum(Jet_pt)"), ("n40", "Sum(Jet_pt > 40)"), ("lead_eta", "Jet_eta[0]"),
                     ("good_pt", "Jet_pt[abs(Jet_eta) < 2]"), ("met2", "MET_pt * 2.0")]
 ROOT_READ_SNAPSHOT = r"""

@@ -446,9 +446,11 @@ fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
             d.set_item("class", &h.class)?;
             d.set_item("name", &h.name)?;
             d.set_item("title", &h.title)?;
+            d.set_item("content_title", &h.content_title)?;
             let axes = PyList::empty(py);
             for a in &h.axes {
                 let ad = PyDict::new(py);
+                ad.set_item("title", &a.title)?;
                 ad.set_item("bins", a.bins)?;
                 ad.set_item("min", a.min)?;
                 ad.set_item("max", a.max)?;

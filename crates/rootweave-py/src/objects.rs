@@ -180,6 +180,7 @@ fn histogram<'py>(py: Python<'py>, h: &Histogram) -> PyResult<Bound<'py, PyDict>
     d.set_item("class", &h.class)?;
     d.set_item("name", &h.name)?;
     d.set_item("title", &h.title)?;
+    d.set_item("content_title", &h.content_title)?;
     let axes = PyList::empty(py);
     for a in &h.axes {
         let axis = PyDict::new(py);

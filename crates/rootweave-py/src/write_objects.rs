@@ -88,6 +88,7 @@ fn histogram(spec: &Bound<'_, PyDict>) -> PyResult<Histogram> {
         name: required(spec, "name")?,
         title: item(spec, "title")?.unwrap_or_default(),
         axes,
+        content_title: item(spec, "content_title")?.unwrap_or_default(),
         cells: array(spec, "cells")?.ok_or_else(|| missing("cells"))?,
         sumw2: array(spec, "sumw2")?,
         entries: 0.0,

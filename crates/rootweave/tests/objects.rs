@@ -152,6 +152,7 @@ fn labelled_histogram(values: &[f64]) -> Histogram {
         name: "h".into(),
         title: "a title".into(),
         axes: vec![axis],
+        content_title: "entries".into(),
         sumw2: Some(cells.clone()),
         cells,
         entries: 0.0,

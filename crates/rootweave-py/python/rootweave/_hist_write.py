@@ -18,6 +18,9 @@ from ._objects import Histogram
 #: The attribute of a histogram made by `rootweave.histogram` holding the statistics
 #: sums of the values filled (ROOT's `fTsumw`, `fTsumwx`, ...) and the number of entries.
 STATISTICS = "_rootweave_statistics"
+#: The attribute holding the title of the axis a histogram's contents are drawn along (a 1D
+#: histogram's y axis), which `hist` has no place for.
+CONTENT_TITLE = "_rootweave_content_title"
 
 
 def spec(obj: Any, name: str) -> dict[str, Any] | None:
@@ -104,7 +107,7 @@ def _from_boost(h: Any, name: str) -> dict[str, Any]:
     title = getattr(h, "label", None) or (metadata.get("label", "") if isinstance(metadata, dict) else "")
     storage = h.storage_type
     out: dict[str, Any] = {"name": name, "title": str(title or ""), "axes": list(axes), "sumw2": None, "profile": None,
-           "entries": None, "stats": None}
+           "entries": None, "stats": None, "content_title": str(getattr(h, CONTENT_TITLE, "") or "")}
     if storage in (bh.storage.Mean, bh.storage.WeightedMean):
         out["class"] = "TProfile" if h.ndim == 1 else f"TProfile{h.ndim}D"
         value = np.asarray(view.value)
@@ -167,7 +170,8 @@ def _from_read(h: Any, name: str) -> dict[str, Any]:
                                a["labels"], a["can_extend"]))
         axes[-1]["name"] = a["name"]
     out: dict[str, Any] = {"class": cls, "name": name, "title": view["title"], "axes": axes, "cells": view["sumw"],
-           "sumw2": view["sumw2"], "profile": None, "entries": view["entries"], "stats": list(view["stats"].items())}
+           "sumw2": view["sumw2"], "profile": None, "entries": view["entries"], "stats": list(view["stats"].items()),
+           "content_title": view["content_title"]}
     if view["profile"]:
         out["profile"] = {"bin_entries": view["bin_entries"], "sum_wy2": view["sum_wy2"],
                           "bin_sumw2": view["bin_sumw2"], "error_mode": view["error_mode"]}

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _extras, _paths
-from ._hist_write import STATISTICS
+from ._hist_write import CONTENT_TITLE, STATISTICS
 from ._layout import to_awkward_content, to_numpy
 from . import _rdf_dask
 from ._rootweave import Booked as _Booked
@@ -264,6 +264,7 @@ def _to_hist(d: dict[str, Any]) -> Any:
         view.value = np.divide(cells, w, out=np.zeros_like(cells), where=w != 0)
         view.sum_of_weights_squared = w
         view._sum_of_weighted_deltas_squared = d["sum_wy2"].reshape(shape, order="F") - w * view.value**2
+        _titled(h, d)
         return h
     weighted = d["sumw2"] is not None
     storage: Any = hist.storage.Weight() if weighted else hist.storage.Double()
@@ -274,8 +275,18 @@ def _to_hist(d: dict[str, Any]) -> Any:
         view.variance = d["sumw2"].reshape(shape, order="F")
     else:
         view[...] = cells
+    _titled(h, d)
     setattr(h, STATISTICS, {**dict(d["stats"]), "fEntries": d["entries"]})
     return h
+
+
+def _titled(h: Any, d: dict[str, Any]) -> None:
+    """Gives `h` the axis titles ROOT gives the histogram (a model's `"title;x;y"`), none
+    where ROOT has none (rather than `hist`'s "Axis 0"), and keeps the contents' title for
+    writing."""
+    for axis, a in zip(h.axes, d["axes"]):
+        axis.label = a["title"]
+    setattr(h, CONTENT_TITLE, d["content_title"])
 
 
 def _to_array(layout: Any) -> Any:
@@ -487,7 +498,9 @@ class RDataFrame:
                 raise ValueError("Histo1D(column, weight) takes no third argument")
             column, weight = model, column
             named = f"{column}_weighted_{weight}" if weight else column
-            model = (named, f"{column}, weights: {weight}" if weight else column, 128, 0.0, 0.0)
+            # Titled as RDataFrame titles it, its axes too (`title;x;y`).
+            title = f"{column}, weights: {weight};{column};count * {weight}" if weight else f"{column};{column};count"
+            model = (named, title, 128, 0.0, 0.0)
         if column is None:
             raise ValueError("Histo1D(model, column): the column is missing")
         name, title, axes = _axes(model, 1)

@@ -520,10 +520,11 @@ impl Partial {
                 },
             ) => {
                 let names = stat_names(axes.len(), false);
-                ResultValue::Histogram(Box::new(Histogram {
+                ResultValue::Histogram(Box::new(root_titles(Histogram {
                     class: format!("TH{}D", axes.len()),
                     name: name.clone(),
                     title: title.clone(),
+                    content_title: String::new(),
                     axes: axes
                         .iter()
                         .zip(["xaxis", "yaxis", "zaxis"])
@@ -534,7 +535,7 @@ impl Partial {
                     entries,
                     stats: names.iter().map(|n| n.to_string()).zip(stats).collect(),
                     profile: None,
-                }))
+                })))
             }
             (Partial::Values { xs, ws }, ActionSpec::Histo { name, title, .. }) => {
                 let bins = match spec {
@@ -543,10 +544,11 @@ impl Partial {
                 };
                 let h = super::data_range::fill(bins, &xs, ws.as_deref());
                 let names = stat_names(1, false);
-                ResultValue::Histogram(Box::new(Histogram {
+                ResultValue::Histogram(Box::new(root_titles(Histogram {
                     class: "TH1D".into(),
                     name: name.clone(),
                     title: title.clone(),
+                    content_title: String::new(),
                     axes: vec![Axis {
                         min: h.min,
                         max: h.max,
@@ -558,7 +560,7 @@ impl Partial {
                     entries: h.entries,
                     stats: names.iter().map(|n| n.to_string()).zip(h.stats).collect(),
                     profile: None,
-                }))
+                })))
             }
             (
                 Partial::Profile {
@@ -574,10 +576,11 @@ impl Partial {
                 },
             ) => {
                 let names = stat_names(1, true);
-                ResultValue::Histogram(Box::new(Histogram {
+                ResultValue::Histogram(Box::new(root_titles(Histogram {
                     class: "TProfile".into(),
                     name: name.clone(),
                     title: title.clone(),
+                    content_title: String::new(),
                     axes: vec![axis.root_axis("xaxis")],
                     cells: wy,
                     sumw2: None,
@@ -591,7 +594,7 @@ impl Partial {
                         value_min: 0.0,
                         value_max: 0.0,
                     }),
-                }))
+                })))
             }
             (Partial::Count(n), _) => ResultValue::Count(n),
             (Partial::Sum { sum, carry, n }, ActionSpec::Mean(_)) => {
@@ -622,6 +625,36 @@ impl Partial {
             _ => unreachable!("partials match their results"),
         })
     }
+}
+
+/// `h` with its title split as ROOT's `TH1::SetTitle` splits a model's: `"title;x;y;z"` is
+/// the histogram's title and its axes' (the one after the last dimension is the contents'),
+/// `#;` a semicolon in a title.
+fn root_titles(mut h: Histogram) -> Histogram {
+    let mut parts: Vec<String> = Vec::new();
+    let mut rest = h.title.as_str();
+    while let Some(at) = find_separator(rest) {
+        parts.push(rest[..at].replace("#;", ";"));
+        rest = &rest[at + 1..];
+    }
+    parts.push(rest.replace("#;", ";"));
+    let mut parts = parts.into_iter();
+    h.title = parts.next().unwrap_or_default();
+    let dims = h.axes.len();
+    for (i, part) in parts.enumerate().take(3) {
+        match h.axes.get_mut(i) {
+            Some(axis) => axis.title = part,
+            None if i == dims => h.content_title = part,
+            None => {}
+        }
+    }
+    h
+}
+
+/// The first `;` of `title` not written as `#;`.
+fn find_separator(title: &str) -> Option<usize> {
+    let bytes = title.as_bytes();
+    (0..bytes.len()).find(|&i| bytes[i] == b';' && (i == 0 || bytes[i - 1] != b'#'))
 }
 
 fn add_all(a: &mut [f64], b: &[f64]) {
@@ -881,6 +914,42 @@ fn fill_values(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A model's title gives the axes theirs, as ROOT's `TH1::SetTitle` splits it.
+    #[test]
+    fn titles_split_as_root_splits_them() {
+        let histogram = |dims: usize, title: &str| {
+            let axis = AxisModel::Regular {
+                bins: 1,
+                min: 0.0,
+                max: 1.0,
+            };
+            root_titles(Histogram {
+                class: format!("TH{dims}D"),
+                name: "h".into(),
+                title: title.into(),
+                axes: vec![axis.root_axis("xaxis"); dims],
+                content_title: String::new(),
+                cells: Vec::new(),
+                sumw2: None,
+                entries: 0.0,
+                stats: Vec::new(),
+                profile: None,
+            })
+        };
+        let titles = |h: &Histogram| {
+            let mut t = vec![h.title.clone()];
+            t.extend(h.axes.iter().map(|a| a.title.clone()));
+            t.push(h.content_title.clone());
+            t
+        };
+        assert_eq!(titles(&histogram(1, "t;x;y;z")), ["t", "x", "y"]);
+        assert_eq!(titles(&histogram(2, "t;x;y;z")), ["t", "x", "y", "z"]);
+        assert_eq!(titles(&histogram(3, "t;x;y;z")), ["t", "x", "y", "z", ""]);
+        assert_eq!(titles(&histogram(1, "a #; b;x#;")), ["a ; b", "x;", ""]);
+        assert_eq!(titles(&histogram(1, "plain")), ["plain", "", ""]);
+        assert_eq!(titles(&histogram(2, ";;y")), ["", "", "y", ""]);
+    }
 
     /// Parts of consecutive batches, merged, give the bits of the batches added in one run.
     #[test]

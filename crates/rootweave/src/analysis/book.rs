@@ -28,14 +28,17 @@ impl Model {
     }
 
     /// The model RDataFrame's `Histo1D(column)` and `Histo1D(column, weight)` make: 128 bins
-    /// over a range found from the data, named and titled after the columns.
+    /// over a range found from the data, named and titled after the columns (the title
+    /// gives the axes theirs, as `"title;x;y"` does).
     pub fn for_column(column: &str, weight: Option<&str>) -> Model {
+        // The axes titled as RDataFrame titles them: the column, and `count` (times the
+        // weight).
         let (name, title) = match weight {
             Some(w) => (
                 format!("{column}_weighted_{w}"),
-                format!("{column}, weights: {w}"),
+                format!("{column}, weights: {w};{column};count * {w}"),
             ),
-            None => (column.to_string(), column.to_string()),
+            None => (column.to_string(), format!("{column};{column};count")),
         };
         Model {
             name,

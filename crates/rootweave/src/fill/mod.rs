@@ -132,6 +132,7 @@ pub fn fill_histogram(
         class: format!("TH{dims}D"),
         name: fields.join("_"),
         title: String::new(),
+        content_title: String::new(),
         axes: axes
             .iter()
             .zip(["xaxis", "yaxis", "zaxis"])

@@ -160,6 +160,10 @@ pub struct Histogram {
     pub title: String,
     /// One axis per dimension.
     pub axes: Vec<Axis>,
+    /// The title of the axis after the last dimension (a 1D histogram's y axis, a 2D one's
+    /// z axis; none for 3D), which ROOT draws the contents along: a model titled
+    /// `"title;x;count"` gives it `count`.
+    pub content_title: String,
     /// The cells as stored (a profile's: sum of weight times value), flow cells included,
     /// x fastest.
     pub cells: Vec<f64>,
@@ -202,6 +206,11 @@ impl Histogram {
                 Axis::from_object(axis).map_err(|e| format!("{name}: {e}"))
             })
             .collect::<Result<Vec<_>, String>>()?;
+        let content_title = ["fYaxis", "fZaxis"]
+            .get(dims - 1)
+            .and_then(|name| o.object(name)?.str("fTitle"))
+            .unwrap_or("")
+            .to_string();
         let cells_expected = axes
             .iter()
             .try_fold(1usize, |n, a| n.checked_mul(a.bins + 2))
@@ -261,6 +270,7 @@ impl Histogram {
             name: o.str("fName").unwrap_or("").to_string(),
             title: o.str("fTitle").unwrap_or("").to_string(),
             axes,
+            content_title,
             cells,
             sumw2,
             entries: o.get("fEntries").and_then(as_float).unwrap_or(0.0),

@@ -155,11 +155,28 @@ impl Histogram {
         b.tnamed(&self.name, &self.title, HISTOGRAM_BITS);
         attributes(b);
         b.i32(self.cells.len() as i32);
-        let unit = Axis::unit;
+        // The axes a histogram lacks are one bin wide; the first of them has the contents'
+        // title.
+        let unit = |i: usize, name: &str| Axis {
+            title: match i == self.axes.len() {
+                true => self.content_title.clone(),
+                false => String::new(),
+            },
+            ..Axis::unit(name)
+        };
         let axes = [
-            self.axes.first().cloned().unwrap_or_else(|| unit("xaxis")),
-            self.axes.get(1).cloned().unwrap_or_else(|| unit("yaxis")),
-            self.axes.get(2).cloned().unwrap_or_else(|| unit("zaxis")),
+            self.axes
+                .first()
+                .cloned()
+                .unwrap_or_else(|| unit(0, "xaxis")),
+            self.axes
+                .get(1)
+                .cloned()
+                .unwrap_or_else(|| unit(1, "yaxis")),
+            self.axes
+                .get(2)
+                .cloned()
+                .unwrap_or_else(|| unit(2, "zaxis")),
         ];
         for (i, axis) in axes.iter().enumerate() {
             write_axis(b, axis, if i == 1 { 0.0 } else { 1.0 }, keylen);
