@@ -210,6 +210,12 @@ fn a_cut_flow_counts_the_entries_of_the_event_loop() {
             ]
         );
         assert_eq!(cut_flow(&below)[0], row("even", 250_000, 500_000));
+        // Without a Report, nothing shows whether the loop went on for `big`: a run of a
+        // ranged result alone stops after its first batch (of 125,000 entries).
+        let first = df.range(0, Some(10), 1).unwrap();
+        let taken = first.take("x").unwrap();
+        assert_eq!(taken_ints(&taken), (0..10).collect::<Vec<i64>>());
+        assert_eq!(first.last_progress().map(|p| p.entries), Some(125_000));
         drop(big);
         // Below a Range that has ended, a named filter does not hold the loop.
         let df = frame(&paths, threads);

@@ -258,11 +258,19 @@ impl Prepared {
                     .into(),
             ));
         }
-        // The event loop's consumers: the results, the sink, and the named filters (see
-        // `last_named_filters`); each is done once a `Range` above it has ended.
+        // The event loop's consumers: the results, the sink, and, when a cut flow counts
+        // what the loop takes, the named filters (see `last_named_filters`); each is done
+        // once a `Range` above it has ended. Without a `Report`, no count shows whether the
+        // loop went on for a named filter, so the run stops as soon as its results are done.
         let sink_node = extra.as_ref().map(|(node, _)| *node);
         let consumers: Vec<usize> = pending.iter().map(|&b| bookings[b].node).collect();
-        let last_filters: Vec<usize> = last_named_filters(&plan, &consumers).collect();
+        let reported = pending
+            .iter()
+            .any(|&b| matches!(bookings[b].spec, ActionSpec::Report));
+        let last_filters: Vec<usize> = match reported {
+            true => last_named_filters(&plan, &consumers).collect(),
+            false => Vec::new(),
+        };
         let limits: Vec<Vec<usize>> = consumers
             .iter()
             .copied()
@@ -401,15 +409,15 @@ impl Prepared {
         }))
     }
 
-    /// Whether every pending result is below a `Range` that has ended, so that the batches
-    /// still to come change nothing (the run in order).
+    /// Whether every consumer of the event loop is below a `Range` that has ended, so that
+    /// the batches still to come change nothing (the run in order).
     fn exhausted(&self) -> bool {
         let done = self.entries_done.load(std::sync::atomic::Ordering::Relaxed);
         self.loop_end().is_some_and(|end| done >= end)
     }
 
     /// The dataset entries RDataFrame's event loop takes, once known: it stops after the
-    /// entry at which the last of the results' ranges ends (a result is done at the first
+    /// entry at which the last of its consumers is done (a consumer is done at the first
     /// of its ranges to end), and its filters count the events up to there only.
     fn loop_end(&self) -> Option<u64> {
         if self.limits.iter().any(Vec::is_empty) {
