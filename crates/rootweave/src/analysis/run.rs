@@ -214,6 +214,9 @@ pub(crate) struct Prepared {
     /// ends it (a range on the dataset knows it from the start; a counted one when the
     /// chunk holding that event is run).
     ends: Mutex<Vec<Option<u64>>>,
+    /// Whether every consumer has a `Range` with an end above it, so that the run may stop
+    /// before the end of the dataset.
+    stoppable: bool,
     /// The dataset-wide entries taken so far (the run in order).
     entries_done: std::sync::atomic::AtomicU64,
     /// Whether the run takes its batches one at a time, in order: for `Range`s counting a
@@ -404,6 +407,7 @@ impl Prepared {
             reached: Mutex::new(vec![0; plan_nodes]),
             limits,
             ends: Mutex::new(ends),
+            stoppable,
             entries_done: std::sync::atomic::AtomicU64::new(0),
             in_order,
         }))
@@ -420,7 +424,7 @@ impl Prepared {
     /// entry at which the last of its consumers is done (a consumer is done at the first
     /// of its ranges to end), and its filters count the events up to there only.
     fn loop_end(&self) -> Option<u64> {
-        if self.limits.iter().any(Vec::is_empty) {
+        if !self.stoppable {
             return None;
         }
         let ends = self.ends.lock().unwrap_or_else(|p| p.into_inner());
@@ -438,7 +442,7 @@ impl Prepared {
         state: &mut BatchState,
         at: u64,
     ) -> std::result::Result<Option<usize>, String> {
-        if self.limits.iter().any(Vec::is_empty) {
+        if !self.stoppable {
             return Ok(None);
         }
         let mut ends = self.ends.lock().unwrap_or_else(|p| p.into_inner());
