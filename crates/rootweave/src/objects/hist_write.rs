@@ -157,27 +157,16 @@ impl Histogram {
         b.i32(self.cells.len() as i32);
         // The axes a histogram lacks are one bin wide; the first of them has the contents'
         // title.
-        let unit = |i: usize, name: &str| Axis {
-            title: match i == self.axes.len() {
-                true => self.content_title.clone(),
-                false => String::new(),
+        let axes: [Axis; 3] = std::array::from_fn(|i| match self.axes.get(i) {
+            Some(axis) => axis.clone(),
+            None => Axis {
+                title: match i == self.axes.len() {
+                    true => self.content_title.clone(),
+                    false => String::new(),
+                },
+                ..Axis::unit(["xaxis", "yaxis", "zaxis"][i])
             },
-            ..Axis::unit(name)
-        };
-        let axes = [
-            self.axes
-                .first()
-                .cloned()
-                .unwrap_or_else(|| unit(0, "xaxis")),
-            self.axes
-                .get(1)
-                .cloned()
-                .unwrap_or_else(|| unit(1, "yaxis")),
-            self.axes
-                .get(2)
-                .cloned()
-                .unwrap_or_else(|| unit(2, "zaxis")),
-        ];
+        });
         for (i, axis) in axes.iter().enumerate() {
             write_axis(b, axis, if i == 1 { 0.0 } else { 1.0 }, keylen);
         }
