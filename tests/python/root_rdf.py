@@ -4,7 +4,8 @@ judge of rootweave's RDataFrame in test_analysis.py). Run as a child process:
     python root_rdf.py OUT.json TREE FILE...
 
 The graph: a named filter chain with Report, Define, Redefine, Alias, Range, a weighted
-histogram of variable bins, a 2D histogram, a profile, Count, Sum, Mean, Min, Max, StdDev.
+histogram of variable bins, a 2D histogram, a profile, Count, Sum, Mean, Min, Max, StdDev, the
+special columns `rdfentry_` and `rdfslot_`.
 Histograms are given as their cells with flow cells (x fastest) and their entries.
 """
 
@@ -58,6 +59,9 @@ def main():
     ranged = df.Range(100, 5000, 3).Filter("nMuon > 0").Count()
     # Ranges counting a Filter's and a Range's events (ROOT: one thread only).
     counted = df.Filter("nMuon > 0").Range(3, 40000, 7).Take["ULong64_t"]("event")
+    # The special columns: entries numbered across the files, the slot of a one-thread loop.
+    numbered = df.Filter("rdfentry_ % 997 == 5").Define("e2", "rdfentry_ * 2 + rdfslot_")
+    numbered = {"event": numbered.Take["ULong64_t"]("event"), "e2": numbered.Take["ULong64_t"]("e2")}
     nested = df.Range(1000, 30000).Filter("nJet > 3").Range(10, 0, 2).Histo1D(("nested", "", 20, 0, 200), "MET_pt")
     varied = df
     for column, expr, tags, name in GRAPH["vary"]:
@@ -69,7 +73,8 @@ def main():
                        "entries_per_bin": [prof.GetBinEntries(i) for i in range(22)]},
               "scalars": {k: v.GetValue() for k, v in scalars.items()},
               "range": ranged.GetValue(),
-              "counted": [int(e) for e in counted.GetValue()], "nested": cells(nested.GetValue()),
+              "counted": [int(e) for e in counted.GetValue()],
+              "numbered": {k: [int(e) for e in v.GetValue()] for k, v in numbered.items()}, "nested": cells(nested.GetValue()),
               "report": [(c.GetName(), c.GetPass(), c.GetAll()) for c in report.GetValue()],
               "runs": df.GetNRuns(),
               "variations": {str(k): cells(variations[k]) for k in variations.GetKeys()}}

@@ -126,6 +126,8 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
                "min": selected.Min("lead_pt"), "max": selected.Max("Jet_pt"), "std": selected.StdDev("ht")}
     ranged = df.Range(100, 5000, 3).Filter("nMuon > 0").Count()
     counted = df.Filter("nMuon > 0").Range(3, 40000, 7).Take("event")
+    numbered = df.Filter("rdfentry_ % 997 == 5").Define("e2", "rdfentry_ * 2 + rdfslot_")
+    numbered = {"event": numbered.Take("event"), "e2": numbered.Take("e2")}
     nested = df.Range(1000, 30000).Filter("nJet > 3").Range(10, 0, 2).Histo1D(("nested", "", 20, 0, 200), "MET_pt")
     varied = df
     for column, expr, tags, name in GRAPH["vary"]:
@@ -153,6 +155,11 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
     assert ranged.GetValue() == root["range"] > 0
     # Ranges below a Filter and a Range count the events reaching them, across the files.
     assert counted.GetValue().tolist() == root["counted"] and len(root["counted"]) > 1000
+    # rdfentry_ numbers the entries across the files whatever the threads; on two threads,
+    # rdfslot_ is 0 or 1 where ROOT's one-thread loop (it holds a Range) gives 0.
+    got = {k: v.GetValue().tolist() for k, v in numbered.items()}
+    assert got["event"] == root["numbered"]["event"] and len(got["event"]) > 50
+    assert [e - e % 2 for e in got["e2"]] == root["numbered"]["e2"] and root["numbered"]["e2"][-1] > 2 * 30_000
     assert flat(nested.GetValue()).tolist() == root["nested"]["cells"] and sum(root["nested"]["cells"]) > 100
     assert [tuple(r) for r in report.GetValue()] == [tuple(r) for r in root["report"]]
     assert len(root["report"]) == 2 and df.GetNRuns() == root["runs"] == 1
@@ -416,7 +423,7 @@ h = sel.Histo1D(("h", "", 20, 0, 100), "Muon.pt", "met.phi")
 d = df.Define("a", "1").Alias("b", "a").Filter("run > 0", "pos").Filter("run < 3000").Define("c", "2.0").Filter("c > 1", "big")
 print(json.dumps({"names": sorted(str(c) for c in df.GetColumnNames()), "count": sel.Count().GetValue(),
                   "derived": [sorted(str(c) for c in d.GetColumnNames()), [str(c) for c in d.GetDefinedColumnNames()],
-                              [bool(d.HasColumn(c)) for c in ("b", "a", "Muon.pt", "zz", "Muon")],
+                              [bool(d.HasColumn(c)) for c in ("b", "a", "Muon.pt", "zz", "Muon", "rdfentry_", "rdfslot_")],
                               [str(c) for c in d.GetFilterNames()], [str(c) for c in df.GetFilterNames()]],
                   "central": list(sel.Take["double"]("central").GetValue()),
                   "bins": [h.GetBinContent(i) for i in range(22)], "errors": [h.GetBinError(i) for i in range(22)]}))
@@ -449,7 +456,7 @@ def test_rntuple_record_members_by_their_dotted_names_as_root_s(workdir):
     sel = df.Filter("Muon.pt.size() >= 1 && met.pt > 20", "muon").Define("central", "Sum(Muon.pt[abs(Muon.eta) < 1])")
     d = df.Define("a", "1").Alias("b", "a").Filter("run > 0", "pos").Filter("run < 3000").Define("c", "2.0")
     d = d.Filter("c > 1", "big")
-    assert [d.GetColumnNames(), d.GetDefinedColumnNames(), [d.HasColumn(c) for c in ("b", "a", "Muon.pt", "zz", "Muon")],
+    assert [d.GetColumnNames(), d.GetDefinedColumnNames(), [d.HasColumn(c) for c in ("b", "a", "Muon.pt", "zz", "Muon", "rdfentry_", "rdfslot_")],
             d.GetFilterNames(), df.GetFilterNames()] == theirs["derived"]
     h = sel.Histo1D(("h", "", 20, 0, 100), "Muon.pt", "met.phi").GetValue()
     assert sel.Count().GetValue() == theirs["count"] > 500
@@ -563,7 +570,7 @@ def test_dask_partitions_split_files_at_batch_boundaries(workdir, split_files, d
     def book(df):
         sel = df.Define("w", "x * x").Filter("x > -1", "cut")
         per_sample = df.DefinePerSample("k", lambda s: 2.0 if s.Contains("split-1") else 1.0)
-        return {"count": sel.Count(), "take": sel.Take("id"), "report": sel.Report(),
+        return {"count": sel.Count(), "take": sel.Take("id"), "entries": sel.Take("rdfentry_"), "report": sel.Report(),
                 "counts": sel.Histo1D(("c", "", 20, -3, 3), "x"), "per sample": per_sample.Sum("k"),
                 "sum": sel.Sum("x"), "mean": sel.Mean("x"), "std": sel.StdDev("x"),
                 "weighted": sel.Histo1D(("h", "", 20, -3, 3), "x", "w")}
@@ -580,7 +587,9 @@ def test_dask_partitions_split_files_at_batch_boundaries(workdir, split_files, d
     want = values(book(local))
     assert want["per sample"] == 350_000 + 2 * 120_000
     assert want["take"][:3] == [0, 1, 2] and want["take"][-1] == 1_119_999
-    exact = ("count", "take", "report", "counts", "per sample")
+    # rdfentry_ numbers the entries of both files in turn, in every partition alike.
+    assert want["entries"] == [i if i < 1_000_000 else i - 1_000_000 + 350_000 for i in want["take"]]
+    exact = ("count", "take", "entries", "report", "counts", "per sample")
     for n in (3, len(units)):
         df = rootweave.RDataFrame("t", split_files, daskclient=dask_client, npartitions=n)
         got = values(book(df))

@@ -57,10 +57,11 @@ fn axis(d: &Bound<'_, PyDict>) -> PyResult<AxisModel> {
 #[pymethods]
 impl PyFrame {
     /// A graph over the `sources` (`(path, object name or None)`, or with the entries
-    /// `(start, stop)` read of it), read on `threads` threads (0: every core).
+    /// `(start, stop)` read of it), read on `threads` threads (0: every core); its entries
+    /// numbered from `first_entry` (`rdfentry_`: where a partition starts in the dataset).
     #[new]
-    #[pyo3(signature = (sources, threads=0))]
-    fn new(sources: Vec<PySource>, threads: usize) -> PyResult<Self> {
+    #[pyo3(signature = (sources, threads=0, first_entry=0))]
+    fn new(sources: Vec<PySource>, threads: usize, first_entry: u64) -> PyResult<Self> {
         use rootweave::dataset::{Dataset, Source};
         let sources = sources
             .into_iter()
@@ -73,6 +74,7 @@ impl PyFrame {
             .collect();
         let options = rootweave::ReadOptions::default().with_threads(threads);
         let dataset = Dataset::new(sources, options).map_err(to_py)?;
+        let dataset = dataset.with_first_entry(first_entry);
         Ok(PyFrame {
             inner: Frame::new(dataset),
         })
@@ -161,6 +163,11 @@ impl PyFrame {
     /// `GetColumnNames()`: the dataset's columns, the defined ones and aliases, sorted.
     fn column_names(&self, py: Python<'_>) -> PyResult<Vec<String>> {
         py.detach(|| self.inner.column_names()).map_err(to_py)
+    }
+
+    /// `HasColumn(name)`: read, defined, an alias, or a special column (`rdfentry_`).
+    fn has_column(&self, py: Python<'_>, name: &str) -> PyResult<bool> {
+        py.detach(|| self.inner.has_column(name)).map_err(to_py)
     }
 
     /// `GetDefinedColumnNames()`.

@@ -673,3 +673,75 @@ fn lists_of_lists_are_not_sized_where_they_cannot_be_read() {
         );
     }
 }
+
+#[test]
+fn special_columns_number_the_dataset_s_entries_for_any_thread_count() {
+    let (dir, paths) = written("special", 2, 250_000);
+    for threads in [1, 2] {
+        let df = frame(&paths, threads);
+        let every = df.take("rdfentry_").unwrap();
+        // Entries of the second file follow the first's, as in a chain.
+        let picked = df.filter("rdfentry_ % 100000 == 7", None).unwrap();
+        let picked = picked.take("x").unwrap();
+        let doubled = df.define("e", "rdfentry_ * 2").unwrap();
+        let last = doubled
+            .filter("x > 249996", None)
+            .unwrap()
+            .take("e")
+            .unwrap();
+        let slots = df
+            .filter("rdfslot_ >= 0", None)
+            .unwrap()
+            .max("rdfslot_")
+            .unwrap();
+        assert_eq!(taken_ints(&every), (0..500_000).collect::<Vec<i64>>());
+        assert_eq!(
+            taken_ints(&picked),
+            vec![7, 100_007, 200_007, 50_007, 150_007]
+        );
+        let want: Vec<i64> = [249_997, 249_998, 249_999, 499_997, 499_998, 499_999]
+            .iter()
+            .map(|e| 2 * e)
+            .collect();
+        assert_eq!(taken_ints(&last), want);
+        match slots.value().unwrap() {
+            ResultValue::Number(s) => assert!(s < threads as f64, "{s}"),
+            other => panic!("{other:?}"),
+        }
+        // Written out, the entry numbers keep RDataFrame's type (`ULong64_t`).
+        let out = dir.join(format!("entries-{threads}.root"));
+        let options = rootweave::analysis::SnapshotOptions::default();
+        let kept = df.filter("x % 100000 == 3", None).unwrap();
+        let skim = kept
+            .snapshot("s", &out, &["rdfentry_", "x"], &options)
+            .unwrap();
+        let reader = rootweave::ttree::TTreeReader::open(&out, "s").unwrap();
+        let read = reader.read(&["rdfentry_"], 0..6).unwrap();
+        let want = vec![3, 100_003, 200_003, 250_003, 350_003, 450_003];
+        assert_eq!(read[0].1, Array::UInt64(want));
+        // Read back, the name is the skim's own numbering, as ROOT reads such a branch.
+        let renumbered = taken_ints(&skim.take("rdfentry_").unwrap());
+        assert_eq!(renumbered, (0..6).collect::<Vec<i64>>());
+    }
+    // A partition of a larger dataset numbers its entries from where it starts there.
+    let sources = vec![Source::new(&paths[1], Some("t")).with_entries(10..20)];
+    let dataset = Dataset::new(sources, ReadOptions::default()).unwrap();
+    let part = Frame::new(dataset.with_first_entry(260_000));
+    let numbers = taken_ints(&part.take("rdfentry_").unwrap());
+    assert_eq!(numbers, (260_000..260_010).collect::<Vec<i64>>());
+    // A misspelt special column is an unknown column, named; a special one is not defined.
+    let df = frame(&paths, 1);
+    let err = df.define("e", "rdfentry + 1").err().unwrap();
+    assert!(
+        err.to_string().contains("unknown column 'rdfentry'"),
+        "{err}"
+    );
+    let err = df.define("rdfslot_", "x").err().unwrap();
+    assert!(err.to_string().contains("special column"), "{err}");
+    assert!(df.has_column("rdfentry_").unwrap() && df.has_column("rdfslot_").unwrap());
+    assert!(!df
+        .column_names()
+        .unwrap()
+        .contains(&"rdfentry_".to_string()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

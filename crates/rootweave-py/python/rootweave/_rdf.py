@@ -466,12 +466,13 @@ class RDataFrame:
         return list(self._frame.defined_column_names())
 
     def HasColumn(self, name: str) -> bool:  # noqa: N802
-        """Whether `name` is a column here (read, defined or an alias).
+        """Whether `name` is a column here (read, defined, an alias, or one of the special
+        columns `rdfentry_` and `rdfslot_`, which `GetColumnNames` does not list).
 
         Args:
             name: The column's name.
         """
-        return name in self.GetColumnNames()
+        return bool(self._frame.has_column(name))
 
     def GetFilterNames(self) -> list[str]:  # noqa: N802
         """The filters above this node from the top down ("Unnamed Filter" for those without

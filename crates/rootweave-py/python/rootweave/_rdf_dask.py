@@ -46,10 +46,11 @@ def _key(value: Any) -> Any:
 
 
 def replay(sources: list[Source], results: Sequence[Result], threads: int,
-           snapshot: Snapshot | None = None) -> list[Any]:
+           snapshot: Snapshot | None = None, first_entry: int = 0) -> list[Any]:
     """Builds the graph of `results` over `sources` and returns every result's raw value,
-    computed in one pass (that of `snapshot`, writing its file, if given)."""
-    root = _Frame(sources, threads)
+    computed in one pass (that of `snapshot`, writing its file, if given); `first_entry`:
+    the number of the sources' first entry in the whole dataset (`rdfentry_`)."""
+    root = _Frame(sources, threads, first_entry)
     nodes: dict[Any, Any] = {(): root}
 
     def node(steps: tuple[Step, ...]) -> Any:
@@ -157,6 +158,16 @@ def partitions(sources: list[tuple[str, str | None]], n: int,
     return groups
 
 
+def first_entries(parts: list[list[Source]]) -> list[int]:
+    """The number of each partition's first entry in the whole dataset: the entries of the
+    partitions before it (the batches a run of each reads)."""
+    if len(parts) == 1:
+        return [0]
+    sizes = [sum(stop - start for ranges in _Frame(part, 1).batch_ranges() for start, stop in ranges)
+             for part in parts]
+    return list(itertools.accumulate(sizes[:-1], initial=0))
+
+
 def _kind(results: Sequence[Result], k: int) -> str:
     """How result `k`'s values are merged (a variation's: as its nominal result's)."""
     action, args = results[k][1]
@@ -181,8 +192,10 @@ def run(client: Any, sources: list[tuple[str, str | None]], npartitions: int, re
     snapshot adds to the output (its pages decompressed and compressed again, once), leaving
     the output as it was if anything fails."""
     parts = [sources] if npartitions <= 1 else partitions(sources, npartitions, _Frame(sources, 1).batch_ranges())
+    firsts = first_entries(parts)
     if snapshot is None:
-        futures = [client.submit(replay, part, list(results), 1, pure=False) for part in parts]
+        futures = [client.submit(replay, part, list(results), 1, None, first, pure=False)
+                   for part, first in zip(parts, firsts)]
         per_part = client.gather(futures)
     else:
         steps, tree, output, columns, fmt, compression = snapshot
@@ -196,7 +209,7 @@ def run(client: Any, sources: list[tuple[str, str | None]], npartitions: int, re
         try:
             paths = [os.path.join(where, f"{k}.root") for k in range(len(parts))]
             futures = [client.submit(replay, part, list(results), 1, (steps, tree, path, columns, fmt, compression),
-                                     pure=False) for part, path in zip(parts, paths)]
+                                     first, pure=False) for part, path, first in zip(parts, paths, firsts)]
             per_part = client.gather(futures)
             if adding:
                 merged = os.path.join(where, "merged.root")

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::column::{ArrayGatherer, Column, Gatherer, Values};
 use super::expr::{self, Scope};
 use super::graph::{Definition, GraphNode, NodeKind};
+use super::special::{self, EventsAt};
 use crate::array::Array;
 
 /// What a run needs of the graph, copied out of it once.
@@ -70,6 +71,10 @@ pub struct BatchState<'a> {
     pub source: usize,
     /// The dataset-wide number of the batch's first entry.
     pub first_entry: u64,
+    /// The slot of the event loop at work (`rdfslot_`).
+    slot: usize,
+    /// The number of the dataset's first entry (`rdfentry_` of its first entry).
+    numbered_from: u64,
     /// The variation computed (`None`: nominal).
     variation: Option<(String, usize)>,
     /// Per counted `Range` node (see [`Plan::counted`]), the events that reached the node
@@ -109,6 +114,8 @@ impl<'a> BatchState<'a> {
             arrays,
             source,
             first_entry,
+            slot: 0,
+            numbered_from: 0,
             variation: None,
             reached: Vec::new(),
             start: events.start,
@@ -183,6 +190,14 @@ impl<'a> BatchState<'a> {
         };
         self.selections[n] = Some(sel.clone());
         Ok(sel)
+    }
+
+    /// This chunk processed by slot `slot` of the event loop (`rdfslot_`), of a dataset
+    /// whose first entry is number `numbered_from` (`rdfentry_`).
+    pub fn in_loop(mut self, slot: usize, numbered_from: u64) -> Self {
+        self.slot = slot;
+        self.numbered_from = numbered_from;
+        self
     }
 
     /// This chunk after the chunks before it in dataset order, whose events reached the node
@@ -430,6 +445,14 @@ impl<'a> BatchState<'a> {
         if defining.is_some() {
             return Ok(self.column(n, name)?.into_array());
         }
+        if special::special(&resolved) {
+            let here = self.selection(n)?;
+            let positions = here.as_deref().map(Vec::as_slice);
+            return self
+                .special_at()
+                .array(&resolved, self.events, positions)
+                .ok_or_else(|| format!("no column '{resolved}'"));
+        }
         let array = self
             .arrays
             .iter()
@@ -502,6 +525,9 @@ impl<'a> BatchState<'a> {
     /// all of them.
     fn input_for(&mut self, name: &str, events_of: usize) -> Result<(Column, Selection), String> {
         let here = self.selection(events_of)?;
+        if let Some(c) = self.special(name, here.as_deref().map(Vec::as_slice)) {
+            return Ok((c, here));
+        }
         let Some(h) = here.filter(|_| !self.inputs.contains_key(name)) else {
             return Ok((self.input(name)?, None));
         };
@@ -526,11 +552,28 @@ impl<'a> BatchState<'a> {
         if let Some(c) = self.inputs.get(name) {
             return Ok(c.clone());
         }
+        if let Some(c) = self.special(name, None) {
+            return Ok(c);
+        }
         let array = self.array(name)?;
         let c = Column::from_array(array, self.start..self.start + self.events)
             .ok_or_else(|| not_numbers(name))?;
         self.inputs.insert(name.to_string(), c.clone());
         Ok(c)
+    }
+
+    /// Special column `name` (`rdfentry_`, `rdfslot_`) for the events at `positions` (all:
+    /// `None`); `None` for a column of the dataset.
+    fn special(&self, name: &str, positions: Option<&[usize]>) -> Option<Column> {
+        self.special_at().column(name, self.events, positions)
+    }
+
+    /// Where the chunk's events are, for its special columns.
+    fn special_at(&self) -> EventsAt {
+        EventsAt {
+            first_entry: self.numbered_from + self.first_entry,
+            slot: self.slot,
+        }
     }
 
     /// The array read for column `name`.

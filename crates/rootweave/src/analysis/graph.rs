@@ -289,6 +289,11 @@ impl Frame {
         if !is_identifier(name) {
             return Err(invalid(format!("'{name}' is not a valid column name")));
         }
+        if super::special::special(name) {
+            return Err(invalid(format!(
+                "'{name}' is a special column of the event loop and cannot be defined"
+            )));
+        }
         let exists = self.defined_above(name) || self.is_input(name)?;
         match (exists, redefine) {
             (true, false) => {
@@ -360,7 +365,7 @@ impl Frame {
         for c in columns {
             let known = match self.lock().resolve(self.node, c) {
                 (Some(_), _) => true,
-                (None, name) => name == "M_PI" || inputs.contains(&name),
+                (None, name) => super::special::builtin(&name) || inputs.contains(&name),
             };
             if !known {
                 return Err(invalid(format!(
@@ -376,7 +381,10 @@ impl Frame {
         if !is_identifier(alias) {
             return Err(invalid(format!("'{alias}' is not a valid column name")));
         }
-        if !self.defined_above(column) && !self.is_input(column)? {
+        if !self.defined_above(column)
+            && !super::special::special(column)
+            && !self.is_input(column)?
+        {
             return Err(invalid(format!("Alias: there is no column '{column}'")));
         }
         Ok(self.child(NodeKind::Alias {
@@ -445,7 +453,10 @@ impl Frame {
     pub fn vary(&self, column: &str, expr: &str, tags: &[&str], name: &str) -> Result<Frame> {
         let e = expression(expr)?;
         self.check_columns(&e.columns(), &format!("expression '{expr}'"))?;
-        if !self.defined_above(column) && !self.is_input(column)? {
+        if !self.defined_above(column)
+            && !super::special::special(column)
+            && !self.is_input(column)?
+        {
             return Err(invalid(format!("Vary: there is no column '{column}'")));
         }
         let parts = match e.tree.kind {

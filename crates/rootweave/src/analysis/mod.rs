@@ -18,6 +18,7 @@ mod names;
 mod run;
 mod slot_cells;
 mod snapshot;
+pub mod special;
 mod varied;
 
 pub use actions::{ActionSpec, AxisModel, ResultValue};

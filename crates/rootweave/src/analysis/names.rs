@@ -53,9 +53,10 @@ impl Frame {
         names
     }
 
-    /// `HasColumn(name)`: whether `name` is a column here (read, defined or an alias).
+    /// `HasColumn(name)`: whether `name` is a column here (read, defined, an alias, or a
+    /// special column such as `rdfentry_`, which `GetColumnNames` does not list).
     pub fn has_column(&self, name: &str) -> Result<bool> {
-        Ok(self.column_names()?.iter().any(|c| c == name))
+        Ok(super::special::special(name) || self.column_names()?.iter().any(|c| c == name))
     }
 
     /// `GetFilterNames()`: the filters above this node, from the root down, those made

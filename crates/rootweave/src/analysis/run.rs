@@ -295,7 +295,10 @@ impl Prepared {
             (false, false) => Vec::new(),
         };
         wanted.extend(filters_read.into_iter().map(|f| (f, Vec::new())));
-        let inputs = needed_inputs(&plan, &bookings, &pending, &wanted);
+        let mut inputs = needed_inputs(&plan, &bookings, &pending, &wanted);
+        // `rdfentry_` is not read: it asks for the dataset's numbering of the entries.
+        let numbered = inputs.iter().any(|i| i == super::special::ENTRY);
+        inputs.retain(|i| i != super::special::ENTRY);
         let names: Vec<String> = if dataset.sources().is_empty() {
             Vec::new()
         } else {
@@ -306,10 +309,11 @@ impl Prepared {
                 "unknown column '{missing}': neither defined nor in the dataset"
             )));
         }
-        let needs_entries = plan
-            .nodes
-            .iter()
-            .any(|n| matches!(n.kind, NodeKind::Range { .. }));
+        let needs_entries = numbered
+            || plan
+                .nodes
+                .iter()
+                .any(|n| matches!(n.kind, NodeKind::Range { .. }));
         let (starts, skipped): (Vec<u64>, Vec<u64>) = if needs_entries {
             let ranges = dataset.entry_ranges()?;
             let starts = running_sum(ranges.iter().map(|r| r.end - r.start));
@@ -522,8 +526,9 @@ impl Prepared {
                     .clone(),
                 false => Vec::new(),
             };
-            let mut state =
-                BatchState::new(plan, arrays, unit.source, at, chunk.clone()).with_reached(reached);
+            let mut state = BatchState::new(plan, arrays, unit.source, at, chunk.clone())
+                .with_reached(reached)
+                .in_loop(slot, self.dataset.first_entry());
             let taken_events = self.note_ends(&mut state, at).map_err(wrap)?;
             // The chunk as each variation sees it: what the variation changes computed again,
             // the rest taken from the nominal results' columns, computed first.
@@ -542,7 +547,8 @@ impl Prepared {
                             None => {
                                 let mut fresh =
                                     BatchState::new(plan, arrays, unit.source, at, chunk.clone())
-                                        .with_variation(Some(v.clone()));
+                                        .with_variation(Some(v.clone()))
+                                        .in_loop(slot, self.dataset.first_entry());
                                 fresh.share_from(&state);
                                 varied.push((Some(v.clone()), fresh));
                                 varied.len() - 1
@@ -763,7 +769,8 @@ fn report_filters(plan: &Plan, node: usize) -> Vec<usize> {
 }
 
 /// The dataset columns the pending results need: theirs, their filters', and those of the
-/// definitions they use, followed to the dataset.
+/// definitions they use, followed to the dataset; `rdfentry_` among them where it is used
+/// (the run numbers the entries for it).
 fn needed_inputs(
     plan: &Plan,
     bookings: &[super::graph::Booking],
@@ -826,7 +833,7 @@ fn needed_inputs(
                     at = plan.nodes[n].parent;
                 }
             }
-            (None, name) if name == "M_PI" => {}
+            (None, name) if super::special::builtin(&name) && name != super::special::ENTRY => {}
             (None, name) => {
                 if !inputs.contains(&name) {
                     inputs.push(name);
@@ -846,5 +853,7 @@ pub(crate) fn needed_inputs_of(
     node: usize,
     columns: &[String],
 ) -> Vec<String> {
-    needed_inputs(plan, bookings, pending, &[(node, columns.to_vec())])
+    let mut inputs = needed_inputs(plan, bookings, pending, &[(node, columns.to_vec())]);
+    inputs.retain(|i| i != super::special::ENTRY);
+    inputs
 }

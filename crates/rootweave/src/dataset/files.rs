@@ -126,6 +126,7 @@ pub struct Dataset {
     sources: Vec<Source>,
     options: ReadOptions,
     pool: Arc<ThreadPool>,
+    first_entry: u64,
 }
 
 impl Dataset {
@@ -138,7 +139,21 @@ impl Dataset {
             sources,
             options,
             pool,
+            first_entry: 0,
         })
+    }
+
+    /// This dataset as the part of a larger one whose entries before it number
+    /// `first_entry` (a partition of a distributed run): its entries are numbered from there
+    /// (RDataFrame's `rdfentry_`).
+    pub fn with_first_entry(mut self, first_entry: u64) -> Self {
+        self.first_entry = first_entry;
+        self
+    }
+
+    /// The number of the dataset's first entry (0 unless it is part of a larger one).
+    pub fn first_entry(&self) -> u64 {
+        self.first_entry
     }
 
     /// The sources of `datasets`, one dataset's after another's, as one dataset read with
@@ -149,6 +164,7 @@ impl Dataset {
             sources: datasets.iter().flat_map(|d| d.sources.clone()).collect(),
             options: first.options.clone(),
             pool: first.pool.clone(),
+            first_entry: first.first_entry,
         })
     }
 
