@@ -4,7 +4,7 @@ judge of rootweave's RDataFrame in test_analysis.py). Run as a child process:
     python root_rdf.py OUT.json TREE FILE...
 
 The graph: a named filter chain with Report, Define, Redefine, Alias, Range, a weighted
-histogram of variable bins, a 2D histogram, a profile, Count, Sum, Mean, Min, Max, StdDev, the
+histogram of variable bins, a 2D histogram, profiles of one and two axes, Count, Sum, Mean, Min, Max, StdDev, the
 special columns `rdfentry_` and `rdfslot_`.
 Histograms are given as their cells with flow cells (x fastest) and their entries.
 """
@@ -36,6 +36,15 @@ def cells(h):
             "entries": h.GetEntries()}
 
 
+def stats(h, n):
+    """The first `n` statistics sums `GetStats` gives."""
+    import array
+
+    out = array.array("d", [0.0] * 13)
+    h.GetStats(out)
+    return list(out[:n])
+
+
 def main():
     out, tree, *files = sys.argv[1:]
     ROOT.gErrorIgnoreLevel = ROOT.kWarning
@@ -53,6 +62,7 @@ def main():
     hw = selected.Histo1D(ROOT.RDF.TH1DModel("hw", "", len(edges) - 1, array.array("d", edges)), "met2", "w")
     h2 = selected.Histo2D(("h2", "", 10, 0, 200, 8, 0, 8), "lead_pt", "nJet")
     prof = selected.Profile1D(("prof", "", 20, 0, 400), "ht", "MET_pt")
+    prof2 = selected.Profile2D(("prof2", "", 8, 0, 400, 5, 0, 10), "ht", "nJet", "MET_pt", "w")
     jets = selected.Histo1D(("jets", "", 50, 0, 200), "Jet_pt", "w")
     scalars = {"count": selected.Count(), "sum": selected.Sum("Jet_pt"), "mean": selected.Mean("MET_pt"),
                "min": selected.Min("lead_pt"), "max": selected.Max("Jet_pt"), "std": selected.StdDev("ht")}
@@ -71,6 +81,10 @@ def main():
     result = {"hw": cells(hw.GetValue()), "h2": cells(h2.GetValue()), "jets": cells(jets.GetValue()),
               "prof": {"cells": [prof.GetBinContent(i) for i in range(22)],
                        "entries_per_bin": [prof.GetBinEntries(i) for i in range(22)]},
+              "prof2": {"cells": [prof2.GetBinContent(i) for i in range(70)],
+                        "entries_per_bin": [prof2.GetBinEntries(i) for i in range(70)],
+                        "errors": [prof2.GetBinError(i) for i in range(70)],
+                        "entries": prof2.GetEntries(), "stats": stats(prof2.GetPtr(), 9)},
               "scalars": {k: v.GetValue() for k, v in scalars.items()},
               "range": ranged.GetValue(),
               "counted": [int(e) for e in counted.GetValue()],

@@ -121,6 +121,7 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
     hw = selected.Histo1D(("hw", "", len(edges) - 1, edges), "met2", "w")
     h2 = selected.Histo2D(("h2", "", 10, 0, 200, 8, 0, 8), "lead_pt", "nJet")
     prof = selected.Profile1D(("prof", "", 20, 0, 400), "ht", "MET_pt")
+    prof2 = selected.Profile2D(("prof2", "", 8, 0, 400, 5, 0, 10), "ht", "nJet", "MET_pt", "w")
     jets = selected.Histo1D(("jets", "", 50, 0, 200), "Jet_pt", "w")
     scalars = {"count": selected.Count(), "sum": selected.Sum("Jet_pt"), "mean": selected.Mean("MET_pt"),
                "min": selected.Min("lead_pt"), "max": selected.Max("Jet_pt"), "std": selected.StdDev("ht")}
@@ -147,6 +148,23 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
     p = prof.GetValue()
     assert close(p.view(flow=True).sum_of_weights, root["prof"]["entries_per_bin"])
     assert close(p.values(flow=True), root["prof"]["cells"])
+    # A weighted profile of two axes: means, sums of weights, ROOT's errors of the means
+    # (from the sums of squared weights), and, written, ROOT's statistics sums.
+    view, want = prof2.GetValue().view(flow=True), root["prof2"]
+    w, w2 = view.sum_of_weights.reshape(-1, order="F"), view.sum_of_weights_squared.reshape(-1, order="F")
+    deltas = view._sum_of_weighted_deltas_squared.reshape(-1, order="F")
+    assert close(w, want["entries_per_bin"]) and close(view.value.reshape(-1, order="F"), want["cells"])
+    filled = w > 0
+    errors = np.zeros_like(w)
+    errors[filled] = np.sqrt(deltas[filled] / w[filled] / (w[filled] ** 2 / w2[filled]))
+    assert np.allclose(errors, want["errors"], rtol=1e-9, atol=1e-12) and filled.sum() > 10
+    with rootweave.recreate(workdir / "prof2.root") as f:
+        f["prof2"] = prof2.GetValue()
+    with rootweave.open(workdir / "prof2.root") as f:
+        written = f["prof2"]
+        assert written.classname == "TProfile2D"
+        assert close(written.member("fTsumwxy"), want["stats"][6]) and close(written.member("fTsumwz2"), want["stats"][8])
+        assert written.member("fEntries") == want["entries"] > 1000
     theirs = root["scalars"]
     assert scalars["count"].GetValue() == theirs["count"] > 100
     assert scalars["min"].GetValue() == theirs["min"] and scalars["max"].GetValue() == theirs["max"]
@@ -573,13 +591,17 @@ def test_dask_partitions_split_files_at_batch_boundaries(workdir, split_files, d
         return {"count": sel.Count(), "take": sel.Take("id"), "entries": sel.Take("rdfentry_"), "report": sel.Report(),
                 "counts": sel.Histo1D(("c", "", 20, -3, 3), "x"), "per sample": per_sample.Sum("k"),
                 "sum": sel.Sum("x"), "mean": sel.Mean("x"), "std": sel.StdDev("x"),
-                "weighted": sel.Histo1D(("h", "", 20, -3, 3), "x", "w")}
+                "weighted": sel.Histo1D(("h", "", 20, -3, 3), "x", "w"),
+                "profile": sel.Profile2D(("p", "", 6, -3, 3, 3, 0, 9), "x", "w", "x", "w")}
 
     def values(booked):
         out = {}
         for k, r in booked.items():
             v = r.GetValue()
-            if hasattr(v, "axes"):
+            if hasattr(v, "axes") and v.ndim == 2:
+                view = v.view(flow=True)
+                v = (view.value.tolist(), view.sum_of_weights.tolist(), view.sum_of_weights_squared.tolist())
+            elif hasattr(v, "axes"):
                 v = (v.values(flow=True).tolist(), v.variances(flow=True).tolist())
             out[k] = v.tolist() if hasattr(v, "tolist") else list(v) if hasattr(v, "__iter__") else v
         return out
@@ -600,6 +622,8 @@ def test_dask_partitions_split_files_at_batch_boundaries(workdir, split_files, d
         else:
             for k in ("sum", "mean", "std"):
                 assert got[k] == pytest.approx(want[k], rel=1e-12)
+            for mine, theirs in zip(got["profile"], want["profile"]):
+                assert np.allclose(mine, theirs, rtol=1e-12, atol=0)
     df = rootweave.RDataFrame("t", split_files, daskclient=dask_client, npartitions=3)
     out = workdir / "split-snapshot.root"
     snap = df.Filter("x > 1").Define("y", "2 * x").Snapshot("s", out, ["id", "y"])

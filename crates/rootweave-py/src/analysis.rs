@@ -219,6 +219,25 @@ impl PyFrame {
         booked(self.inner.profile1d(model, x, y, weight))
     }
 
+    /// `Profile2D`: `axes` two dicts as `histo` takes them, `columns` x, y and the values.
+    #[pyo3(signature = (name, title, axes, columns, weight=None))]
+    fn profile2d(
+        &self,
+        name: &str,
+        title: &str,
+        axes: Vec<Bound<'_, PyDict>>,
+        columns: [String; 3],
+        weight: Option<&str>,
+    ) -> PyResult<PyBooked> {
+        let model = Model {
+            name: name.into(),
+            title: title.into(),
+            axes: axes.iter().map(axis).collect::<PyResult<Vec<_>>>()?,
+        };
+        let [x, y, z] = &columns;
+        booked(self.inner.profile2d(model, [x, y, z], weight))
+    }
+
     /// `Count()`.
     fn count(&self) -> PyResult<PyBooked> {
         booked(self.inner.count())
@@ -472,6 +491,8 @@ fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
             if let Some(p) = h.profile {
                 d.set_item("bin_entries", numpy::PyArray1::from_vec(py, p.bin_entries))?;
                 d.set_item("sum_wy2", numpy::PyArray1::from_vec(py, p.sum_wy2))?;
+                let bin_sumw2 = p.bin_sumw2.map(|v| numpy::PyArray1::from_vec(py, v));
+                d.set_item("bin_sumw2", bin_sumw2)?;
             }
             d.into_any()
         }

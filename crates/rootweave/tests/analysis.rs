@@ -745,3 +745,37 @@ fn special_columns_number_the_dataset_s_entries_for_any_thread_count() {
         .contains(&"rdfentry_".to_string()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_profile_of_two_axes_averages_per_cell_as_tprofile2d() {
+    let (dir, paths) = written("profile2d", 1, 10_000);
+    let mut model = Model::regular("p", "", 2, 0.0, 10_000.0);
+    let by_four = Model::regular("", "", 4, 0.0, 4.0);
+    model.axes.extend(by_four.axes);
+    let df = frame(&paths, 2).define("k", "x % 4").unwrap();
+    let p = df.profile2d(model, ["x", "k", "x"], None).unwrap();
+    let ResultValue::Histogram(h) = p.value().unwrap() else {
+        panic!("a histogram");
+    };
+    assert_eq!(h.class, "TProfile2D");
+    let bins = h.profile.as_ref().unwrap();
+    // Cell (i, j) holds the x < 5000 (i = 1) or above (i = 2) with x % 4 = j - 1: 1250 of
+    // them, whose sum is the cell's content (the sum of w z).
+    for (i, j) in [(1usize, 1usize), (2, 4)] {
+        let cell = i + 4 * j;
+        let xs = (0..10_000).filter(|x| x / 5000 == i - 1 && x % 4 == j - 1);
+        assert_eq!(bins.bin_entries[cell], 1250.0);
+        assert_eq!(h.cells[cell], xs.map(|x| x as f64).sum::<f64>());
+    }
+    let stat = |n: &str| h.stats.iter().find(|(k, _)| k == n).unwrap().1;
+    let sum_xy: f64 = (0..10_000).map(|x| (x * (x % 4)) as f64).sum();
+    assert_eq!(
+        (stat("fTsumw"), stat("fTsumwxy"), h.entries),
+        (10_000.0, sum_xy, 10_000.0)
+    );
+    // A model of one axis for two columns is refused before any reading.
+    let one = Model::regular("p", "", 2, 0.0, 1.0);
+    let err = df.profile2d(one, ["x", "k", "x"], None).err().unwrap();
+    assert!(err.to_string().contains("one column per axis"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -145,12 +145,14 @@ def _statistics_fit(stats: dict[str, float], out: dict[str, Any]) -> bool:
     """Whether statistics attached to a histogram are still its own: the sum of weights
     and of squared weights in range equal the bins' (a histogram changed after filling
     keeps an attribute that no longer describes it)."""
-    if out["profile"] is not None:
-        return False
     shape = tuple(a["bins"] + 2 for a in out["axes"])
     inner = tuple(slice(1, -1) for _ in shape)
-    cells = out["cells"].reshape(shape, order="F")[inner]
-    sumw2 = out["sumw2"].reshape(shape, order="F")[inner] if out["sumw2"] is not None else cells
+    profile = out["profile"]
+    # A profile's sums of weights are its bins' entries (`fBinEntries`, `fBinSumw2`).
+    weights, squares = (out["cells"], out["sumw2"]) if profile is None else (profile["bin_entries"],
+                                                                             profile["bin_sumw2"])
+    cells = weights.reshape(shape, order="F")[inner]
+    sumw2 = squares.reshape(shape, order="F")[inner] if squares is not None else cells
     def close(a: float, b: float) -> bool:
         return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300)
 

@@ -1,5 +1,5 @@
 """RDataFrame's calls over rootweave's reading: a lazy graph of `Define`, `Filter`, `Range`,
-`Alias`, `Redefine`, `DefinePerSample` and booked results (`Histo1D/2D/3D`, `Profile1D`,
+`Alias`, `Redefine`, `DefinePerSample` and booked results (`Histo1D/2D/3D`, `Profile1D/2D`,
 `Count`, `Sum`, `Mean`, `Min`, `Max`, `StdDev`, `Take`, `AsNumpy`, `Report`), all filled in one
 pass over the data when the first value is asked for. Expressions are strings in RDataFrame's
 C++/RVec dialect, parsed once and evaluated in Rust on the reader's threads (no compiler, no
@@ -262,9 +262,11 @@ def _to_hist(d: dict[str, Any]) -> Any:
         view: Any = h.view(flow=True)
         view.sum_of_weights = w
         view.value = np.divide(cells, w, out=np.zeros_like(cells), where=w != 0)
-        view.sum_of_weights_squared = w
+        w2 = d.get("bin_sumw2")
+        view.sum_of_weights_squared = w if w2 is None else w2.reshape(shape, order="F")
         view._sum_of_weighted_deltas_squared = d["sum_wy2"].reshape(shape, order="F") - w * view.value**2
         _titled(h, d)
+        setattr(h, STATISTICS, {**dict(d["stats"]), "fEntries": d["entries"]})
         return h
     weighted = d["sumw2"] is not None
     storage: Any = hist.storage.Weight() if weighted else hist.storage.Double()
@@ -550,6 +552,21 @@ class RDataFrame:
         name, title, axes = _axes(model, 1)
         args = (name, title, axes[0], x, y, weight)
         return self._result(self._frame.profile1d(*args), _to_hist, ("profile1d", args))
+
+    def Profile2D(self, model: Any, x: str, y: str, z: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
+        """The mean of `z` per cell of `x` and `y` (a two-dimensional `hist.Hist` of weighted
+        means; a `TProfile2D` when written).
+
+        Args:
+            model: `(name, title, nx, xlow, xhigh, ny, ylow, yhigh)` (edges allowed per axis).
+            x: The x values.
+            y: The y values.
+            z: The values averaged.
+            weight: The weights.
+        """
+        name, title, axes = _axes(model, 2)
+        args = (name, title, axes, [x, y, z], weight)
+        return self._result(self._frame.profile2d(*args), _to_hist, ("profile2d", args))
 
     def Count(self) -> RResultPtr:  # noqa: N802
         """The events that pass."""

@@ -88,11 +88,11 @@ def merge(action: str, values: list[Any]) -> Any:
     first = values[0]
     if action.startswith("parts "):
         return merge_parts(action.split()[1], values)
-    if action in ("histo", "profile1d"):
+    if action in ("histo", "profile1d", "profile2d"):
         out = dict(first)
         for v in values[1:]:
-            for key in ("cells", "bin_entries", "sum_wy2"):
-                if key in out:
+            for key in ("cells", "bin_entries", "sum_wy2", "bin_sumw2"):
+                if out.get(key) is not None:
                     out[key] = out[key] + v[key]
             if out["sumw2"] is not None:
                 out["sumw2"] = out["sumw2"] + v["sumw2"]

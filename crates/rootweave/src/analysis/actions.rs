@@ -136,16 +136,16 @@ pub enum ActionSpec {
         /// The weights.
         weight: Option<String>,
     },
-    /// `Profile1D`: the mean of `y` per bin of `x`.
+    /// `Profile1D` / `Profile2D`: the mean of the last column per bin of the others.
     Profile {
         /// Name.
         name: String,
         /// Title.
         title: String,
-        /// The x axis.
-        axis: AxisModel,
-        /// The columns x and y.
-        columns: [String; 2],
+        /// One axis per dimension (one or two).
+        axes: Vec<AxisModel>,
+        /// One column per axis, then the values averaged.
+        columns: Vec<String>,
         /// The weights.
         weight: Option<String>,
     },
@@ -209,23 +209,24 @@ impl ActionSpec {
                     )));
                 }
                 axes.iter().try_for_each(AxisModel::check)?;
-                let cells = axes
-                    .iter()
-                    .try_fold(1usize, |n, a| n.checked_mul(a.bins() + 2));
-                if cells.is_none_or(|c| c > crate::fill::MAX_CELLS) {
+                check_cells(axes)
+            }
+            ActionSpec::Profile { axes, columns, .. } => {
+                if axes.iter().any(|a| matches!(a, AxisModel::FromData { .. })) {
                     return Err(Error::InvalidArgument(
-                        "a histogram of too many cells".into(),
+                        "a profile's axis needs its range (one from the data: Histo1D only)".into(),
                     ));
                 }
-                Ok(())
+                if !(1..=2).contains(&axes.len()) || columns.len() != axes.len() + 1 {
+                    return Err(Error::InvalidArgument(format!(
+                        "a profile of {} columns and {} axes: one column per axis (1 or 2),                          then the values",
+                        columns.len(),
+                        axes.len()
+                    )));
+                }
+                axes.iter().try_for_each(AxisModel::check)?;
+                check_cells(axes)
             }
-            ActionSpec::Profile {
-                axis: AxisModel::FromData { .. },
-                ..
-            } => Err(Error::InvalidArgument(
-                "a profile's axis needs its range (one from the data: Histo1D only)".into(),
-            )),
-            ActionSpec::Profile { axis, .. } => axis.check(),
             ActionSpec::Parts(of) => match **of {
                 ActionSpec::Sum(_) | ActionSpec::Mean(_) | ActionSpec::StdDev(_) => Ok(()),
                 _ => Err(Error::InvalidArgument(format!(
@@ -339,7 +340,7 @@ impl Partial {
                 }
             }
             ActionSpec::Histo { axes, weight, .. } => {
-                let cells = axes.iter().map(|a| a.bins() + 2).product();
+                let cells = cell_count(axes);
                 Partial::Histo {
                     cells: vec![0.0; cells],
                     sumw2: weight.as_ref().map(|_| vec![0.0; cells]),
@@ -347,14 +348,14 @@ impl Partial {
                     entries: 0.0,
                 }
             }
-            ActionSpec::Profile { axis, .. } => {
-                let cells = axis.bins() + 2;
+            ActionSpec::Profile { axes, .. } => {
+                let cells = cell_count(axes);
                 Partial::Profile {
                     wy: vec![0.0; cells],
                     wy2: vec![0.0; cells],
                     w: vec![0.0; cells],
                     w2: vec![0.0; cells],
-                    stats: vec![0.0; stat_names(1, true).len()],
+                    stats: vec![0.0; stat_names(axes.len(), true).len()],
                     entries: 0.0,
                 }
             }
@@ -525,11 +526,7 @@ impl Partial {
                     name: name.clone(),
                     title: title.clone(),
                     content_title: String::new(),
-                    axes: axes
-                        .iter()
-                        .zip(["xaxis", "yaxis", "zaxis"])
-                        .map(|(a, n)| a.root_axis(n))
-                        .collect(),
+                    axes: root_axes(axes),
                     cells,
                     sumw2,
                     entries,
@@ -572,16 +569,19 @@ impl Partial {
                     entries,
                 },
                 ActionSpec::Profile {
-                    name, title, axis, ..
+                    name, title, axes, ..
                 },
             ) => {
-                let names = stat_names(1, true);
+                let names = stat_names(axes.len(), true);
                 ResultValue::Histogram(Box::new(root_titles(Histogram {
-                    class: "TProfile".into(),
+                    class: match axes.len() {
+                        1 => "TProfile".into(),
+                        n => format!("TProfile{n}D"),
+                    },
                     name: name.clone(),
                     title: title.clone(),
                     content_title: String::new(),
-                    axes: vec![axis.root_axis("xaxis")],
+                    axes: root_axes(axes),
                     cells: wy,
                     sumw2: None,
                     entries,
@@ -701,14 +701,7 @@ pub fn fill<C: std::borrow::Borrow<Column>>(
                 fill_1d(cells, sumw2, stats, entries, &axes[0], &values[0], weights);
                 return Ok(());
             }
-            let strides: Vec<usize> = axes
-                .iter()
-                .scan(1usize, |s, a| {
-                    let here = *s;
-                    *s *= a.bins() + 2;
-                    Some(here)
-                })
-                .collect();
+            let strides = strides(axes);
             for i in 0..values[0].len() {
                 let w = weights.as_ref().map_or(1.0, |w| w[i]);
                 let mut cell = 0;
@@ -746,26 +739,34 @@ pub fn fill<C: std::borrow::Borrow<Column>>(
                 stats,
                 entries,
             },
-            ActionSpec::Profile { axis, weight, .. },
+            ActionSpec::Profile { axes, weight, .. },
         ) => {
-            let (values, weights) = fill_values(&cols[..2], weight.as_ref().map(|_| cols[2]))?;
+            let dims = axes.len();
+            let (values, weights) =
+                fill_values(&cols[..=dims], weight.as_ref().map(|_| cols[dims + 1]))?;
+            let strides = strides(axes);
+            // The sums of the values averaged follow the axes' own statistics, as
+            // `TProfile::Fill` and `TProfile2D::Fill` keep them (fTsumwy or fTsumwz).
+            let own = stat_names(dims, false).len();
             for i in 0..values[0].len() {
-                let (x, y) = (values[0][i], values[1][i]);
                 let w = weights.as_ref().map_or(1.0, |w| w[i]);
-                let bin = axis.find(x);
-                wy[bin] += w * y;
-                wy2[bin] += w * y * y;
-                sw[bin] += w;
-                w2[bin] += w * w;
+                let (mut cell, mut inside) = (0, true);
+                for (d, axis) in axes.iter().enumerate() {
+                    let bin = axis.find(values[d][i]);
+                    inside &= bin >= 1 && bin <= axis.bins();
+                    cell += bin * strides[d];
+                }
+                let v = values[dims][i];
+                wy[cell] += w * v;
+                wy2[cell] += w * v * v;
+                sw[cell] += w;
+                w2[cell] += w * w;
                 *entries += 1.0;
-                if bin >= 1 && bin <= axis.bins() {
-                    // fTsumw, fTsumw2, fTsumwx, fTsumwx2, fTsumwy, fTsumwy2.
-                    stats[0] += w;
-                    stats[1] += w * w;
-                    stats[2] += w * x;
-                    stats[3] += w * x * x;
-                    stats[4] += w * y;
-                    stats[5] += w * y * y;
+                if inside {
+                    let y = if dims > 1 { values[1][i] } else { 0.0 };
+                    add_stats(stats, dims, w, &[values[0][i], y, 0.0]);
+                    stats[own] += w * v;
+                    stats[own + 1] += w * v * v;
                 }
             }
         }
@@ -859,6 +860,43 @@ fn add_stats(stats: &mut [f64], dims: usize, w: f64, v: &[f64; 3]) {
         stats[9] += w * x * z;
         stats[10] += w * y * z;
     }
+}
+
+/// The step between neighbouring cells along each axis (flow cells included, x fastest).
+fn strides(axes: &[AxisModel]) -> Vec<usize> {
+    axes.iter()
+        .scan(1usize, |s, a| {
+            let here = *s;
+            *s *= a.bins() + 2;
+            Some(here)
+        })
+        .collect()
+}
+
+/// The cells of a histogram of `axes`, flow cells included.
+fn cell_count(axes: &[AxisModel]) -> usize {
+    axes.iter().map(|a| a.bins() + 2).product()
+}
+
+/// Refuses axes of more cells than a histogram may hold.
+fn check_cells(axes: &[AxisModel]) -> Result<()> {
+    let cells = axes
+        .iter()
+        .try_fold(1usize, |n, a| n.checked_mul(a.bins() + 2));
+    if cells.is_none_or(|c| c > crate::fill::MAX_CELLS) {
+        return Err(Error::InvalidArgument(
+            "a histogram of too many cells".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// ROOT's axes of a histogram's models, named `xaxis`, `yaxis`, `zaxis`.
+fn root_axes(axes: &[AxisModel]) -> Vec<Axis> {
+    axes.iter()
+        .zip(["xaxis", "yaxis", "zaxis"])
+        .map(|(a, n)| a.root_axis(n))
+        .collect()
 }
 
 /// Every value of a column (lists flattened) as `double`.

@@ -82,14 +82,28 @@ impl Frame {
         y: &str,
         weight: Option<&str>,
     ) -> Result<Booked> {
-        let axis = model.axes.into_iter().next().ok_or_else(|| {
-            crate::error::Error::InvalidArgument("a profile needs an axis".into())
-        })?;
         self.book(ActionSpec::Profile {
             name: model.name,
             title: model.title,
-            axis,
-            columns: [x.to_string(), y.to_string()],
+            axes: model.axes,
+            columns: vec![x.to_string(), y.to_string()],
+            weight: weight.map(str::to_string),
+        })
+    }
+
+    /// `Profile2D(model, x, y, z, weight)`: a `TProfile2D` of the mean of `z` per cell of
+    /// `x` and `y` (a model of two axes).
+    pub fn profile2d(
+        &self,
+        model: Model,
+        [x, y, z]: [&str; 3],
+        weight: Option<&str>,
+    ) -> Result<Booked> {
+        self.book(ActionSpec::Profile {
+            name: model.name,
+            title: model.title,
+            axes: model.axes,
+            columns: vec![x.to_string(), y.to_string(), z.to_string()],
             weight: weight.map(str::to_string),
         })
     }
