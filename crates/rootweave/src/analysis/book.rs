@@ -82,13 +82,7 @@ impl Frame {
         y: &str,
         weight: Option<&str>,
     ) -> Result<Booked> {
-        self.book(ActionSpec::Profile {
-            name: model.name,
-            title: model.title,
-            axes: model.axes,
-            columns: vec![x.to_string(), y.to_string()],
-            weight: weight.map(str::to_string),
-        })
+        self.profile(model, &[x, y], weight)
     }
 
     /// `Profile2D(model, x, y, z, weight)`: a `TProfile2D` of the mean of `z` per cell of
@@ -99,11 +93,16 @@ impl Frame {
         [x, y, z]: [&str; 3],
         weight: Option<&str>,
     ) -> Result<Booked> {
+        self.profile(model, &[x, y, z], weight)
+    }
+
+    /// A profile of the last of `columns` over the axes of the others.
+    fn profile(&self, model: Model, columns: &[&str], weight: Option<&str>) -> Result<Booked> {
         self.book(ActionSpec::Profile {
             name: model.name,
             title: model.title,
             axes: model.axes,
-            columns: vec![x.to_string(), y.to_string(), z.to_string()],
+            columns: columns.iter().map(|c| c.to_string()).collect(),
             weight: weight.map(str::to_string),
         })
     }
