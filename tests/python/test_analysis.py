@@ -275,6 +275,46 @@ def test_histograms_are_written_and_read_back(workdir):
     assert back.member("fEntries") == 200
 
 
+ROOT_DISPLAY = r"""
+import json, sys, ROOT
+ROOT.gErrorIgnoreLevel = ROOT.kError
+df = ROOT.RDataFrame("Events", sys.argv[1]).Define("ht", "Sum(Jet_pt)").Define("two", "nJet > 2")
+big = df.Filter("nJet >= 6").Define("big", "1e9 * MET_pt")
+shown = {"plain": df.Display(["run", "event", "nJet", "Jet_pt", "ht", "two", "MET_pt"], 3),
+         "lists": big.Display(["nJet", "Jet_pt", "Jet_jetId", "Electron_cleanmask", "HTXS_njets25", "big"], 2, 3),
+         "wide": df.Display("MET_.*", 2), "all": df.Display("", 1)}
+with open(sys.argv[2], "w") as out:
+    json.dump({k: v.AsString() for k, v in shown.items()}, out)
+shown["lists"].Print()
+ROOT.std.cout.flush()
+"""
+
+
+def test_display_prints_root_s_table(workdir):
+    strings = workdir / "display.json"
+    done = subprocess.run([sys.executable, "-c", ROOT_DISPLAY, str(NANO), str(strings)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(strings.read_text())
+    df = rootweave.RDataFrame("Events", str(NANO)).Define("ht", "Sum(Jet_pt)").Define("two", "nJet > 2")
+    big = df.Filter("nJet >= 6").Define("big", "1e9 * MET_pt")
+    shown = {"plain": df.Display(["run", "event", "nJet", "Jet_pt", "ht", "two", "MET_pt"], 3),
+             "lists": big.Display(["nJet", "Jet_pt", "Jet_jetId", "Electron_cleanmask", "HTXS_njets25", "big"], 2, 3),
+             "wide": df.Display("MET_.*", 2), "all": df.Display("", 1)}
+    for k, v in shown.items():
+        assert v.AsString() == theirs[k], k
+    assert "... |" in theirs["all"] and "| 10  |" in theirs["lists"]
+    # Print: a list's items after the third as one "...", as ROOT prints them.
+    import contextlib, io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        shown["lists"].Print()
+    lines = [line for line in done.stdout.splitlines() if line.startswith(("+", "|"))]
+    assert out.getvalue().splitlines() == lines and any("| ...  " in line for line in lines)
+    with pytest.raises(ValueError, match="did not match any column"):
+        df.Display("MET")  # the whole name, as ROOT matches it
+
+
 ROOT_TITLES = r"""
 import json, sys, ROOT
 df = ROOT.RDataFrame("Events", sys.argv[1]).Define("w", "MET_pt / 100")

@@ -18,7 +18,7 @@ import numpy as np
 from . import _extras, _paths
 from ._hist_write import CONTENT_TITLE, STATISTICS
 from ._layout import to_awkward_content, to_numpy
-from . import _rdf_dask
+from . import _rdf_dask, _rdf_display
 from ._rootweave import Booked as _Booked
 from ._rootweave import Frame as _Frame
 from ._rootweave import run_graphs as _run_graphs
@@ -629,6 +629,22 @@ class RDataFrame:
         names = list(columns) if columns is not None else self.GetColumnNames()
         taken = {c: self.Take(c) for c in names}
         return {c: r.GetValue() for c, r in taken.items()}
+
+    def Display(self, columns: str | Sequence[str] = "", nRows: int = 5,  # noqa: N802, N803
+                nMaxCollectionElements: int = 10) -> _rdf_display.RDisplayPtr:  # noqa: N803
+        """The first `nRows` entries reaching this node as ROOT's text table (`Print()`,
+        `AsString()`), read in the same pass as the other results.
+
+        Args:
+            columns: The columns, or a regular expression choosing them ("": all).
+            nRows: How many entries.
+            nMaxCollectionElements: The items of a list `Print()` shows before "...".
+        """
+        names = (_rdf_display.matching(self.GetColumnNames(), columns) if isinstance(columns, str)
+                 else list(columns))
+        first = self.Range(nRows)
+        taken = {c: first.Take(c) for c in dict.fromkeys(["rdfentry_", *names])}
+        return _rdf_display.RDisplayPtr(taken, names, nMaxCollectionElements)
 
     def Report(self) -> RResultPtr:  # noqa: N802
         """The cut flow of the named filters above."""

@@ -1,0 +1,124 @@
+"""RDataFrame's `Display`: the first entries of some columns as ROOT's text table (`RDisplay`),
+each entry a block of rows (a list's items one under the other), ROOT's number formats, and
+the columns beyond 100 characters of width replaced by one column of dots."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+#: The widest table shown, in characters (ROOT's `RDisplay` limit).
+MAX_WIDTH = 100
+
+
+def represent(value: Any) -> str:
+    """One value as ROOT's table shows it: `true`/`false`, integers in decimal, floating
+    point numbers with six decimals (C's `%f`)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return "%f" % float(value)
+
+
+class RDisplay:
+    """A table of entries as RDataFrame's `Display` gives it: `Print()` shows it (a list's
+    items past `max_items` as one `...`), `AsString()` returns it with every item."""
+
+    def __init__(self, names: Sequence[str], entries: Sequence[int], columns: Sequence[Any],
+                 max_items: int) -> None:
+        self._names = ["Row", *names]
+        # Per entry, per column, its cells (one per item of a list; a number is one cell).
+        self._blocks = [[[str(e)]] + [self._cells(c[k]) for c in columns] for k, e in enumerate(entries)]
+        self._max_items = max_items
+
+    @staticmethod
+    def _cells(value: Any) -> list[str]:
+        if hasattr(value, "tolist") and not np.isscalar(value):
+            value = value.tolist()
+        if isinstance(value, list):
+            return [represent(v) for v in value]
+        return [represent(value)]
+
+    def _table(self, dots: bool) -> str:
+        widths = [len(n) for n in self._names]
+        for block in self._blocks:
+            for c, cells in enumerate(block):
+                for i, cell in enumerate(cells):
+                    widths[c] = max(widths[c], len(cell), 3 if i == self._max_items else 0)
+        shown, total = len(widths), 0
+        for c, w in enumerate(widths):
+            total += w + 3
+            if total > MAX_WIDTH:
+                shown = max(2, c) if len(widths) > 2 else len(widths)
+                break
+        cut = shown < len(widths)
+        rule = "+" + "".join("-" * (w + 2) + "+" for w in widths[:shown]) + ("-----+" if cut else "") + "\n"
+        more = "... | " if cut else ""
+
+        def line(cells: Sequence[str]) -> str:
+            return "| " + "".join(cell.ljust(w) + " | " for cell, w in zip(cells, widths)) + more + "\n"
+
+        out = [rule, line(self._names[:shown])]
+        for block in self._blocks:
+            out.append(rule)
+            depth = max(len(cells) for cells in block[:shown])
+            for i in range(depth):
+                row = [self._item(cells, i, dots) for cells in block[:shown]]
+                if any(row):
+                    out.append(line(row))
+        out.append(rule)
+        return "".join(out)
+
+    def _item(self, cells: list[str], i: int, dots: bool) -> str:
+        if i >= len(cells) or (dots and i > self._max_items):
+            return ""
+        return "..." if dots and i == self._max_items else cells[i]
+
+    def AsString(self) -> str:  # noqa: N802
+        """The table with every item of every list."""
+        return self._table(dots=False)
+
+    def Print(self) -> None:  # noqa: N802
+        """Prints the table, lists cut after their first `nMaxCollectionElements` items."""
+        print(self._table(dots=True), end="")
+
+    def __str__(self) -> str:
+        return self.AsString()
+
+
+def matching(names: Sequence[str], pattern: str) -> list[str]:
+    """The columns a `Display` pattern names: all for "", else those whose whole name it
+    matches (a regular expression, as ROOT matches it)."""
+    import re
+
+    if pattern == "":
+        return list(names)
+    found = [n for n in names if re.fullmatch(pattern, n)]
+    if not found:
+        raise ValueError(f'Display: regex "{pattern}" did not match any column')
+    return found
+
+
+class RDisplayPtr:
+    """A booked `Display`: its entries are read with the graph's other results, in the same
+    pass, when the table is first asked for."""
+
+    def __init__(self, taken: dict[str, Any], names: Sequence[str], max_items: int) -> None:
+        self._taken, self._names, self._max_items = taken, list(names), max_items
+
+    def GetValue(self) -> RDisplay:  # noqa: N802
+        """The table (runs the graph if it has not run since the `Display` was booked)."""
+        values = {k: r.GetValue() for k, r in self._taken.items()}
+        entries = [int(e) for e in values["rdfentry_"]]
+        return RDisplay(self._names, entries, [values[n] for n in self._names], self._max_items)
+
+    def Print(self) -> None:  # noqa: N802
+        """Prints the table, as `RDisplay::Print` does."""
+        self.GetValue().Print()
+
+    def AsString(self) -> str:  # noqa: N802
+        """The table as a string, as `RDisplay::AsString` gives it."""
+        return self.GetValue().AsString()
