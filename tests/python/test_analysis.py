@@ -283,18 +283,28 @@ big = df.Filter("nJet >= 6").Define("big", "1e9 * MET_pt")
 shown = {"plain": df.Display(["run", "event", "nJet", "Jet_pt", "ht", "two", "MET_pt"], 3),
          "lists": big.Display(["nJet", "Jet_pt", "Jet_jetId", "Electron_cleanmask", "HTXS_njets25", "big"], 2, 3),
          "wide": df.Display("MET_.*", 2), "all": df.Display("", 1)}
+numbers = df.AsNumpy(["nJet", "event", "run", "HTXS_njets25", "Flag_METFilters", "MET_pt", "ht", "two"])
 with open(sys.argv[2], "w") as out:
-    json.dump({k: v.AsString() for k, v in shown.items()}, out)
+    json.dump({"tables": {k: v.AsString() for k, v in shown.items()},
+               "dtypes": {k: str(v.dtype) for k, v in numbers.items()}}, out)
 shown["lists"].Print()
 ROOT.std.cout.flush()
 """
 
 
-def test_display_prints_root_s_table(workdir):
+def test_display_and_asnumpy_types_are_root_s(workdir):
     strings = workdir / "display.json"
     done = subprocess.run([sys.executable, "-c", ROOT_DISPLAY, str(NANO), str(strings)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = json.loads(strings.read_text())
+    # AsNumpy: the dataset's columns in their own types (defined ones differ: see docs).
+    columns = ["nJet", "event", "run", "HTXS_njets25", "Flag_METFilters", "MET_pt"]
+    numbers = rootweave.RDataFrame("Events", str(NANO)).AsNumpy(columns)
+    assert {k: str(v.dtype) for k, v in numbers.items()} == {k: theirs["dtypes"][k] for k in columns}
+    assert theirs["dtypes"]["nJet"] == "uint32" and theirs["dtypes"]["HTXS_njets25"] == "uint8"
+    charges = rootweave.RDataFrame("Events", str(NANO)).Filter("nJet > 0").Take("Jet_jetId").GetValue()
+    assert str(charges.type.content.content) == "int32" and len(charges) > 100
+    theirs = theirs["tables"]
     df = rootweave.RDataFrame("Events", str(NANO)).Define("ht", "Sum(Jet_pt)").Define("two", "nJet > 2")
     big = df.Filter("nJet >= 6").Define("big", "1e9 * MET_pt")
     shown = {"plain": df.Display(["run", "event", "nJet", "Jet_pt", "ht", "two", "MET_pt"], 3),

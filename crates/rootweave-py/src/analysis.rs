@@ -170,6 +170,13 @@ impl PyFrame {
         py.detach(|| self.inner.has_column(name)).map_err(to_py)
     }
 
+    /// The NumPy type of a read column's numbers (a list's items), `None` for a defined or
+    /// special column, or one that is not numbers: `Take` gives the values in that type.
+    fn read_dtype(&self, py: Python<'_>, name: &str) -> PyResult<Option<&'static str>> {
+        let array = py.detach(|| self.inner.read_type(name)).map_err(to_py)?;
+        Ok(array.as_ref().and_then(number_dtype))
+    }
+
     /// `GetDefinedColumnNames()`.
     fn defined_column_names(&self) -> Vec<String> {
         self.inner.defined_column_names()
@@ -373,6 +380,26 @@ impl PyBooked {
 }
 
 /// `Sum`, `Mean` or `StdDev` of `column`, by name.
+/// The NumPy type name of an array's numbers (a list's items), `None` for other layouts.
+fn number_dtype(array: &rootweave::array::Array) -> Option<&'static str> {
+    use rootweave::array::Array;
+    Some(match array {
+        Array::Bool(_) => "bool",
+        Array::Int8(_) => "int8",
+        Array::Int16(_) => "int16",
+        Array::Int32(_) => "int32",
+        Array::Int64(_) => "int64",
+        Array::UInt8(_) => "uint8",
+        Array::UInt16(_) => "uint16",
+        Array::UInt32(_) => "uint32",
+        Array::UInt64(_) => "uint64",
+        Array::Float32(_) => "float32",
+        Array::Float64(_) => "float64",
+        Array::List { values, .. } => return number_dtype(values),
+        _ => return None,
+    })
+}
+
 fn spec(what: &str, column: &str) -> PyResult<ActionSpec> {
     let column = column.to_string();
     Ok(match what {

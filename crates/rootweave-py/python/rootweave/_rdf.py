@@ -301,6 +301,16 @@ def _to_array(layout: Any) -> Any:
     return to_numpy(layout)
 
 
+def _typed(layout: dict[str, Any], dtype: str) -> dict[str, Any]:
+    """A taken column's layout with its numbers in `dtype` (a read column's own type: the
+    layer computes with integers widened to 64 bits)."""
+    if layout["kind"] == "list":
+        return {**layout, "values": _typed(layout["values"], dtype)}
+    if "data" in layout and layout["data"].dtype != dtype:
+        return {**layout, "data": layout["data"].astype(dtype)}
+    return layout
+
+
 def _batch_function(function: Callable[..., Any]) -> Callable[[list[Any]], Any]:
     """A Python function of columns as the graph calls it: layouts in, `(offsets or None,
     values)` out."""
@@ -613,12 +623,16 @@ class RDataFrame:
         return self._reduce("StdDev", column, float)
 
     def Take(self, column: str) -> RResultPtr:  # noqa: N802
-        """Every value of a column, in entry order (NumPy, or Awkward for lists).
+        """Every value of a column, in entry order (NumPy, or Awkward for lists); a column of
+        the dataset in its own type (`UInt_t` as `uint32`), as ROOT's `AsNumpy` gives it.
 
         Args:
             column: The column.
         """
-        return self._reduce("Take", column, _to_array)
+        dtype = self._frame.read_dtype(column)
+        if dtype is None:
+            return self._reduce("Take", column, _to_array)
+        return self._reduce("Take", column, lambda layout: _to_array(_typed(layout, dtype)))
 
     def AsNumpy(self, columns: Sequence[str] | None = None) -> dict[str, Any]:  # noqa: N802
         """The columns' values in entry order, read in one pass (lists as Awkward arrays).

@@ -1,7 +1,10 @@
 //! What a node of a graph knows of its columns and filters, as RDataFrame tells it:
-//! `GetColumnNames`, `GetDefinedColumnNames`, `HasColumn`, `GetFilterNames`.
+//! `GetColumnNames`, `GetDefinedColumnNames`, `HasColumn`, `GetFilterNames`, and the type
+//! a read column has in the dataset.
 
 use super::graph::{Frame, NodeKind};
+use crate::array::{Array, Recycler};
+use crate::dataset::BatchSource;
 use crate::error::Result;
 
 /// The name `GetFilterNames` gives a filter made without one.
@@ -57,6 +60,25 @@ impl Frame {
     /// special column such as `rdfentry_`, which `GetColumnNames` does not list).
     pub fn has_column(&self, name: &str) -> Result<bool> {
         Ok(super::special::special(name) || self.column_names()?.iter().any(|c| c == name))
+    }
+
+    /// The type column `name` has in the dataset, as an empty array of it, where the column
+    /// is read here (not defined above, nor special): RDataFrame's `Take` and `AsNumpy` give
+    /// a read column's values in its own type (a `UInt_t` as `unsigned int`), where the
+    /// layer computes with integers widened. `None` for other columns.
+    pub fn read_type(&self, name: &str) -> Result<Option<Array>> {
+        let (defining, resolved) = self.lock().resolve(self.node, name);
+        let dataset = self.lock().dataset.clone();
+        if defining.is_some() || super::special::builtin(&resolved) || dataset.sources().is_empty()
+        {
+            return Ok(None);
+        }
+        if !self.input_names()?.contains(&resolved) {
+            return Ok(None);
+        }
+        let reader = dataset.open(0)?;
+        let arrays = reader.read_fields_recycling(&[&resolved], 0..0, &mut Recycler::new())?;
+        Ok(arrays.into_iter().next().map(|(_, a)| a))
     }
 
     /// `GetFilterNames()`: the filters above this node, from the root down, those made
