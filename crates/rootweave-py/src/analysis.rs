@@ -382,22 +382,11 @@ impl PyBooked {
 /// `Sum`, `Mean` or `StdDev` of `column`, by name.
 /// The NumPy type name of an array's numbers (a list's items), `None` for other layouts.
 fn number_dtype(array: &rootweave::array::Array) -> Option<&'static str> {
-    use rootweave::array::Array;
-    Some(match array {
-        Array::Bool(_) => "bool",
-        Array::Int8(_) => "int8",
-        Array::Int16(_) => "int16",
-        Array::Int32(_) => "int32",
-        Array::Int64(_) => "int64",
-        Array::UInt8(_) => "uint8",
-        Array::UInt16(_) => "uint16",
-        Array::UInt32(_) => "uint32",
-        Array::UInt64(_) => "uint64",
-        Array::Float32(_) => "float32",
-        Array::Float64(_) => "float64",
-        Array::List { values, .. } => return number_dtype(values),
-        _ => return None,
-    })
+    match array {
+        rootweave::array::Array::List { values, .. } => number_dtype(values),
+        numbers if rootweave::analysis::column::numbers(numbers) => Some(numbers.kind()),
+        _ => None,
+    }
 }
 
 fn spec(what: &str, column: &str) -> PyResult<ActionSpec> {
