@@ -62,6 +62,7 @@ def main():
     hw = selected.Histo1D(ROOT.RDF.TH1DModel("hw", "", len(edges) - 1, array.array("d", edges)), "met2", "w")
     h2 = selected.Histo2D(("h2", "", 10, 0, 200, 8, 0, 8), "lead_pt", "nJet")
     prof = selected.Profile1D(("prof", "", 20, 0, 400), "ht", "MET_pt")
+    ranged_prof = selected.Profile1D(("pr", "", 10, 0, 400, 20, 80, "s"), "ht", "MET_pt")
     prof2 = selected.Profile2D(("prof2", "", 8, 0, 400, 5, 0, 10), "ht", "nJet", "MET_pt", "w")
     jets = selected.Histo1D(("jets", "", 50, 0, 200), "Jet_pt", "w")
     scalars = {"count": selected.Count(), "sum": selected.Sum("Jet_pt"), "mean": selected.Mean("MET_pt"),
@@ -85,6 +86,11 @@ def main():
                         "entries_per_bin": [prof2.GetBinEntries(i) for i in range(70)],
                         "errors": [prof2.GetBinError(i) for i in range(70)],
                         "entries": prof2.GetEntries(), "stats": stats(prof2.GetPtr(), 9)},
+              "pr": {"cells": [ranged_prof.GetBinContent(i) for i in range(12)],
+                     "entries_per_bin": [ranged_prof.GetBinEntries(i) for i in range(12)],
+                     "errors": [ranged_prof.GetBinError(i) for i in range(12)],
+                     "entries": ranged_prof.GetEntries(), "error_mode": ranged_prof.GetErrorOption(),
+                     "range": [ranged_prof.GetYmin(), ranged_prof.GetYmax()]},
               "scalars": {k: v.GetValue() for k, v in scalars.items()},
               "range": ranged.GetValue(),
               "counted": [int(e) for e in counted.GetValue()],

@@ -122,6 +122,7 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
     h2 = selected.Histo2D(("h2", "", 10, 0, 200, 8, 0, 8), "lead_pt", "nJet")
     prof = selected.Profile1D(("prof", "", 20, 0, 400), "ht", "MET_pt")
     prof2 = selected.Profile2D(("prof2", "", 8, 0, 400, 5, 0, 10), "ht", "nJet", "MET_pt", "w")
+    ranged_prof = selected.Profile1D(("pr", "", 10, 0, 400, 20, 80, "s"), "ht", "MET_pt")
     jets = selected.Histo1D(("jets", "", 50, 0, 200), "Jet_pt", "w")
     scalars = {"count": selected.Count(), "sum": selected.Sum("Jet_pt"), "mean": selected.Mean("MET_pt"),
                "min": selected.Min("lead_pt"), "max": selected.Max("Jet_pt"), "std": selected.StdDev("ht")}
@@ -165,6 +166,19 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
         assert written.classname == "TProfile2D"
         assert close(written.member("fTsumwxy"), want["stats"][6]) and close(written.member("fTsumwz2"), want["stats"][8])
         assert written.member("fEntries") == want["entries"] > 1000
+    # A model's range of values (20 to 80: the others dropped before any count) and its
+    # option "s" (errors the spread), kept when written.
+    view, want = ranged_prof.GetValue().view(flow=True), root["pr"]
+    assert close(view.sum_of_weights, want["entries_per_bin"]) and close(view.value, want["cells"])
+    spread = np.sqrt(np.divide(view._sum_of_weighted_deltas_squared, view.sum_of_weights,
+                               out=np.zeros(12), where=view.sum_of_weights > 0))
+    assert np.allclose(spread, want["errors"], rtol=1e-9, atol=1e-12) and want["range"] == [20, 80]
+    with rootweave.recreate(workdir / "pr.root") as f:
+        f["pr"] = ranged_prof.GetValue()
+    with rootweave.open(workdir / "pr.root") as f:
+        written = f["pr"]
+        assert [written.member("fYmin"), written.member("fYmax"), written.member("fErrorMode")] == [20, 80, 1]
+        assert written.member("fEntries") == want["entries"] < root["scalars"]["count"] and want["error_mode"] == "s"
     theirs = root["scalars"]
     assert scalars["count"].GetValue() == theirs["count"] > 100
     assert scalars["min"].GetValue() == theirs["min"] and scalars["max"].GetValue() == theirs["max"]

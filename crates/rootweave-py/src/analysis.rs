@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use rootweave::analysis::{ActionSpec, AxisModel, Booked, Frame, Model, ResultValue};
+use rootweave::analysis::{ActionSpec, AxisModel, Booked, Frame, Model, ProfileModel, ResultValue};
 
 use crate::errors::to_py;
 use crate::layout::to_layout;
@@ -207,42 +207,39 @@ impl PyFrame {
         booked(self.inner.histo(model, &cols, weight))
     }
 
-    /// `Profile1D`.
-    #[pyo3(signature = (name, title, axis_spec, x, y, weight=None))]
-    fn profile1d(
-        &self,
-        name: &str,
-        title: &str,
-        axis_spec: Bound<'_, PyDict>,
-        x: &str,
-        y: &str,
-        weight: Option<&str>,
-    ) -> PyResult<PyBooked> {
-        let model = Model {
-            name: name.into(),
-            title: title.into(),
-            axes: vec![axis(&axis_spec)?],
-        };
-        booked(self.inner.profile1d(model, x, y, weight))
-    }
-
-    /// `Profile2D`: `axes` two dicts as `histo` takes them, `columns` x, y and the values.
-    #[pyo3(signature = (name, title, axes, columns, weight=None))]
-    fn profile2d(
+    /// `Profile1D` and `Profile2D`: `axes` one or two dicts as `histo` takes them,
+    /// `columns` one per axis and the values averaged; `values` the `(low, high)` of the
+    /// values kept, `option` ROOT's option for the errors.
+    #[pyo3(signature = (name, title, axes, columns, weight=None, values=None, option=""))]
+    #[allow(clippy::too_many_arguments)]
+    fn profile(
         &self,
         name: &str,
         title: &str,
         axes: Vec<Bound<'_, PyDict>>,
-        columns: [String; 3],
+        columns: Vec<String>,
         weight: Option<&str>,
+        values: Option<(f64, f64)>,
+        option: &str,
     ) -> PyResult<PyBooked> {
         let model = Model {
             name: name.into(),
             title: title.into(),
             axes: axes.iter().map(axis).collect::<PyResult<Vec<_>>>()?,
         };
-        let [x, y, z] = &columns;
-        booked(self.inner.profile2d(model, [x, y, z], weight))
+        let mut model = ProfileModel::from(model)
+            .with_option(option)
+            .map_err(to_py)?;
+        if let Some((low, high)) = values {
+            model = model.with_values(low, high);
+        }
+        booked(match columns.as_slice() {
+            [x, y] => self.inner.profile1d(model, x, y, weight),
+            [x, y, z] => self.inner.profile2d(model, [x, y, z], weight),
+            _ => Err(rootweave::Error::InvalidArgument(
+                "a profile of one or two axes: two or three columns".into(),
+            )),
+        })
     }
 
     /// `Count()`.
@@ -509,6 +506,9 @@ fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
                 d.set_item("sum_wy2", numpy::PyArray1::from_vec(py, p.sum_wy2))?;
                 let bin_sumw2 = p.bin_sumw2.map(|v| numpy::PyArray1::from_vec(py, v));
                 d.set_item("bin_sumw2", bin_sumw2)?;
+                d.set_item("error_mode", p.error_mode as i32)?;
+                d.set_item("value_min", p.value_min)?;
+                d.set_item("value_max", p.value_max)?;
             }
             d.into_any()
         }

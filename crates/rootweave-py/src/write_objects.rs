@@ -78,8 +78,8 @@ fn histogram(spec: &Bound<'_, PyDict>) -> PyResult<Histogram> {
                 3 => ErrorMode::SpreadG,
                 _ => ErrorMode::Mean,
             },
-            value_min: 0.0,
-            value_max: 0.0,
+            value_min: item::<f64>(&p, "value_min")?.unwrap_or(0.0),
+            value_max: item::<f64>(&p, "value_max")?.unwrap_or(0.0),
         }),
         None => None,
     };

@@ -773,6 +773,19 @@ fn a_profile_of_two_axes_averages_per_cell_as_tprofile2d() {
         (stat("fTsumw"), stat("fTsumwxy"), h.entries),
         (10_000.0, sum_xy, 10_000.0)
     );
+    // A model's range of values: the others dropped before they are counted.
+    let mut model = Model::regular("p", "", 2, 0.0, 10_000.0);
+    model.axes.extend(Model::regular("", "", 4, 0.0, 4.0).axes);
+    let kept = rootweave::analysis::ProfileModel::from(model).with_values(0.0, 2499.0);
+    let ranged = df.profile2d(kept.with_option("s").unwrap(), ["x", "k", "x"], None);
+    let ResultValue::Histogram(r) = ranged.unwrap().value().unwrap() else {
+        panic!("a histogram");
+    };
+    let p = r.profile.as_ref().unwrap();
+    assert_eq!((r.entries, p.value_min, p.value_max), (2500.0, 0.0, 2499.0));
+    assert_eq!(p.error_mode, rootweave::objects::ErrorMode::Spread);
+    let bad = rootweave::analysis::ProfileModel::from(Model::regular("p", "", 2, 0.0, 1.0));
+    assert!(bad.with_option("x").is_err());
     // A model of one axis for two columns is refused before any reading.
     let one = Model::regular("p", "", 2, 0.0, 1.0);
     let err = df.profile2d(one, ["x", "k", "x"], None).err().unwrap();

@@ -18,6 +18,9 @@ from ._objects import Histogram
 #: The attribute of a histogram made by `rootweave.histogram` holding the statistics
 #: sums of the values filled (ROOT's `fTsumw`, `fTsumwx`, ...) and the number of entries.
 STATISTICS = "_rootweave_statistics"
+#: The attribute holding what a profile's model set (its errors' option and range of
+#: values: `error_mode`, `value_min`, `value_max`), written with it.
+PROFILE = "_rootweave_profile"
 #: The attribute holding the title of the axis a histogram's contents are drawn along (a 1D
 #: histogram's y axis), which `hist` has no place for.
 CONTENT_TITLE = "_rootweave_content_title"
@@ -122,7 +125,7 @@ def _from_boost(h: Any, name: str) -> dict[str, Any]:
             bin_sumw2 = full(view.sum_of_weights_squared)
         out["cells"] = full(sum_w * value)
         out["profile"] = {"bin_entries": full(sum_w), "sum_wy2": full(deltas + sum_w * value * value),
-                          "bin_sumw2": bin_sumw2, "error_mode": 0}
+                          "bin_sumw2": bin_sumw2, "error_mode": 0, **getattr(h, PROFILE, {})}
     else:
         out["class"] = f"TH{h.ndim}D"
         if storage is bh.storage.Weight:

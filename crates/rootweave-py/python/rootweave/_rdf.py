@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _extras, _paths
-from ._hist_write import CONTENT_TITLE, STATISTICS
+from ._hist_write import CONTENT_TITLE, PROFILE, STATISTICS
 from ._layout import to_awkward_content, to_numpy
 from . import _rdf_dask, _rdf_display
 from ._rootweave import Booked as _Booked
@@ -226,6 +226,14 @@ class CutFlowReport:
 
 def _axes(model: Sequence[Any], dims: int) -> tuple[str, str, list[dict[str, Any]]]:
     """`("name", "title", nbins, low, high, ...)` or with edges (`nbins, [edges]`), per axis."""
+    name, title, axes, rest = _split_model(model, dims)
+    if rest:
+        raise ValueError(f"the model {model!r} has more than {dims} axes")
+    return name, title, axes
+
+
+def _split_model(model: Sequence[Any], dims: int) -> tuple[str, str, list[dict[str, Any]], list[Any]]:
+    """A model's name, title and `dims` axes, and what follows them."""
     if not isinstance(model, (tuple, list)) or len(model) < 2:
         raise ValueError("a histogram model is a tuple (name, title, nbins, low, high, ...) as RDataFrame takes it")
     name, title, rest = str(model[0]), str(model[1]), list(model[2:])
@@ -239,9 +247,19 @@ def _axes(model: Sequence[Any], dims: int) -> tuple[str, str, list[dict[str, Any
             rest = rest[3:]
         else:
             raise ValueError(f"the model {model!r} does not give {dims} axes")
-    if rest:
-        raise ValueError(f"the model {model!r} has more than {dims} axes")
-    return name, title, axes
+    return name, title, axes, rest
+
+
+def _profile_model(model: Sequence[Any], dims: int) -> tuple[str, str, list[dict[str, Any]],
+                                                             tuple[float, float] | None, str]:
+    """A profile's model as `TProfile1DModel` / `TProfile2DModel` take it: a histogram's
+    model, then optionally the range of the values kept, then optionally the option."""
+    name, title, axes, rest = _split_model(model, dims)
+    option = str(rest.pop()) if rest and isinstance(rest[-1], str) else ""
+    if len(rest) not in (0, 2):
+        raise ValueError(f"the profile model {model!r}: its axes, then (low, high) of the values, then an option")
+    values = (float(rest[0]), float(rest[1])) if rest else None
+    return name, title, axes, values, option
 
 
 def _to_hist(d: dict[str, Any]) -> Any:
@@ -267,6 +285,7 @@ def _to_hist(d: dict[str, Any]) -> Any:
         view._sum_of_weighted_deltas_squared = d["sum_wy2"].reshape(shape, order="F") - w * view.value**2
         _titled(h, d)
         setattr(h, STATISTICS, {**dict(d["stats"]), "fEntries": d["entries"]})
+        setattr(h, PROFILE, {k: d[k] for k in ("error_mode", "value_min", "value_max")})
         return h
     weighted = d["sumw2"] is not None
     storage: Any = hist.storage.Weight() if weighted else hist.storage.Double()
@@ -551,32 +570,38 @@ class RDataFrame:
         return self._result(self._frame.histo(*args), _to_hist, ("histo", args))
 
     def Profile1D(self, model: Any, x: str, y: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
-        """The mean of `y` per bin of `x` (a `hist.Hist` of weighted means).
+        """The mean of `y` per bin of `x` (a `hist.Hist` of weighted means; a `TProfile` when
+        written).
 
         Args:
-            model: `(name, title, nbins, low, high)`.
+            model: `(name, title, nbins, low, high)` (or with edges), then, as
+                `TProfile1DModel` takes them, the range `ylow, yup` of the values kept and the
+                option of the errors (`"s"`, ...).
             x: The binned values.
             y: The values averaged.
             weight: The weights.
         """
-        name, title, axes = _axes(model, 1)
-        args = (name, title, axes[0], x, y, weight)
-        return self._result(self._frame.profile1d(*args), _to_hist, ("profile1d", args))
+        return self._profile(model, 1, [x, y], weight)
 
     def Profile2D(self, model: Any, x: str, y: str, z: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
         """The mean of `z` per cell of `x` and `y` (a two-dimensional `hist.Hist` of weighted
         means; a `TProfile2D` when written).
 
         Args:
-            model: `(name, title, nx, xlow, xhigh, ny, ylow, yhigh)` (edges allowed per axis).
+            model: `(name, title, nx, xlow, xhigh, ny, ylow, yhigh)` (edges allowed per axis),
+                then, as `TProfile2DModel` takes them, the range `zlow, zup` of the values
+                kept and the option of the errors.
             x: The x values.
             y: The y values.
             z: The values averaged.
             weight: The weights.
         """
-        name, title, axes = _axes(model, 2)
-        args = (name, title, axes, [x, y, z], weight)
-        return self._result(self._frame.profile2d(*args), _to_hist, ("profile2d", args))
+        return self._profile(model, 2, [x, y, z], weight)
+
+    def _profile(self, model: Any, dims: int, columns: list[str], weight: str | None) -> RResultPtr:
+        name, title, axes, values, option = _profile_model(model, dims)
+        args = (name, title, axes, columns, weight, values, option)
+        return self._result(self._frame.profile(*args), _to_hist, ("profile", args))
 
     def Count(self) -> RResultPtr:  # noqa: N802
         """The events that pass."""

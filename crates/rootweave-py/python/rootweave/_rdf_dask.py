@@ -88,7 +88,7 @@ def merge(action: str, values: list[Any]) -> Any:
     first = values[0]
     if action.startswith("parts "):
         return merge_parts(action.split()[1], values)
-    if action in ("histo", "profile1d", "profile2d"):
+    if action in ("histo", "profile"):
         out = dict(first)
         for v in values[1:]:
             for key in ("cells", "bin_entries", "sum_wy2", "bin_sumw2"):

@@ -146,6 +146,11 @@ pub enum ActionSpec {
         axes: Vec<AxisModel>,
         /// One column per axis, then the values averaged.
         columns: Vec<String>,
+        /// The values kept (within `low..=high`, as a model's `ylow`, `yup` keep them; `None`:
+        /// all).
+        values: Option<(f64, f64)>,
+        /// How the profile's errors are computed (its model's option).
+        error_mode: crate::objects::ErrorMode,
         /// The weights.
         weight: Option<String>,
     },
@@ -569,7 +574,12 @@ impl Partial {
                     entries,
                 },
                 ActionSpec::Profile {
-                    name, title, axes, ..
+                    name,
+                    title,
+                    axes,
+                    values,
+                    error_mode,
+                    ..
                 },
             ) => {
                 let names = stat_names(axes.len(), true);
@@ -590,9 +600,9 @@ impl Partial {
                         bin_entries: w,
                         sum_wy2: wy2,
                         bin_sumw2: Some(w2),
-                        error_mode: crate::objects::ErrorMode::Mean,
-                        value_min: 0.0,
-                        value_max: 0.0,
+                        error_mode: *error_mode,
+                        value_min: values.map_or(0.0, |v| v.0),
+                        value_max: values.map_or(0.0, |v| v.1),
                     }),
                 })))
             }
@@ -739,7 +749,12 @@ pub fn fill<C: std::borrow::Borrow<Column>>(
                 stats,
                 entries,
             },
-            ActionSpec::Profile { axes, weight, .. },
+            ActionSpec::Profile {
+                axes,
+                weight,
+                values: kept,
+                ..
+            },
         ) => {
             let dims = axes.len();
             let (values, weights) =
@@ -757,6 +772,10 @@ pub fn fill<C: std::borrow::Borrow<Column>>(
                     cell += bin * strides[d];
                 }
                 let v = values[dims][i];
+                // `TProfile::Fill` drops a value outside the model's range (and NaN) first.
+                if kept.is_some_and(|(low, high)| !(v >= low && v <= high)) {
+                    continue;
+                }
                 wy[cell] += w * v;
                 wy2[cell] += w * v * v;
                 sw[cell] += w;

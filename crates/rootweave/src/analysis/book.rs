@@ -5,6 +5,7 @@
 use super::actions::{ActionSpec, AxisModel};
 use super::graph::{Booked, Frame};
 use crate::error::Result;
+use crate::objects::ErrorMode;
 
 /// A histogram model, as RDataFrame's `TH1DModel` gives it: name, title, axis.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,6 +16,55 @@ pub struct Model {
     pub title: String,
     /// Its axes (one to three).
     pub axes: Vec<AxisModel>,
+}
+
+/// A profile's model, as RDataFrame's `TProfile1DModel` and `TProfile2DModel` give it: a
+/// histogram's model, the range of the values kept, and the option choosing its errors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileModel {
+    /// Name, title and axes.
+    pub model: Model,
+    /// The values kept: those from `low` to `high` (`ylow`, `yup`; `zlow`, `zup` in 2D),
+    /// `None` (or an empty range) for all.
+    pub values: Option<(f64, f64)>,
+    /// The errors' option (`""`, `"s"`, `"i"`, `"g"`).
+    pub error_mode: ErrorMode,
+}
+
+impl From<Model> for ProfileModel {
+    fn from(model: Model) -> ProfileModel {
+        ProfileModel {
+            model,
+            values: None,
+            error_mode: ErrorMode::Mean,
+        }
+    }
+}
+
+impl ProfileModel {
+    /// The model keeping the values from `low` to `high` only (none kept out of it; ROOT
+    /// keeps all when `low == high`).
+    pub fn with_values(mut self, low: f64, high: f64) -> ProfileModel {
+        self.values = (low != high).then_some((low, high));
+        self
+    }
+
+    /// The model with the errors of ROOT's option `option` (`""`: of the mean, `"s"`: the
+    /// spread, `"i"`, `"g"`); another option is an error.
+    pub fn with_option(mut self, option: &str) -> Result<ProfileModel> {
+        self.error_mode = match option.to_ascii_lowercase().as_str() {
+            "" => ErrorMode::Mean,
+            "s" => ErrorMode::Spread,
+            "i" => ErrorMode::SpreadI,
+            "g" => ErrorMode::SpreadG,
+            other => {
+                return Err(crate::error::Error::InvalidArgument(format!(
+                    "a profile's option is \"\", \"s\", \"i\" or \"g\", not \"{other}\""
+                )))
+            }
+        };
+        Ok(self)
+    }
 }
 
 impl Model {
@@ -77,7 +127,7 @@ impl Frame {
     /// `Profile1D(model, x, y, weight)`: a `TProfile` of the mean of `y` per bin of `x`.
     pub fn profile1d(
         &self,
-        model: Model,
+        model: impl Into<ProfileModel>,
         x: &str,
         y: &str,
         weight: Option<&str>,
@@ -89,7 +139,7 @@ impl Frame {
     /// `x` and `y` (a model of two axes).
     pub fn profile2d(
         &self,
-        model: Model,
+        model: impl Into<ProfileModel>,
         [x, y, z]: [&str; 3],
         weight: Option<&str>,
     ) -> Result<Booked> {
@@ -97,13 +147,25 @@ impl Frame {
     }
 
     /// A profile of the last of `columns` over the axes of the others.
-    fn profile(&self, model: Model, columns: &[&str], weight: Option<&str>) -> Result<Booked> {
+    fn profile(
+        &self,
+        model: impl Into<ProfileModel>,
+        columns: &[&str],
+        weight: Option<&str>,
+    ) -> Result<Booked> {
+        let ProfileModel {
+            model,
+            values,
+            error_mode,
+        } = model.into();
         self.book(ActionSpec::Profile {
             name: model.name,
             title: model.title,
             axes: model.axes,
             columns: columns.iter().map(|c| c.to_string()).collect(),
             weight: weight.map(str::to_string),
+            values,
+            error_mode,
         })
     }
 

@@ -22,7 +22,7 @@ pub mod special;
 mod varied;
 
 pub use actions::{ActionSpec, AxisModel, ResultValue};
-pub use book::Model;
+pub use book::{Model, ProfileModel};
 pub use graph::{run_graphs, Booked, ColumnFn, Frame, SampleInfo};
 pub use run::{Live, Progress, CHUNK, STEP};
 pub use snapshot::{SnapshotFormat, SnapshotOptions};
