@@ -296,7 +296,8 @@ df = ROOT.RDataFrame("Events", sys.argv[1]).Define("ht", "Sum(Jet_pt)").Define("
 big = df.Filter("nJet >= 6").Define("big", "1e9 * MET_pt")
 shown = {"plain": df.Display(["run", "event", "nJet", "Jet_pt", "ht", "two", "MET_pt"], 3),
          "lists": big.Display(["nJet", "Jet_pt", "Jet_jetId", "Electron_cleanmask", "HTXS_njets25", "big"], 2, 3),
-         "wide": df.Display("MET_.*", 2), "all": df.Display("", 1)}
+         "wide": df.Display("MET_.*", 2), "all": df.Display("", 1), "none": df.Display(["nJet"], 0),
+         "past the end": df.Filter("nJet > 8").Display(["nJet"], 50)}
 numbers = df.AsNumpy(["nJet", "event", "run", "HTXS_njets25", "Flag_METFilters", "MET_pt", "ht", "two"])
 with open(sys.argv[2], "w") as out:
     json.dump({"tables": {k: v.AsString() for k, v in shown.items()},
@@ -323,7 +324,8 @@ def test_display_and_asnumpy_types_are_root_s(workdir):
     big = df.Filter("nJet >= 6").Define("big", "1e9 * MET_pt")
     shown = {"plain": df.Display(["run", "event", "nJet", "Jet_pt", "ht", "two", "MET_pt"], 3),
              "lists": big.Display(["nJet", "Jet_pt", "Jet_jetId", "Electron_cleanmask", "HTXS_njets25", "big"], 2, 3),
-             "wide": df.Display("MET_.*", 2), "all": df.Display("", 1)}
+             "wide": df.Display("MET_.*", 2), "all": df.Display("", 1), "none": df.Display(["nJet"], 0),
+             "past the end": df.Filter("nJet > 8").Display(["nJet"], 50)}
     for k, v in shown.items():
         assert v.AsString() == theirs[k], k
     assert "... |" in theirs["all"] and "| 10  |" in theirs["lists"]

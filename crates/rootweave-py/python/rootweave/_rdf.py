@@ -681,6 +681,8 @@ class RDataFrame:
         """
         names = (_rdf_display.matching(self.GetColumnNames(), columns) if isinstance(columns, str)
                  else list(columns))
+        if nRows <= 0:  # the header alone (a Range(0) would keep every entry)
+            return _rdf_display.RDisplayPtr({}, names, nMaxCollectionElements)
         first = self.Range(nRows)
         taken = {c: first.Take(c) for c in dict.fromkeys(["rdfentry_", *names])}
         return _rdf_display.RDisplayPtr(taken, names, nMaxCollectionElements)

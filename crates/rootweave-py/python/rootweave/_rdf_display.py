@@ -112,8 +112,9 @@ class RDisplayPtr:
     def GetValue(self) -> RDisplay:  # noqa: N802
         """The table (runs the graph if it has not run since the `Display` was booked)."""
         values = {k: r.GetValue() for k, r in self._taken.items()}
-        entries = [int(e) for e in values["rdfentry_"]]
-        return RDisplay(self._names, entries, [values[n] for n in self._names], self._max_items)
+        entries = [int(e) for e in values.get("rdfentry_", [])]
+        columns = [values[n] for n in self._names] if entries else [[] for _ in self._names]
+        return RDisplay(self._names, entries, columns, self._max_items)
 
     def Print(self) -> None:  # noqa: N802
         """Prints the table, as `RDisplay::Print` does."""
