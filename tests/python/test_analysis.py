@@ -190,6 +190,7 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
     # rdfentry_ numbers the entries across the files whatever the threads; on two threads,
     # rdfslot_ is 0 or 1 where ROOT's one-thread loop (it holds a Range) gives 0.
     got = {k: v.GetValue().tolist() for k, v in numbered.items()}
+    assert df.GetNSlots() == 2
     assert got["event"] == root["numbered"]["event"] and len(got["event"]) > 50
     assert [e - e % 2 for e in got["e2"]] == root["numbered"]["e2"] and root["numbered"]["e2"][-1] > 2 * 30_000
     assert flat(nested.GetValue()).tolist() == root["nested"]["cells"] and sum(root["nested"]["cells"]) > 100

@@ -340,6 +340,11 @@ impl PyFrame {
     fn runs(&self) -> usize {
         self.inner.runs()
     }
+
+    /// `GetNSlots()`.
+    fn slots(&self) -> usize {
+        self.inner.slots()
+    }
 }
 
 #[pymethods]

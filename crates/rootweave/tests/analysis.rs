@@ -704,6 +704,7 @@ fn special_columns_number_the_dataset_s_entries_for_any_thread_count() {
             .map(|e| 2 * e)
             .collect();
         assert_eq!(taken_ints(&last), want);
+        assert_eq!(df.slots(), threads);
         match slots.value().unwrap() {
             ResultValue::Number(s) => assert!(s < threads as f64, "{s}"),
             other => panic!("{other:?}"),

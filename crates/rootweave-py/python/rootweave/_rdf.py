@@ -741,6 +741,10 @@ class RDataFrame:
         """How many times the graph has run."""
         return int(self._frame.runs())
 
+    def GetNSlots(self) -> int:  # noqa: N802
+        """The slots of the event loop: its threads (`rdfslot_` is one of them)."""
+        return int(self._frame.slots())
+
 
 class RResultMap:
     """`VariationsFor`'s value: a result per variation, `"nominal"` and `"name:tag"`; all are

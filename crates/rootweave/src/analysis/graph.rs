@@ -557,6 +557,12 @@ impl Frame {
     pub fn runs(&self) -> usize {
         self.lock().runs
     }
+
+    /// `GetNSlots()`: the slots of the event loop (its threads), of which `rdfslot_` names
+    /// one.
+    pub fn slots(&self) -> usize {
+        self.lock().dataset.slots()
+    }
 }
 
 /// `RunGraphs`: computes the results of every graph `results` belong to (one graph per
