@@ -678,6 +678,7 @@ def test_dask_partitions_split_files_at_batch_boundaries(workdir, split_files, d
     assert want["take"][:3] == [0, 1, 2] and want["take"][-1] == 1_119_999
     # rdfentry_ numbers the entries of both files in turn, in every partition alike.
     assert want["entries"] == [i if i < 1_000_000 else i - 1_000_000 + 350_000 for i in want["take"]]
+    assert book(local)["entries"].GetValue().dtype == np.uint64  # ULong64_t, as ROOT's AsNumpy
     exact = ("count", "take", "entries", "report", "counts", "per sample")
     for n in (3, len(units)):
         df = rootweave.RDataFrame("t", split_files, daskclient=dask_client, npartitions=n)

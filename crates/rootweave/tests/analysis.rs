@@ -739,6 +739,17 @@ fn special_columns_number_the_dataset_s_entries_for_any_thread_count() {
     );
     let err = df.define("rdfslot_", "x").err().unwrap();
     assert!(err.to_string().contains("special column"), "{err}");
+    let err = df
+        .vary("rdfentry_", "{x, x}", &["a", "b"], "v")
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("cannot vary"), "{err}");
+    let aliased = df
+        .alias("entry", "rdfentry_")
+        .unwrap()
+        .range(0, Some(3), 1)
+        .unwrap();
+    assert_eq!(taken_ints(&aliased.take("entry").unwrap()), vec![0, 1, 2]);
     assert!(df.has_column("rdfentry_").unwrap() && df.has_column("rdfslot_").unwrap());
     assert!(!df
         .column_names()

@@ -224,7 +224,7 @@ impl ActionSpec {
                 }
                 if !(1..=2).contains(&axes.len()) || columns.len() != axes.len() + 1 {
                     return Err(Error::InvalidArgument(format!(
-                        "a profile of {} columns and {} axes: one column per axis (1 or 2),                          then the values",
+                        "a profile of {} columns and {} axes: one column per axis (1 or 2), then the values",
                         columns.len(),
                         axes.len()
                     )));

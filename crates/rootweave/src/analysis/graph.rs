@@ -453,10 +453,12 @@ impl Frame {
     pub fn vary(&self, column: &str, expr: &str, tags: &[&str], name: &str) -> Result<Frame> {
         let e = expression(expr)?;
         self.check_columns(&e.columns(), &format!("expression '{expr}'"))?;
-        if !self.defined_above(column)
-            && !super::special::special(column)
-            && !self.is_input(column)?
-        {
+        if super::special::special(column) {
+            return Err(invalid(format!(
+                "Vary: '{column}' is a special column of the event loop and cannot vary"
+            )));
+        }
+        if !self.defined_above(column) && !self.is_input(column)? {
             return Err(invalid(format!("Vary: there is no column '{column}'")));
         }
         let parts = match e.tree.kind {

@@ -63,11 +63,15 @@ impl Frame {
     }
 
     /// The type column `name` has in the dataset, as an empty array of it, where the column
-    /// is read here (not defined above, nor special): RDataFrame's `Take` and `AsNumpy` give
-    /// a read column's values in its own type (a `UInt_t` as `unsigned int`), where the
-    /// layer computes with integers widened. `None` for other columns.
+    /// is read here (not defined above), or is a special one (`rdfentry_` a `ULong64_t`):
+    /// RDataFrame's `Take` and `AsNumpy` give such a column's values in its own type (a
+    /// `UInt_t` as `unsigned int`), where the layer computes with integers widened. `None`
+    /// for other columns.
     pub fn read_type(&self, name: &str) -> Result<Option<Array>> {
         let (defining, resolved) = self.lock().resolve(self.node, name);
+        if defining.is_none() && super::special::special(&resolved) {
+            return Ok(super::special::EventsAt::default().array(&resolved, 0, None));
+        }
         let dataset = self.lock().dataset.clone();
         if defining.is_some() || super::special::builtin(&resolved) || dataset.sources().is_empty()
         {

@@ -22,15 +22,6 @@ pub fn special(name: &str) -> bool {
     matches!(name, ENTRY | SLOT)
 }
 
-/// The C++ type RDataFrame gives a special column.
-pub fn type_name(name: &str) -> Option<&'static str> {
-    match name {
-        ENTRY => Some("ULong64_t"),
-        SLOT => Some("unsigned int"),
-        _ => None,
-    }
-}
-
 /// Where a batch's events are: the dataset's number of the first, and the slot at work.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EventsAt {
