@@ -340,6 +340,8 @@ def test_display_and_asnumpy_types_are_root_s(workdir):
     assert out.getvalue().splitlines() == lines and any("| ...  " in line for line in lines)
     with pytest.raises(ValueError, match="did not match any column"):
         df.Display("MET")  # the whole name, as ROOT matches it
+    with pytest.raises(ValueError, match="not a regular expression"):
+        df.Display("(")
 
 
 ROOT_TITLES = r"""

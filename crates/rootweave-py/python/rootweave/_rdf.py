@@ -679,6 +679,8 @@ class RDataFrame:
             nRows: How many entries.
             nMaxCollectionElements: The items of a list `Print()` shows before "...".
         """
+        if nMaxCollectionElements < 0:
+            raise ValueError("Display: nMaxCollectionElements is a count, not negative")
         names = (_rdf_display.matching(self.GetColumnNames(), columns) if isinstance(columns, str)
                  else list(columns))
         if nRows <= 0:  # the header alone (a Range(0) would keep every entry)

@@ -96,7 +96,11 @@ def matching(names: Sequence[str], pattern: str) -> list[str]:
 
     if pattern == "":
         return list(names)
-    found = [n for n in names if re.fullmatch(pattern, n)]
+    try:
+        matcher = re.compile(pattern)
+    except re.error as e:
+        raise ValueError(f'Display: "{pattern}" is not a regular expression: {e}') from None
+    found = [n for n in names if matcher.fullmatch(n)]
     if not found:
         raise ValueError(f'Display: regex "{pattern}" did not match any column')
     return found
