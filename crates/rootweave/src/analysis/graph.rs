@@ -121,6 +121,9 @@ pub struct Graph {
     /// The dataset's columns, once looked up: every one a graph may read, and those
     /// `GetColumnNames` lists.
     pub inputs: Option<(Names, Names)>,
+    /// The dataset's first source, once opened: what the graph asks of the dataset before
+    /// a run (its columns, their types) comes from one opening.
+    pub first_source: Option<Arc<crate::dataset::AnyReader>>,
     /// Whether runs find their number of batches first (for a progress bar).
     pub watched: bool,
     /// The run in progress, if any.
@@ -213,6 +216,7 @@ impl Frame {
                 results: Vec::new(),
                 runs: 0,
                 inputs: None,
+                first_source: None,
                 watched: false,
                 live: None,
                 last_progress: None,
@@ -335,19 +339,29 @@ impl Frame {
         if let Some(names) = &self.lock().inputs {
             return Ok(names.clone());
         }
-        let dataset = self.lock().dataset.clone();
-        let names = match dataset.sources().is_empty() {
-            true => (Arc::new(Vec::new()), Arc::new(Vec::new())),
-            false => {
-                let reader = dataset.open(0)?;
-                (
-                    Arc::new(reader.readable_names()),
-                    Arc::new(reader.column_names()),
-                )
-            }
+        let names = match self.first_source()? {
+            None => (Arc::new(Vec::new()), Arc::new(Vec::new())),
+            Some(reader) => (
+                Arc::new(reader.readable_names()),
+                Arc::new(reader.column_names()),
+            ),
         };
         self.lock().inputs = Some(names.clone());
         Ok(names)
+    }
+
+    /// The dataset's first source, opened once for the graph (`None` for no sources).
+    pub(crate) fn first_source(&self) -> Result<Option<Arc<crate::dataset::AnyReader>>> {
+        if let Some(reader) = &self.lock().first_source {
+            return Ok(Some(reader.clone()));
+        }
+        let dataset = self.lock().dataset.clone();
+        if dataset.sources().is_empty() {
+            return Ok(None);
+        }
+        let reader = Arc::new(dataset.open(0)?);
+        self.lock().first_source = Some(reader.clone());
+        Ok(Some(reader))
     }
 
     /// The entry ranges of each source's batches, as a run reads them (opens every source's

@@ -72,15 +72,15 @@ impl Frame {
         if defining.is_none() && super::special::special(&resolved) {
             return Ok(super::special::EventsAt::default().array(&resolved, 0, None));
         }
-        let dataset = self.lock().dataset.clone();
-        if defining.is_some() || super::special::builtin(&resolved) || dataset.sources().is_empty()
-        {
+        if defining.is_some() || super::special::builtin(&resolved) {
             return Ok(None);
         }
         if !self.input_names()?.contains(&resolved) {
             return Ok(None);
         }
-        let reader = dataset.open(0)?;
+        let Some(reader) = self.first_source()? else {
+            return Ok(None);
+        };
         let arrays = reader.read_fields_recycling(&[&resolved], 0..0, &mut Recycler::new())?;
         Ok(arrays.into_iter().next().map(|(_, a)| a))
     }
