@@ -132,20 +132,9 @@ def partitions(sources: list[tuple[str, str | None]], n: int,
     about equal in entries: each partition a list of sources, a file whose batches all fall
     in it whole, else the entry range of its batches there. `batches`: the `(start, stop)`
     of each source's batches, as a run reads them (a source without any is left out)."""
-    units = [(i, start, stop) for i, ranges in enumerate(batches) for start, stop in ranges]
+    units, cuts, _ = _cuts(n, batches)
     if not units:
         return [list(sources)]
-    n = max(1, min(n, len(units)))
-    ends = list(itertools.accumulate(stop - start for _, start, stop in units))
-    cuts = [0]
-    for k in range(1, n):
-        target = ends[-1] * k / n
-        # The batch boundary nearest the target, leaving a batch for each partition after.
-        at = bisect.bisect_left(ends, target)
-        if at > 0 and target - ends[at - 1] <= ends[at] - target:
-            at -= 1
-        cuts.append(min(max(at + 1, cuts[-1] + 1), len(units) - (n - k)))
-    cuts.append(len(units))
     groups = []
     for a, b in zip(cuts, cuts[1:]):
         group = []
@@ -158,14 +147,33 @@ def partitions(sources: list[tuple[str, str | None]], n: int,
     return groups
 
 
-def first_entries(parts: list[list[Source]]) -> list[int]:
-    """The number of each partition's first entry in the whole dataset: the entries of the
-    partitions before it (the batches a run of each reads)."""
-    if len(parts) == 1:
+def first_entries(n: int, batches: list[list[tuple[int, int]]]) -> list[int]:
+    """The number, in the whole dataset, of the first entry of each of the partitions
+    `partitions` makes (`rdfentry_` counts from there in each)."""
+    units, cuts, ends = _cuts(n, batches)
+    if not units:
         return [0]
-    sizes = [sum(stop - start for ranges in _Frame(part, 1).batch_ranges() for start, stop in ranges)
-             for part in parts]
-    return list(itertools.accumulate(sizes[:-1], initial=0))
+    return [0] + [ends[a - 1] for a in cuts[1:-1]]
+
+
+def _cuts(n: int, batches: list[list[tuple[int, int]]]) -> tuple[list[tuple[int, int, int]], list[int], list[int]]:
+    """The batches as `(source, start, stop)` units, where the `n` partitions start among
+    them (and the end), and the running sum of their entries."""
+    units = [(i, start, stop) for i, ranges in enumerate(batches) for start, stop in ranges]
+    if not units:
+        return units, [0, 0], []
+    n = max(1, min(n, len(units)))
+    ends = list(itertools.accumulate(stop - start for _, start, stop in units))
+    cuts = [0]
+    for k in range(1, n):
+        target = ends[-1] * k / n
+        # The batch boundary nearest the target, leaving a batch for each partition after.
+        at = bisect.bisect_left(ends, target)
+        if at > 0 and target - ends[at - 1] <= ends[at] - target:
+            at -= 1
+        cuts.append(min(max(at + 1, cuts[-1] + 1), len(units) - (n - k)))
+    cuts.append(len(units))
+    return units, cuts, ends
 
 
 def _kind(results: Sequence[Result], k: int) -> str:
@@ -191,8 +199,11 @@ def run(client: Any, sources: list[tuple[str, str | None]], npartitions: int, re
     there: the files are then merged into a file next to the output, whose tree a local
     snapshot adds to the output (its pages decompressed and compressed again, once), leaving
     the output as it was if anything fails."""
-    parts = [sources] if npartitions <= 1 else partitions(sources, npartitions, _Frame(sources, 1).batch_ranges())
-    firsts = first_entries(parts)
+    if npartitions <= 1:
+        parts, firsts = [sources], [0]
+    else:
+        batches = _Frame(sources, 1).batch_ranges()
+        parts, firsts = partitions(sources, npartitions, batches), first_entries(npartitions, batches)
     if snapshot is None:
         futures = [client.submit(replay, part, list(results), 1, None, first, pure=False)
                    for part, first in zip(parts, firsts)]
