@@ -213,8 +213,7 @@ impl ActionSpec {
                         axes.len()
                     )));
                 }
-                axes.iter().try_for_each(AxisModel::check)?;
-                check_cells(axes)
+                check_axes(axes)
             }
             ActionSpec::Profile { axes, columns, .. } => {
                 if axes.iter().any(|a| matches!(a, AxisModel::FromData { .. })) {
@@ -229,8 +228,7 @@ impl ActionSpec {
                         axes.len()
                     )));
                 }
-                axes.iter().try_for_each(AxisModel::check)?;
-                check_cells(axes)
+                check_axes(axes)
             }
             ActionSpec::Parts(of) => match **of {
                 ActionSpec::Sum(_) | ActionSpec::Mean(_) | ActionSpec::StdDev(_) => Ok(()),
@@ -897,8 +895,9 @@ fn cell_count(axes: &[AxisModel]) -> usize {
     axes.iter().map(|a| a.bins() + 2).product()
 }
 
-/// Refuses axes of more cells than a histogram may hold.
-fn check_cells(axes: &[AxisModel]) -> Result<()> {
+/// Checks each axis, and refuses axes of more cells than a histogram may hold.
+fn check_axes(axes: &[AxisModel]) -> Result<()> {
+    axes.iter().try_for_each(AxisModel::check)?;
     let cells = axes
         .iter()
         .try_fold(1usize, |n, a| n.checked_mul(a.bins() + 2));
