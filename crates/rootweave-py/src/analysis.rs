@@ -454,6 +454,7 @@ fn python_column(
 fn python_values(a: &Bound<'_, PyAny>) -> PyResult<rootweave::analysis::column::Values> {
     use numpy::PyReadonlyArray1 as A;
     use rootweave::analysis::column::Values;
+    use rootweave::analysis::expr::IntTy;
     if let Ok(v) = a.extract::<A<'_, f64>>() {
         return Ok(Values::F64(v.as_slice()?.to_vec()));
     }
@@ -463,16 +464,19 @@ fn python_values(a: &Bound<'_, PyAny>) -> PyResult<rootweave::analysis::column::
     if let Ok(v) = a.extract::<A<'_, bool>>() {
         return Ok(Values::Bool(v.as_slice()?.to_vec()));
     }
-    if let Ok(v) = a.extract::<A<'_, i64>>() {
-        return Ok(Values::Int(v.as_slice()?.to_vec()));
+    // Integers keep their width and signedness (an `int64` array is `Long64_t`).
+    macro_rules! ints {
+        ($($t:ty => $bits:expr, $unsigned:expr);*) => {$(
+            if let Ok(v) = a.extract::<A<'_, $t>>() {
+                let ty = IntTy::of_width($bits, $unsigned);
+                return Ok(Values::Int(ty, v.as_slice()?.iter().map(|&x| x as i64).collect()));
+            }
+        )*};
     }
-    if let Ok(v) = a.extract::<A<'_, i32>>() {
-        return Ok(Values::Int(
-            v.as_slice()?.iter().map(|&x| x as i64).collect(),
-        ));
-    }
+    ints!(i64 => 64, false; i32 => 32, false; i16 => 16, false; i8 => 8, false;
+          u64 => 64, true; u32 => 32, true; u16 => 16, true; u8 => 8, true);
     Err(PyValueError::new_err(
-        "a function must give a 1-dimensional NumPy array of bool, int32, int64, float32 or float64",
+        "a function must give a 1-dimensional NumPy array of bool, integers, float32 or float64",
     ))
 }
 

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use rootweave::analysis::column::{Column, Values};
+use rootweave::analysis::expr::IntTy;
 use rootweave::analysis::{Frame, Model, ResultValue};
 use rootweave::array::Array;
 use rootweave::dataset::{Dataset, Source};
@@ -57,7 +58,7 @@ fn write(path: &std::path::Path, n: usize) {
 fn taken_ints(b: &rootweave::analysis::Booked) -> Vec<i64> {
     match b.value().unwrap() {
         ResultValue::Column(Column::Flat(v)) => match &*v {
-            Values::Int(x) => x.to_vec(),
+            Values::Int(_, x) => x.to_vec(),
             other => panic!("{other:?}"),
         },
         other => panic!("{other:?}"),
@@ -306,8 +307,8 @@ fn results_equal_the_arrays_and_do_not_depend_on_threads() {
         let lead = sel.define("lead", "v[1] - v[0]").unwrap();
         let twice: rootweave::analysis::ColumnFn =
             Arc::new(|cols: &[Column]| match cols[0].flat() {
-                Some(Values::Int(x)) => Ok(Column::Flat(
-                    Values::Int(x.iter().map(|v| 2 * v).collect()).into(),
+                Some(Values::Int(t, x)) => Ok(Column::Flat(
+                    Values::Int(*t, x.iter().map(|v| 2 * v).collect()).into(),
                 )),
                 _ => Err(format!("{:?}", cols[0])),
             });
@@ -358,7 +359,8 @@ fn results_equal_the_arrays_and_do_not_depend_on_threads() {
     };
     assert_eq!(
         taken.clone().into_array(),
-        Array::Int64(vec![10, 13, 16, 19])
+        // `x` is an `Int_t` branch: taken as `int`s, as ROOT's `Take<int>`.
+        Array::Int32(vec![10, 13, 16, 19])
     );
     let ResultValue::Histogram(auto) = &one[6] else {
         panic!()
@@ -519,7 +521,7 @@ fn snapshot_into_an_existing_file_keeps_its_objects() {
     let expect: Vec<i64> = (0..20_000).filter(|x| x % 5 == 0).collect();
     assert_eq!(
         taken,
-        ResultValue::Column(Column::Flat(Values::Int(expect.clone()).into()))
+        ResultValue::Column(Column::Flat(Values::Int(IntTy::INT, expect.clone()).into()))
     );
     // The file's tree is still there, whole.
     assert_eq!(

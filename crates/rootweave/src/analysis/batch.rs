@@ -422,7 +422,9 @@ impl<'a> BatchState<'a> {
             Some(h) => h.iter().map(|&e| size(e)).collect(),
             None => (0..self.events).map(size).collect(),
         };
-        Ok(Some(Column::Flat(Values::Int(sizes).into())))
+        Ok(Some(Column::Flat(
+            Values::Int(super::expr::IntTy::SIZE, sizes).into(),
+        )))
     }
 
     /// Whether node `n` is node `m` or below it.
@@ -652,8 +654,8 @@ fn positions(outer: &[usize], inner: &[usize]) -> Vec<usize> {
 /// A filter's condition as one boolean per event.
 fn as_bools(c: &Column) -> Result<Vec<bool>, String> {
     match c.flat() {
-        Some(Values::Bool(v)) => Ok(v.clone()),
-        Some(Values::Int(v)) => Ok(v.iter().map(|&x| x != 0).collect()),
+        Some(Values::Bool(v) | Values::IntBool(v)) => Ok(v.clone()),
+        Some(Values::Int(_, v)) => Ok(v.iter().map(|&x| x != 0).collect()),
         Some(Values::F32(v)) => Ok(v.iter().map(|&x| x != 0.0).collect()),
         Some(Values::F64(v)) => Ok(v.iter().map(|&x| x != 0.0).collect()),
         _ => Err(format!(

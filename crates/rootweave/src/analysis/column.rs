@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use crate::array::Array;
 
+use super::expr::IntTy;
+
 pub use super::expr::lorentz::P4;
 
 /// Values of one type, one after the other.
@@ -14,8 +16,11 @@ pub use super::expr::lorentz::P4;
 pub enum Values {
     /// `bool`
     Bool(Vec<bool>),
-    /// Every integer type (C++'s promotions keep integers integers).
-    Int(Vec<i64>),
+    /// Integers of one C++ type, each held in an `i64` as [`IntTy`] says.
+    Int(IntTy, Vec<i64>),
+    /// `int`s that are 0 or 1, a byte each: what `RVec`'s comparisons and logic give
+    /// (`RVec<int>`), kept as narrow as the conditions they are.
+    IntBool(Vec<bool>),
     /// `float`
     F32(Vec<f32>),
     /// `double`
@@ -29,7 +34,8 @@ impl Values {
     pub fn len(&self) -> usize {
         match self {
             Values::Bool(v) => v.len(),
-            Values::Int(v) => v.len(),
+            Values::Int(_, v) => v.len(),
+            Values::IntBool(v) => v.len(),
             Values::F32(v) => v.len(),
             Values::F64(v) => v.len(),
             Values::P4(v) => v.len(),
@@ -45,7 +51,8 @@ impl Values {
     pub fn type_name(&self) -> &'static str {
         match self {
             Values::Bool(_) => "bool",
-            Values::Int(_) => "int",
+            Values::Int(t, _) => t.name(),
+            Values::IntBool(_) => "int",
             Values::F32(_) => "float",
             Values::F64(_) => "double",
             Values::P4(_) => "PtEtaPhiMVector",
@@ -59,7 +66,8 @@ impl Values {
         }
         match self {
             Values::Bool(v) => Values::Bool(pick(v, index)),
-            Values::Int(v) => Values::Int(pick(v, index)),
+            Values::Int(t, v) => Values::Int(*t, pick(v, index)),
+            Values::IntBool(v) => Values::IntBool(pick(v, index)),
             Values::F32(v) => Values::F32(pick(v, index)),
             Values::F64(v) => Values::F64(pick(v, index)),
             Values::P4(v) => Values::P4(pick(v, index)),
@@ -71,7 +79,8 @@ impl Values {
     pub fn repeat_each(&self, offsets: &[usize]) -> Values {
         match self {
             Values::Bool(v) => Values::Bool(repeat_each(v, offsets)),
-            Values::Int(v) => Values::Int(repeat_each(v, offsets)),
+            Values::Int(t, v) => Values::Int(*t, repeat_each(v, offsets)),
+            Values::IntBool(v) => Values::IntBool(repeat_each(v, offsets)),
             Values::F32(v) => Values::F32(repeat_each(v, offsets)),
             Values::F64(v) => Values::F64(repeat_each(v, offsets)),
             Values::P4(v) => Values::P4(repeat_each(v, offsets)),
@@ -97,7 +106,8 @@ impl Values {
         }
         let values = match self {
             Values::Bool(v) => Values::Bool(copy(v, offsets, index, n)),
-            Values::Int(v) => Values::Int(copy(v, offsets, index, n)),
+            Values::Int(t, v) => Values::Int(*t, copy(v, offsets, index, n)),
+            Values::IntBool(v) => Values::IntBool(copy(v, offsets, index, n)),
             Values::F32(v) => Values::F32(copy(v, offsets, index, n)),
             Values::F64(v) => Values::F64(copy(v, offsets, index, n)),
             Values::P4(v) => Values::P4(copy(v, offsets, index, n)),
@@ -113,7 +123,8 @@ impl Values {
         }
         Ok(match (self, more) {
             (Values::Bool(a), Values::Bool(b)) => Values::Bool(join(a, b)),
-            (Values::Int(a), Values::Int(b)) => Values::Int(join(a, b)),
+            (Values::Int(s, a), Values::Int(t, b)) if s == t => Values::Int(s, join(a, b)),
+            (Values::IntBool(a), Values::IntBool(b)) => Values::IntBool(join(a, b)),
             (Values::F32(a), Values::F32(b)) => Values::F32(join(a, b)),
             (Values::F64(a), Values::F64(b)) => Values::F64(join(a, b)),
             (Values::P4(a), Values::P4(b)) => Values::P4(join(a, b)),
@@ -131,7 +142,8 @@ impl Values {
     pub fn reserve(&mut self, additional: usize) {
         match self {
             Values::Bool(v) => v.reserve(additional),
-            Values::Int(v) => v.reserve(additional),
+            Values::Int(_, v) => v.reserve(additional),
+            Values::IntBool(v) => v.reserve(additional),
             Values::F32(v) => v.reserve(additional),
             Values::F64(v) => v.reserve(additional),
             Values::P4(v) => v.reserve(additional),
@@ -141,8 +153,8 @@ impl Values {
     /// Each value as a `double` (a number), for filling and reductions.
     pub fn as_f64(&self) -> Option<Vec<f64>> {
         Some(match self {
-            Values::Bool(v) => v.iter().map(|&b| b as u8 as f64).collect(),
-            Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
+            Values::Bool(v) | Values::IntBool(v) => v.iter().map(|&b| b as u8 as f64).collect(),
+            Values::Int(t, v) => v.iter().map(|&x| t.to_f64(x)).collect(),
             Values::F32(v) => v.iter().map(|&x| x as f64).collect(),
             Values::F64(v) => v.clone(),
             Values::P4(_) => return None,
@@ -319,14 +331,14 @@ impl<I: Iterator<Item = usize>> Picks for At<I> {
 fn numbers_at(array: &Array, at: impl Picks) -> Option<Values> {
     Some(match array {
         Array::Bool(v) => Values::Bool(at.map(v, |x| x)),
-        Array::Int8(v) => Values::Int(at.map(v, i64::from)),
-        Array::Int16(v) => Values::Int(at.map(v, i64::from)),
-        Array::Int32(v) => Values::Int(at.map(v, i64::from)),
-        Array::Int64(v) => Values::Int(at.map(v, |x| x)),
-        Array::UInt8(v) => Values::Int(at.map(v, i64::from)),
-        Array::UInt16(v) => Values::Int(at.map(v, i64::from)),
-        Array::UInt32(v) => Values::Int(at.map(v, i64::from)),
-        Array::UInt64(v) => Values::Int(at.map(v, |x| x as i64)),
+        Array::Int8(v) => Values::Int(IntTy::of_width(8, false), at.map(v, i64::from)),
+        Array::Int16(v) => Values::Int(IntTy::of_width(16, false), at.map(v, i64::from)),
+        Array::Int32(v) => Values::Int(IntTy::INT, at.map(v, i64::from)),
+        Array::Int64(v) => Values::Int(IntTy::LONG64, at.map(v, |x| x)),
+        Array::UInt8(v) => Values::Int(IntTy::of_width(8, true), at.map(v, i64::from)),
+        Array::UInt16(v) => Values::Int(IntTy::of_width(16, true), at.map(v, i64::from)),
+        Array::UInt32(v) => Values::Int(IntTy::UINT, at.map(v, i64::from)),
+        Array::UInt64(v) => Values::Int(IntTy::ULONG64, at.map(v, |x| x as i64)),
         Array::Float32(v) => Values::F32(at.map(v, |x| x)),
         Array::Float64(v) => Values::F64(at.map(v, |x| x)),
         _ => return None,
@@ -562,10 +574,25 @@ impl Column {
     }
 }
 
+/// Integers of type `t` as the array of its width and signedness.
+fn int_array(t: IntTy, v: Vec<i64>) -> Array {
+    match (t.bits(), t.unsigned) {
+        (8, false) => Array::Int8(v.into_iter().map(|x| x as i8).collect()),
+        (8, true) => Array::UInt8(v.into_iter().map(|x| x as u8).collect()),
+        (16, false) => Array::Int16(v.into_iter().map(|x| x as i16).collect()),
+        (16, true) => Array::UInt16(v.into_iter().map(|x| x as u16).collect()),
+        (32, false) => Array::Int32(v.into_iter().map(|x| x as i32).collect()),
+        (32, true) => Array::UInt32(v.into_iter().map(|x| x as u32).collect()),
+        (_, false) => Array::Int64(v),
+        (_, true) => Array::UInt64(v.into_iter().map(|x| x as u64).collect()),
+    }
+}
+
 fn values_array(v: Values) -> Array {
     match v {
         Values::Bool(v) => Array::Bool(v),
-        Values::Int(v) => Array::Int64(v),
+        Values::Int(t, v) => int_array(t, v),
+        Values::IntBool(v) => Array::Int32(v.into_iter().map(i32::from).collect()),
         Values::F32(v) => Array::Float32(v),
         Values::F64(v) => Array::Float64(v),
         Values::P4(v) => Array::Record {
@@ -590,7 +617,7 @@ fn values_array(v: Values) -> Array {
 mod tests {
     use std::sync::Arc;
 
-    use super::{ArrayGatherer, Column, Gatherer, Values};
+    use super::{ArrayGatherer, Column, Gatherer, IntTy, Values};
     use crate::array::Array;
 
     #[test]
@@ -598,8 +625,8 @@ mod tests {
         let offsets = [0, 2, 2, 5, 6];
         assert_eq!(super::item_events(&offsets), [0, 0, 2, 2, 2, 3]);
         assert_eq!(
-            Values::Int(vec![7, 8, 9, 10]).repeat_each(&offsets),
-            Values::Int(vec![7, 7, 9, 9, 9, 10])
+            Values::Int(IntTy::INT, vec![7, 8, 9, 10]).repeat_each(&offsets),
+            Values::Int(IntTy::INT, vec![7, 7, 9, 9, 9, 10])
         );
         assert_eq!(super::item_events(&[0]), Vec::<usize>::new());
     }
@@ -615,14 +642,14 @@ mod tests {
         let b = Arc::new(vec![0, 1, 2, 3, 3]);
         let columns = [
             lists(&a, Values::F32(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
-            lists(&a, Values::Int(vec![10, 20, 30, 40, 50, 60])),
+            lists(&a, Values::Int(IntTy::INT, vec![10, 20, 30, 40, 50, 60])),
             lists(
                 &a_again,
                 Values::Bool(vec![true, false, true, true, false, true]),
             ),
             lists(&b, Values::F64(vec![0.5, 1.5, 2.5])),
             Column::Flat(Values::F32(vec![7.0, 8.0, 9.0, 10.0]).into()),
-            Column::Tuple(vec![lists(&b, Values::Int(vec![0, 1, 2]))]),
+            Column::Tuple(vec![lists(&b, Values::Int(IntTy::INT, vec![0, 1, 2]))]),
         ];
         // Items of a Map repeat their event; a subset skips some.
         for index in [vec![0, 0, 2, 2, 2, 3], vec![1, 3], vec![]] {
@@ -646,7 +673,7 @@ mod tests {
         let chunk = |o: &Arc<Vec<usize>>, v: Vec<f32>, flat: Vec<i64>| {
             Column::Tuple(vec![
                 lists(o, Values::F32(v)),
-                Column::Flat(Values::Int(flat).into()),
+                Column::Flat(Values::Int(IntTy::INT, flat).into()),
             ])
         };
         let parts = vec![
@@ -668,11 +695,11 @@ mod tests {
         assert!(offsets.capacity() == 7, "{}", offsets.capacity());
         assert_eq!(
             joined[1].flat(),
-            Some(&Values::Int(vec![7, 8, 9, 10, 11, 12]))
+            Some(&Values::Int(IntTy::INT, vec![7, 8, 9, 10, 11, 12]))
         );
         let mixed = vec![
             Column::Flat(Values::F32(vec![1.0]).into()),
-            Column::Flat(Values::Int(vec![2]).into()),
+            Column::Flat(Values::Int(IntTy::INT, vec![2]).into()),
         ];
         assert!(Column::concat(mixed).unwrap_err().contains("float and"));
     }

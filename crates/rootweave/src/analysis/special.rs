@@ -3,6 +3,7 @@
 //! processing slot, `unsigned int`), and the constant `M_PI`.
 
 use super::column::{Column, Values};
+use super::expr::IntTy;
 use crate::array::Array;
 
 /// The entry's number in the dataset, as RDataFrame numbers a chain's entries whatever the
@@ -41,13 +42,16 @@ impl EventsAt {
         };
         let n = positions.map_or(count, <[usize]>::len);
         let values = match name {
-            ENTRY => (0..n)
-                .map(|i| (self.first_entry + at(i) as u64) as i64)
-                .collect(),
-            SLOT => vec![self.slot as i64; n],
+            ENTRY => Values::Int(
+                IntTy::ULONG64,
+                (0..n)
+                    .map(|i| (self.first_entry + at(i) as u64) as i64)
+                    .collect(),
+            ),
+            SLOT => Values::Int(IntTy::UINT, vec![self.slot as i64; n]),
             _ => return None,
         };
-        Some(Column::Flat(Values::Int(values).into()))
+        Some(Column::Flat(values.into()))
     }
 
     /// Special column `name` as written out, with RDataFrame's type (`ULong64_t`,
@@ -56,7 +60,7 @@ impl EventsAt {
         let Column::Flat(values) = self.column(name, count, positions)? else {
             return None;
         };
-        let Values::Int(v) = values.as_ref() else {
+        let Values::Int(_, v) = values.as_ref() else {
             return None;
         };
         Some(match name {

@@ -9,6 +9,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::functions::call;
+use super::int_type::IntTy;
+use super::optimize::ITEMS_AS_BOOL;
 use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
 use super::take_sums;
 use super::value::{align, map1, map2, shaped, Lane, Num, Scalar, Shape, Ty, Val};
@@ -92,7 +94,7 @@ pub(super) fn eval(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Resul
     };
     let events = scope.events();
     match &node.kind {
-        Kind::Int(v) => Ok(Val::Const(Scalar::Int(*v))),
+        Kind::Int(v, t) => Ok(Val::Const(Scalar::Int(*t, *v))),
         Kind::Float { value, single } => Ok(Val::Const(if *single {
             Scalar::F32(*value as f32)
         } else {
@@ -126,6 +128,17 @@ pub(super) fn eval(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Resul
         Kind::Call(name, args) if name == "Map" => map_items(args, scope, memo),
         Kind::Call(name, args) if name == take_sums::SUM_OF_TAKES && args.len() == 1 => {
             take_sums::evaluate(&args[0], scope, memo)
+        }
+        Kind::Call(name, args) if name == ITEMS_AS_BOOL && args.len() == 1 => {
+            Ok(match eval(&args[0], scope, memo)? {
+                Val::Col(Column::Jagged(o, v)) if matches!(*v, Values::IntBool(_)) => {
+                    let Values::IntBool(v) = Arc::unwrap_or_clone(v) else {
+                        unreachable!("matched above")
+                    };
+                    Val::Col(Column::Jagged(o, Values::Bool(v).into()))
+                }
+                other => other,
+            })
         }
         Kind::Call(name, args) if name == "size" && args.len() == 1 => {
             sizes_of(&args[0], scope, memo)
@@ -174,13 +187,28 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
     let (shape, n, lanes) = align(&[a], events)?;
     let lane = &lanes[0];
     let values = match (op, lane.ty()) {
-        (UnaryOp::Not, _) => {
+        (UnaryOp::Not, ty) => {
             let b = lane.bools()?;
-            Values::Bool(map1(&b, n, |b| !b))
+            let not = map1(&b, n, |b| !b);
+            match (&shape, ty) {
+                // `RVec`'s `!` keeps the item type: `!v` of floats gives 0 and 1 as floats.
+                (Shape::Jagged(_), Ty::Int(t)) if t != IntTy::INT => {
+                    Values::Int(t, not.into_iter().map(i64::from).collect())
+                }
+                (Shape::Jagged(_), Ty::Int(_)) => Values::IntBool(not),
+                (Shape::Jagged(_), Ty::F32) => {
+                    Values::F32(not.into_iter().map(|b| b as u8 as f32).collect())
+                }
+                (Shape::Jagged(_), Ty::F64) => {
+                    Values::F64(not.into_iter().map(|b| b as u8 as f64).collect())
+                }
+                _ => Values::Bool(not),
+            }
         }
-        (UnaryOp::Neg, Ty::Bool | Ty::Int) => {
-            let x = lane.ints()?;
-            Values::Int(map1(&x, n, i64::wrapping_neg))
+        (UnaryOp::Neg, Ty::Bool | Ty::Int(_)) => {
+            let t = lane.ty().int().promoted();
+            let x = lane.ints(t)?;
+            Values::Int(t, map1(&x, n, |x| t.wrap(x.wrapping_neg())))
         }
         (UnaryOp::Neg, Ty::F32) => {
             let x = lane.f32s()?;
@@ -207,35 +235,64 @@ pub fn binary(op: BinaryOp, a: &Val, b: &Val, events: usize) -> Result<Val, Stri
     let values = match op {
         BinaryOp::And | BinaryOp::Or => {
             let (p, q) = (x.bools()?, y.bools()?);
-            Values::Bool(if op == BinaryOp::And {
-                map2(&p, &q, n, |a, b| a && b)
-            } else {
-                map2(&p, &q, n, |a, b| a || b)
-            })
+            truth(
+                &shape,
+                if op == BinaryOp::And {
+                    map2(&p, &q, n, |a, b| a && b)
+                } else {
+                    map2(&p, &q, n, |a, b| a || b)
+                },
+            )
         }
-        _ if op.is_boolean() => match common {
-            Ty::F64 => compare(op, &x.f64s()?, &y.f64s()?, n),
-            Ty::F32 => compare(op, &x.f32s()?, &y.f32s()?, n),
-            _ => compare(op, &x.ints()?, &y.ints()?, n),
-        },
+        _ if op.is_boolean() => truth(
+            &shape,
+            match common {
+                Ty::F64 => compare(op, &x.f64s()?, &y.f64s()?, n),
+                Ty::F32 => compare(op, &x.f32s()?, &y.f32s()?, n),
+                Ty::Int(t) if t.is_u64() => {
+                    let unsigned = |l: &Lane| -> Result<Num<u64>, String> {
+                        Ok(match l.ints(t)? {
+                            Num::One(v) => Num::One(v as u64),
+                            Num::Many(v) => Num::Many(v.iter().map(|&v| v as u64).collect()),
+                        })
+                    };
+                    compare(op, &unsigned(x)?, &unsigned(y)?, n)
+                }
+                _ => {
+                    let t = common.int();
+                    compare(op, &x.ints(t)?, &y.ints(t)?, n)
+                }
+            },
+        ),
         _ => match common {
             Ty::F64 => Values::F64(float_arith(op, &x.f64s()?, &y.f64s()?, n)?),
             Ty::F32 => Values::F32(float_arith(op, &x.f32s()?, &y.f32s()?, n)?),
-            _ => Values::Int(int_arith(op, &x.ints()?, &y.ints()?, n)?),
+            _ => {
+                let t = common.int();
+                Values::Int(t, int_arith(op, t, &x.ints(t)?, &y.ints(t)?, n)?)
+            }
         },
     };
     Ok(shaped(shape, values, a.is_const() && b.is_const()))
 }
 
-fn compare<T: Copy + PartialOrd>(op: BinaryOp, x: &Num<T>, y: &Num<T>, n: usize) -> Values {
-    Values::Bool(match op {
+/// Conditions as C++ types them: a `bool` per event, or `RVec`'s `RVec<int>` for lists.
+fn truth(shape: &Shape, values: Vec<bool>) -> Values {
+    match shape {
+        Shape::Flat => Values::Bool(values),
+        Shape::Jagged(_) => Values::IntBool(values),
+    }
+}
+
+fn compare<T: Copy + PartialOrd>(op: BinaryOp, x: &Num<T>, y: &Num<T>, n: usize) -> Vec<bool> {
+    match op {
         BinaryOp::Lt => map2(x, y, n, |a, b| a < b),
         BinaryOp::Le => map2(x, y, n, |a, b| a <= b),
         BinaryOp::Gt => map2(x, y, n, |a, b| a > b),
         BinaryOp::Ge => map2(x, y, n, |a, b| a >= b),
         BinaryOp::Eq => map2(x, y, n, |a, b| a == b),
         _ => map2(x, y, n, |a, b| a != b),
-    })
+    }
 }
 
 fn float_arith<T>(op: BinaryOp, x: &Num<T>, y: &Num<T>, n: usize) -> Result<Vec<T>, String>
@@ -255,8 +312,17 @@ where
     })
 }
 
-fn int_arith(op: BinaryOp, x: &Num<i64>, y: &Num<i64>, n: usize) -> Result<Vec<i64>, String> {
+/// Integer arithmetic in type `t` (both operands converted to it): results wrapped to its
+/// width, division and remainder of 64-bit unsigned values as unsigned.
+fn int_arith(
+    op: BinaryOp,
+    t: IntTy,
+    x: &Num<i64>,
+    y: &Num<i64>,
+    n: usize,
+) -> Result<Vec<i64>, String> {
     let mut out = Vec::with_capacity(n);
+    let u64s = t.is_u64();
     for i in 0..n {
         let (a, b) = (x.at(i), y.at(i));
         out.push(match op {
@@ -266,9 +332,14 @@ fn int_arith(op: BinaryOp, x: &Num<i64>, y: &Num<i64>, n: usize) -> Result<Vec<i
             BinaryOp::Div | BinaryOp::Rem if b == 0 => {
                 return Err("integer division by zero".into())
             }
+            BinaryOp::Div if u64s => ((a as u64) / (b as u64)) as i64,
+            BinaryOp::Rem if u64s => ((a as u64) % (b as u64)) as i64,
             BinaryOp::Div => a.wrapping_div(b),
             _ => a.wrapping_rem(b),
         });
+    }
+    if t.bits() < 64 {
+        out.iter_mut().for_each(|v| *v = t.wrap(*v));
     }
     Ok(out)
 }
@@ -439,11 +510,11 @@ fn merge(a: Column, ia: &[usize], b: Column, ib: &[usize]) -> Result<Column, Str
 /// Two columns converted to their common type.
 fn unify(a: Column, b: Column) -> Result<(Column, Column), String> {
     let ty = |c: &Column| match c {
-        Column::Flat(v) | Column::Jagged(_, v) => Ty::of(v),
-        Column::Tuple(_) => Ty::Int,
+        Column::Flat(v) | Column::Jagged(_, v) => (Ty::of(v), matches!(**v, Values::IntBool(_))),
+        Column::Tuple(_) => (Ty::Int(IntTy::SIZE), false),
     };
-    let (ta, tb) = (ty(&a), ty(&b));
-    if ta == tb {
+    let ((ta, narrow_a), (tb, narrow_b)) = (ty(&a), ty(&b));
+    if ta == tb && narrow_a == narrow_b {
         return Ok((a, b));
     }
     if ta == Ty::P4 || tb == Ty::P4 {
@@ -466,9 +537,9 @@ pub fn convert(c: Column, ty: Ty) -> Result<Column, String> {
                 let b = lane.bools()?;
                 Values::Bool((0..n).map(|i| b.at(i)).collect())
             }
-            Ty::Int => {
-                let b = lane.ints()?;
-                Values::Int((0..n).map(|i| b.at(i)).collect())
+            Ty::Int(t) => {
+                let b = lane.ints(t)?;
+                Values::Int(t, (0..n).map(|i| b.at(i)).collect())
             }
             Ty::F32 => {
                 let b = lane.f32s()?;
@@ -492,7 +563,7 @@ pub fn convert(c: Column, ty: Ty) -> Result<Column, String> {
 /// list of conditions of the same length), or a part of a list of combinations.
 fn index(v: &Val, i: &Val) -> Result<Val, String> {
     match (v, i) {
-        (Val::Col(Column::Tuple(parts)), Val::Const(Scalar::Int(k))) => parts
+        (Val::Col(Column::Tuple(parts)), Val::Const(Scalar::Int(_, k))) => parts
             .get(*k as usize)
             .filter(|_| *k >= 0)
             .cloned()
@@ -520,7 +591,7 @@ fn index(v: &Val, i: &Val) -> Result<Val, String> {
             if matches!(lanes[0].ty(), Ty::F32 | Ty::F64 | Ty::P4) {
                 return Err("an RVec index must be an integer".into());
             }
-            let k = lanes[0].ints()?;
+            let k = lanes[0].ints(IntTy::LONG64)?;
             let mut items = Vec::with_capacity(events);
             for e in 0..events {
                 let at = k.at(if index.is_const() { 0 } else { e });

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use super::int_type::IntTy;
 use super::value::{align, map1, map2, shaped, Lane, Num, Scalar, Shape, Ty, Val};
 use crate::analysis::column::{item_events, Column, Values, P4};
 
@@ -182,9 +183,15 @@ fn math1(
             let v = lanes[0].f32s()?;
             Values::F32(map1(&v, n, f))
         }
-        Ty::Int | Ty::Bool if int_abs => {
-            let v = lanes[0].ints()?;
-            Values::Int(map1(&v, n, i64::wrapping_abs))
+        Ty::Int(_) | Ty::Bool if int_abs => {
+            // `abs` of the promoted type (an unsigned value is its own absolute value).
+            let t = lanes[0].ty().int().promoted();
+            let v = lanes[0].ints(t)?;
+            if t.unsigned {
+                Values::Int(t, map1(&v, n, |x| x))
+            } else {
+                Values::Int(t, map1(&v, n, |x| t.wrap(x.wrapping_abs())))
+            }
         }
         _ => {
             let v = lanes[0].f64s()?;
@@ -216,12 +223,20 @@ fn min_max(a: &[Val], events: usize, max: bool) -> Result<Val, String> {
     let (shape, n, lanes) = align(&[&a[0], &a[1]], events)?;
     let pick = |x: f64, y: f64| if max == (x < y) { y } else { x };
     let values = match Ty::common(lanes[0].ty(), lanes[1].ty()) {
-        Ty::Int => {
-            let (x, y) = (lanes[0].ints()?, lanes[1].ints()?);
+        Ty::Int(t) => {
+            let (x, y) = (lanes[0].ints(t)?, lanes[1].ints(t)?);
+            let less = |a: i64, b: i64| {
+                if t.is_u64() {
+                    (a as u64) < (b as u64)
+                } else {
+                    a < b
+                }
+            };
             Values::Int(
+                t,
                 (0..n)
                     .map(|i| {
-                        if max == (x.at(i) < y.at(i)) {
+                        if max == less(x.at(i), y.at(i)) {
                             y.at(i)
                         } else {
                             x.at(i)
@@ -257,7 +272,7 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
     let empty = |e: usize| format!("{name} of an empty RVec (event {e} of the batch)");
     let lane = Lane::Many(Cow::Borrowed(values));
     let out = match name {
-        "size" => Values::Int(spans().map(|r| r.len() as i64).collect()),
+        "size" => Values::Int(IntTy::SIZE, spans().map(|r| r.len() as i64).collect()),
         "Any" | "All" => {
             let b = lane.bools()?;
             let b = items(&b);
@@ -284,14 +299,21 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
                     sums(x, offsets, 0.0f64, |a, v| a + v)
                 }
                 Ty::P4 => return Err(format!("{name} of four-vectors")),
-                _ => {
-                    let x = lane.ints()?;
+                ty => {
+                    // `Sum` of integers is of their own type (wrapping as `std::accumulate`
+                    // into a `T` does), of `bool`s a `std::size_t` count; `Mean` divides it.
+                    let t = match (ty, values) {
+                        (_, Values::Bool(_)) => IntTy::SIZE,
+                        (ty, _) => ty.int(),
+                    };
+                    let x = lane.ints(t)?;
                     let x = items(&x);
-                    let s = sums(x, offsets, 0i64, i64::wrapping_add);
+                    let mut s = sums(x, offsets, 0i64, i64::wrapping_add);
+                    s.iter_mut().for_each(|v| *v = t.wrap(*v));
                     if name == "Sum" {
-                        return Ok(Val::Col(Column::Flat(Values::Int(s).into())));
+                        return Ok(Val::Col(Column::Flat(Values::Int(t, s).into())));
                     }
-                    s.into_iter().map(|s| s as f64).collect()
+                    s.into_iter().map(|s| t.to_f64(s)).collect()
                 }
             };
             if name == "Sum" {
@@ -313,17 +335,17 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
         }
         _ => {
             // Max, Min, ArgMax, ArgMin: the first extreme item (NaN compares as C++'s `<`).
-            if Ty::of(values) == Ty::P4 {
-                return Err(format!("{name} of four-vectors"));
-            }
-            let x = lane.f64s()?;
-            let x = items(&x);
+            let keys = OrderKeys::of(values).ok_or_else(|| format!("{name} of four-vectors"))?;
             let max = name.ends_with("Max");
             let mut index = Vec::with_capacity(events);
             for (e, r) in spans().enumerate() {
                 let mut best = r.clone().next().ok_or_else(|| empty(e))?;
                 for i in r {
-                    let better = if max { x[best] < x[i] } else { x[i] < x[best] };
+                    let better = if max {
+                        keys.less(best, i)
+                    } else {
+                        keys.less(i, best)
+                    };
                     if better {
                         best = i;
                     }
@@ -332,6 +354,7 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
             }
             if name.starts_with("Arg") {
                 Values::Int(
+                    IntTy::SIZE,
                     index
                         .iter()
                         .zip(offsets.iter())
@@ -344,6 +367,47 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
         }
     };
     Ok(Val::Col(Column::Flat(out.into())))
+}
+
+/// Values compared as C++'s `<` compares them: numbers as `double`s (exactly for `float`s
+/// and `double`s), integers as integers (64-bit unsigned ones as unsigned).
+enum OrderKeys<'a> {
+    /// Floating-point numbers and `bool`s.
+    Float(Cow<'a, [f64]>),
+    /// Signed integers, or unsigned ones of fewer than 64 bits.
+    Signed(&'a [i64]),
+    /// 64-bit unsigned integers (their bits).
+    Unsigned(&'a [i64]),
+}
+
+impl<'a> OrderKeys<'a> {
+    /// The keys of `values`; `None` for four-vectors.
+    fn of(values: &'a Values) -> Option<OrderKeys<'a>> {
+        Some(match values {
+            Values::Int(t, v) if t.is_u64() => OrderKeys::Unsigned(v),
+            Values::Int(_, v) => OrderKeys::Signed(v),
+            Values::P4(_) => return None,
+            other => OrderKeys::Float(Cow::Owned(other.as_f64()?)),
+        })
+    }
+
+    /// Whether item `i` is less than item `j` (false where either is NaN).
+    fn less(&self, i: usize, j: usize) -> bool {
+        match self {
+            OrderKeys::Float(x) => x[i] < x[j],
+            OrderKeys::Signed(x) => x[i] < x[j],
+            OrderKeys::Unsigned(x) => (x[i] as u64) < (x[j] as u64),
+        }
+    }
+
+    /// How item `i` compares with item `j` for sorting (NaN as equal to anything).
+    fn order(&self, i: usize, j: usize) -> std::cmp::Ordering {
+        match self {
+            OrderKeys::Float(x) => x[i].partial_cmp(&x[j]).unwrap_or(std::cmp::Ordering::Equal),
+            OrderKeys::Signed(x) => x[i].cmp(&x[j]),
+            OrderKeys::Unsigned(x) => (x[i] as u64).cmp(&(x[j] as u64)),
+        }
+    }
 }
 
 /// Each event's sum of its list of `x` (cut at `offsets`, from 0) by `add` from `zero`, the
@@ -372,23 +436,22 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
     if Ty::of(values) == Ty::P4 && !matches!(name, "Reverse" | "Enumerate") {
         return Err(format!("{name} of four-vectors"));
     }
+    let keys = OrderKeys::of(values);
     let lane = Lane::Many(Cow::Borrowed(values));
-    let x = lane.f64s().unwrap_or(Num::One(0.0));
+    let nonzero = lane.bools().unwrap_or(Num::One(false));
     let mut index: Vec<usize> = Vec::with_capacity(values.len());
     let mut out = vec![0usize];
     for w in offsets.windows(2) {
         let start = index.len();
         match name {
             "Reverse" => index.extend((w[0]..w[1]).rev()),
-            "Nonzero" => index.extend((w[0]..w[1]).filter(|&i| x.at(i) != 0.0)),
+            "Nonzero" => index.extend((w[0]..w[1]).filter(|&i| nonzero.at(i))),
             "Enumerate" => index.extend(w[0]..w[1]),
             _ => {
                 index.extend(w[0]..w[1]);
-                index[start..].sort_by(|&i, &j| {
-                    x.at(i)
-                        .partial_cmp(&x.at(j))
-                        .unwrap_or(std::cmp::Ordering::Equal)
-                });
+                if let Some(keys) = &keys {
+                    index[start..].sort_by(|&i, &j| keys.order(i, j));
+                }
             }
         }
         out.push(index.len());
@@ -410,7 +473,7 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
                 )
                 .map(|((&i, _), base)| (i - base) as i64)
                 .collect();
-            Column::Jagged(offsets_out, Values::Int(local).into())
+            Column::Jagged(offsets_out, Values::Int(IntTy::SIZE, local).into())
         }
         _ => Column::Jagged(offsets_out, values.gather(&index).into()),
     }))
@@ -425,7 +488,7 @@ fn take(v: &Val, which: &Val) -> Result<Val, String> {
     match which {
         Val::Col(Column::Jagged(io, iv)) => {
             let lane = Lane::Many(Cow::Borrowed(iv));
-            let Num::Many(idx) = lane.ints()? else {
+            let Num::Many(idx) = lane.ints(IntTy::LONG64)? else {
                 unreachable!("a lane of many values")
             };
             let items = take_positions(offsets, io, &idx)?;
@@ -438,7 +501,7 @@ fn take(v: &Val, which: &Val) -> Result<Val, String> {
         }
         n => {
             let (_, _, lanes) = align(&[n], offsets.len() - 1)?;
-            let n_at = lanes[0].ints()?;
+            let n_at = lanes[0].ints(IntTy::LONG64)?;
             for (e, w) in offsets.windows(2).enumerate() {
                 let n = n_at.at(if which.is_const() { 0 } else { e });
                 let len = w[1] - w[0];
@@ -528,7 +591,15 @@ fn where_items<T: Copy>(c: &Num<'_, bool>, x: &Num<'_, T>, y: &Num<'_, T>, n: us
 fn where_(a: &[Val], events: usize) -> Result<Val, String> {
     let (shape, n, lanes) = align(&[&a[0], &a[1], &a[2]], events)?;
     let c = lanes[0].bools()?;
-    let values = match Ty::common(lanes[1].ty(), lanes[2].ty()) {
+    // A number beside a list is converted to the list's item type (`Where(c, v, 0.)` of
+    // floats gives floats); two lists or two numbers meet in their common type.
+    let list = |v: &Val| matches!(v, Val::Col(Column::Jagged(..)));
+    let ty = match (list(&a[1]), list(&a[2])) {
+        (true, false) => lanes[1].ty(),
+        (false, true) => lanes[2].ty(),
+        _ => Ty::common(lanes[1].ty(), lanes[2].ty()),
+    };
+    let values = match ty {
         Ty::P4 => return Err("Where of four-vectors".into()),
         Ty::F64 => {
             let (x, y) = (lanes[1].f64s()?, lanes[2].f64s()?);
@@ -538,15 +609,19 @@ fn where_(a: &[Val], events: usize) -> Result<Val, String> {
             let (x, y) = (lanes[1].f32s()?, lanes[2].f32s()?);
             Values::F32(where_items(&c, &x, &y, n))
         }
-        _ => {
-            let (x, y) = (lanes[1].ints()?, lanes[2].ints()?);
-            Values::Int(where_items(&c, &x, &y, n))
+        Ty::Bool => {
+            let (x, y) = (lanes[1].bools()?, lanes[2].bools()?);
+            Values::Bool(where_items(&c, &x, &y, n))
+        }
+        Ty::Int(t) => {
+            let (x, y) = (lanes[1].ints(t)?, lanes[2].ints(t)?);
+            Values::Int(t, where_items(&c, &x, &y, n))
         }
     };
     Ok(shaped(shape, values, a.iter().all(Val::is_const)))
 }
 
-fn concatenate(a: &Val, b: &Val) -> Result<Val, String> {
+fn concatenate<'a>(a: &'a Val, b: &'a Val) -> Result<Val, String> {
     let (oa, va) = lists(a, "Concatenate")?;
     let (ob, vb) = lists(b, "Concatenate")?;
     if oa.len() != ob.len() {
@@ -557,15 +632,17 @@ fn concatenate(a: &Val, b: &Val) -> Result<Val, String> {
     }
     // Both lists in their common type (converted only where they differ from it).
     let common = Ty::common(Ty::of(va), Ty::of(vb));
-    fn conv<'v>(o: &Arc<Vec<usize>>, v: &'v Values, to: Ty) -> Result<Cow<'v, Values>, String> {
-        if Ty::of(v) == to {
+    let narrow = |v: &Values| matches!(v, Values::IntBool(_));
+    let keep_narrow = narrow(va) && narrow(vb);
+    let conv = |o: &Arc<Vec<usize>>, v: &'a Values, to: Ty| -> Result<Cow<'a, Values>, String> {
+        if Ty::of(v) == to && (keep_narrow || !narrow(v)) {
             return Ok(Cow::Borrowed(v));
         }
         match super::eval::convert(Column::Jagged(o.clone(), v.clone().into()), to)? {
             Column::Jagged(_, v) => Ok(Cow::Owned(Arc::unwrap_or_clone(v))),
             _ => unreachable!("lists stay lists"),
         }
-    }
+    };
     let (va, vb) = (conv(oa, va, common)?, conv(ob, vb, common)?);
     fn join<T: Copy>(a: &[T], oa: &[usize], b: &[T], ob: &[usize]) -> Vec<T> {
         let mut out = Vec::with_capacity(a.len() + b.len());
@@ -577,7 +654,8 @@ fn concatenate(a: &Val, b: &Val) -> Result<Val, String> {
     }
     let values = match (&*va, &*vb) {
         (Values::Bool(x), Values::Bool(y)) => Values::Bool(join(x, oa, y, ob)),
-        (Values::Int(x), Values::Int(y)) => Values::Int(join(x, oa, y, ob)),
+        (Values::Int(t, x), Values::Int(_, y)) => Values::Int(*t, join(x, oa, y, ob)),
+        (Values::IntBool(x), Values::IntBool(y)) => Values::IntBool(join(x, oa, y, ob)),
         (Values::F32(x), Values::F32(y)) => Values::F32(join(x, oa, y, ob)),
         (Values::F64(x), Values::F64(y)) => Values::F64(join(x, oa, y, ob)),
         _ => unreachable!("both in the common type"),
@@ -600,7 +678,7 @@ fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
         })
     };
     match b {
-        Val::Const(Scalar::Int(n)) if (1..=8).contains(n) => {
+        Val::Const(Scalar::Int(_, n)) if (1..=8).contains(n) => {
             let n = *n as usize;
             let total: u128 = oa.windows(2).map(|w| choose((w[1] - w[0]) as u128, n as u128)).sum();
             if let Some(e) = too_many(total) {
@@ -657,7 +735,7 @@ fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
     Ok(Val::Col(Column::Tuple(
         parts
             .into_iter()
-            .map(|p| Column::Jagged(offsets.clone(), Values::Int(p).into()))
+            .map(|p| Column::Jagged(offsets.clone(), Values::Int(IntTy::SIZE, p).into()))
             .collect(),
     )))
 }

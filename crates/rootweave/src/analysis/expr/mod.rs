@@ -5,6 +5,7 @@
 
 mod eval;
 mod functions;
+pub mod int_type;
 pub(crate) mod lorentz;
 mod optimize;
 mod parse;
@@ -13,6 +14,7 @@ mod take_sums;
 mod value;
 
 pub use eval::{evaluate, sized_without_items, sizes, EvalError, Scope};
+pub use int_type::{IntTy, Rank};
 pub use parse::ParseError;
 pub use syntax::{BinaryOp, Kind, Node, UnaryOp};
 
@@ -99,7 +101,7 @@ fn check_calls(node: &Node) -> Result<(), ParseError> {
             check_calls(a)?;
             check_calls(b)
         }
-        Kind::Int(_) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) => Ok(()),
+        Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) => Ok(()),
     }
 }
 

@@ -3,7 +3,9 @@
 //!
 //! - `Map(lists..., lambda)` whose lambda applies only item-by-item operations to its own
 //!   parameters becomes its body with the lists in place of the parameters (the lists'
-//!   operators work item by item already), so no per-item scope is made;
+//!   operators work item by item already), so no per-item scope is made (a body giving a
+//!   `bool` per item marked [`ITEMS_AS_BOOL`], as `Map` gives `RVec<bool>` where the lists'
+//!   comparisons give `RVec<int>`);
 //! - a four-vector made of the same items of four lists, `PtEtaPhiMVector(Take(pt, i),
 //!   Take(eta, i), ...)`, is made of the lists first and its items taken after: a jet in
 //!   twenty combinations is converted once;
@@ -15,8 +17,13 @@
 
 use std::collections::HashMap;
 
-use super::syntax::{BinaryOp, Kind, Node};
+use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
 use super::take_sums::{terms, SUM_OF_TAKES};
+
+/// The name of the call made around an inlined `Map` body that gives a `bool` per item: its
+/// lists of conditions are `RVec<bool>` (as `Map`'s), not `RVec<int>` (as the lists'
+/// comparisons). Not a name an expression can call.
+pub const ITEMS_AS_BOOL: &str = "(bool)";
 
 /// `tree` rewritten (see the module's documentation).
 pub fn optimize(tree: Node) -> Node {
@@ -120,7 +127,20 @@ fn inline_map(args: &[Node]) -> Option<Node> {
         return None;
     }
     let bound: HashMap<&str, &Node> = params.iter().map(String::as_str).zip(lists).collect();
-    Some(substitute(body, &bound))
+    let inlined = substitute(body, &bound);
+    let boolean = match &inlined.kind {
+        Kind::Binary(op, ..) => op.is_boolean(),
+        Kind::Unary(UnaryOp::Not, _) | Kind::Bool(_) => true,
+        _ => false,
+    };
+    Some(if boolean {
+        Node {
+            pos: inlined.pos,
+            kind: Kind::Call(ITEMS_AS_BOOL.into(), vec![inlined]),
+        }
+    } else {
+        inlined
+    })
 }
 
 /// Whether a node of this kind maps the items at each position to one item there:
@@ -128,7 +148,7 @@ fn inline_map(args: &[Node]) -> Option<Node> {
 /// aside).
 fn item_by_item(kind: &Kind) -> bool {
     match kind {
-        Kind::Int(_) | Kind::Float { .. } | Kind::Bool(_) | Kind::Unary(..) | Kind::Binary(..) => {
+        Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_) | Kind::Unary(..) | Kind::Binary(..) => {
             true
         }
         Kind::Call(name, _) => ITEMWISE.contains(&name.as_str()),
@@ -256,7 +276,7 @@ fn mark_sums_of_takes(node: Node) -> Node {
 fn key(node: &Node) -> String {
     let children: Vec<String> = node.children().map(key).collect();
     let head = match &node.kind {
-        Kind::Int(v) => format!("i{v}"),
+        Kind::Int(v, t) => format!("i{v}{t:?}"),
         Kind::Float { value, single } => format!("f{value:?}{single}"),
         Kind::Bool(b) => format!("b{b}"),
         Kind::Column(c) => format!("c{c}"),
@@ -277,7 +297,7 @@ fn key(node: &Node) -> String {
 fn worth_sharing(node: &Node) -> bool {
     !matches!(
         node.kind,
-        Kind::Int(_) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) | Kind::Lambda(..)
+        Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) | Kind::Lambda(..)
     )
 }
 

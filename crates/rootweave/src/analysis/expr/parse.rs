@@ -3,6 +3,7 @@
 //! `ROOT::VecOps::` dropped, `Construct<T>` keeping its type), methods, indexing. An
 //! expression that does not parse is an error at the position where it stops making sense.
 
+use super::int_type::IntTy;
 use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
 
 /// Why an expression does not parse, and where.
@@ -55,7 +56,7 @@ struct Token {
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
     Ident,
-    Int(i64),
+    Int(i64, IntTy),
     Float(f64, bool),
     Punct,
 }
@@ -129,13 +130,13 @@ fn number(text: &str, start: usize) -> Result<(Token, usize), ParseError> {
             i += 1;
         }
         let value =
-            i64::from_str_radix(&text[digits..i], 16).map_err(|e| bad(start, &e.to_string()))?;
-        while i < bytes.len() && matches!(bytes[i], b'u' | b'U' | b'l' | b'L') {
-            i += 1;
-        }
+            u64::from_str_radix(&text[digits..i], 16).map_err(|e| bad(start, &e.to_string()))?;
+        let (kind, end) = typed_int(text, value, i, false)
+            .ok_or_else(|| bad(start, "an integer out of range"))?;
+        i = end;
         return Ok((
             Token {
-                kind: Tok::Int(value),
+                kind,
                 text: text[start..i].into(),
                 pos: start,
             },
@@ -175,13 +176,11 @@ fn number(text: &str, start: usize) -> Result<(Token, usize), ParseError> {
         let value: f64 = body.parse().map_err(|_| bad(start, body))?;
         Tok::Float(if single { value as f32 as f64 } else { value }, single)
     } else {
-        let value: i64 = body
-            .parse()
-            .map_err(|_| bad(start, "an integer out of range"))?;
-        while i < bytes.len() && matches!(bytes[i], b'u' | b'U' | b'l' | b'L') {
-            i += 1;
-        }
-        Tok::Int(value)
+        let out_of_range = || bad(start, "an integer out of range");
+        let value: u64 = body.parse().map_err(|_| out_of_range())?;
+        let (kind, end) = typed_int(text, value, i, true).ok_or_else(out_of_range)?;
+        i = end;
+        kind
     };
     if i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
         return Err(bad(i, "letters after its digits"));
@@ -194,6 +193,19 @@ fn number(text: &str, start: usize) -> Result<(Token, usize), ParseError> {
         },
         i,
     ))
+}
+
+/// An integer literal's token: its suffix (from `at`) read and its type found (C++'s first
+/// type of the suffix's list that holds the value), with the end of the suffix; `None` if
+/// no type holds it.
+fn typed_int(text: &str, value: u64, at: usize, decimal: bool) -> Option<(Tok, usize)> {
+    let end = at
+        + text[at..]
+            .bytes()
+            .take_while(|b| matches!(b, b'u' | b'U' | b'l' | b'L'))
+            .count();
+    let ty = IntTy::of_literal(value, &text[at..end], decimal)?;
+    Some((Tok::Int(value as i64, ty), end))
 }
 
 struct Parser {
@@ -488,7 +500,7 @@ impl Parser {
         let pos = token.pos;
         self.at += 1;
         let kind = match token.kind {
-            Tok::Int(v) => Kind::Int(v),
+            Tok::Int(v, t) => Kind::Int(v, t),
             Tok::Float(value, single) => Kind::Float { value, single },
             Tok::Punct if token.text == "(" => {
                 let inner = self.ternary()?;
@@ -576,7 +588,7 @@ mod tests {
 
     fn shape(n: &Node) -> String {
         match &n.kind {
-            Kind::Int(v) => v.to_string(),
+            Kind::Int(v, _) => v.to_string(),
             Kind::Float { value, single } => format!("{value}{}", if *single { "f" } else { "" }),
             Kind::Bool(b) => b.to_string(),
             Kind::Column(c) => c.clone(),

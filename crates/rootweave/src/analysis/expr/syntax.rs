@@ -83,8 +83,8 @@ pub struct Node {
 /// The kinds of node.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
-    /// An integer literal (`3`, `0x10`, `2u`).
-    Int(i64),
+    /// An integer literal (`3`, `0x10`, `2u`) and its C++ type.
+    Int(i64, super::IntTy),
     /// A floating-point literal: `1.5` is a `double`, `1.5f` a `float`.
     Float {
         /// The value.
@@ -156,7 +156,7 @@ impl Node {
     pub fn children(&self) -> impl Iterator<Item = &Node> {
         let mut out: Vec<&Node> = Vec::new();
         match &self.kind {
-            Kind::Int(_) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) => {}
+            Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) => {}
             Kind::Unary(_, a) | Kind::Lambda(_, a) | Kind::Shared(_, a) => out.push(a),
             Kind::Binary(_, a, b) | Kind::Index(a, b) => out.extend([&**a, &**b]),
             Kind::Ternary(c, a, b) => out.extend([&**c, &**a, &**b]),

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::eval::{eval, EvalError, Memo, Scope};
 use super::functions::take_positions;
+use super::int_type::IntTy;
 use super::lorentz::sums_at;
 use super::syntax::{BinaryOp, Kind, Node};
 use super::value::{Lane, Num, Val};
@@ -88,7 +89,7 @@ pub fn evaluate(sum: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Result<Va
             None => shape = Some(index_offsets.clone()),
         }
         let lane = Lane::Many(Cow::Borrowed(indices));
-        let Num::Many(indices) = lane.ints().map_err(at)? else {
+        let Num::Many(indices) = lane.ints(IntTy::LONG64).map_err(at)? else {
             unreachable!("a lane of many values")
         };
         positions.push(take_positions(offsets, index_offsets, &indices).map_err(at)?);

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{Expression, Scope};
+use super::{Expression, IntTy, Scope};
 use crate::analysis::column::{Column, Values};
 
 /// A batch of named columns.
@@ -37,7 +37,15 @@ fn batch() -> Batch {
     m.insert("Jet_pt", jagged(&[&[50.0, 20.0, 45.0], &[], &[35.0]]));
     m.insert("Jet_eta", jagged(&[&[0.5, -2.0, 1.5], &[], &[-0.2]]));
     m.insert("Jet_phi", jagged(&[&[0.1, 3.0, -3.0], &[], &[1.0]]));
-    m.insert("nJet", Column::Flat(Values::Int(vec![3, 0, 1]).into()));
+    m.insert(
+        "nJet",
+        Column::Flat(Values::Int(IntTy::UINT, vec![3, 0, 1]).into()),
+    );
+    let ids = Values::Int(IntTy::new(super::Rank::Char, true), vec![200, 100, 1, 255]);
+    m.insert(
+        "Jet_id",
+        Column::Jagged(Arc::new(vec![0, 3, 3, 4]), ids.into()),
+    );
     m.insert(
         "MET_pt",
         Column::Flat(Values::F32(vec![10.5, 20.25, 30.0]).into()),
@@ -58,6 +66,79 @@ fn f32s(c: Column) -> Vec<f32> {
     }
 }
 
+/// The values of a column of integers and their C++ type's name.
+fn typed_ints(c: Column) -> (&'static str, Vec<i64>) {
+    match c.flat() {
+        Some(v @ Values::Int(_, x)) => (v.type_name(), x.clone()),
+        _ => panic!("{c:?}"),
+    }
+}
+
+#[test]
+fn integers_convert_wrap_and_compare_as_cpp_s() {
+    // Each type and value as ROOT 6.40's RDataFrame gives them (`nJet` is a `UInt_t`:
+    // 3, 0, 1 jets; `Jet_id` `UChar_t`s).
+    let u32max = u32::MAX as i64;
+    let cases: &[(&str, &str, &[i64])] = &[
+        ("nJet - 1", "unsigned int", &[2, u32max, 0]),
+        ("-nJet", "unsigned int", &[u32max - 2, 0, u32max]),
+        ("nJet + 1ll", "Long64_t", &[4, 1, 2]),
+        (
+            "nJet - 2 * 2",
+            "unsigned int",
+            &[u32max, u32max - 3, u32max - 2],
+        ),
+        ("nJet / 2u", "unsigned int", &[1, 0, 0]),
+        ("Jet_pt.size() - 2", "unsigned long", &[1, -2, -1]),
+        ("Sum(Jet_id)", "unsigned char", &[45, 0, 255]),
+        ("Sum(Jet_pt > 40) - 3", "int", &[-1, -3, -3]),
+        ("Sum(Jet_pt > 40 && Jet_pt < 50)", "int", &[1, 0, 0]),
+        ("Sum(Jet_id + Jet_id)", "int", &[602, 0, 510]),
+        ("0xFFFFFFFF + nJet", "unsigned int", &[2, u32max, 0]),
+        (
+            "3000000000 + nJet",
+            "long",
+            &[3_000_000_003, 3_000_000_000, 3_000_000_001],
+        ),
+        ("-7 / 2 + nJet * 0", "unsigned int", &[u32max - 2; 3]),
+        (
+            "18446744073709551615ull / 2 - nJet",
+            "ULong64_t",
+            &[i64::MAX - 3, i64::MAX, i64::MAX - 1],
+        ),
+    ];
+    for (text, ty, values) in cases {
+        let got = typed_ints(eval(text).unwrap());
+        assert_eq!(got, (*ty, values.to_vec()), "{text}");
+    }
+    let truths: &[(&str, [bool; 3])] = &[
+        ("nJet - 1 > 2", [false, true, false]),
+        ("nJet > -1", [false; 3]),
+        ("Jet_pt.size() - 4 > 0", [true; 3]),
+        ("Sum(Jet_pt > 40) - 3 < 0", [true; 3]),
+        ("18446744073709551615ull > nJet", [true; 3]),
+        ("-1 < 0u", [false; 3]),
+        ("-1 < 0ll + nJet", [true; 3]),
+    ];
+    for (text, want) in truths {
+        let c = eval(text).unwrap();
+        let got = match c.flat() {
+            Some(Values::Bool(b)) if b.len() == 3 => b.clone(),
+            _ => panic!("{text}: {c:?}"),
+        };
+        assert_eq!(got, want, "{text}");
+    }
+    // A `UInt_t` in floating point is its unsigned value; a `ULong64_t`'s too.
+    assert_eq!(
+        eval("(nJet - 1) * 1.0").unwrap(),
+        Column::Flat(Values::F64(vec![2.0, u32::MAX as f64, 0.0]).into())
+    );
+    assert_eq!(
+        eval("18446744073709551615ull * 1.0f + nJet * 0").unwrap(),
+        Column::Flat(Values::F32(vec![u64::MAX as f32; 3]).into())
+    );
+}
+
 #[test]
 fn arithmetic_keeps_cpp_s_types() {
     // float * int is float; float * double is double; int / int truncates.
@@ -71,7 +152,7 @@ fn arithmetic_keeps_cpp_s_types() {
     );
     assert_eq!(
         eval("nJet / 2").unwrap(),
-        Column::Flat(Values::Int(vec![1, 0, 0]).into())
+        Column::Flat(Values::Int(IntTy::UINT, vec![1, 0, 0]).into())
     );
     assert_eq!(
         eval("1.5f + 1").unwrap(),
@@ -92,16 +173,17 @@ fn masks_indices_and_reductions_are_rvec_s() {
     );
     assert_eq!(
         eval("Sum(Jet_pt > 40)").unwrap(),
-        Column::Flat(Values::Int(vec![2, 0, 0]).into())
+        Column::Flat(Values::Int(IntTy::INT, vec![2, 0, 0]).into())
     );
     assert_eq!(f32s(eval("Sum(Jet_pt)").unwrap()), [115.0, 0.0, 35.0]);
     assert_eq!(
         eval("Jet_pt.size()").unwrap(),
-        Column::Flat(Values::Int(vec![3, 0, 1]).into())
+        Column::Flat(Values::Int(IntTy::SIZE, vec![3, 0, 1]).into())
     );
+    // `size_t` meets `int`: the -1 is converted to `unsigned long`, as C++ converts it.
     assert_eq!(
         eval("nJet > 0 ? ArgMax(Jet_eta) : -1").unwrap(),
-        Column::Flat(Values::Int(vec![2, -1, 0]).into())
+        Column::Flat(Values::Int(IntTy::SIZE, vec![2, -1, 0]).into())
     );
     assert_eq!(
         eval("Mean(Jet_pt)").unwrap(),
@@ -139,7 +221,7 @@ fn combinations_list_every_choice_in_order() {
     let c = eval("Combinations(Jet_pt, 2)").unwrap();
     let Column::Tuple(parts) = c else { panic!() };
     let ints = |c: &Column| match c.jagged() {
-        Some((o, Values::Int(v))) => (o.to_vec(), v.clone()),
+        Some((o, Values::Int(_, v))) => (o.to_vec(), v.clone()),
         _ => panic!("{c:?}"),
     };
     assert_eq!(ints(&parts[0]), (vec![0, 3, 3, 3], vec![0, 0, 1]));
@@ -226,7 +308,7 @@ fn map_evaluates_a_lambda_per_item_with_its_event_s_columns() {
         eval("Enumerate(Jet_pt)").unwrap(),
         Column::Jagged(
             Arc::new(vec![0, 3, 3, 4]),
-            Values::Int(vec![0, 1, 2, 0]).into()
+            Values::Int(IntTy::SIZE, vec![0, 1, 2, 0]).into()
         )
     );
     let e = Expression::parse("Map(Jet_pt, Jet_eta, [](float pt) { return pt; })").unwrap_err();
@@ -283,11 +365,12 @@ fn concatenate_joins_each_event_s_lists_in_their_common_type() {
     );
     // Two masks: ROOT's comparisons of RVecs give RVec<int>, and so does their join.
     let ints = eval("Concatenate(Jet_pt > 40, Jet_pt > 30)").unwrap();
-    let Some((offsets, Values::Int(v))) = ints.jagged() else {
+    let Some((offsets, Values::IntBool(v))) = ints.jagged() else {
         panic!("{ints:?}")
     };
     assert_eq!(offsets.to_vec(), [0, 6, 6, 8]);
-    assert_eq!(*v, [1, 0, 1, 1, 0, 1, 0, 1]);
+    assert_eq!(*v, [true, false, true, true, false, true, false, true]);
+    assert_eq!(ints.type_name(), "RVec<int>");
 }
 
 /// `text` evaluated as written (no rewrite) and as the optimizer rewrote it.
@@ -507,7 +590,10 @@ fn logic_with_most_events_open_computes_them_whole_or_falls_back() {
     // that fails on the event the left side decides, for the open ones only.
     let mut m = HashMap::new();
     m.insert("Jet_pt", jagged(&[&[50.0, 20.0], &[10.0], &[], &[45.0]]));
-    m.insert("nJet", Column::Flat(Values::Int(vec![2, 1, 0, 1]).into()));
+    m.insert(
+        "nJet",
+        Column::Flat(Values::Int(IntTy::INT, vec![2, 1, 0, 1]).into()),
+    );
     m.insert("MET_pt", f32_column(&[5.0, 50.0, 60.0, 70.0]));
     let mut b = Batch(m, 4);
     let bools = |v: &[bool]| Column::Flat(Values::Bool(v.to_vec()).into());
@@ -554,7 +640,7 @@ fn reductions_add_each_event_s_items_in_order() {
     );
     assert_eq!(
         run("Sum(x > 0)", &mut b),
-        Column::Flat(Values::Int(vec![2, 0, 2, 1]).into())
+        Column::Flat(Values::Int(IntTy::INT, vec![2, 0, 2, 1]).into())
     );
 }
 
@@ -588,7 +674,7 @@ impl Scope for SizedOnly {
         3
     }
     fn sizes(&mut self, name: &str) -> Result<Option<Column>, String> {
-        Ok((name == "l").then(|| Column::Flat(Values::Int(vec![2, 0, 5]).into())))
+        Ok((name == "l").then(|| Column::Flat(Values::Int(IntTy::SIZE, vec![2, 0, 5]).into())))
     }
 }
 
@@ -600,7 +686,7 @@ fn sizes_of_concatenations_and_sized_columns_need_no_items() {
             .evaluate(&mut SizedOnly(batch()))
             .map_err(|e| e.message)
     };
-    let ints = |v: Vec<i64>| Column::Flat(Values::Int(v).into());
+    let ints = |v: Vec<i64>| Column::Flat(Values::Int(IntTy::SIZE, v).into());
     assert_eq!(eval("l.size() >= 2").unwrap(), {
         Column::Flat(Values::Bool(vec![true, false, true]).into())
     });

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use super::int_type::IntTy;
 use crate::analysis::column::{Column, Values, P4};
 
 /// A number that is the same for every event (a literal, or a constant function).
@@ -13,8 +14,8 @@ use crate::analysis::column::{Column, Values, P4};
 pub enum Scalar {
     /// `bool`
     Bool(bool),
-    /// An integer.
-    Int(i64),
+    /// An integer of a C++ type (held as [`IntTy`] says).
+    Int(IntTy, i64),
     /// `float`
     F32(f32),
     /// `double`
@@ -30,15 +31,13 @@ pub enum Val {
     Col(Column),
 }
 
-/// The C++ types of the layer, ordered by the usual arithmetic conversions (a `bool`
-/// becomes an integer, an integer meeting a `float` a `float`, anything meeting a
-/// `double` a `double`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// The C++ types of the layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ty {
     /// `bool`
     Bool,
-    /// An integer.
-    Int,
+    /// An integer type.
+    Int(IntTy),
     /// `float`
     F32,
     /// `double`
@@ -52,7 +51,8 @@ impl Ty {
     pub fn of(values: &Values) -> Ty {
         match values {
             Values::Bool(_) => Ty::Bool,
-            Values::Int(_) => Ty::Int,
+            Values::Int(t, _) => Ty::Int(*t),
+            Values::IntBool(_) => Ty::Int(IntTy::INT),
             Values::F32(_) => Ty::F32,
             Values::F64(_) => Ty::F64,
             Values::P4(_) => Ty::P4,
@@ -63,15 +63,31 @@ impl Ty {
     pub fn of_scalar(s: &Scalar) -> Ty {
         match s {
             Scalar::Bool(_) => Ty::Bool,
-            Scalar::Int(_) => Ty::Int,
+            Scalar::Int(t, _) => Ty::Int(*t),
             Scalar::F32(_) => Ty::F32,
             Scalar::F64(_) => Ty::F64,
         }
     }
 
-    /// The type both operands of an arithmetic operator are converted to.
+    /// The type both operands of an arithmetic operator are converted to (the usual
+    /// arithmetic conversions: a `bool` becomes an `int`, integers meet as
+    /// [`IntTy::common`] says, an integer meeting a `float` becomes a `float`, anything
+    /// meeting a `double` a `double`).
     pub fn common(a: Ty, b: Ty) -> Ty {
-        a.max(b).max(Ty::Int)
+        match (a, b) {
+            (Ty::P4, _) | (_, Ty::P4) => Ty::P4,
+            (Ty::F64, _) | (_, Ty::F64) => Ty::F64,
+            (Ty::F32, _) | (_, Ty::F32) => Ty::F32,
+            _ => Ty::Int(IntTy::common(a.int(), b.int())),
+        }
+    }
+
+    /// The integer type of an integer or a `bool` (which is promoted to `int`).
+    pub fn int(self) -> IntTy {
+        match self {
+            Ty::Int(t) => t,
+            _ => IntTy::INT,
+        }
     }
 }
 
@@ -108,8 +124,13 @@ impl Lane<'_> {
         Ok(match self {
             Lane::One(s) => Num::One(scalar_f64(s)),
             Lane::Many(v) => Num::Many(match &**v {
-                Values::Bool(v) => Cow::Owned(v.iter().map(|&b| b as u8 as f64).collect()),
-                Values::Int(v) => Cow::Owned(v.iter().map(|&x| x as f64).collect()),
+                Values::Bool(v) | Values::IntBool(v) => {
+                    Cow::Owned(v.iter().map(|&b| b as u8 as f64).collect())
+                }
+                Values::Int(t, v) if t.is_u64() => {
+                    Cow::Owned(v.iter().map(|&x| x as u64 as f64).collect())
+                }
+                Values::Int(_, v) => Cow::Owned(v.iter().map(|&x| x as f64).collect()),
                 Values::F32(v) => Cow::Owned(v.iter().map(|&x| x as f64).collect()),
                 Values::F64(v) => Cow::Borrowed(v.as_slice()),
                 Values::P4(_) => return Err("a four-vector is not a number".into()),
@@ -122,8 +143,13 @@ impl Lane<'_> {
         Ok(match self {
             Lane::One(s) => Num::One(scalar_f64(s) as f32),
             Lane::Many(v) => Num::Many(match &**v {
-                Values::Bool(v) => Cow::Owned(v.iter().map(|&b| b as u8 as f32).collect()),
-                Values::Int(v) => Cow::Owned(v.iter().map(|&x| x as f32).collect()),
+                Values::Bool(v) | Values::IntBool(v) => {
+                    Cow::Owned(v.iter().map(|&b| b as u8 as f32).collect())
+                }
+                Values::Int(t, v) if t.is_u64() => {
+                    Cow::Owned(v.iter().map(|&x| x as u64 as f32).collect())
+                }
+                Values::Int(_, v) => Cow::Owned(v.iter().map(|&x| x as f32).collect()),
                 Values::F32(v) => Cow::Borrowed(v.as_slice()),
                 Values::F64(v) => Cow::Owned(v.iter().map(|&x| x as f32).collect()),
                 Values::P4(_) => return Err("a four-vector is not a number".into()),
@@ -131,20 +157,26 @@ impl Lane<'_> {
         })
     }
 
-    /// As integers (floating-point values truncated).
-    pub fn ints(&self) -> Result<Num<'_, i64>, String> {
+    /// As integers of type `to` (converted as C++ converts: integers wrapped to its
+    /// width, floating-point values truncated), borrowed where they are already of it.
+    pub fn ints(&self, to: IntTy) -> Result<Num<'_, i64>, String> {
         Ok(match self {
             Lane::One(s) => Num::One(match s {
                 Scalar::Bool(b) => *b as i64,
-                Scalar::Int(x) => *x,
-                Scalar::F32(x) => *x as i64,
-                Scalar::F64(x) => *x as i64,
+                Scalar::Int(_, x) => to.wrap(*x),
+                Scalar::F32(x) => float_to_int(*x as f64, to),
+                Scalar::F64(x) => float_to_int(*x, to),
             }),
             Lane::Many(v) => Num::Many(match &**v {
-                Values::Bool(v) => Cow::Owned(v.iter().map(|&b| b as i64).collect()),
-                Values::Int(v) => Cow::Borrowed(v.as_slice()),
-                Values::F32(v) => Cow::Owned(v.iter().map(|&x| x as i64).collect()),
-                Values::F64(v) => Cow::Owned(v.iter().map(|&x| x as i64).collect()),
+                Values::Bool(v) | Values::IntBool(v) => {
+                    Cow::Owned(v.iter().map(|&b| b as i64).collect())
+                }
+                Values::Int(t, v) if t.held_alike_in(to) => Cow::Borrowed(v.as_slice()),
+                Values::Int(_, v) => Cow::Owned(v.iter().map(|&x| to.wrap(x)).collect()),
+                Values::F32(v) => {
+                    Cow::Owned(v.iter().map(|&x| float_to_int(x as f64, to)).collect())
+                }
+                Values::F64(v) => Cow::Owned(v.iter().map(|&x| float_to_int(x, to)).collect()),
                 Values::P4(_) => return Err("a four-vector is not a number".into()),
             }),
         })
@@ -156,7 +188,8 @@ impl Lane<'_> {
             Lane::One(s) => Num::One(scalar_f64(s) != 0.0),
             Lane::Many(v) => Num::Many(match &**v {
                 Values::Bool(v) => Cow::Borrowed(v.as_slice()),
-                Values::Int(v) => Cow::Owned(v.iter().map(|&x| x != 0).collect()),
+                Values::IntBool(v) => Cow::Borrowed(v.as_slice()),
+                Values::Int(_, v) => Cow::Owned(v.iter().map(|&x| x != 0).collect()),
                 Values::F32(v) => Cow::Owned(v.iter().map(|&x| x != 0.0).collect()),
                 Values::F64(v) => Cow::Owned(v.iter().map(|&x| x != 0.0).collect()),
                 Values::P4(_) => return Err("a four-vector is not a condition".into()),
@@ -233,10 +266,20 @@ pub fn map2<T: Copy, S: Copy, U: Clone>(
 pub fn ty_name(ty: Ty) -> &'static str {
     match ty {
         Ty::Bool => "bool",
-        Ty::Int => "int",
+        Ty::Int(t) => t.name(),
         Ty::F32 => "float",
         Ty::F64 => "double",
         Ty::P4 => "PtEtaPhiMVector",
+    }
+}
+
+/// A floating-point value converted to integer type `to` as C++ converts it: truncated
+/// toward zero (a value out of the type's range, undefined in C++, saturates).
+pub fn float_to_int(x: f64, to: IntTy) -> i64 {
+    if to.is_u64() {
+        x as u64 as i64
+    } else {
+        to.wrap(x as i64)
     }
 }
 
@@ -244,7 +287,7 @@ pub fn ty_name(ty: Ty) -> &'static str {
 pub fn scalar_f64(s: &Scalar) -> f64 {
     match s {
         Scalar::Bool(b) => *b as u8 as f64,
-        Scalar::Int(x) => *x as f64,
+        Scalar::Int(t, x) => t.to_f64(*x),
         Scalar::F32(x) => *x as f64,
         Scalar::F64(x) => *x,
     }
@@ -306,7 +349,8 @@ pub fn shaped(shape: Shape, values: Values, all_const: bool) -> Val {
     match shape {
         Shape::Flat if all_const => Val::Const(match values {
             Values::Bool(v) => Scalar::Bool(v[0]),
-            Values::Int(v) => Scalar::Int(v[0]),
+            Values::Int(t, v) => Scalar::Int(t, v[0]),
+            Values::IntBool(v) => Scalar::Int(IntTy::INT, v[0] as i64),
             Values::F32(v) => Scalar::F32(v[0]),
             Values::F64(v) => Scalar::F64(v[0]),
             Values::P4(_) => unreachable!("no four-vector constants"),
@@ -329,7 +373,7 @@ impl Val {
             Val::Const(s) => Column::Flat(
                 match s {
                     Scalar::Bool(b) => Values::Bool(vec![b; events]),
-                    Scalar::Int(x) => Values::Int(vec![x; events]),
+                    Scalar::Int(t, x) => Values::Int(t, vec![x; events]),
                     Scalar::F32(x) => Values::F32(vec![x; events]),
                     Scalar::F64(x) => Values::F64(vec![x; events]),
                 }
