@@ -13,6 +13,7 @@ import sys
 import awkward as ak
 import numpy as np
 import pytest
+import uproot
 
 import rootweave
 from conftest import CORPUS, HERE, REPO, TARGET, data_file
@@ -293,6 +294,8 @@ def test_histograms_are_written_and_read_back(workdir):
 ROOT_DISPLAY = r"""
 import json, sys, ROOT
 ROOT.gErrorIgnoreLevel = ROOT.kError
+TYPED = ["nJet", "event", "Jet_pt", "Jet_jetId", "Electron_cleanmask", "HTXS_njets25", "MET_pt", "Jet_puId",
+         "Flag_METFilters", "ht", "two", "m1", "e1", "sz", "am", "cnt", "ids", "neg", "mask", "sel", "wraps", "lumi"]
 df = ROOT.RDataFrame("Events", sys.argv[1]).Define("ht", "Sum(Jet_pt)").Define("two", "nJet > 2")
 big = df.Filter("nJet >= 6").Define("big", "1e9 * MET_pt")
 shown = {"plain": df.Display(["run", "event", "nJet", "Jet_pt", "ht", "two", "MET_pt"], 3),
@@ -300,23 +303,65 @@ shown = {"plain": df.Display(["run", "event", "nJet", "Jet_pt", "ht", "two", "ME
          "wide": df.Display("MET_.*", 2), "all": df.Display("", 1), "none": df.Display(["nJet"], 0),
          "past the end": df.Filter("nJet > 8").Display(["nJet"], 50)}
 numbers = df.AsNumpy(["nJet", "event", "run", "HTXS_njets25", "Flag_METFilters", "MET_pt", "ht", "two"])
+ints = df
+for k, v in json.loads(sys.argv[3]).items():
+    ints = ints.Define(k, v)
+flat = [k for k in json.loads(sys.argv[3]) if k not in ("mask", "sel")]
+typed = ints.AsNumpy(flat)
+ints.Snapshot("Events", sys.argv[4], ["m1", "e1", "sz", "neg", "cnt", "ids"])
+vectors = ROOT.RDataFrame("ntuple", sys.argv[5]).Define("n2", "one_integers * 2u").Alias("f", "two_v_floats")
+described = [ints.Describe().AsString(), vectors.Describe().AsString(), vectors.Describe().AsString(True),
+             ROOT.RDataFrame("Events", [sys.argv[1], sys.argv[1]]).Filter("nJet > 20").Describe().AsString(True)]
 with open(sys.argv[2], "w") as out:
-    json.dump({"tables": {k: v.AsString() for k, v in shown.items()},
-               "dtypes": {k: str(v.dtype) for k, v in numbers.items()}}, out)
+    json.dump({"tables": {k: v.AsString() for k, v in shown.items()}, "described": described,
+               "dtypes": {k: str(v.dtype) for k, v in numbers.items()},
+               "types": {k: ints.GetColumnType(k) for k in TYPED},
+               "ints": {k: [str(v.dtype), [int(x) for x in v]] for k, v in typed.items()}}, out)
 shown["lists"].Print()
 ROOT.std.cout.flush()
 """
 
 
-def test_display_and_asnumpy_types_are_root_s(workdir):
-    strings = workdir / "display.json"
-    done = subprocess.run([sys.executable, "-c", ROOT_DISPLAY, str(NANO), str(strings)], capture_output=True, text=True)
+# Integer expressions whose C++ types wrap, convert or compare as unsigned.
+INT_DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am": "ArgMax(Jet_pt)",
+               "cnt": "Sum(Jet_pt > 30) - 2", "ids": "Sum(Electron_cleanmask) + 250", "neg": "-nJet",
+               "mask": "Jet_pt > 30", "sel": "Jet_jetId[Jet_pt > 30]", "wraps": "nJet - 1 > 2 || nJet > -1u",
+               "lumi": "luminosityBlock / 2u + (run > 0 ? 0 : -1)"}
+
+
+def test_display_types_and_integers_are_root_s(workdir):
+    strings, snap = workdir / "display.json", workdir / "root-ints.root"
+    vectors = data_file("test_int_vfloat_tlv_vtlv_rntuple_v1-0-0-0.root")
+    args = [str(NANO), str(strings), json.dumps(INT_DEFINES), str(snap), str(vectors)]
+    done = subprocess.run([sys.executable, "-c", ROOT_DISPLAY, *args], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = json.loads(strings.read_text())
-    # AsNumpy: the dataset's columns in their own types (defined ones differ: see docs).
-    columns = ["nJet", "event", "run", "HTXS_njets25", "Flag_METFilters", "MET_pt"]
-    numbers = rootweave.RDataFrame("Events", str(NANO)).AsNumpy(columns)
-    assert {k: str(v.dtype) for k, v in numbers.items()} == {k: theirs["dtypes"][k] for k in columns}
+    # GetColumnType: read columns as the tree's leaves name them, defined ones as their
+    # expressions' C++ types; integers wrap, convert and compare as C++'s do.
+    ints = rootweave.RDataFrame("Events", str(NANO), threads=1).Define("ht", "Sum(Jet_pt)").Define("two", "nJet > 2")
+    for k, v in INT_DEFINES.items():
+        ints = ints.Define(k, v)
+    assert {k: ints.GetColumnType(k) for k in theirs["types"]} == theirs["types"]
+    mine = ints.AsNumpy(list(theirs["ints"]))
+    assert {k: [str(v.dtype), v.tolist()] for k, v in mine.items()} == theirs["ints"]
+    assert theirs["ints"]["m1"][1].count(2**32 - 1) > 0 and theirs["ints"]["sz"][0] == "uint64"
+    ours = ints.Snapshot("Events", str(workdir / "ints.root"), ["m1", "e1", "sz", "neg", "cnt", "ids"])
+    assert ours.Count().GetValue() == len(theirs["ints"]["m1"][1])
+    with uproot.open(snap) as a, uproot.open(workdir / "ints.root") as b:
+        for k in ["m1", "e1", "sz", "neg", "cnt", "ids"]:
+            assert a["Events"][k].typename == b["Events"][k].typename, k
+            assert a["Events"][k].array(library="np").tolist() == b["Events"][k].array(library="np").tolist(), k
+    # AsNumpy: the dataset's columns in their own types, defined ones in their expressions'.
+    numbers = ints.AsNumpy(list(theirs["dtypes"]))
+    assert {k: str(v.dtype) for k, v in numbers.items()} == theirs["dtypes"]
+    # Describe (after three runs, as ROOT's): every column's type and origin, an RNTuple's
+    # fields, a chain of two files.
+    rnt = rootweave.RDataFrame("ntuple", str(vectors), threads=1).Define("n2", "one_integers * 2u")
+    rnt = rnt.Alias("f", "two_v_floats")
+    described = [ints.Describe().AsString(), rnt.Describe().AsString(), rnt.Describe().AsString(True),
+                 rootweave.RDataFrame("Events", [str(NANO), str(NANO)]).Filter("nJet > 20").Describe().AsString(True)]
+    assert described == theirs["described"]
+    assert "ROOT::VecOps::RVec<int>         Define" in described[0] and "\nn2      " in described[1]
     assert theirs["dtypes"]["nJet"] == "uint32" and theirs["dtypes"]["HTXS_njets25"] == "uint8"
     charges = rootweave.RDataFrame("Events", str(NANO)).Filter("nJet > 0").Take("Jet_jetId").GetValue()
     assert str(charges.type.content.content) == "int32" and len(charges) > 100

@@ -170,6 +170,17 @@ impl PyFrame {
         py.detach(|| self.inner.has_column(name)).map_err(to_py)
     }
 
+    /// `GetColumnType(name)`: the column's C++ type as RDataFrame spells it.
+    fn column_type(&self, py: Python<'_>, name: &str) -> PyResult<String> {
+        py.detach(|| self.inner.column_type(name)).map_err(to_py)
+    }
+
+    /// `Describe()`: the brief and the full parts of the node's description.
+    fn describe(&self, py: Python<'_>) -> PyResult<(String, String)> {
+        let d = py.detach(|| self.inner.describe()).map_err(to_py)?;
+        Ok((d.brief, d.full))
+    }
+
     /// The NumPy type of a read column's numbers (a list's items), `None` for a defined or
     /// special column, or one that is not numbers: `Take` gives the values in that type.
     fn read_dtype(&self, py: Python<'_>, name: &str) -> PyResult<Option<&'static str>> {

@@ -806,3 +806,52 @@ fn a_profile_of_two_axes_averages_per_cell_as_tprofile2d() {
     assert!(err.to_string().contains("one column per axis"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn column_types_are_spelled_as_rdataframe_spells_them() {
+    let (_, paths) = written("types", 1, 1_000);
+    let df = frame(&paths, 1);
+    let df = df
+        .define("n", "x + 1u")
+        .unwrap()
+        .define("mask", "v > 1")
+        .unwrap()
+        .define("big", "v.size() + rdfentry_")
+        .unwrap()
+        .alias("w", "v")
+        .unwrap()
+        .redefine("x", "x * 2.0f")
+        .unwrap()
+        .define("pairs", "Combinations(v, 2)")
+        .unwrap()
+        .define("p4", "ROOT::Math::PtEtaPhiMVector(v, v, v, v)")
+        .unwrap();
+    let twice: rootweave::analysis::ColumnFn = Arc::new(|cols: &[Column]| Ok(cols[0].clone()));
+    let df = df.define_with("copy", &["n"], twice).unwrap();
+    // Each as ROOT 6.40's `GetColumnType` names it for such a tree.
+    let expect = [
+        ("v", "ROOT::VecOps::RVec<float>"),
+        ("w", "ROOT::VecOps::RVec<float>"),
+        ("x", "float"),
+        ("n", "unsigned int"),
+        ("copy", "unsigned int"),
+        ("mask", "ROOT::VecOps::RVec<int>"),
+        ("big", "ULong64_t"),
+        ("rdfslot_", "unsigned int"),
+        (
+            "pairs",
+            "ROOT::VecOps::RVec<ROOT::VecOps::RVec<unsigned long> >",
+        ),
+        (
+            "p4",
+            "ROOT::VecOps::RVec<ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiM4D<double> > >",
+        ),
+    ];
+    for (name, ty) in expect {
+        assert_eq!(df.column_type(name).unwrap(), ty, "{name}");
+    }
+    // The dataset's `x`, below the `Redefine`'s node: a leaf's name.
+    assert_eq!(frame(&paths, 1).column_type("x").unwrap(), "Int_t");
+    let e = df.column_type("nope").unwrap_err().to_string();
+    assert!(e.contains("unknown column 'nope'"), "{e}");
+}

@@ -19,6 +19,7 @@ from . import _extras, _paths
 from ._hist_write import CONTENT_TITLE, PROFILE, STATISTICS
 from ._layout import to_awkward_content, to_numpy
 from . import _rdf_dask, _rdf_display
+from ._rdf_describe import RDFDescription
 from ._rootweave import Booked as _Booked
 from ._rootweave import Frame as _Frame
 from ._rootweave import run_graphs as _run_graphs
@@ -496,6 +497,17 @@ class RDataFrame:
         """The columns defined above this node (not aliases), sorted."""
         return list(self._frame.defined_column_names())
 
+    def GetColumnType(self, name: str) -> str:  # noqa: N802
+        """The C++ type of column `name` here, spelled as RDataFrame spells it: a TTree
+        leaf's (`Float_t`, `ROOT::VecOps::RVec<Float_t>`), an RNTuple field's
+        (`std::int32_t`), or a defined column's expression's (`unsigned int` for
+        `nJet + 1`, `ROOT::VecOps::RVec<int>` for `Jet_pt > 30`).
+
+        Args:
+            name: The column's name.
+        """
+        return str(self._frame.column_type(name))
+
     def HasColumn(self, name: str) -> bool:  # noqa: N802
         """Whether `name` is a column here (read, defined, an alias, or one of the special
         columns `rdfentry_` and `rdfslot_`, which `GetColumnNames` does not list).
@@ -738,6 +750,12 @@ class RDataFrame:
             # Each partition's unfinished sums, added as one process adds its batches.
             return self._result(booked, convert, ("parts", (what, column)))
         return self._result(booked, convert, ("reduce", (what, column)))
+
+    def Describe(self) -> RDFDescription:  # noqa: N802
+        """This node's description: the data's origin, the numbers of columns, defined
+        columns, runs and slots, and every column with its type and origin, as ROOT's
+        `Describe()` gives them (`AsString()`, `Print()`)."""
+        return RDFDescription(*self._frame.describe())
 
     def GetNRuns(self) -> int:  # noqa: N802
         """How many times the graph has run."""

@@ -188,7 +188,7 @@ pub struct Booked {
     pub(crate) id: usize,
 }
 
-fn invalid(message: String) -> Error {
+pub(crate) fn invalid(message: String) -> Error {
     Error::InvalidArgument(message)
 }
 

@@ -11,7 +11,9 @@ mod actions;
 mod batch;
 mod book;
 pub mod column;
+pub mod column_type;
 pub mod data_range;
+mod describe;
 pub mod expr;
 mod graph;
 mod names;
@@ -23,6 +25,7 @@ mod varied;
 
 pub use actions::{ActionSpec, AxisModel, ResultValue};
 pub use book::{Model, ProfileModel};
+pub use describe::Description;
 pub use graph::{run_graphs, Booked, ColumnFn, Frame, SampleInfo};
 pub use run::{Live, Progress, CHUNK, STEP};
 pub use snapshot::{SnapshotFormat, SnapshotOptions};

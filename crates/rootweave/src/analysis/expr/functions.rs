@@ -338,8 +338,15 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
             let keys = OrderKeys::of(values).ok_or_else(|| format!("{name} of four-vectors"))?;
             let max = name.ends_with("Max");
             let mut index = Vec::with_capacity(events);
+            let arg = name.starts_with("Arg");
             for (e, r) in spans().enumerate() {
-                let mut best = r.clone().next().ok_or_else(|| empty(e))?;
+                // `ArgMax` of an empty list is 0 (`std::max_element` gives its end); its
+                // `Max` has no value.
+                let mut best = match r.clone().next() {
+                    Some(first) => first,
+                    None if arg => r.start,
+                    None => return Err(empty(e)),
+                };
                 for i in r {
                     let better = if max {
                         keys.less(best, i)
@@ -352,7 +359,7 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
                 }
                 index.push(best);
             }
-            if name.starts_with("Arg") {
+            if arg {
                 Values::Int(
                     IntTy::SIZE,
                     index

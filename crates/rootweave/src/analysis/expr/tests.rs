@@ -185,6 +185,14 @@ fn masks_indices_and_reductions_are_rvec_s() {
         eval("nJet > 0 ? ArgMax(Jet_eta) : -1").unwrap(),
         Column::Flat(Values::Int(IntTy::SIZE, vec![2, -1, 0]).into())
     );
+    // An empty list's `ArgMin` is 0, as `std::min_element` makes it; its `Min` has none.
+    assert_eq!(
+        eval("ArgMin(Jet_pt)").unwrap(),
+        Column::Flat(Values::Int(IntTy::SIZE, vec![1, 0, 0]).into())
+    );
+    assert!(eval("Min(Jet_pt)")
+        .unwrap_err()
+        .contains("Min of an empty RVec (event 1"));
     assert_eq!(
         eval("Mean(Jet_pt)").unwrap(),
         Column::Flat(Values::F64(vec![115.0 / 3.0, 0.0, 35.0]).into())

@@ -1,0 +1,206 @@
+//! `GetColumnType`: a column's C++ type as RDataFrame names it. A read column's is its
+//! source's (a TTree leaf's `Float_t`, an RNTuple field's `std::int32_t`, a list as
+//! `ROOT::VecOps::RVec<...>`); a defined column's is its expression's, found by evaluating it
+//! (and what it uses) over no events, so that the type is the one its values have.
+
+use std::sync::Arc;
+
+use super::column::{Column, Values};
+use super::expr::{EvalError, Scope};
+use super::graph::{invalid, Definition, Frame, NodeKind};
+use crate::dataset::AnyReader;
+use crate::error::Result;
+use crate::rntuple::read::Role;
+use crate::ttree::{Header, Interpretation, Prim};
+
+/// How ROOT names `PtEtaPhiMVector`.
+const P4_NAME: &str = "ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiM4D<double> >";
+
+impl Frame {
+    /// `GetColumnType(name)`: the C++ type of column `name` here, spelled as RDataFrame
+    /// spells it (`Float_t`, `ROOT::VecOps::RVec<Float_t>`, `std::int32_t`, `unsigned int`,
+    /// `ROOT::VecOps::RVec<int>`, ...). An error for an unknown column, and for a read
+    /// column of a kind the expressions do not take (strings, objects).
+    pub fn column_type(&self, name: &str) -> Result<String> {
+        let (defining, resolved) = self.lock().resolve(self.node, name);
+        if defining.is_none() && !super::special::special(&resolved) {
+            self.check_columns(&[name.to_string()], "GetColumnType")?;
+            if let Some(reader) = self.first_source()? {
+                if let Some(spelled) = read_type_name(&reader, &resolved) {
+                    return Ok(spelled);
+                }
+            }
+        }
+        let column = empty_column(self, self.node, name)
+            .map_err(|e| invalid(format!("GetColumnType('{name}'): {e}")))?;
+        Ok(cpp_name(&column))
+    }
+}
+
+/// Column `name` as seen from `node`, over no events: a typed empty column.
+fn empty_column(frame: &Frame, node: usize, name: &str) -> std::result::Result<Column, String> {
+    let (defining, resolved) = frame.lock().resolve(node, name);
+    let Some(n) = defining else {
+        if let Some(c) = super::special::EventsAt::default().column(&resolved, 0, None) {
+            return Ok(c);
+        }
+        let at = Frame {
+            graph: frame.graph.clone(),
+            node,
+        };
+        let array = at
+            .read_type(&resolved)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("no column '{resolved}'"))?;
+        return Column::from_array(&array, 0..0)
+            .ok_or_else(|| format!("'{resolved}' holds neither numbers nor lists of numbers"));
+    };
+    let (definition, parent) = {
+        let g = frame.lock();
+        match &g.nodes[n].kind {
+            NodeKind::Define { definition, .. } => (definition.clone(), g.nodes[n].parent),
+            _ => return Err(format!("'{resolved}' is not a defined column")),
+        }
+    };
+    // A definition's own columns are those above it (a `Redefine` uses the old value).
+    let above = parent.unwrap_or(0);
+    match definition {
+        Definition::Expression(e) => {
+            let mut probe = Probe { frame, node: above };
+            e.evaluate(&mut probe)
+                .map_err(|EvalError { message, .. }| message)
+        }
+        Definition::Function(columns, f) => {
+            let inputs = columns
+                .iter()
+                .map(|c| empty_column(frame, above, c))
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            f(&inputs)
+        }
+        Definition::PerSample(_) => Ok(Column::Flat(Arc::new(Values::F64(Vec::new())))),
+    }
+}
+
+/// The columns of a node over no events.
+struct Probe<'a> {
+    frame: &'a Frame,
+    node: usize,
+}
+
+impl Scope for Probe<'_> {
+    fn column(&mut self, name: &str) -> std::result::Result<Column, String> {
+        empty_column(self.frame, self.node, name)
+    }
+
+    fn events(&self) -> usize {
+        0
+    }
+}
+
+/// The C++ type of a computed column, as ROOT names the type of an expression's value.
+pub fn cpp_name(column: &Column) -> String {
+    match column {
+        Column::Flat(v) => item_name(v).to_string(),
+        Column::Jagged(_, v) => rvec(item_name(v)),
+        Column::Tuple(parts) => {
+            let inner = match parts.first() {
+                Some(Column::Jagged(_, v)) => item_name(v),
+                _ => "unsigned long",
+            };
+            rvec(&rvec(inner))
+        }
+    }
+}
+
+/// The C++ type of one value.
+fn item_name(values: &Values) -> &'static str {
+    match values {
+        Values::P4(_) => P4_NAME,
+        other => other.type_name(),
+    }
+}
+
+/// `ROOT::VecOps::RVec<inner>`, with a space between closing brackets as ROOT writes them.
+fn rvec(inner: &str) -> String {
+    let gap = if inner.ends_with('>') { " " } else { "" };
+    format!("ROOT::VecOps::RVec<{inner}{gap}>")
+}
+
+/// The type RDataFrame gives read column `name` of `reader`, from its source's own
+/// description; `None` where the source does not say.
+fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
+    match reader {
+        AnyReader::TTree(t) => match t.interpretation(name).ok()? {
+            Interpretation::Fixed { prim, dims } if dims.is_empty() => Some(leaf_name(prim)),
+            Interpretation::Fixed { prim, .. } => Some(rvec(&leaf_name(prim))),
+            Interpretation::Jagged {
+                prim,
+                inner,
+                header,
+            } if inner.is_empty() => Some(rvec(&match header {
+                Header::Vector => vector_item_name(prim),
+                _ => leaf_name(prim),
+            })),
+            _ => None,
+        },
+        AnyReader::RNTuple(r) => {
+            let d = r.descriptor();
+            let ids = d.resolve_path(name)?;
+            let (last, above) = ids.split_last()?;
+            let field = &d.fields[*last as usize];
+            let own = match field.type_name.split_once('<') {
+                Some(("std::vector" | "ROOT::VecOps::RVec", item)) => {
+                    rvec(item.strip_suffix('>')?.trim_end())
+                }
+                _ if field.type_name.is_empty() => return None,
+                _ => field.type_name.clone(),
+            };
+            // A member of the items of a collection is a list of them.
+            let lists = above
+                .iter()
+                .filter(|&&id| d.fields[id as usize].role == Role::Collection)
+                .count();
+            Some((0..lists).fold(own, |t, _| rvec(&t)))
+        }
+    }
+}
+
+/// A TTree leaf's type name (`Float_t`).
+fn leaf_name(prim: Prim) -> String {
+    match prim {
+        Prim::Bool => "Bool_t",
+        Prim::I8 => "Char_t",
+        Prim::U8 => "UChar_t",
+        Prim::I16 => "Short_t",
+        Prim::U16 => "UShort_t",
+        Prim::I32 => "Int_t",
+        Prim::U32 => "UInt_t",
+        Prim::I64 => "Long64_t",
+        Prim::U64 => "ULong64_t",
+        Prim::F32 => "Float_t",
+        Prim::F64 => "Double_t",
+        Prim::Double32(_) => "Double32_t",
+        Prim::Float16(_) => "Float16_t",
+    }
+    .to_string()
+}
+
+/// The item type of a `std::vector` branch as its class name spells it (`vector<float>`).
+fn vector_item_name(prim: Prim) -> String {
+    match prim {
+        Prim::Bool => "bool",
+        Prim::I8 => "char",
+        Prim::U8 => "unsigned char",
+        Prim::I16 => "short",
+        Prim::U16 => "unsigned short",
+        Prim::I32 => "int",
+        Prim::U32 => "unsigned int",
+        Prim::I64 => "Long64_t",
+        Prim::U64 => "ULong64_t",
+        Prim::F32 => "float",
+        Prim::F64 => "double",
+        Prim::Double32(_) => "Double32_t",
+        Prim::Float16(_) => "Float16_t",
+    }
+    .to_string()
+}
