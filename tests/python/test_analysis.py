@@ -295,7 +295,7 @@ ROOT_DISPLAY = r"""
 import json, sys, ROOT
 ROOT.gErrorIgnoreLevel = ROOT.kError
 TYPED = ["nJet", "event", "Jet_pt", "Jet_jetId", "Electron_cleanmask", "HTXS_njets25", "MET_pt", "Jet_puId",
-         "Flag_METFilters", "ht", "two", "m1", "e1", "sz", "am", "cnt", "ids", "neg", "mask", "sel", "wraps", "lumi"]
+         "Flag_METFilters", "ht", "two", "m1", "e1", "sz", "am", "cnt", "ids", "neg", "mask", "sel", "wraps", "lumi", "ci", "cc", "fc"]
 df = ROOT.RDataFrame("Events", sys.argv[1]).Define("ht", "Sum(Jet_pt)").Define("two", "nJet > 2")
 big = df.Filter("nJet >= 6").Define("big", "1e9 * MET_pt")
 shown = {"plain": df.Display(["run", "event", "nJet", "Jet_pt", "ht", "two", "MET_pt"], 3),
@@ -322,11 +322,12 @@ ROOT.std.cout.flush()
 """
 
 
-# Integer expressions whose C++ types wrap, convert or compare as unsigned.
+# Integer expressions whose C++ types wrap, convert or compare as unsigned, and conversions.
 INT_DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am": "ArgMax(Jet_pt)",
                "cnt": "Sum(Jet_pt > 30) - 2", "ids": "Sum(Electron_cleanmask) + 250", "neg": "-nJet",
                "mask": "Jet_pt > 30", "sel": "Jet_jetId[Jet_pt > 30]", "wraps": "nJet - 1 > 2 || nJet > -1u",
-               "lumi": "luminosityBlock / 2u + (run > 0 ? 0 : -1)"}
+               "lumi": "luminosityBlock / 2u + (run > 0 ? 0 : -1)", "ci": "static_cast<int>(nJet) - 1",
+               "cc": "(Long64_t)nJet * -1", "fc": "UInt_t(MET_pt) % 7u"}
 
 
 def test_display_types_and_integers_are_root_s(workdir):

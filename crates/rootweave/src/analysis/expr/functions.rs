@@ -95,6 +95,12 @@ pub fn check(name: &str, args: usize) -> Result<(), String> {
         Some(m) => format!("method {m}()"),
         None => format!("function {n}"),
     };
+    if super::casts::cast_of(name).is_some() {
+        return match args {
+            1 => Ok(()),
+            n => Err(format!("a conversion takes 1 argument, not {n}")),
+        };
+    }
     match SIGNATURES.iter().find(|(n, _)| *n == name) {
         None => Err(format!("no {} in the dialect", what(name))),
         Some((_, arities)) if !arities.contains(&args) => Err(format!(
@@ -115,6 +121,9 @@ pub fn check(name: &str, args: usize) -> Result<(), String> {
 pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
     check(name, args.len())?;
     let a = &args;
+    if let Some(ty) = super::casts::cast_of(name) {
+        return super::casts::cast(&a[0], ty, events);
+    }
     match name {
         "abs" | "fabs" => math1(&a[0], events, name == "abs", f32::abs, f64::abs),
         "sqrt" => math1(&a[0], events, false, f32::sqrt, f64::sqrt),

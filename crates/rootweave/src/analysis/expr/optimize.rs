@@ -151,7 +151,9 @@ fn item_by_item(kind: &Kind) -> bool {
         Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_) | Kind::Unary(..) | Kind::Binary(..) => {
             true
         }
-        Kind::Call(name, _) => ITEMWISE.contains(&name.as_str()),
+        Kind::Call(name, _) => {
+            ITEMWISE.contains(&name.as_str()) || super::casts::cast_of(name).is_some()
+        }
         Kind::Method(_, name, _) => P4_METHODS.contains(&name.as_str()),
         _ => false,
     }
@@ -216,6 +218,13 @@ fn hoist_take(name: &str, args: &[Node], pos: usize) -> Option<Node> {
     let mut lists = Vec::new();
     let mut which: Option<&Node> = None;
     for a in args {
+        // A conversion of an item (a lambda's typed parameter) is one of the list's items.
+        let (a, cast) = match &a.kind {
+            Kind::Call(f, inner) if inner.len() == 1 && super::casts::cast_of(f).is_some() => {
+                (&inner[0], Some(f))
+            }
+            _ => (a, None),
+        };
         let Kind::Call(f, take) = &a.kind else {
             return None;
         };
@@ -226,7 +235,13 @@ fn hoist_take(name: &str, args: &[Node], pos: usize) -> Option<Node> {
             return None;
         }
         which = Some(&take[1]);
-        lists.push(take[0].clone());
+        lists.push(match cast {
+            Some(f) => Node {
+                kind: Kind::Call(f.clone(), vec![take[0].clone()]),
+                pos: take[0].pos,
+            },
+            None => take[0].clone(),
+        });
     }
     let vectors = Node {
         kind: Kind::Call(name.to_string(), lists),

@@ -3,8 +3,10 @@
 //! `ROOT::VecOps::` dropped, `Construct<T>` keeping its type), methods, indexing. An
 //! expression that does not parse is an error at the position where it stops making sense.
 
+use super::casts;
 use super::int_type::IntTy;
 use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
+use super::value::Ty;
 
 /// Why an expression does not parse, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -392,7 +394,8 @@ impl Parser {
     }
 
     /// A lambda after its `[`: the captures (ignored: everything is captured), the
-    /// parameters (their names; types skipped), an optional return type, and a body of one
+    /// parameters (their names, and their types where they are numbers: the body sees each
+    /// item converted to its parameter's type), an optional return type, and a body of one
     /// `return` statement.
     fn lambda(&mut self, pos: usize) -> Result<Node, ParseError> {
         while !self.is("]") {
@@ -403,27 +406,33 @@ impl Parser {
         }
         self.at += 1;
         self.expect("(")?;
-        let mut params = Vec::new();
-        let mut last: Option<String> = None;
+        let mut params: Vec<(String, Option<Ty>)> = Vec::new();
+        // The current parameter's tokens: its type's, then its name.
+        let mut words: Vec<String> = Vec::new();
         loop {
             match self.peek() {
                 None => return self.error("expected ')' after a lambda's parameters"),
                 Some(t) if t.kind == Tok::Punct && (t.text == "," || t.text == ")") => {
                     let close = t.text == ")";
-                    match last.take() {
-                        Some(name) => params.push(name),
+                    let name = words
+                        .iter()
+                        .rposition(|w| w.starts_with(|c: char| c.is_alphabetic() || c == '_'));
+                    match name {
+                        Some(k) => {
+                            let ty: Vec<&str> = words[..k].iter().map(String::as_str).collect();
+                            params.push((words[k].clone(), casts::type_of_tokens(&ty)));
+                        }
                         None if close && params.is_empty() => {}
                         None => return self.error("a lambda parameter without a name"),
                     }
+                    words.clear();
                     self.at += 1;
                     if close {
                         break;
                     }
                 }
                 Some(t) => {
-                    if t.kind == Tok::Ident {
-                        last = Some(t.text.clone());
-                    }
+                    words.push(t.text.clone());
                     self.at += 1;
                 }
             }
@@ -440,15 +449,41 @@ impl Parser {
             Some(t) if t.kind == Tok::Ident && t.text == "return" => self.at += 1,
             _ => return self.error("a lambda's body must be 'return expression;'"),
         }
-        let body = self.ternary()?;
+        let body = casts::convert_parameters(self.ternary()?, &params);
         if self.is(";") {
             self.at += 1;
         }
         self.expect("}")?;
+        let names = params.into_iter().map(|(name, _)| name).collect();
         Ok(Node {
-            kind: Kind::Lambda(params, Box::new(body)),
+            kind: Kind::Lambda(names, Box::new(body)),
             pos,
         })
+    }
+
+    /// The type of a C-style cast's `(T)` whose `(` was just read: the tokens up to the next
+    /// `)` name a number type and a value follows; the tokens are taken then.
+    fn cast_type(&mut self) -> Option<Ty> {
+        let close = (self.at..self.tokens.len()).find(|&k| self.tokens[k].text == ")")?;
+        let words = &self.tokens[self.at..close];
+        if words.is_empty()
+            || words
+                .iter()
+                .any(|t| !matches!(t.kind, Tok::Ident) && t.text != "::")
+        {
+            return None;
+        }
+        let names: Vec<&str> = words.iter().map(|t| t.text.as_str()).collect();
+        let ty = casts::type_of_tokens(&names)?;
+        // A value must follow (`(float)` alone, or before an operator, is no cast).
+        let next = self.tokens.get(close + 1)?;
+        let starts_value =
+            !matches!(next.kind, Tok::Punct) || matches!(next.text.as_str(), "(" | "-" | "!" | "+");
+        if !starts_value {
+            return None;
+        }
+        self.at = close + 1;
+        Some(ty)
     }
 
     /// If a template argument list (`<...>`, nested) starts here and a `{` follows it,
@@ -503,6 +538,16 @@ impl Parser {
             Tok::Int(v, t) => Kind::Int(v, t),
             Tok::Float(value, single) => Kind::Float { value, single },
             Tok::Punct if token.text == "(" => {
+                if let Some(ty) = self.cast_type() {
+                    // `(T)x`: a conversion of the operand that follows.
+                    self.deeper()?;
+                    let operand = self.unary()?;
+                    self.depth -= 1;
+                    return Ok(Node {
+                        kind: Kind::Call(casts::cast_call(ty), vec![operand]),
+                        pos,
+                    });
+                }
                 let inner = self.ternary()?;
                 self.expect(")")?;
                 return Ok(inner);
@@ -529,6 +574,33 @@ impl Parser {
                     self.at = after + 1;
                     return Ok(Node {
                         kind: Kind::Call("{}".into(), self.braced()?),
+                        pos,
+                    });
+                }
+                // `static_cast<T>(x)`: a conversion.
+                if name == "static_cast" && self.is("<") {
+                    let close = (self.at..self.tokens.len())
+                        .find(|&k| self.tokens[k].text == ">")
+                        .ok_or_else(|| ParseError {
+                            pos,
+                            message: "expected '>' after static_cast's type".into(),
+                        })?;
+                    let words: Vec<&str> = self.tokens[self.at + 1..close]
+                        .iter()
+                        .map(|t| t.text.as_str())
+                        .collect();
+                    let Some(ty) = casts::type_of_tokens(&words) else {
+                        return self.error(format!(
+                            "static_cast to '{}', not a number type",
+                            words.join(" ")
+                        ));
+                    };
+                    self.at = close + 1;
+                    self.expect("(")?;
+                    let arg = self.ternary()?;
+                    self.expect(")")?;
+                    return Ok(Node {
+                        kind: Kind::Call(casts::cast_call(ty), vec![arg]),
                         pos,
                     });
                 }
@@ -562,7 +634,12 @@ impl Parser {
                     }
                     _ if self.is("(") => {
                         self.at += 1;
-                        Kind::Call(name, self.arguments()?)
+                        let args = self.arguments()?;
+                        // `float(x)`: a conversion written as a call.
+                        match casts::type_named(&[name.as_str()]) {
+                            Some(ty) if args.len() == 1 => Kind::Call(casts::cast_call(ty), args),
+                            _ => Kind::Call(name, args),
+                        }
                     }
                     _ => Kind::Column(token_path(&token.text, &name)),
                 }
@@ -644,7 +721,7 @@ mod tests {
             ("a < b", "(a < b)"),
             (
                 "Map(Jet_eta, [&](const float& eta) -> bool { return abs(eta) < 1; })",
-                "Map(Jet_eta, [](eta) (abs(eta) < 1))",
+                "Map(Jet_eta, [](eta) (abs(static_cast<float>(eta)) < 1))",
             ),
             // Members without a call are columns of dotted names.
             (

@@ -140,6 +140,68 @@ fn integers_convert_wrap_and_compare_as_cpp_s() {
 }
 
 #[test]
+fn conversions_and_typed_lambda_parameters_convert_as_cpp_s() {
+    let cases: &[(&str, &str, &[i64])] = &[
+        ("static_cast<int>(nJet) - 1", "int", &[2, -1, 0]),
+        ("(int)nJet - 1", "int", &[2, -1, 0]),
+        ("(Long64_t) nJet * -1", "Long64_t", &[-3, 0, -1]),
+        ("int(MET_pt)", "int", &[10, 20, 30]),
+        (
+            "static_cast<unsigned char>(300 + nJet)",
+            "unsigned char",
+            &[47, 44, 45],
+        ),
+        (
+            "static_cast<std::size_t>(-1) + nJet * 0",
+            "unsigned long",
+            &[-1, -1, -1],
+        ),
+        ("UInt_t(MET_pt) + 0 * nJet", "unsigned int", &[10, 20, 30]),
+    ];
+    for (text, ty, values) in cases {
+        assert_eq!(
+            typed_ints(eval(text).unwrap()),
+            (*ty, values.to_vec()),
+            "{text}"
+        );
+    }
+    assert_eq!(
+        eval("(float)nJet / 2").unwrap(),
+        Column::Flat(Values::F32(vec![1.5, 0.0, 0.5]).into())
+    );
+    assert_eq!(
+        eval("(bool)(nJet - 1)").unwrap(),
+        Column::Flat(Values::Bool(vec![true, true, false]).into())
+    );
+    // A lambda's typed parameter converts each item it is given, inlined or not.
+    let mut b = batch();
+    let (plain, fast, _) = both_ways("Map(Jet_pt, [](int pt) { return pt / 10; })", &mut b);
+    let tens = Values::Int(IntTy::INT, vec![5, 2, 4, 3]);
+    assert_eq!(
+        plain,
+        Column::Jagged(Arc::new(vec![0, 3, 3, 4]), tens.into())
+    );
+    assert_eq!(plain, fast);
+    let (plain, fast, _) = both_ways(
+        "Map(Jet_pt, [&](const double &x) { return x * 0.1f; })",
+        &mut b,
+    );
+    let tenths: Vec<f64> = [50.0f32, 20.0, 45.0, 35.0]
+        .iter()
+        .map(|&x| x as f64 * (0.1f32 as f64))
+        .collect();
+    assert_eq!(
+        plain,
+        Column::Jagged(Arc::new(vec![0, 3, 3, 4]), Values::F64(tenths).into())
+    );
+    assert_eq!(plain, fast);
+    let e = Expression::parse("static_cast<RVecF>(Jet_pt)").unwrap_err();
+    assert!(e.message.contains("static_cast to 'RVecF'"), "{e:?}");
+    // A parenthesized column is no conversion.
+    assert_eq!(eval("(nJet) + 0").unwrap(), eval("nJet + 0").unwrap());
+}
+
+#[test]
 fn arithmetic_keeps_cpp_s_types() {
     // float * int is float; float * double is double; int / int truncates.
     assert_eq!(
@@ -713,4 +775,82 @@ fn sizes_of_concatenations_and_sized_columns_need_no_items() {
     assert_eq!(eval("Sum(l)").unwrap_err(), "l computed");
     // A size of what is not a list stays an error.
     assert!(eval("Concatenate(MET_pt, Jet_pt).size()").is_err());
+}
+
+#[test]
+fn random_token_strings_are_values_or_errors_never_panics() {
+    // Strings of the dialect's tokens in random order: each parses to an expression whose
+    // evaluation gives a column or an error, or is a parse error.
+    const WORDS: &[&str] = &[
+        "nJet",
+        "Jet_pt",
+        "Jet_eta",
+        "Jet_id",
+        "MET_pt",
+        "1",
+        "2u",
+        "-1",
+        "0.5f",
+        "1e3",
+        "18446744073709551615ull",
+        "0xFF",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "<",
+        ">",
+        "==",
+        "&&",
+        "||",
+        "!",
+        "?",
+        ":",
+        "(",
+        ")",
+        "[",
+        "]",
+        ",",
+        ".",
+        "size()",
+        "Sum",
+        "Max",
+        "ArgMax",
+        "Take",
+        "Map",
+        "[](int x) { return x; }",
+        "[&](float a, float b) { return a * b; }",
+        "static_cast<int>",
+        "static_cast<",
+        "(float)",
+        "(unsigned)",
+        "int",
+        "double(",
+        "Combinations",
+        "Where",
+        "abs",
+        "sqrt",
+        "Concatenate",
+        "Sum(Jet_pt > 40)",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let (mut parsed, mut evaluated) = (0, 0);
+    for _ in 0..20_000 {
+        let len = 1 + next(8);
+        let text: Vec<&str> = (0..len).map(|_| WORDS[next(WORDS.len())]).collect();
+        let text = text.join(" ");
+        if let Ok(e) = Expression::parse(&text) {
+            parsed += 1;
+            evaluated += e.evaluate(&mut batch()).is_ok() as usize;
+        }
+    }
+    // Some of them are expressions, and some of those have values.
+    assert!(parsed > 500 && evaluated > 200, "{parsed} {evaluated}");
 }
