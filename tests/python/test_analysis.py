@@ -295,7 +295,9 @@ ROOT_DISPLAY = r"""
 import json, sys, ROOT
 ROOT.gErrorIgnoreLevel = ROOT.kError
 TYPED = ["nJet", "event", "Jet_pt", "Jet_jetId", "Electron_cleanmask", "HTXS_njets25", "MET_pt", "Jet_puId",
-         "Flag_METFilters", "ht", "two", "m1", "e1", "sz", "am", "cnt", "ids", "neg", "mask", "sel", "wraps", "lumi", "ci", "cc", "fc"]
+         "Flag_METFilters", "ht", "two", "m1", "e1", "sz", "am", "cnt", "ids", "neg", "mask", "sel", "wraps", "lumi", "ci", "cc", "fc", "prod",
+         "var", "sd", "dot", "dotid", "drop", "nz", "inter", "rng", "ssort", "empty", "front", "back", "at", "tsqrt",
+         "tpow", "tabs", "tmax", "tatan", "tcos"]
 df = ROOT.RDataFrame("Events", sys.argv[1]).Define("ht", "Sum(Jet_pt)").Define("two", "nJet > 2")
 big = df.Filter("nJet >= 6").Define("big", "1e9 * MET_pt")
 shown = {"plain": df.Display(["run", "event", "nJet", "Jet_pt", "ht", "two", "MET_pt"], 3),
@@ -316,38 +318,48 @@ with open(sys.argv[2], "w") as out:
     json.dump({"tables": {k: v.AsString() for k, v in shown.items()}, "described": described,
                "dtypes": {k: str(v.dtype) for k, v in numbers.items()},
                "types": {k: ints.GetColumnType(k) for k in TYPED},
-               "ints": {k: [str(v.dtype), [int(x) for x in v]] for k, v in typed.items()}}, out)
+               "values": {k: [str(v.dtype), v.tolist()] for k, v in typed.items()}}, out)
 shown["lists"].Print()
 ROOT.std.cout.flush()
 """
 
 
 # Integer expressions whose C++ types wrap, convert or compare as unsigned, and conversions.
-INT_DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am": "ArgMax(Jet_pt)",
+DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am": "ArgMax(Jet_pt)",
                "cnt": "Sum(Jet_pt > 30) - 2", "ids": "Sum(Electron_cleanmask) + 250", "neg": "-nJet",
                "mask": "Jet_pt > 30", "sel": "Jet_jetId[Jet_pt > 30]", "wraps": "nJet - 1 > 2 || nJet > -1u",
                "lumi": "luminosityBlock / 2u + (run > 0 ? 0 : -1)", "ci": "static_cast<int>(nJet) - 1",
-               "cc": "(Long64_t)nJet * -1", "fc": "UInt_t(MET_pt) % 7u"}
+               "cc": "(Long64_t)nJet * -1", "fc": "UInt_t(MET_pt) % 7u",
+               # More of RVec's functions and TMath's, with their types.
+               "prod": "Product(Electron_cleanmask)", "var": "Var(Jet_pt)", "sd": "StdDev(Jet_eta)",
+               "dot": "Dot(Jet_pt, Jet_eta)", "dotid": "Dot(Jet_jetId, Jet_jetId)",
+               "drop": "Sum(Drop(Jet_pt, Nonzero(Jet_pt < 40)))", "nz": "Sum(Nonzero(Jet_pt < 40))",
+               "inter": "Intersect(Jet_pt, Jet_pt[Jet_pt > 40]).size()", "rng": "Sum(ROOT::VecOps::Range(nJet))",
+               "ssort": "nJet > 0 ? StableSort(Jet_pt)[0] : 0.f", "empty": "Jet_pt.empty()",
+               "front": "nJet > 0 ? Jet_pt.front() : 0.f", "back": "nJet > 0 ? Jet_pt.back() : 0.f",
+               "at": "nJet > 1 ? Jet_pt.at(1) : -1.f", "tsqrt": "TMath::Sqrt(MET_pt)",
+               "tpow": "TMath::Power(MET_pt, 2)", "tabs": "TMath::Abs(MET_phi)", "tmax": "TMath::Max(MET_pt, 20.f)",
+               "tatan": "TMath::ATan2(MET_phi, MET_pt)", "tcos": "TMath::Cos(MET_phi) * TMath::TwoPi()"}
 
 
 def test_display_types_and_integers_are_root_s(workdir):
     strings, snap = workdir / "display.json", workdir / "root-ints.root"
     vectors = data_file("test_int_vfloat_tlv_vtlv_rntuple_v1-0-0-0.root")
-    args = [str(NANO), str(strings), json.dumps(INT_DEFINES), str(snap), str(vectors)]
+    args = [str(NANO), str(strings), json.dumps(DEFINES), str(snap), str(vectors)]
     done = subprocess.run([sys.executable, "-c", ROOT_DISPLAY, *args], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = json.loads(strings.read_text())
     # GetColumnType: read columns as the tree's leaves name them, defined ones as their
     # expressions' C++ types; integers wrap, convert and compare as C++'s do.
     ints = rootweave.RDataFrame("Events", str(NANO), threads=1).Define("ht", "Sum(Jet_pt)").Define("two", "nJet > 2")
-    for k, v in INT_DEFINES.items():
+    for k, v in DEFINES.items():
         ints = ints.Define(k, v)
     assert {k: ints.GetColumnType(k) for k in theirs["types"]} == theirs["types"]
-    mine = ints.AsNumpy(list(theirs["ints"]))
-    assert {k: [str(v.dtype), v.tolist()] for k, v in mine.items()} == theirs["ints"]
-    assert theirs["ints"]["m1"][1].count(2**32 - 1) > 0 and theirs["ints"]["sz"][0] == "uint64"
+    mine = ints.AsNumpy(list(theirs["values"]))
+    assert {k: [str(v.dtype), v.tolist()] for k, v in mine.items()} == theirs["values"]
+    assert theirs["values"]["m1"][1].count(2**32 - 1) > 0 and theirs["values"]["sz"][0] == "uint64"
     ours = ints.Snapshot("Events", str(workdir / "ints.root"), ["m1", "e1", "sz", "neg", "cnt", "ids"])
-    assert ours.Count().GetValue() == len(theirs["ints"]["m1"][1])
+    assert ours.Count().GetValue() == len(theirs["values"]["m1"][1])
     with uproot.open(snap) as a, uproot.open(workdir / "ints.root") as b:
         for k in ["m1", "e1", "sz", "neg", "cnt", "ids"]:
             assert a["Events"][k].typename == b["Events"][k].typename, k

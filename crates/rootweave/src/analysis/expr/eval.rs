@@ -561,7 +561,7 @@ pub fn convert(c: Column, ty: Ty) -> Result<Column, String> {
 
 /// `v[i]`: an item of each event's list (an integer index), the items a mask keeps (a
 /// list of conditions of the same length), or a part of a list of combinations.
-fn index(v: &Val, i: &Val) -> Result<Val, String> {
+pub(super) fn index(v: &Val, i: &Val) -> Result<Val, String> {
     match (v, i) {
         (Val::Col(Column::Tuple(parts)), Val::Const(Scalar::Int(_, k))) => parts
             .get(*k as usize)

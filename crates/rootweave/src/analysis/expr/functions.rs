@@ -42,8 +42,10 @@ const SIGNATURES: &[(&str, &[usize])] = &[
     ("Pi", &[0]),
     ("Sum", &[1]),
     ("Mean", &[1]),
-    ("Max", &[1]),
-    ("Min", &[1]),
+    ("Max", &[1, 2]),
+    ("Min", &[1, 2]),
+    ("Abs", &[1]),
+    ("StableSort", &[1]),
     ("ArgMax", &[1]),
     ("ArgMin", &[1]),
     ("Argsort", &[1]),
@@ -101,7 +103,19 @@ pub fn check(name: &str, args: usize) -> Result<(), String> {
             n => Err(format!("a conversion takes 1 argument, not {n}")),
         };
     }
-    match SIGNATURES.iter().find(|(n, _)| *n == name) {
+    let more = super::list_functions::SIGNATURES
+        .iter()
+        .find(|(n, _)| *n == name);
+    if let Some((_, arity)) = super::tmath::signatures().find(|(n, _)| *n == name) {
+        return match args == arity {
+            true => Ok(()),
+            false => Err(format!(
+                "{} takes {arity} arguments, not {args}",
+                what(name)
+            )),
+        };
+    }
+    match SIGNATURES.iter().find(|(n, _)| *n == name).or(more) {
         None => Err(format!("no {} in the dialect", what(name))),
         Some((_, arities)) if !arities.contains(&args) => Err(format!(
             "{} takes {} arguments, not {}",
@@ -124,8 +138,14 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
     if let Some(ty) = super::casts::cast_of(name) {
         return super::casts::cast(&a[0], ty, events);
     }
+    if let Some(result) = super::tmath::call(name, a, events) {
+        return result;
+    }
+    if let Some(result) = super::list_functions::call(name, a, events) {
+        return result;
+    }
     match name {
-        "abs" | "fabs" => math1(&a[0], events, name == "abs", f32::abs, f64::abs),
+        "abs" | "fabs" | "Abs" => math1(&a[0], events, name != "fabs", f32::abs, f64::abs),
         "sqrt" => math1(&a[0], events, false, f32::sqrt, f64::sqrt),
         "exp" => math1(&a[0], events, false, f32::exp, f64::exp),
         "log" => math1(&a[0], events, false, f32::ln, f64::ln),
@@ -149,13 +169,14 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
         "fmod" => math2(a, events, |x, y| x % y, |x, y| x % y),
         "hypot" => math2(a, events, f32::hypot, f64::hypot),
         "max" | "min" => min_max(a, events, name == "max"),
+        // `TMath::Max(a, b)`: the larger, in the arguments' type.
+        "Max" | "Min" if a.len() == 2 => min_max(a, events, name == "Max"),
         "Pi" => Ok(Val::Const(Scalar::F64(std::f64::consts::PI))),
         "Sum" | "Mean" | "Max" | "Min" | "ArgMax" | "ArgMin" | "Any" | "All" | "size" | ".size" => {
             reduce(name.trim_start_matches('.'), &a[0])
         }
-        "Argsort" | "StableArgsort" | "Reverse" | "Sort" | "Nonzero" | "Enumerate" => {
-            per_list(name, &a[0])
-        }
+        "Argsort" | "StableArgsort" | "Reverse" | "Sort" | "StableSort" | "Nonzero"
+        | "Enumerate" => per_list(name, &a[0]),
         "Take" => take(&a[0], &a[1]),
         "Where" => where_(a, events),
         "Concatenate" => concatenate(&a[0], &a[1]),
@@ -475,19 +496,12 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
     let offsets_out = Arc::new(out);
     Ok(Val::Col(match name {
         "Argsort" | "StableArgsort" | "Nonzero" | "Enumerate" => {
-            let local = index
-                .iter()
-                .zip(
-                    offsets_out
-                        .windows(2)
-                        .flat_map(|w| std::iter::repeat_n(w[0], w[1] - w[0])),
-                )
-                .zip(
-                    offsets
-                        .windows(2)
-                        .flat_map(|w| std::iter::repeat_n(w[0], w[1] - w[0])),
-                )
-                .map(|((&i, _), base)| (i - base) as i64)
+            // Each index counted from its own event's first item (an event's output may
+            // hold fewer items than its list: `Nonzero`).
+            let local = offsets_out
+                .windows(2)
+                .zip(offsets.iter())
+                .flat_map(|(w, &base)| index[w[0]..w[1]].iter().map(move |&i| (i - base) as i64))
                 .collect();
             Column::Jagged(offsets_out, Values::Int(IntTy::SIZE, local).into())
         }

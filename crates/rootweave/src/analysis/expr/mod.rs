@@ -7,11 +7,13 @@ mod casts;
 mod eval;
 mod functions;
 pub mod int_type;
+mod list_functions;
 pub(crate) mod lorentz;
 mod optimize;
 mod parse;
 mod syntax;
 mod take_sums;
+mod tmath;
 mod value;
 
 pub use eval::{evaluate, sized_without_items, sizes, EvalError, Scope};

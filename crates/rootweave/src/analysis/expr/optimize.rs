@@ -152,7 +152,9 @@ fn item_by_item(kind: &Kind) -> bool {
             true
         }
         Kind::Call(name, _) => {
-            ITEMWISE.contains(&name.as_str()) || super::casts::cast_of(name).is_some()
+            ITEMWISE.contains(&name.as_str())
+                || super::casts::cast_of(name).is_some()
+                || super::tmath::itemwise(name)
         }
         Kind::Method(_, name, _) => P4_METHODS.contains(&name.as_str()),
         _ => false,

@@ -202,6 +202,86 @@ fn conversions_and_typed_lambda_parameters_convert_as_cpp_s() {
 }
 
 #[test]
+fn more_rvec_functions_and_tmath_are_root_s() {
+    let floats = |text: &str| f32s(eval(text).unwrap());
+    assert_eq!(floats("Product(Jet_pt)"), [45_000.0, 1.0, 35.0]);
+    assert_eq!(
+        typed_ints(eval("Product(Jet_id)").unwrap()),
+        ("unsigned char", vec![32, 1, 255])
+    );
+    assert_eq!(floats("Dot(Jet_pt, Jet_eta)"), [52.5, 0.0, -7.0]);
+    assert_eq!(
+        typed_ints(eval("Dot(Jet_id, Jet_id)").unwrap()),
+        ("int", vec![50_001, 0, 65_025])
+    );
+    // Var: the sums in the items' type, the rest in double; 0 below two items.
+    let (sq, s) = (50f32 * 50.0 + 20.0 * 20.0 + 45.0 * 45.0, 115f32);
+    let var = 1.0 / 2.0 * (sq as f64 - (s * s) as f64 / 3.0);
+    assert_eq!(
+        eval("Var(Jet_pt)").unwrap(),
+        Column::Flat(Values::F64(vec![var, 0.0, 0.0]).into())
+    );
+    assert_eq!(
+        eval("StdDev(Jet_pt)").unwrap(),
+        Column::Flat(Values::F64(vec![var.sqrt(), 0.0, 0.0]).into())
+    );
+    // Nonzero's indices count from each event's own first item.
+    assert_eq!(
+        eval("Nonzero(Jet_pt < 40)").unwrap(),
+        Column::Jagged(
+            Arc::new(vec![0, 1, 1, 2]),
+            Values::Int(IntTy::SIZE, vec![1, 0]).into()
+        )
+    );
+    assert_eq!(
+        eval("Drop(Jet_pt, Nonzero(Jet_pt < 40))").unwrap(),
+        jagged(&[&[50.0, 45.0], &[], &[]])
+    );
+    assert_eq!(
+        eval("Intersect(Jet_pt, Jet_pt[Jet_pt > 40])").unwrap(),
+        jagged(&[&[50.0, 45.0], &[], &[]])
+    );
+    assert_eq!(
+        eval("StableSort(Jet_pt)").unwrap(),
+        jagged(&[&[20.0, 45.0, 50.0], &[], &[35.0]])
+    );
+    let range = eval("Range(nJet)").unwrap();
+    assert_eq!(range.type_name(), "RVec<unsigned long>");
+    assert_eq!(
+        eval("Sum(Range(nJet))").unwrap(),
+        eval("nJet * (nJet - 1ul) / 2").unwrap()
+    );
+    assert_eq!(
+        eval("Jet_pt.empty()").unwrap(),
+        Column::Flat(Values::Bool(vec![false, true, false]).into())
+    );
+    assert_eq!(floats("nJet > 0 ? Jet_pt.front() : 0.f"), [50.0, 0.0, 35.0]);
+    assert_eq!(floats("nJet > 0 ? Jet_pt.back() : 0.f"), [45.0, 0.0, 35.0]);
+    assert_eq!(floats("nJet > 1 ? Jet_pt.at(1) : -1.f"), [20.0, -1.0, -1.0]);
+    assert!(eval("Jet_pt.front()")
+        .unwrap_err()
+        .contains("front() of an empty RVec (event 1"));
+    // TMath: a float argument is converted to double, and so is the result.
+    let met = [10.5f32, 20.25, 30.0].map(f64::from);
+    assert_eq!(
+        eval("TMath::Sqrt(MET_pt)").unwrap(),
+        Column::Flat(Values::F64(met.map(f64::sqrt).to_vec()).into())
+    );
+    assert_eq!(
+        eval("TMath::Power(MET_pt, 2)").unwrap(),
+        Column::Flat(Values::F64(met.map(|x| x.powf(2.0)).to_vec()).into())
+    );
+    assert_eq!(floats("TMath::Abs(-MET_pt)"), [10.5, 20.25, 30.0]);
+    assert_eq!(floats("TMath::Max(MET_pt, 20.f)"), [20.0, 20.25, 30.0]);
+    assert_eq!(
+        eval("TMath::TwoPi() + nJet * 0").unwrap(),
+        Column::Flat(Values::F64(vec![2.0 * std::f64::consts::PI; 3]).into())
+    );
+    let e = Expression::parse("TMath::Sqrt(MET_pt, 2)").unwrap_err();
+    assert!(e.message.contains("Sqrt takes 1 arguments, not 2"), "{e:?}");
+}
+
+#[test]
 fn arithmetic_keeps_cpp_s_types() {
     // float * int is float; float * double is double; int / int truncates.
     assert_eq!(

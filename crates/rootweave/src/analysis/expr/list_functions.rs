@@ -1,0 +1,323 @@
+//! More of `ROOT/RVec.hxx`'s functions of lists, computed as the header computes them (in
+//! the items' own type, in order): `Product`, `Var`, `StdDev`, `Dot`, `Drop`, `Intersect`,
+//! `Range(n)`, and `RVec`'s methods `empty()`, `front()`, `back()` and `at(i)`.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use super::int_type::IntTy;
+use super::value::{align, Lane, Ty, Val};
+use crate::analysis::column::{item_events, Column, Values};
+
+/// The most items `Range(n)` makes in one batch: more is an error, not a huge allocation.
+const MAX_RANGE_ITEMS: usize = 1 << 27;
+
+/// The names and argument counts of the functions and methods here.
+pub const SIGNATURES: &[(&str, &[usize])] = &[
+    ("Product", &[1]),
+    ("Var", &[1]),
+    ("StdDev", &[1]),
+    ("Dot", &[2]),
+    ("Drop", &[2]),
+    ("Intersect", &[2]),
+    ("Range", &[1]),
+    (".empty", &[1]),
+    (".front", &[1]),
+    (".back", &[1]),
+    (".at", &[2]),
+];
+
+/// Function (or `.method`) `name` of `args` if it is one of those here; `None` otherwise.
+pub fn call(name: &str, args: &[Val], events: usize) -> Option<Result<Val, String>> {
+    Some(match name {
+        "Product" => product(&args[0]),
+        "Var" | "StdDev" => variance(&args[0], name == "StdDev"),
+        "Dot" => dot(&args[0], &args[1]),
+        "Drop" => drop_items(&args[0], &args[1]),
+        "Intersect" => intersect(&args[0], &args[1]),
+        "Range" => range(&args[0], events),
+        ".empty" => empty(&args[0]),
+        ".front" | ".back" => end_item(&args[0], name == ".back"),
+        ".at" => super::eval::index(&args[0], &args[1]),
+        _ => return None,
+    })
+}
+
+/// A column's lists, or an error naming the function.
+fn lists<'a>(v: &'a Val, what: &str) -> Result<(&'a Arc<Vec<usize>>, &'a Values), String> {
+    match v {
+        Val::Col(Column::Jagged(o, values)) => Ok((o, values)),
+        other => Err(format!("{what} takes an RVec, not a {}", other.type_name())),
+    }
+}
+
+/// One value per event.
+fn flat(values: Values) -> Result<Val, String> {
+    Ok(Val::Col(Column::Flat(values.into())))
+}
+
+/// `Product(v)`: each list's items multiplied in order from 1, in their own type.
+fn product(v: &Val) -> Result<Val, String> {
+    let (offsets, values) = lists(v, "Product")?;
+    let events = item_events(offsets);
+    let n = offsets.len() - 1;
+    match values {
+        Values::F32(x) => {
+            let mut out = vec![1.0f32; n];
+            events.iter().zip(x).for_each(|(&e, &v)| out[e] *= v);
+            flat(Values::F32(out))
+        }
+        Values::F64(x) => {
+            let mut out = vec![1.0f64; n];
+            events.iter().zip(x).for_each(|(&e, &v)| out[e] *= v);
+            flat(Values::F64(out))
+        }
+        Values::P4(_) | Values::Bool(_) => Err(format!("Product of {}s", values.type_name())),
+        ints => {
+            let t = Ty::of(ints).int();
+            let lane = Lane::Many(Cow::Borrowed(ints));
+            let x = lane.ints(t)?;
+            let mut out = vec![1i64; n];
+            for (k, &e) in events.iter().enumerate() {
+                out[e] = t.wrap(out[e].wrapping_mul(x.at(k)));
+            }
+            flat(Values::Int(t, out))
+        }
+    }
+}
+
+/// `Var(v)` (or its square root, `StdDev`): the sums of squares and of the items in the
+/// items' type, then `(Σx² - (Σx)²/n) / (n - 1)` in `double`; 0 for fewer than two items.
+fn variance(v: &Val, root: bool) -> Result<Val, String> {
+    let (offsets, values) = lists(v, if root { "StdDev" } else { "Var" })?;
+    let finish = |squares: f64, squared_sum: f64, n: usize| {
+        if n < 2 {
+            return 0.0;
+        }
+        let n = n as f64;
+        let var = 1.0 / (n - 1.0) * (squares - squared_sum / n);
+        if root {
+            var.sqrt()
+        } else {
+            var
+        }
+    };
+    let spans = offsets.windows(2).map(|w| w[0]..w[1]);
+    let out: Vec<f64> = match values {
+        Values::F32(x) => spans
+            .map(|r| {
+                let (mut sq, mut s) = (0.0f32, 0.0f32);
+                x[r.clone()].iter().for_each(|&v| {
+                    sq += v * v;
+                    s += v;
+                });
+                finish(sq as f64, (s * s) as f64, r.len())
+            })
+            .collect(),
+        Values::F64(x) => spans
+            .map(|r| {
+                let (mut sq, mut s) = (0.0f64, 0.0f64);
+                x[r.clone()].iter().for_each(|&v| {
+                    sq += v * v;
+                    s += v;
+                });
+                finish(sq, s * s, r.len())
+            })
+            .collect(),
+        Values::P4(_) | Values::Bool(_) => {
+            return Err(format!("Var of {}s", values.type_name()));
+        }
+        ints => {
+            let t = Ty::of(ints).int();
+            let lane = Lane::Many(Cow::Borrowed(ints));
+            let x = lane.ints(t)?;
+            spans
+                .map(|r| {
+                    let (mut sq, mut s) = (0i64, 0i64);
+                    for k in r.clone() {
+                        let v = x.at(k);
+                        sq = t.wrap(sq.wrapping_add(v.wrapping_mul(v)));
+                        s = t.wrap(s.wrapping_add(v));
+                    }
+                    let squared = t.wrap(s.wrapping_mul(s));
+                    finish(t.to_f64(sq), t.to_f64(squared), r.len())
+                })
+                .collect()
+        }
+    };
+    flat(Values::F64(out))
+}
+
+/// `Dot(a, b)`: the sum of the products of the items at the same positions, from 0, in the
+/// type of a product of one of each.
+fn dot(a: &Val, b: &Val) -> Result<Val, String> {
+    let (oa, va) = lists(a, "Dot")?;
+    let (ob, vb) = lists(b, "Dot")?;
+    if oa.len() != ob.len()
+        || oa
+            .windows(2)
+            .zip(ob.windows(2))
+            .any(|(x, y)| x[1] - x[0] != y[1] - y[0])
+    {
+        return Err("Cannot compute inner product of vectors of different sizes".into());
+    }
+    let (la, lb) = (Lane::Many(Cow::Borrowed(va)), Lane::Many(Cow::Borrowed(vb)));
+    // Each event's sum from `zero` of `add(sum, x, y)` over the pairs of items, in order.
+    fn sums<T: Copy>(
+        oa: &[usize],
+        ob: &[usize],
+        zero: T,
+        add: impl Fn(T, usize, usize) -> T,
+    ) -> Vec<T> {
+        oa.windows(2)
+            .zip(ob.windows(2))
+            .map(|(p, q)| {
+                (p[0]..p[1])
+                    .zip(q[0]..q[1])
+                    .fold(zero, |s, (i, j)| add(s, i, j))
+            })
+            .collect()
+    }
+    let values = match Ty::common(la.ty(), lb.ty()) {
+        Ty::P4 => return Err("Dot of four-vectors".into()),
+        Ty::F64 => {
+            let (x, y) = (la.f64s()?, lb.f64s()?);
+            Values::F64(sums(oa, ob, 0.0, |s, i, j| s + x.at(i) * y.at(j)))
+        }
+        Ty::F32 => {
+            let (x, y) = (la.f32s()?, lb.f32s()?);
+            Values::F32(sums(oa, ob, 0.0, |s, i, j| s + x.at(i) * y.at(j)))
+        }
+        ty => {
+            let t = ty.int();
+            let (x, y) = (la.ints(t)?, lb.ints(t)?);
+            Values::Int(
+                t,
+                sums(oa, ob, 0, |s, i, j| {
+                    t.wrap(s.wrapping_add(x.at(i).wrapping_mul(y.at(j))))
+                }),
+            )
+        }
+    };
+    flat(values)
+}
+
+/// The items of each list of `v` whose positions `keep` accepts (given the list's own
+/// positions and the event), as a list column of the same type.
+fn filtered(offsets: &[usize], values: &Values, mut keep: impl FnMut(usize, usize) -> bool) -> Val {
+    let mut out = vec![0usize];
+    let mut items = Vec::new();
+    for (e, w) in offsets.windows(2).enumerate() {
+        items.extend((w[0]..w[1]).filter(|&i| keep(e, i)));
+        out.push(items.len());
+    }
+    Val::Col(Column::Jagged(Arc::new(out), values.gather(&items).into()))
+}
+
+/// `Drop(v, indices)`: each list without the items at the event's indices (each once, any
+/// order; indices past the end drop nothing).
+fn drop_items(v: &Val, indices: &Val) -> Result<Val, String> {
+    let (offsets, values) = lists(v, "Drop")?;
+    let (io, iv) = lists(indices, "Drop")?;
+    if io.len() != offsets.len() {
+        return Err("Drop of lists of different events".into());
+    }
+    if matches!(Ty::of(iv), Ty::F32 | Ty::F64 | Ty::P4) {
+        return Err("Drop's indices must be integers".into());
+    }
+    let lane = Lane::Many(Cow::Borrowed(iv));
+    let idx = lane.ints(IntTy::SIZE)?;
+    Ok(filtered(offsets, values, |e, i| {
+        let local = (i - offsets[e]) as u64;
+        !(io[e]..io[e + 1]).any(|k| idx.at(k) as u64 == local)
+    }))
+}
+
+/// `Intersect(a, b)`: the items of each list of `a` that are also in the event's list of
+/// `b` (equal as numbers), in `a`'s order.
+fn intersect(a: &Val, b: &Val) -> Result<Val, String> {
+    let (oa, va) = lists(a, "Intersect")?;
+    let (ob, vb) = lists(b, "Intersect")?;
+    if oa.len() != ob.len() {
+        return Err("Intersect of lists of different events".into());
+    }
+    let (la, lb) = (Lane::Many(Cow::Borrowed(va)), Lane::Many(Cow::Borrowed(vb)));
+    let found: Vec<bool> = match Ty::common(la.ty(), lb.ty()) {
+        Ty::P4 => return Err("Intersect of four-vectors".into()),
+        Ty::F32 | Ty::F64 => {
+            let (x, y) = (la.f64s()?, lb.f64s()?);
+            items_in(oa, ob, |i, j| x.at(i) == y.at(j))
+        }
+        ty => {
+            let t = ty.int();
+            let (x, y) = (la.ints(t)?, lb.ints(t)?);
+            items_in(oa, ob, |i, j| x.at(i) == y.at(j))
+        }
+    };
+    Ok(filtered(oa, va, |_, i| found[i]))
+}
+
+/// For each item of the lists cut at `oa`, whether `equal` holds for it and an item of its
+/// event's list cut at `ob`.
+fn items_in(oa: &[usize], ob: &[usize], equal: impl Fn(usize, usize) -> bool) -> Vec<bool> {
+    let mut out = vec![false; *oa.last().unwrap_or(&0)];
+    for (p, q) in oa.windows(2).zip(ob.windows(2)) {
+        for (i, slot) in out[p[0]..p[1]].iter_mut().enumerate() {
+            *slot = (q[0]..q[1]).any(|j| equal(p[0] + i, j));
+        }
+    }
+    out
+}
+
+/// `Range(n)`: the indices 0 to `n - 1` as an `RVec<std::size_t>`, per event.
+fn range(n: &Val, events: usize) -> Result<Val, String> {
+    let (_, _, lanes) = align(&[n], events)?;
+    if matches!(lanes[0].ty(), Ty::F32 | Ty::F64 | Ty::P4) {
+        return Err("Range takes an integer".into());
+    }
+    let len = lanes[0].ints(IntTy::SIZE)?;
+    let mut offsets = vec![0usize];
+    let mut total = 0usize;
+    for e in 0..events {
+        let k = len.at(if n.is_const() { 0 } else { e }) as u64 as usize;
+        total = total.saturating_add(k);
+        if total > MAX_RANGE_ITEMS {
+            return Err(format!(
+                "Range would make more than {MAX_RANGE_ITEMS} items in a batch"
+            ));
+        }
+        offsets.push(total);
+    }
+    let items: Vec<i64> = offsets
+        .windows(2)
+        .flat_map(|w| 0..(w[1] - w[0]) as i64)
+        .collect();
+    Ok(Val::Col(Column::Jagged(
+        Arc::new(offsets),
+        Values::Int(IntTy::SIZE, items).into(),
+    )))
+}
+
+/// `v.empty()`: whether each list has no item.
+fn empty(v: &Val) -> Result<Val, String> {
+    let (offsets, _) = lists(v, "empty()")?;
+    flat(Values::Bool(
+        offsets.windows(2).map(|w| w[0] == w[1]).collect(),
+    ))
+}
+
+/// `v.front()` / `v.back()`: each list's first or last item (an error for an empty list).
+fn end_item(v: &Val, back: bool) -> Result<Val, String> {
+    let (offsets, values) = lists(v, if back { "back()" } else { "front()" })?;
+    let mut items = Vec::with_capacity(offsets.len() - 1);
+    for (e, w) in offsets.windows(2).enumerate() {
+        if w[0] == w[1] {
+            let which = if back { "back" } else { "front" };
+            return Err(format!(
+                "{which}() of an empty RVec (event {e} of the batch)"
+            ));
+        }
+        items.push(if back { w[1] - 1 } else { w[0] });
+    }
+    flat(values.gather(&items))
+}
