@@ -297,7 +297,7 @@ ROOT.gErrorIgnoreLevel = ROOT.kError
 TYPED = ["nJet", "event", "Jet_pt", "Jet_jetId", "Electron_cleanmask", "HTXS_njets25", "MET_pt", "Jet_puId",
          "Flag_METFilters", "ht", "two", "m1", "e1", "sz", "am", "cnt", "ids", "neg", "mask", "sel", "wraps", "lumi", "ci", "cc", "fc", "prod",
          "var", "sd", "dot", "dotid", "drop", "nz", "inter", "rng", "ssort", "empty", "front", "back", "at", "tsqrt",
-         "tpow", "tabs", "tmax", "tatan", "tcos"]
+         "tpow", "tabs", "tmax", "tatan", "tcos", "bits", "shift", "prec", "xor"]
 df = ROOT.RDataFrame("Events", sys.argv[1]).Define("ht", "Sum(Jet_pt)").Define("two", "nJet > 2")
 big = df.Filter("nJet >= 6").Define("big", "1e9 * MET_pt")
 shown = {"plain": df.Display(["run", "event", "nJet", "Jet_pt", "ht", "two", "MET_pt"], 3),
@@ -339,7 +339,10 @@ DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am":
                "front": "nJet > 0 ? Jet_pt.front() : 0.f", "back": "nJet > 0 ? Jet_pt.back() : 0.f",
                "at": "nJet > 1 ? Jet_pt.at(1) : -1.f", "tsqrt": "TMath::Sqrt(MET_pt)",
                "tpow": "TMath::Power(MET_pt, 2)", "tabs": "TMath::Abs(MET_phi)", "tmax": "TMath::Max(MET_pt, 20.f)",
-               "tatan": "TMath::ATan2(MET_phi, MET_pt)", "tcos": "TMath::Cos(MET_phi) * TMath::TwoPi()"}
+               "tatan": "TMath::ATan2(MET_phi, MET_pt)", "tcos": "TMath::Cos(MET_phi) * TMath::TwoPi()",
+               # Bit operators, as NanoAOD's flags are tested.
+               "bits": "Sum(Jet_jetId & 2)", "shift": "1u << (nJet % 8) >> 1",
+               "prec": "nJet & 2 > 0", "xor": "luminosityBlock ^ run | 1"}
 
 
 def test_display_types_and_integers_are_root_s(workdir):

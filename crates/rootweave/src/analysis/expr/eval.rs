@@ -205,6 +205,12 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
                 _ => Values::Bool(not),
             }
         }
+        (UnaryOp::BitNot, Ty::Bool | Ty::Int(_)) => {
+            let t = lane.ty().int().promoted();
+            let x = lane.ints(t)?;
+            Values::Int(t, map1(&x, n, |x| t.wrap(!x)))
+        }
+        (UnaryOp::BitNot, _) => return Err("'~' needs an integer".into()),
         (UnaryOp::Neg, Ty::Bool | Ty::Int(_)) => {
             let t = lane.ty().int().promoted();
             let x = lane.ints(t)?;
@@ -232,7 +238,16 @@ pub fn binary(op: BinaryOp, a: &Val, b: &Val, events: usize) -> Result<Val, Stri
         return p4_binary(op, x, y, n, shape);
     }
     let common = Ty::common(tx, ty);
+    let integers = |t: Ty| matches!(t, Ty::Bool | Ty::Int(_));
+    let bitwise = matches!(
+        op,
+        BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor | BinaryOp::Shl | BinaryOp::Shr
+    );
+    if bitwise && !(integers(tx) && integers(ty)) {
+        return Err(format!("'{}' needs integers", op.symbol()));
+    }
     let values = match op {
+        BinaryOp::Shl | BinaryOp::Shr => shift(op == BinaryOp::Shl, x, y, n)?,
         BinaryOp::And | BinaryOp::Or => {
             let (p, q) = (x.bools()?, y.bools()?);
             truth(
@@ -335,6 +350,9 @@ fn int_arith(
             BinaryOp::Div if u64s => ((a as u64) / (b as u64)) as i64,
             BinaryOp::Rem if u64s => ((a as u64) % (b as u64)) as i64,
             BinaryOp::Div => a.wrapping_div(b),
+            BinaryOp::BitAnd => a & b,
+            BinaryOp::BitOr => a | b,
+            BinaryOp::BitXor => a ^ b,
             _ => a.wrapping_rem(b),
         });
     }
@@ -342,6 +360,26 @@ fn int_arith(
         out.iter_mut().for_each(|v| *v = t.wrap(*v));
     }
     Ok(out)
+}
+
+/// `a << b` or `a >> b`: in the left operand's promoted type, whatever the right one's; the
+/// count taken modulo the type's width, as x86-64 shifts (a count past the width is
+/// undefined in C++); `>>` of a signed value keeps its sign.
+fn shift(left: bool, x: &Lane, y: &Lane, n: usize) -> Result<Values, String> {
+    let t = x.ty().int().promoted();
+    let (a, b) = (x.ints(t)?, y.ints(y.ty().int().promoted())?);
+    let mask = (t.bits() - 1) as i64;
+    Ok(Values::Int(
+        t,
+        map2(&a, &b, n, |a, b| {
+            let k = (b & mask) as u32;
+            match (left, t.is_u64()) {
+                (true, _) => t.wrap(a.wrapping_shl(k)),
+                (false, true) => ((a as u64) >> k) as i64,
+                (false, false) => a >> k,
+            }
+        }),
+    ))
 }
 
 fn p4_binary(op: BinaryOp, x: &Lane, y: &Lane, n: usize, shape: Shape) -> Result<Val, String> {

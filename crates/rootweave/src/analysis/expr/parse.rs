@@ -64,9 +64,9 @@ enum Tok {
 }
 
 /// The operators and punctuation, longest first.
-const PUNCT: [&str; 28] = [
-    "&&", "||", "==", "!=", "<=", ">=", "::", "->", "+", "-", "*", "/", "%", "<", ">", "!", "(",
-    ")", "[", "]", ",", "?", ":", ".", "&", "{", "}", ";",
+const PUNCT: [&str; 33] = [
+    "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "::", "->", "+", "-", "*", "/", "%", "<", ">",
+    "!", "~", "(", ")", "[", "]", ",", "?", ":", ".", "&", "|", "^", "{", "}", ";",
 ];
 
 fn lex(text: &str) -> Result<Vec<Token>, ParseError> {
@@ -218,9 +218,12 @@ struct Parser {
 }
 
 /// Binary operators by precedence level, lowest first.
-const LEVELS: [&[(&str, BinaryOp)]; 6] = [
+const LEVELS: [&[(&str, BinaryOp)]; 10] = [
     &[("||", BinaryOp::Or)],
     &[("&&", BinaryOp::And)],
+    &[("|", BinaryOp::BitOr)],
+    &[("^", BinaryOp::BitXor)],
+    &[("&", BinaryOp::BitAnd)],
     &[("==", BinaryOp::Eq), ("!=", BinaryOp::Ne)],
     &[
         ("<", BinaryOp::Lt),
@@ -228,6 +231,7 @@ const LEVELS: [&[(&str, BinaryOp)]; 6] = [
         (">", BinaryOp::Gt),
         (">=", BinaryOp::Ge),
     ],
+    &[("<<", BinaryOp::Shl), (">>", BinaryOp::Shr)],
     &[("+", BinaryOp::Add), ("-", BinaryOp::Sub)],
     &[
         ("*", BinaryOp::Mul),
@@ -323,6 +327,7 @@ impl Parser {
         for (punct, op) in [
             ("-", Some(UnaryOp::Neg)),
             ("!", Some(UnaryOp::Not)),
+            ("~", Some(UnaryOp::BitNot)),
             ("+", None),
         ] {
             if self.is(punct) {
@@ -496,8 +501,13 @@ impl Parser {
         for (k, t) in self.tokens.iter().enumerate().skip(self.at) {
             match (t.kind == Tok::Punct, t.text.as_str()) {
                 (true, "<") => depth += 1,
-                (true, ">") => {
-                    depth -= 1;
+                (true, closing @ (">" | ">>")) => {
+                    // `>>` closes two lists (`RVec<RVec<float>>`).
+                    let closes = closing.len();
+                    if closes > depth {
+                        return None;
+                    }
+                    depth -= closes;
                     if depth == 0 {
                         let next = self.tokens.get(k + 1)?;
                         return (next.kind == Tok::Punct && next.text == "{").then_some(k + 1);

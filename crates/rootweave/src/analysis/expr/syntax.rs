@@ -9,6 +9,8 @@ pub enum UnaryOp {
     Neg,
     /// `!x`
     Not,
+    /// `~x`
+    BitNot,
 }
 
 /// An operator of two operands, in C++'s meaning.
@@ -40,6 +42,16 @@ pub enum BinaryOp {
     And,
     /// `||`
     Or,
+    /// `&`
+    BitAnd,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
 }
 
 impl BinaryOp {
@@ -59,6 +71,11 @@ impl BinaryOp {
             BinaryOp::Ne => "!=",
             BinaryOp::And => "&&",
             BinaryOp::Or => "||",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::BitOr => "|",
+            BinaryOp::BitXor => "^",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
         }
     }
 
@@ -66,7 +83,16 @@ impl BinaryOp {
     pub fn is_boolean(self) -> bool {
         !matches!(
             self,
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem
+            BinaryOp::Add
+                | BinaryOp::Sub
+                | BinaryOp::Mul
+                | BinaryOp::Div
+                | BinaryOp::Rem
+                | BinaryOp::BitAnd
+                | BinaryOp::BitOr
+                | BinaryOp::BitXor
+                | BinaryOp::Shl
+                | BinaryOp::Shr
         )
     }
 }

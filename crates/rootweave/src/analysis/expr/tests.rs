@@ -282,6 +282,44 @@ fn more_rvec_functions_and_tmath_are_root_s() {
 }
 
 #[test]
+fn bitwise_operators_have_cpp_s_types_and_precedence() {
+    let u32max = u32::MAX as i64;
+    let cases: &[(&str, &str, &[i64])] = &[
+        ("Sum(Jet_id & 6)", "int", &[4, 0, 6]),
+        ("nJet | 8", "unsigned int", &[11, 8, 9]),
+        ("nJet ^ 1u", "unsigned int", &[2, 1, 0]),
+        ("~nJet", "unsigned int", &[u32max - 3, u32max, u32max - 1]),
+        ("1 << nJet", "int", &[8, 1, 2]),
+        ("nJet << 31", "unsigned int", &[1 << 31, 0, 1 << 31]),
+        ("(-8 >> 1) * (int)nJet", "int", &[-12, 0, -4]),
+        (
+            "18446744073709551615ull >> 60 ^ nJet",
+            "ULong64_t",
+            &[12, 15, 14],
+        ),
+        // C++'s precedence: `&` below comparisons, `^` below `&`, `|` below `^`.
+        ("nJet & 2 > 0", "unsigned int", &[1, 0, 1]),
+        ("nJet & 1 == 1", "unsigned int", &[1, 0, 1]),
+        ("1 | 2 ^ 3 & 4 + nJet * 0", "unsigned int", &[3, 3, 3]),
+    ];
+    for (text, ty, values) in cases {
+        assert_eq!(
+            typed_ints(eval(text).unwrap()),
+            (*ty, values.to_vec()),
+            "{text}"
+        );
+    }
+    assert!(eval("MET_pt & 1")
+        .unwrap_err()
+        .contains("'&' needs integers"));
+    assert!(eval("~MET_pt")
+        .unwrap_err()
+        .contains("'~' needs an integer"));
+    // `>>` still closes two template argument lists.
+    assert!(Expression::parse("ROOT::RVec<ROOT::RVec<float>>{{MET_pt}}").is_ok());
+}
+
+#[test]
 fn arithmetic_keeps_cpp_s_types() {
     // float * int is float; float * double is double; int / int truncates.
     assert_eq!(
@@ -913,6 +951,17 @@ fn random_token_strings_are_values_or_errors_never_panics() {
         "sqrt",
         "Concatenate",
         "Sum(Jet_pt > 40)",
+        "&",
+        "|",
+        "^",
+        "~",
+        "<<",
+        ">>",
+        "TMath::Sqrt",
+        "Product",
+        "Dot",
+        ".at(",
+        "Range",
     ];
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
     let mut next = |n: usize| {
