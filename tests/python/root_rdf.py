@@ -25,7 +25,10 @@ GRAPH = {
     "edges": [0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 400.0],
     # Systematics: jet pt scaled (an RVec column, changing a filter's outcome) and a weight.
     "vary": [("Jet_pt", "ROOT::RVec<ROOT::RVecF>{Jet_pt * 0.9f, Jet_pt * 1.1f}", ["down", "up"], "jes"),
-             ("w", "ROOT::RVecD{w * 0.5, w * 2.0}", ["lo", "hi"], "weight")],
+             ("w", "ROOT::RVecD{w * 0.5, w * 2.0}", ["lo", "hi"], "weight"),
+             # Two columns varied together, the second's values from the first's nominal ones.
+             (["ht", "lead_pt"], "ROOT::RVec<ROOT::RVecF>{{ht * 0.9f, ht * 1.1f}, {lead_pt - ht / 100, lead_pt}}",
+              ["down", "up"], "both")],
 }
 
 
@@ -77,7 +80,7 @@ def main():
     varied = df
     for column, expr, tags, name in GRAPH["vary"]:
         varied = varied.Vary(column, expr, tags, name)
-    vh = varied.Filter("Sum(Jet_pt > 40) >= 2").Histo1D(("vh", "", 40, 0, 400), "ht", "w")
+    vh = varied.Filter("Sum(Jet_pt > 40) >= 2 && lead_pt > 60").Histo1D(("vh", "", 40, 0, 400), "ht", "w")
     variations = ROOT.RDF.Experimental.VariationsFor(vh)
     result = {"hw": cells(hw.GetValue()), "h2": cells(h2.GetValue()), "jets": cells(jets.GetValue()),
               "prof": {"cells": [prof.GetBinContent(i) for i in range(22)],

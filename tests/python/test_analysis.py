@@ -135,7 +135,7 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
     varied = df
     for column, expr, tags, name in GRAPH["vary"]:
         varied = varied.Vary(column, expr, tags, name)
-    vh = varied.Filter("Sum(Jet_pt > 40) >= 2").Histo1D(("vh", "", 40, 0, 400), "ht", "w")
+    vh = varied.Filter("Sum(Jet_pt > 40) >= 2 && lead_pt > 60").Histo1D(("vh", "", 40, 0, 400), "ht", "w")
     variations = rootweave.VariationsFor(vh)
 
     def flat(h):
@@ -199,10 +199,11 @@ def test_a_graph_of_every_transformation_equals_root_s(workdir, adl_files):
     assert len(root["report"]) == 2 and df.GetNRuns() == root["runs"] == 1
     # Every variation, from the same pass (the jet scale moves `ht`, a Define of Jet_pt).
     assert sorted(variations.GetKeys()) == sorted(root["variations"]) == sorted(
-        ["nominal", "jes:down", "jes:up", "weight:lo", "weight:hi"])
+        ["nominal", "jes:down", "jes:up", "weight:lo", "weight:hi", "both:down", "both:up"])
     for key in variations.GetKeys():
         assert close(flat(variations[key]), root["variations"][key]["cells"]), key
     assert df.GetNRuns() == 1 and flat(variations["jes:up"]).tolist() != flat(variations["nominal"]).tolist()
+    assert flat(variations["both:down"]).tolist() != flat(variations["nominal"]).tolist()
 
 
 def test_cut_flows_count_the_entries_of_root_s_event_loop(workdir):

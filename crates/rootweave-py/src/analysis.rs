@@ -107,16 +107,18 @@ impl PyFrame {
         )
     }
 
-    /// `Vary(column, expression, tags, name)`: `expression` a braced list of the values.
+    /// `Vary(columns, expression, tags, name)`: `expression` a braced list of the values
+    /// (per column, for several).
     fn vary(
         &self,
-        column: &str,
+        columns: Vec<String>,
         expression: &str,
         tags: Vec<String>,
         name: &str,
     ) -> PyResult<PyFrame> {
         let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
-        frame(self.inner.vary(column, expression, &tags, name))
+        let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+        frame(self.inner.vary_columns(&columns, expression, &tags, name))
     }
 
     /// `Define(name, callable, columns)` / `Filter(callable, columns, name)` with a Python

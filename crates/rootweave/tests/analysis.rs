@@ -855,3 +855,65 @@ fn column_types_are_spelled_as_rdataframe_spells_them() {
     let e = df.column_type("nope").unwrap_err().to_string();
     assert!(e.contains("unknown column 'nope'"), "{e}");
 }
+
+#[test]
+fn columns_varied_together_take_the_nominal_values() {
+    let (dir, paths) = written("varied-together", 1, 50_000);
+    let book = |df: &Frame| -> Vec<rootweave::analysis::Booked> {
+        let cut = df.filter("s > 5000", None).unwrap();
+        vec![
+            cut.sum("s").unwrap(),
+            cut.histo1d(Model::regular("v", "", 40, 0.0, 1e5), "v", None)
+                .unwrap(),
+            df.define("n", "Sum(v > s)").unwrap().sum("n").unwrap(),
+        ]
+    };
+    let scaled = frame(&paths, 2).define("s", "x * 0.5").unwrap();
+    // `v`'s values use `s`: the nominal one, as RDataFrame computes every varied column of
+    // one `Vary` from the nominal columns.
+    let varied = scaled
+        .vary_columns(
+            &["s", "v"],
+            "ROOT::RVec<ROOT::RVecD>{{s * 0.9, s * 1.1}, {v - float(s), v + float(s)}}",
+            &["down", "up"],
+            "both",
+        )
+        .unwrap();
+    let results: Vec<Vec<(String, ResultValue)>> = book(&varied)
+        .iter()
+        .map(|b| {
+            let all = Frame::variations_for(b).unwrap();
+            all.into_iter()
+                .map(|(name, r)| (name, r.value().unwrap()))
+                .collect()
+        })
+        .collect();
+    for (k, (f, op)) in [("both:down", ("0.9", "-")), ("both:up", ("1.1", "+"))] {
+        let direct = frame(&paths, 2).define("s0", "x * 0.5").unwrap();
+        let direct = direct
+            .define("s", &format!("s0 * {f}"))
+            .unwrap()
+            .redefine("v", &format!("v {op} float(s0)"))
+            .unwrap();
+        let want: Vec<ResultValue> = book(&direct).iter().map(|b| b.value().unwrap()).collect();
+        let got: Vec<ResultValue> = results
+            .iter()
+            .map(|r| r.iter().find(|(n, _)| n == k).unwrap().1.clone())
+            .collect();
+        assert_eq!(got, want, "{k}");
+    }
+    // One list per column, one value per tag.
+    let e = scaled
+        .vary_columns(&["s", "v"], "{{s * 0.9, s * 1.1}}", &["down", "up"], "b")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("1 lists of values for 2 columns"), "{e}");
+    let e = scaled
+        .vary_columns(&["s", "s"], "{{s, s}, {s, s}}", &["down", "up"], "b")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("column 's' given twice"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -434,22 +434,27 @@ class RDataFrame:
         by_path = {path: v for (path, _), v in zip(self._sources, values)}
         return self._next(self._frame.define_per_sample(name, values), ("define_per_sample", (name, by_path)))
 
-    def Vary(self, column: str, expression: str, variationTags: Sequence[str] | int,  # noqa: N802,N803
-             variationName: str | None = None) -> RDataFrame:
-        """Other values of a column under a named variation: results booked below, given to
-        `VariationsFor`, are computed in each variation in the same pass.
+    def Vary(self, column: str | Sequence[str], expression: str,  # noqa: N802
+             variationTags: Sequence[str] | int, variationName: str | None = None) -> RDataFrame:  # noqa: N803
+        """Other values of a column (or of several together) under a named variation: results
+        booked below, given to `VariationsFor`, are computed in each variation in the same pass.
 
         Args:
-            column: The column varied.
+            column: The column varied, or a list of columns varied together.
             expression: A braced list of its value in each variation: `"ROOT::RVecD{pt * 0.9,
-                pt * 1.1}"` or `"{pt * 0.9, pt * 1.1}"`.
+                pt * 1.1}"` or `"{pt * 0.9, pt * 1.1}"`; for several columns a list of such lists,
+                one per column (`"ROOT::RVec<ROOT::RVecF>{{pt * 0.9f, pt * 1.1f}, {m * 0.9f, m *
+                1.1f}}"`), every value computed from the nominal columns.
             variationTags: The variations' tags (`["down", "up"]`), or their number (tags
                 `"0"`, `"1"`, ...).
-            variationName: The variation's name (default: the column's).
+            variationName: The variation's name (default: the column's; required for several).
         """
         tags = [str(k) for k in range(variationTags)] if isinstance(variationTags, int) else list(variationTags)
-        name = variationName or column
-        return self._next(self._frame.vary(column, expression, tags, name), ("vary", (column, expression, tags, name)))
+        columns = [column] if isinstance(column, str) else list(column)
+        if variationName is None and len(columns) != 1:
+            raise ValueError("Vary of several columns needs a variationName")
+        name = variationName or columns[0]
+        return self._next(self._frame.vary(columns, expression, tags, name), ("vary", (columns, expression, tags, name)))
 
     def Filter(self, expression: str | Callable[..., Any], name: str | Sequence[str] = "",  # noqa: N802
                columns: Sequence[str] | None = None) -> RDataFrame:

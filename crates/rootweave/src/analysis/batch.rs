@@ -342,8 +342,13 @@ impl<'a> BatchState<'a> {
         }
         let definition = match &self.plan.nodes[d].kind {
             NodeKind::Define { definition, .. } => definition,
-            NodeKind::Vary { variations, .. } => {
-                &variations[self.variation.as_ref().map_or(0, |(_, k)| *k)]
+            NodeKind::Vary {
+                columns,
+                variations,
+                ..
+            } => {
+                let c = columns.iter().position(|c| c == resolved).unwrap_or(0);
+                &variations[c][self.variation.as_ref().map_or(0, |(_, k)| *k)]
             }
             _ => unreachable!("resolve gives defining nodes"),
         };

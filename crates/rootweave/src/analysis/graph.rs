@@ -63,13 +63,13 @@ pub enum NodeKind {
         /// The name, for the cut flow.
         name: Option<String>,
     },
-    /// `Vary`: other values of `column` (one definition per variation, named by `tags`)
-    /// under the variation `name`; the nominal value passes through unchanged.
+    /// `Vary`: other values of `columns` (per column, one definition per variation, named
+    /// by `tags`) under the variation `name`; the nominal values pass through unchanged.
     Vary {
-        /// The column varied.
-        column: String,
-        /// Its value in each variation.
-        variations: Vec<Definition>,
+        /// The columns varied together.
+        columns: Vec<String>,
+        /// Per column, its value in each variation (computed from the nominal columns).
+        variations: Vec<Vec<Definition>>,
         /// The variations' tags (`up`, `down`, ...).
         tags: Vec<String>,
         /// The variation's name (results of it are `name:tag`).
@@ -154,10 +154,10 @@ pub fn resolve(
         match &nodes[n].kind {
             NodeKind::Define { name: defined, .. } if *defined == name => return (Some(n), name),
             NodeKind::Vary {
-                column,
+                columns,
                 name: varied,
                 ..
-            } if *column == name && variation.is_some_and(|(v, _)| v == varied) => {
+            } if columns.contains(&name) && variation.is_some_and(|(v, _)| v == varied) => {
                 return (Some(n), name)
             }
             NodeKind::Alias { alias, target } if *alias == name => name = target.clone(),
@@ -465,42 +465,87 @@ impl Frame {
     /// `ROOT::RVecD{...}`). Results booked below, given to [`Frame::variations_for`], are
     /// computed in every variation in the same pass.
     pub fn vary(&self, column: &str, expr: &str, tags: &[&str], name: &str) -> Result<Frame> {
+        self.vary_columns(&[column], expr, tags, name)
+    }
+
+    /// `Vary({columns}, expression, tags, name)`: several columns varied together, the
+    /// expression a braced list per column of one value per tag (`"{{pt * 0.9, pt * 1.1},
+    /// {m * 0.9, m * 1.1}}"`), every value computed from the nominal columns, as RDataFrame
+    /// computes them. One column takes the single list [`Frame::vary`] takes.
+    pub fn vary_columns(
+        &self,
+        columns: &[&str],
+        expr: &str,
+        tags: &[&str],
+        name: &str,
+    ) -> Result<Frame> {
         let e = expression(expr)?;
         self.check_columns(&e.columns(), &format!("expression '{expr}'"))?;
-        if super::special::special(column) {
-            return Err(invalid(format!(
-                "Vary: '{column}' is a special column of the event loop and cannot vary"
-            )));
-        }
-        if !self.defined_above(column) && !self.is_input(column)? {
-            return Err(invalid(format!("Vary: there is no column '{column}'")));
-        }
-        let parts = match e.tree.kind {
-            super::expr::Kind::Call(ref f, ref args) if f == "{}" => args.clone(),
-            _ => {
+        for (k, column) in columns.iter().enumerate() {
+            if super::special::special(column) {
                 return Err(invalid(format!(
-                    "Vary: expression '{expr}' must be a braced list of the variations' values"
-                )))
+                    "Vary: '{column}' is a special column of the event loop and cannot vary"
+                )));
             }
-        };
-        if parts.len() != tags.len() || tags.is_empty() {
-            return Err(invalid(format!(
-                "Vary: {} values for {} tags",
-                parts.len(),
-                tags.len()
-            )));
+            if !self.defined_above(column) && !self.is_input(column)? {
+                return Err(invalid(format!("Vary: there is no column '{column}'")));
+            }
+            if columns[..k].contains(column) {
+                return Err(invalid(format!("Vary: column '{column}' given twice")));
+            }
         }
-        let variations = parts
-            .into_iter()
-            .map(|tree| {
-                Definition::Expression(super::expr::Expression {
-                    text: expr.to_string(),
-                    tree,
-                })
-            })
-            .collect();
+        if columns.is_empty() || tags.is_empty() {
+            return Err(invalid("Vary: no column or no tag".into()));
+        }
+        let braced = |node: &super::expr::Node| match &node.kind {
+            super::expr::Kind::Call(f, args) if f == "{}" => Some(args.clone()),
+            _ => None,
+        };
+        let not_braced = || {
+            invalid(format!(
+                "Vary: expression '{expr}' must be a braced list of the variations' values \
+                 (a list of such lists for several columns)"
+            ))
+        };
+        let outer = braced(&e.tree).ok_or_else(not_braced)?;
+        let per_column = if columns.len() == 1 {
+            vec![outer]
+        } else {
+            if outer.len() != columns.len() {
+                return Err(invalid(format!(
+                    "Vary: {} lists of values for {} columns",
+                    outer.len(),
+                    columns.len()
+                )));
+            }
+            outer
+                .iter()
+                .map(|list| braced(list).ok_or_else(not_braced))
+                .collect::<Result<Vec<_>>>()?
+        };
+        let mut variations = Vec::with_capacity(columns.len());
+        for parts in per_column {
+            if parts.len() != tags.len() {
+                return Err(invalid(format!(
+                    "Vary: {} values for {} tags",
+                    parts.len(),
+                    tags.len()
+                )));
+            }
+            variations.push(
+                parts
+                    .into_iter()
+                    .map(|tree| {
+                        Definition::Expression(super::expr::Expression {
+                            text: expr.to_string(),
+                            tree,
+                        })
+                    })
+                    .collect(),
+            );
+        }
         Ok(self.child(NodeKind::Vary {
-            column: column.to_string(),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
             variations,
             tags: tags.iter().map(|t| t.to_string()).collect(),
             name: name.to_string(),

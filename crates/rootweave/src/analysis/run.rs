@@ -807,7 +807,7 @@ fn needed_inputs(
     for (n, node) in plan.nodes.iter().enumerate() {
         if let NodeKind::Vary { variations, .. } = &node.kind {
             let p = node.parent.unwrap_or(n);
-            for v in variations {
+            for v in variations.iter().flatten() {
                 work.extend(uses(v).into_iter().map(|c| (p, c)));
             }
         }
