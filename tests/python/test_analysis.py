@@ -316,8 +316,13 @@ ints.Snapshot("Events", sys.argv[4], ["m1", "e1", "sz", "neg", "cnt", "ids"])
 vectors = ROOT.RDataFrame("ntuple", sys.argv[5]).Define("n2", "one_integers * 2u").Alias("f", "two_v_floats")
 described = [ints.Describe().AsString(), vectors.Describe().AsString(), vectors.Describe().AsString(True),
              ROOT.RDataFrame("Events", [sys.argv[1], sys.argv[1]]).Filter("nJet > 20").Describe().AsString(True)]
+every = {}
+for source in sys.argv[6:]:
+    path, tree = source.rsplit(":", 1)
+    whole = ROOT.RDataFrame(tree, path)
+    every[source] = {str(c): whole.GetColumnType(c) for c in whole.GetColumnNames()}
 with open(sys.argv[2], "w") as out:
-    json.dump({"tables": {k: v.AsString() for k, v in shown.items()}, "described": described,
+    json.dump({"tables": {k: v.AsString() for k, v in shown.items()}, "described": described, "every": every,
                "dtypes": {k: str(v.dtype) for k, v in numbers.items()},
                "types": {k: ints.GetColumnType(k) for k in TYPED},
                "values": {k: [str(v.dtype), v.tolist()] for k, v in typed.items()}}, out)
@@ -350,7 +355,11 @@ DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am":
 def test_display_types_and_integers_are_root_s(workdir):
     strings, snap = workdir / "display.json", workdir / "root-ints.root"
     vectors = data_file("test_int_vfloat_tlv_vtlv_rntuple_v1-0-0-0.root")
-    args = [str(NANO), str(strings), json.dumps(DEFINES), str(snap), str(vectors)]
+    # Every column's type in files of several kinds: NanoAOD's leaves, a TNtuple, C strings, a
+    # vector of a class.
+    sources = [f"{NANO}:Events", f"{data_file('roottest-hsimple.31000.root')}:ntuple",
+               f"{data_file('string-example.root')}:Refs", f"{data_file('roottest-TreeVectorClass0.root')}:TreeVectorClass0"]
+    args = [str(NANO), str(strings), json.dumps(DEFINES), str(snap), str(vectors), *sources]
     done = subprocess.run([sys.executable, "-c", ROOT_DISPLAY, *args], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = json.loads(strings.read_text())
@@ -360,6 +369,11 @@ def test_display_types_and_integers_are_root_s(workdir):
     for k, v in DEFINES.items():
         ints = ints.Define(k, v)
     assert {k: ints.GetColumnType(k) for k in theirs["types"]} == theirs["types"]
+    for source, types in theirs["every"].items():
+        path, tree = source.rsplit(":", 1)
+        whole = rootweave.RDataFrame(tree, path)
+        assert {c: whole.GetColumnType(c) for c in whole.GetColumnNames()} == types, source
+    assert len(theirs["every"][sources[0]]) == 947 and "RVec<Particle>" in str(theirs["every"][sources[3]])
     mine = ints.AsNumpy(list(theirs["values"]))
     assert {k: [str(v.dtype), v.tolist()] for k, v in mine.items()} == theirs["values"]
     assert theirs["values"]["m1"][1].count(2**32 - 1) > 0 and theirs["values"]["sz"][0] == "uint64"

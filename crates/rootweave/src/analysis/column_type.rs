@@ -11,7 +11,7 @@ use super::graph::{invalid, Definition, Frame, NodeKind};
 use crate::dataset::AnyReader;
 use crate::error::Result;
 use crate::rntuple::read::Role;
-use crate::ttree::{Header, Interpretation, Prim};
+use crate::ttree::{Branch, Header, Interpretation, Prim};
 
 /// How ROOT names `PtEtaPhiMVector`.
 const P4_NAME: &str = "ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiM4D<double> >";
@@ -130,18 +130,18 @@ fn rvec(inner: &str) -> String {
 /// description; `None` where the source does not say.
 fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
     match reader {
-        AnyReader::TTree(t) => match t.interpretation(name).ok()? {
-            Interpretation::Fixed { prim, dims } if dims.is_empty() => Some(leaf_name(prim)),
-            Interpretation::Fixed { prim, .. } => Some(rvec(&leaf_name(prim))),
-            Interpretation::Jagged {
+        AnyReader::TTree(t) => match t.interpretation(name).ok() {
+            Some(Interpretation::Fixed { prim, dims }) if dims.is_empty() => Some(leaf_name(prim)),
+            Some(Interpretation::Fixed { prim, .. }) => Some(rvec(&leaf_name(prim))),
+            Some(Interpretation::Jagged {
                 prim,
                 inner,
                 header,
-            } if inner.is_empty() => Some(rvec(&match header {
+            }) if inner.is_empty() => Some(rvec(&match header {
                 Header::Vector => vector_item_name(prim),
                 _ => leaf_name(prim),
             })),
-            _ => None,
+            _ => declared_type(t.meta().find(name)?),
         },
         AnyReader::RNTuple(r) => {
             let d = r.descriptor();
@@ -163,6 +163,31 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
             Some((0..lists).fold(own, |t, _| rvec(&t)))
         }
     }
+}
+
+/// The type a TTree branch of other values declares, as RDataFrame names it: a C string
+/// leaf's characters (`Char_t`, `RVec<Char_t>` for a leaf of several), an object's class (`string`, `TString`, `TVector3`), a
+/// `vector`'s items as an `RVec`.
+fn declared_type(branch: &Branch) -> Option<String> {
+    if let [leaf] = branch.leaves.as_slice() {
+        if leaf.class == "TLeafC" {
+            // As ROOT reads the leaf: one character, or an array of them.
+            return Some(if leaf.len > 1 {
+                rvec("Char_t")
+            } else {
+                "Char_t".into()
+            });
+        }
+    }
+    let class = match &branch.element {
+        Some(e) if !e.class_name.is_empty() => &e.class_name,
+        _ if !branch.object_class.is_empty() => &branch.object_class,
+        _ => return None,
+    };
+    Some(match class.strip_prefix("vector<") {
+        Some(item) => rvec(item.strip_suffix('>')?.trim_end()),
+        None => class.clone(),
+    })
 }
 
 /// A TTree leaf's type name (`Float_t`).
