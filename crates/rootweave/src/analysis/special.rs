@@ -57,15 +57,6 @@ impl EventsAt {
     /// Special column `name` as written out, with RDataFrame's type (`ULong64_t`,
     /// `unsigned int`).
     pub fn array(&self, name: &str, count: usize, positions: Option<&[usize]>) -> Option<Array> {
-        let Column::Flat(values) = self.column(name, count, positions)? else {
-            return None;
-        };
-        let Values::Int(_, v) = values.as_ref() else {
-            return None;
-        };
-        Some(match name {
-            ENTRY => Array::UInt64(v.iter().map(|&x| x as u64).collect()),
-            _ => Array::UInt32(v.iter().map(|&x| x as u32).collect()),
-        })
+        self.column(name, count, positions).map(Column::into_array)
     }
 }

@@ -191,7 +191,10 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
 }
 
 /// Lists of a column, or an error naming the function.
-fn lists<'a>(v: &'a Val, what: &str) -> Result<(&'a Arc<Vec<usize>>, &'a Values), String> {
+pub(super) fn lists<'a>(
+    v: &'a Val,
+    what: &str,
+) -> Result<(&'a Arc<Vec<usize>>, &'a Values), String> {
     match v {
         Val::Col(Column::Jagged(o, values)) => Ok((o, values)),
         other => Err(format!("{what} takes an RVec, not a {}", other.type_name())),

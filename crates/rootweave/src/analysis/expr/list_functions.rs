@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use super::functions::lists;
 use super::int_type::IntTy;
 use super::value::{align, Lane, Ty, Val};
 use crate::analysis::column::{item_events, Column, Values};
@@ -41,14 +42,6 @@ pub fn call(name: &str, args: &[Val], events: usize) -> Option<Result<Val, Strin
         ".at" => super::eval::index(&args[0], &args[1]),
         _ => return None,
     })
-}
-
-/// A column's lists, or an error naming the function.
-fn lists<'a>(v: &'a Val, what: &str) -> Result<(&'a Arc<Vec<usize>>, &'a Values), String> {
-    match v {
-        Val::Col(Column::Jagged(o, values)) => Ok((o, values)),
-        other => Err(format!("{what} takes an RVec, not a {}", other.type_name())),
-    }
 }
 
 /// One value per event.
