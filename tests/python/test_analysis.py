@@ -826,3 +826,87 @@ def test_python_functions_as_columns_and_filters(adl_files):
     bad = df.Define("bad", lambda pt: np.zeros(3), ["Jet_pt"]).Sum("bad")
     with pytest.raises(ValueError, match="a function gave 3 values for"):
         bad.GetValue()
+
+
+ROOT_GENERATED = r"""
+import json, os, sys, ROOT
+ours, out = sys.argv[1], sys.argv[2]
+df = ROOT.RDataFrame(1000).Define("x", "(int)(rdfentry_ % 7) - 3").Define("y", "x * 0.5f").Define("z", "rdfentry_ * 2")
+df = df.DefinePerSample("s", "rdfsampleinfo_.AsString().size() * 1.0")
+o = ROOT.RDF.RSnapshotOptions()
+o.fLazy, o.fCompressionAlgorithm, o.fCompressionLevel = True, ROOT.RCompressionSetting.EAlgorithm.kLZ4, 4
+snap = df.Filter("x > 0").Snapshot("t", out, "x|y", o)
+count = df.Count()
+before = os.path.exists(out)
+n = count.GetValue()
+theirs = {"before": before, "after": os.path.exists(out), "count": n, "snap": snap.GetValue().Count().GetValue(),
+          "described": df.Describe().AsString(), "columns": sorted(str(c) for c in df.GetColumnNames()),
+          "types": {c: str(df.GetColumnType(c)) for c in ("x", "y", "z", "s")}, "s": df.Take["double"]("s").GetValue()[0]}
+# ROOT reads rootweave's file: the lazy TTree snapshot and the RNTuple added beside it.
+theirs["read"] = {k: [int(d.Count().GetValue()), float(d.Sum("x").GetValue()), float(d.Sum("y").GetValue())]
+                  for k, d in (("t", ROOT.RDataFrame("t", ours)), ("n", ROOT.RDataFrame("n", ours)))}
+print(json.dumps(theirs))
+"""
+
+
+def test_generated_entries_and_lazy_snapshots_as_root_s(workdir, dask_client):
+    """`RDataFrame(n)`: entries without columns, defined from `rdfentry_` and written; a lazy
+    snapshot (`RSnapshotOptions.fLazy`) written in the graph's next run, with the results
+    booked by then; ROOT's options and column regex; ROOT reads what is written."""
+    ours, out = workdir / "generated.root", workdir / "generated-root.root"
+    df = rootweave.RDataFrame(1000, threads=1).Define("x", "(int)(rdfentry_ % 7) - 3").Define("y", "x * 0.5f")
+    df = df.Define("z", "rdfentry_ * 2").DefinePerSample("s", lambda info: len(info.AsString()) * 1.0)
+    options = rootweave.RSnapshotOptions()
+    options.fLazy, options.fCompressionAlgorithm, options.fCompressionLevel = True, rootweave.EAlgorithm.kLZ4, 4
+    snap = df.Filter("x > 0").Snapshot("t", ours, "x|y", options)
+    count = df.Count()
+    assert not ours.exists() and not snap.IsReady()
+    assert count.GetValue() == 1000 and snap.IsReady() and df.GetNRuns() == 1  # one pass for both
+    described = df.Describe().AsString()
+    rnt = rootweave.RSnapshotOptions(mode="UPDATE", outputFormat=rootweave.ESnapshotOutputFormat.kRNTuple)
+    df.Filter("x > 1").Snapshot("n", ours, ["x", "y", "z"], rnt)
+    done = subprocess.run([sys.executable, "-c", ROOT_GENERATED, str(ours), str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not theirs["before"] and theirs["after"] and theirs["count"] == 1000
+    assert snap.GetValue().Count().GetValue() == theirs["snap"] == 3 * 142 + 2  # x = 1, 2, 3 of every 7
+    assert snap.GetColumnNames() == ["x", "y"]  # the RDataFrame's calls on the result, as PyROOT's
+    assert described == theirs["described"] and described.startswith("Empty dataframe filling 1000 rows")
+    assert sorted(df.GetColumnNames()) == theirs["columns"]
+    assert {c: df.GetColumnType(c) for c in theirs["types"]} == theirs["types"]
+    assert df.Take("s").GetValue()[0] == theirs["s"] == len("Empty source, range: {0, 1000}")
+    x = np.arange(1000) % 7 - 3
+    assert theirs["read"] == {"t": [int((x > 0).sum()), float(x[x > 0].sum()), float(x[x > 0].sum() * 0.5)],
+                              "n": [int((x > 1).sum()), float(x[x > 1].sum()), float(x[x > 1].sum() * 0.5)]}
+    with uproot.open(ours) as a, uproot.open(out) as b:
+        for f in (a, b):
+            assert f["t"].keys() == ["x", "y"] and f.file.compression.level == 4
+            assert f["t"]["x"].array(library="np").tolist() == x[x > 0].tolist()
+            assert [f["t"][k].typename for k in ("x", "y")] == ["int32_t", "float"]
+        assert a["n"].arrays(library="np")["z"].tolist() == (2 * np.flatnonzero(x > 1)).tolist()
+    # ROOT's compression numbers: level 0 of an algorithm is no compression; a plain object
+    # with the fields is taken as ROOT's own options are.
+    import types
+
+    plain = types.SimpleNamespace(fMode="RECREATE", fCompressionAlgorithm=5, fCompressionLevel=0, fLazy=False)
+    df.Snapshot("t", workdir / "plain.root", ["z"], plain)
+    with uproot.open(workdir / "plain.root") as f:
+        assert f["t"]["z"].array(library="np").tolist() == list(range(0, 2000, 2))
+        assert f["t"]["z"].compressed_bytes == f["t"]["z"].uncompressed_bytes
+    with pytest.raises(NotImplementedError, match="fIncludeVariations"):
+        df.Snapshot("t", workdir / "v.root", ["z"], types.SimpleNamespace(fIncludeVariations=True))
+    with pytest.raises(ValueError, match="no output format 7"):
+        df.Snapshot("t", workdir / "v.root", ["z"], types.SimpleNamespace(fOutputFormat=7))
+    with pytest.raises(ValueError, match="did not match any column"):
+        df.Snapshot("t", workdir / "v.root", "w")
+    with pytest.raises(ValueError, match="no column 'MET_pt'|unknown column 'MET_pt'"):
+        df.Define("m", "MET_pt * 2")
+    with pytest.raises(ValueError, match="not negative"):
+        rootweave.RDataFrame(-1)
+    # On Dask: partitions of the entries, numbered where each starts.
+    local = rootweave.RDataFrame(250_000).Define("e", "rdfentry_ * 3")
+    spread = rootweave.RDataFrame(250_000, daskclient=dask_client, npartitions=2).Define("e", "rdfentry_ * 3")
+    want = [local.Sum("e"), local.Filter("rdfentry_ % 10000 == 0").Take("e")]
+    got = [spread.Sum("e"), spread.Filter("rdfentry_ % 10000 == 0").Take("e")]
+    assert got[0].GetValue() == want[0].GetValue() == 3 * 250_000 * 249_999 // 2
+    assert got[1].GetValue().tolist() == want[1].GetValue().tolist() == list(range(0, 750_000, 30_000))

@@ -285,7 +285,7 @@ fn record_batch(
     let at = || {
         format!(
             "{}: '{}', entries {}..{}",
-            opened.reader.file().name(),
+            opened.reader.file_name(),
             opened.reader.name(),
             part.start,
             part.end
@@ -400,7 +400,7 @@ impl Stream {
             let data = to_arrow(array).map_err(|e| {
                 Failure::invalid(format!(
                     "{}: '{}', column '{name}': {e}",
-                    first.reader.file().name(),
+                    first.reader.file_name(),
                     first.reader.name()
                 ))
             })?;
@@ -412,7 +412,7 @@ impl Stream {
         FFI_ArrowSchema::try_from(schema.as_ref()).map_err(|e| {
             Failure::invalid(format!(
                 "{}: '{}': the columns have no Arrow schema: {e}",
-                first.reader.file().name(),
+                first.reader.file_name(),
                 first.reader.name()
             ))
         })?;

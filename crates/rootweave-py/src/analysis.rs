@@ -24,8 +24,9 @@ pub struct PyFrame {
 enum PySource {
     /// `(path, object name or None)`.
     Whole(String, Option<String>),
-    /// `(path, object name or None, start, stop)`.
-    Range(String, Option<String>, u64, u64),
+    /// `(path, object name or None, start, stop)`; a path of None: entries `start..stop`
+    /// of a source without a file (`RDataFrame(n)`).
+    Range(Option<String>, Option<String>, u64, u64),
 }
 
 /// A result booked on a graph.
@@ -57,7 +58,7 @@ fn axis(d: &Bound<'_, PyDict>) -> PyResult<AxisModel> {
 #[pymethods]
 impl PyFrame {
     /// A graph over the `sources` (`(path, object name or None)`, or with the entries
-    /// `(start, stop)` read of it), read on `threads` threads (0: every core); its entries
+    /// `(start, stop)` read of it; `(None, None, start, stop)`: entries without a file), read on `threads` threads (0: every core); its entries
     /// numbered from `first_entry` (`rdfentry_`: where a partition starts in the dataset).
     #[new]
     #[pyo3(signature = (sources, threads=0, first_entry=0))]
@@ -67,7 +68,10 @@ impl PyFrame {
             .into_iter()
             .map(|s| match s {
                 PySource::Whole(path, object) => Source::new(path, object.as_deref()),
-                PySource::Range(path, object, start, stop) => {
+                PySource::Range(None, _, start, stop) => {
+                    Source::empty(stop).with_entries(start..stop)
+                }
+                PySource::Range(Some(path), object, start, stop) => {
                     Source::new(path, object.as_deref()).with_entries(start..stop)
                 }
             })

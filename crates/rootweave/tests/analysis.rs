@@ -917,3 +917,47 @@ fn columns_varied_together_take_the_nominal_values() {
     assert!(e.contains("column 's' given twice"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_empty_source_numbers_its_entries_and_snapshots_what_is_defined() {
+    let dir = scratch("empty");
+    for threads in [1, 2] {
+        let sources = vec![Source::empty(250_003)];
+        let options = ReadOptions::default().with_threads(threads);
+        let df = Frame::new(Dataset::new(sources, options).unwrap());
+        assert!(df.column_names().unwrap().is_empty());
+        let err = df.define("y", "x + 1").err().unwrap();
+        assert!(err.to_string().contains("unknown column 'x'"), "{err}");
+        let df = df.define("x", "(int)(rdfentry_ % 7) - 3").unwrap();
+        assert_eq!(df.column_type("x").unwrap(), "int");
+        let kept = df.filter("x > 0", None).unwrap();
+        let count = kept.count().unwrap();
+        let sum = kept.sum("x").unwrap();
+        let last = kept
+            .range(0, Some(4), 1)
+            .unwrap()
+            .take("rdfentry_")
+            .unwrap();
+        // 250,003 = 7 * 35,714 + 5: x is 1, 2, 3 for remainders 4, 5, 6 (the last 5 entries
+        // end at remainder 4).
+        let want = 35_714 * 3 + 1;
+        let got = count.value().unwrap();
+        assert!(matches!(got, ResultValue::Count(n) if n == want), "{got:?}");
+        let sum_want = 35_714 * 6 + 1;
+        assert!(matches!(sum.value().unwrap(), ResultValue::Number(s) if s == sum_want as f64));
+        assert_eq!(taken_ints(&last), vec![4, 5, 6, 11]);
+        let description = df.describe().unwrap().as_string(true);
+        assert!(
+            description.starts_with("Empty dataframe filling 250003 rows"),
+            "{description}"
+        );
+        let out = dir.join(format!("generated-{threads}.root"));
+        let written = kept.snapshot("g", &out, &[], &Default::default()).unwrap();
+        assert_eq!(written.column_names().unwrap(), vec!["x".to_string()]);
+        let reader = rootweave::ttree::TTreeReader::open(&out, "g").unwrap();
+        assert_eq!(reader.entries(), want);
+        let read = reader.read(&["x"], 0..5).unwrap();
+        assert_eq!(read[0].1, Array::Int32(vec![1, 2, 3, 1, 2]));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

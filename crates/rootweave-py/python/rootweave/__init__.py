@@ -31,6 +31,7 @@ from ._merge import merge
 from ._objects import Axis, Efficiency, Graph, Histogram, List, Matrix, Object, ObjString, Parameter, Vector
 from ._polars import scan
 from ._rdf import AddProgressBar, RDataFrame, RunGraphs, VariationsFor
+from ._rdf_snapshot import EAlgorithm, ESnapshotOutputFormat, RSnapshotOptions
 from ._rootweave import RootFileError, __version__ as __version__, release_memory
 from ._steps import Report
 from ._convert import convert
@@ -50,4 +51,5 @@ __all__ = ["histogram", "open", "create", "recreate", "update", "Directory", "Br
            "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "Query", "scan",
            "dask", "convert", "Object", "Histogram", "Axis", "Graph", "List", "ObjString", "Parameter",
            "Vector", "Matrix", "Efficiency",
-           "RDataFrame", "RunGraphs", "VariationsFor", "AddProgressBar", "release_memory"]
+           "RDataFrame", "RunGraphs", "VariationsFor", "AddProgressBar", "RSnapshotOptions", "ESnapshotOutputFormat",
+           "EAlgorithm", "release_memory"]

@@ -18,8 +18,9 @@ import numpy as np
 from . import _extras, _paths
 from ._hist_write import CONTENT_TITLE, PROFILE, STATISTICS
 from ._layout import to_awkward_content, to_numpy
-from . import _rdf_dask, _rdf_display
+from . import _rdf_columns, _rdf_dask, _rdf_display, _rdf_snapshot
 from ._rdf_describe import RDFDescription
+from ._rdf_snapshot import RSnapshotOptions
 from ._rootweave import Booked as _Booked
 from ._rootweave import Frame as _Frame
 from ._rootweave import run_graphs as _run_graphs
@@ -29,11 +30,16 @@ class SampleInfo:
     """What `DefinePerSample`'s function is told of a sample: its file and tree, as ROOT's
     `RSampleInfo` tells it."""
 
-    def __init__(self, index: int, path: str, tree: str | None) -> None:
-        self.index, self.path, self.tree = index, path, tree
+    def __init__(self, index: int, path: str | None, tree: str | None,
+                 entries: tuple[int, int] | None = None) -> None:
+        self.index, self.path, self.tree, self.entries = index, path, tree, entries
 
     def AsString(self) -> str:  # noqa: N802 (ROOT's name)
-        """`path/tree`, as ROOT spells a sample."""
+        """`path/tree`, as ROOT spells a sample ("Empty source, range: {0, n}" for
+        `RDataFrame(n)`'s)."""
+        if self.path is None:
+            start, stop = self.entries or (0, 0)
+            return f"Empty source, range: {{{start}, {stop}}}"
         return f"{self.path}/{self.tree}" if self.tree else self.path
 
     def Contains(self, text: str) -> bool:  # noqa: N802
@@ -126,18 +132,34 @@ class _LiveView:
             raise failures[0]
 
 
+class _LazySnapshots:
+    """A graph's snapshots booked with `fLazy` and not yet written: each is written, with
+    the results booked before it filled in its pass, when any result of the graph is asked
+    for (as ROOT runs them in the graph's next event loop)."""
+
+    def __init__(self) -> None:
+        self.pending: list[Callable[[], None]] = []
+
+    def write_all(self) -> None:
+        """Writes every pending snapshot, in the order they were booked."""
+        while self.pending:
+            self.pending.pop(0)()
+
+
 class RResultPtr:
     """A booked result: `GetValue()` runs the graph (every result booked on it so far, in one
     pass) if it has not run since this result was booked."""
 
     def __init__(self, booked: _Booked, convert: Callable[[Any], Any],
                  distributed: tuple[_Distributed, int] | None = None, frame: Any = None,
-                 live: _LiveView | None = None) -> None:
+                 live: _LiveView | None = None, lazy: _LazySnapshots | None = None) -> None:
         self._booked, self._convert, self._distributed = booked, convert, distributed
-        self._frame, self._live = frame, live
+        self._frame, self._live, self._lazy = frame, live, lazy
 
     def GetValue(self) -> Any:  # noqa: N802
         """The value: a `hist.Hist`, a number, an array, or a `CutFlowReport`."""
+        if self._lazy is not None:
+            self._lazy.write_all()
         if self._distributed is not None:
             graph, index = self._distributed
             return self._convert(graph.value(index))
@@ -169,6 +191,28 @@ class RResultPtr:
     def value(self) -> Any:
         """`GetValue()`."""
         return self.GetValue()
+
+
+class _SnapshotResult:
+    """A lazy `Snapshot`: its value, the RDataFrame over the file, once the graph has run
+    (asking for it runs the graph)."""
+
+    def __init__(self, done: list[RDataFrame], lazy: _LazySnapshots) -> None:
+        self._done, self._lazy = done, lazy
+
+    def GetValue(self) -> RDataFrame:  # noqa: N802
+        """The RDataFrame over the written file (writes it, with the graph's pending results,
+        if the graph has not run since)."""
+        self._lazy.write_all()
+        return self._done[0]
+
+    def IsReady(self) -> bool:  # noqa: N802
+        """Whether the file is written."""
+        return bool(self._done)
+
+    def __getattr__(self, name: str) -> Any:
+        # As PyROOT's result of a snapshot, the RDataFrame's calls work on it directly.
+        return getattr(self.GetValue(), name)
 
 
 class CutInfo(NamedTuple):
@@ -352,7 +396,8 @@ def _batch_function(function: Callable[..., Any]) -> Callable[[list[Any]], Any]:
 class RDataFrame:
     """RDataFrame over files: `RDataFrame("Events", "f.root")`, `RDataFrame("Events",
     ["a.root", "b.root"])`, or `RDataFrame(files)` with files named as `rootweave.iterate`
-    takes them. `threads`: threads reading and computing (all cores if None); results have
+    takes them; `RDataFrame(n)`: n entries without columns, for columns defined from
+    `rdfentry_` or by Python functions (and written by `Snapshot`). `threads`: threads reading and computing (all cores if None); results have
     the same bits for any number of them. With `daskclient` (a `distributed.Client`), the graph
     runs on its workers over `npartitions` partitions (as many as files by default): runs of
     consecutive batches (whole clusters) about equal in entries, a file split between
@@ -364,10 +409,16 @@ class RDataFrame:
         self._steps: tuple[_rdf_dask.Step, ...] = ()
         self._distributed: _Distributed | None = None
         self._live = _LiveView()
+        self._lazy = _LazySnapshots()
         if _frame is not None:
             self._frame = _frame
             return
-        if files is None:
+        sources: list[Any]
+        if isinstance(tree, int) and not isinstance(tree, bool) and files is None:
+            if tree < 0:
+                raise ValueError(f"RDataFrame({tree}): a number of entries is not negative")
+            sources = [(None, None, 0, tree)]
+        elif files is None:
             sources = _paths.sources(tree)
         else:
             sources = [(path, str(tree)) for path, _ in _paths.sources(files)]
@@ -379,13 +430,15 @@ class RDataFrame:
     def _next(self, frame: Any, step: _rdf_dask.Step) -> RDataFrame:
         out = RDataFrame(None, _frame=frame)
         out._sources, out._distributed, out._live = self._sources, self._distributed, self._live
+        out._lazy = self._lazy
         out._steps = self._steps + (step,)
         return out
 
     def _result(self, booked: Any, convert: Callable[[Any], Any], action: _rdf_dask.Step) -> RResultPtr:
         if self._distributed is None:
-            return RResultPtr(booked, convert, frame=self._frame, live=self._live)
-        return RResultPtr(booked, convert, (self._distributed, self._distributed.book(self._steps, action)))
+            return RResultPtr(booked, convert, frame=self._frame, live=self._live, lazy=self._lazy)
+        return RResultPtr(booked, convert, (self._distributed, self._distributed.book(self._steps, action)),
+                          lazy=self._lazy)
 
     def Define(self, name: str, expression: str | Callable[..., Any],  # noqa: N802
                columns: Sequence[str] | None = None) -> RDataFrame:
@@ -430,8 +483,9 @@ class RDataFrame:
             name: The new column's name.
             function: Called with each file's `SampleInfo`; returns the number.
         """
-        values = [float(function(SampleInfo(i, path, tree))) for i, (path, tree) in enumerate(self._sources)]
-        by_path = {path: v for (path, _), v in zip(self._sources, values)}
+        values = [float(function(SampleInfo(i, s[0], s[1], tuple(s[2:4]) if len(s) == 4 else None)))
+                  for i, s in enumerate(self._sources)]
+        by_path = {s[0]: v for s, v in zip(self._sources, values)}
         return self._next(self._frame.define_per_sample(name, values), ("define_per_sample", (name, by_path)))
 
     def Vary(self, column: str | Sequence[str], expression: str,  # noqa: N802
@@ -698,7 +752,7 @@ class RDataFrame:
         """
         if nMaxCollectionElements < 0:
             raise ValueError("Display: nMaxCollectionElements is a count, not negative")
-        names = (_rdf_display.matching(self.GetColumnNames(), columns) if isinstance(columns, str)
+        names = (_rdf_columns.matching(self.GetColumnNames(), columns, "Display") if isinstance(columns, str)
                  else list(columns))
         if nRows <= 0:  # the header alone (a Range(0) would keep every entry)
             return _rdf_display.RDisplayPtr({}, names, nMaxCollectionElements)
@@ -710,9 +764,10 @@ class RDataFrame:
         """The cut flow of the named filters above."""
         return self._result(self._frame.report(), CutFlowReport, ("report", ()))
 
-    def Snapshot(self, tree: str, path: str | os.PathLike[str], columns: Sequence[str] | None = None,  # noqa: N802
-                 *, format: str = "ttree", compression: str | None = None, mode: str = "RECREATE",
-                 overwrite_if_exists: bool = False) -> RDataFrame:
+    def Snapshot(self, tree: str, path: str | os.PathLike[str],  # noqa: N802
+                 columns: str | Sequence[str] | None = None, options: Any = None, *, format: str = "ttree",
+                 compression: str | None = None, mode: str = "RECREATE",
+                 overwrite_if_exists: bool = False) -> Any:
         """Writes the events kept here, with `columns` (read or defined), to a new file (or into
         an existing one), in input order whatever the thread count; results booked so far fill
         in the same pass.
@@ -721,7 +776,13 @@ class RDataFrame:
             tree: The name of the TTree or RNTuple written (`"dir/name"` in a directory).
             path: The file (replaced if it exists, once the new one is complete; with `mode`
                 "UPDATE", the tree is added to it and its other objects stay).
-            columns: The columns written (all the dataset's and every defined one if None).
+            columns: The columns written: a list of names, or a regular expression matching
+                names (as ROOT matches it: anchored, "" for all); None: all, the dataset's and
+                every defined one.
+            options: An `RSnapshotOptions` (rootweave's or ROOT's), which then gives the
+                format, compression, mode and overwriting instead of the keywords; with
+                `fLazy`, the file is written in the graph's next run and an `RResultPtr`
+                whose value is the RDataFrame over it is returned.
             format: "ttree" (RDataFrame's default) or "rntuple".
             compression: "zstd:5", "zlib:1", ... (default: ROOT's for the format).
             mode: "RECREATE" or "UPDATE" (`RSnapshotOptions.fMode`).
@@ -731,22 +792,39 @@ class RDataFrame:
         Returns:
             An RDataFrame over the written file (on Dask: each partition writes a file, merged
             in partition order into `path`, or in "UPDATE" mode into a file next to it whose
-            tree is then added to `path`; the RDataFrame runs on the same client).
+            tree is then added to `path`; the RDataFrame runs on the same client); with a lazy
+            `options`, an `RResultPtr` of it.
         """
+        lazy = False
+        if options is not None:
+            chosen = _rdf_snapshot.settings(options)
+            format, compression, mode = chosen.format, chosen.compression, chosen.mode
+            overwrite_if_exists, lazy = chosen.overwrite_if_exists, chosen.lazy
         if mode.upper() not in ("RECREATE", "UPDATE"):
             raise ValueError(f"no Snapshot mode '{mode}' (RECREATE or UPDATE)")
+        if format.lower() not in ("ttree", "rntuple"):
+            raise ValueError(f"no output format '{format}' (ttree or rntuple)")
+        if isinstance(columns, str):
+            columns = _rdf_columns.matching(self.GetColumnNames(), columns, "Snapshot")
         update = mode.upper() == "UPDATE"
+        written = (tree, os.fspath(path), list(columns or []), format, compression, update, overwrite_if_exists)
+        if not lazy:
+            self._lazy.write_all()
+            return self._write_snapshot(*written)
+        done: list[RDataFrame] = []
+        self._lazy.pending.append(lambda: done.append(self._write_snapshot(*written)))
+        return _SnapshotResult(done, self._lazy)
+
+    def _write_snapshot(self, tree: str, path: str, columns: list[str], format: str, compression: str | None,
+                        update: bool, overwrite_if_exists: bool) -> RDataFrame:
+        """Writes a snapshot (see `Snapshot`) and returns the RDataFrame over it."""
         if self._distributed is not None:
-            if format.lower() not in ("ttree", "rntuple"):
-                raise ValueError(f"no output format '{format}' (ttree or rntuple)")
             graph = self._distributed
-            graph.snapshot((self._steps, tree, os.fspath(path), list(columns or []), format, compression),
-                           (update, overwrite_if_exists))
-            return RDataFrame(tree, [os.fspath(path)], daskclient=graph.client, npartitions=graph.npartitions)
-        frame = self._frame.snapshot(tree, os.fspath(path), list(columns or []), format, compression, None, update,
-                                     overwrite_if_exists)
+            graph.snapshot((self._steps, tree, path, columns, format, compression), (update, overwrite_if_exists))
+            return RDataFrame(tree, [path], daskclient=graph.client, npartitions=graph.npartitions)
+        frame = self._frame.snapshot(tree, path, columns, format, compression, None, update, overwrite_if_exists)
         out = RDataFrame(None, _frame=frame)
-        out._sources = [(os.fspath(path), tree)]
+        out._sources = [(path, tree)]
         return out
 
     def _reduce(self, what: str, column: str, convert: Callable[[Any], Any]) -> RResultPtr:
@@ -797,9 +875,11 @@ def VariationsFor(result: RResultPtr) -> RResultMap:  # noqa: N802
         graph, index = result._distributed
         steps = graph.results[index][0]
         return RResultMap({name: RResultPtr(booked, result._convert, (graph, index if name == "nominal" else
-                                                                       graph.book(steps, ("variation", (name, index)))))
+                                                                       graph.book(steps, ("variation", (name, index)))),
+                                            lazy=result._lazy)
                            for name, booked in variations})
-    return RResultMap({name: RResultPtr(booked, result._convert, frame=result._frame, live=result._live)
+    return RResultMap({name: RResultPtr(booked, result._convert, frame=result._frame, live=result._live,
+                                        lazy=result._lazy)
                        for name, booked in variations})
 
 
@@ -823,6 +903,9 @@ def RunGraphs(results: Sequence[RResultPtr]) -> int:  # noqa: N802
     Args:
         results: Results of one or more graphs.
     """
+    for r in results:
+        if r._lazy is not None:
+            r._lazy.write_all()
     pending = [r for r in results if not r.IsReady()]
     local = [r for r in pending if r._distributed is None and not (r._live and (r._live.bar or r._live.callbacks))]
     runs = int(_run_graphs([r._booked for r in local])) if local else 0

@@ -89,23 +89,6 @@ class RDisplay:
         return self.AsString()
 
 
-def matching(names: Sequence[str], pattern: str) -> list[str]:
-    """The columns a `Display` pattern names: all for "", else those whose whole name it
-    matches (a regular expression, as ROOT matches it)."""
-    import re
-
-    if pattern == "":
-        return list(names)
-    try:
-        matcher = re.compile(pattern)
-    except re.error as e:
-        raise ValueError(f'Display: "{pattern}" is not a regular expression: {e}') from None
-    found = [n for n in names if matcher.fullmatch(n)]
-    if not found:
-        raise ValueError(f'Display: regex "{pattern}" did not match any column')
-    return found
-
-
 class RDisplayPtr:
     """A booked `Display`: its entries are read with the graph's other results, in the same
     pass, when the table is first asked for."""

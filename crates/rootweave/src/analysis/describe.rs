@@ -91,6 +91,7 @@ impl Frame {
             return Ok("Empty dataframe".to_string());
         };
         Ok(match &*reader {
+            AnyReader::Empty(e) => format!("Empty dataframe filling {} rows", e.entries()),
             AnyReader::RNTuple(_) => "Dataframe from datasource RNTupleDS".to_string(),
             AnyReader::TTree(t) => {
                 let name = sources[0]

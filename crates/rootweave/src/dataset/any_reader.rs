@@ -14,18 +14,22 @@ use crate::streamer::is_tree_class;
 use crate::ttree::TTreeReader;
 
 use super::batches::{BatchSource, Batches};
+use super::empty_source::EmptySource;
 
 /// The classes read as TTrees.
 /// The class of an RNTuple's anchor.
 const RNTUPLE_CLASS: &str = "ROOT::RNTuple";
 
-/// An RNTuple or a TTree reader, chosen by the class of the object's key.
+/// An RNTuple or a TTree reader, chosen by the class of the object's key, or the entries
+/// of a source without a file.
 #[derive(Debug)]
 pub enum AnyReader {
     /// An RNTuple.
     RNTuple(RNTupleReader),
     /// A TTree (or TNtuple).
     TTree(TTreeReader),
+    /// Entries without columns (RDataFrame's `RDataFrame(n)`).
+    Empty(EmptySource),
 }
 
 /// The fields of one read planned by either reader.
@@ -35,6 +39,8 @@ pub enum AnyPlan {
     RNTuple(<RNTupleReader as BatchSource>::Plan),
     /// A TTree's plan.
     TTree(<TTreeReader as BatchSource>::Plan),
+    /// An empty source's plan (no fields).
+    Empty,
 }
 
 impl AnyReader {
@@ -70,6 +76,7 @@ impl AnyReader {
         match self {
             AnyReader::RNTuple(r) => r.entries(),
             AnyReader::TTree(t) => t.entries(),
+            AnyReader::Empty(e) => e.entries(),
         }
     }
 
@@ -79,6 +86,7 @@ impl AnyReader {
         match self {
             AnyReader::RNTuple(r) => r.field_names(),
             AnyReader::TTree(t) => t.branch_names(),
+            AnyReader::Empty(_) => Vec::new(),
         }
     }
 
@@ -89,6 +97,7 @@ impl AnyReader {
         match self {
             AnyReader::RNTuple(r) => r.column_names(),
             AnyReader::TTree(t) => t.branch_names(),
+            AnyReader::Empty(_) => Vec::new(),
         }
     }
 
@@ -106,11 +115,12 @@ impl AnyReader {
         names
     }
 
-    /// The RNTuple's or the tree's name.
+    /// The RNTuple's or the tree's name (empty for an empty source).
     pub fn name(&self) -> &str {
         match self {
             AnyReader::RNTuple(r) => &r.descriptor().name,
             AnyReader::TTree(t) => &t.meta().name,
+            AnyReader::Empty(_) => "",
         }
     }
 
@@ -119,15 +129,22 @@ impl AnyReader {
         match self {
             AnyReader::RNTuple(r) => r.stored_bytes(&[]),
             AnyReader::TTree(t) => Ok(t.stored_bytes(&[])),
+            AnyReader::Empty(_) => Ok(0),
         }
     }
 
-    /// The file.
-    pub fn file(&self) -> &Arc<RootFile> {
+    /// The file (`None` for an empty source).
+    pub fn file(&self) -> Option<&Arc<RootFile>> {
         match self {
-            AnyReader::RNTuple(r) => r.file(),
-            AnyReader::TTree(t) => t.file(),
+            AnyReader::RNTuple(r) => Some(r.file()),
+            AnyReader::TTree(t) => Some(t.file()),
+            AnyReader::Empty(_) => None,
         }
+    }
+
+    /// The file's name as errors give it ("an empty source" for one).
+    pub fn file_name(&self) -> &str {
+        self.file().map_or("an empty source", |f| f.name())
     }
 
     /// Batches of `fields` over `range` (see [`Batches::new`]).
@@ -180,6 +197,7 @@ impl BatchSource for AnyReader {
                 let (names, plan) = BatchSource::plan_fields(t, fields)?;
                 (names, AnyPlan::TTree(plan))
             }
+            AnyReader::Empty(e) => (e.plan_fields(fields)?.0, AnyPlan::Empty),
         })
     }
 
@@ -192,6 +210,7 @@ impl BatchSource for AnyReader {
         match (self, plan) {
             (AnyReader::RNTuple(r), AnyPlan::RNTuple(p)) => r.read_planned(p, range, recycler),
             (AnyReader::TTree(t), AnyPlan::TTree(p)) => t.read_planned(p, range, recycler),
+            (AnyReader::Empty(e), AnyPlan::Empty) => e.read_planned(&(), range, recycler),
             _ => Err(Error::InvalidArgument(
                 "a plan of one format handed to a reader of the other".into(),
             )),
@@ -202,6 +221,7 @@ impl BatchSource for AnyReader {
         match self {
             AnyReader::RNTuple(r) => BatchSource::clusters(r),
             AnyReader::TTree(t) => BatchSource::clusters(t),
+            AnyReader::Empty(e) => e.clusters(),
         }
     }
 
@@ -213,6 +233,7 @@ impl BatchSource for AnyReader {
         match self {
             AnyReader::RNTuple(r) => r.thread_pool(),
             AnyReader::TTree(t) => t.thread_pool(),
+            AnyReader::Empty(e) => e.pool(),
         }
     }
 }

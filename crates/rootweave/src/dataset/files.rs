@@ -17,6 +17,7 @@ use crate::parallel::ReadOptions;
 
 use super::any_reader::{AnyPlan, AnyReader};
 use super::batches::{batch_ranges, BatchSource};
+use super::empty_source::EmptySource;
 
 /// One file of a dataset and the object read in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +32,9 @@ pub struct Source {
     /// first entry to another's end is read in the very batches a read of the whole object
     /// makes there: how a run is split into partitions within files.
     pub entries: Option<Range<u64>>,
+    /// No file: the entries up to the end of `entries`, without columns (RDataFrame's
+    /// `RDataFrame(n)`, whose events hold what a graph defines); `path` and `object` unused.
+    pub without_file: bool,
 }
 
 impl Source {
@@ -40,6 +44,17 @@ impl Source {
             path: path.as_ref().to_path_buf(),
             object: object.map(str::to_string),
             entries: None,
+            without_file: false,
+        }
+    }
+
+    /// `entries` entries without a file and without columns (see [`Source::without_file`]).
+    pub fn empty(entries: u64) -> Self {
+        Source {
+            path: PathBuf::new(),
+            object: None,
+            entries: Some(0..entries),
+            without_file: true,
         }
     }
 
@@ -181,6 +196,13 @@ impl Dataset {
                 self.sources.len()
             ))
         })?;
+        if source.without_file {
+            let entries = source.entries.as_ref().map_or(0, |r| r.end);
+            return Ok(AnyReader::Empty(EmptySource::new(
+                entries,
+                self.pool.clone(),
+            )));
+        }
         let file = Arc::new(RootFile::open(&source.path)?);
         AnyReader::open(file, source.object.as_deref(), self.options.clone())
     }

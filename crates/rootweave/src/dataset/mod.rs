@@ -4,10 +4,12 @@
 
 mod any_reader;
 mod batches;
+mod empty_source;
 mod files;
 mod in_order;
 
 pub use any_reader::{AnyPlan, AnyReader};
 pub use batches::{Batch, BatchSource, Batches, OwnedBatch};
+pub use empty_source::EmptySource;
 pub use files::{Dataset, DatasetBatch, DatasetBatches, Source, Unit};
 pub use in_order::InOrder;
