@@ -845,8 +845,25 @@ theirs = {"before": before, "after": os.path.exists(out), "count": n, "snap": sn
 # ROOT reads rootweave's file: the lazy TTree snapshot and the RNTuple added beside it.
 theirs["read"] = {k: [int(d.Count().GetValue()), float(d.Sum("x").GetValue()), float(d.Sum("y").GetValue())]
                   for k, d in (("t", ROOT.RDataFrame("t", ours)), ("n", ROOT.RDataFrame("n", ours)))}
+# Columns in memory.
+import numpy as np
+m = ROOT.RDF.FromNumpy(MEMORY())
+kept = m.Filter("b && n > 2").Define("w", "x * u")
+theirs["memory"] = {"types": {c: str(m.GetColumnType(c)) for c in ("x", "n", "u", "b")}
+                    | {"w": str(kept.GetColumnType("w"))}, "described": m.Describe().AsString(),
+                    "sum": kept.Sum("w").GetValue(), "count": kept.Count().GetValue(),
+                    "first": list(kept.Take["float"]("x").GetValue())[:5]}
 print(json.dumps(theirs))
 """
+
+
+def MEMORY():  # noqa: N802 (the name ROOT_GENERATED calls)
+    """Columns in memory of four types, 300,000 entries (three batches)."""
+    import numpy as np
+
+    entries = np.arange(300_000)
+    return {"x": entries.astype(np.float32) * 0.25, "n": entries % 5, "u": (entries % 256).astype(np.uint8),
+            "b": entries % 3 == 0}
 
 
 def test_generated_entries_and_lazy_snapshots_as_root_s(workdir, dask_client):
@@ -865,7 +882,10 @@ def test_generated_entries_and_lazy_snapshots_as_root_s(workdir, dask_client):
     described = df.Describe().AsString()
     rnt = rootweave.RSnapshotOptions(mode="UPDATE", outputFormat=rootweave.ESnapshotOutputFormat.kRNTuple)
     df.Filter("x > 1").Snapshot("n", ours, ["x", "y", "z"], rnt)
-    done = subprocess.run([sys.executable, "-c", ROOT_GENERATED, str(ours), str(out)], capture_output=True, text=True)
+    import inspect
+
+    script = inspect.getsource(MEMORY) + ROOT_GENERATED
+    done = subprocess.run([sys.executable, "-c", script, str(ours), str(out)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = json.loads(done.stdout.strip().splitlines()[-1])
     assert not theirs["before"] and theirs["after"] and theirs["count"] == 1000
@@ -903,6 +923,23 @@ def test_generated_entries_and_lazy_snapshots_as_root_s(workdir, dask_client):
         df.Define("m", "MET_pt * 2")
     with pytest.raises(ValueError, match="not negative"):
         rootweave.RDataFrame(-1)
+    # Columns in memory, as ROOT's FromNumpy reads them (and PyROOT's Take["type"]).
+    m = rootweave.RDF.FromNumpy(MEMORY(), threads=1)
+    kept = m.Filter("b && n > 2").Define("w", "x * u")
+    mine = theirs["memory"]
+    assert {c: m.GetColumnType(c) for c in ("x", "n", "u", "b")} | {"w": kept.GetColumnType("w")} == mine["types"]
+    assert m.Describe().AsString() == mine["described"]
+    assert kept.Sum("w").GetValue() == mine["sum"] and kept.Count().GetValue() == mine["count"] == 40_000
+    assert kept.Take["float"]("x").GetValue()[:5].tolist() == mine["first"]
+    for spread in (rootweave.RDF.FromNumpy(MEMORY(), threads=2),
+                   rootweave.RDF.FromNumpy(MEMORY(), daskclient=dask_client, npartitions=2)):
+        assert spread.Filter("b && n > 2").Define("w", "x * u").Sum("w").GetValue() == mine["sum"]
+    with pytest.raises(ValueError, match="has 2 dimensions"):
+        rootweave.RDF.FromNumpy({"x": np.zeros((2, 3))})
+    with pytest.raises(ValueError, match="'y' has 4 entries where 'x' has 5"):
+        rootweave.RDF.FromNumpy({"x": np.zeros(5), "y": np.zeros(4)})
+    with pytest.raises(ValueError, match="FromNumpy column 's'"):
+        rootweave.RDF.FromNumpy({"s": np.array(["a", "b"])})
     # On Dask: partitions of the entries, numbered where each starts.
     local = rootweave.RDataFrame(250_000).Define("e", "rdfentry_ * 3")
     spread = rootweave.RDataFrame(250_000, daskclient=dask_client, npartitions=2).Define("e", "rdfentry_ * 3")

@@ -19,14 +19,31 @@ pub struct PyFrame {
     inner: Frame,
 }
 
-/// A source of a graph: a file and its object, whole or an entry range of it.
+/// A source of a graph: a file and its object, whole or an entry range of it, or columns
+/// held in memory.
 #[derive(FromPyObject)]
-enum PySource {
+enum PySource<'py> {
     /// `(path, object name or None)`.
     Whole(String, Option<String>),
     /// `(path, object name or None, start, stop)`; a path of None: entries `start..stop`
     /// of a source without a file (`RDataFrame(n)`).
     Range(Option<String>, Option<String>, u64, u64),
+    /// `({name: 1-dimensional NumPy array}, None, start, stop)`: entries `start..stop` of
+    /// columns held in memory (`FromNumpy`).
+    Memory(Bound<'py, PyDict>, Option<String>, u64, u64),
+}
+
+/// The columns of a dict of 1-dimensional NumPy arrays, in memory.
+fn memory_columns(d: &Bound<'_, PyDict>) -> PyResult<rootweave::dataset::MemoryColumns> {
+    use rootweave::analysis::column::Column;
+    let mut columns = Vec::new();
+    for (name, values) in d.iter() {
+        let name: String = name.extract()?;
+        let values = python_values(&values)
+            .map_err(|e| PyValueError::new_err(format!("FromNumpy column '{name}': {e}")))?;
+        columns.push((name, Column::Flat(values.into()).into_array()));
+    }
+    rootweave::dataset::MemoryColumns::new(columns).map_err(to_py)
 }
 
 /// A result booked on a graph.
@@ -58,24 +75,36 @@ fn axis(d: &Bound<'_, PyDict>) -> PyResult<AxisModel> {
 #[pymethods]
 impl PyFrame {
     /// A graph over the `sources` (`(path, object name or None)`, or with the entries
-    /// `(start, stop)` read of it; `(None, None, start, stop)`: entries without a file), read on `threads` threads (0: every core); its entries
-    /// numbered from `first_entry` (`rdfentry_`: where a partition starts in the dataset).
+    /// `(start, stop)` read of it; `(None, None, start, stop)`: entries without a file;
+    /// `({name: array}, None, start, stop)`: columns in memory), read on `threads` threads
+    /// (0: every core); its entries numbered from `first_entry` (`rdfentry_`: where a
+    /// partition starts in the dataset).
     #[new]
     #[pyo3(signature = (sources, threads=0, first_entry=0))]
-    fn new(sources: Vec<PySource>, threads: usize, first_entry: u64) -> PyResult<Self> {
+    fn new(sources: Vec<PySource<'_>>, threads: usize, first_entry: u64) -> PyResult<Self> {
         use rootweave::dataset::{Dataset, Source};
         let sources = sources
             .into_iter()
-            .map(|s| match s {
-                PySource::Whole(path, object) => Source::new(path, object.as_deref()),
-                PySource::Range(None, _, start, stop) => {
-                    Source::empty(stop).with_entries(start..stop)
-                }
-                PySource::Range(Some(path), object, start, stop) => {
-                    Source::new(path, object.as_deref()).with_entries(start..stop)
-                }
+            .map(|s| {
+                Ok(match s {
+                    PySource::Memory(_, Some(object), ..) => {
+                        return Err(PyValueError::new_err(format!(
+                            "columns in memory have no object name ('{object}')"
+                        )))
+                    }
+                    PySource::Memory(columns, None, start, stop) => {
+                        Source::in_memory(memory_columns(&columns)?).with_entries(start..stop)
+                    }
+                    PySource::Whole(path, object) => Source::new(path, object.as_deref()),
+                    PySource::Range(None, _, start, stop) => {
+                        Source::empty(stop).with_entries(start..stop)
+                    }
+                    PySource::Range(Some(path), object, start, stop) => {
+                        Source::new(path, object.as_deref()).with_entries(start..stop)
+                    }
+                })
             })
-            .collect();
+            .collect::<PyResult<Vec<Source>>>()?;
         let options = rootweave::ReadOptions::default().with_threads(threads);
         let dataset = Dataset::new(sources, options).map_err(to_py)?;
         let dataset = dataset.with_first_entry(first_entry);

@@ -961,3 +961,42 @@ fn an_empty_source_numbers_its_entries_and_snapshots_what_is_defined() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn columns_in_memory_are_read_as_a_file_s() {
+    use rootweave::dataset::MemoryColumns;
+    let x: Vec<f32> = (0..150_000).map(|i| i as f32 * 0.5).collect();
+    let n: Vec<i64> = (0..150_000).map(|i| i % 5).collect();
+    let columns = vec![
+        ("x".to_string(), Array::Float32(x.clone())),
+        ("n".to_string(), Array::Int64(n.clone())),
+    ];
+    let memory = MemoryColumns::new(columns).unwrap();
+    for threads in [1, 2] {
+        // A partition beyond the columns' end reads up to it.
+        let sources = vec![
+            Source::in_memory(memory.clone()),
+            Source::in_memory(memory.clone()).with_entries(149_990..200_000),
+        ];
+        let options = ReadOptions::default().with_threads(threads);
+        let df = Frame::new(Dataset::new(sources, options).unwrap());
+        assert_eq!(df.column_names().unwrap(), vec!["n", "x"]); // sorted, as ROOT lists them
+        assert_eq!(df.column_type("x").unwrap(), "float");
+        assert_eq!(df.column_type("n").unwrap(), "Long64_t");
+        let kept = df.filter("n == 4", None).unwrap();
+        let sum = kept.sum("x").unwrap();
+        let count = kept.count().unwrap();
+        let want: f64 = (0..150_000)
+            .chain(149_990..150_000)
+            .filter(|i| i % 5 == 4)
+            .map(|i| x[i] as f64)
+            .sum();
+        assert!(matches!(sum.value().unwrap(), ResultValue::Number(s) if s == want));
+        assert!(matches!(count.value().unwrap(), ResultValue::Count(30_002)));
+        let described = df.describe().unwrap().as_string(true);
+        assert!(
+            described.starts_with("Dataframe from datasource RVecDS"),
+            "{described}"
+        );
+    }
+}

@@ -30,7 +30,8 @@ from ._library import LIBRARIES as LIBRARIES
 from ._merge import merge
 from ._objects import Axis, Efficiency, Graph, Histogram, List, Matrix, Object, ObjString, Parameter, Vector
 from ._polars import scan
-from ._rdf import AddProgressBar, RDataFrame, RunGraphs, VariationsFor
+from ._rdf import AddProgressBar, FromNumpy, RDataFrame, RunGraphs, VariationsFor
+from ._rdf_namespace import RDF
 from ._rdf_snapshot import EAlgorithm, ESnapshotOutputFormat, RSnapshotOptions
 from ._rootweave import RootFileError, __version__ as __version__, release_memory
 from ._steps import Report
@@ -52,4 +53,4 @@ __all__ = ["histogram", "open", "create", "recreate", "update", "Directory", "Br
            "dask", "convert", "Object", "Histogram", "Axis", "Graph", "List", "ObjString", "Parameter",
            "Vector", "Matrix", "Efficiency",
            "RDataFrame", "RunGraphs", "VariationsFor", "AddProgressBar", "RSnapshotOptions", "ESnapshotOutputFormat",
-           "EAlgorithm", "release_memory"]
+           "EAlgorithm", "RDF", "FromNumpy", "release_memory"]

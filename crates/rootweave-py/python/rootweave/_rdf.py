@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -49,6 +49,14 @@ class SampleInfo:
             text: The text looked for in `path/tree`.
         """
         return text in self.AsString()
+
+
+def _sample_info(index: int, source: tuple[Any, ...]) -> SampleInfo:
+    """The `SampleInfo` of a source: a file's, `RDataFrame(n)`'s entries (no path), or
+    columns in memory (as ROOT's `FromNumpy`, an empty name)."""
+    if isinstance(source[0], dict):
+        return SampleInfo(index, "", None)
+    return SampleInfo(index, source[0], source[1], (source[2], source[3]) if len(source) == 4 else None)
 
 
 class _Distributed:
@@ -393,6 +401,21 @@ def _batch_function(function: Callable[..., Any]) -> Callable[[list[Any]], Any]:
     return call
 
 
+class _Typed:
+    """A call PyROOT spells with the column's C++ type in brackets (`df.Take["float"]("x")`)
+    or without: the type is taken and the values keep the column's own (ROOT requires the
+    type to be the column's)."""
+
+    def __init__(self, call: Callable[[str], RResultPtr]) -> None:
+        self._call = call
+
+    def __call__(self, column: str) -> RResultPtr:
+        return self._call(column)
+
+    def __getitem__(self, cpp_type: Any) -> Callable[[str], RResultPtr]:
+        return self._call
+
+
 class RDataFrame:
     """RDataFrame over files: `RDataFrame("Events", "f.root")`, `RDataFrame("Events",
     ["a.root", "b.root"])`, or `RDataFrame(files)` with files named as `rootweave.iterate`
@@ -405,7 +428,7 @@ class RDataFrame:
     RDataFrame runs on Dask)."""
 
     def __init__(self, tree: Any, files: Any = None, threads: int | None = None, *, daskclient: Any = None,
-                 npartitions: int | None = None, _frame: Any = None) -> None:
+                 npartitions: int | None = None, _frame: Any = None, _sources: list[Any] | None = None) -> None:
         self._steps: tuple[_rdf_dask.Step, ...] = ()
         self._distributed: _Distributed | None = None
         self._live = _LiveView()
@@ -414,7 +437,9 @@ class RDataFrame:
             self._frame = _frame
             return
         sources: list[Any]
-        if isinstance(tree, int) and not isinstance(tree, bool) and files is None:
+        if _sources is not None:
+            sources = _sources
+        elif isinstance(tree, int) and not isinstance(tree, bool) and files is None:
             if tree < 0:
                 raise ValueError(f"RDataFrame({tree}): a number of entries is not negative")
             sources = [(None, None, 0, tree)]
@@ -483,9 +508,8 @@ class RDataFrame:
             name: The new column's name.
             function: Called with each file's `SampleInfo`; returns the number.
         """
-        values = [float(function(SampleInfo(i, s[0], s[1], tuple(s[2:4]) if len(s) == 4 else None)))
-                  for i, s in enumerate(self._sources)]
-        by_path = {s[0]: v for s, v in zip(self._sources, values)}
+        values = [float(function(_sample_info(i, s))) for i, s in enumerate(self._sources)]
+        by_path = {_rdf_dask.sample_key(s): v for s, v in zip(self._sources, values)}
         return self._next(self._frame.define_per_sample(name, values), ("define_per_sample", (name, by_path)))
 
     def Vary(self, column: str | Sequence[str], expression: str,  # noqa: N802
@@ -718,13 +742,14 @@ class RDataFrame:
         """
         return self._reduce("StdDev", column, float)
 
-    def Take(self, column: str) -> RResultPtr:  # noqa: N802
-        """Every value of a column, in entry order (NumPy, or Awkward for lists); a column of
-        the dataset in its own type (`UInt_t` as `uint32`), as ROOT's `AsNumpy` gives it.
+    @property
+    def Take(self) -> _Typed:  # noqa: N802
+        """`Take(column)`: every value of a column, in entry order (NumPy, or Awkward for
+        lists); a column of the dataset in its own type (`UInt_t` as `uint32`), as ROOT's
+        `AsNumpy` gives it. PyROOT's `Take["float"](column)` is taken too."""
+        return _Typed(self._take)
 
-        Args:
-            column: The column.
-        """
+    def _take(self, column: str) -> RResultPtr:
         dtype = self._frame.read_dtype(column)
         if dtype is None:
             return self._reduce("Take", column, _to_array)
@@ -862,6 +887,28 @@ class RResultMap:
 
     def __getitem__(self, key: str) -> Any:
         return self._results[key].GetValue()
+
+
+def FromNumpy(columns: Mapping[str, Any], threads: int | None = None, *, daskclient: Any = None,  # noqa: N802
+              npartitions: int | None = None) -> RDataFrame:
+    """An RDataFrame over columns held in memory, as ROOT's `ROOT.RDF.FromNumpy`: each a
+    1-dimensional NumPy array (bool, integers, float32, float64) of one length, read as a
+    file's columns are (in their own types, listed by `GetColumnNames`).
+
+    Args:
+        columns: The arrays by column name.
+        threads: Threads computing (all cores if None).
+        daskclient: Runs the graph on this `distributed.Client` (the arrays sent to its
+            workers).
+        npartitions: Partitions on Dask.
+    """
+    arrays = {str(k): np.require(v, requirements=["C", "A"]) for k, v in columns.items()}
+    for k, v in arrays.items():
+        if v.ndim != 1:
+            raise ValueError(f"FromNumpy: column '{k}' has {v.ndim} dimensions, not 1")
+    entries = len(next(iter(arrays.values()))) if arrays else 0
+    return RDataFrame(None, threads=threads, daskclient=daskclient, npartitions=npartitions,
+                      _sources=[(arrays, None, 0, entries)])
 
 
 def VariationsFor(result: RResultPtr) -> RResultMap:  # noqa: N802

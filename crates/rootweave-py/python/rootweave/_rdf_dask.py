@@ -45,12 +45,26 @@ def _key(value: Any) -> Any:
     return value
 
 
+def aligned(source: Source) -> Source:
+    """A source whose columns in memory are contiguous and aligned (arrays unpickled on a
+    worker may be neither)."""
+    if not isinstance(source[0], dict):
+        return source
+    return ({k: np.require(v, requirements=["C", "A"]) for k, v in source[0].items()}, *source[1:])
+
+
+def sample_key(source: Source) -> str | None:
+    """What names a source's sample across partitions: its file's path (None for entries
+    in memory)."""
+    return source[0] if isinstance(source[0], str) else None
+
+
 def replay(sources: list[Source], results: Sequence[Result], threads: int,
            snapshot: Snapshot | None = None, first_entry: int = 0) -> list[Any]:
     """Builds the graph of `results` over `sources` and returns every result's raw value,
     computed in one pass (that of `snapshot`, writing its file, if given); `first_entry`:
     the number of the sources' first entry in the whole dataset (`rdfentry_`)."""
-    root = _Frame(sources, threads, first_entry)
+    root = _Frame([aligned(s) for s in sources], threads, first_entry)
     nodes: dict[Any, Any] = {(): root}
 
     def node(steps: tuple[Step, ...]) -> Any:
@@ -60,7 +74,7 @@ def replay(sources: list[Source], results: Sequence[Result], threads: int,
             method, args = steps[-1]
             if method == "define_per_sample":
                 name, by_path = args
-                nodes[key] = parent.define_per_sample(name, [by_path[s[0]] for s in sources])
+                nodes[key] = parent.define_per_sample(name, [by_path[sample_key(s)] for s in sources])
             else:
                 nodes[key] = getattr(parent, method)(*args)
         return nodes[key]

@@ -51,7 +51,8 @@ class RootFileError(OSError):
 
 @final
 class Frame:
-    def __new__(cls, sources: Sequence[tuple[str, str | None] | tuple[str | None, str | None, int, int]],
+    def __new__(cls, sources: Sequence[tuple[str, str | None] | tuple[str | None, str | None, int, int]
+                                      | tuple[dict[str, Any], None, int, int]],
                 threads: int = 0, first_entry: int = 0) -> Frame: ...
     def batch_ranges(self) -> list[list[tuple[int, int]]]: ...
     def define(self, name: str, expression: str) -> Frame: ...

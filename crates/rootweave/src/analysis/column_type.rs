@@ -143,7 +143,7 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
             })),
             _ => declared_type(t.meta().find(name)?),
         },
-        AnyReader::Empty(_) => None,
+        AnyReader::Memory(_) => None,
         AnyReader::RNTuple(r) => {
             let d = r.descriptor();
             let ids = d.resolve_path(name)?;

@@ -91,7 +91,10 @@ impl Frame {
             return Ok("Empty dataframe".to_string());
         };
         Ok(match &*reader {
-            AnyReader::Empty(e) => format!("Empty dataframe filling {} rows", e.entries()),
+            AnyReader::Memory(m) if m.is_empty() => {
+                format!("Empty dataframe filling {} rows", m.entries())
+            }
+            AnyReader::Memory(_) => "Dataframe from datasource RVecDS".to_string(),
             AnyReader::RNTuple(_) => "Dataframe from datasource RNTupleDS".to_string(),
             AnyReader::TTree(t) => {
                 let name = sources[0]

@@ -234,7 +234,7 @@ fn typed_fields(reader: &AnyReader, asked: &[String]) -> Result<TypedFields> {
                             None => ty,
                         }
                     }
-                    AnyReader::TTree(_) | AnyReader::Empty(_) => ty,
+                    AnyReader::TTree(_) | AnyReader::Memory(_) => ty,
                 };
                 names.push(name);
                 types.push(ty);

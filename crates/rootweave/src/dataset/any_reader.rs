@@ -14,7 +14,7 @@ use crate::streamer::is_tree_class;
 use crate::ttree::TTreeReader;
 
 use super::batches::{BatchSource, Batches};
-use super::empty_source::EmptySource;
+use super::memory_source::MemorySource;
 
 /// The classes read as TTrees.
 /// The class of an RNTuple's anchor.
@@ -28,8 +28,9 @@ pub enum AnyReader {
     RNTuple(RNTupleReader),
     /// A TTree (or TNtuple).
     TTree(TTreeReader),
-    /// Entries without columns (RDataFrame's `RDataFrame(n)`).
-    Empty(EmptySource),
+    /// Entries held in memory (RDataFrame's `FromNumpy`, or `RDataFrame(n)` without
+    /// columns).
+    Memory(MemorySource),
 }
 
 /// The fields of one read planned by either reader.
@@ -39,8 +40,8 @@ pub enum AnyPlan {
     RNTuple(<RNTupleReader as BatchSource>::Plan),
     /// A TTree's plan.
     TTree(<TTreeReader as BatchSource>::Plan),
-    /// An empty source's plan (no fields).
-    Empty,
+    /// A memory source's plan (the columns' positions).
+    Memory(Vec<usize>),
 }
 
 impl AnyReader {
@@ -76,7 +77,7 @@ impl AnyReader {
         match self {
             AnyReader::RNTuple(r) => r.entries(),
             AnyReader::TTree(t) => t.entries(),
-            AnyReader::Empty(e) => e.entries(),
+            AnyReader::Memory(m) => m.entries(),
         }
     }
 
@@ -86,7 +87,7 @@ impl AnyReader {
         match self {
             AnyReader::RNTuple(r) => r.field_names(),
             AnyReader::TTree(t) => t.branch_names(),
-            AnyReader::Empty(_) => Vec::new(),
+            AnyReader::Memory(m) => m.names(),
         }
     }
 
@@ -97,7 +98,7 @@ impl AnyReader {
         match self {
             AnyReader::RNTuple(r) => r.column_names(),
             AnyReader::TTree(t) => t.branch_names(),
-            AnyReader::Empty(_) => Vec::new(),
+            AnyReader::Memory(m) => m.names(),
         }
     }
 
@@ -115,12 +116,12 @@ impl AnyReader {
         names
     }
 
-    /// The RNTuple's or the tree's name (empty for an empty source).
+    /// The RNTuple's or the tree's name (empty for a source in memory).
     pub fn name(&self) -> &str {
         match self {
             AnyReader::RNTuple(r) => &r.descriptor().name,
             AnyReader::TTree(t) => &t.meta().name,
-            AnyReader::Empty(_) => "",
+            AnyReader::Memory(_) => "",
         }
     }
 
@@ -129,22 +130,22 @@ impl AnyReader {
         match self {
             AnyReader::RNTuple(r) => r.stored_bytes(&[]),
             AnyReader::TTree(t) => Ok(t.stored_bytes(&[])),
-            AnyReader::Empty(_) => Ok(0),
+            AnyReader::Memory(_) => Ok(0),
         }
     }
 
-    /// The file (`None` for an empty source).
+    /// The file (`None` for a source in memory).
     pub fn file(&self) -> Option<&Arc<RootFile>> {
         match self {
             AnyReader::RNTuple(r) => Some(r.file()),
             AnyReader::TTree(t) => Some(t.file()),
-            AnyReader::Empty(_) => None,
+            AnyReader::Memory(_) => None,
         }
     }
 
-    /// The file's name as errors give it ("an empty source" for one).
+    /// The file's name as errors give it ("memory" for a source in memory).
     pub fn file_name(&self) -> &str {
-        self.file().map_or("an empty source", |f| f.name())
+        self.file().map_or("memory", |f| f.name())
     }
 
     /// Batches of `fields` over `range` (see [`Batches::new`]).
@@ -197,7 +198,10 @@ impl BatchSource for AnyReader {
                 let (names, plan) = BatchSource::plan_fields(t, fields)?;
                 (names, AnyPlan::TTree(plan))
             }
-            AnyReader::Empty(e) => (e.plan_fields(fields)?.0, AnyPlan::Empty),
+            AnyReader::Memory(m) => {
+                let (names, plan) = m.plan_fields(fields)?;
+                (names, AnyPlan::Memory(plan))
+            }
         })
     }
 
@@ -210,7 +214,7 @@ impl BatchSource for AnyReader {
         match (self, plan) {
             (AnyReader::RNTuple(r), AnyPlan::RNTuple(p)) => r.read_planned(p, range, recycler),
             (AnyReader::TTree(t), AnyPlan::TTree(p)) => t.read_planned(p, range, recycler),
-            (AnyReader::Empty(e), AnyPlan::Empty) => e.read_planned(&(), range, recycler),
+            (AnyReader::Memory(m), AnyPlan::Memory(p)) => m.read_planned(p, range, recycler),
             _ => Err(Error::InvalidArgument(
                 "a plan of one format handed to a reader of the other".into(),
             )),
@@ -221,7 +225,7 @@ impl BatchSource for AnyReader {
         match self {
             AnyReader::RNTuple(r) => BatchSource::clusters(r),
             AnyReader::TTree(t) => BatchSource::clusters(t),
-            AnyReader::Empty(e) => e.clusters(),
+            AnyReader::Memory(m) => m.clusters(),
         }
     }
 
@@ -233,7 +237,7 @@ impl BatchSource for AnyReader {
         match self {
             AnyReader::RNTuple(r) => r.thread_pool(),
             AnyReader::TTree(t) => t.thread_pool(),
-            AnyReader::Empty(e) => e.pool(),
+            AnyReader::Memory(m) => m.pool(),
         }
     }
 }

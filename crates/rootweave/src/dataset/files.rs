@@ -17,7 +17,7 @@ use crate::parallel::ReadOptions;
 
 use super::any_reader::{AnyPlan, AnyReader};
 use super::batches::{batch_ranges, BatchSource};
-use super::empty_source::EmptySource;
+use super::memory_source::{MemoryColumns, MemorySource};
 
 /// One file of a dataset and the object read in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,9 +32,10 @@ pub struct Source {
     /// first entry to another's end is read in the very batches a read of the whole object
     /// makes there: how a run is split into partitions within files.
     pub entries: Option<Range<u64>>,
-    /// No file: the entries up to the end of `entries`, without columns (RDataFrame's
-    /// `RDataFrame(n)`, whose events hold what a graph defines); `path` and `object` unused.
-    pub without_file: bool,
+    /// No file: entries held in memory, these columns (none for RDataFrame's
+    /// `RDataFrame(n)`, whose events hold what a graph defines), the entries up to the end
+    /// of `entries`; `path` and `object` unused.
+    pub memory: Option<MemoryColumns>,
 }
 
 impl Source {
@@ -44,17 +45,26 @@ impl Source {
             path: path.as_ref().to_path_buf(),
             object: object.map(str::to_string),
             entries: None,
-            without_file: false,
+            memory: None,
         }
     }
 
-    /// `entries` entries without a file and without columns (see [`Source::without_file`]).
+    /// `entries` entries without a file and without columns (see [`Source::memory`]).
     pub fn empty(entries: u64) -> Self {
         Source {
             path: PathBuf::new(),
             object: None,
             entries: Some(0..entries),
-            without_file: true,
+            memory: Some(MemoryColumns::default()),
+        }
+    }
+
+    /// The entries of `columns`, held in memory (see [`Source::memory`]).
+    pub fn in_memory(columns: MemoryColumns) -> Self {
+        Source {
+            entries: Some(0..columns.entries()),
+            memory: Some(columns),
+            ..Source::empty(0)
         }
     }
 
@@ -196,12 +206,15 @@ impl Dataset {
                 self.sources.len()
             ))
         })?;
-        if source.without_file {
-            let entries = source.entries.as_ref().map_or(0, |r| r.end);
-            return Ok(AnyReader::Empty(EmptySource::new(
-                entries,
-                self.pool.clone(),
-            )));
+        if let Some(columns) = &source.memory {
+            // Columns bound the entries; without columns the range gives them.
+            let end = source.entries.as_ref().map(|r| r.end);
+            let entries = match columns.columns().is_empty() {
+                true => end.unwrap_or(0),
+                false => end.map_or(columns.entries(), |e| e.min(columns.entries())),
+            };
+            let source = MemorySource::new(entries, columns.clone(), self.pool.clone());
+            return Ok(AnyReader::Memory(source));
         }
         let file = Arc::new(RootFile::open(&source.path)?);
         AnyReader::open(file, source.object.as_deref(), self.options.clone())

@@ -4,12 +4,12 @@
 
 mod any_reader;
 mod batches;
-mod empty_source;
 mod files;
 mod in_order;
+mod memory_source;
 
 pub use any_reader::{AnyPlan, AnyReader};
 pub use batches::{Batch, BatchSource, Batches, OwnedBatch};
-pub use empty_source::EmptySource;
 pub use files::{Dataset, DatasetBatch, DatasetBatches, Source, Unit};
 pub use in_order::InOrder;
+pub use memory_source::{MemoryColumns, MemorySource};
