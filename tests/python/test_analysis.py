@@ -823,6 +823,18 @@ def test_python_functions_as_columns_and_filters(adl_files):
     expr = df.Filter("nJet >= 2").Define("ht", "Sum(Jet_pt[Jet_pt > 30])")
     assert np.array_equal(two.Take("ht_py").GetValue(), expr.Take("ht").GetValue())
     assert ak.to_list(lead.Take("lead_py").GetValue()) == ak.to_list(expr.Define("l", "Take(Jet_pt, 2) * 2").Take("l").GetValue())
+    # Without a column list, the parameters' names are the columns (as PyROOT infers them);
+    # PyROOT's histogram models book as the tuples do.
+    inferred = df.Filter(lambda nJet: nJet >= 2).Define("ht_py", lambda Jet_pt, cut=30: ak.sum(Jet_pt[Jet_pt > cut], axis=1))
+    assert np.array_equal(inferred.Take("ht_py").GetValue(), expr.Take("ht").GetValue())
+    model = rootweave.RDF.TH1DModel("h", "ht", 20, 0.0, 400.0)
+    assert isinstance(model, tuple) and len(model) == 5
+    assert ADL.summary(expr.Histo1D(model, "ht").GetValue()) == ADL.summary(
+        expr.Histo1D(("h", "ht", 20, 0.0, 400.0), "ht").GetValue())
+    profile = rootweave.RDF.TProfile1DModel("p", "", 10, 0.0, 10.0)
+    assert expr.Profile1D(profile, "nJet", "ht").GetValue().sum(flow=True).sum_of_weights == expr.Count().GetValue()
+    with pytest.raises(ValueError, match="TH2DModel takes a name"):
+        rootweave.RDF.TH2DModel("h")
     bad = df.Define("bad", lambda pt: np.zeros(3), ["Jet_pt"]).Sum("bad")
     with pytest.raises(ValueError, match="a function gave 3 values for"):
         bad.GetValue()

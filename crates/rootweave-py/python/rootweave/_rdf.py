@@ -7,6 +7,7 @@ GIL): `df.Filter("Sum(Jet_pt > 40) >= 2").Histo1D(("h", "", 100, 0, 200), "MET_p
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import threading
@@ -401,6 +402,19 @@ def _batch_function(function: Callable[..., Any]) -> Callable[[list[Any]], Any]:
     return call
 
 
+def _parameters(function: Callable[..., Any], columns: Sequence[str] | None) -> list[str]:
+    """The columns a Python function takes: those given, else its positional parameters'
+    names (as PyROOT's `Define` and `Filter` infer them)."""
+    if columns is not None:
+        return list(columns)
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature
+        return []
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in parameters if p.kind in positional and p.default is inspect.Parameter.empty]
+
+
 class _Typed:
     """A call PyROOT spells with the column's C++ type in brackets (`df.Take["float"]("x")`)
     or without: the type is taken and the values keep the column's own (ROOT requires the
@@ -475,11 +489,12 @@ class RDataFrame:
             expression: Its value, in RDataFrame's dialect (C++ with RVec's functions), or a
                 function taking the `columns` of a batch (NumPy arrays, Awkward arrays for
                 lists) and returning one value or one list per event.
-            columns: The columns a function takes.
+            columns: The columns a function takes (None: those its parameters name, as
+                PyROOT infers them).
         """
         if callable(expression):
             function = _batch_function(expression)
-            args = (name, list(columns or []), function, False)
+            args = (name, _parameters(expression, columns), function, False)
             return self._next(self._frame.define_python(*args), ("define_python", args))
         return self._next(self._frame.define(name, expression), ("define", (name, expression)))
 
@@ -543,12 +558,12 @@ class RDataFrame:
                 a boolean per event (as for `Define`).
             name: The filter's name in the cut flow (none: not counted); for a function, its
                 columns may be given here, as RDataFrame's `Filter(f, columns)`.
-            columns: The columns a function takes.
+            columns: The columns a function takes (None: those its parameters name).
         """
         if callable(expression):
             if not isinstance(name, str):
                 name, columns = "", name
-            args = (name, list(columns or []), _batch_function(expression), True)
+            args = (name, _parameters(expression, columns), _batch_function(expression), True)
             return self._next(self._frame.define_python(*args), ("define_python", args))
         assert isinstance(name, str)
         return self._next(self._frame.filter(expression, name or None), ("filter", (expression, name or None)))

@@ -5,6 +5,7 @@ the package's name only: `rootweave.RDF.RunGraphs`, `rootweave.RDF.RSnapshotOpti
 from __future__ import annotations
 
 from ._rdf import AddProgressBar, FromNumpy, RunGraphs, VariationsFor
+from ._rdf_models import TH1DModel, TH2DModel, TH3DModel, TProfile1DModel, TProfile2DModel
 from ._rdf_snapshot import ESnapshotOutputFormat, RSnapshotOptions
 
 
@@ -17,10 +18,12 @@ class _Experimental:
 
 class RDF:
     """`ROOT.RDF`: `RunGraphs`, `FromNumpy`, `RSnapshotOptions`, `ESnapshotOutputFormat`,
-    and `Experimental`."""
+    the histogram models (`TH1DModel`, ...) and `Experimental`."""
 
     RunGraphs = staticmethod(RunGraphs)
     FromNumpy = staticmethod(FromNumpy)
     RSnapshotOptions = RSnapshotOptions
     ESnapshotOutputFormat = ESnapshotOutputFormat
+    TH1DModel, TH2DModel, TH3DModel = TH1DModel, TH2DModel, TH3DModel
+    TProfile1DModel, TProfile2DModel = TProfile1DModel, TProfile2DModel
     Experimental = _Experimental
