@@ -21,7 +21,6 @@ from ._hist_write import CONTENT_TITLE, PROFILE, STATISTICS
 from ._layout import to_awkward_content, to_numpy
 from . import _rdf_columns, _rdf_dask, _rdf_display, _rdf_snapshot
 from ._rdf_describe import RDFDescription
-from ._rdf_snapshot import RSnapshotOptions
 from ._rootweave import Booked as _Booked
 from ._rootweave import Frame as _Frame
 from ._rootweave import run_graphs as _run_graphs
@@ -434,8 +433,9 @@ class RDataFrame:
     """RDataFrame over files: `RDataFrame("Events", "f.root")`, `RDataFrame("Events",
     ["a.root", "b.root"])`, or `RDataFrame(files)` with files named as `rootweave.iterate`
     takes them; `RDataFrame(n)`: n entries without columns, for columns defined from
-    `rdfentry_` or by Python functions (and written by `Snapshot`). `threads`: threads reading and computing (all cores if None); results have
-    the same bits for any number of them. With `daskclient` (a `distributed.Client`), the graph
+    `rdfentry_` or by Python functions (and written by `Snapshot`). `threads`: threads
+    reading and computing (all cores if None); results have the same bits for any number of
+    them. With `daskclient` (a `distributed.Client`), the graph
     runs on its workers over `npartitions` partitions (as many as files by default): runs of
     consecutive batches (whole clusters) about equal in entries, a file split between
     partitions where need be, their results added in dataset order (as ROOT's distributed

@@ -155,8 +155,12 @@ pub(super) fn eval(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Resul
             memo.insert(*id, v.clone());
             Ok(v)
         }
-        Kind::Call(name, _) if name == "{}" => {
-            Err(at("a braced list is only Vary's expression".into()))
+        Kind::Call(name, items) if name == "{}" => {
+            let items = items
+                .iter()
+                .map(|a| eval(a, scope, memo))
+                .collect::<Result<Vec<_>, _>>()?;
+            super::braced::list(&items, events).map_err(at)
         }
         Kind::Call(name, args) => {
             let args = args

@@ -40,7 +40,7 @@ const SIGNATURES: &[(&str, &[usize])] = &[
     ("max", &[2]),
     ("min", &[2]),
     ("Pi", &[0]),
-    ("Sum", &[1]),
+    ("Sum", &[1, 2]),
     ("Mean", &[1]),
     ("Max", &[1, 2]),
     ("Min", &[1, 2]),
@@ -172,6 +172,7 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
         // `TMath::Max(a, b)`: the larger, in the arguments' type.
         "Max" | "Min" if a.len() == 2 => min_max(a, events, name == "Max"),
         "Pi" => Ok(Val::Const(Scalar::F64(std::f64::consts::PI))),
+        "Sum" if a.len() == 2 => super::list_functions::sum_from(&a[0], &a[1]),
         "Sum" | "Mean" | "Max" | "Min" | "ArgMax" | "ArgMin" | "Any" | "All" | "size" | ".size" => {
             reduce(name.trim_start_matches('.'), &a[0])
         }
@@ -454,7 +455,12 @@ impl<'a> OrderKeys<'a> {
 /// items added in order as `std::accumulate` adds them, each into its event's sum: one loop
 /// over the items instead of a loop per event whose length the processor would have to guess
 /// (also `Any` and `All`, with `||` and `&&`).
-fn sums<T: Copy>(x: &[T], offsets: &[usize], zero: T, add: impl Fn(T, T) -> T) -> Vec<T> {
+pub(super) fn sums<T: Copy>(
+    x: &[T],
+    offsets: &[usize],
+    zero: T,
+    add: impl Fn(T, T) -> T,
+) -> Vec<T> {
     let mut out = vec![zero; offsets.len().saturating_sub(1)];
     for (&e, &v) in item_events(offsets).iter().zip(x) {
         out[e] = add(out[e], v);
@@ -463,7 +469,7 @@ fn sums<T: Copy>(x: &[T], offsets: &[usize], zero: T, add: impl Fn(T, T) -> T) -
 }
 
 /// The items of a list column's lane (always one per item).
-fn items<'a, T: Copy>(x: &'a Num<'_, T>) -> &'a [T] {
+pub(super) fn items<'a, T: Copy>(x: &'a Num<'_, T>) -> &'a [T] {
     match x {
         Num::Many(v) => v,
         Num::One(_) => unreachable!("a list's values are one per item"),

@@ -1,13 +1,14 @@
 //! More of `ROOT/RVec.hxx`'s functions of lists, computed as the header computes them (in
 //! the items' own type, in order): `Product`, `Var`, `StdDev`, `Dot`, `Drop`, `Intersect`,
-//! `Range(n)`, and `RVec`'s methods `empty()`, `front()`, `back()` and `at(i)`.
+//! `Range(n)`, `Range(begin, end[, stride])`, `Sum(v, zero)`, and `RVec`'s methods `empty()`,
+//! `front()`, `back()` and `at(i)`.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::functions::lists;
+use super::functions::{items, lists, sums};
 use super::int_type::IntTy;
-use super::value::{align, Lane, Ty, Val};
+use super::value::{align, Lane, Scalar, Ty, Val};
 use crate::analysis::column::{item_events, Column, Values};
 
 /// The most items `Range(n)` makes in one batch: more is an error, not a huge allocation.
@@ -21,7 +22,7 @@ pub const SIGNATURES: &[(&str, &[usize])] = &[
     ("Dot", &[2]),
     ("Drop", &[2]),
     ("Intersect", &[2]),
-    ("Range", &[1]),
+    ("Range", &[1, 2, 3]),
     (".empty", &[1]),
     (".front", &[1]),
     (".back", &[1]),
@@ -36,7 +37,8 @@ pub fn call(name: &str, args: &[Val], events: usize) -> Option<Result<Val, Strin
         "Dot" => dot(&args[0], &args[1]),
         "Drop" => drop_items(&args[0], &args[1]),
         "Intersect" => intersect(&args[0], &args[1]),
-        "Range" => range(&args[0], events),
+        "Range" if args.len() == 1 => range(&args[0], events),
+        "Range" => range_between(args, events),
         ".empty" => empty(&args[0]),
         ".front" | ".back" => end_item(&args[0], name == ".back"),
         ".at" => super::eval::index(&args[0], &args[1]),
@@ -289,6 +291,93 @@ fn range(n: &Val, events: usize) -> Result<Val, String> {
         Arc::new(offsets),
         Values::Int(IntTy::SIZE, items).into(),
     )))
+}
+
+/// `Range(begin, end[, stride])`: per event the integers from `begin` by `stride` (1 if not
+/// given) up to `end` excluded (down to it for a negative stride), as `ROOT::VecOps::Range`
+/// makes them: `std::size_t`s from two arguments, `long long`s from three; a zero stride is
+/// an error.
+fn range_between(args: &[Val], events: usize) -> Result<Val, String> {
+    let refs: Vec<&Val> = args.iter().collect();
+    let (_, _, lanes) = align(&refs, events)?;
+    if lanes
+        .iter()
+        .any(|l| matches!(l.ty(), Ty::F32 | Ty::F64 | Ty::P4))
+    {
+        return Err("Range takes integers".into());
+    }
+    let t = match args.len() {
+        2 => IntTy::SIZE,
+        _ => IntTy::LONG64,
+    };
+    let nums = lanes
+        .iter()
+        .map(|l| l.ints(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    let at = |k: usize, e: usize| nums[k].at(if args[k].is_const() { 0 } else { e });
+    let (mut offsets, mut items) = (vec![0usize], Vec::new());
+    for e in 0..events {
+        let (begin, end) = (at(0, e), at(1, e));
+        let stride = if nums.len() == 3 { at(2, e) } else { 1 };
+        if stride == 0 {
+            return Err(format!("Range with a stride of 0 (event {e} of the batch)"));
+        }
+        // Unsigned bounds compare as unsigned.
+        let before = |x: i64| match (t.unsigned, stride > 0) {
+            (true, true) => (x as u64) < end as u64,
+            (true, false) => (x as u64) > end as u64,
+            (false, true) => x < end,
+            (false, false) => x > end,
+        };
+        let mut x = begin;
+        while before(x) {
+            if items.len() >= MAX_RANGE_ITEMS {
+                return Err(format!(
+                    "Range would make more than {MAX_RANGE_ITEMS} items in a batch"
+                ));
+            }
+            items.push(x);
+            match x.checked_add(stride) {
+                Some(next) if t.wrap(next) == next => x = next,
+                _ => break,
+            }
+        }
+        offsets.push(items.len());
+    }
+    Ok(Val::Col(Column::Jagged(
+        Arc::new(offsets),
+        Values::Int(t, items).into(),
+    )))
+}
+
+/// `Sum(v, zero)`: each list's items added in order to `zero`, a constant of the items' own
+/// type (ROOT's template takes nothing else: another type resolves to a different overload
+/// there, so it is refused here rather than given another value).
+pub fn sum_from(v: &Val, zero: &Val) -> Result<Val, String> {
+    let (offsets, values) = lists(v, "Sum")?;
+    let Val::Const(z) = zero else {
+        return Err("Sum(v, zero): zero is a constant".into());
+    };
+    let ty = Ty::of(values);
+    if Ty::of_scalar(z) != ty || matches!(ty, Ty::Bool | Ty::P4) {
+        return Err(format!(
+            "Sum(v, zero): zero must be of the items' type {}, not {}",
+            values.type_name(),
+            super::value::ty_name(Ty::of_scalar(z))
+        ));
+    }
+    let lane = Lane::Many(Cow::Borrowed(values));
+    let out = match z {
+        Scalar::F32(z) => Values::F32(sums(items(&lane.f32s()?), offsets, *z, |a, b| a + b)),
+        Scalar::F64(z) => Values::F64(sums(items(&lane.f64s()?), offsets, *z, |a, b| a + b)),
+        Scalar::Int(t, z) => {
+            let mut s = sums(items(&lane.ints(*t)?), offsets, *z, i64::wrapping_add);
+            s.iter_mut().for_each(|v| *v = t.wrap(*v));
+            Values::Int(*t, s)
+        }
+        Scalar::Bool(_) => unreachable!("refused above"),
+    };
+    flat(out)
 }
 
 /// `v.empty()`: whether each list has no item.

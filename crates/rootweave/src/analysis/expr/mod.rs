@@ -3,6 +3,7 @@
 //! (every function known, with its number of arguments) before any data is read, and
 //! evaluated a batch at a time as columnar kernels, without a compiler.
 
+mod braced;
 mod casts;
 mod eval;
 mod functions;

@@ -579,11 +579,17 @@ impl Parser {
                     }
                     self.at += 1;
                 }
-                // A templated type before a braced list (`ROOT::RVec<ROOT::RVecF>{...}`).
+                // A templated type before a braced list (`ROOT::RVec<float>{...}`, or
+                // `ROOT::RVec<ROOT::RVecF>{...}`): items of a number type are converted to it.
                 if let Some(after) = self.template_then_brace() {
+                    let words: Vec<&str> = self.tokens[self.at + 1..after - 1]
+                        .iter()
+                        .map(|t| t.text.as_str())
+                        .collect();
+                    let item = casts::type_of_tokens(&words);
                     self.at = after + 1;
                     return Ok(Node {
-                        kind: Kind::Call("{}".into(), self.braced()?),
+                        kind: Kind::Call("{}".into(), converted(self.braced()?, item)),
                         pos,
                     });
                 }
@@ -637,10 +643,11 @@ impl Parser {
                 match name.as_str() {
                     "true" => Kind::Bool(true),
                     "false" => Kind::Bool(false),
-                    // A braced list after its type (`ROOT::RVecD{a, b}`): the type is not needed.
+                    // A braced list after its type (`ROOT::RVecD{a, b}`): items converted to
+                    // the type of an `RVec` alias's items.
                     _ if self.is("{") => {
                         self.at += 1;
-                        Kind::Call("{}".into(), self.braced()?)
+                        Kind::Call("{}".into(), converted(self.braced()?, rvec_alias(&name)))
                     }
                     _ if self.is("(") => {
                         self.at += 1;
@@ -667,6 +674,39 @@ fn token_path(first: &str, last: &str) -> String {
     } else {
         last.to_string()
     }
+}
+
+/// `items` each converted to `ty` (as they are where a list of that type is built), or as
+/// they are.
+fn converted(items: Vec<Node>, ty: Option<super::value::Ty>) -> Vec<Node> {
+    let Some(ty) = ty else {
+        return items;
+    };
+    items
+        .into_iter()
+        .map(|item| Node {
+            pos: item.pos,
+            kind: Kind::Call(casts::cast_call(ty), vec![item]),
+        })
+        .collect()
+}
+
+/// The item type of ROOT's `RVec` aliases (`RVecF` is `RVec<float>`, ...).
+fn rvec_alias(name: &str) -> Option<super::value::Ty> {
+    let item: &[&str] = match name {
+        "RVecB" => &["bool"],
+        "RVecC" => &["char"],
+        "RVecD" => &["double"],
+        "RVecF" => &["float"],
+        "RVecI" => &["int"],
+        "RVecL" => &["long"],
+        "RVecLL" => &["long", "long"],
+        "RVecU" => &["unsigned", "int"],
+        "RVecUL" => &["unsigned", "long"],
+        "RVecULL" => &["unsigned", "long", "long"],
+        _ => return None,
+    };
+    casts::type_named(item)
 }
 
 #[cfg(test)]
@@ -724,7 +764,7 @@ mod tests {
             ("TMath::Pi() / 2", "(Pi() / 2)"),
             (
                 "ROOT::RVecD{pt * 0.9, pt * 1.1}",
-                "{}((pt * 0.9), (pt * 1.1))",
+                "{}(static_cast<double>((pt * 0.9)), static_cast<double>((pt * 1.1)))",
             ),
             ("{1, x}", "{}(1, x)"),
             ("ROOT::RVec<ROOT::RVecF>{v, v * 2.f}", "{}(v, (v * 2f))"),

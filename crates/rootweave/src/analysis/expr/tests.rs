@@ -983,3 +983,62 @@ fn random_token_strings_are_values_or_errors_never_panics() {
     // Some of them are expressions, and some of those have values.
     assert!(parsed > 500 && evaluated > 200, "{parsed} {evaluated}");
 }
+
+#[test]
+fn braced_lists_ranges_and_sums_from_a_value_are_rvec_s() {
+    // Each as ROOT 6.40's RDataFrame gives it (`Range` there spelled `ROOT::VecOps::Range`).
+    assert_eq!(
+        eval("Drop(Jet_pt, {0})").unwrap(),
+        jagged(&[&[20.0, 45.0], &[], &[]])
+    );
+    let typed = eval("ROOT::RVecF{MET_pt, MET_pt * 2}").unwrap();
+    assert_eq!(
+        typed,
+        jagged(&[&[10.5, 21.0], &[20.25, 40.5], &[30.0, 60.0]])
+    );
+    let double = eval("ROOT::VecOps::RVec<double>{1, 2}").unwrap();
+    assert_eq!(double.type_name(), "RVec<double>");
+    let mixed = eval("{1, nJet}").unwrap();
+    assert_eq!(mixed.type_name(), "RVec<unsigned int>");
+    let ints = |c: Column| match c {
+        Column::Jagged(o, v) => match &*v {
+            Values::Int(t, x) => (t.name(), o.to_vec(), x.clone()),
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        ints(mixed),
+        ("unsigned int", vec![0, 2, 4, 6], vec![1, 3, 1, 0, 1, 1])
+    );
+    assert_eq!(
+        typed_ints(eval("Sum(ROOT::RVecI{2, nJet})").unwrap()),
+        ("int", vec![5, 2, 3])
+    );
+    // Range: size_t from two arguments, long long (signed strides) from three.
+    assert_eq!(
+        ints(eval("Range(1u, nJet)").unwrap()),
+        ("unsigned long", vec![0, 2, 2, 2], vec![1, 2])
+    );
+    assert_eq!(
+        ints(eval("ROOT::VecOps::Range(nJet, 0, -2)").unwrap()),
+        ("Long64_t", vec![0, 2, 2, 3], vec![3, 1, 1])
+    );
+    assert_eq!(
+        ints(eval("Range(1, 8, 3) + nJet * 0").unwrap()),
+        (
+            "Long64_t",
+            vec![0, 3, 6, 9],
+            vec![1, 4, 7, 1, 4, 7, 1, 4, 7]
+        )
+    );
+    assert!(eval("Range(1, 8, 0)").unwrap_err().contains("stride of 0"));
+    // Sum from a first value of the items' type (another type is ROOT's other overload).
+    assert_eq!(f32s(eval("Sum(Jet_pt, 1.f)").unwrap()), [116.0, 1.0, 36.0]);
+    assert!(eval("Sum(Jet_pt, 1.)")
+        .unwrap_err()
+        .contains("zero must be of the items' type float"));
+    assert!(eval("{Jet_pt, 1}")
+        .unwrap_err()
+        .contains("items are numbers"));
+}
