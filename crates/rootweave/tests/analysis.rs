@@ -998,5 +998,14 @@ fn columns_in_memory_are_read_as_a_file_s() {
             described.starts_with("Dataframe from datasource RVecDS"),
             "{described}"
         );
+        // A failure names the source as memory.
+        let fails: rootweave::analysis::ColumnFn = Arc::new(|_: &[Column]| Err("no".into()));
+        let bad = df
+            .define_with("bad", &["x"], fails)
+            .unwrap()
+            .sum("bad")
+            .unwrap();
+        let e = bad.value().unwrap_err().to_string();
+        assert!(e.contains("memory: ") && e.contains("no"), "{e}");
     }
 }

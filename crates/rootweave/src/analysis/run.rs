@@ -510,7 +510,7 @@ impl Prepared {
         // stays in the processor's caches while it takes a batch (not a chunk).
         let mut fills: Vec<Vec<Column>> = vec![Vec::new(); self.fill_keys.len()];
         let wrap = |e: String| {
-            let path = self.dataset.sources()[unit.source].path.display();
+            let path = self.dataset.sources()[unit.source].shown();
             Error::InvalidArgument(format!("{path}: {e}"))
         };
         let counted = plan.in_order();

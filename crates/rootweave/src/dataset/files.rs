@@ -68,6 +68,15 @@ impl Source {
         }
     }
 
+    /// The source as messages name it: its file's path, or "memory" for entries held in
+    /// memory.
+    pub fn shown(&self) -> String {
+        match self.memory {
+            Some(_) => "memory".to_string(),
+            None => self.path.display().to_string(),
+        }
+    }
+
     /// This source's entries `range` only (see [`Source::entries`]).
     pub fn with_entries(self, range: Range<u64>) -> Self {
         Source {
