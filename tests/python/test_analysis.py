@@ -240,6 +240,15 @@ def test_take_and_asnumpy_keep_entry_order(adl_files):
     assert ak.to_list(got["Jet_pt"]) == ak.to_list(arrays["Jet_pt"][keep])
     lead = df.Define("lead", "Jet_pt[0]").Take("lead").GetValue()
     assert lead.dtype == np.float32 and lead.tolist() == ak.to_list(arrays["Jet_pt"][keep][:, 0])
+    # ROOT's exclude and lazy: the columns booked, read with the next result.
+    small = df.Define("two", "nJet * 2")
+    booked = small.AsNumpy(exclude=[c for c in small.GetColumnNames() if c not in ("event", "two")], lazy=True)
+    count = small.Count()
+    assert count.GetValue() == int(ak.sum(keep))
+    runs = df.GetNRuns()
+    got = booked.GetValue()  # filled in the count's pass
+    assert df.GetNRuns() == runs
+    assert list(got) == ["event", "two"] and got["two"].tolist() == (arrays["nJet"][keep] * 2).tolist()
 
 
 def test_run_graphs_runs_one_graph_per_sample_in_one_loop(adl_files):

@@ -223,6 +223,17 @@ class _SnapshotResult:
         return getattr(self.GetValue(), name)
 
 
+class AsNumpyResult:
+    """`AsNumpy(..., lazy=True)`: the columns booked, read when the value is first asked for."""
+
+    def __init__(self, taken: dict[str, RResultPtr]) -> None:
+        self._taken = taken
+
+    def GetValue(self) -> dict[str, Any]:  # noqa: N802
+        """The arrays by column name (runs the graph if it has not run since)."""
+        return {c: r.GetValue() for c, r in self._taken.items()}
+
+
 class CutInfo(NamedTuple):
     """One named filter of a cut flow, as ROOT's `TCutInfo`: its name, the events it passed
     and those it saw (also a tuple `(name, passed, seen)`)."""
@@ -770,15 +781,20 @@ class RDataFrame:
             return self._reduce("Take", column, _to_array)
         return self._reduce("Take", column, lambda layout: _to_array(_typed(layout, dtype)))
 
-    def AsNumpy(self, columns: Sequence[str] | None = None) -> dict[str, Any]:  # noqa: N802
+    def AsNumpy(self, columns: Sequence[str] | None = None, exclude: Sequence[str] | None = None,  # noqa: N802
+                lazy: bool = False) -> Any:
         """The columns' values in entry order, read in one pass (lists as Awkward arrays).
 
         Args:
-            columns: The columns (all the dataset's if None).
+            columns: The columns (all, read and defined, if None).
+            exclude: Columns left out.
+            lazy: Books the columns and returns a result whose `GetValue()` gives them (read
+                with the graph's other results), as ROOT's `AsNumpyResult`.
         """
         names = list(columns) if columns is not None else self.GetColumnNames()
-        taken = {c: self.Take(c) for c in names}
-        return {c: r.GetValue() for c, r in taken.items()}
+        left_out = set(exclude or ())
+        result = AsNumpyResult({c: self.Take(c) for c in names if c not in left_out})
+        return result if lazy else result.GetValue()
 
     def Display(self, columns: str | Sequence[str] = "", nRows: int = 5,  # noqa: N802, N803
                 nMaxCollectionElements: int = 10) -> _rdf_display.RDisplayPtr:  # noqa: N803
