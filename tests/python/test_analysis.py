@@ -972,3 +972,47 @@ def test_generated_entries_and_lazy_snapshots_as_root_s(workdir, dask_client):
     got = [spread.Sum("e"), spread.Filter("rdfentry_ % 10000 == 0").Take("e")]
     assert got[0].GetValue() == want[0].GetValue() == 3 * 250_000 * 249_999 // 2
     assert got[1].GetValue().tolist() == want[1].GetValue().tolist() == list(range(0, 750_000, 30_000))
+
+
+ROOT_SPEC = r"""
+import json, sys, ROOT
+df = ROOT.RDF.Experimental.FromSpec(sys.argv[1])
+df = df.DefinePerSample("w", 'rdfsampleinfo_.GetD("xsec") * rdfsampleinfo_.GetI("lumi")')
+df = df.DefinePerSample("sig", 'rdfsampleinfo_.GetS("kind") == "signal" ? 1.0 : 0.0')
+df = df.DefinePerSample("id", "rdfsampleinfo_.GetSampleId() * 1.0")
+h = df.Histo1D(("h", "", 20, 0, 200), "MET_pt", "w")
+print(json.dumps({"bins": [h.GetBinContent(i) for i in range(22)], "sig": df.Sum("sig").GetValue(),
+                  "id": df.Sum("id").GetValue(), "count": df.Count().GetValue()}))
+"""
+
+
+def test_samples_of_a_specification_as_root_s(workdir, adl_files):
+    """`FromSpec`: samples of files with metadata, read by `DefinePerSample` as ROOT's do."""
+    spec = {"samples": {"sig": {"trees": ["Events"], "files": adl_files[:1],
+                                "metadata": {"xsec": 1.5, "lumi": 10, "kind": "signal"}},
+                        "bkg": {"trees": ["Events"], "files": adl_files[1:],
+                                "metadata": {"xsec": 20.0, "lumi": 3, "kind": "background"}}}}
+    path = workdir / "spec.json"
+    path.write_text(json.dumps(spec))
+    done = subprocess.run([sys.executable, "-c", ROOT_SPEC, str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    df = rootweave.RDF.Experimental.FromSpec(path, threads=2)
+    df = df.DefinePerSample("w", lambda info: info.GetD("xsec") * info.GetI("lumi"))
+    df = df.DefinePerSample("sig", lambda info: 1.0 if info.GetS("kind") == "signal" else 0.0)
+    df = df.DefinePerSample("id", lambda info: info.GetSampleId() * 1.0)
+    names = []
+    df.DefinePerSample("name", lambda info: names.append(info.GetSampleName()) or 0.0)
+    assert names == ["sig", "bkg"]
+    h = df.Histo1D(("h", "", 20, 0, 200), "MET_pt", "w").GetValue()
+    assert np.allclose(h.values(flow=True), theirs["bins"], rtol=1e-12, atol=0)
+    assert [df.Sum(c).GetValue() for c in ("sig", "id")] == [theirs["sig"], theirs["id"]] == [25_000, 25_000]
+    assert df.Count().GetValue() == theirs["count"] == 50_000
+    with pytest.raises(KeyError, match="no metadata 'nope' in sample 'sig'"):
+        df.DefinePerSample("bad", lambda info: info.GetD("nope"))
+    with pytest.raises(TypeError, match="metadata 'kind' of sample 'sig'"):
+        df.DefinePerSample("bad", lambda info: info.GetI("kind"))
+    with pytest.raises(ValueError, match="needs files"):
+        rootweave.RDF.Experimental.FromSpec({"samples": {"a": {"trees": ["t", "u"], "files": ["x.root"]}}})
+    with pytest.raises(NotImplementedError, match='"friends"'):
+        rootweave.RDF.Experimental.FromSpec({"samples": {"a": {}}, "friends": {}})

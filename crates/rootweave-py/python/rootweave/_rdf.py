@@ -19,7 +19,7 @@ import numpy as np
 from . import _extras, _paths
 from ._hist_write import CONTENT_TITLE, PROFILE, STATISTICS
 from ._layout import to_awkward_content, to_numpy
-from . import _rdf_columns, _rdf_dask, _rdf_display, _rdf_snapshot
+from . import _rdf_columns, _rdf_dask, _rdf_display, _rdf_snapshot, _rdf_spec
 from ._rdf_describe import RDFDescription
 from ._rootweave import Booked as _Booked
 from ._rootweave import Frame as _Frame
@@ -31,8 +31,39 @@ class SampleInfo:
     `RSampleInfo` tells it."""
 
     def __init__(self, index: int, path: str | None, tree: str | None,
-                 entries: tuple[int, int] | None = None) -> None:
+                 entries: tuple[int, int] | None = None, sample: _rdf_spec.Sample | None = None) -> None:
         self.index, self.path, self.tree, self.entries = index, path, tree, entries
+        self.sample = sample
+
+    def GetSampleName(self) -> str:  # noqa: N802
+        """The sample's name in a `FromSpec` specification ("" otherwise)."""
+        return self.sample.name if self.sample else ""
+
+    def GetSampleId(self) -> int:  # noqa: N802
+        """The sample's number in a `FromSpec` specification, in its order (0 otherwise)."""
+        return self.sample.id if self.sample else 0
+
+    def _metadata(self, key: str, kind: type, call: str) -> Any:
+        value = (self.sample.metadata if self.sample else {}).get(key)
+        if value is None:
+            raise KeyError(f"{call}: no metadata '{key}' in sample '{self.GetSampleName()}'")
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if type(value) is not kind:
+            raise TypeError(f"{call}: metadata '{key}' of sample '{self.GetSampleName()}' is {value!r}")
+        return value
+
+    def GetD(self, key: str) -> float:  # noqa: N802
+        """A number of the sample's metadata (an integer too), as a double."""
+        return float(self._metadata(key, float, "GetD"))
+
+    def GetI(self, key: str) -> int:  # noqa: N802
+        """An integer of the sample's metadata."""
+        return int(self._metadata(key, int, "GetI"))
+
+    def GetS(self, key: str) -> str:  # noqa: N802
+        """A string of the sample's metadata."""
+        return str(self._metadata(key, str, "GetS"))
 
     def AsString(self) -> str:  # noqa: N802 (ROOT's name)
         """`path/tree`, as ROOT spells a sample ("Empty source, range: {0, n}" for
@@ -51,12 +82,14 @@ class SampleInfo:
         return text in self.AsString()
 
 
-def _sample_info(index: int, source: tuple[Any, ...]) -> SampleInfo:
-    """The `SampleInfo` of a source: a file's, `RDataFrame(n)`'s entries (no path), or
-    columns in memory (as ROOT's `FromNumpy`, an empty name)."""
+def _sample_info(index: int, source: tuple[Any, ...], sample: _rdf_spec.Sample | None) -> SampleInfo:
+    """The `SampleInfo` of a source: a file's (with its sample of a specification), or
+    `RDataFrame(n)`'s entries (no path), or columns in memory (as ROOT's `FromNumpy`, an
+    empty name)."""
     if isinstance(source[0], dict):
         return SampleInfo(index, "", None)
-    return SampleInfo(index, source[0], source[1], (source[2], source[3]) if len(source) == 4 else None)
+    entries = (source[2], source[3]) if len(source) == 4 else None
+    return SampleInfo(index, source[0], source[1], entries, sample)
 
 
 class _Distributed:
@@ -453,11 +486,13 @@ class RDataFrame:
     RDataFrame runs on Dask)."""
 
     def __init__(self, tree: Any, files: Any = None, threads: int | None = None, *, daskclient: Any = None,
-                 npartitions: int | None = None, _frame: Any = None, _sources: list[Any] | None = None) -> None:
+                 npartitions: int | None = None, _frame: Any = None, _sources: list[Any] | None = None,
+                 _samples: list[_rdf_spec.Sample] | None = None) -> None:
         self._steps: tuple[_rdf_dask.Step, ...] = ()
         self._distributed: _Distributed | None = None
         self._live = _LiveView()
         self._lazy = _LazySnapshots()
+        self._samples = _samples
         if _frame is not None:
             self._frame = _frame
             return
@@ -480,7 +515,7 @@ class RDataFrame:
     def _next(self, frame: Any, step: _rdf_dask.Step) -> RDataFrame:
         out = RDataFrame(None, _frame=frame)
         out._sources, out._distributed, out._live = self._sources, self._distributed, self._live
-        out._lazy = self._lazy
+        out._lazy, out._samples = self._lazy, self._samples
         out._steps = self._steps + (step,)
         return out
 
@@ -534,7 +569,11 @@ class RDataFrame:
             name: The new column's name.
             function: Called with each file's `SampleInfo`; returns the number.
         """
-        values = [float(function(_sample_info(i, s))) for i, s in enumerate(self._sources)]
+        samples: list[_rdf_spec.Sample | None] = [None] * len(self._sources)
+        if self._samples:
+            samples = list(self._samples)
+        values = [float(function(_sample_info(i, s, sample))) for i, (s, sample) in
+                  enumerate(zip(self._sources, samples))]
         by_path = {_rdf_dask.sample_key(s): v for s, v in zip(self._sources, values)}
         return self._next(self._frame.define_per_sample(name, values), ("define_per_sample", (name, by_path)))
 
@@ -940,6 +979,25 @@ def FromNumpy(columns: Mapping[str, Any], threads: int | None = None, *, daskcli
     entries = len(next(iter(arrays.values()))) if arrays else 0
     return RDataFrame(None, threads=threads, daskclient=daskclient, npartitions=npartitions,
                       _sources=[(arrays, None, 0, entries)])
+
+
+def FromSpec(spec: str | os.PathLike[str] | dict[str, Any], threads: int | None = None, *,  # noqa: N802
+             daskclient: Any = None, npartitions: int | None = None) -> RDataFrame:
+    """An RDataFrame over the samples of a dataset specification, as ROOT's
+    `ROOT.RDF.Experimental.FromSpec`: every sample's files in order, each sample's name,
+    number and metadata told to `DefinePerSample`'s functions (`info.GetD("xsec")`,
+    `info.GetSampleName()`).
+
+    Args:
+        spec: The JSON file (or its content as a dict): `{"samples": {name: {"trees": [...],
+            "files": [...], "metadata": {...}}}}`.
+        threads: Threads reading and computing (all cores if None).
+        daskclient: Runs the graph on this `distributed.Client`.
+        npartitions: Partitions on Dask.
+    """
+    sources, samples = _rdf_spec.read(spec)
+    return RDataFrame(None, threads=threads, daskclient=daskclient, npartitions=npartitions,
+                      _sources=list(sources), _samples=samples)
 
 
 def VariationsFor(result: RResultPtr) -> RResultMap:  # noqa: N802

@@ -4,15 +4,16 @@ the package's name only: `rootweave.RDF.RunGraphs`, `rootweave.RDF.RSnapshotOpti
 
 from __future__ import annotations
 
-from ._rdf import AddProgressBar, FromNumpy, RunGraphs, VariationsFor
+from ._rdf import AddProgressBar, FromNumpy, FromSpec, RunGraphs, VariationsFor
 from ._rdf_models import TH1DModel, TH2DModel, TH3DModel, TProfile1DModel, TProfile2DModel
 from ._rdf_snapshot import ESnapshotOutputFormat, RSnapshotOptions
 
 
 class _Experimental:
-    """`ROOT.RDF.Experimental`: `VariationsFor`, `AddProgressBar`."""
+    """`ROOT.RDF.Experimental`: `VariationsFor`, `AddProgressBar`, `FromSpec`."""
 
     VariationsFor = staticmethod(VariationsFor)
+    FromSpec = staticmethod(FromSpec)
     AddProgressBar = staticmethod(AddProgressBar)
 
 
