@@ -948,6 +948,15 @@ def test_generated_entries_and_lazy_snapshots_as_root_s(workdir, dask_client):
         df.Define("m", "MET_pt * 2")
     with pytest.raises(ValueError, match="not negative"):
         rootweave.RDataFrame(-1)
+    # A lazy snapshot that cannot be written fails the run that writes it, and its value.
+    lazy = rootweave.RSnapshotOptions(lazy=True)
+    lost = df.Snapshot("t", workdir / "no-such-dir" / "x.root", ["z"], lazy)
+    total = df.Sum("z")
+    with pytest.raises(Exception, match="no-such-dir"):
+        total.GetValue()
+    with pytest.raises(Exception, match="no-such-dir"):
+        lost.GetValue()
+    assert not lost.IsReady() and total.GetValue() == 999_000
     # Columns in memory, as ROOT's FromNumpy reads them (and PyROOT's Take["type"]).
     m = rootweave.RDF.FromNumpy(MEMORY(), threads=1)
     kept = m.Filter("b && n > 2").Define("w", "x * u")

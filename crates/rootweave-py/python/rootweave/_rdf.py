@@ -236,20 +236,33 @@ class RResultPtr:
 
 class _SnapshotResult:
     """A lazy `Snapshot`: its value, the RDataFrame over the file, once the graph has run
-    (asking for it runs the graph)."""
+    (asking for it runs the graph); a failed writing is raised again by every `GetValue`."""
 
-    def __init__(self, done: list[RDataFrame], lazy: _LazySnapshots) -> None:
-        self._done, self._lazy = done, lazy
+    def __init__(self, write: Callable[[], RDataFrame], lazy: _LazySnapshots) -> None:
+        self._write, self._lazy = write, lazy
+        self._done: RDataFrame | None = None
+        self._failure: BaseException | None = None
+        lazy.pending.append(self._run)
+
+    def _run(self) -> None:
+        try:
+            self._done = self._write()
+        except BaseException as e:
+            self._failure = e
+            raise
 
     def GetValue(self) -> RDataFrame:  # noqa: N802
         """The RDataFrame over the written file (writes it, with the graph's pending results,
         if the graph has not run since)."""
         self._lazy.write_all()
-        return self._done[0]
+        if self._failure is not None:
+            raise self._failure
+        assert self._done is not None, "written by the run above"
+        return self._done
 
     def IsReady(self) -> bool:  # noqa: N802
         """Whether the file is written."""
-        return bool(self._done)
+        return self._done is not None
 
     def __getattr__(self, name: str) -> Any:
         # As PyROOT's result of a snapshot, the RDataFrame's calls work on it directly.
@@ -906,9 +919,7 @@ class RDataFrame:
         if not lazy:
             self._lazy.write_all()
             return self._write_snapshot(*written)
-        done: list[RDataFrame] = []
-        self._lazy.pending.append(lambda: done.append(self._write_snapshot(*written)))
-        return _SnapshotResult(done, self._lazy)
+        return _SnapshotResult(lambda: self._write_snapshot(*written), self._lazy)
 
     def _write_snapshot(self, tree: str, path: str, columns: list[str], format: str, compression: str | None,
                         update: bool, overwrite_if_exists: bool) -> RDataFrame:
