@@ -976,7 +976,8 @@ def test_generated_entries_and_lazy_snapshots_as_root_s(workdir, dask_client):
         rootweave.RDF.FromNumpy({"s": np.array(["a", "b"])})
     # On Dask: partitions of the entries, numbered where each starts.
     local = rootweave.RDataFrame(250_000).Define("e", "rdfentry_ * 3")
-    spread = rootweave.RDataFrame(250_000, daskclient=dask_client, npartitions=2).Define("e", "rdfentry_ * 3")
+    distributed = rootweave.RDF.Experimental.Distributed.Dask.RDataFrame  # ROOT's spelling
+    spread = distributed(250_000, daskclient=dask_client, npartitions=2).Define("e", "rdfentry_ * 3")
     want = [local.Sum("e"), local.Filter("rdfentry_ % 10000 == 0").Take("e")]
     got = [spread.Sum("e"), spread.Filter("rdfentry_ % 10000 == 0").Take("e")]
     assert got[0].GetValue() == want[0].GetValue() == 3 * 250_000 * 249_999 // 2

@@ -4,13 +4,29 @@ the package's name only: `rootweave.RDF.RunGraphs`, `rootweave.RDF.RSnapshotOpti
 
 from __future__ import annotations
 
-from ._rdf import AddProgressBar, FromNumpy, FromSpec, RunGraphs, VariationsFor
+from ._rdf import AddProgressBar, FromNumpy, FromSpec, RDataFrame, RunGraphs, VariationsFor
 from ._rdf_models import TH1DModel, TH2DModel, TH3DModel, TProfile1DModel, TProfile2DModel
 from ._rdf_snapshot import ESnapshotOutputFormat, RSnapshotOptions
 
 
+class _Dask:
+    """`ROOT.RDF.Experimental.Distributed.Dask`: its `RDataFrame(..., daskclient=client,
+    npartitions=n)` is rootweave's, which takes the same keywords."""
+
+    RDataFrame = RDataFrame
+
+
+class _Distributed:
+    """`ROOT.RDF.Experimental.Distributed`: `Dask`."""
+
+    Dask = _Dask
+
+
 class _Experimental:
-    """`ROOT.RDF.Experimental`: `VariationsFor`, `AddProgressBar`, `FromSpec`."""
+    """`ROOT.RDF.Experimental`: `VariationsFor`, `AddProgressBar`, `FromSpec`, and
+    `Distributed.Dask.RDataFrame`."""
+
+    Distributed = _Distributed
 
     VariationsFor = staticmethod(VariationsFor)
     FromSpec = staticmethod(FromSpec)
