@@ -920,7 +920,7 @@ fn columns_varied_together_take_the_nominal_values() {
 
 #[test]
 fn an_empty_source_numbers_its_entries_and_snapshots_what_is_defined() {
-    let dir = scratch("empty");
+    let dir = scratch("generated");
     for threads in [1, 2] {
         let sources = vec![Source::empty(250_003)];
         let options = ReadOptions::default().with_threads(threads);
