@@ -1024,5 +1024,7 @@ def test_samples_of_a_specification_as_root_s(workdir, adl_files):
         df.DefinePerSample("bad", lambda info: info.GetI("kind"))
     with pytest.raises(ValueError, match="needs files"):
         rootweave.RDF.Experimental.FromSpec({"samples": {"a": {"trees": ["t", "u"], "files": ["x.root"]}}})
+    with pytest.raises(ValueError, match="sample 'a' is 3"):
+        rootweave.RDF.Experimental.FromSpec({"samples": {"a": 3}})
     with pytest.raises(NotImplementedError, match='"friends"'):
         rootweave.RDF.Experimental.FromSpec({"samples": {"a": {}}, "friends": {}})

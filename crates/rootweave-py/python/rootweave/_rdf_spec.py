@@ -38,6 +38,8 @@ def read(spec: str | os.PathLike[str] | dict[str, Any]) -> tuple[list[tuple[str,
     sources: list[tuple[str, str]] = []
     samples: list[Sample] = []
     for number, (name, sample) in enumerate(spec["samples"].items()):
+        if not isinstance(sample, dict):
+            raise ValueError(f"FromSpec: sample '{name}' is {sample!r}, not an object of trees and files")
         files, trees = list(sample.get("files", [])), list(sample.get("trees", []))
         if not files or len(trees) not in (1, len(files)):
             raise ValueError(f"FromSpec: sample '{name}' needs files and one tree, or one per file")
