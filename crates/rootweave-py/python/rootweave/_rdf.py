@@ -22,7 +22,6 @@ from ._layout import to_awkward_content, to_numpy
 from . import _rdf_columns, _rdf_dask, _rdf_display, _rdf_snapshot, _rdf_spec
 from ._rdf_describe import RDFDescription
 from ._rootweave import Booked as _Booked
-from ._rootweave import Frame as _Frame
 from ._rootweave import run_graphs as _run_graphs
 
 
@@ -521,7 +520,7 @@ class RDataFrame:
         else:
             sources = [(path, str(tree)) for path, _ in _paths.sources(files)]
         self._sources = sources
-        self._frame = _Frame(sources, threads or 0)
+        self._frame = _rdf_dask.frame(sources, threads or 0)
         if daskclient is not None:
             self._distributed = _Distributed(daskclient, npartitions or len(sources), sources)
 
@@ -983,7 +982,7 @@ def FromNumpy(columns: Mapping[str, Any], threads: int | None = None, *, daskcli
             workers).
         npartitions: Partitions on Dask.
     """
-    arrays = {str(k): np.require(v, requirements=["C", "A"]) for k, v in columns.items()}
+    arrays = {str(k): np.asarray(v) for k, v in columns.items()}
     for k, v in arrays.items():
         if v.ndim != 1:
             raise ValueError(f"FromNumpy: column '{k}' has {v.ndim} dimensions, not 1")

@@ -45,12 +45,16 @@ def _key(value: Any) -> Any:
     return value
 
 
-def aligned(source: Source) -> Source:
-    """A source whose columns in memory are contiguous and aligned (arrays unpickled on a
-    worker may be neither)."""
-    if not isinstance(source[0], dict):
-        return source
-    return ({k: np.require(v, requirements=["C", "A"]) for k, v in source[0].items()}, *source[1:])
+def frame(sources: Sequence[Source], threads: int, first_entry: int = 0) -> Any:
+    """The extension's graph over `sources`, columns in memory made contiguous and aligned
+    first (as the extension takes them; a caller's arrays, or arrays unpickled on a worker,
+    may be neither)."""
+    def aligned(source: Source) -> Source:
+        if not isinstance(source[0], dict):
+            return source
+        return ({k: np.require(v, requirements=["C", "A"]) for k, v in source[0].items()}, *source[1:])
+
+    return _Frame([aligned(s) for s in sources], threads, first_entry)
 
 
 def sample_key(source: Source) -> str | None:
@@ -64,7 +68,7 @@ def replay(sources: list[Source], results: Sequence[Result], threads: int,
     """Builds the graph of `results` over `sources` and returns every result's raw value,
     computed in one pass (that of `snapshot`, writing its file, if given); `first_entry`:
     the number of the sources' first entry in the whole dataset (`rdfentry_`)."""
-    root = _Frame([aligned(s) for s in sources], threads, first_entry)
+    root = frame(sources, threads, first_entry)
     nodes: dict[Any, Any] = {(): root}
 
     def node(steps: tuple[Step, ...]) -> Any:
@@ -216,7 +220,7 @@ def run(client: Any, sources: list[tuple[str, str | None]], npartitions: int, re
     if npartitions <= 1:
         parts, firsts = [sources], [0]
     else:
-        batches = _Frame(sources, 1).batch_ranges()
+        batches = frame(sources, 1).batch_ranges()
         parts, firsts = partitions(sources, npartitions, batches), first_entries(npartitions, batches)
     if snapshot is None:
         futures = [client.submit(replay, part, list(results), 1, None, first, pure=False)
