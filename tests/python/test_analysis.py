@@ -1028,3 +1028,89 @@ def test_samples_of_a_specification_as_root_s(workdir, adl_files):
         rootweave.RDF.Experimental.FromSpec({"samples": {"a": 3}})
     with pytest.raises(NotImplementedError, match='"friends"'):
         rootweave.RDF.Experimental.FromSpec({"samples": {"a": {}}, "friends": {}})
+
+
+ROOT_MISSING = r"""
+import array, json, sys, ROOT
+files = sys.argv[1:4]
+# As ROOT's tutorial df036: (x, y, v), then y alone, then (x, v); five entries each.
+for path, columns, k in zip(files, (("x", "y", "v"), ("y",), ("x", "v")), (1, 3, 4)):
+    f = ROOT.TFile(path, "RECREATE")
+    t = ROOT.TTree("t", "t")
+    ints = {c: array.array("i", [0]) for c in columns if c != "v"}
+    for c, b in ints.items():
+        t.Branch(c, b, c + "/I")
+    v = ROOT.std.vector["float"]()
+    if "v" in columns:
+        t.Branch("v", v)
+    for i in range(1, 6):
+        for c, b in ints.items():
+            b[0] = (2 if c == "y" and k == 1 else k) * i
+        v.clear()
+        for j in range(i % 3):
+            v.push_back(k * i + j / 4)
+        t.Fill()
+    t.Write()
+    f.Close()
+df = ROOT.RDataFrame("t", files)
+both = df.DefaultValueFor("x", -1).DefaultValueFor("y", -2)
+with_x = df.DefaultValueFor("y", -2).FilterAvailable("x")
+report = with_x.Filter("x > 2", "big").Report()
+sums = df.DefaultValueFor("v", ROOT.RVecF([-1.5, 0.25])).Define("s", "Sum(v)").Define("n", "v.size()")
+out = {"both": {c: both.AsNumpy([c])[c].tolist() for c in ("x", "y")},
+       "with_x": {c: with_x.AsNumpy([c])[c].tolist() for c in ("x", "y")},
+       "without_y": df.FilterMissing("y").AsNumpy(["x"])["x"].tolist(),
+       "report": [[r.GetName(), r.GetPass(), r.GetAll()] for r in report.GetValue()],
+       "names": list(map(str, with_x.GetFilterNames())), "type": both.GetColumnType("x"),
+       "doubled": both.Define("x2", "x * 2").Sum("x2").GetValue(),
+       "s": sums.AsNumpy(["s"])["s"].tolist(), "n": sums.AsNumpy(["n"])["n"].tolist(),
+       "none": df.FilterAvailable("nope").Count().GetValue(), "all": df.FilterMissing("nope").Count().GetValue()}
+named = both.DefaultValueFor("nope", 3)
+out["listed"] = [list(map(str, named.GetColumnNames())), list(map(str, named.GetDefinedColumnNames()))]
+out["described"] = str(named.Describe().AsString()).split("Column  Type")[1]
+print(json.dumps(out))
+"""
+
+
+def test_columns_missing_from_some_files_as_root_s(workdir, dask_client):
+    """DefaultValueFor, FilterAvailable and FilterMissing over ROOT's files that lack some
+    branches, equal to ROOT's values; a column used where a file lacks it is an error naming
+    the file."""
+    files = [str(workdir / f"missing-{i}.root") for i in range(3)]
+    done = subprocess.run([sys.executable, "-c", ROOT_MISSING, *files], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    assert theirs["both"]["x"] == [1, 2, 3, 4, 5, -1, -1, -1, -1, -1, 4, 8, 12, 16, 20]
+    frames = [rootweave.RDataFrame("t", files, threads=t) for t in (1, 2)]
+    frames.append(rootweave.RDataFrame("t", files, daskclient=dask_client, npartitions=2))
+    for df in frames:
+        both = df.DefaultValueFor("x", -1).DefaultValueFor("y", -2)
+        with_x = df.DefaultValueFor("y", -2).FilterAvailable("x")
+        report = with_x.Filter("x > 2", "big").Report()
+        sums = df.DefaultValueFor("v", [-1.5, 0.25]).Define("s", "Sum(v)").Define("n", "v.size()")
+        mine = {"both": {c: both.AsNumpy([c])[c].tolist() for c in ("x", "y")},
+                "with_x": {c: with_x.AsNumpy([c])[c].tolist() for c in ("x", "y")},
+                "without_y": df.FilterMissing("y").AsNumpy(["x"])["x"].tolist(),
+                "report": [[r.GetName(), r.GetPass(), r.GetAll()] for r in report.GetValue()],
+                "names": list(with_x.GetFilterNames()), "type": both.GetColumnType("x"),
+                "doubled": both.Define("x2", "x * 2").Sum("x2").GetValue(),
+                "s": sums.AsNumpy(["s"])["s"].tolist(), "n": sums.AsNumpy(["n"])["n"].tolist(),
+                "none": df.FilterAvailable("nope").Count().GetValue(),
+                "all": df.FilterMissing("nope").Count().GetValue()}
+        named = both.DefaultValueFor("nope", 3)
+        mine["listed"] = [list(named.GetColumnNames()), list(named.GetDefinedColumnNames())]
+        mine["described"] = named.Describe().AsString().split("Column  Type")[1]  # the table
+        assert mine == theirs
+    df = frames[1]
+    # A snapshot of the defaults, read by uproot.
+    out = workdir / "missing-snapshot.root"
+    df.DefaultValueFor("x", -1).DefaultValueFor("y", -2).Snapshot("s", str(out), ["x", "y"])
+    with uproot.open(out) as f:
+        assert f["s"]["x"].array(library="np").tolist() == theirs["both"]["x"]
+        assert f["s"]["y"].array(library="np").tolist() == theirs["both"]["y"]
+    with pytest.raises(ValueError, match=r"missing-1\.root.*'x' is not in this source"):
+        df.Sum("x").GetValue()
+    with pytest.raises(ValueError, match=r"default \S+ is not a value of the column's type"):
+        df.DefaultValueFor("x", 2.5)
+    with pytest.raises(TypeError, match="neither a number nor a list"):
+        df.DefaultValueFor("x", "a")

@@ -46,6 +46,26 @@ fn memory_columns(d: &Bound<'_, PyDict>) -> PyResult<rootweave::dataset::MemoryC
     rootweave::dataset::MemoryColumns::new(columns).map_err(to_py)
 }
 
+/// A source as the dataset layer takes it.
+fn source(s: PySource<'_>) -> PyResult<rootweave::dataset::Source> {
+    use rootweave::dataset::Source;
+    Ok(match s {
+        PySource::Memory(_, Some(object), ..) => {
+            return Err(PyValueError::new_err(format!(
+                "columns in memory have no object name ('{object}')"
+            )))
+        }
+        PySource::Memory(columns, None, start, stop) => {
+            Source::in_memory(memory_columns(&columns)?).with_entries(start..stop)
+        }
+        PySource::Whole(path, object) => Source::new(path, object.as_deref()),
+        PySource::Range(None, _, start, stop) => Source::empty(stop).with_entries(start..stop),
+        PySource::Range(Some(path), object, start, stop) => {
+            Source::new(path, object.as_deref()).with_entries(start..stop)
+        }
+    })
+}
+
 /// A result booked on a graph.
 #[pyclass(name = "Booked", module = "rootweave._rootweave", frozen)]
 pub struct PyBooked {
@@ -78,39 +98,29 @@ impl PyFrame {
     /// `(start, stop)` read of it; `(None, None, start, stop)`: entries without a file;
     /// `({name: array}, None, start, stop)`: columns in memory), read on `threads` threads
     /// (0: every core); its entries numbered from `first_entry` (`rdfentry_`: where a
-    /// partition starts in the dataset).
+    /// partition starts in the dataset); knowing the columns of `schema` if given (the
+    /// whole dataset's first source, for a partition of it).
     #[new]
-    #[pyo3(signature = (sources, threads=0, first_entry=0))]
-    fn new(sources: Vec<PySource<'_>>, threads: usize, first_entry: u64) -> PyResult<Self> {
+    #[pyo3(signature = (sources, threads=0, first_entry=0, schema=None))]
+    fn new(
+        sources: Vec<PySource<'_>>,
+        threads: usize,
+        first_entry: u64,
+        schema: Option<PySource<'_>>,
+    ) -> PyResult<Self> {
         use rootweave::dataset::{Dataset, Source};
         let sources = sources
             .into_iter()
-            .map(|s| {
-                Ok(match s {
-                    PySource::Memory(_, Some(object), ..) => {
-                        return Err(PyValueError::new_err(format!(
-                            "columns in memory have no object name ('{object}')"
-                        )))
-                    }
-                    PySource::Memory(columns, None, start, stop) => {
-                        Source::in_memory(memory_columns(&columns)?).with_entries(start..stop)
-                    }
-                    PySource::Whole(path, object) => Source::new(path, object.as_deref()),
-                    PySource::Range(None, _, start, stop) => {
-                        Source::empty(stop).with_entries(start..stop)
-                    }
-                    PySource::Range(Some(path), object, start, stop) => {
-                        Source::new(path, object.as_deref()).with_entries(start..stop)
-                    }
-                })
-            })
+            .map(source)
             .collect::<PyResult<Vec<Source>>>()?;
         let options = rootweave::ReadOptions::default().with_threads(threads);
         let dataset = Dataset::new(sources, options).map_err(to_py)?;
         let dataset = dataset.with_first_entry(first_entry);
-        Ok(PyFrame {
-            inner: Frame::new(dataset),
-        })
+        let inner = match schema {
+            Some(schema) => Frame::new(dataset).with_schema(source(schema)?),
+            None => Frame::new(dataset),
+        };
+        Ok(PyFrame { inner })
     }
 
     /// The `(start, stop)` entry ranges of each source's batches, as a run reads them.
@@ -176,6 +186,44 @@ impl PyFrame {
                 .filter_with(&cols, f, (!name.is_empty()).then_some(name)),
             false => self.inner.define_with(name, &cols, f),
         })
+    }
+
+    /// `DefaultValueFor(column, value)`: the value's `items` as NumPy makes them of
+    /// `dtype`, one number, or (`list`) the items of one list.
+    fn default_value_for(
+        &self,
+        py: Python<'_>,
+        column: &str,
+        items: &Bound<'_, PyAny>,
+        dtype: &str,
+        list: bool,
+    ) -> PyResult<PyFrame> {
+        use rootweave::analysis::column::Column;
+        use rootweave::array::Array;
+        let numbers = py
+            .import("numpy")?
+            .call_method1("asarray", (items, dtype))?;
+        let values = python_values(&numbers)
+            .map_err(|e| PyValueError::new_err(format!("DefaultValueFor('{column}'): {e}")))?;
+        let items = Column::Flat(values.into()).into_array();
+        let value = match list {
+            false => items,
+            true => Array::List {
+                offsets: vec![0, items.len() as u64],
+                values: Box::new(items),
+            },
+        };
+        frame(self.inner.default_value_for(column, value))
+    }
+
+    /// `FilterAvailable(column)`.
+    fn filter_available(&self, column: &str) -> PyResult<PyFrame> {
+        frame(self.inner.filter_available(column))
+    }
+
+    /// `FilterMissing(column)`.
+    fn filter_missing(&self, column: &str) -> PyResult<PyFrame> {
+        frame(self.inner.filter_missing(column))
     }
 
     /// `Alias(alias, column)`.

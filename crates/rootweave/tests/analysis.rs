@@ -1009,3 +1009,131 @@ fn columns_in_memory_are_read_as_a_file_s() {
         assert!(e.contains("memory: ") && e.contains("no"), "{e}");
     }
 }
+
+/// The values of a `Take` of lists of floats, per event.
+fn taken_lists(b: &rootweave::analysis::Booked) -> Vec<Vec<f32>> {
+    match b.value().unwrap() {
+        ResultValue::Column(Column::Jagged(offsets, v)) => match &*v {
+            Values::F32(x) => offsets.windows(2).map(|w| x[w[0]..w[1]].to_vec()).collect(),
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn columns_missing_from_some_sources_take_defaults_or_filters_as_root_s() {
+    use rootweave::dataset::MemoryColumns;
+    // As ROOT's tutorial df036: (x, y), then y alone, then x alone, five entries each.
+    let ints = |k: i32| Array::Int32((1..=5).map(|i| k * i).collect());
+    let memory = |columns: Vec<(&str, Array)>| {
+        let named = columns
+            .into_iter()
+            .map(|(n, a)| (n.to_string(), a))
+            .collect();
+        Source::in_memory(MemoryColumns::new(named).unwrap())
+    };
+    for threads in [1, 2] {
+        let sources = vec![
+            memory(vec![("x", ints(1)), ("y", ints(2))]),
+            memory(vec![("y", ints(3))]),
+            memory(vec![("x", ints(4))]),
+        ];
+        let options = ReadOptions::default().with_threads(threads);
+        let df = Frame::new(Dataset::new(sources, options).unwrap());
+        let both = df
+            .default_value_for("x", Array::Int64(vec![-1]))
+            .unwrap()
+            .default_value_for("y", Array::Int64(vec![-2]))
+            .unwrap();
+        assert_eq!(both.column_type("x").unwrap(), "int");
+        let (x, y) = (both.take("x").unwrap(), both.take("y").unwrap());
+        let doubled = both.define("x2", "x * 2").unwrap().sum("x2").unwrap();
+        let with_x = df
+            .default_value_for("y", Array::Int64(vec![-2]))
+            .unwrap()
+            .filter_available("x")
+            .unwrap();
+        assert_eq!(with_x.filter_names(), vec!["FilterAvailable"]);
+        let (x_kept, y_kept) = (with_x.take("x").unwrap(), with_x.take("y").unwrap());
+        let big = with_x
+            .filter("x > 2", Some("big"))
+            .unwrap()
+            .report()
+            .unwrap();
+        let without_y = df.filter_missing("y").unwrap().take("x").unwrap();
+        let nowhere = df.default_value_for("nope", Array::Int32(vec![2])).unwrap();
+        let nopes = nowhere.sum("nope").unwrap();
+        let none = df.filter_available("nope").unwrap().count().unwrap();
+        let all = df.filter_missing("nope").unwrap().count().unwrap();
+        assert_eq!(
+            taken_ints(&x),
+            vec![1, 2, 3, 4, 5, -1, -1, -1, -1, -1, 4, 8, 12, 16, 20]
+        );
+        assert_eq!(
+            taken_ints(&y),
+            vec![2, 4, 6, 8, 10, 3, 6, 9, 12, 15, -2, -2, -2, -2, -2]
+        );
+        assert!(matches!(doubled.value().unwrap(), ResultValue::Number(s) if s == 140.0));
+        assert_eq!(taken_ints(&x_kept), vec![1, 2, 3, 4, 5, 4, 8, 12, 16, 20]);
+        assert_eq!(
+            taken_ints(&y_kept),
+            vec![2, 4, 6, 8, 10, -2, -2, -2, -2, -2]
+        );
+        assert_eq!(cut_flow(&big), vec![("big".to_string(), 8, 10)]);
+        assert_eq!(taken_ints(&without_y), vec![4, 8, 12, 16, 20]);
+        assert!(matches!(nopes.value().unwrap(), ResultValue::Number(s) if s == 30.0));
+        assert!(matches!(none.value().unwrap(), ResultValue::Count(0)));
+        assert!(matches!(all.value().unwrap(), ResultValue::Count(15)));
+        // Below FilterAvailable no event of such a source needs it.
+        let sum = df.filter_available("x").unwrap().sum("x").unwrap();
+        assert!(matches!(sum.value().unwrap(), ResultValue::Number(s) if s == 75.0));
+        // Used without a default where a source lacks it: an error naming the source.
+        let e = df.take("x").unwrap().value().unwrap_err().to_string();
+        assert!(
+            e.contains("memory: ") && e.contains("'x' is not in this source"),
+            "{e}"
+        );
+        let e = df.default_value_for("x", Array::Float64(vec![2.5])).err();
+        assert!(format!("{e:?}").contains("not a value of the column's type int"));
+        let e = df.default_value_for("x", Array::Int32(vec![1, 2])).err();
+        assert!(format!("{e:?}").contains("an array of 2 entries, not one"));
+    }
+    // A partition whose first source lacks x knows the columns of the whole dataset's.
+    let part = vec![memory(vec![("y", ints(3))]), memory(vec![("x", ints(4))])];
+    let df = Frame::new(Dataset::new(part, ReadOptions::default()).unwrap());
+    assert!(df
+        .filter_available("x")
+        .unwrap()
+        .filter("x > 8", None)
+        .is_err());
+    let whole_first = memory(vec![("x", ints(1)), ("y", ints(2))]);
+    let df = df.with_schema(whole_first);
+    let big = df
+        .filter_available("x")
+        .unwrap()
+        .filter("x > 8", None)
+        .unwrap();
+    let sum = big.sum("x").unwrap();
+    assert!(matches!(sum.value().unwrap(), ResultValue::Number(s) if s == 48.0));
+    // Lists: a default list where a tree's list branch is missing.
+    let dir = scratch("missing");
+    let path = dir.join("t.root");
+    write(&path, 8);
+    let sources = vec![
+        Source::new(&path, Some("t")),
+        memory(vec![("x", Array::Int32(vec![100, 101]))]),
+    ];
+    let df = Frame::new(Dataset::new(sources, ReadOptions::default()).unwrap());
+    let empty = Array::List {
+        offsets: vec![0, 2],
+        values: Box::new(Array::Float64(vec![-1.0, 0.5])),
+    };
+    let v = df.default_value_for("v", empty).unwrap().take("v").unwrap();
+    let lists = taken_lists(&v);
+    assert_eq!(lists.len(), 10);
+    assert_eq!(lists[3], vec![3.0, 3.1, 3.2]);
+    assert_eq!(lists[8], vec![-1.0, 0.5]);
+    assert_eq!(lists[9], vec![-1.0, 0.5]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -19,7 +19,7 @@ import numpy as np
 from . import _extras, _paths
 from ._hist_write import CONTENT_TITLE, PROFILE, STATISTICS
 from ._layout import to_awkward_content, to_numpy
-from . import _rdf_columns, _rdf_dask, _rdf_display, _rdf_snapshot, _rdf_spec
+from . import _rdf_columns, _rdf_dask, _rdf_display, _rdf_missing, _rdf_snapshot, _rdf_spec
 from ._rdf_describe import RDFDescription
 from ._rootweave import Booked as _Booked
 from ._rootweave import run_graphs as _run_graphs
@@ -564,6 +564,36 @@ class RDataFrame:
             expression: Its new value (the column in it is the old value).
         """
         return self._next(self._frame.redefine(name, expression), ("redefine", (name, expression)))
+
+    def DefaultValueFor(self, column: str, default: Any) -> RDataFrame:  # noqa: N802
+        """From here down, `default` in the events of the files that lack `column` (the
+        column as read elsewhere): for datasets whose files do not all have the same
+        columns. Converted to the column's type where the first file has it (an error if it
+        does not convert exactly).
+
+        Args:
+            column: The column.
+            default: A number, or a list of numbers for a column of lists.
+        """
+        items, dtype, is_list = _rdf_missing.default_items(default)
+        step = ("default_value_for", (column, items, dtype, is_list))
+        return self._next(self._frame.default_value_for(*step[1]), step)
+
+    def FilterAvailable(self, column: str) -> RDataFrame:  # noqa: N802
+        """Keeps the events of the files that have `column`.
+
+        Args:
+            column: The column.
+        """
+        return self._next(self._frame.filter_available(column), ("filter_available", (column,)))
+
+    def FilterMissing(self, column: str) -> RDataFrame:  # noqa: N802
+        """Keeps the events of the files that lack `column`.
+
+        Args:
+            column: The column.
+        """
+        return self._next(self._frame.filter_missing(column), ("filter_missing", (column,)))
 
     def Alias(self, alias: str, column: str) -> RDataFrame:  # noqa: N802
         """Another name for a column.

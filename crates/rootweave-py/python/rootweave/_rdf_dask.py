@@ -45,16 +45,17 @@ def _key(value: Any) -> Any:
     return value
 
 
-def frame(sources: Sequence[Source], threads: int, first_entry: int = 0) -> Any:
+def frame(sources: Sequence[Source], threads: int, first_entry: int = 0, schema: Source | None = None) -> Any:
     """The extension's graph over `sources`, columns in memory made contiguous and aligned
     first (as the extension takes them; a caller's arrays, or arrays unpickled on a worker,
-    may be neither)."""
+    may be neither); knowing the columns of the file `schema` if given (the whole dataset's
+    first, for a partition of it)."""
     def aligned(source: Source) -> Source:
         if not isinstance(source[0], dict):
             return source
         return ({k: np.require(v, requirements=["C", "A"]) for k, v in source[0].items()}, *source[1:])
 
-    return _Frame([aligned(s) for s in sources], threads, first_entry)
+    return _Frame([aligned(s) for s in sources], threads, first_entry, schema)
 
 
 def sample_key(source: Source) -> str | None:
@@ -64,11 +65,12 @@ def sample_key(source: Source) -> str | None:
 
 
 def replay(sources: list[Source], results: Sequence[Result], threads: int,
-           snapshot: Snapshot | None = None, first_entry: int = 0) -> list[Any]:
+           snapshot: Snapshot | None = None, first_entry: int = 0, schema: Source | None = None) -> list[Any]:
     """Builds the graph of `results` over `sources` and returns every result's raw value,
     computed in one pass (that of `snapshot`, writing its file, if given); `first_entry`:
-    the number of the sources' first entry in the whole dataset (`rdfentry_`)."""
-    root = frame(sources, threads, first_entry)
+    the number of the sources' first entry in the whole dataset (`rdfentry_`); `schema`:
+    the whole dataset's first file, whose columns the graph knows."""
+    root = frame(sources, threads, first_entry, schema)
     nodes: dict[Any, Any] = {(): root}
 
     def node(steps: tuple[Step, ...]) -> Any:
@@ -217,13 +219,15 @@ def run(client: Any, sources: list[tuple[str, str | None]], npartitions: int, re
     there: the files are then merged into a file next to the output, whose tree a local
     snapshot adds to the output (its pages decompressed and compressed again, once), leaving
     the output as it was if anything fails."""
+    # Every partition knows the columns of the dataset's first file (not of its own first).
+    schema = sources[0] if sources and isinstance(sources[0][0], str) else None
     if npartitions <= 1:
         parts, firsts = [sources], [0]
     else:
         batches = frame(sources, 1).batch_ranges()
         parts, firsts = partitions(sources, npartitions, batches), first_entries(npartitions, batches)
     if snapshot is None:
-        futures = [client.submit(replay, part, list(results), 1, None, first, pure=False)
+        futures = [client.submit(replay, part, list(results), 1, None, first, schema, pure=False)
                    for part, first in zip(parts, firsts)]
         per_part = client.gather(futures)
     else:
@@ -238,7 +242,7 @@ def run(client: Any, sources: list[tuple[str, str | None]], npartitions: int, re
         try:
             paths = [os.path.join(where, f"{k}.root") for k in range(len(parts))]
             futures = [client.submit(replay, part, list(results), 1, (steps, tree, path, columns, fmt, compression),
-                                     first, pure=False) for part, path, first in zip(parts, paths, firsts)]
+                                     first, schema, pure=False) for part, path, first in zip(parts, paths, firsts)]
             per_part = client.gather(futures)
             if adding:
                 merged = os.path.join(where, "merged.root")

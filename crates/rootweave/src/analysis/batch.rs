@@ -21,6 +21,9 @@ pub struct Plan {
     /// dataset's (below a `Filter` or another `Range`): its events are counted in dataset
     /// order across chunks and batches, so a run of it reads its batches one at a time.
     pub counted: Vec<bool>,
+    /// Typed empty arrays of the dataset's columns that may be missing from a source (see
+    /// [`super::missing`]): their values where a source lacks them and no event needs them.
+    pub absent: HashMap<String, Array>,
 }
 
 impl Plan {
@@ -29,6 +32,7 @@ impl Plan {
         let mut plan = Plan {
             nodes,
             counted: Vec::new(),
+            absent: HashMap::new(),
         };
         plan.counted = (0..plan.nodes.len())
             .map(|n| {
@@ -465,7 +469,7 @@ impl<'a> BatchState<'a> {
             .iter()
             .find(|(a, _)| *a == resolved)
             .map(|(_, a)| a)
-            .ok_or_else(|| format!("no column '{resolved}'"))?;
+            .ok_or_else(|| super::missing::not_in_source(&resolved))?;
         let start = self.start;
         Ok(match self.selection(n)? {
             None if start == 0 && self.events == array.len() => array.clone(),
@@ -524,7 +528,25 @@ impl<'a> BatchState<'a> {
                     Values::F64(vec![values[self.source]; events]).into(),
                 ))
             }
+            Definition::Default { column, value } => match self.available(at, column) {
+                true => self.column_for(at, events_of, column),
+                false => super::missing::repeated(value, self.events_at(events_of)?),
+            },
+            Definition::Available { column, present } => {
+                let keep = self.available(at, column) == *present;
+                let events = self.events_at(events_of)?;
+                Ok(Column::Flat(Values::Bool(vec![keep; events]).into()))
+            }
         }
+    }
+
+    /// Whether column `name`, as node `at` names it, is there for this batch: defined, a
+    /// special column, or read from the batch's source.
+    fn available(&self, at: usize, name: &str) -> bool {
+        let (defining, resolved) = self.resolve(at, name);
+        defining.is_some()
+            || special::special(&resolved)
+            || self.arrays.iter().any(|(n, _)| *n == resolved)
     }
 
     /// A column of the dataset for the events of node `events_of`, and the events it holds
@@ -538,6 +560,13 @@ impl<'a> BatchState<'a> {
         let Some(h) = here.filter(|_| !self.inputs.contains_key(name)) else {
             return Ok((self.input(name)?, None));
         };
+        if let (true, Some(empty)) = (h.is_empty(), self.plan.absent.get(name)) {
+            if self.array(name).is_err() {
+                // Missing from this source, and needed by no event.
+                let c = Column::from_array(empty, 0..0).ok_or_else(|| not_numbers(name))?;
+                return Ok((c, Some(h)));
+            }
+        }
         let array = self.array(name)?;
         let k = match self.picks.iter().position(|(s, _)| Arc::ptr_eq(s, &h)) {
             Some(k) => k,
@@ -589,7 +618,7 @@ impl<'a> BatchState<'a> {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, a)| a)
-            .ok_or_else(|| format!("no column '{name}'"))
+            .ok_or_else(|| super::missing::not_in_source(name))
     }
 }
 

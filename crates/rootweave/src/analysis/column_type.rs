@@ -78,6 +78,10 @@ fn empty_column(frame: &Frame, node: usize, name: &str) -> std::result::Result<C
             f(&inputs)
         }
         Definition::PerSample(_) => Ok(Column::Flat(Arc::new(Values::F64(Vec::new())))),
+        Definition::Default { column, value } => {
+            empty_column(frame, above, &column).or_else(|_| super::missing::repeated(&value, 0))
+        }
+        Definition::Available { .. } => Ok(Column::Flat(Arc::new(Values::Bool(Vec::new())))),
     }
 }
 

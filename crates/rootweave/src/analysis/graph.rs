@@ -35,6 +35,36 @@ pub enum Definition {
     Function(Vec<String>, ColumnFn),
     /// A constant per sample (`DefinePerSample`): one `f64` per source.
     PerSample(Arc<Vec<f64>>),
+    /// `DefaultValueFor`: `column` as above it where the source has it, else `value` (one
+    /// entry, in the column's type) for every event.
+    Default {
+        /// The column, as named above.
+        column: String,
+        /// The default: an array of one entry.
+        value: Arc<crate::array::Array>,
+    },
+    /// `FilterAvailable` (`present`) or `FilterMissing`: whether the source of the events
+    /// has `column` (a column defined above is always there).
+    Available {
+        /// The column, as named above.
+        column: String,
+        /// Whether the events kept are those of sources that have it.
+        present: bool,
+    },
+}
+
+impl Definition {
+    /// The columns it reads, as named at its node's parent.
+    pub fn columns(&self) -> Vec<String> {
+        match self {
+            Definition::Expression(e) => e.columns(),
+            Definition::Function(columns, _) => columns.clone(),
+            Definition::PerSample(_) => Vec::new(),
+            Definition::Default { column, .. } | Definition::Available { column, .. } => {
+                vec![column.clone()]
+            }
+        }
+    }
 }
 
 /// A node of the graph.
@@ -124,6 +154,9 @@ pub struct Graph {
     /// The dataset's first source, once opened: what the graph asks of the dataset before
     /// a run (its columns, their types) comes from one opening.
     pub first_source: Option<Arc<crate::dataset::AnyReader>>,
+    /// The source whose columns the graph knows, if not the dataset's first (see
+    /// [`Frame::with_schema`]).
+    pub schema: Option<crate::dataset::Source>,
     /// Whether runs find their number of batches first (for a progress bar).
     pub watched: bool,
     /// The run in progress, if any.
@@ -217,6 +250,7 @@ impl Frame {
                 runs: 0,
                 inputs: None,
                 first_source: None,
+                schema: None,
                 watched: false,
                 live: None,
                 last_progress: None,
@@ -229,7 +263,7 @@ impl Frame {
         self.graph.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn child(&self, kind: NodeKind) -> Frame {
+    pub(crate) fn child(&self, kind: NodeKind) -> Frame {
         let mut g = self.lock();
         g.nodes.push(GraphNode {
             kind,
@@ -243,6 +277,20 @@ impl Frame {
 
     fn defined_above(&self, name: &str) -> bool {
         self.lock().resolve(self.node, name).0.is_some()
+    }
+
+    /// This graph knowing the columns of `schema` (their names and types) instead of its
+    /// dataset's first source's: a graph over a partition of a larger dataset knows the
+    /// columns of the whole dataset's first source, as the graph over all of it does, even
+    /// where the partition's own first file lacks some (see [`Frame::default_value_for`]).
+    pub fn with_schema(self, schema: crate::dataset::Source) -> Frame {
+        {
+            let mut g = self.lock();
+            g.schema = Some(schema);
+            g.first_source = None;
+            g.inputs = None;
+        }
+        self
     }
 
     /// `Define(name, expression)`: a new column. Defining a name that exists is an error
@@ -355,11 +403,15 @@ impl Frame {
         if let Some(reader) = &self.lock().first_source {
             return Ok(Some(reader.clone()));
         }
-        let dataset = self.lock().dataset.clone();
-        if dataset.sources().is_empty() {
-            return Ok(None);
-        }
-        let reader = Arc::new(dataset.open(0)?);
+        let (dataset, schema) = {
+            let g = self.lock();
+            (g.dataset.clone(), g.schema.clone())
+        };
+        let reader = match (schema, dataset.sources().is_empty()) {
+            (Some(schema), _) => Arc::new(dataset.open_source(&schema)?),
+            (None, true) => return Ok(None),
+            (None, false) => Arc::new(dataset.open(0)?),
+        };
         self.lock().first_source = Some(reader.clone());
         Ok(Some(reader))
     }
@@ -672,7 +724,7 @@ impl Booked {
 
 /// Whether `name` is a C++ identifier (a column name must be one to be used in
 /// expressions).
-fn is_identifier(name: &str) -> bool {
+pub(crate) fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()

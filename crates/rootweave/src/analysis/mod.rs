@@ -1,6 +1,6 @@
 //! The analysis layer: RDataFrame's calls over a dataset (either format, many files), with
 //! RDataFrame's names and meanings. A graph of transformations (`Define`, `Filter`,
-//! `Range`, `Alias`, `Redefine`, `DefinePerSample`) and booked results (histograms,
+//! `Range`, `Alias`, `Redefine`, `DefinePerSample`, `DefaultValueFor`) and booked results (histograms,
 //! profiles, counts, sums, means, extremes, `Take`, the cut-flow `Report`) is built
 //! lazily; running it reads only the columns the graph uses, once, and fills every booked
 //! result in the same pass on the reader's threads. Each batch of whole clusters (fixed by
@@ -16,6 +16,7 @@ pub mod data_range;
 mod describe;
 pub mod expr;
 mod graph;
+mod missing;
 mod names;
 mod run;
 mod slot_cells;

@@ -8,7 +8,7 @@ use crate::dataset::BatchSource;
 use crate::error::Result;
 
 /// The name `GetFilterNames` gives a filter made without one.
-const UNNAMED_FILTER: &str = "Unnamed Filter";
+pub(super) const UNNAMED_FILTER: &str = "Unnamed Filter";
 
 /// Which names of the nodes above a node to collect.
 enum Named {
@@ -48,11 +48,13 @@ impl Frame {
     }
 
     /// `GetDefinedColumnNames()`: the columns defined above this node (`Define`,
-    /// `DefinePerSample`, a function's column; not aliases), sorted, each once.
+    /// `Redefine`, `DefinePerSample`, `DefaultValueFor`, a function's column; not aliases),
+    /// in the order they were first defined from the root down, each once, as ROOT lists them.
     pub fn defined_column_names(&self) -> Vec<String> {
+        let mut seen = std::collections::HashSet::new();
         let mut names = self.names_above(Named::Defined);
-        names.sort();
-        names.dedup();
+        names.reverse();
+        names.retain(|n| seen.insert(n.clone()));
         names
     }
 
@@ -105,9 +107,10 @@ impl Frame {
         nodes
             .into_iter()
             .filter_map(|n| match &g.nodes[n].kind {
-                NodeKind::Filter { name, .. } => {
-                    Some(name.clone().unwrap_or_else(|| UNNAMED_FILTER.to_string()))
-                }
+                NodeKind::Filter { name, condition } => Some(
+                    name.clone()
+                        .unwrap_or_else(|| super::missing::unnamed_filter(condition).to_string()),
+                ),
                 _ => None,
             })
             .collect()

@@ -12,7 +12,7 @@ use super::column::Column;
 use super::graph::{Definition, Graph, NodeKind};
 use super::slot_cells::SlotCells;
 use crate::array::Array;
-use crate::dataset::{InOrder, Unit};
+use crate::dataset::{Fields, InOrder, Unit};
 use crate::error::{Error, Result};
 
 /// The entries of each batch: whole clusters of at least this many, fixed so that results
@@ -99,17 +99,19 @@ pub fn run_with(
     let Some(prepared) = Prepared::new(graph, sink)? else {
         return Ok(());
     };
-    let fields: Vec<&str> = prepared.fields().iter().map(String::as_str).collect();
+    let (needed, optional) = prepared.field_names();
+    let fields = Fields {
+        needed: &needed,
+        optional: &optional,
+    };
     let consume =
         |slot, unit, arrays: &[(String, Array)]| prepared.consume(slot, unit, arrays, sink, watch);
     let exhausted = || prepared.exhausted();
     let looped = match prepared.in_order {
         true => prepared
             .dataset
-            .for_each_unit_in_order(&exhausted, |_| &fields, STEP, consume),
-        false => prepared
-            .dataset
-            .for_each_unit_of(|_| &fields, STEP, consume),
+            .for_each_unit_in_order(&exhausted, |_| fields, STEP, consume),
+        false => prepared.dataset.for_each_unit_of(|_| fields, STEP, consume),
     };
     prepared.finish(graph, looped)
 }
@@ -148,10 +150,8 @@ pub fn run_graphs(graphs: &[&Arc<Mutex<Graph>>]) -> Result<usize> {
         .enumerate()
         .flat_map(|(g, (_, p))| (0..p.dataset.sources().len()).map(move |i| (g, i)))
         .collect();
-    let fields: Vec<Vec<&str>> = prepared
-        .iter()
-        .map(|(_, p)| p.fields().iter().map(String::as_str).collect())
-        .collect();
+    let fields: Vec<(Vec<&str>, Vec<&str>)> =
+        prepared.iter().map(|(_, p)| p.field_names()).collect();
     let consume = |slot, unit: Unit, arrays: &[(String, Array)]| {
         let (g, own) = owner[unit.source];
         let unit = Unit {
@@ -160,7 +160,10 @@ pub fn run_graphs(graphs: &[&Arc<Mutex<Graph>>]) -> Result<usize> {
         };
         prepared[g].1.consume(slot, unit, arrays, None, None)
     };
-    let fields_of = |source: usize| -> &[&str] { &fields[owner[source].0] };
+    let fields_of = |source: usize| {
+        let (needed, optional) = &fields[owner[source].0];
+        Fields { needed, optional }
+    };
     let looped = match prepared.iter().any(|(_, p)| p.plan.in_order()) {
         true => chained.for_each_unit_in_order(&|| false, fields_of, STEP, consume),
         false => chained.for_each_unit_of(fields_of, STEP, consume),
@@ -189,6 +192,8 @@ pub(crate) struct Prepared {
     /// The graph's dataset.
     pub(crate) dataset: Arc<crate::dataset::Dataset>,
     inputs: Vec<String>,
+    /// The columns read where a source has them (see [`super::missing`]).
+    optional: Vec<String>,
     /// The dataset-wide number of each source's first entry read (zeros without a `Range`).
     starts: Vec<u64>,
     /// The number within its file of each source's first entry read (zeros without a
@@ -233,7 +238,7 @@ impl Prepared {
     ) -> Result<Option<Prepared>> {
         let has_sink = sink.is_some();
         let extra = sink.map(|s| s.needs());
-        let (plan, bookings, pending, dataset, watched) = {
+        let (mut plan, bookings, pending, dataset, watched) = {
             let g = graph.lock().unwrap_or_else(|p| p.into_inner());
             let pending: Vec<usize> = (0..g.bookings.len())
                 .filter(|&i| g.results[i].is_none())
@@ -299,15 +304,27 @@ impl Prepared {
         // `rdfentry_` is not read: it asks for the dataset's numbering of the entries.
         let numbered = inputs.iter().any(|i| i == super::special::ENTRY);
         inputs.retain(|i| i != super::special::ENTRY);
-        let names: Vec<String> = if dataset.sources().is_empty() {
-            Vec::new()
-        } else {
-            dataset.open(0)?.readable_names()
-        };
-        if let Some(missing) = inputs.iter().find(|i| !names.contains(i)) {
+        let first = super::graph::Frame {
+            graph: graph.clone(),
+            node: 0,
+        }
+        .first_source()?;
+        let names: Vec<String> = first.iter().flat_map(|f| f.readable_names()).collect();
+        let may_miss = super::missing::optional_inputs(&plan);
+        let known = |i: &String| names.contains(i) || may_miss.contains(i);
+        if let Some(missing) = inputs.iter().find(|i| !known(i)) {
             return Err(Error::InvalidArgument(format!(
                 "unknown column '{missing}': neither defined nor in the dataset"
             )));
+        }
+        let optional: Vec<String> = inputs
+            .iter()
+            .filter(|i| may_miss.contains(*i))
+            .cloned()
+            .collect();
+        inputs.retain(|i| !may_miss.contains(i));
+        if let Some(first) = &first {
+            plan.absent = super::missing::absent_types(first, &optional)?;
         }
         let needs_entries = numbered
             || plan
@@ -400,6 +417,7 @@ impl Prepared {
             pending,
             dataset,
             inputs,
+            optional,
             starts,
             skipped,
             first_batch,
@@ -471,9 +489,13 @@ impl Prepared {
         Ok(())
     }
 
-    /// The dataset's columns the run reads (its sink's included).
-    pub(crate) fn fields(&self) -> &[String] {
-        &self.inputs
+    /// The dataset's columns the run reads (its sink's included): those every source must
+    /// have, and those read where a source has them.
+    pub(crate) fn field_names(&self) -> (Vec<&str>, Vec<&str>) {
+        fn names(v: &[String]) -> Vec<&str> {
+            v.iter().map(String::as_str).collect()
+        }
+        (names(&self.inputs), names(&self.optional))
     }
 
     /// Fills every pending result's partial from one batch of the dataset (and hands it to
@@ -780,13 +802,7 @@ fn needed_inputs(
     let mut work: Vec<(usize, String)> = Vec::new();
     let mut seen: HashSet<(usize, String)> = HashSet::new();
     let mut inputs: Vec<String> = Vec::new();
-    let uses = |def: &Definition| -> Vec<String> {
-        match def {
-            Definition::Expression(e) => e.columns(),
-            Definition::Function(cols, _) => cols.clone(),
-            Definition::PerSample(_) => Vec::new(),
-        }
-    };
+    let uses = Definition::columns;
     let wanted = pending
         .iter()
         .map(|&b| (bookings[b].node, bookings[b].spec.columns()))

@@ -5,16 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::graph::{resolve, Definition, GraphNode, NodeKind};
-
-/// The columns a definition reads.
-fn reads(definition: &Definition) -> Vec<String> {
-    match definition {
-        Definition::Expression(e) => e.columns(),
-        Definition::Function(columns, _) => columns.clone(),
-        Definition::PerSample(_) => Vec::new(),
-    }
-}
+use super::graph::{resolve, GraphNode, NodeKind};
 
 /// The answers for one variation, found as they are asked for and kept.
 pub struct Affected<'p> {
@@ -50,7 +41,7 @@ impl<'p> Affected<'p> {
                 NodeKind::Vary { .. } => true,
                 NodeKind::Define { definition, .. } => {
                     let parent = node.parent.unwrap_or(0);
-                    reads(definition).iter().any(|c| self.column(parent, c))
+                    definition.columns().iter().any(|c| self.column(parent, c))
                 }
                 _ => false,
             },
@@ -69,7 +60,7 @@ impl<'p> Affected<'p> {
         let changed = match (&node.kind, node.parent) {
             (_, None) => false,
             (NodeKind::Filter { condition, .. }, Some(p)) => {
-                reads(condition).iter().any(|c| self.column(p, c)) || self.selection(p)
+                condition.columns().iter().any(|c| self.column(p, c)) || self.selection(p)
             }
             (_, Some(p)) => self.selection(p),
         };

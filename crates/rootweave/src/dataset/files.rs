@@ -17,6 +17,7 @@ use crate::parallel::ReadOptions;
 
 use super::any_reader::{AnyPlan, AnyReader};
 use super::batches::{batch_ranges, BatchSource};
+use super::fields::Fields;
 use super::memory_source::{MemoryColumns, MemorySource};
 
 /// One file of a dataset and the object read in it.
@@ -215,6 +216,11 @@ impl Dataset {
                 self.sources.len()
             ))
         })?;
+        self.open_source(source)
+    }
+
+    /// Opens `source` (of this dataset or not) with the dataset's options and threads.
+    pub fn open_source(&self, source: &Source) -> Result<AnyReader> {
         if let Some(columns) = &source.memory {
             // Columns bound the entries; without columns the range gives them.
             let end = source.entries.as_ref().map(|r| r.end);
@@ -276,11 +282,15 @@ impl Dataset {
     fn open_planned(
         &self,
         index: usize,
-        fields: &[&str],
+        fields: Fields<'_>,
         step: u64,
     ) -> Result<(Arc<Opened>, Vec<Range<u64>>)> {
         let reader = self.open(index)?;
-        let (names, plan) = reader.plan_fields(fields)?;
+        let planned = match fields.optional.is_empty() {
+            true => fields.needed.to_vec(),
+            false => fields.in_source(&reader.readable_names()),
+        };
+        let (names, plan) = reader.plan_fields(&planned)?;
         let range = self.sources[index].range_in(reader.entries());
         let parts = batch_ranges(&reader.clusters()?, range, step);
         let opened = Opened {
@@ -392,7 +402,7 @@ impl Dataset {
         consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
     ) -> Result<()> {
         self.for_each_unit_of(
-            |_| fields,
+            |_| Fields::needed(fields),
             step,
             |slot, unit, arrays| match unit.parts {
                 0 => Ok(()),
@@ -402,12 +412,13 @@ impl Dataset {
     }
 
     /// [`Dataset::for_each_unit`] reading `fields(source)` of each source: one loop over
-    /// the sources of several datasets ([`Dataset::chain`]), each read for its own needs.
+    /// the sources of several datasets ([`Dataset::chain`]), each read for its own needs,
+    /// optional fields where a source has them.
     /// A source without batches is told as a unit of no parts (and no arrays), so that a
     /// consumer adding batches in dataset order does not wait for it.
     pub fn for_each_unit_of<'f>(
         &self,
-        fields: impl Fn(usize) -> &'f [&'f str] + Sync,
+        fields: impl Fn(usize) -> Fields<'f> + Sync,
         step: u64,
         consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
     ) -> Result<()> {
@@ -420,7 +431,7 @@ impl Dataset {
     pub fn for_each_unit_in_order<'f>(
         &self,
         stop: &(dyn Fn() -> bool + Sync),
-        fields: impl Fn(usize) -> &'f [&'f str] + Sync,
+        fields: impl Fn(usize) -> Fields<'f> + Sync,
         step: u64,
         consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
     ) -> Result<()> {
@@ -433,7 +444,7 @@ impl Dataset {
         &self,
         slots: usize,
         stop: &(dyn Fn() -> bool + Sync),
-        fields: impl Fn(usize) -> &'f [&'f str] + Sync,
+        fields: impl Fn(usize) -> Fields<'f> + Sync,
         step: u64,
         consume: impl Fn(usize, Unit, &[(String, Array)]) -> Result<()> + Sync,
     ) -> Result<()> {
@@ -617,7 +628,7 @@ impl DatasetBatches<'_> {
             let fields: Vec<&str> = self.fields.iter().map(String::as_str).collect();
             let (opened, parts) =
                 self.dataset
-                    .open_planned(self.next_source, &fields, self.step)?;
+                    .open_planned(self.next_source, Fields::needed(&fields), self.step)?;
             self.next_source += 1;
             self.current = Some((opened, parts.into_iter()));
         }

@@ -4,12 +4,14 @@
 
 mod any_reader;
 mod batches;
+mod fields;
 mod files;
 mod in_order;
 mod memory_source;
 
 pub use any_reader::{AnyPlan, AnyReader};
 pub use batches::{Batch, BatchSource, Batches, OwnedBatch};
+pub use fields::Fields;
 pub use files::{Dataset, DatasetBatch, DatasetBatches, Source, Unit};
 pub use in_order::InOrder;
 pub use memory_source::{MemoryColumns, MemorySource};

@@ -103,7 +103,7 @@ pub fn fill_histogram(
     let ordered: Mutex<InOrder<Partial>> = Mutex::new(InOrder::default());
     let add = |total: &mut Partial, p: Partial| total.add(&p);
     dataset.for_each_unit_of(
-        |_| &read,
+        |_| crate::dataset::Fields::needed(&read),
         FILL_STEP,
         |_, unit, arrays| {
             let partial = match unit.parts {
