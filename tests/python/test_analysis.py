@@ -1008,8 +1008,9 @@ def test_samples_of_a_specification_as_root_s(workdir, adl_files):
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = json.loads(done.stdout.strip().splitlines()[-1])
     df = rootweave.RDF.Experimental.FromSpec(path, threads=2)
-    df = df.DefinePerSample("w", lambda info: info.GetD("xsec") * info.GetI("lumi"))
-    df = df.DefinePerSample("sig", lambda info: 1.0 if info.GetS("kind") == "signal" else 0.0)
+    df = df.DefinePerSample("w", 'rdfsampleinfo_.GetD("xsec") * rdfsampleinfo_.GetI("lumi")')  # as PyROOT's
+    df = df.DefinePerSample("sig", 'rdfsampleinfo_.GetS("kind") == "signal" ? 1.0 : 0.0')
+    df = df.DefinePerSample("sig_f", lambda info: 1.0 if info.GetS("kind") == "signal" else 0.0)
     df = df.DefinePerSample("id", lambda info: info.GetSampleId() * 1.0)
     names = []
     df.DefinePerSample("name", lambda info: names.append(info.GetSampleName()) or 0.0)
@@ -1017,6 +1018,12 @@ def test_samples_of_a_specification_as_root_s(workdir, adl_files):
     h = df.Histo1D(("h", "", 20, 0, 200), "MET_pt", "w").GetValue()
     assert np.allclose(h.values(flow=True), theirs["bins"], rtol=1e-12, atol=0)
     assert [df.Sum(c).GetValue() for c in ("sig", "id")] == [theirs["sig"], theirs["id"]] == [25_000, 25_000]
+    assert df.Sum("sig_f").GetValue() == 25_000
+    for expression, message in [("rdfsampleinfo_.NEntries() * 1.0", "rdfsampleinfo_.NEntries is not supported"),
+                                ('rdfsampleinfo_.GetS("kind") + 1', "a string is used other than compared"),
+                                ('rdfsampleinfo_.GetD("xsec") *', "does not parse at position")]:
+        with pytest.raises(ValueError, match=message):
+            df.DefinePerSample("bad", expression)
     assert df.Count().GetValue() == theirs["count"] == 50_000
     with pytest.raises(KeyError, match="no metadata 'nope' in sample 'sig'"):
         df.DefinePerSample("bad", lambda info: info.GetD("nope"))
@@ -1114,3 +1121,35 @@ def test_columns_missing_from_some_files_as_root_s(workdir, dask_client):
         df.DefaultValueFor("x", 2.5)
     with pytest.raises(TypeError, match="neither a number nor a list"):
         df.DefaultValueFor("x", "a")
+
+
+ROOT_CACHE = r"""
+import json, sys, ROOT
+df = ROOT.RDataFrame("Events", sys.argv[1])
+cached = df.Filter("nJet >= 2").Define("ht", "Sum(Jet_pt)").Cache(["MET_pt", "ht", "Jet_pt", "nJet"])
+print(json.dumps({"types": [str(cached.GetColumnType(c)) for c in ("MET_pt", "ht", "Jet_pt", "nJet")],
+                  "names": list(map(str, cached.GetColumnNames())), "count": cached.Count().GetValue(),
+                  "sum": cached.Filter("ht > 100").Sum("MET_pt").GetValue(),
+                  "entries": list(cached.Take["ULong64_t"]("rdfentry_").GetValue())[:3],
+                  "lead": cached.Define("lead", "Jet_pt[0]").AsNumpy(["lead"])["lead"].tolist()}))
+"""
+
+
+def test_a_cache_as_root_s():
+    """`Cache`: a selection's columns held in memory, read back by later graphs as ROOT's
+    cached dataframe gives them (values, types, entries numbered from 0)."""
+    done = subprocess.run([sys.executable, "-c", ROOT_CACHE, NANO], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    df = rootweave.RDataFrame("Events", NANO, threads=2)
+    cached = df.Filter("nJet >= 2").Define("ht", "Sum(Jet_pt)").Cache(["MET_pt", "ht", "Jet_pt", "nJet"])
+    mine = {"types": [cached.GetColumnType(c) for c in ("MET_pt", "ht", "Jet_pt", "nJet")],
+            "names": cached.GetColumnNames(), "count": cached.Count().GetValue(),
+            "sum": cached.Filter("ht > 100").Sum("MET_pt").GetValue(),
+            "entries": cached.Take["ULong64_t"]("rdfentry_").GetValue()[:3].tolist(),
+            "lead": cached.Define("lead", "Jet_pt[0]").AsNumpy(["lead"])["lead"].tolist()}
+    assert mine == theirs
+    met = [c for c in df.GetColumnNames() if re.fullmatch("MET_.*", c)]
+    assert len(met) >= 2 and df.Cache("MET_.*").GetColumnNames() == met
+    with pytest.raises(ValueError, match="Cache: .*nope"):
+        df.Cache(["nope"])

@@ -46,6 +46,21 @@ fn memory_columns(d: &Bound<'_, PyDict>) -> PyResult<rootweave::dataset::MemoryC
     rootweave::dataset::MemoryColumns::new(columns).map_err(to_py)
 }
 
+/// The value of an expression of the dialect that reads no column, as a number
+/// (`DefinePerSample`'s expressions, once a sample's values are written in).
+#[pyfunction]
+pub fn constant(expression: &str) -> PyResult<f64> {
+    let parsed = rootweave::analysis::expr::Expression::parse(expression).map_err(|e| {
+        PyValueError::new_err(format!(
+            "expression '{expression}' does not parse at position {}: {}",
+            e.pos, e.message
+        ))
+    })?;
+    parsed
+        .constant()
+        .map_err(|e| PyValueError::new_err(format!("expression '{expression}': {}", e.message)))
+}
+
 /// A source as the dataset layer takes it.
 fn source(s: PySource<'_>) -> PyResult<rootweave::dataset::Source> {
     use rootweave::dataset::Source;
@@ -224,6 +239,12 @@ impl PyFrame {
     /// `FilterMissing(column)`.
     fn filter_missing(&self, column: &str) -> PyResult<PyFrame> {
         frame(self.inner.filter_missing(column))
+    }
+
+    /// `Cache(columns)`: runs the graph now; a graph over the columns held in memory.
+    fn cache(&self, py: Python<'_>, columns: Vec<String>) -> PyResult<PyFrame> {
+        let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+        frame(py.detach(|| self.inner.cache(&names)))
     }
 
     /// `Alias(alias, column)`.

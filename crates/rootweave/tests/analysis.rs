@@ -1137,3 +1137,38 @@ fn columns_missing_from_some_sources_take_defaults_or_filters_as_root_s() {
     assert_eq!(lists[9], vec![-1.0, 0.5]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_cache_holds_a_selection_s_columns_in_memory_in_entry_order() {
+    let (dir, paths) = written("cache", 2, 30_000);
+    for threads in [1, 2] {
+        let df = frame(&paths, threads);
+        let kept = df
+            .filter("x % 3 == 0", None)
+            .unwrap()
+            .define("y", "x * 2.5")
+            .unwrap();
+        let (sum, lists) = (kept.sum("y").unwrap(), kept.take("v").unwrap());
+        let cached = kept.cache(&["x", "y", "v"]).unwrap();
+        assert_eq!(cached.column_names().unwrap(), vec!["v", "x", "y"]);
+        assert_eq!(cached.column_type("y").unwrap(), "double");
+        let again = cached.sum("y").unwrap();
+        let entries = cached.take("rdfentry_").unwrap();
+        let x = cached.take("x").unwrap();
+        assert!(matches!(again.value().unwrap(), ResultValue::Number(s)
+            if ResultValue::Number(s) == sum.value().unwrap()));
+        assert_eq!(taken_lists(&cached.take("v").unwrap()), taken_lists(&lists));
+        assert_eq!(taken_ints(&entries), (0..20_000).collect::<Vec<i64>>());
+        let want: Vec<i64> = (0..30_000)
+            .step_by(3)
+            .chain((0..30_000).step_by(3))
+            .collect();
+        assert_eq!(taken_ints(&x), want);
+        // Every column that holds numbers, when none are named.
+        let all = kept.cache(&[]).unwrap();
+        assert_eq!(all.column_names().unwrap(), vec!["v", "x", "y"]);
+        let e = kept.cache(&["nope"]).err().unwrap().to_string();
+        assert!(e.contains("Cache") && e.contains("nope"), "{e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

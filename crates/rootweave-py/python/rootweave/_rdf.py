@@ -7,6 +7,7 @@ GIL): `df.Filter("Sum(Jet_pt > 40) >= 2").Histo1D(("h", "", 100, 0, 200), "MET_p
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import sys
@@ -19,7 +20,7 @@ import numpy as np
 from . import _extras, _paths
 from ._hist_write import CONTENT_TITLE, PROFILE, STATISTICS
 from ._layout import to_awkward_content, to_numpy
-from . import _rdf_columns, _rdf_dask, _rdf_display, _rdf_missing, _rdf_snapshot, _rdf_spec
+from . import _rdf_columns, _rdf_dask, _rdf_display, _rdf_missing, _rdf_per_sample, _rdf_snapshot, _rdf_spec
 from ._rdf_describe import RDFDescription
 from ._rootweave import Booked as _Booked
 from ._rootweave import run_graphs as _run_graphs
@@ -604,17 +605,23 @@ class RDataFrame:
         """
         return self._next(self._frame.alias(alias, column), ("alias", (alias, column)))
 
-    def DefinePerSample(self, name: str, function: Callable[[SampleInfo], float]) -> RDataFrame:  # noqa: N802
+    def DefinePerSample(self, name: str, function: Callable[[SampleInfo], float] | str) -> RDataFrame:  # noqa: N802
         """A number per sample (file), computed once per file before the event loop.
 
         Args:
             name: The new column's name.
-            function: Called with each file's `SampleInfo`; returns the number.
+            function: Called with each file's `SampleInfo`; returns the number. Or, as
+                PyROOT writes it, an expression of `rdfsampleinfo_`'s calls:
+                `'rdfsampleinfo_.GetD("xsec") * rdfsampleinfo_.GetI("lumi")'`,
+                `'rdfsampleinfo_.GetS("kind") == "signal" ? 1.0 : 0.0'`.
         """
+        compute: Callable[[SampleInfo], float] = (
+            functools.partial(_rdf_per_sample.value, function) if isinstance(function, str) else function)
+
         samples: list[_rdf_spec.Sample | None] = [None] * len(self._sources)
         if self._samples:
             samples = list(self._samples)
-        values = [float(function(_sample_info(i, s, sample))) for i, (s, sample) in
+        values = [float(compute(_sample_info(i, s, sample))) for i, (s, sample) in
                   enumerate(zip(self._sources, samples))]
         by_path = {_rdf_dask.sample_key(s): v for s, v in zip(self._sources, values)}
         return self._next(self._frame.define_per_sample(name, values), ("define_per_sample", (name, by_path)))
@@ -876,6 +883,26 @@ class RDataFrame:
         left_out = set(exclude or ())
         result = AsNumpyResult({c: self.Take(c) for c in names if c not in left_out})
         return result if lazy else result.GetValue()
+
+    def Cache(self, columns: str | Sequence[str] = "") -> RDataFrame:  # noqa: N802
+        """The columns' values for the events here, computed now (as ROOT's `Cache`, not
+        lazily) and held in memory: a new RDataFrame over them whose graphs read no file and
+        compute no definition again, its entries numbered from 0.
+
+        Args:
+            columns: The columns, or a regular expression of their names (every column that
+                holds numbers or lists of numbers when empty).
+        """
+        if self._distributed is not None:
+            raise NotImplementedError("Cache of an RDataFrame on Dask (ROOT's distributed RDataFrame has "
+                                      "none): run it in one process")
+        if isinstance(columns, str):
+            columns = _rdf_columns.matching(self.GetColumnNames(), columns, "Cache") if columns else []
+        self._lazy.write_all()
+        cached = RDataFrame(None, _frame=self._frame.cache(list(columns)))
+        entries = sum(stop - start for ranges in cached._frame.batch_ranges() for start, stop in ranges)
+        cached._sources = [(None, None, 0, entries)]
+        return cached
 
     def Display(self, columns: str | Sequence[str] = "", nRows: int = 5,  # noqa: N802, N803
                 nMaxCollectionElements: int = 10) -> _rdf_display.RDisplayPtr:  # noqa: N803

@@ -10,6 +10,7 @@
 mod actions;
 mod batch;
 mod book;
+mod cache;
 pub mod column;
 pub mod column_type;
 pub mod data_range;

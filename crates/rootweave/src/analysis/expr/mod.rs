@@ -55,6 +55,34 @@ impl Expression {
     ) -> Result<crate::analysis::column::Column, EvalError> {
         evaluate(&self.tree, scope)
     }
+
+    /// Its value as a number where it reads no column (a `DefinePerSample` expression once
+    /// its sample's values are written in): a `bool` as 0 or 1, an integer exactly as far as
+    /// a `double` holds it.
+    pub fn constant(&self) -> Result<f64, EvalError> {
+        let column = self.evaluate(&mut NoColumns)?;
+        let value = column
+            .flat()
+            .and_then(|v| v.as_f64())
+            .and_then(|v| v.first().copied());
+        value.ok_or_else(|| EvalError {
+            pos: 0,
+            message: format!("'{}' is not one number", self.text),
+        })
+    }
+}
+
+/// One event without columns: where [`Expression::constant`] evaluates.
+struct NoColumns;
+
+impl Scope for NoColumns {
+    fn column(&mut self, name: &str) -> Result<crate::analysis::column::Column, String> {
+        Err(format!("no column '{name}' in a constant expression"))
+    }
+
+    fn events(&self) -> usize {
+        1
+    }
 }
 
 /// Checks every call of `node` against the functions the dialect has.

@@ -1042,3 +1042,19 @@ fn braced_lists_ranges_and_sums_from_a_value_are_rvec_s() {
         .unwrap_err()
         .contains("items are numbers"));
 }
+
+#[test]
+fn constants_are_numbers_of_no_column() {
+    let constant = |t: &str| Expression::parse(t).unwrap().constant();
+    assert_eq!(constant("1.5 * 2 + 7 / 2").unwrap(), 6.0); // 7 / 2 is an int division
+    assert_eq!(constant("true && 2 > 3 ? 10 : 20").unwrap(), 20.0);
+    assert_eq!(constant("1 < 2").unwrap(), 1.0);
+    assert!(constant("x * 2")
+        .unwrap_err()
+        .message
+        .contains("no column 'x'"));
+    assert!(constant("ROOT::RVecD{1.0, 2.0}")
+        .unwrap_err()
+        .message
+        .contains("not one number"));
+}
