@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::closest_mass;
 use super::functions::call;
 use super::int_type::IntTy;
 use super::optimize::ITEMS_AS_BOOL;
@@ -128,6 +129,9 @@ pub(super) fn eval(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Resul
         Kind::Call(name, args) if name == "Map" => map_items(args, scope, memo),
         Kind::Call(name, args) if name == take_sums::SUM_OF_TAKES && args.len() == 1 => {
             take_sums::evaluate(&args[0], scope, memo)
+        }
+        Kind::Call(name, args) if name == "ArgMin" && args.len() == 1 => {
+            closest_mass::evaluate(node, &args[0], scope, memo)
         }
         Kind::Call(name, args) if name == ITEMS_AS_BOOL && args.len() == 1 => {
             Ok(match eval(&args[0], scope, memo)? {

@@ -5,6 +5,7 @@
 
 mod braced;
 mod casts;
+mod closest_mass;
 mod eval;
 mod functions;
 pub mod int_type;
