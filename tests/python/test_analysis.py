@@ -990,13 +990,19 @@ df = ROOT.RDF.Experimental.FromSpec(sys.argv[1])
 df = df.DefinePerSample("w", 'rdfsampleinfo_.GetD("xsec") * rdfsampleinfo_.GetI("lumi")')
 df = df.DefinePerSample("sig", 'rdfsampleinfo_.GetS("kind") == "signal" ? 1.0 : 0.0')
 df = df.DefinePerSample("id", "rdfsampleinfo_.GetSampleId() * 1.0")
+df = df.DefinePerSample("lumi", 'rdfsampleinfo_.GetI("lumi")')
+df = df.DefinePerSample("sid", "rdfsampleinfo_.GetSampleId()")
+df = df.DefinePerSample("half", 'rdfsampleinfo_.GetI("lumi") / 2')
 h = df.Histo1D(("h", "", 20, 0, 200), "MET_pt", "w")
 print(json.dumps({"bins": [h.GetBinContent(i) for i in range(22)], "sig": df.Sum("sig").GetValue(),
-                  "id": df.Sum("id").GetValue(), "count": df.Count().GetValue()}))
+                  "id": df.Sum("id").GetValue(), "count": df.Count().GetValue(),
+                  "types": [df.GetColumnType(c) for c in TYPED], "half": df.Define("q", "lumi / 2").Sum("q").GetValue(),
+                  "sums": [df.Sum(c).GetValue() for c in ("half", "sid")]}))
 """
+TYPED = ("w", "sig", "lumi", "sid", "half")
 
 
-def test_samples_of_a_specification_as_root_s(workdir, adl_files):
+def test_samples_of_a_specification_as_root_s(workdir, adl_files, dask_client):
     """`FromSpec`: samples of files with metadata, read by `DefinePerSample` as ROOT's do."""
     spec = {"samples": {"sig": {"trees": ["Events"], "files": adl_files[:1],
                                 "metadata": {"xsec": 1.5, "lumi": 10, "kind": "signal"}},
@@ -1004,7 +1010,8 @@ def test_samples_of_a_specification_as_root_s(workdir, adl_files):
                                 "metadata": {"xsec": 20.0, "lumi": 3, "kind": "background"}}}}
     path = workdir / "spec.json"
     path.write_text(json.dumps(spec))
-    done = subprocess.run([sys.executable, "-c", ROOT_SPEC, str(path)], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", f"TYPED = {TYPED!r}\n" + ROOT_SPEC, str(path)], capture_output=True,
+                          text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = json.loads(done.stdout.strip().splitlines()[-1])
     df = rootweave.RDF.Experimental.FromSpec(path, threads=2)
@@ -1019,6 +1026,17 @@ def test_samples_of_a_specification_as_root_s(workdir, adl_files):
     assert np.allclose(h.values(flow=True), theirs["bins"], rtol=1e-12, atol=0)
     assert [df.Sum(c).GetValue() for c in ("sig", "id")] == [theirs["sig"], theirs["id"]] == [25_000, 25_000]
     assert df.Sum("sig_f").GetValue() == 25_000
+    # Each column in the type of its expression, as ROOT's: GetI's `int` divides as integers.
+    typed = (df.DefinePerSample("lumi", 'rdfsampleinfo_.GetI("lumi")')
+             .DefinePerSample("sid", "rdfsampleinfo_.GetSampleId()")
+             .DefinePerSample("half", 'rdfsampleinfo_.GetI("lumi") / 2'))
+    assert [typed.GetColumnType(c) for c in TYPED] == theirs["types"] == ["double", "double", "int", "unsigned int",
+                                                                          "int"]
+    assert typed.Define("q", "lumi / 2").Sum("q").GetValue() == theirs["half"] == 25_000 * (5 + 1)
+    assert [typed.Sum(c).GetValue() for c in ("half", "sid")] == theirs["sums"] == [150_000, 25_000]
+    spread = rootweave.RDF.Experimental.FromSpec(path, daskclient=dask_client, npartitions=2)
+    spread = spread.DefinePerSample("half", 'rdfsampleinfo_.GetI("lumi") / 2')
+    assert spread.GetColumnType("half") == "int" and spread.Sum("half").GetValue() == 150_000
     for expression, message in [("rdfsampleinfo_.NEntries() * 1.0", "rdfsampleinfo_.NEntries is not supported"),
                                 ('rdfsampleinfo_.GetS("kind") + 1', "a string is used other than compared"),
                                 ('rdfsampleinfo_.GetD("xsec") *', "does not parse at position")]:

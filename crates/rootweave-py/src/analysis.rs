@@ -46,10 +46,9 @@ fn memory_columns(d: &Bound<'_, PyDict>) -> PyResult<rootweave::dataset::MemoryC
     rootweave::dataset::MemoryColumns::new(columns).map_err(to_py)
 }
 
-/// The value of an expression of the dialect that reads no column, as a number
-/// (`DefinePerSample`'s expressions, once a sample's values are written in).
-#[pyfunction]
-pub fn constant(expression: &str) -> PyResult<f64> {
+/// The value of an expression that reads no column, in its C++ type, or an error naming
+/// the expression.
+fn constant_value(expression: &str) -> PyResult<rootweave::analysis::column::Values> {
     let parsed = rootweave::analysis::expr::Expression::parse(expression).map_err(|e| {
         PyValueError::new_err(format!(
             "expression '{expression}' does not parse at position {}: {}",
@@ -57,7 +56,7 @@ pub fn constant(expression: &str) -> PyResult<f64> {
         ))
     })?;
     parsed
-        .constant()
+        .constant_value()
         .map_err(|e| PyValueError::new_err(format!("expression '{expression}': {}", e.message)))
 }
 
@@ -162,6 +161,30 @@ impl PyFrame {
         frame(
             self.inner
                 .define_per_sample(name, |s| values.get(s.index).copied().unwrap_or(f64::NAN)),
+        )
+    }
+
+    /// `DefinePerSample(name, expression)` from the expression of each source, in order,
+    /// its sample's values written in: each evaluated once, the column in their C++ type.
+    fn define_per_sample_expressions(
+        &self,
+        name: &str,
+        expressions: Vec<String>,
+    ) -> PyResult<PyFrame> {
+        use rootweave::analysis::column::Values;
+        let mut values: Option<Values> = None;
+        for text in &expressions {
+            let value = constant_value(text)?;
+            values = Some(match values {
+                None => value,
+                Some(so_far) => so_far
+                    .append(value)
+                    .map_err(|e| PyValueError::new_err(format!("DefinePerSample '{name}': {e}")))?,
+            });
+        }
+        frame(
+            self.inner
+                .define_per_sample_values(name, values.unwrap_or(Values::F64(Vec::new()))),
         )
     }
 

@@ -54,7 +54,6 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<write::RNTupleParallelWriter>()?;
     m.add_class::<write::Context>()?;
     m.add_function(wrap_pyfunction!(read::list_keys, m)?)?;
-    m.add_function(wrap_pyfunction!(analysis::constant, m)?)?;
     m.add_function(wrap_pyfunction!(objects::read_object, m)?)?;
     m.add_function(wrap_pyfunction!(write_objects::write_histogram, m)?)?;
     m.add_function(wrap_pyfunction!(write_objects::write_string, m)?)?;

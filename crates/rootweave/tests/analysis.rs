@@ -857,6 +857,31 @@ fn column_types_are_spelled_as_rdataframe_spells_them() {
 }
 
 #[test]
+fn values_per_sample_keep_their_c_types() {
+    let (_, paths) = written("per-sample", 2, 100);
+    let df = frame(&paths, 2)
+        .define_per_sample_values("lumi", Values::Int(IntTy::INT, vec![10, 3]))
+        .unwrap()
+        .define("half", "lumi / 2")
+        .unwrap();
+    // An `int` per sample divides as integers, as ROOT's `GetI` column does.
+    assert_eq!(df.column_type("lumi").unwrap(), "int");
+    assert_eq!(df.column_type("half").unwrap(), "int");
+    let taken = df.take("half").unwrap();
+    let mut want = vec![5; 100];
+    want.extend([1; 100]);
+    assert_eq!(taken_ints(&taken), want);
+    let Err(e) = frame(&paths, 1).define_per_sample_values("w", Values::F64(vec![1.0])) else {
+        panic!("one value for two samples");
+    };
+    let e = e.to_string();
+    assert!(
+        e.contains("DefinePerSample 'w': 1 values for 2 samples"),
+        "{e}"
+    );
+}
+
+#[test]
 fn columns_varied_together_take_the_nominal_values() {
     let (dir, paths) = written("varied-together", 1, 50_000);
     let book = |df: &Frame| -> Vec<rootweave::analysis::Booked> {

@@ -7,7 +7,6 @@ GIL): `df.Filter("Sum(Jet_pt > 40) >= 2").Histo1D(("h", "", 100, 0, 200), "MET_p
 
 from __future__ import annotations
 
-import functools
 import inspect
 import os
 import sys
@@ -610,21 +609,24 @@ class RDataFrame:
 
         Args:
             name: The new column's name.
-            function: Called with each file's `SampleInfo`; returns the number. Or, as
-                PyROOT writes it, an expression of `rdfsampleinfo_`'s calls:
+            function: Called with each file's `SampleInfo`; returns the number (a `double`
+                column). Or, as PyROOT writes it, an expression of `rdfsampleinfo_`'s calls:
                 `'rdfsampleinfo_.GetD("xsec") * rdfsampleinfo_.GetI("lumi")'`,
-                `'rdfsampleinfo_.GetS("kind") == "signal" ? 1.0 : 0.0'`.
+                `'rdfsampleinfo_.GetS("kind") == "signal" ? 1.0 : 0.0'`; its column has the
+                expression's C++ type, as ROOT's (`GetI` an `int`, integer division included).
         """
-        compute: Callable[[SampleInfo], float] = (
-            functools.partial(_rdf_per_sample.value, function) if isinstance(function, str) else function)
-
         samples: list[_rdf_spec.Sample | None] = [None] * len(self._sources)
         if self._samples:
             samples = list(self._samples)
-        values = [float(compute(_sample_info(i, s, sample))) for i, (s, sample) in
-                  enumerate(zip(self._sources, samples))]
-        by_path = {_rdf_dask.sample_key(s): v for s, v in zip(self._sources, values)}
-        return self._next(self._frame.define_per_sample(name, values), ("define_per_sample", (name, by_path)))
+        infos = [_sample_info(i, s, sample) for i, (s, sample) in enumerate(zip(self._sources, samples))]
+        keys = [_rdf_dask.sample_key(s) for s in self._sources]
+        if isinstance(function, str):
+            texts = [_rdf_per_sample.written(function, info) for info in infos]
+            return self._next(self._frame.define_per_sample_expressions(name, texts),
+                              ("define_per_sample", (name, dict(zip(keys, texts)))))
+        values = [float(function(info)) for info in infos]
+        return self._next(self._frame.define_per_sample(name, values),
+                          ("define_per_sample", (name, dict(zip(keys, values)))))
 
     def Vary(self, column: str | Sequence[str], expression: str,  # noqa: N802
              variationTags: Sequence[str] | int, variationName: str | None = None) -> RDataFrame:  # noqa: N803

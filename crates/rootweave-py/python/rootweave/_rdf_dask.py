@@ -80,7 +80,10 @@ def replay(sources: list[Source], results: Sequence[Result], threads: int,
             method, args = steps[-1]
             if method == "define_per_sample":
                 name, by_path = args
-                nodes[key] = parent.define_per_sample(name, [by_path[sample_key(s)] for s in sources])
+                values = [by_path[sample_key(s)] for s in sources]
+                typed = bool(values) and isinstance(values[0], str)
+                nodes[key] = (parent.define_per_sample_expressions(name, values) if typed
+                              else parent.define_per_sample(name, values))
             else:
                 nodes[key] = getattr(parent, method)(*args)
         return nodes[key]

@@ -525,7 +525,7 @@ impl<'a> BatchState<'a> {
             Definition::PerSample(values) => {
                 let events = self.events_at(events_of)?;
                 Ok(Column::Flat(
-                    Values::F64(vec![values[self.source]; events]).into(),
+                    values.gather(&vec![self.source; events]).into(),
                 ))
             }
             Definition::Default { column, value } => match self.available(at, column) {

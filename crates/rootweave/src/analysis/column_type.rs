@@ -77,7 +77,7 @@ fn empty_column(frame: &Frame, node: usize, name: &str) -> std::result::Result<C
                 .collect::<std::result::Result<Vec<_>, _>>()?;
             f(&inputs)
         }
-        Definition::PerSample(_) => Ok(Column::Flat(Arc::new(Values::F64(Vec::new())))),
+        Definition::PerSample(values) => Ok(Column::Flat(Arc::new(values.gather(&[])))),
         Definition::Default { column, value } => {
             empty_column(frame, above, &column).or_else(|_| super::missing::repeated(&value, 0))
         }

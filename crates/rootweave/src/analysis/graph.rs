@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use super::actions::{ActionSpec, ResultValue};
-use super::column::Column;
+use super::column::{Column, Values};
 use super::expr::Expression;
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
@@ -33,8 +33,8 @@ pub enum Definition {
     Expression(Expression),
     /// A Rust function of named columns.
     Function(Vec<String>, ColumnFn),
-    /// A constant per sample (`DefinePerSample`): one `f64` per source.
-    PerSample(Arc<Vec<f64>>),
+    /// A constant per sample (`DefinePerSample`): one value per source, in its C++ type.
+    PerSample(Arc<Values>),
     /// `DefaultValueFor`: `column` as above it where the source has it, else `value` (one
     /// entry, in the column's type) for every event.
     Default {
@@ -317,7 +317,7 @@ impl Frame {
     }
 
     /// `DefinePerSample(name, f)`: a constant per sample (source), computed once per
-    /// source before the run (a cross-section weight, a luminosity).
+    /// source before the run (a cross-section weight, a luminosity), as a `double`.
     pub fn define_per_sample(&self, name: &str, f: impl Fn(&SampleInfo) -> f64) -> Result<Frame> {
         let values = {
             let g = self.lock();
@@ -334,6 +334,24 @@ impl Frame {
                 })
                 .collect()
         };
+        self.define_per_sample_values(name, Values::F64(values))
+    }
+
+    /// `DefinePerSample(name, ...)` from each source's value, in the sources' order, in the
+    /// C++ type the values have (ROOT's `rdfsampleinfo_.GetI("n")` makes an `int` column).
+    pub fn define_per_sample_values(&self, name: &str, values: Values) -> Result<Frame> {
+        let sources = self.lock().dataset.sources().len();
+        if values.len() != sources {
+            return Err(invalid(format!(
+                "DefinePerSample '{name}': {} values for {sources} samples",
+                values.len()
+            )));
+        }
+        if matches!(values, Values::P4(_)) {
+            return Err(invalid(format!(
+                "DefinePerSample '{name}': four-vectors are not a value per sample"
+            )));
+        }
         self.new_column(name, Definition::PerSample(Arc::new(values)), false)
     }
 

@@ -61,15 +61,25 @@ impl Expression {
     /// its sample's values are written in): a `bool` as 0 or 1, an integer exactly as far as
     /// a `double` holds it.
     pub fn constant(&self) -> Result<f64, EvalError> {
+        let value = self.constant_value()?;
+        Ok(value
+            .as_f64()
+            .and_then(|v| v.first().copied())
+            .unwrap_or(f64::NAN))
+    }
+
+    /// Its value where it reads no column, in its C++ type: one `bool`, integer, `float`
+    /// or `double` (`GetI("n") / 2` an `int`, as ROOT's jitted expression gives it).
+    pub fn constant_value(&self) -> Result<crate::analysis::column::Values, EvalError> {
+        use crate::analysis::column::Values;
         let column = self.evaluate(&mut NoColumns)?;
-        let value = column
-            .flat()
-            .and_then(|v| v.as_f64())
-            .and_then(|v| v.first().copied());
-        value.ok_or_else(|| EvalError {
-            pos: 0,
-            message: format!("'{}' is not one number", self.text),
-        })
+        match column.flat() {
+            Some(v) if v.len() == 1 && !matches!(v, Values::P4(_)) => Ok(v.clone()),
+            _ => Err(EvalError {
+                pos: 0,
+                message: format!("'{}' is not one number", self.text),
+            }),
+        }
     }
 }
 
