@@ -362,7 +362,9 @@ DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am":
                # Braced lists, ranges, a sum from a first value.
                "brace": "Sum(Drop(Jet_pt, {0}))", "rvf": "Sum(ROOT::RVecF{MET_pt, MET_pt * 2.f})",
                "rng2": "Sum(ROOT::VecOps::Range(1u, nJet))", "rng3": "Sum(ROOT::VecOps::Range(nJet, 0, -2))",
-               "sumz": "Sum(Jet_pt, 1.f)", "take2": "nJet > 1 ? Sum(Take(Jet_pt, {1, 0})) : 0.f"}
+               "sumz": "Sum(Jet_pt, 1.f)", "take2": "nJet > 1 ? Sum(Take(Jet_pt, {1, 0})) : 0.f",
+               # Octal literals (a leading 0).
+               "oct": "nJet + 010 + 0777ll"}
 
 
 def test_display_types_and_integers_are_root_s(workdir):

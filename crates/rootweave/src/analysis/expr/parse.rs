@@ -116,8 +116,8 @@ fn lex(text: &str) -> Result<Vec<Token>, ParseError> {
     Ok(out)
 }
 
-/// A number literal starting at `start`: decimal or hexadecimal integers with `u`/`l`
-/// suffixes, floating-point numbers with an exponent and an `f` suffix.
+/// A number literal starting at `start`: decimal, octal (a leading 0) or hexadecimal
+/// integers with `u`/`l` suffixes, floating-point numbers with an exponent and an `f` suffix.
 fn number(text: &str, start: usize) -> Result<(Token, usize), ParseError> {
     let bytes = text.as_bytes();
     let mut i = start;
@@ -179,8 +179,17 @@ fn number(text: &str, start: usize) -> Result<(Token, usize), ParseError> {
         Tok::Float(if single { value as f32 as f64 } else { value }, single)
     } else {
         let out_of_range = || bad(start, "an integer out of range");
-        let value: u64 = body.parse().map_err(|_| out_of_range())?;
-        let (kind, end) = typed_int(text, value, i, true).ok_or_else(out_of_range)?;
+        // A leading 0 makes an octal integer, as in C++ (`010` is 8).
+        let octal = body.len() > 1 && body.starts_with('0');
+        let value = if octal {
+            if body.bytes().any(|b| b > b'7') {
+                return Err(bad(start, "a digit above 7 in an octal integer"));
+            }
+            u64::from_str_radix(&body[1..], 8).map_err(|_| out_of_range())?
+        } else {
+            body.parse().map_err(|_| out_of_range())?
+        };
+        let (kind, end) = typed_int(text, value, i, !octal).ok_or_else(out_of_range)?;
         i = end;
         kind
     };
@@ -791,6 +800,11 @@ mod tests {
             ("f(a, b", 6, "expected ')' at the end"),
             ("a $ b", 2, "unexpected character '$'"),
             ("12abc", 2, "bad number: letters after its digits"),
+            (
+                "1 + 09",
+                4,
+                "bad number: a digit above 7 in an octal integer",
+            ),
             ("a b", 2, "unexpected 'b'"),
             ("x ? 1", 5, "expected ':' at the end"),
             // Only a column has members without a call.

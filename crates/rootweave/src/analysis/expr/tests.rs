@@ -95,6 +95,11 @@ fn integers_convert_wrap_and_compare_as_cpp_s() {
         ("Sum(Jet_pt > 40 && Jet_pt < 50)", "int", &[1, 0, 0]),
         ("Sum(Jet_id + Jet_id)", "int", &[602, 0, 510]),
         ("0xFFFFFFFF + nJet", "unsigned int", &[2, u32max, 0]),
+        // Octal, as C++ reads a leading 0; a floating-point number stays decimal.
+        ("010 + nJet", "unsigned int", &[11, 8, 9]),
+        ("nJet * 0 + 0777ll", "Long64_t", &[511; 3]),
+        ("nJet * 0u + 037777777777", "unsigned int", &[u32max; 3]),
+        ("Sum(Jet_pt > 010.5) + 00", "int", &[3, 0, 1]),
         (
             "3000000000 + nJet",
             "long",
