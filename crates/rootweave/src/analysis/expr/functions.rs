@@ -97,7 +97,7 @@ pub fn check(name: &str, args: usize) -> Result<(), String> {
         Some(m) => format!("method {m}()"),
         None => format!("function {n}"),
     };
-    if super::casts::cast_of(name).is_some() {
+    if super::casts::cast_of(name).is_some() || name == super::casts::LIST_CONVERSION {
         return match args {
             1 => Ok(()),
             n => Err(format!("a conversion takes 1 argument, not {n}")),
@@ -179,6 +179,7 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
         "Argsort" | "StableArgsort" | "Reverse" | "Sort" | "StableSort" | "Nonzero"
         | "Enumerate" => per_list(name, &a[0]),
         "Take" => take(&a[0], &a[1]),
+        super::casts::LIST_CONVERSION => super::casts::list_conversion(a[0].clone()),
         "Where" => where_(a, events),
         "Concatenate" => concatenate(&a[0], &a[1]),
         "Combinations" => combinations(&a[0], &a[1]),

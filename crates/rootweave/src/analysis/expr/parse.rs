@@ -500,9 +500,9 @@ impl Parser {
         Some(ty)
     }
 
-    /// If a template argument list (`<...>`, nested) starts here and a `{` follows it,
-    /// the position of that `{`.
-    fn template_then_brace(&self) -> Option<usize> {
+    /// If a template argument list (`<...>`, nested) starts here and `open` (`{` or `(`)
+    /// follows it, the position of that `open`.
+    fn template_then(&self, open: &str) -> Option<usize> {
         if !self.is("<") {
             return None;
         }
@@ -519,7 +519,7 @@ impl Parser {
                     depth -= closes;
                     if depth == 0 {
                         let next = self.tokens.get(k + 1)?;
-                        return (next.kind == Tok::Punct && next.text == "{").then_some(k + 1);
+                        return (next.kind == Tok::Punct && next.text == open).then_some(k + 1);
                     }
                 }
                 (true, "::") | (false, _) => {}
@@ -590,7 +590,7 @@ impl Parser {
                 }
                 // A templated type before a braced list (`ROOT::RVec<float>{...}`, or
                 // `ROOT::RVec<ROOT::RVecF>{...}`): items of a number type are converted to it.
-                if let Some(after) = self.template_then_brace() {
+                if let Some(after) = self.template_then("{") {
                     let words: Vec<&str> = self.tokens[self.at + 1..after - 1]
                         .iter()
                         .map(|t| t.text.as_str())
@@ -601,6 +601,24 @@ impl Parser {
                         kind: Kind::Call("{}".into(), converted(self.braced()?, item)),
                         pos,
                     });
+                }
+                // `RVec<T>(v)`: a list of `T` made of the items of `v`.
+                if name == "RVec" {
+                    if let Some(after) = self.template_then("(") {
+                        let words: Vec<&str> = self.tokens[self.at + 1..after - 1]
+                            .iter()
+                            .map(|t| t.text.as_str())
+                            .collect();
+                        let Some(item) = casts::type_of_tokens(&words) else {
+                            return self.error(format!(
+                                "RVec<{}>(...): not a list of numbers",
+                                words.join(" ")
+                            ));
+                        };
+                        self.at = after + 1;
+                        let args = self.arguments()?;
+                        return list_conversion(args, item, pos);
+                    }
                 }
                 // `static_cast<T>(x)`: a conversion.
                 if name == "static_cast" && self.is("<") {
@@ -661,7 +679,11 @@ impl Parser {
                     _ if self.is("(") => {
                         self.at += 1;
                         let args = self.arguments()?;
-                        // `float(x)`: a conversion written as a call.
+                        // `float(x)`: a conversion written as a call; `ROOT::RVecD(v)` one of
+                        // a list's items.
+                        if let Some(item) = rvec_alias(&name) {
+                            return list_conversion(args, item, pos);
+                        }
                         match casts::type_named(&[name.as_str()]) {
                             Some(ty) if args.len() == 1 => Kind::Call(casts::cast_call(ty), args),
                             _ => Kind::Call(name, args),
@@ -698,6 +720,32 @@ fn converted(items: Vec<Node>, ty: Option<super::value::Ty>) -> Vec<Node> {
             kind: Kind::Call(casts::cast_call(ty), vec![item]),
         })
         .collect()
+}
+
+/// `RVec<item>(args)` written at `pos`: the one list of `args` with its items converted.
+fn list_conversion(
+    mut args: Vec<Node>,
+    item: super::value::Ty,
+    pos: usize,
+) -> Result<Node, ParseError> {
+    if args.len() != 1 {
+        return Err(ParseError {
+            pos,
+            message: format!(
+                "an RVec is made here of one list to convert, not {} arguments",
+                args.len()
+            ),
+        });
+    }
+    let list = args.remove(0);
+    let converted = Node {
+        pos: list.pos,
+        kind: Kind::Call(casts::cast_call(item), vec![list]),
+    };
+    Ok(Node {
+        pos,
+        kind: Kind::Call(casts::LIST_CONVERSION.into(), vec![converted]),
+    })
 }
 
 /// The item type of ROOT's `RVec` aliases (`RVecF` is `RVec<float>`, ...).
@@ -804,6 +852,16 @@ mod tests {
                 "1 + 09",
                 4,
                 "bad number: a digit above 7 in an octal integer",
+            ),
+            (
+                "RVec<TLorentzVector>(v)",
+                4,
+                "RVec<TLorentzVector>(...): not a list of numbers",
+            ),
+            (
+                "ROOT::RVecF(v, 2)",
+                0,
+                "an RVec is made here of one list to convert, not 2 arguments",
             ),
             ("a b", 2, "unexpected 'b'"),
             ("x ? 1", 5, "expected ':' at the end"),

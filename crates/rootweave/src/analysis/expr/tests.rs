@@ -100,6 +100,13 @@ fn integers_convert_wrap_and_compare_as_cpp_s() {
         ("nJet * 0 + 0777ll", "Long64_t", &[511; 3]),
         ("nJet * 0u + 037777777777", "unsigned int", &[u32max; 3]),
         ("Sum(Jet_pt > 010.5) + 00", "int", &[3, 0, 1]),
+        // A list made of another's items, converted.
+        (
+            "Sum(ROOT::VecOps::RVec<int>(Jet_pt * 0.1f))",
+            "int",
+            &[11, 0, 3],
+        ),
+        ("Sum(ROOT::RVecU(Jet_id))", "unsigned int", &[301, 0, 255]),
         (
             "3000000000 + nJet",
             "long",
@@ -1062,4 +1069,10 @@ fn constants_are_numbers_of_no_column() {
         .unwrap_err()
         .message
         .contains("not one number"));
+}
+
+#[test]
+fn a_list_made_of_one_value_per_event_is_an_error() {
+    let e = eval("Sum(ROOT::VecOps::RVec<float>(nJet))").unwrap_err();
+    assert!(e.starts_with("4: RVec<T>(x) converts a list"), "{e}");
 }
