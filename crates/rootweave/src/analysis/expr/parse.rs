@@ -529,6 +529,11 @@ impl Parser {
         None
     }
 
+    /// The texts of the tokens in `range` (a type's words).
+    fn texts(&self, range: std::ops::Range<usize>) -> Vec<&str> {
+        self.tokens[range].iter().map(|t| t.text.as_str()).collect()
+    }
+
     /// The items of a braced list after its `{`, up to and with the `}`.
     fn braced(&mut self) -> Result<Vec<Node>, ParseError> {
         let mut items = Vec::new();
@@ -591,10 +596,7 @@ impl Parser {
                 // A templated type before a braced list (`ROOT::RVec<float>{...}`, or
                 // `ROOT::RVec<ROOT::RVecF>{...}`): items of a number type are converted to it.
                 if let Some(after) = self.template_then("{") {
-                    let words: Vec<&str> = self.tokens[self.at + 1..after - 1]
-                        .iter()
-                        .map(|t| t.text.as_str())
-                        .collect();
+                    let words = self.texts(self.at + 1..after - 1);
                     let item = casts::type_of_tokens(&words);
                     self.at = after + 1;
                     return Ok(Node {
@@ -605,10 +607,7 @@ impl Parser {
                 // `RVec<T>(v)`: a list of `T` made of the items of `v`.
                 if name == "RVec" {
                     if let Some(after) = self.template_then("(") {
-                        let words: Vec<&str> = self.tokens[self.at + 1..after - 1]
-                            .iter()
-                            .map(|t| t.text.as_str())
-                            .collect();
+                        let words = self.texts(self.at + 1..after - 1);
                         let Some(item) = casts::type_of_tokens(&words) else {
                             return self.error(format!(
                                 "RVec<{}>(...): not a list of numbers",
@@ -628,10 +627,7 @@ impl Parser {
                             pos,
                             message: "expected '>' after static_cast's type".into(),
                         })?;
-                    let words: Vec<&str> = self.tokens[self.at + 1..close]
-                        .iter()
-                        .map(|t| t.text.as_str())
-                        .collect();
+                    let words = self.texts(self.at + 1..close);
                     let Some(ty) = casts::type_of_tokens(&words) else {
                         return self.error(format!(
                             "static_cast to '{}', not a number type",
