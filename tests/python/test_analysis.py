@@ -364,7 +364,10 @@ DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am":
                "rng2": "Sum(ROOT::VecOps::Range(1u, nJet))", "rng3": "Sum(ROOT::VecOps::Range(nJet, 0, -2))",
                "sumz": "Sum(Jet_pt, 1.f)", "take2": "nJet > 1 ? Sum(Take(Jet_pt, {1, 0})) : 0.f",
                # Octal literals (a leading 0).
-               "oct": "nJet + 010 + 0777ll", "rvcast": "Sum(ROOT::VecOps::RVec<int>(Jet_jetId))"}
+               "oct": "nJet + 010 + 0777ll", "rvcast": "Sum(ROOT::VecOps::RVec<int>(Jet_jetId))",
+               # Take with a default past the end.
+               "taked": "Sum(Take(Jet_pt, -4, -1.f) * Enumerate(Take(Jet_pt, -4, -1.f)))",
+               "takei": "Sum(Take(Jet_pt, {0, 7}, 2.f))"}
 
 
 def test_display_types_and_integers_are_root_s(workdir):

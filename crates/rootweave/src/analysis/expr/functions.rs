@@ -53,7 +53,7 @@ const SIGNATURES: &[(&str, &[usize])] = &[
     ("Any", &[1]),
     ("All", &[1]),
     ("size", &[1]),
-    ("Take", &[2]),
+    ("Take", &[2, 3]),
     ("Reverse", &[1]),
     ("Sort", &[1]),
     ("Nonzero", &[1]),
@@ -178,6 +178,7 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
         }
         "Argsort" | "StableArgsort" | "Reverse" | "Sort" | "StableSort" | "Nonzero"
         | "Enumerate" => per_list(name, &a[0]),
+        "Take" if a.len() == 3 => super::list_functions::take_or(&a[0], &a[1], &a[2]),
         "Take" => take(&a[0], &a[1]),
         super::casts::LIST_CONVERSION => super::casts::list_conversion(a[0].clone()),
         "Where" => where_(a, events),

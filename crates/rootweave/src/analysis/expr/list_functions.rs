@@ -1,7 +1,7 @@
 //! More of `ROOT/RVec.hxx`'s functions of lists, computed as the header computes them (in
 //! the items' own type, in order): `Product`, `Var`, `StdDev`, `Dot`, `Drop`, `Intersect`,
-//! `Range(n)`, `Range(begin, end[, stride])`, `Sum(v, zero)`, and `RVec`'s methods `empty()`,
-//! `front()`, `back()` and `at(i)`.
+//! `Range(n)`, `Range(begin, end[, stride])`, `Sum(v, zero)`, `Take(v, i, default)`, and
+//! `RVec`'s methods `empty()`, `front()`, `back()` and `at(i)`.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -378,6 +378,78 @@ pub fn sum_from(v: &Val, zero: &Val) -> Result<Val, String> {
         Scalar::Bool(_) => unreachable!("refused above"),
     };
     flat(out)
+}
+
+/// `Take(v, i, default)` and `Take(v, n, default)`: as `Take(v, i)` and `Take(v, n)`, with
+/// `default` (of the items' type, as the template requires) for an index past the end and
+/// for the items an `n` beyond the list's size adds (after the list, or before it for a
+/// negative `n`), where the two-argument `Take` fails.
+pub fn take_or(v: &Val, which: &Val, default: &Val) -> Result<Val, String> {
+    let (offsets, values) = lists(v, "Take")?;
+    let events = offsets.len() - 1;
+    let default_ty = match default {
+        Val::Const(s) => Ty::of_scalar(s),
+        Val::Col(Column::Flat(d)) => Ty::of(d),
+        Val::Col(_) => return Err("Take(v, i, default): default is a list, not a value".into()),
+    };
+    if default_ty != Ty::of(values) || matches!(values, Values::IntBool(_)) {
+        return Err(format!(
+            "Take(v, i, default): default must be of the items' type {}, not {}",
+            values.type_name(),
+            default.type_name()
+        ));
+    }
+    let Column::Flat(defaults) = default.clone().into_column(events) else {
+        unreachable!("one value per event")
+    };
+    // Items past the list's own are the events' defaults, at `values.len() + event`.
+    let past = values.len();
+    let mut items = Vec::new();
+    let mut out = vec![0usize];
+    if let Val::Col(Column::Jagged(io, iv)) = which {
+        if io.len() != offsets.len() {
+            return Err("Take of lists of different events".into());
+        }
+        let lane = Lane::Many(Cow::Borrowed(iv));
+        let indices = lane.ints(IntTy::LONG64)?;
+        for (e, (w, iw)) in offsets.windows(2).zip(io.windows(2)).enumerate() {
+            let len = w[1] - w[0];
+            // A negative index is a huge `std::size_t`, past the end.
+            items.extend(
+                (iw[0]..iw[1]).map(|k| match usize::try_from(indices.at(k)) {
+                    Ok(i) if i < len => w[0] + i,
+                    _ => past + e,
+                }),
+            );
+            out.push(items.len());
+        }
+    } else {
+        let (_, _, lanes) = align(&[which], events)?;
+        let n_at = lanes[0].ints(IntTy::INT)?;
+        for (e, w) in offsets.windows(2).enumerate() {
+            let n = n_at.at(if which.is_const() { 0 } else { e });
+            let (len, want) = (w[1] - w[0], n.unsigned_abs() as usize);
+            let fill = std::iter::repeat_n(past + e, want.saturating_sub(len));
+            match (n >= 0, want <= len) {
+                (true, true) => items.extend(w[0]..w[0] + want),
+                (false, true) => items.extend(w[1] - want..w[1]),
+                (true, false) => {
+                    items.extend(w[0]..w[1]);
+                    items.extend(fill);
+                }
+                (false, false) => {
+                    items.extend(fill);
+                    items.extend(w[0]..w[1]);
+                }
+            }
+            out.push(items.len());
+        }
+    }
+    let all = values.clone().append(Arc::unwrap_or_clone(defaults))?;
+    Ok(Val::Col(Column::Jagged(
+        Arc::new(out),
+        all.gather(&items).into(),
+    )))
 }
 
 /// `v.empty()`: whether each list has no item.

@@ -1076,3 +1076,38 @@ fn a_list_made_of_one_value_per_event_is_an_error() {
     let e = eval("Sum(ROOT::VecOps::RVec<float>(nJet))").unwrap_err();
     assert!(e.starts_with("4: RVec<T>(x) converts a list"), "{e}");
 }
+
+#[test]
+fn take_with_a_default_pads_as_rvec_s() {
+    // Jet_pt: [50, 20, 45], [], [35].
+    let cases: &[(&str, &[&[f32]])] = &[
+        (
+            "Take(Jet_pt, 2, -1.f)",
+            &[&[50.0, 20.0], &[-1.0, -1.0], &[35.0, -1.0]],
+        ),
+        (
+            "Take(Jet_pt, -2, -1.f)",
+            &[&[20.0, 45.0], &[-1.0, -1.0], &[-1.0, 35.0]],
+        ),
+        (
+            "Take(Jet_pt, {2, 5, 0}, MET_pt)",
+            &[
+                &[45.0, 10.5, 50.0],
+                &[20.25, 20.25, 20.25],
+                &[30.0, 30.0, 35.0],
+            ],
+        ),
+        (
+            "Take(Jet_pt, ROOT::RVecI{-1, 0}, 0.f)",
+            &[&[0.0, 50.0], &[0.0, 0.0], &[0.0, 35.0]],
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(eval(text).unwrap(), jagged(want), "{text}");
+    }
+    let e = eval("Take(Jet_pt, 2, -1)").unwrap_err();
+    assert!(
+        e.contains("default must be of the items' type float, not int"),
+        "{e}"
+    );
+}
