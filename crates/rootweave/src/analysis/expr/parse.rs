@@ -680,6 +680,22 @@ impl Parser {
                         if let Some(item) = rvec_alias(&name) {
                             return list_conversion(args, item, pos);
                         }
+                        // `Filter(v, [](float x) { ... })`: the items the lambda is true of,
+                        // `v[Map(v, lambda)]` (the list computed once, as a shared part).
+                        if name == "Filter" && args.len() == 2 {
+                            if let Kind::Lambda(..) = args[1].kind {
+                                let mut args = args;
+                                let list = args[0].clone();
+                                let mask = Node {
+                                    kind: Kind::Call("Map".into(), std::mem::take(&mut args)),
+                                    pos,
+                                };
+                                return Ok(Node {
+                                    kind: Kind::Index(Box::new(list), Box::new(mask)),
+                                    pos,
+                                });
+                            }
+                        }
                         match casts::type_named(&[name.as_str()]) {
                             Some(ty) if args.len() == 1 => Kind::Call(casts::cast_call(ty), args),
                             _ => Kind::Call(name, args),

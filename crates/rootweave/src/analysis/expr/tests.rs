@@ -1111,3 +1111,16 @@ fn take_with_a_default_pads_as_rvec_s() {
         "{e}"
     );
 }
+
+#[test]
+fn filter_of_a_list_keeps_the_items_its_lambda_is_true_of() {
+    let kept = eval("Filter(Jet_pt, [](float pt) { return pt > 40; })").unwrap();
+    assert_eq!(kept, jagged(&[&[50.0, 45.0], &[], &[]]));
+    let e =
+        Expression::parse("Filter(Jet_pt, [](float a, float b) { return a > b; })").unwrap_err();
+    assert!(
+        e.message.contains("lambda of 2 parameters"),
+        "{}",
+        e.message
+    );
+}
