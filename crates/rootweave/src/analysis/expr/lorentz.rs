@@ -178,9 +178,9 @@ impl P4 {
             return (self.m(), 0.0);
         }
         let sum = [x + next[0], y + next[1], z + next[2], t + next[3]];
-        let mm = sum[3] * sum[3] - sum[0] * sum[0] - sum[1] * sum[1] - sum[2] * sum[2];
+        let mm = squared_mass(sum);
         let spread = 4e-12 * a * a;
-        let m = if mm >= 0.0 { mm.sqrt() } else { -(-mm).sqrt() };
+        let m = signed_root(mm);
         let bound = if mm.abs() > spread {
             spread / mm.abs().sqrt()
         } else {
@@ -225,12 +225,7 @@ impl P4 {
     /// `Mt()`: the transverse mass (negative when its square is).
     pub fn mt(&self) -> f64 {
         let (pt, m) = (self.pt(), self.m());
-        let mm = signed_square(m) + pt * pt;
-        if mm >= 0.0 {
-            mm.sqrt()
-        } else {
-            -(-mm).sqrt()
-        }
+        signed_root(signed_square(m) + pt * pt)
     }
 
     /// `Et()`.
@@ -319,12 +314,21 @@ pub fn sums_at(vectors: &[P4], at: &[Vec<usize>]) -> Vec<P4> {
 }
 
 /// `M()` of Cartesian components: negative for a negative squared mass.
-fn mass([x, y, z, t]: [f64; 4]) -> f64 {
-    let mm = t * t - x * x - y * y - z * z;
-    if mm >= 0.0 {
-        mm.sqrt()
+fn mass(c: [f64; 4]) -> f64 {
+    signed_root(squared_mass(c))
+}
+
+/// `M2()` of Cartesian components, as ROOT computes it.
+fn squared_mass([x, y, z, t]: [f64; 4]) -> f64 {
+    t * t - x * x - y * y - z * z
+}
+
+/// The square root of `x`'s magnitude, with `x`'s sign: ROOT's mass of a squared mass.
+fn signed_root(x: f64) -> f64 {
+    if x >= 0.0 {
+        x.sqrt()
     } else {
-        -(-mm).sqrt()
+        -(-x).sqrt()
     }
 }
 
