@@ -46,6 +46,8 @@ const SIGNATURES: &[(&str, &[usize])] = &[
     ("Min", &[1, 2]),
     ("Abs", &[1]),
     ("StableSort", &[1]),
+    ("Argsort>", &[1]),
+    ("StableArgsort>", &[1]),
     ("ArgMax", &[1]),
     ("ArgMin", &[1]),
     ("Argsort", &[1]),
@@ -177,7 +179,7 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
             reduce(name.trim_start_matches('.'), &a[0])
         }
         "Argsort" | "StableArgsort" | "Reverse" | "Sort" | "StableSort" | "Nonzero"
-        | "Enumerate" => per_list(name, &a[0]),
+        | "Enumerate" | "Argsort>" | "StableArgsort>" => per_list(name, &a[0]),
         "Take" if a.len() == 3 => super::list_functions::take_or(&a[0], &a[1], &a[2]),
         "Take" => take(&a[0], &a[1]),
         super::casts::LIST_CONVERSION => super::casts::list_conversion(a[0].clone()),
@@ -480,6 +482,9 @@ pub(super) fn items<'a, T: Copy>(x: &'a Num<'_, T>) -> &'a [T] {
 
 /// Functions from a list to a list per event: sorting, reversing, the non-zero indices.
 fn per_list(name: &str, v: &Val) -> Result<Val, String> {
+    // `Argsort>`: sorted by the comparator `a > b` (the parser's name for it).
+    let descending = name.ends_with('>');
+    let name = name.trim_end_matches('>');
     let (offsets, values) = lists(v, name)?;
     if Ty::of(values) == Ty::P4 && !matches!(name, "Reverse" | "Enumerate") {
         return Err(format!("{name} of four-vectors"));
@@ -498,7 +503,10 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
             _ => {
                 index.extend(w[0]..w[1]);
                 if let Some(keys) = &keys {
-                    index[start..].sort_by(|&i, &j| keys.order(i, j));
+                    match descending {
+                        false => index[start..].sort_by(|&i, &j| keys.order(i, j)),
+                        true => index[start..].sort_by(|&i, &j| keys.order(j, i)),
+                    }
                 }
             }
         }

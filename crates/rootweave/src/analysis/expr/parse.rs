@@ -680,6 +680,9 @@ impl Parser {
                         if let Some(item) = rvec_alias(&name) {
                             return list_conversion(args, item, pos);
                         }
+                        if let Some(sorted) = sorted_by_comparator(&name, &args, pos)? {
+                            return Ok(sorted);
+                        }
                         // `Filter(v, [](float x) { ... })`: the items the lambda is true of,
                         // `v[Map(v, lambda)]` (the list computed once, as a shared part).
                         if name == "Filter" && args.len() == 2 {
@@ -732,6 +735,68 @@ fn converted(items: Vec<Node>, ty: Option<super::value::Ty>) -> Vec<Node> {
             kind: Kind::Call(casts::cast_call(ty), vec![item]),
         })
         .collect()
+}
+
+/// `Sort(v, comparator)` (also `StableSort`, `Argsort`, `StableArgsort`) written at `pos`,
+/// for the comparators `[](float a, float b) { return a < b; }` (the order without one) and
+/// `a > b` (the reverse order: the parser's internal name ends with `>`), the items compared
+/// as the lambda's parameters convert them; `None` where the call is not a sort with a lambda.
+fn sorted_by_comparator(name: &str, args: &[Node], pos: usize) -> Result<Option<Node>, ParseError> {
+    if !matches!(name, "Sort" | "StableSort" | "Argsort" | "StableArgsort") || args.len() != 2 {
+        return Ok(None);
+    }
+    let Kind::Lambda(params, body) = &args[1].kind else {
+        return Ok(None);
+    };
+    // The conversion a parameter is given (`None`: none), if `n` is parameter `p`.
+    fn named<'n>(n: &'n Node, p: &str) -> Option<Option<&'n String>> {
+        match &n.kind {
+            Kind::Column(c) if c == p => Some(None),
+            Kind::Call(f, inner) if inner.len() == 1 && casts::cast_of(f).is_some() => {
+                matches!(&inner[0].kind, Kind::Column(c) if c == p).then_some(Some(f))
+            }
+            _ => None,
+        }
+    }
+    let order = match (&body.kind, params.as_slice()) {
+        (Kind::Binary(op @ (BinaryOp::Lt | BinaryOp::Gt), l, r), [a, b]) => {
+            match ((named(l, a), named(r, b)), (named(l, b), named(r, a))) {
+                ((Some(x), Some(y)), _) if x == y => Some((*op == BinaryOp::Gt, x)),
+                (_, (Some(x), Some(y))) if x == y => Some((*op == BinaryOp::Lt, x)),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let Some((descending, conversion)) = order else {
+        return Err(ParseError {
+            pos: args[1].pos,
+            message: format!(
+                "{name}'s comparator: only [](T a, T b) {{ return a < b; }} and a > b are supported"
+            ),
+        });
+    };
+    let call = |name: String, args: Vec<Node>| Node {
+        pos,
+        kind: Kind::Call(name, args),
+    };
+    let keys = match conversion {
+        Some(f) => call(f.clone(), vec![args[0].clone()]),
+        None => args[0].clone(),
+    };
+    let stable = name.starts_with("Stable");
+    let argsort = format!(
+        "{}Argsort{}",
+        if stable { "Stable" } else { "" },
+        if descending { ">" } else { "" }
+    );
+    let indices = call(argsort, vec![keys]);
+    Ok(Some(if name.ends_with("Argsort") {
+        indices
+    } else {
+        // The items themselves, in the order of their converted keys.
+        call("Take".into(), vec![args[0].clone(), indices])
+    }))
 }
 
 /// `RVec<item>(args)` written at `pos`: the one list of `args` with its items converted.

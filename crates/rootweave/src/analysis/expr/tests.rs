@@ -1124,3 +1124,48 @@ fn filter_of_a_list_keeps_the_items_its_lambda_is_true_of() {
         e.message
     );
 }
+
+#[test]
+fn sorts_with_a_comparator_sort_as_it_says() {
+    // Jet_pt: [50, 20, 45], [], [35]; Jet_id [200, 100, 1], [], [255].
+    let sizes = |c: Column| match c.jagged() {
+        Some((_, Values::Int(_, v))) => v.clone(),
+        _ => panic!("{c:?}"),
+    };
+    let down = "[](float a, float b) { return a > b; }";
+    let up = "[](float a, float b) { return b > a; }";
+    assert_eq!(
+        sizes(eval(&format!("Argsort(Jet_pt, {down})")).unwrap()),
+        [0, 2, 1, 0]
+    );
+    assert_eq!(
+        sizes(eval(&format!("StableArgsort(Jet_pt, {up})")).unwrap()),
+        [1, 2, 0, 0]
+    );
+    assert_eq!(
+        eval(&format!("Sort(Jet_pt, {down})")).unwrap(),
+        jagged(&[&[50.0, 45.0, 20.0], &[], &[35.0]])
+    );
+    assert_eq!(
+        eval("StableSort(Jet_pt, [](float x, float y) { return y < x; })").unwrap(),
+        jagged(&[&[50.0, 45.0, 20.0], &[], &[35.0]])
+    );
+    // Compared as the parameters convert them: 0.5, 0.2 and 0.45 are all 0 as `int`s, so
+    // `Argsort` keeps their order.
+    assert_eq!(
+        eval("Sort(Jet_pt * 0.1f, [](int a, int b) { return a > b; })").unwrap(),
+        jagged(&[&[5.0, 4.5, 2.0], &[], &[3.5]])
+    );
+    assert_eq!(
+        sizes(eval("Argsort(Jet_pt * 0.01f, [](int a, int b) { return a > b; })").unwrap()),
+        [0, 1, 2, 0]
+    );
+    let e = Expression::parse("Sort(Jet_pt, [](float a, float b) { return abs(a) > abs(b); })")
+        .unwrap_err();
+    assert_eq!(e.pos, 13);
+    assert!(
+        e.message.contains("only [](T a, T b) { return a < b; }"),
+        "{}",
+        e.message
+    );
+}
