@@ -623,7 +623,7 @@ class RDataFrame:
         if isinstance(function, str):
             texts = [_rdf_per_sample.written(function, info) for info in infos]
             return self._next(self._frame.define_per_sample_expressions(name, texts),
-                              ("define_per_sample", (name, dict(zip(keys, texts)))))
+                              ("define_per_sample_expressions", (name, dict(zip(keys, texts)))))
         values = [float(function(info)) for info in infos]
         return self._next(self._frame.define_per_sample(name, values),
                           ("define_per_sample", (name, dict(zip(keys, values)))))

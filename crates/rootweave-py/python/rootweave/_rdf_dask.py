@@ -78,12 +78,10 @@ def replay(sources: list[Source], results: Sequence[Result], threads: int,
         if key not in nodes:
             parent = node(steps[:-1])
             method, args = steps[-1]
-            if method == "define_per_sample":
+            if method in ("define_per_sample", "define_per_sample_expressions"):
+                # Each sample's value (or expression) by its key, given in this partition's order.
                 name, by_path = args
-                values = [by_path[sample_key(s)] for s in sources]
-                typed = bool(values) and isinstance(values[0], str)
-                nodes[key] = (parent.define_per_sample_expressions(name, values) if typed
-                              else parent.define_per_sample(name, values))
+                nodes[key] = getattr(parent, method)(name, [by_path[sample_key(s)] for s in sources])
             else:
                 nodes[key] = getattr(parent, method)(*args)
         return nodes[key]

@@ -104,36 +104,20 @@ fn number(value: &Val) -> Option<f64> {
 /// The position of the first vector of `v` whose `|M() - c|` is the smallest (0 for an
 /// empty list, as `ArgMin` gives it). `estimates` is room reused from list to list.
 fn closest(v: &[P4], c: f64, estimates: &mut Vec<(f64, f64)>) -> usize {
-    let exact = |i: usize| (v[i].m() - c).abs();
-    // The first of `candidates` with the smallest exact distance, `std::min_element`'s way
-    // (a NaN first is kept); `None` where a distance is NaN.
-    let first_smallest = |candidates: &mut dyn Iterator<Item = usize>| {
-        let mut best: Option<(usize, f64)> = None;
-        for i in candidates {
-            let d = exact(i);
-            if d.is_nan() {
-                return None;
-            }
-            let better = match best {
-                None => true,
-                Some((_, b)) => d < b,
-            };
-            if better {
+    // `std::min_element` over the exact distances of `indices`: the first smallest (a NaN
+    // first is kept), and whether a distance was NaN.
+    let first_smallest = |indices: &mut dyn Iterator<Item = usize>| {
+        let (mut best, mut nan) = (None, false);
+        for i in indices {
+            let d = (v[i].m() - c).abs();
+            nan |= d.is_nan();
+            if best.is_none_or(|(_, smallest)| d < smallest) {
                 best = Some((i, d));
             }
         }
-        Some(best.map_or(0, |(i, _)| i))
+        (best.map_or(0, |(i, _)| i), nan)
     };
-    let every = || {
-        let (mut best, mut smallest) = (0, f64::NAN);
-        for i in 0..v.len() {
-            let d = exact(i);
-            if i == 0 || d < smallest {
-                (best, smallest) = (i, d);
-            }
-        }
-        best
-    };
+    let every = || first_smallest(&mut (0..v.len())).0;
     let eps = f64::EPSILON;
     estimates.clear();
     let mut limit = f64::INFINITY;
@@ -158,7 +142,10 @@ fn closest(v: &[P4], c: f64, estimates: &mut Vec<(f64, f64)>) -> usize {
         .enumerate()
         .filter(|(_, (d, spread))| d - spread <= limit)
         .map(|(i, _)| i);
-    first_smallest(&mut candidates).unwrap_or_else(every)
+    match first_smallest(&mut candidates) {
+        (i, false) => i,
+        (_, true) => every(),
+    }
 }
 
 #[cfg(test)]

@@ -57,17 +57,6 @@ impl Expression {
         evaluate(&self.tree, scope)
     }
 
-    /// Its value as a number where it reads no column (a `DefinePerSample` expression once
-    /// its sample's values are written in): a `bool` as 0 or 1, an integer exactly as far as
-    /// a `double` holds it.
-    pub fn constant(&self) -> Result<f64, EvalError> {
-        let value = self.constant_value()?;
-        Ok(value
-            .as_f64()
-            .and_then(|v| v.first().copied())
-            .unwrap_or(f64::NAN))
-    }
-
     /// Its value where it reads no column, in its C++ type: one `bool`, integer, `float`
     /// or `double` (`GetI("n") / 2` an `int`, as ROOT's jitted expression gives it).
     pub fn constant_value(&self) -> Result<crate::analysis::column::Values, EvalError> {

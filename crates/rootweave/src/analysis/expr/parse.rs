@@ -685,19 +685,19 @@ impl Parser {
                         }
                         // `Filter(v, [](float x) { ... })`: the items the lambda is true of,
                         // `v[Map(v, lambda)]` (the list computed once, as a shared part).
-                        if name == "Filter" && args.len() == 2 {
-                            if let Kind::Lambda(..) = args[1].kind {
-                                let mut args = args;
-                                let list = args[0].clone();
-                                let mask = Node {
-                                    kind: Kind::Call("Map".into(), std::mem::take(&mut args)),
-                                    pos,
-                                };
-                                return Ok(Node {
-                                    kind: Kind::Index(Box::new(list), Box::new(mask)),
-                                    pos,
-                                });
-                            }
+                        if name == "Filter"
+                            && args.len() == 2
+                            && matches!(args[1].kind, Kind::Lambda(..))
+                        {
+                            let list = Box::new(args[0].clone());
+                            let mask = Node {
+                                kind: Kind::Call("Map".into(), args),
+                                pos,
+                            };
+                            return Ok(Node {
+                                kind: Kind::Index(list, Box::new(mask)),
+                                pos,
+                            });
                         }
                         match casts::type_named(&[name.as_str()]) {
                             Some(ty) if args.len() == 1 => Kind::Call(casts::cast_call(ty), args),

@@ -1057,7 +1057,10 @@ fn braced_lists_ranges_and_sums_from_a_value_are_rvec_s() {
 
 #[test]
 fn constants_are_numbers_of_no_column() {
-    let constant = |t: &str| Expression::parse(t).unwrap().constant();
+    let constant = |t: &str| {
+        let v = Expression::parse(t).unwrap().constant_value();
+        v.map(|v| v.as_f64().expect("a number")[0])
+    };
     assert_eq!(constant("1.5 * 2 + 7 / 2").unwrap(), 6.0); // 7 / 2 is an int division
     assert_eq!(constant("true && 2 > 3 ? 10 : 20").unwrap(), 20.0);
     assert_eq!(constant("1 < 2").unwrap(), 1.0);
