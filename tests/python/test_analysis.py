@@ -999,7 +999,11 @@ df = df.DefinePerSample("lumi", 'rdfsampleinfo_.GetI("lumi")')
 df = df.DefinePerSample("sid", "rdfsampleinfo_.GetSampleId()")
 df = df.DefinePerSample("half", 'rdfsampleinfo_.GetI("lumi") / 2')
 h = df.Histo1D(("h", "", 20, 0, 200), "MET_pt", "w")
-print(json.dumps({"bins": [h.GetBinContent(i) for i in range(22)], "sig": df.Sum("sig").GetValue(),
+named = df.DefinePerSample("kind", 'rdfsampleinfo_.GetS("kind")').DefinePerSample("sample", "rdfsampleinfo_.GetSampleName()")
+strings = [named.GetColumnType("kind"), named.GetColumnType("sample"),
+           named.Filter('kind == "signal" && sample.size() == 3').Count().GetValue(),
+           named.Filter('sample > "bk"').Count().GetValue()]
+print(json.dumps({"bins": [h.GetBinContent(i) for i in range(22)], "sig": df.Sum("sig").GetValue(), "strings": strings,
                   "id": df.Sum("id").GetValue(), "count": df.Count().GetValue(),
                   "types": [df.GetColumnType(c) for c in TYPED], "half": df.Define("q", "lumi / 2").Sum("q").GetValue(),
                   "sums": [df.Sum(c).GetValue() for c in ("half", "sid")]}))
@@ -1043,11 +1047,24 @@ def test_samples_of_a_specification_as_root_s(workdir, adl_files, dask_client):
     spread = spread.DefinePerSample("half", 'rdfsampleinfo_.GetI("lumi") / 2')
     assert spread.GetColumnType("half") == "int" and spread.Sum("half").GetValue() == 150_000
     for expression, message in [("rdfsampleinfo_.NEntries() * 1.0", "rdfsampleinfo_.NEntries is not supported"),
-                                ('rdfsampleinfo_.GetS("kind") + 1', "a string is used other than compared"),
+                                ('rdfsampleinfo_.GetS("kind") + 1', "'\\+' of a string and a number"),
                                 ('rdfsampleinfo_.GetD("xsec") *', "does not parse at position")]:
         with pytest.raises(ValueError, match=message):
             df.DefinePerSample("bad", expression)
     assert df.Count().GetValue() == theirs["count"] == 50_000
+    # String columns per sample: GetS, the sample's name, and a function returning strings.
+    named = (df.DefinePerSample("kind", 'rdfsampleinfo_.GetS("kind")')
+             .DefinePerSample("sample", "rdfsampleinfo_.GetSampleName()")
+             .DefinePerSample("kind_f", lambda info: info.GetS("kind")))
+    strings = [named.GetColumnType("kind"), named.GetColumnType("sample"),
+               named.Filter('kind == "signal" && sample.size() == 3').Count().GetValue(),
+               named.Filter('sample > "bk"').Count().GetValue()]
+    assert strings == theirs["strings"] == ["string", "string", 25_000, 50_000]
+    assert named.Filter('kind_f != kind').Count().GetValue() == 0
+    spread = spread.DefinePerSample("kind", 'rdfsampleinfo_.GetS("kind")')
+    assert spread.Filter('kind == "background"').Count().GetValue() == 25_000
+    joined = [d.Define("k", 'kind + "!"').AsNumpy(["k"])["k"].tolist() for d in (spread, named)]
+    assert joined[0] == joined[1] and joined[0][-1] == "background!"
     with pytest.raises(KeyError, match="no metadata 'nope' in sample 'sig'"):
         df.DefinePerSample("bad", lambda info: info.GetD("nope"))
     with pytest.raises(TypeError, match="metadata 'kind' of sample 'sig'"):
@@ -1176,3 +1193,116 @@ def test_a_cache_as_root_s():
     assert len(met) >= 2 and df.Cache("MET_.*").GetColumnNames() == met
     with pytest.raises(ValueError, match="Cache: .*nope"):
         df.Cache(["nope"])
+
+
+# Expressions of strings, as ROOT's jitted C++ computes them (the TString ones on the TTree only).
+STRING_DEFINES = {"eq": 'name == "HLT_Mu"', "lt": 'name < "L"', "rev": '"Zed" <= name', "nchar": "name.size()",
+                  "len": "name.length() + x % 3", "empty": "name.empty()", "pick": 'x % 2 == 0 ? name : "odd"',
+                  "first": "paths.size() > 0 ? paths[0] : name", "nmu": 'Sum(paths == "HLT_Mu")',
+                  "nsel": 'paths[paths != ""].size()', "pempty": "paths.empty()",
+                  "quoted": 'name == "a \\"quoted\\" \\\\ word"', "llen": "label.Length()",
+                  "lcont": 'label.Contains("4")', "leq": 'label == "e7"', "join": 'name + "_" + name'}
+STRING_FILTERS = ['name == "café" || name == ""', 'Sum(paths == "Zed") > 0 && name != "Zed"',
+                  'name >= "HLT" && name < "HLT_F"']
+
+ROOT_STRINGS = r"""
+import json, sys, ROOT
+ROOT.gInterpreter.Declare(r'''
+void rw_strings(const char* path) {
+  TFile f(path, "RECREATE");
+  TTree t("t", "t");
+  int x; std::string name; TString label; std::vector<std::string> paths;
+  t.Branch("x", &x); t.Branch("name", &name); t.Branch("label", &label); t.Branch("paths", &paths);
+  const char* words[] = {"HLT_Mu", "HLT_Ele", "L1_Mu", "", "caf\xc3\xa9", "Zed", "a \"quoted\" \\ word"};
+  for (int i = 0; i < 3000; ++i) {
+    x = i; name = words[i % 7]; label = TString::Format("e%d", i % 50);
+    paths.clear();
+    for (int j = 0; j < i % 4; ++j) paths.push_back(words[(i + j) % 7]);
+    t.Fill();
+  }
+  t.Write();
+}''')
+out_json, tree_file, ntuple_file = sys.argv[1:4]
+ROOT.rw_strings(tree_file)
+opts = ROOT.RDF.RSnapshotOptions()
+opts.fOutputFormat = ROOT.RDF.ESnapshotOutputFormat.kRNTuple
+ROOT.RDataFrame("t", tree_file).Snapshot("n", ntuple_file, ["x", "name", "paths"], opts)
+out = {}
+for source, path in (("t", tree_file), ("n", ntuple_file)):
+    df = ROOT.RDataFrame(source, path)
+    names = [k for k, v in DEFINES.items() if source == "t" or "label" not in v]
+    for k in names:
+        df = df.Define(k, DEFINES[k])
+    types = {k: df.GetColumnType(k) for k in names}
+    taken = {k: df.Take[{"string": "std::string"}.get(types[k], types[k])](k) for k in names}
+    counts = [df.Filter(f).Count() for f in FILTERS]
+    shown = df.Display(["x", "name", "paths", "join"] + (["label"] if source == "t" else []), 5).AsString()
+    out[source] = {"types": types, "read": {c: df.GetColumnType(c) for c in ("name", "paths")}, "display": shown,
+                   "values": {k: [str(v) if types[k] == "string" else v for v in taken[k].GetValue()] for k in names},
+                   "counts": [c.GetValue() for c in counts]}
+json.dump(out, open(out_json, "w"))
+"""
+
+ROOT_READ_STRINGS = r"""
+import json, sys, ROOT
+out = {}
+for path in sys.argv[2:]:
+    df = ROOT.RDataFrame("s", path)
+    out[path] = {c: [str(v) for v in df.Take["std::string"](c).GetValue()] for c in ("name", "pick")}
+    out[path]["paths"] = [[str(s) for s in v] for v in df.Take["ROOT::VecOps::RVec<std::string>"]("paths").GetValue()]
+json.dump(out, open(sys.argv[1], "w"))
+"""
+
+
+def test_string_columns_as_root_s(workdir):
+    """std::string, TString and vector<string> columns of a TTree and an RNTuple written by ROOT:
+    comparisons, methods, masks, ternaries and filters equal to ROOT's jitted ones, in ROOT's
+    types; written back by Snapshot and read by ROOT and uproot."""
+    out, tree_file, ntuple_file = workdir / "strings.json", workdir / "strings.root", workdir / "strings-rnt.root"
+    script = f"DEFINES = {STRING_DEFINES!r}\nFILTERS = {STRING_FILTERS!r}\n" + ROOT_STRINGS
+    done = subprocess.run([sys.executable, "-c", script, str(out), str(tree_file), str(ntuple_file)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(out.read_text())
+    assert theirs["t"]["values"]["quoted"].count(True) == 3000 // 7 and theirs["t"]["types"]["pick"] == "string"
+    for source, path in (("t", tree_file), ("n", ntuple_file)):
+        df = rootweave.RDataFrame(source, str(path), threads=2)
+        assert {c: df.GetColumnType(c) for c in theirs[source]["read"]} == theirs[source]["read"], source
+        names = list(theirs[source]["types"])
+        for k in names:
+            df = df.Define(k, STRING_DEFINES[k])
+        assert {k: df.GetColumnType(k) for k in names} == theirs[source]["types"], source
+        mine = df.AsNumpy(names)
+        for k in names:
+            assert mine[k].tolist() == theirs[source]["values"][k], (source, k)
+        assert [df.Filter(f).Count().GetValue() for f in STRING_FILTERS] == theirs[source]["counts"], source
+        shown = df.Display(["x", "name", "paths", "join"] + (["label"] if source == "t" else []), 5)
+        assert shown.AsString() == theirs[source]["display"], source
+    assert '| "café"   ' in theirs["n"]["display"] and '"e2"[2]' in theirs["t"]["display"]
+    # Snapshot of strings, lists of strings and a defined string column, to a TTree and an RNTuple.
+    names = rootweave.RDataFrame("t", str(tree_file)).AsNumpy(["name"])["name"].tolist()
+    kept = [n != "" for n in names]
+    expect = {"name": [n for n, k in zip(names, kept) if k],
+              "pick": [p for p, k in zip(theirs["t"]["values"]["pick"], kept) if k]}
+    source = rootweave.RDataFrame("t", str(tree_file), threads=2).Define("pick", STRING_DEFINES["pick"])
+    written = []
+    for fmt in (rootweave.ESnapshotOutputFormat.kTTree, rootweave.ESnapshotOutputFormat.kRNTuple):
+        path = workdir / f"strings-snap-{int(fmt)}.root"
+        options = rootweave.RSnapshotOptions(outputFormat=fmt)
+        snap = source.Filter('name != ""').Snapshot("s", str(path), ["x", "name", "paths", "pick"], options)
+        assert snap.AsNumpy(["name"])["name"].tolist() == expect["name"]
+        with uproot.open(path) as f:
+            arrays = f["s"].arrays(["name", "pick", "paths"], library="ak")
+            assert arrays["name"].to_list() == expect["name"] and arrays["pick"].to_list() == expect["pick"]
+            expect["paths"] = arrays["paths"].to_list()
+        written.append(str(path))
+    assert sum(len(p) for p in expect["paths"]) > 2000
+    done = subprocess.run([sys.executable, "-c", ROOT_READ_STRINGS, str(out), *written], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for path, values in json.loads(out.read_text()).items():
+        assert values == expect, path
+    with pytest.raises(ValueError, match="'-' of strings"):
+        source.Define("bad", 'name - "x"').AsNumpy(["bad"])
+    with pytest.raises(ValueError, match="'==' of a string and a number"):
+        rootweave.RDataFrame("t", str(tree_file)).Filter("name == 3").Count().GetValue()

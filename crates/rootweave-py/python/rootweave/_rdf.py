@@ -604,16 +604,17 @@ class RDataFrame:
         """
         return self._next(self._frame.alias(alias, column), ("alias", (alias, column)))
 
-    def DefinePerSample(self, name: str, function: Callable[[SampleInfo], float] | str) -> RDataFrame:  # noqa: N802
-        """A number per sample (file), computed once per file before the event loop.
+    def DefinePerSample(self, name: str, function: Callable[[SampleInfo], float | str] | str) -> RDataFrame:  # noqa: N802
+        """A number or string per sample (file), computed once per file before the event loop.
 
         Args:
             name: The new column's name.
             function: Called with each file's `SampleInfo`; returns the number (a `double`
-                column). Or, as PyROOT writes it, an expression of `rdfsampleinfo_`'s calls:
-                `'rdfsampleinfo_.GetD("xsec") * rdfsampleinfo_.GetI("lumi")'`,
-                `'rdfsampleinfo_.GetS("kind") == "signal" ? 1.0 : 0.0'`; its column has the
-                expression's C++ type, as ROOT's (`GetI` an `int`, integer division included).
+                column) or a string (a `string` column). Or, as PyROOT writes it, an expression
+                of `rdfsampleinfo_`'s calls: `'rdfsampleinfo_.GetD("xsec") *
+                rdfsampleinfo_.GetI("lumi")'`, `'rdfsampleinfo_.GetS("kind") == "signal" ? 1.0 :
+                0.0'`, `'rdfsampleinfo_.GetSampleName()'`; its column has the expression's C++
+                type, as ROOT's (`GetI` an `int`, integer division included, `GetS` a string).
         """
         samples: list[_rdf_spec.Sample | None] = [None] * len(self._sources)
         if self._samples:
@@ -624,7 +625,13 @@ class RDataFrame:
             texts = [_rdf_per_sample.written(function, info) for info in infos]
             return self._next(self._frame.define_per_sample_expressions(name, texts),
                               ("define_per_sample_expressions", (name, dict(zip(keys, texts)))))
-        values = [float(function(info)) for info in infos]
+        returned = [function(info) for info in infos]
+        strings = [v for v in returned if isinstance(v, str)]
+        if returned and len(strings) == len(returned):
+            texts = [_rdf_per_sample.cpp_string(v) for v in strings]
+            return self._next(self._frame.define_per_sample_expressions(name, texts),
+                              ("define_per_sample_expressions", (name, dict(zip(keys, texts)))))
+        values = [float(v) for v in returned]
         return self._next(self._frame.define_per_sample(name, values),
                           ("define_per_sample", (name, dict(zip(keys, values)))))
 
@@ -924,7 +931,8 @@ class RDataFrame:
             return _rdf_display.RDisplayPtr({}, names, nMaxCollectionElements)
         first = self.Range(nRows)
         taken = {c: first.Take(c) for c in dict.fromkeys(["rdfentry_", *names])}
-        return _rdf_display.RDisplayPtr(taken, names, nMaxCollectionElements)
+        tstrings = [c for c in names if self.GetColumnType(c) in ("TString", "ROOT::VecOps::RVec<TString>")]
+        return _rdf_display.RDisplayPtr(taken, names, nMaxCollectionElements, tstrings)
 
     def Report(self) -> RResultPtr:  # noqa: N802
         """The cut flow of the named filters above."""

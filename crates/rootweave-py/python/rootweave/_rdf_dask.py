@@ -138,12 +138,15 @@ def merge(action: str, values: list[Any]) -> Any:
 def concatenate_layouts(layouts: list[Any]) -> Any:
     """Layouts of one column from consecutive partitions as one layout."""
     first = layouts[0]
-    if first["kind"] != "list":
+    if first["kind"] not in ("list", "string"):
         return {**first, "data": np.concatenate([layout["data"] for layout in layouts])}
     offsets, shift = [np.asarray(first["offsets"], dtype=np.uint64)], int(first["offsets"][-1])
     for layout in layouts[1:]:
         offsets.append(np.asarray(layout["offsets"][1:], dtype=np.uint64) + np.uint64(shift))
         shift += int(layout["offsets"][-1])
+    if first["kind"] == "string":
+        joined = b"".join(bytes(layout["bytes"]) for layout in layouts)
+        return {**first, "offsets": np.concatenate(offsets), "bytes": np.frombuffer(joined, dtype=np.uint8)}
     return {**first, "offsets": np.concatenate(offsets), "values": concatenate_layouts([v["values"] for v in layouts])}
 
 

@@ -13,9 +13,12 @@ import numpy as np
 MAX_WIDTH = 100
 
 
-def represent(value: Any) -> str:
+def represent(value: Any, tstring: bool = False) -> str:
     """One value as ROOT's table shows it: `true`/`false`, integers in decimal, floating
-    point numbers with six decimals (C's `%f`)."""
+    point numbers with six decimals (C's `%f`), strings in quotes (a `TString` followed by
+    its length in bytes)."""
+    if isinstance(value, str):
+        return f'"{value}"' + (f"[{len(value.encode())}]" if tstring else "")
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, (int, np.integer)):
@@ -23,31 +26,37 @@ def represent(value: Any) -> str:
     return "%f" % float(value)
 
 
+def _width(cell: str) -> int:
+    """A cell's width as ROOT counts it: its bytes in UTF-8."""
+    return len(cell.encode())
+
+
 class RDisplay:
     """A table of entries as RDataFrame's `Display` gives it: `Print()` shows it (a list's
     items past `max_items` as one `...`), `AsString()` returns it with every item."""
 
     def __init__(self, names: Sequence[str], entries: Sequence[int], columns: Sequence[Any],
-                 max_items: int) -> None:
+                 max_items: int, tstrings: Sequence[str] = ()) -> None:
         self._names = ["Row", *names]
         # Per entry, per column, its cells (one per item of a list; a number is one cell).
-        self._blocks = [[[str(e)]] + [self._cells(c[k]) for c in columns] for k, e in enumerate(entries)]
+        self._blocks = [[[str(e)]] + [self._cells(c[k], n in tstrings) for n, c in zip(names, columns)]
+                        for k, e in enumerate(entries)]
         self._max_items = max_items
 
     @staticmethod
-    def _cells(value: Any) -> list[str]:
+    def _cells(value: Any, tstring: bool) -> list[str]:
         if hasattr(value, "tolist") and not np.isscalar(value):
             value = value.tolist()
         if isinstance(value, list):
-            return [represent(v) for v in value]
-        return [represent(value)]
+            return [represent(v, tstring) for v in value]
+        return [represent(value, tstring)]
 
     def _table(self, dots: bool) -> str:
         widths = [len(n) for n in self._names]
         for block in self._blocks:
             for c, cells in enumerate(block):
                 for i, cell in enumerate(cells):
-                    widths[c] = max(widths[c], len(cell), 3 if i == self._max_items else 0)
+                    widths[c] = max(widths[c], _width(cell), 3 if i == self._max_items else 0)
         shown, total = len(widths), 0
         for c, w in enumerate(widths):
             total += w + 3
@@ -59,7 +68,7 @@ class RDisplay:
         more = "... | " if cut else ""
 
         def line(cells: Sequence[str]) -> str:
-            return "| " + "".join(cell.ljust(w) + " | " for cell, w in zip(cells, widths)) + more + "\n"
+            return "| " + "".join(cell + " " * (w - _width(cell)) + " | " for cell, w in zip(cells, widths)) + more + "\n"
 
         out = [rule, line(self._names[:shown])]
         for block in self._blocks:
@@ -93,15 +102,17 @@ class RDisplayPtr:
     """A booked `Display`: its entries are read with the graph's other results, in the same
     pass, when the table is first asked for."""
 
-    def __init__(self, taken: dict[str, Any], names: Sequence[str], max_items: int) -> None:
+    def __init__(self, taken: dict[str, Any], names: Sequence[str], max_items: int,
+                 tstrings: Sequence[str] = ()) -> None:
         self._taken, self._names, self._max_items = taken, list(names), max_items
+        self._tstrings = list(tstrings)
 
     def GetValue(self) -> RDisplay:  # noqa: N802
         """The table (runs the graph if it has not run since the `Display` was booked)."""
         values = {k: r.GetValue() for k, r in self._taken.items()}
         entries = [int(e) for e in values.get("rdfentry_", [])]
         columns = [values[n] for n in self._names] if entries else [[] for _ in self._names]
-        return RDisplay(self._names, entries, columns, self._max_items)
+        return RDisplay(self._names, entries, columns, self._max_items, self._tstrings)
 
     def Print(self) -> None:  # noqa: N802
         """Prints the table, as `RDisplay::Print` does."""

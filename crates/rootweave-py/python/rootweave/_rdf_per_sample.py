@@ -1,8 +1,8 @@
 """`DefinePerSample`'s expressions as ROOT's jitted strings read them: each call of
 `rdfsampleinfo_` (`GetD("xsec")`, `GetSampleName()`, `Contains("mc")`, ...) replaced by the
 sample's value as a literal of the type ROOT's method returns (`GetI` an `int`, `GetSampleId`
-an `unsigned int`), comparisons of two strings by their truth; the engine then evaluates the
-expression once per sample as C++ would compute it, in its type."""
+an `unsigned int`, `GetS` a string); the engine then evaluates the expression once per sample
+as C++ would compute it, in its type (a string column for a string)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ from typing import Any
 
 _STRING = r'"(?:[^"\\]|\\.)*"'
 _CALL = re.compile(rf"rdfsampleinfo_\s*\.\s*(\w+)\s*\(\s*({_STRING})?\s*\)")
-_COMPARISON = re.compile(rf"({_STRING})\s*(==|!=)\s*({_STRING})")
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 _METHODS = ("GetD", "GetI", "GetS", "GetSampleName", "GetSampleId", "AsString", "Contains")
 
 
@@ -31,7 +31,12 @@ def _literal(method: str, value: Any, expression: str) -> str:
         if not math.isfinite(value):
             raise ValueError(f"DefinePerSample '{expression}': the sample's value {value} is not finite")
         return repr(value)
-    return json.dumps(value)
+    return cpp_string(str(value))
+
+
+def cpp_string(text: str) -> str:
+    """`text` as a C++ string literal (quotes, backslashes and line ends escaped)."""
+    return '"' + "".join(_ESCAPES.get(c, c) for c in text) + '"'
 
 
 def written(expression: str, info: Any) -> str:
@@ -44,12 +49,4 @@ def written(expression: str, info: Any) -> str:
         arguments = (json.loads(argument),) if argument else ()
         return _literal(method, getattr(info, method)(*arguments), expression)
 
-    def compared(match: re.Match[str]) -> str:
-        left, operator, right = json.loads(match.group(1)), match.group(2), json.loads(match.group(3))
-        return "true" if (left == right) == (operator == "==") else "false"
-
-    text = _COMPARISON.sub(compared, _CALL.sub(call, expression))
-    if '"' in text:
-        raise ValueError(f"DefinePerSample '{expression}': a string is used other than compared with == or != "
-                         f"to another ({text})")
-    return text
+    return _CALL.sub(call, expression)

@@ -668,7 +668,7 @@ impl BatchState<'_> {
 
 /// The error of a column whose layout expressions do not take.
 fn not_numbers(name: &str) -> String {
-    format!("column '{name}' is not numbers or lists of numbers, which expressions take")
+    format!("column '{name}' is not numbers, strings or lists of them, which expressions take")
 }
 
 /// The positions in `outer` of the events of `inner` (both ascending, `inner` within

@@ -27,7 +27,14 @@ pub enum Values {
     F64(Vec<f64>),
     /// `ROOT::Math::PtEtaPhiMVector`
     P4(Vec<P4>),
+    /// `std::string` (also `TString` and C strings): each string's bytes as read, compared
+    /// byte by byte as `std::string` compares them.
+    Str(Vec<Text>),
 }
+
+/// One string's bytes, shared: a string repeated for every item of a list, or a literal
+/// for every event, is not copied.
+pub type Text = Arc<[u8]>;
 
 impl Values {
     /// The number of values.
@@ -39,6 +46,7 @@ impl Values {
             Values::F32(v) => v.len(),
             Values::F64(v) => v.len(),
             Values::P4(v) => v.len(),
+            Values::Str(v) => v.len(),
         }
     }
 
@@ -56,13 +64,14 @@ impl Values {
             Values::F32(_) => "float",
             Values::F64(_) => "double",
             Values::P4(_) => "PtEtaPhiMVector",
+            Values::Str(_) => "string",
         }
     }
 
     /// The values at `index`, in that order.
     pub fn gather(&self, index: &[usize]) -> Values {
-        fn pick<T: Copy>(v: &[T], index: &[usize]) -> Vec<T> {
-            index.iter().map(|&i| v[i]).collect()
+        fn pick<T: Clone>(v: &[T], index: &[usize]) -> Vec<T> {
+            index.iter().map(|&i| v[i].clone()).collect()
         }
         match self {
             Values::Bool(v) => Values::Bool(pick(v, index)),
@@ -71,6 +80,7 @@ impl Values {
             Values::F32(v) => Values::F32(pick(v, index)),
             Values::F64(v) => Values::F64(pick(v, index)),
             Values::P4(v) => Values::P4(pick(v, index)),
+            Values::Str(v) => Values::Str(pick(v, index)),
         }
     }
 
@@ -84,13 +94,14 @@ impl Values {
             Values::F32(v) => Values::F32(repeat_each(v, offsets)),
             Values::F64(v) => Values::F64(repeat_each(v, offsets)),
             Values::P4(v) => Values::P4(repeat_each(v, offsets)),
+            Values::Str(v) => Values::Str(repeat_each(v, offsets)),
         }
     }
 
     /// The lists `index` of these values cut into lists at `offsets`, in that order, with
     /// their offsets: each list copied as one slice (a jet's event's muons, once per jet).
     pub fn gather_lists(&self, offsets: &[usize], index: &[usize]) -> (Vec<usize>, Values) {
-        fn copy<T: Copy>(v: &[T], offsets: &[usize], index: &[usize], n: usize) -> Vec<T> {
+        fn copy<T: Clone>(v: &[T], offsets: &[usize], index: &[usize], n: usize) -> Vec<T> {
             let mut out = Vec::with_capacity(n);
             for &e in index {
                 out.extend_from_slice(&v[offsets[e]..offsets[e + 1]]);
@@ -111,6 +122,7 @@ impl Values {
             Values::F32(v) => Values::F32(copy(v, offsets, index, n)),
             Values::F64(v) => Values::F64(copy(v, offsets, index, n)),
             Values::P4(v) => Values::P4(copy(v, offsets, index, n)),
+            Values::Str(v) => Values::Str(copy(v, offsets, index, n)),
         };
         (out, values)
     }
@@ -128,6 +140,7 @@ impl Values {
             (Values::F32(a), Values::F32(b)) => Values::F32(join(a, b)),
             (Values::F64(a), Values::F64(b)) => Values::F64(join(a, b)),
             (Values::P4(a), Values::P4(b)) => Values::P4(join(a, b)),
+            (Values::Str(a), Values::Str(b)) => Values::Str(join(a, b)),
             (a, b) => {
                 return Err(format!(
                     "values of {} and {} in one column",
@@ -147,6 +160,7 @@ impl Values {
             Values::F32(v) => v.reserve(additional),
             Values::F64(v) => v.reserve(additional),
             Values::P4(v) => v.reserve(additional),
+            Values::Str(v) => v.reserve(additional),
         }
     }
 
@@ -157,16 +171,16 @@ impl Values {
             Values::Int(t, v) => v.iter().map(|&x| t.to_f64(x)).collect(),
             Values::F32(v) => v.iter().map(|&x| x as f64).collect(),
             Values::F64(v) => v.clone(),
-            Values::P4(_) => return None,
+            Values::P4(_) | Values::Str(_) => return None,
         })
     }
 }
 
 /// `v[e]` for every item of event `e`'s list, the lists cut at `offsets`.
-pub fn repeat_each<T: Copy>(v: &[T], offsets: &[usize]) -> Vec<T> {
+pub fn repeat_each<T: Clone>(v: &[T], offsets: &[usize]) -> Vec<T> {
     let mut out = Vec::with_capacity(offsets.last().copied().unwrap_or(0));
-    for (&x, w) in v.iter().zip(offsets.windows(2)) {
-        out.resize(out.len() + (w[1] - w[0]), x);
+    for (x, w) in v.iter().zip(offsets.windows(2)) {
+        out.resize(out.len() + (w[1] - w[0]), x.clone());
     }
     out
 }
@@ -299,7 +313,8 @@ fn array_plan(cut: &[u64], events: &[usize]) -> (Vec<usize>, Vec<usize>) {
     (out, items)
 }
 
-/// Whether expressions take the values of `array`: numbers (not records, strings or lists).
+/// Whether expressions take the values of `array`: numbers or strings (not records or
+/// lists).
 pub fn numbers(array: &Array) -> bool {
     numbers_at(array, 0..0).is_some()
 }
@@ -309,11 +324,18 @@ pub fn numbers(array: &Array) -> bool {
 trait Picks {
     /// `f` of each item taken from `v`, in order.
     fn map<T: Copy, U>(self, v: &[T], f: impl Fn(T) -> U) -> Vec<U>;
+
+    /// The positions of the items taken, in order.
+    fn positions(self) -> impl Iterator<Item = usize>;
 }
 
 impl Picks for std::ops::Range<usize> {
     fn map<T: Copy, U>(self, v: &[T], f: impl Fn(T) -> U) -> Vec<U> {
         v[self].iter().map(|&x| f(x)).collect()
+    }
+
+    fn positions(self) -> impl Iterator<Item = usize> {
+        self
     }
 }
 
@@ -324,10 +346,14 @@ impl<I: Iterator<Item = usize>> Picks for At<I> {
     fn map<T: Copy, U>(self, v: &[T], f: impl Fn(T) -> U) -> Vec<U> {
         self.0.map(|i| f(v[i])).collect()
     }
+
+    fn positions(self) -> impl Iterator<Item = usize> {
+        self.0
+    }
 }
 
 /// Numbers `at` of an array as the analysis types them (integers widened to `int64`,
-/// `float` kept); `None` for what is not numbers.
+/// `float` kept), or strings; `None` for other layouts.
 fn numbers_at(array: &Array, at: impl Picks) -> Option<Values> {
     Some(match array {
         Array::Bool(v) => Values::Bool(at.map(v, |x| x)),
@@ -341,6 +367,11 @@ fn numbers_at(array: &Array, at: impl Picks) -> Option<Values> {
         Array::UInt64(v) => Values::Int(IntTy::ULONG64, at.map(v, |x| x as i64)),
         Array::Float32(v) => Values::F32(at.map(v, |x| x)),
         Array::Float64(v) => Values::F64(at.map(v, |x| x)),
+        Array::String { offsets, bytes } => Values::Str(
+            at.positions()
+                .map(|i| Text::from(&bytes[offsets[i] as usize..offsets[i + 1] as usize]))
+                .collect(),
+        ),
         _ => return None,
     })
 }
@@ -595,6 +626,16 @@ fn values_array(v: Values) -> Array {
         Values::IntBool(v) => Array::Int32(v.into_iter().map(i32::from).collect()),
         Values::F32(v) => Array::Float32(v),
         Values::F64(v) => Array::Float64(v),
+        Values::Str(v) => {
+            let mut offsets = Vec::with_capacity(v.len() + 1);
+            offsets.push(0);
+            let mut bytes = Vec::with_capacity(v.iter().map(|t| t.len()).sum());
+            for t in &v {
+                bytes.extend_from_slice(t);
+                offsets.push(bytes.len() as u64);
+            }
+            Array::String { offsets, bytes }
+        }
         Values::P4(v) => Array::Record {
             len: v.len(),
             fields: vec![

@@ -52,8 +52,9 @@ fn empty_column(frame: &Frame, node: usize, name: &str) -> std::result::Result<C
             .read_type(&resolved)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("no column '{resolved}'"))?;
-        return Column::from_array(&array, 0..0)
-            .ok_or_else(|| format!("'{resolved}' holds neither numbers nor lists of numbers"));
+        return Column::from_array(&array, 0..0).ok_or_else(|| {
+            format!("'{resolved}' holds neither numbers nor strings nor lists of them")
+        });
     };
     let (definition, parent) = {
         let g = frame.lock();
@@ -193,6 +194,18 @@ fn declared_type(branch: &Branch) -> Option<String> {
         Some(item) => rvec(item.strip_suffix('>')?.trim_end()),
         None => class.clone(),
     })
+}
+
+/// Whether read column `name` of `reader` is a TTree C string leaf (`name/C`). RDataFrame
+/// reads one as an `RVec<Char_t>` of the leaf's buffer, as long as the longest string of
+/// the basket and holding what earlier entries left in it: expressions do not take it.
+pub fn c_string_leaf(reader: &AnyReader, name: &str) -> bool {
+    let AnyReader::TTree(t) = reader else {
+        return false;
+    };
+    t.meta()
+        .find(name)
+        .is_some_and(|b| matches!(b.leaves.as_slice(), [leaf] if leaf.class == "TLeafC"))
 }
 
 /// A TTree leaf's type name (`Float_t`).

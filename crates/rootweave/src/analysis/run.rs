@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::actions::{fill, ActionSpec, Partial};
 use super::batch::{BatchState, Plan};
 use super::column::Column;
+use super::column_type::c_string_leaf;
 use super::graph::{Definition, Graph, NodeKind};
 use super::slot_cells::SlotCells;
 use crate::array::Array;
@@ -315,6 +316,13 @@ impl Prepared {
         if let Some(missing) = inputs.iter().find(|i| !known(i)) {
             return Err(Error::InvalidArgument(format!(
                 "unknown column '{missing}': neither defined nor in the dataset"
+            )));
+        }
+        let c_string = |i: &&String| first.as_ref().is_some_and(|f| c_string_leaf(f, i));
+        if let Some(c) = inputs.iter().find(c_string) {
+            return Err(Error::InvalidArgument(format!(
+                "column '{c}' is a C string leaf ({c}/C), which RDataFrame reads as an \
+                 RVec<Char_t> of the leaf's buffer and expressions here do not take"
             )));
         }
         let optional: Vec<String> = inputs

@@ -41,6 +41,7 @@ pub fn list(items: &[Val], events: usize) -> Result<Val, String> {
         Ty::F64 => interleave!(|l| l.f64s(), Values::F64),
         Ty::Int(t) => interleave!(|l| l.ints(t), |v| Values::Int(t, v)),
         Ty::P4 => return Err("a braced list of four-vectors".into()),
+        Ty::Str => return Err("a braced list of strings".into()),
     };
     let offsets: Vec<usize> = (0..=events).map(|e| e * k).collect();
     Ok(Val::Col(Column::Jagged(Arc::new(offsets), values.into())))

@@ -91,6 +91,7 @@ pub fn cast(v: &Val, to: Ty, events: usize) -> Result<Val, String> {
         Ty::F32 => Values::F32(map1(&lane.f32s()?, n, |x| x)),
         Ty::F64 => Values::F64(map1(&lane.f64s()?, n, |x| x)),
         Ty::P4 => return Err("a conversion to a four-vector".into()),
+        Ty::Str => return Err("a conversion to a string".into()),
     };
     Ok(shaped(shape, values, v.is_const()))
 }
@@ -147,7 +148,7 @@ pub fn convert_parameters(body: Node, params: &[(String, Option<Ty>)]) -> Node {
                 .collect(),
         ),
         Kind::Shared(id, part) => Kind::Shared(id, Box::new(convert_parameters(*part, params))),
-        other @ (Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_)) => other,
+        other @ (Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_) | Kind::Str(_)) => other,
     };
     Node { kind, pos }
 }

@@ -96,6 +96,7 @@ pub(super) fn eval(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Resul
     let events = scope.events();
     match &node.kind {
         Kind::Int(v, t) => Ok(Val::Const(Scalar::Int(*t, *v))),
+        Kind::Str(bytes) => Ok(super::strings::literal(bytes, events)),
         Kind::Float { value, single } => Ok(Val::Const(if *single {
             Scalar::F32(*value as f32)
         } else {
@@ -233,6 +234,7 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
             Values::F64(map1(&x, n, |x| -x))
         }
         (UnaryOp::Neg, Ty::P4) => return Err("a four-vector cannot be negated".into()),
+        (UnaryOp::Neg, Ty::Str) => return Err("a string cannot be negated".into()),
     };
     Ok(shaped(shape, values, a.is_const()))
 }
@@ -242,6 +244,10 @@ pub fn binary(op: BinaryOp, a: &Val, b: &Val, events: usize) -> Result<Val, Stri
     let (shape, n, lanes) = align(&[a, b], events)?;
     let (x, y) = (&lanes[0], &lanes[1]);
     let (tx, ty) = (x.ty(), y.ty());
+    if tx == Ty::Str || ty == Ty::Str {
+        let values = super::strings::binary(op, x, y, n, &shape)?;
+        return Ok(shaped(shape, values, false));
+    }
     if tx == Ty::P4 || ty == Ty::P4 {
         return p4_binary(op, x, y, n, shape);
     }
@@ -300,7 +306,7 @@ pub fn binary(op: BinaryOp, a: &Val, b: &Val, events: usize) -> Result<Val, Stri
 }
 
 /// Conditions as C++ types them: a `bool` per event, or `RVec`'s `RVec<int>` for lists.
-fn truth(shape: &Shape, values: Vec<bool>) -> Values {
+pub(super) fn truth(shape: &Shape, values: Vec<bool>) -> Values {
     match shape {
         Shape::Flat => Values::Bool(values),
         Shape::Jagged(_) => Values::IntBool(values),
@@ -566,6 +572,9 @@ fn unify(a: Column, b: Column) -> Result<(Column, Column), String> {
     if ta == Ty::P4 || tb == Ty::P4 {
         return Err("a four-vector and a number on the two sides of '?:'".into());
     }
+    if ta == Ty::Str || tb == Ty::Str {
+        return Err("a string and a number on the two sides of '?:'".into());
+    }
     let common = Ty::common(ta, tb);
     Ok((convert(a, common)?, convert(b, common)?))
 }
@@ -596,6 +605,7 @@ pub fn convert(c: Column, ty: Ty) -> Result<Column, String> {
                 Values::F64((0..n).map(|i| b.at(i)).collect())
             }
             Ty::P4 => return Err("a number is not a four-vector".into()),
+            Ty::Str => return Err("a number is not a string".into()),
         })
     };
     Ok(match c {

@@ -107,6 +107,7 @@ pub fn check(name: &str, args: usize) -> Result<(), String> {
     }
     let more = super::list_functions::SIGNATURES
         .iter()
+        .chain(super::strings::SIGNATURES)
         .find(|(n, _)| *n == name);
     if let Some((_, arity)) = super::tmath::signatures().find(|(n, _)| *n == name) {
         return match args == arity {
@@ -141,6 +142,9 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
         return super::casts::cast(&a[0], ty, events);
     }
     if let Some(result) = super::tmath::call(name, a, events) {
+        return result;
+    }
+    if let Some(result) = super::strings::call(name, a, events) {
         return result;
     }
     if let Some(result) = super::list_functions::call(name, a, events) {
@@ -650,6 +654,7 @@ fn where_(a: &[Val], events: usize) -> Result<Val, String> {
     };
     let values = match ty {
         Ty::P4 => return Err("Where of four-vectors".into()),
+        Ty::Str => return Err("Where of strings".into()),
         Ty::F64 => {
             let (x, y) = (lanes[1].f64s()?, lanes[2].f64s()?);
             Values::F64(where_items(&c, &x, &y, n))

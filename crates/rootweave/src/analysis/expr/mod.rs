@@ -13,6 +13,7 @@ mod list_functions;
 pub(crate) mod lorentz;
 mod optimize;
 mod parse;
+mod strings;
 mod syntax;
 mod take_sums;
 mod tmath;
@@ -66,7 +67,7 @@ impl Expression {
             Some(v) if v.len() == 1 && !matches!(v, Values::P4(_)) => Ok(v.clone()),
             _ => Err(EvalError {
                 pos: 0,
-                message: format!("'{}' is not one number", self.text),
+                message: format!("'{}' is not one number or string", self.text),
             }),
         }
     }
@@ -133,7 +134,9 @@ fn check_calls(node: &Node) -> Result<(), ParseError> {
             check_calls(a)?;
             check_calls(b)
         }
-        Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) => Ok(()),
+        Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_) | Kind::Str(_) | Kind::Column(_) => {
+            Ok(())
+        }
     }
 }
 

@@ -148,9 +148,12 @@ fn inline_map(args: &[Node]) -> Option<Node> {
 /// aside).
 fn item_by_item(kind: &Kind) -> bool {
     match kind {
-        Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_) | Kind::Unary(..) | Kind::Binary(..) => {
-            true
-        }
+        Kind::Int(..)
+        | Kind::Float { .. }
+        | Kind::Bool(_)
+        | Kind::Str(_)
+        | Kind::Unary(..)
+        | Kind::Binary(..) => true,
         Kind::Call(name, _) => {
             ITEMWISE.contains(&name.as_str())
                 || super::casts::cast_of(name).is_some()
@@ -296,6 +299,7 @@ fn key(node: &Node) -> String {
         Kind::Int(v, t) => format!("i{v}{t:?}"),
         Kind::Float { value, single } => format!("f{value:?}{single}"),
         Kind::Bool(b) => format!("b{b}"),
+        Kind::Str(s) => format!("s{s:?}"),
         Kind::Column(c) => format!("c{c}"),
         Kind::Unary(op, _) => format!("u{op:?}"),
         Kind::Binary(op, ..) => format!("o{op:?}"),
@@ -314,7 +318,12 @@ fn key(node: &Node) -> String {
 fn worth_sharing(node: &Node) -> bool {
     !matches!(
         node.kind,
-        Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) | Kind::Lambda(..)
+        Kind::Int(..)
+            | Kind::Float { .. }
+            | Kind::Bool(_)
+            | Kind::Str(_)
+            | Kind::Column(_)
+            | Kind::Lambda(..)
     )
 }
 

@@ -60,6 +60,7 @@ enum Tok {
     Ident,
     Int(i64, IntTy),
     Float(f64, bool),
+    Str(Vec<u8>),
     Punct,
 }
 
@@ -97,6 +98,16 @@ fn lex(text: &str) -> Result<Vec<Token>, ParseError> {
             i = end;
             continue;
         }
+        if c == b'"' {
+            let (bytes, end) = string_literal(text, start)?;
+            out.push(Token {
+                kind: Tok::Str(bytes),
+                text: text[start..end].to_string(),
+                pos: start,
+            });
+            i = end;
+            continue;
+        }
         let Some(p) = PUNCT.iter().find(|p| text[i..].starts_with(**p)) else {
             return Err(ParseError {
                 pos: i,
@@ -114,6 +125,47 @@ fn lex(text: &str) -> Result<Vec<Token>, ParseError> {
         i += p.len();
     }
     Ok(out)
+}
+
+/// A string literal whose opening quote is at `start`: its bytes with C++'s simple escapes
+/// resolved (`\"`, `\\`, `\n`, ...), and the position after its closing quote.
+fn string_literal(text: &str, start: usize) -> Result<(Vec<u8>, usize), ParseError> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => return Ok((out, i + 1)),
+            b'\\' => {
+                let escaped = match bytes.get(i + 1) {
+                    Some(b'"') => b'"',
+                    Some(b'\'') => b'\'',
+                    Some(b'\\') => b'\\',
+                    Some(b'?') => b'?',
+                    Some(b'n') => b'\n',
+                    Some(b't') => b'\t',
+                    Some(b'r') => b'\r',
+                    Some(b'0') if !bytes.get(i + 2).is_some_and(u8::is_ascii_digit) => 0,
+                    _ => {
+                        return Err(ParseError {
+                            pos: i,
+                            message: r#"an escape other than \" \' \\ \? \n \t \r \0"#.into(),
+                        })
+                    }
+                };
+                out.push(escaped);
+                i += 2;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    Err(ParseError {
+        pos: start,
+        message: "a string without its closing quote".into(),
+    })
 }
 
 /// A number literal starting at `start`: decimal, octal (a leading 0) or hexadecimal
@@ -561,6 +613,7 @@ impl Parser {
         let kind = match token.kind {
             Tok::Int(v, t) => Kind::Int(v, t),
             Tok::Float(value, single) => Kind::Float { value, single },
+            Tok::Str(bytes) => Kind::Str(bytes),
             Tok::Punct if token.text == "(" => {
                 if let Some(ty) = self.cast_type() {
                     // `(T)x`: a conversion of the operand that follows.
@@ -852,6 +905,7 @@ mod tests {
             Kind::Int(v, _) => v.to_string(),
             Kind::Float { value, single } => format!("{value}{}", if *single { "f" } else { "" }),
             Kind::Bool(b) => b.to_string(),
+            Kind::Str(s) => format!("{:?}", String::from_utf8_lossy(s)),
             Kind::Column(c) => c.clone(),
             Kind::Unary(op, a) => format!("({op:?} {})", shape(a)),
             Kind::Binary(op, a, b) => format!("({} {} {})", shape(a), op.symbol(), shape(b)),

@@ -120,6 +120,8 @@ pub enum Kind {
     },
     /// `true` or `false`.
     Bool(bool),
+    /// A string literal (`"HLT_IsoMu24"`): its bytes, escapes resolved.
+    Str(Vec<u8>),
     /// A column (or defined column) by name.
     Column(String),
     /// `op x`.
@@ -182,7 +184,8 @@ impl Node {
     pub fn children(&self) -> impl Iterator<Item = &Node> {
         let mut out: Vec<&Node> = Vec::new();
         match &self.kind {
-            Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_) | Kind::Column(_) => {}
+            Kind::Int(..) | Kind::Float { .. } | Kind::Bool(_) | Kind::Str(_) | Kind::Column(_) => {
+            }
             Kind::Unary(_, a) | Kind::Lambda(_, a) | Kind::Shared(_, a) => out.push(a),
             Kind::Binary(_, a, b) | Kind::Index(a, b) => out.extend([&**a, &**b]),
             Kind::Ternary(c, a, b) => out.extend([&**c, &**a, &**b]),

@@ -44,6 +44,8 @@ pub enum Ty {
     F64,
     /// A four-vector (no conversions).
     P4,
+    /// `std::string` (no conversions; compared with strings alone).
+    Str,
 }
 
 impl Ty {
@@ -56,6 +58,7 @@ impl Ty {
             Values::F32(_) => Ty::F32,
             Values::F64(_) => Ty::F64,
             Values::P4(_) => Ty::P4,
+            Values::Str(_) => Ty::Str,
         }
     }
 
@@ -134,6 +137,7 @@ impl Lane<'_> {
                 Values::F32(v) => Cow::Owned(v.iter().map(|&x| x as f64).collect()),
                 Values::F64(v) => Cow::Borrowed(v.as_slice()),
                 Values::P4(_) => return Err("a four-vector is not a number".into()),
+                Values::Str(_) => return Err("a string is not a number".into()),
             }),
         })
     }
@@ -153,6 +157,7 @@ impl Lane<'_> {
                 Values::F32(v) => Cow::Borrowed(v.as_slice()),
                 Values::F64(v) => Cow::Owned(v.iter().map(|&x| x as f32).collect()),
                 Values::P4(_) => return Err("a four-vector is not a number".into()),
+                Values::Str(_) => return Err("a string is not a number".into()),
             }),
         })
     }
@@ -178,6 +183,7 @@ impl Lane<'_> {
                 }
                 Values::F64(v) => Cow::Owned(v.iter().map(|&x| float_to_int(x, to)).collect()),
                 Values::P4(_) => return Err("a four-vector is not a number".into()),
+                Values::Str(_) => return Err("a string is not a number".into()),
             }),
         })
     }
@@ -193,6 +199,7 @@ impl Lane<'_> {
                 Values::F32(v) => Cow::Owned(v.iter().map(|&x| x != 0.0).collect()),
                 Values::F64(v) => Cow::Owned(v.iter().map(|&x| x != 0.0).collect()),
                 Values::P4(_) => return Err("a four-vector is not a condition".into()),
+                Values::Str(_) => return Err("a string is not a condition".into()),
             }),
         })
     }
@@ -270,6 +277,7 @@ pub fn ty_name(ty: Ty) -> &'static str {
         Ty::F32 => "float",
         Ty::F64 => "double",
         Ty::P4 => "PtEtaPhiMVector",
+        Ty::Str => "string",
     }
 }
 
@@ -353,7 +361,7 @@ pub fn shaped(shape: Shape, values: Values, all_const: bool) -> Val {
             Values::IntBool(v) => Scalar::Int(IntTy::INT, v[0] as i64),
             Values::F32(v) => Scalar::F32(v[0]),
             Values::F64(v) => Scalar::F64(v[0]),
-            Values::P4(_) => unreachable!("no four-vector constants"),
+            Values::P4(_) | Values::Str(_) => unreachable!("no four-vector or string constants"),
         }),
         Shape::Flat => Val::Col(Column::Flat(values.into())),
         Shape::Jagged(offsets) => Val::Col(Column::Jagged(offsets, values.into())),
