@@ -974,6 +974,12 @@ fn random_token_strings_are_values_or_errors_never_panics() {
         "Dot",
         ".at(",
         "Range",
+        r#""HLT""#,
+        r#"""#,
+        r#""a\"b""#,
+        r#""\q""#,
+        r#".Contains("J")"#,
+        ".length()",
     ];
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
     let mut next = |n: usize| {
