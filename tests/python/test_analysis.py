@@ -1201,7 +1201,10 @@ STRING_DEFINES = {"eq": 'name == "HLT_Mu"', "lt": 'name < "L"', "rev": '"Zed" <=
                   "first": "paths.size() > 0 ? paths[0] : name", "nmu": 'Sum(paths == "HLT_Mu")',
                   "nsel": 'paths[paths != ""].size()', "pempty": "paths.empty()",
                   "quoted": 'name == "a \\"quoted\\" \\\\ word"', "llen": "label.Length()",
-                  "lcont": 'label.Contains("4")', "leq": 'label == "e7"', "join": 'name + "_" + name'}
+                  "lcont": 'label.Contains("4")', "leq": 'label == "e7"', "join": 'name + "_" + name',
+                  "sorted": "Sort(paths)", "order": "Argsort(paths)", "amax": "ArgMax(paths)",
+                  "least": "paths.size() > 0 ? Min(paths) : name", "cat": "Concatenate(Reverse(paths), paths)",
+                  "wh": 'Where(paths == "Zed", paths, "z")'}
 STRING_FILTERS = ['name == "café" || name == ""', 'Sum(paths == "Zed") > 0 && name != "Zed"',
                   'name >= "HLT" && name < "HLT_F"']
 
@@ -1234,11 +1237,16 @@ for source, path in (("t", tree_file), ("n", ntuple_file)):
     for k in names:
         df = df.Define(k, DEFINES[k])
     types = {k: df.GetColumnType(k) for k in names}
-    taken = {k: df.Take[{"string": "std::string"}.get(types[k], types[k])](k) for k in names}
+    taken = {k: df.Take[types[k].replace("string", "std::string")](k) for k in names}
+
+    def plain(v, t):
+        if t.startswith("ROOT::VecOps::RVec<"):
+            return [plain(x, t[19:-1]) for x in v]
+        return str(v) if t == "string" else v
     counts = [df.Filter(f).Count() for f in FILTERS]
     shown = df.Display(["x", "name", "paths", "join"] + (["label"] if source == "t" else []), 5).AsString()
     out[source] = {"types": types, "read": {c: df.GetColumnType(c) for c in ("name", "paths")}, "display": shown,
-                   "values": {k: [str(v) if types[k] == "string" else v for v in taken[k].GetValue()] for k in names},
+                   "values": {k: [plain(v, types[k]) for v in taken[k].GetValue()] for k in names},
                    "counts": [c.GetValue() for c in counts]}
 json.dump(out, open(out_json, "w"))
 """

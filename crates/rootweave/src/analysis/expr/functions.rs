@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::int_type::IntTy;
 use super::value::{align, map1, map2, shaped, Lane, Num, Scalar, Shape, Ty, Val};
-use crate::analysis::column::{item_events, Column, Values, P4};
+use crate::analysis::column::{item_events, Column, Text, Values, P4};
 
 /// Every function and method by name, with the numbers of arguments it takes (a method's
 /// object counts as its first argument).
@@ -427,6 +427,8 @@ enum OrderKeys<'a> {
     Signed(&'a [i64]),
     /// 64-bit unsigned integers (their bits).
     Unsigned(&'a [i64]),
+    /// Strings, by their bytes (as `std::string`'s `<`).
+    Text(&'a [Text]),
 }
 
 impl<'a> OrderKeys<'a> {
@@ -436,6 +438,7 @@ impl<'a> OrderKeys<'a> {
             Values::Int(t, v) if t.is_u64() => OrderKeys::Unsigned(v),
             Values::Int(_, v) => OrderKeys::Signed(v),
             Values::P4(_) => return None,
+            Values::Str(v) => OrderKeys::Text(v),
             other => OrderKeys::Float(Cow::Owned(other.as_f64()?)),
         })
     }
@@ -446,6 +449,7 @@ impl<'a> OrderKeys<'a> {
             OrderKeys::Float(x) => x[i] < x[j],
             OrderKeys::Signed(x) => x[i] < x[j],
             OrderKeys::Unsigned(x) => (x[i] as u64) < (x[j] as u64),
+            OrderKeys::Text(x) => x[i] < x[j],
         }
     }
 
@@ -455,6 +459,7 @@ impl<'a> OrderKeys<'a> {
             OrderKeys::Float(x) => x[i].partial_cmp(&x[j]).unwrap_or(std::cmp::Ordering::Equal),
             OrderKeys::Signed(x) => x[i].cmp(&x[j]),
             OrderKeys::Unsigned(x) => (x[i] as u64).cmp(&(x[j] as u64)),
+            OrderKeys::Text(x) => x[i].cmp(&x[j]),
         }
     }
 }
@@ -492,6 +497,9 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
     let (offsets, values) = lists(v, name)?;
     if Ty::of(values) == Ty::P4 && !matches!(name, "Reverse" | "Enumerate") {
         return Err(format!("{name} of four-vectors"));
+    }
+    if Ty::of(values) == Ty::Str && name == "Nonzero" {
+        return Err("Nonzero of strings, which are not conditions".into());
     }
     let keys = OrderKeys::of(values);
     let lane = Lane::Many(Cow::Borrowed(values));
@@ -654,7 +662,7 @@ fn where_(a: &[Val], events: usize) -> Result<Val, String> {
     };
     let values = match ty {
         Ty::P4 => return Err("Where of four-vectors".into()),
-        Ty::Str => return Err("Where of strings".into()),
+        Ty::Str => super::strings::where_texts(&c, &lanes[1], &lanes[2], n)?,
         Ty::F64 => {
             let (x, y) = (lanes[1].f64s()?, lanes[2].f64s()?);
             Values::F64(where_items(&c, &x, &y, n))
@@ -684,6 +692,25 @@ fn concatenate<'a>(a: &'a Val, b: &'a Val) -> Result<Val, String> {
     if Ty::of(va) == Ty::P4 || Ty::of(vb) == Ty::P4 {
         return Err("Concatenate of four-vectors".into());
     }
+    fn join<T: Clone>(a: &[T], oa: &[usize], b: &[T], ob: &[usize]) -> Vec<T> {
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        for (wa, wb) in oa.windows(2).zip(ob.windows(2)) {
+            out.extend_from_slice(&a[wa[0]..wa[1]]);
+            out.extend_from_slice(&b[wb[0]..wb[1]]);
+        }
+        out
+    }
+    let offsets: Vec<usize> = oa.iter().zip(ob.iter()).map(|(x, y)| x + y).collect();
+    match (va, vb) {
+        (Values::Str(x), Values::Str(y)) => {
+            let values = Values::Str(join(x, oa, y, ob));
+            return Ok(Val::Col(Column::Jagged(Arc::new(offsets), values.into())));
+        }
+        (Values::Str(_), _) | (_, Values::Str(_)) => {
+            return Err("Concatenate of strings and numbers".into())
+        }
+        _ => {}
+    }
     // Both lists in their common type (converted only where they differ from it).
     let common = Ty::common(Ty::of(va), Ty::of(vb));
     let narrow = |v: &Values| matches!(v, Values::IntBool(_));
@@ -698,14 +725,6 @@ fn concatenate<'a>(a: &'a Val, b: &'a Val) -> Result<Val, String> {
         }
     };
     let (va, vb) = (conv(oa, va, common)?, conv(ob, vb, common)?);
-    fn join<T: Copy>(a: &[T], oa: &[usize], b: &[T], ob: &[usize]) -> Vec<T> {
-        let mut out = Vec::with_capacity(a.len() + b.len());
-        for (wa, wb) in oa.windows(2).zip(ob.windows(2)) {
-            out.extend_from_slice(&a[wa[0]..wa[1]]);
-            out.extend_from_slice(&b[wb[0]..wb[1]]);
-        }
-        out
-    }
     let values = match (&*va, &*vb) {
         (Values::Bool(x), Values::Bool(y)) => Values::Bool(join(x, oa, y, ob)),
         (Values::Int(t, x), Values::Int(_, y)) => Values::Int(*t, join(x, oa, y, ob)),
@@ -714,7 +733,6 @@ fn concatenate<'a>(a: &'a Val, b: &'a Val) -> Result<Val, String> {
         (Values::F64(x), Values::F64(y)) => Values::F64(join(x, oa, y, ob)),
         _ => unreachable!("both in the common type"),
     };
-    let offsets = oa.iter().zip(ob.iter()).map(|(x, y)| x + y).collect();
     Ok(Val::Col(Column::Jagged(Arc::new(offsets), values.into())))
 }
 

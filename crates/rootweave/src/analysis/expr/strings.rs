@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::eval::truth;
 use super::int_type::IntTy;
 use super::syntax::BinaryOp;
-use super::value::{align, shaped, Lane, Shape, Val};
+use super::value::{align, shaped, Lane, Num, Shape, Val};
 use crate::analysis::column::{Column, Text, Values};
 
 /// The methods of strings the dialect has, with their arguments (the string included);
@@ -75,6 +75,18 @@ fn compare(op: BinaryOp, a: &Lane<'_>, b: &Lane<'_>, n: usize) -> Result<Vec<boo
         .zip(&b[..n])
         .map(|(x, y)| test(x, y))
         .collect())
+}
+
+/// `Where(c, a, b)` of strings: item by item, `a`'s where `c` holds, else `b`'s.
+pub fn where_texts(
+    c: &Num<'_, bool>,
+    a: &Lane<'_>,
+    b: &Lane<'_>,
+    n: usize,
+) -> Result<Values, String> {
+    let (a, b) = (texts(a, "Where")?, texts(b, "Where")?);
+    let pick = |i: usize| if c.at(i) { a[i].clone() } else { b[i].clone() };
+    Ok(Values::Str((0..n).map(pick).collect()))
 }
 
 /// A method of a string column (`name.size()`): `None` where `name` is not a method of
@@ -201,6 +213,56 @@ mod tests {
                     .collect()
             ))
         );
+    }
+
+    fn texts(items: &[&str]) -> Values {
+        Values::Str(items.iter().map(|s| Text::from(s.as_bytes())).collect())
+    }
+
+    #[test]
+    fn lists_of_strings_sort_join_and_pick_as_rvec_s() {
+        // paths: ["HLT_Mu", "HLT_Ele"], [], ["L1_Mu", "HLT_Mu", "Mu"].
+        assert_eq!(
+            value("Sort(paths)"),
+            Ok(texts(&["HLT_Ele", "HLT_Mu", "HLT_Mu", "L1_Mu", "Mu"]))
+        );
+        assert_eq!(
+            value("Argsort(paths)"),
+            Ok(Values::Int(IntTy::SIZE, vec![1, 0, 1, 0, 2]))
+        );
+        assert_eq!(
+            value(
+                "Take(paths, Argsort(paths, [](std::string a, std::string b) { return a > b; }))"
+            ),
+            Ok(texts(&["HLT_Mu", "HLT_Ele", "Mu", "L1_Mu", "HLT_Mu"]))
+        );
+        assert_eq!(
+            value("ArgMax(paths)"),
+            Ok(Values::Int(IntTy::SIZE, vec![0, 0, 2]))
+        );
+        assert_eq!(
+            value("paths.size() > 0 ? Min(paths) : name"),
+            Ok(texts(&["HLT_Ele", "", "HLT_Mu"]))
+        );
+        assert_eq!(
+            value("Concatenate(Reverse(paths), paths)").map(|v| v.len()),
+            Ok(10)
+        );
+        assert_eq!(
+            value(r#"Where(paths == "Mu", paths, "-")"#),
+            Ok(texts(&["-", "-", "-", "-", "Mu"]))
+        );
+        for (text, message) in [
+            ("Nonzero(paths)", "Nonzero of strings"),
+            (
+                r#"Concatenate(paths, Enumerate(paths))"#,
+                "Concatenate of strings and numbers",
+            ),
+            (r#"{name, "b"}"#, "a braced list of strings"),
+        ] {
+            let err = value(text).unwrap_err();
+            assert!(err.contains(message), "{text}: {err}");
+        }
     }
 
     #[test]

@@ -79,6 +79,7 @@ impl Ty {
     pub fn common(a: Ty, b: Ty) -> Ty {
         match (a, b) {
             (Ty::P4, _) | (_, Ty::P4) => Ty::P4,
+            (Ty::Str, _) | (_, Ty::Str) => Ty::Str,
             (Ty::F64, _) | (_, Ty::F64) => Ty::F64,
             (Ty::F32, _) | (_, Ty::F32) => Ty::F32,
             _ => Ty::Int(IntTy::common(a.int(), b.int())),
