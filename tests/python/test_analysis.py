@@ -286,6 +286,11 @@ def test_bad_expressions_and_columns_are_errors_before_reading():
         df.Histo1D(("h", "", 10, 0, 1))
     with pytest.raises(ValueError, match="a histogram model is a tuple"):
         df.Histo1D(None, "MET_pt")
+    # Operands of types that do not fit, as ROOT's jitting finds them: before any reading.
+    with pytest.raises(ValueError, match=r"expression 'Sum\(MET_pt\) > 1' at position 0: Sum takes an RVec"):
+        df.Filter("Sum(MET_pt) > 1")
+    with pytest.raises(ValueError, match="'<' of a string and a float"):
+        df.Define("x", 'MET_pt < "20"')
     # A value error inside the data names the expression and the event.
     bad = df.Define("first", "Jet_pt[5]").Sum("first")
     with pytest.raises(ValueError, match=r"expression 'Jet_pt\[5\]' at position 0: index 5 of an RVec of"):

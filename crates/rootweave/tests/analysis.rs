@@ -1277,3 +1277,33 @@ fn string_columns_are_compared_taken_and_written() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn expressions_of_unfit_types_are_errors_when_made() {
+    let (dir, paths) = written("types", 1, 1000);
+    let df = frame(&paths, 1);
+    for (text, message) in [
+        ("Sum(x) > 0", "Sum takes an RVec, not a int"),
+        (r#"x == "a""#, "'==' of a string and a int"),
+        ("v.Pt() > 1", "a float where a four-vector is needed"),
+    ] {
+        let err = df.filter(text, None).err().map(|e| e.to_string());
+        let err = err.unwrap_or_default();
+        assert!(
+            err.contains(message) && err.contains(&format!("expression '{text}' at position")),
+            "{text}: {err}"
+        );
+        assert!(df.define("bad", text).is_err() && df.redefine("x", text).is_err());
+    }
+    // A function's column has no type before it runs: what uses it is checked then.
+    let ones: rootweave::analysis::ColumnFn = Arc::new(|c: &[Column]| match &c[0] {
+        Column::Flat(v) => Ok(Column::Flat(Values::F64(vec![1.0; v.len()]).into())),
+        _ => Err("one number per event".into()),
+    });
+    let f = df.define_with("one", &["x"], ones).unwrap();
+    let sum = f.define("two", "one + one").unwrap().sum("two").unwrap();
+    assert_eq!(sum.value().unwrap(), ResultValue::Number(2000.0));
+    let late = f.define("bad", "Sum(one)").unwrap().sum("bad").unwrap();
+    assert!(late.value().is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

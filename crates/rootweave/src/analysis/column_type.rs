@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::column::{Column, Values};
-use super::expr::{EvalError, Scope};
+use super::expr::{EvalError, Expression, Scope};
 use super::graph::{invalid, Definition, Frame, NodeKind};
 use crate::dataset::AnyReader;
 use crate::error::Result;
@@ -31,14 +31,42 @@ impl Frame {
                 }
             }
         }
-        let column = empty_column(self, self.node, name)
+        let column = empty_column(self, self.node, name, true)
             .map_err(|e| invalid(format!("GetColumnType('{name}'): {e}")))?;
         Ok(cpp_name(&column))
     }
+
+    /// Evaluates `e` here over no events, so that an expression whose operands' types do not
+    /// fit (a string compared with a number, `Sum` of a number) is an error when it is made,
+    /// as ROOT's jitting makes it, not when the graph runs. Where a column's type cannot be
+    /// known without data (a function's column, one the first file lacks), nothing is said.
+    pub(crate) fn check_types(&self, e: &Expression) -> Result<()> {
+        let mut probe = Probe {
+            frame: self,
+            node: self.node,
+            functions: false,
+        };
+        match e.evaluate(&mut probe) {
+            Err(EvalError { pos, message }) if !message.contains(UNKNOWN) => Err(invalid(format!(
+                "expression '{}' at position {pos}: {message}",
+                e.text
+            ))),
+            _ => Ok(()),
+        }
+    }
 }
 
-/// Column `name` as seen from `node`, over no events: a typed empty column.
-fn empty_column(frame: &Frame, node: usize, name: &str) -> std::result::Result<Column, String> {
+/// Part of a probe's error where a column's type is not known without data.
+const UNKNOWN: &str = "(its type is known from its values only)";
+
+/// Column `name` as seen from `node`, over no events: a typed empty column. A function's
+/// column is computed by calling it with empty columns only if `functions` says so.
+fn empty_column(
+    frame: &Frame,
+    node: usize,
+    name: &str,
+    functions: bool,
+) -> std::result::Result<Column, String> {
     let (defining, resolved) = frame.lock().resolve(node, name);
     let Some(n) = defining else {
         if let Some(c) = super::special::EventsAt::default().column(&resolved, 0, None) {
@@ -50,10 +78,10 @@ fn empty_column(frame: &Frame, node: usize, name: &str) -> std::result::Result<C
         };
         let array = at
             .read_type(&resolved)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("no column '{resolved}'"))?;
+            .map_err(|e| format!("{e} {UNKNOWN}"))?
+            .ok_or_else(|| format!("no column '{resolved}' {UNKNOWN}"))?;
         return Column::from_array(&array, 0..0).ok_or_else(|| {
-            format!("'{resolved}' holds neither numbers nor strings nor lists of them")
+            format!("column '{resolved}' is not numbers, strings or lists of them, which expressions take")
         });
     };
     let (definition, parent) = {
@@ -67,21 +95,27 @@ fn empty_column(frame: &Frame, node: usize, name: &str) -> std::result::Result<C
     let above = parent.unwrap_or(0);
     match definition {
         Definition::Expression(e) => {
-            let mut probe = Probe { frame, node: above };
+            let mut probe = Probe {
+                frame,
+                node: above,
+                functions,
+            };
             e.evaluate(&mut probe)
                 .map_err(|EvalError { message, .. }| message)
+        }
+        Definition::Function(..) if !functions => {
+            Err(format!("column '{resolved}' of a function {UNKNOWN}"))
         }
         Definition::Function(columns, f) => {
             let inputs = columns
                 .iter()
-                .map(|c| empty_column(frame, above, c))
+                .map(|c| empty_column(frame, above, c, functions))
                 .collect::<std::result::Result<Vec<_>, _>>()?;
             f(&inputs)
         }
         Definition::PerSample(values) => Ok(Column::Flat(Arc::new(values.gather(&[])))),
-        Definition::Default { column, value } => {
-            empty_column(frame, above, &column).or_else(|_| super::missing::repeated(&value, 0))
-        }
+        Definition::Default { column, value } => empty_column(frame, above, &column, functions)
+            .or_else(|_| super::missing::repeated(&value, 0)),
         Definition::Available { .. } => Ok(Column::Flat(Arc::new(Values::Bool(Vec::new())))),
     }
 }
@@ -90,11 +124,13 @@ fn empty_column(frame: &Frame, node: usize, name: &str) -> std::result::Result<C
 struct Probe<'a> {
     frame: &'a Frame,
     node: usize,
+    /// Whether function columns are computed (see [`empty_column`]).
+    functions: bool,
 }
 
 impl Scope for Probe<'_> {
     fn column(&mut self, name: &str) -> std::result::Result<Column, String> {
-        empty_column(self.frame, self.node, name)
+        empty_column(self.frame, self.node, name, self.functions)
     }
 
     fn events(&self) -> usize {

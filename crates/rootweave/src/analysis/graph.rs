@@ -298,6 +298,7 @@ impl Frame {
     pub fn define(&self, name: &str, expr: &str) -> Result<Frame> {
         let e = expression(expr)?;
         self.check_columns(&e.columns(), &format!("expression '{expr}'"))?;
+        self.check_types(&e)?;
         self.new_column(name, Definition::Expression(e), false)
     }
 
@@ -313,6 +314,7 @@ impl Frame {
     pub fn redefine(&self, name: &str, expr: &str) -> Result<Frame> {
         let e = expression(expr)?;
         self.check_columns(&e.columns(), &format!("expression '{expr}'"))?;
+        self.check_types(&e)?;
         self.new_column(name, Definition::Expression(e), true)
     }
 
@@ -482,6 +484,7 @@ impl Frame {
     pub fn filter(&self, expr: &str, name: Option<&str>) -> Result<Frame> {
         let e = expression(expr)?;
         self.check_columns(&e.columns(), &format!("expression '{expr}'"))?;
+        self.check_types(&e)?;
         Ok(self.child(NodeKind::Filter {
             condition: Definition::Expression(e),
             name: name.map(str::to_string),
