@@ -1,8 +1,7 @@
 //! Strings in expressions: `std::string` and `TString` columns (and `RVec`s of them),
 //! string literals, comparisons byte by byte as `std::string`'s operators compare, joins
-//! (`name + "_up"`), and the
-//! methods analysts call on them (`size()`, `length()`, `empty()`, `TString::Length()`,
-//! `TString::Contains()`).
+//! (`name + "_up"`), and the methods analysts call on them (`size()`, `length()`,
+//! `empty()`, `TString::Length()`, `TString::IsNull()`, `TString::Contains()`).
 
 use std::sync::Arc;
 
@@ -134,13 +133,11 @@ mod tests {
 
     impl Scope for Strings {
         fn column(&mut self, name: &str) -> Result<Column, String> {
-            let texts =
-                |s: &[&str]| Values::Str(s.iter().map(|s| Text::from(s.as_bytes())).collect());
             match name {
-                "name" => Ok(Column::Flat(texts(&["odd", "", "even"]).into())),
+                "name" => Ok(Column::Flat(strs(&["odd", "", "even"]).into())),
                 "paths" => Ok(Column::Jagged(
                     Arc::new(vec![0, 2, 2, 5]),
-                    texts(&["HLT_Mu", "HLT_Ele", "L1_Mu", "HLT_Mu", "Mu"]).into(),
+                    strs(&["HLT_Mu", "HLT_Ele", "L1_Mu", "HLT_Mu", "Mu"]).into(),
                 )),
                 _ => Err(format!("no column {name}")),
             }
@@ -193,6 +190,7 @@ mod tests {
             Ok(Values::Int(IntTy::INT, vec![2, -1, 3]))
         );
         assert_eq!(value("name.empty()"), Ok(bools(&[0, 1, 0])));
+        assert_eq!(value("name.IsNull()"), value("name.empty()"));
         assert_eq!(value(r#"name.Contains("d")"#), Ok(bools(&[1, 0, 0])));
         assert_eq!(value(r#"name.Contains("")"#), Ok(bools(&[1, 1, 1])));
         assert_eq!(
@@ -206,16 +204,12 @@ mod tests {
         );
         assert_eq!(
             value("Reverse(paths)"),
-            Ok(Values::Str(
-                ["HLT_Ele", "HLT_Mu", "Mu", "HLT_Mu", "L1_Mu"]
-                    .iter()
-                    .map(|s| Text::from(s.as_bytes()))
-                    .collect()
-            ))
+            Ok(strs(&["HLT_Ele", "HLT_Mu", "Mu", "HLT_Mu", "L1_Mu"]))
         );
     }
 
-    fn texts(items: &[&str]) -> Values {
+    /// Strings as the layer holds them.
+    fn strs(items: &[&str]) -> Values {
         Values::Str(items.iter().map(|s| Text::from(s.as_bytes())).collect())
     }
 
@@ -224,7 +218,7 @@ mod tests {
         // paths: ["HLT_Mu", "HLT_Ele"], [], ["L1_Mu", "HLT_Mu", "Mu"].
         assert_eq!(
             value("Sort(paths)"),
-            Ok(texts(&["HLT_Ele", "HLT_Mu", "HLT_Mu", "L1_Mu", "Mu"]))
+            Ok(strs(&["HLT_Ele", "HLT_Mu", "HLT_Mu", "L1_Mu", "Mu"]))
         );
         assert_eq!(
             value("Argsort(paths)"),
@@ -234,7 +228,7 @@ mod tests {
             value(
                 "Take(paths, Argsort(paths, [](std::string a, std::string b) { return a > b; }))"
             ),
-            Ok(texts(&["HLT_Mu", "HLT_Ele", "Mu", "L1_Mu", "HLT_Mu"]))
+            Ok(strs(&["HLT_Mu", "HLT_Ele", "Mu", "L1_Mu", "HLT_Mu"]))
         );
         assert_eq!(
             value("ArgMax(paths)"),
@@ -242,7 +236,7 @@ mod tests {
         );
         assert_eq!(
             value("paths.size() > 0 ? Min(paths) : name"),
-            Ok(texts(&["HLT_Ele", "", "HLT_Mu"]))
+            Ok(strs(&["HLT_Ele", "", "HLT_Mu"]))
         );
         assert_eq!(
             value("Concatenate(Reverse(paths), paths)").map(|v| v.len()),
@@ -250,7 +244,7 @@ mod tests {
         );
         assert_eq!(
             value(r#"Where(paths == "Mu", paths, "-")"#),
-            Ok(texts(&["-", "-", "-", "-", "Mu"]))
+            Ok(strs(&["-", "-", "-", "-", "Mu"]))
         );
         for (text, message) in [
             ("Nonzero(paths)", "Nonzero of strings"),
