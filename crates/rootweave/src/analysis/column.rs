@@ -626,16 +626,7 @@ fn values_array(v: Values) -> Array {
         Values::IntBool(v) => Array::Int32(v.into_iter().map(i32::from).collect()),
         Values::F32(v) => Array::Float32(v),
         Values::F64(v) => Array::Float64(v),
-        Values::Str(v) => {
-            let mut offsets = Vec::with_capacity(v.len() + 1);
-            offsets.push(0);
-            let mut bytes = Vec::with_capacity(v.iter().map(|t| t.len()).sum());
-            for t in &v {
-                bytes.extend_from_slice(t);
-                offsets.push(bytes.len() as u64);
-            }
-            Array::String { offsets, bytes }
-        }
+        Values::Str(v) => Array::strings(&v),
         Values::P4(v) => Array::Record {
             len: v.len(),
             fields: vec![

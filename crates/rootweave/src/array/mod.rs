@@ -87,12 +87,12 @@ pub enum Array {
 }
 
 impl Array {
-    /// An array of strings, one entry per item.
-    pub fn strings<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> Array {
+    /// An array of strings, one entry per item (text or bytes).
+    pub fn strings<S: AsRef<[u8]>>(items: impl IntoIterator<Item = S>) -> Array {
         let mut offsets = vec![0u64];
         let mut bytes = Vec::new();
         for s in items {
-            bytes.extend_from_slice(s.as_ref().as_bytes());
+            bytes.extend_from_slice(s.as_ref());
             offsets.push(bytes.len() as u64);
         }
         Array::String { offsets, bytes }
