@@ -1263,6 +1263,8 @@ for path in sys.argv[2:]:
     df = ROOT.RDataFrame("s", path)
     out[path] = {c: [str(v) for v in df.Take["std::string"](c).GetValue()] for c in ("name", "pick")}
     out[path]["paths"] = [[str(s) for s in v] for v in df.Take["ROOT::VecOps::RVec<std::string>"]("paths").GetValue()]
+    label = df.GetColumnType("label")
+    out[path]["label"] = [label] + [str(v) for v in df.Take[{"string": "std::string"}.get(label, label)]("label").GetValue()]
 json.dump(out, open(sys.argv[1], "w"))
 """
 
@@ -1293,28 +1295,31 @@ def test_string_columns_as_root_s(workdir):
         assert shown.AsString() == theirs[source]["display"], source
     assert '| "café"   ' in theirs["n"]["display"] and '"e2"[2]' in theirs["t"]["display"]
     # Snapshot of strings, lists of strings and a defined string column, to a TTree and an RNTuple.
-    names = rootweave.RDataFrame("t", str(tree_file)).AsNumpy(["name"])["name"].tolist()
-    kept = [n != "" for n in names]
-    expect = {"name": [n for n, k in zip(names, kept) if k],
+    read = rootweave.RDataFrame("t", str(tree_file)).AsNumpy(["name", "label"])
+    kept = [n != "" for n in read["name"].tolist()]
+    expect = {"name": [n for n, k in zip(read["name"].tolist(), kept) if k],
               "pick": [p for p, k in zip(theirs["t"]["values"]["pick"], kept) if k]}
+    labels = [v for v, k in zip(read["label"].tolist(), kept) if k]
     source = rootweave.RDataFrame("t", str(tree_file), threads=2).Define("pick", STRING_DEFINES["pick"])
     written = []
     for fmt in (rootweave.ESnapshotOutputFormat.kTTree, rootweave.ESnapshotOutputFormat.kRNTuple):
         path = workdir / f"strings-snap-{int(fmt)}.root"
         options = rootweave.RSnapshotOptions(outputFormat=fmt)
-        snap = source.Filter('name != ""').Snapshot("s", str(path), ["x", "name", "paths", "pick"], options)
+        snap = source.Filter('name != ""').Snapshot("s", str(path), ["x", "name", "paths", "pick", "label"], options)
         assert snap.AsNumpy(["name"])["name"].tolist() == expect["name"]
         with uproot.open(path) as f:
-            arrays = f["s"].arrays(["name", "pick", "paths"], library="ak")
+            arrays = f["s"].arrays(["name", "pick", "paths", "label"], library="ak")
             assert arrays["name"].to_list() == expect["name"] and arrays["pick"].to_list() == expect["pick"]
+            assert arrays["label"].to_list() == labels
             expect["paths"] = arrays["paths"].to_list()
         written.append(str(path))
     assert sum(len(p) for p in expect["paths"]) > 2000
     done = subprocess.run([sys.executable, "-c", ROOT_READ_STRINGS, str(out), *written], capture_output=True,
                           text=True)
     assert done.returncode == 0, done.stderr[-3000:]
-    for path, values in json.loads(out.read_text()).items():
-        assert values == expect, path
+    # A TString column stays one in a TTree (an RNTuple has no TString: a std::string there).
+    wanted = {path: {**expect, "label": [label, *labels]} for path, label in zip(written, ("TString", "std::string"))}
+    assert json.loads(out.read_text()) == wanted
     with pytest.raises(ValueError, match="'-' of strings"):
         source.Define("bad", 'name - "x"').AsNumpy(["bad"])
     with pytest.raises(ValueError, match="'==' of a string and a number"):

@@ -1226,12 +1226,14 @@ fn string_columns_are_compared_taken_and_written() {
         BranchSpec::scalar("x", LeafType::Int32),
         BranchSpec::string("name"),
         BranchSpec::c_string("c"),
+        BranchSpec::tstring("label"),
     ];
     let zlib = rootweave::compress::Compression::ROOT_FILE_DEFAULT;
     let mut w =
         TTreeWriter::recreate(&path, "t", branches, zlib, TTreeWriteOptions::default()).unwrap();
     w.extend(&[
         ColumnData::Int32(&x),
+        ColumnData::Strings(&names),
         ColumnData::Strings(&names),
         ColumnData::Strings(&names),
     ])
@@ -1264,6 +1266,18 @@ fn string_columns_are_compared_taken_and_written() {
         assert_eq!(
             empty.count().unwrap().value().unwrap(),
             ResultValue::Count(0)
+        );
+        // A TString column stays one in a TTree snapshot, as ROOT writes it.
+        let out = dir.join(format!("l{threads}.root"));
+        let kept = muons.filter("label == name", None).unwrap();
+        let skim = kept
+            .snapshot("s", &out, &["label"], &SnapshotOptions::default())
+            .unwrap();
+        assert_eq!(df.column_type("label").unwrap(), "TString");
+        assert_eq!(skim.column_type("label").unwrap(), "TString");
+        assert_eq!(
+            skim.count().unwrap().value().unwrap(),
+            ResultValue::Count(750)
         );
         // A C string leaf is refused by name, as RDataFrame reads it as characters.
         let err = df

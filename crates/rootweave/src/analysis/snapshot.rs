@@ -193,7 +193,20 @@ impl Frame {
                     .with_write(write)
                     .with_memory_budget(budget)
                     .with_ordered(true);
-                let branches = layout.branches().to_vec();
+                // A `TString` column read from the dataset is written as one, as ROOT does.
+                let tstrings: Vec<String> = columns
+                    .iter()
+                    .filter(|c| self.column_type(c).is_ok_and(|t| t == "TString"))
+                    .map(|c| c.replace('.', "_"))
+                    .collect();
+                let branches = layout
+                    .branches()
+                    .iter()
+                    .map(|b| match tstrings.contains(&b.name) {
+                        true => b.clone().into_tstring(),
+                        false => b.clone(),
+                    })
+                    .collect();
                 let writer = match &existing {
                     Some(file) => {
                         TTreeParallelWriter::in_file(file.clone(), tree, branches, parallel)?

@@ -67,6 +67,8 @@ impl LeafSpec {
 pub(crate) enum ElementClass {
     /// `std::string`.
     String,
+    /// ROOT's `TString`: streamed as a `std::string` is, another class.
+    TString,
     /// `std::vector<T>` of a number type.
     Vector(LeafType),
     /// `std::vector<std::vector<T>>` of a number type.
@@ -80,6 +82,7 @@ impl ElementClass {
     pub fn class_name(self) -> String {
         match self {
             ElementClass::String => "string".into(),
+            ElementClass::TString => "TString".into(),
             ElementClass::Vector(t) => format!("vector<{}>", cpp_name(t)),
             ElementClass::VectorVector(t) => format!("vector<vector<{}> >", cpp_name(t)),
             ElementClass::VectorString => "vector<string>".into(),
@@ -148,6 +151,19 @@ impl BranchSpec {
     /// A `std::string` per entry.
     pub fn string(name: &str) -> Self {
         Self::element(name, ElementClass::String)
+    }
+
+    /// A `TString` per entry (ROOT reads its values as `TString`s; uproot as strings).
+    pub fn tstring(name: &str) -> Self {
+        Self::element(name, ElementClass::TString)
+    }
+
+    /// This branch, a `TString` one if it is a `std::string` one: the same bytes per entry.
+    pub(crate) fn into_tstring(self) -> Self {
+        match self.kind {
+            BranchKind::Element(ElementClass::String) => Self::tstring(&self.name),
+            _ => self,
+        }
     }
 
     /// A `std::vector<T>` of numbers per entry (for booleans `std::vector<bool>`).

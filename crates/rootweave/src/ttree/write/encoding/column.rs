@@ -189,7 +189,9 @@ impl<'b, 'a> Column<'b, 'a> {
                 }
                 Ok(Column::Strings(s))
             }
-            BranchKind::Element(ElementClass::String) => Ok(Column::Strings(strings(data, None)?)),
+            BranchKind::Element(ElementClass::String | ElementClass::TString) => {
+                Ok(Column::Strings(strings(data, None)?))
+            }
             BranchKind::Element(ElementClass::Vector(leaf)) => {
                 let (offsets, items) = list(data, "a list")?;
                 let items = numbers(spec, *leaf, items)?;

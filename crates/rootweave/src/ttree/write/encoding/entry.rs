@@ -51,7 +51,8 @@ pub(in crate::ttree::write) fn one_entry(spec: &BranchSpec, value: &Value) -> Re
             }
             one(numbers(leaves[0].leaf, &flat).ok_or_else(bad)?, n)
         }
-        BranchKind::CharStar | BranchKind::Element(ElementClass::String) => {
+        BranchKind::CharStar
+        | BranchKind::Element(ElementClass::String | ElementClass::TString) => {
             strings(&[value]).ok_or_else(bad)?
         }
         BranchKind::Element(ElementClass::Vector(leaf)) => {

@@ -21,6 +21,9 @@ const IO_FEATURES_CHECKSUM: u32 = 0x1aa1_2f10;
 /// ROOT 6.40's checksum and class version of `std::string`.
 const STRING_CHECKSUM: u32 = 0x6e6f_1604;
 const STRING_VERSION: i16 = 2;
+/// `TString`'s class checksum and version, as ROOT 6.40 writes them.
+const TSTRING_CHECKSUM: u32 = 95_257;
+const TSTRING_VERSION: i16 = 2;
 /// The class version ROOT gives STL collections.
 const COLLECTION_CLASS_VERSION: i16 = 6;
 /// Basket slots a branch starts with (ROOT's `fMaxBaskets` default).
@@ -230,11 +233,8 @@ fn stream_branch(b: &mut ObjectStream, tree: &TreeRecord, k: usize, at: &mut Pos
         BranchKind::Element(class) => {
             b.begin_object("TBranchElement");
             b.begin_version(10);
-            let split = if *class == ElementClass::String {
-                0
-            } else {
-                99
-            };
+            let text = matches!(class, ElementClass::String | ElementClass::TString);
+            let split = if text { 0 } else { 99 };
             branch_body(b, tree, k, split, BRANCH_BITS, 0, at);
             let name = class.class_name();
             b.tstring(&name); // fClassName
@@ -242,16 +242,13 @@ fn stream_branch(b: &mut ObjectStream, tree: &TreeRecord, k: usize, at: &mut Pos
             b.tstring(""); // fClonesName
             let (checksum, version) = match class {
                 ElementClass::String => (STRING_CHECKSUM, STRING_VERSION),
+                ElementClass::TString => (TSTRING_CHECKSUM, TSTRING_VERSION),
                 _ => (name_checksum(&name), COLLECTION_CLASS_VERSION),
             };
             b.u32(checksum);
             b.i16(version);
             b.i32(-1); // fID: the whole object
-            b.i32(if *class == ElementClass::String {
-                -1
-            } else {
-                0
-            }); // fType
+            b.i32(if text { -1 } else { 0 }); // fType
             b.i32(-1); // fStreamerType
             b.i32(0); // fMaximum
             b.null(); // fBranchCount
