@@ -22,18 +22,25 @@ impl Frame {
     /// `ROOT::VecOps::RVec<int>`, ...). An error for an unknown column, and for a read
     /// column of a kind the expressions do not take (strings, objects).
     pub fn column_type(&self, name: &str) -> Result<String> {
-        let (defining, resolved) = self.lock().resolve(self.node, name);
-        if defining.is_none() && !super::special::special(&resolved) {
-            self.check_columns(&[name.to_string()], "GetColumnType")?;
-            if let Some(reader) = self.first_source()? {
-                if let Some(spelled) = read_type_name(&reader, &resolved) {
-                    return Ok(spelled);
-                }
-            }
+        if let Some(spelled) = self.declared_type(name)? {
+            return Ok(spelled);
         }
         let column = empty_column(self, self.node, name, true)
             .map_err(|e| invalid(format!("GetColumnType('{name}'): {e}")))?;
         Ok(cpp_name(&column))
+    }
+
+    /// The type the dataset's first source declares for column `name` as read here; `None`
+    /// for a defined or special column, or one the source does not describe.
+    pub(crate) fn declared_type(&self, name: &str) -> Result<Option<String>> {
+        let (defining, resolved) = self.lock().resolve(self.node, name);
+        if defining.is_some() || super::special::special(&resolved) {
+            return Ok(None);
+        }
+        self.check_columns(&[name.to_string()], "GetColumnType")?;
+        Ok(self
+            .first_source()?
+            .and_then(|reader| read_type_name(&reader, &resolved)))
     }
 
     /// Evaluates `e` here over no events, so that an expression whose operands' types do not

@@ -196,7 +196,10 @@ impl Frame {
                 // A `TString` column read from the dataset is written as one, as ROOT does.
                 let tstrings: Vec<String> = columns
                     .iter()
-                    .filter(|c| self.column_type(c).is_ok_and(|t| t == "TString"))
+                    .filter(|c| {
+                        self.declared_type(c)
+                            .is_ok_and(|t| t.as_deref() == Some("TString"))
+                    })
                     .map(|c| c.replace('.', "_"))
                     .collect();
                 let branches = layout
