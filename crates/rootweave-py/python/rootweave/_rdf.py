@@ -931,7 +931,10 @@ class RDataFrame:
             return _rdf_display.RDisplayPtr({}, names, nMaxCollectionElements)
         first = self.Range(nRows)
         taken = {c: first.Take(c) for c in dict.fromkeys(["rdfentry_", *names])}
-        tstrings = [c for c in names if self.GetColumnType(c) in ("TString", "ROOT::VecOps::RVec<TString>")]
+        # Only the dataset's own columns are TStrings (a defined column's type would evaluate it).
+        defined = set(self.GetDefinedColumnNames())
+        tstrings = [c for c in names if c not in defined
+                    and self.GetColumnType(c) in ("TString", "ROOT::VecOps::RVec<TString>")]
         return _rdf_display.RDisplayPtr(taken, names, nMaxCollectionElements, tstrings)
 
     def Report(self) -> RResultPtr:  # noqa: N802

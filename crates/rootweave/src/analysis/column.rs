@@ -27,7 +27,7 @@ pub enum Values {
     F64(Vec<f64>),
     /// `ROOT::Math::PtEtaPhiMVector`
     P4(Vec<P4>),
-    /// `std::string` (also `TString` and C strings): each string's bytes as read, compared
+    /// `std::string` (also `TString`): each string's bytes as read, compared
     /// byte by byte as `std::string` compares them.
     Str(Vec<Text>),
 }
