@@ -142,7 +142,13 @@ fn closest(v: &[P4], c: f64, estimates: &mut Vec<(f64, f64)>) -> usize {
         .enumerate()
         .filter(|(_, (d, spread))| d - spread <= limit)
         .map(|(i, _)| i);
-    match first_smallest(&mut candidates) {
+    let first = candidates.next().unwrap_or(0);
+    if candidates.clone().next().is_none() {
+        // One candidate: every other exact distance exceeds its estimate's limit, which
+        // this one's exact distance (finite, as its bound holds) does not.
+        return first;
+    }
+    match first_smallest(&mut std::iter::once(first).chain(candidates)) {
         (i, false) => i,
         (_, true) => every(),
     }

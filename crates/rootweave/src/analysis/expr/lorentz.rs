@@ -72,7 +72,13 @@ impl P4 {
         match self.form {
             Form::Polar { pt, .. } => pt,
             Form::Cartesian([x, y, ..]) => (x * x + y * y).sqrt(),
-            Form::Deferred { .. } => self.resolved().pt(),
+            Form::Deferred { partial, next } => {
+                // Only the transverse components of the converted partial sum: its `pt`
+                // and `phi`, without the `eta` and `m` its other two need.
+                let [x, y] = converted_transverse(partial);
+                let (x, y) = (x + next[0], y + next[1]);
+                (x * x + y * y).sqrt()
+            }
         }
     }
 
@@ -156,8 +162,9 @@ impl P4 {
 
     /// `M()` without the conversion a deferred sum waits for, and a bound on its distance
     /// from `M()`: `(m, b)` with `|M() - m| <= b`. Exactly `(M(), 0)` for a vector without
-    /// a deferred conversion, or one whose bound could not be trusted (not finite, along
-    /// the beam, or with an energy small against its momentum).
+    /// a deferred conversion, or one whose bound could not be trusted (components not
+    /// finite or so large that their squares could overflow, along the beam, or with an
+    /// energy small against its momentum). So `M()` is finite where the bound is not 0.
     ///
     /// Where the guards hold, the conversion of the partial sum (`x, y, z, t` to `pt, eta,
     /// phi, m` and back) moves each component by less than 50 units in the last place of
@@ -174,7 +181,7 @@ impl P4 {
         let size = x.abs() + y.abs() + z.abs() + t.abs();
         let a = size + next[0].abs() + next[1].abs() + next[2].abs() + next[3].abs();
         let rho2 = x * x + y * y;
-        if !(a.is_finite() && rho2 > 0.0 && z * z <= 1e12 * rho2 && t >= 0.3 * size) {
+        if !(a < 1e150 && rho2 > 0.0 && z * z <= 1e12 * rho2 && t >= 0.3 * size) {
             return (self.m(), 0.0);
         }
         let sum = [x + next[0], y + next[1], z + next[2], t + next[3]];
@@ -189,8 +196,19 @@ impl P4 {
         (m, bound + 4.0 * f64::EPSILON * (m.abs() + bound))
     }
 
-    /// `(Px(), Py(), Pz(), E())` as ROOT computes them from the coordinates.
+    /// `(Px(), Py(), Pz(), E())` as ROOT computes them from the coordinates. Inlined: a
+    /// vector made from its coordinates (every jet of every trijet) only reads them.
+    #[inline]
     fn cartesian(&self) -> [f64; 4] {
+        match self.form {
+            Form::Polar { cartesian, .. } => cartesian,
+            Form::Cartesian(_) | Form::Deferred { .. } => self.converted_cartesian(),
+        }
+    }
+
+    /// [`P4::cartesian`] of a sum: its coordinates first.
+    #[inline(never)]
+    fn converted_cartesian(&self) -> [f64; 4] {
         match self.as_polar().form {
             Form::Polar { cartesian, .. } => cartesian,
             Form::Cartesian(_) | Form::Deferred { .. } => unreachable!("converted above"),
@@ -351,6 +369,16 @@ fn converted(sum: [f64; 4]) -> [f64; 4] {
             components
         }
     })
+}
+
+/// `[Px(), Py()]` of a partial sum after ROOT's conversion to its coordinates and back:
+/// the first two of [`converted`]'s components, with the same bits.
+fn converted_transverse([x, y, z, t]: [f64; 4]) -> [f64; 2] {
+    let sum = P4 {
+        form: Form::Cartesian([x, y, z, t]),
+    };
+    let (pt, phi) = (sum.pt(), sum.phi());
+    [pt * phi.cos(), pt * phi.sin()]
 }
 
 /// A vector of these coordinates (`phi` in range) with its Cartesian components.
@@ -519,6 +547,7 @@ mod tests {
                 one_by_one.coordinates().map(f64::to_bits),
                 "trijet {t}"
             );
+            assert_eq!(sum.pt().to_bits(), one_by_one.pt().to_bits(), "trijet {t}");
         }
         let pairs = sums_at(&jets, &at[..2]);
         assert_eq!(pairs[7], jets[at[0][7]].add(&jets[at[1][7]]));
