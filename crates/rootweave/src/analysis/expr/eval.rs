@@ -627,15 +627,8 @@ pub(super) fn index(v: &Val, i: &Val) -> Result<Val, String> {
             .ok_or_else(|| format!("part {k} of combinations of {} lists", parts.len())),
         (Val::Col(Column::Jagged(offsets, values)), Val::Col(Column::Jagged(..))) => {
             // A mask: the items whose condition is not zero.
-            let (_, n, lanes) = align(&[v, i], offsets.len() - 1)?;
-            let keep = lanes[1].bools()?;
-            let mut out = vec![0usize];
-            let mut items = Vec::new();
-            for w in offsets.windows(2) {
-                items.extend((w[0]..w[1]).filter(|&k| keep.at(k)));
-                out.push(items.len());
-            }
-            debug_assert!(items.len() <= n);
+            let (_, _, lanes) = align(&[v, i], offsets.len() - 1)?;
+            let (out, items) = masked_items(offsets, &lanes[1].bools()?);
             Ok(Val::Col(Column::Jagged(
                 std::sync::Arc::new(out),
                 values.gather(&items).into(),
@@ -663,6 +656,34 @@ pub(super) fn index(v: &Val, i: &Val) -> Result<Val, String> {
         }
         (v, _) => Err(format!("a {} cannot be indexed", v.type_name())),
     }
+}
+
+/// The items of lists cut at `offsets` whose condition in `keep` holds, and the offsets of
+/// the lists they make.
+fn masked_items(offsets: &[usize], keep: &Num<bool>) -> (Vec<usize>, Vec<usize>) {
+    match keep {
+        Num::Many(m) => kept_items(offsets, |k| m[k]),
+        Num::One(b) => kept_items(offsets, |_| *b),
+    }
+}
+
+/// [`masked_items`] for one way of telling a kept item: each item is written and kept by
+/// adding its condition to the count, without a branch per item.
+fn kept_items(offsets: &[usize], is_kept: impl Fn(usize) -> bool) -> (Vec<usize>, Vec<usize>) {
+    let mut out = Vec::with_capacity(offsets.len());
+    out.push(0);
+    let span = offsets.last().unwrap_or(&0) - offsets.first().unwrap_or(&0);
+    let mut items = vec![0usize; span + 1];
+    let mut kept = 0;
+    for w in offsets.windows(2) {
+        for k in w[0]..w[1] {
+            items[kept] = k;
+            kept += usize::from(is_kept(k));
+        }
+        out.push(kept);
+    }
+    items.truncate(kept);
+    (out, items)
 }
 
 /// `Map(v1, ..., lambda)`: the lambda's body evaluated once per item of the lists (all of
