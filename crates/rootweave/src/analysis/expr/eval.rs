@@ -350,26 +350,30 @@ fn int_arith(
     y: &Num<i64>,
     n: usize,
 ) -> Result<Vec<i64>, String> {
-    let mut out = Vec::with_capacity(n);
-    let u64s = t.is_u64();
-    for i in 0..n {
-        let (a, b) = (x.at(i), y.at(i));
-        out.push(match op {
-            BinaryOp::Add => a.wrapping_add(b),
-            BinaryOp::Sub => a.wrapping_sub(b),
-            BinaryOp::Mul => a.wrapping_mul(b),
-            BinaryOp::Div | BinaryOp::Rem if b == 0 => {
-                return Err("integer division by zero".into())
+    let mut out = match op {
+        // A loop per operation (and per case of constants), so that each vectorizes.
+        BinaryOp::Add => map2(x, y, n, i64::wrapping_add),
+        BinaryOp::Sub => map2(x, y, n, i64::wrapping_sub),
+        BinaryOp::Mul => map2(x, y, n, i64::wrapping_mul),
+        BinaryOp::BitAnd => map2(x, y, n, |a, b| a & b),
+        BinaryOp::BitOr => map2(x, y, n, |a, b| a | b),
+        BinaryOp::BitXor => map2(x, y, n, |a, b| a ^ b),
+        _ => {
+            let mut out = Vec::with_capacity(n);
+            let u64s = t.is_u64();
+            for i in 0..n {
+                let (a, b) = (x.at(i), y.at(i));
+                out.push(match op {
+                    _ if b == 0 => return Err("integer division by zero".into()),
+                    BinaryOp::Div if u64s => ((a as u64) / (b as u64)) as i64,
+                    BinaryOp::Rem if u64s => ((a as u64) % (b as u64)) as i64,
+                    BinaryOp::Div => a.wrapping_div(b),
+                    _ => a.wrapping_rem(b),
+                });
             }
-            BinaryOp::Div if u64s => ((a as u64) / (b as u64)) as i64,
-            BinaryOp::Rem if u64s => ((a as u64) % (b as u64)) as i64,
-            BinaryOp::Div => a.wrapping_div(b),
-            BinaryOp::BitAnd => a & b,
-            BinaryOp::BitOr => a | b,
-            BinaryOp::BitXor => a ^ b,
-            _ => a.wrapping_rem(b),
-        });
-    }
+            out
+        }
+    };
     if t.bits() < 64 {
         out.iter_mut().for_each(|v| *v = t.wrap(*v));
     }

@@ -309,7 +309,6 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
         return reduce(name, &Val::Col(parts[0].clone()));
     }
     let (offsets, values) = lists(v, name)?;
-    let events = offsets.len() - 1;
     let spans = || offsets.windows(2).map(|w| w[0]..w[1]);
     let empty = |e: usize| format!("{name} of an empty RVec (event {e} of the batch)");
     let lane = Lane::Many(Cow::Borrowed(values));
@@ -379,28 +378,14 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
             // Max, Min, ArgMax, ArgMin: the first extreme item (NaN compares as C++'s `<`).
             let keys = OrderKeys::of(values).ok_or_else(|| format!("{name} of four-vectors"))?;
             let max = name.ends_with("Max");
-            let mut index = Vec::with_capacity(events);
             let arg = name.starts_with("Arg");
-            for (e, r) in spans().enumerate() {
-                // `ArgMax` of an empty list is 0 (`std::max_element` gives its end); its
-                // `Max` has no value.
-                let mut best = match r.clone().next() {
-                    Some(first) => first,
-                    None if arg => r.start,
-                    None => return Err(empty(e)),
-                };
-                for i in r {
-                    let better = if max {
-                        keys.less(best, i)
-                    } else {
-                        keys.less(i, best)
-                    };
-                    if better {
-                        best = i;
-                    }
-                }
-                index.push(best);
+            let index = match (&keys, max) {
+                (OrderKeys::Float(x), true) => extremes(offsets, arg, |i, j| x[i] < x[j]),
+                (OrderKeys::Float(x), false) => extremes(offsets, arg, |i, j| x[j] < x[i]),
+                (_, true) => extremes(offsets, arg, |i, j| keys.less(i, j)),
+                (_, false) => extremes(offsets, arg, |i, j| keys.less(j, i)),
             }
+            .map_err(empty)?;
             if arg {
                 Values::Int(
                     IntTy::SIZE,
@@ -416,6 +401,31 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
         }
     };
     Ok(Val::Col(Column::Flat(out.into())))
+}
+
+/// The position of each list's first item that no later item is `better` than (`better(i,
+/// j)`: item `j` beats item `i`), as `std::max_element` finds it. An empty list gives its
+/// start where `arg` (`ArgMax` of an empty list is 0), and otherwise the error of the list's
+/// event (its `Max` has no value).
+fn extremes(
+    offsets: &[usize],
+    arg: bool,
+    better: impl Fn(usize, usize) -> bool,
+) -> Result<Vec<usize>, usize> {
+    let mut index = Vec::with_capacity(offsets.len().saturating_sub(1));
+    for (e, w) in offsets.windows(2).enumerate() {
+        if w[0] == w[1] && !arg {
+            return Err(e);
+        }
+        let mut best = w[0];
+        for i in w[0] + 1..w[1] {
+            if better(best, i) {
+                best = i;
+            }
+        }
+        index.push(best);
+    }
+    Ok(index)
 }
 
 /// Values compared as C++'s `<` compares them: numbers as `double`s (exactly for `float`s
