@@ -1209,7 +1209,7 @@ STRING_DEFINES = {"eq": 'name == "HLT_Mu"', "lt": 'name < "L"', "rev": '"Zed" <=
                   "lcont": 'label.Contains("4")', "leq": 'label == "e7"', "join": 'name + "_" + name',
                   "sorted": "Sort(paths)", "order": "Argsort(paths)", "amax": "ArgMax(paths)",
                   "least": "paths.size() > 0 ? Min(paths) : name", "cat": "Concatenate(Reverse(paths), paths)",
-                  "wh": 'Where(paths == "Zed", paths, "z")'}
+                  "wh": 'Where(paths == "Zed", paths, "z")', "lab": "label"}
 STRING_FILTERS = ['name == "café" || name == ""', 'Sum(paths == "Zed") > 0 && name != "Zed"',
                   'name >= "HLT" && name < "HLT_F"']
 
@@ -1247,9 +1247,9 @@ for source, path in (("t", tree_file), ("n", ntuple_file)):
     def plain(v, t):
         if t.startswith("ROOT::VecOps::RVec<"):
             return [plain(x, t[19:-1]) for x in v]
-        return str(v) if t == "string" else v
+        return str(v) if t in ("string", "TString") else v
     counts = [df.Filter(f).Count() for f in FILTERS]
-    shown = df.Display(["x", "name", "paths", "join"] + (["label"] if source == "t" else []), 5).AsString()
+    shown = df.Display(["x", "name", "paths", "join"] + (["label", "lab"] if source == "t" else []), 5).AsString()
     out[source] = {"types": types, "read": {c: df.GetColumnType(c) for c in ("name", "paths")}, "display": shown,
                    "values": {k: [plain(v, types[k]) for v in taken[k].GetValue()] for k in names},
                    "counts": [c.GetValue() for c in counts]}
@@ -1263,8 +1263,9 @@ for path in sys.argv[2:]:
     df = ROOT.RDataFrame("s", path)
     out[path] = {c: [str(v) for v in df.Take["std::string"](c).GetValue()] for c in ("name", "pick")}
     out[path]["paths"] = [[str(s) for s in v] for v in df.Take["ROOT::VecOps::RVec<std::string>"]("paths").GetValue()]
-    label = df.GetColumnType("label")
-    out[path]["label"] = [label] + [str(v) for v in df.Take[{"string": "std::string"}.get(label, label)]("label").GetValue()]
+    for c in ("label", "lab"):
+        t = df.GetColumnType(c)
+        out[path][c] = [t] + [str(v) for v in df.Take[{"string": "std::string"}.get(t, t)](c).GetValue()]
 json.dump(out, open(sys.argv[1], "w"))
 """
 
@@ -1291,7 +1292,7 @@ def test_string_columns_as_root_s(workdir):
         for k in names:
             assert mine[k].tolist() == theirs[source]["values"][k], (source, k)
         assert [df.Filter(f).Count().GetValue() for f in STRING_FILTERS] == theirs[source]["counts"], source
-        shown = df.Display(["x", "name", "paths", "join"] + (["label"] if source == "t" else []), 5)
+        shown = df.Display(["x", "name", "paths", "join"] + (["label", "lab"] if source == "t" else []), 5)
         assert shown.AsString() == theirs[source]["display"], source
     assert '| "café"   ' in theirs["n"]["display"] and '"e2"[2]' in theirs["t"]["display"]
     # Snapshot of strings, lists of strings and a defined string column, to a TTree and an RNTuple.
@@ -1300,25 +1301,28 @@ def test_string_columns_as_root_s(workdir):
     expect = {"name": [n for n, k in zip(read["name"].tolist(), kept) if k],
               "pick": [p for p, k in zip(theirs["t"]["values"]["pick"], kept) if k]}
     labels = [v for v, k in zip(read["label"].tolist(), kept) if k]
-    source = rootweave.RDataFrame("t", str(tree_file), threads=2).Define("pick", STRING_DEFINES["pick"])
+    source = rootweave.RDataFrame("t", str(tree_file), threads=2).Define("pick", STRING_DEFINES["pick"]).Define(
+        "lab", "label")
     written = []
     for fmt in (rootweave.ESnapshotOutputFormat.kTTree, rootweave.ESnapshotOutputFormat.kRNTuple):
         path = workdir / f"strings-snap-{int(fmt)}.root"
         options = rootweave.RSnapshotOptions(outputFormat=fmt)
-        snap = source.Filter('name != ""').Snapshot("s", str(path), ["x", "name", "paths", "pick", "label"], options)
+        snap = source.Filter('name != ""').Snapshot("s", str(path), ["x", "name", "paths", "pick", "label", "lab"],
+                                                     options)
         assert snap.AsNumpy(["name"])["name"].tolist() == expect["name"]
         with uproot.open(path) as f:
-            arrays = f["s"].arrays(["name", "pick", "paths", "label"], library="ak")
+            arrays = f["s"].arrays(["name", "pick", "paths", "label", "lab"], library="ak")
             assert arrays["name"].to_list() == expect["name"] and arrays["pick"].to_list() == expect["pick"]
-            assert arrays["label"].to_list() == labels
+            assert arrays["label"].to_list() == labels and arrays["lab"].to_list() == labels
             expect["paths"] = arrays["paths"].to_list()
         written.append(str(path))
     assert sum(len(p) for p in expect["paths"]) > 2000
     done = subprocess.run([sys.executable, "-c", ROOT_READ_STRINGS, str(out), *written], capture_output=True,
                           text=True)
     assert done.returncode == 0, done.stderr[-3000:]
-    # A TString column stays one in a TTree (an RNTuple has no TString: a std::string there).
-    wanted = {path: {**expect, "label": [label, *labels]} for path, label in zip(written, ("TString", "std::string"))}
+    # A TString column, also one defined as it alone, stays one in a TTree (an RNTuple has no TString).
+    wanted = {path: {**expect, "label": [label, *labels], "lab": [label, *labels]}
+              for path, label in zip(written, ("TString", "std::string"))}
     assert json.loads(out.read_text()) == wanted
     with pytest.raises(ValueError, match="'-' of strings"):
         source.Define("bad", 'name - "x"').AsNumpy(["bad"])

@@ -302,6 +302,13 @@ impl PyFrame {
         py.detach(|| self.inner.column_type(name)).map_err(to_py)
     }
 
+    /// The type the dataset declares for column `name` (a `TString` column, also one defined
+    /// as such a column alone), found without evaluating anything; `None` for other defined
+    /// columns.
+    fn declared_type(&self, py: Python<'_>, name: &str) -> PyResult<Option<String>> {
+        py.detach(|| self.inner.declared_type(name)).map_err(to_py)
+    }
+
     /// `Describe()`: the brief and the full parts of the node's description.
     fn describe(&self, py: Python<'_>) -> PyResult<(String, String)> {
         let d = py.detach(|| self.inner.describe()).map_err(to_py)?;

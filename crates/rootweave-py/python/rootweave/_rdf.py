@@ -931,10 +931,8 @@ class RDataFrame:
             return _rdf_display.RDisplayPtr({}, names, nMaxCollectionElements)
         first = self.Range(nRows)
         taken = {c: first.Take(c) for c in dict.fromkeys(["rdfentry_", *names])}
-        # Only the dataset's own columns are TStrings (a defined column's type would evaluate it).
-        defined = set(self.GetDefinedColumnNames())
-        tstrings = [c for c in names if c not in defined
-                    and self.GetColumnType(c) in ("TString", "ROOT::VecOps::RVec<TString>")]
+        # TStrings are the dataset's own and columns defined as one alone (known without evaluating).
+        tstrings = [c for c in names if self._frame.declared_type(c) in ("TString", "ROOT::VecOps::RVec<TString>")]
         return _rdf_display.RDisplayPtr(taken, names, nMaxCollectionElements, tstrings)
 
     def Report(self) -> RResultPtr:  # noqa: N802

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::column::{Column, Values};
-use super::expr::{EvalError, Expression, Scope};
+use super::expr::{EvalError, Expression, Kind, Scope};
 use super::graph::{invalid, Definition, Frame, NodeKind};
 use crate::dataset::AnyReader;
 use crate::error::Result;
@@ -31,16 +31,47 @@ impl Frame {
     }
 
     /// The type the dataset's first source declares for column `name` as read here; `None`
-    /// for a defined or special column, or one the source does not describe.
-    pub(crate) fn declared_type(&self, name: &str) -> Result<Option<String>> {
+    /// for a defined or special column, or one the source does not describe. A column
+    /// defined as a `TString` column alone (`Define("l", "label")`) is that column's
+    /// `TString` (or `RVec<TString>`): ROOT's definition returns the object as it is.
+    pub fn declared_type(&self, name: &str) -> Result<Option<String>> {
         let (defining, resolved) = self.lock().resolve(self.node, name);
-        if defining.is_some() || super::special::special(&resolved) {
+        if let Some(n) = defining {
+            let Some((named, above)) = self.named_by_definition(n) else {
+                return Ok(None);
+            };
+            let at = Frame {
+                graph: self.graph.clone(),
+                node: above,
+            };
+            return Ok(at
+                .declared_type(&named)?
+                .filter(|t| t == "TString" || t == "ROOT::VecOps::RVec<TString>"));
+        }
+        if super::special::special(&resolved) {
             return Ok(None);
         }
         self.check_columns(&[name.to_string()], "GetColumnType")?;
         Ok(self
             .first_source()?
             .and_then(|reader| read_type_name(&reader, &resolved)))
+    }
+
+    /// The column a `Define` at node `n` names alone (its expression one column's name), and
+    /// the node its expression sees columns from.
+    fn named_by_definition(&self, n: usize) -> Option<(String, usize)> {
+        let g = self.lock();
+        let NodeKind::Define {
+            definition: Definition::Expression(e),
+            ..
+        } = &g.nodes[n].kind
+        else {
+            return None;
+        };
+        match &e.tree.kind {
+            Kind::Column(named) => Some((named.clone(), g.nodes[n].parent.unwrap_or(0))),
+            _ => None,
+        }
     }
 
     /// Evaluates `e` here over no events, so that an expression whose operands' types do not
