@@ -1209,7 +1209,9 @@ STRING_DEFINES = {"eq": 'name == "HLT_Mu"', "lt": 'name < "L"', "rev": '"Zed" <=
                   "lcont": 'label.Contains("4")', "leq": 'label == "e7"', "join": 'name + "_" + name',
                   "sorted": "Sort(paths)", "order": "Argsort(paths)", "amax": "ArgMax(paths)",
                   "least": "paths.size() > 0 ? Min(paths) : name", "cat": "Concatenate(Reverse(paths), paths)",
-                  "wh": 'Where(paths == "Zed", paths, "z")', "lab": "label"}
+                  "wh": 'Where(paths == "Zed", paths, "z")', "lab": "label",
+                  "inter": 'Intersect(paths, ROOT::RVec<std::string>{"Zed", "HLT_Mu"})',
+                  "blist": 'ROOT::RVec<std::string>{name, "b"}'}
 STRING_FILTERS = ['name == "café" || name == ""', 'Sum(paths == "Zed") > 0 && name != "Zed"',
                   'name >= "HLT" && name < "HLT_F"']
 

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::value::{align, Ty, Val};
+use super::value::{align, Lane, Ty, Val};
 use crate::analysis::column::{Column, Values};
 
 /// Per event, the list of the values `items` take there.
@@ -14,7 +14,7 @@ pub fn list(items: &[Val], events: usize) -> Result<Val, String> {
         .iter()
         .any(|v| matches!(v, Val::Col(c) if !matches!(c, Column::Flat(_))))
     {
-        return Err("a braced list's items are numbers, one per event".into());
+        return Err("a braced list's items are numbers or strings, one per event".into());
     }
     let refs: Vec<&Val> = items.iter().collect();
     let (_, _, lanes) = align(&refs, events)?;
@@ -41,7 +41,23 @@ pub fn list(items: &[Val], events: usize) -> Result<Val, String> {
         Ty::F64 => interleave!(|l| l.f64s(), Values::F64),
         Ty::Int(t) => interleave!(|l| l.ints(t), |v| Values::Int(t, v)),
         Ty::P4 => return Err("a braced list of four-vectors".into()),
-        Ty::Str => return Err("a braced list of strings".into()),
+        Ty::Str => {
+            let texts = lanes
+                .iter()
+                .map(|l| match l {
+                    Lane::Many(v) => match &**v {
+                        Values::Str(t) => Ok(t.as_slice()),
+                        _ => Err("a braced list of strings and numbers".to_string()),
+                    },
+                    Lane::One(_) => Err("a braced list of strings and numbers".to_string()),
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            Values::Str(
+                (0..events * k)
+                    .map(|i| texts[i % k][place(i / k, i % k)].clone())
+                    .collect(),
+            )
+        }
     };
     let offsets: Vec<usize> = (0..=events).map(|e| e * k).collect();
     Ok(Val::Col(Column::Jagged(Arc::new(offsets), values.into())))

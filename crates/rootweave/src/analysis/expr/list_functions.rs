@@ -229,7 +229,7 @@ fn drop_items(v: &Val, indices: &Val) -> Result<Val, String> {
 }
 
 /// `Intersect(a, b)`: the items of each list of `a` that are also in the event's list of
-/// `b` (equal as numbers), in `a`'s order.
+/// `b` (equal as numbers, or strings of the same bytes), in `a`'s order.
 fn intersect(a: &Val, b: &Val) -> Result<Val, String> {
     let (oa, va) = lists(a, "Intersect")?;
     let (ob, vb) = lists(b, "Intersect")?;
@@ -239,6 +239,10 @@ fn intersect(a: &Val, b: &Val) -> Result<Val, String> {
     let (la, lb) = (Lane::Many(Cow::Borrowed(va)), Lane::Many(Cow::Borrowed(vb)));
     let found: Vec<bool> = match Ty::common(la.ty(), lb.ty()) {
         Ty::P4 => return Err("Intersect of four-vectors".into()),
+        Ty::Str => match (va, vb) {
+            (Values::Str(x), Values::Str(y)) => items_in(oa, ob, |i, j| x[i] == y[j]),
+            _ => return Err("Intersect of strings and numbers".into()),
+        },
         Ty::F32 | Ty::F64 => {
             let (x, y) = (la.f64s()?, lb.f64s()?);
             items_in(oa, ob, |i, j| x.at(i) == y.at(j))

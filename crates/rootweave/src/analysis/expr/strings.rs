@@ -246,13 +246,25 @@ mod tests {
             value(r#"Where(paths == "Mu", paths, "-")"#),
             Ok(strs(&["-", "-", "-", "-", "Mu"]))
         );
+        assert_eq!(
+            value(r#"ROOT::RVec<std::string>{name, "b"}"#),
+            Ok(strs(&["odd", "b", "", "b", "even", "b"]))
+        );
+        assert_eq!(
+            value(r#"Intersect(paths, ROOT::RVec<std::string>{"Mu", "HLT_Mu"})"#),
+            Ok(strs(&["HLT_Mu", "HLT_Mu", "Mu"]))
+        );
         for (text, message) in [
             ("Nonzero(paths)", "Nonzero of strings"),
             (
                 r#"Concatenate(paths, Enumerate(paths))"#,
                 "Concatenate of strings and numbers",
             ),
-            (r#"{name, "b"}"#, "a braced list of strings"),
+            (r#"{name, 1}"#, "a braced list of strings and numbers"),
+            (
+                "Intersect(paths, Enumerate(paths))",
+                "Intersect of strings and numbers",
+            ),
         ] {
             let err = value(text).unwrap_err();
             assert!(err.contains(message), "{text}: {err}");
