@@ -1331,5 +1331,26 @@ fn expressions_of_unfit_types_are_errors_when_made() {
     assert_eq!(sum.value().unwrap(), ResultValue::Number(2000.0));
     let late = f.define("bad", "Sum(one)").unwrap().sum("bad").unwrap();
     assert!(late.value().is_err());
+    // A defined column is probed once: its function is called once for every type asked of
+    // it and of what is defined on it, and a chain of definitions keeps its types.
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = calls.clone();
+    let halves: rootweave::analysis::ColumnFn = Arc::new(move |c: &[Column]| {
+        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        match &c[0] {
+            Column::Flat(v) => Ok(Column::Flat(Values::F32(vec![0.5; v.len()]).into())),
+            _ => Err("one number per event".into()),
+        }
+    });
+    let mut chain = df.define_with("h0", &["x"], halves).unwrap();
+    for i in 1..50 {
+        chain = chain
+            .define(&format!("h{i}"), &format!("h{} * 2", i - 1))
+            .unwrap();
+    }
+    assert_eq!(chain.column_type("h0").unwrap(), "float");
+    assert_eq!(chain.column_type("h49").unwrap(), "float");
+    assert_eq!(chain.column_type("h25").unwrap(), "float");
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
     std::fs::remove_dir_all(&dir).unwrap();
 }

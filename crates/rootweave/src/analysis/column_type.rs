@@ -97,6 +97,9 @@ impl Frame {
 /// Part of a probe's error where a column's type is not known without data.
 const UNKNOWN: &str = "(its type is known from its values only)";
 
+/// Part of a probe's error where that column is a function's, not computed.
+const OF_A_FUNCTION: &str = "of a function";
+
 /// Column `name` as seen from `node`, over no events: a typed empty column. A function's
 /// column is computed by calling it with empty columns only if `functions` says so.
 fn empty_column(
@@ -122,6 +125,28 @@ fn empty_column(
             format!("column '{resolved}' is not numbers, strings or lists of them, which expressions take")
         });
     };
+    if let Some(probed) = frame.lock().probed.get(&(n, functions)) {
+        return probed.clone();
+    }
+    let probed = defined_empty_column(frame, n, &resolved, functions);
+    // A type found is kept, and so is the lack of one where a function's column is not
+    // computed; an error reading the dataset is not (the next question reads again).
+    if probed
+        .as_ref()
+        .map_or_else(|e| e.contains(OF_A_FUNCTION), |_| true)
+    {
+        frame.lock().probed.insert((n, functions), probed.clone());
+    }
+    probed
+}
+
+/// [`empty_column`] of the column defined at node `n` (named `resolved` there).
+fn defined_empty_column(
+    frame: &Frame,
+    n: usize,
+    resolved: &str,
+    functions: bool,
+) -> std::result::Result<Column, String> {
     let (definition, parent) = {
         let g = frame.lock();
         match &g.nodes[n].kind {
@@ -142,7 +167,7 @@ fn empty_column(
                 .map_err(|EvalError { message, .. }| message)
         }
         Definition::Function(..) if !functions => {
-            Err(format!("column '{resolved}' of a function {UNKNOWN}"))
+            Err(format!("column '{resolved}' {OF_A_FUNCTION} {UNKNOWN}"))
         }
         Definition::Function(columns, f) => {
             let inputs = columns

@@ -157,6 +157,10 @@ pub struct Graph {
     /// The source whose columns the graph knows, if not the dataset's first (see
     /// [`Frame::with_schema`]).
     pub schema: Option<crate::dataset::Source>,
+    /// Defined columns over no events (their types, or why they have none yet), by node and
+    /// by whether function columns were computed: a chain of definitions is evaluated once,
+    /// not once per expression made on it. Cleared when the graph's schema changes.
+    pub probed: std::collections::HashMap<(usize, bool), std::result::Result<Column, String>>,
     /// Whether runs find their number of batches first (for a progress bar).
     pub watched: bool,
     /// The run in progress, if any.
@@ -251,6 +255,7 @@ impl Frame {
                 inputs: None,
                 first_source: None,
                 schema: None,
+                probed: std::collections::HashMap::new(),
                 watched: false,
                 live: None,
                 last_progress: None,
@@ -289,6 +294,7 @@ impl Frame {
             g.schema = Some(schema);
             g.first_source = None;
             g.inputs = None;
+            g.probed.clear();
         }
         self
     }
