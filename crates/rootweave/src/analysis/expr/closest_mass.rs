@@ -4,6 +4,8 @@
 //! the vectors whose distance to `c` could be the smallest are given their exact mass, and
 //! the first of those with the smallest exact distance is the answer, as `std::min_element`
 //! finds it over the exact distances: a vector left out is farther than one kept, for sure.
+//! Where one vector alone could be the closest (most events), it is the answer without its
+//! exact mass.
 
 use super::eval::{binary, eval, EvalError, Memo, Scope};
 use super::functions::call;
