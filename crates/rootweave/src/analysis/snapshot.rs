@@ -193,7 +193,8 @@ impl Frame {
                     .with_write(write)
                     .with_memory_budget(budget)
                     .with_ordered(true);
-                // A `TString` column read from the dataset is written as one, as ROOT does.
+                // A `TString` column of the dataset (or defined as one alone) is written as
+                // one, as ROOT does.
                 let tstrings: Vec<String> = columns
                     .iter()
                     .filter(|c| {

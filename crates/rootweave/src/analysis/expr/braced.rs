@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::value::{align, Lane, Ty, Val};
+use super::value::{align, Ty, Val};
 use crate::analysis::column::{Column, Values};
 
 /// Per event, the list of the values `items` take there.
@@ -44,14 +44,9 @@ pub fn list(items: &[Val], events: usize) -> Result<Val, String> {
         Ty::Str => {
             let texts = lanes
                 .iter()
-                .map(|l| match l {
-                    Lane::Many(v) => match &**v {
-                        Values::Str(t) => Ok(t.as_slice()),
-                        _ => Err("a braced list of strings and numbers".to_string()),
-                    },
-                    Lane::One(_) => Err("a braced list of strings and numbers".to_string()),
-                })
-                .collect::<Result<Vec<_>, String>>()?;
+                .map(|l| super::strings::texts(l, "{}"))
+                .collect::<Result<Vec<_>, String>>()
+                .map_err(|_| "a braced list of strings and numbers".to_string())?;
             Values::Str(
                 (0..events * k)
                     .map(|i| texts[i % k][place(i / k, i % k)].clone())

@@ -27,7 +27,7 @@ pub fn literal(bytes: &[u8], events: usize) -> Val {
 }
 
 /// The strings of an operand of `op`, or an error naming what it is instead.
-fn texts<'a>(lane: &'a Lane<'_>, op: &str) -> Result<&'a [Text], String> {
+pub(super) fn texts<'a>(lane: &'a Lane<'_>, op: &str) -> Result<&'a [Text], String> {
     match lane {
         Lane::Many(v) => match &**v {
             Values::Str(t) => Ok(t),
