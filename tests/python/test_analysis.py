@@ -345,6 +345,8 @@ ROOT.std.cout.flush()
 """
 
 
+IDS3 = "Concatenate(Jet_jetId, Concatenate(Jet_jetId, Jet_jetId))"
+ZEROS = "Sort(Concatenate(Jet_pt * 0.f, -Jet_pt * 0.f))"
 # Integer expressions whose C++ types wrap, convert or compare as unsigned, and conversions.
 DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am": "ArgMax(Jet_pt)",
                "cnt": "Sum(Jet_pt > 30) - 2", "ids": "Sum(Electron_cleanmask) + 250", "neg": "-nJet",
@@ -372,7 +374,11 @@ DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am":
                "oct": "nJet + 010 + 0777ll", "rvcast": "Sum(ROOT::VecOps::RVec<int>(Jet_jetId))",
                # Take with a default past the end.
                "taked": "Sum(Take(Jet_pt, -4, -1.f) * Enumerate(Take(Jet_pt, -4, -1.f)))",
-               "takei": "Sum(Take(Jet_pt, {0, 7}, 2.f))"}
+               "takei": "Sum(Take(Jet_pt, {0, 7}, 2.f))",
+               # Ties in lists of more than 16 items, which std::sort moves: positions
+               # weighted by the order (jet ids three times over), the +0s of a sorted ±0.
+               "asort": f"Sum(Argsort({IDS3}) * Enumerate({IDS3}))",
+               "zsort": f"Sum(Enumerate({ZEROS}) * (1.f / {ZEROS} > 0))"}
 
 
 def test_display_types_and_integers_are_root_s(workdir):

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use super::cxx_sort;
 use super::int_type::IntTy;
 use super::value::{align, map1, map2, shaped, Lane, Num, Scalar, Shape, Ty, Val};
 use crate::analysis::column::{item_events, Column, Text, Values, P4};
@@ -524,11 +525,14 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
             "Enumerate" => index.extend(w[0]..w[1]),
             _ => {
                 index.extend(w[0]..w[1]);
-                if let Some(keys) = &keys {
-                    match descending {
-                        false => index[start..].sort_by(|&i, &j| keys.order(i, j)),
-                        true => index[start..].sort_by(|&i, &j| keys.order(j, i)),
-                    }
+                // `Sort` and `Argsort` move equal keys as C++'s `std::sort` does.
+                let list = &mut index[start..];
+                match (&keys, name.starts_with("Stable"), descending) {
+                    (None, _, _) => {}
+                    (Some(k), true, false) => list.sort_by(|&i, &j| k.order(i, j)),
+                    (Some(k), true, true) => list.sort_by(|&i, &j| k.order(j, i)),
+                    (Some(k), false, false) => cxx_sort::sort(list, &|i, j| k.less(i, j)),
+                    (Some(k), false, true) => cxx_sort::sort(list, &|i, j| k.less(j, i)),
                 }
             }
         }

@@ -6,6 +6,7 @@
 mod braced;
 mod casts;
 mod closest_mass;
+mod cxx_sort;
 mod eval;
 mod functions;
 pub mod int_type;
