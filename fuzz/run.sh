@@ -3,9 +3,10 @@
 #
 #   fuzz/run.sh TARGET [SECONDS] [more libFuzzer options]
 #
-# TARGET is rntuple_file, rntuple_envelopes, ttree_file, or an encoder target
+# TARGET is rntuple_file, rntuple_envelopes, ttree_file, recover_file, an encoder target
 # (compress_lzma, compress_lz4, compress_zlib, compress_zstd: rootweave's blocks decoded by
-# the reference libraries must give back the input); SECONDS defaults to 600. The
+# the reference libraries must give back the input) or analysis_expression (RDataFrame
+# expressions, seeded with the lines of expressions.txt); SECONDS defaults to 600. The
 # corpus (fuzz/corpus/TARGET) is seeded on every run with the small RNTuple files of the
 # test data (tests/data, or $TESTDATA) and with small
 # files that examples/make_seeds.rs writes; for ttree_file, with the TTree files under
@@ -44,7 +45,16 @@ if [ "$target" = ttree_file ] || [ "$target" = recover_file ]; then
         fi
     done
 fi
-if [ "$target" = ttree_file ]; then
+if [ "$target" = analysis_expression ]; then
+    # Text, not files: each line of expressions.txt is a seed.
+    dict=expr.dict
+    max_len=4096
+    n=0
+    while IFS= read -r line; do
+        n=$((n + 1))
+        printf '%s' "$line" > "corpus/$target/seed-$n"
+    done < expressions.txt
+elif [ "$target" = ttree_file ]; then
     :
 elif [ -d "$testdata" ]; then
     # Small RNTuple files only: big ones make every run slow. test_int_multicluster has
@@ -54,7 +64,7 @@ elif [ -d "$testdata" ]; then
 else
     echo "no test data at $testdata: seeding with generated files only" >&2
 fi
-if [ "$target" != ttree_file ]; then
+if [ "$target" != ttree_file ] && [ "$target" != analysis_expression ]; then
     cargo run --quiet --release --example make_seeds -- seeds
     cp seeds/*.root "corpus/$target/"
 fi

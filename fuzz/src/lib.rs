@@ -4,9 +4,14 @@
 //!
 //! The regression test `crates/rootweave/tests/fuzz_regressions.rs` includes this file,
 //! so saved inputs go through exactly this code. The encoder targets (`compress_*`) check
-//! rootweave's compression against the reference decoders instead (see [`codecs`]).
+//! rootweave's compression against the reference decoders instead (see [`codecs`]), and
+//! the expression target (`analysis_expression`) parses and evaluates text (see
+//! [`expressions`]).
 
 pub mod codecs;
+pub mod expressions;
+
+pub use expressions::analysis_expression;
 
 use std::sync::Arc;
 

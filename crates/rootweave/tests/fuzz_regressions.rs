@@ -76,6 +76,7 @@ fn run(name: &str) {
     harness::rntuple_envelopes(&bytes);
     harness::ttree_file(&bytes);
     harness::recover_file(&bytes);
+    harness::analysis_expression(&bytes);
 }
 
 /// One test per saved input; the list is checked against the folder below.
