@@ -1217,7 +1217,7 @@ STRING_DEFINES = {"eq": 'name == "HLT_Mu"', "lt": 'name < "L"', "rev": '"Zed" <=
                   "least": "paths.size() > 0 ? Min(paths) : name", "cat": "Concatenate(Reverse(paths), paths)",
                   "wh": 'Where(paths == "Zed", paths, "z")', "lab": "label",
                   "inter": 'Intersect(paths, ROOT::RVec<std::string>{"Zed", "HLT_Mu"})',
-                  "blist": 'ROOT::RVec<std::string>{name, "b"}'}
+                  "blist": 'ROOT::RVec<std::string>{name, "b"}', "ljoin": '"<" + lab + ">" + label'}
 STRING_FILTERS = ['name == "café" || name == ""', 'Sum(paths == "Zed") > 0 && name != "Zed"',
                   'name >= "HLT" && name < "HLT_F"']
 

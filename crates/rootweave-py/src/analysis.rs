@@ -303,8 +303,8 @@ impl PyFrame {
     }
 
     /// The type the dataset declares for column `name` (a `TString` column, also one defined
-    /// as such a column alone), found without evaluating anything; `None` for other defined
-    /// columns.
+    /// as such a column alone or as such columns and literals joined by `+`), found without
+    /// evaluating anything; `None` for other defined columns.
     fn declared_type(&self, py: Python<'_>, name: &str) -> PyResult<Option<String>> {
         py.detach(|| self.inner.declared_type(name)).map_err(to_py)
     }

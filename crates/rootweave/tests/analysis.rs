@@ -1274,19 +1274,28 @@ fn string_columns_are_compared_taken_and_written() {
             .filter("label == name", None)
             .unwrap()
             .define("same", "label")
+            .unwrap()
+            // And `TString`s joined with literals by `+`, as `TString`'s `operator+` gives
+            // one; a `std::string` joined so stays a `string`.
+            .define("joined", r#""<" + same + ">" + label"#)
+            .unwrap()
+            .define("plain", r#"name + "!""#)
             .unwrap();
+        let columns = ["label", "same", "joined", "plain"];
         let skim = kept
-            .snapshot("s", &out, &["label", "same"], &SnapshotOptions::default())
+            .snapshot("s", &out, &columns, &SnapshotOptions::default())
             .unwrap();
         assert_eq!(df.column_type("label").unwrap(), "TString");
-        for column in ["label", "same"] {
+        for column in ["label", "same", "joined"] {
             assert_eq!(kept.column_type(column).unwrap(), "TString", "{column}");
             assert_eq!(skim.column_type(column).unwrap(), "TString", "{column}");
         }
-        assert_eq!(
-            taken_strings(&skim.take("same").unwrap()),
-            taken_strings(&skim.take("label").unwrap())
-        );
+        assert_eq!(kept.column_type("plain").unwrap(), "string");
+        assert_eq!(skim.column_type("plain").unwrap(), "string");
+        let labels = taken_strings(&skim.take("label").unwrap());
+        assert_eq!(taken_strings(&skim.take("same").unwrap()), labels);
+        let joined: Vec<String> = labels.iter().map(|l| format!("<{l}>{l}")).collect();
+        assert_eq!(taken_strings(&skim.take("joined").unwrap()), joined);
         assert_eq!(
             skim.count().unwrap().value().unwrap(),
             ResultValue::Count(750)

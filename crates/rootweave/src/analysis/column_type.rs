@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::column::{Column, Values};
-use super::expr::{EvalError, Expression, Kind, Scope};
+use super::expr::{BinaryOp, EvalError, Expression, Kind, Node, Scope};
 use super::graph::{invalid, Definition, Frame, NodeKind};
 use crate::dataset::AnyReader;
 use crate::error::Result;
@@ -32,21 +32,13 @@ impl Frame {
 
     /// The type the dataset's first source declares for column `name` as read here; `None`
     /// for a defined or special column, or one the source does not describe. A column
-    /// defined as a `TString` column alone (`Define("l", "label")`) is that column's
-    /// `TString` (or `RVec<TString>`): ROOT's definition returns the object as it is.
+    /// defined as a `TString` column alone (`Define("l", "label")`), or as such columns and
+    /// string literals joined by `+` (`label + "_x"`), is a `TString` (or `RVec<TString>`):
+    /// ROOT's definition returns the object as it is, and `TString`'s `operator+` a `TString`.
     pub fn declared_type(&self, name: &str) -> Result<Option<String>> {
         let (defining, resolved) = self.lock().resolve(self.node, name);
         if let Some(n) = defining {
-            let Some((named, above)) = self.named_by_definition(n) else {
-                return Ok(None);
-            };
-            let at = Frame {
-                graph: self.graph.clone(),
-                node: above,
-            };
-            return Ok(at
-                .declared_type(&named)?
-                .filter(|t| t == "TString" || t == "ROOT::VecOps::RVec<TString>"));
+            return self.tstring_definition(n);
         }
         if super::special::special(&resolved) {
             return Ok(None);
@@ -57,20 +49,52 @@ impl Frame {
             .and_then(|reader| read_type_name(&reader, &resolved)))
     }
 
-    /// The column a `Define` at node `n` names alone (its expression one column's name), and
-    /// the node its expression sees columns from.
-    fn named_by_definition(&self, n: usize) -> Option<(String, usize)> {
-        let g = self.lock();
-        let NodeKind::Define {
-            definition: Definition::Expression(e),
-            ..
-        } = &g.nodes[n].kind
-        else {
-            return None;
+    /// The `TString` type of the `Define` at node `n`, where its expression keeps one (see
+    /// [`Frame::declared_type`]).
+    fn tstring_definition(&self, n: usize) -> Result<Option<String>> {
+        let (tree, above) = {
+            let g = self.lock();
+            let NodeKind::Define {
+                definition: Definition::Expression(e),
+                ..
+            } = &g.nodes[n].kind
+            else {
+                return Ok(None);
+            };
+            (e.tree.clone(), g.nodes[n].parent.unwrap_or(0))
         };
-        match &e.tree.kind {
-            Kind::Column(named) => Some((named.clone(), g.nodes[n].parent.unwrap_or(0))),
-            _ => None,
+        let at = Frame {
+            graph: self.graph.clone(),
+            node: above,
+        };
+        if let Kind::Column(named) = &tree.kind {
+            let declared = at.declared_type(named)?;
+            return Ok(declared.filter(|t| t == tstring_name(false) || t == tstring_name(true)));
+        }
+        Ok(match at.string_term(&tree) {
+            StringTerm::TString(list) => Some(tstring_name(list).to_string()),
+            StringTerm::Literal | StringTerm::Other => None,
+        })
+    }
+
+    /// What `node` is as an operand of a string `+`, its columns seen from here (a column
+    /// whose type cannot be told is not a `TString`).
+    fn string_term(&self, node: &Node) -> StringTerm {
+        match &node.kind {
+            Kind::Shared(_, part) => self.string_term(part),
+            Kind::Str(_) => StringTerm::Literal,
+            Kind::Column(named) => match self.declared_type(named).ok().flatten().as_deref() {
+                Some(t) if t == tstring_name(false) => StringTerm::TString(false),
+                Some(t) if t == tstring_name(true) => StringTerm::TString(true),
+                _ => StringTerm::Other,
+            },
+            Kind::Binary(BinaryOp::Add, l, r) => match (self.string_term(l), self.string_term(r)) {
+                (StringTerm::TString(a), StringTerm::TString(b)) => StringTerm::TString(a || b),
+                (StringTerm::TString(a), StringTerm::Literal)
+                | (StringTerm::Literal, StringTerm::TString(a)) => StringTerm::TString(a),
+                _ => StringTerm::Other,
+            },
+            _ => StringTerm::Other,
         }
     }
 
@@ -91,6 +115,25 @@ impl Frame {
             ))),
             _ => Ok(()),
         }
+    }
+}
+
+/// An operand of a string `+`, for the type of the sum: C++ gives a `TString` where one
+/// side is a `TString` and the other a `TString` or a literal.
+enum StringTerm {
+    /// A `TString` (`true`: a list of them, which `RVec`'s `+` keeps a list).
+    TString(bool),
+    /// A string literal.
+    Literal,
+    /// Anything else: a `std::string`, a number, another expression.
+    Other,
+}
+
+/// How ROOT spells a `TString` column's type, or a list's.
+fn tstring_name(list: bool) -> &'static str {
+    match list {
+        false => "TString",
+        true => "ROOT::VecOps::RVec<TString>",
     }
 }
 
