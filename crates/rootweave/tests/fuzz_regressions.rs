@@ -135,6 +135,11 @@ inputs! {
     // A tree whose last save lists no branches: recovering it looked up the first
     // branch's basket ends, of which there were none.
     recovered_tree_without_branches => "recovered_tree_without_branches.bin",
+    // Expressions (analysis_expression): `Range(0, -1)`, up to the largest `std::size_t`,
+    // grew its list to 1 GiB before its limit of items stopped it; `Take(v, n, default)`
+    // padded each list to two billion items (16 GB of positions) without a limit.
+    range_to_the_largest_size_t => "range_to_the_largest_size_t.bin",
+    take_with_a_default_of_huge_count => "take_with_a_default_of_huge_count.bin",
 }
 
 #[test]

@@ -11,8 +11,9 @@ use super::int_type::IntTy;
 use super::value::{align, Lane, Scalar, Ty, Val};
 use crate::analysis::column::{item_events, Column, Values};
 
-/// The most items `Range(n)` makes in one batch: more is an error, not a huge allocation.
-const MAX_RANGE_ITEMS: usize = 1 << 27;
+/// The most items `Range` or `Take(v, n, default)` makes in one batch (half a GiB of
+/// positions): more is an error, not a huge allocation.
+const MAX_MADE_ITEMS: usize = 1 << 26;
 
 /// The names and argument counts of the functions and methods here.
 pub const SIGNATURES: &[(&str, &[usize])] = &[
@@ -280,9 +281,9 @@ fn range(n: &Val, events: usize) -> Result<Val, String> {
     for e in 0..events {
         let k = len.at(if n.is_const() { 0 } else { e }) as u64 as usize;
         total = total.saturating_add(k);
-        if total > MAX_RANGE_ITEMS {
+        if total > MAX_MADE_ITEMS {
             return Err(format!(
-                "Range would make more than {MAX_RANGE_ITEMS} items in a batch"
+                "Range would make more than {MAX_MADE_ITEMS} items in a batch"
             ));
         }
         offsets.push(total);
@@ -335,9 +336,9 @@ fn range_between(args: &[Val], events: usize) -> Result<Val, String> {
         };
         let mut x = begin;
         while before(x) {
-            if items.len() >= MAX_RANGE_ITEMS {
+            if items.len() >= MAX_MADE_ITEMS {
                 return Err(format!(
-                    "Range would make more than {MAX_RANGE_ITEMS} items in a batch"
+                    "Range would make more than {MAX_MADE_ITEMS} items in a batch"
                 ));
             }
             items.push(x);
@@ -433,6 +434,11 @@ pub fn take_or(v: &Val, which: &Val, default: &Val) -> Result<Val, String> {
         for (e, w) in offsets.windows(2).enumerate() {
             let n = n_at.at(if which.is_const() { 0 } else { e });
             let (len, want) = (w[1] - w[0], n.unsigned_abs() as usize);
+            if items.len() + want.max(len) > MAX_MADE_ITEMS {
+                return Err(format!(
+                    "Take would make more than {MAX_MADE_ITEMS} items in a batch"
+                ));
+            }
             let fill = std::iter::repeat_n(past + e, want.saturating_sub(len));
             match (n >= 0, want <= len) {
                 (true, true) => items.extend(w[0]..w[0] + want),

@@ -1051,6 +1051,18 @@ fn braced_lists_ranges_and_sums_from_a_value_are_rvec_s() {
         )
     );
     assert!(eval("Range(1, 8, 0)").unwrap_err().contains("stride of 0"));
+    // Lists longer than memory can hold are errors, not allocations: -1 is the largest
+    // `std::size_t` (ROOT's RVec throws, as it holds at most 2^31 - 1 items).
+    for huge in [
+        "Range(0, -1)",
+        "ROOT::VecOps::Range(nJet * 100000000)",
+        "Range(0ll, 1ll << 40, 1ll)",
+        "Take(Jet_pt, 2000000000, 0.f)",
+        "Take(Jet_pt, -30000000 * (int)nJet, 0.f)",
+    ] {
+        let err = eval(huge).unwrap_err();
+        assert!(err.contains("items in a batch"), "{huge}: {err}");
+    }
     // Sum from a first value of the items' type (another type is ROOT's other overload).
     assert_eq!(f32s(eval("Sum(Jet_pt, 1.f)").unwrap()), [116.0, 1.0, 36.0]);
     assert!(eval("Sum(Jet_pt, 1.)")
