@@ -140,6 +140,10 @@ inputs! {
     // padded each list to two billion items (16 GB of positions) without a limit.
     range_to_the_largest_size_t => "range_to_the_largest_size_t.bin",
     take_with_a_default_of_huge_count => "take_with_a_default_of_huge_count.bin",
+    // `Range` given an RVec (a list of `Range(0u, nJet)`s, a sum with an empty braced list)
+    // read its numbers one per event from the list's items, past their end.
+    range_of_a_list => "range_of_a_list.bin",
+    range_of_an_empty_braced_list => "range_of_an_empty_braced_list.bin",
 }
 
 #[test]

@@ -271,6 +271,7 @@ fn items_in(oa: &[usize], ob: &[usize], equal: impl Fn(usize, usize) -> bool) ->
 
 /// `Range(n)`: the indices 0 to `n - 1` as an `RVec<std::size_t>`, per event.
 fn range(n: &Val, events: usize) -> Result<Val, String> {
+    per_event("Range", &[n])?;
     let (_, _, lanes) = align(&[n], events)?;
     if matches!(lanes[0].ty(), Ty::F32 | Ty::F64 | Ty::P4) {
         return Err("Range takes an integer".into());
@@ -298,12 +299,27 @@ fn range(n: &Val, events: usize) -> Result<Val, String> {
     )))
 }
 
+/// An error unless every argument of `function` is one value per event (or a constant):
+/// C++ takes no `RVec` there.
+fn per_event(function: &str, args: &[&Val]) -> Result<(), String> {
+    match args
+        .iter()
+        .any(|a| matches!(a, Val::Col(c) if !matches!(c, Column::Flat(_))))
+    {
+        true => Err(format!(
+            "{function} takes numbers, one per event, not RVecs"
+        )),
+        false => Ok(()),
+    }
+}
+
 /// `Range(begin, end[, stride])`: per event the integers from `begin` by `stride` (1 if not
 /// given) up to `end` excluded (down to it for a negative stride), as `ROOT::VecOps::Range`
 /// makes them: `std::size_t`s from two arguments, `long long`s from three; a zero stride is
 /// an error.
 fn range_between(args: &[Val], events: usize) -> Result<Val, String> {
     let refs: Vec<&Val> = args.iter().collect();
+    per_event("Range", &refs)?;
     let (_, _, lanes) = align(&refs, events)?;
     if lanes
         .iter()

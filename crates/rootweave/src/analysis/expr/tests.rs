@@ -1063,6 +1063,17 @@ fn braced_lists_ranges_and_sums_from_a_value_are_rvec_s() {
         let err = eval(huge).unwrap_err();
         assert!(err.contains("items in a batch"), "{huge}: {err}");
     }
+    for list in [
+        "Range(Jet_pt > 0)",
+        "Range(0u, Range(0u, nJet))",
+        "Range(nJet, Jet_id, 2)",
+    ] {
+        let err = eval(list).unwrap_err();
+        assert!(
+            err.contains("Range takes numbers, one per event"),
+            "{list}: {err}"
+        );
+    }
     // Sum from a first value of the items' type (another type is ROOT's other overload).
     assert_eq!(f32s(eval("Sum(Jet_pt, 1.f)").unwrap()), [116.0, 1.0, 36.0]);
     assert!(eval("Sum(Jet_pt, 1.)")
