@@ -414,6 +414,9 @@ fn parallel(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let writer = RNTupleParallelWriter::recreate(&args.out, "ntpl", parallel_fields(), options)?;
     let next_id = AtomicU64::new(0);
     let next_chunk = AtomicU64::new(0);
+    // With `--panic-context`, the threads that do not hold that context start once it has
+    // panicked: otherwise they may write every entry before its thread first runs.
+    let panicked = std::sync::atomic::AtomicBool::new(args.panic_context.is_none());
     let total = args.entries;
     let contexts: Vec<_> = (0..args.contexts).map(|_| writer.context()).collect();
     let per_thread = args.contexts.div_ceil(args.threads.max(1));
@@ -421,8 +424,14 @@ fn parallel(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         let mut contexts = contexts.into_iter().enumerate().collect::<Vec<_>>();
         while !contexts.is_empty() {
             let mine: Vec<_> = contexts.drain(..per_thread.min(contexts.len())).collect();
-            let (next_id, next_chunk) = (&next_id, &next_chunk);
+            let (next_id, next_chunk, panicked) = (&next_id, &next_chunk, &panicked);
+            let waits = !mine
+                .iter()
+                .any(|(index, _)| Some(*index) == args.panic_context);
             scope.spawn(move || {
+                while waits && !panicked.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
                 let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
                     let mut mine = mine;
                     let mut rng = Rng::new(args.seed ^ mine[0].0 as u64);
@@ -449,12 +458,15 @@ fn parallel(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
                             let data = ParallelChunk::new(start..(start + n).min(total));
                             ctx.extend(&data.batch()).expect("extend");
                             if Some(*index) == args.panic_context {
+                                panicked.store(true, Ordering::SeqCst);
                                 panic!("context {index} fails on purpose");
                             }
                         }
                     }
                 }));
                 drop(run);
+                // Never leaves the others waiting, whatever became of the panic context.
+                panicked.store(true, Ordering::SeqCst);
             });
         }
     });
