@@ -233,19 +233,20 @@ mod tests {
 
     #[test]
     fn short_lists_keep_ties_in_order_and_longer_ones_move_them() {
+        // The indices of `n` tied keys sorted here and by a stable sort.
+        let both = |n: usize| {
+            let k = keys(n, 5, 2);
+            let mut index: Vec<usize> = (0..n).collect();
+            sort(&mut index, &|i, j| k[i] < k[j]);
+            let mut stable: Vec<usize> = (0..n).collect();
+            stable.sort_by_key(|&i| k[i]);
+            (index, stable)
+        };
         // Up to 16 items, only the insertion sort runs: stable.
-        let k = keys(16, 5, 2);
-        let mut index: Vec<usize> = (0..16).collect();
-        sort(&mut index, &|i, j| k[i] < k[j]);
-        let mut stable: Vec<usize> = (0..16).collect();
-        stable.sort_by_key(|&i| k[i]);
+        let (index, stable) = both(16);
         assert_eq!(index, stable);
         // Above, the partitions reorder equal keys (as std::sort's do).
-        let k = keys(40, 5, 2);
-        let mut index: Vec<usize> = (0..40).collect();
-        sort(&mut index, &|i, j| k[i] < k[j]);
-        let mut stable: Vec<usize> = (0..40).collect();
-        stable.sort_by_key(|&i| k[i]);
+        let (index, stable) = both(40);
         assert_ne!(index, stable);
     }
 
