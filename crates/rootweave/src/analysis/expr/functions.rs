@@ -766,6 +766,13 @@ fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
     match b {
         Val::Const(Scalar::Int(_, n)) if (1..=8).contains(n) => {
             let n = *n as usize;
+            // As ROOT's `Combinations`, which throws for a list shorter than `n`.
+            if let Some(w) = oa.windows(2).find(|w| w[1] - w[0] < n) {
+                return Err(format!(
+                    "Cannot make unique combinations of size {n} from vector of size {}",
+                    w[1] - w[0]
+                ));
+            }
             let total: u128 = oa.windows(2).map(|w| choose((w[1] - w[0]) as u128, n as u128)).sum();
             if let Some(e) = too_many(total) {
                 return Err(e);
@@ -773,7 +780,7 @@ fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
             parts = vec![Vec::new(); n];
             for w in oa.windows(2) {
                 let len = w[1] - w[0];
-                if len >= n {
+                {
                     let mut idx: Vec<usize> = (0..n).collect();
                     loop {
                         for (p, &i) in parts.iter_mut().zip(&idx) {

@@ -418,18 +418,75 @@ fn masks_indices_and_reductions_are_rvec_s() {
 
 #[test]
 fn combinations_list_every_choice_in_order() {
-    let c = eval("Combinations(Jet_pt, 2)").unwrap();
+    let mut b = batch();
+    b.0.insert(
+        "Jet_pt",
+        jagged(&[&[50.0, 20.0, 45.0], &[7.0, 8.0], &[35.0, 1.0]]),
+    );
+    let c = eval_in("Combinations(Jet_pt, 2)", &mut b);
     let Column::Tuple(parts) = c else { panic!() };
     let ints = |c: &Column| match c.jagged() {
         Some((o, Values::Int(_, v))) => (o.to_vec(), v.clone()),
         _ => panic!("{c:?}"),
     };
-    assert_eq!(ints(&parts[0]), (vec![0, 3, 3, 3], vec![0, 0, 1]));
-    assert_eq!(ints(&parts[1]), (vec![0, 3, 3, 3], vec![1, 2, 2]));
-    let pair_pt =
-        eval("Take(Jet_pt, Combinations(Jet_pt, 2)[0]) + Take(Jet_pt, Combinations(Jet_pt, 2)[1])")
-            .unwrap();
-    assert_eq!(pair_pt, jagged(&[&[70.0, 95.0, 65.0], &[], &[]]));
+    assert_eq!(ints(&parts[0]), (vec![0, 3, 4, 5], vec![0, 0, 1, 0, 0]));
+    assert_eq!(ints(&parts[1]), (vec![0, 3, 4, 5], vec![1, 2, 2, 1, 1]));
+    let pair_pt = eval_in(
+        "Take(Jet_pt, Combinations(Jet_pt, 2)[0]) + Take(Jet_pt, Combinations(Jet_pt, 2)[1])",
+        &mut b,
+    );
+    assert_eq!(pair_pt, jagged(&[&[70.0, 95.0, 65.0], &[15.0], &[36.0]]));
+    // A list shorter than the choice: ROOT's `Combinations` throws, with this message.
+    assert_eq!(
+        eval("Combinations(Jet_pt, 2)").unwrap_err(),
+        "0: Cannot make unique combinations of size 2 from vector of size 0"
+    );
+    // The tests' index lists where every list is long enough: Combinations' own.
+    assert_eq!(
+        eval_in("Combinations(Jet_pt, 2)", &mut b),
+        choices(&[3, 2, 2], 2)
+    );
+    b.0.insert(
+        "Jet_pt",
+        jagged(&[&[1.0, 2.0, 3.0, 4.0], &[5.0; 3], &[6.0; 5]]),
+    );
+    assert_eq!(
+        eval_in("Combinations(Jet_pt, 3)", &mut b),
+        choices(&[4, 3, 5], 3)
+    );
+}
+
+/// Index lists `c[0]`, ..., `c[n - 1]` of every choice of `n` items of lists of these
+/// sizes, in `Combinations`' order, and none for a list shorter than `n` (where ROOT's
+/// `Combinations` throws): an index column for tests of what takes one.
+fn choices(sizes: &[usize], n: usize) -> Column {
+    fn push(len: usize, n: usize, from: usize, idx: &mut Vec<usize>, parts: &mut [Vec<i64>]) {
+        if idx.len() == n {
+            parts
+                .iter_mut()
+                .zip(idx.iter())
+                .for_each(|(p, &i)| p.push(i as i64));
+            return;
+        }
+        for i in from..len {
+            idx.push(i);
+            push(len, n, i + 1, idx, parts);
+            idx.pop();
+        }
+    }
+    let mut parts = vec![Vec::new(); n];
+    let mut offsets = vec![0];
+    for &len in sizes {
+        push(len, n, 0, &mut Vec::new(), &mut parts);
+        offsets.push(parts[0].len());
+    }
+    let offsets = Arc::new(offsets);
+    Column::Tuple(
+        parts
+            .into_iter()
+            .map(|p| Column::Jagged(offsets.clone(), Values::Int(IntTy::SIZE, p).into()))
+            .collect(),
+    )
 }
 
 #[test]
@@ -532,8 +589,8 @@ fn combinations_beyond_a_bound_are_errors_not_allocations() {
     b.0.insert(
         "many",
         Column::Jagged(
-            Arc::new(vec![0, 200, 200, 200]),
-            Values::F32(vec![1.0; 200]).into(),
+            Arc::new(vec![0, 200, 206, 212]),
+            Values::F32(vec![1.0; 212]).into(),
         ),
     );
     let e = Expression::parse("Combinations(many, 6)")
@@ -541,7 +598,7 @@ fn combinations_beyond_a_bound_are_errors_not_allocations() {
         .evaluate(&mut b)
         .unwrap_err();
     assert!(
-        e.message.contains("would make 82408626300 combinations"),
+        e.message.contains("would make 82408626302 combinations"),
         "{}",
         e.message
     );
@@ -615,8 +672,7 @@ fn rewritten_pair_masses_have_the_bits_of_the_lambda_s() {
             .join(", ")
     };
     let p4 = "ROOT::Math::PtEtaPhiMVector";
-    let pairs = eval_in("Combinations(Jet_pt, 2)", &mut b);
-    b.0.insert("c", pairs);
+    b.0.insert("c", choices(&[4, 0, 1], 2));
     let pair = format!(
         "Map({}, {}, [](float pt1, float eta1, float phi1, float m1, float pt2, float eta2, \
          float phi2, float m2) {{ return ({p4}(pt1, eta1, phi1, m1) + {p4}(pt2, eta2, phi2, m2)).M(); }})",
@@ -635,8 +691,7 @@ fn rewritten_pair_masses_have_the_bits_of_the_lambda_s() {
     assert!(!calls(&tree, "Map") && calls(&tree, "shared"), "{tree:?}");
     assert!(calls(&tree, super::take_sums::SUM_OF_TAKES), "{tree:?}");
     // Trijets: sums of sums, masses and transverse momenta.
-    let triples = eval_in("Combinations(Jet_pt, 3)", &mut b);
-    b.0.insert("c", triples);
+    b.0.insert("c", choices(&[4, 0, 1], 3));
     let vector = |k: usize| format!("Construct<{p4}>({})", take(k));
     let trijet = format!("{} + {} + {}", vector(0), vector(1), vector(2));
     for text in [
@@ -653,8 +708,7 @@ fn rewritten_pair_masses_have_the_bits_of_the_lambda_s() {
 #[test]
 fn sums_of_takes_fail_and_fall_back_as_the_sums_written() {
     let mut b = batch();
-    let pairs = eval_in("Combinations(Jet_pt, 2)", &mut b);
-    b.0.insert("c", pairs);
+    b.0.insert("c", choices(&[3, 0, 1], 2));
     b.0.insert("far", jagged(&[&[0.0, 1.0, 2.0], &[], &[0.0]]));
     let v = "Construct<PtEtaPhiMVector>(Jet_pt, Jet_eta, Jet_phi, Jet_pt * 0)";
     let error = |text: &str| {
