@@ -347,6 +347,7 @@ ROOT.std.cout.flush()
 
 IDS3 = "Concatenate(Jet_jetId, Concatenate(Jet_jetId, Jet_jetId))"
 ZEROS = "Sort(Concatenate(Jet_pt * 0.f, -Jet_pt * 0.f))"
+NANS = "Concatenate(Jet_pt, Concatenate(Jet_pt * 0.f / 0.f, Jet_eta))"
 # Integer expressions whose C++ types wrap, convert or compare as unsigned, and conversions.
 DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am": "ArgMax(Jet_pt)",
                "cnt": "Sum(Jet_pt > 30) - 2", "ids": "Sum(Electron_cleanmask) + 250", "neg": "-nJet",
@@ -378,7 +379,12 @@ DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am":
                # Ties in lists of more than 16 items, which std::sort moves: positions
                # weighted by the order (jet ids three times over), the +0s of a sorted ±0.
                "asort": f"Sum(Argsort({IDS3}) * Enumerate({IDS3}))",
-               "zsort": f"Sum(Enumerate({ZEROS}) * (1.f / {ZEROS} > 0))"}
+               "zsort": f"Sum(Enumerate({ZEROS}) * (1.f / {ZEROS} > 0))",
+               # NaN among the keys of std::stable_sort (by < and, negated, by >): where the GNU
+               # library's merges put them.
+               "nsort": f"Sum(StableArgsort({NANS}) * Enumerate({NANS}))",
+               "ndown": f"Sum(StableArgsort(-{NANS}) * Enumerate({NANS}))",
+               "nvals": f"Sum(Enumerate({NANS}) * (StableSort({NANS}) > 30))"}
 
 
 def test_display_types_and_integers_are_root_s(workdir):

@@ -87,7 +87,7 @@ fn partition<T: Copy>(v: &mut [T], less: &impl Fn(T, T) -> bool) -> usize {
 
 /// Insertion sort: each item moved to the front when less than the first, else shifted
 /// left past the items greater than it.
-fn insertion_sort<T: Copy>(v: &mut [T], less: &impl Fn(T, T) -> bool) {
+pub(super) fn insertion_sort<T: Copy>(v: &mut [T], less: &impl Fn(T, T) -> bool) {
     for i in 1..v.len() {
         if less(v[i], v[0]) {
             let item = v[i];
@@ -162,11 +162,11 @@ fn sift<T: Copy>(v: &mut [T], top: usize, item: T, less: &impl Fn(T, T) -> bool)
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A list of `n` small keys with many ties, from a fixed sequence.
-    fn keys(n: usize, seed: u64, distinct: u64) -> Vec<u64> {
+    pub(in crate::analysis::expr) fn keys(n: usize, seed: u64, distinct: u64) -> Vec<u64> {
         let mut x = seed;
         (0..n)
             .map(|_| {

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::cxx_sort;
+use super::cxx_stable_sort::stable_sort;
 use super::int_type::IntTy;
 use super::value::{align, map1, map2, shaped, Lane, Num, Scalar, Shape, Ty, Val};
 use crate::analysis::column::{item_events, Column, Text, Values, P4};
@@ -463,16 +464,6 @@ impl<'a> OrderKeys<'a> {
             OrderKeys::Text(x) => x[i] < x[j],
         }
     }
-
-    /// How item `i` compares with item `j` for sorting (NaN as equal to anything).
-    fn order(&self, i: usize, j: usize) -> std::cmp::Ordering {
-        match self {
-            OrderKeys::Float(x) => x[i].partial_cmp(&x[j]).unwrap_or(std::cmp::Ordering::Equal),
-            OrderKeys::Signed(x) => x[i].cmp(&x[j]),
-            OrderKeys::Unsigned(x) => (x[i] as u64).cmp(&(x[j] as u64)),
-            OrderKeys::Text(x) => x[i].cmp(&x[j]),
-        }
-    }
 }
 
 /// Each event's sum of its list of `x` (cut at `offsets`, from 0) by `add` from `zero`, the
@@ -525,12 +516,13 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
             "Enumerate" => index.extend(w[0]..w[1]),
             _ => {
                 index.extend(w[0]..w[1]);
-                // `Sort` and `Argsort` move equal keys as C++'s `std::sort` does.
+                // `Sort` and `Argsort` move equal keys as C++'s `std::sort` does, the stable
+                // ones unordered keys (NaN) as `std::stable_sort` does.
                 let list = &mut index[start..];
                 match (&keys, name.starts_with("Stable"), descending) {
                     (None, _, _) => {}
-                    (Some(k), true, false) => list.sort_by(|&i, &j| k.order(i, j)),
-                    (Some(k), true, true) => list.sort_by(|&i, &j| k.order(j, i)),
+                    (Some(k), true, false) => stable_sort(list, &|i, j| k.less(i, j)),
+                    (Some(k), true, true) => stable_sort(list, &|i, j| k.less(j, i)),
                     (Some(k), false, false) => cxx_sort::sort(list, &|i, j| k.less(i, j)),
                     (Some(k), false, true) => cxx_sort::sort(list, &|i, j| k.less(j, i)),
                 }

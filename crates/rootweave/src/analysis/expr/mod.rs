@@ -7,6 +7,7 @@ mod braced;
 mod casts;
 mod closest_mass;
 mod cxx_sort;
+mod cxx_stable_sort;
 mod eval;
 mod functions;
 pub mod int_type;

@@ -1255,3 +1255,44 @@ fn sorts_with_a_comparator_sort_as_it_says() {
         e.message
     );
 }
+
+#[test]
+fn stable_sorts_of_lists_with_nan_keep_every_item() {
+    // Lists of 0 to 79 items, a fifth of them NaN (which no order places): a sort that
+    // checks its comparisons for a total order could stop here.
+    let lists: Vec<Vec<f32>> = (0..80)
+        .map(|n| {
+            (0..n)
+                .map(|i| match (i * 37 + n) % 5 {
+                    0 => f32::NAN,
+                    r => (r * 10 + i % 3) as f32,
+                })
+                .collect()
+        })
+        .collect();
+    let slices: Vec<&[f32]> = lists.iter().map(Vec::as_slice).collect();
+    let mut b = Batch(HashMap::from([("k", jagged(&slices))]), 80);
+    for text in [
+        "StableArgsort(k)",
+        "StableArgsort(k, [](float a, float b) { return a > b; })",
+    ] {
+        let sorted = eval_in(text, &mut b);
+        let Some((offsets, Values::Int(_, v))) = sorted.jagged() else {
+            panic!("{sorted:?}")
+        };
+        for (n, w) in offsets.windows(2).enumerate() {
+            let mut index = v[w[0]..w[1]].to_vec();
+            index.sort_unstable();
+            assert_eq!(index, (0..n as i64).collect::<Vec<_>>(), "{text}: list {n}");
+        }
+    }
+    let sorted = eval_in("StableSort(k)", &mut b);
+    let Some((_, Values::F32(v))) = sorted.jagged() else {
+        panic!("{sorted:?}")
+    };
+    let nan = |x: &f32| x.is_nan();
+    assert_eq!(
+        v.iter().filter(|x| nan(x)).count(),
+        lists.concat().iter().filter(|x| nan(x)).count()
+    );
+}
