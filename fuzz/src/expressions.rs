@@ -59,7 +59,7 @@ fn flat(values: Values) -> Column {
 }
 
 /// NanoAOD-like columns of five events: jets (four of them, none, one, two, four),
-/// muons, counts, MET, flags, integers of several widths and strings.
+/// muons, tracks (up to 64), counts, MET, flags, integers of several widths and strings.
 fn batch() -> Batch {
     let (inf, nan) = (f32::INFINITY, f32::NAN);
     let f32s = Values::F32;
@@ -137,6 +137,16 @@ fn batch() -> Batch {
             [&[1, -1], &[-1], &[], &[1, 1, -1], &[i32::MIN as i64]],
             |v| Values::Int(IntTy::INT, v),
         ),
+    );
+    // Lists longer than the sorts' short paths (16 items for std::sort, runs of 7 merged
+    // for std::stable_sort), with ties and NaN.
+    let long: Vec<f32> = (0..64u16)
+        .map(|i| if i % 5 == 0 { nan } else { f32::from(i % 7) })
+        .collect();
+    let nans = [nan; 20];
+    m.insert(
+        "Track_pt",
+        jagged([&long, &[], &[nan], &nans, &[3.0, -0.0, 0.0]], f32s),
     );
     m.insert("MET_pt", flat(Values::F32(vec![10.5, 0.0, -0.0, inf, nan])));
     m.insert(

@@ -144,6 +144,9 @@ inputs! {
     // read its numbers one per event from the list's items, past their end.
     range_of_a_list => "range_of_a_list.bin",
     range_of_an_empty_braced_list => "range_of_an_empty_braced_list.bin",
+    // `StableSort`/`StableArgsort` of a long list with NaN keys: the general-purpose sort
+    // stopped with a panic on comparisons that are not a total order.
+    stable_sort_of_nan_keys => "stable_sort_of_nan_keys.bin",
 }
 
 #[test]
