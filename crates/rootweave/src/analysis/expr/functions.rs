@@ -772,20 +772,18 @@ fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
             parts = vec![Vec::new(); n];
             for w in oa.windows(2) {
                 let len = w[1] - w[0];
-                {
-                    let mut idx: Vec<usize> = (0..n).collect();
-                    loop {
-                        for (p, &i) in parts.iter_mut().zip(&idx) {
-                            p.push(i as i64);
-                        }
-                        // The next combination: the last index that can move, moved.
-                        let Some(k) = (0..n).rev().find(|&k| idx[k] < len - n + k) else {
-                            break;
-                        };
-                        idx[k] += 1;
-                        for j in k + 1..n {
-                            idx[j] = idx[j - 1] + 1;
-                        }
+                let mut idx: Vec<usize> = (0..n).collect();
+                loop {
+                    for (p, &i) in parts.iter_mut().zip(&idx) {
+                        p.push(i as i64);
+                    }
+                    // The next combination: the last index that can move, moved.
+                    let Some(k) = (0..n).rev().find(|&k| idx[k] < len - n + k) else {
+                        break;
+                    };
+                    idx[k] += 1;
+                    for j in k + 1..n {
+                        idx[j] = idx[j - 1] + 1;
                     }
                 }
                 out.push(parts[0].len());
