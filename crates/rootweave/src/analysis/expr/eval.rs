@@ -214,6 +214,24 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
                 _ => Values::Bool(not),
             }
         }
+        // `RVec`'s `+v`, `-v` and `~v` keep the item type (`x = -x` item by item: `-v` of
+        // `unsigned char`s wraps, of `bool`s is `v`); a number's is C++'s integral promotion.
+        (UnaryOp::Plus | UnaryOp::Neg | UnaryOp::BitNot, Ty::Bool | Ty::Int(_))
+            if matches!(shape, Shape::Jagged(_)) =>
+        {
+            list_unary(op, lane, n)?
+        }
+        (UnaryOp::Plus, Ty::Bool | Ty::Int(_)) => {
+            let t = lane.ty().int().promoted();
+            let x = lane.ints(t)?;
+            Values::Int(t, map1(&x, n, |x| x))
+        }
+        (UnaryOp::Plus, Ty::F32 | Ty::F64) => match lane {
+            Lane::Many(v) => v.clone().into_owned(),
+            Lane::One(_) => return Ok(a.clone()),
+        },
+        (UnaryOp::Plus, Ty::P4) => return Err("a four-vector has no unary '+'".into()),
+        (UnaryOp::Plus, Ty::Str) => return Err("a string has no unary '+'".into()),
         (UnaryOp::BitNot, Ty::Bool | Ty::Int(_)) => {
             let t = lane.ty().int().promoted();
             let x = lane.ints(t)?;
@@ -237,6 +255,31 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
         (UnaryOp::Neg, Ty::Str) => return Err("a string cannot be negated".into()),
     };
     Ok(shaped(shape, values, a.is_const()))
+}
+
+/// `+v`, `-v` or `~v` of a list of integers or `bool`s: each item replaced by the operator's
+/// value converted back to the item type, as `RVec`'s operators do (`~` of `bool`s does not
+/// compile there and is refused).
+fn list_unary(op: UnaryOp, lane: &Lane<'_>, n: usize) -> Result<Values, String> {
+    let values = match lane {
+        Lane::Many(v) => v,
+        Lane::One(_) => unreachable!("a list's items"),
+    };
+    Ok(match (op, &**values) {
+        (UnaryOp::BitNot, Values::Bool(_)) => return Err("'~' of an RVec<bool>".into()),
+        // `+x` changes nothing; `-b` is `b` again once converted to `bool`.
+        (UnaryOp::Plus, _) | (UnaryOp::Neg, Values::Bool(_)) => values.clone().into_owned(),
+        _ => {
+            let t = lane.ty().int();
+            let x = lane.ints(t)?;
+            let f = |x: i64| match op {
+                UnaryOp::Neg => t.wrap(x.wrapping_neg()),
+                UnaryOp::BitNot => t.wrap(!x),
+                _ => x,
+            };
+            Values::Int(t, map1(&x, n, f))
+        }
+    })
 }
 
 /// `a op b` for every position, with C++'s conversions.
@@ -495,12 +538,20 @@ fn ternary(
     let lane;
     let truth = match &cond {
         Val::Const(s) => {
-            let side = if super::value::scalar_f64(s) != 0.0 {
-                yes
+            let (side, other) = if super::value::scalar_f64(s) != 0.0 {
+                (yes, no)
             } else {
-                no
+                (no, yes)
             };
-            return eval(side, scope, memo);
+            // One side is computed; the other, over no events, gives the type both take.
+            let chosen = eval(side, scope, memo)?;
+            let other =
+                eval(other, &mut Subset::new(scope, Vec::new()), &mut Memo::new())?.into_column(0);
+            if side_type(&chosen.clone().into_column(1)) == side_type(&other) {
+                return Ok(chosen);
+            }
+            let (chosen, _) = unify(chosen.into_column(events), other).map_err(at)?;
+            return Ok(Val::Col(chosen));
         }
         Val::Col(Column::Flat(v)) => {
             lane = Lane::Many(Cow::Borrowed(v));
@@ -564,12 +615,16 @@ fn merge(a: Column, ia: &[usize], b: Column, ib: &[usize]) -> Result<Column, Str
 }
 
 /// Two columns converted to their common type.
-fn unify(a: Column, b: Column) -> Result<(Column, Column), String> {
-    let ty = |c: &Column| match c {
+/// The type of one side of `?:`, and whether it is an `int` held as `bool`s.
+fn side_type(c: &Column) -> (Ty, bool) {
+    match c {
         Column::Flat(v) | Column::Jagged(_, v) => (Ty::of(v), matches!(**v, Values::IntBool(_))),
         Column::Tuple(_) => (Ty::Int(IntTy::SIZE), false),
-    };
-    let ((ta, narrow_a), (tb, narrow_b)) = (ty(&a), ty(&b));
+    }
+}
+
+fn unify(a: Column, b: Column) -> Result<(Column, Column), String> {
+    let ((ta, narrow_a), (tb, narrow_b)) = (side_type(&a), side_type(&b));
     if ta == tb && narrow_a == narrow_b {
         return Ok((a, b));
     }

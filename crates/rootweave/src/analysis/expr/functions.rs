@@ -176,9 +176,11 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
         "atan2" => math2(a, events, f32::atan2, f64::atan2),
         "fmod" => math2(a, events, |x, y| x % y, |x, y| x % y),
         "hypot" => math2(a, events, f32::hypot, f64::hypot),
-        "max" | "min" => min_max(a, events, name == "max"),
+        "max" => min_max(a, events, Pick::StdMax),
+        "min" => min_max(a, events, Pick::StdMin),
         // `TMath::Max(a, b)`: the larger, in the arguments' type.
-        "Max" | "Min" if a.len() == 2 => min_max(a, events, name == "Max"),
+        "Max" if a.len() == 2 => min_max(a, events, Pick::TMathMax),
+        "Min" if a.len() == 2 => min_max(a, events, Pick::TMathMin),
         "Pi" => Ok(Val::Const(Scalar::F64(std::f64::consts::PI))),
         "Sum" if a.len() == 2 => super::list_functions::sum_from(&a[0], &a[1]),
         "Sum" | "Mean" | "Max" | "Min" | "ArgMax" | "ArgMin" | "Any" | "All" | "size" | ".size" => {
@@ -213,7 +215,7 @@ pub(super) fn lists<'a>(
 }
 
 /// A one-argument math function: `float` in, `float` out; integers as `double` (`abs` of
-/// an integer is an integer).
+/// an integer is an integer, but of a list of integers `double`s, as `RVec`'s).
 fn math1(
     x: &Val,
     events: usize,
@@ -231,10 +233,15 @@ fn math1(
             // `abs` of the promoted type (an unsigned value is its own absolute value).
             let t = lanes[0].ty().int().promoted();
             let v = lanes[0].ints(t)?;
-            if t.unsigned {
-                Values::Int(t, map1(&v, n, |x| x))
+            let abs = if t.unsigned {
+                map1(&v, n, |x| x)
             } else {
-                Values::Int(t, map1(&v, n, |x| t.wrap(x.wrapping_abs())))
+                map1(&v, n, |x| t.wrap(x.wrapping_abs()))
+            };
+            // `RVec`'s `abs` of integers gives `double`s (its `PromoteType`).
+            match shape {
+                Shape::Jagged(_) => Values::F64(abs.into_iter().map(|x| t.to_f64(x)).collect()),
+                Shape::Flat => Values::Int(t, abs),
             }
         }
         _ => {
@@ -263,43 +270,76 @@ fn math2(
     Ok(shaped(shape, values, a[0].is_const() && a[1].is_const()))
 }
 
-fn min_max(a: &[Val], events: usize, max: bool) -> Result<Val, String> {
+/// Which of two values `min_max` keeps, with the comparison each C++ function makes: the
+/// choices differ where the values do not compare (NaN) and between 0 and -0.
+#[derive(Clone, Copy)]
+enum Pick {
+    /// `std::max(a, b)`: `a < b ? b : a`.
+    StdMax,
+    /// `std::min(a, b)`: `b < a ? b : a`.
+    StdMin,
+    /// `TMath::Max(a, b)`: `a >= b ? a : b`.
+    TMathMax,
+    /// `TMath::Min(a, b)`: `a <= b ? a : b`.
+    TMathMin,
+}
+
+impl Pick {
+    /// Whether `b` is kept, given `a < b`, `b < a` and `a` and `b` comparing at all.
+    fn second<T: PartialOrd>(self, a: T, b: T) -> bool {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        match self {
+            Pick::StdMax => a < b,
+            Pick::StdMin => b < a,
+            // Not `a >= b`: `a` less than `b`, or the two not ordered.
+            Pick::TMathMax => !matches!(a.partial_cmp(&b), Some(Greater | Equal)),
+            Pick::TMathMin => !matches!(a.partial_cmp(&b), Some(Less | Equal)),
+        }
+    }
+}
+
+fn min_max(a: &[Val], events: usize, pick: Pick) -> Result<Val, String> {
     let (shape, n, lanes) = align(&[&a[0], &a[1]], events)?;
-    let pick = |x: f64, y: f64| if max == (x < y) { y } else { x };
+    /// The kept value at each position, the values compared by `key`.
+    fn chosen<T: Copy, K: PartialOrd>(
+        pick: Pick,
+        x: &Num<'_, T>,
+        y: &Num<'_, T>,
+        n: usize,
+        key: impl Fn(T) -> K,
+    ) -> Vec<T> {
+        (0..n)
+            .map(|i| {
+                let (a, b) = (x.at(i), y.at(i));
+                if pick.second(key(a), key(b)) {
+                    b
+                } else {
+                    a
+                }
+            })
+            .collect()
+    }
     let values = match Ty::common(lanes[0].ty(), lanes[1].ty()) {
         Ty::Int(t) => {
             let (x, y) = (lanes[0].ints(t)?, lanes[1].ints(t)?);
-            let less = |a: i64, b: i64| {
-                if t.is_u64() {
-                    (a as u64) < (b as u64)
+            // A 64-bit unsigned value is held in an `i64`'s bits.
+            let unsigned = t.is_u64();
+            let key = |v: i64| {
+                if unsigned {
+                    v as u64 as i128
                 } else {
-                    a < b
+                    v as i128
                 }
             };
-            Values::Int(
-                t,
-                (0..n)
-                    .map(|i| {
-                        if max == less(x.at(i), y.at(i)) {
-                            y.at(i)
-                        } else {
-                            x.at(i)
-                        }
-                    })
-                    .collect(),
-            )
+            Values::Int(t, chosen(pick, &x, &y, n, key))
         }
         Ty::F32 => {
             let (x, y) = (lanes[0].f32s()?, lanes[1].f32s()?);
-            Values::F32(
-                (0..n)
-                    .map(|i| pick(x.at(i) as f64, y.at(i) as f64) as f32)
-                    .collect(),
-            )
+            Values::F32(chosen(pick, &x, &y, n, |v| v))
         }
         _ => {
             let (x, y) = (lanes[0].f64s()?, lanes[1].f64s()?);
-            Values::F64((0..n).map(|i| pick(x.at(i), y.at(i))).collect())
+            Values::F64(chosen(pick, &x, &y, n, |v| v))
         }
     };
     Ok(shaped(shape, values, a[0].is_const() && a[1].is_const()))
@@ -664,7 +704,7 @@ fn where_(a: &[Val], events: usize) -> Result<Val, String> {
     let ty = match (list(&a[1]), list(&a[2])) {
         (true, false) => lanes[1].ty(),
         (false, true) => lanes[2].ty(),
-        _ => Ty::common(lanes[1].ty(), lanes[2].ty()),
+        _ => Ty::common_type(lanes[1].ty(), lanes[2].ty()),
     };
     let values = match ty {
         Ty::P4 => return Err("Where of four-vectors".into()),
@@ -717,8 +757,8 @@ fn concatenate<'a>(a: &'a Val, b: &'a Val) -> Result<Val, String> {
         }
         _ => {}
     }
-    // Both lists in their common type (converted only where they differ from it).
-    let common = Ty::common(Ty::of(va), Ty::of(vb));
+    // Both lists in their `std::common_type` (converted only where they differ from it).
+    let common = Ty::common_type(Ty::of(va), Ty::of(vb));
     let narrow = |v: &Values| matches!(v, Values::IntBool(_));
     let keep_narrow = narrow(va) && narrow(vb);
     let conv = |o: &Arc<Vec<usize>>, v: &'a Values, to: Ty| -> Result<Cow<'a, Values>, String> {

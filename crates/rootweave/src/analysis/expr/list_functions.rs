@@ -52,7 +52,8 @@ fn flat(values: Values) -> Result<Val, String> {
     Ok(Val::Col(Column::Flat(values.into())))
 }
 
-/// `Product(v)`: each list's items multiplied in order from 1, in their own type.
+/// `Product(v)`: each list's items multiplied in order from 1, in their own type (for
+/// `bool`s, whether all hold).
 fn product(v: &Val) -> Result<Val, String> {
     let (offsets, values) = lists(v, "Product")?;
     let events = item_events(offsets);
@@ -68,7 +69,12 @@ fn product(v: &Val) -> Result<Val, String> {
             events.iter().zip(x).for_each(|(&e, &v)| out[e] *= v);
             flat(Values::F64(out))
         }
-        Values::P4(_) | Values::Bool(_) => Err(format!("Product of {}s", values.type_name())),
+        Values::Bool(x) => {
+            let mut out = vec![true; n];
+            events.iter().zip(x).for_each(|(&e, &v)| out[e] &= v);
+            flat(Values::Bool(out))
+        }
+        Values::P4(_) => Err(format!("Product of {}s", values.type_name())),
         ints => {
             let t = Ty::of(ints).int();
             let lane = Lane::Many(Cow::Borrowed(ints));
@@ -84,6 +90,7 @@ fn product(v: &Val) -> Result<Val, String> {
 
 /// `Var(v)` (or its square root, `StdDev`): the sums of squares and of the items in the
 /// items' type, then `(Σx² - (Σx)²/n) / (n - 1)` in `double`; 0 for fewer than two items.
+/// (Sums of `bool`s are `bool`s: whether any item holds.)
 fn variance(v: &Val, root: bool) -> Result<Val, String> {
     let (offsets, values) = lists(v, if root { "StdDev" } else { "Var" })?;
     let finish = |squares: f64, squared_sum: f64, n: usize| {
@@ -120,7 +127,13 @@ fn variance(v: &Val, root: bool) -> Result<Val, String> {
                 finish(sq, s * s, r.len())
             })
             .collect(),
-        Values::P4(_) | Values::Bool(_) => {
+        Values::Bool(x) => spans
+            .map(|r| {
+                let any = x[r.clone()].iter().any(|&v| v) as u8 as f64;
+                finish(any, any, r.len())
+            })
+            .collect(),
+        Values::P4(_) => {
             return Err(format!("Var of {}s", values.type_name()));
         }
         ints => {
@@ -380,6 +393,9 @@ pub fn sum_from(v: &Val, zero: &Val) -> Result<Val, String> {
         return Err("Sum(v, zero): zero is a constant".into());
     };
     let ty = Ty::of(values);
+    if let (Values::Bool(b), Scalar::Bool(_) | Scalar::Int(..)) = (values, z) {
+        return sum_of_bools(b, offsets, z);
+    }
     if Ty::of_scalar(z) != ty || matches!(ty, Ty::Bool | Ty::P4) {
         return Err(format!(
             "Sum(v, zero): zero must be of the items' type {}, not {}",
@@ -401,19 +417,47 @@ pub fn sum_from(v: &Val, zero: &Val) -> Result<Val, String> {
     flat(out)
 }
 
+/// `Sum(v, zero)` of `bool`s: with a `bool` zero, the template's `bool` (whether `zero` or
+/// any item holds); with an integer, `RVec<bool>`'s own overload, the `std::size_t` zero
+/// (wrapped as C++ converts it) plus the items that hold.
+fn sum_of_bools(b: &[bool], offsets: &[usize], zero: &Scalar) -> Result<Val, String> {
+    let spans = offsets.windows(2).map(|w| &b[w[0]..w[1]]);
+    match *zero {
+        Scalar::Bool(z) => flat(Values::Bool(
+            spans.map(|v| z || v.contains(&true)).collect(),
+        )),
+        Scalar::Int(_, z) => {
+            let counts = spans
+                .map(|v| IntTy::SIZE.wrap(z.wrapping_add(v.iter().filter(|&&x| x).count() as i64)));
+            flat(Values::Int(IntTy::SIZE, counts.collect()))
+        }
+        _ => unreachable!("a bool or an integer zero"),
+    }
+}
+
 /// `Take(v, i, default)` and `Take(v, n, default)`: as `Take(v, i)` and `Take(v, n)`, with
 /// `default` (of the items' type, as the template requires) for an index past the end and
 /// for the items an `n` beyond the list's size adds (after the list, or before it for a
 /// negative `n`), where the two-argument `Take` fails.
 pub fn take_or(v: &Val, which: &Val, default: &Val) -> Result<Val, String> {
     let (offsets, values) = lists(v, "Take")?;
+    // An `RVec<int>` of comparisons held as `bool`s takes any `int` default: its items as
+    // `int`s.
+    let widened;
+    let values = match values {
+        Values::IntBool(b) => {
+            widened = Values::Int(IntTy::INT, b.iter().map(|&x| i64::from(x)).collect());
+            &widened
+        }
+        other => other,
+    };
     let events = offsets.len() - 1;
     let default_ty = match default {
         Val::Const(s) => Ty::of_scalar(s),
         Val::Col(Column::Flat(d)) => Ty::of(d),
         Val::Col(_) => return Err("Take(v, i, default): default is a list, not a value".into()),
     };
-    if default_ty != Ty::of(values) || matches!(values, Values::IntBool(_)) {
+    if default_ty != Ty::of(values) {
         return Err(format!(
             "Take(v, i, default): default must be of the items' type {}, not {}",
             values.type_name(),

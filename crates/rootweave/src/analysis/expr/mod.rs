@@ -143,4 +143,6 @@ fn check_calls(node: &Node) -> Result<(), ParseError> {
 }
 
 #[cfg(test)]
+mod parity_tests;
+#[cfg(test)]
 mod tests;

@@ -386,22 +386,19 @@ impl Parser {
     fn unary(&mut self) -> Result<Node, ParseError> {
         let pos = self.peek().map_or(self.end, |t| t.pos);
         for (punct, op) in [
-            ("-", Some(UnaryOp::Neg)),
-            ("!", Some(UnaryOp::Not)),
-            ("~", Some(UnaryOp::BitNot)),
-            ("+", None),
+            ("-", UnaryOp::Neg),
+            ("!", UnaryOp::Not),
+            ("~", UnaryOp::BitNot),
+            ("+", UnaryOp::Plus),
         ] {
             if self.is(punct) {
                 self.at += 1;
                 self.deeper()?;
                 let operand = self.unary()?;
                 self.depth -= 1;
-                return Ok(match op {
-                    Some(op) => Node {
-                        pos,
-                        kind: Kind::Unary(op, Box::new(operand)),
-                    },
-                    None => operand,
+                return Ok(Node {
+                    pos,
+                    kind: Kind::Unary(op, Box::new(operand)),
                 });
             }
         }

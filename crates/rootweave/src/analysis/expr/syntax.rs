@@ -5,6 +5,8 @@
 /// An operator of one operand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnaryOp {
+    /// `+x`: C++'s integral promotion (a `bool` becomes an `int`), nothing for a list.
+    Plus,
     /// `-x`
     Neg,
     /// `!x`

@@ -7,7 +7,7 @@ use super::{Expression, IntTy, Scope};
 use crate::analysis::column::{Column, Values};
 
 /// A batch of named columns.
-struct Batch(HashMap<&'static str, Column>, usize);
+pub(super) struct Batch(pub HashMap<&'static str, Column>, pub usize);
 
 impl Scope for Batch {
     fn column(&mut self, name: &str) -> Result<Column, String> {
@@ -32,7 +32,7 @@ fn jagged(lists: &[&[f32]]) -> Column {
 }
 
 /// Three events: jets (pt, eta, phi), a number of jets, MET.
-fn batch() -> Batch {
+pub(super) fn batch() -> Batch {
     let mut m = HashMap::new();
     m.insert("Jet_pt", jagged(&[&[50.0, 20.0, 45.0], &[], &[35.0]]));
     m.insert("Jet_eta", jagged(&[&[0.5, -2.0, 1.5], &[], &[-0.2]]));

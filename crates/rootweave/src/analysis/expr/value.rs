@@ -86,6 +86,16 @@ impl Ty {
         }
     }
 
+    /// `std::common_type` of two types: a type meeting itself stays as it is (two lists of
+    /// `bool`s concatenated are `bool`s), others meet as [`Ty::common`] says.
+    pub fn common_type(a: Ty, b: Ty) -> Ty {
+        if a == b {
+            a
+        } else {
+            Ty::common(a, b)
+        }
+    }
+
     /// The integer type of an integer or a `bool` (which is promoted to `int`).
     pub fn int(self) -> IntTy {
         match self {
