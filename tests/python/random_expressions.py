@@ -21,7 +21,8 @@ import tempfile
 from pathlib import Path
 
 # The C++ types of numbers, with the rank and signedness of C++'s usual arithmetic conversions.
-INTEGERS = {"bool": (0, False), "unsigned char": (0, False), "int": (1, True), "unsigned int": (1, False),
+INTEGERS = {"bool": (0, False), "unsigned char": (0, False), "signed char": (0, True), "short": (0, True),
+            "unsigned short": (0, False), "int": (1, True), "unsigned int": (1, False),
             "unsigned long": (2, False), "long long": (3, True), "unsigned long long": (3, False)}
 FLOATS = ("float", "double")
 
@@ -41,6 +42,51 @@ LISTS = {"Jet": [("Jet_pt", "float"), ("Jet_eta", "float"), ("Jet_phi", "float")
                       ("Electron_mass", "float"), ("Electron_charge", "int"), ("Electron_cleanmask", "unsigned char"),
                       ("Electron_convVeto", "bool")]}
 COUNTS = {"Jet": "nJet", "Muon": "nMuon", "Electron": "nElectron"}
+# The second dataset, `numpy_columns()` given to both by `FromNumpy`: a number of every C++
+# type with its extremes, NaN, infinities, -0 and subnormals; lists are braced lists of them.
+NUMPY_SCALARS = [("c8", "signed char", False), ("u8", "unsigned char", False), ("s16", "short", False),
+                 ("u16", "unsigned short", False), ("i32", "int", False), ("u32", "unsigned int", False),
+                 ("i64", "long long", False), ("u64", "unsigned long long", False), ("f32", "float", False),
+                 ("f64", "double", False), ("b", "bool", False), ("f32s", "float", True), ("f64s", "double", True)]
+SPELLED = {"long long": "Long64_t", "unsigned long long": "ULong64_t"}
+# Productions (of numbers, of lists) that need the NanoAOD file's families of lists.
+FAMILY_KINDS = {"p4", "mass", "pairs"}
+FAMILY_LIST_KINDS = {"deltaphi", "range", "masses", "vectors", "ranges"}
+
+
+def numpy_columns(events=256, seed=12345):
+    """The second dataset's columns: random values of each type, a tenth of the events at the
+    type's extremes and special values."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name, ty, fits in NUMPY_SCALARS:
+        if ty == "bool":
+            out[name] = rng.random(events) < 0.5
+            continue
+        dtype = {"signed char": np.int8, "unsigned char": np.uint8, "short": np.int16, "unsigned short": np.uint16,
+                 "int": np.int32, "unsigned int": np.uint32, "long long": np.int64,
+                 "unsigned long long": np.uint64, "float": np.float32, "double": np.float64}[ty]
+        if fits:
+            values = np.round(rng.uniform(-1000, 1000, events) * 2) / 2
+        elif ty in FLOATS:
+            values = rng.normal(0, 100, events)
+            info = np.finfo(dtype)
+            special = [np.nan, np.inf, -np.inf, -0.0, 0.0, 0.5, 2.5, -2.5, info.max, -info.max, info.tiny,
+                       info.smallest_subnormal, 1e10, 16777217.0]
+        else:
+            info = np.iinfo(dtype)
+            values = rng.integers(info.min, info.max, events, endpoint=True, dtype=dtype)
+            special = [info.min, info.max, 0, 1, info.max - 1] + ([-1, info.min + 1] if info.min < 0 else [])
+        values = values.astype(dtype)
+        if not fits:
+            at = rng.random(events) < 0.1
+            values[at] = rng.choice(np.array(special, dtype=dtype), int(at.sum()))
+        out[name] = values
+    return out
+
+
 MATH1 = ["sqrt", "abs", "exp", "log", "sin", "cos", "tan", "atan", "sinh", "cosh", "tanh", "floor", "ceil",
          "round", "trunc", "log10", "asin", "acos", "fabs", "log2"]
 TMATH1 = ["TMath::Sqrt", "TMath::Exp", "TMath::Log", "TMath::Sin", "TMath::Cos", "TMath::ATan", "TMath::Floor",
@@ -84,14 +130,16 @@ def is_int(ty):
 
 
 def promoted(ty):
-    return "int" if ty in ("bool", "unsigned char") else ty
+    return "int" if ty in INTEGERS and INTEGERS[ty][0] == 0 else ty
 
 
 class Grammar:
     """Draws expressions; `depth` bounds the nesting."""
 
-    def __init__(self, rng):
+    def __init__(self, rng, numpy=False):
         self.rng, self.fresh = rng, 0
+        self.scalars = NUMPY_SCALARS if numpy else SCALARS
+        self.families = {} if numpy else LISTS
 
     def pick(self, *options):
         return self.rng.choice(options)
@@ -116,22 +164,33 @@ class Grammar:
         return E(r.choice(["0.5", "2.5", "0.", "1e-3", "91.2", "-1.5", "1e300", "0.1"]), "double", literal=True)
 
     def column(self):
-        name, ty, _ = self.rng.choice(SCALARS)
+        name, ty, _ = self.rng.choice(self.scalars)
         return E(name, ty)
 
     def list_column(self, tag=None, ty=None):
+        if not self.families:
+            return self.braced_columns(ty)
         family = tag if tag in LISTS else self.rng.choice(list(LISTS))
         options = [c for c in LISTS[family] if ty is None or (c[1] in FLOATS) == (ty in FLOATS)]
         name, item = self.rng.choice(options or LISTS[family])
         return E(name, item, family)
 
+    def braced_columns(self, ty=None, fits=False):
+        """A list of three numbers of one type, braced (`RVec<short>{s16, s16, s16}`): the lists of
+        a dataset of numbers, all of one length; of floats that fit an int with `fits`."""
+        kinds = sorted({t for _, t, _ in self.scalars if ty is None or (t in FLOATS) == (ty in FLOATS)})
+        item = self.rng.choice(kinds)
+        names = [n for n, t, f in self.scalars if t == item and (f or not fits)]
+        items = ", ".join(self.rng.choice(names) for _ in range(3))
+        return E(f"ROOT::VecOps::RVec<{SPELLED.get(item, item)}>{{{items}}}", item, "b3")
+
     def scalar(self, depth):
         r = self.rng
         if depth <= 0 or r.random() < 0.15:
             return self.column() if r.random() < 0.65 else self.literal()
-        kind = r.choice(["arith", "arith", "compare", "logic", "unary", "ternary", "math", "math2", "tmath",
-                         "cast", "reduce", "reduce", "index", "intop", "p4", "deltaphi", "mass", "pairs",
-                         "argindex"])
+        kinds = ["arith", "arith", "compare", "logic", "unary", "ternary", "math", "math2", "tmath", "cast",
+                 "reduce", "reduce", "index", "intop", "p4", "deltaphi", "mass", "pairs", "argindex"]
+        kind = r.choice([k for k in kinds if self.families or k not in FAMILY_KINDS])
         return getattr(self, "s_" + kind)(depth - 1)
 
     def s_arith(self, d):
@@ -159,7 +218,7 @@ class Grammar:
         return E(f"({a.text} {op} {b.text})", common(a.ty, b.ty))
 
     def int_column(self):
-        name, ty, _ = self.rng.choice([c for c in SCALARS if is_int(c[1])])
+        name, ty, _ = self.rng.choice([c for c in self.scalars if is_int(c[1])])
         return E(name, ty)
 
     def s_compare(self, d):
@@ -216,7 +275,7 @@ class Grammar:
 
     def s_cast(self, d):
         if self.rng.random() < 0.4:
-            name, ty, fits = self.rng.choice([c for c in SCALARS if c[2]])
+            name, ty, fits = self.rng.choice([c for c in self.scalars if c[2]])
             target = self.pick("int", "Int_t", "long long", "short")
             return E(f"static_cast<{target}>({name})", "int" if target != "long long" else "long long")
         a = self.scalar(d)
@@ -328,7 +387,8 @@ class Grammar:
                  "cast", "deltaphi", "range", "bits", "math2", "vectors"]
         if tag is None:
             kinds += ["mask", "concat", "nonzero", "drop", "take_n", "masses", "braced", "intersect", "ranges"]
-        return getattr(self, "l_" + r.choice(kinds))(depth - 1, tag)
+        kind = r.choice([k for k in kinds if self.families or k not in FAMILY_LIST_KINDS])
+        return getattr(self, "l_" + kind)(depth - 1, tag)
 
     def l_arith(self, d, tag):
         a = self.list_expr(d, tag)
@@ -379,8 +439,13 @@ class Grammar:
 
     def l_bits(self, d, tag):
         a = self.list_column(tag)
-        if not is_int(a.ty) or a.ty == "bool":
-            a = E(f"ROOT::RVecI({a.text})" if a.ty != "float" else f"ROOT::RVecI(abs({a.text}))", "int", a.tag)
+        if a.ty in FLOATS:
+            # Only floats that fit an int convert to one in C++.
+            if not self.families:
+                a = self.braced_columns(a.ty, fits=True)
+            a = E(f"ROOT::RVecI(abs({a.text}))", "int", a.tag)
+        elif a.ty == "bool":
+            a = E(f"ROOT::RVecI({a.text})", "int", a.tag)
         op = self.pick("&", "|", "^", "<<", ">>")
         k = self.rng.randint(0, 7) if op in ("<<", ">>") else self.pick(1, 2, 6, 255)
         return E(f"({a.text} {op} {k})", promoted(a.ty), a.tag)
@@ -533,7 +598,11 @@ import numpy as np
 import ROOT
 ROOT.gErrorIgnoreLevel = ROOT.kFatal
 spec = json.load(open(sys.argv[1]))
-df = ROOT.RDataFrame(spec["tree"], spec["file"])
+if spec["numpy"]:
+    arrays = dict(np.load(spec["numpy"]))
+    df = ROOT.RDF.FromNumpy(arrays)
+else:
+    df = ROOT.RDataFrame(spec["tree"], spec["file"])
 def plain(v):
     if isinstance(v, np.generic):
         return v.item()
@@ -571,13 +640,20 @@ for name, expr in spec["exprs"].items():
 """
 
 
-def root_values(path, tree, exprs, workdir):
-    """ROOT's types and values of `exprs` ({name: expression}) over `tree` in `path`; an
-    expression that makes ROOT die is `{"crash": ...}`, and ROOT starts again after it."""
+def root_values(path, tree, exprs, workdir, numpy=False):
+    """ROOT's types and values of `exprs` ({name: expression}) over `tree` in `path` (or the
+    columns of `numpy_columns()`); an expression that makes ROOT die is `{"crash": ...}`, and
+    ROOT starts again after it."""
     spec, result = Path(workdir) / "exprs.json", Path(workdir) / "root-values.jsonl"
+    arrays = ""
+    if numpy:
+        import numpy as np
+
+        arrays = str(Path(workdir) / "columns.npz")
+        np.savez(arrays, **numpy_columns())
     out, left = {}, dict(exprs)
     while left:
-        spec.write_text(json.dumps({"file": str(path), "tree": tree, "exprs": left}))
+        spec.write_text(json.dumps({"file": str(path), "tree": tree, "numpy": arrays, "exprs": left}))
         result.write_text("")
         done = subprocess.run([sys.executable, "-c", ROOT_SIDE, str(spec), str(result)], capture_output=True,
                               text=True)
@@ -598,13 +674,18 @@ def root_values(path, tree, exprs, workdir):
     return out
 
 
-def our_values(path, tree, exprs):
+def our_values(path, tree, exprs, numpy=False):
     """rootweave's types and values of `exprs`, in the form of `root_values`."""
     import awkward as ak
 
     import rootweave
 
-    out, node, ok = {}, rootweave.RDataFrame(tree, str(path), threads=1), []
+    def source():
+        if numpy:
+            return rootweave.RDF.FromNumpy(numpy_columns())
+        return rootweave.RDataFrame(tree, str(path), threads=1)
+
+    out, node, ok = {}, source(), []
     for name, expr in exprs.items():
         try:
             node = node.Define(name, expr)
@@ -626,7 +707,7 @@ def our_values(path, tree, exprs):
         # A failed run leaves its results pending: each column again, in a graph of its own.
         for n in ok:
             try:
-                take(rootweave.RDataFrame(tree, str(path), threads=1).Define(n, exprs[n]), [n])
+                take(source().Define(n, exprs[n]), [n])
             except Exception as e:
                 out[n] = {"run_error": str(e)[:300]}
     return out
@@ -674,9 +755,10 @@ def differences(exprs, ours, theirs):
     return found
 
 
-def draw(seed, count):
-    """`count` expressions of the grammar, named e0, e1, ..., the same for the same seed."""
-    grammar = Grammar(random.Random(seed))
+def draw(seed, count, numpy=False):
+    """`count` expressions of the grammar, named e0, e1, ..., the same for the same seed; over
+    the columns of `numpy_columns()` with `numpy`."""
+    grammar = Grammar(random.Random(seed), numpy)
     return {f"e{i}": grammar.expression() for i in range(count)}
 
 
@@ -688,13 +770,14 @@ def main():
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=1, help="rounds of --count expressions, seeds seed, seed+1, ...")
     parser.add_argument("--show-accepted", action="store_true", help="also list what ROOT refuses and we take")
+    parser.add_argument("--numpy", action="store_true", help="over numbers of every type (FromNumpy), not the file")
     args = parser.parse_args()
     totals = {}
     for round_ in range(args.rounds):
-        exprs = draw(args.seed + round_, args.count)
+        exprs = draw(args.seed + round_, args.count, args.numpy)
         with tempfile.TemporaryDirectory() as tmp:
-            theirs = root_values(args.file, args.tree, exprs, tmp)
-        ours = our_values(args.file, args.tree, exprs)
+            theirs = root_values(args.file, args.tree, exprs, tmp, args.numpy)
+        ours = our_values(args.file, args.tree, exprs, args.numpy)
         valid = sum(1 for t in theirs.values() if "values" in t)
         totals["valid"] = totals.get("valid", 0) + valid
         for name, expr, what, detail in differences(exprs, ours, theirs):

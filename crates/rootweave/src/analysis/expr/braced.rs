@@ -1,7 +1,8 @@
 //! Braced lists as values: `{a, b}` (an argument such as `Drop(v, {0, 2})`) and typed ones
 //! (`ROOT::RVecF{x, 2 * x}`, whose items the parser converts to the named type): per event,
-//! a list of the items' values there, in their common type (a list of `bool`s only when
-//! every item is one), as C++ builds an `RVec` from an initializer list.
+//! a list of the items' values there, in their common type (of one type, that type: a list
+//! of `bool`s or `short`s only when every item is one), as C++ builds an `RVec` from an
+//! initializer list.
 
 use std::sync::Arc;
 
@@ -20,8 +21,10 @@ pub fn list(items: &[Val], events: usize) -> Result<Val, String> {
     let (_, _, lanes) = align(&refs, events)?;
     let ty = match lanes.first() {
         None => Ty::Int(super::IntTy::INT),
-        Some(first) if lanes.iter().all(|l| l.ty() == Ty::Bool) => first.ty(),
-        Some(first) => lanes.iter().fold(first.ty(), |a, l| Ty::common(a, l.ty())),
+        // Items of one type keep it (`RVec<short>{a, b}`).
+        Some(first) => lanes
+            .iter()
+            .fold(first.ty(), |a, l| Ty::common_type(a, l.ty())),
     };
     let k = items.len();
     // Item j of event e at e * k + j; a constant item fills its place in every event.

@@ -259,7 +259,7 @@ fn intersect(a: &Val, b: &Val) -> Result<Val, String> {
         },
         Ty::F32 | Ty::F64 => {
             let (x, y) = (la.f64s()?, lb.f64s()?);
-            items_in(oa, ob, |i, j| x.at(i) == y.at(j))
+            searched_in(oa, ob, |i| x.at(i), |j| y.at(j))
         }
         ty => {
             let t = ty.int();
@@ -277,6 +277,45 @@ fn items_in(oa: &[usize], ob: &[usize], equal: impl Fn(usize, usize) -> bool) ->
     for (p, q) in oa.windows(2).zip(ob.windows(2)) {
         for (i, slot) in out[p[0]..p[1]].iter_mut().enumerate() {
             *slot = (q[0]..q[1]).any(|j| equal(p[0] + i, j));
+        }
+    }
+    out
+}
+
+/// For each item of the lists cut at `oa`, whether ROOT's `Intersect` finds it in its
+/// event's list cut at `ob`: that list sorted by `std::sort`, then searched by the GNU
+/// library's `std::binary_search` (its `lower_bound`, then `!(x < *it)`). For numbers in a
+/// total order this is membership; a NaN finds whatever the search ends on, as in ROOT.
+fn searched_in(
+    oa: &[usize],
+    ob: &[usize],
+    item: impl Fn(usize) -> f64,
+    other: impl Fn(usize) -> f64,
+) -> Vec<bool> {
+    let mut out = vec![false; *oa.last().unwrap_or(&0)];
+    let mut sorted = Vec::new();
+    for (p, q) in oa.windows(2).zip(ob.windows(2)) {
+        sorted.clear();
+        sorted.extend((q[0]..q[1]).map(&other));
+        super::cxx_sort::sort(&mut sorted, &|a: f64, b: f64| a < b);
+        for (i, slot) in out[p[0]..p[1]].iter_mut().enumerate() {
+            let x = item(p[0] + i);
+            let (mut first, mut len) = (0, sorted.len());
+            while len > 0 {
+                let half = len / 2;
+                if sorted[first + half] < x {
+                    first += half + 1;
+                    len -= half + 1;
+                } else {
+                    len = half;
+                }
+            }
+            // `!(x < *it)`: `x` not less than the item, or the two not ordered.
+            *slot = first < sorted.len()
+                && !matches!(
+                    x.partial_cmp(&sorted[first]),
+                    Some(std::cmp::Ordering::Less)
+                );
         }
     }
     out

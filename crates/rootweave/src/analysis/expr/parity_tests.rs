@@ -228,3 +228,47 @@ fn a_constant_condition_still_gives_both_sides_common_type() {
         ),
     ]);
 }
+
+#[test]
+fn typed_braced_lists_of_small_integers_keep_their_type() {
+    let ushort = IntTy::new(Rank::Short, true);
+    let uchar = IntTy::new(Rank::Char, true);
+    check(&[
+        // nJet: 3, 0, 1.
+        (
+            "-ROOT::VecOps::RVec<unsigned short>{nJet, 1}",
+            "RVec<unsigned short>",
+            Values::Int(ushort, vec![65533, 65535, 0, 65535, 65535, 65535]),
+            &[0, 2, 4, 6],
+        ),
+        // Sums in the items' type wrap: 200 + 100 is 44 as an unsigned char.
+        (
+            "Sum(ROOT::VecOps::RVec<unsigned char>{200, 100})",
+            "unsigned char",
+            Values::Int(uchar, vec![44, 44, 44]),
+            &[],
+        ),
+    ]);
+}
+
+#[test]
+fn intersect_searches_as_root_s_binary_search_does() {
+    // A NaN of the first list is found in any list its search ends on; the second list
+    // sorted [4, NaN] hides neither 1 nor 3 by equality but by the search's path.
+    let nan = |text: &str| match eval(text).unwrap().jagged() {
+        Some((o, Values::F32(v))) => (o.to_vec(), v.iter().map(|x| x.is_nan()).collect::<Vec<_>>()),
+        other => panic!("{text}: {other:?}"),
+    };
+    assert_eq!(
+        nan("Intersect(ROOT::RVecF{MET_pt / 0.f * 0.f, 1.f}, ROOT::RVecF{2.f})"),
+        (vec![0, 1, 2, 3], vec![true, true, true])
+    );
+    assert_eq!(
+        nan("Intersect(ROOT::RVecF{1.f, 3.f}, ROOT::RVecF{4.f, MET_pt / 0.f * 0.f})"),
+        (vec![0, 0, 0, 0], vec![])
+    );
+    assert_eq!(
+        nan("Intersect(ROOT::RVecF{1.f, 3.f}, ROOT::RVecF{3.f, 1.f, 2.f})"),
+        (vec![0, 2, 4, 6], vec![false; 6])
+    );
+}
