@@ -189,7 +189,7 @@ class Grammar:
         if depth <= 0 or r.random() < 0.15:
             return self.column() if r.random() < 0.65 else self.literal()
         kinds = ["arith", "arith", "compare", "logic", "unary", "ternary", "math", "math2", "tmath", "cast",
-                 "reduce", "reduce", "index", "intop", "p4", "deltaphi", "mass", "pairs", "argindex"]
+                 "reduce", "reduce", "index", "intop", "p4", "deltaphi", "mass", "pairs", "argindex", "deltar"]
         kind = r.choice([k for k in kinds if self.families or k not in FAMILY_KINDS])
         return getattr(self, "s_" + kind)(depth - 1)
 
@@ -346,6 +346,11 @@ class Grammar:
         # Unqualified, ROOT finds `DeltaPhi` of numbers only through an RVec argument.
         return E(f"ROOT::VecOps::DeltaPhi({a.text}, {b.text})", a.ty)
 
+    def s_deltar(self, d):
+        a, b, c, e = (self.float_scalar(d) for _ in range(4))
+        cast = lambda x: x.text if x.ty == "double" else f"double({x.text})"
+        return E(f"ROOT::VecOps::DeltaR({cast(a)}, {cast(b)}, {cast(c)}, {cast(e)})", "double")
+
     def s_mass(self, d):
         family = self.pick("Jet", "Muon", "Electron")
         cols = ", ".join(f"{family}_{c}" for c in ("pt", "eta", "phi", "mass"))
@@ -384,7 +389,7 @@ class Grammar:
         if depth <= 0 or r.random() < 0.25:
             return self.list_column(tag)
         kinds = ["arith", "arith", "scalar_op", "compare", "math", "mask", "sort", "take", "where", "unary",
-                 "cast", "deltaphi", "range", "bits", "math2", "vectors"]
+                 "cast", "deltaphi", "range", "bits", "math2", "vectors", "ternary"]
         if tag is None:
             kinds += ["mask", "concat", "nonzero", "drop", "take_n", "masses", "braced", "intersect", "ranges"]
         kind = r.choice([k for k in kinds if self.families or k not in FAMILY_LIST_KINDS])
@@ -537,8 +542,16 @@ class Grammar:
                 return E(f"Where({c.text}, {a.text}, {b.text})", a.ty, a.tag)
         s = self.literal("float" if a.ty == "float" else ("double" if a.ty == "double" else "int"))
         if s.ty != a.ty:
-            s = E(f"{a.ty if ' ' not in a.ty else 'static_cast<' + a.ty + '>'}({s.text})", a.ty)
+            s = E(f"static_cast<{SPELLED.get(a.ty, a.ty)}>({s.text})", a.ty)
+        if self.rng.random() < 0.2:
+            # Two numbers of one type: a list of it, as long as the condition.
+            t = self.literal(s.ty if s.ty in ("float", "double", "int") else "int")
+            return E(f"Where({c.text}, {t.text}, {t.text} * 2)", t.ty, c.tag)
         return E(f"Where({c.text}, {a.text}, {s.text})", a.ty, a.tag)
+
+    def l_ternary(self, d, tag):
+        c, a = self.scalar(d), self.list_expr(d, tag)
+        return E(f"({c.text} ? {a.text} : {self.pick('Reverse', 'Sort')}({a.text}))", a.ty, a.tag)
 
     def l_cast(self, d, tag):
         a = self.list_expr(d, tag)
@@ -550,8 +563,11 @@ class Grammar:
 
     def l_deltaphi(self, d, tag):
         family = tag if tag in LISTS else self.pick("Jet", "Muon", "Electron")
-        if self.rng.random() < 0.5:
+        form = self.rng.randrange(3)
+        if form == 0:
             return E(f"DeltaPhi({family}_phi, Reverse({family}_phi))", "float", family)
+        if form == 1:
+            return E(f"DeltaPhi({family}_phi, MET_phi)", "float", family)
         return E(f"DeltaR({family}_eta, {family}_eta * 0.5f, {family}_phi, -{family}_phi)", "float", family)
 
     def l_range(self, d, tag):
