@@ -285,7 +285,7 @@ enum Pick {
 }
 
 impl Pick {
-    /// Whether `b` is kept, given `a < b`, `b < a` and `a` and `b` comparing at all.
+    /// Whether the function gives its second argument `b` rather than its first `a`.
     fn second<T: PartialOrd>(self, a: T, b: T) -> bool {
         use std::cmp::Ordering::{Equal, Greater, Less};
         match self {
