@@ -98,8 +98,8 @@ class E:
     """An expression: its text, whether it is a list, its (item) type, and for a list the tag
     of its length (a family's name, or a fresh tag for a length of its own)."""
 
-    def __init__(self, text, ty, tag=None, literal=False):
-        self.text, self.ty, self.tag, self.literal = text, ty, tag, literal
+    def __init__(self, text, ty, tag=None):
+        self.text, self.ty, self.tag = text, ty, tag
 
     @property
     def is_list(self):
@@ -152,16 +152,16 @@ class Grammar:
         r = self.rng
         kind = want or r.choice(["int", "unsigned int", "float", "double", "long long", "bool", "int"])
         if kind == "int":
-            return E(str(r.choice([0, 1, 2, 3, 5, 7, 10, 30, 40, 100, 255, 1000])), "int", literal=True)
+            return E(str(r.choice([0, 1, 2, 3, 5, 7, 10, 30, 40, 100, 255, 1000])), "int")
         if kind == "unsigned int":
-            return E(f"{r.choice([0, 1, 2, 3, 8, 1000, 4000000000])}u", "unsigned int", literal=True)
+            return E(f"{r.choice([0, 1, 2, 3, 8, 1000, 4000000000])}u", "unsigned int")
         if kind == "long long":
-            return E(f"{r.choice([1, 3, 100000, 5000000000])}ll", "long long", literal=True)
+            return E(f"{r.choice([1, 3, 100000, 5000000000])}ll", "long long")
         if kind == "bool":
-            return E(r.choice(["true", "false"]), "bool", literal=True)
+            return E(r.choice(["true", "false"]), "bool")
         if kind == "float":
-            return E(r.choice(["0.5f", "2.5f", "0.f", "1e-3f", "40.f", "3.14159f", "1e30f"]), "float", literal=True)
-        return E(r.choice(["0.5", "2.5", "0.", "1e-3", "91.2", "-1.5", "1e300", "0.1"]), "double", literal=True)
+            return E(r.choice(["0.5f", "2.5f", "0.f", "1e-3f", "40.f", "3.14159f", "1e30f"]), "float")
+        return E(r.choice(["0.5", "2.5", "0.", "1e-3", "91.2", "-1.5", "1e300", "0.1"]), "double")
 
     def column(self):
         name, ty, _ = self.rng.choice(self.scalars)
@@ -198,7 +198,7 @@ class Grammar:
         op = self.pick("+", "-", "*", "/")
         if op == "/" and is_int(common(a.ty, b.ty)):
             b = self.literal(self.pick("int", "unsigned int"))
-            b = E(b.text if b.text not in ("0", "0u") else "3", b.ty, literal=True)
+            b = E(b.text if b.text not in ("0", "0u") else "3", b.ty)
         return E(f"({a.text} {op} {b.text})", common(a.ty, b.ty))
 
     def s_intop(self, d):
@@ -409,7 +409,7 @@ class Grammar:
         a, s = self.list_expr(d, tag), self.scalar(d)
         op = self.pick("+", "-", "*", "/", "%")
         if op in ("/", "%") and is_int(common(a.ty, s.ty)):
-            s = E(self.pick("2", "3u", "5"), "int", literal=True)
+            s = E(self.pick("2", "3u", "5"), "int")
         if op == "%" and not is_int(common(a.ty, s.ty)):
             op = "*"
         ty = common(a.ty, s.ty)
