@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use super::tests::{batch, Batch};
-use super::{Expression, IntTy, Rank};
+use super::tests::{batch, evaluated, Batch};
+use super::{IntTy, Rank};
 use crate::analysis::column::{Column, Values};
 
 /// The test batch with `Mu_tight`, a list of `bool`s: [true, false], [], [false].
@@ -20,9 +20,7 @@ fn with_bools() -> Batch {
 }
 
 fn eval(text: &str) -> Result<Column, String> {
-    let e = Expression::parse(text).map_err(|e| format!("{}: {}", e.pos, e.message))?;
-    e.evaluate(&mut with_bools())
-        .map_err(|e| format!("{}: {}", e.pos, e.message))
+    evaluated(text, &mut with_bools())
 }
 
 /// The C++ type and the values (as text, to compare every kind at once) of `text`.

@@ -54,8 +54,13 @@ pub(super) fn batch() -> Batch {
 }
 
 fn eval(text: &str) -> Result<Column, String> {
+    evaluated(text, &mut batch())
+}
+
+/// `text` evaluated over `batch`, or its error as "position: message".
+pub(super) fn evaluated(text: &str, batch: &mut Batch) -> Result<Column, String> {
     let e = Expression::parse(text).map_err(|e| format!("{}: {}", e.pos, e.message))?;
-    e.evaluate(&mut batch())
+    e.evaluate(batch)
         .map_err(|e| format!("{}: {}", e.pos, e.message))
 }
 
