@@ -300,6 +300,17 @@ impl Prepared {
             (false, true) => last_filters,
             (false, false) => Vec::new(),
         };
+        // A `Range` counting the events of a branch that no result, sink or read filter hangs
+        // below is never evaluated: its count would need columns the run does not read.
+        let evaluated: HashSet<usize> = consumers
+            .iter()
+            .chain(&sink_node)
+            .chain(&filters_read)
+            .flat_map(|&n| plan.lineage(n).collect::<Vec<_>>())
+            .collect();
+        for (n, counted) in plan.counted.iter_mut().enumerate() {
+            *counted &= evaluated.contains(&n);
+        }
         wanted.extend(filters_read.into_iter().map(|f| (f, Vec::new())));
         let mut inputs = needed_inputs(&plan, &bookings, &pending, &wanted);
         // `rdfentry_` is not read: it asks for the dataset's numbering of the entries.
