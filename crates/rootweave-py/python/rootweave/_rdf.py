@@ -391,7 +391,10 @@ def _to_hist(d: dict[str, Any]) -> Any:
         view.value = np.divide(cells, w, out=np.zeros_like(cells), where=w != 0)
         w2 = d.get("bin_sumw2")
         view.sum_of_weights_squared = w if w2 is None else w2.reshape(shape, order="F")
-        view._sum_of_weighted_deltas_squared = d["sum_wy2"].reshape(shape, order="F") - w * view.value**2
+        # Values near the largest double overflow here as they do in ROOT's errors: no warning.
+        with np.errstate(over="ignore", invalid="ignore"):
+            deltas = d["sum_wy2"].reshape(shape, order="F") - w * view.value**2
+        view._sum_of_weighted_deltas_squared = deltas
         _titled(h, d)
         setattr(h, STATISTICS, {**dict(d["stats"]), "fEntries": d["entries"]})
         setattr(h, PROFILE, {k: d[k] for k in ("error_mode", "value_min", "value_max")})

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::column::Column;
+use super::extreme::Extreme;
 use crate::error::{Error, Result};
 use crate::objects::{stat_names, Axis, Histogram};
 
@@ -317,8 +318,8 @@ pub enum Partial {
     Count(u64),
     /// A compensated sum (Neumaier) and the number of values.
     Sum { sum: f64, carry: f64, n: u64 },
-    /// An extreme (`None`: no value yet).
-    Extreme(Option<f64>),
+    /// A `Min`'s or `Max`'s effect on the running value.
+    Extreme(Extreme),
     /// Welford's count, mean and sum of squared deviations.
     Moments { n: f64, mean: f64, m2: f64 },
     /// Taken values, in entry order.
@@ -368,7 +369,7 @@ impl Partial {
                 carry: 0.0,
                 n: 0,
             },
-            ActionSpec::Min(_) | ActionSpec::Max(_) => Partial::Extreme(None),
+            ActionSpec::Min(_) | ActionSpec::Max(_) => Partial::Extreme(Extreme::Nothing),
             ActionSpec::StdDev(_) => Partial::Moments {
                 n: 0.0,
                 mean: 0.0,
@@ -464,11 +465,7 @@ impl Partial {
                 *n += m;
             }
             (Partial::Extreme(a), Partial::Extreme(b)) => {
-                let max = matches!(spec, ActionSpec::Max(_));
-                *a = match (*a, b) {
-                    (Some(x), Some(y)) => Some(if max == (x < y) { y } else { x }),
-                    (x, y) => x.or(y),
-                };
+                a.then(matches!(spec, ActionSpec::Max(_)), b)
             }
             (
                 Partial::Moments { n, mean, m2 },
@@ -613,8 +610,9 @@ impl Partial {
                 })
             }
             (Partial::Sum { sum, carry, .. }, _) => ResultValue::Number(sum + carry),
-            (Partial::Extreme(x), ActionSpec::Max(_)) => ResultValue::Number(x.unwrap_or(f64::MIN)),
-            (Partial::Extreme(x), _) => ResultValue::Number(x.unwrap_or(f64::MAX)),
+            (Partial::Extreme(x), spec) => {
+                ResultValue::Number(x.value(matches!(spec, ActionSpec::Max(_))))
+            }
             (Partial::Moments { n, m2, .. }, _) => ResultValue::Number(if n < 2.0 {
                 0.0
             } else {
@@ -793,14 +791,10 @@ pub fn fill<C: std::borrow::Borrow<Column>>(
                 *n += 1;
             }
         }
-        (Partial::Extreme(best), spec) => {
+        (Partial::Extreme(run), spec) => {
             let max = matches!(spec, ActionSpec::Max(_));
             for x in flat_f64(cols[0])? {
-                *best = Some(match *best {
-                    Some(b) if max == (b < x) => x,
-                    Some(b) => b,
-                    None => x,
-                });
+                run.push(max, x);
             }
         }
         (Partial::Moments { n, mean, m2 }, _) => {

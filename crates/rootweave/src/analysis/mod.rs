@@ -16,6 +16,7 @@ pub mod column_type;
 pub mod data_range;
 mod describe;
 pub mod expr;
+mod extreme;
 mod graph;
 mod missing;
 mod names;
