@@ -656,6 +656,15 @@ for name, expr in spec["exprs"].items():
 """
 
 
+def run_root_side(script, spec, lines, *args):
+    """Runs `script` (Python with ROOT) on `spec` in a child process, which writes a JSON line
+    per step to `lines`: the lines written, and the finished process."""
+    lines.write_text("")
+    done = subprocess.run([sys.executable, "-c", script, str(spec), str(lines), *args], capture_output=True,
+                          text=True)
+    return [json.loads(line) for line in lines.read_text().splitlines()], done
+
+
 def root_values(path, tree, exprs, workdir, numpy=False):
     """ROOT's types and values of `exprs` ({name: expression}) over `tree` in `path` (or the
     columns of `numpy_columns()`); an expression that makes ROOT die is `{"crash": ...}`, and
@@ -670,12 +679,9 @@ def root_values(path, tree, exprs, workdir, numpy=False):
     out, left = {}, dict(exprs)
     while left:
         spec.write_text(json.dumps({"file": str(path), "tree": tree, "numpy": arrays, "exprs": left}))
-        result.write_text("")
-        done = subprocess.run([sys.executable, "-c", ROOT_SIDE, str(spec), str(result)], capture_output=True,
-                              text=True)
+        items, done = run_root_side(ROOT_SIDE, spec, result)
         started = None
-        for line in result.read_text().splitlines():
-            item = json.loads(line)
+        for item in items:
             name = item.pop("name")
             if item.pop("started", False):
                 started = name

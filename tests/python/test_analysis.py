@@ -34,6 +34,7 @@ ADL = load(REPO / "bench" / "adl.py", "adl")
 GRAPH = load(HERE / "root_rdf.py", "root_rdf").GRAPH
 CUT_FLOWS = load(HERE / "root_cut_flows.py", "root_cut_flows")
 RANDOM_EXPRESSIONS = load(HERE / "random_expressions.py", "random_expressions")
+RANDOM_GRAPHS = load(HERE / "random_graphs.py", "random_graphs")
 
 
 @pytest.fixture(scope="module")
@@ -411,6 +412,21 @@ def test_random_expressions_have_root_s_types_and_values(workdir, numpy, count):
     found = RANDOM_EXPRESSIONS.differences(exprs, ours, theirs)
     assert [f for f in found if f[2] not in ("accepted", "root_crash")] == []
     assert sum("values" in t for t in theirs.values()) >= count * 0.8
+
+
+@pytest.mark.parametrize("numpy,count", [(False, 10), (True, 10)], ids=["nanoaod", "numbers"])
+def test_random_graphs_give_root_s_results(workdir, numpy, count):
+    # Graphs drawn at random (random_graphs.py; a longer run there is a campaign): Define,
+    # Filter, Range, Redefine and Alias on random nodes, Count, Sum, Mean, Min, Max, StdDev,
+    # histograms, profiles, AsNumpy and Report booked on any of them, over the NanoAOD file four
+    # times or numbers of every type at their extremes. Each result ROOT computes is computed
+    # here (counts, picks and cells bit for bit, sums to their rounding), on one thread and with
+    # the same bits on two; a step ROOT refuses is dropped.
+    scratch = workdir / f"random-graphs-{numpy}"
+    scratch.mkdir()
+    totals, found = RANDOM_GRAPHS.run(2026, count, numpy, scratch)
+    assert [(i, what, detail) for i, what, detail, _ in found] == []
+    assert totals["graphs"] >= count * 0.8 and totals["results"] >= count * 3
 
 
 def test_display_types_and_integers_are_root_s(workdir):

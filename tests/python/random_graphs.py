@@ -1,0 +1,494 @@
+"""Random graphs of RDataFrame's calls, run by rootweave and by ROOT 6.40's RDataFrame over the
+same events, every result compared.
+
+A graph grows from the data source by random steps on random nodes: `Define` (an expression of
+`random_expressions.Grammar` over the columns the node sees, those defined above it included),
+`Filter` (named or not), `Range`, `Redefine` of a defined column and `Alias`. Results are booked
+on random nodes: `Count`, `Sum`, `Mean`, `Min`, `Max`, `StdDev` of numbers and of lists,
+`Histo1D` (regular or variable bins, weighted or not), `Histo2D`, `Profile1D`, `AsNumpy`, `Report`.
+ROOT runs each graph in one event loop on one thread (its `Range` needs that), rootweave on one
+and on two threads, which must agree bit for bit. A step ROOT refuses is dropped with what hangs
+below it, and the graph drawn again without it; what ROOT computes is the answer.
+
+Run as a script for a campaign (`random_graphs.py --seed 1 --graphs 40`); the test suite runs a
+fixed seed (test_analysis.py)."""
+
+import argparse
+import json
+import math
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from random_expressions import (  # noqa: E402
+    FLOATS,
+    INTEGERS,
+    LISTS,
+    NUMPY_SCALARS,
+    SCALARS,
+    Grammar,
+    numpy_columns,
+    run_root_side,
+    same,
+)
+
+NANO = HERE.parent / "data" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
+# The file four times over: 800 entries in four files, so that ranges and threads cross files.
+COPIES = 4
+RANGES = [(0.0, 1.0), (-5.0, 5.0), (0.0, 100.0), (0.0, 1000.0), (-1e3, 1e3), (-1e9, 1e9)]
+
+
+def numeric(ty):
+    return ty in INTEGERS or ty in FLOATS
+
+
+class Draw:
+    """Draws one graph as a spec: `{"nodes": [{"parent": i, "op": [call, args...]}], "results":
+    [{"node": i, "kind": call, "args": [...]}]}`; node 0 is the source."""
+
+    def __init__(self, rng, numpy=False):
+        self.rng, self.numpy = rng, numpy
+        base = NUMPY_SCALARS if numpy else SCALARS
+        lists = {} if numpy else {name: (ty, family) for family, cols in LISTS.items() for name, ty in cols}
+        # Per node: the columns it sees, {name: (type, list family or None)}.
+        self.seen = [{**{n: (t, None) for n, t, _ in base}, **{n: v for n, v in lists.items()}}]
+        self.nodes, self.results, self.fresh = [], [], 0
+
+    def name(self, prefix):
+        self.fresh += 1
+        return f"{prefix}{self.fresh}"
+
+    def grammar(self, node):
+        """The expression grammar over the numbers node `node` sees (lists: the file's)."""
+        g = Grammar(self.rng, self.numpy)
+        fits = {n: f for n, _, f in g.scalars}
+        g.scalars = [(n, t, fits.get(n, False)) for n, (t, fam) in self.seen[node].items()
+                     if fam is None and numeric(t)]
+        return g
+
+    def step(self):
+        r = self.rng
+        parent = r.choice(range(len(self.seen))) if r.random() < 0.5 else len(self.seen) - 1
+        seen = dict(self.seen[parent])
+        kind = r.choices(["Define", "Filter", "Range", "Redefine", "Alias"], [40, 30, 10, 10, 10])[0]
+        defined = [n for n, (t, fam) in seen.items() if n.startswith("d") and fam is None]
+        if kind == "Redefine" and not defined:
+            kind = "Define"
+        g = self.grammar(parent)
+        if kind in ("Define", "Redefine"):
+            g.fresh = 0
+            depth = r.randint(1, 3)
+            e = g.list_expr(depth) if kind == "Define" and r.random() < 0.3 else g.scalar(depth)
+            name = self.name("d") if kind == "Define" else r.choice(defined)
+            seen[name] = (e.ty, e.tag if e.is_list else None)
+            op = [kind, name, e.text]
+        elif kind == "Filter":
+            g.fresh = 0
+            e = r.choice([g.s_compare, g.s_logic, g.s_compare, g.scalar])(r.randint(1, 3))
+            op = ["Filter", e.text, self.name("cut") if r.random() < 0.6 else ""]
+        elif kind == "Range":
+            begin = r.choice([0, 0, 1, 5, 17, 150])
+            end = r.choice([0, begin + r.randint(1, 400), begin + r.randint(1, 40)])
+            op = ["Range", begin, end, r.choice([1, 1, 2, 3])]
+        else:
+            column = r.choice(sorted(seen))
+            alias = self.name("a")
+            seen[alias] = seen[column]
+            op = ["Alias", alias, column]
+        self.nodes.append({"parent": parent, "op": op})
+        self.seen.append(seen)
+
+    def column(self, node, lists=True):
+        options = [n for n, (t, fam) in self.seen[node].items() if numeric(t) and (lists or fam is None)]
+        return self.rng.choice(sorted(options))
+
+    def result(self):
+        r = self.rng
+        node = r.randrange(len(self.seen))
+        kind = r.choices(["Count", "Sum", "Mean", "Min", "Max", "StdDev", "Histo1D", "Histo2D", "Profile1D",
+                          "AsNumpy", "Report"], [8, 8, 8, 6, 6, 6, 14, 5, 5, 8, 6])[0]
+        if kind in ("Count", "Report"):
+            args = []
+        elif kind in ("Sum", "Mean", "Min", "Max", "StdDev", "AsNumpy"):
+            args = [self.column(node)]
+        elif kind == "Histo1D":
+            column = self.column(node)
+            lo, hi = r.choice(RANGES)
+            bins = r.choice([1, 7, 20, 50])
+            if r.random() < 0.3:
+                edges = sorted({lo, hi, *(round(r.uniform(lo, hi), 3) for _ in range(r.randint(1, 6)))})
+                model = ["h", "", len(edges) - 1, edges]
+            else:
+                model = ["h", "", bins, lo, hi]
+            args = [model, column] + ([self.weight(node, column)] if r.random() < 0.4 else [])
+        elif kind == "Histo2D":
+            x, y = self.column(node, lists=False), self.column(node, lists=False)
+            (xl, xh), (yl, yh) = r.choice(RANGES), r.choice(RANGES)
+            args = [["h2", "", r.choice([3, 10]), xl, xh, r.choice([4, 9]), yl, yh], x, y]
+        else:
+            x, y = self.column(node, lists=False), self.column(node, lists=False)
+            lo, hi = r.choice(RANGES)
+            args = [["p", "", r.choice([5, 20]), lo, hi], x, y]
+        self.results.append({"node": node, "kind": kind, "args": args})
+
+    def weight(self, node, column):
+        """A weight for `column`: a number, or a list of the same family for a list."""
+        family = self.seen[node][column][1]
+        options = [n for n, (t, fam) in self.seen[node].items() if numeric(t) and fam == family]
+        return self.rng.choice(sorted(options))
+
+    def graph(self):
+        for _ in range(self.rng.randint(3, 10)):
+            self.step()
+        for _ in range(self.rng.randint(3, 8)):
+            self.result()
+        return {"nodes": self.nodes, "results": self.results}
+
+
+def draw(seed, count, numpy=False):
+    """`count` graphs, the same for the same seed."""
+    rng = random.Random(seed)
+    return [Draw(rng, numpy).graph() for _ in range(count)]
+
+
+def without(spec, step):
+    """`spec` without node `step + 1` (the `step`-th drawn), the nodes below it and their results."""
+    gone = {step + 1}
+    nodes, renumber = [], {0: 0}
+    for i, node in enumerate(spec["nodes"], start=1):
+        if i in gone or node["parent"] in gone:
+            gone.add(i)
+            continue
+        renumber[i] = len(nodes) + 1
+        nodes.append({**node, "parent": renumber[node["parent"]]})
+    results = [{**r, "node": renumber[r["node"]]} for r in spec["results"] if r["node"] not in gone]
+    return {"nodes": nodes, "results": results}
+
+
+def build(df, spec, histo_model):
+    """Books `spec` on `df` (ROOT's or rootweave's): the nodes and the results, in order. A
+    step that raises raises `StepError` with its number. The caller keeps the nodes until the
+    results are in: ROOT forgets a named filter whose node is gone (its `Report` leaves it out)."""
+    nodes = [df]
+    for i, step in enumerate(spec["nodes"]):
+        call, *args = step["op"]
+        try:
+            nodes.append(getattr(nodes[step["parent"]], call)(*args))
+        except Exception as e:
+            raise StepError(i, str(e)) from None
+    booked = []
+    for i, result in enumerate(spec["results"]):
+        node, kind, args = nodes[result["node"]], result["kind"], list(result["args"])
+        try:
+            if kind == "AsNumpy":
+                booked.append(node.AsNumpy([args[0]], lazy=True))
+            else:
+                if kind.startswith(("Histo", "Profile")):
+                    args[0] = histo_model(args[0])
+                booked.append(getattr(node, kind)(*args))
+        except Exception as e:
+            raise StepError(len(spec["nodes"]) + i, str(e)) from None
+    return nodes, booked
+
+
+class StepError(Exception):
+    """A step of a graph (nodes first, then results, numbered from 0) that raised."""
+
+    def __init__(self, step, message):
+        super().__init__(f"step {step}: {message}")
+        self.step, self.message = step, message
+
+
+def drop_step(spec, step):
+    """`spec` without step `step` (a node with what hangs below it, or a result)."""
+    if step < len(spec["nodes"]):
+        return without(spec, step)
+    results = list(spec["results"])
+    del results[step - len(spec["nodes"])]
+    return {**spec, "results": results}
+
+
+ROOT_SIDE = r"""
+import array, json, os, sys
+import numpy as np
+sys.path.insert(0, sys.argv[3])
+import ROOT
+from random_graphs import build, StepError, root_result
+ROOT.gErrorIgnoreLevel = ROOT.kFatal
+spec = json.load(open(sys.argv[1]))
+if spec["numpy"]:
+    arrays = dict(np.load(spec["numpy"]))
+
+def model(m):
+    name, title, *axes = m
+    if len(axes) == 2 and isinstance(axes[1], list):
+        return ROOT.RDF.TH1DModel(name, title, axes[0], array.array("d", axes[1]))
+    return tuple(m)
+
+# One line per graph, written at once; after a step ROOT refuses the process ends (its
+# interpreter may then refuse good code) and the caller starts again without the step.
+lines = open(sys.argv[2], "a")
+for index, graph in spec["graphs"]:
+    df = ROOT.RDF.FromNumpy(arrays) if spec["numpy"] else ROOT.RDataFrame(spec["tree"], spec["files"])
+    lines.write(json.dumps({"graph": index, "started": True}) + "\n")
+    lines.flush()
+    try:
+        nodes, booked = build(df, graph, model)
+    except StepError as e:
+        lines.write(json.dumps({"graph": index, "refused": e.step, "error": e.message[:300]}) + "\n")
+        lines.close()
+        os._exit(0)
+    try:
+        out = {"graph": index, "results": [root_result(graph, i, r) for i, r in enumerate(booked)],
+               "runs": df.GetNRuns()}
+    except Exception as e:
+        out = {"graph": index, "run_error": str(e)[:300]}
+    lines.write(json.dumps(out) + "\n")
+    lines.flush()
+    if "results" not in out:
+        lines.close()
+        os._exit(0)
+"""
+
+
+def plain(v):
+    """A ROOT or NumPy value as Python numbers and lists."""
+    import numpy as np
+
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, (bool, int, float)):
+        return v
+    try:
+        return [plain(x) for x in v]
+    except TypeError:
+        return v
+
+
+def root_result(spec, i, booked):
+    """ROOT's result `booked` (the `i`-th of `spec`) as JSON: numbers, lists, or a histogram's
+    cells with flow cells (x fastest), sums of squared weights and entries."""
+    kind = spec["results"][i]["kind"]
+    value = booked.GetValue()
+    if kind == "AsNumpy":
+        return plain(value[spec["results"][i]["args"][0]])
+    if kind == "Report":
+        return [[c.GetName(), c.GetPass(), c.GetAll()] for c in value]
+    if kind in ("Histo1D", "Histo2D"):
+        n = (value.GetNbinsX() + 2) * (value.GetNbinsY() + 2 if kind == "Histo2D" else 1)
+        return {"cells": [value.GetBinContent(c) for c in range(n)],
+                "sumw2": [value.GetBinError(c) ** 2 for c in range(n)], "entries": value.GetEntries()}
+    if kind == "Profile1D":
+        n = value.GetNbinsX() + 2
+        return {"cells": [value.GetBinContent(c) for c in range(n)],
+                "weights": [value.GetBinEntries(c) for c in range(n)], "entries": value.GetEntries()}
+    return plain(value)
+
+
+def our_result(spec, i, booked):
+    """rootweave's result in the form of `root_result`."""
+    import awkward as ak
+
+    kind = spec["results"][i]["kind"]
+    value = booked.GetValue()
+    if kind == "Report":
+        return [[c.GetName(), c.GetPass(), c.GetAll()] for c in value]
+    if kind in ("Histo1D", "Histo2D"):
+        flat = value.values(flow=True).reshape(-1, order="F")
+        sumw2 = value.variances(flow=True)
+        sumw2 = (sumw2 if sumw2 is not None else value.values(flow=True)).reshape(-1, order="F")
+        return {"cells": flat.tolist(), "sumw2": sumw2.tolist(), "entries": value._rootweave_statistics["fEntries"]}
+    if kind == "Profile1D":
+        view = value.view(flow=True)
+        return {"cells": value.values(flow=True).tolist(), "weights": view.sum_of_weights.tolist(),
+                "entries": value._rootweave_statistics["fEntries"]}
+    if kind == "AsNumpy":
+        value = value[spec["results"][i]["args"][0]]
+        return ak.to_list(value) if not hasattr(value, "tolist") else value.tolist()
+    return plain(value)
+
+
+def root_results(graphs, files, tree, workdir, numpy=False):
+    """ROOT's results of `graphs`, {index: {"results": [...]} or {"run_error": ...}}, and the
+    graphs as ROOT took them (steps it refused dropped)."""
+    spec_path, out_path = Path(workdir) / "graphs.json", Path(workdir) / "root-results.jsonl"
+    arrays = ""
+    if numpy:
+        import numpy as np
+
+        arrays = str(Path(workdir) / "columns.npz")
+        np.savez(arrays, **numpy_columns())
+    left, out, refused = dict(enumerate(graphs)), {}, 0
+    while left:
+        spec_path.write_text(json.dumps({"files": [str(f) for f in files], "tree": tree, "numpy": arrays,
+                                         "graphs": sorted(left.items())}))
+        items, done = run_root_side(ROOT_SIDE, spec_path, out_path, str(HERE))
+        started = None
+        for item in items:
+            index = item.pop("graph")
+            if item.pop("started", False):
+                started = index
+            elif "refused" in item:
+                left[index] = drop_step(left[index], item["refused"])
+                refused += 1
+                started = None
+            else:
+                out[index], started = {**item, "graph": left.pop(index)}, None
+        if started is not None:
+            out[started] = {"crash": done.stderr[-300:], "graph": left.pop(started)}
+        elif done.returncode != 0:
+            raise RuntimeError(f"ROOT's side failed: {done.stderr[-3000:]}")
+    return out, refused
+
+
+def our_results(graph, files, tree, threads, numpy=False):
+    """rootweave's results of `graph` on `threads` threads, or `{"error": ...}`."""
+    import rootweave
+
+    def model(m):
+        return tuple(m)
+
+    df = rootweave.RDF.FromNumpy(numpy_columns(), threads=threads) if numpy else \
+        rootweave.RDataFrame(tree, [str(f) for f in files], threads=threads)
+    try:
+        nodes, booked = build(df, graph, model)
+        # The values each Sum and Mean adds, taken in the same run: their size bounds the
+        # rounding of any order of adding them.
+        added = {i: nodes[r["node"]].AsNumpy([r["args"][0]], lazy=True) for i, r in enumerate(graph["results"])
+                 if r["kind"] in ("Sum", "Mean")}
+        out = {"results": [our_result(graph, i, r) for i, r in enumerate(booked)], "runs": df.GetNRuns()}
+        out["scales"] = {i: scale(v.GetValue()[graph["results"][i]["args"][0]], graph["results"][i]["kind"])
+                         for i, v in added.items()}
+        return out
+    except Exception as e:
+        return {"error": str(e)[:300]}
+
+
+def scale(values, kind):
+    """The sum of the magnitudes of `values` (a Mean's: divided by their number): a sum of
+    them in any order is within 1e-12 of it of the exact one (ROOT's Kahan sum drops what
+    came before -1.8e308 in 193, -1.8e308, ..., 1.8e308; rootweave's Neumaier sum does not)."""
+    import awkward as ak
+    import numpy as np
+
+    flat = np.abs(np.asarray(ak.flatten(values, axis=None), dtype=np.float64))
+    with np.errstate(over="ignore"):
+        total = float(flat.sum()) if len(flat) else 0.0
+    return total / len(flat) if kind == "Mean" and len(flat) else total
+
+
+def close(a, b, rtol=1e-12):
+    """Equal, or for floats equal to `rtol` relative (sums of floats may add in another order)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(close(a[k], b[k], rtol) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(close(x, y, rtol) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) or math.isnan(b) or math.isinf(a) or math.isinf(b):
+            return same(a, b)
+        return a == b or abs(a - b) <= rtol * max(abs(a), abs(b))
+    return same(a, b)
+
+
+# Results whose values are counted or picked, not added: equal to the bit.
+EXACT = {"Count", "Min", "Max", "AsNumpy", "Report"}
+# A standard deviation of values far from 0 and close together (a run's luminosity blocks,
+# 2,272,915 to 2,272,920) loses digits in any order of the sums: ROOT's one Welford pass and
+# rootweave's passes per chunk, merged, are both some 4e-11 off the exact value there.
+STDDEV_RTOL = 1e-9
+
+
+def differences(theirs, ours, ours_again):
+    """[(graph index, what, detail)] where rootweave's one-thread results, or its two-thread
+    ones, differ from ROOT's, or the two differ from each other at all."""
+    found = []
+    for index, t in theirs.items():
+        if "crash" in t or "run_error" in t:
+            continue
+        o, o2 = ours[index], ours_again[index]
+        if "error" in o:
+            found.append((index, "refused", o["error"]))
+            continue
+        if "error" in o2 or not same_tree(o["results"], o2["results"]):
+            found.append((index, "threads", "one and two threads differ"))
+        for i, (x, y) in enumerate(zip(o["results"], t["results"])):
+            kind = t["graph"]["results"][i]["kind"]
+            if kind in ("Sum", "Mean") and not (isinstance(x, float) and math.isfinite(x) and math.isfinite(y)):
+                agree = same(x, y)
+            elif kind in ("Sum", "Mean"):
+                agree = abs(x - y) <= 1e-12 * o["scales"][i]
+            else:
+                agree = same_tree(x, y) if kind in EXACT else close(x, y, STDDEV_RTOL if kind == "StdDev" else 1e-12)
+            if not agree:
+                result = t["graph"]["results"][i]
+                found.append((index, "value", f"result {i} {kind}{result['args']} on node {result['node']}: "
+                                              f"ours {short(x)}, ROOT's {short(y)}"))
+        if o["runs"] != t["runs"]:
+            found.append((index, "runs", f"ours {o['runs']}, ROOT's {t['runs']}"))
+    return found
+
+
+def same_tree(a, b):
+    """`same`, into dicts and lists."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_tree(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_tree(x, y) for x, y in zip(a, b))
+    return same(a, b)
+
+
+def short(v):
+    text = json.dumps(v)
+    return text if len(text) < 300 else text[:300] + "..."
+
+
+def show(graph):
+    """The graph as the calls that book it, one per line."""
+    lines = []
+    for i, node in enumerate(graph["nodes"], start=1):
+        call, *args = node["op"]
+        lines.append(f"    n{i} = n{node['parent']}.{call}({', '.join(map(repr, args))})")
+    for r in graph["results"]:
+        lines.append(f"    n{r['node']}.{r['kind']}({', '.join(map(repr, r['args']))})")
+    return "\n".join(lines)
+
+
+def run(seed, count, numpy=False, workdir=None):
+    """Draws `count` graphs from `seed`, runs them on both sides: (totals, differences with the
+    graphs ROOT ran)."""
+    files = [NANO] * COPIES
+    graphs = draw(seed, count, numpy)
+    with tempfile.TemporaryDirectory() as tmp:
+        theirs, refused = root_results(graphs, files, "Events", workdir or tmp, numpy)
+    ours = {i: our_results(t["graph"], files, "Events", 1, numpy) for i, t in theirs.items()}
+    again = {i: our_results(t["graph"], files, "Events", 2, numpy) for i, t in theirs.items()}
+    found = differences(theirs, ours, again)
+    totals = {"graphs": sum(1 for t in theirs.values() if "results" in t),
+              "results": sum(len(t.get("results", [])) for t in theirs.values()), "refused steps": refused,
+              "root crashes or run errors": sum(1 for t in theirs.values() if "results" not in t)}
+    return totals, [(i, what, detail, theirs[i]["graph"]) for i, what, detail in found]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--graphs", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=1, help="rounds of --graphs graphs, seeds seed, seed+1, ...")
+    parser.add_argument("--numpy", action="store_true", help="over numbers of every type (FromNumpy), not the file")
+    args = parser.parse_args()
+    totals = {}
+    for round_ in range(args.rounds):
+        counts, found = run(args.seed + round_, args.graphs, args.numpy)
+        for k, v in counts.items():
+            totals[k] = totals.get(k, 0) + v
+        for index, what, detail, graph in found:
+            totals[what] = totals.get(what, 0) + 1
+            print(f"[{args.seed + round_}:{index}] {what}: {detail}\n{show(graph)}", flush=True)
+    print(json.dumps(totals))
+
+
+if __name__ == "__main__":
+    main()
