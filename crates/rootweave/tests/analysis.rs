@@ -824,6 +824,8 @@ fn column_types_are_spelled_as_rdataframe_spells_them() {
         .unwrap()
         .alias("w", "v")
         .unwrap()
+        .alias("w2", "w")
+        .unwrap()
         .redefine("x", "x * 2.0f")
         .unwrap()
         .define("pairs", "Combinations(v, 2)")
@@ -836,6 +838,7 @@ fn column_types_are_spelled_as_rdataframe_spells_them() {
     let expect = [
         ("v", "ROOT::VecOps::RVec<float>"),
         ("w", "ROOT::VecOps::RVec<float>"),
+        ("w2", "ROOT::VecOps::RVec<float>"),
         ("x", "float"),
         ("n", "unsigned int"),
         ("copy", "unsigned int"),
@@ -858,6 +861,29 @@ fn column_types_are_spelled_as_rdataframe_spells_them() {
     assert_eq!(frame(&paths, 1).column_type("x").unwrap(), "Int_t");
     let e = df.column_type("nope").unwrap_err().to_string();
     assert!(e.contains("unknown column 'nope'"), "{e}");
+    // As in RDataFrame, an alias's name is new, and an alias is not defined, redefined or varied.
+    let refused = [
+        df.alias("w", "x").err(),
+        df.alias("x", "v").err(),
+        df.alias("n", "v").err(),
+        df.define("w", "1").err(),
+        df.redefine("w2", "v * 2").err(),
+        df.vary("w", "{w, w}", &["a", "b"], "s").err(),
+    ];
+    let messages: Vec<String> = refused.iter().flatten().map(|e| e.to_string()).collect();
+    assert_eq!(messages.len(), 6, "{messages:?}");
+    assert!(
+        messages[0].contains("'w' is an alias (of 'v')"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].contains("column 'x' already exists"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[5].starts_with("invalid argument: Vary: 'w' is an alias"),
+        "{messages:?}"
+    );
 }
 
 #[test]

@@ -284,6 +284,29 @@ impl Frame {
         self.lock().resolve(self.node, name).0.is_some()
     }
 
+    /// The column an `Alias` of this name above this node names, if there is one.
+    fn aliased(&self, name: &str) -> Option<String> {
+        let g = self.lock();
+        std::iter::successors(Some(self.node), |&n| g.nodes[n].parent).find_map(|n| {
+            match &g.nodes[n].kind {
+                NodeKind::Alias { alias, target } if alias == name => Some(target.clone()),
+                _ => None,
+            }
+        })
+    }
+
+    /// An error if `name` is an alias: as RDataFrame, an alias cannot be defined, redefined
+    /// or varied (`call` names the call).
+    fn not_an_alias(&self, call: &str, name: &str) -> Result<()> {
+        match self.aliased(name) {
+            Some(target) => Err(invalid(format!(
+                "{call}: '{name}' is an alias (of '{target}'); aliases cannot be defined, \
+                 redefined or varied"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// This graph knowing the columns of `schema` (their names and types) instead of its
     /// dataset's first source's: a graph over a partition of a larger dataset knows the
     /// columns of the whole dataset's first source, as the graph over all of it does, even
@@ -372,6 +395,7 @@ impl Frame {
                 "'{name}' is a special column of the event loop and cannot be defined"
             )));
         }
+        self.not_an_alias(if redefine { "Redefine" } else { "Define" }, name)?;
         let exists = self.defined_above(name) || self.is_input(name)?;
         match (exists, redefine) {
             (true, false) => {
@@ -468,15 +492,19 @@ impl Frame {
         Ok(())
     }
 
-    /// `Alias(alias, column)`: another name for a column.
+    /// `Alias(alias, column)`: another name for a column (an alias of an alias names its
+    /// column); the name must be new, as RDataFrame requires.
     pub fn alias(&self, alias: &str, column: &str) -> Result<Frame> {
         if !is_identifier(alias) {
             return Err(invalid(format!("'{alias}' is not a valid column name")));
         }
-        if !self.defined_above(column)
-            && !super::special::special(column)
-            && !self.is_input(column)?
-        {
+        self.not_an_alias("Alias", alias)?;
+        if self.defined_above(alias) || self.is_input(alias)? {
+            return Err(invalid(format!("Alias: column '{alias}' already exists")));
+        }
+        // An alias of an alias names what that one names.
+        let (defined, target) = self.lock().resolve(self.node, column);
+        if defined.is_none() && !super::special::special(&target) && !self.is_input(&target)? {
             return Err(invalid(format!("Alias: there is no column '{column}'")));
         }
         Ok(self.child(NodeKind::Alias {
@@ -566,6 +594,7 @@ impl Frame {
                     "Vary: '{column}' is a special column of the event loop and cannot vary"
                 )));
             }
+            self.not_an_alias("Vary", column)?;
             if !self.defined_above(column) && !self.is_input(column)? {
                 return Err(invalid(format!("Vary: there is no column '{column}'")));
             }
