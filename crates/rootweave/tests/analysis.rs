@@ -279,6 +279,10 @@ fn variations_equal_graphs_defining_their_values() {
                 .collect()
         })
         .collect();
+    // As RDataFrame's, the variations of a result are those that change it: the histogram of
+    // `v` and the mean of `u` (below filters of `x`) have none.
+    let names: Vec<usize> = by_variation.iter().map(|r| r.len()).collect();
+    assert_eq!(names, [3, 1, 3, 1, 3, 3]);
     for (k, factor) in [
         ("nominal", None),
         ("scale:down", Some("0.9")),
@@ -293,7 +297,7 @@ fn variations_equal_graphs_defining_their_values() {
         let want: Vec<ResultValue> = book(&s).iter().map(|b| b.value().unwrap()).collect();
         let got: Vec<ResultValue> = by_variation
             .iter()
-            .map(|r| r.iter().find(|(n, _)| n == k).unwrap().1.clone())
+            .map(|r| r.iter().find(|(n, _)| n == k).unwrap_or(&r[0]).1.clone())
             .collect();
         assert_eq!(got, want, "{k}");
     }
@@ -953,7 +957,7 @@ fn columns_varied_together_take_the_nominal_values() {
         let want: Vec<ResultValue> = book(&direct).iter().map(|b| b.value().unwrap()).collect();
         let got: Vec<ResultValue> = results
             .iter()
-            .map(|r| r.iter().find(|(n, _)| n == k).unwrap().1.clone())
+            .map(|r| r.iter().find(|(n, _)| n == k).unwrap_or(&r[0]).1.clone())
             .collect();
         assert_eq!(got, want, "{k}");
     }

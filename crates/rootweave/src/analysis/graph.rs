@@ -660,8 +660,10 @@ impl Frame {
         }))
     }
 
-    /// `VariationsFor(result)`: the result in every variation of every `Vary` above its
-    /// node, booked alongside it: `("nominal", result)`, then `("name:tag", ...)`.
+    /// `VariationsFor(result)`: the result in every variation of the `Vary`s above its node
+    /// that change it (a column it reads, or a filter above it, depends on a varied column,
+    /// as RDataFrame finds them), booked alongside it: `("nominal", result)`, then
+    /// `("name:tag", ...)`.
     pub fn variations_for(booked: &Booked) -> Result<Vec<(String, Booked)>> {
         let mut g = booked.graph.lock().unwrap_or_else(|p| p.into_inner());
         let base = g.bookings[booked.id].clone();
@@ -676,6 +678,11 @@ impl Frame {
             at = g.nodes[n].parent;
         }
         found.reverse();
+        found.retain(|(name, _)| {
+            let mut affected = super::varied::Affected::new(&g.nodes, (name.clone(), 0));
+            affected.selection(base.node)
+                || (base.spec.columns().iter()).any(|c| affected.column(base.node, c))
+        });
         let mut out = vec![("nominal".to_string(), booked.clone())];
         for (name, tags) in found {
             for (k, tag) in tags.iter().enumerate() {
