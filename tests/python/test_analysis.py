@@ -417,15 +417,16 @@ def test_random_expressions_have_root_s_types_and_values(workdir, numpy, count):
 @pytest.mark.parametrize("numpy,count", [(False, 10), (True, 10)], ids=["nanoaod", "numbers"])
 def test_random_graphs_give_root_s_results(workdir, numpy, count):
     # Graphs drawn at random (random_graphs.py; a longer run there is a campaign): Define,
-    # Filter, Range, Redefine and Alias on random nodes, Count, Sum, Mean, Min, Max, StdDev,
-    # histograms, profiles, AsNumpy and Report booked on any of them, over the NanoAOD file four
+    # Filter, Range, Redefine, Alias and Vary on random nodes, Count, Sum, Mean, Min, Max, StdDev,
+    # histograms, profiles, AsNumpy and Report booked on any of them (some through
+    # VariationsFor; below a Range counting a Filter's events that is not supported), over the NanoAOD file four
     # times or numbers of every type at their extremes. Each result ROOT computes is computed
     # here (counts, picks and cells bit for bit, sums to their rounding), on one thread and with
     # the same bits on two; a step ROOT refuses is dropped.
     scratch = workdir / f"random-graphs-{numpy}"
     scratch.mkdir()
     totals, found = RANDOM_GRAPHS.run(2026, count, numpy, scratch)
-    assert [(i, what, detail) for i, what, detail, _ in found] == []
+    assert [(i, what, detail) for i, what, detail, _ in found if what != "unsupported"] == []
     assert totals["graphs"] >= count * 0.8 and totals["results"] >= count * 3
 
 
