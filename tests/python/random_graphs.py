@@ -3,8 +3,8 @@ same events, every result compared.
 
 A graph grows from the data source by random steps on random nodes: `Define` (an expression of
 `random_expressions.Grammar` over the columns the node sees, those defined above it included),
-`Filter` (named or not), `Range`, `Redefine` of a defined column, `Alias` and `Vary` (one to three
-variations of a number). Results are booked on random nodes: `Count`, `Sum`, `Mean`, `Min`,
+`Filter` (named or not), `Range`, `Redefine` of a defined column, `Alias`, `Vary` (one to three
+variations of a number) and `DefinePerSample` (of `rdfsampleinfo_`). Results are booked on random nodes: `Count`, `Sum`, `Mean`, `Min`,
 `Max`, `StdDev` of numbers and of lists, `Histo1D` (regular or variable bins, weighted or not),
 `Histo2D`, `Profile1D`, `AsNumpy`, `Report`, and some through `VariationsFor`.
 ROOT runs each graph in one event loop on one thread (its `Range` needs that), rootweave on one
@@ -41,6 +41,10 @@ NANO = HERE.parent / "data" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
 # The file four times over: 800 entries in four files, so that ranges and threads cross files.
 COPIES = 4
 RANGES = [(0.0, 1.0), (-5.0, 5.0), (0.0, 100.0), (0.0, 1000.0), (-1e3, 1e3), (-1e9, 1e9)]
+# Values per file, as PyROOT writes them for `DefinePerSample`, and their C++ types (a dataset
+# without samples has no ids or metadata in ROOT: only the file's name and tree).
+PER_SAMPLE = [('rdfsampleinfo_.Contains("ttbar") ? 1.5 : 0.25', "double"),
+              ('rdfsampleinfo_.Contains("Events") * 2', "int"), ('rdfsampleinfo_.Contains("x.root") ? 1 : 2', "int")]
 
 
 def numeric(ty):
@@ -55,8 +59,10 @@ class Draw:
         self.rng, self.numpy = rng, numpy
         base = NUMPY_SCALARS if numpy else SCALARS
         lists = {} if numpy else {name: (ty, family) for family, cols in LISTS.items() for name, ty in cols}
-        # Per node: the columns it sees, {name: (type, list family or None)}.
-        self.seen = [{**{n: (t, None) for n, t, _ in base}, **{n: v for n, v in lists.items()}}]
+        # Per node: the columns it sees, {name: (type, list family or None)}; the entry's
+        # number too (not its slot, which differs with the threads).
+        self.seen = [{**{n: (t, None) for n, t, _ in base}, **{n: v for n, v in lists.items()},
+                      "rdfentry_": ("unsigned long long", None)}]
         self.nodes, self.results, self.fresh, self.aliases = [], [], 0, set()
 
     def name(self, prefix):
@@ -75,7 +81,8 @@ class Draw:
         r = self.rng
         parent = r.choice(range(len(self.seen))) if r.random() < 0.5 else len(self.seen) - 1
         seen = dict(self.seen[parent])
-        kind = r.choices(["Define", "Filter", "Range", "Redefine", "Alias", "Vary"], [40, 30, 10, 10, 10, 8])[0]
+        kind = r.choices(["Define", "Filter", "Range", "Redefine", "Alias", "Vary", "DefinePerSample"],
+                         [40, 30, 10, 10, 10, 8, 0 if self.numpy else 5])[0]
         defined = [n for n, (t, fam) in seen.items() if n.startswith("d") and fam is None]
         if kind == "Redefine" and not defined:
             kind = "Define"
@@ -91,9 +98,14 @@ class Draw:
             g.fresh = 0
             e = r.choice([g.s_compare, g.s_logic, g.s_compare, g.scalar])(r.randint(1, 3))
             op = ["Filter", e.text, self.name("cut") if r.random() < 0.6 else ""]
+        elif kind == "DefinePerSample":
+            text, ty = r.choice(PER_SAMPLE)
+            name = self.name("s")
+            seen[name] = (ty, None)
+            op = [kind, name, text]
         elif kind == "Vary":
             column = r.choice(sorted(n for n, (t, fam) in seen.items()
-                                     if fam is None and numeric(t) and n not in self.aliases))
+                                     if fam is None and numeric(t) and n not in self.aliases and n != "rdfentry_"))
             ty = SPELLED.get(seen[column][0], seen[column][0])
             tags = ["up", "down", "flat"][:r.choice([1, 2, 3])]
             values = ", ".join(f"static_cast<{ty}>({g.scalar(r.randint(0, 2)).text})" for _ in tags)
