@@ -100,9 +100,10 @@ impl Frame {
 
     /// Evaluates `e` here over no events, so that an expression whose operands' types do not
     /// fit (a string compared with a number, `Sum` of a number) is an error when it is made,
-    /// as ROOT's jitting makes it, not when the graph runs. Where a column's type cannot be
-    /// known without data (a function's column, one the first file lacks), nothing is said.
-    pub(crate) fn check_types(&self, e: &Expression) -> Result<()> {
+    /// as ROOT's jitting makes it, not when the graph runs: its C++ type, or `None` where a
+    /// column's type cannot be known without data (a function's column, one the first file
+    /// lacks).
+    pub(crate) fn check_types(&self, e: &Expression) -> Result<Option<String>> {
         let mut probe = Probe {
             frame: self,
             node: self.node,
@@ -113,7 +114,8 @@ impl Frame {
                 "expression '{}' at position {pos}: {message}",
                 e.text
             ))),
-            _ => Ok(()),
+            Err(_) => Ok(None),
+            Ok(column) => Ok(Some(cpp_name(&column))),
         }
     }
 }

@@ -514,11 +514,15 @@ impl Frame {
     }
 
     /// `Filter(expression, name)`: keeps the events whose condition holds (named filters
-    /// are counted in [`Frame::report`]).
+    /// are counted in [`Frame::report`]). As in RDataFrame, the condition is a `bool`.
     pub fn filter(&self, expr: &str, name: Option<&str>) -> Result<Frame> {
         let e = expression(expr)?;
         self.check_columns(&e.columns(), &format!("expression '{expr}'"))?;
-        self.check_types(&e)?;
+        if let Some(ty) = self.check_types(&e)?.filter(|t| t != "bool") {
+            return Err(invalid(format!(
+                "Filter: expression '{expr}' is of type {ty}, not bool"
+            )));
+        }
         Ok(self.child(NodeKind::Filter {
             condition: Definition::Expression(e),
             name: name.map(str::to_string),
