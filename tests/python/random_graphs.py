@@ -146,19 +146,22 @@ class Draw:
             else:
                 model = ["h", "", bins, lo, hi]
             args = [model, column] + ([self.weight(node, column)] if r.random() < 0.4 else [])
-        elif kind == "Histo2D":
-            x, y = self.column(node, lists=False), self.column(node, lists=False)
-            (xl, xh), (yl, yh) = r.choice(RANGES), r.choice(RANGES)
-            args = [["h2", "", r.choice([3, 10]), xl, xh, r.choice([4, 9]), yl, yh], x, y]
         else:
-            x, y = self.column(node, lists=False), self.column(node, lists=False)
-            lo, hi = r.choice(RANGES)
-            args = [["p", "", r.choice([5, 20]), lo, hi], x, y]
+            # Two numbers, or two lists of one length (filled item by item), maybe weighted.
+            x = self.column(node, lists=r.random() < 0.3)
+            y = self.weight(node, x)
+            weight = [self.weight(node, x)] if r.random() < 0.3 else []
+            (xl, xh), (yl, yh) = r.choice(RANGES), r.choice(RANGES)
+            if kind == "Histo2D":
+                args = [["h2", "", r.choice([3, 10]), xl, xh, r.choice([4, 9]), yl, yh], x, y] + weight
+            else:
+                args = [["p", "", r.choice([5, 20]), xl, xh], x, y] + weight
         varied = kind not in ("AsNumpy", "Report") and r.random() < 0.3
         self.results.append({"node": node, "kind": kind, "args": args, "varied": varied})
 
     def weight(self, node, column):
-        """A weight for `column`: a number, or a list of the same family for a list."""
+        """A weight for `column` (or a second axis): a number, or a list of the same family
+        for a list."""
         family = self.seen[node][column][1]
         options = [n for n, (t, fam) in self.seen[node].items() if numeric(t) and fam == family]
         return self.rng.choice(sorted(options))

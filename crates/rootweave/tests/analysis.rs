@@ -206,14 +206,23 @@ fn a_cut_flow_counts_the_entries_of_the_event_loop() {
         // lists every named filter in the order they were made.
         let big = df.filter("x >= 5", Some("big")).unwrap();
         let (all, below) = (df.report().unwrap(), three.report().unwrap());
-        assert_eq!(
-            cut_flow(&all),
-            vec![
-                row("even", 250_000, 500_000),
-                row("three", 334, 1000),
-                row("big", 499_990, 500_000),
-            ]
+        // As ROOT's: a Vary there adds no node (its Report is the dataset's), a Define or an
+        // Alias does (a Report there lists no filter, as none is above it).
+        let varied = df
+            .vary("x", "{x + 1, x - 1}", &["up", "down"], "shift")
+            .unwrap();
+        let (also_all, none) = (
+            varied.report().unwrap(),
+            df.alias("y", "x").unwrap().report().unwrap(),
         );
+        let all_rows = vec![
+            row("even", 250_000, 500_000),
+            row("three", 334, 1000),
+            row("big", 499_990, 500_000),
+        ];
+        assert_eq!(cut_flow(&all), all_rows);
+        assert_eq!(cut_flow(&also_all), all_rows);
+        assert_eq!(cut_flow(&none), vec![]);
         assert_eq!(cut_flow(&below)[0], row("even", 250_000, 500_000));
         // Without a Report, nothing shows whether the loop went on for `big`: a run of a
         // ranged result alone stops after its first batch (of 125,000 entries).
@@ -401,6 +410,11 @@ fn bad_expressions_and_corrupt_files_are_errors() {
     );
     let err = df.define("y", "w + 1").err().unwrap().to_string();
     assert!(err.contains("unknown column 'w'"), "{err}");
+    // As ROOT's, a filter's condition is a bool, not a number or a mask.
+    for (expr, ty) in [("x + 1", "int"), ("v > 1", "ROOT::VecOps::RVec<int>")] {
+        let err = df.filter(expr, None).err().unwrap().to_string();
+        assert!(err.contains(&format!("is of type {ty}, not bool")), "{err}");
+    }
     // A file cut short: the run's error names it.
     let data = std::fs::read(&path).unwrap();
     std::fs::write(&path, &data[..data.len() * 2 / 3]).unwrap();

@@ -292,7 +292,7 @@ impl Prepared {
         // that may stop early finds where the named filters' ranges end.
         let every_filter = pending.iter().any(|&b| {
             matches!(bookings[b].spec, ActionSpec::Report)
-                && plan.nodes[bookings[b].node].parent.is_none()
+                && reports_every_filter(&plan, bookings[b].node)
         });
         let mut wanted: Vec<(usize, Vec<String>)> = extra.iter().cloned().collect();
         let filters_read = match (every_filter, stoppable) {
@@ -798,15 +798,24 @@ fn count_one(
 
 /// The named filters a `Report` at `node` lists: those on the way from the root to
 /// `node`, root first; at the dataset's node, every named filter of the graph in the
-/// order they were made, as RDataFrame's `Report` of the dataset lists them.
+/// order they were made, as RDataFrame's `Report` of the dataset lists them (see
+/// [`reports_every_filter`]).
 fn report_filters(plan: &Plan, node: usize) -> Vec<usize> {
     let named = |n: &usize| matches!(plan.nodes[*n].kind, NodeKind::Filter { name: Some(_), .. });
-    if plan.nodes[node].parent.is_none() {
+    if reports_every_filter(plan, node) {
         return (0..plan.nodes.len()).filter(named).collect();
     }
     let mut out: Vec<usize> = plan.lineage(node).filter(named).collect();
     out.reverse();
     out
+}
+
+/// Whether a `Report` at `node` is the dataset's: RDataFrame's `Report` of the data source
+/// node lists every named filter, and a `Vary` there adds no node; below a `Define` or an
+/// `Alias` (which name new columns there) it lists none, as below no filter.
+fn reports_every_filter(plan: &Plan, node: usize) -> bool {
+    plan.lineage(node)
+        .all(|n| matches!(plan.nodes[n].kind, NodeKind::Root | NodeKind::Vary { .. }))
 }
 
 /// The dataset columns the pending results need: theirs, their filters', and those of the
