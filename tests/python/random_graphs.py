@@ -108,7 +108,7 @@ class Draw:
                                      if fam is None and numeric(t) and n not in self.aliases and n != "rdfentry_"))
             ty = SPELLED.get(seen[column][0], seen[column][0])
             tags = ["up", "down", "flat"][:r.choice([1, 2, 3])]
-            values = ", ".join(f"static_cast<{ty}>({g.scalar(r.randint(0, 2)).text})" for _ in tags)
+            values = ", ".join(f"static_cast<{ty}>({self.value_of(g, seen[column][0])})" for _ in tags)
             op = ["Vary", column, f"ROOT::VecOps::RVec<{ty}>{{{values}}}", tags, self.name("v")]
         elif kind == "Range":
             begin = r.choice([0, 0, 1, 5, 17, 150])
@@ -122,6 +122,14 @@ class Draw:
             op = ["Alias", alias, column]
         self.nodes.append({"parent": parent, "op": op})
         self.seen.append(seen)
+
+    def value_of(self, g, ty):
+        """An expression to vary a column of type `ty` with: for an integer, one of integers
+        (a float an integer cannot hold converts as C++ leaves undefined)."""
+        e = g.scalar(self.rng.randint(0, 2))
+        if ty in INTEGERS and ty != "bool" and e.ty not in INTEGERS:
+            e = g.int_column()
+        return e.text
 
     def column(self, node, lists=True):
         options = [n for n, (t, fam) in self.seen[node].items() if numeric(t) and (lists or fam is None)]
