@@ -417,12 +417,12 @@ def test_random_expressions_have_root_s_types_and_values(workdir, numpy, count):
 @pytest.mark.parametrize("numpy,count", [(False, 10), (True, 10)], ids=["nanoaod", "numbers"])
 def test_random_graphs_give_root_s_results(workdir, numpy, count):
     # Graphs drawn at random (random_graphs.py; a longer run there is a campaign): Define,
-    # Filter, Range, Redefine, Alias and Vary on random nodes, Count, Sum, Mean, Min, Max, StdDev,
-    # histograms, profiles, AsNumpy and Report booked on any of them (some through
-    # VariationsFor; below a Range counting a Filter's events that is not supported), over the NanoAOD file four
-    # times or numbers of every type at their extremes. Each result ROOT computes is computed
-    # here (counts, picks and cells bit for bit, sums to their rounding), on one thread and with
-    # the same bits on two; a step ROOT refuses is dropped.
+    # Filter, Range, Redefine, Alias, Vary and DefinePerSample on random nodes, Count, Sum, Mean,
+    # Min, Max, StdDev, histograms, profiles, AsNumpy and Report booked on any of them (some
+    # through VariationsFor, not supported below a Range counting a Filter's events), over the
+    # NanoAOD file four times or numbers of every type at their extremes. Each result ROOT
+    # computes is computed here (counts and picks bit for bit, sums and cells to their
+    # rounding), on one thread and with the same bits on two; a step ROOT refuses is dropped.
     scratch = workdir / f"random-graphs-{numpy}"
     scratch.mkdir()
     totals, found = RANDOM_GRAPHS.run(2026, count, numpy, scratch)

@@ -306,7 +306,7 @@ impl Prepared {
             .iter()
             .chain(&sink_node)
             .chain(&filters_read)
-            .flat_map(|&n| plan.lineage(n).collect::<Vec<_>>())
+            .flat_map(|&n| plan.lineage(n))
             .collect();
         for (n, counted) in plan.counted.iter_mut().enumerate() {
             *counted &= evaluated.contains(&n);
