@@ -656,6 +656,15 @@ for name, expr in spec["exprs"].items():
 """
 
 
+def saved_numpy_columns(workdir):
+    """`numpy_columns()` saved in `workdir` for ROOT's child process: the file's path."""
+    import numpy as np
+
+    path = str(Path(workdir) / "columns.npz")
+    np.savez(path, **numpy_columns())
+    return path
+
+
 def run_root_side(script, spec, lines, *args):
     """Runs `script` (Python with ROOT) on `spec` in a child process, which writes a JSON line
     per step to `lines`: the lines written, and the finished process."""
@@ -670,12 +679,7 @@ def root_values(path, tree, exprs, workdir, numpy=False):
     columns of `numpy_columns()`); an expression that makes ROOT die is `{"crash": ...}`, and
     ROOT starts again after it."""
     spec, result = Path(workdir) / "exprs.json", Path(workdir) / "root-values.jsonl"
-    arrays = ""
-    if numpy:
-        import numpy as np
-
-        arrays = str(Path(workdir) / "columns.npz")
-        np.savez(arrays, **numpy_columns())
+    arrays = saved_numpy_columns(workdir) if numpy else ""
     out, left = {}, dict(exprs)
     while left:
         spec.write_text(json.dumps({"file": str(path), "tree": tree, "numpy": arrays, "exprs": left}))

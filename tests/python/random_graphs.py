@@ -35,6 +35,7 @@ from random_expressions import (  # noqa: E402
     numpy_columns,
     run_root_side,
     same,
+    saved_numpy_columns,
 )
 
 NANO = HERE.parent / "data" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
@@ -364,12 +365,7 @@ def root_results(graphs, files, tree, workdir, numpy=False):
     """ROOT's results of `graphs`, {index: {"results": [...]} or {"run_error": ...}}, and the
     graphs as ROOT took them (steps it refused dropped)."""
     spec_path, out_path = Path(workdir) / "graphs.json", Path(workdir) / "root-results.jsonl"
-    arrays = ""
-    if numpy:
-        import numpy as np
-
-        arrays = str(Path(workdir) / "columns.npz")
-        np.savez(arrays, **numpy_columns())
+    arrays = saved_numpy_columns(workdir) if numpy else ""
     left, out, refused = dict(enumerate(graphs)), {}, 0
     while left:
         spec_path.write_text(json.dumps({"files": [str(f) for f in files], "tree": tree, "numpy": arrays,
