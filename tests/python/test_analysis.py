@@ -812,7 +812,9 @@ def test_dask_partitions_split_files_at_batch_boundaries(workdir, split_files, d
     def book(df):
         sel = df.Define("w", "x * x").Filter("x > -1", "cut")
         per_sample = df.DefinePerSample("k", lambda s: 2.0 if s.Contains("split-1") else 1.0)
-        return {"count": sel.Count(), "take": sel.Take("id"), "entries": sel.Take("rdfentry_"), "report": sel.Report(),
+        # A NaN in the second file: Min and Max restart after it, as ROOT's helpers do.
+        nan = df.Define("y", "id == 1000005 ? 0.0 / 0.0 : x")
+        return {"min": nan.Min("y"), "max": nan.Max("y"),"count": sel.Count(), "take": sel.Take("id"), "entries": sel.Take("rdfentry_"), "report": sel.Report(),
                 "counts": sel.Histo1D(("c", "", 20, -3, 3), "x"), "per sample": per_sample.Sum("k"),
                 "sum": sel.Sum("x"), "mean": sel.Mean("x"), "std": sel.StdDev("x"),
                 "weighted": sel.Histo1D(("h", "", 20, -3, 3), "x", "w"),
@@ -836,7 +838,10 @@ def test_dask_partitions_split_files_at_batch_boundaries(workdir, split_files, d
     # rdfentry_ numbers the entries of both files in turn, in every partition alike.
     assert want["entries"] == [i if i < 1_000_000 else i - 1_000_000 + 350_000 for i in want["take"]]
     assert book(local)["entries"].GetValue().dtype == np.uint64  # ULong64_t, as ROOT's AsNumpy
-    exact = ("count", "take", "entries", "report", "counts", "per sample")
+    after = local.Filter("id > 1000005")
+    assert (want["min"], want["max"]) == (after.Min("x").GetValue(), after.Max("x").GetValue())
+    assert want["max"] < local.Max("x").GetValue()
+    exact = ("count", "take", "entries", "report", "counts", "per sample", "min", "max")
     for n in (3, len(units)):
         df = rootweave.RDataFrame("t", split_files, daskclient=dask_client, npartitions=n)
         got = values(book(df))

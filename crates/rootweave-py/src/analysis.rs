@@ -405,9 +405,10 @@ impl PyFrame {
         })
     }
 
-    /// `Sum`, `Mean` or `StdDev` of a column left unfinished: its value is the partial's
-    /// numbers (`[sum, carry, n]`, or `[n, mean, m2]` for `StdDev`), which `merge_parts`
-    /// adds over consecutive parts of a dataset (a run on Dask, a partition each).
+    /// `Sum`, `Mean`, `Min`, `Max` or `StdDev` of a column left unfinished: its value is the
+    /// partial's numbers (`[sum, carry, n]`, `[n, mean, m2]` for `StdDev`, the running
+    /// value's change for `Min` and `Max`), which `merge_parts` adds over consecutive parts
+    /// of a dataset (a run on Dask, a partition each).
     fn parts(&self, what: &str, column: &str) -> PyResult<PyBooked> {
         booked(
             self.inner
@@ -541,16 +542,18 @@ fn spec(what: &str, column: &str) -> PyResult<ActionSpec> {
     Ok(match what {
         "Sum" => ActionSpec::Sum(column),
         "Mean" => ActionSpec::Mean(column),
+        "Min" => ActionSpec::Min(column),
+        "Max" => ActionSpec::Max(column),
         "StdDev" => ActionSpec::StdDev(column),
         other => {
             return Err(PyValueError::new_err(format!(
-                "no parts of {other} (Sum, Mean or StdDev)"
+                "no parts of {other} (Sum, Mean, Min, Max or StdDev)"
             )))
         }
     })
 }
 
-/// The value of `Sum`, `Mean` or `StdDev` (`what`) from the parts (`Frame.parts`'
+/// The value of `Sum`, `Mean`, `Min`, `Max` or `StdDev` (`what`) from the parts (`Frame.parts`'
 /// values) of consecutive parts of a dataset, in its order: added as one run adds its
 /// batches, so that parts of one batch each give the bits of one run.
 #[pyfunction]

@@ -1005,8 +1005,8 @@ class RDataFrame:
 
     def _reduce(self, what: str, column: str, convert: Callable[[Any], Any]) -> RResultPtr:
         booked = self._frame.reduce(what, column)
-        if self._distributed is not None and what in ("Sum", "Mean", "StdDev"):
-            # Each partition's unfinished sums, added as one process adds its batches.
+        if self._distributed is not None and what in ("Sum", "Mean", "Min", "Max", "StdDev"):
+            # Each partition's unfinished result, added as one process adds its batches.
             return self._result(booked, convert, ("parts", (what, column)))
         return self._result(booked, convert, ("reduce", (what, column)))
 

@@ -1,7 +1,7 @@
 """RDataFrame graphs on Dask: the graph's calls, recorded as they are made, are replayed on the
 workers over partitions of the dataset (consecutive batches of whole clusters, a file split
 between partitions where need be); each partition's raw results (sums, counts, rows, the
-unfinished parts of means and standard deviations) come back and are added in partition order,
+unfinished parts of means, standard deviations, minima and maxima) come back and are added in partition order,
 as the batches of one process are added in file order, so histograms of counts equal the
 single-process ones bin for bin. A `Snapshot` writes a file per partition, merged in partition
 order into the output (in "UPDATE" mode, merged next to it, then added to it)."""
@@ -126,10 +126,6 @@ def merge(action: str, values: list[Any]) -> Any:
         return [(n, sum(v[i][1] for v in values), sum(v[i][2] for v in values)) for i, (n, _, _) in enumerate(first)]
     if action == "Sum":
         return float(sum(values))
-    if action == "Min":
-        return min(values)
-    if action == "Max":
-        return max(values)
     if action == "Take":
         return concatenate_layouts(values)
     raise NotImplementedError(f"{action} is not supported on Dask")

@@ -171,9 +171,10 @@ pub enum ActionSpec {
     Take(String),
     /// `Report()`: the cut flow of the named filters above.
     Report,
-    /// `Sum`, `Mean` or `StdDev` left unfinished: the numbers of its partial (see
-    /// [`ResultValue::Parts`]), for a run over a part of the dataset whose parts are added
-    /// elsewhere, in the dataset's order, by [`ActionSpec::merge_parts`] (a distributed run).
+    /// `Sum`, `Mean`, `Min`, `Max` or `StdDev` left unfinished: the numbers of its partial
+    /// (see [`ResultValue::Parts`]), for a run over a part of the dataset whose parts are
+    /// added elsewhere, in the dataset's order, by [`ActionSpec::merge_parts`] (a distributed
+    /// run).
     Parts(Box<ActionSpec>),
 }
 
@@ -232,16 +233,28 @@ impl ActionSpec {
                 check_axes(axes)
             }
             ActionSpec::Parts(of) => match **of {
-                ActionSpec::Sum(_) | ActionSpec::Mean(_) | ActionSpec::StdDev(_) => Ok(()),
+                ActionSpec::Sum(_)
+                | ActionSpec::Mean(_)
+                | ActionSpec::Min(_)
+                | ActionSpec::Max(_)
+                | ActionSpec::StdDev(_) => Ok(()),
                 _ => Err(Error::InvalidArgument(format!(
-                    "the parts of {of:?}: only Sum, Mean and StdDev have them"
+                    "the parts of {of:?}: only Sum, Mean, Min, Max and StdDev have them"
                 ))),
             },
             _ => Ok(()),
         }
     }
 
-    /// The value of this `Sum`, `Mean` or `StdDev` from the [`ResultValue::Parts`] of
+    /// Whether this is a `Max` (or its parts): `Min` and `Max` share their partial.
+    fn is_max(&self) -> bool {
+        match self {
+            ActionSpec::Parts(of) => of.is_max(),
+            spec => matches!(spec, ActionSpec::Max(_)),
+        }
+    }
+
+    /// The value of this `Sum`, `Mean`, `Min`, `Max` or `StdDev` from the [`ResultValue::Parts`] of
     /// consecutive parts of the dataset, in its order: their partials added as one run adds
     /// its batches' partials, so that parts of one batch each give the bits of one run.
     pub fn merge_parts(&self, parts: &[Vec<f64>]) -> Result<ResultValue> {
@@ -262,6 +275,16 @@ impl ActionSpec {
                     }
                 }
                 (ActionSpec::StdDev(_), &[n, mean, m2]) => Partial::Moments { n, mean, m2 },
+                (ActionSpec::Min(_) | ActionSpec::Max(_), numbers) => {
+                    match Extreme::from_parts(numbers) {
+                        Some(run) => Partial::Extreme(run),
+                        None => {
+                            return Err(Error::InvalidArgument(format!(
+                                "parts {numbers:?} are not those of {spec:?}"
+                            )))
+                        }
+                    }
+                }
                 _ => {
                     return Err(Error::InvalidArgument(format!(
                         "parts {numbers:?} are not those of {spec:?}"
@@ -291,7 +314,8 @@ pub enum ResultValue {
     /// `Report`: per named filter, its name, the events it passed and those it saw.
     Report(Vec<(String, u64, u64)>),
     /// [`ActionSpec::Parts`]: a sum's or mean's `[sum, carry, n]` (Neumaier's compensated
-    /// sum and the number of values), a standard deviation's `[n, mean, m2]` (Welford's).
+    /// sum and the number of values), a standard deviation's `[n, mean, m2]` (Welford's),
+    /// a minimum's or maximum's effect on the running value (see [`Extreme::parts`]).
     Parts(Vec<f64>),
 }
 
@@ -464,9 +488,7 @@ impl Partial {
                 neumaier(sum, carry, c);
                 *n += m;
             }
-            (Partial::Extreme(a), Partial::Extreme(b)) => {
-                a.then(matches!(spec, ActionSpec::Max(_)), b)
-            }
+            (Partial::Extreme(a), Partial::Extreme(b)) => a.then(spec.is_max(), b),
             (
                 Partial::Moments { n, mean, m2 },
                 Partial::Moments {
@@ -509,6 +531,7 @@ impl Partial {
             (Partial::Moments { n, mean, m2 }, ActionSpec::Parts(_)) => {
                 ResultValue::Parts(vec![n, mean, m2])
             }
+            (Partial::Extreme(run), ActionSpec::Parts(_)) => ResultValue::Parts(run.parts()),
             (
                 Partial::Histo {
                     cells,
@@ -610,9 +633,7 @@ impl Partial {
                 })
             }
             (Partial::Sum { sum, carry, .. }, _) => ResultValue::Number(sum + carry),
-            (Partial::Extreme(x), spec) => {
-                ResultValue::Number(x.value(matches!(spec, ActionSpec::Max(_))))
-            }
+            (Partial::Extreme(x), spec) => ResultValue::Number(x.value(spec.is_max())),
             (Partial::Moments { n, m2, .. }, _) => ResultValue::Number(if n < 2.0 {
                 0.0
             } else {
@@ -792,7 +813,7 @@ pub fn fill<C: std::borrow::Borrow<Column>>(
             }
         }
         (Partial::Extreme(run), spec) => {
-            let max = matches!(spec, ActionSpec::Max(_));
+            let max = spec.is_max();
             for x in flat_f64(cols[0])? {
                 run.push(max, x);
             }
@@ -1009,15 +1030,23 @@ mod tests {
             vec![],
             (0..777).map(|i| (i as f64).sqrt() - 3.3).collect(),
         ];
-        for spec in [
-            ActionSpec::Sum("x".into()),
-            ActionSpec::Mean("x".into()),
-            ActionSpec::StdDev("x".into()),
+        // A NaN inside a batch restarts Min and Max from the values after it.
+        let mut with_nan = batches.clone();
+        with_nan[2][100] = f64::NAN;
+        let x = || "x".to_string();
+        for (spec, batches) in [
+            (ActionSpec::Sum(x()), &batches),
+            (ActionSpec::Mean(x()), &batches),
+            (ActionSpec::StdDev(x()), &batches),
+            (ActionSpec::Min(x()), &batches),
+            (ActionSpec::Max(x()), &batches),
+            (ActionSpec::Min(x()), &with_nan),
+            (ActionSpec::Max(x()), &with_nan),
         ] {
             let raw = ActionSpec::Parts(Box::new(spec.clone()));
             let mut total: Option<Partial> = None;
             let mut parts = Vec::new();
-            for b in &batches {
+            for b in batches {
                 let col = [Column::Flat(
                     crate::analysis::column::Values::F64(b.clone()).into(),
                 )];
@@ -1034,10 +1063,29 @@ mod tests {
                     Some(t) => t.add(p, &spec),
                 }
             }
-            let one = total.unwrap().finish(&spec, &[]).unwrap();
-            assert_eq!(spec.merge_parts(&parts).unwrap(), one);
-            assert_eq!(raw.merge_parts(&parts).unwrap(), one);
+            let ResultValue::Number(one) = total.unwrap().finish(&spec, &[]).unwrap() else {
+                panic!("{spec:?} is a number")
+            };
+            for merged in [spec.merge_parts(&parts), raw.merge_parts(&parts)] {
+                let ResultValue::Number(merged) = merged.unwrap() else {
+                    panic!("{spec:?} merges into a number")
+                };
+                assert_eq!(merged.to_bits(), one.to_bits(), "{spec:?}");
+            }
         }
+        // The maximum of the values after the NaN (the last batch's last), not of them all.
+        let max = ActionSpec::Max(x());
+        let parts: Vec<Vec<f64>> = with_nan
+            .iter()
+            .map(|b| {
+                let mut run = Extreme::Nothing;
+                b.iter().for_each(|&v| run.push(true, v));
+                run.parts()
+            })
+            .collect();
+        let want = ResultValue::Number(with_nan[2][776]);
+        assert_eq!(max.merge_parts(&parts).unwrap(), want);
+        assert!(max.merge_parts(&[vec![1.0, 2.0]]).is_err());
         assert!(ActionSpec::Parts(Box::new(ActionSpec::Count))
             .check()
             .is_err());

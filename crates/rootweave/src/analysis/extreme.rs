@@ -50,6 +50,26 @@ impl Extreme {
         };
     }
 
+    /// The run as numbers, to travel between processes: `[]` (no value), `[m]` (a step) or
+    /// `[m, 1]` (values with a NaN; `m` the running value after them).
+    pub fn parts(self) -> Vec<f64> {
+        match self {
+            Extreme::Nothing => Vec::new(),
+            Extreme::Step(m) => vec![m],
+            Extreme::Reset(c) => vec![c, 1.0],
+        }
+    }
+
+    /// The run [`Extreme::parts`] gave, or `None` if `numbers` are not such.
+    pub fn from_parts(numbers: &[f64]) -> Option<Extreme> {
+        match *numbers {
+            [] => Some(Extreme::Nothing),
+            [m] => Some(Extreme::Step(m)),
+            [c, 1.0] => Some(Extreme::Reset(c)),
+            _ => None,
+        }
+    }
+
     /// The result: the running value after the run, from the lowest double (`Max`) or the
     /// largest (`Min`).
     pub fn value(self, max: bool) -> f64 {
