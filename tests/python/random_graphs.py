@@ -4,9 +4,10 @@ same events, every result compared.
 A graph grows from the data source by random steps on random nodes: `Define` (an expression of
 `random_expressions.Grammar` over the columns the node sees, those defined above it included),
 `Filter` (named or not), `Range`, `Redefine` of a defined column, `Alias`, `Vary` (one to three
-variations of a number) and `DefinePerSample` (of `rdfsampleinfo_`). Results are booked on random nodes: `Count`, `Sum`, `Mean`, `Min`,
-`Max`, `StdDev` of numbers and of lists, `Histo1D` (regular or variable bins, weighted or not),
-`Histo2D`, `Profile1D`, `AsNumpy`, `Report`, and some through `VariationsFor`.
+variations of a number) and `DefinePerSample` (of `rdfsampleinfo_`). Results are booked on
+random nodes: `Count`, `Sum`, `Mean`, `Min`, `Max`, `StdDev` of numbers and of lists, `Histo1D`
+(regular or variable bins, weighted or not), `Histo2D`, `Histo3D`, `Profile1D`, `Profile2D`,
+`Take`, `AsNumpy`, `Report`, and some through `VariationsFor`.
 ROOT runs each graph in one event loop on one thread (its `Range` needs that), rootweave on one
 and on two threads, which must agree bit for bit. A step ROOT refuses is dropped with what hangs
 below it, and the graph drawn again without it; what ROOT computes is the answer.
@@ -132,19 +133,27 @@ class Draw:
             e = g.int_column()
         return e.text
 
-    def column(self, node, lists=True):
-        options = [n for n, (t, fam) in self.seen[node].items() if numeric(t) and (lists or fam is None)]
+    def column(self, node, lists=True, chars=True):
+        options = [n for n, (t, fam) in self.seen[node].items() if numeric(t) and (lists or fam is None)
+                   and (chars or t not in ("signed char", "unsigned char"))]
         return self.rng.choice(sorted(options))
 
     def result(self):
         r = self.rng
         node = r.randrange(len(self.seen))
-        kind = r.choices(["Count", "Sum", "Mean", "Min", "Max", "StdDev", "Histo1D", "Histo2D", "Profile1D",
-                          "AsNumpy", "Report"], [8, 8, 8, 6, 6, 6, 14, 5, 5, 8, 6])[0]
+        kind = r.choices(["Count", "Sum", "Mean", "Min", "Max", "StdDev", "Histo1D", "Histo2D", "Histo3D",
+                          "Profile1D", "Profile2D", "Take", "AsNumpy", "Report"],
+                         [8, 8, 8, 6, 6, 6, 14, 5, 3, 5, 3, 5, 8, 6])[0]
         if kind in ("Count", "Report"):
             args = []
         elif kind in ("Sum", "Mean", "Min", "Max", "StdDev", "AsNumpy"):
             args = [self.column(node)]
+        elif kind == "Take":
+            # PyROOT gives chars as one-character strings: those are AsNumpy's.
+            column = self.column(node, chars=False)
+            ty, family = self.seen[node][column]
+            ty = SPELLED.get(ty, ty)
+            args = [column, f"ROOT::VecOps::RVec<{ty}>" if family else ty]
         elif kind == "Histo1D":
             column = self.column(node)
             lo, hi = r.choice(RANGES)
@@ -160,12 +169,18 @@ class Draw:
             x = self.column(node, lists=r.random() < 0.3)
             y = self.weight(node, x)
             weight = [self.weight(node, x)] if r.random() < 0.3 else []
-            (xl, xh), (yl, yh) = r.choice(RANGES), r.choice(RANGES)
+            (xl, xh), (yl, yh), (zl, zh) = r.choice(RANGES), r.choice(RANGES), r.choice(RANGES)
             if kind == "Histo2D":
                 args = [["h2", "", r.choice([3, 10]), xl, xh, r.choice([4, 9]), yl, yh], x, y] + weight
+            elif kind == "Histo3D":
+                args = [["h3", "", r.choice([2, 5]), xl, xh, r.choice([3, 4]), yl, yh, r.choice([1, 3]), zl, zh],
+                        x, y, self.weight(node, x)] + weight
+            elif kind == "Profile2D":
+                args = [["p2", "", r.choice([3, 6]), xl, xh, r.choice([2, 5]), yl, yh], x, y,
+                        self.weight(node, x)] + weight
             else:
                 args = [["p", "", r.choice([5, 20]), xl, xh], x, y] + weight
-        varied = kind not in ("AsNumpy", "Report") and r.random() < 0.3
+        varied = kind not in ("AsNumpy", "Report", "Take") and r.random() < 0.3
         self.results.append({"node": node, "kind": kind, "args": args, "varied": varied})
 
     def weight(self, node, column):
@@ -220,6 +235,8 @@ def build(df, spec, histo_model, variations_for):
         try:
             if kind == "AsNumpy":
                 booked.append(node.AsNumpy([args[0]], lazy=True))
+            elif kind == "Take":
+                booked.append(node.Take[args[1]](args[0]))
             else:
                 if kind.startswith(("Histo", "Profile")):
                     args[0] = histo_model(args[0])
@@ -321,12 +338,14 @@ def root_value(result, value):
         return plain(value[result["args"][0]])
     if kind == "Report":
         return [[c.GetName(), c.GetPass(), c.GetAll()] for c in value]
-    if kind in ("Histo1D", "Histo2D"):
-        n = (value.GetNbinsX() + 2) * (value.GetNbinsY() + 2 if kind == "Histo2D" else 1)
+    if kind.startswith(("Histo", "Profile")):
+        # Every cell, flow cells included, by its global number (x fastest).
+        n = (value.GetNbinsX() + 2) * (value.GetNbinsY() + 2 if value.GetDimension() > 1 else 1) * \
+            (value.GetNbinsZ() + 2 if value.GetDimension() > 2 else 1)
+    if kind.startswith("Histo"):
         return {"cells": [value.GetBinContent(c) for c in range(n)],
                 "sumw2": [value.GetBinError(c) ** 2 for c in range(n)], "entries": value.GetEntries()}
-    if kind == "Profile1D":
-        n = value.GetNbinsX() + 2
+    if kind.startswith("Profile"):
         return {"cells": [value.GetBinContent(c) for c in range(n)],
                 "weights": [value.GetBinEntries(c) for c in range(n)], "entries": value.GetEntries()}
     return plain(value)
@@ -346,17 +365,18 @@ def our_value(result, value):
     kind = result["kind"]
     if kind == "Report":
         return [[c.GetName(), c.GetPass(), c.GetAll()] for c in value]
-    if kind in ("Histo1D", "Histo2D"):
+    if kind.startswith("Histo"):
         flat = value.values(flow=True).reshape(-1, order="F")
         sumw2 = value.variances(flow=True)
         sumw2 = (sumw2 if sumw2 is not None else value.values(flow=True)).reshape(-1, order="F")
         return {"cells": flat.tolist(), "sumw2": sumw2.tolist(), "entries": value._rootweave_statistics["fEntries"]}
-    if kind == "Profile1D":
+    if kind.startswith("Profile"):
         view = value.view(flow=True)
-        return {"cells": value.values(flow=True).tolist(), "weights": view.sum_of_weights.tolist(),
+        return {"cells": value.values(flow=True).reshape(-1, order="F").tolist(),
+                "weights": view.sum_of_weights.reshape(-1, order="F").tolist(),
                 "entries": value._rootweave_statistics["fEntries"]}
-    if kind == "AsNumpy":
-        value = value[result["args"][0]]
+    if kind in ("AsNumpy", "Take"):
+        value = value[result["args"][0]] if kind == "AsNumpy" else value
         return ak.to_list(value) if not hasattr(value, "tolist") else value.tolist()
     return plain(value)
 
@@ -439,7 +459,7 @@ def close(a, b, rtol=1e-12):
 
 
 # Results whose values are counted or picked, not added: equal to the bit.
-EXACT = {"Count", "Min", "Max", "AsNumpy", "Report"}
+EXACT = {"Count", "Min", "Max", "Take", "AsNumpy", "Report"}
 # A standard deviation of values far from 0 and close together (a run's luminosity blocks,
 # 2,272,915 to 2,272,920) loses digits in any order of the sums: ROOT's one Welford pass and
 # rootweave's passes per chunk, merged, are both some 4e-11 off the exact value there.

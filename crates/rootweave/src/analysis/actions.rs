@@ -74,15 +74,7 @@ impl AxisModel {
     #[inline]
     pub fn find(&self, x: f64) -> usize {
         match self {
-            AxisModel::Regular { bins, min, max } => {
-                if x < *min {
-                    0
-                } else if x >= *max || x.is_nan() {
-                    bins + 1
-                } else {
-                    1 + (*bins as f64 * (x - min) / (max - min)) as usize
-                }
-            }
+            AxisModel::Regular { bins, min, max } => regular_bin(x, *bins, *min, *max),
             AxisModel::Variable(edges) => {
                 let n = edges.len() - 1;
                 if x < edges[0] {
@@ -910,6 +902,31 @@ fn cell_count(axes: &[AxisModel]) -> usize {
     axes.iter().map(|a| a.bins() + 2).product()
 }
 
+/// The cell of `x` on `bins` equal bins from `min` to `max` (0 underflow, `bins + 1`
+/// overflow and NaN), as ROOT 6.40's `TAxis::FindFixBin` finds it: the bin from the scaled
+/// distance, then moved by one where rounding put `x` outside that bin's edges as
+/// `GetBinLowEdge` computes them (`min + (bin - 1) * width`), so that a value just below an
+/// edge stays below it (-1e-45 on two bins from -1000 to 1000 is in the first).
+#[inline]
+pub(crate) fn regular_bin(x: f64, bins: usize, min: f64, max: f64) -> usize {
+    if x < min {
+        return 0;
+    }
+    if x >= max || x.is_nan() {
+        return bins + 1;
+    }
+    let guess = 1 + (bins as f64 * (x - min) / (max - min)) as usize;
+    let width = (max - min) / bins as f64;
+    let mut bin = guess;
+    if min + guess as f64 * width <= x {
+        bin += 1;
+    }
+    if min + (guess - 1) as f64 * width > x {
+        bin -= 1;
+    }
+    bin.min(bins + 1)
+}
+
 /// Checks each axis, and refuses axes of more cells than a histogram may hold.
 fn check_axes(axes: &[AxisModel]) -> Result<()> {
     axes.iter().try_for_each(AxisModel::check)?;
@@ -987,6 +1004,34 @@ mod tests {
     use super::*;
 
     /// A model's title gives the axes theirs, as ROOT's `TH1::SetTitle` splits it.
+    /// Bins as ROOT 6.40's `TAxis::FindFixBin` gives them (each case checked there): values
+    /// next to an edge fall on the side of the edge as `GetBinLowEdge` computes it.
+    #[test]
+    fn regular_bins_as_root_finds_them() {
+        let below = |x: f64| f64::from_bits(x.to_bits() - 1); // of a positive x
+        let cases = [
+            (2, -1000.0, 1000.0, -1.401298464324817e-45, 1),
+            (2, -1000.0, 1000.0, -0.0, 2),
+            (3, -1000.0, 1000.0, 999.9999999999999, 3),
+            (50, -1000.0, 1000.0, 999.9999999999999, 50),
+            (7, -5.0, 5.0, 4.999999999999999, 7),
+            (20, -5.0, 5.0, below(5.0), 20),
+            (20, -5.0, 5.0, 5.0, 21),
+            (20, -5.0, 5.0, -5.0, 1),
+            (20, -5.0, 5.0, -5.000000000000001, 0),
+            (20, -5.0, 5.0, f64::NAN, 21),
+            (4, 0.0, 1.0, 0.5, 3),
+            (4, 0.0, 1.0, below(0.5), 2),
+        ];
+        for (bins, min, max, x, want) in cases {
+            assert_eq!(
+                regular_bin(x, bins, min, max),
+                want,
+                "{x:e} on {bins} bins {min}..{max}"
+            );
+        }
+    }
+
     #[test]
     fn titles_split_as_root_splits_them() {
         let histogram = |dims: usize, title: &str| {

@@ -104,13 +104,7 @@ impl Filled {
 
     /// The cell of `x` on the axis as it is (`TAxis::FindFixBin`; NaN in the overflow).
     fn find_fixed(&self, x: f64) -> usize {
-        if x < self.min {
-            0
-        } else if x >= self.max || x.is_nan() {
-            self.bins + 1
-        } else {
-            1 + (self.bins as f64 * (x - self.min) / (self.max - self.min)) as usize
-        }
+        super::actions::regular_bin(x, self.bins, self.min, self.max)
     }
 
     /// Doubles the axis's range towards `x` until it holds it, merging the bins two by two
