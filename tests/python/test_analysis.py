@@ -545,6 +545,62 @@ print(json.dumps({"entries": df.Count().GetValue(), "event": list(df.Take["ULong
 """
 
 
+ROOT_SNAPSHOT_LAYOUTS = r"""
+import json, sys, ROOT
+from snapshot_layouts import book
+df = ROOT.RDataFrame("Events", sys.argv[1])
+opts = ROOT.RDF.RSnapshotOptions()
+opts.fLazy = True
+done = [node.Snapshot("t", f"{sys.argv[2]}-{k}.root", columns, opts) for k, (node, columns) in enumerate(book(df))]
+done[0].GetValue()
+"""
+
+
+def test_snapshot_lays_out_counted_arrays_as_root_s(workdir):
+    """A column read from a counted array (NanoAOD's `Jet_pt[nJet]`) is written as one, its
+    counter (name and type) once, where ROOT's Snapshot puts it; an alias of one too; a
+    redefined one, or one whose counter is redefined, as a list. The branches' names, order
+    and types are ROOT's, and so are the values."""
+    (workdir / "snapshot_layouts.py").write_text(
+        "def book(df):\n"
+        "    sel = df.Filter('nJet > 1').Alias('jp', 'Jet_pt').Define('d', 'Jet_pt * 2')\n"
+        "    return [(sel, ['Jet_eta', 'Muon_pt', 'MET_pt', 'Jet_pt', 'nMuon', 'd', 'Muon_tightId']),\n"
+        "            (sel, ['nJet', 'run', 'jp', 'Jet_mass']),\n"
+        "            (df.Redefine('nMuon', 'nMuon + 0u'), ['Muon_pt', 'nMuon'])]\n")
+    sys.path.insert(0, str(workdir))
+    try:
+        from snapshot_layouts import book
+    finally:
+        sys.path.remove(str(workdir))
+    done = subprocess.run([sys.executable, "-c", ROOT_SNAPSHOT_LAYOUTS, str(NANO), str(workdir / "root-layout")],
+                          capture_output=True, text=True, cwd=workdir,
+                          env={**__import__("os").environ, "PYTHONPATH": str(workdir)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    ours = rootweave.RDataFrame("Events", str(NANO), threads=2)
+    for k, (node, columns) in enumerate(book(ours)):
+        node.Snapshot("t", workdir / f"our-layout-{k}.root", columns)
+    for k in range(3):
+        with uproot.open(workdir / f"root-layout-{k}.root") as f, uproot.open(workdir / f"our-layout-{k}.root") as g:
+            theirs, mine = f["t"], g["t"]
+            # ROOT names a defined list's class RVec, rootweave writes std::vector (both read as lists).
+            types = [(b.name, b.typename.replace("RVec<", "std::vector<")) for b in theirs.branches]
+            if k == 2:
+                # ROOT writes a redefined counter's values as the arrays' counts: its arrays are
+                # garbage there; rootweave writes the list as a list and the column as it is.
+                assert [b.name for b in mine.branches] == ["Muon_pt", "nMuon"]
+                assert mine["Muon_pt"].typename == "std::vector<float>"
+                assert mine["nMuon"].array().tolist() == theirs["nMuon"].array().tolist()
+                continue
+            assert [(b.name, b.typename) for b in mine.branches] == types
+            for name in mine.keys():
+                assert ak.to_list(mine[name].array()) == ak.to_list(theirs[name].array()), name
+    first = [b.name for b in uproot.open(workdir / "our-layout-0.root")["t"].branches]
+    assert first[:3] == ["nJet", "Jet_eta", "nMuon"] and first.count("nMuon") == 1
+    # A column and its alias are one column: ROOT refuses to write both, and so does rootweave.
+    with pytest.raises(ValueError, match="'Jet_pt' is asked for twice"):
+        book(ours)[0][0].Snapshot("t", workdir / "twice.root", ["Jet_pt", "jp"])
+
+
 @pytest.mark.parametrize("fmt", ["ttree", "rntuple"])
 def test_snapshot_writes_the_selection_in_input_order(workdir, adl_files, fmt):
     import uproot

@@ -22,8 +22,12 @@ use crate::ttree::{root_class, BranchSpec, ClassSpec, MemberType};
 pub struct FieldOptions {
     /// The counter branch of a list (default `n<field>`). Lists naming the same counter
     /// share it (as NanoAOD's `Jet_pt` and `Jet_eta` share `nJet`): their lengths must
-    /// agree entry by entry.
+    /// agree entry by entry. A counter named after an integer field written before the
+    /// list is that field's branch, whose values must then be the lengths.
     pub counter: Option<String>,
+    /// The type of the counter branch a list makes (default `Int32`, as uproot writes it;
+    /// NanoAOD's are `UInt32`): an integer type.
+    pub counter_type: Option<LeafType>,
     /// A list of numbers as a `std::vector<T>` branch rather than a counter and a counted
     /// array.
     pub std_vector: bool,
@@ -42,6 +46,12 @@ impl FieldOptions {
     /// With the counter branch's name.
     pub fn with_counter(mut self, name: &str) -> Self {
         self.counter = Some(name.to_string());
+        self
+    }
+
+    /// With the counter branch's integer type.
+    pub fn with_counter_type(mut self, leaf: LeafType) -> Self {
+        self.counter_type = Some(leaf);
         self
     }
 
@@ -78,13 +88,18 @@ const DEFAULT_SPLIT_LEVEL: i32 = 99;
 enum Plan {
     /// One branch, the batch as it is.
     Whole,
-    /// A counter (each entry's length; unless `shared`, a new branch) and the list as it is.
-    Counted { shared: bool },
+    /// A counter (each entry's length as `counter`; unless `shared`, a new branch) and the
+    /// list as it is.
+    Counted { shared: bool, counter: LeafType },
     /// A record: its members, each by its plan.
     Record(Vec<Plan>),
-    /// A list of records: one counter (unless `shared`, a new branch), then each member
-    /// (or a nested record's members) as a list over the member's batch.
-    Records { members: Vec<Plan>, shared: bool },
+    /// A list of records: one counter (unless `shared`, a new branch, as `counter`), then
+    /// each member (or a nested record's members) as a list over the member's batch.
+    Records {
+        members: Vec<Plan>,
+        shared: bool,
+        counter: LeafType,
+    },
 }
 
 /// Fields laid out as TTree branches, and the splitting of their batches.
@@ -100,13 +115,25 @@ impl TreeLayout {
         let mut branches = Vec::new();
         let mut plans = Vec::with_capacity(fields.len());
         let mut counters = Vec::new();
+        // Integer fields so far, which a list may name as its counter.
+        let mut integers = std::collections::HashSet::new();
         for f in fields {
             let o = options(&f.name);
+            if o.counter_type.is_some_and(|t| !is_integer(t)) {
+                return Err(Error::InvalidArgument(format!(
+                    "field {}: a counter of type {:?}: an integer type is needed",
+                    f.name, o.counter_type
+                )));
+            }
             let counter = o.counter.clone().unwrap_or_else(|| format!("n{}", f.name));
-            let shared = counters.contains(&counter);
+            let shared = counters.contains(&counter)
+                || (o.counter.is_some() && integers.contains(counter.as_str()));
+            if f.ty.number().is_some_and(is_integer) {
+                integers.insert(f.name.as_str());
+            }
             let before = branches.len();
             let mut plan = plan(&f.name, &f.ty, &o, &counter, &mut branches)?;
-            if let Plan::Counted { shared: s } | Plan::Records { shared: s, .. } = &mut plan {
+            if let Plan::Counted { shared: s, .. } | Plan::Records { shared: s, .. } = &mut plan {
                 if shared {
                     *s = true;
                     branches.remove(before);
@@ -148,7 +175,7 @@ impl TreeLayout {
                 self.plans.len()
             )));
         }
-        let mut counts = Vec::new();
+        let mut counts: Vec<Array> = Vec::new();
         for (plan, data) in self.plans.iter().zip(batch) {
             gather_counts(plan, data, &mut counts)?;
         }
@@ -201,6 +228,7 @@ fn plan(
         return Ok(Plan::Whole);
     }
     let split = o.split_level.unwrap_or(DEFAULT_SPLIT_LEVEL);
+    let counter_type = o.counter_type.unwrap_or(LeafType::Int32);
     match ty {
         FieldType::Record { type_name, .. } if !type_name.is_empty() => {
             out.push(BranchSpec::object(name, class_spec(name, ty)?, split));
@@ -226,7 +254,7 @@ fn plan(
                 None => return Err(unsupported()),
             },
             FieldType::Record { fields, .. } => {
-                out.push(BranchSpec::scalar(counter, LeafType::Int32));
+                out.push(BranchSpec::scalar(counter, counter_type));
                 let members = fields
                     .iter()
                     .map(|f| counted_member(&member_name(name, &f.name), &f.ty, counter, out))
@@ -234,6 +262,7 @@ fn plan(
                 return Ok(Plan::Records {
                     members,
                     shared: false,
+                    counter: counter_type,
                 });
             }
             other => match shaped(other) {
@@ -241,9 +270,12 @@ fn plan(
                     out.push(BranchSpec::vector(name, leaf))
                 }
                 Some((leaf, dims)) => {
-                    out.push(BranchSpec::scalar(counter, LeafType::Int32));
+                    out.push(BranchSpec::scalar(counter, counter_type));
                     out.push(BranchSpec::counted(name, leaf, counter, &dims));
-                    return Ok(Plan::Counted { shared: false });
+                    return Ok(Plan::Counted {
+                        shared: false,
+                        counter: counter_type,
+                    });
                 }
                 None => return Err(unsupported()),
             },
@@ -409,18 +441,17 @@ fn members<'b, 'a>(data: &'b ColumnData<'a>, n: usize) -> Result<&'b [ColumnData
     }
 }
 
-/// The counts of each list that gets a counter branch, in branch order.
-fn gather_counts(plan: &Plan, data: &ColumnData, out: &mut Vec<Vec<i32>>) -> Result<()> {
+/// The counts of each list that gets a counter branch, in branch order, each as its
+/// counter's type.
+fn gather_counts(plan: &Plan, data: &ColumnData, out: &mut Vec<Array>) -> Result<()> {
     match plan {
-        Plan::Whole | Plan::Counted { shared: true } | Plan::Records { shared: true, .. } => Ok(()),
-        Plan::Counted { .. } | Plan::Records { .. } => {
+        Plan::Whole | Plan::Counted { shared: true, .. } | Plan::Records { shared: true, .. } => {
+            Ok(())
+        }
+        Plan::Counted { counter, .. } | Plan::Records { counter, .. } => {
             let (offsets, _) = list(data)?;
-            let counts = offsets
-                .windows(2)
-                .map(|w| i32::try_from(w[1].saturating_sub(w[0])))
-                .collect::<std::result::Result<_, _>>()
-                .map_err(|_| Error::InvalidArgument("an entry of over 2^31 items".into()))?;
-            out.push(counts);
+            let lengths = offsets.windows(2).map(|w| w[1].saturating_sub(w[0]));
+            out.push(counts_as(*counter, lengths)?);
             Ok(())
         }
         Plan::Record(plans) => {
@@ -432,13 +463,53 @@ fn gather_counts(plan: &Plan, data: &ColumnData, out: &mut Vec<Vec<i32>>) -> Res
     }
 }
 
+/// Lengths as a counter branch's values of type `leaf` (an integer type), or an error
+/// naming a length the type cannot hold.
+fn counts_as(leaf: LeafType, lengths: impl Iterator<Item = u64>) -> Result<Array> {
+    fn cast<T: TryFrom<u64>>(lengths: impl Iterator<Item = u64>, leaf: LeafType) -> Result<Vec<T>> {
+        lengths
+            .map(|n| {
+                T::try_from(n).map_err(|_| {
+                    Error::InvalidArgument(format!(
+                        "an entry of {n} items: more than a {leaf:?} counter holds"
+                    ))
+                })
+            })
+            .collect()
+    }
+    Ok(match leaf {
+        LeafType::Int8 => Array::Int8(cast(lengths, leaf)?),
+        LeafType::Int16 => Array::Int16(cast(lengths, leaf)?),
+        LeafType::Int32 => Array::Int32(cast(lengths, leaf)?),
+        LeafType::Int64 => Array::Int64(cast(lengths, leaf)?),
+        LeafType::UInt8 => Array::UInt8(cast(lengths, leaf)?),
+        LeafType::UInt16 => Array::UInt16(cast(lengths, leaf)?),
+        LeafType::UInt32 => Array::UInt32(cast(lengths, leaf)?),
+        LeafType::UInt64 => Array::UInt64(cast(lengths, leaf)?),
+        other => unreachable!("counters are integers (checked), not {other:?}"),
+    })
+}
+
+/// The next counter batch of those `gather_counts` made.
+fn counted<'c>(counts: &mut std::slice::Iter<'c, Array>) -> Result<ColumnData<'c>> {
+    let array = counts.next().expect("a count per counted plan");
+    array
+        .as_column_data()
+        .ok_or_else(|| Error::InvalidArgument(format!("a counter of {}", array.kind())))
+}
+
+/// Whether `leaf` is an integer type (a counter's).
+fn is_integer(leaf: LeafType) -> bool {
+    !matches!(leaf, LeafType::Bool | LeafType::Float32 | LeafType::Float64)
+}
+
 /// Pushes the branch batches of `data` by `plan`; inside a list of records, each is a list
 /// over `within`'s offsets.
 fn split<'c>(
     plan: &Plan,
     data: &ColumnData<'c>,
     within: Option<&'c [u64]>,
-    counts: &mut std::slice::Iter<'c, Vec<i32>>,
+    counts: &mut std::slice::Iter<'c, Array>,
     out: &mut Vec<ColumnData<'c>>,
 ) -> Result<()> {
     match plan {
@@ -446,9 +517,9 @@ fn split<'c>(
             Some(offsets) => ColumnData::list(offsets, data.clone()),
             None => data.clone(),
         }),
-        Plan::Counted { shared } => {
+        Plan::Counted { shared, .. } => {
             if !shared {
-                out.push(ColumnData::Int32(counts.next().expect("counted")));
+                out.push(counted(counts)?);
             }
             out.push(data.clone());
         }
@@ -460,9 +531,10 @@ fn split<'c>(
         Plan::Records {
             members: plans,
             shared,
+            ..
         } => {
             if !shared {
-                out.push(ColumnData::Int32(counts.next().expect("counted")));
+                out.push(counted(counts)?);
             }
             let (offsets, items) = list(data)?;
             for (p, d) in plans.iter().zip(members(items, plans.len())?) {

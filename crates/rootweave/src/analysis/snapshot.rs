@@ -1,5 +1,5 @@
 //! `Snapshot`: the events a node keeps, with chosen columns (read or defined), written to a
-//! TTree or an RNTuple through the parallel writers within their memory budget, batch k of
+//! TTree (laid out as [`snapshot_layout`](super::snapshot_layout) says) or an RNTuple through the parallel writers within their memory budget, batch k of
 //! the dataset as the writer's sequence number k, so the output keeps the input's entry
 //! order for any number of threads (RDataFrame's multithreaded Snapshot does not). A new
 //! file appears once complete, and a file updated lists the new tree only once it is; the
@@ -26,7 +26,8 @@ use crate::ttree::{
 /// The format a snapshot is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SnapshotFormat {
-    /// A TTree (RDataFrame's default): lists as `std::vector` branches.
+    /// A TTree (RDataFrame's default): lists as `std::vector` branches, those read from
+    /// counted arrays (NanoAOD's) as counted arrays with their counters.
     #[default]
     TTree,
     /// An RNTuple.
@@ -105,6 +106,12 @@ impl BatchSink for Writing {
     }
 }
 
+/// The name column `column` is written as: a dotted name with underscores (`Muon.pt` as
+/// `Muon_pt`), as RDataFrame writes it.
+fn written_name(column: &str) -> String {
+    column.replace('.', "_")
+}
+
 fn column_data<'a>(names: &[String], arrays: &'a [Array]) -> Result<Vec<ColumnData<'a>>> {
     names
         .iter()
@@ -154,7 +161,12 @@ impl Frame {
         columns: &[&str],
         options: &SnapshotOptions,
     ) -> Result<Frame> {
-        let columns = self.snapshot_columns(columns)?;
+        let mut columns = self.snapshot_columns(columns)?;
+        let mut tree_options = std::collections::HashMap::new();
+        if options.format == SnapshotFormat::TTree {
+            let laid_out = self.tree_columns(columns, written_name)?;
+            (columns, tree_options) = (laid_out.columns, laid_out.options);
+        }
         let (plan, dataset) = {
             let g = self.lock();
             (Plan::new(g.nodes.clone()), g.dataset.clone())
@@ -177,9 +189,11 @@ impl Frame {
         let budget = options.memory_budget.unwrap_or(256 << 20);
         let output = match options.format {
             SnapshotFormat::TTree => {
-                let layout = TreeLayout::new(&fields, |_| FieldOptions {
-                    std_vector: true,
-                    ..FieldOptions::default()
+                let layout = TreeLayout::new(&fields, |name| {
+                    tree_options
+                        .get(name)
+                        .cloned()
+                        .unwrap_or_else(|| FieldOptions::default().with_std_vector())
                 })?;
                 let write = TTreeWriteOptions {
                     compression: Some(
@@ -201,7 +215,7 @@ impl Frame {
                         self.declared_type(c)
                             .is_ok_and(|t| t.as_deref() == Some("TString"))
                     })
-                    .map(|c| c.replace('.', "_"))
+                    .map(|c| written_name(c))
                     .collect();
                 let branches = layout
                     .branches()
@@ -299,6 +313,19 @@ impl Frame {
         if !asked.is_empty() {
             let asked: Vec<String> = asked.iter().map(|c| c.to_string()).collect();
             self.check_columns(&asked, "Snapshot")?;
+            // A column and an alias of it (or two aliases) are one column, as ROOT sees them.
+            let g = self.lock();
+            let mut seen = std::collections::HashMap::new();
+            for c in &asked {
+                let (_, column) = g.resolve(self.node, c);
+                if let Some(other) = seen.insert(column.clone(), c) {
+                    return Err(Error::InvalidArgument(format!(
+                        "Snapshot: column '{column}' is asked for twice (as '{other}' and \
+                         '{c}'): only one could be read back"
+                    )));
+                }
+            }
+            drop(g);
             return Ok(asked);
         }
         // The dataset's own fields or branches (not the members of an RNTuple's records,
@@ -342,7 +369,7 @@ impl Frame {
         let names: Vec<&str> = inputs.iter().map(String::as_str).collect();
         let arrays = reader.read_fields_recycling(&names, 0..0, &mut Recycler::new())?;
         let mut state = BatchState::new(plan, &arrays, 0, 0, 0..0);
-        let written = |c: &String| c.replace('.', "_");
+        let written = |c: &String| written_name(c);
         let mut taken: std::collections::HashMap<String, &String> = Default::default();
         for c in columns {
             if let Some(other) = taken.insert(written(c), c) {
