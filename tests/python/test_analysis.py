@@ -307,6 +307,15 @@ def test_histograms_are_written_and_read_back(workdir):
     back = rootweave.open(path)["met"]
     assert back.values(flow=True).tolist() == h.values(flow=True).tolist()
     assert back.member("fEntries") == 200
+    # A profile's infinite sums give ROOT's means (inf / inf is NaN), without NumPy's warnings.
+    import warnings
+
+    df = rootweave.RDF.FromNumpy({"x": np.array([0.5, 0.5, 1.5]), "y": np.array([1.0, 2.0, 3.0]),
+                                  "w": np.array([np.inf, 1.0, 2.0])})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = df.Profile1D(("p", "", 2, 0, 2), "x", "y", "w").GetValue()
+    assert np.isnan(p.values()[0]) and p.values()[1] == 3.0
 
 
 ROOT_DISPLAY = r"""
@@ -1083,6 +1092,19 @@ def test_generated_entries_and_lazy_snapshots_as_root_s(workdir, dask_client):
     with pytest.raises(Exception, match="no-such-dir"):
         lost.GetValue()
     assert not lost.IsReady() and total.GetValue() == 999_000
+    # Lazy snapshots and an eager one after them: one pass writes all, as ROOT's next event
+    # loop does; two into one file are refused before any is written.
+    runs = df.GetNRuns()
+    below = df.Filter("x < 0").Snapshot("a", workdir / "lazy-a.root", ["z"], lazy)
+    zero = df.Filter("x == 0").Snapshot("b", workdir / "lazy-b.root", ["x", "z"], lazy)
+    every = df.Snapshot("c", workdir / "eager-c.root", ["z"])
+    assert df.GetNRuns() == runs + 1 and below.IsReady() and zero.IsReady()
+    assert below.Take("z").GetValue().tolist() == (2 * np.flatnonzero(x < 0)).tolist()
+    assert zero.Count().GetValue() == int((x == 0).sum()) and every.Count().GetValue() == 1000
+    df.Snapshot("d", workdir / "one.root", ["z"], lazy)
+    with pytest.raises(ValueError, match="written by another snapshot"):
+        df.Snapshot("e", workdir / "one.root", ["x"])
+    assert not (workdir / "one.root").exists()
     # Columns in memory, as ROOT's FromNumpy reads them (and PyROOT's Take["type"]).
     m = rootweave.RDF.FromNumpy(MEMORY(), threads=1)
     kept = m.Filter("b && n > 2").Define("w", "x * u")

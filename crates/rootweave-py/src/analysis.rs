@@ -441,23 +441,14 @@ impl PyFrame {
         update: bool,
         overwrite_if_exists: bool,
     ) -> PyResult<PyFrame> {
-        use rootweave::analysis::{SnapshotFormat, SnapshotOptions};
-        let format = match format.to_ascii_lowercase().as_str() {
-            "ttree" => SnapshotFormat::TTree,
-            "rntuple" => SnapshotFormat::RNTuple,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "no output format '{other}' (ttree or rntuple)"
-                )))
-            }
-        };
-        let options = SnapshotOptions {
-            format,
-            compression: compression.map(crate::write::compression).transpose()?,
+        let how = SnapshotHow {
+            format: format.to_string(),
+            compression: compression.map(str::to_string),
             memory_budget,
             update,
             overwrite_if_exists,
         };
+        let options = how.options()?;
         let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
         frame(py.detach(|| self.inner.snapshot(tree, &path, &cols, &options)))
     }
@@ -672,6 +663,103 @@ fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
     })
 }
 
+/// How a snapshot is written, as Python gives it: the format ("ttree" or "rntuple"), the
+/// compression as the writers take it, the memory budget, "UPDATE" mode and overwriting.
+struct SnapshotHow {
+    format: String,
+    compression: Option<String>,
+    memory_budget: Option<u64>,
+    update: bool,
+    overwrite_if_exists: bool,
+}
+
+impl SnapshotHow {
+    fn options(&self) -> PyResult<rootweave::analysis::SnapshotOptions> {
+        use rootweave::analysis::{SnapshotFormat, SnapshotOptions};
+        let format = match self.format.to_ascii_lowercase().as_str() {
+            "ttree" => SnapshotFormat::TTree,
+            "rntuple" => SnapshotFormat::RNTuple,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "no output format '{other}' (ttree or rntuple)"
+                )))
+            }
+        };
+        Ok(SnapshotOptions {
+            format,
+            compression: self
+                .compression
+                .as_deref()
+                .map(crate::write::compression)
+                .transpose()?,
+            memory_budget: self.memory_budget,
+            update: self.update,
+            overwrite_if_exists: self.overwrite_if_exists,
+        })
+    }
+}
+
+/// Several snapshots of nodes of one graph written in ONE pass with its pending results
+/// (lazy snapshots, as RDataFrame runs them in its next event loop), the GIL released:
+/// each request `(frame, tree, path, columns, (format, compression, memory_budget, update,
+/// overwrite_if_exists))`; a graph over each written tree, or the first error (then none is
+/// written).
+#[pyfunction]
+#[allow(clippy::type_complexity)] // One tuple per request, as Python passes them.
+fn snapshot_all(
+    py: Python<'_>,
+    requests: Vec<(
+        PyRef<'_, PyFrame>,
+        String,
+        std::path::PathBuf,
+        Vec<String>,
+        (String, Option<String>, Option<u64>, bool, bool),
+    )>,
+) -> PyResult<Vec<PyFrame>> {
+    let options = requests
+        .iter()
+        .map(|r| {
+            let (format, compression, memory_budget, update, overwrite_if_exists) = r.4.clone();
+            SnapshotHow {
+                format,
+                compression,
+                memory_budget,
+                update,
+                overwrite_if_exists,
+            }
+            .options()
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let columns: Vec<Vec<&str>> = requests
+        .iter()
+        .map(|r| r.3.iter().map(String::as_str).collect())
+        .collect();
+    let frames: Vec<Frame> = requests.iter().map(|r| r.0.inner.clone()).collect();
+    let places: Vec<(&str, &std::path::Path)> = requests
+        .iter()
+        .map(|r| (r.1.as_str(), r.2.as_path()))
+        .collect();
+    let written = py.detach(|| {
+        let all: Vec<rootweave::analysis::SnapshotRequest> = places
+            .iter()
+            .enumerate()
+            .map(|(k, (tree, path))| rootweave::analysis::SnapshotRequest {
+                frame: &frames[k],
+                tree,
+                path,
+                columns: &columns[k],
+                options: &options[k],
+            })
+            .collect();
+        rootweave::analysis::snapshot_all(&all)
+    });
+    Ok(written
+        .map_err(to_py)?
+        .into_iter()
+        .map(|inner| PyFrame { inner })
+        .collect())
+}
+
 /// `RunGraphs`: the results of every graph `results` belong to, computed in one loop over
 /// all their files (the GIL released); returns how many graphs ran.
 #[pyfunction]
@@ -687,5 +775,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBooked>()?;
     m.add_function(wrap_pyfunction!(run_graphs, m)?)?;
     m.add_function(wrap_pyfunction!(merge_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(snapshot_all, m)?)?;
     Ok(())
 }

@@ -176,6 +176,59 @@ fn a_range_below_a_filter_counts_the_events_reaching_it_across_files() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Several snapshots of one graph's nodes are written in one pass with its results, each in
+/// input order; two into one file, or a column that is not there, write none.
+#[test]
+fn snapshots_of_one_graph_write_in_one_pass() {
+    use rootweave::analysis::{snapshot_all, SnapshotOptions, SnapshotRequest};
+    let (dir, paths) = written("snapshots", 2, 60_000);
+    let df = frame(&paths, 2);
+    let (odd, small) = (
+        df.filter("x % 2 == 1", None).unwrap(),
+        df.filter("x < 1000", None).unwrap(),
+    );
+    let count = df.count().unwrap();
+    let options = SnapshotOptions::default();
+    let (a, b) = (dir.join("odd.root"), dir.join("small.root"));
+    let request = |frame, tree, path, columns| SnapshotRequest {
+        frame,
+        tree,
+        path,
+        columns,
+        options: &options,
+    };
+    let written = snapshot_all(&[
+        request(&odd, "odd", &a, &["x"]),
+        request(&small, "small", &b, &[]),
+    ])
+    .unwrap();
+    assert_eq!(df.runs(), 1);
+    assert_eq!(count.value().unwrap(), ResultValue::Count(120_000));
+    // Each file holds x = 0 .. 60,000.
+    let odd_x: Vec<i64> = (0..120_000)
+        .map(|i| i % 60_000)
+        .filter(|x| x % 2 == 1)
+        .collect();
+    assert_eq!(taken_ints(&written[0].take("x").unwrap()), odd_x);
+    let small_x: Vec<i64> = (0..2000).map(|i| i % 1000).collect();
+    assert_eq!(taken_ints(&written[1].take("x").unwrap()), small_x);
+    // Two snapshots into one file, or an unknown column: an error, and no file.
+    let c = dir.join("c.root");
+    let twice = [
+        request(&odd, "a", &c, &["x"]),
+        request(&small, "b", &c, &["x"]),
+    ];
+    assert!(snapshot_all(&twice).is_err());
+    let unknown = [
+        request(&odd, "a", &c, &["x"]),
+        request(&small, "b", &a, &["nope"]),
+    ];
+    let err = snapshot_all(&unknown).err().expect("refused").to_string();
+    assert!(err.contains("nope"), "{err}");
+    assert!(!c.exists() && df.runs() == 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A cut flow's rows: name, events passed, events seen.
 fn cut_flow(b: &rootweave::analysis::Booked) -> Vec<(String, u64, u64)> {
     match b.value().unwrap() {

@@ -23,6 +23,7 @@ from . import _rdf_columns, _rdf_dask, _rdf_display, _rdf_missing, _rdf_per_samp
 from ._rdf_describe import RDFDescription
 from ._rootweave import Booked as _Booked
 from ._rootweave import run_graphs as _run_graphs
+from ._rootweave import snapshot_all as _snapshot_all
 
 
 class SampleInfo:
@@ -173,17 +174,39 @@ class _LiveView:
 
 
 class _LazySnapshots:
-    """A graph's snapshots booked with `fLazy` and not yet written: each is written, with
-    the results booked before it filled in its pass, when any result of the graph is asked
-    for (as ROOT runs them in the graph's next event loop)."""
+    """A graph's snapshots booked with `fLazy` and not yet written: they are written all
+    in one pass, with the graph's pending results, when any result of the graph is asked for
+    (as ROOT runs them in the graph's next event loop)."""
 
     def __init__(self) -> None:
-        self.pending: list[Callable[[], None]] = []
+        self.pending: list[_SnapshotResult] = []
 
     def write_all(self) -> None:
-        """Writes every pending snapshot, in the order they were booked."""
-        while self.pending:
-            self.pending.pop(0)()
+        """Writes every pending snapshot: in one pass, or on Dask one after the other; a
+        failure is every pending snapshot's."""
+        pending, self.pending = self.pending, []
+        if not pending:
+            return
+        try:
+            if pending[0]._node._distributed is not None:
+                for snapshot in pending:
+                    snapshot._done = snapshot._node._write_distributed_snapshot(*snapshot._written)
+                return
+            frames = _snapshot_all([snapshot._request() for snapshot in pending])
+        except BaseException as e:
+            for snapshot in pending:
+                if snapshot._done is None:
+                    snapshot._failure = e
+            raise
+        for snapshot, frame in zip(pending, frames):
+            snapshot._done = _over_snapshot(frame, *snapshot._written[:2])
+
+
+def _over_snapshot(frame: Any, tree: str, path: str) -> RDataFrame:
+    """The RDataFrame over a snapshot's tree `tree` in file `path` (`frame`: its graph)."""
+    out = RDataFrame(None, _frame=frame)
+    out._sources = [(path, tree)]
+    return out
 
 
 class RResultPtr:
@@ -235,20 +258,19 @@ class RResultPtr:
 
 class _SnapshotResult:
     """A lazy `Snapshot`: its value, the RDataFrame over the file, once the graph has run
-    (asking for it runs the graph); a failed writing is raised again by every `GetValue`."""
+    (asking for it runs the graph); a failed writing is raised again by every `GetValue`.
+    `written`: the tree, path, columns, format, compression, "UPDATE" mode and overwriting."""
 
-    def __init__(self, write: Callable[[], RDataFrame], lazy: _LazySnapshots) -> None:
-        self._write, self._lazy = write, lazy
+    def __init__(self, node: RDataFrame, written: tuple[Any, ...], lazy: _LazySnapshots) -> None:
+        self._node, self._written, self._lazy = node, written, lazy
         self._done: RDataFrame | None = None
         self._failure: BaseException | None = None
-        lazy.pending.append(self._run)
+        lazy.pending.append(self)
 
-    def _run(self) -> None:
-        try:
-            self._done = self._write()
-        except BaseException as e:
-            self._failure = e
-            raise
+    def _request(self) -> tuple[Any, ...]:
+        """The snapshot as `snapshot_all` takes it."""
+        tree, path, columns, format, compression, update, overwrite = self._written
+        return (self._node._frame, tree, path, columns, (format, compression, None, update, overwrite))
 
     def GetValue(self) -> RDataFrame:  # noqa: N802
         """The RDataFrame over the written file (writes it, with the graph's pending results,
@@ -388,11 +410,12 @@ def _to_hist(d: dict[str, Any]) -> Any:
         w = d["bin_entries"].reshape(shape, order="F")
         view: Any = h.view(flow=True)
         view.sum_of_weights = w
-        view.value = np.divide(cells, w, out=np.zeros_like(cells), where=w != 0)
         w2 = d.get("bin_sumw2")
         view.sum_of_weights_squared = w if w2 is None else w2.reshape(shape, order="F")
-        # Values near the largest double overflow here as they do in ROOT's errors: no warning.
+        # Infinite sums (inf / inf) and values near the largest double give NaN and overflow
+        # here as in ROOT's means and errors: no warning.
         with np.errstate(over="ignore", invalid="ignore"):
+            view.value = np.divide(cells, w, out=np.zeros_like(cells), where=w != 0)
             deltas = d["sum_wy2"].reshape(shape, order="F") - w * view.value**2
         view._sum_of_weighted_deltas_squared = deltas
         _titled(h, d)
@@ -986,22 +1009,18 @@ class RDataFrame:
             columns = _rdf_columns.matching(self.GetColumnNames(), columns, "Snapshot")
         update = mode.upper() == "UPDATE"
         written = (tree, os.fspath(path), list(columns or []), format, compression, update, overwrite_if_exists)
-        if not lazy:
-            self._lazy.write_all()
-            return self._write_snapshot(*written)
-        return _SnapshotResult(lambda: self._write_snapshot(*written), self._lazy)
+        result = _SnapshotResult(self, written, self._lazy)
+        # Written now, with the lazy snapshots booked before it, in one pass.
+        return result if lazy else result.GetValue()
 
-    def _write_snapshot(self, tree: str, path: str, columns: list[str], format: str, compression: str | None,
-                        update: bool, overwrite_if_exists: bool) -> RDataFrame:
-        """Writes a snapshot (see `Snapshot`) and returns the RDataFrame over it."""
-        if self._distributed is not None:
-            graph = self._distributed
-            graph.snapshot((self._steps, tree, path, columns, format, compression), (update, overwrite_if_exists))
-            return RDataFrame(tree, [path], daskclient=graph.client, npartitions=graph.npartitions)
-        frame = self._frame.snapshot(tree, path, columns, format, compression, None, update, overwrite_if_exists)
-        out = RDataFrame(None, _frame=frame)
-        out._sources = [(path, tree)]
-        return out
+    def _write_distributed_snapshot(self, tree: str, path: str, columns: list[str], format: str,
+                                    compression: str | None, update: bool,
+                                    overwrite_if_exists: bool) -> RDataFrame:
+        """Writes a snapshot (see `Snapshot`) on Dask and returns the RDataFrame over it."""
+        graph = self._distributed
+        assert graph is not None, "a graph on Dask"
+        graph.snapshot((self._steps, tree, path, columns, format, compression), (update, overwrite_if_exists))
+        return RDataFrame(tree, [path], daskclient=graph.client, npartitions=graph.npartitions)
 
     def _reduce(self, what: str, column: str, convert: Callable[[Any], Any]) -> RResultPtr:
         booked = self._frame.reduce(what, column)

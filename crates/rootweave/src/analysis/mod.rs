@@ -32,4 +32,4 @@ pub use book::{Model, ProfileModel};
 pub use describe::Description;
 pub use graph::{run_graphs, Booked, ColumnFn, Frame, SampleInfo};
 pub use run::{Live, Progress, CHUNK, STEP};
-pub use snapshot::{SnapshotFormat, SnapshotOptions};
+pub use snapshot::{snapshot_all, SnapshotFormat, SnapshotOptions, SnapshotRequest};

@@ -88,16 +88,17 @@ pub trait BatchSink: Sync {
 /// Runs the graph's pending results (those booked since its last run); `watch` is called
 /// after each batch with the progress so far.
 pub fn run(graph: &Arc<Mutex<Graph>>, watch: Option<&(dyn Fn(Progress) + Sync)>) -> Result<()> {
-    run_with(graph, watch, None)
+    run_with(graph, watch, &[])
 }
 
-/// [`run`], also handing every batch to `sink` (which runs even without pending results).
+/// [`run`], also handing every batch to each of `sinks` (which run even without pending
+/// results): several snapshots and the results in one pass.
 pub fn run_with(
     graph: &Arc<Mutex<Graph>>,
     watch: Option<&(dyn Fn(Progress) + Sync)>,
-    sink: Option<&dyn BatchSink>,
+    sinks: &[&dyn BatchSink],
 ) -> Result<()> {
-    let Some(prepared) = Prepared::new(graph, sink)? else {
+    let Some(prepared) = Prepared::new(graph, sinks)? else {
         return Ok(());
     };
     let (needed, optional) = prepared.field_names();
@@ -106,7 +107,7 @@ pub fn run_with(
         optional: &optional,
     };
     let consume =
-        |slot, unit, arrays: &[(String, Array)]| prepared.consume(slot, unit, arrays, sink, watch);
+        |slot, unit, arrays: &[(String, Array)]| prepared.consume(slot, unit, arrays, sinks, watch);
     let exhausted = || prepared.exhausted();
     let looped = match prepared.in_order {
         true => prepared
@@ -131,7 +132,7 @@ pub fn run_graphs(graphs: &[&Arc<Mutex<Graph>>]) -> Result<usize> {
     }
     let mut prepared = Vec::new();
     for graph in unique {
-        match Prepared::new(graph, None) {
+        match Prepared::new(graph, &[]) {
             Ok(Some(p)) => prepared.push((graph, p)),
             Ok(None) => {}
             Err(e) => {
@@ -159,7 +160,7 @@ pub fn run_graphs(graphs: &[&Arc<Mutex<Graph>>]) -> Result<usize> {
             source: own,
             ..unit
         };
-        prepared[g].1.consume(slot, unit, arrays, None, None)
+        prepared[g].1.consume(slot, unit, arrays, &[], None)
     };
     let fields_of = |source: usize| {
         let (needed, optional) = &fields[owner[source].0];
@@ -231,14 +232,14 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    /// The run of `graph`'s pending results (and of `sink`); `None` when there is nothing
+    /// The run of `graph`'s pending results (and of `sinks`); `None` when there is nothing
     /// to compute. Checks that every column it reads is in the dataset.
     pub(crate) fn new(
         graph: &Arc<Mutex<Graph>>,
-        sink: Option<&dyn BatchSink>,
+        sinks: &[&dyn BatchSink],
     ) -> Result<Option<Prepared>> {
-        let has_sink = sink.is_some();
-        let extra = sink.map(|s| s.needs());
+        let has_sink = !sinks.is_empty();
+        let extra: Vec<(usize, Vec<String>)> = sinks.iter().map(|s| s.needs()).collect();
         let (mut plan, bookings, pending, dataset, watched) = {
             let g = graph.lock().unwrap_or_else(|p| p.into_inner());
             let pending: Vec<usize> = (0..g.bookings.len())
@@ -267,11 +268,11 @@ impl Prepared {
                     .into(),
             ));
         }
-        // The event loop's consumers: the results, the sink, and, when a cut flow counts
+        // The event loop's consumers: the results, the sinks, and, when a cut flow counts
         // what the loop takes, the named filters (see `last_named_filters`); each is done
         // once a `Range` above it has ended. Without a `Report`, no count shows whether the
         // loop went on for a named filter, so the run stops as soon as its results are done.
-        let sink_node = extra.as_ref().map(|(node, _)| *node);
+        let sink_nodes: Vec<usize> = extra.iter().map(|(node, _)| *node).collect();
         let consumers: Vec<usize> = pending.iter().map(|&b| bookings[b].node).collect();
         let reported = pending
             .iter()
@@ -283,7 +284,7 @@ impl Prepared {
         let limits: Vec<Vec<usize>> = consumers
             .iter()
             .copied()
-            .chain(sink_node)
+            .chain(sink_nodes.iter().copied())
             .chain(last_filters.iter().copied())
             .map(|node| ranges_ending_above(&plan, node))
             .collect();
@@ -294,7 +295,7 @@ impl Prepared {
             matches!(bookings[b].spec, ActionSpec::Report)
                 && reports_every_filter(&plan, bookings[b].node)
         });
-        let mut wanted: Vec<(usize, Vec<String>)> = extra.iter().cloned().collect();
+        let mut wanted: Vec<(usize, Vec<String>)> = extra;
         let filters_read = match (every_filter, stoppable) {
             (true, _) => report_filters(&plan, 0),
             (false, true) => last_filters,
@@ -304,7 +305,7 @@ impl Prepared {
         // below is never evaluated: its count would need columns the run does not read.
         let evaluated: HashSet<usize> = consumers
             .iter()
-            .chain(&sink_node)
+            .chain(&sink_nodes)
             .chain(&filters_read)
             .flat_map(|&n| plan.lineage(n))
             .collect();
@@ -358,7 +359,7 @@ impl Prepared {
             let none = vec![0; dataset.sources().len()];
             (none.clone(), none)
         };
-        // Each file's batches (opening every file's metadata first): only for a sink's
+        // Each file's batches (opening every file's metadata first): only for sinks'
         // writer, which needs a batch's place in the whole dataset, or a watched graph's
         // progress bar.
         let counts = match has_sink || watched {
@@ -518,13 +519,13 @@ impl Prepared {
     }
 
     /// Fills every pending result's partial from one batch of the dataset (and hands it to
-    /// `sink`), chunk by chunk, and adds the partials in dataset order.
+    /// each of `sinks`), chunk by chunk, and adds the partials in dataset order.
     pub(crate) fn consume(
         &self,
         slot: usize,
         unit: Unit,
         arrays: &[(String, Array)],
-        sink: Option<&dyn BatchSink>,
+        sinks: &[&dyn BatchSink],
         watch: Option<&(dyn Fn(Progress) + Sync)>,
     ) -> Result<()> {
         let (plan, bookings, pending) = (&self.plan, &self.bookings, &self.pending);
@@ -545,7 +546,8 @@ impl Prepared {
                 false => Partial::new(&bookings[b].spec, self.filters[k].len()),
             })
             .collect();
-        let mut written = Vec::new();
+        // Per sink, the arrays it takes of each chunk.
+        let mut written: Vec<Vec<Vec<Array>>> = vec![Vec::new(); sinks.len()];
         // The columns results fill from, by variation, node and name, chunk after chunk:
         // joined, they fill each result from the whole batch at once, so that a histogram
         // stays in the processor's caches while it takes a batch (not a chunk).
@@ -614,8 +616,8 @@ impl Prepared {
                     }
                 }
             }
-            if let Some(sink) = sink {
-                written.push(sink.arrays(&mut state)?);
+            for (sink, chunks) in sinks.iter().zip(&mut written) {
+                chunks.push(sink.arrays(&mut state)?);
             }
             if counted {
                 self.count_reached(&mut state).map_err(wrap)?;
@@ -636,9 +638,9 @@ impl Prepared {
             }
             Ok::<(), Error>(())
         })?;
-        if let Some(sink) = sink {
+        for (sink, chunks) in sinks.iter().zip(written) {
             let sequence = self.first_batch[unit.source] + unit.part as u64;
-            sink.batch(slot, sequence, join_chunks(written)?)?;
+            sink.batch(slot, sequence, join_chunks(chunks)?)?;
         }
         self.live
             .ordered

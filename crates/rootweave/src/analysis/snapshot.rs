@@ -149,6 +149,145 @@ fn open_existing(path: &Path, tree: &str, overwrite: bool) -> Result<crate::cont
     Ok(file)
 }
 
+/// One snapshot of [`snapshot_all`]: the node whose events it writes, the tree's name, the
+/// file, the columns (empty: all) and how it is written.
+pub struct SnapshotRequest<'a> {
+    /// The node.
+    pub frame: &'a Frame,
+    /// The TTree's or RNTuple's name.
+    pub tree: &'a str,
+    /// The file.
+    pub path: &'a Path,
+    /// The columns, read or defined (empty: every column of the dataset and every one
+    /// defined above the node).
+    pub columns: &'a [&'a str],
+    /// How it is written.
+    pub options: &'a SnapshotOptions,
+}
+
+/// Writes several snapshots of nodes of one graph in ONE pass over the data, with the
+/// graph's pending results (as RDataFrame runs lazy snapshots in its next event loop); see
+/// [`Frame::snapshot`]. Returns a graph over each written tree; if any fails, none is left
+/// written (a new file is not made, an updated one stays as it was) and the error is returned.
+pub fn snapshot_all(requests: &[SnapshotRequest]) -> Result<Vec<Frame>> {
+    let Some(first) = requests.first() else {
+        return Ok(Vec::new());
+    };
+    if let Some(other) = requests
+        .iter()
+        .find(|r| !Arc::ptr_eq(&r.frame.graph, &first.frame.graph))
+    {
+        return Err(Error::InvalidArgument(format!(
+            "Snapshot of '{}' and '{}': nodes of two graphs run in two passes, one call each",
+            first.tree, other.tree
+        )));
+    }
+    for (k, r) in requests.iter().enumerate() {
+        if requests[..k].iter().any(|o| o.path == r.path) {
+            return Err(Error::InvalidArgument(format!(
+                "Snapshot of '{}': {} is written by another snapshot of the same pass",
+                r.tree,
+                r.path.display()
+            )));
+        }
+    }
+    let mut prepared = Vec::with_capacity(requests.len());
+    for r in requests {
+        match r
+            .frame
+            .prepare_snapshot(r.tree, r.path, r.columns, r.options)
+        {
+            Ok(p) => prepared.push(p),
+            Err(e) => {
+                for p in prepared {
+                    let _ = p.finish(Err(Error::InvalidArgument("not run".into())));
+                }
+                return Err(e);
+            }
+        }
+    }
+    let sinks: Vec<&dyn BatchSink> = prepared.iter().map(|p| &p.writing as _).collect();
+    let ran = run_with(&first.frame.graph, None, &sinks);
+    let mut failure = ran.err();
+    let mut out = Vec::with_capacity(prepared.len());
+    for p in prepared {
+        let ran = match &failure {
+            Some(e) => Err(Error::InvalidArgument(e.to_string())),
+            None => Ok(()),
+        };
+        match p.finish(ran) {
+            Ok(frame) => out.push(frame),
+            Err(e) if failure.is_none() => failure = Some(e),
+            Err(_) => {}
+        }
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// A snapshot whose writer is open, waiting for its pass over the data.
+struct PreparedSnapshot {
+    writing: Writing,
+    /// The file updated, or `None` for a new file written at `temp` and renamed to `path`.
+    existing: Option<Arc<crate::container::FileWriter>>,
+    temp: PathBuf,
+    path: PathBuf,
+    tree: String,
+    slots: usize,
+}
+
+impl PreparedSnapshot {
+    /// Closes the writer after the pass (`ran`): the new file renamed into place, the
+    /// updated one closed; after a failed pass, the new file removed and the updated one
+    /// left as it was. Returns a graph over the written tree.
+    fn finish(self, ran: Result<()>) -> Result<Frame> {
+        // The contexts commit what they hold when dropped, before the writer closes.
+        let closed = match self.writing.output {
+            Output::TTree {
+                writer, contexts, ..
+            } => {
+                drop(contexts);
+                writer.close().map(|_| ())
+            }
+            Output::RNTuple { writer, contexts } => {
+                drop(contexts);
+                writer.close().map(|_| ())
+            }
+        };
+        let path = self.path;
+        match self.existing {
+            // A failed update leaves the file as it was: its header and keys lists are only
+            // written when it closes.
+            Some(file) => {
+                ran.and(closed)?;
+                let file = Arc::try_unwrap(file).map_err(|_| {
+                    Error::InvalidArgument("Snapshot: the updated file is still in use".into())
+                })?;
+                file.close()?;
+            }
+            None => {
+                let finished = ran.and(closed).and_then(|_| {
+                    std::fs::rename(&self.temp, &path).map_err(|source| Error::Io {
+                        path: path.clone(),
+                        source,
+                    })
+                });
+                if let Err(e) = finished {
+                    let _ = std::fs::remove_file(&self.temp);
+                    return Err(e);
+                }
+            }
+        }
+        let options = crate::parallel::ReadOptions::default().with_threads(self.slots);
+        Ok(Frame::new(Dataset::new(
+            vec![Source::new(&path, Some(&self.tree))],
+            options,
+        )?))
+    }
+}
+
 impl Frame {
     /// `Snapshot(tree, path, columns, options)`: writes the events this node keeps, with
     /// `columns` (empty: every column of the dataset and every one defined above), to a new
@@ -161,6 +300,25 @@ impl Frame {
         columns: &[&str],
         options: &SnapshotOptions,
     ) -> Result<Frame> {
+        let request = SnapshotRequest {
+            frame: self,
+            tree,
+            path,
+            columns,
+            options,
+        };
+        let mut written = snapshot_all(&[request])?;
+        Ok(written.remove(0))
+    }
+
+    /// The writer of a snapshot of this node, open and waiting for the pass.
+    fn prepare_snapshot(
+        &self,
+        tree: &str,
+        path: &Path,
+        columns: &[&str],
+        options: &SnapshotOptions,
+    ) -> Result<PreparedSnapshot> {
         let mut columns = self.snapshot_columns(columns)?;
         let mut tree_options = std::collections::HashMap::new();
         if options.format == SnapshotFormat::TTree {
@@ -263,48 +421,14 @@ impl Frame {
             columns,
             output,
         };
-        let ran = run_with(&self.graph, None, Some(&writing));
-        // The contexts commit what they hold when dropped, before the writer closes.
-        let closed = match writing.output {
-            Output::TTree {
-                writer, contexts, ..
-            } => {
-                drop(contexts);
-                writer.close().map(|_| ())
-            }
-            Output::RNTuple { writer, contexts } => {
-                drop(contexts);
-                writer.close().map(|_| ())
-            }
-        };
-        match existing {
-            // A failed update leaves the file as it was: its header and keys lists are only
-            // written when it closes.
-            Some(file) => {
-                ran.and(closed)?;
-                let file = Arc::try_unwrap(file).map_err(|_| {
-                    Error::InvalidArgument("Snapshot: the updated file is still in use".into())
-                })?;
-                file.close()?;
-            }
-            None => {
-                let finished = ran.and(closed).and_then(|_| {
-                    std::fs::rename(&temp, path).map_err(|source| Error::Io {
-                        path: PathBuf::from(path),
-                        source,
-                    })
-                });
-                if let Err(e) = finished {
-                    let _ = std::fs::remove_file(&temp);
-                    return Err(e);
-                }
-            }
-        }
-        let options = crate::parallel::ReadOptions::default().with_threads(slots);
-        Ok(Frame::new(Dataset::new(
-            vec![Source::new(path, Some(tree))],
-            options,
-        )?))
+        Ok(PreparedSnapshot {
+            writing,
+            existing,
+            temp,
+            path: path.to_path_buf(),
+            tree: tree.to_string(),
+            slots,
+        })
     }
 
     /// The columns a snapshot writes: those asked (checked), or every column of the
