@@ -558,9 +558,12 @@ ROOT_SNAPSHOT_LAYOUTS = r"""
 import json, sys, ROOT
 from snapshot_layouts import book
 df = ROOT.RDataFrame("Events", sys.argv[1])
-opts = ROOT.RDF.RSnapshotOptions()
-opts.fLazy = True
-done = [node.Snapshot("t", f"{sys.argv[2]}-{k}.root", columns, opts) for k, (node, columns) in enumerate(book(df))]
+done = []
+for fmt, kind in (("ttree", ROOT.RDF.ESnapshotOutputFormat.kTTree), ("rntuple", ROOT.RDF.ESnapshotOutputFormat.kRNTuple)):
+    opts = ROOT.RDF.RSnapshotOptions()
+    opts.fLazy, opts.fOutputFormat = True, kind
+    done += [node.Snapshot("t", f"{sys.argv[2]}-{fmt}-{k}.root", columns, opts)
+             for k, (node, columns) in enumerate(book(df))]
 done[0].GetValue()
 """
 
@@ -568,7 +571,8 @@ done[0].GetValue()
 def test_snapshot_lays_out_counted_arrays_as_root_s(workdir):
     """A column read from a counted array (NanoAOD's `Jet_pt[nJet]`) is written as one, its
     counter (name and type) once, where ROOT's Snapshot puts it; an alias of one too; a
-    redefined one, or one whose counter is redefined, as a list. The branches' names, order
+    redefined one, or one whose counter is redefined, as a list. In an RNTuple, lists are
+    `RVec`s and counters fields where ROOT puts them. The branches' or fields' names, order
     and types are ROOT's, and so are the values."""
     (workdir / "snapshot_layouts.py").write_text(
         "def book(df):\n"
@@ -586,10 +590,18 @@ def test_snapshot_lays_out_counted_arrays_as_root_s(workdir):
                           env={**__import__("os").environ, "PYTHONPATH": str(workdir)})
     assert done.returncode == 0, done.stderr[-2000:]
     ours = rootweave.RDataFrame("Events", str(NANO), threads=2)
-    for k, (node, columns) in enumerate(book(ours)):
-        node.Snapshot("t", workdir / f"our-layout-{k}.root", columns)
+    for fmt in ("ttree", "rntuple"):
+        for k, (node, columns) in enumerate(book(ours)):
+            node.Snapshot("t", workdir / f"our-layout-{fmt}-{k}.root", columns, format=fmt)
     for k in range(3):
-        with uproot.open(workdir / f"root-layout-{k}.root") as f, uproot.open(workdir / f"our-layout-{k}.root") as g:
+        with uproot.open(workdir / f"root-layout-rntuple-{k}.root") as f, \
+                uproot.open(workdir / f"our-layout-rntuple-{k}.root") as g:
+            theirs, mine = f["t"], g["t"]
+            assert [(c.name, c.typename) for c in mine.fields] == [(c.name, c.typename) for c in theirs.fields]
+            assert mine.arrays().tolist() == theirs.arrays().tolist()
+    for k in range(3):
+        with uproot.open(workdir / f"root-layout-ttree-{k}.root") as f, \
+                uproot.open(workdir / f"our-layout-ttree-{k}.root") as g:
             theirs, mine = f["t"], g["t"]
             # ROOT names a defined list's class RVec, rootweave writes std::vector (both read as lists).
             types = [(b.name, b.typename.replace("RVec<", "std::vector<")) for b in theirs.branches]
@@ -603,7 +615,7 @@ def test_snapshot_lays_out_counted_arrays_as_root_s(workdir):
             assert [(b.name, b.typename) for b in mine.branches] == types
             for name in mine.keys():
                 assert ak.to_list(mine[name].array()) == ak.to_list(theirs[name].array()), name
-    first = [b.name for b in uproot.open(workdir / "our-layout-0.root")["t"].branches]
+    first = [b.name for b in uproot.open(workdir / "our-layout-ttree-0.root")["t"].branches]
     assert first[:3] == ["nJet", "Jet_eta", "nMuon"] and first.count("nMuon") == 1
     # A column and its alias are one column: ROOT refuses to write both, and so does rootweave.
     with pytest.raises(ValueError, match="'Jet_pt' is asked for twice"):

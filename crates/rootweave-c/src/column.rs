@@ -264,6 +264,7 @@ unsafe fn data<'a>(
             ColumnData::StringBytes { offsets, bytes }
         }
         FieldType::Vector(item)
+        | FieldType::RVec(item)
         | FieldType::Optional(item)
         | FieldType::UntypedCollection(item) => {
             let (offsets, end) = unsafe { offsets(column, entries, path)? };

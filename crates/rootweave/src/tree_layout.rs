@@ -247,39 +247,41 @@ fn plan(
     match ty {
         FieldType::String if o.c_string => out.push(BranchSpec::c_string(name)),
         FieldType::String => out.push(BranchSpec::string(name)),
-        FieldType::Vector(item) | FieldType::UntypedCollection(item) => match item.as_ref() {
-            FieldType::String => out.push(BranchSpec::vector_of_strings(name)),
-            FieldType::Vector(inner) => match inner.number() {
-                Some(leaf) => out.push(BranchSpec::vector_of_vectors(name, leaf)),
-                None => return Err(unsupported()),
-            },
-            FieldType::Record { fields, .. } => {
-                out.push(BranchSpec::scalar(counter, counter_type));
-                let members = fields
-                    .iter()
-                    .map(|f| counted_member(&member_name(name, &f.name), &f.ty, counter, out))
-                    .collect::<Result<Vec<_>>>()?;
-                return Ok(Plan::Records {
-                    members,
-                    shared: false,
-                    counter: counter_type,
-                });
-            }
-            other => match shaped(other) {
-                Some((leaf, dims)) if o.std_vector && dims.is_empty() => {
-                    out.push(BranchSpec::vector(name, leaf))
-                }
-                Some((leaf, dims)) => {
+        FieldType::Vector(item) | FieldType::RVec(item) | FieldType::UntypedCollection(item) => {
+            match item.as_ref() {
+                FieldType::String => out.push(BranchSpec::vector_of_strings(name)),
+                FieldType::Vector(inner) => match inner.number() {
+                    Some(leaf) => out.push(BranchSpec::vector_of_vectors(name, leaf)),
+                    None => return Err(unsupported()),
+                },
+                FieldType::Record { fields, .. } => {
                     out.push(BranchSpec::scalar(counter, counter_type));
-                    out.push(BranchSpec::counted(name, leaf, counter, &dims));
-                    return Ok(Plan::Counted {
+                    let members = fields
+                        .iter()
+                        .map(|f| counted_member(&member_name(name, &f.name), &f.ty, counter, out))
+                        .collect::<Result<Vec<_>>>()?;
+                    return Ok(Plan::Records {
+                        members,
                         shared: false,
                         counter: counter_type,
                     });
                 }
-                None => return Err(unsupported()),
-            },
-        },
+                other => match shaped(other) {
+                    Some((leaf, dims)) if o.std_vector && dims.is_empty() => {
+                        out.push(BranchSpec::vector(name, leaf))
+                    }
+                    Some((leaf, dims)) => {
+                        out.push(BranchSpec::scalar(counter, counter_type));
+                        out.push(BranchSpec::counted(name, leaf, counter, &dims));
+                        return Ok(Plan::Counted {
+                            shared: false,
+                            counter: counter_type,
+                        });
+                    }
+                    None => return Err(unsupported()),
+                },
+            }
+        }
         FieldType::Record { fields, .. } if o.leaf_list => {
             let leaves = fields
                 .iter()

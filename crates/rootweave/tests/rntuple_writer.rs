@@ -156,6 +156,33 @@ fn invalid_schemas_and_options_are_refused() {
     assert!(RNTupleWriter::in_file(file, "n", schema(), tiny_key).is_err());
 }
 
+/// An `RVec` field (RDataFrame's lists, as its RNTuple snapshots write them) is named so and
+/// reads back as the list it is.
+#[test]
+fn rvec_fields_are_named_so_and_read_back_as_lists() {
+    let ty = FieldType::RVec(Box::new(FieldType::Float32));
+    assert_eq!(ty.type_name(), "ROOT::VecOps::RVec<float>");
+    let (memory, file) = written::file_in_memory("rvec.root");
+    let fields = vec![Field::new("v", ty)];
+    let mut w = RNTupleWriter::in_file(file.clone(), "n", fields, Default::default()).unwrap();
+    let v = [1.0f32, 2.0, 3.0];
+    w.extend(&[ColumnData::list(&[0, 2, 2, 3], ColumnData::Float32(&v))])
+        .unwrap();
+    w.close().unwrap();
+    Arc::try_unwrap(file).unwrap().close().unwrap();
+    let bytes = Arc::new(MemoryFile::from_bytes(memory.to_bytes()));
+    let root = Arc::new(RootFile::from_source(bytes).unwrap());
+    let reader = RNTupleReader::from_file(root, "n", ReadOptions::default()).unwrap();
+    let arrays = reader.read(&["v"], 0..3).unwrap();
+    assert_eq!(
+        arrays[0].1,
+        rootweave::array::Array::List {
+            offsets: vec![0, 2, 2, 3],
+            values: Box::new(rootweave::array::Array::Float32(v.to_vec()))
+        }
+    );
+}
+
 #[test]
 fn a_path_puts_the_rntuple_in_directories() {
     let memory = Arc::new(MemoryFile::new());

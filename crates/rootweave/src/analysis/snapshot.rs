@@ -1,5 +1,5 @@
 //! `Snapshot`: the events a node keeps, with chosen columns (read or defined), written to a
-//! TTree (laid out as [`snapshot_layout`](super::snapshot_layout) says) or an RNTuple through the parallel writers within their memory budget, batch k of
+//! TTree or an RNTuple (laid out as [`snapshot_layout`](super::snapshot_layout) says) through the parallel writers within their memory budget, batch k of
 //! the dataset as the writer's sequence number k, so the output keeps the input's entry
 //! order for any number of threads (RDataFrame's multithreaded Snapshot does not). A new
 //! file appears once complete, and a file updated lists the new tree only once it is; the
@@ -16,7 +16,8 @@ use crate::compress::Compression;
 use crate::dataset::{BatchSource, Dataset, Source};
 use crate::error::{Error, Result};
 use crate::rntuple::{
-    Field, RNTupleFillContext, RNTupleParallelOptions, RNTupleParallelWriter, RNTupleWriteOptions,
+    Field, FieldType, RNTupleFillContext, RNTupleParallelOptions, RNTupleParallelWriter,
+    RNTupleWriteOptions,
 };
 use crate::tree_layout::{field_type_of, FieldOptions, TreeLayout};
 use crate::ttree::{
@@ -319,17 +320,18 @@ impl Frame {
         columns: &[&str],
         options: &SnapshotOptions,
     ) -> Result<PreparedSnapshot> {
-        let mut columns = self.snapshot_columns(columns)?;
-        let mut tree_options = std::collections::HashMap::new();
-        if options.format == SnapshotFormat::TTree {
-            let laid_out = self.tree_columns(columns, written_name)?;
-            (columns, tree_options) = (laid_out.columns, laid_out.options);
-        }
+        let tree_format = options.format == SnapshotFormat::TTree;
+        let asked = self.snapshot_columns(columns)?;
+        let laid_out = self.snapshot_layout(asked, written_name, tree_format)?;
+        let (columns, tree_options) = (laid_out.columns, laid_out.options);
         let (plan, dataset) = {
             let g = self.lock();
             (Plan::new(g.nodes.clone()), g.dataset.clone())
         };
-        let fields = self.snapshot_fields(&plan, &dataset, &columns)?;
+        let mut fields = self.snapshot_fields(&plan, &dataset, &columns)?;
+        if options.format == SnapshotFormat::RNTuple {
+            fields = self.rntuple_fields(&columns, fields);
+        }
         // Into an existing file: its writer continues it; else a new file, renamed once whole.
         let existing = match options.update && path.exists() {
             true => Some(Arc::new(open_existing(
@@ -516,6 +518,28 @@ impl Frame {
                     ))
                 })?;
                 Ok(Field::new(written(c), ty))
+            })
+            .collect()
+    }
+
+    /// `fields` of `columns` as an RNTuple snapshot writes them: lists as RDataFrame's
+    /// `ROOT::VecOps::RVec<T>` (a defined column's lists of lists too), as ROOT writes them.
+    fn rntuple_fields(&self, columns: &[String], fields: Vec<Field>) -> Vec<Field> {
+        fn rvec(ty: FieldType, nested: bool) -> FieldType {
+            match ty {
+                FieldType::Vector(item) => FieldType::RVec(Box::new(match nested {
+                    true => rvec(*item, true),
+                    false => *item,
+                })),
+                other => other,
+            }
+        }
+        columns
+            .iter()
+            .zip(fields)
+            .map(|(c, f)| {
+                let defined = self.lock().resolve(self.node, c).0.is_some();
+                Field::new(f.name, rvec(f.ty, defined))
             })
             .collect()
     }

@@ -1,77 +1,75 @@
-//! How a TTree snapshot lays out its columns, as RDataFrame's `Snapshot` does: a column read
-//! from a counted array of the dataset's TTree (NanoAOD's `Jet_pt[nJet]`) stays a counted
-//! array with its counter branch, of the counter's name and integer type, written once:
-//! where it is asked for before its arrays, else just before the first of them. Other lists
-//! are `std::vector` branches.
+//! How a snapshot lays out its columns, as RDataFrame's `Snapshot` does: a column read from a
+//! counted array of the dataset's TTree (NanoAOD's `Jet_pt[nJet]`) comes with its counter
+//! (`nJet`, read from the dataset too), written once. In a TTree the array stays a counted
+//! array of that counter, which is written where it is asked for before its arrays, else
+//! just before the first of them; other lists are `std::vector` branches. An RNTuple has the
+//! counter as a field of its own: where it is asked for, else before the first array.
 
 use std::collections::{HashMap, HashSet};
 
 use super::graph::Frame;
-use crate::array::LeafType;
 use crate::dataset::AnyReader;
 use crate::error::Result;
 use crate::tree_layout::FieldOptions;
 use crate::ttree::Branch;
 
-/// The columns a TTree snapshot writes, in order, and how each (by its written name) is laid
-/// out.
-pub(super) struct TreeColumns {
-    /// The columns, without counters their arrays already write.
+/// The columns a snapshot writes, in order, and how each (by its written name) is laid out
+/// in a TTree.
+pub(super) struct SnapshotColumns {
+    /// The columns, counters included once.
     pub columns: Vec<String>,
-    /// The layout of each column's field, by the name it is written as.
+    /// The TTree layout of each column's field, by the name it is written as.
     pub options: HashMap<String, FieldOptions>,
 }
 
 impl Frame {
-    /// The layout of `columns` (asked for, or all) in a TTree snapshot; `written` gives the
-    /// name a column is written as.
-    pub(super) fn tree_columns(
+    /// The columns a snapshot of `columns` (asked for, or all) writes, counters added, and
+    /// their TTree layout; `written` gives the name a column is written as; `tree`: for a
+    /// TTree, else an RNTuple.
+    pub(super) fn snapshot_layout(
         &self,
         columns: Vec<String>,
         written: impl Fn(&str) -> String,
-    ) -> Result<TreeColumns> {
+        tree: bool,
+    ) -> Result<SnapshotColumns> {
         let reader = self.first_source()?;
-        let mut counted = Vec::with_capacity(columns.len());
-        for c in &columns {
-            counted.push(match &reader {
-                Some(r) => self.source_counter(r, c),
-                None => None,
-            });
-        }
-        let mut out = TreeColumns {
+        let mut out = SnapshotColumns {
             columns: Vec::with_capacity(columns.len()),
             options: HashMap::new(),
         };
-        // Counters written so far, by the arrays they count or asked for themselves.
-        let mut counters: HashSet<&str> = HashSet::new();
-        let wanted: HashSet<&str> = counted.iter().flatten().map(|(n, _)| n.as_str()).collect();
-        for (c, counter) in columns.iter().zip(&counted) {
+        // The columns written so far: a counter asked for after its arrays is not again.
+        let mut taken: HashSet<String> = HashSet::new();
+        let asked: HashSet<String> = match tree {
+            true => HashSet::new(),
+            false => columns.iter().cloned().collect(),
+        };
+        for c in columns {
+            if taken.contains(&c) {
+                continue;
+            }
+            let counter = reader.as_ref().and_then(|r| self.source_counter(r, &c));
             let options = match counter {
-                Some((name, leaf)) => {
-                    counters.insert(name.as_str());
-                    FieldOptions::default()
-                        .with_counter(name)
-                        .with_counter_type(*leaf)
-                }
-                // Already written by an array before it.
-                None if counters.contains(c.as_str()) => continue,
-                None => {
-                    if wanted.contains(c.as_str()) {
-                        counters.insert(c.as_str());
+                Some(counter) => {
+                    if !asked.contains(&counter) && taken.insert(counter.clone()) {
+                        let vector = FieldOptions::default().with_std_vector();
+                        out.options.insert(written(&counter), vector);
+                        out.columns.push(counter.clone());
                     }
-                    FieldOptions::default().with_std_vector()
+                    FieldOptions::default().with_counter(&counter)
                 }
+                None => FieldOptions::default().with_std_vector(),
             };
-            out.options.insert(written(c), options);
-            out.columns.push(c.clone());
+            out.options.insert(written(&c), options);
+            taken.insert(c.clone());
+            out.columns.push(c);
         }
         Ok(out)
     }
 
-    /// The counter of column `column` here (its name and type) if it is read as it is from
-    /// a counted array of `reader`'s TTree, one value per item, and its counter is read as
+    /// The counter of column `column` here if it is read as it is from a counted array of
+    /// `reader`'s TTree, one value per item, and its counter, an integer branch, is read as
     /// it is too.
-    fn source_counter(&self, reader: &AnyReader, column: &str) -> Option<(String, LeafType)> {
+    fn source_counter(&self, reader: &AnyReader, column: &str) -> Option<String> {
         let AnyReader::TTree(tree) = reader else {
             return None;
         };
@@ -91,28 +89,18 @@ impl Frame {
             (None, name) if &name == counter => {}
             _ => return None,
         }
-        let leaf = counter_type(tree.meta().find(counter)?)?;
-        Some((counter.clone(), leaf))
+        counts(tree.meta().find(counter)?).then(|| counter.clone())
     }
 }
 
-/// The integer type of a branch that can count arrays: one plain leaf of one integer.
-fn counter_type(branch: &Branch) -> Option<LeafType> {
+/// Whether a branch can count arrays: one plain leaf of one integer.
+fn counts(branch: &Branch) -> bool {
     let [leaf] = branch.leaves.as_slice() else {
-        return None;
+        return false;
     };
-    if branch.element.is_some() || leaf.count.is_some() || leaf.len != 1 {
-        return None;
-    }
-    Some(match (leaf.class.as_str(), leaf.is_unsigned) {
-        ("TLeafB", false) => LeafType::Int8,
-        ("TLeafB", true) => LeafType::UInt8,
-        ("TLeafS", false) => LeafType::Int16,
-        ("TLeafS", true) => LeafType::UInt16,
-        ("TLeafI", false) => LeafType::Int32,
-        ("TLeafI", true) => LeafType::UInt32,
-        ("TLeafL", false) => LeafType::Int64,
-        ("TLeafL", true) => LeafType::UInt64,
-        _ => return None,
-    })
+    let integer = matches!(
+        leaf.class.as_str(),
+        "TLeafB" | "TLeafS" | "TLeafI" | "TLeafL"
+    );
+    integer && branch.element.is_none() && leaf.count.is_none() && leaf.len == 1
 }

@@ -88,7 +88,9 @@ impl Node {
                 let chars = take(next_column);
                 Kind::String { offsets, chars }
             }
-            FieldType::Vector(item) | FieldType::UntypedCollection(item) => {
+            FieldType::Vector(item)
+            | FieldType::RVec(item)
+            | FieldType::UntypedCollection(item) => {
                 let offsets = take(next_column);
                 let item = Box::new(Node::build(&format!("{path}._0"), item, next_column));
                 Kind::Collection { offsets, item }

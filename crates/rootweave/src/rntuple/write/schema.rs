@@ -34,6 +34,9 @@ pub enum FieldType {
     String,
     /// `std::vector<T>`
     Vector(Box<FieldType>),
+    /// `ROOT::VecOps::RVec<T>`: on disk as `std::vector<T>`, the type RDataFrame's lists
+    /// have (its snapshots write them so).
+    RVec(Box<FieldType>),
     /// `std::array<T, N>`
     Array(Box<FieldType>, usize),
     /// `std::optional<T>`
@@ -157,6 +160,7 @@ impl FieldType {
             FieldType::Float64 => "double".into(),
             FieldType::String => "std::string".into(),
             FieldType::Vector(item) => format!("std::vector<{}>", item.type_name()),
+            FieldType::RVec(item) => format!("ROOT::VecOps::RVec<{}>", item.type_name()),
             FieldType::Array(item, n) => format!("std::array<{},{n}>", item.type_name()),
             FieldType::Optional(item) => format!("std::optional<{}>", item.type_name()),
             FieldType::Pair(a, b) => format!("std::pair<{},{}>", a.type_name(), b.type_name()),
@@ -183,6 +187,7 @@ impl FieldType {
     pub fn children(&self) -> Vec<Field> {
         match self {
             FieldType::Vector(item)
+            | FieldType::RVec(item)
             | FieldType::Array(item, _)
             | FieldType::Optional(item)
             | FieldType::UntypedCollection(item) => vec![Field::new("_0", (**item).clone())],
@@ -203,9 +208,10 @@ impl FieldType {
     /// The structural role written in the field record.
     pub fn role(&self) -> StructuralRole {
         match self {
-            FieldType::Vector(_) | FieldType::Optional(_) | FieldType::UntypedCollection(_) => {
-                StructuralRole::Collection
-            }
+            FieldType::Vector(_)
+            | FieldType::RVec(_)
+            | FieldType::Optional(_)
+            | FieldType::UntypedCollection(_) => StructuralRole::Collection,
             FieldType::Pair(..) | FieldType::Tuple(_) | FieldType::Record { .. } => {
                 StructuralRole::Record
             }
@@ -231,7 +237,10 @@ impl FieldType {
             FieldType::Float32 => vec![pick(C::SplitReal32, C::Real32)],
             FieldType::Float64 => vec![pick(C::SplitReal64, C::Real64)],
             FieldType::String => vec![pick(C::SplitIndex64, C::Index64), C::Char],
-            FieldType::Vector(_) | FieldType::Optional(_) | FieldType::UntypedCollection(_) => {
+            FieldType::Vector(_)
+            | FieldType::RVec(_)
+            | FieldType::Optional(_)
+            | FieldType::UntypedCollection(_) => {
                 vec![pick(C::SplitIndex64, C::Index64)]
             }
             _ => Vec::new(),
