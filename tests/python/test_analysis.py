@@ -1198,6 +1198,14 @@ def test_samples_of_a_specification_as_root_s(workdir, adl_files, dask_client):
                                                                           "int"]
     assert typed.Define("q", "lumi / 2").Sum("q").GetValue() == theirs["half"] == 25_000 * (5 + 1)
     assert [typed.Sum(c).GetValue() for c in ("half", "sid")] == theirs["sums"] == [150_000, 25_000]
+    # Without a specification there is no sample data: ROOT's RSampleInfo refuses to give it
+    # (the file's name, AsString and Contains, are there).
+    plain = rootweave.RDataFrame("Events", adl_files[0])
+    for asked in ("rdfsampleinfo_.GetSampleId()", "rdfsampleinfo_.GetSampleName()", 'rdfsampleinfo_.GetD("x")',
+                  lambda info: info.GetSampleId() * 1.0):
+        with pytest.raises(ValueError, match="no samples are available"):
+            plain.DefinePerSample("s", asked)
+    assert plain.DefinePerSample("s", 'rdfsampleinfo_.Contains("adl-1") ? 2.0 : 0.0').Sum("s").GetValue() == 50_000
     spread = rootweave.RDF.Experimental.FromSpec(path, daskclient=dask_client, npartitions=2)
     spread = spread.DefinePerSample("half", 'rdfsampleinfo_.GetI("lumi") / 2')
     assert spread.GetColumnType("half") == "int" and spread.Sum("half").GetValue() == 150_000

@@ -35,16 +35,25 @@ class SampleInfo:
         self.index, self.path, self.tree, self.entries = index, path, tree, entries
         self.sample = sample
 
+    def _sample_data(self, call: str) -> _rdf_spec.Sample:
+        """The sample of a `FromSpec` dataset; an error elsewhere, as ROOT's (it has no sample
+        data to give)."""
+        if self.sample is None:
+            raise ValueError(f"RSampleInfo.{call}: sample data was requested but no samples are "
+                             f"available (a dataset made by FromSpec has them)")
+        return self.sample
+
     def GetSampleName(self) -> str:  # noqa: N802
-        """The sample's name in a `FromSpec` specification ("" otherwise)."""
-        return self.sample.name if self.sample else ""
+        """The sample's name in a `FromSpec` specification (an error without one, as in ROOT)."""
+        return self._sample_data("GetSampleName").name
 
     def GetSampleId(self) -> int:  # noqa: N802
-        """The sample's number in a `FromSpec` specification, in its order (0 otherwise)."""
-        return self.sample.id if self.sample else 0
+        """The sample's number in a `FromSpec` specification, in its order (an error without
+        one, as in ROOT)."""
+        return self._sample_data("GetSampleId").id
 
     def _metadata(self, key: str, kind: type, call: str) -> Any:
-        value = (self.sample.metadata if self.sample else {}).get(key)
+        value = self._sample_data(call).metadata.get(key)
         if value is None:
             raise KeyError(f"{call}: no metadata '{key}' in sample '{self.GetSampleName()}'")
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
