@@ -307,7 +307,8 @@ pub enum ResultValue {
     Report(Vec<(String, u64, u64)>),
     /// [`ActionSpec::Parts`]: a sum's or mean's `[sum, carry, n]` (Neumaier's compensated
     /// sum and the number of values), a standard deviation's `[n, mean, m2]` (Welford's),
-    /// a minimum's or maximum's effect on the running value (see [`Extreme::parts`]).
+    /// a minimum's or maximum's effect on the running value (`[]` none, `[m]` a step to
+    /// `m`, `[m, 1]` values with a NaN, after which the running value is `m`).
     Parts(Vec<f64>),
 }
 
