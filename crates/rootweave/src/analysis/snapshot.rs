@@ -1,9 +1,10 @@
 //! `Snapshot`: the events a node keeps, with chosen columns (read or defined), written to a
-//! TTree or an RNTuple (laid out as [`snapshot_layout`](super::snapshot_layout) says) through the parallel writers within their memory budget, batch k of
-//! the dataset as the writer's sequence number k, so the output keeps the input's entry
-//! order for any number of threads (RDataFrame's multithreaded Snapshot does not). A new
-//! file appears once complete, and a file updated lists the new tree only once it is; the
-//! results booked on the graph are filled in the same pass.
+//! TTree or an RNTuple (laid out as [`snapshot_layout`](super::snapshot_layout) says)
+//! through the parallel writers within their memory budget, batch k of the dataset as the
+//! writer's sequence number k, so the output keeps the input's entry order for any number
+//! of threads (RDataFrame's multithreaded Snapshot does not). A new file appears once
+//! complete, and a file updated lists the new tree only once it is; the results booked on
+//! the graph, and other snapshots of it ([`snapshot_all`]), are filled in the same pass.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -495,13 +496,12 @@ impl Frame {
         let names: Vec<&str> = inputs.iter().map(String::as_str).collect();
         let arrays = reader.read_fields_recycling(&names, 0..0, &mut Recycler::new())?;
         let mut state = BatchState::new(plan, &arrays, 0, 0, 0..0);
-        let written = |c: &String| written_name(c);
         let mut taken: std::collections::HashMap<String, &String> = Default::default();
         for c in columns {
-            if let Some(other) = taken.insert(written(c), c) {
+            if let Some(other) = taken.insert(written_name(c), c) {
                 return Err(Error::InvalidArgument(format!(
                     "Snapshot: columns '{other}' and '{c}' would both be written as '{}'",
-                    written(c)
+                    written_name(c)
                 )));
             }
         }
@@ -517,7 +517,7 @@ impl Frame {
                         array.kind()
                     ))
                 })?;
-                Ok(Field::new(written(c), ty))
+                Ok(Field::new(written_name(c), ty))
             })
             .collect()
     }
