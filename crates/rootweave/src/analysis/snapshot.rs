@@ -534,11 +534,12 @@ impl Frame {
                 other => other,
             }
         }
+        let g = self.lock();
         columns
             .iter()
             .zip(fields)
             .map(|(c, f)| {
-                let defined = self.lock().resolve(self.node, c).0.is_some();
+                let defined = g.resolve(self.node, c).0.is_some();
                 Field::new(f.name, rvec(f.ty, defined))
             })
             .collect()
