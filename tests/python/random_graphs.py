@@ -4,11 +4,16 @@ same events, every result compared.
 A graph grows from the data source by random steps on random nodes: `Define` (an expression of
 `random_expressions.Grammar` over the columns the node sees, those defined above it included),
 `Filter` (named or not), `Range`, `Redefine` of a defined column, `Alias`, `Vary` (one to three
-variations of a number) and `DefinePerSample` (of `rdfsampleinfo_`). Results are booked on
-random nodes: `Count`, `Sum`, `Mean`, `Min`, `Max`, `StdDev` of numbers and of lists, `Histo1D`
+variations of a number, or of two numbers of one type together; a variation's name sometimes
+one used before) and `DefinePerSample` (of `rdfsampleinfo_`). Results are booked on random
+nodes: `Count`, `Sum`, `Mean`, `Min`, `Max`, `StdDev` of numbers and of lists, `Histo1D`
 (regular or variable bins, weighted or not), `Histo2D`, `Histo3D`, `Profile1D`, `Profile2D`,
 `Take`, `AsNumpy`, `Report`, some through `VariationsFor`, and lazy `Snapshot`s of a few columns
-(the written trees compared as uproot reads them: branches, their types and values).
+into a TTree or an RNTuple (the written trees compared as uproot reads them: branches or
+top-level fields, their types and values). Some graphs are booked twice, the second time over
+half the files, and run together by `RunGraphs`.
+The events: the NanoAOD file four times, or its events as ROOT writes them into an RNTuple
+(`--rntuple`), or numbers of every type at their extremes (`--numpy`).
 ROOT runs each graph in one event loop on one thread (its `Range` needs that), rootweave on one
 and on two threads, which must agree bit for bit. A step ROOT refuses is dropped with what hangs
 below it, and the graph drawn again without it; what ROOT computes is the answer.
@@ -58,15 +63,18 @@ class Draw:
     """Draws one graph as a spec: `{"nodes": [{"parent": i, "op": [call, args...]}], "results":
     [{"node": i, "kind": call, "args": [...]}]}`; node 0 is the source."""
 
-    def __init__(self, rng, numpy=False):
+    def __init__(self, rng, numpy=False, rntuple=False):
         self.rng, self.numpy = rng, numpy
         base = NUMPY_SCALARS if numpy else SCALARS
+        if rntuple:
+            # The RNTuple's `std::uint64_t` is `unsigned long` on Linux.
+            base = [(n, "unsigned long" if t == "unsigned long long" else t, f) for n, t, f in base]
         lists = {} if numpy else {name: (ty, family) for family, cols in LISTS.items() for name, ty in cols}
         # Per node: the columns it sees, {name: (type, list family or None)}; the entry's
         # number too (not its slot, which differs with the threads).
         self.seen = [{**{n: (t, None) for n, t, _ in base}, **{n: v for n, v in lists.items()},
                       "rdfentry_": ("unsigned long long", None)}]
-        self.nodes, self.results, self.fresh, self.aliases = [], [], 0, set()
+        self.nodes, self.results, self.fresh, self.aliases, self.variations = [], [], 0, set(), []
 
     def name(self, prefix):
         self.fresh += 1
@@ -85,7 +93,7 @@ class Draw:
         parent = r.choice(range(len(self.seen))) if r.random() < 0.5 else len(self.seen) - 1
         seen = dict(self.seen[parent])
         kind = r.choices(["Define", "Filter", "Range", "Redefine", "Alias", "Vary", "DefinePerSample"],
-                         [40, 30, 10, 10, 10, 8, 0 if self.numpy else 5])[0]
+                         [40, 30, 10, 10, 10, 12, 0 if self.numpy else 5])[0]
         defined = [n for n, (t, fam) in seen.items() if n.startswith("d") and fam is None]
         if kind == "Redefine" and not defined:
             kind = "Define"
@@ -107,12 +115,26 @@ class Draw:
             seen[name] = (ty, None)
             op = [kind, name, text]
         elif kind == "Vary":
-            column = r.choice(sorted(n for n, (t, fam) in seen.items()
-                                     if fam is None and numeric(t) and n not in self.aliases and n != "rdfentry_"))
-            ty = SPELLED.get(seen[column][0], seen[column][0])
+            options = sorted(n for n, (t, fam) in seen.items()
+                             if fam is None and numeric(t) and n not in self.aliases and n != "rdfentry_")
+            columns = [r.choice(options)]
+            ty = seen[columns[0]][0]
+            # Sometimes two columns of one type together, sometimes a name used before.
+            others = [n for n in options if n != columns[0] and seen[n][0] == ty]
+            if others and r.random() < 0.3:
+                columns.append(r.choice(others))
+            name = r.choice(self.variations) if self.variations and r.random() < 0.5 else self.name("v")
+            self.variations.append(name)
             tags = ["up", "down", "flat"][:r.choice([1, 2, 3])]
-            values = ", ".join(f"static_cast<{ty}>({self.value_of(g, seen[column][0])})" for _ in tags)
-            op = ["Vary", column, f"ROOT::VecOps::RVec<{ty}>{{{values}}}", tags, self.name("v")]
+            spelled = SPELLED.get(ty, ty)
+
+            def values():
+                return ", ".join(f"static_cast<{spelled}>({self.value_of(g, ty)})" for _ in tags)
+            if len(columns) == 1:
+                op = ["Vary", columns[0], f"ROOT::VecOps::RVec<{spelled}>{{{values()}}}", tags, name]
+            else:
+                lists = ", ".join(f"{{{values()}}}" for _ in columns)
+                op = ["Vary", columns, f"ROOT::VecOps::RVec<ROOT::VecOps::RVec<{spelled}>>{{{lists}}}", tags, name]
         elif kind == "Range":
             begin = r.choice([0, 0, 1, 5, 17, 150])
             end = r.choice([0, begin + r.randint(1, 400), begin + r.randint(1, 40)])
@@ -152,7 +174,7 @@ class Draw:
         elif kind == "Snapshot":
             # ROOT's Snapshot of a signed char crashes (no leaf list for it).
             options = sorted(n for n, (t, fam) in self.seen[node].items() if numeric(t) and t != "signed char")
-            args = [r.sample(options, min(len(options), r.randint(1, 4)))]
+            args = [r.sample(options, min(len(options), r.randint(1, 4))), r.choice(["TTree", "TTree", "RNTuple"])]
         elif kind == "Take":
             # PyROOT gives chars as one-character strings: those are AsNumpy's.
             column = self.column(node, chars=False)
@@ -200,13 +222,37 @@ class Draw:
             self.step()
         for _ in range(self.rng.randint(3, 8)):
             self.result()
-        return {"nodes": self.nodes, "results": self.results}
+        # Sometimes the graph twice, the second over half the files, run by `RunGraphs`.
+        return {"nodes": self.nodes, "results": self.results, "twin": self.rng.random() < 0.2}
 
 
-def draw(seed, count, numpy=False):
+def draw(seed, count, numpy=False, rntuple=False):
     """`count` graphs, the same for the same seed."""
     rng = random.Random(seed)
-    return [Draw(rng, numpy).graph() for _ in range(count)]
+    return [Draw(rng, numpy, rntuple).graph() for _ in range(count)]
+
+
+MAKE_RNTUPLE = r"""
+import sys
+import ROOT
+options = ROOT.RDF.RSnapshotOptions()
+options.fOutputFormat = ROOT.RDF.ESnapshotOutputFormat.kRNTuple
+ROOT.RDataFrame("Events", sys.argv[1]).Snapshot("Events", sys.argv[2], "", options)
+"""
+
+
+def nano_rntuple(workdir):
+    """The NanoAOD file's events as ROOT's Snapshot writes them into an RNTuple (every column
+    a field of ROOT's types: `std::uint32_t`, `ROOT::VecOps::RVec<float>`), made once in
+    `workdir`."""
+    import subprocess
+
+    path = Path(workdir) / "nano-rntuple.root"
+    if not path.exists():
+        done = subprocess.run([sys.executable, "-c", MAKE_RNTUPLE, str(NANO), str(path)], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"ROOT's RNTuple snapshot failed: {done.stderr[-3000:]}")
+    return path
 
 
 def without(spec, step):
@@ -220,7 +266,7 @@ def without(spec, step):
         renumber[i] = len(nodes) + 1
         nodes.append({**node, "parent": renumber[node["parent"]]})
     results = [{**r, "node": renumber[r["node"]]} for r in spec["results"] if r["node"] not in gone]
-    return {"nodes": nodes, "results": results}
+    return {**spec, "nodes": nodes, "results": results}
 
 
 def build(df, spec, histo_model, variations_for, snapshot):
@@ -244,7 +290,7 @@ def build(df, spec, histo_model, variations_for, snapshot):
             elif kind == "Take":
                 booked.append(node.Take[args[1]](args[0]))
             elif kind == "Snapshot":
-                booked.append(snapshot(node, i, args[0]))
+                booked.append(snapshot(node, i, *args))
             else:
                 if kind.startswith(("Histo", "Profile")):
                     args[0] = histo_model(args[0])
@@ -256,13 +302,36 @@ def build(df, spec, histo_model, variations_for, snapshot):
     return nodes, booked
 
 
+def build_all(frames, spec, histo_model, variations_for, booker):
+    """Books `spec` on each of `frames` (the graph's source, and for a twin a second source)
+    with `build` (`booker(k)` the `snapshot` of frame `k`): (the nodes to keep, the results of
+    every frame in order, the handles `RunGraphs` takes: every result but `AsNumpy`'s and the
+    varied ones)."""
+    kept, booked = [], []
+    for k, df in enumerate(frames):
+        nodes, results = build(df, spec, histo_model, variations_for, booker(k))
+        kept.append(nodes)
+        booked.extend(results)
+    n = len(spec["results"])
+    handles = [b.booked if isinstance(b, SnapshotRead) else b for i, b in enumerate(booked)
+               if not spec["results"][i % n]["varied"] and spec["results"][i % n]["kind"] != "AsNumpy"]
+    return kept, booked, handles
+
+
+def twin_files(files):
+    """The files of a twin graph's source: the first half."""
+    return files[:max(1, len(files) // 2)]
+
+
 class SnapshotRead:
     """A lazy Snapshot's result, whose value is the tree it wrote as uproot reads it: each
     branch's name, type (a list's `RVec<T>` spelled `std::vector<T>`, as rootweave writes
-    it) and values."""
+    it) and values; of an RNTuple, each top-level field's name, type and values. ROOT 6.40's snapshot of no entries writes a counter asked for after one
+    of its arrays twice (`nJet`, `Jet_phi`, `nJet`; once when entries pass): of ROOT's tree
+    (`by_root`) without entries, a branch's second copy is left out."""
 
-    def __init__(self, booked, path):
-        self.booked, self.path = booked, path
+    def __init__(self, booked, path, by_root):
+        self.booked, self.path, self.by_root = booked, path, by_root
 
     def GetValue(self):  # noqa: N802
         import awkward as ak
@@ -270,18 +339,28 @@ class SnapshotRead:
 
         self.booked.GetValue()
         with uproot.open(self.path) as f:
-            return [[b.name, b.typename.replace("RVec<", "std::vector<"), ak.to_list(b.array(library="ak"))]
-                    for b in f["t"].branches]
+            tree = f["t"]
+            if isinstance(tree, uproot.behaviors.RNTuple.RNTuple):
+                arrays = tree.arrays()
+                return [[r.field_name, r.type_name, ak.to_list(arrays[r.field_name])]
+                        for i, r in enumerate(tree.field_records) if r.parent_field_id == i]
+            branches = [[b.name, b.typename.replace("RVec<", "std::vector<"), ak.to_list(b.array(library="ak"))]
+                        for b in tree.branches]
+        if self.by_root and tree.num_entries == 0:
+            names = [b[0] for b in branches]
+            branches = [b for i, b in enumerate(branches) if b[0] not in names[:i]]
+        return branches
 
 
 def snapshot_booker(module, workdir, prefix):
-    """`build`'s `snapshot` for `module` (ROOT or rootweave): lazy snapshots to files in
-    `workdir` named from `prefix` and the result's number."""
-    def snapshot(node, i, columns):
+    """`build`'s `snapshot` for `module` (ROOT or rootweave): lazy snapshots in `format`
+    ("TTree" or "RNTuple") to files in `workdir` named from `prefix` and the result's number."""
+    def snapshot(node, i, columns, format):
         options = module.RDF.RSnapshotOptions()
         options.fLazy = True
+        options.fOutputFormat = getattr(module.RDF.ESnapshotOutputFormat, f"k{format}")
         path = str(Path(workdir) / f"{prefix}-{i}.root")
-        return SnapshotRead(node.Snapshot("t", path, columns, options), path)
+        return SnapshotRead(node.Snapshot("t", path, columns, options), path, module.__name__ == "ROOT")
     return snapshot
 
 
@@ -307,7 +386,7 @@ import array, json, os, sys
 import numpy as np
 sys.path.insert(0, sys.argv[3])
 import ROOT
-from random_graphs import build, StepError, root_result, snapshot_booker
+from random_graphs import build_all, StepError, root_result, snapshot_booker, twin_files
 ROOT.gErrorIgnoreLevel = ROOT.kFatal
 spec = json.load(open(sys.argv[1]))
 if spec["numpy"]:
@@ -323,19 +402,24 @@ def model(m):
 # interpreter may then refuse good code) and the caller starts again without the step.
 lines = open(sys.argv[2], "a")
 for index, graph in spec["graphs"]:
-    df = ROOT.RDF.FromNumpy(arrays) if spec["numpy"] else ROOT.RDataFrame(spec["tree"], spec["files"])
+    frames = [ROOT.RDF.FromNumpy(arrays) if spec["numpy"] else ROOT.RDataFrame(spec["tree"], files)
+              for files in [spec["files"], twin_files(spec["files"])][:2 if graph.get("twin") else 1]]
     lines.write(json.dumps({"graph": index, "started": True}) + "\n")
     lines.flush()
     try:
-        snapshot = snapshot_booker(ROOT, spec["workdir"], f"root-{index}")
-        nodes, booked = build(df, graph, model, ROOT.RDF.Experimental.VariationsFor, snapshot)
+        def booker(k):
+            return snapshot_booker(ROOT, spec["workdir"], f"root-{index}-{k}")
+        nodes, booked, handles = build_all(frames, graph, model, ROOT.RDF.Experimental.VariationsFor, booker)
     except StepError as e:
         lines.write(json.dumps({"graph": index, "refused": e.step, "error": e.message[:300]}) + "\n")
         lines.close()
         os._exit(0)
     try:
-        out = {"graph": index, "results": [root_result(graph, i, r) for i, r in enumerate(booked)],
-               "runs": df.GetNRuns()}
+        if len(frames) > 1 and handles:
+            ROOT.RDF.RunGraphs(handles)
+        n = len(graph["results"])
+        out = {"graph": index, "results": [root_result(graph, i % n, r) for i, r in enumerate(booked)],
+               "runs": [df.GetNRuns() for df in frames]}
     except Exception as e:
         out = {"graph": index, "run_error": str(e)[:300]}
     lines.write(json.dumps(out) + "\n")
@@ -459,18 +543,25 @@ def our_results(graph, files, tree, threads, numpy=False):
     def model(m):
         return tuple(m)
 
-    df = rootweave.RDF.FromNumpy(numpy_columns(), threads=threads) if numpy else \
-        rootweave.RDataFrame(tree, [str(f) for f in files], threads=threads)
+    frames = [rootweave.RDF.FromNumpy(numpy_columns(), threads=threads) if numpy else
+              rootweave.RDataFrame(tree, [str(f) for f in part], threads=threads)
+              for part in [files, twin_files(files)][:2 if graph.get("twin") else 1]]
     workdir = tempfile.TemporaryDirectory()
     try:
-        snapshot = snapshot_booker(rootweave, workdir.name, "ours")
-        nodes, booked = build(df, graph, model, rootweave.VariationsFor, snapshot)
+        def booker(k):
+            return snapshot_booker(rootweave, workdir.name, f"ours-{k}")
+        kept, booked, handles = build_all(frames, graph, model, rootweave.VariationsFor, booker)
         # The values each Sum and Mean adds, taken in the same run: their size bounds the
         # rounding of any order of adding them.
-        added = {i: nodes[r["node"]].AsNumpy([r["args"][0]], lazy=True) for i, r in enumerate(graph["results"])
+        n = len(graph["results"])
+        added = {k * n + i: nodes[r["node"]].AsNumpy([r["args"][0]], lazy=True)
+                 for k, nodes in enumerate(kept) for i, r in enumerate(graph["results"])
                  if r["kind"] in ("Sum", "Mean")}
-        out = {"results": [our_result(graph, i, r) for i, r in enumerate(booked)], "runs": df.GetNRuns()}
-        out["scales"] = {i: scale(v.GetValue()[graph["results"][i]["args"][0]], graph["results"][i]["kind"])
+        if len(frames) > 1 and handles:
+            rootweave.RDF.RunGraphs(handles)
+        out = {"results": [our_result(graph, i % n, r) for i, r in enumerate(booked)],
+               "runs": [df.GetNRuns() for df in frames]}
+        out["scales"] = {i: scale(v.GetValue()[graph["results"][i % n]["args"][0]], graph["results"][i % n]["kind"])
                          for i, v in added.items()}
         return out
     except Exception as e:
@@ -527,9 +618,11 @@ def differences(theirs, ours, ours_again):
             continue
         if "error" in o2 or not same_tree(o["results"], o2["results"]):
             found.append((index, "threads", "one and two threads differ"))
+        n = len(t["graph"]["results"])
         for i, (x, y) in enumerate(zip(o["results"], t["results"])):
-            kind = t["graph"]["results"][i]["kind"]
-            if t["graph"]["results"][i]["varied"]:
+            result = t["graph"]["results"][i % n]
+            kind = result["kind"]
+            if result["varied"]:
                 # Varied sums: to 1e-9 of their size (the values' own sizes are not at hand).
                 agree = same_tree(x, y) if kind in EXACT else close(x, y, 1e-9)
             elif kind in ("Sum", "Mean") and not (isinstance(x, float) and math.isfinite(x) and math.isfinite(y)):
@@ -539,7 +632,6 @@ def differences(theirs, ours, ours_again):
             else:
                 agree = same_tree(x, y) if kind in EXACT else close(x, y, STDDEV_RTOL if kind == "StdDev" else 1e-12)
             if not agree:
-                result = t["graph"]["results"][i]
                 found.append((index, "value", f"result {i} {kind}{result['args']} on node {result['node']}: "
                                               f"ours {short(x)}, ROOT's {short(y)}"))
         if o["runs"] != t["runs"]:
@@ -569,18 +661,21 @@ def show(graph):
         lines.append(f"    n{i} = n{node['parent']}.{call}({', '.join(map(repr, args))})")
     for r in graph["results"]:
         lines.append(f"    n{r['node']}.{r['kind']}({', '.join(map(repr, r['args']))})")
+    if graph.get("twin"):
+        lines.append("    (twice, the second over half the files, run by RunGraphs)")
     return "\n".join(lines)
 
 
-def run(seed, count, numpy=False, workdir=None):
-    """Draws `count` graphs from `seed`, runs them on both sides: (totals, differences with the
-    graphs ROOT ran)."""
-    files = [NANO] * COPIES
-    graphs = draw(seed, count, numpy)
+def run(seed, count, numpy=False, workdir=None, rntuple=False):
+    """Draws `count` graphs from `seed`, runs them on both sides (over the NanoAOD file, or
+    with `rntuple` its RNTuple, four times; or numbers of every type): (totals, differences
+    with the graphs ROOT ran)."""
+    graphs = draw(seed, count, numpy, rntuple)
     with tempfile.TemporaryDirectory() as tmp:
+        files = [nano_rntuple(workdir or tmp) if rntuple else NANO] * COPIES
         theirs, refused = root_results(graphs, files, "Events", workdir or tmp, numpy)
-    ours = {i: our_results(t["graph"], files, "Events", 1, numpy) for i, t in theirs.items()}
-    again = {i: our_results(t["graph"], files, "Events", 2, numpy) for i, t in theirs.items()}
+        ours = {i: our_results(t["graph"], files, "Events", 1, numpy) for i, t in theirs.items()}
+        again = {i: our_results(t["graph"], files, "Events", 2, numpy) for i, t in theirs.items()}
     found = differences(theirs, ours, again)
     totals = {"graphs": sum(1 for t in theirs.values() if "results" in t),
               "results": sum(len(t.get("results", [])) for t in theirs.values()), "refused steps": refused,
@@ -594,10 +689,11 @@ def main():
     parser.add_argument("--graphs", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=1, help="rounds of --graphs graphs, seeds seed, seed+1, ...")
     parser.add_argument("--numpy", action="store_true", help="over numbers of every type (FromNumpy), not the file")
+    parser.add_argument("--rntuple", action="store_true", help="over the file's events as an RNTuple")
     args = parser.parse_args()
     totals = {}
     for round_ in range(args.rounds):
-        counts, found = run(args.seed + round_, args.graphs, args.numpy)
+        counts, found = run(args.seed + round_, args.graphs, args.numpy, rntuple=args.rntuple)
         for k, v in counts.items():
             totals[k] = totals.get(k, 0) + v
         for index, what, detail, graph in found:

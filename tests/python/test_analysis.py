@@ -423,18 +423,20 @@ def test_random_expressions_have_root_s_types_and_values(workdir, numpy, count):
     assert sum("values" in t for t in theirs.values()) >= count * 0.8
 
 
-@pytest.mark.parametrize("numpy,count", [(False, 10), (True, 10)], ids=["nanoaod", "numbers"])
-def test_random_graphs_give_root_s_results(workdir, numpy, count):
+@pytest.mark.parametrize("source,count", [("nanoaod", 10), ("numbers", 10), ("rntuple", 8)])
+def test_random_graphs_give_root_s_results(workdir, source, count):
     # Graphs drawn at random (random_graphs.py; a longer run there is a campaign): Define,
-    # Filter, Range, Redefine, Alias, Vary and DefinePerSample on random nodes, Count, Sum, Mean,
-    # Min, Max, StdDev, histograms, profiles, AsNumpy and Report booked on any of them (some
-    # through VariationsFor, not supported below a Range counting a Filter's events), over the
-    # NanoAOD file four times or numbers of every type at their extremes. Each result ROOT
+    # Filter, Range, Redefine, Alias, Vary (of one column or several, names used again) and
+    # DefinePerSample on random nodes, Count, Sum, Mean, Min, Max, StdDev, histograms,
+    # profiles, AsNumpy, Report and lazy Snapshots (TTree or RNTuple) booked on any of them
+    # (some through VariationsFor, not supported below a Range counting a Filter's events),
+    # some graphs twice over two sources run by RunGraphs; over the NanoAOD file four times, its
+    # events as ROOT's RNTuple, or numbers of every type at their extremes. Each result ROOT
     # computes is computed here (counts and picks bit for bit, sums and cells to their
     # rounding), on one thread and with the same bits on two; a step ROOT refuses is dropped.
-    scratch = workdir / f"random-graphs-{numpy}"
+    scratch = workdir / f"random-graphs-{source}"
     scratch.mkdir()
-    totals, found = RANDOM_GRAPHS.run(2026, count, numpy, scratch)
+    totals, found = RANDOM_GRAPHS.run(2026, count, source == "numbers", scratch, rntuple=source == "rntuple")
     assert [(i, what, detail) for i, what, detail, _ in found if what != "unsupported"] == []
     assert totals["graphs"] >= count * 0.8 and totals["results"] >= count * 3
 
