@@ -624,6 +624,58 @@ def test_snapshot_lays_out_counted_arrays_as_root_s(workdir):
         book(ours)[0][0].Snapshot("t", workdir / "twice.root", ["Jet_pt", "jp"])
 
 
+ROOT_SNAPSHOT_LONGS = r"""
+import json, sys, ROOT
+nano, rntuple, ours, out = sys.argv[1:5]
+for source, path in ((nano, out + "-nano.root"), (rntuple, out + "-rntuple.root")):
+    df = ROOT.RDataFrame("Events", source)
+    if source == nano:
+        df = df.Define("n", "Jet_pt.size()").Define("m", "(long)nJet") \
+               .Define("q", "ROOT::RVec<unsigned long>{1ul, Jet_pt.size()}")
+    df.Snapshot("t", path, ["n", "m", "q"] if source == nano else ["event", "nJet"])
+found = {}
+for name in ("nano", "rntuple"):
+    for who, prefix in (("root", out), ("ours", ours)):
+        path = f"{prefix}-{name}.root"
+        f = ROOT.TFile(path)
+        leaves = {b.GetName(): b.GetListOfLeaves()[0].ClassName() for b in f.Get("t").GetListOfBranches()}
+        df = ROOT.RDataFrame("t", path)
+        types = {c: str(df.GetColumnType(c)) for c in leaves}
+        first = "n" if name == "nano" else "event"
+        taken = [int(x) for x in df.Take[types[first]](first).GetValue()]
+        found[f"{who}-{name}"] = {"leaves": leaves, "types": types, "taken": taken}
+json.dump(found, sys.stdout)
+"""
+
+
+def test_snapshot_writes_longs_as_root_does(workdir):
+    """A column of C++ `long`s (`Jet_pt.size()`, a cast, an `RVec<unsigned long>`, an
+    RNTuple's `std::uint64_t`) is written as ROOT's Snapshot writes it (`Long_t` leaves,
+    `vector<unsigned long>`), so that RDataFrame reads it back as the same type (it refused
+    `Take<unsigned long>` of a `ULong64_t` leaf); rootweave reads ROOT's such files with
+    ROOT's types too."""
+    rntuple, ours, theirs = workdir / "longs-rntuple.root", workdir / "our-longs", workdir / "root-longs"
+    df = rootweave.RDataFrame("Events", str(NANO))
+    df.Snapshot("Events", str(rntuple), ["event", "nJet"], format="rntuple")
+    df.Define("n", "Jet_pt.size()").Define("m", "(long)nJet") \
+        .Define("q", "ROOT::RVec<unsigned long>{1ul, Jet_pt.size()}").Snapshot("t", f"{ours}-nano.root", ["n", "m", "q"])
+    rootweave.RDataFrame("Events", str(rntuple)).Snapshot("t", f"{ours}-rntuple.root", ["event", "nJet"])
+    done = subprocess.run([sys.executable, "-c", ROOT_SNAPSHOT_LONGS, str(NANO), str(rntuple), str(ours), str(theirs)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    for name in ("nano", "rntuple"):
+        assert found[f"ours-{name}"] == found[f"root-{name}"], name
+    assert found["root-nano"]["leaves"] == {"n": "TLeafG", "m": "TLeafG", "q": "TLeafElement"}
+    assert found["root-nano"]["types"]["q"] == "ROOT::VecOps::RVec<unsigned long>"
+    assert found["root-rntuple"]["leaves"]["event"] == "TLeafG"
+    assert found["ours-nano"]["taken"] == [len(x) for x in uproot.open(NANO)["Events"]["Jet_pt"].array()]
+    # Read by rootweave, ROOT's files give ROOT's types.
+    for name, columns in (("nano", ["n", "m", "q"]), ("rntuple", ["event", "nJet"])):
+        df = rootweave.RDataFrame("t", f"{theirs}-{name}.root")
+        assert {c: df.GetColumnType(c) for c in columns} == found[f"root-{name}"]["types"]
+
+
 @pytest.mark.parametrize("fmt", ["ttree", "rntuple"])
 def test_snapshot_writes_the_selection_in_input_order(workdir, adl_files, fmt):
     import uproot

@@ -279,19 +279,29 @@ fn rvec(inner: &str) -> String {
 /// description; `None` where the source does not say.
 fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
     match reader {
-        AnyReader::TTree(t) => match t.interpretation(name).ok() {
-            Some(Interpretation::Fixed { prim, dims }) if dims.is_empty() => Some(leaf_name(prim)),
-            Some(Interpretation::Fixed { prim, .. }) => Some(rvec(&leaf_name(prim))),
-            Some(Interpretation::Jagged {
-                prim,
-                inner,
-                header,
-            }) if inner.is_empty() => Some(rvec(&match header {
-                Header::Vector => vector_item_name(prim),
+        AnyReader::TTree(t) => {
+            let branch = t.meta().find(name)?;
+            // A `Long_t` leaf (`TLeafG`) is read as C++'s `long`, not as a `Long64_t`.
+            let long = matches!(branch.leaves.as_slice(), [leaf] if leaf.class == "TLeafG");
+            let leaf = |prim| match (long, prim) {
+                (true, Prim::I64) => "Long_t".to_string(),
+                (true, Prim::U64) => "ULong_t".to_string(),
                 _ => leaf_name(prim),
-            })),
-            _ => declared_type(t.meta().find(name)?),
-        },
+            };
+            match t.interpretation(name).ok() {
+                Some(Interpretation::Fixed { prim, dims }) if dims.is_empty() => Some(leaf(prim)),
+                Some(Interpretation::Fixed { prim, .. }) => Some(rvec(&leaf(prim))),
+                Some(Interpretation::Jagged {
+                    prim,
+                    inner,
+                    header: Header::Vector,
+                }) if inner.is_empty() => Some(rvec(&vector_item_name(prim, branch))),
+                Some(Interpretation::Jagged { prim, inner, .. }) if inner.is_empty() => {
+                    Some(rvec(&leaf(prim)))
+                }
+                _ => declared_type(branch),
+            }
+        }
         AnyReader::Memory(_) => None,
         AnyReader::RNTuple(r) => {
             let d = r.descriptor();
@@ -372,8 +382,21 @@ fn leaf_name(prim: Prim) -> String {
     .to_string()
 }
 
-/// The item type of a `std::vector` branch as its class name spells it (`vector<float>`).
-fn vector_item_name(prim: Prim) -> String {
+/// The item type of a `std::vector` branch as its class name spells it (`vector<float>`,
+/// `vector<unsigned long>`).
+fn vector_item_name(prim: Prim, branch: &Branch) -> String {
+    let item = branch.element.as_ref().and_then(|e| {
+        let c = e.class_name.as_str();
+        let inner = c
+            .strip_prefix("vector<")
+            .or(c.strip_prefix("ROOT::VecOps::RVec<"))?;
+        Some(inner.strip_suffix('>')?.trim_end())
+    });
+    match (item, prim) {
+        (Some("long"), Prim::I64) => return "long".into(),
+        (Some("unsigned long"), Prim::U64) => return "unsigned long".into(),
+        _ => {}
+    }
     match prim {
         Prim::Bool => "bool",
         Prim::I8 => "char",

@@ -48,6 +48,9 @@ pub(crate) struct LeafSpec {
     /// Array dimensions of each entry, or of each item of a counted array (empty for a
     /// scalar).
     pub dims: Vec<usize>,
+    /// A 64-bit integer of C++'s `long` (`Long_t`, `ULong_t`: ROOT's `TLeafG`), as ROOT
+    /// writes `long`, `unsigned long` and `std::size_t` values; else a `Long64_t`.
+    pub long: bool,
 }
 
 impl LeafSpec {
@@ -73,6 +76,11 @@ pub(crate) enum ElementClass {
     Vector(LeafType),
     /// `std::vector<std::vector<T>>` of a number type.
     VectorVector(LeafType),
+    /// `std::vector<long>` or `std::vector<unsigned long>` (items `Int64` or `UInt64`): a
+    /// `Vector` whose class names C++'s `long`.
+    LongVector(LeafType),
+    /// `std::vector<std::vector<long>>` or of `unsigned long`: a `VectorVector` so named.
+    LongVectorVector(LeafType),
     /// `std::vector<std::string>`.
     VectorString,
 }
@@ -85,6 +93,8 @@ impl ElementClass {
             ElementClass::TString => "TString".into(),
             ElementClass::Vector(t) => format!("vector<{}>", cpp_name(t)),
             ElementClass::VectorVector(t) => format!("vector<vector<{}> >", cpp_name(t)),
+            ElementClass::LongVector(t) => format!("vector<{}>", long_name(t)),
+            ElementClass::LongVectorVector(t) => format!("vector<vector<{}> >", long_name(t)),
             ElementClass::VectorString => "vector<string>".into(),
         }
     }
@@ -105,6 +115,7 @@ impl BranchSpec {
                     name: name.to_string(),
                     leaf,
                     dims: dims.to_vec(),
+                    long: false,
                 }],
                 counter: None,
             },
@@ -133,6 +144,7 @@ impl BranchSpec {
                         name: n.to_string(),
                         leaf,
                         dims: dims.to_vec(),
+                        long: false,
                     })
                     .collect(),
                 counter: None,
@@ -164,6 +176,28 @@ impl BranchSpec {
             BranchKind::Element(ElementClass::String) => Self::tstring(&self.name),
             _ => self,
         }
+    }
+
+    /// This branch with its 64-bit integers as C++'s `long` (`Long_t`, `ULong_t`; in
+    /// vectors `long`, `unsigned long`), as ROOT writes values of those types: the same
+    /// bytes per entry, other names (RDataFrame reads them as `unsigned long`, not as
+    /// `ULong64_t`).
+    pub(crate) fn into_long(mut self) -> Self {
+        let wide = |t: LeafType| matches!(t, LeafType::Int64 | LeafType::UInt64);
+        match &mut self.kind {
+            BranchKind::Leaves { leaves, .. } => {
+                for l in leaves.iter_mut() {
+                    l.long = wide(l.leaf);
+                }
+            }
+            BranchKind::Element(c) => match *c {
+                ElementClass::Vector(t) if wide(t) => *c = ElementClass::LongVector(t),
+                ElementClass::VectorVector(t) if wide(t) => *c = ElementClass::LongVectorVector(t),
+                _ => {}
+            },
+            _ => {}
+        }
+        self
     }
 
     /// A `std::vector<T>` of numbers per entry (for booleans `std::vector<bool>`).
@@ -242,7 +276,7 @@ impl BranchSpec {
     pub(crate) fn classes(&self) -> Vec<&'static str> {
         match &self.kind {
             BranchKind::Leaves { leaves, .. } => {
-                leaves.iter().map(|l| leaf_class(l.leaf)).collect()
+                leaves.iter().map(|l| leaf_class(l.leaf, l.long)).collect()
             }
             BranchKind::CharStar => vec!["TLeafC"],
             BranchKind::Element(_) | BranchKind::Object { .. } | BranchKind::ClassPart(_) => {
@@ -298,7 +332,7 @@ impl BranchSpec {
                     format!(
                         "{}/{}",
                         leaf_title(l, counter.as_deref()),
-                        leaf_letter(l.leaf)
+                        leaf_letter(l.leaf, l.long)
                     )
                 })
                 .collect::<Vec<_>>()
@@ -360,9 +394,10 @@ pub(crate) fn is_count_type(leaf: LeafType) -> bool {
     !matches!(leaf, LeafType::Bool | LeafType::Float32 | LeafType::Float64)
 }
 
-/// ROOT's leaf class for values of `leaf`.
-pub(crate) fn leaf_class(leaf: LeafType) -> &'static str {
+/// ROOT's leaf class for values of `leaf` (`long`: a 64-bit integer of C++'s `long`).
+pub(crate) fn leaf_class(leaf: LeafType, long: bool) -> &'static str {
     match leaf {
+        LeafType::Int64 | LeafType::UInt64 if long => "TLeafG",
         LeafType::Bool => "TLeafO",
         LeafType::Int8 | LeafType::UInt8 => "TLeafB",
         LeafType::Int16 | LeafType::UInt16 => "TLeafS",
@@ -373,9 +408,11 @@ pub(crate) fn leaf_class(leaf: LeafType) -> &'static str {
     }
 }
 
-/// The type letter of a leaf list (`/I`, `/i`, ...).
-pub(crate) fn leaf_letter(leaf: LeafType) -> char {
+/// The type letter of a leaf list (`/I`, `/i`, ...; `long`: `/G`, `/g` for C++'s `long`).
+pub(crate) fn leaf_letter(leaf: LeafType, long: bool) -> char {
     match leaf {
+        LeafType::Int64 if long => 'G',
+        LeafType::UInt64 if long => 'g',
         LeafType::Bool => 'O',
         LeafType::Int8 => 'B',
         LeafType::UInt8 => 'b',
@@ -407,6 +444,14 @@ pub(crate) fn cpp_name(leaf: LeafType) -> &'static str {
     }
 }
 
+/// The C++ name of a 64-bit integer of C++'s `long` inside class names (`vector<long>`).
+fn long_name(leaf: LeafType) -> &'static str {
+    match is_unsigned(leaf) {
+        true => "unsigned long",
+        false => "long",
+    }
+}
+
 /// Whether `leaf` is an unsigned integer type.
 pub(crate) fn is_unsigned(leaf: LeafType) -> bool {
     matches!(
@@ -420,4 +465,37 @@ pub(crate) fn is_unsigned(leaf: LeafType) -> bool {
 pub(crate) fn name_checksum(name: &str) -> u32 {
     name.bytes()
         .fold(0u32, |id, c| id.wrapping_mul(3).wrapping_add(c as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn longs_are_named_as_root_names_them() {
+        // A `std::size_t` as ROOT's Snapshot writes it: `n/g`, a `TLeafG`.
+        let n = BranchSpec::scalar("n", LeafType::UInt64).into_long();
+        assert_eq!(n.branch_title(), "n/g");
+        assert_eq!(n.classes(), ["TLeafG"]);
+        let m = BranchSpec::counted("m", LeafType::Int64, "k", &[]).into_long();
+        assert_eq!(m.branch_title(), "m[k]/G");
+        let v = BranchSpec::vector("v", LeafType::UInt64).into_long();
+        let vv = BranchSpec::vector_of_vectors("w", LeafType::Int64).into_long();
+        let class = |b: &BranchSpec| match &b.kind {
+            BranchKind::Element(c) => c.class_name(),
+            _ => String::new(),
+        };
+        assert_eq!(class(&v), "vector<unsigned long>");
+        assert_eq!(class(&vv), "vector<vector<long> >");
+        // Other types stay as they are; without it, 64-bit integers are `Long64_t`s.
+        let f = BranchSpec::scalar("f", LeafType::Float64).into_long();
+        assert_eq!(f.branch_title(), "f/D");
+        let l = BranchSpec::scalar("l", LeafType::UInt64);
+        assert_eq!(
+            (l.branch_title(), l.classes()),
+            ("l/l".into(), vec!["TLeafL"])
+        );
+        let u = BranchSpec::vector("u", LeafType::UInt32).into_long();
+        assert_eq!(class(&u), "vector<unsigned int>");
+    }
 }

@@ -192,13 +192,15 @@ impl<'b, 'a> Column<'b, 'a> {
             BranchKind::Element(ElementClass::String | ElementClass::TString) => {
                 Ok(Column::Strings(strings(data, None)?))
             }
-            BranchKind::Element(ElementClass::Vector(leaf)) => {
+            BranchKind::Element(ElementClass::Vector(leaf) | ElementClass::LongVector(leaf)) => {
                 let (offsets, items) = list(data, "a list")?;
                 let items = numbers(spec, *leaf, items)?;
                 covering(offsets, flat_len(items))?;
                 Ok(Column::Vector { offsets, items })
             }
-            BranchKind::Element(ElementClass::VectorVector(leaf)) => {
+            BranchKind::Element(
+                ElementClass::VectorVector(leaf) | ElementClass::LongVectorVector(leaf),
+            ) => {
                 let (offsets, lists) = list(data, "a list of lists")?;
                 let (inner, items) = list(lists, "a list of lists")?;
                 let items = numbers(spec, *leaf, items)?;

@@ -55,11 +55,13 @@ pub(in crate::ttree::write) fn one_entry(spec: &BranchSpec, value: &Value) -> Re
         | BranchKind::Element(ElementClass::String | ElementClass::TString) => {
             strings(&[value]).ok_or_else(bad)?
         }
-        BranchKind::Element(ElementClass::Vector(leaf)) => {
+        BranchKind::Element(ElementClass::Vector(leaf) | ElementClass::LongVector(leaf)) => {
             let items = list(value).ok_or_else(bad)?;
             one(numbers(*leaf, &items).ok_or_else(bad)?, items.len())
         }
-        BranchKind::Element(ElementClass::VectorVector(leaf)) => {
+        BranchKind::Element(
+            ElementClass::VectorVector(leaf) | ElementClass::LongVectorVector(leaf),
+        ) => {
             let lists = list(value).ok_or_else(bad)?;
             let mut offsets = vec![0u64];
             let mut flat = Vec::new();

@@ -127,6 +127,7 @@ pub(crate) fn tree_layouts(classes: &[&'static str]) -> Vec<StreamerInfo> {
                     "TLeafS" => (code::SHORT, 0x150c_eecf),
                     "TLeafI" => (code::INT, 0x7e6a_ae19),
                     "TLeafL" => (code::LONG64, 0xde32_0862),
+                    "TLeafG" => (code::LONG, 0xeca7_1cb7),
                     "TLeafF" => (code::FLOAT, 0x3add_9d72),
                     "TLeafC" => (code::INT, 0xfbe3_b2f3),
                     _ => (code::DOUBLE, 0x118e_8776),

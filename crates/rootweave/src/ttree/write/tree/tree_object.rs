@@ -428,7 +428,7 @@ fn stream_number_leaf(
     counter: Option<usize>,
     key_len: usize,
 ) {
-    b.begin_object(leaf_class(leaf.leaf));
+    b.begin_object(leaf_class(leaf.leaf, leaf.long));
     b.begin_version(1);
     leaf_base(
         b,
