@@ -643,6 +643,7 @@ for name in ("nano", "rntuple"):
         types = {c: str(df.GetColumnType(c)) for c in leaves}
         first = "n" if name == "nano" else "event"
         taken = [int(x) for x in df.Take[types[first]](first).GetValue()]
+        types["defined"] = str(df.Define("defined", first + " + 1").GetColumnType("defined"))
         found[f"{who}-{name}"] = {"leaves": leaves, "types": types, "taken": taken}
 json.dump(found, sys.stdout)
 """
@@ -670,10 +671,12 @@ def test_snapshot_writes_longs_as_root_does(workdir):
     assert found["root-nano"]["types"]["q"] == "ROOT::VecOps::RVec<unsigned long>"
     assert found["root-rntuple"]["leaves"]["event"] == "TLeafG"
     assert found["ours-nano"]["taken"] == [len(x) for x in uproot.open(NANO)["Events"]["Jet_pt"].array()]
-    # Read by rootweave, ROOT's files give ROOT's types.
+    assert found["root-nano"]["types"]["defined"] == "unsigned long"
+    # Read by rootweave, ROOT's files give ROOT's types, and so do expressions of them.
     for name, columns in (("nano", ["n", "m", "q"]), ("rntuple", ["event", "nJet"])):
         df = rootweave.RDataFrame("t", f"{theirs}-{name}.root")
-        assert {c: df.GetColumnType(c) for c in columns} == found[f"root-{name}"]["types"]
+        df = df.Define("defined", f"{columns[0]} + 1")
+        assert {c: df.GetColumnType(c) for c in columns + ["defined"]} == found[f"root-{name}"]["types"]
 
 
 @pytest.mark.parametrize("fmt", ["ttree", "rntuple"])

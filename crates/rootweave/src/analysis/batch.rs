@@ -4,7 +4,7 @@
 //! (as RDataFrame computes a `Define` only for the events that reach its use), then
 //! narrowed to the events of the nodes below that ask.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::column::{ArrayGatherer, Column, Gatherer, Values};
@@ -24,6 +24,8 @@ pub struct Plan {
     /// Typed empty arrays of the dataset's columns that may be missing from a source (see
     /// [`super::missing`]): their values where a source lacks them and no event needs them.
     pub absent: HashMap<String, Array>,
+    /// The dataset's columns of C++ `long`s (see [`Column::into_long`]), typed so when read.
+    pub longs: HashSet<String>,
 }
 
 impl Plan {
@@ -33,6 +35,7 @@ impl Plan {
             nodes,
             counted: Vec::new(),
             absent: HashMap::new(),
+            longs: HashSet::new(),
         };
         plan.counted = (0..plan.nodes.len())
             .map(|n| {
@@ -564,7 +567,7 @@ impl<'a> BatchState<'a> {
             if self.array(name).is_err() {
                 // Missing from this source, and needed by no event.
                 let c = Column::from_array(empty, 0..0).ok_or_else(|| not_numbers(name))?;
-                return Ok((c, Some(h)));
+                return Ok((self.typed(name, c), Some(h)));
             }
         }
         let array = self.array(name)?;
@@ -580,7 +583,15 @@ impl<'a> BatchState<'a> {
             .1
             .gather(array, start, count, &h)
             .ok_or_else(|| not_numbers(name))?;
-        Ok((c, Some(h)))
+        Ok((self.typed(name, c), Some(h)))
+    }
+
+    /// Column `name` of the dataset, read as `c`, with the C++ type RDataFrame gives it.
+    fn typed(&self, name: &str, c: Column) -> Column {
+        match self.plan.longs.contains(name) {
+            true => c.into_long(),
+            false => c,
+        }
     }
 
     /// A column of the dataset for all the batch's events.
@@ -594,6 +605,7 @@ impl<'a> BatchState<'a> {
         let array = self.array(name)?;
         let c = Column::from_array(array, self.start..self.start + self.events)
             .ok_or_else(|| not_numbers(name))?;
+        let c = self.typed(name, c);
         self.inputs.insert(name.to_string(), c.clone());
         Ok(c)
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::array::Array;
 
-use super::expr::IntTy;
+use super::expr::{IntTy, Rank};
 
 pub use super::expr::lorentz::P4;
 
@@ -410,6 +410,29 @@ pub enum Column {
 }
 
 impl Column {
+    /// This column of a dataset's 64-bit integers typed as C++'s `long` or `unsigned long`
+    /// (a `Long_t` leaf, an RNTuple's `std::uint64_t`) rather than `long long`: the type
+    /// RDataFrame gives them, and so expressions of them, have. The same values.
+    pub fn into_long(self) -> Column {
+        fn long(mut v: Arc<Values>) -> Arc<Values> {
+            if let Values::Int(t, _) = &*v {
+                if t.rank == Rank::LongLong {
+                    if let Values::Int(t, _) = Arc::make_mut(&mut v) {
+                        t.rank = Rank::Long;
+                    }
+                }
+            }
+            v
+        }
+        match self {
+            Column::Flat(v) => Column::Flat(long(v)),
+            Column::Jagged(o, v) => Column::Jagged(o, long(v)),
+            Column::Tuple(parts) => {
+                Column::Tuple(parts.into_iter().map(Column::into_long).collect())
+            }
+        }
+    }
+
     /// The values of a column of one value per event.
     pub fn flat(&self) -> Option<&Values> {
         match self {

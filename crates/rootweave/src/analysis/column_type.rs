@@ -166,8 +166,13 @@ fn empty_column(
             .read_type(&resolved)
             .map_err(|e| format!("{e} {UNKNOWN}"))?
             .ok_or_else(|| format!("no column '{resolved}' {UNKNOWN}"))?;
-        return Column::from_array(&array, 0..0).ok_or_else(|| {
+        let column = Column::from_array(&array, 0..0).ok_or_else(|| {
             format!("column '{resolved}' is not numbers, strings or lists of them, which expressions take")
+        })?;
+        let long = at.first_source().ok().flatten();
+        return Ok(match long.is_some_and(|r| reads_long(&r, &resolved)) {
+            true => column.into_long(),
+            false => column,
         });
     };
     if let Some(probed) = frame.lock().probed.get(&(n, functions)) {
@@ -323,6 +328,23 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
             Some((0..lists).fold(own, |t, _| rvec(&t)))
         }
     }
+}
+
+/// Whether column `name` of `reader` holds C++ `long`s or `unsigned long`s (alone or in
+/// lists), as RDataFrame types it: a `Long_t` leaf, a `vector<unsigned long>`, an RNTuple's
+/// `std::int64_t` or `std::uint64_t` (which are `long` and `unsigned long` on Linux).
+pub fn reads_long(reader: &AnyReader, name: &str) -> bool {
+    let Some(ty) = read_type_name(reader, name) else {
+        return false;
+    };
+    let mut t = ty.as_str();
+    while let Some(inner) = t.strip_prefix("ROOT::VecOps::RVec<") {
+        t = inner.strip_suffix('>').unwrap_or(inner).trim_end();
+    }
+    matches!(
+        t,
+        "Long_t" | "ULong_t" | "long" | "unsigned long" | "std::int64_t" | "std::uint64_t"
+    )
 }
 
 /// The type a TTree branch of other values declares, as RDataFrame names it: a C string

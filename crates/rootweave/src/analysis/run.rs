@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::actions::{fill, ActionSpec, Partial};
 use super::batch::{BatchState, Plan};
 use super::column::Column;
-use super::column_type::c_string_leaf;
+use super::column_type::{c_string_leaf, reads_long};
 use super::graph::{Definition, Graph, NodeKind};
 use super::slot_cells::SlotCells;
 use crate::array::Array;
@@ -345,6 +345,8 @@ impl Prepared {
         inputs.retain(|i| !may_miss.contains(i));
         if let Some(first) = &first {
             plan.absent = super::missing::absent_types(first, &optional)?;
+            let all = inputs.iter().chain(&optional);
+            plan.longs = all.filter(|i| reads_long(first, i)).cloned().collect();
         }
         let needs_entries = numbered
             || plan
