@@ -8,8 +8,9 @@ and shift counts are positive literals, lists combined item by item have the sam
 index or a `Max` is guarded by the list's size, a float becomes an integer only from a column
 whose values fit. So ROOT's value is the answer, and any difference is rootweave's defect.
 
-Run as a script for a campaign (`random_expressions.py --seed 1 --count 400`); the test suite
-runs a fixed seed (test_analysis.py)."""
+Run as a script for a campaign (`random_expressions.py --seed 1 --count 400`; `--rntuple` over
+the file's events as ROOT writes them into an RNTuple, `--numpy` over numbers of every type); the
+test suite runs a fixed seed (test_analysis.py)."""
 
 import argparse
 import json
@@ -674,6 +675,33 @@ def run_root_side(script, spec, lines, *args):
     return [json.loads(line) for line in lines.read_text().splitlines()], done
 
 
+MAKE_RNTUPLE = r"""
+import sys
+import ROOT
+options = ROOT.RDF.RSnapshotOptions()
+options.fOutputFormat = ROOT.RDF.ESnapshotOutputFormat.kRNTuple
+ROOT.RDataFrame("Events", sys.argv[1]).Snapshot("Events", sys.argv[2], "", options)
+"""
+
+
+def nano_rntuple(nano, workdir):
+    """The events of `nano` (the NanoAOD file) as ROOT's Snapshot writes them into an RNTuple
+    (every column a field of ROOT's types: `std::uint32_t`, `ROOT::VecOps::RVec<float>`),
+    made once in `workdir`."""
+    path = Path(workdir) / "nano-rntuple.root"
+    if not path.exists():
+        done = subprocess.run([sys.executable, "-c", MAKE_RNTUPLE, str(nano), str(path)], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"ROOT's RNTuple snapshot failed: {done.stderr[-3000:]}")
+    return path
+
+
+def rntuple_types(scalars):
+    """`scalars` as the RNTuple of `nano_rntuple` types them: its `std::uint64_t` is C++'s
+    `unsigned long` on Linux, not the TTree's `unsigned long long`."""
+    return [(n, "unsigned long" if t == "unsigned long long" else t, f) for n, t, f in scalars]
+
+
 def root_values(path, tree, exprs, workdir, numpy=False):
     """ROOT's types and values of `exprs` ({name: expression}) over `tree` in `path` (or the
     columns of `numpy_columns()`); an expression that makes ROOT die is `{"crash": ...}`, and
@@ -781,10 +809,12 @@ def differences(exprs, ours, theirs):
     return found
 
 
-def draw(seed, count, numpy=False):
+def draw(seed, count, numpy=False, rntuple=False):
     """`count` expressions of the grammar, named e0, e1, ..., the same for the same seed; over
-    the columns of `numpy_columns()` with `numpy`."""
+    the columns of `numpy_columns()` with `numpy`, of `nano_rntuple` with `rntuple`."""
     grammar = Grammar(random.Random(seed), numpy)
+    if rntuple:
+        grammar.scalars = rntuple_types(grammar.scalars)
     return {f"e{i}": grammar.expression() for i in range(count)}
 
 
@@ -797,13 +827,15 @@ def main():
     parser.add_argument("--rounds", type=int, default=1, help="rounds of --count expressions, seeds seed, seed+1, ...")
     parser.add_argument("--show-accepted", action="store_true", help="also list what ROOT refuses and we take")
     parser.add_argument("--numpy", action="store_true", help="over numbers of every type (FromNumpy), not the file")
+    parser.add_argument("--rntuple", action="store_true", help="over the file's events as ROOT's RNTuple")
     args = parser.parse_args()
     totals = {}
     for round_ in range(args.rounds):
-        exprs = draw(args.seed + round_, args.count, args.numpy)
+        exprs = draw(args.seed + round_, args.count, args.numpy, args.rntuple)
         with tempfile.TemporaryDirectory() as tmp:
-            theirs = root_values(args.file, args.tree, exprs, tmp, args.numpy)
-        ours = our_values(args.file, args.tree, exprs, args.numpy)
+            path = nano_rntuple(args.file, tmp) if args.rntuple else args.file
+            theirs = root_values(path, args.tree, exprs, tmp, args.numpy)
+            ours = our_values(path, args.tree, exprs, args.numpy)
         valid = sum(1 for t in theirs.values() if "values" in t)
         totals["valid"] = totals.get("valid", 0) + valid
         for name, expr, what, detail in differences(exprs, ours, theirs):

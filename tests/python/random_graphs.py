@@ -39,7 +39,9 @@ from random_expressions import (  # noqa: E402
     SCALARS,
     SPELLED,
     Grammar,
+    nano_rntuple,
     numpy_columns,
+    rntuple_types,
     run_root_side,
     same,
     saved_numpy_columns,
@@ -67,8 +69,7 @@ class Draw:
         self.rng, self.numpy = rng, numpy
         base = NUMPY_SCALARS if numpy else SCALARS
         if rntuple:
-            # The RNTuple's `std::uint64_t` is `unsigned long` on Linux.
-            base = [(n, "unsigned long" if t == "unsigned long long" else t, f) for n, t, f in base]
+            base = rntuple_types(base)
         lists = {} if numpy else {name: (ty, family) for family, cols in LISTS.items() for name, ty in cols}
         # Per node: the columns it sees, {name: (type, list family or None)}; the entry's
         # number too (not its slot, which differs with the threads).
@@ -232,27 +233,6 @@ def draw(seed, count, numpy=False, rntuple=False):
     return [Draw(rng, numpy, rntuple).graph() for _ in range(count)]
 
 
-MAKE_RNTUPLE = r"""
-import sys
-import ROOT
-options = ROOT.RDF.RSnapshotOptions()
-options.fOutputFormat = ROOT.RDF.ESnapshotOutputFormat.kRNTuple
-ROOT.RDataFrame("Events", sys.argv[1]).Snapshot("Events", sys.argv[2], "", options)
-"""
-
-
-def nano_rntuple(workdir):
-    """The NanoAOD file's events as ROOT's Snapshot writes them into an RNTuple (every column
-    a field of ROOT's types: `std::uint32_t`, `ROOT::VecOps::RVec<float>`), made once in
-    `workdir`."""
-    import subprocess
-
-    path = Path(workdir) / "nano-rntuple.root"
-    if not path.exists():
-        done = subprocess.run([sys.executable, "-c", MAKE_RNTUPLE, str(NANO), str(path)], capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"ROOT's RNTuple snapshot failed: {done.stderr[-3000:]}")
-    return path
 
 
 def without(spec, step):
@@ -672,7 +652,7 @@ def run(seed, count, numpy=False, workdir=None, rntuple=False):
     with the graphs ROOT ran)."""
     graphs = draw(seed, count, numpy, rntuple)
     with tempfile.TemporaryDirectory() as tmp:
-        files = [nano_rntuple(workdir or tmp) if rntuple else NANO] * COPIES
+        files = [nano_rntuple(NANO, workdir or tmp) if rntuple else NANO] * COPIES
         theirs, refused = root_results(graphs, files, "Events", workdir or tmp, numpy)
         ours = {i: our_results(t["graph"], files, "Events", 1, numpy) for i, t in theirs.items()}
         again = {i: our_results(t["graph"], files, "Events", 2, numpy) for i, t in theirs.items()}
