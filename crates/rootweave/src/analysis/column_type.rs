@@ -334,16 +334,35 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
 /// lists), as RDataFrame types it: a `Long_t` leaf, a `vector<unsigned long>`, an RNTuple's
 /// `std::int64_t` or `std::uint64_t` (which are `long` and `unsigned long` on Linux).
 pub fn reads_long(reader: &AnyReader, name: &str) -> bool {
-    let Some(ty) = read_type_name(reader, name) else {
-        return false;
-    };
-    let mut t = ty.as_str();
-    while let Some(inner) = t.strip_prefix("ROOT::VecOps::RVec<") {
-        t = inner.strip_suffix('>').unwrap_or(inner).trim_end();
+    read_type_name(reader, name).is_some_and(|t| holds_long(&t))
+}
+
+/// Whether a column of C++ type `ty` (as `GetColumnType` spells it) holds C++ `long`s or
+/// `unsigned long`s, alone or in lists: ROOT's snapshot writes them as `Long_t` leaves
+/// (`TLeafG`) and `vector<unsigned long>`s, which RDataFrame reads back as the same type.
+pub(super) fn holds_long(ty: &str) -> bool {
+    let lists = [
+        "ROOT::VecOps::RVec<",
+        "ROOT::RVec<",
+        "std::vector<",
+        "vector<",
+    ];
+    let mut t = ty.trim();
+    while let Some(inner) = lists.iter().find_map(|p| t.strip_prefix(p)) {
+        t = inner.strip_suffix('>').unwrap_or(inner).trim();
     }
     matches!(
         t,
-        "Long_t" | "ULong_t" | "long" | "unsigned long" | "std::int64_t" | "std::uint64_t"
+        "long"
+            | "unsigned long"
+            | "long int"
+            | "unsigned long int"
+            | "Long_t"
+            | "ULong_t"
+            | "std::int64_t"
+            | "std::uint64_t"
+            | "std::size_t"
+            | "size_t"
     )
 }
 
@@ -435,4 +454,32 @@ fn vector_item_name(prim: Prim, branch: &Branch) -> String {
         Prim::Float16(_) => "Float16_t",
     }
     .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_long;
+
+    #[test]
+    fn longs_are_told_from_their_type_names() {
+        for t in [
+            "unsigned long",
+            "Long_t",
+            "std::uint64_t",
+            "ROOT::VecOps::RVec<std::size_t>",
+        ] {
+            assert!(holds_long(t), "{t}");
+        }
+        let nested = "ROOT::VecOps::RVec<ROOT::VecOps::RVec<long> >";
+        assert!(holds_long(nested));
+        for t in [
+            "ULong64_t",
+            "Long64_t",
+            "unsigned long long",
+            "ROOT::VecOps::RVec<int>",
+            "float",
+        ] {
+            assert!(!holds_long(t), "{t}");
+        }
+    }
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::batch::{BatchState, Plan};
+use super::column_type::holds_long;
 use super::graph::{Frame, NodeKind};
 use super::run::{run_with, BatchSink};
 use crate::array::{Array, ColumnData, Recycler};
@@ -550,62 +551,5 @@ impl Frame {
                 Field::new(f.name, rvec(f.ty, defined))
             })
             .collect()
-    }
-}
-
-/// Whether a column of C++ type `ty` (as `GetColumnType` spells it) holds C++ `long`s or
-/// `unsigned long`s, alone or in lists: ROOT's snapshot writes them as `Long_t` leaves
-/// (`TLeafG`) and `vector<unsigned long>`s, which RDataFrame reads back as the same type.
-fn holds_long(ty: &str) -> bool {
-    let lists = [
-        "ROOT::VecOps::RVec<",
-        "ROOT::RVec<",
-        "std::vector<",
-        "vector<",
-    ];
-    let mut t = ty.trim();
-    while let Some(inner) = lists.iter().find_map(|p| t.strip_prefix(p)) {
-        t = inner.strip_suffix('>').unwrap_or(inner).trim();
-    }
-    matches!(
-        t,
-        "long"
-            | "unsigned long"
-            | "long int"
-            | "unsigned long int"
-            | "Long_t"
-            | "ULong_t"
-            | "std::int64_t"
-            | "std::uint64_t"
-            | "std::size_t"
-            | "size_t"
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::holds_long;
-
-    #[test]
-    fn longs_are_told_from_their_type_names() {
-        for t in [
-            "unsigned long",
-            "Long_t",
-            "std::uint64_t",
-            "ROOT::VecOps::RVec<std::size_t>",
-        ] {
-            assert!(holds_long(t), "{t}");
-        }
-        let nested = "ROOT::VecOps::RVec<ROOT::VecOps::RVec<long> >";
-        assert!(holds_long(nested));
-        for t in [
-            "ULong64_t",
-            "Long64_t",
-            "unsigned long long",
-            "ROOT::VecOps::RVec<int>",
-            "float",
-        ] {
-            assert!(!holds_long(t), "{t}");
-        }
     }
 }
