@@ -306,9 +306,10 @@ def twin_files(files):
 class SnapshotRead:
     """A lazy Snapshot's result, whose value is the tree it wrote as uproot reads it: each
     branch's name, type (a list's `RVec<T>` spelled `std::vector<T>`, as rootweave writes
-    it) and values; of an RNTuple, each top-level field's name, type and values. ROOT 6.40's snapshot of no entries writes a counter asked for after one
-    of its arrays twice (`nJet`, `Jet_phi`, `nJet`; once when entries pass): of ROOT's tree
-    (`by_root`) without entries, a branch's second copy is left out."""
+    it) and values; of an RNTuple, each top-level field's name, type and values. ROOT 6.40's
+    snapshot of no entries writes a counter asked for after one of its arrays twice (`nJet`,
+    `Jet_phi`, `nJet`; once when entries pass): of ROOT's tree (`by_root`) without entries, a
+    branch's second copy is left out."""
 
     def __init__(self, booked, path, by_root):
         self.booked, self.path, self.by_root = booked, path, by_root
