@@ -370,28 +370,19 @@ impl Frame {
                     .with_memory_budget(budget)
                     .with_ordered(true);
                 // A `TString` column of the dataset (or defined as one alone) is written as
-                // one, as ROOT does.
-                let tstrings: Vec<String> = columns
+                // one, as ROOT does; so is a column of C++ `long`s (`std::size_t`, an
+                // RNTuple's `std::uint64_t`). Each column's type is asked for once.
+                let types: std::collections::HashMap<String, String> = columns
                     .iter()
-                    .filter(|c| {
-                        self.declared_type(c)
-                            .is_ok_and(|t| t.as_deref() == Some("TString"))
-                    })
-                    .map(|c| written_name(c))
-                    .collect();
-                // So is a column of C++ `long`s (`std::size_t`, an RNTuple's `std::uint64_t`).
-                let longs: Vec<String> = columns
-                    .iter()
-                    .filter(|c| self.column_type(c).is_ok_and(|t| holds_long(&t)))
-                    .map(|c| written_name(c))
+                    .filter_map(|c| Some((written_name(c), self.column_type(c).ok()?)))
                     .collect();
                 let branches = layout
                     .branches()
                     .iter()
-                    .map(|b| match tstrings.contains(&b.name) {
-                        true => b.clone().into_tstring(),
-                        false if longs.contains(&b.name) => b.clone().into_long(),
-                        false => b.clone(),
+                    .map(|b| match types.get(&b.name).map(String::as_str) {
+                        Some("TString") => b.clone().into_tstring(),
+                        Some(t) if holds_long(t) => b.clone().into_long(),
+                        _ => b.clone(),
                     })
                     .collect();
                 let writer = match &existing {
