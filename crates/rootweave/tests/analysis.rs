@@ -1028,6 +1028,22 @@ fn columns_varied_together_take_the_nominal_values() {
             .collect();
         assert_eq!(got, want, "{k}");
     }
+    // The same list for both columns, written twice (parsed as one shared part).
+    let twice = scaled.define("t", "x * 0.25").unwrap();
+    let twice = twice
+        .vary_columns(&["s", "t"], "{{s * 2.0}, {s * 2.0}}", &["up"], "same")
+        .unwrap();
+    let sums = [twice.sum("s").unwrap(), twice.sum("t").unwrap()];
+    let direct = frame(&paths, 2).define("s0", "x * 0.5").unwrap();
+    let doubled = direct.define("s", "s0 * 2.0").unwrap();
+    let doubled = doubled.define("t", "s0 * 2.0").unwrap();
+    for (booked, column) in sums.iter().zip(["s", "t"]) {
+        let all = Frame::variations_for(booked).unwrap();
+        let (name, up) = &all[1];
+        assert_eq!(name, "same:up");
+        let want = doubled.sum(column).unwrap().value().unwrap();
+        assert_eq!(up.value().unwrap(), want, "{column}");
+    }
     // One list per column, one value per tag.
     let e = scaled
         .vary_columns(&["s", "v"], "{{s * 0.9, s * 1.1}}", &["down", "up"], "b")
@@ -1278,6 +1294,10 @@ fn a_cache_holds_a_selection_s_columns_in_memory_in_entry_order() {
         let cached = kept.cache(&["x", "y", "v"]).unwrap();
         assert_eq!(cached.column_names().unwrap(), vec!["v", "x", "y"]);
         assert_eq!(cached.column_type("y").unwrap(), "double");
+        // Lazy, as ROOT's: nothing has run yet; a result booked on the cached graph now is
+        // computed in the pass that takes the values.
+        let count = df.count().unwrap();
+        assert_eq!((df.runs(), sum.is_ready()), (0, false));
         let again = cached.sum("y").unwrap();
         let entries = cached.take("rdfentry_").unwrap();
         let x = cached.take("x").unwrap();
@@ -1285,6 +1305,9 @@ fn a_cache_holds_a_selection_s_columns_in_memory_in_entry_order() {
             if ResultValue::Number(s) == sum.value().unwrap()));
         assert_eq!(taken_lists(&cached.take("v").unwrap()), taken_lists(&lists));
         assert_eq!(taken_ints(&entries), (0..20_000).collect::<Vec<i64>>());
+        assert!(matches!(count.value().unwrap(), ResultValue::Count(60_000)));
+        // One pass took the values, the sum, the lists and the count.
+        assert_eq!(df.runs(), 1);
         let want: Vec<i64> = (0..30_000)
             .step_by(3)
             .chain((0..30_000).step_by(3))

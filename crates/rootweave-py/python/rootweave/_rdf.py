@@ -189,10 +189,15 @@ class _LazySnapshots:
 
     def __init__(self) -> None:
         self.pending: list[_SnapshotResult] = []
+        # Of a graph made by `Cache`: the cached graph's, written first (the pass taking the
+        # cached values writes them too).
+        self.upstream: _LazySnapshots | None = None
 
     def write_all(self) -> None:
         """Writes every pending snapshot: in one pass, or on Dask one after the other; a
         failure is every pending snapshot's."""
+        if self.upstream is not None:
+            self.upstream.write_all()
         pending, self.pending = self.pending, []
         if not pending:
             return
@@ -929,9 +934,11 @@ class RDataFrame:
         return result if lazy else result.GetValue()
 
     def Cache(self, columns: str | Sequence[str] = "") -> RDataFrame:  # noqa: N802
-        """The columns' values for the events here, computed now (as ROOT's `Cache`, not
-        lazily) and held in memory: a new RDataFrame over them whose graphs read no file and
-        compute no definition again, its entries numbered from 0.
+        """The columns' values for the events here, held in memory: a new RDataFrame over them
+        whose graphs read no file and compute no definition again, its entries numbered from
+        0. Lazy, as ROOT 6.40's `Cache`: the values are taken by this RDataFrame's next event
+        loop, with the results booked here by then, which the new RDataFrame's first result
+        starts if it has not run.
 
         Args:
             columns: The columns, or a regular expression of their names (every column that
@@ -942,10 +949,11 @@ class RDataFrame:
                                       "none): run it in one process")
         if isinstance(columns, str):
             columns = _rdf_columns.matching(self.GetColumnNames(), columns, "Cache") if columns else []
-        self._lazy.write_all()
         cached = RDataFrame(None, _frame=self._frame.cache(list(columns)))
-        entries = sum(stop - start for ranges in cached._frame.batch_ranges() for start, stop in ranges)
-        cached._sources = [(None, None, 0, entries)]
+        # Columns in memory: a sample without a name, as ROOT's; this graph's lazy snapshots
+        # are written in the pass that takes the values.
+        cached._sources = [({}, None)]
+        cached._lazy.upstream = self._lazy
         return cached
 
     def Display(self, columns: str | Sequence[str] = "", nRows: int = 5,  # noqa: N802, N803

@@ -1,18 +1,65 @@
-//! `Cache`: a node's columns for the events it keeps, computed once and held in memory as
-//! the dataset of a new graph, so that graphs run again and again over a selection read no
-//! file and compute no definition twice (RDataFrame's cached dataframe).
+//! `Cache`: a node's columns for the events it keeps, held in memory as the dataset of a
+//! new graph, so that graphs run again and again over a selection read no file and compute
+//! no definition twice (RDataFrame's cached dataframe). As in ROOT 6.40, the columns are
+//! taken lazily: by the cached graph's next run, with whatever else it has booked by then,
+//! once the new graph first runs.
+
+use std::sync::{Arc, Mutex};
 
 use super::actions::ResultValue;
-use super::graph::{invalid, Frame};
+use super::column_type::empty_column;
+use super::graph::{invalid, Booked, Frame, Graph};
 use crate::dataset::{Dataset, MemoryColumns, Source};
 use crate::error::Result;
 use crate::parallel::ReadOptions;
 
+/// The columns a graph made by `Cache` reads, booked on the graph it caches and not yet
+/// taken: each column's name and its `Take`.
+#[derive(Clone)]
+pub struct CachedColumns {
+    taken: Vec<(String, Booked)>,
+    options: ReadOptions,
+}
+
+impl CachedColumns {
+    /// The dataset of the taken values (running the cached graph if it has not run since
+    /// the columns were booked).
+    fn dataset(&self) -> Result<Dataset> {
+        let mut arrays = Vec::with_capacity(self.taken.len());
+        for (name, b) in &self.taken {
+            match b.value()? {
+                ResultValue::Column(c) => arrays.push((name.clone(), c.into_array())),
+                other => return Err(invalid(format!("Cache: '{name}' gave {other:?}"))),
+            }
+        }
+        let source = Source::in_memory(MemoryColumns::new(arrays)?);
+        Dataset::new(vec![source], self.options.clone())
+    }
+}
+
+/// Gives `graph` its dataset if `Cache` made it and it has none yet: called before
+/// anything reads its entries (a run, a snapshot, the batches' ranges), never with a lock
+/// on a graph held (the cached graph may run).
+pub(crate) fn fill_cached(graph: &Arc<Mutex<Graph>>) -> Result<()> {
+    let lock = || graph.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(cached) = lock().cached.clone() else {
+        return Ok(());
+    };
+    let dataset = Arc::new(cached.dataset()?);
+    let mut g = lock();
+    if g.cached.is_some() {
+        g.dataset = dataset;
+        g.cached = None;
+    }
+    Ok(())
+}
+
 impl Frame {
-    /// `Cache(columns)`: runs the graph now, as RDataFrame's `Cache` does, taking `columns`
-    /// (every column here that holds numbers or lists of numbers when empty) for the events
-    /// of this node in entry order, and returns a new graph over those values held in
-    /// memory, on as many threads; its entries are numbered from 0.
+    /// `Cache(columns)`: a new graph over the values of `columns` (every column here that
+    /// holds numbers or lists of numbers when empty) for the events of this node, in entry
+    /// order, held in memory, on as many threads; its entries are numbered from 0. Lazy, as
+    /// RDataFrame's: the values are taken by this graph's next run (with the results booked
+    /// here by then, in the same pass), which the new graph's first run starts if needed.
     pub fn cache(&self, columns: &[&str]) -> Result<Frame> {
         let names: Vec<String> = match columns.is_empty() {
             true => self
@@ -23,24 +70,27 @@ impl Frame {
             false => columns.iter().map(|c| c.to_string()).collect(),
         };
         // Checked before anything is booked, so that a column that cannot be taken leaves
-        // the graph as it was.
+        // the graph as it was; the columns' types, as no entries, make the new graph's
+        // stand-in dataset until the values are taken.
+        let mut empty = Vec::with_capacity(names.len());
         for name in &names {
             self.column_type(name)
                 .map_err(|e| invalid(format!("Cache: {e}")))?;
+            let column = empty_column(self, self.node, name, true)
+                .map_err(|e| invalid(format!("Cache: {e}")))?;
+            empty.push((name.clone(), column.into_array()));
         }
-        let booked = names
+        let taken = names
             .iter()
-            .map(|c| self.take(c))
+            .map(|c| Ok((c.clone(), self.take(c)?)))
             .collect::<Result<Vec<_>>>()?;
-        let mut arrays = Vec::with_capacity(names.len());
-        for (name, b) in names.iter().zip(&booked) {
-            match b.value()? {
-                ResultValue::Column(c) => arrays.push((name.clone(), c.into_array())),
-                other => return Err(invalid(format!("Cache: '{name}' gave {other:?}"))),
-            }
-        }
         let options = ReadOptions::default().with_threads(self.slots());
-        let source = Source::in_memory(MemoryColumns::new(arrays)?);
-        Ok(Frame::new(Dataset::new(vec![source], options)?))
+        let stand_in = Source::in_memory(MemoryColumns::new(empty)?);
+        let frame = Frame::new(Dataset::new(vec![stand_in], options.clone())?);
+        let mut g = frame.lock();
+        g.cached = Some(CachedColumns { taken, options });
+        g.from_cache = true;
+        drop(g);
+        Ok(frame)
     }
 }

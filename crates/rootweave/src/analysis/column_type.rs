@@ -147,7 +147,7 @@ const OF_A_FUNCTION: &str = "of a function";
 
 /// Column `name` as seen from `node`, over no events: a typed empty column. A function's
 /// column is computed by calling it with empty columns only if `functions` says so.
-fn empty_column(
+pub(super) fn empty_column(
     frame: &Frame,
     node: usize,
     name: &str,

@@ -86,7 +86,13 @@ impl Frame {
 
     /// Where the data come from, as ROOT says it of a chain of trees or an RNTuple.
     fn describe_dataset(&self) -> Result<String> {
-        let sources = self.lock().dataset.sources().to_vec();
+        let (sources, from_cache) = {
+            let g = self.lock();
+            (g.dataset.sources().to_vec(), g.from_cache)
+        };
+        if from_cache {
+            return Ok("Dataframe from datasource LazyDS".to_string());
+        }
         let Some(reader) = self.first_source()? else {
             return Ok("Empty dataframe".to_string());
         };

@@ -138,8 +138,14 @@ pub struct Booking {
 
 /// A graph: its dataset, nodes, booked results, and their values once run.
 pub struct Graph {
-    /// The dataset it runs over.
+    /// The dataset it runs over (of a graph made by `Cache`, until its first run, a
+    /// stand-in of its columns without entries: see [`Graph::cached`]).
     pub dataset: Arc<Dataset>,
+    /// Of a graph made by `Cache`, until its first run: how to make its dataset (running
+    /// the cached graph if it has not run since the columns were booked).
+    pub cached: Option<super::cache::CachedColumns>,
+    /// Whether `Cache` made it (its data source is ROOT's `LazyDS`).
+    pub from_cache: bool,
     /// The nodes; 0 is the root.
     pub nodes: Vec<GraphNode>,
     /// The booked results, in booking order.
@@ -245,6 +251,8 @@ impl Frame {
         Frame {
             graph: Arc::new(Mutex::new(Graph {
                 dataset: Arc::new(dataset),
+                cached: None,
+                from_cache: false,
                 nodes: vec![GraphNode {
                     kind: NodeKind::Root,
                     parent: None,
@@ -470,6 +478,7 @@ impl Frame {
     /// metadata): where the partitions of a distributed run can start and end so that they
     /// read, between them, the batches one run reads.
     pub fn batch_ranges(&self) -> Result<Vec<Vec<std::ops::Range<u64>>>> {
+        super::cache::fill_cached(&self.graph)?;
         let dataset = self.lock().dataset.clone();
         dataset.batch_ranges(super::run::STEP)
     }
@@ -609,10 +618,14 @@ impl Frame {
         if columns.is_empty() || tags.is_empty() {
             return Err(invalid("Vary: no column or no tag".into()));
         }
-        let braced = |node: &super::expr::Node| match &node.kind {
-            super::expr::Kind::Call(f, args) if f == "{}" => Some(args.clone()),
-            _ => None,
-        };
+        // A list written twice (`{{x}, {x}}`) is one part shared by both places.
+        fn braced(node: &super::expr::Node) -> Option<Vec<super::expr::Node>> {
+            match &node.kind {
+                super::expr::Kind::Call(f, args) if f == "{}" => Some(args.clone()),
+                super::expr::Kind::Shared(_, inner) => braced(inner),
+                _ => None,
+            }
+        }
         let not_braced = || {
             invalid(format!(
                 "Vary: expression '{expr}' must be a braced list of the variations' values \

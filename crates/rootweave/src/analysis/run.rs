@@ -98,6 +98,7 @@ pub fn run_with(
     watch: Option<&(dyn Fn(Progress) + Sync)>,
     sinks: &[&dyn BatchSink],
 ) -> Result<()> {
+    super::cache::fill_cached(graph)?;
     let Some(prepared) = Prepared::new(graph, sinks)? else {
         return Ok(());
     };
@@ -129,6 +130,10 @@ pub fn run_graphs(graphs: &[&Arc<Mutex<Graph>>]) -> Result<usize> {
         if !unique.iter().any(|u| Arc::ptr_eq(u, g)) {
             unique.push(g);
         }
+    }
+    // Cached columns first: their graphs may be among these, and run before being prepared.
+    for graph in &unique {
+        super::cache::fill_cached(graph)?;
     }
     let mut prepared = Vec::new();
     for graph in unique {

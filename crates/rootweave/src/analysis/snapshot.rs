@@ -326,6 +326,7 @@ impl Frame {
         let asked = self.snapshot_columns(columns)?;
         let laid_out = self.snapshot_layout(asked, written_name, tree_format)?;
         let (columns, tree_options) = (laid_out.columns, laid_out.options);
+        super::cache::fill_cached(&self.graph)?;
         let (plan, dataset) = {
             let g = self.lock();
             (Plan::new(g.nodes.clone()), g.dataset.clone())
