@@ -1386,9 +1386,11 @@ def test_columns_missing_from_some_files_as_root_s(workdir, dask_client):
 ROOT_CACHE = r"""
 import json, sys, ROOT
 df = ROOT.RDataFrame("Events", sys.argv[1])
-cached = df.Filter("nJet >= 2").Define("ht", "Sum(Jet_pt)").Cache(["MET_pt", "ht", "Jet_pt", "nJet"])
+selected = df.Filter("nJet >= 2").Define("ht", "Sum(Jet_pt)").Define("nj", "Jet_pt.size()")
+cached = selected.Define("njs", "ROOT::RVec<unsigned long>{nj, nj}").Cache(["MET_pt", "ht", "Jet_pt", "nJet", "nj", "njs"])
 before, count = df.GetNRuns(), df.Count()
-print(json.dumps({"types": [str(cached.GetColumnType(c)) for c in ("MET_pt", "ht", "Jet_pt", "nJet")],
+print(json.dumps({"types": [str(cached.GetColumnType(c)) for c in ("MET_pt", "ht", "Jet_pt", "nJet", "nj", "njs")]
+                  + [str(cached.Define("y", "nj + 1").GetColumnType("y"))],
                   "names": list(map(str, cached.GetColumnNames())), "count": cached.Count().GetValue(),
                   "sum": cached.Filter("ht > 100").Sum("MET_pt").GetValue(),
                   "entries": list(cached.Take["ULong64_t"]("rdfentry_").GetValue())[:3],
@@ -1405,10 +1407,14 @@ def test_a_cache_as_root_s():
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = json.loads(done.stdout.strip().splitlines()[-1])
     df = rootweave.RDataFrame("Events", NANO, threads=2)
-    cached = df.Filter("nJet >= 2").Define("ht", "Sum(Jet_pt)").Cache(["MET_pt", "ht", "Jet_pt", "nJet"])
+    selected = df.Filter("nJet >= 2").Define("ht", "Sum(Jet_pt)").Define("nj", "Jet_pt.size()")
+    cached = selected.Define("njs", "ROOT::RVec<unsigned long>{nj, nj}").Cache(
+        ["MET_pt", "ht", "Jet_pt", "nJet", "nj", "njs"])
     # Lazy, as ROOT 6.40's: a count booked after the Cache comes from the pass taking the values.
     before, count = df.GetNRuns(), df.Count()
-    mine = {"types": [cached.GetColumnType(c) for c in ("MET_pt", "ht", "Jet_pt", "nJet")],
+    # C++ longs stay longs (`unsigned long`, not `ULong64_t`).
+    mine = {"types": [cached.GetColumnType(c) for c in ("MET_pt", "ht", "Jet_pt", "nJet", "nj", "njs")]
+            + [cached.Define("y", "nj + 1").GetColumnType("y")],
             "names": cached.GetColumnNames(), "count": cached.Count().GetValue(),
             "sum": cached.Filter("ht > 100").Sum("MET_pt").GetValue(),
             "entries": cached.Take["ULong64_t"]("rdfentry_").GetValue()[:3].tolist(),

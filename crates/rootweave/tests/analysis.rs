@@ -1318,6 +1318,11 @@ fn a_cache_holds_a_selection_s_columns_in_memory_in_entry_order() {
         assert_eq!(all.column_names().unwrap(), vec!["v", "x", "y"]);
         let e = kept.cache(&["nope"]).err().unwrap().to_string();
         assert!(e.contains("Cache") && e.contains("nope"), "{e}");
+        // A C++ long stays one (RDataFrame's cache keeps `unsigned long`).
+        let sizes = kept.define("n", "v.size()").unwrap().cache(&["n"]).unwrap();
+        assert_eq!(sizes.column_type("n").unwrap(), "unsigned long");
+        let more = sizes.define("m", "n + 1").unwrap();
+        assert_eq!(more.column_type("m").unwrap(), "unsigned long");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

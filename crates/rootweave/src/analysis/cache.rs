@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use super::actions::ResultValue;
-use super::column_type::empty_column;
+use super::column_type::{empty_column, holds_long};
 use super::graph::{invalid, Booked, Frame, Graph};
 use crate::dataset::{Dataset, MemoryColumns, Source};
 use crate::error::Result;
@@ -18,6 +18,8 @@ use crate::parallel::ReadOptions;
 #[derive(Clone)]
 pub struct CachedColumns {
     taken: Vec<(String, Booked)>,
+    /// The columns holding C++ `long`s (see [`MemoryColumns::with_longs`]).
+    longs: Vec<String>,
     options: ReadOptions,
 }
 
@@ -32,7 +34,8 @@ impl CachedColumns {
                 other => return Err(invalid(format!("Cache: '{name}' gave {other:?}"))),
             }
         }
-        let source = Source::in_memory(MemoryColumns::new(arrays)?);
+        let columns = MemoryColumns::new(arrays)?.with_longs(self.longs.clone());
+        let source = Source::in_memory(columns);
         Dataset::new(vec![source], self.options.clone())
     }
 }
@@ -72,10 +75,14 @@ impl Frame {
         // Checked before anything is booked, so that a column that cannot be taken leaves
         // the graph as it was; the columns' types, as no entries, make the new graph's
         // stand-in dataset until the values are taken.
-        let mut empty = Vec::with_capacity(names.len());
+        let (mut empty, mut longs) = (Vec::with_capacity(names.len()), Vec::new());
         for name in &names {
-            self.column_type(name)
+            let ty = self
+                .column_type(name)
                 .map_err(|e| invalid(format!("Cache: {e}")))?;
+            if holds_long(&ty) {
+                longs.push(name.clone());
+            }
             let column = empty_column(self, self.node, name, true)
                 .map_err(|e| invalid(format!("Cache: {e}")))?;
             empty.push((name.clone(), column.into_array()));
@@ -85,10 +92,15 @@ impl Frame {
             .map(|c| Ok((c.clone(), self.take(c)?)))
             .collect::<Result<Vec<_>>>()?;
         let options = ReadOptions::default().with_threads(self.slots());
-        let stand_in = Source::in_memory(MemoryColumns::new(empty)?);
+        let stand_in = MemoryColumns::new(empty)?.with_longs(longs.clone());
+        let stand_in = Source::in_memory(stand_in);
         let frame = Frame::new(Dataset::new(vec![stand_in], options.clone())?);
         let mut g = frame.lock();
-        g.cached = Some(CachedColumns { taken, options });
+        g.cached = Some(CachedColumns {
+            taken,
+            longs,
+            options,
+        });
         g.from_cache = true;
         drop(g);
         Ok(frame)

@@ -307,7 +307,11 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
                 _ => declared_type(branch),
             }
         }
-        AnyReader::Memory(_) => None,
+        // Columns in memory: typed by their arrays, but for C++ `long`s, which a cache keeps.
+        AnyReader::Memory(m) => match m.column(name)? {
+            (array, true) => Some(cpp_name(&Column::from_array(array, 0..0)?.into_long())),
+            (_, false) => None,
+        },
         AnyReader::RNTuple(r) => {
             let d = r.descriptor();
             let ids = d.resolve_path(name)?;

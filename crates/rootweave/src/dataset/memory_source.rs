@@ -23,7 +23,12 @@ const MOST_CLUSTERS: u64 = 1 << 16;
 /// Named columns of one length held in memory, shared by the sources and readers made of
 /// them; two are equal when they are the same columns (not merely equal values).
 #[derive(Debug, Clone, Default)]
-pub struct MemoryColumns(Arc<Vec<(String, Array)>>);
+pub struct MemoryColumns {
+    columns: Arc<Vec<(String, Array)>>,
+    /// The columns that hold C++ `long`s or `unsigned long`s (alone or in lists), which
+    /// their arrays' 64-bit integers do not tell from `long long`s.
+    longs: Arc<Vec<String>>,
+}
 
 impl MemoryColumns {
     /// The columns `columns`, every one of the same number of entries (an error naming the
@@ -46,23 +51,40 @@ impl MemoryColumns {
                 )));
             }
         }
-        Ok(MemoryColumns(Arc::new(columns)))
+        Ok(MemoryColumns {
+            columns: Arc::new(columns),
+            longs: Arc::default(),
+        })
+    }
+
+    /// These columns, `longs` holding C++ `long`s (a cached `Jet_pt.size()`, say), whose
+    /// type RDataFrame names `unsigned long`, not `ULong64_t`.
+    pub fn with_longs(self, longs: Vec<String>) -> Self {
+        MemoryColumns {
+            longs: Arc::new(longs),
+            ..self
+        }
+    }
+
+    /// Whether column `name` holds C++ `long`s (see [`MemoryColumns::with_longs`]).
+    pub fn holds_long(&self, name: &str) -> bool {
+        self.longs.iter().any(|l| l == name)
     }
 
     /// The columns, in the order given.
     pub fn columns(&self) -> &[(String, Array)] {
-        &self.0
+        &self.columns
     }
 
     /// The number of entries of every column (0 without columns).
     pub fn entries(&self) -> u64 {
-        self.0.first().map_or(0, |(_, a)| a.len() as u64)
+        self.columns.first().map_or(0, |(_, a)| a.len() as u64)
     }
 }
 
 impl PartialEq for MemoryColumns {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        Arc::ptr_eq(&self.columns, &other.columns)
     }
 }
 
@@ -100,6 +122,13 @@ impl MemorySource {
             .iter()
             .map(|(n, _)| n.clone())
             .collect()
+    }
+
+    /// Column `name`'s values, if it has one of that name, and whether they are C++
+    /// `long`s (see [`MemoryColumns::with_longs`]).
+    pub fn column(&self, name: &str) -> Option<(&Array, bool)> {
+        let (_, array) = self.columns.columns().iter().find(|(n, _)| n == name)?;
+        Some((array, self.columns.holds_long(name)))
     }
 
     /// Whether it holds no columns (`RDataFrame(n)`).
