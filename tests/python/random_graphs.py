@@ -325,7 +325,7 @@ def twin_files(files):
 class SnapshotRead:
     """A lazy Snapshot's result, whose value is the tree it wrote as uproot reads it: each
     branch's name, type (a list's `RVec<T>` spelled `std::vector<T>`, as rootweave writes
-    it) and values; of an RNTuple, each top-level field's name, type and values. ROOT 6.40's
+    it), title and values; of an RNTuple, each top-level field's name, type and values. ROOT 6.40's
     snapshot of no entries writes a counter asked for after one of its arrays twice (`nJet`,
     `Jet_phi`, `nJet`; once when entries pass): of ROOT's tree (`by_root`) without entries, a
     branch's second copy is left out."""
@@ -344,8 +344,8 @@ class SnapshotRead:
                 arrays = tree.arrays()
                 return [[r.field_name, r.type_name, ak.to_list(arrays[r.field_name])]
                         for i, r in enumerate(tree.field_records) if r.parent_field_id == i]
-            branches = [[b.name, b.typename.replace("RVec<", "std::vector<"), ak.to_list(b.array(library="ak"))]
-                        for b in tree.branches]
+            branches = [[b.name, b.typename.replace("RVec<", "std::vector<"), b.title,
+                         ak.to_list(b.array(library="ak"))] for b in tree.branches]
         if self.by_root and tree.num_entries == 0:
             names = [b[0] for b in branches]
             branches = [b for i, b in enumerate(branches) if b[0] not in names[:i]]

@@ -572,16 +572,19 @@ done[0].GetValue()
 
 def test_snapshot_lays_out_counted_arrays_as_root_s(workdir):
     """A column read from a counted array (NanoAOD's `Jet_pt[nJet]`) is written as one, its
-    counter (name and type) once, where ROOT's Snapshot puts it; an alias of one too; a
-    redefined one, or one whose counter is redefined, as a list. In an RNTuple, lists are
-    `RVec`s and counters fields where ROOT puts them. The branches' or fields' names, order
-    and types are ROOT's, and so are the values."""
+    counter (name and type) once, where ROOT's Snapshot puts it, with its branch's title; an
+    alias of one too; a redefined one, or one whose counter is redefined, as a list. In an
+    RNTuple, lists are `RVec`s and counters fields where ROOT puts them. The columns of a
+    regular expression in ROOT's order. The branches' or fields' names, order, types and
+    titles are ROOT's, and so are the values."""
     (workdir / "snapshot_layouts.py").write_text(
         "def book(df):\n"
         "    sel = df.Filter('nJet > 1').Alias('jp', 'Jet_pt').Define('d', 'Jet_pt * 2')\n"
         "    return [(sel, ['Jet_eta', 'Muon_pt', 'MET_pt', 'Jet_pt', 'nMuon', 'd', 'Muon_tightId']),\n"
         "            (sel, ['nJet', 'run', 'jp', 'Jet_mass']),\n"
-        "            (df.Redefine('nMuon', 'nMuon + 0u'), ['Muon_pt', 'nMuon'])]\n")
+        "            (df.Redefine('nMuon', 'nMuon + 0u'), ['Muon_pt', 'nMuon']),\n"
+        "            (df.Define('zz', '1').Redefine('MET_pt', 'MET_pt * 2').Alias('al', 'MET_phi')\n"
+        "               .Define('aa', 'Jet_pt * 2'), '^zz$|^aa$|^al$|MET_pt|^run$|Jet_eta|^event$')]\n")
     sys.path.insert(0, str(workdir))
     try:
         from snapshot_layouts import book
@@ -595,13 +598,13 @@ def test_snapshot_lays_out_counted_arrays_as_root_s(workdir):
     for fmt in ("ttree", "rntuple"):
         for k, (node, columns) in enumerate(book(ours)):
             node.Snapshot("t", workdir / f"our-layout-{fmt}-{k}.root", columns, format=fmt)
-    for k in range(3):
+    for k in range(4):
         with uproot.open(workdir / f"root-layout-rntuple-{k}.root") as f, \
                 uproot.open(workdir / f"our-layout-rntuple-{k}.root") as g:
             theirs, mine = f["t"], g["t"]
             assert [(c.name, c.typename) for c in mine.fields] == [(c.name, c.typename) for c in theirs.fields]
             assert mine.arrays().tolist() == theirs.arrays().tolist()
-    for k in range(3):
+    for k in range(4):
         with uproot.open(workdir / f"root-layout-ttree-{k}.root") as f, \
                 uproot.open(workdir / f"our-layout-ttree-{k}.root") as g:
             theirs, mine = f["t"], g["t"]
@@ -615,10 +618,15 @@ def test_snapshot_lays_out_counted_arrays_as_root_s(workdir):
                 assert mine["nMuon"].array().tolist() == theirs["nMuon"].array().tolist()
                 continue
             assert [(b.name, b.typename) for b in mine.branches] == types
+            # Titles too: an array read from the tree keeps its branch's (NanoAOD's "pt").
+            assert [(b.name, b.title) for b in mine.branches] == [(b.name, b.title) for b in theirs.branches]
             for name in mine.keys():
                 assert ak.to_list(mine[name].array()) == ak.to_list(theirs[name].array()), name
     first = [b.name for b in uproot.open(workdir / "our-layout-ttree-0.root")["t"].branches]
     assert first[:3] == ["nJet", "Jet_eta", "nMuon"] and first.count("nMuon") == 1
+    # A regular expression's columns in ROOT's order: defined, aliases, then the tree's own.
+    chosen = [b.name for b in uproot.open(workdir / "our-layout-ttree-3.root")["t"].branches]
+    assert chosen[:5] == ["zz", "MET_pt", "aa", "al", "run"], chosen
     # A column and its alias are one column: ROOT refuses to write both, and so does rootweave.
     with pytest.raises(ValueError, match="'Jet_pt' is asked for twice"):
         book(ours)[0][0].Snapshot("t", workdir / "twice.root", ["Jet_pt", "jp"])

@@ -1023,7 +1023,8 @@ class RDataFrame:
         if format.lower() not in ("ttree", "rntuple"):
             raise ValueError(f"no output format '{format}' (ttree or rntuple)")
         if isinstance(columns, str):
-            columns = _rdf_columns.matching(self.GetColumnNames(), columns, "Snapshot")
+            # As ROOT writes them: defined columns, aliases, then the dataset's in its order.
+            columns = _rdf_columns.matching(self._frame.snapshot_candidates(), columns, "Snapshot")
         update = mode.upper() == "UPDATE"
         written = (tree, os.fspath(path), list(columns or []), format, compression, update, overwrite_if_exists)
         result = _SnapshotResult(self, written, self._lazy)

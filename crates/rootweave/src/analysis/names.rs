@@ -47,6 +47,27 @@ impl Frame {
         Ok(names)
     }
 
+    /// The columns a snapshot of a regular expression chooses from, in the order it writes
+    /// them, as ROOT's `Snapshot` lists them: the defined columns in the order they were
+    /// first defined, the aliases in the order they were made, then the dataset's columns
+    /// (as `GetColumnNames` lists them) in the dataset's own order (a tree's branch order),
+    /// each once.
+    pub fn snapshot_candidates(&self) -> Result<Vec<String>> {
+        let mut aliases = self.names_above(Named::Columns);
+        aliases.reverse();
+        let mut names = self.defined_column_names();
+        let mut seen: std::collections::HashSet<String> = names.iter().cloned().collect();
+        for name in aliases
+            .into_iter()
+            .chain(self.listed_names()?.iter().cloned())
+        {
+            if seen.insert(name.clone()) {
+                names.push(name);
+            }
+        }
+        Ok(names)
+    }
+
     /// `GetDefinedColumnNames()`: the columns defined above this node (`Define`,
     /// `Redefine`, `DefinePerSample`, `DefaultValueFor`, a function's column; not aliases),
     /// in the order they were first defined from the root down, each once, as ROOT lists them.

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use super::batch::{BatchState, Plan};
 use super::column_type::holds_long;
-use super::graph::{Frame, NodeKind};
+use super::graph::Frame;
 use super::run::{run_with, BatchSink};
 use crate::array::{Array, ColumnData, Recycler};
 use crate::compress::Compression;
@@ -325,7 +325,7 @@ impl Frame {
         let tree_format = options.format == SnapshotFormat::TTree;
         let asked = self.snapshot_columns(columns)?;
         let laid_out = self.snapshot_layout(asked, written_name, tree_format)?;
-        let (columns, tree_options) = (laid_out.columns, laid_out.options);
+        let (columns, tree_options, titles) = (laid_out.columns, laid_out.options, laid_out.titles);
         super::cache::fill_cached(&self.graph)?;
         let (plan, dataset) = {
             let g = self.lock();
@@ -372,7 +372,8 @@ impl Frame {
                     .with_ordered(true);
                 // A `TString` column of the dataset (or defined as one alone) is written as
                 // one, as ROOT does; so is a column of C++ `long`s (`std::size_t`, an
-                // RNTuple's `std::uint64_t`). Each column's type is asked for once.
+                // RNTuple's `std::uint64_t`). Each column's type is asked for once. An array
+                // read from the dataset's tree keeps its branch's title.
                 let types: std::collections::HashMap<String, String> = columns
                     .iter()
                     .filter_map(|c| Some((written_name(c), self.column_type(c).ok()?)))
@@ -384,6 +385,10 @@ impl Frame {
                         Some("TString") => b.clone().into_tstring(),
                         Some(t) if holds_long(t) => b.clone().into_long(),
                         _ => b.clone(),
+                    })
+                    .map(|b| match titles.get(&b.name) {
+                        Some(title) => b.with_title(title),
+                        None => b,
                     })
                     .collect();
                 let writer = match &existing {
@@ -434,8 +439,8 @@ impl Frame {
         })
     }
 
-    /// The columns a snapshot writes: those asked (checked), or every column of the
-    /// dataset and every one defined above, in that order.
+    /// The columns a snapshot writes: those asked (checked), or every one defined above
+    /// and every column of the dataset, in that order (ROOT's).
     fn snapshot_columns(&self, asked: &[&str]) -> Result<Vec<String>> {
         if !asked.is_empty() {
             let asked: Vec<String> = asked.iter().map(|c| c.to_string()).collect();
@@ -455,26 +460,18 @@ impl Frame {
             drop(g);
             return Ok(asked);
         }
-        // The dataset's own fields or branches (not the members of an RNTuple's records,
-        // which their fields hold).
+        // The defined columns in the order they were first defined, as ROOT writes them
+        // first, then the dataset's own fields or branches in its order (not the members of
+        // an RNTuple's records, which their fields hold).
         let dataset = self.lock().dataset.clone();
-        let mut out: Vec<String> = match dataset.sources().is_empty() {
-            true => Vec::new(),
-            false => dataset.open(0)?.field_names(),
-        };
-        let g = self.lock();
-        let mut defined = Vec::new();
-        let mut at = Some(self.node);
-        while let Some(n) = at {
-            if let NodeKind::Define { name, .. } = &g.nodes[n].kind {
-                if !out.contains(name) && !defined.contains(name) {
-                    defined.push(name.clone());
+        let mut out = self.defined_column_names();
+        if !dataset.sources().is_empty() {
+            for name in dataset.open(0)?.field_names() {
+                if !out.contains(&name) {
+                    out.push(name);
                 }
             }
-            at = g.nodes[n].parent;
         }
-        defined.reverse();
-        out.extend(defined);
         Ok(out)
     }
 

@@ -20,6 +20,10 @@ pub(super) struct SnapshotColumns {
     pub columns: Vec<String>,
     /// The TTree layout of each column's field, by the name it is written as.
     pub options: HashMap<String, FieldOptions>,
+    /// The title of each TTree branch that is an array read as it is from a counted array
+    /// of the dataset's TTree: that branch's (NanoAOD's documentation, `"pt"`), as ROOT's
+    /// snapshot copies it; by the name it is written as.
+    pub titles: HashMap<String, String>,
 }
 
 impl Frame {
@@ -36,6 +40,7 @@ impl Frame {
         let mut out = SnapshotColumns {
             columns: Vec::with_capacity(columns.len()),
             options: HashMap::new(),
+            titles: HashMap::new(),
         };
         // The columns written so far: a counter asked for after its arrays is not again.
         let mut taken: HashSet<String> = HashSet::new();
@@ -47,9 +52,10 @@ impl Frame {
             if taken.contains(&c) {
                 continue;
             }
-            let counter = reader.as_ref().and_then(|r| self.source_counter(r, &c));
-            let options = match counter {
-                Some(counter) => {
+            let counted = reader.as_ref().and_then(|r| self.source_counter(r, &c));
+            let options = match counted {
+                Some((counter, title)) => {
+                    out.titles.insert(written(&c), title);
                     if !asked.contains(&counter) && taken.insert(counter.clone()) {
                         let vector = FieldOptions::default().with_std_vector();
                         out.options.insert(written(&counter), vector);
@@ -66,10 +72,10 @@ impl Frame {
         Ok(out)
     }
 
-    /// The counter of column `column` here if it is read as it is from a counted array of
-    /// `reader`'s TTree, one value per item, and its counter, an integer branch, is read as
-    /// it is too.
-    fn source_counter(&self, reader: &AnyReader, column: &str) -> Option<String> {
+    /// The counter of column `column` here, and the title of the branch it is read from, if
+    /// it is read as it is from a counted array of `reader`'s TTree, one value per item, and
+    /// its counter, an integer branch, is read as it is too.
+    fn source_counter(&self, reader: &AnyReader, column: &str) -> Option<(String, String)> {
         let AnyReader::TTree(tree) = reader else {
             return None;
         };
@@ -89,7 +95,7 @@ impl Frame {
             (None, name) if &name == counter => {}
             _ => return None,
         }
-        counts(tree.meta().find(counter)?).then(|| counter.clone())
+        counts(tree.meta().find(counter)?).then(|| (counter.clone(), branch.title.clone()))
     }
 }
 

@@ -13,6 +13,8 @@ use crate::ttree::write::branches::split::ClassPart;
 pub struct BranchSpec {
     pub(crate) name: String,
     pub(crate) kind: BranchKind,
+    /// A title of its own (`None`: the leaf list, see [`BranchSpec::branch_title`]).
+    pub(crate) title: Option<String>,
 }
 
 /// What each entry of a branch holds.
@@ -119,6 +121,7 @@ impl BranchSpec {
                 }],
                 counter: None,
             },
+            title: None,
         }
     }
 
@@ -149,6 +152,7 @@ impl BranchSpec {
                     .collect(),
                 counter: None,
             },
+            title: None,
         }
     }
 
@@ -157,6 +161,7 @@ impl BranchSpec {
         BranchSpec {
             name: name.to_string(),
             kind: BranchKind::CharStar,
+            title: None,
         }
     }
 
@@ -228,6 +233,7 @@ impl BranchSpec {
                 vector: false,
                 split_level,
             },
+            title: None,
         }
     }
 
@@ -242,6 +248,7 @@ impl BranchSpec {
                 vector: true,
                 split_level,
             },
+            title: None,
         }
     }
 
@@ -249,6 +256,7 @@ impl BranchSpec {
         BranchSpec {
             name: name.to_string(),
             kind: BranchKind::Element(class),
+            title: None,
         }
     }
 
@@ -323,8 +331,21 @@ impl BranchSpec {
         self.fixed_entry_bytes().unwrap_or(1)
     }
 
-    /// The branch's title: its leaf list (`x[3]/F`, `x/F:y/I`), or its name for objects.
+    /// This branch with title `title` in place of its leaf list (as ROOT's snapshot gives
+    /// an array read from a tree the title of the branch it was read from).
+    pub(crate) fn with_title(self, title: &str) -> Self {
+        BranchSpec {
+            title: Some(title.to_string()),
+            ..self
+        }
+    }
+
+    /// The branch's title: its own if given, else its leaf list (`x[3]/F`, `x/F:y/I`), or
+    /// its name for objects.
     pub(crate) fn branch_title(&self) -> String {
+        if let Some(title) = &self.title {
+            return title.clone();
+        }
         match &self.kind {
             BranchKind::Leaves { leaves, counter } => leaves
                 .iter()
@@ -470,6 +491,15 @@ pub(crate) fn name_checksum(name: &str) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_title_of_its_own_replaces_the_leaf_list() {
+        let pt = BranchSpec::counted("Jet_pt", LeafType::Float32, "nJet", &[]);
+        assert_eq!(pt.branch_title(), "Jet_pt[nJet]/F");
+        let documented = pt.with_title("pt");
+        assert_eq!(documented.branch_title(), "pt");
+        assert_eq!(documented.classes(), ["TLeafF"]);
+    }
 
     #[test]
     fn longs_are_named_as_root_names_them() {

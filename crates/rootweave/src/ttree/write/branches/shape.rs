@@ -55,6 +55,7 @@ impl TreeShape {
                         specs.push(BranchSpec {
                             name: part.name.clone(),
                             kind: BranchKind::ClassPart(Box::new(part)),
+                            title: None,
                         });
                     }
                     for c in counters[start..].iter().flatten() {
