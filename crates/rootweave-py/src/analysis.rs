@@ -292,11 +292,10 @@ impl PyFrame {
         py.detach(|| self.inner.column_names()).map_err(to_py)
     }
 
-    /// The columns a snapshot of a regular expression chooses from, in ROOT's order:
-    /// defined, aliases, then the dataset's in its own order.
-    fn snapshot_candidates(&self, py: Python<'_>) -> PyResult<Vec<String>> {
-        py.detach(|| self.inner.snapshot_candidates())
-            .map_err(to_py)
+    /// The columns a regular expression of `Snapshot` or `Cache` chooses from, in ROOT's
+    /// order: defined, aliases, then the dataset's in its own order.
+    fn regex_candidates(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        py.detach(|| self.inner.regex_candidates()).map_err(to_py)
     }
 
     /// `HasColumn(name)`: read, defined, an alias, or a special column (`rdfentry_`).

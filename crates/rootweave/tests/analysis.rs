@@ -1316,6 +1316,8 @@ fn a_cache_holds_a_selection_s_columns_in_memory_in_entry_order() {
         // Every column that holds numbers, when none are named.
         let all = kept.cache(&[]).unwrap();
         assert_eq!(all.column_names().unwrap(), vec!["v", "x", "y"]);
+        // Kept in ROOT's order: the defined column first.
+        assert_eq!(all.regex_candidates().unwrap()[0], "y");
         let e = kept.cache(&["nope"]).err().unwrap().to_string();
         assert!(e.contains("Cache") && e.contains("nope"), "{e}");
         // A C++ long stays one (RDataFrame's cache keeps `unsigned long`).

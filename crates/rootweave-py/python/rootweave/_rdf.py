@@ -948,7 +948,8 @@ class RDataFrame:
             raise NotImplementedError("Cache of an RDataFrame on Dask (ROOT's distributed RDataFrame has "
                                       "none): run it in one process")
         if isinstance(columns, str):
-            columns = _rdf_columns.matching(self.GetColumnNames(), columns, "Cache") if columns else []
+            # In ROOT's order, as Snapshot's: defined columns, aliases, then the dataset's.
+            columns = _rdf_columns.matching(self._frame.regex_candidates(), columns, "Cache") if columns else []
         cached = RDataFrame(None, _frame=self._frame.cache(list(columns)))
         # Columns in memory: a sample without a name, as ROOT's; this graph's lazy snapshots
         # are written in the pass that takes the values.
@@ -1024,7 +1025,7 @@ class RDataFrame:
             raise ValueError(f"no output format '{format}' (ttree or rntuple)")
         if isinstance(columns, str):
             # As ROOT writes them: defined columns, aliases, then the dataset's in its order.
-            columns = _rdf_columns.matching(self._frame.snapshot_candidates(), columns, "Snapshot")
+            columns = _rdf_columns.matching(self._frame.regex_candidates(), columns, "Snapshot")
         update = mode.upper() == "UPDATE"
         written = (tree, os.fspath(path), list(columns or []), format, compression, update, overwrite_if_exists)
         result = _SnapshotResult(self, written, self._lazy)

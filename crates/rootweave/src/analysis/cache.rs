@@ -65,8 +65,9 @@ impl Frame {
     /// here by then, in the same pass), which the new graph's first run starts if needed.
     pub fn cache(&self, columns: &[&str]) -> Result<Frame> {
         let names: Vec<String> = match columns.is_empty() {
+            // In ROOT's order: defined columns, aliases, then the dataset's in its order.
             true => self
-                .column_names()?
+                .regex_candidates()?
                 .into_iter()
                 .filter(|c| self.column_type(c).is_ok())
                 .collect(),

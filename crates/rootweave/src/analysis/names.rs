@@ -47,12 +47,12 @@ impl Frame {
         Ok(names)
     }
 
-    /// The columns a snapshot of a regular expression chooses from, in the order it writes
-    /// them, as ROOT's `Snapshot` lists them: the defined columns in the order they were
-    /// first defined, the aliases in the order they were made, then the dataset's columns
-    /// (as `GetColumnNames` lists them) in the dataset's own order (a tree's branch order),
-    /// each once.
-    pub fn snapshot_candidates(&self) -> Result<Vec<String>> {
+    /// The columns a regular expression of `Snapshot` or `Cache` chooses from, in the order
+    /// they are written or cached, as ROOT lists them there: the defined columns in the order
+    /// they were first defined, the aliases in the order they were made, then the dataset's
+    /// columns (as `GetColumnNames` lists them) in the dataset's own order (a tree's branch
+    /// order), each once.
+    pub fn regex_candidates(&self) -> Result<Vec<String>> {
         let mut aliases = self.names_above(Named::Columns);
         aliases.reverse();
         let mut names = self.defined_column_names();
