@@ -124,6 +124,11 @@ pub(super) fn eval(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Resul
             ternary(cond, yes, no, scope, memo)
         }
         Kind::Index(v, i) => {
+            if let Kind::Call(name, args) = &v.kind {
+                if name == "Take" && args.len() == 2 {
+                    return index_of_take(node, v, &args[0], &args[1], i, scope, memo);
+                }
+            }
             let (v, i) = (eval(v, scope, memo)?, eval(i, scope, memo)?);
             index(&v, &i).map_err(at)
         }
@@ -715,6 +720,57 @@ pub(super) fn index(v: &Val, i: &Val) -> Result<Val, String> {
         }
         (v, _) => Err(format!("a {} cannot be indexed", v.type_name())),
     }
+}
+
+/// `Take(list, which)[i]` (`node`, its `Take` at `take`): where `which` holds lists of
+/// integer indices and `i` is an integer per event, the item of `list` at `which[i]`, without
+/// taking the items at the other indices (Q6's b-tag of the chosen trijet's jets); otherwise
+/// the `Take` and the index as written. The values are the same; an index of `which` past
+/// its list that `i` does not choose is no error here (in ROOT it reads past the list).
+fn index_of_take(
+    node: &Node,
+    take: &Node,
+    list: &Node,
+    which: &Node,
+    i: &Node,
+    scope: &mut dyn Scope,
+    memo: &mut Memo,
+) -> Result<Val, EvalError> {
+    let at = |pos: usize| move |message: String| EvalError { pos, message };
+    let (list, which) = (eval(list, scope, memo)?, eval(which, scope, memo)?);
+    let i = eval(i, scope, memo)?;
+    let chosen = match (&list, &which, &i) {
+        (
+            Val::Col(Column::Jagged(offsets, values)),
+            Val::Col(Column::Jagged(index_offsets, indices)),
+            Val::Const(_) | Val::Col(Column::Flat(_)),
+        ) if matches!(**indices, Values::Int(..)) && index_offsets.len() == offsets.len() => {
+            Some((offsets, values))
+        }
+        _ => None,
+    };
+    let Some((offsets, values)) = chosen else {
+        let taken = call("Take", vec![list, which], scope.events()).map_err(at(take.pos))?;
+        return index(&taken, &i).map_err(at(node.pos));
+    };
+    let picked = index(&which, &i).map_err(at(node.pos))?;
+    let Val::Col(Column::Flat(picked)) = &picked else {
+        unreachable!("an index of lists gives an item per event")
+    };
+    let Values::Int(_, picked) = &**picked else {
+        unreachable!("items of integer lists")
+    };
+    let mut items = Vec::with_capacity(picked.len());
+    for (e, (w, &k)) in offsets.windows(2).zip(picked.iter()).enumerate() {
+        let len = w[1] - w[0];
+        if k < 0 || k as usize >= len {
+            return Err(at(take.pos)(format!(
+                "Take of index {k} from {len} items (event {e} of the batch)"
+            )));
+        }
+        items.push(w[0] + k as usize);
+    }
+    Ok(Val::Col(Column::Flat(values.gather(&items).into())))
 }
 
 /// The items of lists cut at `offsets` whose condition in `keep` holds, and the offsets of

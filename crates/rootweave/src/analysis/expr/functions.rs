@@ -788,7 +788,8 @@ fn concatenate<'a>(a: &'a Val, b: &'a Val) -> Result<Val, String> {
 fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
     let (oa, _) = lists(a, "Combinations")?;
     let mut parts: Vec<Vec<i64>>;
-    let mut out = vec![0usize];
+    let mut out = Vec::with_capacity(oa.len());
+    out.push(0usize);
     // How many combinations a batch may make: more is an error, not a huge allocation.
     let too_many = |total: u128| {
         (total > MAX_COMBINATIONS as u128).then(|| {
@@ -809,23 +810,10 @@ fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
             if let Some(e) = too_many(total) {
                 return Err(e);
             }
-            parts = vec![Vec::new(); n];
+            parts = (0..n).map(|_| Vec::with_capacity(total as usize)).collect();
+            let mut idx = Vec::with_capacity(n);
             for w in oa.windows(2) {
-                let len = w[1] - w[0];
-                let mut idx: Vec<usize> = (0..n).collect();
-                loop {
-                    for (p, &i) in parts.iter_mut().zip(&idx) {
-                        p.push(i as i64);
-                    }
-                    // The next combination: the last index that can move, moved.
-                    let Some(k) = (0..n).rev().find(|&k| idx[k] < len - n + k) else {
-                        break;
-                    };
-                    idx[k] += 1;
-                    for j in k + 1..n {
-                        idx[j] = idx[j - 1] + 1;
-                    }
-                }
+                push_choices(w[1] - w[0], &mut parts, &mut idx);
                 out.push(parts[0].len());
             }
         }
@@ -841,7 +829,7 @@ fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
             if let Some(e) = too_many(total) {
                 return Err(e);
             }
-            parts = vec![Vec::new(), Vec::new()];
+            parts = (0..2).map(|_| Vec::with_capacity(total as usize)).collect();
             for (wa, wb) in oa.windows(2).zip(ob.windows(2)) {
                 for i in 0..wa[1] - wa[0] {
                     for j in 0..wb[1] - wb[0] {
@@ -861,6 +849,51 @@ fn combinations(a: &Val, b: &Val) -> Result<Val, String> {
             .map(|p| Column::Jagged(offsets.clone(), Values::Int(IntTy::SIZE, p).into()))
             .collect(),
     )))
+}
+
+/// Every choice of `parts.len()` distinct items of a list of `len` (at least that many), in
+/// lexicographic order, its indices pushed onto `parts` (one list per position); `idx` is
+/// scratch space. Pairs and triples, nearly every use, have loops of their own.
+fn push_choices(len: usize, parts: &mut [Vec<i64>], idx: &mut Vec<usize>) {
+    match parts {
+        [a, b] => {
+            for i in 0..len {
+                for j in i + 1..len {
+                    a.push(i as i64);
+                    b.push(j as i64);
+                }
+            }
+        }
+        [a, b, c] => {
+            for i in 0..len {
+                for j in i + 1..len {
+                    for k in j + 1..len {
+                        a.push(i as i64);
+                        b.push(j as i64);
+                        c.push(k as i64);
+                    }
+                }
+            }
+        }
+        _ => {
+            let n = parts.len();
+            idx.clear();
+            idx.extend(0..n);
+            loop {
+                for (p, &i) in parts.iter_mut().zip(idx.iter()) {
+                    p.push(i as i64);
+                }
+                // The next combination: the last index that can move, moved.
+                let Some(k) = (0..n).rev().find(|&k| idx[k] < len - n + k) else {
+                    break;
+                };
+                idx[k] += 1;
+                for j in k + 1..n {
+                    idx[j] = idx[j - 1] + 1;
+                }
+            }
+        }
+    }
 }
 
 /// The most combinations `Combinations` makes in one batch (their indices take 8 bytes

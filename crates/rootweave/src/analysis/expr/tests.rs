@@ -459,6 +459,14 @@ fn combinations_list_every_choice_in_order() {
         eval_in("Combinations(Jet_pt, 3)", &mut b),
         choices(&[4, 3, 5], 3)
     );
+    // Choices of one and of four items (the general loop beside pairs' and triples').
+    b.0.insert("Jet_pt", jagged(&[&[1.0; 4], &[2.0; 6], &[3.0; 5]]));
+    for n in [1, 4] {
+        assert_eq!(
+            eval_in(&format!("Combinations(Jet_pt, {n})"), &mut b),
+            choices(&[4, 6, 5], n)
+        );
+    }
 }
 
 /// Index lists `c[0]`, ..., `c[n - 1]` of every choice of `n` items of lists of these
@@ -916,6 +924,52 @@ fn take_names_the_first_index_out_of_its_list() {
     // Event 2's one jet, index 1 (event 0 has three): the event's own length counts.
     let err = eval("Take(Jet_pt, Argsort(Jet_pt) * 0 + 1)").unwrap_err();
     assert!(err.contains("index 1 from 1 items (event 2"), "{err}");
+}
+
+/// `Take(v, which)[i]` takes only the item `i` chooses: the values of the `Take` indexed, an
+/// error for an index it chooses past its list, none for one it leaves out.
+#[test]
+fn an_item_of_a_take_is_the_item_at_the_chosen_index() {
+    let mut b = batch();
+    b.0.insert(
+        "Jet_pt",
+        jagged(&[&[50.0, 20.0, 45.0], &[7.0, 8.0], &[35.0, 1.0]]),
+    );
+    b.0.insert(
+        "best",
+        Column::Flat(Values::Int(IntTy::INT, vec![2, 0, 1]).into()),
+    );
+    let flat = |v: &[f32]| Column::Flat(Values::F32(v.to_vec()).into());
+    // Argsort(-pt): (0, 2, 1), (1, 0), (0, 1).
+    assert_eq!(
+        eval_in("Take(Jet_pt, Argsort(-Jet_pt))[best]", &mut b),
+        flat(&[20.0, 8.0, 1.0])
+    );
+    assert_eq!(
+        eval_in("Take(Jet_pt, Argsort(-Jet_pt))[1]", &mut b),
+        flat(&[45.0, 7.0, 1.0])
+    );
+    // Argsort(pt) + 1: (2, 3, 1), (1, 2), (2, 1); `best` leaves out the 3 and both 2s past
+    // their lists.
+    assert_eq!(
+        eval_in("Take(Jet_pt, Argsort(Jet_pt) + 1)[best]", &mut b),
+        flat(&[20.0, 8.0, 1.0])
+    );
+    let err = evaluated("Take(Jet_pt, Argsort(Jet_pt) + 1)[0]", &mut b).unwrap_err();
+    assert_eq!(
+        err,
+        "0: Take of index 2 from 2 items (event 2 of the batch)"
+    );
+    let err = evaluated("Take(Jet_pt, Argsort(Jet_pt))[2]", &mut b).unwrap_err();
+    assert!(
+        err.contains("index 2 of an RVec of 2 items (event 1 of the batch)"),
+        "{err}"
+    );
+    // A mask: the items of the whole `Take` it keeps.
+    assert_eq!(
+        eval_in("Take(Jet_pt, Argsort(Jet_pt))[Jet_pt > 10]", &mut b),
+        jagged(&[&[20.0, 45.0, 50.0], &[], &[1.0]])
+    );
 }
 
 /// A scope whose list `l` can be sized without being computed, as a defined `Concatenate`
