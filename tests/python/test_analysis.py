@@ -293,9 +293,11 @@ def test_bad_expressions_and_columns_are_errors_before_reading():
         df.Filter("Sum(MET_pt) > 1")
     with pytest.raises(ValueError, match="'<' of a string and a float"):
         df.Define("x", 'MET_pt < "20"')
-    # A value error inside the data names the expression and the event.
-    bad = df.Define("first", "Jet_pt[5]").Sum("first")
-    with pytest.raises(ValueError, match=r"expression 'Jet_pt\[5\]' at position 0: index 5 of an RVec of"):
+    # A value error inside the data names the file, the expression and the entry (the
+    # file's 8th, the second with more than four jets; its 5 jets have no sixth).
+    bad = df.Filter("nJet > 4").Define("sixth", "Jet_pt[5]").Sum("sixth")
+    with pytest.raises(ValueError, match=r"nanoAOD_2015_CMS_Open_Data_ttbar.root: .*expression 'Jet_pt\[5\]' "
+                       r"at position 0: index 5 of an RVec of 5 items \(entry 7\)"):
         bad.GetValue()
 
 

@@ -692,10 +692,23 @@ fn a_define_is_computed_only_for_the_events_that_reach_its_use() {
         b.value().unwrap(),
         ResultValue::Column(Column::Flat(Values::F32(odd_leads).into()))
     );
-    // A use at the definition's own node asks for every event: the error names the event.
+    // A use at the definition's own node asks for every event: the error names the entry.
     let err = lead.sum("lead").unwrap().value().unwrap_err().to_string();
-    assert!(err.contains("index 0 of an RVec of 0 items"), "{err}");
+    assert!(
+        err.contains("index 0 of an RVec of 0 items (entry 0)"),
+        "{err}"
+    );
     assert!(all.value().is_ok());
+    // Below a filter, in the second chunk of the third batch (entries 10,000 to 15,000,
+    // chunks of 4096): the entry of the file, not the event's place among those kept.
+    let one = frame(std::slice::from_ref(&path), 1);
+    let late = one.filter("x > 14500", None).unwrap();
+    let third = late.define("third", "v[2]").unwrap();
+    let err = third.sum("third").unwrap().value().unwrap_err().to_string();
+    assert!(
+        err.contains("t.root") && err.contains("index 2 of an RVec of 1 items (entry 14501)"),
+        "{err}"
+    );
 }
 
 #[test]

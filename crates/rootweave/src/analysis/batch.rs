@@ -78,6 +78,9 @@ pub struct BatchState<'a> {
     pub source: usize,
     /// The dataset-wide number of the batch's first entry.
     pub first_entry: u64,
+    /// The number of the chunk's first entry within its source, by which errors name an
+    /// entry.
+    source_entry: u64,
     /// The slot of the event loop at work (`rdfslot_`).
     slot: usize,
     /// The number of the dataset's first entry (`rdfentry_` of its first entry).
@@ -121,6 +124,7 @@ impl<'a> BatchState<'a> {
             arrays,
             source,
             first_entry,
+            source_entry: first_entry,
             slot: 0,
             numbered_from: 0,
             variation: None,
@@ -205,6 +209,25 @@ impl<'a> BatchState<'a> {
         self.slot = slot;
         self.numbered_from = numbered_from;
         self
+    }
+
+    /// This chunk starting at entry `entry` of its source (errors name the entries so).
+    pub fn numbered_in_source(mut self, entry: u64) -> Self {
+        self.source_entry = entry;
+        self
+    }
+
+    /// `message` of an expression evaluated over the events of node `n` with the events it
+    /// names (the scope's `k`-th) named as entries of the source.
+    fn naming_entries(&self, n: usize, message: &str) -> String {
+        let selection = self.selections[n].clone().flatten();
+        expr::rename_events(message, |k| {
+            let position = match &selection {
+                Some(s) => *s.get(k)?,
+                None => k,
+            };
+            Some(format!("entry {}", self.source_entry + position as u64))
+        })
     }
 
     /// This chunk after the chunks before it in dataset order, whose events reached the node
@@ -410,7 +433,9 @@ impl<'a> BatchState<'a> {
         expr::sizes(&e.tree, &mut scope).map(Some).map_err(|err| {
             format!(
                 "column '{resolved}': expression '{}' at position {}: {}",
-                e.text, err.pos, err.message
+                e.text,
+                err.pos,
+                self.naming_entries(events_of, &err.message)
             )
         })
     }
@@ -507,7 +532,9 @@ impl<'a> BatchState<'a> {
                 .map_err(|err| {
                     format!(
                         "expression '{}' at position {}: {}",
-                        e.text, err.pos, err.message
+                        e.text,
+                        err.pos,
+                        self.naming_entries(events_of, &err.message)
                     )
                 }),
             Definition::Function(columns, f) => {

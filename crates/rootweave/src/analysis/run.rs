@@ -576,7 +576,9 @@ impl Prepared {
                     .clone(),
                 false => Vec::new(),
             };
+            let in_source = unit.entries.start + chunk.start as u64;
             let mut state = BatchState::new(plan, arrays, unit.source, at, chunk.clone())
+                .numbered_in_source(in_source)
                 .with_reached(reached)
                 .in_loop(slot, self.dataset.first_entry());
             let taken_events = self.note_ends(&mut state, at).map_err(wrap)?;
@@ -597,6 +599,7 @@ impl Prepared {
                             None => {
                                 let mut fresh =
                                     BatchState::new(plan, arrays, unit.source, at, chunk.clone())
+                                        .numbered_in_source(in_source)
                                         .with_variation(Some(v.clone()))
                                         .in_loop(slot, self.dataset.first_entry());
                                 fresh.share_from(&state);

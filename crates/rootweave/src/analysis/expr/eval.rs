@@ -84,6 +84,51 @@ fn sizes_of(node: &Node, scope: &mut dyn Scope, memo: &mut Memo) -> Result<Val, 
     call("size", vec![v], scope.events()).map_err(at)
 }
 
+/// How an error's message names the `e`-th event of the scope evaluated; the batch renames
+/// it after the entry (see [`rename_events`]).
+pub(super) fn event_name(e: usize) -> String {
+    format!("event {e} of the batch")
+}
+
+/// `message` with each event it names as [`event_name`] does renamed by `rename` (where it
+/// gives a name): the scopes over some events of another, and the batch, name their own.
+pub fn rename_events(message: &str, rename: impl Fn(usize) -> Option<String>) -> String {
+    const HEAD: &str = "event ";
+    const TAIL: &str = " of the batch";
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(HEAD) {
+        let after = &rest[i + HEAD.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let renamed = (digits > 0 && after[digits..].starts_with(TAIL))
+            .then(|| after[..digits].parse::<usize>().ok())
+            .flatten()
+            .and_then(&rename);
+        match renamed {
+            Some(name) => {
+                out.push_str(&rest[..i]);
+                out.push_str(&name);
+                rest = &after[digits + TAIL.len()..];
+            }
+            None => {
+                out.push_str(&rest[..i + HEAD.len()]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An error of a scope over events `events` of another (its `k`-th event the other's
+/// `events[k]`), its events named as the other numbers them.
+fn in_outer(err: EvalError, events: &[usize]) -> EvalError {
+    EvalError {
+        pos: err.pos,
+        message: rename_events(&err.message, |k| events.get(k).map(|&e| event_name(e))),
+    }
+}
+
 /// The values of the shared parts of an expression ([`Kind::Shared`]) computed so far in
 /// one scope.
 pub(super) type Memo = HashMap<usize, Val>;
@@ -514,7 +559,7 @@ fn logic(
     let mut out: Vec<bool> = (0..events).map(|e| truth.at(e)).collect();
     if !undecided.is_empty() {
         let mut sub = Subset::new(scope, undecided.clone());
-        let r = eval(right, &mut sub, &mut Memo::new())?;
+        let r = eval(right, &mut sub, &mut Memo::new()).map_err(|e| in_outer(e, &undecided))?;
         let (_, _, lanes) = align(&[&r], undecided.len()).map_err(at)?;
         if let Val::Col(Column::Jagged(..)) = r {
             return Err(at("'&&' and '||' of a value and an RVec".into()));
@@ -566,10 +611,12 @@ fn ternary(
     };
     let take: Vec<usize> = (0..events).filter(|&e| truth.at(e)).collect();
     let skip: Vec<usize> = (0..events).filter(|&e| !truth.at(e)).collect();
-    let a =
-        eval(yes, &mut Subset::new(scope, take.clone()), &mut Memo::new())?.into_column(take.len());
-    let b =
-        eval(no, &mut Subset::new(scope, skip.clone()), &mut Memo::new())?.into_column(skip.len());
+    let a = eval(yes, &mut Subset::new(scope, take.clone()), &mut Memo::new())
+        .map_err(|e| in_outer(e, &take))?
+        .into_column(take.len());
+    let b = eval(no, &mut Subset::new(scope, skip.clone()), &mut Memo::new())
+        .map_err(|e| in_outer(e, &skip))?
+        .into_column(skip.len());
     merge(a, &take, b, &skip).map(Val::Col).map_err(at)
 }
 
@@ -711,7 +758,8 @@ pub(super) fn index(v: &Val, i: &Val) -> Result<Val, String> {
                 let len = offsets[e + 1] - offsets[e];
                 if at < 0 || at as usize >= len {
                     return Err(format!(
-                        "index {at} of an RVec of {len} items (event {e} of the batch)"
+                        "index {at} of an RVec of {len} items ({})",
+                        event_name(e)
                     ));
                 }
                 items.push(offsets[e] + at as usize);
@@ -765,7 +813,8 @@ fn index_of_take(
         let len = w[1] - w[0];
         if k < 0 || k as usize >= len {
             return Err(at(take.pos)(format!(
-                "Take of index {k} from {len} items (event {e} of the batch)"
+                "Take of index {k} from {len} items ({})",
+                event_name(e)
             )));
         }
         items.push(w[0] + k as usize);
@@ -843,7 +892,11 @@ fn map_items(args: &[Node], scope: &mut dyn Scope, memo: &mut Memo) -> Result<Va
         bound,
         gatherer: Gatherer::default(),
     };
-    match eval(body, &mut inner, &mut Memo::new())?.into_column(items) {
+    let body = eval(body, &mut inner, &mut Memo::new());
+    match body
+        .map_err(|e| in_outer(e, &inner.item_event))?
+        .into_column(items)
+    {
         Column::Flat(values) => Ok(Val::Col(Column::Jagged(offsets, values))),
         other => Err(at(format!(
             "Map's lambda gives a {} per item; one number per item is supported",

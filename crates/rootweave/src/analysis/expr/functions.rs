@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::cxx_sort;
 use super::cxx_stable_sort::stable_sort;
+use super::eval::event_name;
 use super::int_type::IntTy;
 use super::value::{align, map1, map2, shaped, Lane, Num, Scalar, Shape, Ty, Val};
 use crate::analysis::column::{item_events, Column, Text, Values, P4};
@@ -352,7 +353,7 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
     }
     let (offsets, values) = lists(v, name)?;
     let spans = || offsets.windows(2).map(|w| w[0]..w[1]);
-    let empty = |e: usize| format!("{name} of an empty RVec (event {e} of the batch)");
+    let empty = |e: usize| format!("{name} of an empty RVec ({})", event_name(e));
     let lane = Lane::Many(Cow::Borrowed(values));
     let out = match name {
         "size" => Values::Int(IntTy::SIZE, spans().map(|r| r.len() as i64).collect()),
@@ -613,7 +614,7 @@ fn take(v: &Val, which: &Val) -> Result<Val, String> {
                 let n = n_at.at(if which.is_const() { 0 } else { e });
                 let len = w[1] - w[0];
                 if n.unsigned_abs() as usize > len {
-                    return Err(format!("{} elements requested from Take but input contains only {len} elements (event {e} of the batch)", n.abs()));
+                    return Err(format!("{} elements requested from Take but input contains only {len} elements ({})", n.abs(), event_name(e)));
                 }
                 if n >= 0 {
                     items.extend(w[0]..w[0] + n as usize);
@@ -666,7 +667,8 @@ pub(super) fn take_positions(
             })
             .expect("a bad index was seen");
         return Err(format!(
-            "Take of index {i} from {len} items (event {e} of the batch)"
+            "Take of index {i} from {len} items ({})",
+            event_name(e)
         ));
     }
     Ok(items)

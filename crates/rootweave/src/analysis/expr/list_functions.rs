@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use super::eval::event_name;
 use super::functions::{items, lists, sums};
 use super::int_type::IntTy;
 use super::value::{align, Lane, Scalar, Ty, Val};
@@ -393,7 +394,7 @@ fn range_between(args: &[Val], events: usize) -> Result<Val, String> {
         let (begin, end) = (at(0, e), at(1, e));
         let stride = if nums.len() == 3 { at(2, e) } else { 1 };
         if stride == 0 {
-            return Err(format!("Range with a stride of 0 (event {e} of the batch)"));
+            return Err(format!("Range with a stride of 0 ({})", event_name(e)));
         }
         // Unsigned bounds compare as unsigned.
         let before = |x: i64| match (t.unsigned, stride > 0) {
@@ -576,9 +577,7 @@ fn end_item(v: &Val, back: bool) -> Result<Val, String> {
     for (e, w) in offsets.windows(2).enumerate() {
         if w[0] == w[1] {
             let which = if back { "back" } else { "front" };
-            return Err(format!(
-                "{which}() of an empty RVec (event {e} of the batch)"
-            ));
+            return Err(format!("{which}() of an empty RVec ({})", event_name(e)));
         }
         items.push(if back { w[1] - 1 } else { w[0] });
     }

@@ -21,7 +21,7 @@ mod take_sums;
 mod tmath;
 mod value;
 
-pub use eval::{evaluate, sized_without_items, sizes, EvalError, Scope};
+pub use eval::{evaluate, rename_events, sized_without_items, sizes, EvalError, Scope};
 pub use int_type::{IntTy, Rank};
 pub use parse::ParseError;
 pub use syntax::{BinaryOp, Kind, Node, UnaryOp};

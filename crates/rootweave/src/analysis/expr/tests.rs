@@ -926,6 +926,38 @@ fn take_names_the_first_index_out_of_its_list() {
     assert!(err.contains("index 1 from 1 items (event 2"), "{err}");
 }
 
+/// An error of a part computed for some events (the right side of `||`, a side of `?:`) or
+/// for the items of `Map`'s lists names the event of the whole expression.
+#[test]
+fn errors_of_parts_name_the_expression_s_event() {
+    let mut b = batch();
+    // Event 0 decides `||`; event 1, the first left open, has no jets.
+    for text in ["nJet > 2 || Jet_pt[1] > 0", "nJet > 2 ? 1.f : Jet_pt[1]"] {
+        let err = evaluated(text, &mut b).unwrap_err();
+        assert!(
+            err.ends_with("index 1 of an RVec of 0 items (event 1 of the batch)"),
+            "{text}: {err}"
+        );
+    }
+    // Item 3 of the jets is event 2's one jet.
+    let err = evaluated(
+        "Map(Jet_pt, [](float x) { return Jet_eta[2] * x; })",
+        &mut b,
+    )
+    .unwrap_err();
+    assert!(
+        err.ends_with("index 2 of an RVec of 1 items (event 2 of the batch)"),
+        "{err}"
+    );
+    assert_eq!(
+        super::rename_events(
+            "Max of an empty RVec (event 12 of the batch), event 3",
+            |k| Some(format!("entry {}", 100 + k))
+        ),
+        "Max of an empty RVec (entry 112), event 3"
+    );
+}
+
 /// `Take(v, which)[i]` takes only the item `i` chooses: the values of the `Take` indexed, an
 /// error for an index it chooses past its list, none for one it leaves out.
 #[test]

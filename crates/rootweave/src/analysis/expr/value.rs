@@ -328,9 +328,10 @@ pub fn align<'a>(vals: &[&'a Val], events: usize) -> Result<(Shape, usize, Vec<L
                             .position(|(a, b)| a[1] - a[0] != b[1] - b[0])
                             .unwrap_or(0);
                         return Err(format!(
-                            "RVecs of different sizes ({} and {}) in event {e} of the batch",
+                            "RVecs of different sizes ({} and {}) in {}",
                             have[e + 1] - have[e],
-                            offsets[e + 1] - offsets[e]
+                            offsets[e + 1] - offsets[e],
+                            super::eval::event_name(e)
                         ));
                     }
                 }
