@@ -1575,3 +1575,70 @@ def test_string_columns_as_root_s(workdir):
         source.Define("bad", 'name - "x"').AsNumpy(["bad"])
     with pytest.raises(ValueError, match="'==' of a string and a number"):
         rootweave.RDataFrame("t", str(tree_file)).Filter("name == 3").Count().GetValue()
+
+
+# A tree of fixed-size arrays (`arr[3]/F`, `m[2][2]/I`) and a leaf list
+# (`event/L:pos[2]/D:run/I:weight/F`), written by ROOT, and what ROOT's RDataFrame makes of it.
+ROOT_FIXED = r"""
+import json, sys, ROOT
+path = sys.argv[1]
+ROOT.gInterpreter.Declare('''
+void make_fixed_arrays(const char* path) {
+    struct { Long64_t event; Double_t pos[2]; Int_t run; Float_t weight; } ev;
+    Float_t arr[3]; Int_t m[2][2];
+    TFile f(path, "RECREATE");
+    TTree t("t", "t");
+    t.Branch("arr", arr, "arr[3]/F");
+    t.Branch("m", m, "m[2][2]/I");
+    t.Branch("evt", &ev, "event/L:pos[2]/D:run/I:weight/F");
+    for (int i = 0; i < 9000; ++i) {
+        arr[0] = i; arr[1] = 0.5f * i; arr[2] = -i;
+        m[0][0] = i; m[0][1] = i % 7; m[1][0] = -i; m[1][1] = i % 3;
+        ev.event = i * 1000000007LL; ev.pos[0] = i * 1.5; ev.pos[1] = -i;
+        ev.run = 100 + i % 3; ev.weight = 0.25f * i;
+        t.Fill();
+    }
+    t.Write();
+}''')
+ROOT.make_fixed_arrays(path)
+df = ROOT.RDataFrame("t", path)
+cols = ["arr", "m", "evt.event", "evt.pos", "evt.run", "evt.weight"]
+late = df.Filter("evt.run > 100 && m[3] == 2")
+print(json.dumps({
+    "names": [str(c) for c in df.GetColumnNames()],
+    "types": [str(df.GetColumnType(c)) for c in cols],
+    "has": [bool(df.HasColumn(c)) for c in ("evt.run", "evt", "evt.nope", "arr")],
+    "sums": [df.Define("s", "Sum(arr)").Sum("s").GetValue(), df.Define("s", "Sum(m * m)").Sum("s").GetValue(),
+             late.Define("p", "evt.pos[1] * 3 + evt.pos[0] + arr[1] + m[1]").Sum("p").GetValue()],
+    "count": late.Count().GetValue(),
+    "events": [int(e) for e in late.Take["Long64_t"]("evt.event").GetValue()][-5:],
+    "weights": [float(w) for w in late.Take["float"]("evt.weight").GetValue()][:5],
+    "m": [list(v) for v in late.Take["ROOT::RVec<int>"]("m").GetValue()][:2],
+}))
+"""
+
+
+def test_fixed_size_arrays_and_leaf_lists_as_root_s(workdir):
+    """Fixed-size array leaves are `RVec`s of all their numbers and a leaf list's leaves are
+    columns `branch.leaf`, as ROOT's RDataFrame reads them, on both threads' batches."""
+    path = workdir / "fixed.root"
+    done = subprocess.run([sys.executable, "-c", ROOT_FIXED, path], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    df = rootweave.RDataFrame("t", path, threads=2)
+    cols = ["arr", "m", "evt.event", "evt.pos", "evt.run", "evt.weight"]
+    late = df.Filter("evt.run > 100 && m[3] == 2")
+    mine = {
+        "names": df.GetColumnNames(),
+        "types": [df.GetColumnType(c) for c in cols],
+        "has": [df.HasColumn(c) for c in ("evt.run", "evt", "evt.nope", "arr")],
+        "sums": [df.Define("s", "Sum(arr)").Sum("s").GetValue(), df.Define("s", "Sum(m * m)").Sum("s").GetValue(),
+                 late.Define("p", "evt.pos[1] * 3 + evt.pos[0] + arr[1] + m[1]").Sum("p").GetValue()],
+        "count": late.Count().GetValue(),
+        "events": late.Take["Long64_t"]("evt.event").GetValue().tolist()[-5:],
+        "weights": late.Take["float"]("evt.weight").GetValue().tolist()[:5],
+        "m": [list(v) for v in late.Take["ROOT::RVec<int>"]("m").GetValue()][:2],
+    }
+    assert mine == theirs
+    assert theirs["names"] == ["arr", "evt.event", "evt.pos", "evt.run", "evt.weight", "m"]
+    assert theirs["count"] == 3000 and theirs["events"][-1] == 8999 * 1000000007

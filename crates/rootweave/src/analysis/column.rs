@@ -286,6 +286,15 @@ impl<'a> ArrayGatherer<'a> {
                 let values = numbers_at(values, At(items.iter().copied()))?;
                 Some(Column::Jagged(gathered.clone(), values.into()))
             }
+            Array::Fixed { .. } => {
+                let (size, values) = fixed_numbers(array)?;
+                let offsets = (0..=events.len()).map(|k| k * size).collect();
+                let items = events
+                    .iter()
+                    .flat_map(|&e| (start + e) * size..(start + e + 1) * size);
+                let values = numbers_at(values, At(items))?;
+                Some(Column::Jagged(Arc::new(offsets), values.into()))
+            }
             flat => {
                 let values = numbers_at(flat, At(events.iter().map(|&e| start + e)))?;
                 Some(Column::Flat(values.into()))
@@ -589,9 +598,31 @@ impl Column {
                     numbers_at(values, items)?.into(),
                 ))
             }
+            Array::Fixed { .. } => {
+                let (size, values) = fixed_numbers(array)?;
+                let offsets = (0..=events.len()).map(|k| k * size).collect();
+                let items = events.start * size..events.end * size;
+                Some(Column::Jagged(
+                    Arc::new(offsets),
+                    numbers_at(values, items)?.into(),
+                ))
+            }
             flat => Some(Column::Flat(numbers_at(flat, events)?.into())),
         }
     }
+}
+
+/// A fixed-size array (`x[3]/F`, `m[2][2]/I`, `std::array`) as RDataFrame reads it, an
+/// `RVec` of all its numbers (the dimensions flattened): how many there are per entry, and
+/// the array of them; `None` for other layouts and items that are not numbers.
+fn fixed_numbers(array: &Array) -> Option<(usize, &Array)> {
+    let mut size = 1usize;
+    let mut at = array;
+    while let Array::Fixed { size: n, values } = at {
+        size = size.checked_mul(*n)?;
+        at = values;
+    }
+    numbers(at).then_some((size, at))
 }
 
 impl Column {
@@ -674,6 +705,36 @@ mod tests {
 
     use super::{ArrayGatherer, Column, Gatherer, IntTy, Values};
     use crate::array::Array;
+
+    /// A fixed-size array of two dimensions is one list of its numbers per entry, read for
+    /// a run of entries or gathered at some.
+    #[test]
+    fn fixed_size_arrays_are_lists_of_all_their_numbers() {
+        let m = Array::Fixed {
+            size: 2,
+            values: Box::new(Array::Fixed {
+                size: 2,
+                values: Box::new(Array::Int32((0..12).collect())),
+            }),
+        };
+        let lists = |offsets: Vec<usize>, v: Vec<i64>| {
+            Column::Jagged(Arc::new(offsets), Values::Int(IntTy::INT, v).into())
+        };
+        assert_eq!(
+            Column::from_array(&m, 1..3),
+            Some(lists(vec![0, 4, 8], (4..12).collect()))
+        );
+        let gathered = ArrayGatherer::default().gather(&m, 1, 2, &[1]);
+        assert_eq!(gathered, Some(lists(vec![0, 4], (8..12).collect())));
+        let records = Array::Fixed {
+            size: 1,
+            values: Box::new(Array::Record {
+                len: 1,
+                fields: Vec::new(),
+            }),
+        };
+        assert_eq!(Column::from_array(&records, 0..1), None);
+    }
 
     #[test]
     fn each_event_s_value_repeats_for_its_items() {

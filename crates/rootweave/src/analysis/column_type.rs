@@ -11,7 +11,7 @@ use super::graph::{invalid, Definition, Frame, NodeKind};
 use crate::dataset::AnyReader;
 use crate::error::Result;
 use crate::rntuple::read::Role;
-use crate::ttree::{Branch, Header, Interpretation, Prim};
+use crate::ttree::{Branch, Header, Interpretation, Prim, TTreeReader};
 
 /// How ROOT names `PtEtaPhiMVector`.
 const P4_NAME: &str = "ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiM4D<double> >";
@@ -285,6 +285,9 @@ fn rvec(inner: &str) -> String {
 fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
     match reader {
         AnyReader::TTree(t) => {
+            if let Some((branch, leaf)) = t.leaf_of_list(name) {
+                return leaf_of_list_type(t, branch, leaf);
+            }
             let branch = t.meta().find(name)?;
             // A `Long_t` leaf (`TLeafG`) is read as C++'s `long`, not as a `Long64_t`.
             let long = matches!(branch.leaves.as_slice(), [leaf] if leaf.class == "TLeafG");
@@ -405,6 +408,19 @@ pub fn c_string_leaf(reader: &AnyReader, name: &str) -> bool {
     t.meta()
         .find(name)
         .is_some_and(|b| matches!(b.leaves.as_slice(), [leaf] if leaf.class == "TLeafC"))
+}
+
+/// The type of leaf `leaf` of leaf-list branch `branch` as RDataFrame names it: the leaf's
+/// (`Int_t`), an `RVec` of it for an array (`pos[2]/D`: `ROOT::VecOps::RVec<Double_t>`).
+fn leaf_of_list_type(t: &TTreeReader, branch: &str, leaf: &str) -> Option<String> {
+    let Interpretation::Record(leaves) = t.interpretation(branch).ok()? else {
+        return None;
+    };
+    let (_, prim, dims) = leaves.iter().find(|(l, ..)| l == leaf)?;
+    Some(match dims.is_empty() {
+        true => leaf_name(*prim),
+        false => rvec(&leaf_name(*prim)),
+    })
 }
 
 /// A TTree leaf's type name (`Float_t`).

@@ -93,11 +93,12 @@ impl AnyReader {
 
     /// The columns an analysis graph lists (`GetColumnNames`): the RNTuple's fields and
     /// record members as RDataFrame names them (see [`RNTupleReader::column_names`]), or
-    /// the tree's branches.
+    /// the tree's branches, a leaf list's leaves as `branch.leaf` (see
+    /// [`TTreeReader::column_names`]).
     pub fn column_names(&self) -> Vec<String> {
         match self {
             AnyReader::RNTuple(r) => r.column_names(),
-            AnyReader::TTree(t) => t.branch_names(),
+            AnyReader::TTree(t) => t.column_names(),
             AnyReader::Memory(m) => m.names(),
         }
     }

@@ -174,6 +174,37 @@ impl TTreeReader {
         self.meta.unique_names()
     }
 
+    /// The names RDataFrame gives the tree's columns: [`TTreeReader::branch_names`], with
+    /// each leaf of a leaf list (`"run/I:event/I"`) as `branch.leaf` in place of its branch.
+    /// Those names read the leaf's values alone.
+    pub fn column_names(&self) -> Vec<String> {
+        self.branch_names()
+            .into_iter()
+            .flat_map(|b| match self.interpretation(&b) {
+                Ok(Interpretation::Record(leaves)) => leaves
+                    .into_iter()
+                    .map(|(leaf, ..)| format!("{b}.{leaf}"))
+                    .collect(),
+                _ => vec![b],
+            })
+            .collect()
+    }
+
+    /// The leaf-list branch and its leaf that `name` (`branch.leaf`, as RDataFrame names a
+    /// leaf of a leaf list) stands for, where no branch has that name.
+    pub fn leaf_of_list<'n>(&self, name: &'n str) -> Option<(&'n str, &'n str)> {
+        if self.branch(name).is_ok() {
+            return None;
+        }
+        let (branch, leaf) = name.rsplit_once('.')?;
+        match self.interpretation(branch).ok()? {
+            Interpretation::Record(leaves) if leaves.iter().any(|(l, ..)| l == leaf) => {
+                Some((branch, leaf))
+            }
+            _ => None,
+        }
+    }
+
     /// The entry ranges of the clusters.
     pub fn cluster_ranges(&self) -> Vec<Range<u64>> {
         self.meta.cluster_ranges()
@@ -191,7 +222,10 @@ impl TTreeReader {
         }
         fields
             .iter()
-            .filter_map(|f| self.branch(f).ok())
+            .filter_map(|f| {
+                let f = self.leaf_of_list(f).map_or(*f, |(branch, _)| branch);
+                self.branch(f).ok()
+            })
             .map(with_subbranches)
             .sum()
     }
@@ -338,7 +372,10 @@ impl TTreeReader {
         };
         names
             .into_iter()
-            .map(|name| Ok((name.clone(), self.interpretation(&name)?)))
+            .map(|name| {
+                let branch = self.leaf_of_list(&name).map_or(name.as_str(), |(b, _)| b);
+                Ok((name.clone(), self.interpretation(branch)?))
+            })
             .collect()
     }
 
@@ -352,10 +389,14 @@ impl TTreeReader {
     ) -> Result<Vec<(String, Array)>> {
         // The branches with data in one read; each group's sub-branches in a read of
         // their own, assembled into a record.
+        // A leaf of a leaf list (`branch.leaf`) is its branch read and the leaf taken.
         let direct: Vec<(String, Interpretation)> = planned
             .iter()
             .filter(|(_, i)| !matches!(i, Interpretation::Group(_)))
-            .cloned()
+            .map(|(name, i)| {
+                let branch = self.leaf_of_list(name).map_or(name.as_str(), |(b, _)| b);
+                (branch.to_string(), i.clone())
+            })
             .collect();
         let mut arrays = self
             .read_branches(&direct, range.clone(), recycler)?
@@ -387,7 +428,18 @@ impl TTreeReader {
                     let len = len.unwrap_or((range.end - range.start) as usize);
                     out.push((name.clone(), Array::Record { len, fields }));
                 }
-                _ => out.push(arrays.next().expect("one array per branch with data")),
+                _ => {
+                    let (_, array) = arrays.next().expect("one array per branch with data");
+                    let array = match (self.leaf_of_list(name), array) {
+                        (Some((_, leaf)), Array::Record { fields, .. }) => fields
+                            .into_iter()
+                            .find(|(f, _)| f == leaf)
+                            .map(|(_, a)| a)
+                            .expect("a leaf list's record holds each of its leaves"),
+                        (_, array) => array,
+                    };
+                    out.push((name.clone(), array));
+                }
             }
         }
         Ok(out)
