@@ -90,8 +90,9 @@ pub(super) fn event_name(e: usize) -> String {
     format!("event {e} of the batch")
 }
 
-/// `message` with each event it names as [`event_name`] does renamed by `rename` (where it
-/// gives a name): the scopes over some events of another, and the batch, name their own.
+/// `message` with each event it names ("event 12 of the batch": the scope's 13th) renamed
+/// by `rename` (where it gives a name): the scopes over some events of another, and the
+/// batch, name their own.
 pub fn rename_events(message: &str, rename: impl Fn(usize) -> Option<String>) -> String {
     const HEAD: &str = "event ";
     const TAIL: &str = " of the batch";
