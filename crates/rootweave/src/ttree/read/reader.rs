@@ -190,6 +190,19 @@ impl TTreeReader {
             .collect()
     }
 
+    /// [`TTreeReader::leaf_of_list`] of a planned name, looked for only where its
+    /// interpretation is a leaf list's (so that reading other branches costs no lookup).
+    fn planned_leaf<'n>(
+        &self,
+        name: &'n str,
+        interp: &Interpretation,
+    ) -> Option<(&'n str, &'n str)> {
+        match interp {
+            Interpretation::Record(_) => self.leaf_of_list(name),
+            _ => None,
+        }
+    }
+
     /// The leaf-list branch and its leaf that `name` (`branch.leaf`, as RDataFrame names a
     /// leaf of a leaf list) stands for, where no branch has that name.
     pub fn leaf_of_list<'n>(&self, name: &'n str) -> Option<(&'n str, &'n str)> {
@@ -394,7 +407,7 @@ impl TTreeReader {
             .iter()
             .filter(|(_, i)| !matches!(i, Interpretation::Group(_)))
             .map(|(name, i)| {
-                let branch = self.leaf_of_list(name).map_or(name.as_str(), |(b, _)| b);
+                let branch = self.planned_leaf(name, i).map_or(name.as_str(), |(b, _)| b);
                 (branch.to_string(), i.clone())
             })
             .collect();
@@ -430,7 +443,7 @@ impl TTreeReader {
                 }
                 _ => {
                     let (_, array) = arrays.next().expect("one array per branch with data");
-                    let array = match (self.leaf_of_list(name), array) {
+                    let array = match (self.planned_leaf(name, interp), array) {
                         (Some((_, leaf)), Array::Record { fields, .. }) => fields
                             .into_iter()
                             .find(|(f, _)| f == leaf)
