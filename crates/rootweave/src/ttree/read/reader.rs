@@ -444,11 +444,18 @@ impl TTreeReader {
                 _ => {
                     let (_, array) = arrays.next().expect("one array per branch with data");
                     let array = match (self.planned_leaf(name, interp), array) {
-                        (Some((_, leaf)), Array::Record { fields, .. }) => fields
+                        (Some((branch, leaf)), Array::Record { fields, .. }) => fields
                             .into_iter()
                             .find(|(f, _)| f == leaf)
                             .map(|(_, a)| a)
-                            .expect("a leaf list's record holds each of its leaves"),
+                            .ok_or_else(|| {
+                                Error::format(
+                                    self.file.name(),
+                                    format!("TTree '{}' branch '{branch}'", self.meta.name),
+                                    0,
+                                    format!("its leaf list was read without its leaf '{leaf}'"),
+                                )
+                            })?,
                         (_, array) => array,
                     };
                     out.push((name.clone(), array));
