@@ -478,6 +478,39 @@ fn bad_expressions_and_corrupt_files_are_errors() {
 }
 
 #[test]
+fn a_count_reads_no_column() {
+    // Every basket of `x` and `v` overwritten: a count over the entries reads none of them, as
+    // ROOT's loop reads no branch that no result uses; a sum of `x` fails naming the file.
+    let path = scratch("count").join("t.root");
+    write(&path, 1000);
+    let tree = rootweave::ttree::TTreeReader::open(&path, "t").unwrap();
+    let mut data = std::fs::read(&path).unwrap();
+    for branch in ["x", "v"] {
+        for basket in &tree.meta().find(branch).unwrap().baskets {
+            let start = basket.seek as usize + 40;
+            let end = basket.seek as usize + basket.bytes as usize;
+            data[start..end].fill(0xff);
+        }
+    }
+    drop(tree);
+    std::fs::write(&path, &data).unwrap();
+    for threads in [1, 2] {
+        let df = frame(std::slice::from_ref(&path), threads);
+        assert_eq!(
+            df.count().unwrap().value().unwrap(),
+            ResultValue::Count(1000)
+        );
+        let err = df
+            .sum("x")
+            .and_then(|s| s.value())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("t.root"), "{err}");
+    }
+}
+
+#[test]
 fn a_running_graph_shows_its_results_merged_so_far() {
     let (_, paths) = written("live", 3, 120_000);
     let df = frame(&paths, 2);

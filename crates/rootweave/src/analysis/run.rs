@@ -103,10 +103,7 @@ pub fn run_with(
         return Ok(());
     };
     let (needed, optional) = prepared.field_names();
-    let fields = Fields {
-        needed: &needed,
-        optional: &optional,
-    };
+    let fields = Fields::exactly(&needed, &optional);
     let consume =
         |slot, unit, arrays: &[(String, Array)]| prepared.consume(slot, unit, arrays, sinks, watch);
     let exhausted = || prepared.exhausted();
@@ -169,7 +166,7 @@ pub fn run_graphs(graphs: &[&Arc<Mutex<Graph>>]) -> Result<usize> {
     };
     let fields_of = |source: usize| {
         let (needed, optional) = &fields[owner[source].0];
-        Fields { needed, optional }
+        Fields::exactly(needed, optional)
     };
     let looped = match prepared.iter().any(|(_, p)| p.plan.in_order()) {
         true => chained.for_each_unit_in_order(&|| false, fields_of, STEP, consume),

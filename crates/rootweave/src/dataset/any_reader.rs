@@ -91,6 +91,15 @@ impl AnyReader {
         }
     }
 
+    /// A plan that reads no field: batches of entries only (an event loop that counts).
+    pub fn plan_nothing(&self) -> AnyPlan {
+        match self {
+            AnyReader::RNTuple(_) => AnyPlan::RNTuple(Vec::new()),
+            AnyReader::TTree(_) => AnyPlan::TTree(Vec::new()),
+            AnyReader::Memory(_) => AnyPlan::Memory(Vec::new()),
+        }
+    }
+
     /// The columns an analysis graph lists (`GetColumnNames`): the RNTuple's fields and
     /// record members as RDataFrame names them (see [`RNTupleReader::column_names`]), or
     /// the tree's branches, a leaf list's leaves as `branch.leaf` (see

@@ -9,15 +9,34 @@ pub struct Fields<'f> {
     pub needed: &'f [&'f str],
     /// Read where the source has them.
     pub optional: &'f [&'f str],
+    /// Whether these are all the fields read, none when both lists are empty (an event
+    /// loop that only counts entries); otherwise empty lists read every field a read of
+    /// the whole source returns.
+    pub exact: bool,
 }
 
 impl<'f> Fields<'f> {
-    /// `needed`, none optional.
+    /// `needed`, none optional (every field if empty).
     pub fn needed(needed: &'f [&'f str]) -> Self {
         Fields {
             needed,
             optional: &[],
+            exact: false,
         }
+    }
+
+    /// Exactly `needed` and `optional`: no field at all if both are empty.
+    pub fn exactly(needed: &'f [&'f str], optional: &'f [&'f str]) -> Self {
+        Fields {
+            needed,
+            optional,
+            exact: true,
+        }
+    }
+
+    /// Whether no field is to be read at all.
+    pub fn nothing(&self) -> bool {
+        self.exact && self.needed.is_empty() && self.optional.is_empty()
     }
 
     /// The fields to plan in a source whose readable names are `has`: the needed ones,
@@ -37,6 +56,7 @@ mod tests {
     fn optional_fields_are_planned_where_the_source_has_them() {
         let has = vec!["x".to_string(), "y".to_string()];
         let fields = Fields {
+            exact: true,
             needed: &["y"],
             optional: &["z", "x"],
         };

@@ -290,7 +290,10 @@ impl Dataset {
             true => fields.needed.to_vec(),
             false => fields.in_source(&reader.readable_names()),
         };
-        let (names, plan) = reader.plan_fields(&planned)?;
+        let (names, plan) = match fields.nothing() {
+            true => (Vec::new(), reader.plan_nothing()),
+            false => reader.plan_fields(&planned)?,
+        };
         let range = self.sources[index].range_in(reader.entries());
         let parts = batch_ranges(&reader.clusters()?, range, step);
         let opened = Opened {
