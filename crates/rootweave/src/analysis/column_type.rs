@@ -10,7 +10,8 @@ use super::expr::{BinaryOp, EvalError, Expression, Kind, Node, Scope};
 use super::graph::{invalid, Definition, Frame, NodeKind};
 use crate::dataset::AnyReader;
 use crate::error::Result;
-use crate::rntuple::read::Role;
+use crate::rntuple::read::{Descriptor, Role};
+use crate::streamer::ElementClass;
 use crate::ttree::{Branch, Header, Interpretation, Prim, TTreeReader};
 
 /// How ROOT names `PtEtaPhiMVector`.
@@ -166,11 +167,14 @@ pub(super) fn empty_column(
             .read_type(&resolved)
             .map_err(|e| format!("{e} {UNKNOWN}"))?
             .ok_or_else(|| format!("no column '{resolved}' {UNKNOWN}"))?;
+        let source = at.first_source().ok().flatten();
+        if let Some(why) = source.as_ref().and_then(|r| split_objects(r, &resolved)) {
+            return Err(why);
+        }
         let column = Column::from_array(&array, 0..0).ok_or_else(|| {
             format!("column '{resolved}' is not numbers, strings or lists of them, which expressions take")
         })?;
-        let long = at.first_source().ok().flatten();
-        return Ok(match long.is_some_and(|r| reads_long(&r, &resolved)) {
+        return Ok(match source.is_some_and(|r| reads_long(&r, &resolved)) {
             true => column.into_long(),
             false => column,
         });
@@ -296,6 +300,9 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
                 (true, Prim::U64) => "ULong_t".to_string(),
                 _ => leaf_name(prim),
             };
+            if split_objects(reader, name).is_some() {
+                return member_type(t, branch).or_else(|| declared_type(branch));
+            }
             match t.interpretation(name).ok() {
                 Some(Interpretation::Fixed { prim, dims }) if dims.is_empty() => Some(leaf(prim)),
                 Some(Interpretation::Fixed { prim, .. }) => Some(rvec(&leaf(prim))),
@@ -303,11 +310,15 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
                     prim,
                     inner,
                     header: Header::Vector,
-                }) if inner.is_empty() => Some(rvec(&vector_item_name(prim, branch))),
+                }) if inner.is_empty() => {
+                    let class = member_class(t, branch)
+                        .or_else(|| Some(branch.element.as_ref()?.class_name.clone()));
+                    Some(rvec(&vector_item_name(prim, class.as_deref())))
+                }
                 Some(Interpretation::Jagged { prim, inner, .. }) if inner.is_empty() => {
                     Some(rvec(&leaf(prim)))
                 }
-                _ => declared_type(branch),
+                _ => member_type(t, branch).or_else(|| declared_type(branch)),
             }
         }
         // Columns in memory: typed by their arrays, but for C++ `long`s, which a cache keeps.
@@ -319,22 +330,46 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
             let d = r.descriptor();
             let ids = d.resolve_path(name)?;
             let (last, above) = ids.split_last()?;
-            let field = &d.fields[*last as usize];
-            let own = match field.type_name.split_once('<') {
-                Some(("std::vector" | "ROOT::VecOps::RVec", item)) => {
-                    rvec(item.strip_suffix('>')?.trim_end())
-                }
-                _ if field.type_name.is_empty() => return None,
-                _ => field.type_name.clone(),
-            };
-            // A member of the items of a collection is a list of them.
+            // A member of the items of a collection or an array is a list of them.
             let lists = above
                 .iter()
-                .filter(|&&id| d.fields[id as usize].role == Role::Collection)
+                .filter(|&&id| d.fields[id as usize].holds_items())
                 .count();
-            Some((0..lists).fold(own, |t, _| rvec(&t)))
+            Some((0..lists).fold(field_type_name(d, *last)?, |t, _| rvec_of(&t)))
         }
     }
+}
+
+/// The type RDataFrame gives RNTuple field `id`: a `std::vector`, an `RVec` or a
+/// `std::array` is an `RVec` of its item's type (`RVec<RVec<std::int32_t>>` for a vector of
+/// vectors), a collection's size (`ROOT::RNTupleCardinality<std::uint32_t>`) its integer,
+/// any other field its own type; `None` for a field without a type.
+fn field_type_name(d: &Descriptor, id: u32) -> Option<String> {
+    let field = &d.fields[id as usize];
+    let item = || field_type_name(d, *field.children.first()?);
+    let vector = field.type_name.is_empty()
+        || field.type_name.starts_with("std::vector<")
+        || field.type_name.starts_with("ROOT::VecOps::RVec<");
+    if field.holds_items() && (field.role != Role::Collection || vector) {
+        return Some(rvec_of(&item()?));
+    }
+    let cardinality = [
+        "ROOT::RNTupleCardinality<",
+        "ROOT::Experimental::RNTupleCardinality<",
+    ]
+    .iter()
+    .find_map(|p| field.type_name.strip_prefix(p));
+    match cardinality.and_then(|t| t.strip_suffix('>')) {
+        Some(integer) => Some(integer.trim().to_string()),
+        None if field.type_name.is_empty() => None,
+        None => Some(field.type_name.clone()),
+    }
+}
+
+/// `ROOT::VecOps::RVec<inner>` as RDataFrame names a source's lists (an RNTuple's
+/// collections, a TTree's `vector` of classes or of vectors): closing brackets together.
+fn rvec_of(inner: &str) -> String {
+    format!("ROOT::VecOps::RVec<{inner}>")
 }
 
 /// Whether column `name` of `reader` holds C++ `long`s or `unsigned long`s (alone or in
@@ -393,9 +428,89 @@ fn declared_type(branch: &Branch) -> Option<String> {
         _ => return None,
     };
     Some(match class.strip_prefix("vector<") {
-        Some(item) => rvec(item.strip_suffix('>')?.trim_end()),
+        Some(item) => rvec_of(item.strip_suffix('>')?.trim_end()),
         None => class.clone(),
     })
+}
+
+/// The type of a split object's member branch that holds an object (not numbers), as
+/// RDataFrame names it: the member's type as the class's streamer info spells it (a base
+/// class by its name, `TFooMember*`, a `vector`'s items as an `RVec`), an `RVec` of it for a
+/// member of the items of a split collection; `None` for other branches.
+fn member_type(t: &TTreeReader, branch: &Branch) -> Option<String> {
+    let spelled = member_class(t, branch)?;
+    if branch
+        .element
+        .as_ref()
+        .is_some_and(|e| matches!(e.ty, 31 | 41))
+    {
+        return Some(rvec_of(&spelled));
+    }
+    Some(match spelled.strip_prefix("vector<") {
+        Some(item) => rvec_of(item.strip_suffix('>')?.trim_end()),
+        None => spelled,
+    })
+}
+
+/// The type of the member (or base class) a split object's branch holds, as the class's
+/// streamer info spells it (a base class by its name, a number as a leaf names it), the
+/// member of one item for a member of a split collection's items; `None` for other
+/// branches.
+fn member_class(t: &TTreeReader, branch: &Branch) -> Option<String> {
+    let e = branch
+        .element
+        .as_ref()
+        .filter(|e| e.id >= 0 && matches!(e.ty, 0..=4 | 31 | 41))?;
+    let info = t.streamers().get(&e.class_name, e.class_version as i32)?;
+    let member = info.elements.get(e.id as usize)?;
+    Some(match member.class {
+        ElementClass::Base => member.name.to_string(),
+        ElementClass::BasicType => basic_leaf_name(&member.type_name),
+        _ => member.type_name.clone(),
+    })
+}
+
+/// A number member's type as a leaf names it (`unsigned int`: `UInt_t`).
+fn basic_leaf_name(c: &str) -> String {
+    let named = match c {
+        "bool" => "Bool_t",
+        "char" => "Char_t",
+        "unsigned char" => "UChar_t",
+        "short" => "Short_t",
+        "unsigned short" => "UShort_t",
+        "int" => "Int_t",
+        "unsigned int" => "UInt_t",
+        "long" => "Long_t",
+        "unsigned long" => "ULong_t",
+        "long long" => "Long64_t",
+        "unsigned long long" => "ULong64_t",
+        "float" => "Float_t",
+        "double" => "Double_t",
+        other => other,
+    };
+    named.to_string()
+}
+
+/// Why read column `name` of `reader` is refused though its read holds numbers: it is the
+/// branch of a split collection of objects (`std::vector<Jet>`, a `TClonesArray`, ATLAS's
+/// `DataVector`s), whose read holds each entry's count of objects where RDataFrame's column
+/// holds the objects.
+pub fn split_objects(reader: &AnyReader, name: &str) -> Option<String> {
+    let AnyReader::TTree(t) = reader else {
+        return None;
+    };
+    let branch = t.meta().find(name)?;
+    let e = branch.element.as_ref().filter(|e| matches!(e.ty, 3 | 4))?;
+    let members = match branch.branches.first() {
+        Some(member) => format!(": its members are columns of their own ('{}')", member.name),
+        None if e.class_name.starts_with("vector<") => return None,
+        None => String::new(),
+    };
+    Some(format!(
+        "column '{name}' is a split collection of objects ({}), which expressions do not \
+         take{members}",
+        e.class_name
+    ))
 }
 
 /// Whether read column `name` of `reader` is a TTree C string leaf (`name/C`). RDataFrame
@@ -445,9 +560,8 @@ fn leaf_name(prim: Prim) -> String {
 
 /// The item type of a `std::vector` branch as its class name spells it (`vector<float>`,
 /// `vector<unsigned long>`).
-fn vector_item_name(prim: Prim, branch: &Branch) -> String {
-    let item = branch.element.as_ref().and_then(|e| {
-        let c = e.class_name.as_str();
+fn vector_item_name(prim: Prim, class: Option<&str>) -> String {
+    let item = class.and_then(|c| {
         let inner = c
             .strip_prefix("vector<")
             .or(c.strip_prefix("ROOT::VecOps::RVec<"))?;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::actions::{fill, ActionSpec, Partial};
 use super::batch::{BatchState, Plan};
 use super::column::Column;
-use super::column_type::{c_string_leaf, reads_long};
+use super::column_type::{c_string_leaf, reads_long, split_objects};
 use super::graph::{Definition, Graph, NodeKind};
 use super::slot_cells::SlotCells;
 use crate::array::Array;
@@ -338,6 +338,12 @@ impl Prepared {
                 "column '{c}' is a C string leaf ({c}/C), which RDataFrame reads as an \
                  RVec<Char_t> of the leaf's buffer and expressions here do not take"
             )));
+        }
+        let split = first
+            .as_ref()
+            .and_then(|f| inputs.iter().find_map(|i| split_objects(f, i)));
+        if let Some(why) = split {
+            return Err(Error::InvalidArgument(why));
         }
         let optional: Vec<String> = inputs
             .iter()

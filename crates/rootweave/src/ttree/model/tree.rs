@@ -210,7 +210,8 @@ impl TreeMeta {
     /// branches; where siblings share a name, the first, as ROOT does), else a branch's
     /// own name or a path starting at any branch, if exactly one branch answers to it.
     /// `None` if none or more than one does: two branches of one name under different
-    /// parents are told apart by their paths, never by picking one.
+    /// parents are told apart by their paths, never by picking one. Last, a name
+    /// RDataFrame gives a split object's member ([`TreeMeta::dotted_names`]).
     pub fn find(&self, name: &str) -> Option<&Branch> {
         fn descend<'a>(b: &'a Branch, rest: &[&str]) -> Option<&'a Branch> {
             match rest.split_first() {
@@ -241,7 +242,58 @@ impl TreeMeta {
                 found = Some(b);
             }
         }
-        found
+        // Last, RDataFrame's name of a split object's member (`event.fX` for `fX`).
+        found.or_else(|| {
+            let dotted = self.dotted_names();
+            let mut named = dotted.iter().filter(|(n, _)| n == name);
+            let (_, branch) = named.next()?;
+            named.next().is_none().then_some(*branch)
+        })
+    }
+
+    /// The names RDataFrame gives the members of split objects besides their own, each
+    /// with its branch: the member of an object branch whose name has no final dot is also
+    /// `object.member` (`event.fX` for `fX`), a member of a member `object.member.inner`, a
+    /// member of a base class `object.member` (`event.fBits` of its `TObject`);
+    /// collections of objects and branches named with a final dot name their members fully
+    /// already and add none.
+    pub fn dotted_names(&self) -> Vec<(String, &Branch)> {
+        fn explore<'a>(b: &'a Branch, prefix: &str, out: &mut Vec<(String, &'a Branch)>) {
+            // The prefix's last name before its final dot, where a dot comes before it: a
+            // member already named after it (`fCoordinates.fX` under `p.fCoordinates.`) is
+            // not named twice.
+            let last = prefix
+                .strip_suffix('.')
+                .and_then(|p| p.rsplit_once('.'))
+                .map(|(_, last)| last);
+            for s in &b.branches {
+                let full = match (s.name.split_once('.'), last) {
+                    (Some((first, rest)), Some(last)) if first == last => format!("{prefix}{rest}"),
+                    _ => format!("{prefix}{}", s.name),
+                };
+                // A base class's members are named as the object's own.
+                let base = s.element.as_ref().is_some_and(|e| e.ty == 1);
+                let next = match prefix.is_empty() || base {
+                    true => prefix.to_string(),
+                    false => format!("{full}."),
+                };
+                explore(s, &next, out);
+                if full != s.name {
+                    out.push((full, s));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for b in &self.branches {
+            let collection = b.element.as_ref().is_some_and(|e| matches!(e.ty, 3 | 4));
+            let prefix = match b.class.as_str() {
+                "TBranch" => continue,
+                "TBranchElement" if collection || b.name.ends_with('.') => String::new(),
+                _ => format!("{}.", b.name),
+            };
+            explore(b, &prefix, &mut out);
+        }
+        out
     }
 
     /// A name for every branch, depth first, that [`TreeMeta::find`] resolves to it: the
@@ -441,5 +493,86 @@ impl Leaf {
             count,
             element_type: (o.class == "TLeafElement").then(|| o.int("fType").unwrap_or(0)),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A branch of `class` holding an element of branch type `ty` (none for `TBranch`).
+    fn branch(name: &str, class: &str, ty: Option<i64>, branches: Vec<Branch>) -> Branch {
+        Branch {
+            name: name.into(),
+            title: String::new(),
+            class: class.into(),
+            leaves: Vec::new(),
+            branches,
+            entries: 0,
+            tot_bytes: 0,
+            zip_bytes: 0,
+            entry_offset_len: 0,
+            baskets: Vec::new(),
+            embedded: Vec::new(),
+            element: ty.map(|ty| ElementInfo {
+                class_name: String::new(),
+                parent_name: String::new(),
+                clones_name: String::new(),
+                class_version: 1,
+                id: 0,
+                ty,
+                streamer_type: 0,
+            }),
+            object_class: String::new(),
+            object_virtual: false,
+            file_name: String::new(),
+        }
+    }
+
+    #[test]
+    fn members_of_split_objects_have_rdataframe_s_dotted_names() {
+        let member = |name: &str, ty, below| branch(name, "TBranchElement", Some(ty), below);
+        let event = member(
+            "event",
+            0,
+            vec![
+                member("TObject", 1, vec![member("fBits", 0, vec![])]),
+                member("fX", 0, vec![]),
+                member("fP", 0, vec![member("fP.fY", 0, vec![])]),
+            ],
+        );
+        let jets = member("jets", 4, vec![member("jets.pt", 41, vec![])]);
+        let dotted = member("obj.", 0, vec![member("obj.a", 0, vec![])]);
+        let plain = branch("n", "TBranch", None, vec![]);
+        let meta = TreeMeta {
+            name: "t".into(),
+            title: String::new(),
+            version: 20,
+            entries: 0,
+            branches: vec![event, jets, dotted, plain],
+            clusters: ClusterLayout::default(),
+        };
+        let names: Vec<(String, String)> = meta
+            .dotted_names()
+            .into_iter()
+            .map(|(n, b)| (n, b.name.clone()))
+            .collect();
+        let expected = [
+            ("event.fBits", "fBits"),
+            ("event.TObject", "TObject"),
+            ("event.fX", "fX"),
+            ("event.fP.fY", "fP.fY"),
+            ("event.fP", "fP"),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(n, b)| (n.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(names, expected);
+        // The dotted names find their branches; the branches' own names still do.
+        assert_eq!(meta.find("event.fP.fY").unwrap().name, "fP.fY");
+        assert_eq!(meta.find("event.fBits").unwrap().name, "fBits");
+        assert_eq!(meta.find("fBits").unwrap().name, "fBits");
+        assert!(meta.find("jets.pt.x").is_none());
     }
 }

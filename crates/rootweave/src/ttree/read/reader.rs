@@ -175,11 +175,28 @@ impl TTreeReader {
     }
 
     /// The names RDataFrame gives the tree's columns: [`TTreeReader::branch_names`], with
-    /// each leaf of a leaf list (`"run/I:event/I"`) as `branch.leaf` in place of its branch.
-    /// Those names read the leaf's values alone.
+    /// each leaf of a leaf list (`"run/I:event/I"`) as `branch.leaf` in place of its branch
+    /// (those names read the leaf's values alone), and the members of split objects also
+    /// as `object.member` (see [`TreeMeta::dotted_names`]), which stand for the paths
+    /// (`object/member`) of members whose names other branches share.
     pub fn column_names(&self) -> Vec<String> {
-        self.branch_names()
+        let dotted: Vec<(String, &Branch)> = self
+            .meta
+            .dotted_names()
             .into_iter()
+            .filter(|(n, b)| self.meta.find(n).is_some_and(|f| std::ptr::eq(f, *b)))
+            .collect();
+        let aliased = |path: &str| {
+            path.contains('/')
+                && self
+                    .meta
+                    .find(path)
+                    .is_some_and(|f| dotted.iter().any(|(_, b)| std::ptr::eq(f, *b)))
+        };
+        let mut names: Vec<String> = self
+            .branch_names()
+            .into_iter()
+            .filter(|b| !aliased(b))
             .flat_map(|b| match self.interpretation(&b) {
                 Ok(Interpretation::Record(leaves)) => leaves
                     .into_iter()
@@ -187,7 +204,14 @@ impl TTreeReader {
                     .collect(),
                 _ => vec![b],
             })
-            .collect()
+            .collect();
+        let mut seen: std::collections::HashSet<String> = names.iter().cloned().collect();
+        for (name, _) in dotted {
+            if seen.insert(name.clone()) {
+                names.push(name);
+            }
+        }
+        names
     }
 
     /// [`TTreeReader::leaf_of_list`] of a planned name, looked for only where its

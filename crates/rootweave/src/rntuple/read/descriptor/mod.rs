@@ -75,6 +75,12 @@ impl FieldRecord {
     pub fn is_top_level(&self) -> bool {
         self.parent == self.id
     }
+
+    /// True for a field of items: a collection, or a fixed-size array of a field (not a
+    /// bitset, whose bits are its own column).
+    pub fn holds_items(&self) -> bool {
+        self.role == Role::Collection || (self.array_size.is_some() && !self.children.is_empty())
+    }
 }
 
 /// A column attached to a field.

@@ -182,15 +182,16 @@ impl RNTupleReader {
 
     /// The columns of an analysis graph, as RDataFrame names an RNTuple's: the top-level
     /// fields of numbers, strings and lists of them, then the dotted paths of the members of
-    /// records (not the records themselves) that read on their own, a collection's item left
-    /// out of the path (`Muon.pt` for the `pt` of `std::vector<Muon>` `Muon`).
+    /// records (not the records themselves) that read on their own, the item of a collection
+    /// or a fixed-size array left out of the path (`Muon.pt` for the `pt` of
+    /// `std::vector<Muon>` `Muon`).
     pub fn column_names(&self) -> Vec<String> {
         let fields = &self.descriptor.fields;
         let holds_records = |id: u32| {
             let field = &fields[id as usize];
             match field.role {
                 Role::Record => true,
-                Role::Collection => field
+                _ if field.holds_items() => field
                     .children
                     .first()
                     .is_some_and(|&c| fields[c as usize].role == Role::Record),
@@ -212,7 +213,7 @@ impl RNTupleReader {
             for &child in field.children.iter().rev() {
                 let c = &fields[child as usize];
                 match field.role {
-                    Role::Collection => stack.push((child, path.clone())),
+                    _ if field.holds_items() => stack.push((child, path.clone())),
                     Role::Record => {
                         let member = format!("{path}.{}", c.name);
                         if self.plan(&member).is_ok() {

@@ -1,0 +1,74 @@
+"""The analysis layer over real files of the conformance corpus against ROOT 6.40's RDataFrame:
+every column's name, type and values (`AsNumpy`) as `rootweave.RDataFrame` and ROOT give them
+(corpus_rdf.py, each side in a process of its own). The files: an RNTuple with a collection's
+size field and one of every STL container, TTrees of split objects (members, base classes,
+collections of objects) and of an ATLAS analysis format. What still differs is listed with
+its reason; anything else that differs fails."""
+
+import importlib.util
+import sys
+
+import pytest
+
+from conftest import CORPUS, HERE
+
+spec = importlib.util.spec_from_file_location("corpus_rdf", HERE / "corpus_rdf.py")
+corpus_rdf = importlib.util.module_from_spec(spec)
+sys.modules["corpus_rdf"] = corpus_rdf
+spec.loader.exec_module(corpus_rdf)
+
+# (tree, column, kind of difference) that are known, by file, with why.
+KNOWN = {
+    "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root": set(),
+    "test_stl_containers_rntuple_v1-0-0-0.root": {
+        # ROOT lists records of pairs and tuples (whose classes it knows) as columns too;
+        # expressions here take their members only.
+        ("ntuple", "", "names"),
+        # Variants and lists of lists are not values expressions here take.
+        ("ntuple", "variant_int32_string", "refused"),
+        ("ntuple", "vector_vector_int32", "refused"),
+        ("ntuple", "vector_vector_string", "refused"),
+        # `v._0` of a vector of tuples names the item here (the reading API's name), the
+        # tuple's first member in RDataFrame.
+        ("ntuple", "vector_tuple_int32_string._0", "type"),
+        ("ntuple", "vector_tuple_int32_string._0", "refused"),
+    },
+    "uproot-issue-1502.root": {
+        # `TObject::fBits` as ROOT holds it in memory (kNotDeleted set), not as stored.
+        ("tree", "fBits", "values"),
+        ("tree", "branch.fBits", "values"),
+    },
+    "uproot-issue-569.root": {
+        # Objects (TVector3) are not values expressions here take.
+        ("MCTruthTree", "fParentDirection", "refused"),
+        ("MCTruthTree", "fParentPosition_mm", "refused"),
+        ("MCTruthTree", "MCTruthEvent.fParentDirection", "refused"),
+        ("MCTruthTree", "MCTruthEvent.fParentPosition_mm", "refused"),
+        ("MCTruthTree", "vertices.fElectricFieldDirection", "refused"),
+        ("MCTruthTree", "vertices.fPosition_mm", "refused"),
+        ("MCTruthTree", "MCTruthEvent.vertices.fElectricFieldDirection", "refused"),
+        ("MCTruthTree", "MCTruthEvent.vertices.fPosition_mm", "refused"),
+    },
+    "uproot-issue-1221.root": {
+        # ROOT also lists `result`, a name eight branches share (it reads the first).
+        ("TrkAna/trkana", "", "names"),
+        # A fixed-size array member of a collection's items: ROOT's `std::array` spelling.
+        ("TrkAna/trkana", "crvcoincs.PEsPerLayer[4]", "type"),
+        # An object (a DisplacementVector3D).
+        ("TrkAna/trkana", "crvsummarymc.pos", "refused"),
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN))
+def test_columns_of_real_files_as_root_s(name, tmp_path):
+    path = CORPUS / name
+    if not path.exists():
+        pytest.skip(f"conformance corpus not found at {CORPUS}")
+    found = set()
+    for tree in corpus_rdf.trees(path):
+        theirs = corpus_rdf.side("root", path, tree, 400, tmp_path, 300)
+        ours = corpus_rdf.side("rootweave", path, tree, 400, tmp_path, 300)
+        assert theirs.get("names"), theirs
+        found |= {(tree, column, what) for column, what, _ in corpus_rdf.compare(ours, theirs)}
+    assert found == KNOWN[name]
