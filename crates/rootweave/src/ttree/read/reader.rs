@@ -180,11 +180,24 @@ impl TTreeReader {
     /// as `object.member` (see [`TreeMeta::dotted_names`]), which stand for the paths
     /// (`object/member`) of members whose names other branches share.
     pub fn column_names(&self) -> Vec<String> {
-        let dotted: Vec<(String, &Branch)> = self
+        // A dotted name stands for its member where no branch has it as its own name and no
+        // other member has it too (as `TreeMeta::find` resolves it), told without a lookup
+        // per name: trees of thousands of members list their columns at every run.
+        let all = self.meta.dotted_names();
+        let own: std::collections::HashSet<&str> = self
             .meta
-            .dotted_names()
+            .all_branches()
             .into_iter()
-            .filter(|(n, b)| self.meta.find(n).is_some_and(|f| std::ptr::eq(f, *b)))
+            .map(|b| b.name.as_str())
+            .collect();
+        let mut uses: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (name, _) in &all {
+            *uses.entry(name.as_str()).or_default() += 1;
+        }
+        let dotted: Vec<(String, &Branch)> = all
+            .iter()
+            .filter(|(n, _)| uses[n.as_str()] == 1 && !own.contains(n.as_str()) && !n.contains('/'))
+            .map(|(n, b)| (n.clone(), *b))
             .collect();
         let aliased = |path: &str| {
             path.contains('/')
