@@ -427,9 +427,15 @@ fn declared_type(branch: &Branch) -> Option<String> {
         _ if !branch.object_class.is_empty() => &branch.object_class,
         _ => return None,
     };
+    rvec_of_vector(class)
+}
+
+/// A class name as RDataFrame types a column of it: a `vector`'s items as an `RVec`
+/// (`vector<string>`: `ROOT::VecOps::RVec<string>`), any other class as it is.
+fn rvec_of_vector(class: &str) -> Option<String> {
     Some(match class.strip_prefix("vector<") {
         Some(item) => rvec_of(item.strip_suffix('>')?.trim_end()),
-        None => class.clone(),
+        None => class.to_string(),
     })
 }
 
@@ -446,10 +452,7 @@ fn member_type(t: &TTreeReader, branch: &Branch) -> Option<String> {
     {
         return Some(rvec_of(&spelled));
     }
-    Some(match spelled.strip_prefix("vector<") {
-        Some(item) => rvec_of(item.strip_suffix('>')?.trim_end()),
-        None => spelled,
-    })
+    rvec_of_vector(&spelled)
 }
 
 /// The type of the member (or base class) a split object's branch holds, as the class's
