@@ -5,7 +5,7 @@
 
 OUT.json holds the entry count, the tree's title, every branch's values as RDataFrame
 reads them (fixed-size arrays as flat lists per entry, a leaf list's leaves as
-`branch.leaf`), the values the tree's own entry loop reads (objects as PyROOT hands them
+`branch.leaf`, but for variable-size leaves of arrays and leaves counted elsewhere), the values the tree's own entry loop reads (objects as PyROOT hands them
 over, C strings as the leaf's string), and the clusters ROOT iterates.
 """
 
@@ -86,8 +86,18 @@ def main(path, name, out):
         if kinds[b].startswith("vector<vector<"):
             taken[b] = df.Take[kinds[b]](b)
         elif kinds[b] == "leaflist":
-            for leaf in tree.GetBranch(b).GetListOfLeaves():
-                columns[f"{b}.{leaf.GetName()}"] = f"{b}.{leaf.GetName()}"
+            leaves = list(tree.GetBranch(b).GetListOfLeaves())
+            # ROOT 6.40's RDataFrame does not finish reading a leaf list whose leaves are
+            # counted by another branch's leaf: read in the loop above only.
+            if any(leaf.GetLeafCount() and leaf.GetLeafCount().GetBranch().GetName() != b
+                   for leaf in leaves):
+                continue
+            for leaf in leaves:
+                column = f"{b}.{leaf.GetName()}"
+                # PyROOT cannot hand over `RVec<std::array<...>>` (a variable-size leaf of
+                # arrays): read in the loop above only.
+                if "std::array" not in str(df.GetColumnType(column)):
+                    columns[column] = column
         elif kinds[b] == "cstring":
             continue
         elif str(df.GetColumnType(b)) == "Char_t":

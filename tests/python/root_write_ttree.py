@@ -32,10 +32,11 @@ void rw_write_ttree(const char *path, int compression, Long64_t n) {
   Long64_t i64; ULong64_t u64; Float_t fl; Double_t db;
   struct { Double_t b; Int_t a; Short_t c; } ll;
   Float_t arr[3]; Int_t m[2][3];
-  Int_t cnt; Double_t jag[10];
+  Int_t cnt = 0; Double_t jag[10];
   char cstr[64];
   std::vector<float> v; std::vector<std::vector<double>> vv; std::string s;
   std::vector<std::string> vs;
+  Int_t vn = 0; Float_t vx[8]; Short_t vm[8][2]; Double_t vq; Double_t ex[10]; UChar_t ek;
   RwHit hit;
   const int bs = 2000;
   t.Branch("b", &b, "b/O", bs);
@@ -60,6 +61,14 @@ void rw_write_ttree(const char *path, int compression, Long64_t n) {
   t.Branch("s", &s, bs);
   t.Branch("vs", &vs, bs);
   t.Branch("hit.", &hit, bs, 99);
+  // Leaf lists with variable-size leaves, counted by a leaf of the list and by `cnt`;
+  // ROOT gives the leaves after a variable-size one no room, so each gets its own address.
+  t.Branch("vl", &vn, "vn/I:vx[vn]/F:vm[vn][2]/S:vq/D", bs);
+  t.GetBranch("vl")->GetLeaf("vx")->SetAddress(vx);
+  t.GetBranch("vl")->GetLeaf("vm")->SetAddress(vm);
+  t.GetBranch("vl")->GetLeaf("vq")->SetAddress(&vq);
+  t.Branch("el", ex, "ex[cnt]/D:ek/b", bs);
+  t.GetBranch("el")->GetLeaf("ek")->SetAddress(&ek);
   for (Long64_t e = 0; e < n; ++e) {
     b = e % 3 == 0; i8 = Char_t(e % 256 - 128); u8 = UChar_t(e % 256);
     i16 = Short_t(e * 37 % 65536 - 32768); u16 = UShort_t(e * 37 % 65536);
@@ -78,6 +87,10 @@ void rw_write_ttree(const char *path, int compression, Long64_t n) {
     hit.e = float(e) * 0.5f; hit.id = Int_t(e % 50) - 25; hit.q = double(e % 64) * 1.5625;
     hit.r = double(e) * 0.5; hit.h = float(e % 16) * 0.25f; hit.hr = -1.f + float(e % 8) * 0.25f;
     hit.w.clear(); for (Long64_t j = 0; j < e % 4; ++j) hit.w.push_back(float(j) * 2.f);
+    vn = Int_t(e % 5); vq = double(e) * 1.5 - 3;
+    for (int k = 0; k < vn; ++k) { vx[k] = float(e) + 0.25f * k; vm[k][0] = Short_t(e % 3000 * 3 + k * 2 - 100); vm[k][1] = Short_t(-k); }
+    for (int k = 0; k < cnt; ++k) ex[k] = double(e) * 0.5 + k;
+    ek = UChar_t(e % 200);
     t.Fill();
   }
   t.Write();

@@ -2,8 +2,8 @@
 every column's name, type and values (`AsNumpy`) as `rootweave.RDataFrame` and ROOT give them
 (corpus_rdf.py, each side in a process of its own). The files: an RNTuple with a collection's
 size field and one of every STL container, TTrees of split objects (members, base classes,
-collections of objects) and of an ATLAS analysis format. What still differs is listed with
-its reason; anything else that differs fails."""
+collections of objects), of a leaf list with variable-size leaves and of an ATLAS analysis
+format. What still differs is listed with its reason; anything else that differs fails."""
 
 import importlib.util
 import sys
@@ -49,11 +49,11 @@ KNOWN = {
         ("MCTruthTree", "MCTruthEvent.vertices.fElectricFieldDirection", "refused"),
         ("MCTruthTree", "MCTruthEvent.vertices.fPosition_mm", "refused"),
     },
+    # A leaf list with variable-size leaves counted by a leaf of the list.
+    "uproot-issue-400.root": set(),
     "uproot-issue-1221.root": {
         # ROOT also lists `result`, a name eight branches share (it reads the first).
         ("TrkAna/trkana", "", "names"),
-        # A fixed-size array member of a collection's items: ROOT's `std::array` spelling.
-        ("TrkAna/trkana", "crvcoincs.PEsPerLayer[4]", "type"),
         # An object (a DisplacementVector3D).
         ("TrkAna/trkana", "crvsummarymc.pos", "refused"),
     },

@@ -2,9 +2,9 @@
 tests/data that uproot 5.7 reads as numbers, booleans, strings or (jagged, fixed
 or record) arrays of those agrees value for value with `rootweave dump --json`; what is
 skipped is listed with the reason. Trees written here by ROOT 6.40 itself (every leaf
-width, Bool_t, leaf lists, fixed and counter-indexed arrays, std::vector, nested vectors,
-std::string, every codec, many baskets and clusters) read back exactly, for any entry
-range; bad input gives an error that names the file."""
+width, Bool_t, leaf lists also with variable-size leaves, fixed and counter-indexed arrays,
+std::vector, nested vectors, std::string, every codec, many baskets and clusters) read back
+exactly, for any entry range; bad input gives an error that names the file."""
 
 import json
 import subprocess
@@ -105,6 +105,9 @@ def expected_entry(e):
         "hit.h": (e % 16) * 0.25,
         "hit.hr": -1 + (e % 8) * 0.25,
         "hit.w": [j * 2.0 for j in range(e % 4)],
+        "vl": {"vn": e % 5, "vx": [f32(e + 0.25 * k) for k in range(e % 5)],
+               "vm": [[e % 3000 * 3 + k * 2 - 100, -k] for k in range(e % 5)], "vq": e * 1.5 - 3},
+        "el": {"ex": [e * 0.5 + k for k in range(e % 4)], "ek": e % 200},
     }
 
 
@@ -141,7 +144,7 @@ def test_root_trees_have_many_baskets_and_clusters(root_written):
 @pytest.mark.parametrize("compression", [0, 505])
 def test_entry_ranges_across_baskets(root_written, compression):
     path = root_written[compression]
-    fields = "i16,m,jag,vv,s,vs,hit.w,ll"
+    fields = "i16,m,jag,vv,s,vs,hit.w,ll,vl,el"
     full = dump(path, "t", "--fields", fields)
     for start, stop in [(0, 1), (999, 1001), (123, 4321), (ENTRIES - 2, ENTRIES), (7, 7)]:
         part = dump(path, "t", "--fields", fields, "--entries", f"{start}:{stop}")

@@ -318,6 +318,11 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
                 Some(Interpretation::Jagged { prim, inner, .. }) if inner.is_empty() => {
                     Some(rvec(&leaf(prim)))
                 }
+                Some(Interpretation::Jagged {
+                    prim,
+                    inner,
+                    header: Header::None,
+                }) => Some(rvec_of_arrays(&leaf(prim), &inner)),
                 _ => member_type(t, branch).or_else(|| declared_type(branch)),
             }
         }
@@ -529,16 +534,26 @@ pub fn c_string_leaf(reader: &AnyReader, name: &str) -> bool {
 }
 
 /// The type of leaf `leaf` of leaf-list branch `branch` as RDataFrame names it: the leaf's
-/// (`Int_t`), an `RVec` of it for an array (`pos[2]/D`: `ROOT::VecOps::RVec<Double_t>`).
+/// (`Int_t`), an `RVec` of it for an array (`pos[2]/D`: `ROOT::VecOps::RVec<Double_t>`) or a
+/// variable-size leaf (`px[n]/F`).
 fn leaf_of_list_type(t: &TTreeReader, branch: &str, leaf: &str) -> Option<String> {
     let Interpretation::Record(leaves) = t.interpretation(branch).ok()? else {
         return None;
     };
-    let (_, prim, dims) = leaves.iter().find(|(l, ..)| l == leaf)?;
-    Some(match dims.is_empty() {
-        true => leaf_name(*prim),
-        false => rvec(&leaf_name(*prim)),
+    let leaf = leaves.iter().find(|l| l.name == leaf)?;
+    let name = leaf_name(leaf.prim);
+    Some(match (leaf.count.is_some(), leaf.dims.is_empty()) {
+        (false, true) => name,
+        (true, false) => rvec_of_arrays(&name, &leaf.dims),
+        _ => rvec(&name),
     })
+}
+
+/// RDataFrame's type of a variable-size leaf whose items are fixed-size arrays
+/// (`x[n][2][3]/F`): an `RVec` of flat `std::array`s, `RVec<std::array<Float_t, 6>>`.
+fn rvec_of_arrays(leaf: &str, dims: &[usize]) -> String {
+    let n: usize = dims.iter().product();
+    format!("ROOT::VecOps::RVec<std::array<{leaf}, {n}>>")
 }
 
 /// A TTree leaf's type name (`Float_t`).

@@ -2,7 +2,7 @@
 //! members and the file's class layouts; a branch that cannot be read gets the reason.
 
 use super::compile::{array_dims, is_pointer, is_stl, normalize, Compiler};
-use super::{Header, Interpretation, Nested, Packed, Prim};
+use super::{Header, Interpretation, LeafCount, ListLeaf, Nested, Packed, Prim};
 use crate::streamer::{code, Element, ElementClass, StreamerSet};
 use crate::ttree::model::{Branch, Leaf};
 
@@ -93,9 +93,9 @@ pub(crate) fn interpret(
     match &interp {
         Interpretation::Fixed { dims, .. } => check_dims(dims)?,
         Interpretation::Jagged { inner, .. } => check_dims(inner)?,
-        Interpretation::Record(fields) => {
-            for (_, _, dims) in fields {
-                check_dims(dims)?;
+        Interpretation::Record(leaves) => {
+            for leaf in leaves {
+                check_dims(&leaf.dims)?;
             }
         }
         _ => {}
@@ -134,24 +134,84 @@ fn interpret_unchecked(branch: &Branch, streamers: &StreamerSet) -> Result<Inter
     match branch.leaves.as_slice() {
         [] => Err("the branch has no leaves (it holds no data of its own)".into()),
         [leaf] => interpret_leaf(leaf),
-        leaves => {
-            let mut fields = Vec::with_capacity(leaves.len());
-            for leaf in leaves {
-                match interpret_leaf(leaf)? {
-                    Interpretation::Fixed { prim, dims } => {
-                        fields.push((leaf.name.clone(), prim, dims))
-                    }
-                    _ => {
-                        return Err(format!(
-                            "leaf list with the variable-size leaf {} is not supported",
-                            leaf.name
-                        ))
-                    }
-                }
+        leaves => leaf_list(leaves),
+    }
+}
+
+/// A branch of several leaves: a record per entry; a variable-size leaf counted by an
+/// earlier integer leaf of the list, or by a leaf elsewhere (one for all such leaves).
+fn leaf_list(leaves: &[Leaf]) -> Result<Interpretation, String> {
+    let mut list: Vec<ListLeaf> = Vec::with_capacity(leaves.len());
+    for (k, leaf) in leaves.iter().enumerate() {
+        let (prim, dims, counted) = match interpret_leaf(leaf)? {
+            Interpretation::Fixed { prim, dims } => (prim, dims, false),
+            Interpretation::Jagged { prim, inner, .. } => (prim, inner, true),
+            _ => {
+                return Err(format!(
+                    "leaf list with the string leaf {} is not supported",
+                    leaf.name
+                ))
             }
-            Ok(Interpretation::Record(fields))
+        };
+        let count = match counted {
+            false => None,
+            true => Some(list_count(leaves, k, &list)?),
+        };
+        list.push(ListLeaf {
+            name: leaf.name.clone(),
+            prim,
+            dims,
+            count,
+        });
+    }
+    let mut elsewhere = list.iter().filter_map(|l| match &l.count {
+        Some(LeafCount::Elsewhere(c)) => Some(c),
+        _ => None,
+    });
+    if let Some(first) = elsewhere.next() {
+        let earlier = list
+            .iter()
+            .any(|l| matches!(l.count, Some(LeafCount::Earlier(_))));
+        if earlier || elsewhere.any(|c| c != first) {
+            return Err(format!(
+                "a leaf list whose variable-size leaves are counted by {first} of another \
+                 branch and by other leaves is not supported"
+            ));
         }
     }
+    Ok(Interpretation::Record(list))
+}
+
+/// Where leaf `k` of a leaf list, a variable-size leaf, gets its count: an earlier integer
+/// scalar of the list, else a leaf of another branch (ROOT looks in the list first).
+fn list_count(leaves: &[Leaf], k: usize, earlier: &[ListLeaf]) -> Result<LeafCount, String> {
+    let leaf = &leaves[k];
+    let name = leaf
+        .count
+        .as_deref()
+        .or_else(|| title_dims(&leaf.title).first().copied())
+        .unwrap_or_default();
+    if let Some(j) = earlier.iter().position(|l| l.name == name) {
+        let counter = &earlier[j];
+        let integer = !matches!(
+            counter.prim,
+            Prim::F32 | Prim::F64 | Prim::Double32(_) | Prim::Float16(_)
+        );
+        return match integer && counter.dims.is_empty() && counter.count.is_none() {
+            true => Ok(LeafCount::Earlier(j)),
+            false => Err(format!(
+                "leaf {} is counted by leaf {name}, which is not an integer",
+                leaf.name
+            )),
+        };
+    }
+    if leaves[k + 1..].iter().any(|l| l.name == name) {
+        return Err(format!(
+            "leaf {} is counted by leaf {name}, which comes after it in the leaf list",
+            leaf.name
+        ));
+    }
+    Ok(LeafCount::Elsewhere(name.to_string()))
 }
 
 fn interpret_leaf(leaf: &Leaf) -> Result<Interpretation, String> {
@@ -257,7 +317,7 @@ fn flat_class(ty: &str, version: i32, streamers: &StreamerSet) -> Option<Interpr
                 array_dims(el).ok()?,
             ),
         };
-        fields.push((el.name.to_string(), prim, dims));
+        fields.push(ListLeaf::fixed(el.name.to_string(), prim, dims));
     }
     (!fields.is_empty()).then_some(Interpretation::Record(fields))
 }
@@ -585,5 +645,53 @@ mod tests {
             });
             assert!(checked.is_err(), "{title} {len}");
         }
+    }
+}
+
+#[cfg(test)]
+mod leaf_list_tests {
+    use super::*;
+
+    fn leaf(class: &str, name: &str, title: &str, count: Option<&str>) -> Leaf {
+        Leaf {
+            class: class.into(),
+            name: name.into(),
+            title: title.into(),
+            len: 1,
+            len_type: 4,
+            is_unsigned: false,
+            count: count.map(String::from),
+            element_type: None,
+        }
+    }
+
+    #[test]
+    fn variable_size_leaves_of_a_list_name_their_counter() {
+        let n = leaf("TLeafI", "n", "n", None);
+        let px = leaf("TLeafF", "px", "px[n]", Some("n"));
+        let m = leaf("TLeafS", "m", "m[n][2]", Some("n"));
+        let Ok(Interpretation::Record(list)) = leaf_list(&[n.clone(), px.clone(), m]) else {
+            panic!("a record")
+        };
+        assert_eq!(list[1].count, Some(LeafCount::Earlier(0)));
+        assert_eq!(
+            (list[2].count.clone(), list[2].dims.clone()),
+            (Some(LeafCount::Earlier(0)), vec![2])
+        );
+        // A counter in another branch.
+        let ex = leaf("TLeafD", "ex", "ex[cnt]", Some("cnt"));
+        let Ok(Interpretation::Record(list)) = leaf_list(&[ex.clone(), n.clone()]) else {
+            panic!("a record")
+        };
+        assert_eq!(list[0].count, Some(LeafCount::Elsewhere("cnt".into())));
+        // Counts ROOT itself cannot read back: a counter after its leaf, a float counter,
+        // counters elsewhere mixed with counters in the list.
+        let e = leaf_list(&[px.clone(), n.clone()]).unwrap_err();
+        assert!(e.contains("comes after it"), "{e}");
+        let f = leaf("TLeafF", "n", "n", None);
+        let e = leaf_list(&[f, px.clone()]).unwrap_err();
+        assert!(e.contains("not an integer"), "{e}");
+        let e = leaf_list(&[n, px, ex]).unwrap_err();
+        assert!(e.contains("another branch"), "{e}");
     }
 }

@@ -16,12 +16,7 @@ impl Interpretation {
             Interpretation::Fixed { prim, dims } => {
                 Some(prim.size() * dims.iter().product::<usize>())
             }
-            Interpretation::Record(fields) => Some(
-                fields
-                    .iter()
-                    .map(|(_, p, d)| p.size() * d.iter().product::<usize>())
-                    .sum(),
-            ),
+            Interpretation::Record(leaves) => super::leaf_list::entry_size(leaves),
             _ => None,
         }
     }
@@ -43,7 +38,13 @@ impl Interpretation {
                 "{{{}}}",
                 fields
                     .iter()
-                    .map(|(n, p, d)| format!("{n}: {}{}", dims(d), p.name()))
+                    .map(|l| format!(
+                        "{}: {}{}{}",
+                        l.name,
+                        if l.count.is_some() { "var * " } else { "" },
+                        dims(&l.dims),
+                        l.prim.name()
+                    ))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -83,12 +84,13 @@ impl Interpretation {
             })?;
             return Ok(match self {
                 Interpretation::Fixed { prim, dims } => wrap_fixed(prim.decode(bytes), dims),
-                Interpretation::Record(fields) => {
+                Interpretation::Record(leaves) => {
                     let n = range.len();
                     let mut at = 0usize;
-                    let mut out = Vec::with_capacity(fields.len());
-                    for (name, prim, dims) in fields {
-                        let width = prim.size() * dims.iter().product::<usize>();
+                    let mut out = Vec::with_capacity(leaves.len());
+                    for leaf in leaves {
+                        let (name, prim, dims) = (&leaf.name, &leaf.prim, &leaf.dims);
+                        let width = leaf.width();
                         let mut gathered = Vec::with_capacity(width * n);
                         for e in 0..n {
                             gathered
@@ -104,6 +106,9 @@ impl Interpretation {
                 }
                 _ => unreachable!("fixed-size interpretations"),
             });
+        }
+        if let Interpretation::Record(leaves) = self {
+            return super::leaf_list::decode(leaves, data, offsets, range);
         }
         let found;
         let offsets = match offsets {
@@ -219,7 +224,7 @@ impl Interpretation {
                 Ok(values.finish())
             }
             Interpretation::Fixed { .. } | Interpretation::Record(_) => {
-                unreachable!("fixed-size interpretations")
+                unreachable!("fixed-size interpretations and leaf lists, decoded above")
             }
         }
     }
@@ -312,7 +317,7 @@ pub fn wrap_fixed(values: Array, dims: &[usize]) -> Array {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ttree::interpretation::{Nested, Prim};
+    use crate::ttree::interpretation::{ListLeaf, Nested, Prim};
 
     fn hex(s: &str) -> Vec<u8> {
         (0..s.len())
@@ -479,8 +484,8 @@ mod tests {
     #[test]
     fn fixed_entries_must_agree_with_entry_offsets() {
         let rec = Interpretation::Record(vec![
-            ("a".into(), Prim::F32, vec![]),
-            ("b".into(), Prim::I16, vec![]),
+            ListLeaf::fixed("a", Prim::F32, vec![]),
+            ListLeaf::fixed("b", Prim::I16, vec![]),
         ]);
         let data = [0x3f, 0x80, 0, 0, 0, 5, 0x40, 0, 0, 0, 0, 6];
         let a = rec.decode(&data, Some(&[0, 6, 12]), 0..2).unwrap();

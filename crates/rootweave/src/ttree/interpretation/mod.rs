@@ -10,6 +10,7 @@ mod compile;
 mod counted_members;
 mod decode;
 mod layout;
+mod leaf_list;
 #[cfg(test)]
 mod pointer_tests;
 mod prim;
@@ -20,6 +21,7 @@ pub use crate::streamer::Packed;
 pub(crate) use choose::interpret;
 pub(crate) use decode::wrap_fixed;
 pub use layout::{ClassLayout, MemberStep, Nested};
+pub use leaf_list::{LeafCount, ListLeaf};
 pub use prim::Prim;
 
 #[cfg(doc)]
@@ -88,6 +90,7 @@ pub enum Interpretation {
     /// strings, objects or nested containers (framed), maps, and whole objects of split
     /// level 0 (their members one after the other), all read by the file's class layouts.
     Streamed(Nested),
-    /// Several fixed-size leaves in one branch (a leaf list): a record per entry.
-    Record(Vec<(String, Prim, Vec<usize>)>),
+    /// Several leaves in one branch (a leaf list, or a class of numbers streamed member
+    /// after member): a record per entry, variable-size leaves as lists.
+    Record(Vec<ListLeaf>),
 }

@@ -213,7 +213,7 @@ impl TTreeReader {
             .flat_map(|b| match self.interpretation(&b) {
                 Ok(Interpretation::Record(leaves)) => leaves
                     .into_iter()
-                    .map(|(leaf, ..)| format!("{b}.{leaf}"))
+                    .map(|leaf| format!("{b}.{}", leaf.name))
                     .collect(),
                 _ => vec![b],
             })
@@ -248,7 +248,7 @@ impl TTreeReader {
         }
         let (branch, leaf) = name.rsplit_once('.')?;
         match self.interpretation(branch).ok()? {
-            Interpretation::Record(leaves) if leaves.iter().any(|(l, ..)| l == leaf) => {
+            Interpretation::Record(leaves) if leaves.iter().any(|l| l.name == leaf) => {
                 Some((branch, leaf))
             }
             _ => None,
