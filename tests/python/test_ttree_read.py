@@ -14,9 +14,10 @@ import awkward as ak
 import numpy as np
 import pytest
 import uproot
+import rootweave as rw
 
 from compare import same
-from conftest import HERE, TARGET, TESTDATA, rootweave
+from conftest import CORPUS, HERE, TARGET, TESTDATA, rootweave
 from tree_compare import compare_tree_with_uproot, trees_in
 
 
@@ -242,3 +243,17 @@ f.Close()
     assert both["q/q"].tolist() == [0.5 * i for i in range(20)]
     assert both["q"].fields == ["q", "n"] and both["q"]["n"].tolist() == list(range(20))
     assert ours.keys()[-3:] == ["q", "q/q", "n"]
+
+
+def test_memberwise_streamed_members_are_refused_as_unsupported():
+    """ATLAS's `MetaData` holds a vector of classes streamed memberwise as a member of a split
+    collection's items: an error saying so, with the basket and its offset, not a misread."""
+    path = CORPUS / "uproot-issue-123b.root"
+    if not path.exists():
+        pytest.skip(f"conformance corpus not found at {CORPUS}")
+    tree = rw.open(path)["MetaData"]
+    name = "_Digitization_Parameters/m_payload/m_payload.m_payloadVec/m_payload.m_payloadVec.m_attrLists"
+    with pytest.raises(rw.RootFileError, match=r"unsupported data in basket 0 of branch "
+                       r"'m_payload.m_payloadVec.m_attrLists' of TTree 'MetaData' at byte offset "
+                       r"2766654: entry 0: objects streamed memberwise here are not supported"):
+        tree[name].array()

@@ -11,7 +11,7 @@ use super::Prim;
 use crate::array::Array;
 use crate::streamer::tags::{BYTE_COUNT_MASK, CLASS_MASK, IS_REFERENCED, NEW_CLASS_TAG};
 /// The version bit of a container streamed memberwise.
-const MEMBERWISE: u16 = 0x4000;
+pub(super) const MEMBERWISE: u16 = 0x4000;
 
 /// A minimal checked reader over one entry's bytes.
 pub(crate) struct Reader<'a>(pub(crate) &'a [u8]);

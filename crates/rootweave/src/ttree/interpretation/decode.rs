@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::builder::{Builder, Reader};
+use super::builder::{Builder, Reader, MEMBERWISE};
 use super::{Header, Interpretation};
 use crate::array::Array;
 
@@ -277,10 +277,14 @@ pub(super) fn entry_bytes<'a>(
     Ok(&data[a..b])
 }
 
-/// The bytes after a byte count and a version that must span all of `bytes`.
+/// The bytes after a byte count and a version that must span all of `bytes` (an error for
+/// a version with the memberwise bit: what follows is not the objects one after the other).
 fn object_header(bytes: &[u8]) -> Result<&[u8], DecodeError> {
     let mut r = Reader(bytes);
     match r.frame()? {
+        (version, _) if version & MEMBERWISE != 0 => {
+            Err("objects streamed memberwise here are not supported".into())
+        }
         (_, Some(0)) => Ok(r.0),
         (_, Some(left)) => Err(format!(
             "an object's byte count leaves {left} of its {} bytes",
@@ -470,6 +474,14 @@ mod tests {
         let mut bad = data.clone();
         bad[15] = 200;
         assert!(m.decode(&bad, Some(&offsets), 0..2).is_err());
+        // The memberwise bit in the entry's version: said so, not read as item counts.
+        let mut memberwise = data.clone();
+        memberwise[10] = 0x40;
+        let e = m.decode(&memberwise, Some(&offsets), 0..2).unwrap_err();
+        assert!(
+            e.ends_with("streamed memberwise here are not supported"),
+            "{e}"
+        );
         // TString members: strings back to back, no header.
         let t = Interpretation::Members {
             item: Nested::Str,

@@ -936,8 +936,18 @@ impl TTreeReader {
         counts: Option<&Counts>,
     ) -> Result<Array> {
         let basket = &job.branch.baskets[job.basket];
-        let bad =
-            |m: String| Error::format(self.file.name(), self.basket_name(job), basket.seek, m);
+        // Decoding errors end in "not supported" where the data is a layout not read yet.
+        let bad = |m: String| match m.ends_with("not supported") {
+            true => Error::Unsupported {
+                file: self.file.name().to_string(),
+                what: format!(
+                    "data in {} at byte offset {}: {m}",
+                    self.basket_name(job),
+                    basket.seek
+                ),
+            },
+            false => Error::format(self.file.name(), self.basket_name(job), basket.seek, m),
+        };
         if job.within.end > data.entries {
             return Err(bad(format!(
                 "entry {} of a basket of {}",
