@@ -795,6 +795,16 @@ fn lists_of_lists_are_not_sized_where_they_cannot_be_read() {
             "{text}: {err}"
         );
     }
+    // A result of it is refused as it is booked: the graph's other results still run.
+    let df = frame(std::slice::from_ref(&path), 1);
+    for booked in [df.take("vv"), df.sum("vv")] {
+        let err = booked.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            err.contains("a result: column 'vv' is not numbers"),
+            "{err}"
+        );
+    }
+    assert_eq!(df.count().unwrap().value().unwrap(), ResultValue::Count(2));
 }
 
 #[test]

@@ -99,6 +99,22 @@ impl Frame {
         }
     }
 
+    /// Refuses, as a result is booked, a column whose values results do not take (a list of
+    /// lists, an object): RDataFrame refuses such a booking when it compiles it. Refused only
+    /// when the run would be, the booking would stay in the graph and fail every later run.
+    /// A column whose type is known from its values only is taken.
+    pub(crate) fn check_result_columns(&self, columns: &[String]) -> Result<()> {
+        for c in columns {
+            match empty_column(self, self.node, c, false) {
+                Err(e) if !e.contains(UNKNOWN) && !e.contains(OF_A_FUNCTION) => {
+                    return Err(invalid(format!("a result: {e}")))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Evaluates `e` here over no events, so that an expression whose operands' types do not
     /// fit (a string compared with a number, `Sum` of a number) is an error when it is made,
     /// as ROOT's jitting makes it, not when the graph runs: its C++ type, or `None` where a

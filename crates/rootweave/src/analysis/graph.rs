@@ -567,6 +567,7 @@ impl Frame {
     pub fn book(&self, spec: ActionSpec) -> Result<Booked> {
         spec.check()?;
         self.check_columns(&spec.columns(), "a result")?;
+        self.check_result_columns(&spec.columns())?;
         let mut g = self.lock();
         g.bookings.push(Booking {
             node: self.node,
