@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::closest_mass;
-use super::functions::call;
+use super::functions::{call, take_out_of_range};
 use super::int_type::IntTy;
 use super::optimize::ITEMS_AS_BOOL;
 use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
@@ -813,10 +813,7 @@ fn index_of_take(
     for (e, (w, &k)) in offsets.windows(2).zip(picked.iter()).enumerate() {
         let len = w[1] - w[0];
         if k < 0 || k as usize >= len {
-            return Err(at(take.pos)(format!(
-                "Take of index {k} from {len} items ({})",
-                event_name(e)
-            )));
+            return Err(at(take.pos)(take_out_of_range(k, len, e)));
         }
         items.push(w[0] + k as usize);
     }

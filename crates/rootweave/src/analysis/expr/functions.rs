@@ -666,12 +666,14 @@ pub(super) fn take_positions(
                     .map(|&i| (e, i, len))
             })
             .expect("a bad index was seen");
-        return Err(format!(
-            "Take of index {i} from {len} items ({})",
-            event_name(e)
-        ));
+        return Err(take_out_of_range(i, len, e));
     }
     Ok(items)
+}
+
+/// The error of `Take` (or an index of a `Take`) of item `i` of event `e`'s list of `len`.
+pub(super) fn take_out_of_range(i: i64, len: usize, e: usize) -> String {
+    format!("Take of index {i} from {len} items ({})", event_name(e))
 }
 
 /// `x` where `c` holds, else `y`, for the first `n` positions: the lists against a
