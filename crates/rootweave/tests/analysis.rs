@@ -805,6 +805,22 @@ fn lists_of_lists_are_not_sized_where_they_cannot_be_read() {
         );
     }
     assert_eq!(df.count().unwrap().value().unwrap(), ResultValue::Count(2));
+    // Written by a snapshot as read, for the entries selected.
+    let out = path.with_file_name("skim.root");
+    let options = rootweave::analysis::SnapshotOptions::default();
+    let first = df.filter("rdfentry_ == 0", None).unwrap();
+    first.snapshot("s", &out, &["vv"], &options).unwrap();
+    let skim = rootweave::ttree::TTreeReader::open(&out, "s").unwrap();
+    let read = skim.read(&["vv"], 0..skim.entries()).unwrap();
+    let inner = Array::List {
+        offsets: vec![0, 1, 3],
+        values: Box::new(Array::Float32(vec![1.0, 2.0, 3.0])),
+    };
+    let expected = Array::List {
+        offsets: vec![0, 2],
+        values: Box::new(inner),
+    };
+    assert_eq!(read, vec![("vv".to_string(), expected)]);
 }
 
 #[test]
