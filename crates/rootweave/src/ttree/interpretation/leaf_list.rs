@@ -57,22 +57,21 @@ pub(super) fn entry_size(leaves: &[ListLeaf]) -> Option<usize> {
         .then(|| leaves.iter().map(ListLeaf::width).sum())
 }
 
-/// The integer value of a counter leaf's bytes (`None`: not an integer scalar).
+/// The integer value of a counter leaf's big-endian bytes (`None`: not an integer scalar,
+/// or too few bytes).
 fn count_value(prim: Prim, bytes: &[u8]) -> Option<i64> {
-    let b = |n: usize| -> Option<[u8; 8]> {
-        let mut out = [0u8; 8];
-        out[8 - n..].copy_from_slice(bytes.get(..n)?);
-        Some(out)
-    };
-    Some(match prim {
-        Prim::I8 => bytes.first().map(|&v| v as i8 as i64)?,
-        Prim::U8 | Prim::Bool => bytes.first().map(|&v| v as i64)?,
-        Prim::I16 => i16::from_be_bytes(bytes.get(..2)?.try_into().ok()?) as i64,
-        Prim::U16 => u64::from_be_bytes(b(2)?) as i64,
-        Prim::I32 => i32::from_be_bytes(bytes.get(..4)?.try_into().ok()?) as i64,
-        Prim::U32 => u64::from_be_bytes(b(4)?) as i64,
-        Prim::I64 | Prim::U64 => i64::from_be_bytes(b(8)?),
+    let signed = match prim {
+        Prim::I8 | Prim::I16 | Prim::I32 | Prim::I64 => true,
+        Prim::Bool | Prim::U8 | Prim::U16 | Prim::U32 | Prim::U64 => false,
         _ => return None,
+    };
+    let raw = bytes.get(..prim.size())?;
+    let shift = 64 - 8 * raw.len() as u32;
+    let value = raw.iter().fold(0u64, |v, &b| v << 8 | u64::from(b)) << shift;
+    // The value in the top bits, shifted back down with its sign where it has one.
+    Some(match signed {
+        true => (value as i64) >> shift,
+        false => (value >> shift) as i64,
     })
 }
 
@@ -320,6 +319,17 @@ mod tests {
             );
             assert_eq!(field(&a, "q"), &Array::Float64(vec![2.0, 4.0]));
         }
+    }
+
+    #[test]
+    fn counters_of_every_integer_width() {
+        assert_eq!(count_value(Prim::I16, &[0xff, 0xfe]), Some(-2));
+        assert_eq!(count_value(Prim::U16, &[0xff, 0xfe]), Some(65534));
+        assert_eq!(count_value(Prim::I8, &[0x80]), Some(-128));
+        assert_eq!(count_value(Prim::U32, &[0, 0, 1, 2, 9]), Some(258));
+        assert_eq!(count_value(Prim::I64, &[0, 0, 0, 0, 0, 0, 0, 7]), Some(7));
+        assert_eq!(count_value(Prim::I32, &[0, 0, 1]), None);
+        assert_eq!(count_value(Prim::F32, &[0, 0, 0, 1]), None);
     }
 
     #[test]
