@@ -49,6 +49,8 @@ def plain(v, depth=0):
         return f if math.isfinite(f) else repr(f)
     if isinstance(v, (str, bytes)):
         return v if isinstance(v, str) else v.decode("latin-1")
+    if isinstance(v, dict):  # an object taken here: its members in order, as cppyy's sequences give them
+        return [plain(x, depth + 1) for x in v.values()]
     if isinstance(v, np.ndarray):
         return [plain(x, depth + 1) for x in v.tolist()] if v.dtype != object else [plain(x, depth + 1) for x in v]
     name = getattr(type(v), "__cpp_name__", type(v).__name__)

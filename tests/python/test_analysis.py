@@ -1642,3 +1642,80 @@ def test_fixed_size_arrays_and_leaf_lists_as_root_s(workdir):
     assert mine == theirs
     assert theirs["names"] == ["arr", "evt.event", "evt.pos", "evt.run", "evt.weight", "m"]
     assert theirs["count"] == 3000 and theirs["events"][-1] == 8999 * 1000000007
+
+
+ROOT_NESTED = r"""
+import json, sys, ROOT
+path = sys.argv[1]
+ROOT.gInterpreter.GenerateDictionary("vector<vector<int> >;vector<vector<double> >;vector<TLorentzVector>",
+                                     "vector;TLorentzVector.h")
+ROOT.gInterpreter.Declare('''
+void make_nested(const char* path) {
+    std::vector<std::vector<float>> vv; std::vector<std::vector<double>> vd;
+    std::vector<std::vector<int>> vi; TLorentzVector p4; std::vector<TLorentzVector> vp4; int x;
+    TFile f(path, "RECREATE");
+    TTree t("t", "t");
+    t.Branch("x", &x); t.Branch("vv", &vv); t.Branch("vd", &vd); t.Branch("vi", &vi);
+    t.Branch("p4", &p4); t.Branch("vp4", &vp4);
+    t.SetAutoFlush(700);
+    for (int i = 0; i < 5000; ++i) {
+        x = i; vv.clear(); vd.clear(); vi.clear(); vp4.clear();
+        for (int j = 0; j < i % 3; ++j) {
+            vv.emplace_back((i + j) % 2, 0.5f * (i + j));
+            vd.push_back({i / 3.0, -2.5e10 * j});
+            vi.emplace_back(j, -i);
+            vp4.emplace_back(i, j, 1, 2 * i);
+        }
+        p4.SetPxPyPzE(i, -i, 0.5 * i, 3 * i);
+        t.Fill();
+    }
+    t.Write();
+}''')
+ROOT.make_nested(path)
+df = ROOT.RDataFrame("t", path)
+sel = df.Filter("x % 1000 < 3 || x > 4990")
+lists = lambda v: [[list(inner) for inner in e] for e in v]
+p4 = lambda v: [v.Px(), v.Py(), v.Pz(), v.E()]
+print(json.dumps({
+    "types": {str(c): str(df.GetColumnType(c)) for c in df.GetColumnNames()},
+    "vv": lists(sel.Take["ROOT::VecOps::RVec<vector<float>>"]("vv").GetValue()),
+    "vd": lists(sel.Take["ROOT::VecOps::RVec<vector<double>>"]("vd").GetValue()),
+    "vi": lists(sel.Take["ROOT::VecOps::RVec<vector<int>>"]("vi").GetValue()),
+    "p4": [p4(v) for v in sel.AsNumpy(["p4"])["p4"]],
+    "vp4": [[p4(v) for v in e] for e in sel.AsNumpy(["vp4"])["vp4"]],
+    "display": sel.Display(["x", "vv", "vi"], 5).AsString() + sel.Display(["vd"], 3).AsString(),
+}))
+"""
+
+
+def test_lists_of_lists_and_objects_are_taken_as_root_s(workdir, dask_client):
+    """`Take`, `AsNumpy` and `Display` of columns expressions do not take (vectors of
+    vectors, objects) give their values as read, equal to ROOT's, on threads and on Dask."""
+    path = workdir / "nested.root"
+    done = subprocess.run([sys.executable, "-c", ROOT_NESTED, path], capture_output=True, text=True, cwd=workdir)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    df = rootweave.RDataFrame("t", path, threads=2)
+    assert {c: df.GetColumnType(c) for c in df.GetColumnNames()} == theirs["types"]
+    sel = df.Filter("x % 1000 < 3 || x > 4990")
+    taken = sel.AsNumpy(["vv", "vd", "vi", "p4", "vp4"])
+    mine = {k: taken[k].tolist() for k in ("vv", "vd", "vi")}
+    four = lambda r: [r["fP"]["fX"], r["fP"]["fY"], r["fP"]["fZ"], r["fE"]]
+    mine["p4"] = [four(r) for r in taken["p4"].tolist()]
+    mine["vp4"] = [[four(r) for r in e] for e in taken["vp4"].tolist()]
+    mine["display"] = sel.Display(["x", "vv", "vi"], 5).AsString() + sel.Display(["vd"], 3).AsString()
+    assert mine == {k: v for k, v in theirs.items() if k != "types"}
+    assert len(mine["vv"]) == 24 and mine["vv"][-1] == [[2499.5]] and str(taken["vv"].type) == "24 * var * var * float32"
+    with pytest.raises(ValueError, match="column 'p4' holds objects"):
+        sel.Display(["p4"]).AsString()
+    # Every column, every entry, as uproot reads them; the same on a Dask cluster.
+    everything = df.AsNumpy()
+    with uproot.open(path) as f:
+        assert everything["vv"].tolist() == f["t"]["vv"].array().tolist()
+        assert everything["vi"].tolist() == f["t"]["vi"].array().tolist()
+    distributed = rootweave.RDataFrame("t", path, daskclient=dask_client, npartitions=3)
+    on_dask = distributed.Filter("x % 1000 < 3 || x > 4990").AsNumpy(["vv", "p4"])
+    assert on_dask["vv"].tolist() == mine["vv"] and [four(r) for r in on_dask["p4"].tolist()] == mine["p4"]
+    # Expressions still refuse them, naming the column.
+    with pytest.raises(Exception, match="column 'vv' is not numbers"):
+        df.Sum("vv")

@@ -24,38 +24,29 @@ KNOWN = {
         # ROOT lists records of pairs and tuples (whose classes it knows) as columns too;
         # expressions here take their members only.
         ("ntuple", "", "names"),
-        # Variants and lists of lists are not values expressions here take.
-        ("ntuple", "variant_int32_string", "refused"),
-        ("ntuple", "vector_vector_int32", "refused"),
-        ("ntuple", "vector_vector_string", "refused"),
+        # A variant is taken as its value here; the campaign does not convert ROOT's
+        # `std::variant` objects into values.
+        ("ntuple", "variant_int32_string", "values"),
         # `v._0` of a vector of tuples names the item here (the reading API's name), the
         # tuple's first member in RDataFrame.
         ("ntuple", "vector_tuple_int32_string._0", "type"),
-        ("ntuple", "vector_tuple_int32_string._0", "refused"),
+        ("ntuple", "vector_tuple_int32_string._0", "values"),
     },
     "uproot-issue-1502.root": {
         # `TObject::fBits` as ROOT holds it in memory (kNotDeleted set), not as stored.
         ("tree", "fBits", "values"),
         ("tree", "branch.fBits", "values"),
     },
-    "uproot-issue-569.root": {
-        # Objects (TVector3) are not values expressions here take.
-        ("MCTruthTree", "fParentDirection", "refused"),
-        ("MCTruthTree", "fParentPosition_mm", "refused"),
-        ("MCTruthTree", "MCTruthEvent.fParentDirection", "refused"),
-        ("MCTruthTree", "MCTruthEvent.fParentPosition_mm", "refused"),
-        ("MCTruthTree", "vertices.fElectricFieldDirection", "refused"),
-        ("MCTruthTree", "vertices.fPosition_mm", "refused"),
-        ("MCTruthTree", "MCTruthEvent.vertices.fElectricFieldDirection", "refused"),
-        ("MCTruthTree", "MCTruthEvent.vertices.fPosition_mm", "refused"),
-    },
+    # Objects (TVector3, alone and in vectors), taken as their members.
+    "uproot-issue-569.root": set(),
     # A leaf list with variable-size leaves counted by a leaf of the list.
     "uproot-issue-400.root": set(),
     "uproot-issue-1221.root": {
         # ROOT also lists `result`, a name eight branches share (it reads the first).
         ("TrkAna/trkana", "", "names"),
-        # An object (a DisplacementVector3D).
-        ("TrkAna/trkana", "crvsummarymc.pos", "refused"),
+        # An object (a DisplacementVector3D), taken as its members here; the campaign does
+        # not convert ROOT's object (no sequence of its members) into values.
+        ("TrkAna/trkana", "crvsummarymc.pos", "values"),
     },
 }
 

@@ -632,6 +632,7 @@ fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
         ResultValue::Count(n) => n.into_pyobject(py)?.into_any(),
         ResultValue::Number(x) => x.into_pyobject(py)?.into_any(),
         ResultValue::Column(c) => to_layout(py, c.into_array())?.into_any(),
+        ResultValue::Array(a) => to_layout(py, a)?.into_any(),
         ResultValue::Report(rows) => PyList::new(py, rows)?.into_any(),
         ResultValue::Parts(numbers) => PyList::new(py, numbers)?.into_any(),
         ResultValue::Histogram(h) => {

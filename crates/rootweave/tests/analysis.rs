@@ -773,18 +773,61 @@ fn a_concatenation_sized_in_a_filter_is_joined_only_for_the_events_it_keeps() {
     );
 }
 
-#[test]
-fn lists_of_lists_are_not_sized_where_they_cannot_be_read() {
+/// A TTree of `n` entries (four clusters) with `vv`, a list of lists per entry: entry `i`
+/// holds `i % 3` lists, list `j` of them `(i + j) % 2` floats `i + j`; and `x` = i. Its
+/// `vv` as an [`Array`] is returned too.
+fn write_nested(path: &std::path::Path, n: usize) -> Array {
     use rootweave::array::{ColumnData, LeafType};
     use rootweave::ttree::{BranchSpec, TTreeWriteOptions, TTreeWriter};
-    let path = scratch("nested").join("t.root");
-    let branches = vec![BranchSpec::vector_of_vectors("vv", LeafType::Float32)];
+    let (mut outer, mut inner, mut values) = (vec![0u64], vec![0u64], Vec::new());
+    for i in 0..n {
+        for j in 0..i % 3 {
+            values.extend(std::iter::repeat_n((i + j) as f32, (i + j) % 2));
+            inner.push(values.len() as u64);
+        }
+        outer.push(inner.len() as u64 - 1);
+    }
+    let x: Vec<i32> = (0..n as i32).collect();
+    let branches = vec![
+        BranchSpec::scalar("x", LeafType::Int32),
+        BranchSpec::vector_of_vectors("vv", LeafType::Float32),
+    ];
     let zlib = rootweave::compress::Compression::ROOT_FILE_DEFAULT;
     let mut w =
-        TTreeWriter::recreate(&path, "t", branches, zlib, TTreeWriteOptions::default()).unwrap();
-    let inner = ColumnData::list(&[0, 1, 3], ColumnData::Float32(&[1.0, 2.0, 3.0]));
-    w.extend(&[ColumnData::list(&[0, 2, 2], inner)]).unwrap();
+        TTreeWriter::recreate(path, "t", branches, zlib, TTreeWriteOptions::default()).unwrap();
+    for chunk in 0..4 {
+        let (a, b) = (chunk * n / 4, (chunk + 1) * n / 4);
+        let (la, lb) = (outer[a] as usize, outer[b] as usize);
+        let sub_outer: Vec<u64> = outer[a..=b].iter().map(|o| o - outer[a]).collect();
+        let sub_inner: Vec<u64> = inner[la..=lb].iter().map(|o| o - inner[la]).collect();
+        let items = &values[inner[la] as usize..inner[lb] as usize];
+        let lists = ColumnData::list(&sub_inner, ColumnData::Float32(items));
+        w.extend(&[
+            ColumnData::Int32(&x[a..b]),
+            ColumnData::list(&sub_outer, lists),
+        ])
+        .unwrap();
+        w.end_cluster().unwrap();
+    }
     w.close().unwrap();
+    Array::List {
+        offsets: outer,
+        values: Box::new(Array::List {
+            offsets: inner,
+            values: Box::new(Array::Float32(values)),
+        }),
+    }
+}
+
+#[test]
+fn lists_of_lists_are_taken_as_read_and_refused_by_expressions() {
+    let path = scratch("nested").join("t.root");
+    let n = 240_000;
+    let whole = write_nested(&path, n);
+    let every = |a: &Array, keep: &dyn Fn(usize) -> bool| {
+        let kept: Vec<usize> = (0..n).filter(|&i| keep(i)).collect();
+        rootweave::array::take(a, &kept)
+    };
     // The column's own error, whether its lists are counted or its items used.
     for text in ["vv.size() > 0", "size(vv) > 0", "Sum(vv) > 0"] {
         let df = frame(std::slice::from_ref(&path), 1);
@@ -795,31 +838,44 @@ fn lists_of_lists_are_not_sized_where_they_cannot_be_read() {
             "{text}: {err}"
         );
     }
-    // A result of it is refused as it is booked: the graph's other results still run.
-    let df = frame(std::slice::from_ref(&path), 1);
-    for booked in [df.take("vv"), df.sum("vv")] {
+    // Results computing from it are refused as they are booked; the others still run.
+    let df = frame(std::slice::from_ref(&path), 2);
+    for booked in [df.sum("vv"), df.max("vv")] {
         let err = booked.err().map(|e| e.to_string()).unwrap_or_default();
         assert!(
             err.contains("a result: column 'vv' is not numbers"),
             "{err}"
         );
     }
-    assert_eq!(df.count().unwrap().value().unwrap(), ResultValue::Count(2));
-    // Written by a snapshot as read, for the entries selected.
+    // `Take` gives its values as read, in entry order, over several batches and threads,
+    // for every entry, a selection, an alias, and no entry at all (typed all the same).
+    for threads in [1, 2, 3] {
+        let df = frame(std::slice::from_ref(&path), threads);
+        let all = df.take("vv").unwrap();
+        let odd = df.filter("x % 2 == 1", None).unwrap();
+        let odd_taken = odd.alias("nested", "vv").unwrap().take("nested").unwrap();
+        let none = df.filter("x < 0", None).unwrap().take("vv").unwrap();
+        let count = df.count().unwrap();
+        assert_eq!(all.value().unwrap(), ResultValue::Array(whole.clone()));
+        let odd_values = every(&whole, &|i| i % 2 == 1);
+        assert_eq!(odd_taken.value().unwrap(), ResultValue::Array(odd_values));
+        assert_eq!(
+            none.value().unwrap(),
+            ResultValue::Array(every(&whole, &|_| false))
+        );
+        assert_eq!(count.value().unwrap(), ResultValue::Count(n as u64));
+        assert_eq!(df.runs(), 1, "one pass for every result");
+    }
+    // `Cache` keeps it as read: a snapshot of the cached selection writes it back.
+    let df = frame(std::slice::from_ref(&path), 2);
+    let first = df.filter("x % 1000 == 7", None).unwrap();
+    let cached = first.cache(&["x", "vv"]).unwrap();
     let out = path.with_file_name("skim.root");
     let options = rootweave::analysis::SnapshotOptions::default();
-    let first = df.filter("rdfentry_ == 0", None).unwrap();
-    first.snapshot("s", &out, &["vv"], &options).unwrap();
+    cached.snapshot("s", &out, &["vv"], &options).unwrap();
     let skim = rootweave::ttree::TTreeReader::open(&out, "s").unwrap();
     let read = skim.read(&["vv"], 0..skim.entries()).unwrap();
-    let inner = Array::List {
-        offsets: vec![0, 1, 3],
-        values: Box::new(Array::Float32(vec![1.0, 2.0, 3.0])),
-    };
-    let expected = Array::List {
-        offsets: vec![0, 2],
-        values: Box::new(inner),
-    };
+    let expected = every(&whole, &|i| i % 1000 == 7);
     assert_eq!(read, vec![("vv".to_string(), expected)]);
 }
 

@@ -134,7 +134,15 @@ def merge(action: str, values: list[Any]) -> Any:
 def concatenate_layouts(layouts: list[Any]) -> Any:
     """Layouts of one column from consecutive partitions as one layout."""
     first = layouts[0]
-    if first["kind"] not in ("list", "string"):
+    if first["kind"] == "record":
+        fields = [(name, concatenate_layouts([dict(layout["fields"])[name] for layout in layouts]))
+                  for name, _ in first["fields"]]
+        return {**first, "length": sum(layout["length"] for layout in layouts), "fields": fields}
+    if first["kind"] == "fixed":
+        return {**first, "values": concatenate_layouts([layout["values"] for layout in layouts])}
+    if first["kind"] == "variant":
+        raise NotImplementedError("Take of a column of variants is not supported on Dask: run it in one process")
+    if first["kind"] not in ("list", "optional", "string"):
         return {**first, "data": np.concatenate([layout["data"] for layout in layouts])}
     offsets, shift = [np.asarray(first["offsets"], dtype=np.uint64)], int(first["offsets"][-1])
     for layout in layouts[1:]:

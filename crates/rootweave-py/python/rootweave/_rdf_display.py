@@ -26,6 +26,43 @@ def represent(value: Any, tstring: bool = False) -> str:
     return "%f" % float(value)
 
 
+def represent_inner(value: Any, dtype: Any) -> str:
+    """One item of a list inside a list (RDataFrame's `RVec<vector<T>>`), as ROOT prints it
+    (cling's value printer): a `float` with six significant digits and an `f`, a `double`
+    with eight, strings in quotes."""
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, bool) or dtype == np.bool_:
+        return "true" if value else "false"
+    if dtype is not None and np.issubdtype(dtype, np.integer):
+        return str(int(value))
+    if dtype == np.float32:
+        return "%#.6gf" % value
+    return "%#.8g" % value
+
+
+def _innermost(column: Any, name: str) -> tuple[int, Any]:
+    """How deep a taken column's lists go (0: a number per entry) and its numbers' dtype
+    (None for strings); objects (records) are refused: ROOT shows them by their address or
+    their class's title, which the file does not hold."""
+    layout = getattr(column, "layout", None)
+    if layout is None:
+        return (1 if getattr(column, "ndim", 1) > 1 else 0), getattr(column, "dtype", None)
+    depth = 0
+    while True:
+        if layout.parameter("__array__") in ("string", "bytestring"):
+            return depth, None
+        if layout.is_record:
+            raise ValueError(f"Display: column '{name}' holds objects, which Display does not show here "
+                             "(ROOT shows their address or class title)")
+        if layout.is_list or layout.is_regular:
+            depth, layout = depth + 1, layout.content
+        elif layout.is_option or layout.is_indexed:
+            layout = layout.content
+        else:
+            return depth, getattr(layout, "dtype", None)
+
+
 def _width(cell: str) -> int:
     """A cell's width as ROOT counts it: its bytes in UTF-8."""
     return len(cell.encode())
@@ -38,15 +75,19 @@ class RDisplay:
     def __init__(self, names: Sequence[str], entries: Sequence[int], columns: Sequence[Any],
                  max_items: int, tstrings: Sequence[str] = ()) -> None:
         self._names = ["Row", *names]
+        # A list of lists shows each inner list in one cell, its items by their dtype.
+        inner = [_innermost(c, n) if len(entries) else (0, None) for n, c in zip(names, columns)]
         # Per entry, per column, its cells (one per item of a list; a number is one cell).
-        self._blocks = [[[str(e)]] + [self._cells(c[k], n in tstrings) for n, c in zip(names, columns)]
+        self._blocks = [[[str(e)]] + [self._cells(c[k], n in tstrings, i) for n, c, i in zip(names, columns, inner)]
                         for k, e in enumerate(entries)]
         self._max_items = max_items
 
     @staticmethod
-    def _cells(value: Any, tstring: bool) -> list[str]:
+    def _cells(value: Any, tstring: bool, inner: tuple[int, Any] = (0, None)) -> list[str]:
         if hasattr(value, "tolist") and not np.isscalar(value):
             value = value.tolist()
+        if inner[0] > 1:
+            return ["{ " + ", ".join(represent_inner(x, inner[1]) for x in v) + " }" if v else "{}" for v in value]
         if isinstance(value, list):
             return [represent(v, tstring) for v in value]
         return [represent(value, tstring)]

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::column::Column;
 use super::extreme::Extreme;
+use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::objects::{stat_names, Axis, Histogram};
 
@@ -161,6 +162,10 @@ pub enum ActionSpec {
     StdDev(String),
     /// `Take(column)`: every value, in entry order.
     Take(String),
+    /// `Take(column)` of a dataset's column whose values expressions do not take (lists of
+    /// lists, objects): its values as read, in entry order, as [`ResultValue::Array`].
+    /// [`Frame::book`](super::Frame::book) books a `Take` of such a column as this.
+    TakeAsRead(String),
     /// `Report()`: the cut flow of the named filters above.
     Report,
     /// `Sum`, `Mean`, `Min`, `Max` or `StdDev` left unfinished: the numbers of its partial
@@ -186,7 +191,8 @@ impl ActionSpec {
             | ActionSpec::Min(c)
             | ActionSpec::Max(c)
             | ActionSpec::StdDev(c)
-            | ActionSpec::Take(c) => vec![c.clone()],
+            | ActionSpec::Take(c)
+            | ActionSpec::TakeAsRead(c) => vec![c.clone()],
             ActionSpec::Parts(of) => of.columns(),
         }
     }
@@ -303,6 +309,9 @@ pub enum ResultValue {
     Number(f64),
     /// `Take`: the values, one per event (or a list per event).
     Column(Column),
+    /// `Take` of a column expressions do not take (see [`ActionSpec::TakeAsRead`]): its
+    /// values as the dataset holds them.
+    Array(Array),
     /// `Report`: per named filter, its name, the events it passed and those it saw.
     Report(Vec<(String, u64, u64)>),
     /// [`ActionSpec::Parts`]: a sum's or mean's `[sum, carry, n]` (Neumaier's compensated
@@ -341,6 +350,8 @@ pub enum Partial {
     Moments { n: f64, mean: f64, m2: f64 },
     /// Taken values, in entry order.
     Taken(Vec<Column>),
+    /// Values taken as read ([`ActionSpec::TakeAsRead`]), in entry order.
+    TakenAsRead(Vec<Array>),
     /// The values (and weights) of a histogram whose range comes from them, in entry order.
     Values { xs: Vec<f64>, ws: Option<Vec<f64>> },
     /// Per named filter above: passed, seen.
@@ -393,6 +404,7 @@ impl Partial {
                 m2: 0.0,
             },
             ActionSpec::Take(_) => Partial::Taken(Vec::new()),
+            ActionSpec::TakeAsRead(_) => Partial::TakenAsRead(Vec::new()),
             ActionSpec::Report => Partial::Report(vec![(0, 0); filters]),
         }
     }
@@ -499,6 +511,7 @@ impl Partial {
                 }
             }
             (Partial::Taken(a), Partial::Taken(b)) => a.extend(b),
+            (Partial::TakenAsRead(a), Partial::TakenAsRead(b)) => a.extend(b),
             (Partial::Values { xs, ws }, Partial::Values { xs: x, ws: w }) => {
                 xs.extend(x);
                 if let (Some(a), Some(b)) = (ws.as_mut(), w) {
@@ -634,6 +647,14 @@ impl Partial {
             }),
             (Partial::Taken(parts), _) => ResultValue::Column(
                 Column::concat(parts).map_err(|e| Error::InvalidArgument(format!("Take: {e}")))?,
+            ),
+            // None yet: a run's results so far before its first batch.
+            (Partial::TakenAsRead(parts), _) if parts.is_empty() => {
+                ResultValue::Array(Array::Float64(Vec::new()))
+            }
+            (Partial::TakenAsRead(parts), _) => ResultValue::Array(
+                crate::array::concat(parts)
+                    .map_err(|e| Error::InvalidArgument(format!("Take: {e}")))?,
             ),
             (Partial::Report(counts), _) => ResultValue::Report(
                 filter_names

@@ -31,6 +31,7 @@ impl CachedColumns {
         for (name, b) in &self.taken {
             match b.value()? {
                 ResultValue::Column(c) => arrays.push((name.clone(), c.into_array())),
+                ResultValue::Array(a) => arrays.push((name.clone(), a)),
                 other => return Err(invalid(format!("Cache: '{name}' gave {other:?}"))),
             }
         }
@@ -84,9 +85,18 @@ impl Frame {
             if holds_long(&ty) {
                 longs.push(name.clone());
             }
-            let column = empty_column(self, self.node, name, true)
-                .map_err(|e| invalid(format!("Cache: {e}")))?;
-            empty.push((name.clone(), column.into_array()));
+            // A column expressions do not take is kept as read (as `Take` takes it).
+            let read = match self.takes_as_read(name)? {
+                true => self.read_type(name)?,
+                false => None,
+            };
+            let array = match read {
+                Some(array) => array,
+                None => empty_column(self, self.node, name, true)
+                    .map_err(|e| invalid(format!("Cache: {e}")))?
+                    .into_array(),
+            };
+            empty.push((name.clone(), array));
         }
         let taken = names
             .iter()

@@ -115,6 +115,25 @@ impl Frame {
         Ok(())
     }
 
+    /// Whether `name` here is a dataset's column whose values expressions do not take (a
+    /// list of lists, an object), which `Take` gives as read (see
+    /// [`ActionSpec::TakeAsRead`](super::ActionSpec::TakeAsRead)). A defined column, one of
+    /// split objects' collection (refused by name) or one not known is not.
+    pub(crate) fn takes_as_read(&self, name: &str) -> Result<bool> {
+        let (defining, resolved) = self.lock().resolve(self.node, name);
+        if defining.is_some() || super::special::special(&resolved) {
+            return Ok(false);
+        }
+        let Some(array) = self.read_type(&resolved)? else {
+            return Ok(false);
+        };
+        let source = self.first_source()?;
+        let split = source
+            .as_ref()
+            .is_some_and(|r| split_objects(r, &resolved).is_some());
+        Ok(!split && Column::from_array(&array, 0..0).is_none())
+    }
+
     /// Evaluates `e` here over no events, so that an expression whose operands' types do not
     /// fit (a string compared with a number, `Sum` of a number) is an error when it is made,
     /// as ROOT's jitting makes it, not when the graph runs: its C++ type, or `None` where a

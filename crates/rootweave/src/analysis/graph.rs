@@ -567,7 +567,13 @@ impl Frame {
     pub fn book(&self, spec: ActionSpec) -> Result<Booked> {
         spec.check()?;
         self.check_columns(&spec.columns(), "a result")?;
-        self.check_result_columns(&spec.columns())?;
+        let spec = match spec {
+            ActionSpec::Take(c) if self.takes_as_read(&c)? => ActionSpec::TakeAsRead(c),
+            spec => spec,
+        };
+        if !matches!(spec, ActionSpec::TakeAsRead(_)) {
+            self.check_result_columns(&spec.columns())?;
+        }
         let mut g = self.lock();
         g.bookings.push(Booking {
             node: self.node,

@@ -210,6 +210,11 @@ pub(crate) struct Prepared {
     fill_keys: Vec<FillKey>,
     /// Per pending result, its columns' places in `fill_keys`.
     fills_of: Vec<Vec<usize>>,
+    /// Per fill key, whether its column is taken as read (see [`ActionSpec::TakeAsRead`]).
+    as_read: Vec<bool>,
+    /// Per pending result taking a column as read, that column's type as an empty array:
+    /// its value when no batch is run.
+    empty_as_read: Vec<Option<Array>>,
     filter_names: Vec<Vec<String>>,
     live: Arc<Live>,
     /// Per counted `Range` node, the events that reached the node above it so far (see
@@ -406,6 +411,22 @@ impl Prepared {
                     .collect()
             })
             .collect();
+        let mut as_read = vec![false; fill_keys.len()];
+        let mut empty_as_read = Vec::with_capacity(pending.len());
+        for (k, &b) in pending.iter().enumerate() {
+            let empty = match &bookings[b].spec {
+                ActionSpec::TakeAsRead(c) => {
+                    as_read[fills_of[k][0]] = true;
+                    let at = super::graph::Frame {
+                        graph: graph.clone(),
+                        node: bookings[b].node,
+                    };
+                    at.read_type(c)?
+                }
+                _ => None,
+            };
+            empty_as_read.push(empty);
+        }
         let filter_names: Vec<Vec<String>> = filters
             .iter()
             .map(|fs| {
@@ -454,6 +475,8 @@ impl Prepared {
             filters,
             fill_keys,
             fills_of,
+            as_read,
+            empty_as_read,
             filter_names,
             live,
             reached: Mutex::new(vec![0; plan_nodes]),
@@ -562,6 +585,7 @@ impl Prepared {
         // joined, they fill each result from the whole batch at once, so that a histogram
         // stays in the processor's caches while it takes a batch (not a chunk).
         let mut fills: Vec<Vec<Column>> = vec![Vec::new(); self.fill_keys.len()];
+        let mut fills_as_read: Vec<Vec<Array>> = vec![Vec::new(); self.fill_keys.len()];
         let wrap = |e: String| {
             let path = self.dataset.sources()[unit.source].shown();
             Error::InvalidArgument(format!("{path}: {e}"))
@@ -622,11 +646,17 @@ impl Prepared {
                     continue;
                 }
                 for &i in &self.fills_of[k] {
-                    if !taken[i] {
-                        let column = state.column(node, &self.fill_keys[i].2).map_err(wrap)?;
-                        fills[i].push(column);
-                        taken[i] = true;
+                    if taken[i] {
+                        continue;
                     }
+                    let name = &self.fill_keys[i].2;
+                    match self.as_read[i] {
+                        true => {
+                            fills_as_read[i].push(state.output_array(node, name).map_err(wrap)?)
+                        }
+                        false => fills[i].push(state.column(node, name).map_err(wrap)?),
+                    }
+                    taken[i] = true;
                 }
             }
             for (sink, chunks) in sinks.iter().zip(&mut written) {
@@ -640,10 +670,23 @@ impl Prepared {
             .into_iter()
             .map(|parts| Column::concat(parts).map_err(wrap))
             .collect::<Result<_>>()?;
+        let fills_as_read: Vec<Option<Array>> = fills_as_read
+            .into_iter()
+            .map(|parts| match parts.is_empty() {
+                true => Ok(None),
+                false => crate::array::concat(parts)
+                    .map(Some)
+                    .map_err(|e| wrap(e.to_string())),
+            })
+            .collect::<Result<_>>()?;
         cells.fill_in(slot, &mut partials, |partials| {
             for (k, &b) in pending.iter().enumerate() {
                 let booking = &bookings[b];
                 if matches!(booking.spec, ActionSpec::Count | ActionSpec::Report) {
+                    continue;
+                }
+                if let Partial::TakenAsRead(parts) = &mut partials[k] {
+                    parts.extend(fills_as_read[self.fills_of[k][0]].clone());
                     continue;
                 }
                 let cols: Vec<&Column> = self.fills_of[k].iter().map(|&i| &fills[i]).collect();
@@ -697,7 +740,10 @@ impl Prepared {
             let spec = &self.bookings[b].spec;
             let mut partial = match total.as_mut().and_then(Iterator::next) {
                 Some(t) => t,
-                None => Partial::new(spec, self.filters[k].len()),
+                None => match &self.empty_as_read[k] {
+                    Some(empty) => Partial::TakenAsRead(vec![empty.clone()]),
+                    None => Partial::new(spec, self.filters[k].len()),
+                },
             };
             if let (true, Some(cells)) = (self.live.cells.keeps(k), partial.cells_mut()) {
                 *cells = self.live.cells.take(k);
