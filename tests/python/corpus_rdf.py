@@ -56,6 +56,10 @@ def plain(v, depth=0):
     name = getattr(type(v), "__cpp_name__", type(v).__name__)
     if name in ("std::string", "std::basic_string<char>", "string", "TString"):
         return str(v)
+    if engine == "root" and name.startswith(("tuple<", "std::tuple<")):
+        return [plain(ROOT.std.get[i](v), depth + 1) for i in range(ROOT.std.tuple_size[type(v)].value)]
+    if engine == "root" and name.startswith(("variant<", "std::variant<")):
+        return plain(ROOT.std.get[v.index()](v), depth + 1)
     if hasattr(v, "tolist"):
         return [plain(x, depth + 1) for x in v.tolist()]
     if hasattr(v, "__len__") and hasattr(v, "__getitem__"):

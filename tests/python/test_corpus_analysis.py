@@ -20,18 +20,9 @@ spec.loader.exec_module(corpus_rdf)
 # (tree, column, kind of difference) that are known, by file, with why.
 KNOWN = {
     "Run2012BC_DoubleMuParked_Muons_1000evts_rntuple_v1-0-0-0.root": set(),
-    "test_stl_containers_rntuple_v1-0-0-0.root": {
-        # ROOT lists records of pairs and tuples (whose classes it knows) as columns too;
-        # expressions here take their members only.
-        ("ntuple", "", "names"),
-        # A variant is taken as its value here; the campaign does not convert ROOT's
-        # `std::variant` objects into values.
-        ("ntuple", "variant_int32_string", "values"),
-        # `v._0` of a vector of tuples names the item here (the reading API's name), the
-        # tuple's first member in RDataFrame.
-        ("ntuple", "vector_tuple_int32_string._0", "type"),
-        ("ntuple", "vector_tuple_int32_string._0", "values"),
-    },
+    # Every STL container: pairs, tuples and vectors of them, variants, vectors of vectors
+    # (taken as read; `v._0` of a vector of tuples their first members).
+    "test_stl_containers_rntuple_v1-0-0-0.root": set(),
     "uproot-issue-1502.root": {
         # `TObject::fBits` as ROOT holds it in memory (kNotDeleted set), not as stored.
         ("tree", "fBits", "values"),

@@ -711,3 +711,51 @@ fn remote_reads_come_window_by_window_with_the_local_values() {
         }
     }
 }
+
+#[test]
+fn members_of_collections_of_tuples_are_named_as_rdataframe_names_them() {
+    let path = test_data("test_stl_containers_rntuple_v1-0-0-0.root");
+    let r = RNTupleReader::open(&path, "ntuple").unwrap();
+    // Entry i holds the tuples (1, "one") .. (i + 1, ...).
+    let offsets: Vec<u64> = vec![0, 1, 3, 6, 10, 15];
+    let firsts: Vec<i32> = (1..=5).flat_map(|n| 1..=n).collect();
+    let ints = Array::List {
+        offsets: offsets.clone(),
+        values: Box::new(Array::Int32(firsts)),
+    };
+    // `v._0` is the tuples' first members (not the items), spelled out as `v._0._0` too;
+    // `v._1` their second members, `v._0._1` the same.
+    for name in [
+        "vector_tuple_int32_string._0",
+        "vector_tuple_int32_string._0._0",
+    ] {
+        let read = r.read(&[name], 0..5).unwrap();
+        assert_eq!(read[0].1, ints, "{name}");
+    }
+    let seconds = r.read(&["vector_tuple_int32_string._1"], 0..5).unwrap();
+    let also = r.read(&["vector_tuple_int32_string._0._1"], 0..5).unwrap();
+    assert_eq!(seconds[0].1, also[0].1);
+    let Array::List { values, .. } = &seconds[0].1 else {
+        panic!("{:?}", seconds[0].1)
+    };
+    assert_eq!(values.len(), 15);
+    // The whole field holds the records.
+    let whole = r.read(&["vector_tuple_int32_string"], 0..5).unwrap();
+    let Array::List { offsets: o, values } = &whole[0].1 else {
+        panic!("{:?}", whole[0].1)
+    };
+    assert_eq!(o, &offsets);
+    assert!(matches!(**values, Array::Record { .. }), "{values:?}");
+    // Records of pairs and tuples are columns of their own, as ROOT lists them.
+    let names = r.column_names();
+    for listed in [
+        "pair_int32_string",
+        "pair_int32_string._0",
+        "tuple_int32_string",
+        "vector_tuple_int32_string",
+        "vector_tuple_int32_string._0",
+        "vector_tuple_int32_string._1",
+    ] {
+        assert!(names.iter().any(|n| n == listed), "{listed}: {names:?}");
+    }
+}

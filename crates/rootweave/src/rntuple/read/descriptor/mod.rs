@@ -335,33 +335,57 @@ impl Descriptor {
 
     /// The field IDs from the top-level field down to the field at `path`. The `_0` item
     /// of a collection may be left out (`Muon.pt` for `Muon._0.pt`), as RDataFrame names
-    /// the members of collections of records.
+    /// the members of collections of records; where a collection's records have a member
+    /// named as the item (`v._0` of a vector of pairs or tuples), the path means that
+    /// member, as RDataFrame and uproot mean it (`v._0._0` names it too, `v` the items).
     pub fn resolve_path(&self, path: &str) -> Option<Vec<u32>> {
         let mut parts = path.split('.');
         let first = parts.next()?;
-        let mut field = self
+        let top = self
             .fields
             .iter()
             .find(|f| f.is_top_level() && f.name == first)?;
-        let mut ids = vec![field.id];
-        for part in parts {
-            let child = |f: &FieldRecord, name: &str| {
-                f.children
-                    .iter()
-                    .map(|&c| &self.fields[c as usize])
-                    .find(|c| c.name == name)
-            };
-            field = match child(field, part) {
-                Some(c) => c,
-                None => {
-                    let item = child(field, "_0")?;
-                    ids.push(item.id);
-                    child(item, part)?
-                }
-            };
-            ids.push(field.id);
+        let rest: Vec<&str> = parts.collect();
+        let mut ids = vec![top.id];
+        self.resolve_below(top, &rest, &mut ids).then_some(ids)
+    }
+
+    /// Resolves `parts` below `field`, pushing the fields' IDs onto `ids`: a child named as
+    /// the part, or, through the `_0` child (a collection's item), that child's child. Where
+    /// both exist, a collection's record member (`v._0` of a vector of pairs) is tried
+    /// first, otherwise the direct child, and the other way only if the rest of the path
+    /// does not resolve through the first (each part of a user's path, at most two ways).
+    fn resolve_below(&self, field: &FieldRecord, parts: &[&str], ids: &mut Vec<u32>) -> bool {
+        let Some((part, rest)) = parts.split_first() else {
+            return true;
+        };
+        let child = |f: &FieldRecord, name: &str| {
+            f.children
+                .iter()
+                .map(|&c| &self.fields[c as usize])
+                .find(|c| c.name == name)
+        };
+        let item = child(field, "_0");
+        let member = item.and_then(|i| Some((i, child(i, part)?)));
+        let direct = child(field, part);
+        let record_items = item.is_some_and(|i| field.holds_items() && i.role == Role::Record);
+        let mut ways: Vec<Vec<&FieldRecord>> = Vec::with_capacity(2);
+        if let (true, Some((i, m))) = (record_items, member) {
+            ways.push(vec![i, m]);
         }
-        Some(ids)
+        ways.extend(direct.map(|c| vec![c]));
+        if let (false, Some((i, m))) = (record_items, member) {
+            ways.push(vec![i, m]);
+        }
+        for way in ways {
+            let mark = ids.len();
+            ids.extend(way.iter().map(|f| f.id));
+            if self.resolve_below(way[way.len() - 1], rest, ids) {
+                return true;
+            }
+            ids.truncate(mark);
+        }
+        false
     }
 
     /// The full dotted name of a field.

@@ -182,19 +182,24 @@ impl RNTupleReader {
 
     /// The columns of an analysis graph, as RDataFrame names an RNTuple's: the top-level
     /// fields of numbers, strings and lists of them, then the dotted paths of the members of
-    /// records (not the records themselves) that read on their own, the item of a collection
-    /// or a fixed-size array left out of the path (`Muon.pt` for the `pt` of
-    /// `std::vector<Muon>` `Muon`).
+    /// records that read on their own, the item of a collection or a fixed-size array left
+    /// out of the path (`Muon.pt` for the `pt` of `std::vector<Muon>` `Muon`). Records (and
+    /// collections of them) are listed themselves only where ROOT knows their class without
+    /// a dictionary: `std::pair`s and `std::tuple`s.
     pub fn column_names(&self) -> Vec<String> {
         let fields = &self.descriptor.fields;
+        let unlisted_record = |field: &crate::rntuple::read::descriptor::FieldRecord| {
+            let known = ["std::pair<", "std::tuple<"];
+            field.role == Role::Record && !known.iter().any(|k| field.type_name.starts_with(k))
+        };
         let holds_records = |id: u32| {
             let field = &fields[id as usize];
             match field.role {
-                Role::Record => true,
+                Role::Record => unlisted_record(field),
                 _ if field.holds_items() => field
                     .children
                     .first()
-                    .is_some_and(|&c| fields[c as usize].role == Role::Record),
+                    .is_some_and(|&c| unlisted_record(&fields[c as usize])),
                 _ => false,
             }
         };
