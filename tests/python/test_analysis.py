@@ -1584,27 +1584,28 @@ import json, sys, ROOT
 path = sys.argv[1]
 ROOT.gInterpreter.Declare('''
 void make_fixed_arrays(const char* path) {
-    struct { Long64_t event; Double_t pos[2]; Int_t run; Float_t weight; } ev;
+    struct { Long64_t event; Double_t pos[2]; Int_t run; Float_t weight; Long_t big; } ev;
     Float_t arr[3]; Int_t m[2][2];
     TFile f(path, "RECREATE");
     TTree t("t", "t");
     t.Branch("arr", arr, "arr[3]/F");
     t.Branch("m", m, "m[2][2]/I");
-    t.Branch("evt", &ev, "event/L:pos[2]/D:run/I:weight/F");
+    t.Branch("evt", &ev, "event/L:pos[2]/D:run/I:weight/F:big/G");
     for (int i = 0; i < 9000; ++i) {
         arr[0] = i; arr[1] = 0.5f * i; arr[2] = -i;
         m[0][0] = i; m[0][1] = i % 7; m[1][0] = -i; m[1][1] = i % 3;
         ev.event = i * 1000000007LL; ev.pos[0] = i * 1.5; ev.pos[1] = -i;
-        ev.run = 100 + i % 3; ev.weight = 0.25f * i;
+        ev.run = 100 + i % 3; ev.weight = 0.25f * i; ev.big = -3000000000L * i;
         t.Fill();
     }
     t.Write();
 }''')
 ROOT.make_fixed_arrays(path)
 df = ROOT.RDataFrame("t", path)
-cols = ["arr", "m", "evt.event", "evt.pos", "evt.run", "evt.weight"]
+cols = ["arr", "m", "evt.event", "evt.pos", "evt.run", "evt.weight", "evt.big"]
 late = df.Filter("evt.run > 100 && m[3] == 2")
 print(json.dumps({
+    "big": [str(late.Define("b2", "evt.big * 2").GetColumnType("b2")), late.Max("evt.big").GetValue()],
     "names": [str(c) for c in df.GetColumnNames()],
     "types": [str(df.GetColumnType(c)) for c in cols],
     "has": [bool(df.HasColumn(c)) for c in ("evt.run", "evt", "evt.nope", "arr")],
@@ -1626,9 +1627,10 @@ def test_fixed_size_arrays_and_leaf_lists_as_root_s(workdir):
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = json.loads(done.stdout.strip().splitlines()[-1])
     df = rootweave.RDataFrame("t", path, threads=2)
-    cols = ["arr", "m", "evt.event", "evt.pos", "evt.run", "evt.weight"]
+    cols = ["arr", "m", "evt.event", "evt.pos", "evt.run", "evt.weight", "evt.big"]
     late = df.Filter("evt.run > 100 && m[3] == 2")
     mine = {
+        "big": [late.Define("b2", "evt.big * 2").GetColumnType("b2"), late.Max("evt.big").GetValue()],
         "names": df.GetColumnNames(),
         "types": [df.GetColumnType(c) for c in cols],
         "has": [df.HasColumn(c) for c in ("evt.run", "evt", "evt.nope", "arr")],
@@ -1640,7 +1642,8 @@ def test_fixed_size_arrays_and_leaf_lists_as_root_s(workdir):
         "m": [list(v) for v in late.Take["ROOT::RVec<int>"]("m").GetValue()][:2],
     }
     assert mine == theirs
-    assert theirs["names"] == ["arr", "evt.event", "evt.pos", "evt.run", "evt.weight", "m"]
+    assert theirs["names"] == ["arr", "evt.big", "evt.event", "evt.pos", "evt.run", "evt.weight", "m"]
+    assert theirs["types"][-1] == "Long_t" and theirs["big"][0] == "long"
     assert theirs["count"] == 3000 and theirs["events"][-1] == 8999 * 1000000007
 
 

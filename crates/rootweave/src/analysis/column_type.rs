@@ -576,7 +576,17 @@ fn leaf_of_list_type(t: &TTreeReader, branch: &str, leaf: &str) -> Option<String
         return None;
     };
     let leaf = leaves.iter().find(|l| l.name == leaf)?;
-    let name = leaf_name(leaf.prim);
+    // A `Long_t` leaf (`/G`, a `TLeafG`) is C++'s `long`, as for a branch of its own.
+    let long = t.meta().find(branch).is_some_and(|b| {
+        b.leaves
+            .iter()
+            .any(|l| l.name == leaf.name && l.class == "TLeafG")
+    });
+    let name = match (long, leaf.prim) {
+        (true, Prim::I64) => "Long_t".to_string(),
+        (true, Prim::U64) => "ULong_t".to_string(),
+        (_, prim) => leaf_name(prim),
+    };
     Some(match (leaf.count.is_some(), leaf.dims.is_empty()) {
         (false, true) => name,
         (true, false) => rvec_of_arrays(&name, &leaf.dims),
