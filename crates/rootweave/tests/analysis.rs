@@ -852,11 +852,13 @@ fn lists_of_lists_are_taken_as_read_and_refused_by_expressions() {
     for threads in [1, 2, 3] {
         let df = frame(std::slice::from_ref(&path), threads);
         let all = df.take("vv").unwrap();
+        let again = df.take("vv").unwrap();
         let odd = df.filter("x % 2 == 1", None).unwrap();
         let odd_taken = odd.alias("nested", "vv").unwrap().take("nested").unwrap();
         let none = df.filter("x < 0", None).unwrap().take("vv").unwrap();
         let count = df.count().unwrap();
         assert_eq!(all.value().unwrap(), ResultValue::Array(whole.clone()));
+        assert_eq!(again.value().unwrap(), ResultValue::Array(whole.clone()));
         let odd_values = every(&whole, &|i| i % 2 == 1);
         assert_eq!(odd_taken.value().unwrap(), ResultValue::Array(odd_values));
         assert_eq!(

@@ -670,7 +670,7 @@ impl Prepared {
             .into_iter()
             .map(|parts| Column::concat(parts).map_err(wrap))
             .collect::<Result<_>>()?;
-        let fills_as_read: Vec<Option<Array>> = fills_as_read
+        let mut fills_as_read: Vec<Option<Array>> = fills_as_read
             .into_iter()
             .map(|parts| match parts.is_empty() {
                 true => Ok(None),
@@ -686,7 +686,17 @@ impl Prepared {
                     continue;
                 }
                 if let Partial::TakenAsRead(parts) = &mut partials[k] {
-                    parts.extend(fills_as_read[self.fills_of[k][0]].clone());
+                    // The batch's values move to the last result taking them (copied for
+                    // the others: a column taken twice).
+                    let i = self.fills_of[k][0];
+                    let taken_later = (k + 1..pending.len()).any(|j| {
+                        matches!(bookings[pending[j]].spec, ActionSpec::TakeAsRead(_))
+                            && self.fills_of[j][0] == i
+                    });
+                    parts.extend(match taken_later {
+                        true => fills_as_read[i].clone(),
+                        false => fills_as_read[i].take(),
+                    });
                     continue;
                 }
                 let cols: Vec<&Column> = self.fills_of[k].iter().map(|&i| &fills[i]).collect();
