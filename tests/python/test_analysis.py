@@ -1722,3 +1722,25 @@ def test_lists_of_lists_and_objects_are_taken_as_root_s(workdir, dask_client):
     # Expressions still refuse them, naming the column.
     with pytest.raises(Exception, match="column 'vv' is not numbers"):
         df.Sum("vv")
+
+
+ROOT_STL_DISPLAY = r"""
+import json, sys, ROOT
+df = ROOT.RDataFrame("ntuple", sys.argv[1])
+print(json.dumps([df.Display(["pair_int32_string", "tuple_int32_string", "vector_tuple_int32_string"], 3).AsString(),
+                  df.Display(["vector_vector_int32", "vector_vector_string"], 3).AsString()]))
+"""
+
+
+def test_display_of_pairs_tuples_and_vectors_of_vectors_as_root_s():
+    """An RNTuple's pairs, tuples and vectors of them, and vectors of vectors, shown as ROOT's
+    `Display` shows them (`{ 1, "one" }`, one item per row)."""
+    path = data_file("test_stl_containers_rntuple_v1-0-0-0.root")
+    done = subprocess.run([sys.executable, "-c", ROOT_STL_DISPLAY, path], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    df = rootweave.RDataFrame("ntuple", path)
+    mine = [df.Display(["pair_int32_string", "tuple_int32_string", "vector_tuple_int32_string"], 3).AsString(),
+            df.Display(["vector_vector_int32", "vector_vector_string"], 3).AsString()]
+    assert mine == theirs
+    assert '| { 2, "two" }      |' in theirs[0] and '| { "three" }' in theirs[1]

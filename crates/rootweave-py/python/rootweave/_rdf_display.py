@@ -53,14 +53,36 @@ def _innermost(column: Any, name: str) -> tuple[int, Any]:
         if layout.parameter("__array__") in ("string", "bytestring"):
             return depth, None
         if layout.is_record:
-            raise ValueError(f"Display: column '{name}' holds objects, which Display does not show here "
-                             "(ROOT shows their address or class title)")
+            fields = list(layout.fields)
+            pair_or_tuple = fields == ["first", "second"] or fields == [f"_{i}" for i in range(len(fields))]
+            if not pair_or_tuple or depth > 1:
+                raise ValueError(f"Display: column '{name}' holds objects, which Display does not show here "
+                                 "(ROOT shows their address or class title)")
+            return depth, tuple(_member_dtype(c, name) for c in layout.contents)
         if layout.is_list or layout.is_regular:
             depth, layout = depth + 1, layout.content
         elif layout.is_option or layout.is_indexed:
             layout = layout.content
         else:
             return depth, getattr(layout, "dtype", None)
+
+
+def _member_dtype(layout: Any, name: str) -> Any:
+    """A pair's or tuple's member's dtype (None for a string); deeper members are refused."""
+    while layout.is_option or layout.is_indexed:
+        layout = layout.content
+    if layout.parameter("__array__") in ("string", "bytestring"):
+        return None
+    if layout.is_numpy:
+        return layout.dtype
+    raise ValueError(f"Display: column '{name}' holds pairs or tuples of lists or objects, "
+                     "which Display does not show here")
+
+
+def _members(value: Any, dtypes: tuple[Any, ...]) -> str:
+    """A pair or a tuple as ROOT prints it: its members in braces (`{ 1, "one" }`)."""
+    members = value.values() if isinstance(value, dict) else value
+    return "{ " + ", ".join(represent_inner(x, d) for x, d in zip(members, dtypes)) + " }"
 
 
 def _width(cell: str) -> int:
@@ -86,6 +108,8 @@ class RDisplay:
     def _cells(value: Any, tstring: bool, inner: tuple[int, Any] = (0, None)) -> list[str]:
         if hasattr(value, "tolist") and not np.isscalar(value):
             value = value.tolist()
+        if isinstance(inner[1], tuple):
+            return [_members(v, inner[1]) for v in value] if inner[0] else [_members(value, inner[1])]
         if inner[0] > 1:
             return ["{ " + ", ".join(represent_inner(x, inner[1]) for x in v) + " }" if v else "{}" for v in value]
         if isinstance(value, list):
