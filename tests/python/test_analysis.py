@@ -1744,3 +1744,30 @@ def test_display_of_pairs_tuples_and_vectors_of_vectors_as_root_s():
             df.Display(["vector_vector_int32", "vector_vector_string"], 3).AsString()]
     assert mine == theirs
     assert '| { 2, "two" }      |' in theirs[0] and '| { "three" }' in theirs[1]
+
+
+def test_taken_variants_and_records_of_partitions_are_joined_in_order():
+    """A distributed `Take` joins the partitions' layouts: a variant's indices point past the
+    earlier partitions' alternatives, a record's fields are joined field by field."""
+    from rootweave import _rdf_dask
+    from rootweave._layout import to_awkward_content
+
+    def ints(*v):
+        return {"kind": "int32", "data": np.array(v, dtype=np.int32)}
+
+    def strings(*v):
+        offsets = np.cumsum([0, *(len(s) for s in v)]).astype(np.uint64)
+        return {"kind": "string", "offsets": offsets, "bytes": np.frombuffer("".join(v).encode(), dtype=np.uint8)}
+
+    def variant(tags, index, a, b):
+        return {"kind": "variant", "tags": np.array(tags, dtype=np.uint8), "index": np.array(index, dtype=np.uint64),
+                "alternatives": [a, b]}
+
+    first = variant([1, 2, 1], [0, 0, 1], ints(10, 11), strings("abc"))
+    second = variant([2, 0, 1], [0, 0, 0], ints(12), strings("de"))
+    joined = _rdf_dask.concatenate_layouts([first, second])
+    assert ak.Array(to_awkward_content(joined)).tolist() == [10, "abc", 11, "de", None, 12]
+    records = [{"kind": "record", "length": n, "fields": [("x", ints(*range(n))), ("s", strings(*"ab"[:n]))]}
+               for n in (2, 1)]
+    joined = _rdf_dask.concatenate_layouts(records)
+    assert ak.Array(to_awkward_content(joined)).tolist() == [{"x": 0, "s": "a"}, {"x": 1, "s": "b"}, {"x": 0, "s": "a"}]

@@ -141,7 +141,19 @@ def concatenate_layouts(layouts: list[Any]) -> Any:
     if first["kind"] == "fixed":
         return {**first, "values": concatenate_layouts([layout["values"] for layout in layouts])}
     if first["kind"] == "variant":
-        raise NotImplementedError("Take of a column of variants is not supported on Dask: run it in one process")
+        # Each partition's indices point into its own alternatives: shifted past the earlier ones'.
+        shifts = [0] * len(first["alternatives"])
+        indices = []
+        for layout in layouts:
+            tags, index = np.asarray(layout["tags"]), np.array(layout["index"], dtype=np.uint64)
+            for a, alternative in enumerate(layout["alternatives"]):
+                index[tags == a + 1] += np.uint64(shifts[a])
+                shifts[a] += layout_length(alternative)
+            indices.append(index)
+        alternatives = [concatenate_layouts([layout["alternatives"][a] for layout in layouts])
+                        for a in range(len(first["alternatives"]))]
+        return {**first, "tags": np.concatenate([layout["tags"] for layout in layouts]),
+                "index": np.concatenate(indices), "alternatives": alternatives}
     if first["kind"] not in ("list", "optional", "string"):
         return {**first, "data": np.concatenate([layout["data"] for layout in layouts])}
     offsets, shift = [np.asarray(first["offsets"], dtype=np.uint64)], int(first["offsets"][-1])
@@ -152,6 +164,20 @@ def concatenate_layouts(layouts: list[Any]) -> Any:
         joined = b"".join(bytes(layout["bytes"]) for layout in layouts)
         return {**first, "offsets": np.concatenate(offsets), "bytes": np.frombuffer(joined, dtype=np.uint8)}
     return {**first, "offsets": np.concatenate(offsets), "values": concatenate_layouts([v["values"] for v in layouts])}
+
+
+def layout_length(layout: Any) -> int:
+    """The number of values of a layout."""
+    kind = layout["kind"]
+    if kind == "record":
+        return int(layout["length"])
+    if kind in ("list", "optional", "string"):
+        return len(layout["offsets"]) - 1
+    if kind == "fixed":
+        return layout_length(layout["values"]) // max(int(layout["size"]), 1)
+    if kind == "variant":
+        return len(layout["tags"])
+    return len(layout["data"])
 
 
 def partitions(sources: list[tuple[str, str | None]], n: int,
