@@ -43,8 +43,9 @@ def represent_inner(value: Any, dtype: Any) -> str:
 
 def _innermost(column: Any, name: str) -> tuple[int, Any]:
     """How deep a taken column's lists go (0: a number per entry) and its numbers' dtype
-    (None for strings); objects (records) are refused: ROOT shows them by their address or
-    their class's title, which the file does not hold."""
+    (None for strings), or, for pairs and tuples, their members' dtypes; other objects
+    (records) are refused: ROOT shows them by their address or their class's title, which
+    the file does not hold."""
     layout = getattr(column, "layout", None)
     if layout is None:
         return (1 if getattr(column, "ndim", 1) > 1 else 0), getattr(column, "dtype", None)
