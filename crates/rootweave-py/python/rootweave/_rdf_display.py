@@ -4,6 +4,7 @@ the columns beyond 100 characters of width replaced by one column of dots."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -80,10 +81,16 @@ def _member_dtype(layout: Any, name: str) -> Any:
                      "which Display does not show here")
 
 
+def _braced(items: Any, dtypes: Any) -> str:
+    """An inner list, a pair or a tuple as ROOT prints it: its items in braces, each by its
+    dtype (`{ 1, "one" }`), `{}` when empty."""
+    cells = [represent_inner(x, d) for x, d in zip(items, dtypes)]
+    return "{ " + ", ".join(cells) + " }" if cells else "{}"
+
+
 def _members(value: Any, dtypes: tuple[Any, ...]) -> str:
-    """A pair or a tuple as ROOT prints it: its members in braces (`{ 1, "one" }`)."""
-    members = value.values() if isinstance(value, dict) else value
-    return "{ " + ", ".join(represent_inner(x, d) for x, d in zip(members, dtypes)) + " }"
+    """A pair or a tuple (a dict of its members, or their tuple) in braces."""
+    return _braced(value.values() if isinstance(value, dict) else value, dtypes)
 
 
 def _width(cell: str) -> int:
@@ -112,7 +119,7 @@ class RDisplay:
         if isinstance(inner[1], tuple):
             return [_members(v, inner[1]) for v in value] if inner[0] else [_members(value, inner[1])]
         if inner[0] > 1:
-            return ["{ " + ", ".join(represent_inner(x, inner[1]) for x in v) + " }" if v else "{}" for v in value]
+            return [_braced(v, itertools.repeat(inner[1])) for v in value]
         if isinstance(value, list):
             return [represent(v, tstring) for v in value]
         return [represent(value, tstring)]

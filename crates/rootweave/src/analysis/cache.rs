@@ -86,11 +86,7 @@ impl Frame {
                 longs.push(name.clone());
             }
             // A column expressions do not take is kept as read (as `Take` takes it).
-            let read = match self.takes_as_read(name)? {
-                true => self.read_type(name)?,
-                false => None,
-            };
-            let array = match read {
+            let array = match self.taken_as_read(name)? {
                 Some(array) => array,
                 None => empty_column(self, self.node, name, true)
                     .map_err(|e| invalid(format!("Cache: {e}")))?

@@ -115,23 +115,24 @@ impl Frame {
         Ok(())
     }
 
-    /// Whether `name` here is a dataset's column whose values expressions do not take (a
-    /// list of lists, an object), which `Take` gives as read (see
-    /// [`ActionSpec::TakeAsRead`](super::ActionSpec::TakeAsRead)). A defined column, one of
-    /// split objects' collection (refused by name) or one not known is not.
-    pub(crate) fn takes_as_read(&self, name: &str) -> Result<bool> {
+    /// The type, as an empty array, of `name` here if it is a dataset's column whose values
+    /// expressions do not take (a list of lists, an object), which `Take` gives as read (see
+    /// [`ActionSpec::TakeAsRead`](super::ActionSpec::TakeAsRead)); `None` for a defined
+    /// column, one of split objects' collection (refused by name), one not known, or one
+    /// expressions take.
+    pub(crate) fn taken_as_read(&self, name: &str) -> Result<Option<crate::array::Array>> {
         let (defining, resolved) = self.lock().resolve(self.node, name);
         if defining.is_some() || super::special::special(&resolved) {
-            return Ok(false);
+            return Ok(None);
         }
         let Some(array) = self.read_type(&resolved)? else {
-            return Ok(false);
+            return Ok(None);
         };
         let source = self.first_source()?;
         let split = source
             .as_ref()
             .is_some_and(|r| split_objects(r, &resolved).is_some());
-        Ok(!split && Column::from_array(&array, 0..0).is_none())
+        Ok((!split && Column::from_array(&array, 0..0).is_none()).then_some(array))
     }
 
     /// Evaluates `e` here over no events, so that an expression whose operands' types do not

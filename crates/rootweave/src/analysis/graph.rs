@@ -568,7 +568,7 @@ impl Frame {
         spec.check()?;
         self.check_columns(&spec.columns(), "a result")?;
         let spec = match spec {
-            ActionSpec::Take(c) if self.takes_as_read(&c)? => ActionSpec::TakeAsRead(c),
+            ActionSpec::Take(c) if self.taken_as_read(&c)?.is_some() => ActionSpec::TakeAsRead(c),
             spec => spec,
         };
         if !matches!(spec, ActionSpec::TakeAsRead(_)) {
