@@ -40,6 +40,22 @@ def data_file(name):
     return TESTDATA / name
 
 
+def root_read_members(workdir, file, tree, formulas, loops=None, disable=()):
+    """ROOT's values of `formulas` ({key: [expression, "num" | "str"]}) and TArray `loops`
+    in `tree` of `file` (a name in the test data, or a path), per key a list per entry, as
+    root_read_members.py reads them through ROOT's emulated classes (one child process)."""
+    job = {"file": str(data_file(file)), "tree": tree, "formulas": formulas, "loops": loops or {},
+           "disable": list(disable)}
+    job_path, out = workdir / f"{tree}.job.json", workdir / f"{tree}.root.json"
+    job_path.write_text(json.dumps(job))
+    done = subprocess.run([sys.executable, str(HERE / "root_read_members.py"), str(job_path), str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    problems = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith(("Error in", "Fatal in"))]
+    assert not problems, "\n".join(problems)
+    return json.loads(out.read_text())
+
+
 def run_binary(name, *args):
     """Runs one of the workspace's binaries (built by scripts/test.sh) and returns stdout."""
     exe = TARGET / name

@@ -11,7 +11,8 @@ std::map, std::set, ROOT::RVec, std::bitset and TMatrixTSym (alone, split or not
 a vector). Entry e holds values computed from e (see below). A second tree, "partial", has branches filled for fewer entries than the
 tree. A third, "user", holds a user class (`RwUser`, its dictionary built here) whose members
 are of ROOT's classes (TDatime, TString, TNamed, TLorentzVector, std::vector<TVector3>), split
-and unsplit.
+and unsplit. A fourth, "tracks", a split std::vector<RwTrack> whose items hold a
+std::vector<RwHit> (streamed memberwise).
 """
 
 import sys
@@ -38,12 +39,15 @@ struct RwUser {
   std::vector<TVector3> hits;
   double weight = 0;
 };
+struct RwHit { int ch = 0; double e = 0; std::string tag; std::vector<float> w; };
+struct RwTrack { float pt = 0; std::vector<RwHit> hits; };
 """)
 # Collection proxies for the STL types without a dictionary in ROOT's libraries, and the
 # user class: one dictionary for all (each dictionary is a compiler run).
 ROOT.gInterpreter.GenerateDictionary(
     "map<int,double>;map<string,int>;set<int>;vector<signed char>;bitset<12>;"
-    "vector<TMatrixTSym<double> >;vector<TLorentzVector>;RwUser;vector<TVector3>",
+    "vector<TMatrixTSym<double> >;vector<TLorentzVector>;RwUser;vector<TVector3>;RwHit;RwTrack;vector<RwHit>;"
+    "vector<RwTrack>",
     "map;string;set;vector;bitset;TMatrixTSym.h;TLorentzVector.h;RwUser.h;TVector3.h")
 
 ROOT.gInterpreter.Declare(r'''
@@ -168,6 +172,29 @@ void rw_write_objects(const char *path, Long64_t entries) {
     u.Fill();
   }
   u.Write();
+  // A split collection whose items hold a vector of objects: ROOT streams those memberwise.
+  TTree tt("tracks", "a vector of objects in the items of a split collection");
+  std::vector<RwTrack> tracks;
+  auto *tracks_address = &tracks;
+  tt.Branch("tracks", &tracks_address, 32000, 99);
+  for (Long64_t e = 0; e < entries; ++e) {
+    tracks.clear();
+    for (int k = 0; k < e % 3; ++k) {
+      RwTrack track;
+      track.pt = e + 0.5f * k;
+      for (int h = 0; h < (e + k) % 4; ++h) {
+        RwHit hit;
+        hit.ch = int(100 * e + 10 * k + h);
+        hit.e = 0.25 * hit.ch;
+        hit.tag = "h" + std::to_string(hit.ch);
+        hit.w.assign(h, 0.5f * h);
+        track.hits.push_back(hit);
+      }
+      tracks.push_back(track);
+    }
+    tt.Fill();
+  }
+  tt.Write();
   f.Close();
 }
 ''')

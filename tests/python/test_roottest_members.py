@@ -7,32 +7,13 @@ rootweave reads is compared, every value of every entry; no branch is left unrea
 ROOT cannot read either (a TMap of emulated objects) or that are object pointers
 (`TObjArray*`)."""
 
-import json
-import subprocess
-import sys
-
 import awkward as ak
 import pytest
 
 import rootweave
-from conftest import HERE, data_file
+from conftest import data_file, root_read_members
 
 pytestmark = pytest.mark.slow
-
-
-def root_read(workdir, file, tree, formulas, loops=None, disable=()):
-    """ROOT's values of `formulas` ({key: [expression, "num" | "str"]}) and TArray `loops`,
-    per key a list per entry (one child process)."""
-    job = {"file": str(data_file(file)), "tree": tree, "formulas": formulas, "loops": loops or {},
-           "disable": list(disable)}
-    job_path, out = workdir / f"{tree}.job.json", workdir / f"{tree}.root.json"
-    job_path.write_text(json.dumps(job))
-    done = subprocess.run([sys.executable, str(HERE / "root_read_members.py"), str(job_path), str(out)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    problems = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith(("Error in", "Fatal in"))]
-    assert not problems, "\n".join(problems)
-    return json.loads(out.read_text())
 
 
 def ours(file, tree, unread=()):
@@ -53,7 +34,7 @@ MONO_TARRAYS = ["fUse", "fSsize", "fNrho", "fNrhoInv"]
 def test_tarray_members(workdir):
     formulas = {b: [b, "num"] for b in MONO_NUMBERS} | {b: [b, "str"] for b in MONO_STRINGS}
     formulas |= {b: [f"{b}.fArray", "num"] for b in MONO_TARRAYS}
-    root = root_read(workdir, "roottest-memleak.root", "MonoData", formulas,
+    root = root_read_members(workdir, "roottest-memleak.root", "MonoData", formulas,
                      loops={"fPnts": ["mono", "fPnts", "fNrSrcs"]}, disable=["fSmoothMonoM"])
     # Object pointers (a TObjArray, and a TMap of emulated objects ROOT cannot read either)
     # are not read, nor the object holding them.
@@ -71,7 +52,7 @@ def test_tarray_members(workdir):
 
 def test_memberwise_vector_of_tobject_class(workdir):
     members = ["fPosX", "fPosY", "fPosZ"]
-    root = root_read(workdir, "roottest-TreeVectorClass0.root", "TreeVectorClass0",
+    root = root_read_members(workdir, "roottest-TreeVectorClass0.root", "TreeVectorClass0",
                      {m: [f"vp.{m}", "num"] for m in members} | {"n": ["vp@.size()", "num"]})
     mine = ours("roottest-TreeVectorClass0.root", "TreeVectorClass0")
     assert list(mine) == ["vp"]
@@ -91,7 +72,7 @@ def test_string_arrays_in_split_objects_and_collections(workdir):
             formulas[f"{top}.fOutputNames{k}"] = [f"{top}.fOutputNames{index}", "str"]
     formulas["vec.n"] = ["vec@.size()", "num"]
     formulas["cont.obj.n"] = ["cont.obj@.size()", "num"]
-    root = root_read(workdir, "roottest-stringarray.old.root", "t", formulas)
+    root = root_read_members(workdir, "roottest-stringarray.old.root", "t", formulas)
     mine = ours("roottest-stringarray.old.root", "t")
     assert len(mine) == 13, sorted(mine)
     assert mine["obj."] == [{f"obj.{k}": mine[f"obj.{k}"][e] for k in ["fDataTag", "fOutputInstance", "fOutputNames[4]"]}

@@ -481,18 +481,65 @@ impl PointerBuilder {
 /// memberwise bit): the items' class version (and checksum), the length, then each
 /// member of all items in turn.
 fn read_memberwise(seq: &mut Builder, r: &mut Reader) -> Result<(), DecodeError> {
+    read_memberwise_version(seq, r)?;
+    read_memberwise_items(seq, r)
+}
+
+/// The parts of a sequence of objects streamed memberwise that reading it fills.
+struct MemberwiseParts<'a> {
+    /// The sequence's offsets.
+    offsets: &'a mut Vec<u64>,
+    /// The objects' class.
+    class: &'a ClassLayout,
+    /// How many objects were read.
+    len: &'a mut usize,
+    /// The builders of the class's fields.
+    fields: &'a mut [Builder],
+}
+
+/// The parts of `seq` when it is a sequence of objects of a class; an error for any
+/// other layout (or a class the file does not describe).
+fn memberwise_parts(seq: &mut Builder) -> Result<MemberwiseParts<'_>, DecodeError> {
     let what = seq.what();
+    let unsupported = || format!("{what} streamed memberwise is not supported");
     let Builder::Seq(offsets, item) = seq else {
-        return Err(format!("{what} streamed memberwise is not supported"));
+        return Err(unsupported());
     };
-    let Builder::Framed(object) = &mut **item else {
-        return Err(format!("{what} streamed memberwise is not supported"));
+    // Objects of a class with a layout are framed; those of a class the file does not
+    // describe may be either.
+    let (framed, item) = match &mut **item {
+        Builder::Framed(object) => (true, &mut **object),
+        item => (false, item),
     };
-    let Builder::Class { class, len, fields } = &mut **object else {
-        return Err(format!("{what} streamed memberwise is not supported"));
-    };
+    match item {
+        Builder::Class { class, len, fields } if framed => Ok(MemberwiseParts {
+            offsets,
+            class,
+            len,
+            fields,
+        }),
+        Builder::Unknown(name) => Err(format!("{what} of objects of class {name}")),
+        _ => Err(unsupported()),
+    }
+}
+
+/// The version (and, for version 0, the checksum) of the class of the objects of a
+/// sequence streamed memberwise, written once before their lengths and members.
+fn read_memberwise_version(seq: &mut Builder, r: &mut Reader) -> Result<(), DecodeError> {
+    let class = memberwise_parts(seq)?.class;
     let version = r.u16()?;
-    check_version(r, &class.name, class.version, version, Some(0))?;
+    check_version(r, &class.name, class.version, version, Some(0))
+}
+
+/// One sequence of objects streamed memberwise after their class version: the length,
+/// then each member of all the objects in turn.
+fn read_memberwise_items(seq: &mut Builder, r: &mut Reader) -> Result<(), DecodeError> {
+    let MemberwiseParts {
+        offsets,
+        class,
+        len,
+        fields,
+    } = memberwise_parts(seq)?;
     let n = r.count()?;
     if n > r.0.len() {
         return Err(format!("{n} items in {} bytes", r.0.len()));
@@ -501,6 +548,20 @@ fn read_memberwise(seq: &mut Builder, r: &mut Reader) -> Result<(), DecodeError>
     *len += n;
     offsets.push(*len as u64);
     Ok(())
+}
+
+impl Builder {
+    /// Reads the rest of an entry of a split collection's STL member whose objects were
+    /// streamed memberwise (`self` the member's sequence): their class version once, then
+    /// for each item of the collection, its sequence's length and members. Each item
+    /// takes at least four bytes, so the loop ends.
+    pub(crate) fn memberwise_per_item(&mut self, r: &mut Reader) -> Result<(), DecodeError> {
+        read_memberwise_version(self, r)?;
+        while !r.0.is_empty() {
+            read_memberwise_items(self, r)?;
+        }
+        Ok(())
+    }
 }
 
 /// Reads each member of `n` objects in turn, as a collection streamed memberwise holds

@@ -142,7 +142,10 @@ impl Compiler<'_> {
             }
         }
         let Ok(info) = self.layout(t, -1) else {
-            return Ok(Nested::Unknown(t.to_string()));
+            return match template(t) {
+                Some(("pair", args)) => self.pair(t, args, depth),
+                _ => Ok(Nested::Unknown(t.to_string())),
+            };
         };
         // A class that cannot be read fails when one of its objects is read, not before:
         // a container of them still reads while it is empty.
@@ -154,6 +157,37 @@ impl Compiler<'_> {
             },
             Err(why) => return Err(why),
         })
+    }
+
+    /// An object of `std::pair<A, B>` (`t`, its template arguments `args`) that the file
+    /// does not describe: ROOT makes the pair's layout from its arguments when it needs
+    /// one (members `first` and `second`, each streamed as a class member of its type), so
+    /// files holding pairs seldom describe them.
+    fn pair(&self, t: &str, args: &str, depth: usize) -> Result<Nested, String> {
+        let [first, second] = template_args(args)[..] else {
+            return Ok(Nested::Unknown(t.to_string()));
+        };
+        let member = |ty: &str| {
+            let ty = normalize(ty);
+            let ty = ty.trim();
+            if ty == "string" || is_stl(ty) {
+                self.stl(ty, deeper(depth)?)
+            } else {
+                self.item(ty, deeper(depth)?)
+            }
+        };
+        let fields = vec![
+            ("first".to_string(), member(first)?),
+            ("second".to_string(), member(second)?),
+        ];
+        Ok(Nested::Framed(Box::new(Nested::Class(Arc::new(
+            ClassLayout {
+                name: t.to_string(),
+                version: None,
+                fields,
+                steps: vec![MemberStep::Field(0), MemberStep::Field(1)],
+            },
+        )))))
     }
 
     /// An STL container or `std::string` streamed on its own (a member of a class, or a

@@ -193,10 +193,20 @@ impl Interpretation {
                 let mut offsets_out = vec![0u64];
                 for i in range {
                     let e = |m: String| format!("entry {i}: {m}");
-                    let mut r = Reader(strip_header(entry(i)?, *header).map_err(e)?);
-                    // Every value takes at least one byte: the loop ends.
-                    while !r.0.is_empty() {
-                        values.item(&mut r).map_err(e)?;
+                    let bytes = entry(i)?;
+                    if *header == Header::Object && is_memberwise(bytes) {
+                        let mut r = Reader(bytes);
+                        let (_, end) = r.frame().map_err(e)?;
+                        if end != Some(0) {
+                            return Err(e("a byte count that does not span the entry".into()));
+                        }
+                        values.memberwise_per_item(&mut r).map_err(e)?;
+                    } else {
+                        let mut r = Reader(strip_header(bytes, *header).map_err(e)?);
+                        // Every value takes at least one byte: the loop ends.
+                        while !r.0.is_empty() {
+                            values.item(&mut r).map_err(e)?;
+                        }
                     }
                     offsets_out.push(values.len());
                 }
@@ -292,6 +302,12 @@ fn object_header(bytes: &[u8]) -> Result<&[u8], DecodeError> {
         )),
         (_, None) => Err("no byte count in front of an object".into()),
     }
+}
+
+/// Whether an entry starts with a byte count and a version with the memberwise bit.
+fn is_memberwise(bytes: &[u8]) -> bool {
+    let mut r = Reader(bytes);
+    matches!(r.frame(), Ok((version, Some(_))) if version & MEMBERWISE != 0)
 }
 
 /// The bytes of an entry after its header ([`Header::None`] or [`Header::Object`]).
@@ -474,12 +490,13 @@ mod tests {
         let mut bad = data.clone();
         bad[15] = 200;
         assert!(m.decode(&bad, Some(&offsets), 0..2).is_err());
-        // The memberwise bit in the entry's version: said so, not read as item counts.
+        // The memberwise bit in the entry's version of a collection of numbers (only
+        // objects are streamed memberwise): said so, not read as item counts.
         let mut memberwise = data.clone();
         memberwise[10] = 0x40;
         let e = m.decode(&memberwise, Some(&offsets), 0..2).unwrap_err();
         assert!(
-            e.ends_with("streamed memberwise here are not supported"),
+            e.ends_with("an STL container streamed memberwise is not supported"),
             "{e}"
         );
         // TString members: strings back to back, no header.

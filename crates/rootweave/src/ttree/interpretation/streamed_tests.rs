@@ -721,3 +721,110 @@ fn memberwise_objects_with_a_tobject_base() {
         assert!(decode(&layout, &bytes[..end]).is_err(), "{end}");
     }
 }
+
+#[test]
+fn members_of_split_collection_items_streamed_memberwise() {
+    // A split collection's member `vector<C> cs` with C = {int ch; string tag}, its objects
+    // streamed memberwise (as ATLAS's `MetaData` and KM3NeT's `usr_data` hold them): per
+    // entry one frame, C's version once (0 and a checksum), then for each item of the
+    // collection its count of C and each member of those in turn. Entry 0 has three items
+    // holding [{5, "a"}, {6, "b"}], [] and [{7, "c"}]; entry 1 no item.
+    let mut set = StreamerSet::default();
+    set.add(info(
+        "C",
+        1,
+        vec![
+            element(ElementClass::BasicType, "ch", code::INT, "int"),
+            element(ElementClass::StlString, "tag", code::STL_STRING, "string"),
+        ],
+    ));
+    let members = Interpretation::Members {
+        item: Compiler { streamers: &set }.item("vector<C>", 0).unwrap(),
+        header: super::Header::Object,
+    };
+    let mut data = hex(concat!(
+        "400000324009000012345678",
+        "00000002000000050000000640000006000901610162",
+        "00000000",
+        "00000001000000074000000400090163",
+    ));
+    let end = data.len();
+    data.extend(hex("400000084009000012345678"));
+    let offsets = [0, end, data.len()];
+    let want = Array::List {
+        offsets: vec![0, 3, 3],
+        values: Box::new(Array::List {
+            offsets: vec![0, 2, 2, 3],
+            values: Box::new(Array::Record {
+                len: 3,
+                fields: vec![
+                    ("ch".into(), Array::Int32(vec![5, 6, 7])),
+                    (
+                        "tag".into(),
+                        Array::String {
+                            offsets: vec![0, 1, 2, 3],
+                            bytes: b"abc".to_vec(),
+                        },
+                    ),
+                ],
+            }),
+        }),
+    };
+    assert_eq!(members.decode(&data, Some(&offsets), 0..2).unwrap(), want);
+    // Cut short anywhere, or with a count past the entry's end: an error, not a misread.
+    for cut in 1..end {
+        let short = [0, cut];
+        assert!(
+            members.decode(&data[..cut], Some(&short), 0..1).is_err(),
+            "{cut}"
+        );
+    }
+    let mut bad = data.clone();
+    bad[15] = 0x7f;
+    assert!(members.decode(&bad, Some(&offsets), 0..2).is_err());
+    // A byte count that does not span the entry.
+    let mut bad = data.clone();
+    bad[3] = 0x20;
+    assert!(members.decode(&bad, Some(&offsets), 0..2).is_err());
+}
+
+#[test]
+fn pairs_the_file_does_not_describe_are_read_by_their_template() {
+    // vector<pair<string,int> > streamed memberwise, pair<string,int> not described by the
+    // file: version 0 and checksum, 2 pairs, both `first`s in one frame, both `second`s.
+    let set = StreamerSet::default();
+    let layout = Compiler { streamers: &set }
+        .stl("vector<pair<string,int> >", 0)
+        .unwrap();
+    let bytes = hex(concat!(
+        "4000001f400900001234567800000002",
+        "4000000700090261620163",
+        "0000000700000008",
+    ));
+    let want = Array::List {
+        offsets: vec![0, 2],
+        values: Box::new(Array::Record {
+            len: 2,
+            fields: vec![
+                (
+                    "first".into(),
+                    Array::String {
+                        offsets: vec![0, 2, 3],
+                        bytes: b"abc".to_vec(),
+                    },
+                ),
+                ("second".into(), Array::Int32(vec![7, 8])),
+            ],
+        }),
+    };
+    assert_eq!(decode(&layout, &bytes).unwrap(), want);
+    for end in 0..bytes.len() {
+        assert!(decode(&layout, &bytes[..end]).is_err(), "{end}");
+    }
+    // A pair of a class the file does not describe either stays unreadable, by name.
+    let layout = Compiler { streamers: &set }
+        .stl("vector<pair<int,Missing> >", 0)
+        .unwrap();
+    let e = decode(&layout, &bytes).unwrap_err();
+    assert!(e.contains("Missing"), "{e}");
+}
