@@ -926,28 +926,50 @@ fn read_embedded_basket(c: &mut Cursor, members: &mut Vec<(Name, Value)>) -> Res
         (Name::from("fLast"), Value::Int(last as i64)),
         (Name::from("fFlag"), Value::Int(flag as i64)),
     ]);
-    // Baskets written to their own key carry no data here (flag 0 or header only).
-    if nbytes <= keylen as i32 && flag != 0 {
-        let border = (last - keylen as i32) as usize;
-        if nev_buf_size
-            .saturating_mul(nev_buf)
-            .saturating_add(keylen as i32)
-            != last
-        {
-            let n = c.r.i32()?;
-            if n < 0 || n as usize > c.r.remaining() / 4 {
-                return Err(c.error(format!("{n} entry offsets")));
-            }
-            let mut offsets = Vec::with_capacity(n as usize);
-            for _ in 0..n {
-                offsets.push(c.r.i32()? as i64);
-            }
+    // The flag says what follows, as ROOT reads it: 80 added where the entry offsets were
+    // left out to be regenerated; a last digit of 2 where the basket keeps no offsets
+    // (fixed-size entries); 40 added where displacements follow the offsets; the data
+    // (with its key header) for flags 1 and above 10. Baskets written to their own key
+    // carry no data here.
+    let generated = flag >= 80;
+    let flag = if generated { flag - 80 } else { flag };
+    if nbytes <= keylen as i32 && (flag == 1 || flag > 10) {
+        if generated {
+            return Err(c.error(format!(
+                "a basket kept in its branch whose entry offsets ROOT regenerates (flag {})",
+                flag + 80
+            )));
+        }
+        if flag % 10 != 2 && nev_buf > 0 {
+            let offsets = read_counted_ints(c, "entry offsets")?;
+            // Flags 21 to 39: offsets carry displacement bits to clear.
+            let offsets = match flag {
+                21..=39 => offsets.iter().map(|&x| x & !DISPLACEMENT_MASK).collect(),
+                _ => offsets,
+            };
             members.push(("fEntryOffset".into(), Value::Ints(offsets)));
         }
+        if flag > 40 {
+            read_counted_ints(c, "displacements")?;
+        }
+        let border = (last - keylen as i32) as usize;
         c.r.take(keylen as usize)?;
         members.push(("fData".into(), Value::Bytes(c.r.take(border)?.to_vec())));
     }
     Ok(version)
+}
+
+/// The bits of a basket's entry offset that ROOT uses for displacements.
+const DISPLACEMENT_MASK: i64 = 0xFF00_0000;
+
+/// An `i32` count and that many `i32` values (`TBuffer::WriteArray`), the count checked
+/// against the bytes left.
+fn read_counted_ints(c: &mut Cursor, what: &str) -> Result<Vec<i64>> {
+    let n = c.r.i32()?;
+    if n < 0 || n as usize > c.r.remaining() / 4 {
+        return Err(c.error(format!("{n} {what}")));
+    }
+    (0..n).map(|_| Ok(c.r.i32()? as i64)).collect()
 }
 
 /// The value of the member counting array `e` (read before it in `members`).

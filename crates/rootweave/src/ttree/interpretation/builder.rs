@@ -249,9 +249,20 @@ impl Builder {
             } => {
                 let (version, end) = r.frame()?;
                 if version & MEMBERWISE == 0 {
-                    return Err(format!(
-                        "a map streamed pair by pair (version {version:#x}) is not supported"
-                    ));
+                    // Pair by pair (ATLAS's auxiliary stores hold such maps): the count,
+                    // then each key and its value as items of a container are streamed
+                    // (strings and sequences bare, objects framed).
+                    let n = r.count()?;
+                    if n > r.0.len() {
+                        return Err(format!("{n} pairs in {} bytes", r.0.len()));
+                    }
+                    for _ in 0..n {
+                        keys.item(r)?;
+                        values.item(r)?;
+                    }
+                    r.end_frame(end, "map")?;
+                    offsets.push(offsets.last().expect("offsets") + n as u64);
+                    return Ok(());
                 }
                 if r.u16()? == 0 {
                     r.take(4)?; // the pair's checksum

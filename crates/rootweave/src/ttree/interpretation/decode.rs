@@ -386,6 +386,47 @@ mod tests {
         for cut in 0..strings.len() {
             assert!(m.decode(&strings[..cut], Some(&[0, cut]), 0..1).is_err());
         }
+        // map<string,vector<int> > streamed pair by pair (version 9 without the memberwise
+        // bit), as ATLAS's auxiliary stores hold maps: each key and its value bare, in turn.
+        // {"ab": [2, 2], "c": []}, then an empty map.
+        let m = Interpretation::Streamed(Nested::Map {
+            key: Box::new(Nested::Str),
+            value: Box::new(Nested::Seq(Box::new(Nested::Prim(Prim::I32)))),
+            key_header: true,
+            value_header: true,
+        });
+        let mut pairs = hex("4000001b000900000002026162000000020000000200000002016300000000");
+        pairs.extend(hex("40000006000900000000"));
+        let a = m.decode(&pairs, Some(&[0, 31, pairs.len()]), 0..2).unwrap();
+        let Array::List { offsets, values } = a else {
+            panic!("a list")
+        };
+        assert_eq!(offsets, vec![0, 2, 2]);
+        assert_eq!(
+            *values,
+            Array::Record {
+                len: 2,
+                fields: vec![
+                    (
+                        "first".into(),
+                        Array::String {
+                            offsets: vec![0, 2, 3],
+                            bytes: b"abc".to_vec()
+                        }
+                    ),
+                    (
+                        "second".into(),
+                        Array::List {
+                            offsets: vec![0, 2, 2],
+                            values: Box::new(Array::Int32(vec![2, 2]))
+                        }
+                    ),
+                ]
+            }
+        );
+        for cut in 0..31 {
+            assert!(m.decode(&pairs[..cut], Some(&[0, cut]), 0..1).is_err());
+        }
     }
 
     #[test]
