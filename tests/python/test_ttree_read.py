@@ -343,3 +343,19 @@ def test_basket_kept_in_its_branch_whose_data_is_as_long_as_its_entry_size(workd
     for n in names:
         assert [[str(s) for s in e] for e in tree[n].array(library="ak").to_list()] == root[n], n
     assert root[names[0]] == [["AllExecutedEvents"] * 5]
+
+
+def test_a_map_branch_streamed_pair_by_pair_reads_as_root_reads_it(workdir):
+    """An unsplit `map<string,double>` branch whose pairs ROOT streamed one after the other
+    (not memberwise; uproot fails on it): sizes, values and first keys of all 7032 entries
+    against ROOT 6.40 (its string formulas give the first key only)."""
+    path = CORPUS / "uproot-issue243.root"
+    if not path.exists():
+        pytest.skip(f"conformance corpus not found at {CORPUS}")
+    root = root_read_members(workdir, path, "triggerList", {
+        "second": ["triggerMap.second", "num"], "first": ["triggerMap.first", "str"], "n": ["triggerMap@.size()", "num"]})
+    mine = rw.open(path)["triggerList"]["triggerMap"].array(library="ak").to_list()
+    assert len(mine) == 7032 and sum(map(len, mine)) == 6920
+    assert [[len(e)] for e in mine] == root["n"]
+    assert [[p["second"] for p in e] for e in mine] == root["second"]
+    assert [[e[0]["first"] if e else ""] for e in mine] == root["first"]
