@@ -928,9 +928,9 @@ fn read_embedded_basket(c: &mut Cursor, members: &mut Vec<(Name, Value)>) -> Res
     ]);
     // The flag says what follows, as ROOT reads it: 80 added where the entry offsets were
     // left out to be regenerated; a last digit of 2 where the basket keeps no offsets
-    // (fixed-size entries); 40 added where displacements follow the offsets; the data
-    // (with its key header) for flags 1 and above 10. Baskets written to their own key
-    // carry no data here.
+    // (fixed-size entries) nor displacements; else 40 added where displacements follow
+    // the offsets; the data (with its key header) for flags 1 and above 10. Baskets
+    // written to their own key carry no data here.
     let generated = flag >= 80;
     let flag = if generated { flag - 80 } else { flag };
     if nbytes <= keylen as i32 && (flag == 1 || flag > 10) {
@@ -940,17 +940,19 @@ fn read_embedded_basket(c: &mut Cursor, members: &mut Vec<(Name, Value)>) -> Res
                 flag + 80
             )));
         }
-        if flag % 10 != 2 && nev_buf > 0 {
-            let offsets = read_counted_ints(c, "entry offsets")?;
-            // Flags 21 to 39: offsets carry displacement bits to clear.
-            let offsets = match flag {
-                21..=39 => offsets.iter().map(|&x| x & !DISPLACEMENT_MASK).collect(),
-                _ => offsets,
-            };
-            members.push(("fEntryOffset".into(), Value::Ints(offsets)));
-        }
-        if flag > 40 {
-            read_counted_ints(c, "displacements")?;
+        if flag % 10 != 2 {
+            if nev_buf > 0 {
+                let offsets = read_counted_ints(c, "entry offsets")?;
+                // Flags 21 to 39: offsets carry displacement bits to clear.
+                let offsets = match flag {
+                    21..=39 => offsets.iter().map(|&x| x & !DISPLACEMENT_MASK).collect(),
+                    _ => offsets,
+                };
+                members.push(("fEntryOffset".into(), Value::Ints(offsets)));
+            }
+            if flag > 40 {
+                read_counted_ints(c, "displacements")?;
+            }
         }
         let border = (last - keylen as i32) as usize;
         c.r.take(keylen as usize)?;
@@ -990,3 +992,7 @@ fn counted(c: &Cursor, e: &Element, members: &[(Name, Value)]) -> Result<i64> {
             ))
         })
 }
+
+#[cfg(test)]
+#[path = "embedded_basket_tests.rs"]
+mod embedded_basket_tests;
