@@ -511,11 +511,16 @@ struct MemberwiseParts<'a> {
 /// The parts of `seq` when it is a sequence of objects of a class; an error for any
 /// other layout (or a class the file does not describe).
 fn memberwise_parts(seq: &mut Builder) -> Result<MemberwiseParts<'_>, DecodeError> {
-    let what = seq.what();
-    let unsupported = || format!("{what} streamed memberwise is not supported");
     let Builder::Seq(offsets, item) = seq else {
-        return Err(unsupported());
+        return Err(format!(
+            "{} streamed memberwise is not supported",
+            seq.what()
+        ));
     };
+    // What a sequence is called in errors (`Builder::what`), without formatting it for
+    // every sequence read.
+    const WHAT: &str = "an STL container";
+    let unsupported = || format!("{WHAT} streamed memberwise is not supported");
     // Objects of a class with a layout are framed; those of a class the file does not
     // describe may be either.
     let (framed, item) = match &mut **item {
@@ -529,7 +534,7 @@ fn memberwise_parts(seq: &mut Builder) -> Result<MemberwiseParts<'_>, DecodeErro
             len,
             fields,
         }),
-        Builder::Unknown(name) => Err(format!("{what} of objects of class {name}")),
+        Builder::Unknown(name) => Err(format!("{WHAT} of objects of class {name}")),
         _ => Err(unsupported()),
     }
 }
