@@ -5,8 +5,10 @@ actions (root_rdf.py); the same bits for 1, 2 and 3 threads; entry order of Take
 AsNumpy; Snapshot to a TTree and an RNTuple read by uproot and ROOT in input order; errors for
 expressions that do not parse, before any data is read."""
 
+import functools
 import importlib.util
 import json
+import operator
 import re
 import subprocess
 import sys
@@ -687,6 +689,116 @@ def test_snapshot_writes_longs_as_root_does(workdir):
         df = rootweave.RDataFrame("t", f"{theirs}-{name}.root")
         df = df.Define("defined", f"{columns[0]} + 1")
         assert {c: df.GetColumnType(c) for c in columns + ["defined"]} == found[f"root-{name}"]["types"]
+
+
+ROOT_CLASS_SOURCE = r"""
+import sys, ROOT
+from class_columns import DEFINES
+df = ROOT.RDataFrame(7).Define("x", "rdfentry_ * 1.5 - 2")
+for name, expr in DEFINES[:4]:
+    df = df.Define(name, expr)
+df.Snapshot("t", sys.argv[1], ["x", "tlv", "v3", "p4", "xyz"])
+src = ROOT.RDataFrame("t", sys.argv[1])
+for name, expr in DEFINES[4:]:
+    src = src.Define(name, expr)
+opts = ROOT.RDF.RSnapshotOptions()
+opts.fLazy = True
+done = [src.Snapshot("t", sys.argv[2] + "-ttree.root", ["x", "tlv", "v3", "p4", "xyz", "q"], opts)]
+opts.fOutputFormat = ROOT.RDF.ESnapshotOutputFormat.kRNTuple
+done.append(src.Snapshot("t", sys.argv[2] + "-rntuple.root", ["x", "p4", "xyz", "q", "vq"], opts))
+done[0].GetValue()
+"""
+
+ROOT_READ_CLASSES = r"""
+import json, sys, ROOT
+from class_columns import READ
+found = {}
+for path in sys.argv[1:]:
+    df = ROOT.RDataFrame("t", path)
+    names = [str(c) for c in df.GetColumnNames() if str(c) in READ or str(c) == "x"]
+    types = {c: str(df.GetColumnType(c)) for c in names}
+    values = {}
+    for c in names:
+        if c == "vq":  # ROOT's jitted Map fails on such columns of an RNTuple: taken whole
+            got = df.Take[types[c]](c).GetValue()
+            values["vq.0"], values["vq.1"] = ([[f(v) for v in e] for e in got] for f in (lambda v: v.Pt(), lambda v: v.M()))
+            values["vq.2"] = [sum(e, ROOT.Math.PtEtaPhiMVector()).M() for e in got]  # as RVec's Sum adds them
+            continue
+        for k, expr in enumerate(READ.get(c, [c])):
+            got = df.Define(f"c_{k}", expr.replace("{}", c)).Take["double"](f"c_{k}")
+            values[f"{c}.{k}"] = list(got.GetValue())
+    found[path] = {"types": types, "values": values}
+json.dump(found, sys.stdout)
+"""
+
+CLASS_COLUMNS = """
+P4 = "ROOT::Math::PtEtaPhiMVector"
+DEFINES = [("tlv", "TLorentzVector(x, 2 * x, 3., 10. + x)"), ("v3", "TVector3(x, 1., -2.)"),
+           ("p4", P4 + "(x + 3, 0.5, 1.0, 2.0)"), ("xyz", "ROOT::Math::XYZVector(x, 0.5, 1.0)"),
+           ("q", P4 + "(x * 2 + 7, x, 0.25, 1.5)"),
+           ("vq", "Construct<" + P4 + ">(" + ", ".join(f"Take(ROOT::RVec<double>{{{v}}}, int(x + 2) % 4)" for v in
+                                                     ("x + 5, x + 6, x + 7", "0.5, -0.5, 1", "-1, 0, 3", "0.1, 0, 2")) + ")")]
+FOUR = ["{}.Pt()", "{}.Eta()", "{}.Phi()", "{}.M()"]
+THREE = ["{}.X()", "{}.Y()", "{}.Z()"]
+READ = {"tlv": ["{}.Px()", "{}.Py()", "{}.Pz()", "{}.E()"], "v3": THREE, "xyz": THREE, "p4": FOUR, "q": FOUR,
+        "vq": []}
+"""
+
+
+def test_snapshot_writes_roots_classes_as_root_does(workdir):
+    """Columns of ROOT's classes, read (`TLorentzVector`, `TVector3`, `PtEtaPhiMVector`,
+    `XYZVector`) or defined (a four-vector, a list of them), are written as RDataFrame's
+    Snapshot writes them: in a TTree a branch of the class, split as ROOT splits it (two
+    `ROOT::Math` vectors' `fCoordinates` side by side), in an RNTuple a field of the class
+    (not `TObject`-derived ones, which ROOT refuses there) or an `RVec` of it. ROOT reads them
+    back as those classes with every value, and uproot sees ROOT's branches."""
+    (workdir / "class_columns.py").write_text(CLASS_COLUMNS)
+    env = {**__import__("os").environ, "PYTHONPATH": str(workdir)}
+    source, theirs, ours = workdir / "classes.root", workdir / "root-classes", workdir / "our-classes"
+    done = subprocess.run([sys.executable, "-c", ROOT_CLASS_SOURCE, str(source), str(theirs)],
+                          capture_output=True, text=True, cwd=workdir, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    sys.path.insert(0, str(workdir))
+    try:
+        from class_columns import DEFINES
+    finally:
+        sys.path.remove(str(workdir))
+    df = rootweave.RDataFrame("t", str(source), threads=2)
+    for name, expr in DEFINES[4:]:
+        df = df.Define(name, expr)
+    tree = df.Snapshot("t", workdir / "our-classes-ttree.root", ["x", "tlv", "v3", "p4", "xyz", "q", "vq"])
+    df.Snapshot("t", workdir / "our-classes-rntuple.root", ["x", "p4", "xyz", "q", "vq"], format="rntuple")
+    assert tree.GetColumnType("q") == tree.GetColumnType("p4") == df.GetColumnType("q")
+    files = [f"{prefix}-{fmt}.root" for fmt in ("ttree", "rntuple") for prefix in (theirs, ours)]
+    done = subprocess.run([sys.executable, "-c", ROOT_READ_CLASSES, *files], capture_output=True, text=True,
+                          cwd=workdir, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    root_tree, our_tree, root_ntuple, our_ntuple = (found[f] for f in files)
+    # ROOT cannot write an RVec of four-vectors to a TTree (no dictionary): rootweave writes a
+    # std::vector of them, which ROOT reads as the four-vectors defined.
+    assert our_tree["types"].pop("vq") == "ROOT::VecOps::RVec<ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiM4D<double> >>"
+    assert our_tree["values"].pop("vq.0") == root_ntuple["values"]["vq.0"]
+    assert our_tree["values"].pop("vq.1") == root_ntuple["values"]["vq.1"]
+    assert our_tree["values"].pop("vq.2") == root_ntuple["values"]["vq.2"]
+    assert our_tree == root_tree and our_ntuple == root_ntuple
+    assert root_tree["types"]["tlv"] == "TLorentzVector" and len(root_tree["values"]) == 19
+    assert root_ntuple["types"]["vq"].startswith("ROOT::VecOps::RVec<ROOT::Math::LorentzVector<")
+    assert [len(v) for v in root_ntuple["values"]["vq.0"]] == [0, 1, 3, 0, 2, 3, 1]
+    # Read back by rootweave, stored PtEtaPhiMVectors (alone or in lists) are four-vectors again.
+    want = {"s": [a + b for a, b in zip(root_ntuple["values"]["p4.0"], root_ntuple["values"]["q.3"])],
+            "n": [len(v) for v in root_ntuple["values"]["vq.0"]],
+            "v": [functools.reduce(operator.add, v, 0.0) for v in root_ntuple["values"]["vq.0"]],
+            "m": root_ntuple["values"]["vq.2"]}
+    for path in (f"{ours}-ttree.root", f"{ours}-rntuple.root", f"{theirs}-rntuple.root"):
+        back = (rootweave.RDataFrame("t", path).Define("s", "p4.Pt() + q.M()").Define("n", "vq.size()")
+                .Define("v", "Sum(Map(vq, [](const ROOT::Math::PtEtaPhiMVector& v) { return v.Pt(); }))")
+                .Define("m", "Sum(vq).M()"))
+        assert {k: v.tolist() for k, v in back.AsNumpy(["s", "n", "v", "m"]).items()} == want, path
+    with uproot.open(f"{theirs}-ttree.root") as f, uproot.open(f"{ours}-ttree.root") as g:
+        mine = [(b.name, b.typename) for b in g["t"].itervalues(recursive=True) if not b.name.startswith("vq")]
+        assert mine == [(b.name, b.typename) for b in f["t"].itervalues(recursive=True)]
+        assert g["t"].arrays(["x", "tlv", "v3"]).tolist() == f["t"].arrays(["x", "tlv", "v3"]).tolist()
 
 
 @pytest.mark.parametrize("fmt", ["ttree", "rntuple"])

@@ -1235,6 +1235,86 @@ fn an_empty_source_numbers_its_entries_and_snapshots_what_is_defined() {
 }
 
 #[test]
+fn defined_four_vectors_are_snapshot_as_roots_class() {
+    use rootweave::analysis::{SnapshotFormat, SnapshotOptions};
+    let dir = scratch("four-vectors");
+    let options = ReadOptions::default().with_threads(2);
+    let df = Frame::new(Dataset::new(vec![Source::empty(5)], options).unwrap())
+        .define("x", "rdfentry_ * 1.5")
+        .unwrap()
+        .define("p4", "ROOT::Math::PtEtaPhiMVector(x, 0.5, 1.0, 2.0)")
+        .unwrap()
+        .define("q", "ROOT::Math::PtEtaPhiMVector(x, 0.0, 0.0, 0.0)")
+        .unwrap()
+        .define(
+            "v",
+            "Construct<ROOT::Math::PtEtaPhiMVector>(ROOT::RVec<double>{x, x + 1}, \
+             ROOT::RVec<double>{0.5, 1.5}, ROOT::RVec<double>{0.0, 1.0}, \
+             ROOT::RVec<double>{1.0, 2.0})",
+        )
+        .unwrap();
+    let p4 = "ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiM4D<double> >";
+    // A TTree: a branch of the class split as ROOT splits it, two objects' members side by
+    // side under the same names; read back as the class, members in ROOT's order.
+    let out = dir.join("p4.root");
+    let written = df
+        .snapshot("t", &out, &["p4", "q", "v"], &Default::default())
+        .unwrap();
+    assert_eq!(written.column_type("p4").unwrap(), p4);
+    let list = format!("ROOT::VecOps::RVec<{p4}>"); // as ROOT types the std::vector
+    assert_eq!(written.column_type("v").unwrap(), list);
+    let tree = rootweave::ttree::TTreeReader::open(&out, "t").unwrap();
+    let names = tree.branch_names();
+    assert_eq!(names[0], "p4");
+    assert!(
+        names.contains(&"p4/fCoordinates/fCoordinates.fPt".to_string()),
+        "{names:?}"
+    );
+    let read = tree
+        .read(&["q/fCoordinates/fCoordinates.fPt"], 0..5)
+        .unwrap();
+    assert_eq!(read[0].1, Array::Float64(vec![0.0, 1.5, 3.0, 4.5, 6.0]));
+    let Array::Record { fields, .. } = &tree.read(&["p4"], 1..2).unwrap()[0].1 else {
+        panic!("a record")
+    };
+    assert_eq!(fields[0].0, "fCoordinates");
+    // Read back, they are four-vectors again, which expressions take.
+    let sums = |df: &Frame| {
+        let e = "(p4 + q).E() * 1000 + (v[0] + v[1]).M() * 10 + v.size()";
+        let df = df.define("e", e).unwrap();
+        let taken = df.define("k", "(long)e").unwrap().take("k").unwrap();
+        assert_eq!(df.column_type("e").unwrap(), "double");
+        taken_ints(&taken)
+    };
+    let want = sums(&df);
+    assert_eq!(want.len(), 5);
+    assert!(want[1] > 0);
+    assert_eq!(sums(&written), want);
+    // An RNTuple: a field of the class, named as ROOT's RNTuple names it.
+    let options = SnapshotOptions {
+        format: SnapshotFormat::RNTuple,
+        ..Default::default()
+    };
+    let out = dir.join("p4-rntuple.root");
+    let written = df.snapshot("n", &out, &["p4"], &options).unwrap();
+    assert_eq!(
+        written.column_type("p4").unwrap(),
+        "ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiM4D<double>>"
+    );
+    let columns = written.column_names().unwrap();
+    assert!(
+        columns.contains(&"p4.fCoordinates.fM".to_string()),
+        "{columns:?}"
+    );
+    let pt = written.define("pt", "p4.Pt()").unwrap().take("pt").unwrap();
+    let ResultValue::Column(Column::Flat(v)) = pt.value().unwrap() else {
+        panic!("a column")
+    };
+    assert_eq!(*v, Values::F64(vec![0.0, 1.5, 3.0, 4.5, 6.0]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn columns_in_memory_are_read_as_a_file_s() {
     use rootweave::dataset::MemoryColumns;
     let x: Vec<f32> = (0..150_000).map(|i| i as f32 * 0.5).collect();

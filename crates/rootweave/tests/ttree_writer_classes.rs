@@ -214,19 +214,39 @@ fn split_objects_read_back_member_by_member() {
 fn batches_and_names_that_do_not_fit_are_refused() {
     let path = temp("bad.root");
     let options = TTreeWriteOptions::default;
-    // Two classes whose members would make branches of the same names.
+    // Two objects whose members make sub-branches of the same names, as ROOT writes two
+    // `ROOT::Math` vectors' `fCoordinates`: each read back by its path.
     let two = vec![
         BranchSpec::object("a", vec3(), 99),
         BranchSpec::object("b", vec3(), 99),
     ];
-    let e = TTreeWriter::recreate(&path, "t", two, Compression::NONE, options())
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(
-        e.contains("\"x\" is repeated") && e.contains("ends with '.'"),
-        "{e}"
-    );
+    let mut w = TTreeWriter::recreate(&path, "t", two, Compression::NONE, options()).unwrap();
+    w.fill(&[v3(1.0, 2.0, 3.0), v3(4.0, 5.0, 6.0)]).unwrap();
+    w.close().unwrap();
+    let t = TTreeReader::open(&path, "t").unwrap();
+    assert_eq!(json(&t, "a", 0), r#"{"x": 1, "y": 2, "z": 3}"#);
+    assert_eq!(json(&t, "b", 0), r#"{"x": 4, "y": 5, "z": 6}"#);
+    assert_eq!(json(&t, "b/y", 0), "5");
+    // A sub-branch named as a branch given, or an object branch named twice: refused.
+    for clash in [
+        vec![
+            BranchSpec::object("a", vec3(), 99),
+            BranchSpec::scalar("y", LeafType::Float64),
+        ],
+        vec![
+            BranchSpec::object("a", vec3(), 99),
+            BranchSpec::object("a", vec3(), 99),
+        ],
+    ] {
+        let e = TTreeWriter::recreate(&path, "t", clash, Compression::NONE, options())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("is repeated") && e.contains("ends with '.'"),
+            "{e}"
+        );
+    }
     // Ending the names with '.' prefixes the members' branches.
     let dotted = vec![
         BranchSpec::object("a.", vec3(), 99),

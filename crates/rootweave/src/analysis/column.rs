@@ -270,22 +270,22 @@ impl<'a> ArrayGatherer<'a> {
         count: usize,
         events: &[usize],
     ) -> Option<Column> {
+        if let Some((offsets, values)) = list_parts(array) {
+            let cut = &offsets[start..=start + count];
+            let found = self
+                .plans
+                .iter()
+                .position(|(o, ..)| std::ptr::eq(*o, cut) || *o == cut);
+            let at = found.unwrap_or_else(|| {
+                let (gathered, items) = array_plan(cut, events);
+                self.plans.push((cut, Arc::new(gathered), items));
+                self.plans.len() - 1
+            });
+            let (_, gathered, items) = &self.plans[at];
+            let values = values.at(At(items.iter().copied()))?;
+            return Some(Column::Jagged(gathered.clone(), values.into()));
+        }
         match array {
-            Array::List { offsets, values } => {
-                let cut = &offsets[start..=start + count];
-                let found = self
-                    .plans
-                    .iter()
-                    .position(|(o, ..)| std::ptr::eq(*o, cut) || *o == cut);
-                let at = found.unwrap_or_else(|| {
-                    let (gathered, items) = array_plan(cut, events);
-                    self.plans.push((cut, Arc::new(gathered), items));
-                    self.plans.len() - 1
-                });
-                let (_, gathered, items) = &self.plans[at];
-                let values = numbers_at(values, At(items.iter().copied()))?;
-                Some(Column::Jagged(gathered.clone(), values.into()))
-            }
             Array::Fixed { .. } => {
                 let (size, values) = fixed_numbers(array)?;
                 let offsets = (0..=events.len()).map(|k| k * size).collect();
@@ -381,8 +381,108 @@ fn numbers_at(array: &Array, at: impl Picks) -> Option<Values> {
                 .map(|i| Text::from(&bytes[offsets[i] as usize..offsets[i + 1] as usize]))
                 .collect(),
         ),
+        Array::Record { .. } => {
+            let [pt, eta, phi, m] = stored_p4(array)?;
+            Values::P4(
+                at.positions()
+                    .map(|i| P4::stored(pt[i], eta[i], phi[i], m[i]))
+                    .collect(),
+            )
+        }
         _ => return None,
     })
+}
+
+/// The items of the lists of a list column: an array of them, or the coordinates of the
+/// four-vectors of a split collection of them.
+enum Items<'a> {
+    Array(&'a Array),
+    FourVectors([&'a [f64]; 4]),
+}
+
+impl Items<'_> {
+    /// The items `at`, as [`numbers_at`] gives an array's.
+    fn at(&self, at: impl Picks) -> Option<Values> {
+        match self {
+            Items::Array(a) => numbers_at(a, at),
+            Items::FourVectors([pt, eta, phi, m]) => Some(Values::P4(
+                at.positions()
+                    .map(|i| P4::stored(pt[i], eta[i], phi[i], m[i]))
+                    .collect(),
+            )),
+        }
+    }
+}
+
+/// The offsets and items of a list column: a list array's, or those of a split
+/// `std::vector` of stored `PtEtaPhiMVector`s, which a TTree's reader gives as a record of a
+/// list per member (`v.fCoordinates.fPt`, ..., of the same lengths).
+fn list_parts(array: &Array) -> Option<(&[u64], Items<'_>)> {
+    match array {
+        Array::List { offsets, values } => Some((offsets, Items::Array(values))),
+        Array::Record { fields, .. } => {
+            let [a, b, c, d] = fields.as_slice() else {
+                return None;
+            };
+            let offsets = match &a.1 {
+                Array::List { offsets, .. } => offsets.as_slice(),
+                _ => return None,
+            };
+            fn member<'a>(
+                (name, list): &'a (String, Array),
+                want: &str,
+                offsets: &[u64],
+            ) -> Option<&'a [f64]> {
+                let Array::List { offsets: o, values } = list else {
+                    return None;
+                };
+                let Array::Float64(v) = values.as_ref() else {
+                    return None;
+                };
+                let named = name.ends_with(&format!("fCoordinates.{want}"));
+                (named && o.as_slice() == offsets).then_some(v.as_slice())
+            }
+            let coordinates = [
+                member(a, "fPt", offsets)?,
+                member(b, "fEta", offsets)?,
+                member(c, "fPhi", offsets)?,
+                member(d, "fM", offsets)?,
+            ];
+            Some((offsets, Items::FourVectors(coordinates)))
+        }
+        _ => None,
+    }
+}
+
+/// The coordinates of stored `ROOT::Math::PtEtaPhiMVector`s (`LorentzVector<PtEtaPhiM4D<double>>`):
+/// records of one member `fCoordinates`, a record of the doubles `fPt`, `fEta`, `fPhi`, `fM`
+/// (named so in an RNTuple, `fCoordinates.fPt`, ... as a TTree's split branches are read).
+/// Only that class has those members, so its values are four-vectors expressions take.
+fn stored_p4(array: &Array) -> Option<[&[f64]; 4]> {
+    let Array::Record { fields, .. } = array else {
+        return None;
+    };
+    let [(outer, Array::Record { fields, .. })] = fields.as_slice() else {
+        return None;
+    };
+    let [a, b, c, d] = fields.as_slice() else {
+        return None;
+    };
+    fn coordinate<'a>((name, values): &'a (String, Array), want: &str) -> Option<&'a [f64]> {
+        match values {
+            Array::Float64(v) if name.strip_prefix("fCoordinates.").unwrap_or(name) == want => {
+                Some(v)
+            }
+            _ => None,
+        }
+    }
+    (outer == "fCoordinates").then_some(())?;
+    Some([
+        coordinate(a, "fPt")?,
+        coordinate(b, "fEta")?,
+        coordinate(c, "fPhi")?,
+        coordinate(d, "fM")?,
+    ])
 }
 
 /// The lists `index` of lists cut at `offsets`: their offsets and the source item of each
@@ -585,19 +685,16 @@ impl Column {
     /// Events `events` of a column read from a file: numbers one per event, or lists of
     /// numbers; `None` for other layouts (records, strings, nested lists).
     pub fn from_array(array: &Array, events: std::ops::Range<usize>) -> Option<Column> {
+        if let Some((offsets, values)) = list_parts(array) {
+            let base = offsets[events.start];
+            let items = base as usize..offsets[events.end] as usize;
+            let offsets: Vec<usize> = offsets[events.start..=events.end]
+                .iter()
+                .map(|&o| (o - base) as usize)
+                .collect();
+            return Some(Column::Jagged(Arc::new(offsets), values.at(items)?.into()));
+        }
         match array {
-            Array::List { offsets, values } => {
-                let base = offsets[events.start];
-                let items = base as usize..offsets[events.end] as usize;
-                let offsets: Vec<usize> = offsets[events.start..=events.end]
-                    .iter()
-                    .map(|&o| (o - base) as usize)
-                    .collect();
-                Some(Column::Jagged(
-                    Arc::new(offsets),
-                    numbers_at(values, items)?.into(),
-                ))
-            }
             Array::Fixed { .. } => {
                 let (size, values) = fixed_numbers(array)?;
                 let offsets = (0..=events.len()).map(|k| k * size).collect();

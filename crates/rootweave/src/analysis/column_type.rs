@@ -336,6 +336,9 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
                 (true, Prim::U64) => "ULong_t".to_string(),
                 _ => leaf_name(prim),
             };
+            if split_four_vectors(branch) {
+                return declared_type(branch);
+            }
             if split_objects(reader, name).is_some() {
                 return member_type(t, branch).or_else(|| declared_type(branch));
             }
@@ -545,6 +548,9 @@ pub fn split_objects(reader: &AnyReader, name: &str) -> Option<String> {
     };
     let branch = t.meta().find(name)?;
     let e = branch.element.as_ref().filter(|e| matches!(e.ty, 3 | 4))?;
+    if split_four_vectors(branch) {
+        return None;
+    }
     let members = match branch.branches.first() {
         Some(member) => format!(": its members are columns of their own ('{}')", member.name),
         None if e.class_name.starts_with("vector<") => return None,
@@ -555,6 +561,20 @@ pub fn split_objects(reader: &AnyReader, name: &str) -> Option<String> {
          take{members}",
         e.class_name
     ))
+}
+
+/// Whether `branch` is a split `std::vector` of stored `PtEtaPhiMVector`s: expressions take
+/// it as a list of four-vectors per entry (its read is a record of its members' lists).
+fn split_four_vectors(branch: &Branch) -> bool {
+    let Some(e) = branch.element.as_ref().filter(|e| e.ty == 4) else {
+        return false;
+    };
+    let item = e
+        .class_name
+        .strip_prefix("vector<")
+        .and_then(|rest| rest.strip_suffix('>'));
+    item.and_then(|item| crate::ttree::root_class(item.trim()))
+        .is_some_and(|class| class.name() == P4_NAME)
 }
 
 /// Whether read column `name` of `reader` is a TTree C string leaf (`name/C`). RDataFrame

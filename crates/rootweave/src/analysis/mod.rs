@@ -23,6 +23,7 @@ mod names;
 mod run;
 mod slot_cells;
 mod snapshot;
+mod snapshot_classes;
 mod snapshot_layout;
 pub mod special;
 mod varied;

@@ -13,6 +13,7 @@ use super::batch::{BatchState, Plan};
 use super::column_type::holds_long;
 use super::graph::Frame;
 use super::run::{run_with, BatchSink};
+use super::snapshot_classes::{class_column, class_values, ClassColumn};
 use crate::array::{Array, ColumnData, Recycler};
 use crate::compress::Compression;
 use crate::dataset::{BatchSource, Dataset, Source};
@@ -67,10 +68,12 @@ enum Output {
     },
 }
 
-/// What a run hands each batch to: the node, the columns, the writer.
+/// What a run hands each batch to: the node, the columns (with how those of ROOT's classes
+/// are written), the writer.
 struct Writing {
     node: usize,
     columns: Vec<String>,
+    classes: Vec<Option<ClassColumn>>,
     output: Output,
 }
 
@@ -82,10 +85,15 @@ impl BatchSink for Writing {
     fn arrays(&self, state: &mut BatchState) -> Result<Vec<Array>> {
         self.columns
             .iter()
-            .map(|c| {
-                state
+            .zip(&self.classes)
+            .map(|(c, class)| {
+                let array = state
                     .output_array(self.node, c)
-                    .map_err(|e| Error::InvalidArgument(format!("Snapshot column '{c}': {e}")))
+                    .map_err(|e| Error::InvalidArgument(format!("Snapshot column '{c}': {e}")))?;
+                Ok(match class {
+                    Some(class) => class_values(class, array),
+                    None => array,
+                })
             })
             .collect()
     }
@@ -335,6 +343,7 @@ impl Frame {
         if options.format == SnapshotFormat::RNTuple {
             fields = self.rntuple_fields(&columns, fields);
         }
+        let classes = self.class_columns(&columns, &mut fields, !tree_format);
         // Into an existing file: its writer continues it; else a new file, renamed once whole.
         let existing = match options.update && path.exists() {
             true => Some(Arc::new(open_existing(
@@ -427,6 +436,7 @@ impl Frame {
         let writing = Writing {
             node: self.node,
             columns,
+            classes,
             output,
         };
         Ok(PreparedSnapshot {
@@ -515,6 +525,25 @@ impl Frame {
                     ))
                 })?;
                 Ok(Field::new(written_name(c), ty))
+            })
+            .collect()
+    }
+
+    /// How `columns` of ROOT's classes are written (`fields` retyped as those classes), for
+    /// an RNTuple or a TTree.
+    fn class_columns(
+        &self,
+        columns: &[String],
+        fields: &mut [Field],
+        rntuple: bool,
+    ) -> Vec<Option<ClassColumn>> {
+        columns
+            .iter()
+            .zip(fields)
+            .map(|(c, f)| {
+                let class = class_column(&self.column_type(c).ok()?, &f.ty, rntuple)?;
+                f.ty = class.field_type.clone();
+                Some(class)
             })
             .collect()
     }

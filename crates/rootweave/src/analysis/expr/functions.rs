@@ -382,7 +382,15 @@ fn reduce(name: &str, v: &Val) -> Result<Val, String> {
                     let x = items(&x);
                     sums(x, offsets, 0.0f64, |a, v| a + v)
                 }
-                Ty::P4 => return Err(format!("{name} of four-vectors")),
+                Ty::P4 => {
+                    // ROOT's `Sum`: `std::accumulate` from a zero vector, adding one by one.
+                    let (Values::P4(v), "Sum") = (values, name) else {
+                        return Err(format!("{name} of four-vectors"));
+                    };
+                    let zero = super::lorentz::P4::new(0.0, 0.0, 0.0, 0.0);
+                    let s = sums(v, offsets, zero, |a, b| a.add(&b));
+                    return Ok(Val::Col(Column::Flat(Values::P4(s).into())));
+                }
                 ty => {
                     // `Sum` of integers is of their own type (wrapping as `std::accumulate`
                     // into a `T` does), of `bool`s a `std::size_t` count; `Mean` divides it.

@@ -67,6 +67,12 @@ impl P4 {
         polar(pt, eta, phi, m)
     }
 
+    /// A vector as a file holds one (`fPt`, `fEta`, `fPhi`, `fM` of a stored
+    /// `PtEtaPhiMVector`): its coordinates as they are, as ROOT reads them.
+    pub fn stored(pt: f64, eta: f64, phi: f64, m: f64) -> P4 {
+        polar(pt, eta, phi, m)
+    }
+
     /// `Pt()`.
     pub fn pt(&self) -> f64 {
         match self.form {

@@ -1387,3 +1387,26 @@ fn stable_sorts_of_lists_with_nan_keep_every_item() {
         lists.concat().iter().filter(|x| nan(x)).count()
     );
 }
+
+#[test]
+fn sums_of_lists_of_four_vectors_add_from_a_zero_vector() {
+    use super::lorentz::P4;
+    let v = "Construct<ROOT::Math::PtEtaPhiMVector>(Jet_pt, Jet_eta, Jet_phi, Jet_pt * 0.1f)";
+    let got = match eval(&format!("Sum({v}).M()")).unwrap().flat() {
+        Some(Values::F64(m)) => m.clone(),
+        other => panic!("{other:?}"),
+    };
+    // As `std::accumulate` from `PtEtaPhiMVector()`: one vector at a time, each partial sum
+    // in ROOT's coordinates; an empty list gives the zero vector.
+    let jet = |pt: f32, eta: f32, phi: f32| {
+        P4::new(pt as f64, eta as f64, phi as f64, (pt * 0.1f32) as f64)
+    };
+    let zero = P4::new(0.0, 0.0, 0.0, 0.0);
+    let first = zero
+        .add(&jet(50.0, 0.5, 0.1))
+        .add(&jet(20.0, -2.0, 3.0))
+        .add(&jet(45.0, 1.5, -3.0));
+    let last = zero.add(&jet(35.0, -0.2, 1.0));
+    assert_eq!(got, vec![first.m(), 0.0, last.m()]);
+    assert!(eval(&format!("Mean({v})")).is_err());
+}

@@ -562,7 +562,7 @@ pub fn root_class(name: &str) -> Option<Arc<ClassSpec>> {
             ]
             .iter()
             .filter_map(|n| root_class(n))
-            .find(|c| c.name == name);
+            .find(|c| same_spelling(&c.name, name));
         }
     };
     let coordinates = Arc::new(ClassSpec::new(
@@ -586,6 +586,13 @@ pub fn root_class(name: &str) -> Option<Arc<ClassSpec>> {
         1,
         vec![("fCoordinates", MemberType::Object(coordinates))],
     )))
+}
+
+/// Whether two C++ type names are the same but for spaces (`> >` and `>>`).
+fn same_spelling(a: &str, b: &str) -> bool {
+    a.chars()
+        .filter(|c| *c != ' ')
+        .eq(b.chars().filter(|c| *c != ' '))
 }
 
 #[cfg(test)]
@@ -650,6 +657,9 @@ mod tests {
         );
         assert_eq!(p4.checksum(), 0xc524_0386);
         assert_eq!(root_class(&p4.name), Some(p4.clone()));
+        // As an RNTuple spells it.
+        let unspaced = "ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiM4D<double>>";
+        assert_eq!(root_class(unspaced), Some(p4.clone()));
         assert!(root_class("TVector2").is_none());
         // A class holding them: the checksum ROOT 6.40 gives `struct RwMath { XYZVector v3;
         // PtEtaPhiMVector v4; TVector3 t3; TLorentzVector t4; double e; }`.

@@ -31,6 +31,36 @@ pub(in crate::ttree::write) struct TreeShape {
     widest_entry: usize,
 }
 
+/// Checks that the tree's branches (`specs`, by `parts` one range per branch given, its
+/// first the given branch) have distinct names, but for the sub-branches of two object
+/// branches: named after their members, they may share names, as ROOT writes two
+/// `ROOT::Math` vectors' `fCoordinates`; within one object branch and against the given
+/// branches' names they may not.
+fn unique_names(specs: &[BranchSpec], parts: &[Range<usize>]) -> Result<()> {
+    let repeated = |name: &str| {
+        Err(Error::InvalidArgument(format!(
+            "branch name {name:?} is repeated (the sub-branches of an object branch are named \
+             after its members unless its name ends with '.')"
+        )))
+    };
+    // Sets, not scans of the names before: trees of 10,000 branches exist.
+    let mut given = std::collections::HashSet::with_capacity(parts.len());
+    for part in parts {
+        if !given.insert(specs[part.start].name.as_str()) {
+            return repeated(&specs[part.start].name);
+        }
+    }
+    for part in parts.iter().filter(|p| p.len() > 1) {
+        let mut inside = std::collections::HashSet::with_capacity(part.len());
+        for b in &specs[part.start + 1..part.end] {
+            if given.contains(b.name.as_str()) || !inside.insert(b.name.as_str()) {
+                return repeated(&b.name);
+            }
+        }
+    }
+    Ok(())
+}
+
 impl TreeShape {
     /// Checks the branches: valid, names unique, counters integer branches before the
     /// branches they count; lays out object branches.
@@ -83,17 +113,7 @@ impl TreeShape {
             }
             parts.push(start..specs.len());
         }
-        // A set, not a scan of the names before: trees of 10,000 branches exist.
-        let mut names = std::collections::HashSet::with_capacity(specs.len());
-        for b in &specs {
-            if !names.insert(b.name.as_str()) {
-                return Err(Error::InvalidArgument(format!(
-                    "branch name {:?} is repeated (the sub-branches of an object branch are \
-                     named after its members unless its name ends with '.')",
-                    b.name
-                )));
-            }
-        }
+        unique_names(&specs, &parts)?;
         let widest_entry = specs
             .iter()
             .map(|s| s.min_entry_bytes())
