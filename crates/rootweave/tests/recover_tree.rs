@@ -115,3 +115,22 @@ fn an_empty_basket_or_a_branch_without_baskets_extends_nothing() {
     assert_eq!(report.trees[0].entries, 0);
     assert!(a.is_empty() && b.is_empty());
 }
+
+#[test]
+fn a_basket_lost_between_whole_ones_ends_the_entries_kept() {
+    // As a writer killed while writing a cluster leaves it: `a`'s second basket never
+    // written (its bytes zero), the rest of the clusters whole. Counting each branch's
+    // baskets alone would pair `a`'s third cluster with `b`'s second; the entries kept end
+    // where the baskets stop following one another.
+    let mut bytes = killed(5);
+    // The key header before the class name: 18 bytes, then two seeks of 8 bytes (a key
+    // version above 1000) or of 4.
+    let name = basket_keys(&bytes, b'a')[1];
+    let long = u16::from_be_bytes([bytes[name - 30], bytes[name - 29]]) > 1000;
+    let at = name - if long { 34 } else { 26 };
+    let nbytes = i32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    bytes[at..at + nbytes].fill(0);
+    let (report, a, b) = recovered(bytes);
+    assert_eq!(report.trees[0].entries, 100);
+    assert_eq!((a, b), ids(100));
+}

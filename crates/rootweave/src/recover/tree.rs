@@ -186,6 +186,35 @@ fn extend(
                 .collect()
         })
         .unwrap_or_default();
+    // A boundary counts only if the baskets of every stretch up to it come one after the
+    // other in the whole records that follow the save: a parallel writer's clusters are
+    // written side by side, and a killed one leaves some of its baskets whole and others
+    // not, which counts alone would pair with another cluster's (as would a lost basket
+    // between two whole ones).
+    let run = baskets_in_one_run(keys, key, &listed);
+    let mut whole = Vec::with_capacity(common.len());
+    let (mut from, mut taken) = (saved, 0);
+    for &end in &common {
+        let mut stretch: Vec<u64> = per_branch
+            .iter()
+            .zip(&ends)
+            .flat_map(|(fs, es)| {
+                fs.iter()
+                    .zip(es)
+                    .filter(|(_, &e)| e > from && e <= end)
+                    .map(|(f, _)| f.seek)
+            })
+            .collect();
+        stretch.sort_unstable();
+        let next = run.get(taken..taken + stretch.len());
+        if next.is_none_or(|n| n != stretch.as_slice()) {
+            break;
+        }
+        taken += stretch.len();
+        whole.push(end);
+        from = end;
+    }
+    let common = whole;
     let entries = common.last().copied().unwrap_or(saved);
     let mut kept = 0;
     let mut left = 0;
@@ -210,7 +239,7 @@ fn extend(
     if broken + left > 0 {
         found.dropped.push(format!(
             "{} baskets after the last save ({broken} not whole or empty, {left} beyond the \
-             last entry all branches reach)",
+             last entry all branches reach in baskets one after the other)",
             broken + left
         ));
     }
@@ -224,6 +253,33 @@ fn extend(
         found.entries = entries;
     }
     Ok(found.of(key, saved, tree))
+}
+
+/// The positions of the baskets of the tree saved at `save` (but those it lists), in file
+/// order, among the records that follow the save one after the other (each where the one
+/// before ends), up to the first bytes no whole record covers.
+fn baskets_in_one_run(
+    keys: &[KeyInfo],
+    save: &KeyInfo,
+    listed: &std::collections::HashSet<u64>,
+) -> Vec<u64> {
+    let by_start: std::collections::BTreeMap<u64, &KeyInfo> = keys
+        .iter()
+        .filter(|k| k.seek_key >= save.seek_key)
+        .map(|k| (k.seek_key, k))
+        .collect();
+    let mut out = Vec::new();
+    let mut at = save.seek_key;
+    while let Some(k) = by_start.get(&at) {
+        if k.class_name == "TBasket" && k.title == save.name && !listed.contains(&at) {
+            out.push(at);
+        }
+        match at.checked_add(k.nbytes as u64) {
+            Some(end) if end > at => at = end,
+            _ => break,
+        }
+    }
+    out
 }
 
 /// What the baskets after a save add to a tree.
