@@ -381,14 +381,7 @@ fn numbers_at(array: &Array, at: impl Picks) -> Option<Values> {
                 .map(|i| Text::from(&bytes[offsets[i] as usize..offsets[i + 1] as usize]))
                 .collect(),
         ),
-        Array::Record { .. } => {
-            let [pt, eta, phi, m] = stored_p4(array)?;
-            Values::P4(
-                at.positions()
-                    .map(|i| P4::stored(pt[i], eta[i], phi[i], m[i]))
-                    .collect(),
-            )
-        }
+        Array::Record { .. } => return Items::FourVectors(stored_p4(array)?).at(at),
         _ => return None,
     })
 }
