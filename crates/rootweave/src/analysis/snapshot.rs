@@ -343,7 +343,10 @@ impl Frame {
         if options.format == SnapshotFormat::RNTuple {
             fields = self.rntuple_fields(&columns, fields);
         }
-        let classes = self.class_columns(&columns, &mut fields, !tree_format);
+        // Each column's C++ type, asked for once: for ROOT's classes and the TTree's leaves.
+        let column_types: Vec<Option<String>> =
+            columns.iter().map(|c| self.column_type(c).ok()).collect();
+        let classes = class_columns(&column_types, &mut fields, !tree_format);
         // Into an existing file: its writer continues it; else a new file, renamed once whole.
         let existing = match options.update && path.exists() {
             true => Some(Arc::new(open_existing(
@@ -383,14 +386,15 @@ impl Frame {
                 // one, as ROOT does; so is a column of C++ `long`s (`std::size_t`, an
                 // RNTuple's `std::uint64_t`). Each column's type is asked for once. An array
                 // read from the dataset's tree keeps its branch's title.
-                let types: std::collections::HashMap<String, String> = columns
+                let types: std::collections::HashMap<String, &str> = columns
                     .iter()
-                    .filter_map(|c| Some((written_name(c), self.column_type(c).ok()?)))
+                    .zip(&column_types)
+                    .filter_map(|(c, t)| Some((written_name(c), t.as_deref()?)))
                     .collect();
                 let branches = layout
                     .branches()
                     .iter()
-                    .map(|b| match types.get(&b.name).map(String::as_str) {
+                    .map(|b| match types.get(&b.name).copied() {
                         Some("TString") => b.clone().into_tstring(),
                         Some(t) if holds_long(t) => b.clone().into_long(),
                         _ => b.clone(),
@@ -529,25 +533,6 @@ impl Frame {
             .collect()
     }
 
-    /// How `columns` of ROOT's classes are written (`fields` retyped as those classes), for
-    /// an RNTuple or a TTree.
-    fn class_columns(
-        &self,
-        columns: &[String],
-        fields: &mut [Field],
-        rntuple: bool,
-    ) -> Vec<Option<ClassColumn>> {
-        columns
-            .iter()
-            .zip(fields)
-            .map(|(c, f)| {
-                let class = class_column(&self.column_type(c).ok()?, &f.ty, rntuple)?;
-                f.ty = class.field_type.clone();
-                Some(class)
-            })
-            .collect()
-    }
-
     /// `fields` of `columns` as an RNTuple snapshot writes them: lists as RDataFrame's
     /// `ROOT::VecOps::RVec<T>` (a defined column's lists of lists too), as ROOT writes them.
     fn rntuple_fields(&self, columns: &[String], fields: Vec<Field>) -> Vec<Field> {
@@ -570,4 +555,22 @@ impl Frame {
             })
             .collect()
     }
+}
+
+/// How columns of ROOT's classes are written, by their C++ types `column_types` (`fields`
+/// retyped as those classes), for an RNTuple or a TTree.
+fn class_columns(
+    column_types: &[Option<String>],
+    fields: &mut [Field],
+    rntuple: bool,
+) -> Vec<Option<ClassColumn>> {
+    column_types
+        .iter()
+        .zip(fields)
+        .map(|(t, f)| {
+            let class = class_column(t.as_deref()?, &f.ty, rntuple)?;
+            f.ty = class.field_type.clone();
+            Some(class)
+        })
+        .collect()
 }
