@@ -231,7 +231,7 @@ fn lz4_compress(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Optio
     // compressor below.
     let n = if level >= 4 {
         out.resize(data, 0);
-        super::lz4hc::compress(lz4hc_level(level, input.len()), input, out)?
+        super::lz4hc::compress(level, input, out)?
     } else {
         let bound = compress_bound(input.len()).ok()?;
         out.resize(data + bound, 0);
@@ -246,23 +246,6 @@ fn lz4_compress(level: u32, input: &[u8], out: &mut Vec<u8>, at: usize) -> Optio
     let checksum = XxHash64::oneshot(0, &out[data..data + n]);
     out[at..data].copy_from_slice(&checksum.to_be_bytes());
     Some(LZ4_CHECKSUM + n)
-}
-
-/// ROOT's pages: 1 MiB.
-const ROOT_PAGE_SIZE: usize = 1 << 20;
-
-/// The LZ4-HC level for ROOT's lz4 `level` (4 and up) on an input of `len` bytes: one
-/// level deeper below ROOT's page size. Every LZ4 block starts without history, and a
-/// memory budget over many columns gives pages of 64-256 KiB, which compress less than
-/// ROOT's: `wide` (1000 float columns, 128 KiB pages) came out 693.6 MB at level 4
-/// against RNTupleParallelWriter's 692.8 MB, and 687.7 MB at level 5, in 1.24 times the
-/// time (LZ4-HC searches only the runs that are not noise).
-fn lz4hc_level(level: u32, len: usize) -> u32 {
-    if len < ROOT_PAGE_SIZE {
-        (level + 1).min(12)
-    } else {
-        level
-    }
 }
 
 fn lz4_decompress(data: &[u8], verify: bool, out: &mut [u8]) -> Result<(), String> {
@@ -435,17 +418,27 @@ mod tests {
     }
 
     #[test]
-    fn pages_smaller_than_root_s_are_searched_one_lz4_hc_level_deeper() {
-        assert_eq!(lz4hc_level(4, 128 << 10), 5);
-        assert_eq!(lz4hc_level(4, 1 << 20), 4);
-        assert_eq!(lz4hc_level(12, 100), 12);
-        // A 128 KiB page of split floats: smaller than at ROOT's level, and decodes.
+    fn lz4_levels_from_4_are_lz4_hc_at_roots_level_on_every_page_size() {
+        // A 128 KiB page of split floats, below ROOT's 1 MiB pages: searched at the level the
+        // setting names, as ROOT searches it, within 0.1% of liblz4's own LZ4-HC there.
         let page = crate::compress::test_pages::split_floats(32 << 10, 9);
         let mut ours = Vec::new();
         let n = lz4_compress(4, &page, &mut ours, 0).unwrap();
         let mut level_4 = Vec::new();
         let m = super::super::lz4hc::compress(4, &page, &mut level_4).unwrap();
-        assert!(n < LZ4_CHECKSUM + m, "{n} bytes against {m} at level 4");
+        assert_eq!(&ours[LZ4_CHECKSUM..n], &level_4[..m]);
+        let library = lz4::block::compress(
+            &page,
+            Some(lz4::block::CompressionMode::HIGHCOMPRESSION(4)),
+            false,
+        )
+        .unwrap();
+        let excess = m as f64 / library.len() as f64;
+        assert!(
+            (0.999..1.001).contains(&excess),
+            "{m} bytes against liblz4's {}",
+            library.len()
+        );
         let mut back = vec![0u8; page.len()];
         lz4_decompress(&ours[..n], true, &mut back).unwrap();
         assert_eq!(back, page);
