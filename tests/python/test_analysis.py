@@ -388,6 +388,9 @@ DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am":
                "sumz": "Sum(Jet_pt, 1.f)", "take2": "nJet > 1 ? Sum(Take(Jet_pt, {1, 0})) : 0.f",
                # Octal literals (a leading 0).
                "oct": "nJet + 010 + 0777ll", "rvcast": "Sum(ROOT::VecOps::RVec<int>(Jet_jetId))",
+               # RVec's constructors of a size: zeros, or copies of a value converted.
+               "rvn": "Sum(Jet_pt * ROOT::RVecF(nJet, 0.5))", "rvz": "ROOT::RVecI(nMuon).size() + Sum(ROOT::RVecI(nMuon))",
+               "rvv": "Sum(ROOT::VecOps::RVec<int>(MET_pt / 20, MET_phi * 10))",
                # Take with a default past the end.
                "taked": "Sum(Take(Jet_pt, -4, -1.f) * Enumerate(Take(Jet_pt, -4, -1.f)))",
                "takei": "Sum(Take(Jet_pt, {0, 7}, 2.f))",

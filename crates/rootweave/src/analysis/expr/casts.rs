@@ -11,23 +11,6 @@ use crate::analysis::column::Values;
 /// The name of a conversion's call: `static_cast<T>` with `T` as [`ty_name`] spells it.
 const CAST: &str = "static_cast<";
 
-/// The call around a conversion written as an `RVec`'s construction from another list
-/// (`ROOT::VecOps::RVec<int>(v)`, `ROOT::RVecD(v)`): its argument must be a list. Not a
-/// name an expression can call.
-pub const LIST_CONVERSION: &str = "RVec()";
-
-/// `RVec<T>(list)`'s value: the list, its items already converted.
-pub fn list_conversion(v: Val) -> Result<Val, String> {
-    match v {
-        Val::Col(crate::analysis::column::Column::Jagged(..)) => Ok(v),
-        _ => Err(
-            "RVec<T>(x) converts a list, and x is one value per event (RVec<T>(n) making n \
-                  items is not supported)"
-                .into(),
-        ),
-    }
-}
-
 /// The type named by `words` (the identifiers of a type, `const`, `std` and `&` left out:
 /// `["unsigned", "int"]`, `["Float_t"]`, `["size_t"]`); `None` for other names.
 pub fn type_named(words: &[&str]) -> Option<Ty> {

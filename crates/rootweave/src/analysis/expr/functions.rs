@@ -102,10 +102,16 @@ pub fn check(name: &str, args: usize) -> Result<(), String> {
         Some(m) => format!("method {m}()"),
         None => format!("function {n}"),
     };
-    if super::casts::cast_of(name).is_some() || name == super::casts::LIST_CONVERSION {
+    if super::casts::cast_of(name).is_some() {
         return match args {
             1 => Ok(()),
             n => Err(format!("a conversion takes 1 argument, not {n}")),
+        };
+    }
+    if super::made_lists::item_of(name).is_some() {
+        return match args {
+            1 | 2 => Ok(()),
+            n => Err(format!("an RVec is made of 1 or 2 arguments, not {n}")),
         };
     }
     let more = super::list_functions::SIGNATURES
@@ -143,6 +149,9 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
     let a = &args;
     if let Some(ty) = super::casts::cast_of(name) {
         return super::casts::cast(&a[0], ty, events);
+    }
+    if let Some(item) = super::made_lists::item_of(name) {
+        return super::made_lists::make(a, item, events);
     }
     if let Some(result) = super::tmath::call(name, a, events) {
         return result;
@@ -191,7 +200,6 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
         | "Enumerate" | "Argsort>" | "StableArgsort>" => per_list(name, &a[0]),
         "Take" if a.len() == 3 => super::list_functions::take_or(&a[0], &a[1], &a[2]),
         "Take" => take(&a[0], &a[1]),
-        super::casts::LIST_CONVERSION => super::casts::list_conversion(a[0].clone()),
         "Where" => where_(a, events),
         "Concatenate" => concatenate(&a[0], &a[1]),
         "Combinations" => combinations(&a[0], &a[1]),

@@ -13,6 +13,7 @@ mod functions;
 pub mod int_type;
 mod list_functions;
 pub(crate) mod lorentz;
+mod made_lists;
 mod optimize;
 mod parse;
 mod strings;

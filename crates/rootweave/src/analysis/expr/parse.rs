@@ -666,7 +666,7 @@ impl Parser {
                         };
                         self.at = after + 1;
                         let args = self.arguments()?;
-                        return list_conversion(args, item, pos);
+                        return made_list(args, item, pos);
                     }
                 }
                 // `static_cast<T>(x)`: a conversion.
@@ -728,7 +728,7 @@ impl Parser {
                         // `float(x)`: a conversion written as a call; `ROOT::RVecD(v)` one of
                         // a list's items.
                         if let Some(item) = rvec_alias(&name) {
-                            return list_conversion(args, item, pos);
+                            return made_list(args, item, pos);
                         }
                         if let Some(sorted) = sorted_by_comparator(&name, &args, pos)? {
                             return Ok(sorted);
@@ -849,29 +849,21 @@ fn sorted_by_comparator(name: &str, args: &[Node], pos: usize) -> Result<Option<
     }))
 }
 
-/// `RVec<item>(args)` written at `pos`: the one list of `args` with its items converted.
-fn list_conversion(
-    mut args: Vec<Node>,
-    item: super::value::Ty,
-    pos: usize,
-) -> Result<Node, ParseError> {
-    if args.len() != 1 {
+/// `RVec<item>(args)` written at `pos`: a list converted, or lists of a size (see
+/// [`made_lists`](super::made_lists)).
+fn made_list(args: Vec<Node>, item: super::value::Ty, pos: usize) -> Result<Node, ParseError> {
+    if !(1..=2).contains(&args.len()) {
         return Err(ParseError {
             pos,
             message: format!(
-                "an RVec is made here of one list to convert, not {} arguments",
+                "an RVec is made here of a list to convert or a size and a value, not {} arguments",
                 args.len()
             ),
         });
     }
-    let list = args.remove(0);
-    let converted = Node {
-        pos: list.pos,
-        kind: Kind::Call(casts::cast_call(item), vec![list]),
-    };
     Ok(Node {
         pos,
-        kind: Kind::Call(casts::LIST_CONVERSION.into(), vec![converted]),
+        kind: Kind::Call(super::made_lists::call_name(item), args),
     })
 }
 
@@ -987,9 +979,9 @@ mod tests {
                 "RVec<TLorentzVector>(...): not a list of numbers",
             ),
             (
-                "ROOT::RVecF(v, 2)",
+                "ROOT::RVecF(v, 2, 3)",
                 0,
-                "an RVec is made here of one list to convert, not 2 arguments",
+                "an RVec is made here of a list to convert or a size and a value, not 3 arguments",
             ),
             ("a b", 2, "unexpected 'b'"),
             ("x ? 1", 5, "expected ':' at the end"),

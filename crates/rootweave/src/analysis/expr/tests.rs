@@ -1248,10 +1248,65 @@ fn constants_are_numbers_of_no_column() {
         .contains("not one number"));
 }
 
+/// A column of lists: its offsets and its values.
+fn lists(c: Column) -> (Vec<usize>, Values) {
+    match c {
+        Column::Jagged(o, v) => ((*o).clone(), (*v).clone()),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
-fn a_list_made_of_one_value_per_event_is_an_error() {
-    let e = eval("Sum(ROOT::VecOps::RVec<float>(nJet))").unwrap_err();
-    assert!(e.starts_with("4: RVec<T>(x) converts a list"), "{e}");
+fn rvecs_of_a_size_are_made_as_roots_constructors_make_them() {
+    // nJet: 3, 0, 1; MET_pt: 10.5, 20.25, 30.0.
+    let (o, v) = lists(eval("ROOT::VecOps::RVec<float>(nJet)").unwrap());
+    assert_eq!((o, v), (vec![0, 3, 3, 4], Values::F32(vec![0.0; 4])));
+    let (o, v) = lists(eval("ROOT::RVecD(nJet, MET_pt)").unwrap());
+    let items = vec![10.5, 10.5, 10.5, 30.0];
+    assert_eq!((o, v), (vec![0, 3, 3, 4], Values::F64(items)));
+    // The value converted to the items' type, the size cut to a whole number.
+    let (o, v) = lists(eval("RVec<int>(MET_pt / 10, -2.7)").unwrap());
+    assert_eq!(o, vec![0, 1, 3, 6]);
+    assert_eq!(v, Values::Int(IntTy::INT, vec![-2; 6]));
+    let (_, v) = lists(eval("ROOT::RVecB(2, nJet)").unwrap());
+    assert_eq!(v, Values::Bool(vec![true, true, false, false, true, true]));
+    // A list is still converted, item by item.
+    let (o, v) = lists(eval("ROOT::RVecI(Jet_pt)").unwrap());
+    assert_eq!(
+        (o, v),
+        (
+            vec![0, 3, 3, 4],
+            Values::Int(IntTy::INT, vec![50, 20, 45, 35])
+        )
+    );
+    // Used in the dialect's functions, as a weight per jet.
+    assert_eq!(
+        f32s(eval("Sum(Jet_pt * ROOT::RVecF(nJet, 0.5f))").unwrap()),
+        [57.5, 0.0, 17.5]
+    );
+}
+
+#[test]
+fn rvecs_of_a_size_that_is_not_one_are_errors() {
+    let e = eval("ROOT::RVecF(int(nJet) - 2)").unwrap_err();
+    assert!(
+        e.starts_with("0: RVec<float>(n): n is -2 (event 1 of the batch)"),
+        "{e}"
+    );
+    // An unsigned size wraps, as in C++: too many items.
+    let e = eval("ROOT::RVecF(nJet - 2)").unwrap_err();
+    assert!(e.contains("n is 4294967294 (event 1 of the batch)"), "{e}");
+    let e = eval("ROOT::RVecF(1e12)").unwrap_err();
+    assert!(e.contains("n is 1000000000000 "), "{e}");
+    let e = eval("ROOT::RVecF(sqrt(-1.0))").unwrap_err();
+    assert!(e.contains("n is NaN"), "{e}");
+    let e = eval("ROOT::RVecF(nJet, Jet_pt)").unwrap_err();
+    assert!(
+        e.contains("n and value are one number per event, not lists"),
+        "{e}"
+    );
+    let e = eval("RVec<double>(Combinations(Jet_pt, Jet_eta))").unwrap_err();
+    assert!(e.contains("several lists"), "{e}");
 }
 
 #[test]
