@@ -61,15 +61,14 @@ fn filled(count: &Val, value: Option<&Val>, item: Ty, events: usize) -> Result<V
     for e in 0..events {
         // C++ converts the size to `size_t`: a fraction is cut off.
         let n = sizes.at(e).trunc();
-        let total = offsets[e] + n.clamp(0.0, MOST_ITEMS as f64) as usize;
-        if n.is_nan() || n < 0.0 || total > MOST_ITEMS {
+        if n.is_nan() || n < 0.0 || offsets[e] as f64 + n > MOST_ITEMS as f64 {
             return Err(format!(
                 "RVec<{t}>(n): n is {} ({}), not a size (at most {MOST_ITEMS} items a batch)",
                 sizes.at(e),
                 event_name(e)
             ));
         }
-        offsets.push(total);
+        offsets.push(offsets[e] + n as usize);
     }
     let value = match value {
         Some(v) => cast(v, item, events)?,
