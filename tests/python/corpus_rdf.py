@@ -60,6 +60,10 @@ def plain(v, depth=0):
         return [plain(ROOT.std.get[i](v), depth + 1) for i in range(ROOT.std.tuple_size[type(v)].value)]
     if engine == "root" and name.startswith(("variant<", "std::variant<")):
         return plain(ROOT.std.get[v.index()](v), depth + 1)
+    if engine == "root" and name in ("TLorentzVector", "TVector3", "TVector2"):
+        # ROOT's physics vectors: their members as the file holds them (fP's, then fE).
+        xyz = [v.X(), v.Y()] + ([v.Z()] if name != "TVector2" else [])
+        return [plain(xyz, depth + 1), plain(v.T())] if name == "TLorentzVector" else plain(xyz, depth + 1)
     if hasattr(v, "tolist"):
         return [plain(x, depth + 1) for x in v.tolist()]
     if hasattr(v, "__len__") and hasattr(v, "__getitem__"):

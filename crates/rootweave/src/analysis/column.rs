@@ -10,6 +10,7 @@ use crate::array::Array;
 use super::expr::{IntTy, Rank};
 
 pub use super::expr::lorentz::P4;
+pub use super::expr::physics_vectors::{VectorClass, Xyzt};
 
 /// Values of one type, one after the other.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +28,8 @@ pub enum Values {
     F64(Vec<f64>),
     /// `ROOT::Math::PtEtaPhiMVector`
     P4(Vec<P4>),
+    /// `TVector2`, `TVector3` or `TLorentzVector`: each vector's components.
+    Vectors(VectorClass, Vec<Xyzt>),
     /// `std::string` (also `TString`): each string's bytes as read, compared
     /// byte by byte as `std::string` compares them.
     Str(Vec<Text>),
@@ -46,6 +49,7 @@ impl Values {
             Values::F32(v) => v.len(),
             Values::F64(v) => v.len(),
             Values::P4(v) => v.len(),
+            Values::Vectors(_, v) => v.len(),
             Values::Str(v) => v.len(),
         }
     }
@@ -64,6 +68,7 @@ impl Values {
             Values::F32(_) => "float",
             Values::F64(_) => "double",
             Values::P4(_) => "PtEtaPhiMVector",
+            Values::Vectors(c, _) => c.name(),
             Values::Str(_) => "string",
         }
     }
@@ -80,6 +85,7 @@ impl Values {
             Values::F32(v) => Values::F32(pick(v, index)),
             Values::F64(v) => Values::F64(pick(v, index)),
             Values::P4(v) => Values::P4(pick(v, index)),
+            Values::Vectors(c, v) => Values::Vectors(*c, pick(v, index)),
             Values::Str(v) => Values::Str(pick(v, index)),
         }
     }
@@ -94,6 +100,7 @@ impl Values {
             Values::F32(v) => Values::F32(repeat_each(v, offsets)),
             Values::F64(v) => Values::F64(repeat_each(v, offsets)),
             Values::P4(v) => Values::P4(repeat_each(v, offsets)),
+            Values::Vectors(c, v) => Values::Vectors(*c, repeat_each(v, offsets)),
             Values::Str(v) => Values::Str(repeat_each(v, offsets)),
         }
     }
@@ -122,6 +129,7 @@ impl Values {
             Values::F32(v) => Values::F32(copy(v, offsets, index, n)),
             Values::F64(v) => Values::F64(copy(v, offsets, index, n)),
             Values::P4(v) => Values::P4(copy(v, offsets, index, n)),
+            Values::Vectors(c, v) => Values::Vectors(*c, copy(v, offsets, index, n)),
             Values::Str(v) => Values::Str(copy(v, offsets, index, n)),
         };
         (out, values)
@@ -140,6 +148,9 @@ impl Values {
             (Values::F32(a), Values::F32(b)) => Values::F32(join(a, b)),
             (Values::F64(a), Values::F64(b)) => Values::F64(join(a, b)),
             (Values::P4(a), Values::P4(b)) => Values::P4(join(a, b)),
+            (Values::Vectors(c, a), Values::Vectors(d, b)) if c == d => {
+                Values::Vectors(c, join(a, b))
+            }
             (Values::Str(a), Values::Str(b)) => Values::Str(join(a, b)),
             (a, b) => {
                 return Err(format!(
@@ -160,6 +171,7 @@ impl Values {
             Values::F32(v) => v.reserve(additional),
             Values::F64(v) => v.reserve(additional),
             Values::P4(v) => v.reserve(additional),
+            Values::Vectors(_, v) => v.reserve(additional),
             Values::Str(v) => v.reserve(additional),
         }
     }
@@ -171,7 +183,7 @@ impl Values {
             Values::Int(t, v) => v.iter().map(|&x| t.to_f64(x)).collect(),
             Values::F32(v) => v.iter().map(|&x| x as f64).collect(),
             Values::F64(v) => v.clone(),
-            Values::P4(_) | Values::Str(_) => return None,
+            Values::P4(_) | Values::Vectors(..) | Values::Str(_) => return None,
         })
     }
 }
@@ -381,7 +393,21 @@ fn numbers_at(array: &Array, at: impl Picks) -> Option<Values> {
                 .map(|i| Text::from(&bytes[offsets[i] as usize..offsets[i + 1] as usize]))
                 .collect(),
         ),
-        Array::Record { .. } => return Items::FourVectors(stored_p4(array)?).at(at),
+        Array::Record { .. } => match stored_vectors(array) {
+            Some((class, parts)) => Values::Vectors(
+                class,
+                at.positions()
+                    .map(|i| {
+                        let mut v = [0.0; 4];
+                        for (c, part) in v.iter_mut().zip(&parts) {
+                            *c = part[i];
+                        }
+                        v
+                    })
+                    .collect(),
+            ),
+            None => return Items::FourVectors(stored_p4(array)?).at(at),
+        },
         _ => return None,
     })
 }
@@ -445,6 +471,43 @@ fn list_parts(array: &Array) -> Option<(&[u64], Items<'_>)> {
         }
         _ => None,
     }
+}
+
+/// The components of ROOT's physics vectors as the readers give them: `TVector2`'s and
+/// `TVector3`'s records of the doubles `fX`, `fY` (, `fZ`), `TLorentzVector`'s of a
+/// `TVector3 fP` and the double `fE` (their `TObject` members not read). Only those classes
+/// are records of those members alone, so their values are vectors expressions take.
+fn stored_vectors(array: &Array) -> Option<(VectorClass, Vec<&[f64]>)> {
+    let Array::Record { fields, .. } = array else {
+        return None;
+    };
+    fn doubles<'a>(fields: &'a [(String, Array)], names: &[&str]) -> Option<Vec<&'a [f64]>> {
+        (fields.len() == names.len()).then_some(())?;
+        fields
+            .iter()
+            .zip(names)
+            .map(|((name, values), want)| match values {
+                Array::Float64(v) if name == want => Some(v.as_slice()),
+                _ => None,
+            })
+            .collect()
+    }
+    if let [(
+        p,
+        Array::Record {
+            fields: spatial, ..
+        },
+    ), (e, Array::Float64(energy))] = fields.as_slice()
+    {
+        (p == "fP" && e == "fE").then_some(())?;
+        let mut parts = doubles(spatial, &["fX", "fY", "fZ"])?;
+        parts.push(energy);
+        return Some((VectorClass::Lorentz, parts));
+    }
+    if let Some(parts) = doubles(fields, &["fX", "fY", "fZ"]) {
+        return Some((VectorClass::Vector3, parts));
+    }
+    Some((VectorClass::Vector2, doubles(fields, &["fX", "fY"])?))
 }
 
 /// The coordinates of stored `ROOT::Math::PtEtaPhiMVector`s (`LorentzVector<PtEtaPhiM4D<double>>`):
@@ -771,6 +834,7 @@ fn values_array(v: Values) -> Array {
         Values::F32(v) => Array::Float32(v),
         Values::F64(v) => Array::Float64(v),
         Values::Str(v) => Array::strings(&v),
+        Values::Vectors(class, v) => vectors_array(class, &v),
         Values::P4(v) => Array::Record {
             len: v.len(),
             fields: vec![
@@ -786,6 +850,31 @@ fn values_array(v: Values) -> Array {
                 ("mass".into(), Array::Float64(v.iter().map(P4::m).collect())),
             ],
         },
+    }
+}
+
+/// Physics vectors as the readers give them (see [`stored_vectors`]), so that a defined
+/// vector is written, taken and shown as a read one.
+fn vectors_array(class: VectorClass, v: &[Xyzt]) -> Array {
+    let part = |k: usize| Array::Float64(v.iter().map(|c| c[k]).collect());
+    let record = |fields: Vec<(String, Array)>| Array::Record {
+        len: v.len(),
+        fields,
+    };
+    let spatial = |n: usize| {
+        ["fX", "fY", "fZ"][..n]
+            .iter()
+            .enumerate()
+            .map(|(k, name)| (name.to_string(), part(k)))
+            .collect()
+    };
+    match class {
+        VectorClass::Vector2 => record(spatial(2)),
+        VectorClass::Vector3 => record(spatial(3)),
+        VectorClass::Lorentz => record(vec![
+            ("fP".into(), record(spatial(3))),
+            ("fE".into(), part(3)),
+        ]),
     }
 }
 

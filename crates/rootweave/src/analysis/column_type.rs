@@ -102,12 +102,21 @@ impl Frame {
     /// Refuses, as a result is booked, a column whose values results do not take (a list of
     /// lists, an object): RDataFrame refuses such a booking when it compiles it. Refused only
     /// when the run would be, the booking would stay in the graph and fail every later run.
-    /// A column whose type is known from its values only is taken.
-    pub(crate) fn check_result_columns(&self, columns: &[String]) -> Result<()> {
+    /// A column whose type is known from its values only is taken. Vectors (`TLorentzVector`,
+    /// `PtEtaPhiMVector`, ...) are refused where the result needs `numbers` (all but `Take`).
+    pub(crate) fn check_result_columns(&self, columns: &[String], numbers: bool) -> Result<()> {
         for c in columns {
             match empty_column(self, self.node, c, false) {
                 Err(e) if !e.contains(UNKNOWN) && !e.contains(OF_A_FUNCTION) => {
                     return Err(invalid(format!("a result: {e}")))
+                }
+                Ok(Column::Flat(v) | Column::Jagged(_, v))
+                    if numbers && matches!(*v, Values::P4(_) | Values::Vectors(..)) =>
+                {
+                    return Err(invalid(format!(
+                        "a result: column '{c}' holds {}s, which are not numbers",
+                        v.type_name()
+                    )))
                 }
                 _ => {}
             }

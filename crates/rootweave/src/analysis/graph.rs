@@ -386,9 +386,9 @@ impl Frame {
                 values.len()
             )));
         }
-        if matches!(values, Values::P4(_)) {
+        if matches!(values, Values::P4(_) | Values::Vectors(..)) {
             return Err(invalid(format!(
-                "DefinePerSample '{name}': four-vectors are not a value per sample"
+                "DefinePerSample '{name}': vectors are not a value per sample"
             )));
         }
         self.new_column(name, Definition::PerSample(Arc::new(values)), false)
@@ -572,7 +572,8 @@ impl Frame {
             spec => spec,
         };
         if !matches!(spec, ActionSpec::TakeAsRead(_)) {
-            self.check_result_columns(&spec.columns())?;
+            let numbers = !matches!(spec, ActionSpec::Take(_));
+            self.check_result_columns(&spec.columns(), numbers)?;
         }
         let mut g = self.lock();
         g.bookings.push(Booking {

@@ -1,5 +1,5 @@
 //! Snapshot columns of ROOT's own classes written as objects of those classes, as
-//! RDataFrame writes them: `TLorentzVector`, `TVector3` and the `ROOT::Math` vectors
+//! RDataFrame writes them: `TLorentzVector`, `TVector3`, `TVector2`, the `ROOT::Math` vectors
 //! (`PtEtaPhiMVector`, `XYZVector`, ...), read from the dataset or defined, and lists of the
 //! `ROOT::Math` ones. In a TTree such a column is a branch of the class split as ROOT
 //! splits it (`p4`, `fCoordinates`, `fCoordinates.fPt`, ...), which ROOT reads back as the

@@ -44,6 +44,7 @@ pub fn list(items: &[Val], events: usize) -> Result<Val, String> {
         Ty::F64 => interleave!(|l| l.f64s(), Values::F64),
         Ty::Int(t) => interleave!(|l| l.ints(t), |v| Values::Int(t, v)),
         Ty::P4 => return Err("a braced list of four-vectors".into()),
+        Ty::Vector(c) => return Err(format!("a braced list of {}s", c.name())),
         Ty::Str => {
             let texts = lanes
                 .iter()

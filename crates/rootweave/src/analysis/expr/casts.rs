@@ -74,6 +74,7 @@ pub fn cast(v: &Val, to: Ty, events: usize) -> Result<Val, String> {
         Ty::F32 => Values::F32(map1(&lane.f32s()?, n, |x| x)),
         Ty::F64 => Values::F64(map1(&lane.f64s()?, n, |x| x)),
         Ty::P4 => return Err("a conversion to a four-vector".into()),
+        Ty::Vector(c) => return Err(format!("a conversion to a {}", c.name())),
         Ty::Str => return Err("a conversion to a string".into()),
     };
     Ok(shaped(shape, values, v.is_const()))

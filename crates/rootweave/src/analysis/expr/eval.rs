@@ -12,6 +12,7 @@ use super::closest_mass;
 use super::functions::{call, take_out_of_range};
 use super::int_type::IntTy;
 use super::optimize::ITEMS_AS_BOOL;
+use super::physics_vectors::{self, VectorClass};
 use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
 use super::take_sums;
 use super::value::{align, map1, map2, shaped, Lane, Num, Scalar, Shape, Ty, Val};
@@ -282,6 +283,7 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
             Lane::One(_) => return Ok(a.clone()),
         },
         (UnaryOp::Plus, Ty::P4) => return Err("a four-vector has no unary '+'".into()),
+        (UnaryOp::Plus, Ty::Vector(c)) => return Err(format!("a {} has no unary '+'", c.name())),
         (UnaryOp::Plus, Ty::Str) => return Err("a string has no unary '+'".into()),
         (UnaryOp::BitNot, Ty::Bool | Ty::Int(_)) => {
             let t = lane.ty().int().promoted();
@@ -303,6 +305,13 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
             Values::F64(map1(&x, n, |x| -x))
         }
         (UnaryOp::Neg, Ty::P4) => return Err("a four-vector cannot be negated".into()),
+        (UnaryOp::Neg, Ty::Vector(VectorClass::Vector2)) => {
+            return Err("a TVector2 cannot be negated".into())
+        }
+        (UnaryOp::Neg, Ty::Vector(c)) => {
+            let v = lane.vectors(c)?;
+            Values::Vectors(c, map1(&v, n, |v| physics_vectors::neg(&v)))
+        }
         (UnaryOp::Neg, Ty::Str) => return Err("a string cannot be negated".into()),
     };
     Ok(shaped(shape, values, a.is_const()))
@@ -344,6 +353,9 @@ pub fn binary(op: BinaryOp, a: &Val, b: &Val, events: usize) -> Result<Val, Stri
     }
     if tx == Ty::P4 || ty == Ty::P4 {
         return p4_binary(op, x, y, n, shape);
+    }
+    if let (Ty::Vector(c), _) | (_, Ty::Vector(c)) = (tx, ty) {
+        return vector_binary(op, c, x, y, n, shape);
     }
     let common = Ty::common(tx, ty);
     let integers = |t: Ty| matches!(t, Ty::Bool | Ty::Int(_));
@@ -502,6 +514,65 @@ fn p4_binary(op: BinaryOp, x: &Lane, y: &Lane, n: usize, shape: Shape) -> Result
         _ => return Err(format!("four-vectors have no '{}'", op.symbol())),
     };
     Ok(shaped(shape, Values::P4(values), false))
+}
+
+/// `a op b` where either side is one of ROOT's physics vectors, as the classes' operators
+/// compute it: `+` and `-` of two vectors of one class, `*` their scalar product, `==` and
+/// `!=`, `^` two `TVector2`s' cross product; a vector times a number (either side), a
+/// `TVector2` divided by one.
+fn vector_binary(
+    op: BinaryOp,
+    class: VectorClass,
+    x: &Lane,
+    y: &Lane,
+    n: usize,
+    shape: Shape,
+) -> Result<Val, String> {
+    use physics_vectors as pv;
+    let both = x.ty() == y.ty();
+    let condition = |v: Vec<bool>| match shape {
+        Shape::Jagged(_) => Values::IntBool(v),
+        Shape::Flat => Values::Bool(v),
+    };
+    let values = match op {
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Eq | BinaryOp::Ne if both => {
+            let (a, b) = (x.vectors(class)?, y.vectors(class)?);
+            match op {
+                BinaryOp::Add => Values::Vectors(class, map2(&a, &b, n, |a, b| pv::add(&a, &b))),
+                BinaryOp::Sub => Values::Vectors(class, map2(&a, &b, n, |a, b| pv::sub(&a, &b))),
+                BinaryOp::Mul => Values::F64(map2(&a, &b, n, |a, b| pv::dot(class, &a, &b))),
+                BinaryOp::Eq => condition(map2(&a, &b, n, |a, b| a == b)),
+                _ => condition(map2(&a, &b, n, |a, b| a != b)),
+            }
+        }
+        BinaryOp::BitXor if both && class == VectorClass::Vector2 => {
+            let (a, b) = (x.vectors(class)?, y.vectors(class)?);
+            Values::F64(map2(&a, &b, n, |a, b| a[0] * b[1] - a[1] * b[0]))
+        }
+        BinaryOp::Mul if matches!(x.ty(), Ty::Vector(_)) && !both => {
+            let (v, s) = (x.vectors(class)?, y.f64s()?);
+            Values::Vectors(class, map2(&v, &s, n, |v, s| pv::scale(&v, s)))
+        }
+        BinaryOp::Mul if !both => {
+            let (s, v) = (x.f64s()?, y.vectors(class)?);
+            Values::Vectors(class, map2(&s, &v, n, |s, v| pv::scale(&v, s)))
+        }
+        BinaryOp::Div
+            if class == VectorClass::Vector2 && matches!(x.ty(), Ty::Vector(_)) && !both =>
+        {
+            let (v, s) = (x.vectors(class)?, y.f64s()?);
+            Values::Vectors(class, map2(&v, &s, n, |v, s| pv::divide(&v, s)))
+        }
+        _ => {
+            return Err(format!(
+                "no operator '{}' of {} and {}",
+                op.symbol(),
+                super::value::ty_name(x.ty()),
+                super::value::ty_name(y.ty())
+            ))
+        }
+    };
+    Ok(shaped(shape, values, false))
 }
 
 /// `&&` and `||`: the right side only for the events whose left side does not decide.
@@ -681,8 +752,12 @@ fn unify(a: Column, b: Column) -> Result<(Column, Column), String> {
     if ta == tb && narrow_a == narrow_b {
         return Ok((a, b));
     }
-    if ta == Ty::P4 || tb == Ty::P4 {
-        return Err("a four-vector and a number on the two sides of '?:'".into());
+    if ta.is_vector() || tb.is_vector() {
+        return Err(format!(
+            "a {} and a {} on the two sides of '?:'",
+            super::value::ty_name(ta),
+            super::value::ty_name(tb)
+        ));
     }
     if ta == Ty::Str || tb == Ty::Str {
         return Err("a string and a number on the two sides of '?:'".into());
@@ -717,6 +792,7 @@ pub fn convert(c: Column, ty: Ty) -> Result<Column, String> {
                 Values::F64((0..n).map(|i| b.at(i)).collect())
             }
             Ty::P4 => return Err("a number is not a four-vector".into()),
+            Ty::Vector(c) => return Err(format!("a number is not a {}", c.name())),
             Ty::Str => return Err("a number is not a string".into()),
         })
     };
@@ -749,7 +825,7 @@ pub(super) fn index(v: &Val, i: &Val) -> Result<Val, String> {
         (Val::Col(Column::Jagged(offsets, values)), index) => {
             let events = offsets.len() - 1;
             let (_, _, lanes) = align(&[index], events)?;
-            if matches!(lanes[0].ty(), Ty::F32 | Ty::F64 | Ty::P4) {
+            if matches!(lanes[0].ty(), Ty::F32 | Ty::F64 | Ty::P4 | Ty::Vector(_)) {
                 return Err("an RVec index must be an integer".into());
             }
             let k = lanes[0].ints(IntTy::LONG64)?;

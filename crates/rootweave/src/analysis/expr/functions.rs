@@ -127,6 +127,9 @@ pub fn check(name: &str, args: usize) -> Result<(), String> {
             )),
         };
     }
+    if super::vector_calls::known(name, args) {
+        return Ok(());
+    }
     match SIGNATURES.iter().find(|(n, _)| *n == name).or(more) {
         None => Err(format!("no {} in the dialect", what(name))),
         Some((_, arities)) if !arities.contains(&args) => Err(format!(
@@ -160,6 +163,9 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
         return result;
     }
     if let Some(result) = super::list_functions::call(name, a, events) {
+        return result;
+    }
+    if let Some(result) = super::vector_calls::call(name, a, events) {
         return result;
     }
     match name {
@@ -208,7 +214,7 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
         "InvariantMass" => invariant_mass(a),
         "InvariantMasses" => invariant_masses(a, events),
         "PtEtaPhiMVector" | "Construct<PtEtaPhiMVector>" => vector(a, events),
-        method => p4_method(method, &a[0], events),
+        method => p4_method(method, a, events),
     }
 }
 
@@ -554,8 +560,8 @@ fn per_list(name: &str, v: &Val) -> Result<Val, String> {
     let descending = name.ends_with('>');
     let name = name.trim_end_matches('>');
     let (offsets, values) = lists(v, name)?;
-    if Ty::of(values) == Ty::P4 && !matches!(name, "Reverse" | "Enumerate") {
-        return Err(format!("{name} of four-vectors"));
+    if Ty::of(values).is_vector() && !matches!(name, "Reverse" | "Enumerate") {
+        return Err(format!("{name} of {}s", values.type_name()));
     }
     if Ty::of(values) == Ty::Str && name == "Nonzero" {
         return Err("Nonzero of strings, which are not conditions".into());
@@ -728,6 +734,7 @@ fn where_(a: &[Val], events: usize) -> Result<Val, String> {
     };
     let values = match ty {
         Ty::P4 => return Err("Where of four-vectors".into()),
+        Ty::Vector(c) => return Err(format!("Where of {}s", c.name())),
         Ty::Str => super::strings::where_texts(&c, &lanes[1], &lanes[2], n)?,
         Ty::F64 => {
             let (x, y) = (lanes[1].f64s()?, lanes[2].f64s()?);
@@ -774,6 +781,17 @@ fn concatenate<'a>(a: &'a Val, b: &'a Val) -> Result<Val, String> {
         }
         (Values::Str(_), _) | (_, Values::Str(_)) => {
             return Err("Concatenate of strings and numbers".into())
+        }
+        (Values::Vectors(c, x), Values::Vectors(d, y)) if c == d => {
+            let values = Values::Vectors(*c, join(x, oa, y, ob));
+            return Ok(Val::Col(Column::Jagged(Arc::new(offsets), values.into())));
+        }
+        (Values::Vectors(..), _) | (_, Values::Vectors(..)) => {
+            return Err(format!(
+                "Concatenate of {}s and {}s",
+                va.type_name(),
+                vb.type_name()
+            ))
         }
         _ => {}
     }
@@ -1204,8 +1222,8 @@ fn vector(a: &[Val], events: usize) -> Result<Val, String> {
 }
 
 /// A four-vector's method, item by item.
-fn p4_method(name: &str, v: &Val, events: usize) -> Result<Val, String> {
-    let (shape, n, lanes) = align(&[v], events)?;
+fn p4_method(name: &str, a: &[Val], events: usize) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[&a[0]], events)?;
     let p = lanes[0]
         .p4s()
         .map_err(|e| format!("{}(): {e}", &name[1..]))?;
@@ -1221,7 +1239,14 @@ fn p4_method(name: &str, v: &Val, events: usize) -> Result<Val, String> {
         ".Pz" | ".pz" => P4::pz,
         ".Mt" => P4::mt,
         ".Et" => P4::et,
-        _ => P4::rapidity,
+        ".Rapidity" => P4::rapidity,
+        _ => {
+            return Err(format!(
+                "a PtEtaPhiMVector has no method {}() of {} arguments",
+                &name[1..],
+                a.len() - 1
+            ))
+        }
     };
     Ok(shaped(
         shape,

@@ -75,7 +75,7 @@ fn product(v: &Val) -> Result<Val, String> {
             events.iter().zip(x).for_each(|(&e, &v)| out[e] &= v);
             flat(Values::Bool(out))
         }
-        Values::P4(_) => Err(format!("Product of {}s", values.type_name())),
+        Values::P4(_) | Values::Vectors(..) => Err(format!("Product of {}s", values.type_name())),
         ints => {
             let t = Ty::of(ints).int();
             let lane = Lane::Many(Cow::Borrowed(ints));
@@ -134,7 +134,7 @@ fn variance(v: &Val, root: bool) -> Result<Val, String> {
                 finish(any, any, r.len())
             })
             .collect(),
-        Values::P4(_) => {
+        Values::P4(_) | Values::Vectors(..) => {
             return Err(format!("Var of {}s", values.type_name()));
         }
         ints => {
@@ -189,7 +189,7 @@ fn dot(a: &Val, b: &Val) -> Result<Val, String> {
             .collect()
     }
     let values = match Ty::common(la.ty(), lb.ty()) {
-        Ty::P4 => return Err("Dot of four-vectors".into()),
+        Ty::P4 | Ty::Vector(_) => return Err("Dot of vectors".into()),
         Ty::F64 => {
             let (x, y) = (la.f64s()?, lb.f64s()?);
             Values::F64(sums(oa, ob, 0.0, |s, i, j| s + x.at(i) * y.at(j)))
@@ -232,7 +232,7 @@ fn drop_items(v: &Val, indices: &Val) -> Result<Val, String> {
     if io.len() != offsets.len() {
         return Err("Drop of lists of different events".into());
     }
-    if matches!(Ty::of(iv), Ty::F32 | Ty::F64 | Ty::P4) {
+    if matches!(Ty::of(iv), Ty::F32 | Ty::F64 | Ty::P4 | Ty::Vector(_)) {
         return Err("Drop's indices must be integers".into());
     }
     let lane = Lane::Many(Cow::Borrowed(iv));
@@ -253,7 +253,7 @@ fn intersect(a: &Val, b: &Val) -> Result<Val, String> {
     }
     let (la, lb) = (Lane::Many(Cow::Borrowed(va)), Lane::Many(Cow::Borrowed(vb)));
     let found: Vec<bool> = match Ty::common(la.ty(), lb.ty()) {
-        Ty::P4 => return Err("Intersect of four-vectors".into()),
+        Ty::P4 | Ty::Vector(_) => return Err("Intersect of vectors".into()),
         Ty::Str => match (va, vb) {
             (Values::Str(x), Values::Str(y)) => items_in(oa, ob, |i, j| x[i] == y[j]),
             _ => return Err("Intersect of strings and numbers".into()),
@@ -326,7 +326,7 @@ fn searched_in(
 fn range(n: &Val, events: usize) -> Result<Val, String> {
     per_event("Range", &[n])?;
     let (_, _, lanes) = align(&[n], events)?;
-    if matches!(lanes[0].ty(), Ty::F32 | Ty::F64 | Ty::P4) {
+    if matches!(lanes[0].ty(), Ty::F32 | Ty::F64 | Ty::P4 | Ty::Vector(_)) {
         return Err("Range takes an integer".into());
     }
     let len = lanes[0].ints(IntTy::SIZE)?;
@@ -376,7 +376,7 @@ fn range_between(args: &[Val], events: usize) -> Result<Val, String> {
     let (_, _, lanes) = align(&refs, events)?;
     if lanes
         .iter()
-        .any(|l| matches!(l.ty(), Ty::F32 | Ty::F64 | Ty::P4))
+        .any(|l| matches!(l.ty(), Ty::F32 | Ty::F64 | Ty::P4 | Ty::Vector(_)))
     {
         return Err("Range takes integers".into());
     }
@@ -436,7 +436,7 @@ pub fn sum_from(v: &Val, zero: &Val) -> Result<Val, String> {
     if let (Values::Bool(b), Scalar::Bool(_) | Scalar::Int(..)) = (values, z) {
         return sum_of_bools(b, offsets, z);
     }
-    if Ty::of_scalar(z) != ty || matches!(ty, Ty::Bool | Ty::P4) {
+    if Ty::of_scalar(z) != ty || matches!(ty, Ty::Bool | Ty::P4 | Ty::Vector(_)) {
         return Err(format!(
             "Sum(v, zero): zero must be of the items' type {}, not {}",
             values.type_name(),

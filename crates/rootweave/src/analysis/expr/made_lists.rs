@@ -81,7 +81,9 @@ fn filled(count: &Val, value: Option<&Val>, item: Ty, events: usize) -> Result<V
         Ty::Int(it) => Values::Int(it, repeated(&lane.ints(it)?, &offsets)),
         Ty::F32 => Values::F32(repeated(&lane.f32s()?, &offsets)),
         Ty::F64 => Values::F64(repeated(&lane.f64s()?, &offsets)),
-        Ty::P4 | Ty::Str => return Err(format!("RVec<{t}>(n): items of numbers only")),
+        Ty::P4 | Ty::Vector(_) | Ty::Str => {
+            return Err(format!("RVec<{t}>(n): items of numbers only"))
+        }
     };
     Ok(Val::Col(Column::Jagged(
         Arc::new(offsets),

@@ -16,11 +16,13 @@ pub(crate) mod lorentz;
 mod made_lists;
 mod optimize;
 mod parse;
+pub(crate) mod physics_vectors;
 mod strings;
 mod syntax;
 mod take_sums;
 mod tmath;
 mod value;
+mod vector_calls;
 
 pub use eval::{evaluate, rename_events, sized_without_items, sizes, EvalError, Scope};
 pub use int_type::{IntTy, Rank};
@@ -147,3 +149,5 @@ fn check_calls(node: &Node) -> Result<(), ParseError> {
 mod parity_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod vector_tests;

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::int_type::IntTy;
-use crate::analysis::column::{Column, Values, P4};
+use crate::analysis::column::{Column, Values, VectorClass, Xyzt, P4};
 
 /// A number that is the same for every event (a literal, or a constant function).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,6 +44,9 @@ pub enum Ty {
     F64,
     /// A four-vector (no conversions).
     P4,
+    /// One of ROOT's physics vectors, `TVector2`, `TVector3`, `TLorentzVector` (no
+    /// conversions).
+    Vector(VectorClass),
     /// `std::string` (no conversions; compared with strings alone).
     Str,
 }
@@ -58,6 +61,7 @@ impl Ty {
             Values::F32(_) => Ty::F32,
             Values::F64(_) => Ty::F64,
             Values::P4(_) => Ty::P4,
+            Values::Vectors(c, _) => Ty::Vector(*c),
             Values::Str(_) => Ty::Str,
         }
     }
@@ -79,6 +83,7 @@ impl Ty {
     pub fn common(a: Ty, b: Ty) -> Ty {
         match (a, b) {
             (Ty::P4, _) | (_, Ty::P4) => Ty::P4,
+            (Ty::Vector(c), _) | (_, Ty::Vector(c)) => Ty::Vector(c),
             (Ty::Str, _) | (_, Ty::Str) => Ty::Str,
             (Ty::F64, _) | (_, Ty::F64) => Ty::F64,
             (Ty::F32, _) | (_, Ty::F32) => Ty::F32,
@@ -94,6 +99,12 @@ impl Ty {
         } else {
             Ty::common(a, b)
         }
+    }
+
+    /// Whether values of the type are vectors (`PtEtaPhiMVector`s or ROOT's physics
+    /// vectors), which are not numbers.
+    pub fn is_vector(self) -> bool {
+        matches!(self, Ty::P4 | Ty::Vector(_))
     }
 
     /// The integer type of an integer or a `bool` (which is promoted to `int`).
@@ -147,7 +158,9 @@ impl Lane<'_> {
                 Values::Int(_, v) => Cow::Owned(v.iter().map(|&x| x as f64).collect()),
                 Values::F32(v) => Cow::Owned(v.iter().map(|&x| x as f64).collect()),
                 Values::F64(v) => Cow::Borrowed(v.as_slice()),
-                Values::P4(_) => return Err("a four-vector is not a number".into()),
+                Values::P4(_) | Values::Vectors(..) => {
+                    return Err(format!("a {} is not a number", v.type_name()))
+                }
                 Values::Str(_) => return Err("a string is not a number".into()),
             }),
         })
@@ -167,7 +180,9 @@ impl Lane<'_> {
                 Values::Int(_, v) => Cow::Owned(v.iter().map(|&x| x as f32).collect()),
                 Values::F32(v) => Cow::Borrowed(v.as_slice()),
                 Values::F64(v) => Cow::Owned(v.iter().map(|&x| x as f32).collect()),
-                Values::P4(_) => return Err("a four-vector is not a number".into()),
+                Values::P4(_) | Values::Vectors(..) => {
+                    return Err(format!("a {} is not a number", v.type_name()))
+                }
                 Values::Str(_) => return Err("a string is not a number".into()),
             }),
         })
@@ -193,7 +208,9 @@ impl Lane<'_> {
                     Cow::Owned(v.iter().map(|&x| float_to_int(x as f64, to)).collect())
                 }
                 Values::F64(v) => Cow::Owned(v.iter().map(|&x| float_to_int(x, to)).collect()),
-                Values::P4(_) => return Err("a four-vector is not a number".into()),
+                Values::P4(_) | Values::Vectors(..) => {
+                    return Err(format!("a {} is not a number", v.type_name()))
+                }
                 Values::Str(_) => return Err("a string is not a number".into()),
             }),
         })
@@ -209,7 +226,9 @@ impl Lane<'_> {
                 Values::Int(_, v) => Cow::Owned(v.iter().map(|&x| x != 0).collect()),
                 Values::F32(v) => Cow::Owned(v.iter().map(|&x| x != 0.0).collect()),
                 Values::F64(v) => Cow::Owned(v.iter().map(|&x| x != 0.0).collect()),
-                Values::P4(_) => return Err("a four-vector is not a condition".into()),
+                Values::P4(_) | Values::Vectors(..) => {
+                    return Err(format!("a {} is not a condition", v.type_name()))
+                }
                 Values::Str(_) => return Err("a string is not a condition".into()),
             }),
         })
@@ -225,6 +244,27 @@ impl Lane<'_> {
             _ => Err(format!(
                 "a {} where a four-vector is needed",
                 ty_name(self.ty())
+            )),
+        }
+    }
+}
+
+impl Lane<'_> {
+    /// As physics vectors of `class`.
+    pub fn vectors(&self, class: VectorClass) -> Result<Num<'_, Xyzt>, String> {
+        match self {
+            Lane::Many(v) => match &**v {
+                Values::Vectors(c, v) if *c == class => Ok(Num::Many(Cow::Borrowed(v.as_slice()))),
+                other => Err(format!(
+                    "a {} where a {} is needed",
+                    other.type_name(),
+                    class.name()
+                )),
+            },
+            Lane::One(_) => Err(format!(
+                "a {} where a {} is needed",
+                ty_name(self.ty()),
+                class.name()
             )),
         }
     }
@@ -288,6 +328,7 @@ pub fn ty_name(ty: Ty) -> &'static str {
         Ty::F32 => "float",
         Ty::F64 => "double",
         Ty::P4 => "PtEtaPhiMVector",
+        Ty::Vector(c) => c.name(),
         Ty::Str => "string",
     }
 }
@@ -373,7 +414,9 @@ pub fn shaped(shape: Shape, values: Values, all_const: bool) -> Val {
             Values::IntBool(v) => Scalar::Int(IntTy::INT, v[0] as i64),
             Values::F32(v) => Scalar::F32(v[0]),
             Values::F64(v) => Scalar::F64(v[0]),
-            Values::P4(_) | Values::Str(_) => unreachable!("no four-vector or string constants"),
+            Values::P4(_) | Values::Vectors(..) | Values::Str(_) => {
+                unreachable!("no vector or string constants")
+            }
         }),
         Shape::Flat => Val::Col(Column::Flat(values.into())),
         Shape::Jagged(offsets) => Val::Col(Column::Jagged(offsets, values.into())),

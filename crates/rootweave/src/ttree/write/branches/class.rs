@@ -486,8 +486,8 @@ fn tobject_layout() -> StreamerInfo {
     )
 }
 
-/// One of ROOT's classes a user class may hold, by the name users know it by: `TVector3`
-/// and `TLorentzVector` (classes deriving from `TObject`, never split), and the
+/// One of ROOT's classes a user class may hold, by the name users know it by: `TVector2`,
+/// `TVector3` and `TLorentzVector` (classes deriving from `TObject`, never split), and the
 /// `ROOT::Math` vectors (`XYZVector`, `XYZPoint`, `Polar3DVector`, `RhoEtaPhiVector`,
 /// `RhoZPhiVector`, `PxPyPzEVector`/`XYZTVector`, `PxPyPzMVector`, `PtEtaPhiEVector`,
 /// `PtEtaPhiMVector`, with or without `ROOT::Math::`; or their full template names), each
@@ -500,6 +500,11 @@ pub fn root_class(name: &str) -> Option<Arc<ClassSpec>> {
         Arc::new(c)
     };
     match name {
+        "TVector2" => {
+            let mut c = ClassSpec::new("TVector2", 3, vec![("fX", d()), ("fY", d())]);
+            c.tobject = Some(0x0089_b7f4);
+            return Some(Arc::new(c));
+        }
         "TVector3" => return Some(vector3()),
         "TLorentzVector" => {
             let mut c = ClassSpec::new(
@@ -660,7 +665,6 @@ mod tests {
         // As an RNTuple spells it.
         let unspaced = "ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiM4D<double>>";
         assert_eq!(root_class(unspaced), Some(p4.clone()));
-        assert!(root_class("TVector2").is_none());
         // A class holding them: the checksum ROOT 6.40 gives `struct RwMath { XYZVector v3;
         // PtEtaPhiMVector v4; TVector3 t3; TLorentzVector t4; double e; }`.
         let math = ClassSpec::new(
@@ -679,7 +683,8 @@ mod tests {
         );
         assert_eq!(math.checksum(), 0xfe3a_3c9b);
         assert!(math.check().is_ok());
-        // Sizes as ROOT's element sizes say: TVector3 40, TLorentzVector 64 bytes.
+        // Sizes as ROOT's element sizes say: TVector2 32, TVector3 40, TLorentzVector 64 bytes.
+        assert_eq!(root_class("TVector2").unwrap().size_align().0, 32);
         assert_eq!(root_class("TVector3").unwrap().size_align().0, 40);
         assert_eq!(root_class("TLorentzVector").unwrap().size_align().0, 64);
     }

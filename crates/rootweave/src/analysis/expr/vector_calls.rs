@@ -1,0 +1,122 @@
+//! Calls on ROOT's physics vectors in expressions: the methods of `TVector2`, `TVector3`
+//! and `TLorentzVector` (`p4.Pt()`, `a.DeltaR(b)`, `p4.Vect()`) and their constructors
+//! from components (`TLorentzVector(px, py, pz, e)`), item by item over lists as every
+//! method is (a `Map` lambda's parameter is all the items at once). The values are
+//! [`physics_vectors`](super::physics_vectors)'.
+
+use super::physics_vectors::{self as pv, MethodResult, VectorClass, Xyzt};
+use super::value::{align, map1, map2, shaped, Lane, Scalar, Shape, Ty, Val};
+use crate::analysis::column::{Column, Values};
+
+/// Whether `name` (a `.method` or a function) with `args` arguments (a method's object
+/// counted) is a method of some physics vector or one of their constructors.
+pub fn known(name: &str, args: usize) -> bool {
+    if let Some(class) = VectorClass::of_name(name) {
+        return args == class.components() || args == 0;
+    }
+    name.starts_with('.') && pv::signatures().any(|(n, a)| n == name && a == args)
+}
+
+/// `name(args)`: `None` unless it is a constructor of a physics vector, or a method called
+/// on one.
+pub fn call(name: &str, args: &[Val], events: usize) -> Option<Result<Val, String>> {
+    if let Some(class) = VectorClass::of_name(name) {
+        return Some(construct(class, args, events));
+    }
+    let method = name.strip_prefix('.')?;
+    let class = class_of(args.first()?)?;
+    Some(call_method(class, method, args, events))
+}
+
+/// The class of a value of physics vectors (or of lists of them).
+fn class_of(v: &Val) -> Option<VectorClass> {
+    match v {
+        Val::Col(Column::Flat(v) | Column::Jagged(_, v)) => match Ty::of(v) {
+            Ty::Vector(c) => Some(c),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `TVector2(x, y)`, `TVector3(x, y, z)`, `TLorentzVector(x, y, z, t)`: the components
+/// converted to `double`; the null vector without them. A vector of constants is the same
+/// vector for every event.
+fn construct(class: VectorClass, args: &[Val], events: usize) -> Result<Val, String> {
+    let zeros;
+    let args = match args {
+        [] => {
+            zeros = vec![Val::Const(Scalar::F64(0.0)); class.components()];
+            &zeros[..]
+        }
+        _ => args,
+    };
+    let parts: Vec<&Val> = args.iter().collect();
+    if parts.len() != class.components() {
+        return Err(format!(
+            "{} takes {} components, not {}",
+            class.name(),
+            class.components(),
+            parts.len()
+        ));
+    }
+    let (shape, n, lanes) = align(&parts, events)?;
+    let numbers = lanes
+        .iter()
+        .map(Lane::f64s)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("{}: {e}", class.name()))?;
+    let constant = args.iter().all(Val::is_const);
+    let n = if constant { events } else { n };
+    let values = (0..n)
+        .map(|i| {
+            let mut v: Xyzt = [0.0; 4];
+            for (c, x) in v.iter_mut().zip(&numbers) {
+                *c = x.at(if constant { 0 } else { i });
+            }
+            v
+        })
+        .collect();
+    let shape = if constant { Shape::Flat } else { shape };
+    Ok(shaped(shape, Values::Vectors(class, values), false))
+}
+
+/// `v.method(args[1..])` for a vector (or vectors) `args[0]` of `class`.
+fn call_method(
+    class: VectorClass,
+    method: &str,
+    args: &[Val],
+    events: usize,
+) -> Result<Val, String> {
+    let others = args.len() - 1;
+    let Some(result) = pv::method_result(class, method, others) else {
+        return Err(format!(
+            "{} has no method {method}() of {others} arguments",
+            class.name()
+        ));
+    };
+    let lanes: Vec<&Val> = args.iter().collect();
+    let (shape, n, lanes) = align(&lanes, events)?;
+    let a = lanes[0].vectors(class)?;
+    let values = match (result, others) {
+        (MethodResult::Number, 0) => Values::F64(map1(&a, n, |v| pv::number(class, method, &v))),
+        (MethodResult::Number, _) => {
+            let b = lanes[1]
+                .vectors(class)
+                .map_err(|e| format!("{method}(): {e}"))?;
+            Values::F64(map2(&a, &b, n, |a, b| {
+                pv::pair_number(class, method, &a, &b)
+            }))
+        }
+        (MethodResult::Vector(to), 0) => {
+            Values::Vectors(to, map1(&a, n, |v| pv::vector(method, &v, &v)))
+        }
+        (MethodResult::Vector(to), _) => {
+            let b = lanes[1]
+                .vectors(class)
+                .map_err(|e| format!("{method}(): {e}"))?;
+            Values::Vectors(to, map2(&a, &b, n, |a, b| pv::vector(method, &a, &b)))
+        }
+    };
+    Ok(shaped(shape, values, false))
+}

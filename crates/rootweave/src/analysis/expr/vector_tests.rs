@@ -1,0 +1,163 @@
+//! Expressions over ROOT's physics vectors (`TLorentzVector`, `TVector3`, `TVector2`):
+//! columns of them, lists of them, their methods, operators and constructors.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::physics_vectors::{self as pv, VectorClass};
+use super::tests::{evaluated, Batch};
+use crate::analysis::column::{Column, Values};
+
+/// Two events: muons as `TLorentzVector`s (two, then one), a `TVector3` and a `TVector2`
+/// per event.
+fn batch() -> Batch {
+    let muons = vec![
+        [-52.9, -11.7, -8.2, 54.8],
+        [37.7, 0.7, -11.3, 39.4],
+        [-0.8, -24.4, 20.2, 31.7],
+    ];
+    let mut m = HashMap::new();
+    m.insert(
+        "muonp4",
+        Column::Jagged(
+            Arc::new(vec![0, 2, 3]),
+            Values::Vectors(VectorClass::Lorentz, muons).into(),
+        ),
+    );
+    m.insert(
+        "vertex",
+        Column::Flat(
+            Values::Vectors(
+                VectorClass::Vector3,
+                vec![[0.1, 0.2, 3.0, 0.0], [0.0, 0.0, 0.0, 0.0]],
+            )
+            .into(),
+        ),
+    );
+    m.insert(
+        "MET",
+        Column::Flat(
+            Values::Vectors(
+                VectorClass::Vector2,
+                vec![[3.0, -4.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]],
+            )
+            .into(),
+        ),
+    );
+    m.insert("w", Column::Flat(Values::F32(vec![2.0, 0.5]).into()));
+    Batch(m, 2)
+}
+
+fn eval(text: &str) -> Result<Column, String> {
+    evaluated(text, &mut batch())
+}
+
+fn f64s(c: Column) -> Vec<f64> {
+    match c.flat() {
+        Some(Values::F64(v)) => v.clone(),
+        _ => panic!("{c:?}"),
+    }
+}
+
+const A: [f64; 4] = [-52.9, -11.7, -8.2, 54.8];
+const B: [f64; 4] = [37.7, 0.7, -11.3, 39.4];
+const C: [f64; 4] = [-0.8, -24.4, 20.2, 31.7];
+
+#[test]
+fn methods_of_items_and_sums_of_lorentz_vectors() {
+    let lorentz = VectorClass::Lorentz;
+    let pt = f64s(eval("muonp4[0].Pt()").unwrap());
+    assert_eq!(
+        pt,
+        [pv::number(lorentz, "Pt", &A), pv::number(lorentz, "Pt", &C)]
+    );
+    // The pair's mass: components added, then TLorentzVector's M().
+    let m = f64s(eval("muonp4.size() >= 2 ? (muonp4[0] + muonp4[1]).M() : -1.0").unwrap());
+    assert_eq!(m, [pv::number(lorentz, "M", &pv::add(&A, &B)), -1.0]);
+    // A method over a list gives a list (Map's lambda over all items at once).
+    let etas = eval("Map(muonp4, [](const TLorentzVector &p) { return p.Eta(); })").unwrap();
+    let Column::Jagged(offsets, etas) = etas else {
+        panic!("a list per event")
+    };
+    assert_eq!(*offsets, vec![0, 2, 3]);
+    let want: Vec<f64> = [A, B, C]
+        .iter()
+        .map(|v| pv::number(lorentz, "Eta", v))
+        .collect();
+    assert_eq!(*etas, Values::F64(want));
+    let dr = f64s(eval("muonp4[0].DeltaR(muonp4[muonp4.size() - 1])").unwrap());
+    assert_eq!(dr, [pv::pair_number(lorentz, "DeltaR", &A, &B), 0.0]);
+    // The Minkowski product, scaling by a weight, the spatial part.
+    let dot = f64s(eval("muonp4[0] * muonp4[0]").unwrap());
+    assert_eq!(dot, [pv::dot(lorentz, &A, &A), pv::dot(lorentz, &C, &C)]);
+    let scaled = f64s(eval("(w * muonp4[0]).E() + (muonp4[0] * 2).Pz()").unwrap());
+    assert_eq!(scaled, [2.0 * A[3] + 2.0 * A[2], 0.5 * C[3] + 2.0 * C[2]]);
+    let p = f64s(eval("muonp4[0].Vect().Mag()").unwrap());
+    assert_eq!(
+        p,
+        [pv::number(lorentz, "P", &A), pv::number(lorentz, "P", &C)]
+    );
+    let size = eval("Concatenate(muonp4, Reverse(muonp4)).size()").unwrap();
+    assert_eq!(size.flat().map(Values::len), Some(2));
+}
+
+#[test]
+fn vectors_made_from_components_and_other_classes() {
+    // Constants make the same vector for every event; no component is the null vector.
+    assert_eq!(
+        f64s(eval("TVector3(3, 4, 12).Mag()").unwrap()),
+        [13.0, 13.0]
+    );
+    assert_eq!(f64s(eval("TLorentzVector().M()").unwrap()), [0.0, 0.0]);
+    let made = f64s(eval("TLorentzVector(1.0, w, 3, 10).M2()").unwrap());
+    assert_eq!(
+        made,
+        [100.0 - (1.0 + 4.0 + 9.0), 100.0 - (1.0 + 0.25 + 9.0)]
+    );
+    let theta = f64s(eval("vertex.Theta()").unwrap());
+    assert_eq!(theta[1], 0.0, "the null vector's theta");
+    assert_eq!(theta[0], (0.1f64 * 0.1 + 0.2 * 0.2).sqrt().atan2(3.0));
+    // TVector2's Phi is in [0, 2 pi); Mod is its length.
+    let phi = f64s(eval("MET.Phi()").unwrap());
+    assert!((phi[0] - (2.0 * std::f64::consts::PI - (4.0f64).atan2(3.0))).abs() < 1e-15);
+    assert_eq!(f64s(eval("(MET + MET).Mod()").unwrap()), [10.0, 2.0]);
+    assert_eq!(
+        f64s(eval("(MET / 2).X() + MET * MET").unwrap()),
+        [26.5, 1.0]
+    );
+    let same = eval("vertex == vertex && !(vertex != vertex)").unwrap();
+    assert_eq!(same.flat(), Some(&Values::Bool(vec![true, true])));
+}
+
+#[test]
+fn what_the_classes_lack_is_an_error() {
+    for (text, says) in [
+        ("vertex.M()", "TVector3 has no method M()"),
+        ("MET.Eta()", "TVector2 has no method Eta()"),
+        (
+            "muonp4[0] + vertex",
+            "no operator '+' of TLorentzVector and TVector3",
+        ),
+        (
+            "muonp4[0] + 1.0",
+            "no operator '+' of TLorentzVector and double",
+        ),
+        ("vertex / 2", "no operator '/' of TVector3 and int"),
+        (
+            "muonp4[0].DeltaR(vertex)",
+            "a TVector3 where a TLorentzVector is needed",
+        ),
+        ("Sum(muonp4) ", "TLorentzVector is not a number"),
+        (
+            "muonp4[0] > muonp4[0]",
+            "no operator '>' of TLorentzVector and TLorentzVector",
+        ),
+        (
+            "muonp4.size() ? muonp4[0] : 1.0",
+            "on the two sides of '?:'",
+        ),
+    ] {
+        let e = eval(text).unwrap_err();
+        assert!(e.contains(says), "{text}: {e}");
+    }
+}

@@ -1,0 +1,162 @@
+"""Expressions over ROOT's physics vectors (TLorentzVector, TVector3, TVector2) against ROOT
+6.40's RDataFrame on a real file of them (uproot-HZZ-objects.root: std::vector<TLorentzVector>
+of muons, jets, electrons, photons, a TVector2 MET, TVector3s of MC truth): every value's bits,
+every column's type, a snapshot of a defined TLorentzVector read by ROOT and uproot."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import uproot
+
+import rootweave
+from conftest import data_file
+
+HZZ = data_file("uproot-HZZ-objects.root")
+
+# Per event, guarded as an analyst guards them: a muon, a pair of muons, MET, MC truth.
+ONE = "muonp4.size() >= 1"
+TWO = "muonp4.size() >= 2"
+DEFINES = {
+    **{f"mu_{m}": f"{ONE} ? muonp4[0].{m}() : -1.0" for m in
+       ["Pt", "Eta", "Phi", "M", "E", "P", "Px", "Pz", "Rapidity", "Mt", "Et", "Theta", "CosTheta", "Beta",
+        "Gamma", "M2", "Mt2", "Et2", "Perp2", "Plus", "Minus", "PseudoRapidity", "Mag", "Mag2", "T", "Perp"]},
+    "pair_m": f"{TWO} ? (muonp4[0] + muonp4[1]).M() : -1.0",
+    "pair_pt": f"{TWO} ? (muonp4[0] + muonp4[1]).Pt() : -1.0",
+    "pair_eta": f"{TWO} ? (muonp4[0] + muonp4[1]).Eta() : -1.0",
+    "diff_pt": f"{TWO} ? (muonp4[0] - muonp4[1]).Pt() : -1.0",
+    "dot": f"{TWO} ? muonp4[0] * muonp4[1] : -1.0",
+    "dot2": f"{TWO} ? muonp4[0].Dot(muonp4[1]) : -1.0",
+    "dr": f"{TWO} ? muonp4[0].DeltaR(muonp4[1]) : -1.0",
+    "dphi": f"{TWO} ? muonp4[0].DeltaPhi(muonp4[1]) : -9.0",
+    "drap": f"{TWO} ? muonp4[0].DrRapidityPhi(muonp4[1]) : -1.0",
+    "scaled": f"{ONE} ? (0.5 * muonp4[0]).E() + (muonp4[0] * 2.0).Px() : -1.0",
+    "neg": f"{ONE} ? (-muonp4[0]).Pz() : -1.0",
+    "vmag": f"{ONE} ? muonp4[0].Vect().Mag() : -1.0",
+    "vangle": f"{TWO} ? muonp4[0].Vect().Angle(muonp4[1].Vect()) : -1.0",
+    "vcross": f"{TWO} ? muonp4[0].Vect().Cross(muonp4[1].Vect()).Z() : -1.0",
+    "vunit": f"{ONE} ? muonp4[0].Vect().Unit().X() : -1.0",
+    "vxy": f"{ONE} ? muonp4[0].Vect().XYvector().Phi() : -1.0",
+    "same": f"{ONE} && muonp4[0] == muonp4[muonp4.size() - 1]",
+    "jet": "jetp4.size() >= 1 ? jetp4[0].Pt() + jetp4[jetp4.size() - 1].M() : 0.0",
+    "met_mod": "MET.Mod()",
+    "met_mod2": "MET.Mod2()",
+    "met_phi": "MET.Phi()",
+    "met_x": "(MET / 2.0).X() + (MET * 3).Y()",
+    "met_dot": "MET * (MET - MET / 4.0)",
+    "met_cross": "(MET + MET) ^ (MET / 3.0)",
+    "met_dphi": "MET.DeltaPhi(-1.0 * MET)",
+    "lep_pt": "MC_lepton.Pt()",
+    "lep_eta": "MC_lepton.Eta()",
+    "lep_phi": "MC_lepton.Phi()",
+    "lep_theta": "MC_lepton.Theta()",
+    "lep_mag": "MC_lepton.Mag()",
+    "lep_nu": "(MC_lepton + MC_neutrino).Perp()",
+    "lep_dot": "MC_lepton.Dot(MC_neutrino)",
+    "lep_dr": "MC_lepton.DeltaR(MC_neutrino)",
+    "made_mt": "TLorentzVector(MET.X(), MET.Y(), 0.0, MET.Mod()).Mt()",
+    "made_eta": "TVector3(MET.X(), MET.Y(), 1.0).Eta()",
+    "made_phi": "TVector2(MET.Y(), MET.X()).Phi()",
+}
+TYPED = ["muonp4", "jetp4", "MET", "MC_lepton", "pair", "spatial", "flat", "mu_Pt", "same"]
+
+ROOT_SCRIPT = r"""
+import json, sys, ROOT
+ROOT.gErrorIgnoreLevel = ROOT.kError
+path, out, defines, ours = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
+df = ROOT.RDataFrame("events", path)
+for k, v in defines.items():
+    df = df.Define(k, v)
+df = df.Define("pair", "muonp4.size() >= 2 ? muonp4[0] + muonp4[1] : TLorentzVector()")
+df = df.Define("spatial", "MC_lepton + MC_neutrino").Define("flat", "MET * -1.0")
+values = df.AsNumpy(list(defines))
+types = {k: df.GetColumnType(k) for k in json.loads(sys.argv[5])}
+# A snapshot of ours read back: the pair's mass and the TVector2.
+back = ROOT.RDataFrame("t", ours).Define("m", "pair.M()").Define("phi", "flat.Phi()").AsNumpy(["m", "phi"])
+with open(out, "w") as f:
+    json.dump({"values": {k: [str(v.dtype), v.tolist()] for k, v in values.items()}, "types": types,
+               "back": {k: v.tolist() for k, v in back.items()}}, f)
+df.Snapshot("t", out + ".root", ["pair", "flat"])
+"""
+
+
+def frame():
+    df = rootweave.RDataFrame("events", str(HZZ), threads=2)
+    for k, v in DEFINES.items():
+        df = df.Define(k, v)
+    df = df.Define("pair", "muonp4.size() >= 2 ? muonp4[0] + muonp4[1] : TLorentzVector()")
+    return df.Define("spatial", "MC_lepton + MC_neutrino").Define("flat", "MET * -1.0")
+
+
+def test_physics_vectors_compute_as_root_s_classes(workdir):
+    df = frame()
+    ours = workdir / "vectors.root"
+    df.Snapshot("t", str(ours), ["pair", "flat"])
+    out = workdir / "vectors.json"
+    done = subprocess.run([sys.executable, "-c", ROOT_SCRIPT, str(HZZ), str(out), json.dumps(DEFINES), str(ours),
+                           json.dumps(TYPED)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(out.read_text())
+    # Every value with ROOT's bits (NaNs where ROOT's are), in ROOT's types.
+    mine = df.AsNumpy(list(DEFINES))
+    for k, (dtype, values) in theirs["values"].items():
+        assert str(mine[k].dtype) == dtype, k
+        np.testing.assert_array_equal(mine[k], np.array(values, dtype=dtype), err_msg=k, strict=True)
+    assert {k: df.GetColumnType(k) for k in TYPED} == theirs["types"]
+    assert theirs["types"]["jetp4"] == "ROOT::VecOps::RVec<TLorentzVector>" and theirs["types"]["pair"] == "TLorentzVector"
+    pairs = np.array(theirs["values"]["pair_m"][1])
+    assert (pairs > 80).sum() > 500 and (pairs == -1).sum() > 100
+    # The snapshot: ROOT reads our TLorentzVector and TVector2 branches as the classes.
+    m = np.where(pairs == -1.0, 0.0, pairs)
+    np.testing.assert_array_equal(np.array(theirs["back"]["m"]), m, strict=True)
+    np.testing.assert_array_equal(np.array(theirs["back"]["phi"]), df.Define("x", "flat.Phi()").AsNumpy(["x"])["x"])
+    # Both snapshots hold the same objects, as uproot reads them.
+    with uproot.open(ours) as a, uproot.open(str(out) + ".root") as b:
+        for branch in ["pair", "flat"]:
+            assert a["t"][branch].typename == b["t"][branch].typename, branch
+            assert a["t"][branch].array().tolist() == b["t"][branch].array().tolist(), branch
+    # Taken, a vector is a record of the class's members, as read ones are.
+    taken = df.Filter(TWO).Take("pair").GetValue()
+    assert taken[0].tolist() == {"fP": {k: float(v) for k, v in zip(["fX", "fY", "fZ"], taken.fP[0].tolist().values())},
+                                 "fE": float(taken.fE[0])}
+
+
+def test_lists_of_vectors_in_lambdas_and_list_functions():
+    df = rootweave.RDataFrame("events", str(HZZ))
+    got = df.Define("pts", "Map(jetp4, [](const TLorentzVector &j) { return j.Pt(); })") \
+            .Define("n", "Reverse(Concatenate(jetp4, muonp4)).size()").AsNumpy(["pts", "n"])
+    jets = uproot.open(HZZ)["events"]["jetp4"].array()
+    px, py = jets.fP.fX, jets.fP.fY
+    assert got["pts"].tolist() == np.sqrt(px * px + py * py).tolist()
+    muons = uproot.open(HZZ)["events"]["muonp4"].array()
+    assert got["n"].tolist() == [len(j) + len(m) for j, m in zip(jets, muons)]
+
+
+@pytest.mark.parametrize("text,says", [
+    ("MET.M()", "TVector2 has no method M()"),
+    ("-MET", "a TVector2 cannot be negated"),
+    ("muonp4[0] + MET", "no operator '+' of TLorentzVector and TVector2"),
+    ("MC_lepton > MC_lepton", "no operator '>' of TVector3 and TVector3"),
+    ("Sum(muonp4)", "TLorentzVector is not a number"),
+    ("MET.DeltaPhi(MC_lepton)", "a TVector3 where a TVector2 is needed"),
+])
+def test_what_the_classes_do_not_have_is_an_error_naming_the_expression(text, says):
+    with pytest.raises(ValueError) as e:
+        rootweave.RDataFrame("events", str(HZZ)).Define("x", text).Sum("x").GetValue()
+    assert says in str(e.value) and f"'{text}'" in str(e.value)
+
+
+def test_results_of_numbers_refuse_vectors_as_they_are_booked():
+    df = rootweave.RDataFrame("events", str(HZZ))
+    mod = df.Define("mod", "MET.Mod()").Sum("mod")
+    for book in [lambda: df.Histo1D("MET"), lambda: df.Sum("MC_lepton"),
+                 lambda: df.Define("p", "muonp4[0]").Filter("muonp4.size() > 0").Mean("p")]:
+        with pytest.raises(ValueError, match="holds (TVector2|TVector3|TLorentzVector)s, which are not numbers"):
+            book()
+    # The graph's other results unharmed; vectors are taken as read ones are.
+    assert mod.GetValue() > 0
+    taken = df.Take("muonp4").GetValue()
+    read = rootweave.open(str(HZZ))["events"].arrays(["muonp4"]).muonp4
+    assert taken.tolist() == read.tolist() and str(taken.type) == str(read.type)
