@@ -60,6 +60,17 @@ DEFINES = {
     "made_eta": "TVector3(MET.X(), MET.Y(), 1.0).Eta()",
     "made_phi": "TVector2(MET.Y(), MET.X()).Phi()",
 }
+
+
+def p4(k):
+    """Muon k of the event as a PtEtaPhiMVector."""
+    m = f"muonp4[{k}]"
+    return f"ROOT::Math::PtEtaPhiMVector({m}.Pt(), {m}.Eta(), {m}.Phi(), {m}.M())"
+
+
+# ROOT::Math::VectorUtil's functions of two PtEtaPhiMVectors.
+DEFINES.update({f"vu_{f}": f"{TWO} ? ROOT::Math::VectorUtil::{f}({p4(0)}, {p4(1)}) : -9.0" for f in
+                ["DeltaR", "DeltaPhi", "DeltaR2", "DeltaRapidityPhi", "DeltaR2RapidityPhi", "InvariantMass"]})
 TYPED = ["muonp4", "jetp4", "MET", "MC_lepton", "pair", "spatial", "flat", "mu_Pt", "same"]
 
 ROOT_SCRIPT = r"""
@@ -141,6 +152,8 @@ def test_lists_of_vectors_in_lambdas_and_list_functions():
     ("MC_lepton > MC_lepton", "no operator '>' of TVector3 and TVector3"),
     ("Sum(muonp4)", "TLorentzVector is not a number"),
     ("MET.DeltaPhi(MC_lepton)", "a TVector3 where a TVector2 is needed"),
+    ("ROOT::Math::VectorUtil::DeltaR(muonp4[0], muonp4[0])", "VectorUtil::DeltaR of a TLorentzVector"),
+    ("DeltaR(MET.X(), MET.Y())", "DeltaR of two arguments takes four-vectors"),
 ])
 def test_what_the_classes_do_not_have_is_an_error_naming_the_expression(text, says):
     with pytest.raises(ValueError) as e:

@@ -67,9 +67,11 @@ const SIGNATURES: &[(&str, &[usize])] = &[
     ("Concatenate", &[2]),
     ("Combinations", &[2]),
     ("DeltaPhi", &[2]),
-    ("DeltaR", &[4]),
-    ("DeltaR2", &[4]),
-    ("InvariantMass", &[4]),
+    ("DeltaR", &[2, 4]),
+    ("DeltaR2", &[2, 4]),
+    ("DeltaRapidityPhi", &[2]),
+    ("DeltaR2RapidityPhi", &[2]),
+    ("InvariantMass", &[2, 4]),
     ("InvariantMasses", &[8]),
     ("PtEtaPhiMVector", &[4]),
     ("Construct<PtEtaPhiMVector>", &[4]),
@@ -166,6 +168,9 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
         return result;
     }
     if let Some(result) = super::vector_calls::call(name, a, events) {
+        return result;
+    }
+    if let Some(result) = super::vector_util::call(name, a, events) {
         return result;
     }
     match name {

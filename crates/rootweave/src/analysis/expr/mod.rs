@@ -23,6 +23,7 @@ mod take_sums;
 mod tmath;
 mod value;
 mod vector_calls;
+mod vector_util;
 
 pub use eval::{evaluate, rename_events, sized_without_items, sizes, EvalError, Scope};
 pub use int_type::{IntTy, Rank};

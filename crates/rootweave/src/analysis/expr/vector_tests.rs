@@ -161,3 +161,58 @@ fn what_the_classes_lack_is_an_error() {
         assert!(e.contains(says), "{text}: {e}");
     }
 }
+
+#[test]
+fn vector_util_of_two_four_vectors_as_root_math_computes_it() {
+    use super::lorentz::P4;
+    let mut b = batch();
+    let p4 = |k: usize| {
+        format!(
+            "ROOT::Math::PtEtaPhiMVector(muonp4[{k}].Pt(), muonp4[{k}].Eta(), muonp4[{k}].Phi(), 0.105)"
+        )
+    };
+    let text = |f: &str| format!("ROOT::Math::VectorUtil::{f}({}, {})", p4(0), p4(0));
+    // One event of two muons: the first with itself, then the pair.
+    let (x, y) = (
+        P4::new(
+            pv::number(VectorClass::Lorentz, "Pt", &A),
+            pv::number(VectorClass::Lorentz, "Eta", &A),
+            pv::number(VectorClass::Lorentz, "Phi", &A),
+            0.105,
+        ),
+        P4::new(
+            pv::number(VectorClass::Lorentz, "Pt", &B),
+            pv::number(VectorClass::Lorentz, "Eta", &B),
+            pv::number(VectorClass::Lorentz, "Phi", &B),
+            0.105,
+        ),
+    );
+    assert_eq!(f64s(evaluated(&text("DeltaR"), &mut b).unwrap())[0], 0.0);
+    let pair = |f: &str| {
+        let t = format!(
+            "muonp4.size() > 1 ? ROOT::Math::VectorUtil::{f}({}, {}) : -1.0",
+            p4(0),
+            p4(1)
+        );
+        f64s(evaluated(&t, &mut batch()).unwrap())
+    };
+    let mut dphi = y.phi() - x.phi();
+    if dphi > std::f64::consts::PI {
+        dphi -= 2.0 * std::f64::consts::PI;
+    } else if dphi <= -std::f64::consts::PI {
+        dphi += 2.0 * std::f64::consts::PI;
+    }
+    assert_eq!(pair("DeltaPhi"), [dphi, -1.0]);
+    let deta = y.eta() - x.eta();
+    assert_eq!(pair("DeltaR"), [(dphi * dphi + deta * deta).sqrt(), -1.0]);
+    let (e, px, py, pz) = (
+        x.e() + y.e(),
+        x.px() + y.px(),
+        x.py() + y.py(),
+        x.pz() + y.pz(),
+    );
+    assert_eq!(
+        pair("InvariantMass"),
+        [(e * e - px * px - py * py - pz * pz).sqrt(), -1.0]
+    );
+}
