@@ -552,10 +552,10 @@ fn unknown_functions_and_columns_are_errors_with_positions() {
         (e.pos, e.message.as_str()),
         (0, "no function Summ in the dialect")
     );
-    let e = Expression::parse("1 + DeltaR(a, b)").unwrap_err();
+    let e = Expression::parse("1 + DeltaR(a, b, c)").unwrap_err();
     assert_eq!(
         (e.pos, e.message.as_str()),
-        (4, "function DeltaR takes 4 arguments, not 2")
+        (4, "function DeltaR takes 2 or 4 arguments, not 3")
     );
     assert_eq!(eval("MET_pt + nope").unwrap_err(), "9: no column nope");
     assert!(eval("Jet_pt + Jet_pt[Jet_pt > 40]")
