@@ -46,15 +46,15 @@ pub fn call(name: &str, args: &[Val], events: usize) -> Option<Result<Val, Strin
             )))
         }
     }
-    Some((|| {
-        let (shape, n, lanes) = align(&[a, b], events)?;
-        let (p, q) = (lanes[0].p4s()?, lanes[1].p4s()?);
-        Ok(shaped(
-            shape,
-            Values::F64(map2(&p, &q, n, |p, q| f(&p, &q))),
-            false,
-        ))
-    })())
+    Some(pairwise(f, a, b, events))
+}
+
+/// `f` of the four-vectors of `a` and `b` at each position.
+fn pairwise(f: fn(&P4, &P4) -> f64, a: &Val, b: &Val, events: usize) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[a, b], events)?;
+    let (p, q) = (lanes[0].p4s()?, lanes[1].p4s()?);
+    let values = Values::F64(map2(&p, &q, n, |p, q| f(&p, &q)));
+    Ok(shaped(shape, values, false))
 }
 
 /// Whether `v` is a column of vectors (or lists of them), and of which type.
