@@ -2,8 +2,9 @@
 every column's name, type and values (`AsNumpy`) as `rootweave.RDataFrame` and ROOT give them
 (corpus_rdf.py, each side in a process of its own). The files: an RNTuple with a collection's
 size field and one of every STL container, TTrees of split objects (members, base classes,
-collections of objects), of a leaf list with variable-size leaves and of an ATLAS analysis
-format. What still differs is listed with its reason; anything else that differs fails."""
+collections of objects, fixed-size arrays of objects), of a leaf list with variable-size leaves
+and of an ATLAS analysis format. What still differs is listed with its reason; anything else
+that differs fails."""
 
 import importlib.util
 import sys
@@ -38,6 +39,19 @@ KNOWN = {
         # An object (a DisplacementVector3D), taken as its members here; the campaign does
         # not convert ROOT's object (no sequence of its members) into values.
         ("TrkAna/trkana", "crvsummarymc.pos", "values"),
+    },
+    # Fixed-size arrays of objects in a split object (`TLorentzVector pg[6]`, `zCluster
+    # Cluster[6]`, `Vertex.pRec[2]`): under their full names both type them as RVecs of their
+    # class. Under the bare branch name ROOT types the branch by its class (`ig[6]`, an array of
+    # ints: by its parent's class, `zEvent`) and reads only the first object; rootweave types
+    # and reads it as under its full name.
+    "uproot-issue-880.root": {
+        ("Z", "Cluster[6]", "type"),
+        ("Z", "Hit[6]", "type"),
+        ("Z", "igClus[6]", "type"),
+        ("Z", "ig[6]", "type"),
+        ("Z", "pg[6]", "type"),
+        ("Z", "pg[6]", "values"),
     },
 }
 

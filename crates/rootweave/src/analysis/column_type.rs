@@ -11,7 +11,7 @@ use super::graph::{invalid, Definition, Frame, NodeKind};
 use crate::dataset::AnyReader;
 use crate::error::Result;
 use crate::rntuple::read::{Descriptor, Role};
-use crate::streamer::ElementClass;
+use crate::streamer::{Element, ElementClass};
 use crate::ttree::{Branch, Header, Interpretation, Prim, TTreeReader};
 
 /// How ROOT names `PtEtaPhiMVector`.
@@ -495,14 +495,16 @@ fn rvec_of_vector(class: &str) -> Option<String> {
 /// The type of a split object's member branch that holds an object (not numbers), as
 /// RDataFrame names it: the member's type as the class's streamer info spells it (a base
 /// class by its name, `TFooMember*`, a `vector`'s items as an `RVec`), an `RVec` of it for a
-/// member of the items of a split collection; `None` for other branches.
+/// member of the items of a split collection or a fixed-size array of objects (`TLorentzVector
+/// pg[6]`, whose leaf RDataFrame types by its static length); `None` for other branches.
 fn member_type(t: &TTreeReader, branch: &Branch) -> Option<String> {
-    let spelled = member_class(t, branch)?;
-    if branch
+    let member = member_element(t, branch)?;
+    let spelled = spelled_member(member);
+    let in_items = branch
         .element
         .as_ref()
-        .is_some_and(|e| matches!(e.ty, 31 | 41))
-    {
+        .is_some_and(|e| matches!(e.ty, 31 | 41));
+    if in_items || member.array_length > 0 {
         return Some(rvec_of(&spelled));
     }
     rvec_of_vector(&spelled)
@@ -513,17 +515,28 @@ fn member_type(t: &TTreeReader, branch: &Branch) -> Option<String> {
 /// member of one item for a member of a split collection's items; `None` for other
 /// branches.
 fn member_class(t: &TTreeReader, branch: &Branch) -> Option<String> {
+    member_element(t, branch).map(spelled_member)
+}
+
+/// The streamer element of the member (or base class) a split object's branch holds, from
+/// the streamer info of the class the branch is a member of.
+fn member_element<'a>(t: &'a TTreeReader, branch: &Branch) -> Option<&'a Element> {
     let e = branch
         .element
         .as_ref()
         .filter(|e| e.id >= 0 && matches!(e.ty, 0..=4 | 31 | 41))?;
     let info = t.streamers().get(&e.class_name, e.class_version as i32)?;
-    let member = info.elements.get(e.id as usize)?;
-    Some(match member.class {
+    info.elements.get(e.id as usize)
+}
+
+/// A member's type as streamer element `member` spells it: a base class by its name, a
+/// number as a leaf names it, any other member by its type name.
+fn spelled_member(member: &Element) -> String {
+    match member.class {
         ElementClass::Base => member.name.to_string(),
         ElementClass::BasicType => basic_leaf_name(&member.type_name),
         _ => member.type_name.clone(),
-    })
+    }
 }
 
 /// A number member's type as a leaf names it (`unsigned int`: `UInt_t`).
