@@ -1560,6 +1560,67 @@ def test_a_cache_as_root_s(workdir):
         df.Cache(["nope"])
 
 
+ROOT_CHARS = r"""
+import json, sys, ROOT
+ROOT.gErrorIgnoreLevel = ROOT.kError
+ROOT.gInterpreter.Declare(r'''
+void rw_chars(const char* tree_file, const char* ntuple_file) {
+  {
+    TFile f(tree_file, "RECREATE");
+    TTree t("t", "t");
+    Char_t c; Int_t n; Char_t v[4];
+    t.Branch("c", &c, "c/B"); t.Branch("n", &n, "n/I"); t.Branch("v", v, "v[n]/B");
+    for (int i = 0; i < 50; ++i) { c = 'a' + i % 26 - (i % 7 == 0 ? 120 : 0); n = i % 4;
+      for (int j = 0; j < n; ++j) v[j] = 'a' + j - i; t.Fill(); }
+    t.Write();
+  }
+  auto model = ROOT::RNTupleModel::Create();
+  auto s = model->MakeField<std::int8_t>("c"); auto v = model->MakeField<std::vector<std::int8_t>>("v");
+  auto w = ROOT::RNTupleWriter::Recreate(std::move(model), "n", ntuple_file);
+  for (int i = 0; i < 50; ++i) { *s = 'a' + i % 26 - (i % 7 == 0 ? 120 : 0); v->assign(i % 4, (std::int8_t)(i - 70)); w->Fill(); }
+}''')
+ROOT.rw_chars(sys.argv[2], sys.argv[3])
+out = {}
+for source, path in (("t", sys.argv[2]), ("n", sys.argv[3])):
+    df = ROOT.RDataFrame(source, path)
+    for k, v in DEFINES.items():
+        df = df.Define(k, v)
+    cached = df.Cache(["c", "v", "same"])
+    out[source] = {"types": {k: df.GetColumnType(k) for k in ["c", "v", *DEFINES]},
+                   "cached": [cached.GetColumnType(k) for k in ["c", "v", "same"]] + [cached.Define("x", "c").GetColumnType("x")],
+                   "values": {k: [int(x) for x in df.Take[df.GetColumnType(k)](k).GetValue()] for k in INTS}}
+json.dump(out, open(sys.argv[1], "w"))
+"""
+CHAR_DEFINES = {"same": "c", "item": "v.size() > 0 ? v[0] : c", "sum": "Sum(v)", "lit": "c > 'm' ? 'y' : 'n'",
+                "int": "c + 1", "eq": "Sum(v == 'a') + (c == '\\x61')", "cast": "(char)(c * 3)",
+                "scast": "static_cast<signed char>(c * 3)", "wide": "'\\n' * 1ll + c"}
+
+
+def test_char_and_signed_char_columns_as_root_s(workdir):
+    """`Char_t` leaves hold C++ `char`s, an RNTuple's `std::int8_t` fields `signed char`s: two
+    types, as ROOT names them in `GetColumnType`, in definitions of them and in a `Cache`;
+    character literals (`'a'`, `'\\x61'`) are `char`s of their value, as in C++."""
+    out, tree_file, ntuple_file = workdir / "chars.json", workdir / "chars.root", workdir / "chars-rnt.root"
+    ints = ["int", "eq", "wide"]
+    script = f"DEFINES = {CHAR_DEFINES!r}\nINTS = {ints!r}\n" + ROOT_CHARS
+    done = subprocess.run([sys.executable, "-c", script, out, tree_file, ntuple_file], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(out.read_text())
+    for source, path in (("t", tree_file), ("n", ntuple_file)):
+        df = rootweave.RDataFrame(source, str(path))
+        for k, v in CHAR_DEFINES.items():
+            df = df.Define(k, v)
+        cached = df.Cache(["c", "v", "same"])
+        mine = {"types": {k: df.GetColumnType(k) for k in ["c", "v", *CHAR_DEFINES]},
+                "cached": [cached.GetColumnType(k) for k in ["c", "v", "same"]] + [cached.Define("x", "c").GetColumnType("x")],
+                "values": {k: df.AsNumpy([k])[k].tolist() for k in ints}}
+        assert mine == theirs[source], source
+    assert theirs["t"]["types"]["same"] == "char" and theirs["n"]["types"]["same"] == "signed char"
+    assert theirs["t"]["types"]["lit"] == "char" and theirs["t"]["types"]["scast"] == "signed char"
+    with pytest.raises(ValueError, match="does not parse at position 5: a character literal of more"):
+        df.Define("bad", "c == 'ab'")
+
+
 # Expressions of strings, as ROOT's jitted C++ computes them (the TString ones on the TTree only).
 STRING_DEFINES = {"eq": 'name == "HLT_Mu"', "lt": 'name < "L"', "rev": '"Zed" <= name', "nchar": "name.size()",
                   "len": "name.length() + x % 3", "empty": "name.empty()", "pick": 'x % 2 == 0 ? name : "odd"',

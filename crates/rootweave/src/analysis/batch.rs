@@ -24,8 +24,9 @@ pub struct Plan {
     /// Typed empty arrays of the dataset's columns that may be missing from a source (see
     /// [`super::missing`]): their values where a source lacks them and no event needs them.
     pub absent: HashMap<String, Array>,
-    /// The dataset's columns of C++ `long`s (see [`Column::into_long`]), typed so when read.
-    pub longs: HashSet<String>,
+    /// The dataset's columns of C++ `long`s and `signed char`s (see
+    /// [`Column::into_long_or_signed_char`]), typed so when read.
+    pub longs_or_signed_chars: HashSet<String>,
 }
 
 impl Plan {
@@ -35,7 +36,7 @@ impl Plan {
             nodes,
             counted: Vec::new(),
             absent: HashMap::new(),
-            longs: HashSet::new(),
+            longs_or_signed_chars: HashSet::new(),
         };
         plan.counted = (0..plan.nodes.len())
             .map(|n| {
@@ -615,8 +616,8 @@ impl<'a> BatchState<'a> {
 
     /// Column `name` of the dataset, read as `c`, with the C++ type RDataFrame gives it.
     fn typed(&self, name: &str, c: Column) -> Column {
-        match self.plan.longs.contains(name) {
-            true => c.into_long(),
+        match self.plan.longs_or_signed_chars.contains(name) {
+            true => c.into_long_or_signed_char(),
             false => c,
         }
     }

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use super::actions::ResultValue;
-use super::column_type::{empty_column, holds_long};
+use super::column_type::{empty_column, holds_long_or_signed_char};
 use super::graph::{invalid, Booked, Frame, Graph};
 use crate::dataset::{Dataset, MemoryColumns, Source};
 use crate::error::Result;
@@ -18,7 +18,8 @@ use crate::parallel::ReadOptions;
 #[derive(Clone)]
 pub struct CachedColumns {
     taken: Vec<(String, Booked)>,
-    /// The columns holding C++ `long`s (see [`MemoryColumns::with_longs`]).
+    /// The columns holding C++ `long`s or `signed char`s (see
+    /// [`MemoryColumns::with_longs_or_signed_chars`]).
     longs: Vec<String>,
     options: ReadOptions,
 }
@@ -35,7 +36,7 @@ impl CachedColumns {
                 other => return Err(invalid(format!("Cache: '{name}' gave {other:?}"))),
             }
         }
-        let columns = MemoryColumns::new(arrays)?.with_longs(self.longs.clone());
+        let columns = MemoryColumns::new(arrays)?.with_longs_or_signed_chars(self.longs.clone());
         let source = Source::in_memory(columns);
         Dataset::new(vec![source], self.options.clone())
     }
@@ -82,7 +83,7 @@ impl Frame {
             let ty = self
                 .column_type(name)
                 .map_err(|e| invalid(format!("Cache: {e}")))?;
-            if holds_long(&ty) {
+            if holds_long_or_signed_char(&ty) {
                 longs.push(name.clone());
             }
             // A column expressions do not take is kept as read (as `Take` takes it).
@@ -99,7 +100,7 @@ impl Frame {
             .map(|c| Ok((c.clone(), self.take(c)?)))
             .collect::<Result<Vec<_>>>()?;
         let options = ReadOptions::default().with_threads(self.slots());
-        let stand_in = MemoryColumns::new(empty)?.with_longs(longs.clone());
+        let stand_in = MemoryColumns::new(empty)?.with_longs_or_signed_chars(longs.clone());
         let stand_in = Source::in_memory(stand_in);
         let frame = Frame::new(Dataset::new(vec![stand_in], options.clone())?);
         let mut g = frame.lock();

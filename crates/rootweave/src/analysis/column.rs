@@ -575,26 +575,32 @@ pub enum Column {
 }
 
 impl Column {
-    /// This column of a dataset's 64-bit integers typed as C++'s `long` or `unsigned long`
-    /// (a `Long_t` leaf, an RNTuple's `std::uint64_t`) rather than `long long`: the type
-    /// RDataFrame gives them, and so expressions of them, have. The same values.
-    pub fn into_long(self) -> Column {
-        fn long(mut v: Arc<Values>) -> Arc<Values> {
-            if let Values::Int(t, _) = &*v {
-                if t.rank == Rank::LongLong {
-                    if let Values::Int(t, _) = Arc::make_mut(&mut v) {
-                        t.rank = Rank::Long;
-                    }
-                }
+    /// This column of a dataset's integers typed as C++'s `long` or `unsigned long` (a
+    /// `Long_t` leaf, an RNTuple's `std::uint64_t`) rather than `long long` if they have 64
+    /// bits, as `signed char` (an RNTuple's `std::int8_t`) rather than `char` (`Char_t`) if
+    /// they are signed and have 8: the type RDataFrame gives them, and so expressions of them,
+    /// have. The same values.
+    pub fn into_long_or_signed_char(self) -> Column {
+        fn respelled(mut v: Arc<Values>) -> Arc<Values> {
+            let to = match &*v {
+                Values::Int(t, _) if t.rank == Rank::LongLong => Rank::Long,
+                Values::Int(t, _) if t.rank == Rank::Char && !t.unsigned => Rank::SignedChar,
+                _ => return v,
+            };
+            if let Values::Int(t, _) = Arc::make_mut(&mut v) {
+                t.rank = to;
             }
             v
         }
         match self {
-            Column::Flat(v) => Column::Flat(long(v)),
-            Column::Jagged(o, v) => Column::Jagged(o, long(v)),
-            Column::Tuple(parts) => {
-                Column::Tuple(parts.into_iter().map(Column::into_long).collect())
-            }
+            Column::Flat(v) => Column::Flat(respelled(v)),
+            Column::Jagged(o, v) => Column::Jagged(o, respelled(v)),
+            Column::Tuple(parts) => Column::Tuple(
+                parts
+                    .into_iter()
+                    .map(Column::into_long_or_signed_char)
+                    .collect(),
+            ),
         }
     }
 

@@ -219,10 +219,12 @@ pub(super) fn empty_column(
         let column = Column::from_array(&array, 0..0).ok_or_else(|| {
             format!("column '{resolved}' is not numbers, strings or lists of them, which expressions take")
         })?;
-        return Ok(match source.is_some_and(|r| reads_long(&r, &resolved)) {
-            true => column.into_long(),
-            false => column,
-        });
+        return Ok(
+            match source.is_some_and(|r| reads_long_or_signed_char(&r, &resolved)) {
+                true => column.into_long_or_signed_char(),
+                false => column,
+            },
+        );
     };
     if let Some(probed) = frame.lock().probed.get(&(n, functions)) {
         return probed.clone();
@@ -376,7 +378,9 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
         }
         // Columns in memory: typed by their arrays, but for C++ `long`s, which a cache keeps.
         AnyReader::Memory(m) => match m.column(name)? {
-            (array, true) => Some(cpp_name(&Column::from_array(array, 0..0)?.into_long())),
+            (array, true) => Some(cpp_name(
+                &Column::from_array(array, 0..0)?.into_long_or_signed_char(),
+            )),
             (_, false) => None,
         },
         AnyReader::RNTuple(r) => {
@@ -425,29 +429,31 @@ fn rvec_of(inner: &str) -> String {
     format!("ROOT::VecOps::RVec<{inner}>")
 }
 
-/// Whether column `name` of `reader` holds C++ `long`s or `unsigned long`s (alone or in
-/// lists), as RDataFrame types it: a `Long_t` leaf, a `vector<unsigned long>`, an RNTuple's
-/// `std::int64_t` or `std::uint64_t` (which are `long` and `unsigned long` on Linux).
-pub fn reads_long(reader: &AnyReader, name: &str) -> bool {
-    read_type_name(reader, name).is_some_and(|t| holds_long(&t))
+/// Whether column `name` of `reader` holds C++ `long`s or `unsigned long`s (a `Long_t`
+/// leaf, a `vector<unsigned long>`, an RNTuple's `std::int64_t` or `std::uint64_t`, which
+/// are `long` and `unsigned long` on Linux) or `signed char`s (an RNTuple's `std::int8_t`),
+/// alone or in lists, as RDataFrame types it: integers whose width alone names another type
+/// (see [`Column::into_long_or_signed_char`]).
+pub fn reads_long_or_signed_char(reader: &AnyReader, name: &str) -> bool {
+    read_type_name(reader, name).is_some_and(|t| holds_long_or_signed_char(&t))
+}
+
+/// Whether a column of C++ type `ty` (as `GetColumnType` spells it) holds C++ `long`s,
+/// `unsigned long`s or `signed char`s, alone or in lists.
+pub(super) fn holds_long_or_signed_char(ty: &str) -> bool {
+    holds_long(ty)
+        || matches!(
+            list_item(ty),
+            "signed char" | "std::int8_t" | "int8_t" | "Int8_t"
+        )
 }
 
 /// Whether a column of C++ type `ty` (as `GetColumnType` spells it) holds C++ `long`s or
 /// `unsigned long`s, alone or in lists: ROOT's snapshot writes them as `Long_t` leaves
 /// (`TLeafG`) and `vector<unsigned long>`s, which RDataFrame reads back as the same type.
 pub(super) fn holds_long(ty: &str) -> bool {
-    let lists = [
-        "ROOT::VecOps::RVec<",
-        "ROOT::RVec<",
-        "std::vector<",
-        "vector<",
-    ];
-    let mut t = ty.trim();
-    while let Some(inner) = lists.iter().find_map(|p| t.strip_prefix(p)) {
-        t = inner.strip_suffix('>').unwrap_or(inner).trim();
-    }
     matches!(
-        t,
+        list_item(ty),
         "long"
             | "unsigned long"
             | "long int"
@@ -459,6 +465,22 @@ pub(super) fn holds_long(ty: &str) -> bool {
             | "std::size_t"
             | "size_t"
     )
+}
+
+/// The type of the items of C++ type `ty`'s innermost list (`RVec`s and `vector`s), or `ty`
+/// itself if it is not a list.
+fn list_item(ty: &str) -> &str {
+    let lists = [
+        "ROOT::VecOps::RVec<",
+        "ROOT::RVec<",
+        "std::vector<",
+        "vector<",
+    ];
+    let mut t = ty.trim();
+    while let Some(inner) = lists.iter().find_map(|p| t.strip_prefix(p)) {
+        t = inner.strip_suffix('>').unwrap_or(inner).trim();
+    }
+    t
 }
 
 /// The type a TTree branch of other values declares, as RDataFrame names it: a C string

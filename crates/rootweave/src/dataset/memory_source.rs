@@ -26,7 +26,8 @@ const MOST_CLUSTERS: u64 = 1 << 16;
 pub struct MemoryColumns {
     columns: Arc<Vec<(String, Array)>>,
     /// The columns that hold C++ `long`s or `unsigned long`s (alone or in lists), which
-    /// their arrays' 64-bit integers do not tell from `long long`s.
+    /// their arrays' 64-bit integers do not tell from `long long`s, or `signed char`s, which
+    /// their 8-bit integers do not tell from `char`s.
     longs: Arc<Vec<String>>,
 }
 
@@ -58,16 +59,18 @@ impl MemoryColumns {
     }
 
     /// These columns, `longs` holding C++ `long`s (a cached `Jet_pt.size()`, say), whose
-    /// type RDataFrame names `unsigned long`, not `ULong64_t`.
-    pub fn with_longs(self, longs: Vec<String>) -> Self {
+    /// type RDataFrame names `unsigned long`, not `ULong64_t`, or `signed char`s (a cached
+    /// RNTuple `std::int8_t` field), not `char`s.
+    pub fn with_longs_or_signed_chars(self, longs: Vec<String>) -> Self {
         MemoryColumns {
             longs: Arc::new(longs),
             ..self
         }
     }
 
-    /// Whether column `name` holds C++ `long`s (see [`MemoryColumns::with_longs`]).
-    pub fn holds_long(&self, name: &str) -> bool {
+    /// Whether column `name` holds C++ `long`s or `signed char`s (see
+    /// [`MemoryColumns::with_longs_or_signed_chars`]).
+    pub fn holds_long_or_signed_char(&self, name: &str) -> bool {
         self.longs.iter().any(|l| l == name)
     }
 
@@ -125,10 +128,10 @@ impl MemorySource {
     }
 
     /// Column `name`'s values, if it has one of that name, and whether they are C++
-    /// `long`s (see [`MemoryColumns::with_longs`]).
+    /// `long`s or `signed char`s (see [`MemoryColumns::with_longs_or_signed_chars`]).
     pub fn column(&self, name: &str) -> Option<(&Array, bool)> {
         let (_, array) = self.columns.columns().iter().find(|(n, _)| n == name)?;
-        Some((array, self.columns.holds_long(name)))
+        Some((array, self.columns.holds_long_or_signed_char(name)))
     }
 
     /// Whether it holds no columns (`RDataFrame(n)`).

@@ -17,7 +17,8 @@ pub fn type_named(words: &[&str]) -> Option<Ty> {
     let int = |rank, unsigned| Some(Ty::Int(IntTy::new(rank, unsigned)));
     match words.join(" ").as_str() {
         "bool" | "Bool_t" => Some(Ty::Bool),
-        "char" | "signed char" | "Char_t" | "int8_t" => int(Rank::Char, false),
+        "char" | "Char_t" => int(Rank::Char, false),
+        "signed char" | "int8_t" => int(Rank::SignedChar, false),
         "unsigned char" | "UChar_t" | "uint8_t" => int(Rank::Char, true),
         "short" | "short int" | "signed short" | "Short_t" | "int16_t" => int(Rank::Short, false),
         "unsigned short" | "unsigned short int" | "UShort_t" | "uint16_t" => int(Rank::Short, true),

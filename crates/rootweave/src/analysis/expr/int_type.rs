@@ -8,8 +8,10 @@
 /// Linux, but differ in rank and name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rank {
-    /// `char`: 8 bits.
+    /// `char` (`Char_t`): 8 bits, signed here as on x86-64 Linux, but a type of its own.
     Char,
+    /// `signed char` (`std::int8_t`): 8 bits.
+    SignedChar,
     /// `short`: 16 bits.
     Short,
     /// `int`: 32 bits.
@@ -49,7 +51,7 @@ impl IntTy {
     /// The width in bits.
     pub fn bits(self) -> u32 {
         match self.rank {
-            Rank::Char => 8,
+            Rank::Char | Rank::SignedChar => 8,
             Rank::Short => 16,
             Rank::Int => 32,
             Rank::Long | Rank::LongLong => 64,
@@ -152,8 +154,9 @@ impl IntTy {
     /// `Long64_t`, `ULong64_t`, `unsigned long`).
     pub fn name(self) -> &'static str {
         match (self.rank, self.unsigned) {
-            (Rank::Char, false) => "signed char",
-            (Rank::Char, true) => "unsigned char",
+            (Rank::Char, false) => "char",
+            (Rank::SignedChar, false) => "signed char",
+            (Rank::Char | Rank::SignedChar, true) => "unsigned char",
             (Rank::Short, false) => "short",
             (Rank::Short, true) => "unsigned short",
             (Rank::Int, false) => "int",

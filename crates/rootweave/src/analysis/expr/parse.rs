@@ -4,7 +4,7 @@
 //! expression that does not parse is an error at the position where it stops making sense.
 
 use super::casts;
-use super::int_type::IntTy;
+use super::int_type::{IntTy, Rank};
 use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
 use super::value::Ty;
 
@@ -98,6 +98,16 @@ fn lex(text: &str) -> Result<Vec<Token>, ParseError> {
             i = end;
             continue;
         }
+        if c == b'\'' {
+            let (value, end) = char_literal(text, start)?;
+            out.push(Token {
+                kind: Tok::Int(value, IntTy::new(Rank::Char, false)),
+                text: text[start..end].to_string(),
+                pos: start,
+            });
+            i = end;
+            continue;
+        }
         if c == b'"' {
             let (bytes, end) = string_literal(text, start)?;
             out.push(Token {
@@ -137,24 +147,9 @@ fn string_literal(text: &str, start: usize) -> Result<(Vec<u8>, usize), ParseErr
         match bytes[i] {
             b'"' => return Ok((out, i + 1)),
             b'\\' => {
-                let escaped = match bytes.get(i + 1) {
-                    Some(b'"') => b'"',
-                    Some(b'\'') => b'\'',
-                    Some(b'\\') => b'\\',
-                    Some(b'?') => b'?',
-                    Some(b'n') => b'\n',
-                    Some(b't') => b'\t',
-                    Some(b'r') => b'\r',
-                    Some(b'0') if !bytes.get(i + 2).is_some_and(u8::is_ascii_digit) => 0,
-                    _ => {
-                        return Err(ParseError {
-                            pos: i,
-                            message: r#"an escape other than \" \' \\ \? \n \t \r \0"#.into(),
-                        })
-                    }
-                };
+                let (escaped, next) = escape(bytes, i)?;
                 out.push(escaped);
-                i += 2;
+                i = next;
             }
             b => {
                 out.push(b);
@@ -166,6 +161,67 @@ fn string_literal(text: &str, start: usize) -> Result<(Vec<u8>, usize), ParseErr
         pos: start,
         message: "a string without its closing quote".into(),
     })
+}
+
+/// A character literal whose opening quote is at `start` (`'a'`, `'\n'`, `'\x41'`): its
+/// value as a C++ `char` (signed, as on x86-64 Linux), and the position after its closing
+/// quote.
+fn char_literal(text: &str, start: usize) -> Result<(i64, usize), ParseError> {
+    let bytes = text.as_bytes();
+    let (value, next) = match bytes.get(start + 1) {
+        Some(b'\\') => escape(bytes, start + 1)?,
+        Some(&b) if b != b'\'' && b.is_ascii() => (b, start + 2),
+        _ => {
+            return Err(ParseError {
+                pos: start,
+                message: "a character literal other than one ASCII character or an escape".into(),
+            })
+        }
+    };
+    if bytes.get(next) != Some(&b'\'') {
+        return Err(ParseError {
+            pos: start,
+            message: "a character literal of more than one character or without its closing quote"
+                .into(),
+        });
+    }
+    Ok((value as i8 as i64, next + 1))
+}
+
+/// The byte an escape starting with the backslash at `at` stands for (C++'s simple escapes,
+/// `\0`, and `\x` with two hexadecimal digits), and the position after it.
+fn escape(bytes: &[u8], at: usize) -> Result<(u8, usize), ParseError> {
+    let simple = match bytes.get(at + 1) {
+        Some(b'"') => b'"',
+        Some(b'\'') => b'\'',
+        Some(b'\\') => b'\\',
+        Some(b'?') => b'?',
+        Some(b'n') => b'\n',
+        Some(b't') => b'\t',
+        Some(b'r') => b'\r',
+        Some(b'0') if !bytes.get(at + 2).is_some_and(u8::is_ascii_digit) => 0,
+        Some(b'x') => {
+            let hex = bytes
+                .get(at + 2..at + 4)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit));
+            if let Some(value) =
+                hex.and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok())
+            {
+                return Ok((value, at + 4));
+            }
+            return Err(ParseError {
+                pos: at,
+                message: r"\x without two hexadecimal digits".into(),
+            });
+        }
+        _ => {
+            return Err(ParseError {
+                pos: at,
+                message: r#"an escape other than \" \' \\ \? \n \t \r \0 \xHH"#.into(),
+            })
+        }
+    };
+    Ok((simple, at + 2))
 }
 
 /// A number literal starting at `start`: decimal, octal (a leading 0) or hexadecimal

@@ -1465,3 +1465,41 @@ fn sums_of_lists_of_four_vectors_add_from_a_zero_vector() {
     assert_eq!(got, vec![first.m(), 0.0, last.m()]);
     assert!(eval(&format!("Mean({v})")).is_err());
 }
+
+#[test]
+fn character_literals_are_chars_and_signed_chars_a_type_of_their_own() {
+    // Each type and value as ROOT 6.40's RDataFrame gives them: `char` and `signed char` are
+    // two types (a `Char_t` leaf holds `char`s, an RNTuple's `std::int8_t` `signed char`s).
+    let cases: &[(&str, &str, &[i64])] = &[
+        ("nJet > 0 ? 'y' : 'n'", "char", &[121, 110, 121]),
+        ("'a' + nJet", "unsigned int", &[100, 97, 98]),
+        ("'\\x41' + 0 * (int)nJet", "int", &[65, 65, 65]),
+        ("'\\n' * 1ll", "Long64_t", &[10, 10, 10]),
+        ("'\\'' + 0 * (int)nJet", "int", &[39, 39, 39]),
+        ("(char)(nJet * 100)", "char", &[44, 0, 100]),
+        (
+            "static_cast<signed char>(nJet * 100)",
+            "signed char",
+            &[44, 0, 100],
+        ),
+        ("(std::int8_t)(200 + nJet)", "signed char", &[-53, -56, -55]),
+        ("(Char_t)(200 + nJet)", "char", &[-53, -56, -55]),
+    ];
+    for (text, ty, values) in cases {
+        let got = typed_ints(eval(text).unwrap_or_else(|e| panic!("{text}: {e}")));
+        assert_eq!(got, (*ty, values.to_vec()), "{text}");
+    }
+    let compared = eval("Jet_id == '\\xc8'").unwrap();
+    assert_eq!(compared.type_name(), "RVec<int>");
+    for (text, at, message) in [
+        ("nJet == 'ab'", 8, "more than one character"),
+        ("nJet == ''", 8, "one ASCII character"),
+        ("nJet == 'a", 8, "without its closing quote"),
+        ("'\\q'", 1, "an escape other than"),
+        ("'\\x4'", 1, "two hexadecimal digits"),
+    ] {
+        let e = Expression::parse(text).unwrap_err();
+        assert_eq!(e.pos, at, "{text}");
+        assert!(e.message.contains(message), "{text}: {}", e.message);
+    }
+}
