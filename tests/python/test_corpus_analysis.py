@@ -68,3 +68,38 @@ def test_columns_of_real_files_as_root_s(name, tmp_path):
         assert theirs.get("names"), theirs
         found |= {(tree, column, what) for column, what, _ in corpus_rdf.compare(ours, theirs)}
     assert found == KNOWN[name]
+
+
+def test_a_split_object_member_under_its_dotted_name_reads_as_under_its_own():
+    """A member object of a split object, itself split (`zEvent`'s `Vertex`, whose branch has
+    sub-branches of its own): RDataFrame's name of it, `Event.Vertex`, reads the same values
+    as its branch's own name and its path (`Event/Vertex`, as the reader and uproot name it)."""
+    import awkward as ak
+
+    import rootweave
+
+    path = CORPUS / "uproot-issue-880.root"
+    if not path.exists():
+        pytest.skip(f"conformance corpus not found at {CORPUS}")
+    df = rootweave.RDataFrame("Z", str(path))
+    dotted, own = df.Take("Event.Vertex").GetValue(), df.Take("Vertex").GetValue()
+    assert len(dotted) == 116 and ak.to_list(dotted) == ak.to_list(own)
+    assert sum(v["Vertex.Status"] != 0 for v in ak.to_list(own)) > 0
+    tree = rootweave.open(path)["Z"]
+    assert ak.to_list(tree["Event/Vertex"].array()) == ak.to_list(own)
+
+
+def test_a_long_member_of_a_collection_s_items_is_a_c_long():
+    """An `unsigned long` member of the items of a split `vector<EventType_p3>` (ATLAS
+    metadata): ROOT 6.40 types it `ROOT::VecOps::RVec<ULong_t>` and computes with it as
+    `unsigned long`s (not `ULong64_t`, the width's own type)."""
+    import rootweave
+
+    path = CORPUS / "uproot-issue-123b.root"
+    if not path.exists():
+        pytest.skip(f"conformance corpus not found at {CORPUS}")
+    member = "StreamDAOD_PHYSLITE.m_eventTypes.m_mc_event_number"
+    df = rootweave.RDataFrame("MetaData", str(path)).Define("x", member + " + 1").Define("s", f"Sum({member})")
+    types = [df.GetColumnType(c) for c in (member, "x", "s")]
+    assert types == ["ROOT::VecOps::RVec<ULong_t>", "ROOT::VecOps::RVec<unsigned long>", "unsigned long"]
+    assert df.Take("s").GetValue().tolist() == [186045229]  # as ROOT 6.40 sums them

@@ -340,8 +340,11 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
                 return leaf_of_list_type(t, branch, leaf);
             }
             let branch = t.meta().find(name)?;
-            // A `Long_t` leaf (`TLeafG`) is read as C++'s `long`, not as a `Long64_t`.
-            let long = matches!(branch.leaves.as_slice(), [leaf] if leaf.class == "TLeafG");
+            // A `Long_t` leaf (`TLeafG`) or a split object's `long` member is read as C++'s
+            // `long`, not as a `Long64_t`.
+            let long = matches!(branch.leaves.as_slice(), [leaf] if leaf.class == "TLeafG")
+                || member_class(t, branch)
+                    .is_some_and(|c| matches!(c.as_str(), "Long_t" | "ULong_t"));
             let leaf = |prim| match (long, prim) {
                 (true, Prim::I64) => "Long_t".to_string(),
                 (true, Prim::U64) => "ULong_t".to_string(),

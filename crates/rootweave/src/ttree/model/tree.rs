@@ -206,6 +206,24 @@ impl TreeMeta {
         out
     }
 
+    /// The path from the top (`parent/child`) of `target`, one of this tree's branches;
+    /// `None` for a branch of another tree.
+    pub fn path_of(&self, target: &Branch) -> Option<String> {
+        fn walk(b: &Branch, target: &Branch, path: &mut Vec<String>) -> bool {
+            path.push(b.name.clone());
+            if std::ptr::eq(b, target) || b.branches.iter().any(|s| walk(s, target, path)) {
+                return true;
+            }
+            path.pop();
+            false
+        }
+        let mut path = Vec::new();
+        self.branches
+            .iter()
+            .any(|b| walk(b, target, &mut path))
+            .then(|| path.join("/"))
+    }
+
     /// The branch named `name`: a path from the top (`parent/child`, as uproot names
     /// branches; where siblings share a name, the first, as ROOT does), else a branch's
     /// own name or a path starting at any branch, if exactly one branch answers to it.

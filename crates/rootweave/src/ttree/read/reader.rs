@@ -280,6 +280,14 @@ impl TTreeReader {
             .sum()
     }
 
+    /// The path from the top of the branch `name` stands for, under which its sub-branches
+    /// are found: `name` may be another name of it that is no path (RDataFrame's
+    /// `event.member` for a member branch); `name` itself where no branch answers to it.
+    fn path(&self, name: &str) -> String {
+        let found = self.meta.find(name).and_then(|b| self.meta.path_of(b));
+        found.unwrap_or_else(|| name.to_string())
+    }
+
     fn branch(&self, name: &str) -> Result<&Branch> {
         if let Some(b) = self.meta.find(name) {
             return Ok(b);
@@ -346,8 +354,9 @@ impl TTreeReader {
             })
             .map_err(unsupported)?;
         if let Interpretation::Group(children) = &interp {
+            let parent = self.path(name);
             for child in children {
-                self.interpretation_within(&format!("{name}/{child}"), depth + 1)
+                self.interpretation_within(&format!("{parent}/{child}"), depth + 1)
                     .map_err(|e| unsupported(format!("sub-branch '{child}': {e}")))?;
             }
         }
@@ -457,8 +466,9 @@ impl TTreeReader {
                 Interpretation::Group(children) => {
                     // Sub-branches by their path under the group (a child's own name may
                     // be another branch's too); the record's members by their own names.
+                    let parent = self.path(name);
                     let paths: Vec<String> =
-                        children.iter().map(|c| format!("{name}/{c}")).collect();
+                        children.iter().map(|c| format!("{parent}/{c}")).collect();
                     let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
                     let planned = self.plan_branches(&paths)?;
                     let fields: Vec<(String, Array)> = self
