@@ -444,11 +444,7 @@ pub fn reads_long_or_signed_char(reader: &AnyReader, name: &str) -> bool {
 /// Whether a column of C++ type `ty` (as `GetColumnType` spells it) holds C++ `long`s,
 /// `unsigned long`s or `signed char`s, alone or in lists.
 pub(super) fn holds_long_or_signed_char(ty: &str) -> bool {
-    holds_long(ty)
-        || matches!(
-            list_item(ty),
-            "signed char" | "std::int8_t" | "int8_t" | "Int8_t"
-        )
+    holds_long(ty) || matches!(list_item(ty), "signed char" | "std::int8_t" | "int8_t")
 }
 
 /// Whether a column of C++ type `ty` (as `GetColumnType` spells it) holds C++ `long`s or
