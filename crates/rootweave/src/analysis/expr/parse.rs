@@ -189,7 +189,7 @@ fn char_literal(text: &str, start: usize) -> Result<(i64, usize), ParseError> {
 }
 
 /// The byte an escape starting with the backslash at `at` stands for (C++'s simple escapes,
-/// `\0`, and `\x` with two hexadecimal digits), and the position after it.
+/// `\0`, and `\x` with exactly two hexadecimal digits), and the position after it.
 fn escape(bytes: &[u8], at: usize) -> Result<(u8, usize), ParseError> {
     let simple = match bytes.get(at + 1) {
         Some(b'"') => b'"',
@@ -201,9 +201,12 @@ fn escape(bytes: &[u8], at: usize) -> Result<(u8, usize), ParseError> {
         Some(b'r') => b'\r',
         Some(b'0') if !bytes.get(at + 2).is_some_and(u8::is_ascii_digit) => 0,
         Some(b'x') => {
+            // C++ reads every hexadecimal digit that follows: a third makes a value no
+            // `char` holds.
             let hex = bytes
                 .get(at + 2..at + 4)
-                .filter(|h| h.iter().all(u8::is_ascii_hexdigit));
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+                .filter(|_| !bytes.get(at + 4).is_some_and(u8::is_ascii_hexdigit));
             if let Some(value) =
                 hex.and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok())
             {
@@ -211,7 +214,7 @@ fn escape(bytes: &[u8], at: usize) -> Result<(u8, usize), ParseError> {
             }
             return Err(ParseError {
                 pos: at,
-                message: r"\x without two hexadecimal digits".into(),
+                message: r"\x without exactly two hexadecimal digits".into(),
             });
         }
         _ => {

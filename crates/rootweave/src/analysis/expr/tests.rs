@@ -1497,6 +1497,7 @@ fn character_literals_are_chars_and_signed_chars_a_type_of_their_own() {
         ("nJet == 'a", 8, "without its closing quote"),
         ("'\\q'", 1, "an escape other than"),
         ("'\\x4'", 1, "two hexadecimal digits"),
+        ("\"\\x41B\" == \"A\"", 1, "exactly two hexadecimal digits"),
     ] {
         let e = Expression::parse(text).unwrap_err();
         assert_eq!(e.pos, at, "{text}");
