@@ -20,7 +20,7 @@ pub struct CachedColumns {
     taken: Vec<(String, Booked)>,
     /// The columns holding C++ `long`s or `signed char`s (see
     /// [`MemoryColumns::with_longs_or_signed_chars`]).
-    longs: Vec<String>,
+    respelled: Vec<String>,
     options: ReadOptions,
 }
 
@@ -36,7 +36,8 @@ impl CachedColumns {
                 other => return Err(invalid(format!("Cache: '{name}' gave {other:?}"))),
             }
         }
-        let columns = MemoryColumns::new(arrays)?.with_longs_or_signed_chars(self.longs.clone());
+        let columns =
+            MemoryColumns::new(arrays)?.with_longs_or_signed_chars(self.respelled.clone());
         let source = Source::in_memory(columns);
         Dataset::new(vec![source], self.options.clone())
     }
@@ -78,13 +79,13 @@ impl Frame {
         // Checked before anything is booked, so that a column that cannot be taken leaves
         // the graph as it was; the columns' types, as no entries, make the new graph's
         // stand-in dataset until the values are taken.
-        let (mut empty, mut longs) = (Vec::with_capacity(names.len()), Vec::new());
+        let (mut empty, mut respelled) = (Vec::with_capacity(names.len()), Vec::new());
         for name in &names {
             let ty = self
                 .column_type(name)
                 .map_err(|e| invalid(format!("Cache: {e}")))?;
             if holds_long_or_signed_char(&ty) {
-                longs.push(name.clone());
+                respelled.push(name.clone());
             }
             // A column expressions do not take is kept as read (as `Take` takes it).
             let array = match self.taken_as_read(name)? {
@@ -100,13 +101,13 @@ impl Frame {
             .map(|c| Ok((c.clone(), self.take(c)?)))
             .collect::<Result<Vec<_>>>()?;
         let options = ReadOptions::default().with_threads(self.slots());
-        let stand_in = MemoryColumns::new(empty)?.with_longs_or_signed_chars(longs.clone());
+        let stand_in = MemoryColumns::new(empty)?.with_longs_or_signed_chars(respelled.clone());
         let stand_in = Source::in_memory(stand_in);
         let frame = Frame::new(Dataset::new(vec![stand_in], options.clone())?);
         let mut g = frame.lock();
         g.cached = Some(CachedColumns {
             taken,
-            longs,
+            respelled,
             options,
         });
         g.from_cache = true;

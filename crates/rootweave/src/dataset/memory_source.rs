@@ -28,7 +28,7 @@ pub struct MemoryColumns {
     /// The columns that hold C++ `long`s or `unsigned long`s (alone or in lists), which
     /// their arrays' 64-bit integers do not tell from `long long`s, or `signed char`s, which
     /// their 8-bit integers do not tell from `char`s.
-    longs: Arc<Vec<String>>,
+    respelled: Arc<Vec<String>>,
 }
 
 impl MemoryColumns {
@@ -54,16 +54,16 @@ impl MemoryColumns {
         }
         Ok(MemoryColumns {
             columns: Arc::new(columns),
-            longs: Arc::default(),
+            respelled: Arc::default(),
         })
     }
 
-    /// These columns, `longs` holding C++ `long`s (a cached `Jet_pt.size()`, say), whose
-    /// type RDataFrame names `unsigned long`, not `ULong64_t`, or `signed char`s (a cached
-    /// RNTuple `std::int8_t` field), not `char`s.
-    pub fn with_longs_or_signed_chars(self, longs: Vec<String>) -> Self {
+    /// These columns, `respelled` naming those that hold C++ `long`s (a cached
+    /// `Jet_pt.size()`, say), whose type RDataFrame names `unsigned long`, not `ULong64_t`, or
+    /// `signed char`s (a cached RNTuple `std::int8_t` field), not `char`s.
+    pub fn with_longs_or_signed_chars(self, respelled: Vec<String>) -> Self {
         MemoryColumns {
-            longs: Arc::new(longs),
+            respelled: Arc::new(respelled),
             ..self
         }
     }
@@ -71,7 +71,7 @@ impl MemoryColumns {
     /// Whether column `name` holds C++ `long`s or `signed char`s (see
     /// [`MemoryColumns::with_longs_or_signed_chars`]).
     pub fn holds_long_or_signed_char(&self, name: &str) -> bool {
-        self.longs.iter().any(|l| l == name)
+        self.respelled.iter().any(|l| l == name)
     }
 
     /// The columns, in the order given.
