@@ -1589,6 +1589,9 @@ for source, path in (("t", sys.argv[2]), ("n", sys.argv[3])):
     out[source] = {"types": {k: df.GetColumnType(k) for k in ["c", "v", *DEFINES]},
                    "cached": [cached.GetColumnType(k) for k in ["c", "v", "same"]] + [cached.Define("x", "c").GetColumnType("x")],
                    "values": {k: [int(x) for x in df.Take[df.GetColumnType(k)](k).GetValue()] for k in INTS}}
+    options = ROOT.RDF.RSnapshotOptions()
+    options.fOutputFormat = ROOT.RDF.ESnapshotOutputFormat.kRNTuple
+    df.Snapshot("s", sys.argv[4] + source + ".root", SNAPSHOT, options)
 json.dump(out, open(sys.argv[1], "w"))
 """
 CHAR_DEFINES = {"same": "c", "item": "v.size() > 0 ? v[0] : c", "sum": "Sum(v)", "lit": "c > 'm' ? 'y' : 'n'",
@@ -1602,8 +1605,10 @@ def test_char_and_signed_char_columns_as_root_s(workdir):
     character literals (`'a'`, `'\\x61'`) are `char`s of their value, as in C++."""
     out, tree_file, ntuple_file = workdir / "chars.json", workdir / "chars.root", workdir / "chars-rnt.root"
     ints = ["int", "eq", "wide"]
-    script = f"DEFINES = {CHAR_DEFINES!r}\nINTS = {ints!r}\n" + ROOT_CHARS
-    done = subprocess.run([sys.executable, "-c", script, out, tree_file, ntuple_file], capture_output=True, text=True)
+    snapshot = ["c", "v", "same", "item", "cast", "scast"]
+    script = f"DEFINES = {CHAR_DEFINES!r}\nINTS = {ints!r}\nSNAPSHOT = {snapshot!r}\n" + ROOT_CHARS
+    done = subprocess.run([sys.executable, "-c", script, out, tree_file, ntuple_file, workdir / "chars-snap-root-"],
+                          capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = json.loads(out.read_text())
     for source, path in (("t", tree_file), ("n", ntuple_file)):
@@ -1615,6 +1620,23 @@ def test_char_and_signed_char_columns_as_root_s(workdir):
                 "cached": [cached.GetColumnType(k) for k in ["c", "v", "same"]] + [cached.Define("x", "c").GetColumnType("x")],
                 "values": {k: df.AsNumpy([k])[k].tolist() for k in ints}}
         assert mine == theirs[source], source
+        # An RNTuple snapshot writes `char`s as `char` fields (a `Char` column), `signed char`s
+        # as `std::int8_t` ones, with ROOT's values.
+        options = rootweave.RSnapshotOptions()
+        options.fOutputFormat = rootweave.ESnapshotOutputFormat.kRNTuple
+        df.Snapshot("s", str(workdir / f"chars-snap-mine-{source}.root"), snapshot, options)
+        layouts = []
+        for who in ("root", "mine"):
+            s = uproot.open(workdir / f"chars-snap-{who}-{source}.root")["s"]
+            fields = {f.field_name: f.type_name for f in s.field_records}
+            columns = sorted((c.field_id, c.type) for c in s.column_records)
+            layouts.append((fields, columns, s.arrays(snapshot).tolist()))
+        assert layouts[1] == layouts[0], source
+        # `char` is signed, as ROOT reads it (uproot reads `char` fields as `uint8`).
+        mine = rootweave.open(workdir / f"chars-snap-mine-{source}.root")["s"].arrays(["cast", "scast"])
+        assert str(mine.type) == "50 * {cast: int8, scast: int8}" and min(mine["cast"]) < 0
+        assert mine.tolist() == [{k: (x[k] + 128) % 256 - 128 for k in ("cast", "scast")} for x in layouts[1][2]]
+    assert layouts[0][0]["c"] == "std::int8_t" and layouts[0][0]["cast"] == "char"
     assert theirs["t"]["types"]["same"] == "char" and theirs["n"]["types"]["same"] == "signed char"
     assert theirs["t"]["types"]["lit"] == "char" and theirs["t"]["types"]["scast"] == "signed char"
     with pytest.raises(ValueError, match="does not parse at position 5: a character literal of more"):

@@ -322,7 +322,7 @@ enum rw_status rw_model_new(struct rw_model **out);
 void rw_model_free(struct rw_model *model);
 
 // Adds a field called `name` of the C++ type `type_name` as ROOT spells it: `"bool"`,
-// `"std::int8_t"` ... `"std::uint64_t"`, `"float"`, `"double"`, `"std::string"`,
+// `"char"`, `"std::int8_t"` ... `"std::uint64_t"`, `"float"`, `"double"`, `"std::string"`,
 // `"std::vector<T>"`, `"std::array<T,N>"`, `"std::optional<T>"`, `"std::pair<T1,T2>"`,
 // `"std::tuple<T...>"`, or a class declared with `rw_model_add_class`. ROOT's aliases
 // (`"Float_t"`, `"ULong64_t"`) and C's spellings (`"int"`, `"unsigned long"`) are taken

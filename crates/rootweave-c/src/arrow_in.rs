@@ -153,7 +153,7 @@ fn mismatch(path: &str, ty: &FieldType, data: &ArrayData) -> Failure {
 fn arrow_type(ty: &FieldType) -> String {
     match ty {
         FieldType::Bool => "Boolean".into(),
-        FieldType::Int8 => "Int8".into(),
+        FieldType::Int8 | FieldType::Char => "Int8".into(),
         FieldType::Int16 => "Int16".into(),
         FieldType::Int32 => "Int32".into(),
         FieldType::Int64 => "Int64".into(),
@@ -256,7 +256,9 @@ fn part<'a>(
             let bits = BooleanBuffer::new(data.buffers()[0].clone(), data.offset() + start, len);
             Part::Bools(bits.iter().collect())
         }
-        (FieldType::Int8, D::Int8) => Part::Numbers(ColumnData::Int8(values(data, start, len))),
+        (FieldType::Int8 | FieldType::Char, D::Int8) => {
+            Part::Numbers(ColumnData::Int8(values(data, start, len)))
+        }
         (FieldType::Int16, D::Int16) => Part::Numbers(ColumnData::Int16(values(data, start, len))),
         (FieldType::Int32, D::Int32) => Part::Numbers(ColumnData::Int32(values(data, start, len))),
         (FieldType::Int64, D::Int64) => Part::Numbers(ColumnData::Int64(values(data, start, len))),

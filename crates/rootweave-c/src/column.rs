@@ -248,7 +248,9 @@ unsafe fn data<'a>(
             // the size and alignment of `u8`.
             ColumnData::Bool(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), entries) })
         }
-        FieldType::Int8 => ColumnData::Int8(unsafe { slice(values, entries, path)? }),
+        FieldType::Int8 | FieldType::Char => {
+            ColumnData::Int8(unsafe { slice(values, entries, path)? })
+        }
         FieldType::Int16 => ColumnData::Int16(unsafe { slice(values, entries, path)? }),
         FieldType::Int32 => ColumnData::Int32(unsafe { slice(values, entries, path)? }),
         FieldType::Int64 => ColumnData::Int64(unsafe { slice(values, entries, path)? }),

@@ -150,7 +150,8 @@ impl Parser<'_> {
 fn number(name: &str) -> Option<FieldType> {
     Some(match name {
         "bool" | "Bool_t" => FieldType::Bool,
-        "int8_t" | "char" | "signed char" | "Char_t" => FieldType::Int8,
+        "int8_t" | "signed char" => FieldType::Int8,
+        "char" | "Char_t" => FieldType::Char,
         "int16_t" | "short" | "short int" | "Short_t" => FieldType::Int16,
         "int32_t" | "int" | "Int_t" => FieldType::Int32,
         "int64_t" | "long" | "long int" | "long long" | "long long int" | "Long64_t" | "Long_t" => {
@@ -214,6 +215,13 @@ mod tests {
             p("vector<unsigned int>").unwrap().type_name(),
             "std::vector<std::uint32_t>"
         );
+        // `char` is a type of its own (a `Char` column); `signed char` is `std::int8_t`.
+        assert_eq!(p("Char_t").unwrap().type_name(), "char");
+        assert_eq!(
+            p("std::vector<char>").unwrap().type_name(),
+            "std::vector<char>"
+        );
+        assert_eq!(p("signed char").unwrap().type_name(), "std::int8_t");
     }
 
     #[test]

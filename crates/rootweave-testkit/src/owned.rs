@@ -64,7 +64,7 @@ pub fn generate(ty: &FieldType, n: usize, rng: &mut Rng, depth: u32) -> Owned {
     let bits = |rng: &mut Rng| rng.next_u64();
     match ty {
         FieldType::Bool => Owned::Bool((0..n).map(|_| rng.chance(0.5)).collect()),
-        FieldType::Int8 => Owned::Int8(with_extremes!(
+        FieldType::Int8 | FieldType::Char => Owned::Int8(with_extremes!(
             rng,
             n,
             i8,

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use rootweave::array::Array;
 use rootweave::compress::Compression;
 use rootweave::container::{FileWriter, RootFile, WriterOptions};
 use rootweave::io::MemoryFile;
@@ -162,25 +163,58 @@ fn invalid_schemas_and_options_are_refused() {
 fn rvec_fields_are_named_so_and_read_back_as_lists() {
     let ty = FieldType::RVec(Box::new(FieldType::Float32));
     assert_eq!(ty.type_name(), "ROOT::VecOps::RVec<float>");
-    let (memory, file) = written::file_in_memory("rvec.root");
-    let fields = vec![Field::new("v", ty)];
-    let mut w = RNTupleWriter::in_file(file.clone(), "n", fields, Default::default()).unwrap();
     let v = [1.0f32, 2.0, 3.0];
-    w.extend(&[ColumnData::list(&[0, 2, 2, 3], ColumnData::Float32(&v))])
-        .unwrap();
+    let arrays = written_and_read(
+        vec![Field::new("v", ty)],
+        &[ColumnData::list(&[0, 2, 2, 3], ColumnData::Float32(&v))],
+    );
+    assert_eq!(
+        arrays,
+        [Array::List {
+            offsets: vec![0, 2, 2, 3],
+            values: Box::new(Array::Float32(v.to_vec()))
+        }]
+    );
+}
+
+/// `char` fields (ROOT's type for `char` and `Char_t`) hold C++'s signed characters.
+#[test]
+fn char_fields_are_named_so_and_read_back_as_signed_bytes() {
+    let ty = FieldType::vector(FieldType::Char);
+    assert_eq!(ty.type_name(), "std::vector<char>");
+    let (c, v) = ([b'a' as i8, -3, 127], [-128i8, 0, 65]);
+    let arrays = written_and_read(
+        vec![Field::new("c", FieldType::Char), Field::new("v", ty)],
+        &[
+            ColumnData::Int8(&c),
+            ColumnData::list(&[0, 2, 2, 3], ColumnData::Int8(&v)),
+        ],
+    );
+    assert_eq!(arrays[0], Array::Int8(c.to_vec()));
+    assert_eq!(
+        arrays[1],
+        Array::List {
+            offsets: vec![0, 2, 2, 3],
+            values: Box::new(Array::Int8(v.to_vec()))
+        }
+    );
+}
+
+/// The arrays of every field of an RNTuple written in memory with `fields` and one batch
+/// of three entries, `batch`, read back.
+fn written_and_read(fields: Vec<Field>, batch: &[ColumnData]) -> Vec<Array> {
+    let names: Vec<String> = fields.iter().map(|f| f.name.clone()).collect();
+    let (memory, file) = written::file_in_memory("read-back.root");
+    let mut w = RNTupleWriter::in_file(file.clone(), "n", fields, Default::default()).unwrap();
+    w.extend(batch).unwrap();
     w.close().unwrap();
     Arc::try_unwrap(file).unwrap().close().unwrap();
     let bytes = Arc::new(MemoryFile::from_bytes(memory.to_bytes()));
     let root = Arc::new(RootFile::from_source(bytes).unwrap());
     let reader = RNTupleReader::from_file(root, "n", ReadOptions::default()).unwrap();
-    let arrays = reader.read(&["v"], 0..3).unwrap();
-    assert_eq!(
-        arrays[0].1,
-        rootweave::array::Array::List {
-            offsets: vec![0, 2, 2, 3],
-            values: Box::new(rootweave::array::Array::Float32(v.to_vec()))
-        }
-    );
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let arrays = reader.read(&names, 0..3).unwrap();
+    arrays.into_iter().map(|(_, a)| a).collect()
 }
 
 #[test]

@@ -466,6 +466,13 @@ pub(super) fn holds_long(ty: &str) -> bool {
     )
 }
 
+/// Whether a column of C++ type `ty` holds `char`s (`char`, `Char_t`), alone or in lists:
+/// ROOT's RNTuple snapshot writes them as `char` fields, which read back as `char`, where
+/// `signed char`s are `std::int8_t` fields.
+pub(super) fn holds_chars(ty: &str) -> bool {
+    matches!(list_item(ty), "char" | "Char_t")
+}
+
 /// The type of the items of C++ type `ty`'s innermost list (`RVec`s and `vector`s), or `ty`
 /// itself if it is not a list.
 fn list_item(ty: &str) -> &str {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::batch::{BatchState, Plan};
-use super::column_type::holds_long;
+use super::column_type::{holds_chars, holds_long};
 use super::graph::Frame;
 use super::run::{run_with, BatchSink};
 use super::snapshot_classes::{class_column, class_values, ClassColumn};
@@ -340,12 +340,13 @@ impl Frame {
             (Plan::new(g.nodes.clone()), g.dataset.clone())
         };
         let mut fields = self.snapshot_fields(&plan, &dataset, &columns)?;
-        if options.format == SnapshotFormat::RNTuple {
-            fields = self.rntuple_fields(&columns, fields);
-        }
-        // Each column's C++ type, asked for once: for ROOT's classes and the TTree's leaves.
+        // Each column's C++ type, asked for once: for ROOT's classes, the TTree's leaves and
+        // the RNTuple's `char` fields.
         let column_types: Vec<Option<String>> =
             columns.iter().map(|c| self.column_type(c).ok()).collect();
+        if options.format == SnapshotFormat::RNTuple {
+            fields = self.rntuple_fields(&columns, &column_types, fields);
+        }
         let classes = class_columns(&column_types, &mut fields, !tree_format);
         // Into an existing file: its writer continues it; else a new file, renamed once whole.
         let existing = match options.update && path.exists() {
@@ -534,8 +535,15 @@ impl Frame {
     }
 
     /// `fields` of `columns` as an RNTuple snapshot writes them: lists as RDataFrame's
-    /// `ROOT::VecOps::RVec<T>` (a defined column's lists of lists too), as ROOT writes them.
-    fn rntuple_fields(&self, columns: &[String], fields: Vec<Field>) -> Vec<Field> {
+    /// `ROOT::VecOps::RVec<T>` (a defined column's lists of lists too), and columns whose C++
+    /// type `column_types` names `char` (`Char_t` leaves, `char` fields and definitions) as
+    /// `char` fields rather than `std::int8_t`, as ROOT writes them.
+    fn rntuple_fields(
+        &self,
+        columns: &[String],
+        column_types: &[Option<String>],
+        fields: Vec<Field>,
+    ) -> Vec<Field> {
         fn rvec(ty: FieldType, nested: bool) -> FieldType {
             match ty {
                 FieldType::Vector(item) => FieldType::RVec(Box::new(match nested {
@@ -545,13 +553,27 @@ impl Frame {
                 other => other,
             }
         }
+        fn chars(ty: FieldType) -> FieldType {
+            match ty {
+                FieldType::Int8 => FieldType::Char,
+                FieldType::Vector(item) => FieldType::Vector(Box::new(chars(*item))),
+                FieldType::RVec(item) => FieldType::RVec(Box::new(chars(*item))),
+                other => other,
+            }
+        }
         let g = self.lock();
         columns
             .iter()
+            .zip(column_types)
             .zip(fields)
-            .map(|(c, f)| {
+            .map(|((c, t), f)| {
                 let defined = g.resolve(self.node, c).0.is_some();
-                Field::new(f.name, rvec(f.ty, defined))
+                let ty = rvec(f.ty, defined);
+                let ty = match t.as_deref().is_some_and(holds_chars) {
+                    true => chars(ty),
+                    false => ty,
+                };
+                Field::new(f.name, ty)
             })
             .collect()
     }

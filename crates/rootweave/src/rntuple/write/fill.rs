@@ -73,7 +73,7 @@ impl Node {
         };
         let mut kind = match ty {
             FieldType::Bool => scalar(Scalar::Bool),
-            FieldType::Int8 => scalar(Scalar::Int8),
+            FieldType::Int8 | FieldType::Char => scalar(Scalar::Int8),
             FieldType::Int16 => scalar(Scalar::Int16),
             FieldType::Int32 => scalar(Scalar::Int32),
             FieldType::Int64 => scalar(Scalar::Int64),

@@ -12,6 +12,9 @@ pub enum FieldType {
     Bool,
     /// `std::int8_t`
     Int8,
+    /// `char`: 8-bit characters in a `Char` column, the field type ROOT gives `char` and
+    /// `Char_t` (the values of an [`Int8`](FieldType::Int8) field, under C++'s other name).
+    Char,
     /// `std::int16_t`
     Int16,
     /// `std::int32_t`
@@ -87,7 +90,7 @@ impl FieldType {
         use crate::array::LeafType;
         Some(match self {
             FieldType::Bool => LeafType::Bool,
-            FieldType::Int8 => LeafType::Int8,
+            FieldType::Int8 | FieldType::Char => LeafType::Int8,
             FieldType::Int16 => LeafType::Int16,
             FieldType::Int32 => LeafType::Int32,
             FieldType::Int64 => LeafType::Int64,
@@ -149,6 +152,7 @@ impl FieldType {
         match self {
             FieldType::Bool => "bool".into(),
             FieldType::Int8 => "std::int8_t".into(),
+            FieldType::Char => "char".into(),
             FieldType::Int16 => "std::int16_t".into(),
             FieldType::Int32 => "std::int32_t".into(),
             FieldType::Int64 => "std::int64_t".into(),
@@ -227,6 +231,7 @@ impl FieldType {
         match self {
             FieldType::Bool => vec![C::Bit],
             FieldType::Int8 => vec![C::Int8],
+            FieldType::Char => vec![C::Char],
             FieldType::UInt8 => vec![C::UInt8],
             FieldType::Int16 => vec![pick(C::SplitInt16, C::Int16)],
             FieldType::UInt16 => vec![pick(C::SplitUInt16, C::UInt16)],
