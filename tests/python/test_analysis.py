@@ -1783,13 +1783,15 @@ path = sys.argv[1]
 ROOT.gInterpreter.Declare('''
 void make_fixed_arrays(const char* path) {
     struct { Long64_t event; Double_t pos[2]; Int_t run; Float_t weight; Long_t big; } ev;
-    Float_t arr[3]; Int_t m[2][2];
+    Float_t arr[3]; Int_t m[2][2]; Int_t lumi;
     TFile f(path, "RECREATE");
     TTree t("t", "t");
     t.Branch("arr", arr, "arr[3]/F");
     t.Branch("m", m, "m[2][2]/I");
     t.Branch("evt", &ev, "event/L:pos[2]/D:run/I:weight/F:big/G");
+    t.Branch("lb", &lumi, "lumi/I");
     for (int i = 0; i < 9000; ++i) {
+        lumi = i / 100;
         arr[0] = i; arr[1] = 0.5f * i; arr[2] = -i;
         m[0][0] = i; m[0][1] = i % 7; m[1][0] = -i; m[1][1] = i % 3;
         ev.event = i * 1000000007LL; ev.pos[0] = i * 1.5; ev.pos[1] = -i;
@@ -1806,7 +1808,9 @@ print(json.dumps({
     "big": [str(late.Define("b2", "evt.big * 2").GetColumnType("b2")), late.Max("evt.big").GetValue()],
     "names": [str(c) for c in df.GetColumnNames()],
     "types": [str(df.GetColumnType(c)) for c in cols],
-    "has": [bool(df.HasColumn(c)) for c in ("evt.run", "evt", "evt.nope", "arr")],
+    "has": [bool(df.HasColumn(c)) for c in ("evt.run", "evt", "evt.nope", "arr", "lb.lumi", "lb.lb")],
+    "leaf": [str(df.GetColumnType(c)) for c in ("lb.lumi", "arr.arr")] + [late.Sum("lb.lumi").GetValue(),
+             late.Define("l", "lb.lumi * 2 + arr.arr[1]").Sum("l").GetValue()],
     "sums": [df.Define("s", "Sum(arr)").Sum("s").GetValue(), df.Define("s", "Sum(m * m)").Sum("s").GetValue(),
              late.Define("p", "evt.pos[1] * 3 + evt.pos[0] + arr[1] + m[1]").Sum("p").GetValue()],
     "count": late.Count().GetValue(),
@@ -1819,7 +1823,8 @@ print(json.dumps({
 
 def test_fixed_size_arrays_and_leaf_lists_as_root_s(workdir):
     """Fixed-size array leaves are `RVec`s of all their numbers and a leaf list's leaves are
-    columns `branch.leaf`, as ROOT's RDataFrame reads them, on both threads' batches."""
+    columns `branch.leaf` (a branch of one leaf reads as `branch.leaf` too, unlisted), as
+    ROOT's RDataFrame reads them, on both threads' batches."""
     path = workdir / "fixed.root"
     done = subprocess.run([sys.executable, "-c", ROOT_FIXED, path], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -1831,7 +1836,9 @@ def test_fixed_size_arrays_and_leaf_lists_as_root_s(workdir):
         "big": [late.Define("b2", "evt.big * 2").GetColumnType("b2"), late.Max("evt.big").GetValue()],
         "names": df.GetColumnNames(),
         "types": [df.GetColumnType(c) for c in cols],
-        "has": [df.HasColumn(c) for c in ("evt.run", "evt", "evt.nope", "arr")],
+        "has": [df.HasColumn(c) for c in ("evt.run", "evt", "evt.nope", "arr", "lb.lumi", "lb.lb")],
+        "leaf": [df.GetColumnType(c) for c in ("lb.lumi", "arr.arr")] + [late.Sum("lb.lumi").GetValue(),
+                 late.Define("l", "lb.lumi * 2 + arr.arr[1]").Sum("l").GetValue()],
         "sums": [df.Define("s", "Sum(arr)").Sum("s").GetValue(), df.Define("s", "Sum(m * m)").Sum("s").GetValue(),
                  late.Define("p", "evt.pos[1] * 3 + evt.pos[0] + arr[1] + m[1]").Sum("p").GetValue()],
         "count": late.Count().GetValue(),
@@ -1840,7 +1847,9 @@ def test_fixed_size_arrays_and_leaf_lists_as_root_s(workdir):
         "m": [list(v) for v in late.Take["ROOT::RVec<int>"]("m").GetValue()][:2],
     }
     assert mine == theirs
-    assert theirs["names"] == ["arr", "evt.big", "evt.event", "evt.pos", "evt.run", "evt.weight", "m"]
+    assert theirs["names"] == ["arr", "evt.big", "evt.event", "evt.pos", "evt.run", "evt.weight", "lb", "m"]
+    # A branch of one leaf reads as `branch.leaf` too, unlisted.
+    assert theirs["has"][4:] == [True, False] and theirs["leaf"][:2] == ["Int_t", "ROOT::VecOps::RVec<Float_t>"]
     assert theirs["types"][-1] == "Long_t" and theirs["big"][0] == "long"
     assert theirs["count"] == 3000 and theirs["events"][-1] == 8999 * 1000000007
 

@@ -80,9 +80,18 @@ impl Frame {
     }
 
     /// `HasColumn(name)`: whether `name` is a column here (read, defined, an alias, or a
-    /// special column such as `rdfentry_`, which `GetColumnNames` does not list).
+    /// special column such as `rdfentry_`, or a tree's branch of one leaf as `branch.leaf`,
+    /// which `GetColumnNames` does not list).
     pub fn has_column(&self, name: &str) -> Result<bool> {
-        Ok(super::special::special(name) || self.column_names()?.iter().any(|c| c == name))
+        if super::special::special(name) || self.column_names()?.iter().any(|c| c == name) {
+            return Ok(true);
+        }
+        Ok(match self.first_source()?.as_deref() {
+            Some(crate::dataset::AnyReader::TTree(t)) => {
+                t.meta().leaf_names().iter().any(|n| n == name)
+            }
+            _ => false,
+        })
     }
 
     /// The type column `name` has in the dataset, as an empty array of it, where the column

@@ -114,11 +114,16 @@ impl AnyReader {
 
     /// Every name an analysis graph may read: [`AnyReader::column_names`] and the
     /// top-level fields or branches (an RNTuple's records among them, which a snapshot
-    /// copies whole).
+    /// copies whole), and a tree's branches of one leaf as `branch.leaf` (see
+    /// [`TreeMeta::leaf_names`](crate::ttree::TreeMeta::leaf_names)).
     pub fn readable_names(&self) -> Vec<String> {
         let mut names = self.field_names();
         let mut seen: std::collections::HashSet<String> = names.iter().cloned().collect();
-        for name in self.column_names() {
+        let leaves = match self {
+            AnyReader::TTree(t) => t.meta().leaf_names(),
+            _ => Vec::new(),
+        };
+        for name in self.column_names().into_iter().chain(leaves) {
             if seen.insert(name.clone()) {
                 names.push(name);
             }

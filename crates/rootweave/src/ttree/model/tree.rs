@@ -260,13 +260,45 @@ impl TreeMeta {
                 found = Some(b);
             }
         }
-        // Last, RDataFrame's name of a split object's member (`event.fX` for `fX`).
-        found.or_else(|| {
-            let dotted = self.dotted_names();
-            let mut named = dotted.iter().filter(|(n, _)| n == name);
-            let (_, branch) = named.next()?;
-            named.next().is_none().then_some(*branch)
-        })
+        // Last, RDataFrame's name of a split object's member (`event.fX` for `fX`), or of
+        // a branch of one leaf as `branch.leaf`.
+        found
+            .or_else(|| {
+                let dotted = self.dotted_names();
+                let mut named = dotted.iter().filter(|(n, _)| n == name);
+                let (_, branch) = named.next()?;
+                named.next().is_none().then_some(*branch)
+            })
+            .or_else(|| {
+                let (branch, leaf) = name.rsplit_once('.')?;
+                let b = self.find(branch)?;
+                Self::single_leaf(b).is_some_and(|l| l == leaf).then_some(b)
+            })
+    }
+
+    /// The leaf of `b`, if it is a plain branch (`TBranch`) of one leaf: ROOT reads it
+    /// under the name `branch.leaf` too (`evt.num` for a branch `evt` of leaf `num/I`),
+    /// as it does a leaf of a leaf list.
+    fn single_leaf(b: &Branch) -> Option<&str> {
+        match b.leaves.as_slice() {
+            [leaf] if b.class == "TBranch" => Some(&leaf.name),
+            _ => None,
+        }
+    }
+
+    /// The names `branch.leaf` of plain branches of one leaf whose names no other branch
+    /// has (see [`TreeMeta::find`]): RDataFrame reads them, without listing them.
+    pub fn leaf_names(&self) -> Vec<String> {
+        let all = self.all_branches();
+        let mut uses: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for b in &all {
+            *uses.entry(b.name.as_str()).or_default() += 1;
+        }
+        all.iter()
+            .filter(|b| uses[b.name.as_str()] == 1)
+            .filter_map(|b| Some(format!("{}.{}", b.name, Self::single_leaf(b)?)))
+            .filter(|n| !uses.contains_key(n.as_str()))
+            .collect()
     }
 
     /// The names RDataFrame gives the members of split objects besides their own, each
