@@ -36,18 +36,20 @@ def nano_batch(rng, n):
                         "charge": jagged(nm, rng.integers(-1, 2, nm.sum()).astype(np.int32)),
                         "tight": jagged(nm, rng.random(nm.sum()) > 0.3)}),
         "Jet": ak.zip({"pt": jagged(nj, rng.random(nj.sum()).astype(np.float32)),
-                       "flavour": jagged(nj, rng.integers(0, 6, nj.sum()).astype(np.uint8))}),
+                       "flavour": jagged(nj, rng.integers(0, 6, nj.sum()).astype(np.uint8)),
+                       "id": jagged(nj, rng.integers(-128, 128, nj.sum()).astype(np.int8))}),
         "Electron": ak.zip({"eta": jagged(ne, rng.normal(size=ne.sum()))}),
         "weights": jagged(nm, rng.random(nm.sum()).astype(np.float32)),
         "tag": [f"e{i}" for i in range(n)],
         "pos": rng.random((n, 3)).astype(np.float32),
+        "trig": rng.integers(-128, 128, n).astype(np.int8),
     }
 
 
 SCHEMA = {"run": "uint32", "event": "uint64", "MET_pt": "float32", "HLT_Mu": "bool",
           "Muon": "var * {pt: float32, charge: int32, tight: bool}",
-          "Jet": "var * {pt: float32, flavour: uint8}", "Electron": "var * {eta: float64}",
-          "weights": "std::vector<float>", "tag": "string", "pos": "3 * float32"}
+          "Jet": "var * {pt: float32, flavour: uint8, id: int8}", "Electron": "var * {eta: float64}",
+          "weights": "std::vector<float>", "tag": "string", "pos": "3 * float32", "trig": "int8"}
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +96,9 @@ def test_ttree_to_rntuple_equals_roots_importer(nano, tmp_path):
     assert records(ours) == records(theirs)
     names = [f[0] for f in records(ours)[0]]
     assert names[:9] == ["run", "event", "MET_pt", "HLT_Mu", "weights", "_0", "tag", "pos", "_0"]
+    # `Char_t` leaves (`/B`) are `char` fields, as the importer writes them.
+    types = {f[0]: f[1] for f in records(ours)[0]}
+    assert types["trig"] == "char" and types["Jet_id"] == "ROOT::VecOps::RVec<char>"
     ours_nt, theirs_nt = uproot.open(ours)["Events"], uproot.open(theirs)["Events"]
     keys = theirs_nt.keys()
     assert ours_nt.keys() == keys and "nMuon" in keys and "Muon_pt" in keys

@@ -553,14 +553,6 @@ impl Frame {
                 other => other,
             }
         }
-        fn chars(ty: FieldType) -> FieldType {
-            match ty {
-                FieldType::Int8 => FieldType::Char,
-                FieldType::Vector(item) => FieldType::Vector(Box::new(chars(*item))),
-                FieldType::RVec(item) => FieldType::RVec(Box::new(chars(*item))),
-                other => other,
-            }
-        }
         let g = self.lock();
         columns
             .iter()
@@ -570,7 +562,7 @@ impl Frame {
                 let defined = g.resolve(self.node, c).0.is_some();
                 let ty = rvec(f.ty, defined);
                 let ty = match t.as_deref().is_some_and(holds_chars) {
-                    true => chars(ty),
+                    true => ty.with_chars(),
                     false => ty,
                 };
                 Field::new(f.name, ty)

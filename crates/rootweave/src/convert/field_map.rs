@@ -234,6 +234,7 @@ fn typed_fields(reader: &AnyReader, asked: &[String]) -> Result<TypedFields> {
                             None => ty,
                         }
                     }
+                    AnyReader::TTree(t) if branch_holds_chars(t, &name) => ty.with_chars(),
                     AnyReader::TTree(_) | AnyReader::Memory(_) => ty,
                 };
                 names.push(name);
@@ -252,6 +253,29 @@ fn typed_fields(reader: &AnyReader, asked: &[String]) -> Result<TypedFields> {
         }
     }
     Ok((names, types, skipped))
+}
+
+/// Whether TTree branch `name` holds C++ `char`s: a `Char_t` leaf (`/B`, alone or an
+/// array) or `vector<char>`s, which ROOT's RNTupleImporter writes as `char` fields (and
+/// `signed char`s as `std::int8_t`; both read as 8-bit integers).
+fn branch_holds_chars(tree: &crate::ttree::TTreeReader, name: &str) -> bool {
+    let Some(branch) = tree.meta().find(name) else {
+        return false;
+    };
+    match (branch.leaves.as_slice(), &branch.element) {
+        ([leaf], _) if leaf.class == "TLeafB" => true,
+        (_, Some(element)) => {
+            let mut class = element.class_name.replace("std::", "").replace(' ', "");
+            while let Some(item) = class
+                .strip_prefix("vector<")
+                .and_then(|c| c.strip_suffix('>'))
+            {
+                class = item.to_string();
+            }
+            class == "char"
+        }
+        _ => false,
+    }
 }
 
 /// `ty` (the type of values read from RNTuple field `id`) with the class names and
@@ -312,6 +336,7 @@ fn with_class_names(ty: FieldType, fields: &[FieldRecord], id: u32) -> FieldType
         }
         FieldType::Array(item, n) => FieldType::Array(Box::new(inner(*item)), n),
         FieldType::Optional(item) => FieldType::Optional(Box::new(inner(*item))),
+        FieldType::Int8 if field.type_name == "char" => FieldType::Char,
         other => other,
     }
 }

@@ -104,6 +104,19 @@ impl FieldType {
         })
     }
 
+    /// This type with its `std::int8_t` numbers, alone or in lists and arrays, as `char`s:
+    /// how ROOT writes columns of C++ `char`s (`Char_t` leaves, `char` definitions), which
+    /// read back as the same values.
+    pub fn with_chars(self) -> Self {
+        match self {
+            FieldType::Int8 => FieldType::Char,
+            FieldType::Vector(item) => FieldType::Vector(Box::new(item.with_chars())),
+            FieldType::RVec(item) => FieldType::RVec(Box::new(item.with_chars())),
+            FieldType::Array(item, n) => FieldType::Array(Box::new(item.with_chars()), n),
+            other => other,
+        }
+    }
+
     /// `std::vector<item>`.
     pub fn vector(item: FieldType) -> Self {
         FieldType::Vector(Box::new(item))
