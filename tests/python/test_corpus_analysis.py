@@ -2,9 +2,9 @@
 every column's name, type and values (`AsNumpy`) as `rootweave.RDataFrame` and ROOT give them
 (corpus_rdf.py, each side in a process of its own). The files: an RNTuple with a collection's
 size field and one of every STL container, TTrees of split objects (members, base classes,
-collections of objects, fixed-size arrays of objects), of a leaf list with variable-size leaves
-and of an ATLAS analysis format. What still differs is listed with its reason; anything else
-that differs fails."""
+collections of objects, fixed-size arrays of objects, counted arrays of `long`s), of a leaf list
+with variable-size leaves, of sets and of an ATLAS analysis format. What still differs is listed
+with its reason; anything else that differs fails."""
 
 import importlib.util
 import sys
@@ -103,3 +103,23 @@ def test_a_long_member_of_a_collection_s_items_is_a_c_long():
     types = [df.GetColumnType(c) for c in (member, "x", "s")]
     assert types == ["ROOT::VecOps::RVec<ULong_t>", "ROOT::VecOps::RVec<unsigned long>", "unsigned long"]
     assert df.Take("s").GetValue().tolist() == [186045229]  # as ROOT 6.40 sums them
+
+
+def test_counted_arrays_of_longs_and_other_containers_as_root_types_them():
+    """A counted array member of C++ `long`s (`long* SliceI64; //[N]` of a split `Event`) is an
+    `RVec<Long_t>` computed with as `long`s, and a `set<int>` branch keeps its class
+    (RDataFrame makes `RVec`s of vectors only): the types ROOT 6.40 gives, and its sums."""
+    import rootweave
+
+    split, stl = CORPUS / "uproot-small-evnt-tree-fullsplit.root", CORPUS / "uproot-stl_containers.root"
+    if not split.exists():
+        pytest.skip(f"conformance corpus not found at {CORPUS}")
+    df = (rootweave.RDataFrame("tree", str(split)).Define("x", "evt.SliceI64 + 1")
+          .Define("s", "Sum(SliceU64)").Define("m", "Sum(SliceI64 * -3)"))
+    types = [df.GetColumnType(c) for c in ("evt.SliceI64", "SliceU64", "x", "s", "m")]
+    assert types == ["ROOT::VecOps::RVec<Long_t>", "ROOT::VecOps::RVec<ULong_t>", "ROOT::VecOps::RVec<long>",
+                     "unsigned long", "long"]
+    assert (df.Sum("s").GetValue(), df.Sum("m").GetValue()) == (23100, -69300)  # as ROOT 6.40 sums them
+    df = rootweave.RDataFrame("tree", str(stl))
+    types = [df.GetColumnType(c) for c in ("set_int32", "set_string", "vector_set_int32")]
+    assert types == ["set<int>", "set<string>", "ROOT::VecOps::RVec<set<int>>"]

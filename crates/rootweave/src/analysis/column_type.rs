@@ -366,6 +366,11 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
                 }) if inner.is_empty() => {
                     let class = member_class(t, branch)
                         .or_else(|| Some(branch.element.as_ref()?.class_name.clone()));
+                    // Containers other than vectors (`set<int>`, `list<float>`) keep their
+                    // class: RDataFrame makes `RVec`s of vectors only.
+                    if let Some(c) = class.as_deref().filter(|c| other_container(c)) {
+                        return Some(c.to_string());
+                    }
                     Some(rvec(&vector_item_name(prim, class.as_deref())))
                 }
                 Some(Interpretation::Jagged { prim, inner, .. }) if inner.is_empty() => {
@@ -558,11 +563,15 @@ fn member_element<'a>(t: &'a TTreeReader, branch: &Branch) -> Option<&'a Element
 }
 
 /// A member's type as streamer element `member` spells it: a base class by its name, a
-/// number as a leaf names it, any other member by its type name.
+/// number (or a counted array of numbers, `long* x //[n]`, by its items) as a leaf names
+/// it, any other member by its type name.
 fn spelled_member(member: &Element) -> String {
     match member.class {
         ElementClass::Base => member.name.to_string(),
         ElementClass::BasicType => basic_leaf_name(&member.type_name),
+        ElementClass::BasicPointer => {
+            basic_leaf_name(member.type_name.trim_end_matches('*').trim_end())
+        }
         _ => member.type_name.clone(),
     }
 }
@@ -690,6 +699,22 @@ fn leaf_name(prim: Prim) -> String {
         Prim::Float16(_) => "Float16_t",
     }
     .to_string()
+}
+
+/// Whether C++ class `c` is a standard container other than a vector (a set, a list, a
+/// deque), of which RDataFrame's column is the container itself, not an `RVec`.
+fn other_container(c: &str) -> bool {
+    let c = c.strip_prefix("std::").unwrap_or(c);
+    [
+        "set<",
+        "multiset<",
+        "unordered_set<",
+        "unordered_multiset<",
+        "list<",
+        "deque<",
+    ]
+    .iter()
+    .any(|p| c.starts_with(p))
 }
 
 /// The item type of a `std::vector` branch as its class name spells it (`vector<float>`,
