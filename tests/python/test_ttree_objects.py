@@ -3,7 +3,7 @@ vectors of unsigned and fixed-width integers, ranged Double32_t / Float16_t arra
 char* strings, TLorentzVector / TVector3 / TVector2 split and unsplit, vectors and
 TClonesArrays of them, TDatime, std::map, std::set and RVec. Every branch uproot 5.7
 reads agrees with rootweave's Python package, value for value; what uproot cannot read
-is checked against the values ROOT wrote."""
+is checked against the values ROOT wrote; the analysis layer types containers as ROOT."""
 
 import json
 import subprocess
@@ -184,3 +184,18 @@ def test_branches_whose_data_cannot_be_read_warn_and_the_rest_is_read():
     # sub-branches, 811 read.
     assert len(named) == 43 and len(every.fields) == len(again) == 811
     assert len(every) == t.num_entries
+
+
+def test_rdataframe_types_of_vectors_and_other_containers(objects):
+    """`vector<signed char>` holds `signed char`s (not `char`s) and a `bitset<12>` or a
+    `set<int>` keeps its class (RDataFrame makes `RVec`s of vectors only): the types ROOT 6.40
+    gives these branches and the definitions over them."""
+    df = (rootweave.RDataFrame("objs", str(objects)).Define("s", "Sum(vi8)")
+          .Define("f", "vi8.size() > 0 ? vi8[0] : (signed char)0"))
+    types = [df.GetColumnType(c) for c in ("vi8", "vuc", "vul", "bits", "si", "s", "f")]
+    assert types == ["ROOT::VecOps::RVec<signed char>", "ROOT::VecOps::RVec<unsigned char>",
+                     "ROOT::VecOps::RVec<unsigned long>", "bitset<12>", "set<int>", "signed char", "signed char"]
+    # `vi8` holds k = e % 4 copies of -100 + k; a `signed char` sum wraps as C++'s does.
+    sums = [(e % 4) * (-100 + e % 4) for e in range(ENTRIES)]
+    assert df.Take("s").GetValue().tolist() == [(s + 128) % 256 - 128 for s in sums]
+    assert df.Sum("f").GetValue() == sum(-100 + e % 4 for e in range(ENTRIES) if e % 4)

@@ -702,10 +702,11 @@ fn leaf_name(prim: Prim) -> String {
 }
 
 /// Whether C++ class `c` is a standard container other than a vector (a set, a list, a
-/// deque), of which RDataFrame's column is the container itself, not an `RVec`.
+/// deque, a bitset), of which RDataFrame's column is the container itself, not an `RVec`.
 fn other_container(c: &str) -> bool {
     let c = c.strip_prefix("std::").unwrap_or(c);
     [
+        "bitset<",
         "set<",
         "multiset<",
         "unordered_set<",
@@ -718,7 +719,7 @@ fn other_container(c: &str) -> bool {
 }
 
 /// The item type of a `std::vector` branch as its class name spells it (`vector<float>`,
-/// `vector<unsigned long>`).
+/// `vector<unsigned long>`, `vector<signed char>`: not `char`).
 fn vector_item_name(prim: Prim, class: Option<&str>) -> String {
     let item = class.and_then(|c| {
         let inner = c
@@ -729,6 +730,7 @@ fn vector_item_name(prim: Prim, class: Option<&str>) -> String {
     match (item, prim) {
         (Some("long"), Prim::I64) => return "long".into(),
         (Some("unsigned long"), Prim::U64) => return "unsigned long".into(),
+        (Some("signed char" | "int8_t" | "std::int8_t"), Prim::I8) => return "signed char".into(),
         _ => {}
     }
     match prim {
