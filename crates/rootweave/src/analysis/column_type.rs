@@ -11,6 +11,7 @@ use super::graph::{invalid, Definition, Frame, NodeKind};
 use crate::dataset::AnyReader;
 use crate::error::Result;
 use crate::rntuple::read::{Descriptor, Role};
+use crate::streamer::type_name::innermost_list_item as list_item;
 use crate::streamer::{Element, ElementClass};
 use crate::ttree::{Branch, Header, Interpretation, Prim, TTreeReader};
 
@@ -476,22 +477,6 @@ pub(super) fn holds_long(ty: &str) -> bool {
 /// `signed char`s are `std::int8_t` fields.
 pub(super) fn holds_chars(ty: &str) -> bool {
     matches!(list_item(ty), "char" | "Char_t")
-}
-
-/// The type of the items of C++ type `ty`'s innermost list (`RVec`s and `vector`s), or `ty`
-/// itself if it is not a list.
-fn list_item(ty: &str) -> &str {
-    let lists = [
-        "ROOT::VecOps::RVec<",
-        "ROOT::RVec<",
-        "std::vector<",
-        "vector<",
-    ];
-    let mut t = ty.trim();
-    while let Some(inner) = lists.iter().find_map(|p| t.strip_prefix(p)) {
-        t = inner.strip_suffix('>').unwrap_or(inner).trim();
-    }
-    t
 }
 
 /// The type a TTree branch of other values declares, as RDataFrame names it: a C string

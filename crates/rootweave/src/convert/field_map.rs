@@ -10,6 +10,7 @@ use crate::dataset::{AnyReader, BatchSource};
 use crate::error::{Error, Result};
 use crate::rntuple::read::{FieldRecord, Role};
 use crate::rntuple::{Field, FieldType, Projection, ProjectionKind};
+use crate::streamer::type_name::innermost_list_item;
 use crate::tree_layout::field_type_of;
 
 /// How one output field's batch is made of the arrays read.
@@ -264,16 +265,7 @@ fn branch_holds_chars(tree: &crate::ttree::TTreeReader, name: &str) -> bool {
     };
     match (branch.leaves.as_slice(), &branch.element) {
         ([leaf], _) if leaf.class == "TLeafB" => true,
-        (_, Some(element)) => {
-            let mut class = element.class_name.replace("std::", "").replace(' ', "");
-            while let Some(item) = class
-                .strip_prefix("vector<")
-                .and_then(|c| c.strip_suffix('>'))
-            {
-                class = item.to_string();
-            }
-            class == "char"
-        }
+        (_, Some(element)) => innermost_list_item(&element.class_name) == "char",
         _ => false,
     }
 }

@@ -20,6 +20,7 @@ pub(crate) mod restream;
 mod set;
 mod stream;
 pub(crate) mod tags;
+pub mod type_name;
 mod write_info;
 
 pub(crate) use builtin::{attribute_layouts, collection_layouts, rntuple_anchor_info};
