@@ -1203,8 +1203,8 @@ theirs["read"] = {k: [int(d.Count().GetValue()), float(d.Sum("x").GetValue()), f
 import numpy as np
 m = ROOT.RDF.FromNumpy(MEMORY())
 kept = m.Filter("b && n > 2").Define("w", "x * u")
-theirs["memory"] = {"types": {c: str(m.GetColumnType(c)) for c in ("x", "n", "u", "b")}
-                    | {"w": str(kept.GetColumnType("w"))}, "described": m.Describe().AsString(),
+theirs["memory"] = {"types": {c: str(m.GetColumnType(c)) for c in ("x", "n", "u", "b", "c")}
+                    | {"w": str(kept.GetColumnType("w")), "e": str(m.Define("e", "c").GetColumnType("e"))}, "described": m.Describe().AsString(),
                     "sum": kept.Sum("w").GetValue(), "count": kept.Count().GetValue(),
                     "first": list(kept.Take["float"]("x").GetValue())[:5]}
 print(json.dumps(theirs))
@@ -1212,12 +1212,12 @@ print(json.dumps(theirs))
 
 
 def MEMORY():  # noqa: N802 (the name ROOT_GENERATED calls)
-    """Columns in memory of four types, 300,000 entries (three batches)."""
+    """Columns in memory of five types, 300,000 entries (three batches)."""
     import numpy as np
 
     entries = np.arange(300_000)
     return {"x": entries.astype(np.float32) * 0.25, "n": entries % 5, "u": (entries % 256).astype(np.uint8),
-            "b": entries % 3 == 0}
+            "b": entries % 3 == 0, "c": (entries % 256 - 128).astype(np.int8)}
 
 
 def test_generated_entries_and_lazy_snapshots_as_root_s(workdir, dask_client):
@@ -1303,7 +1303,10 @@ def test_generated_entries_and_lazy_snapshots_as_root_s(workdir, dask_client):
     m = rootweave.RDF.FromNumpy(MEMORY(), threads=1)
     kept = m.Filter("b && n > 2").Define("w", "x * u")
     mine = theirs["memory"]
-    assert {c: m.GetColumnType(c) for c in ("x", "n", "u", "b")} | {"w": kept.GetColumnType("w")} == mine["types"]
+    # NumPy's int8 is a `signed char`, kept by a definition of it.
+    types = {c: m.GetColumnType(c) for c in ("x", "n", "u", "b", "c")}
+    assert types | {"w": kept.GetColumnType("w"), "e": m.Define("e", "c").GetColumnType("e")} == mine["types"]
+    assert mine["types"]["c"] == mine["types"]["e"] == "signed char"
     assert m.Describe().AsString() == mine["described"]
     assert kept.Sum("w").GetValue() == mine["sum"] and kept.Count().GetValue() == mine["count"] == 40_000
     assert kept.Take["float"]("x").GetValue()[:5].tolist() == mine["first"]

@@ -37,13 +37,20 @@ enum PySource<'py> {
 fn memory_columns(d: &Bound<'_, PyDict>) -> PyResult<rootweave::dataset::MemoryColumns> {
     use rootweave::analysis::column::Column;
     let mut columns = Vec::new();
+    // NumPy's `int8` is C++'s `signed char` (ROOT's `FromNumpy` columns of them are).
+    let mut signed_chars = Vec::new();
     for (name, values) in d.iter() {
         let name: String = name.extract()?;
         let values = python_values(&values)
             .map_err(|e| PyValueError::new_err(format!("FromNumpy column '{name}': {e}")))?;
-        columns.push((name, Column::Flat(values.into()).into_array()));
+        let array = Column::Flat(values.into()).into_array();
+        if matches!(array, rootweave::array::Array::Int8(_)) {
+            signed_chars.push(name.clone());
+        }
+        columns.push((name, array));
     }
-    rootweave::dataset::MemoryColumns::new(columns).map_err(to_py)
+    let columns = rootweave::dataset::MemoryColumns::new(columns).map_err(to_py)?;
+    Ok(columns.with_longs_or_signed_chars(signed_chars))
 }
 
 /// The value of an expression that reads no column, in its C++ type, or an error naming
