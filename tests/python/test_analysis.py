@@ -873,7 +873,10 @@ def test_the_adl_queries_on_dask_equal_one_process_s(workdir, adl_files, dask_cl
                 "std": df.StdDev("Jet_pt"), "met std": df.StdDev("MET_pt"),
                 "varied mean": rootweave.VariationsFor(varied.Mean("MET_pt")),
                 "varied std": rootweave.VariationsFor(varied.StdDev("Jet_pt")),
-                "varied histo": rootweave.VariationsFor(varied.Histo1D(("h", "", 40, 0, 200), "MET_pt"))}
+                "varied histo": rootweave.VariationsFor(varied.Histo1D(("h", "", 40, 0, 200), "MET_pt")),
+                "graph": df.Filter("nJet > 6").Graph("event", "MET_pt"),
+                "errors": df.Filter("nJet > 6").GraphAsymmErrors("MET_pt", "event", "MET_pt", "MET_pt", "event", "nJet"),
+                "varied graph": rootweave.VariationsFor(varied.Filter("nJet > 6").Graph("MET_pt", "event"))}
 
     def selection(df):
         sel = df.Filter("Sum(Jet_pt > 40) >= 2")
@@ -885,11 +888,14 @@ def test_the_adl_queries_on_dask_equal_one_process_s(workdir, adl_files, dask_cl
         if hasattr(r, "GetKeys"):
             return {k: value(r[k]) for k in r.GetKeys()}
         v = r.GetValue() if hasattr(r, "GetValue") else r
+        if isinstance(v, rootweave.Graph):
+            return v.GetName(), v.GetX().tolist(), v.GetY().tolist(), v.GetEYhigh().tolist()
         return ADL.summary(v) if hasattr(v, "axes") else list(v) if hasattr(v, "__iter__") else v
 
     want = {k: value(r) for k, r in book(local).items()}
     assert list(want["varied mean"]) == ["nominal", "met:down", "met:up"]
     assert want["varied mean"]["met:down"] < want["varied mean"]["nominal"] < want["varied mean"]["met:up"]
+    assert len(want["graph"][1]) > 10 and want["graph"][0] == "MET_pt_vs_event"
     df = rootweave.RDataFrame("Events", adl_files, daskclient=client, npartitions=2)
     booked = ADL.book(df, "Jet_btag")
     extra = book(df)
@@ -914,6 +920,89 @@ def test_the_adl_queries_on_dask_equal_one_process_s(workdir, adl_files, dask_cl
         assert ak.to_list(ours_back) == ak.to_list(expected)
         assert snap.Take("event").GetValue().tolist() == expected["event"].tolist()
         assert snap.Mean("ht").GetValue() == one.Mean("ht").GetValue()
+
+
+ROOT_GRAPHS = r"""
+import json, sys, ROOT
+ROOT.gErrorIgnoreLevel = ROOT.kError
+df = ROOT.RDataFrame("Events", sys.argv[1]).Define("pt2", "Jet_pt * Jet_pt")
+for k, v in ERRORS.items():
+    df = df.Define(k, v)
+varied = df.Vary("MET_pt", "ROOT::RVecF{MET_pt * 0.9f, MET_pt * 1.1f}", ["dn", "up"], "met")
+booked = {"met": df.Graph("MET_pt", "MET_phi"), "jets": df.Filter("nJet > 3").Graph("Jet_pt", "pt2"),
+          "none": df.Filter("nJet > 99").Graph("run", "event"),
+          "errors": df.GraphAsymmErrors("MET_pt", "MET_phi", *ERRORS)}
+variations = ROOT.RDF.Experimental.VariationsFor(varied.Graph("MET_pt", "run"))
+def points(g):
+    n = range(g.GetN())
+    out = [g.GetName(), g.GetTitle(), [g.GetPointX(i) for i in n], [g.GetPointY(i) for i in n]]
+    if g.ClassName() == "TGraphAsymmErrors":
+        out += [[f(i) for i in n] for f in (g.GetErrorXlow, g.GetErrorXhigh, g.GetErrorYlow, g.GetErrorYhigh)]
+    return out
+out = {k: points(g.GetValue()) for k, g in booked.items()}
+out["varied"] = {str(k): points(variations[k]) for k in variations.GetKeys()}
+histos = ROOT.RDF.Experimental.VariationsFor(varied.Histo1D(("h", "t", 10, 0, 100), "MET_pt"))
+out["histos"] = {str(k): histos[k].GetName() for k in histos.GetKeys()}
+written = ROOT.TFile.Open(sys.argv[2])
+out["written"] = {k: [written.Get(k).ClassName(), *points(written.Get(k))] for k in ("met", "dir/jets", "none", "errors")}
+print(json.dumps(out))
+"""
+
+
+GRAPH_ERRORS = {"exl": "MET_pt * 0.01", "exh": "MET_pt * 0.02f", "eyl": "0.1", "eyh": "abs(MET_phi) / 10"}
+
+
+def test_graphs_of_two_columns_as_root_s(workdir):
+    """`Graph(x, y)` and `GraphAsymmErrors`: ROOT 6.40's points and errors (one thread: entry
+    order) from rootweave at two threads, the name and title, lists item by item, variations (and the names ROOT gives
+    results in a variation); written as `TGraph`s that ROOT and uproot read back; a list
+    against a number refused when booked."""
+    df = rootweave.RDataFrame("Events", NANO, threads=2).Define("pt2", "Jet_pt * Jet_pt")
+    for k, v in GRAPH_ERRORS.items():
+        df = df.Define(k, v)
+    varied = df.Vary("MET_pt", "ROOT::RVecF{MET_pt * 0.9f, MET_pt * 1.1f}", ["dn", "up"], "met")
+    booked = {"met": df.Graph("MET_pt", "MET_phi"), "jets": df.Filter("nJet > 3").Graph("Jet_pt", "pt2"),
+              "none": df.Filter("nJet > 99").Graph("run", "event"),
+              "errors": df.GraphAsymmErrors("MET_pt", "MET_phi", *GRAPH_ERRORS)}
+    variations = rootweave.VariationsFor(varied.Graph("MET_pt", "run"))
+
+    def points(g):
+        out = [g.GetName(), g.GetTitle(), g.GetX().tolist(), g.GetY().tolist()]
+        if g.classname == "TGraphAsymmErrors":
+            out += [e.tolist() for e in (g.GetEXlow(), g.GetEXhigh(), g.GetEYlow(), g.GetEYhigh())]
+        return out
+
+    mine = {k: points(g.GetValue()) for k, g in booked.items()}
+    mine["varied"] = {k: points(variations[k]) for k in variations.GetKeys()}
+    # Every result in a variation is named for it (`h_met_dn`), histograms too.
+    histos = rootweave.VariationsFor(varied.Histo1D(("h", "t", 10, 0, 100), "MET_pt"))
+    mine["histos"] = {k: histos[k].name for k in histos.GetKeys()}
+    out = workdir / "graphs.root"
+    with rootweave.recreate(out) as f:
+        for key, name in (("met", "met"), ("jets", "dir/jets"), ("none", "none"), ("errors", "errors")):
+            f[name] = booked[key].GetValue()
+    script = f"ERRORS = {GRAPH_ERRORS!r}\n" + ROOT_GRAPHS
+    done = subprocess.run([sys.executable, "-c", script, NANO, out], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    written = theirs.pop("written")
+    assert mine == theirs
+    assert len(mine["jets"][2]) > 100 and mine["none"][2] == []
+    # Written under the keys' names, the titles and points kept.
+    names = (("met", "met"), ("jets", "jets"), ("none", "none"), ("errors", "errors"))
+    for (key, name), (cls, *got) in zip(names, written.values()):
+        assert [cls, *got] == ["TGraphAsymmErrors" if key == "errors" else "TGraph", name, *mine[key][1:]]
+    assert len(mine["errors"]) == 8 and mine["errors"][7][:3] != mine["errors"][6][:3]
+    back = uproot.open(out)
+    assert back["dir/jets"].values()[0].tolist() == mine["jets"][2]
+    assert back["met"].values()[1].tolist() == mine["met"][3]
+    assert back["errors"].errors("high")[1].tolist() == mine["errors"][7]
+    with pytest.raises(ValueError, match='a graph of columns \\["nJet", "Jet_pt"\\]: lists and numbers'):
+        df.Graph("nJet", "Jet_pt")
+    with pytest.raises(ValueError, match="lists and numbers"):
+        df.GraphAsymmErrors("Jet_pt", "pt2", "Jet_eta", "Jet_eta", "Jet_eta", "MET_pt")
+    with pytest.raises(ValueError, match="not numbers|not a number"):
+        df.Define("p4", "ROOT::Math::PtEtaPhiMVector(MET_pt, 0, MET_phi, 0)").Graph("p4", "MET_pt")
 
 
 ROOT_DOTTED = r"""

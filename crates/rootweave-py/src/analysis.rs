@@ -429,6 +429,25 @@ impl PyFrame {
         )
     }
 
+    /// `Graph(x, y)`: a `TGraph` of the two columns' values, in entry order.
+    fn graph(&self, x: &str, y: &str) -> PyResult<PyBooked> {
+        booked(self.inner.graph(x, y))
+    }
+
+    /// `GraphAsymmErrors(x, y, exl, exh, eyl, eyh)`: a `TGraphAsymmErrors`.
+    #[allow(clippy::too_many_arguments)]
+    fn graph_asymm_errors(
+        &self,
+        x: &str,
+        y: &str,
+        exl: &str,
+        exh: &str,
+        eyl: &str,
+        eyh: &str,
+    ) -> PyResult<PyBooked> {
+        booked(self.inner.graph_asymm_errors(x, y, [exl, exh, eyl, eyh]))
+    }
+
     /// `Report()`.
     fn report(&self) -> PyResult<PyBooked> {
         booked(self.inner.report())
@@ -632,8 +651,9 @@ fn python_values(a: &Bound<'_, PyAny>) -> PyResult<rootweave::analysis::column::
     ))
 }
 
-/// A result as Python objects: a histogram as a dict of its sums, a count, a number, a
-/// column's layout, a report's rows, or a partial's numbers.
+/// A result as Python objects: a histogram as a dict of its sums, a graph as a dict of its
+/// name, title and points, a count, a number, a column's layout, a report's rows, or a
+/// partial's numbers.
 fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
     Ok(match value {
         ResultValue::Count(n) => n.into_pyobject(py)?.into_any(),
@@ -642,6 +662,18 @@ fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
         ResultValue::Array(a) => to_layout(py, a)?.into_any(),
         ResultValue::Report(rows) => PyList::new(py, rows)?.into_any(),
         ResultValue::Parts(numbers) => PyList::new(py, numbers)?.into_any(),
+        ResultValue::Graph(g) => {
+            let d = PyDict::new(py);
+            d.set_item("name", &g.name)?;
+            d.set_item("title", &g.title)?;
+            d.set_item("x", numpy::PyArray1::from_vec(py, g.x))?;
+            d.set_item("y", numpy::PyArray1::from_vec(py, g.y))?;
+            let errors = g
+                .errors
+                .map(|e| e.map(|v| numpy::PyArray1::from_vec(py, v)));
+            d.set_item("errors", errors.map(|e| e.to_vec()))?;
+            d.into_any()
+        }
         ResultValue::Histogram(h) => {
             let d = PyDict::new(py);
             d.set_item("class", &h.class)?;

@@ -1,12 +1,14 @@
 //! Writing objects other than trees into an open output file: histograms given as plain
 //! data (the package's `_hist_write.py` makes it from hist, boost-histogram and NumPy
-//! histograms), and strings as `TObjString`.
+//! histograms), graphs of points as `TGraph`, and strings as `TObjString`.
 
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rootweave::objects::{write_histogram as write, Axis, ErrorMode, Histogram, Profile};
+
+use rootweave::container::{DirectoryId, FileWriter, KeyInfo};
 
 use crate::errors::to_py;
 use crate::write::OutputFile;
@@ -35,12 +37,7 @@ pub fn write_histogram(
         }
         None => h.reset_statistics(entries),
     }
-    let file = file.shared(py)?;
-    py.detach(|| {
-        let dir = file.mkdir(directory)?;
-        write(&file, dir, &h).map(drop)
-    })
-    .map_err(to_py)
+    write_in(py, &file, directory, |file, dir| write(file, dir, &h))
 }
 
 /// Writes `text` as a `TObjString` named `name` into directory `directory` of `file`, as
@@ -53,10 +50,59 @@ pub fn write_string(
     name: &str,
     text: &str,
 ) -> PyResult<()> {
+    write_in(py, &file, directory, |file, dir| {
+        rootweave::objects::write_string(file, dir, name, text)
+    })
+}
+
+/// Writes a `TGraph` of points `(x[i], y[i])` named `name` and titled `title` into
+/// directory `directory` (made where missing) of `file`; with `errors` (x low, x high, y
+/// low, y high) a `TGraphAsymmErrors`.
+#[pyfunction]
+#[pyo3(signature = (file, directory, name, title, x, y, errors=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn write_graph(
+    py: Python<'_>,
+    file: PyRef<'_, OutputFile>,
+    directory: &str,
+    name: &str,
+    title: &str,
+    x: PyReadonlyArray1<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    errors: Option<[PyReadonlyArray1<'_, f64>; 4]>,
+) -> PyResult<()> {
+    let errors = match errors {
+        Some([a, b, c, d]) => Some([
+            a.as_slice()?.to_vec(),
+            b.as_slice()?.to_vec(),
+            c.as_slice()?.to_vec(),
+            d.as_slice()?.to_vec(),
+        ]),
+        None => None,
+    };
+    let graph = rootweave::objects::Graph {
+        name: name.into(),
+        title: title.into(),
+        x: x.as_slice()?.to_vec(),
+        y: y.as_slice()?.to_vec(),
+        errors,
+    };
+    write_in(py, &file, directory, |file, dir| {
+        rootweave::objects::write_graph(file, dir, &graph)
+    })
+}
+
+/// Runs `write` on directory `directory` of `file` (made where missing) without the GIL.
+fn write_in(
+    py: Python<'_>,
+    file: &OutputFile,
+    directory: &str,
+    write: impl FnOnce(&FileWriter, DirectoryId) -> rootweave::Result<KeyInfo> + Send,
+) -> PyResult<()> {
     let file = file.shared(py)?;
     py.detach(|| {
         let dir = file.mkdir(directory)?;
-        rootweave::objects::write_string(&file, dir, name, text).map(drop)
+        write(&file, dir).map(drop)
     })
     .map_err(to_py)
 }

@@ -359,11 +359,29 @@ fn variations_equal_graphs_defining_their_values() {
         let want: Vec<ResultValue> = book(&s).iter().map(|b| b.value().unwrap()).collect();
         let got: Vec<ResultValue> = by_variation
             .iter()
-            .map(|r| r.iter().find(|(n, _)| n == k).unwrap_or(&r[0]).1.clone())
+            .map(|r| match r.iter().find(|(n, _)| n == k) {
+                Some((_, v)) => nominal_named(v, k),
+                None => r[0].1.clone(),
+            })
             .collect();
         assert_eq!(got, want, "{k}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `value` of variation `k` (`name:tag`) as the nominal graph names it: a histogram in a
+/// variation is named `<its name>_name_tag`, as RDataFrame names it.
+fn nominal_named(value: &ResultValue, k: &str) -> ResultValue {
+    let mut v = value.clone();
+    if let (ResultValue::Histogram(h), true) = (&mut v, k != "nominal") {
+        let suffix = format!("_{}", k.replace(':', "_"));
+        let base = h
+            .name
+            .strip_suffix(&suffix)
+            .expect("named for its variation");
+        h.name = base.to_string();
+    }
+    v
 }
 
 #[test]
@@ -1154,7 +1172,10 @@ fn columns_varied_together_take_the_nominal_values() {
         let want: Vec<ResultValue> = book(&direct).iter().map(|b| b.value().unwrap()).collect();
         let got: Vec<ResultValue> = results
             .iter()
-            .map(|r| r.iter().find(|(n, _)| n == k).unwrap_or(&r[0]).1.clone())
+            .map(|r| match r.iter().find(|(n, _)| n == k) {
+                Some((_, v)) => nominal_named(v, k),
+                None => r[0].1.clone(),
+            })
             .collect();
         assert_eq!(got, want, "{k}");
     }
@@ -1702,5 +1723,71 @@ fn expressions_of_unfit_types_are_errors_when_made() {
     assert_eq!(chain.column_type("h49").unwrap(), "float");
     assert_eq!(chain.column_type("h25").unwrap(), "float");
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_graph_holds_a_point_per_value_in_entry_order_at_any_thread_count() {
+    let (dir, paths) = written("graph", 2, 4000);
+    let points = |threads: usize, x: &str, y: &str| {
+        let df = frame(&paths, threads).define("w", "v * 2").unwrap();
+        let df = df.define("xx", "x * x").unwrap();
+        match df.graph(x, y).unwrap().value().unwrap() {
+            ResultValue::Graph(g) => *g,
+            other => panic!("{other:?}"),
+        }
+    };
+    let one = points(1, "x", "xx");
+    assert_eq!(
+        (one.name.as_str(), one.title.as_str()),
+        ("xx_vs_x", "xx vs x")
+    );
+    let x: Vec<f64> = (0..2).flat_map(|_| (0..4000).map(f64::from)).collect();
+    assert_eq!(one.x, x);
+    assert_eq!(one.y, x.iter().map(|v| v * v).collect::<Vec<_>>());
+    assert_eq!(points(3, "x", "xx"), one);
+    // Lists give a point per pair of items: v's items, each twice as w's.
+    let lists = points(2, "v", "w");
+    let items: Vec<f64> = (0..2)
+        .flat_map(|_| (0..4000).flat_map(|i| (0..i % 4).map(move |k| i as f32 + k as f32 / 10.0)))
+        .map(f64::from)
+        .collect();
+    assert_eq!(lists.x, items);
+    assert_eq!(lists.y, lists.x.iter().map(|v| v * 2.0).collect::<Vec<_>>());
+    // A list against a number is refused when booked; lists of different lengths when run.
+    let df = frame(&paths, 2);
+    let e = df.graph("x", "v").err().expect("refused").to_string();
+    assert!(
+        e.contains(r#"a graph of columns ["x", "v"]: lists and numbers"#),
+        "{e}"
+    );
+    let e = df.graph_asymm_errors("v", "v", ["v", "v", "x", "v"]);
+    assert!(e
+        .err()
+        .expect("refused")
+        .to_string()
+        .contains("lists and numbers"));
+    // Errors from four more columns, a `TGraphAsymmErrors`.
+    let errors = df.define("e", "x * 0.5").unwrap();
+    let e = errors
+        .graph_asymm_errors("x", "x", ["e", "e", "x", "e"])
+        .unwrap();
+    match e.value().unwrap() {
+        ResultValue::Graph(g) => {
+            assert_eq!(g.x, x);
+            let [exl, _, eyl, eyh] = g.errors.expect("errors");
+            assert_eq!((&exl, &eyl), (&x.iter().map(|v| v * 0.5).collect(), &x));
+            assert_eq!(eyh, exl);
+        }
+        other => panic!("{other:?}"),
+    }
+    let shorter = df.define("u", "Take(v, v.size() / 2)").unwrap();
+    let e = shorter
+        .graph("v", "u")
+        .unwrap()
+        .value()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("lists of different lengths"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -206,6 +206,69 @@ fn written_histograms_read_back_with_their_bins_and_statistics() {
 }
 
 #[test]
+fn written_graphs_read_back_with_their_points() {
+    let dir = std::env::temp_dir().join(format!("rootweave-graph-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("g.root");
+    let g = rootweave::objects::Graph {
+        name: "g".into(),
+        title: "y vs x".into(),
+        x: vec![1.0, 2.5, -3.0],
+        y: vec![0.5, f64::MAX, 7.0],
+        errors: None,
+    };
+    let with_errors = rootweave::objects::Graph {
+        name: "e".into(),
+        errors: Some([
+            vec![0.1; 3],
+            vec![0.2; 3],
+            vec![0.3; 3],
+            vec![0.25, 0.5, 1.0],
+        ]),
+        ..g.clone()
+    };
+    let writer = rootweave::container::FileWriter::create(&path, Default::default()).unwrap();
+    let top = rootweave::container::DirectoryId::TOP;
+    rootweave::objects::write_graph(&writer, top, &g).unwrap();
+    rootweave::objects::write_graph(&writer, top, &with_errors).unwrap();
+    let mut wrong = g.clone();
+    wrong.y.pop();
+    let e = rootweave::objects::write_graph(&writer, top, &wrong).unwrap_err();
+    assert!(e.to_string().contains("3 abscissas and 2 ordinates"), "{e}");
+    let mut wrong = with_errors.clone();
+    wrong.errors.as_mut().unwrap()[2].push(1.0);
+    let e = rootweave::objects::write_graph(&writer, top, &wrong).unwrap_err();
+    assert!(e.to_string().contains("4 errors for 3 points"), "{e}");
+    writer.close().unwrap();
+
+    let file = RootFile::open(&path).unwrap();
+    let back = object(&file, &["g"]).unwrap();
+    assert_eq!(back.class, "TGraph");
+    assert_eq!(back.str("fName"), Some("g"));
+    assert_eq!(back.str("fTitle"), Some("y vs x"));
+    assert_eq!(back.get("fNpoints"), Some(&Value::Int(3)));
+    let floats = |o: &Object, member: &str| match o.get(member) {
+        Some(Value::Floats(v)) => v.clone(),
+        other => panic!("{member}: {other:?}"),
+    };
+    assert_eq!(
+        (floats(&back, "fX"), floats(&back, "fY")),
+        (g.x.clone(), g.y.clone())
+    );
+    let back = object(&file, &["e"]).unwrap();
+    assert_eq!(back.class, "TGraphAsymmErrors");
+    assert_eq!(floats(&back, "fY"), g.y);
+    let errors = with_errors.errors.unwrap();
+    for (member, values) in ["fEXlow", "fEXhigh", "fEYlow", "fEYhigh"]
+        .iter()
+        .zip(errors)
+    {
+        assert_eq!(floats(&back, member), values);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn histograms_add_as_hadd_adds_them() {
     let mut a = labelled_histogram(&[0.5, 1.5]);
     a.sumw2 = None;

@@ -7,6 +7,7 @@ efficiencies."""
 from __future__ import annotations
 
 from types import SimpleNamespace
+from collections.abc import Sequence
 from typing import Any, Iterator, cast
 
 import numpy as np
@@ -294,6 +295,76 @@ class Graph(Object):
 
     def __len__(self) -> int:
         return int(self.member("fNpoints"))
+
+    def GetN(self) -> int:  # noqa: N802
+        """The number of points, as ROOT's `TGraph::GetN`."""
+        return len(self)
+
+    def GetX(self) -> NDArray[np.float64]:  # noqa: N802
+        """The points' abscissas, as ROOT's `TGraph::GetX`."""
+        return self._points("fX")
+
+    def GetY(self) -> NDArray[np.float64]:  # noqa: N802
+        """The points' ordinates, as ROOT's `TGraph::GetY`."""
+        return self._points("fY")
+
+    def GetPointX(self, i: int) -> float:  # noqa: N802
+        """Point `i`'s abscissa (-1 if there is no point `i`, as ROOT gives it).
+
+        Args:
+            i: The point's index.
+        """
+        return float(self._points("fX")[i]) if 0 <= i < len(self) else -1.0
+
+    def GetPointY(self, i: int) -> float:  # noqa: N802
+        """Point `i`'s ordinate (-1 if there is no point `i`, as ROOT gives it).
+
+        Args:
+            i: The point's index.
+        """
+        return float(self._points("fY")[i]) if 0 <= i < len(self) else -1.0
+
+    def GetEXlow(self) -> NDArray[np.float64]:  # noqa: N802
+        """The points' errors below in x (`TGraphAsymmErrors`; zeros for a `TGraph`)."""
+        return self._points("fEXlow")
+
+    def GetEXhigh(self) -> NDArray[np.float64]:  # noqa: N802
+        """The points' errors above in x (`TGraphAsymmErrors`; zeros for a `TGraph`)."""
+        return self._points("fEXhigh")
+
+    def GetEYlow(self) -> NDArray[np.float64]:  # noqa: N802
+        """The points' errors below in y (`TGraphAsymmErrors`; zeros for a `TGraph`)."""
+        return self._points("fEYlow")
+
+    def GetEYhigh(self) -> NDArray[np.float64]:  # noqa: N802
+        """The points' errors above in y (`TGraphAsymmErrors`; zeros for a `TGraph`)."""
+        return self._points("fEYhigh")
+
+    def GetName(self) -> str:  # noqa: N802
+        """The graph's name."""
+        return str(self.member("fName"))
+
+    def GetTitle(self) -> str:  # noqa: N802
+        """The graph's title."""
+        return str(self.member("fTitle"))
+
+
+def graph(name: str, title: str, x: NDArray[Any], y: NDArray[Any],
+          errors: Sequence[NDArray[Any]] | None = None) -> Graph:
+    """A `TGraph` of points `(x[i], y[i])` as ROOT makes one from arrays (RDataFrame's
+    `Graph` result), with `errors` (x low, x high, y low, y high) a `TGraphAsymmErrors`
+    (`GraphAsymmErrors`); `f[name] = graph` writes it."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    members = [("fUniqueID", 0), ("fBits", 1 << 10), ("fName", name), ("fTitle", title),
+               ("fLineColor", 1), ("fLineStyle", 1), ("fLineWidth", 1), ("fFillColor", 0),
+               ("fFillStyle", 1000), ("fMarkerColor", 1), ("fMarkerStyle", 1), ("fMarkerSize", 1.0),
+               ("fNpoints", len(x)), ("fX", x), ("fY", y), ("fFunctions", None), ("fHistogram", None),
+               ("fMinimum", -1111.0), ("fMaximum", -1111.0), ("fOption", "")]
+    if errors is None:
+        return Graph(("TGraph", 5, members, None))
+    names = ("fEXlow", "fEXhigh", "fEYlow", "fEYhigh")
+    members += [(n, np.asarray(e, dtype=np.float64)) for n, e in zip(names, errors)]
+    return Graph(("TGraphAsymmErrors", 3, members, None))
 
 
 class Efficiency(Object):

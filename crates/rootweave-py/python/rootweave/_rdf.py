@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _extras, _paths
+from . import _extras, _objects, _paths
 from ._hist_write import CONTENT_TITLE, PROFILE, STATISTICS
 from ._layout import to_awkward_content, to_numpy
 from . import _rdf_columns, _rdf_dask, _rdf_display, _rdf_missing, _rdf_per_sample, _rdf_snapshot, _rdf_spec
@@ -405,6 +405,11 @@ def _profile_model(model: Sequence[Any], dims: int) -> tuple[str, str, list[dict
         raise ValueError(f"the profile model {model!r}: its axes, then (low, high) of the values, then an option")
     values = (float(rest[0]), float(rest[1])) if rest else None
     return name, title, axes, values, option
+
+
+def _to_graph(d: dict[str, Any]) -> Any:
+    """A graph's name, title, points and any errors as a `rootweave.Graph`."""
+    return _objects.graph(d["name"], d["title"], d["x"], d["y"], d["errors"])
 
 
 def _to_hist(d: dict[str, Any]) -> Any:
@@ -978,6 +983,34 @@ class RDataFrame:
         # TStrings are the dataset's own and columns defined as one alone (known without evaluating).
         tstrings = [c for c in names if self._frame.declared_type(c) in ("TString", "ROOT::VecOps::RVec<TString>")]
         return _rdf_display.RDisplayPtr(taken, names, nMaxCollectionElements, tstrings)
+
+    def Graph(self, x: str, y: str) -> RResultPtr:  # noqa: N802
+        """A graph of a point per event's pair of values (or per pair of items of two lists
+        of one length), in entry order at any number of threads: a `rootweave.Graph`
+        (`GetN()`, `GetX()`, `GetY()`, `values()`) named `y_vs_x` and titled `y vs x` as
+        ROOT's, written as a `TGraph` by `f[name] = graph`.
+
+        Args:
+            x: The abscissas.
+            y: The ordinates.
+        """
+        return self._result(self._frame.graph(x, y), _to_graph, ("graph", (x, y)))
+
+    def GraphAsymmErrors(self, x: str, y: str, exl: str, exh: str, eyl: str, eyh: str) -> RResultPtr:  # noqa: N802
+        """A graph whose points have errors below and above in x and y, as `Graph` makes
+        its points: a `rootweave.Graph` of class `TGraphAsymmErrors` (`GetEXlow()`, ...,
+        `errors("low")`), written as one by `f[name] = graph`.
+
+        Args:
+            x: The abscissas.
+            y: The ordinates.
+            exl: The errors below in x.
+            exh: The errors above in x.
+            eyl: The errors below in y.
+            eyh: The errors above in y.
+        """
+        args = (x, y, exl, exh, eyl, eyh)
+        return self._result(self._frame.graph_asymm_errors(*args), _to_graph, ("graph_asymm_errors", args))
 
     def Report(self) -> RResultPtr:  # noqa: N802
         """The cut flow of the named filters above."""

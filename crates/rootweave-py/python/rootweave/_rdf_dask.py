@@ -128,6 +128,11 @@ def merge(action: str, values: list[Any]) -> Any:
         return float(sum(values))
     if action == "Take":
         return concatenate_layouts(values)
+    if action in ("graph", "graph_asymm_errors"):
+        errors = None if first["errors"] is None else [np.concatenate([v["errors"][k] for v in values])
+                                                      for k in range(4)]
+        return {**first, "x": np.concatenate([v["x"] for v in values]),
+                "y": np.concatenate([v["y"] for v in values]), "errors": errors}
     raise NotImplementedError(f"{action} is not supported on Dask")
 
 

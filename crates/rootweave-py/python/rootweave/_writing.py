@@ -9,7 +9,7 @@ from typing import Any, Callable, Mapping, Union
 
 from . import _hist_write, _types
 from ._aliases import Batch, Path, Schema, TreeSummary, WriteSummary
-from ._objects import Object, ObjString
+from ._objects import Graph, Object, ObjString
 from ._rootweave import RNTupleFillContext as _Context
 from ._rootweave import OutputFile as _OutputFile
 from ._rootweave import RNTupleParallelWriter as _ParallelWriter
@@ -19,6 +19,7 @@ from ._rootweave import TTreeWriter as _TreeWriter
 from ._rootweave import RNTupleWriter as _Writer
 from ._rootweave import copy_object as _copy_object
 from ._rootweave import write_histogram as _write_histogram
+from ._rootweave import write_graph as _write_graph
 from ._rootweave import write_string as _write_string
 from ._tree_types import tree_type
 
@@ -241,7 +242,7 @@ class WritableFile:
         and WeightedMean storage, a `TProfile`/`TProfile2D`/`TProfile3D`; a NumPy
         `histogram`, `histogram2d` or `histogramdd` result a `TH*D`. Statistics are those of the values filled where the
         histogram carries them (`rootweave.histogram`), else ROOT's from the bins. A `str`
-        is written as a `TObjString`. Any object read from a file (`rootweave.Histogram`,
+        is written as a `TObjString`, an RDataFrame `Graph` result as a `TGraph` (`GraphAsymmErrors`: a `TGraphAsymmErrors`). Any object read from a file (`rootweave.Histogram`,
         `Graph`, `List`, any `rootweave.Object`) is written as it is, with the layouts of its
         classes; TTrees and RNTuples are copied with `merge` or `convert` instead."""
         directory, _, leaf = name.strip("/").rpartition("/")
@@ -253,6 +254,13 @@ class WritableFile:
         if isinstance(data, str):
             self._check_name(name)
             _write_string(self._file, directory, leaf, data)
+            return
+        if isinstance(data, Graph) and data.classname in ("TGraph", "TGraphAsymmErrors"):
+            self._check_name(name)
+            errors = None
+            if data.classname == "TGraphAsymmErrors":
+                errors = [data.GetEXlow(), data.GetEXhigh(), data.GetEYlow(), data.GetEYhigh()]
+            _write_graph(self._file, directory, leaf, data.GetTitle(), data.GetX(), data.GetY(), errors)
             return
         hist_spec = _hist_write.spec(data, leaf)
         if hist_spec is not None:

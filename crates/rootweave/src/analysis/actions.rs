@@ -9,7 +9,7 @@ use super::column::Column;
 use super::extreme::Extreme;
 use crate::array::Array;
 use crate::error::{Error, Result};
-use crate::objects::{stat_names, Axis, Histogram};
+use crate::objects::{stat_names, Axis, Graph, Histogram};
 
 /// A histogram's axis as RDataFrame's models give it: regular bins or edges.
 #[derive(Debug, Clone, PartialEq)]
@@ -168,6 +168,19 @@ pub enum ActionSpec {
     TakeAsRead(String),
     /// `Report()`: the cut flow of the named filters above.
     Report,
+    /// `Graph(x, y)`: a `TGraph` of a point per pair of values, in entry order (both
+    /// columns numbers, or both lists of one length per event); `GraphAsymmErrors(x, y,
+    /// exl, exh, eyl, eyh)`: a `TGraphAsymmErrors`, its errors from four more columns.
+    Graph {
+        /// The graph's name (RDataFrame's: `y_vs_x`).
+        name: String,
+        /// The abscissas' column.
+        x: String,
+        /// The ordinates' column.
+        y: String,
+        /// The errors' columns (x low, x high, y low, y high), or none.
+        errors: Vec<String>,
+    },
     /// `Sum`, `Mean`, `Min`, `Max` or `StdDev` left unfinished: the numbers of its partial
     /// (see [`ResultValue::Parts`]), for a run over a part of the dataset whose parts are
     /// added elsewhere, in the dataset's order, by [`ActionSpec::merge_parts`] (a distributed
@@ -193,8 +206,25 @@ impl ActionSpec {
             | ActionSpec::StdDev(c)
             | ActionSpec::Take(c)
             | ActionSpec::TakeAsRead(c) => vec![c.clone()],
+            ActionSpec::Graph { x, y, errors, .. } => {
+                [x, y].into_iter().chain(errors).cloned().collect()
+            }
             ActionSpec::Parts(of) => of.columns(),
         }
+    }
+
+    /// The action computed in variation `variation` (`name:tag`): a histogram, profile or
+    /// graph named `<name>_<variation>`, colons made underscores, as RDataFrame names them.
+    pub(crate) fn in_variation(&self, variation: &str) -> ActionSpec {
+        let mut spec = self.clone();
+        let suffix = variation.replace(':', "_");
+        match &mut spec {
+            ActionSpec::Histo { name, .. }
+            | ActionSpec::Profile { name, .. }
+            | ActionSpec::Graph { name, .. } => *name = format!("{name}_{suffix}"),
+            _ => {}
+        }
+        spec
     }
 
     pub(crate) fn check(&self) -> Result<()> {
@@ -314,6 +344,9 @@ pub enum ResultValue {
     Array(Array),
     /// `Report`: per named filter, its name, the events it passed and those it saw.
     Report(Vec<(String, u64, u64)>),
+    /// `Graph`, `GraphAsymmErrors`: the points, named `y_vs_x` and titled `y vs x` as
+    /// RDataFrame names them.
+    Graph(Box<Graph>),
     /// [`ActionSpec::Parts`]: a sum's or mean's `[sum, carry, n]` (Neumaier's compensated
     /// sum and the number of values), a standard deviation's `[n, mean, m2]` (Welford's),
     /// a minimum's or maximum's effect on the running value (`[]` none, `[m]` a step to
@@ -350,6 +383,8 @@ pub enum Partial {
     Moments { n: f64, mean: f64, m2: f64 },
     /// Taken values, in entry order.
     Taken(Vec<Column>),
+    /// A graph's points (abscissas, ordinates, then any errors), in entry order.
+    Points(Vec<Vec<f64>>),
     /// Values taken as read ([`ActionSpec::TakeAsRead`]), in entry order.
     TakenAsRead(Vec<Array>),
     /// The values (and weights) of a histogram whose range comes from them, in entry order.
@@ -406,6 +441,7 @@ impl Partial {
             ActionSpec::Take(_) => Partial::Taken(Vec::new()),
             ActionSpec::TakeAsRead(_) => Partial::TakenAsRead(Vec::new()),
             ActionSpec::Report => Partial::Report(vec![(0, 0); filters]),
+            ActionSpec::Graph { errors, .. } => Partial::Points(vec![Vec::new(); 2 + errors.len()]),
         }
     }
 
@@ -511,6 +547,9 @@ impl Partial {
                 }
             }
             (Partial::Taken(a), Partial::Taken(b)) => a.extend(b),
+            (Partial::Points(a), Partial::Points(b)) => {
+                a.iter_mut().zip(b).for_each(|(a, b)| a.extend(b));
+            }
             (Partial::TakenAsRead(a), Partial::TakenAsRead(b)) => a.extend(b),
             (Partial::Values { xs, ws }, Partial::Values { xs: x, ws: w }) => {
                 xs.extend(x);
@@ -656,6 +695,18 @@ impl Partial {
                 crate::array::concat(parts)
                     .map_err(|e| Error::InvalidArgument(format!("Take: {e}")))?,
             ),
+            (Partial::Points(mut values), ActionSpec::Graph { name, x, y, .. }) => {
+                let errors: Vec<Vec<f64>> = values.drain(2..).collect();
+                let ys = values.pop().unwrap_or_default();
+                let xs = values.pop().unwrap_or_default();
+                ResultValue::Graph(Box::new(Graph {
+                    name: name.clone(),
+                    title: format!("{y} vs {x}"),
+                    x: xs,
+                    y: ys,
+                    errors: errors.try_into().ok(),
+                }))
+            }
             (Partial::Report(counts), _) => ResultValue::Report(
                 filter_names
                     .iter()
@@ -841,6 +892,11 @@ pub fn fill<C: std::borrow::Borrow<Column>>(
             }
         }
         (Partial::Taken(parts), _) => parts.push(cols[0].clone()),
+        (Partial::Points(values), _) => {
+            for (v, column) in values.iter_mut().zip(graph_points(&cols)?) {
+                v.extend(column);
+            }
+        }
         (Partial::Values { xs, ws }, ActionSpec::Histo { weight, .. }) => {
             let (values, weights) = fill_values(&cols[..1], weight.as_ref().map(|_| cols[1]))?;
             xs.extend_from_slice(&values[0]);
@@ -979,6 +1035,29 @@ fn flat_f64(c: &Column) -> std::result::Result<Vec<f64>, String> {
             .ok_or_else(|| format!("a column of {} is not a number", c.type_name())),
         Column::Tuple(_) => Err("a list of combinations is not a number".into()),
     }
+}
+
+/// A graph's values from its columns (abscissas, ordinates, any errors), as RDataFrame's
+/// `Graph` and `GraphAsymmErrors` take them: a point per event's numbers, or per item of
+/// lists of one length.
+fn graph_points<C: std::borrow::Borrow<Column>>(
+    cols: &[C],
+) -> std::result::Result<Vec<Vec<f64>>, String> {
+    let offsets = |c: &Column| match c {
+        Column::Jagged(o, _) => Some(o.clone()),
+        _ => None,
+    };
+    let first = offsets(cols[0].borrow());
+    for c in &cols[1..] {
+        match (offsets(c.borrow()), &first) {
+            (Some(a), Some(b)) if a.as_slice() != b.as_slice() => {
+                return Err("a graph of lists of different lengths in one event".into());
+            }
+            (Some(_), Some(_)) | (None, None) => {}
+            _ => return Err("a graph of lists and numbers: all or none must be lists".into()),
+        }
+    }
+    cols.iter().map(|c| flat_f64(c.borrow())).collect()
 }
 
 /// The values to fill, per axis, and their weights: lists filled item by item (all axes'

@@ -204,6 +204,31 @@ impl Frame {
         self.book(ActionSpec::Take(column.into()))
     }
 
+    /// `Graph(x, y)`: a `TGraph` (`y_vs_x`, titled `y vs x`) of a point per event's pair of
+    /// values, or per pair of items of two lists of one length, in entry order at any
+    /// number of threads (RDataFrame's order is its threads' when it runs on several).
+    pub fn graph(&self, x: &str, y: &str) -> Result<Booked> {
+        self.book(ActionSpec::Graph {
+            name: format!("{y}_vs_{x}"),
+            x: x.into(),
+            y: y.into(),
+            errors: Vec::new(),
+        })
+    }
+
+    /// `GraphAsymmErrors(x, y, exl, exh, eyl, eyh)`: a `TGraphAsymmErrors`, a [`graph`]
+    /// whose points have errors below and above in x and y, from four more columns.
+    ///
+    /// [`graph`]: Frame::graph
+    pub fn graph_asymm_errors(&self, x: &str, y: &str, errors: [&str; 4]) -> Result<Booked> {
+        self.book(ActionSpec::Graph {
+            name: format!("{y}_vs_{x}"),
+            x: x.into(),
+            y: y.into(),
+            errors: errors.iter().map(|e| e.to_string()).collect(),
+        })
+    }
+
     /// `Report()`: how many events each named filter above saw and passed.
     pub fn report(&self) -> Result<Booked> {
         self.book(ActionSpec::Report)

@@ -125,6 +125,16 @@ impl Frame {
         Ok(())
     }
 
+    /// Whether column `name` here holds a list per event (`None` where that is known only
+    /// once the graph runs: a Python function's column).
+    pub(crate) fn holds_lists(&self, name: &str) -> Option<bool> {
+        match empty_column(self, self.node, name, false) {
+            Ok(Column::Jagged(..)) => Some(true),
+            Ok(_) => Some(false),
+            Err(_) => None,
+        }
+    }
+
     /// The type, as an empty array, of `name` here if it is a dataset's column whose values
     /// expressions do not take (a list of lists, an object), which `Take` gives as read (see
     /// [`ActionSpec::TakeAsRead`](super::ActionSpec::TakeAsRead)); `None` for a defined

@@ -575,6 +575,15 @@ impl Frame {
             let numbers = !matches!(spec, ActionSpec::Take(_));
             self.check_result_columns(&spec.columns(), numbers)?;
         }
+        if let ActionSpec::Graph { .. } = &spec {
+            let columns = spec.columns();
+            let known: Vec<bool> = columns.iter().filter_map(|c| self.holds_lists(c)).collect();
+            if known.iter().any(|&l| l != known[0]) {
+                return Err(invalid(format!(
+                    "a graph of columns {columns:?}: lists and numbers (all or none must be lists)"
+                )));
+            }
+        }
         let mut g = self.lock();
         g.bookings.push(Booking {
             node: self.node,
@@ -688,7 +697,7 @@ impl Frame {
     /// `VariationsFor(result)`: the result in every variation of the `Vary`s above its node
     /// that change it (a column it reads, or a filter above it, depends on a varied column,
     /// as RDataFrame finds them), booked alongside it: `("nominal", result)`, then
-    /// `("name:tag", ...)`.
+    /// `("name:tag", ...)`, a histogram, profile or graph in it named `<its name>_name_tag`.
     pub fn variations_for(booked: &Booked) -> Result<Vec<(String, Booked)>> {
         let mut g = booked.graph.lock().unwrap_or_else(|p| p.into_inner());
         let base = g.bookings[booked.id].clone();
@@ -713,7 +722,7 @@ impl Frame {
             for (k, tag) in tags.iter().enumerate() {
                 g.bookings.push(Booking {
                     node: base.node,
-                    spec: base.spec.clone(),
+                    spec: base.spec.in_variation(&format!("{name}:{tag}")),
                     variation: Some((name.clone(), k)),
                 });
                 g.results.push(None);

@@ -1,9 +1,10 @@
 //! Every keyed object of a file, by path: read through the file's StreamerInfo into a
 //! generic [`Object`] (its members by name, base classes' members first), and typed views
 //! of the common classes built from it ([`Histogram`] for `TH1`/`TH2`/`TH3` of every bin
-//! type and the profiles).
+//! type and the profiles); graphs of points written as `TGraph`s ([`Graph`]).
 
 mod copy;
+mod graph_write;
 mod hist;
 mod hist_stats;
 mod hist_write;
@@ -12,6 +13,7 @@ pub(crate) mod traced;
 mod write_string;
 
 pub use copy::copy_object;
+pub use graph_write::{write_graph, Graph};
 pub(crate) use hist::cells_array;
 pub use hist::{is_histogram_class, Axis, ErrorMode, Histogram, Profile};
 pub use hist_stats::stat_names;
