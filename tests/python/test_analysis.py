@@ -874,7 +874,7 @@ def test_the_adl_queries_on_dask_equal_one_process_s(workdir, adl_files, dask_cl
                 "varied mean": rootweave.VariationsFor(varied.Mean("MET_pt")),
                 "varied std": rootweave.VariationsFor(varied.StdDev("Jet_pt")),
                 "varied histo": rootweave.VariationsFor(varied.Histo1D(("h", "", 40, 0, 200), "MET_pt")),
-                "graph": df.Filter("nJet > 6").Graph("event", "MET_pt"),
+                "graph": df.Filter("nJet > 6").Graph("event", "MET_pt"), "stats": df.Stats("Jet_pt", "MET_pt"),
                 "errors": df.Filter("nJet > 6").GraphAsymmErrors("MET_pt", "event", "MET_pt", "MET_pt", "event", "nJet"),
                 "varied graph": rootweave.VariationsFor(varied.Filter("nJet > 6").Graph("MET_pt", "event"))}
 
@@ -888,6 +888,8 @@ def test_the_adl_queries_on_dask_equal_one_process_s(workdir, adl_files, dask_cl
         if hasattr(r, "GetKeys"):
             return {k: value(r[k]) for k in r.GetKeys()}
         v = r.GetValue() if hasattr(r, "GetValue") else r
+        if isinstance(v, rootweave.Statistic):
+            return v.GetN(), v.GetW(), v.GetW2(), v.GetMean(), v.GetM2(), v.GetMin(), v.GetMax()
         if isinstance(v, rootweave.Graph):
             return v.GetName(), v.GetX().tolist(), v.GetY().tolist(), v.GetEYhigh().tolist()
         return ADL.summary(v) if hasattr(v, "axes") else list(v) if hasattr(v, "__iter__") else v
@@ -943,7 +945,11 @@ out = {k: points(g.GetValue()) for k, g in booked.items()}
 out["varied"] = {str(k): points(variations[k]) for k in variations.GetKeys()}
 histos = ROOT.RDF.Experimental.VariationsFor(varied.Histo1D(("h", "t", 10, 0, 100), "MET_pt"))
 out["histos"] = {str(k): histos[k].GetName() for k in histos.GetKeys()}
+stat = lambda s: [s.GetName(), s.GetN(), s.GetW(), s.GetW2(), s.GetMean(), s.GetRMS(), s.GetMeanErr(), s.GetMin(), s.GetMax()]
+stats = [df.Stats("MET_pt"), df.Define("w", "abs(MET_phi) - 0.5").Stats("Jet_pt", "w"), df.Filter("nJet > 99").Stats("run")]
+out["stats"] = [stat(s.GetValue()) for s in stats]
 written = ROOT.TFile.Open(sys.argv[2])
+out["written stats"] = [stat(written.Get(k)) for k in ("s0", "s1", "s2")]
 out["written"] = {k: [written.Get(k).ClassName(), *points(written.Get(k))] for k in ("met", "dir/jets", "none", "errors")}
 print(json.dumps(out))
 """
@@ -952,11 +958,12 @@ print(json.dumps(out))
 GRAPH_ERRORS = {"exl": "MET_pt * 0.01", "exh": "MET_pt * 0.02f", "eyl": "0.1", "eyh": "abs(MET_phi) / 10"}
 
 
-def test_graphs_of_two_columns_as_root_s(workdir):
+def test_graphs_and_statistics_as_root_s(workdir):
     """`Graph(x, y)` and `GraphAsymmErrors`: ROOT 6.40's points and errors (one thread: entry
     order) from rootweave at two threads, the name and title, lists item by item, variations (and the names ROOT gives
     results in a variation); written as `TGraph`s that ROOT and uproot read back; a list
-    against a number refused when booked."""
+    against a number refused when booked. `Stats`: ROOT's `TStatistic`s, written and read by
+    ROOT."""
     df = rootweave.RDataFrame("Events", NANO, threads=2).Define("pt2", "Jet_pt * Jet_pt")
     for k, v in GRAPH_ERRORS.items():
         df = df.Define(k, v)
@@ -977,15 +984,31 @@ def test_graphs_of_two_columns_as_root_s(workdir):
     # Every result in a variation is named for it (`h_met_dn`), histograms too.
     histos = rootweave.VariationsFor(varied.Histo1D(("h", "t", 10, 0, 100), "MET_pt"))
     mine["histos"] = {k: histos[k].name for k in histos.GetKeys()}
+    # Stats: a TStatistic of values (lists' items with their events' weights, negative ones too).
+    stats = [df.Stats("MET_pt"), df.Define("w", "abs(MET_phi) - 0.5").Stats("Jet_pt", "w"),
+             df.Filter("nJet > 99").Stats("run")]
+
+    def stat(s):
+        return [s.GetName(), s.GetN(), s.GetW(), s.GetW2(), s.GetMean(), s.GetRMS(), s.GetMeanErr(), s.GetMin(),
+                s.GetMax()]
+
     out = workdir / "graphs.root"
     with rootweave.recreate(out) as f:
         for key, name in (("met", "met"), ("jets", "dir/jets"), ("none", "none"), ("errors", "errors")):
             f[name] = booked[key].GetValue()
+        for k, s in enumerate(stats):
+            f[f"s{k}"] = s.GetValue()
     script = f"ERRORS = {GRAPH_ERRORS!r}\n" + ROOT_GRAPHS
     done = subprocess.run([sys.executable, "-c", script, NANO, out], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = json.loads(done.stdout.strip().splitlines()[-1])
     written = theirs.pop("written")
+    for got in (theirs.pop("stats"), theirs.pop("written stats")):
+        for ours, root in zip((stat(s.GetValue()) for s in stats), got, strict=True):
+            assert ours[:2] == root[:2] and ours[2:] == pytest.approx(root[2:], rel=1e-12)
+    assert got[1][1] > 500 and got[2][1] == 0 and got[1][5] > 0
+    read = rootweave.open(out)["s1"]
+    assert isinstance(read, rootweave.Statistic) and stat(read) == stat(stats[1].GetValue())
     assert mine == theirs
     assert len(mine["jets"][2]) > 100 and mine["none"][2] == []
     # Written under the keys' names, the titles and points kept.

@@ -448,6 +448,12 @@ impl PyFrame {
         booked(self.inner.graph_asymm_errors(x, y, [exl, exh, eyl, eyh]))
     }
 
+    /// `Stats(value, weight)`: a `TStatistic` of a column's values.
+    #[pyo3(signature = (value, weight=None))]
+    fn stats(&self, value: &str, weight: Option<&str>) -> PyResult<PyBooked> {
+        booked(self.inner.stats(value, weight))
+    }
+
     /// `Report()`.
     fn report(&self) -> PyResult<PyBooked> {
         booked(self.inner.report())
@@ -662,6 +668,7 @@ fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
         ResultValue::Array(a) => to_layout(py, a)?.into_any(),
         ResultValue::Report(rows) => PyList::new(py, rows)?.into_any(),
         ResultValue::Parts(numbers) => PyList::new(py, numbers)?.into_any(),
+        ResultValue::Statistic(s) => statistic_dict(py, &s)?.into_any(),
         ResultValue::Graph(g) => {
             let d = PyDict::new(py);
             d.set_item("name", &g.name)?;
@@ -707,6 +714,22 @@ fn to_python(py: Python<'_>, value: ResultValue) -> PyResult<Bound<'_, PyAny>> {
             d.into_any()
         }
     })
+}
+
+/// A statistic's members as a dict: `name`, `n`, `w`, `w2`, `m`, `m2`, `min`, `max`.
+pub(crate) fn statistic_dict<'py>(
+    py: Python<'py>,
+    s: &rootweave::objects::Statistic,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("name", &s.name)?;
+    d.set_item("n", s.n)?;
+    for (k, v) in [("w", s.w), ("w2", s.w2), ("m", s.m), ("m2", s.m2)] {
+        d.set_item(k, v)?;
+    }
+    d.set_item("min", s.min)?;
+    d.set_item("max", s.max)?;
+    Ok(d)
 }
 
 /// How a snapshot is written, as Python gives it: the format ("ttree" or "rntuple"), the

@@ -58,6 +58,7 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_objects::write_histogram, m)?)?;
     m.add_function(wrap_pyfunction!(write_objects::write_string, m)?)?;
     m.add_function(wrap_pyfunction!(write_objects::write_graph, m)?)?;
+    m.add_function(wrap_pyfunction!(write_objects::write_statistic, m)?)?;
     m.add_function(wrap_pyfunction!(write_objects::copy_object, m)?)?;
     m.add_function(wrap_pyfunction!(fill::fill_histogram, m)?)?;
     m.add_class::<objects::Unread>()?;

@@ -92,6 +92,31 @@ pub fn write_graph(
     })
 }
 
+/// Writes a `TStatistic` under the key `name` into directory `directory` of `file`:
+/// `members` holds `name`, `n`, `w`, `w2`, `m`, `m2`, `min` and `max`.
+#[pyfunction]
+pub fn write_statistic(
+    py: Python<'_>,
+    file: PyRef<'_, OutputFile>,
+    directory: &str,
+    name: &str,
+    members: &Bound<'_, PyDict>,
+) -> PyResult<()> {
+    let s = rootweave::objects::Statistic {
+        name: required(members, "name")?,
+        n: required(members, "n")?,
+        w: required(members, "w")?,
+        w2: required(members, "w2")?,
+        m: required(members, "m")?,
+        m2: required(members, "m2")?,
+        min: required(members, "min")?,
+        max: required(members, "max")?,
+    };
+    write_in(py, &file, directory, |file, dir| {
+        rootweave::objects::write_statistic(file, dir, name, &s)
+    })
+}
+
 /// Runs `write` on directory `directory` of `file` (made where missing) without the GIL.
 fn write_in(
     py: Python<'_>,

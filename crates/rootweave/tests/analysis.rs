@@ -1791,3 +1791,36 @@ fn a_graph_holds_a_point_per_value_in_entry_order_at_any_thread_count() {
     assert!(e.contains("lists of different lengths"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn statistics_fill_each_value_with_its_weight_at_any_thread_count() {
+    let (dir, paths) = written("stats", 2, 4000);
+    let stat = |threads: usize, value: &str, weight: Option<&str>| {
+        let df = frame(&paths, threads).define("w", "x % 3 * 1.0").unwrap();
+        match df.stats(value, weight).unwrap().value().unwrap() {
+            ResultValue::Statistic(s) => *s,
+            other => panic!("{other:?}"),
+        }
+    };
+    // x = 0..4000 in each file, weights 0, 1, 2 by x % 3: those of zero weight not counted.
+    let s = stat(1, "x", Some("w"));
+    let (n, w, m) = (0..2)
+        .flat_map(|_| 0..4000)
+        .fold((0, 0.0, 0.0), |(n, w, m), x| {
+            let weight = (x % 3) as f64;
+            let counted = i64::from(weight != 0.0);
+            (n + counted, w + weight, m + weight * x as f64)
+        });
+    assert_eq!((s.n, s.w, s.m, s.min, s.max), (n, w, m, 1.0, 3998.0));
+    assert_eq!(stat(3, "x", Some("w")), s);
+    // A list's items, one by one: v's items of x = 1, 2, 3, ... (i % 4 of them each).
+    let items = stat(2, "v", None);
+    let count: i64 = (0..2).map(|_| (0..4000).map(|i| i % 4).sum::<i64>()).sum();
+    assert_eq!(
+        (items.n, items.w, items.min, items.max),
+        (count, count as f64, 1.0, f64::from(3999.2f32))
+    );
+    let mean = items.m / items.w;
+    assert!((mean - 2000.0).abs() < 2.0, "{mean}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -28,7 +28,7 @@ from ._file import ReadOnlyFile, open
 from ._fill import histogram
 from ._library import LIBRARIES as LIBRARIES
 from ._merge import merge
-from ._objects import Axis, Efficiency, Graph, Histogram, List, Matrix, Object, ObjString, Parameter, Vector
+from ._objects import Axis, Efficiency, Graph, Histogram, List, Matrix, Object, ObjString, Parameter, Statistic, Vector
 from ._polars import scan
 from ._rdf import AddProgressBar, FromNumpy, RDataFrame, RunGraphs, VariationsFor
 from ._rdf_namespace import RDF
@@ -50,7 +50,7 @@ __all__ = ["histogram", "open", "create", "recreate", "update", "Directory", "Br
            "RNTupleParallelWriter", "RNTupleFillContext", "TTreeWriter", "TTreeParallelWriter", "TTreeFillContext",
            "ParallelRNTupleWriter", "FillContext", "ParallelTTreeWriter",
            "RootFileError", "UnreadableBranchWarning", "merge", "iterate", "concatenate", "Report", "Query", "scan",
-           "dask", "convert", "Object", "Histogram", "Axis", "Graph", "List", "ObjString", "Parameter",
+           "dask", "convert", "Object", "Histogram", "Axis", "Graph", "Statistic", "List", "ObjString", "Parameter",
            "Vector", "Matrix", "Efficiency",
            "RDataFrame", "RunGraphs", "VariationsFor", "AddProgressBar", "RSnapshotOptions", "ESnapshotOutputFormat",
            "EAlgorithm", "RDF", "FromNumpy", "release_memory"]

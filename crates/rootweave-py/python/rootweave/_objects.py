@@ -71,6 +71,8 @@ def _view(data: ObjectData, memo: Memo) -> Any:
         kind = Vector
     elif cls in MATRICES:
         kind = Matrix
+    elif cls == "TStatistic":
+        kind = Statistic
     elif cls == "TEfficiency":
         kind = Efficiency
     return kind(data, memo)
@@ -213,6 +215,81 @@ class List(Object):
 
 
 LISTS = ("TList", "THashList", "TObjArray", "TClonesArray", "TSeqCollection", "TRefArray")
+
+
+#: A `TStatistic`'s numbers as the extension names them, and their members.
+STATISTIC_MEMBERS = {"n": "fN", "w": "fW", "w2": "fW2", "m": "fM", "m2": "fM2", "min": "fMin", "max": "fMax"}
+
+
+class Statistic(Object):
+    """A `TStatistic` (RDataFrame's `Stats` result): the count, sums and extremes of
+    weighted values, with ROOT's getters."""
+
+    def _get(self, name: str) -> float:
+        return float(self.member(name))
+
+    def GetName(self) -> str:  # noqa: N802
+        """The name."""
+        return str(self.member("fName"))
+
+    def GetN(self) -> int:  # noqa: N802
+        """The values counted (those of nonzero weight)."""
+        return int(self.member("fN"))
+
+    def GetW(self) -> float:  # noqa: N802
+        """The sum of weights."""
+        return self._get("fW")
+
+    def GetW2(self) -> float:  # noqa: N802
+        """The sum of squared weights."""
+        return self._get("fW2")
+
+    def GetM2(self) -> float:  # noqa: N802
+        """The weighted sum of squared deviations from the mean."""
+        return self._get("fM2")
+
+    def GetMin(self) -> float:  # noqa: N802
+        """The smallest value."""
+        return self._get("fMin")
+
+    def GetMax(self) -> float:  # noqa: N802
+        """The largest value."""
+        return self._get("fMax")
+
+    def GetMean(self) -> float:  # noqa: N802
+        """The weighted mean (0 without weights)."""
+        w = self.GetW()
+        return self._get("fM") / w if w > 0 else 0.0
+
+    def GetVar(self) -> float:  # noqa: N802
+        """The variance, with ROOT's correction for the number of values (0 for one value,
+        -1 without weights)."""
+        n, w = self.GetN(), self.GetW()
+        if w <= 0:
+            return -1.0
+        return self.GetM2() / w * (n / (n - 1.0)) if n > 1 else 0.0
+
+    def GetRMS(self) -> float:  # noqa: N802
+        """The square root of the variance (-1 where it is not positive)."""
+        var = self.GetVar()
+        return float(np.sqrt(var)) if var > 0 else -1.0
+
+    def GetNeff(self) -> int:  # noqa: N802
+        """The effective number of values, the squared sum of weights over the sum of their
+        squares, truncated to an integer as ROOT's is."""
+        return int(self.GetW() ** 2 / self.GetW2()) if self.GetW2() else 0
+
+    def GetMeanErr(self) -> float:  # noqa: N802
+        """The mean's error: the square root of the variance over the effective number."""
+        return float(np.sqrt(self.GetVar() / self.GetNeff())) if self.GetW() > 0 else 0.0
+
+
+def statistic(members: dict[str, Any]) -> Statistic:
+    """A `TStatistic` from its members as the extension gives them (`name`, `n`, `w`, `w2`,
+    `m`, `m2`, `min`, `max`); `f[name] = statistic` writes it."""
+    data = [("fUniqueID", 0), ("fBits", 0), ("fName", members["name"])]
+    data += [(member, members[key]) for key, member in STATISTIC_MEMBERS.items()]
+    return Statistic(("TStatistic", 3, data, None))
 
 
 class Parameter(Object):

@@ -996,6 +996,18 @@ class RDataFrame:
         """
         return self._result(self._frame.graph(x, y), _to_graph, ("graph", (x, y)))
 
+    def Stats(self, value: str, weight: str | None = None) -> RResultPtr:  # noqa: N802
+        """A `TStatistic` of a column's values (a list's items, each with its event's weight
+        or its own): a `rootweave.Statistic` (`GetN()`, `GetMean()`, `GetRMS()`,
+        `GetMeanErr()`, ...), filled in entry order within each batch and batches merged in
+        order as ROOT merges its threads' statistics; written with `f[name] = s`.
+
+        Args:
+            value: The values.
+            weight: The weights (1 if None).
+        """
+        return self._result(self._frame.stats(value, weight), _objects.statistic, ("stats", (value, weight)))
+
     def GraphAsymmErrors(self, x: str, y: str, exl: str, exh: str, eyl: str, eyh: str) -> RResultPtr:  # noqa: N802
         """A graph whose points have errors below and above in x and y, as `Graph` makes
         its points: a `rootweave.Graph` of class `TGraphAsymmErrors` (`GetEXlow()`, ...,

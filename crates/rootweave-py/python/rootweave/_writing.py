@@ -9,7 +9,7 @@ from typing import Any, Callable, Mapping, Union
 
 from . import _hist_write, _types
 from ._aliases import Batch, Path, Schema, TreeSummary, WriteSummary
-from ._objects import Graph, Object, ObjString
+from ._objects import STATISTIC_MEMBERS, Graph, Object, ObjString, Statistic
 from ._rootweave import RNTupleFillContext as _Context
 from ._rootweave import OutputFile as _OutputFile
 from ._rootweave import RNTupleParallelWriter as _ParallelWriter
@@ -20,6 +20,7 @@ from ._rootweave import RNTupleWriter as _Writer
 from ._rootweave import copy_object as _copy_object
 from ._rootweave import write_histogram as _write_histogram
 from ._rootweave import write_graph as _write_graph
+from ._rootweave import write_statistic as _write_statistic
 from ._rootweave import write_string as _write_string
 from ._tree_types import tree_type
 
@@ -254,6 +255,11 @@ class WritableFile:
         if isinstance(data, str):
             self._check_name(name)
             _write_string(self._file, directory, leaf, data)
+            return
+        if isinstance(data, Statistic):
+            self._check_name(name)
+            members = {key: data.member(member) for key, member in STATISTIC_MEMBERS.items()}
+            _write_statistic(self._file, directory, leaf, members | {"name": data.GetName()})
             return
         if isinstance(data, Graph) and data.classname in ("TGraph", "TGraphAsymmErrors"):
             self._check_name(name)

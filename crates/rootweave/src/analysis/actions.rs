@@ -9,7 +9,7 @@ use super::column::Column;
 use super::extreme::Extreme;
 use crate::array::Array;
 use crate::error::{Error, Result};
-use crate::objects::{stat_names, Axis, Graph, Histogram};
+use crate::objects::{stat_names, Axis, Graph, Histogram, Statistic};
 
 /// A histogram's axis as RDataFrame's models give it: regular bins or edges.
 #[derive(Debug, Clone, PartialEq)]
@@ -168,6 +168,14 @@ pub enum ActionSpec {
     TakeAsRead(String),
     /// `Report()`: the cut flow of the named filters above.
     Report,
+    /// `Stats(value, weight)`: a `TStatistic` of the values (lists' items, each with its
+    /// event's weight or its own).
+    Stats {
+        /// The values.
+        value: String,
+        /// The weights.
+        weight: Option<String>,
+    },
     /// `Graph(x, y)`: a `TGraph` of a point per pair of values, in entry order (both
     /// columns numbers, or both lists of one length per event); `GraphAsymmErrors(x, y,
     /// exl, exh, eyl, eyh)`: a `TGraphAsymmErrors`, its errors from four more columns.
@@ -199,6 +207,9 @@ impl ActionSpec {
                 columns, weight, ..
             } => columns.iter().chain(weight).cloned().collect(),
             ActionSpec::Count | ActionSpec::Report => Vec::new(),
+            ActionSpec::Stats { value, weight } => {
+                [value].into_iter().chain(weight).cloned().collect()
+            }
             ActionSpec::Sum(c)
             | ActionSpec::Mean(c)
             | ActionSpec::Min(c)
@@ -344,6 +355,8 @@ pub enum ResultValue {
     Array(Array),
     /// `Report`: per named filter, its name, the events it passed and those it saw.
     Report(Vec<(String, u64, u64)>),
+    /// `Stats`: the statistic of the values.
+    Statistic(Box<Statistic>),
     /// `Graph`, `GraphAsymmErrors`: the points, named `y_vs_x` and titled `y vs x` as
     /// RDataFrame names them.
     Graph(Box<Graph>),
@@ -391,6 +404,8 @@ pub enum Partial {
     Values { xs: Vec<f64>, ws: Option<Vec<f64>> },
     /// Per named filter above: passed, seen.
     Report(Vec<(u64, u64)>),
+    /// A statistic of the values so far.
+    Statistic(Statistic),
 }
 
 impl Partial {
@@ -441,6 +456,7 @@ impl Partial {
             ActionSpec::Take(_) => Partial::Taken(Vec::new()),
             ActionSpec::TakeAsRead(_) => Partial::TakenAsRead(Vec::new()),
             ActionSpec::Report => Partial::Report(vec![(0, 0); filters]),
+            ActionSpec::Stats { .. } => Partial::Statistic(Statistic::default()),
             ActionSpec::Graph { errors, .. } => Partial::Points(vec![Vec::new(); 2 + errors.len()]),
         }
     }
@@ -547,6 +563,7 @@ impl Partial {
                 }
             }
             (Partial::Taken(a), Partial::Taken(b)) => a.extend(b),
+            (Partial::Statistic(a), Partial::Statistic(b)) => a.merge(&b),
             (Partial::Points(a), Partial::Points(b)) => {
                 a.iter_mut().zip(b).for_each(|(a, b)| a.extend(b));
             }
@@ -707,6 +724,7 @@ impl Partial {
                     errors: errors.try_into().ok(),
                 }))
             }
+            (Partial::Statistic(s), _) => ResultValue::Statistic(Box::new(s)),
             (Partial::Report(counts), _) => ResultValue::Report(
                 filter_names
                     .iter()
@@ -892,6 +910,13 @@ pub fn fill<C: std::borrow::Borrow<Column>>(
             }
         }
         (Partial::Taken(parts), _) => parts.push(cols[0].clone()),
+        (Partial::Statistic(s), ActionSpec::Stats { weight, .. }) => {
+            let (values, weights) = fill_values(&cols[..1], weight.as_ref().map(|_| cols[1]))?;
+            match weights {
+                Some(w) => values[0].iter().zip(w).for_each(|(&v, w)| s.fill(v, w)),
+                None => values[0].iter().for_each(|&v| s.fill(v, 1.0)),
+            }
+        }
         (Partial::Points(values), _) => {
             for (v, column) in values.iter_mut().zip(graph_points(&cols)?) {
                 v.extend(column);

@@ -229,6 +229,17 @@ impl Frame {
         })
     }
 
+    /// `Stats(value, weight)`: a `TStatistic` of the values (a list's items, each with its
+    /// event's weight, or with its own from a list of weights of one length), filled in
+    /// entry order within each batch, batches merged in dataset order as ROOT merges its
+    /// threads' statistics.
+    pub fn stats(&self, value: &str, weight: Option<&str>) -> Result<Booked> {
+        self.book(ActionSpec::Stats {
+            value: value.into(),
+            weight: weight.map(str::to_string),
+        })
+    }
+
     /// `Report()`: how many events each named filter above saw and passed.
     pub fn report(&self) -> Result<Booked> {
         self.book(ActionSpec::Report)

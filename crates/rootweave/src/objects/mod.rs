@@ -1,7 +1,8 @@
 //! Every keyed object of a file, by path: read through the file's StreamerInfo into a
 //! generic [`Object`] (its members by name, base classes' members first), and typed views
 //! of the common classes built from it ([`Histogram`] for `TH1`/`TH2`/`TH3` of every bin
-//! type and the profiles); graphs of points written as `TGraph`s ([`Graph`]).
+//! type and the profiles); graphs of points written as `TGraph`s ([`Graph`]),
+//! statistics of weighted values as `TStatistic`s ([`Statistic`]).
 
 mod copy;
 mod graph_write;
@@ -9,6 +10,7 @@ mod hist;
 mod hist_stats;
 mod hist_write;
 mod layouts;
+mod statistic;
 pub(crate) mod traced;
 mod write_string;
 
@@ -18,6 +20,7 @@ pub(crate) use hist::cells_array;
 pub use hist::{is_histogram_class, Axis, ErrorMode, Histogram, Profile};
 pub use hist_stats::stat_names;
 pub use hist_write::write_histogram;
+pub use statistic::{write_statistic, Statistic};
 pub use write_string::write_string;
 
 pub use crate::streamer::{Name, Object, Value};
