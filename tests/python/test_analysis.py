@@ -371,6 +371,8 @@ DEFINES = {"m1": "nJet - 1", "e1": "event + 1", "sz": "Jet_pt.size() - 2", "am":
                "cc": "(Long64_t)nJet * -1", "fc": "UInt_t(MET_pt) % 7u",
                # More of RVec's functions and TMath's, with their types.
                "prod": "Product(Electron_cleanmask)", "var": "Var(Jet_pt)", "sd": "StdDev(Jet_eta)",
+               # A zero of another type than the items': ROOT 6.40 counts the items that are not 0.
+               "sumzero": "Sum(Jet_pt, 0.)", "sumwrap": "Sum(Jet_jetId, -3ll)",
                "dot": "Dot(Jet_pt, Jet_eta)", "dotid": "Dot(Jet_jetId, Jet_jetId)",
                "drop": "Sum(Drop(Jet_pt, Nonzero(Jet_pt < 40)))", "nz": "Sum(Nonzero(Jet_pt < 40))",
                "inter": "Intersect(Jet_pt, Jet_pt[Jet_pt > 40]).size()", "rng": "Sum(ROOT::VecOps::Range(nJet))",

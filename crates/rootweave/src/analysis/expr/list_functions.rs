@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::eval::event_name;
 use super::functions::{items, lists, sums};
 use super::int_type::IntTy;
-use super::value::{align, Lane, Scalar, Ty, Val};
+use super::value::{align, scalar_f64, Lane, Scalar, Ty, Val};
 use crate::analysis::column::{item_events, Column, Values};
 
 /// The most items `Range` or `Take(v, n, default)` makes in one batch (half a GiB of
@@ -425,8 +425,9 @@ fn range_between(args: &[Val], events: usize) -> Result<Val, String> {
 }
 
 /// `Sum(v, zero)`: each list's items added in order to `zero`, a constant of the items' own
-/// type (ROOT's template takes nothing else: another type resolves to a different overload
-/// there, so it is refused here rather than given another value).
+/// type. ROOT 6.40's template takes no other: with a zero of another type C++ converts the
+/// list to an `RVec<bool>` for that class's own overload, so the sum is the zero as a
+/// `std::size_t` plus the items that are not 0 (`Sum(Jet_pt, 0.)` counts them), as here.
 pub fn sum_from(v: &Val, zero: &Val) -> Result<Val, String> {
     let (offsets, values) = lists(v, "Sum")?;
     let Val::Const(z) = zero else {
@@ -435,6 +436,28 @@ pub fn sum_from(v: &Val, zero: &Val) -> Result<Val, String> {
     let ty = Ty::of(values);
     if let (Values::Bool(b), Scalar::Bool(_) | Scalar::Int(..)) = (values, z) {
         return sum_of_bools(b, offsets, z);
+    }
+    if Ty::of_scalar(z) != ty && !matches!(ty, Ty::P4 | Ty::Vector(_)) {
+        let size = match *z {
+            Scalar::Bool(b) => i64::from(b),
+            Scalar::Int(_, z) => z,
+            Scalar::F32(_) | Scalar::F64(_) => {
+                let x = scalar_f64(z);
+                if !(x > -1.0 && x < 18_446_744_073_709_551_616.0) {
+                    return Err(format!(
+                        "Sum(v, zero): a zero of {x} as the std::size_t of RVec<bool>'s Sum is \
+                         undefined in C++"
+                    ));
+                }
+                x.trunc() as u64 as i64
+            }
+        };
+        let lane = Lane::Many(Cow::Borrowed(values));
+        let nonzero: Vec<bool> = match values {
+            Values::Bool(b) => b.clone(),
+            _ => items(&lane.f64s()?).iter().map(|&x| x != 0.0).collect(),
+        };
+        return sum_of_bools(&nonzero, offsets, &Scalar::Int(IntTy::SIZE, size));
     }
     if Ty::of_scalar(z) != ty || matches!(ty, Ty::Bool | Ty::P4 | Ty::Vector(_)) {
         return Err(format!(

@@ -1219,11 +1219,22 @@ fn braced_lists_ranges_and_sums_from_a_value_are_rvec_s() {
             "{list}: {err}"
         );
     }
-    // Sum from a first value of the items' type (another type is ROOT's other overload).
+    // Sum from a first value of the items' type; with another type, ROOT 6.40's overload of
+    // RVec<bool>: the zero as a std::size_t plus the items that are not 0.
     assert_eq!(f32s(eval("Sum(Jet_pt, 1.f)").unwrap()), [116.0, 1.0, 36.0]);
-    assert!(eval("Sum(Jet_pt, 1.)")
+    let counted = eval("Sum(Jet_pt, 1.)").unwrap();
+    assert_eq!(
+        counted.flat(),
+        Some(&Values::Int(IntTy::SIZE, vec![4, 1, 2]))
+    );
+    let wrapped = eval("Sum(Jet_pt, -3)").unwrap();
+    assert_eq!(
+        wrapped.flat(),
+        Some(&Values::Int(IntTy::SIZE, vec![0, -3, -2]))
+    );
+    assert!(eval("Sum(Jet_pt, -1.5)")
         .unwrap_err()
-        .contains("zero must be of the items' type float"));
+        .contains("undefined in C++"));
     assert!(eval("{Jet_pt, 1}")
         .unwrap_err()
         .contains("items are numbers"));
