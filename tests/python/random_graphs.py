@@ -52,6 +52,9 @@ NANO = HERE.parent / "data" / "nanoAOD_2015_CMS_Open_Data_ttbar.root"
 # The file four times over: 800 entries in four files, so that ranges and threads cross files.
 COPIES = 4
 RANGES = [(0.0, 1.0), (-5.0, 5.0), (0.0, 100.0), (0.0, 1000.0), (-1e3, 1e3), (-1e9, 1e9)]
+# Whether `Graph` and `Stats` results are drawn too (`--graphs-and-stats`; the suite's seeds
+# draw without them).
+MORE_RESULTS = False
 # Values per file, as PyROOT writes them for `DefinePerSample`, and their C++ types (a dataset
 # without samples has no ids or metadata in ROOT: only the file's name and tree).
 PER_SAMPLE = [('rdfsampleinfo_.Contains("ttbar") ? 1.5 : 0.25', "double"),
@@ -180,9 +183,12 @@ class Draw:
     def result(self):
         r = self.rng
         node = r.randrange(len(self.seen))
-        kind = r.choices(["Count", "Sum", "Mean", "Min", "Max", "StdDev", "Histo1D", "Histo2D", "Histo3D",
-                          "Profile1D", "Profile2D", "Take", "AsNumpy", "Report", "Snapshot", "Display"],
-                         [8, 8, 8, 6, 6, 6, 14, 5, 3, 5, 3, 5, 8, 6, 4, 3])[0]
+        kinds = ["Count", "Sum", "Mean", "Min", "Max", "StdDev", "Histo1D", "Histo2D", "Histo3D",
+                 "Profile1D", "Profile2D", "Take", "AsNumpy", "Report", "Snapshot", "Display"]
+        weights = [8, 8, 8, 6, 6, 6, 14, 5, 3, 5, 3, 5, 8, 6, 4, 3]
+        if MORE_RESULTS:
+            kinds, weights = kinds + ["Graph", "Stats"], weights + [6, 6]
+        kind = r.choices(kinds, weights)[0]
         if kind in ("Count", "Report"):
             args = []
         elif kind == "Display":
@@ -201,6 +207,12 @@ class Draw:
             ty, family = self.seen[node][column]
             ty = SPELLED.get(ty, ty)
             args = [column, f"ROOT::VecOps::RVec<{ty}>" if family else ty]
+        elif kind == "Graph":
+            x = self.column(node, lists=r.random() < 0.3)
+            args = [x, self.weight(node, x)]
+        elif kind == "Stats":
+            column = self.column(node)
+            args = [column] + ([self.weight(node, column)] if r.random() < 0.4 else [])
         elif kind == "Histo1D":
             column = self.column(node)
             lo, hi = r.choice(RANGES)
@@ -464,6 +476,12 @@ def root_value(result, value):
         return plain(value[result["args"][0]])
     if kind == "Report":
         return [[c.GetName(), c.GetPass(), c.GetAll()] for c in value]
+    if kind == "Graph":
+        n = value.GetN()
+        return [[value.GetPointX(i) for i in range(n)], [value.GetPointY(i) for i in range(n)], str(value.GetName())]
+    if kind == "Stats":
+        return [value.GetN(), value.GetW(), value.GetW2(), value.GetMean(), value.GetRMS(), value.GetMin(),
+                value.GetMax()]
     if kind.startswith(("Histo", "Profile")):
         # Every cell, flow cells included, by its global number (x fastest).
         n = (value.GetNbinsX() + 2) * (value.GetNbinsY() + 2 if value.GetDimension() > 1 else 1) * \
@@ -495,6 +513,11 @@ def our_value(result, value):
         return value.AsString()
     if kind == "Report":
         return [[c.GetName(), c.GetPass(), c.GetAll()] for c in value]
+    if kind == "Graph":
+        return [value.GetX().tolist(), value.GetY().tolist(), value.GetName()]
+    if kind == "Stats":
+        return [value.GetN(), value.GetW(), value.GetW2(), value.GetMean(), value.GetRMS(), value.GetMin(),
+                value.GetMax()]
     if kind.startswith("Histo"):
         flat = value.values(flow=True).reshape(-1, order="F")
         sumw2 = value.variances(flow=True)
@@ -601,7 +624,7 @@ def close(a, b, rtol=1e-12):
 
 
 # Results whose values are counted or picked, not added: equal to the bit.
-EXACT = {"Count", "Min", "Max", "Take", "AsNumpy", "Report", "Snapshot", "Display"}
+EXACT = {"Count", "Min", "Max", "Take", "AsNumpy", "Report", "Snapshot", "Display", "Graph"}
 # A standard deviation of values far from 0 and close together (a run's luminosity blocks,
 # 2,272,915 to 2,272,920) loses digits in any order of the sums: ROOT's one Welford pass and
 # rootweave's passes per chunk, merged, are both some 4e-11 off the exact value there.
@@ -634,7 +657,8 @@ def differences(theirs, ours, ours_again):
             elif kind in ("Sum", "Mean"):
                 agree = abs(x - y) <= 1e-12 * o["scales"][i]
             else:
-                agree = same_tree(x, y) if kind in EXACT else close(x, y, STDDEV_RTOL if kind == "StdDev" else 1e-12)
+                rtol = STDDEV_RTOL if kind in ("StdDev", "Stats") else 1e-12
+                agree = same_tree(x, y) if kind in EXACT else close(x, y, rtol)
             if not agree:
                 found.append((index, "value", f"result {i} {kind}{result['args']} on node {result['node']}: "
                                               f"ours {short(x)}, ROOT's {short(y)}"))
@@ -698,7 +722,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=1, help="rounds of --graphs graphs, seeds seed, seed+1, ...")
     parser.add_argument("--numpy", action="store_true", help="over numbers of every type (FromNumpy), not the file")
     parser.add_argument("--rntuple", action="store_true", help="over the file's events as an RNTuple")
+    parser.add_argument("--graphs-and-stats", action="store_true", help="also draw Graph and Stats results")
     args = parser.parse_args()
+    global MORE_RESULTS
+    MORE_RESULTS = args.graphs_and_stats
     totals = {}
     for round_ in range(args.rounds):
         counts, found = run(args.seed + round_, args.graphs, args.numpy, rntuple=args.rntuple)
