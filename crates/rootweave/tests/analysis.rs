@@ -1824,3 +1824,56 @@ fn statistics_fill_each_value_with_its_weight_at_any_thread_count() {
     assert!((mean - 2000.0).abs() < 2.0, "{mean}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn varys_of_one_name_vary_together_tag_by_tag() {
+    let (dir, paths) = written("same-name", 1, 3000);
+    let sum = |df: &Frame, column: &str| -> Vec<(String, f64)> {
+        let booked = df.sum(column).unwrap();
+        Frame::variations_for(&booked)
+            .unwrap()
+            .into_iter()
+            .map(|(key, b)| match b.value().unwrap() {
+                ResultValue::Number(x) => (key, x),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    let df = frame(&paths, 2).define("y", "x * 10").unwrap();
+    // Two tags above, three below, one name: tags match by name, a tag a `Vary` lacks leaves
+    // its column nominal; the variations listed sorted, as RDataFrame lists them.
+    let varied = df
+        .vary("y", "ROOT::RVecD{y + 1, y + 2}", &["up", "down"], "v")
+        .unwrap()
+        .vary(
+            "x",
+            "ROOT::RVec<int>{x + 100, x + 200, x + 300}",
+            &["down", "flat", "up"],
+            "v",
+        )
+        .unwrap();
+    let n = 3000.0;
+    let (x, y) = (n * (n - 1.0) / 2.0, 10.0 * n * (n - 1.0) / 2.0);
+    let key = |k: &str| k.to_string();
+    assert_eq!(
+        sum(&varied, "x"),
+        [
+            (key("nominal"), x),
+            (key("v:down"), x + 100.0 * n),
+            (key("v:flat"), x + 200.0 * n),
+            (key("v:up"), x + 300.0 * n)
+        ]
+    );
+    assert_eq!(
+        sum(&varied, "y"),
+        [
+            (key("nominal"), y),
+            (key("v:down"), y + 2.0 * n),
+            (key("v:up"), y + n)
+        ]
+    );
+    let both = varied.define("z", "x + y").unwrap();
+    let z = sum(&both, "z");
+    assert_eq!(z[2], (key("v:flat"), x + 200.0 * n + y));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

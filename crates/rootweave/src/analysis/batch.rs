@@ -87,7 +87,7 @@ pub struct BatchState<'a> {
     /// The number of the dataset's first entry (`rdfentry_` of its first entry).
     numbered_from: u64,
     /// The variation computed (`None`: nominal).
-    variation: Option<(String, usize)>,
+    variation: Option<(String, String)>,
     /// Per counted `Range` node (see [`Plan::counted`]), the events that reached the node
     /// above it in the chunks before this one.
     reached: Vec<u64>,
@@ -275,7 +275,7 @@ impl<'a> BatchState<'a> {
 
     /// This batch in `variation` (its columns computed again where the variation changes
     /// them: the state must be fresh).
-    pub fn with_variation(mut self, variation: Option<(String, usize)>) -> Self {
+    pub fn with_variation(mut self, variation: Option<(String, String)>) -> Self {
         self.variation = variation;
         self
     }
@@ -376,10 +376,16 @@ impl<'a> BatchState<'a> {
             NodeKind::Vary {
                 columns,
                 variations,
+                tags,
                 ..
             } => {
                 let c = columns.iter().position(|c| c == resolved).unwrap_or(0);
-                &variations[c][self.variation.as_ref().map_or(0, |(_, k)| *k)]
+                // `resolve` gives a `Vary` only for a tag it has.
+                let tag = self
+                    .variation
+                    .as_ref()
+                    .and_then(|(_, t)| tags.iter().position(|x| x == t));
+                &variations[c][tag.unwrap_or(0)]
             }
             _ => unreachable!("resolve gives defining nodes"),
         };

@@ -132,8 +132,8 @@ pub struct Booking {
     pub node: usize,
     /// What it computes.
     pub spec: ActionSpec,
-    /// The variation it is computed in (its name and the tag's index), `None`: nominal.
-    pub variation: Option<(String, usize)>,
+    /// The variation it is computed in (its name and tag), `None`: nominal.
+    pub variation: Option<(String, String)>,
 }
 
 /// A graph: its dataset, nodes, booked results, and their values once run.
@@ -183,13 +183,13 @@ impl Graph {
 }
 
 /// Where `name` comes from, seen from `node` in `variation` (`None`: nominal): the node that
-/// defines it (a `Define`, or a `Vary` of the variation; with the name it has there, after
-/// aliases), or `None` for a column of the dataset.
+/// defines it (a `Define`, or a `Vary` of the variation's name with its tag; with the name it
+/// has there, after aliases), or `None` for a column of the dataset.
 pub fn resolve(
     nodes: &[GraphNode],
     node: usize,
     name: &str,
-    variation: Option<&(String, usize)>,
+    variation: Option<&(String, String)>,
 ) -> (Option<usize>, String) {
     let mut name = name.to_string();
     let mut at = Some(node);
@@ -199,8 +199,11 @@ pub fn resolve(
             NodeKind::Vary {
                 columns,
                 name: varied,
+                tags,
                 ..
-            } if columns.contains(&name) && variation.is_some_and(|(v, _)| v == varied) => {
+            } if columns.contains(&name)
+                && variation.is_some_and(|(v, tag)| v == varied && tags.contains(tag)) =>
+            {
                 return (Some(n), name)
             }
             NodeKind::Alias { alias, target } if *alias == name => name = target.clone(),
@@ -697,43 +700,43 @@ impl Frame {
     /// `VariationsFor(result)`: the result in every variation of the `Vary`s above its node
     /// that change it (a column it reads, or a filter above it, depends on a varied column,
     /// as RDataFrame finds them), booked alongside it: `("nominal", result)`, then
-    /// `("name:tag", ...)`, a histogram, profile or graph in it named `<its name>_name_tag`.
+    /// `("name:tag", ...)` sorted as RDataFrame sorts them, a histogram, profile or graph in it
+    /// named `<its name>_name_tag`. `Vary`s of one name vary together, tag by tag: a tag one
+    /// of them lacks leaves its columns nominal there, as in RDataFrame.
     pub fn variations_for(booked: &Booked) -> Result<Vec<(String, Booked)>> {
         let mut g = booked.graph.lock().unwrap_or_else(|p| p.into_inner());
         let base = g.bookings[booked.id].clone();
-        let mut found: Vec<(String, Vec<String>)> = Vec::new();
+        let mut found: Vec<(String, String)> = Vec::new();
         let mut at = Some(base.node);
         while let Some(n) = at {
             if let NodeKind::Vary { name, tags, .. } = &g.nodes[n].kind {
-                if !found.iter().any(|(v, _)| v == name) {
-                    found.push((name.clone(), tags.clone()));
+                for tag in tags {
+                    let variation = (name.clone(), tag.clone());
+                    if !found.contains(&variation) {
+                        found.push(variation);
+                    }
                 }
             }
             at = g.nodes[n].parent;
         }
-        found.reverse();
-        found.retain(|(name, _)| {
-            let mut affected = super::varied::Affected::new(&g.nodes, (name.clone(), 0));
+        found.retain(|variation| {
+            let mut affected = super::varied::Affected::new(&g.nodes, variation.clone());
             affected.selection(base.node)
                 || (base.spec.columns().iter()).any(|c| affected.column(base.node, c))
         });
+        found.sort_by_key(|(name, tag)| format!("{name}:{tag}"));
         let mut out = vec![("nominal".to_string(), booked.clone())];
-        for (name, tags) in found {
-            for (k, tag) in tags.iter().enumerate() {
-                g.bookings.push(Booking {
-                    node: base.node,
-                    spec: base.spec.in_variation(&format!("{name}:{tag}")),
-                    variation: Some((name.clone(), k)),
-                });
-                g.results.push(None);
-                out.push((
-                    format!("{name}:{tag}"),
-                    Booked {
-                        graph: booked.graph.clone(),
-                        id: g.bookings.len() - 1,
-                    },
-                ));
-            }
+        for (name, tag) in found {
+            let key = format!("{name}:{tag}");
+            g.bookings.push(Booking {
+                node: base.node,
+                spec: base.spec.in_variation(&key),
+                variation: Some((name, tag)),
+            });
+            g.results.push(None);
+            let id = g.bookings.len() - 1;
+            let graph = booked.graph.clone();
+            out.push((key, Booked { graph, id }));
         }
         Ok(out)
     }

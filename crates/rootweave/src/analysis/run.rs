@@ -614,7 +614,7 @@ impl Prepared {
             let taken_events = self.note_ends(&mut state, at).map_err(wrap)?;
             // The chunk as each variation sees it: what the variation changes computed again,
             // the rest taken from the nominal results' columns, computed first.
-            let mut varied: Vec<(Option<(String, usize)>, BatchState)> = Vec::new();
+            let mut varied: Vec<(Option<(String, String)>, BatchState)> = Vec::new();
             let mut taken = vec![false; self.fill_keys.len()];
             let nominal_first = (0..pending.len())
                 .filter(|&k| bookings[pending[k]].variation.is_none())
@@ -832,7 +832,7 @@ fn join_chunks(chunks: Vec<Vec<Array>>) -> Result<Vec<Array>> {
 }
 
 /// Where a result's column comes from: the variation, the node, the column's name.
-type FillKey = (Option<(String, usize)>, usize, String);
+type FillKey = (Option<(String, String)>, usize, String);
 
 /// What a `Report` counts of a chunk.
 struct Counting<'p> {

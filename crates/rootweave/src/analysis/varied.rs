@@ -10,14 +10,14 @@ use super::graph::{resolve, GraphNode, NodeKind};
 /// The answers for one variation, found as they are asked for and kept.
 pub struct Affected<'p> {
     nodes: &'p [GraphNode],
-    variation: (String, usize),
+    variation: (String, String),
     columns: HashMap<(usize, String), bool>,
     selections: HashMap<usize, bool>,
 }
 
 impl<'p> Affected<'p> {
     /// Nothing known yet of `variation` in the graph of `nodes`.
-    pub fn new(nodes: &'p [GraphNode], variation: (String, usize)) -> Self {
+    pub fn new(nodes: &'p [GraphNode], variation: (String, String)) -> Self {
         Affected {
             nodes,
             variation,
