@@ -243,9 +243,11 @@ class WritableFile:
         and WeightedMean storage, a `TProfile`/`TProfile2D`/`TProfile3D`; a NumPy
         `histogram`, `histogram2d` or `histogramdd` result a `TH*D`. Statistics are those of the values filled where the
         histogram carries them (`rootweave.histogram`), else ROOT's from the bins. A `str`
-        is written as a `TObjString`, an RDataFrame `Graph` result as a `TGraph` (`GraphAsymmErrors`: a `TGraphAsymmErrors`). Any object read from a file (`rootweave.Histogram`,
-        `Graph`, `List`, any `rootweave.Object`) is written as it is, with the layouts of its
-        classes; TTrees and RNTuples are copied with `merge` or `convert` instead."""
+        is written as a `TObjString`; RDataFrame's `Graph`, `GraphAsymmErrors` and `Stats`
+        results as a `TGraph`, a `TGraphAsymmErrors` and a `TStatistic`. Any object read from
+        a file (`rootweave.Histogram`, `Graph`, `List`, any `rootweave.Object`) is written as
+        it is, with the layouts of its classes; TTrees and RNTuples are copied with `merge` or
+        `convert` instead."""
         directory, _, leaf = name.strip("/").rpartition("/")
         source = getattr(data, "_source", None) if isinstance(data, (Object, ObjString)) else None
         if source is not None:
