@@ -595,6 +595,20 @@ fn merge_parts(what: &str, parts: Vec<Vec<f64>>) -> PyResult<f64> {
     }
 }
 
+/// The statistic of consecutive parts of a dataset (`Stats`' values, in its order), merged
+/// as one run merges its batches' (`TStatistic::Merge`'s formula): a Dask run's partitions.
+#[pyfunction]
+fn merge_statistics<'py>(
+    py: Python<'py>,
+    parts: Vec<Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut total = rootweave::objects::Statistic::default();
+    for part in &parts {
+        total.merge(&crate::write_objects::statistic(part)?);
+    }
+    statistic_dict(py, &total)
+}
+
 /// Calls a Python function of columns (see `define_python`) and takes its column back.
 fn python_column(
     py: Python<'_>,
@@ -844,6 +858,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBooked>()?;
     m.add_function(wrap_pyfunction!(run_graphs, m)?)?;
     m.add_function(wrap_pyfunction!(merge_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_statistics, m)?)?;
     m.add_function(wrap_pyfunction!(snapshot_all, m)?)?;
     Ok(())
 }

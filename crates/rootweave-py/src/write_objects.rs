@@ -102,7 +102,15 @@ pub fn write_statistic(
     name: &str,
     members: &Bound<'_, PyDict>,
 ) -> PyResult<()> {
-    let s = rootweave::objects::Statistic {
+    let s = statistic(members)?;
+    write_in(py, &file, directory, |file, dir| {
+        rootweave::objects::write_statistic(file, dir, name, &s)
+    })
+}
+
+/// A statistic from its members as a dict (`name`, `n`, `w`, `w2`, `m`, `m2`, `min`, `max`).
+pub(crate) fn statistic(members: &Bound<'_, PyDict>) -> PyResult<rootweave::objects::Statistic> {
+    Ok(rootweave::objects::Statistic {
         name: required(members, "name")?,
         n: required(members, "n")?,
         w: required(members, "w")?,
@@ -111,9 +119,6 @@ pub fn write_statistic(
         m2: required(members, "m2")?,
         min: required(members, "min")?,
         max: required(members, "max")?,
-    };
-    write_in(py, &file, directory, |file, dir| {
-        rootweave::objects::write_statistic(file, dir, name, &s)
     })
 }
 

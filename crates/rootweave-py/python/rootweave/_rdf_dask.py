@@ -22,6 +22,7 @@ from ._file import open as _open
 from ._merge import merge as _merge_files
 from ._rootweave import Frame as _Frame
 from ._rootweave import merge_parts
+from ._rootweave import merge_statistics as _merge_statistics
 
 #: A file and its tree, whole (`(path, tree)`) or the entries `(path, tree, start, stop)`.
 Source = tuple[Any, ...]
@@ -129,29 +130,13 @@ def merge(action: str, values: list[Any]) -> Any:
     if action == "Take":
         return concatenate_layouts(values)
     if action == "stats":
-        return merge_statistics(values)
+        return _merge_statistics(values)
     if action in ("graph", "graph_asymm_errors"):
         errors = None if first["errors"] is None else [np.concatenate([v["errors"][k] for v in values])
                                                       for k in range(4)]
         return {**first, "x": np.concatenate([v["x"] for v in values]),
                 "y": np.concatenate([v["y"] for v in values]), "errors": errors}
     raise NotImplementedError(f"{action} is not supported on Dask")
-
-
-def merge_statistics(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """Statistics of consecutive partitions added as ROOT's `TStatistic::Merge` adds them
-    (the empty ones left out), as one process adds its batches'."""
-    filled = [p for p in parts if p["n"] != 0]
-    if not filled:
-        return parts[0]
-    out = dict(filled[0])
-    for c in filled[1:]:
-        t = c["w"] / out["w"] * out["m"] - c["m"]
-        out["m2"] += c["m2"] + out["w"] / (c["w"] * (c["w"] + out["w"])) * t * t
-        for k in ("m", "w", "w2", "n"):
-            out[k] += c[k]
-        out["min"], out["max"] = min(out["min"], c["min"]), max(out["max"], c["max"])
-    return out
 
 
 def concatenate_layouts(layouts: list[Any]) -> Any:
