@@ -5,8 +5,9 @@
 #
 # TARGET is rntuple_file, rntuple_envelopes, ttree_file, recover_file, an encoder target
 # (compress_lzma, compress_lz4, compress_zlib, compress_zstd: rootweave's blocks decoded by
-# the reference libraries must give back the input) or analysis_expression (RDataFrame
-# expressions, seeded with the lines of expressions.txt); SECONDS defaults to 600. The
+# the reference libraries must give back the input), analysis_expression (RDataFrame
+# expressions, seeded with the lines of expressions.txt) or csv_file (CSV files as FromCSV
+# reads them); SECONDS defaults to 600. The
 # corpus (fuzz/corpus/TARGET) is seeded on every run with the small RNTuple files of the
 # test data (tests/data, or $TESTDATA) and with small
 # files that examples/make_seeds.rs writes; for ttree_file, with the TTree files under
@@ -54,6 +55,13 @@ if [ "$target" = analysis_expression ]; then
         n=$((n + 1))
         printf '%s' "$line" > "corpus/$target/seed-$n"
     done < expressions.txt
+elif [ "$target" = csv_file ]; then
+    # Text: a byte of options, then a file with every kind of cell.
+    dict=csv.dict
+    max_len=4096
+    printf '\000a,b,c,d\n1,2.5,true,"x,""y"""\n,nan,false,\n3,1e5,truex, s \n' \
+        > "corpus/$target/seed-1"
+    printf '\077# c\n  1;2.;x # t\n\n  3;.5e3;y\nfooter\n' > "corpus/$target/seed-2"
 elif [ "$target" = ttree_file ]; then
     :
 elif [ -d "$testdata" ]; then
@@ -64,7 +72,7 @@ elif [ -d "$testdata" ]; then
 else
     echo "no test data at $testdata: seeding with generated files only" >&2
 fi
-if [ "$target" != ttree_file ] && [ "$target" != analysis_expression ]; then
+if [ "$target" != ttree_file ] && [ "$target" != analysis_expression ] && [ "$target" != csv_file ]; then
     cargo run --quiet --release --example make_seeds -- seeds
     cp seeds/*.root "corpus/$target/"
 fi

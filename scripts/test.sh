@@ -84,7 +84,7 @@ timeout --kill-after=60 2400 cargo test --release --workspace --exclude rootweav
 if [ "${FUZZ_SMOKE:-1}" = 1 ]; then
   echo "== fuzz smoke"
   for target in rntuple_file rntuple_envelopes ttree_file recover_file \
-      compress_lzma compress_lz4 compress_zlib compress_zstd analysis_expression; do
+      compress_lzma compress_lz4 compress_zlib compress_zstd analysis_expression csv_file; do
     KEEP_GOING=0 fuzz/run.sh "$target" 20 > "fuzz/smoke-$target.log" 2>&1 \
       || { tail -40 "fuzz/smoke-$target.log"; echo "fuzz target $target failed"; exit 1; }
     grep -h "stat::number_of_executed_units" "fuzz/smoke-$target.log" | sed "s/^/$target: /"

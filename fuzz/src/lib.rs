@@ -314,3 +314,35 @@ fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
     }
     bytes
 }
+
+/// A CSV file read as `FromCSV` reads one: the first byte chooses the options (headers or
+/// not, `;` or `,` between fields, trimming, `#` comments, a first and a last line left
+/// out, blank lines kept as records, a column typed `double`), the rest is the file.
+/// Returns the number of cells read.
+pub fn csv_file(data: &[u8]) -> usize {
+    use rootweave::dataset::{parse_csv, CsvOptions, CsvType};
+    let Some((&choice, text)) = data.split_first() else {
+        return 0;
+    };
+    let bit = |k: u8| choice & (1 << k) != 0;
+    let options = CsvOptions {
+        headers: !bit(0),
+        delimiter: if bit(1) { b';' } else { b',' },
+        left_trim: bit(2),
+        right_trim: bit(2),
+        comment: bit(3).then_some(b'#'),
+        skip_first_lines: u64::from(bit(4)),
+        skip_last_lines: u64::from(bit(5)),
+        skip_blank_lines: !bit(6),
+        column_types: if bit(7) {
+            vec![("Col0".to_string(), CsvType::Double)]
+        } else {
+            Vec::new()
+        },
+        ..CsvOptions::default()
+    };
+    match parse_csv(text, "fuzz.csv", &options) {
+        Ok(table) => table.columns.iter().map(|(_, a)| a.len()).sum(),
+        Err(_) => 0,
+    }
+}

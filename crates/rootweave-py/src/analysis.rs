@@ -28,8 +28,9 @@ enum PySource<'py> {
     /// `(path, object name or None, start, stop)`; a path of None: entries `start..stop`
     /// of a source without a file (`RDataFrame(n)`).
     Range(Option<String>, Option<String>, u64, u64),
-    /// `({name: 1-dimensional NumPy array}, None, start, stop)`: entries `start..stop` of
-    /// columns held in memory (`FromNumpy`).
+    /// `({name: 1-dimensional NumPy array}, data source name or None, start, stop)`:
+    /// entries `start..stop` of columns held in memory (`FromNumpy`'s, or a CSV file's with
+    /// the name `RCsv`, which `Describe` tells).
     Memory(Bound<'py, PyDict>, Option<String>, u64, u64),
 }
 
@@ -41,9 +42,15 @@ fn memory_columns(d: &Bound<'_, PyDict>) -> PyResult<rootweave::dataset::MemoryC
     let mut signed_chars = Vec::new();
     for (name, values) in d.iter() {
         let name: String = name.extract()?;
-        let values = python_values(&values)
-            .map_err(|e| PyValueError::new_err(format!("FromNumpy column '{name}': {e}")))?;
-        let array = Column::Flat(values.into()).into_array();
+        let array = match python_strings(&values)? {
+            Some(strings) => strings,
+            None => {
+                let values = python_values(&values).map_err(|e| {
+                    PyValueError::new_err(format!("FromNumpy column '{name}': {e}"))
+                })?;
+                Column::Flat(values.into()).into_array()
+            }
+        };
         if matches!(array, rootweave::array::Array::Int8(_)) {
             signed_chars.push(name.clone());
         }
@@ -51,6 +58,26 @@ fn memory_columns(d: &Bound<'_, PyDict>) -> PyResult<rootweave::dataset::MemoryC
     }
     let columns = rootweave::dataset::MemoryColumns::new(columns).map_err(to_py)?;
     Ok(columns.with_longs_or_signed_chars(signed_chars))
+}
+
+/// The `std::string`s of a NumPy array of `str`s (of dtype `U`, or `object` holding only
+/// `str`s), or None for an array of another dtype.
+fn python_strings(a: &Bound<'_, PyAny>) -> PyResult<Option<rootweave::array::Array>> {
+    let kind: String = a.getattr("dtype")?.getattr("kind")?.extract()?;
+    if kind != "U" && kind != "O" {
+        return Ok(None);
+    }
+    let strings: Vec<String> = a.call_method0("tolist")?.extract().map_err(|_| {
+        PyValueError::new_err("a column of Python objects holds only str (std::string)")
+    })?;
+    let mut offsets = Vec::with_capacity(strings.len() + 1);
+    offsets.push(0u64);
+    let mut bytes = Vec::new();
+    for s in &strings {
+        bytes.extend_from_slice(s.as_bytes());
+        offsets.push(bytes.len() as u64);
+    }
+    Ok(Some(rootweave::array::Array::String { offsets, bytes }))
 }
 
 /// The value of an expression that reads no column, in its C++ type, or an error naming
@@ -71,13 +98,13 @@ fn constant_value(expression: &str) -> PyResult<rootweave::analysis::column::Val
 fn source(s: PySource<'_>) -> PyResult<rootweave::dataset::Source> {
     use rootweave::dataset::Source;
     Ok(match s {
-        PySource::Memory(_, Some(object), ..) => {
-            return Err(PyValueError::new_err(format!(
-                "columns in memory have no object name ('{object}')"
-            )))
-        }
-        PySource::Memory(columns, None, start, stop) => {
-            Source::in_memory(memory_columns(&columns)?).with_entries(start..stop)
+        PySource::Memory(columns, source_name, start, stop) => {
+            let columns = memory_columns(&columns)?;
+            let columns = match source_name {
+                Some(name) => columns.with_source_name(&name),
+                None => columns,
+            };
+            Source::in_memory(columns).with_entries(start..stop)
         }
         PySource::Whole(path, object) => Source::new(path, object.as_deref()),
         PySource::Range(None, _, start, stop) => Source::empty(stop).with_entries(start..stop),

@@ -7,6 +7,7 @@ mod analysis;
 mod arrow;
 mod cli;
 mod convert;
+mod csv;
 mod detached;
 mod errors;
 mod fill;
@@ -63,6 +64,7 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fill::fill_histogram, m)?)?;
     m.add_class::<objects::Unread>()?;
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
+    m.add_function(wrap_pyfunction!(csv::read_csv, m)?)?;
     m.add_function(wrap_pyfunction!(memory::release_memory, m)?)?;
     m.add_function(wrap_pyfunction!(memory::pooled_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(convert::convert_file, m)?)?;

@@ -1877,3 +1877,37 @@ fn varys_of_one_name_vary_together_tag_by_tag() {
     assert_eq!(z[2], (key("v:flat"), x + 200.0 * n + y));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_csv_file_is_a_source_typed_as_root_s() {
+    use rootweave::dataset::{read_csv, CsvOptions};
+    let dir = std::env::temp_dir().join(format!("rw-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("cars.csv");
+    std::fs::write(&path, "year,model,price,used\n1997,\"E350, truck\",3000.5,true\n2000,Cougar,,false\n2003,,4200,true\n").unwrap();
+    let table = read_csv(&path, &CsvOptions::default()).unwrap();
+    assert_eq!(table.warning, None);
+    let memory = table.into_memory_columns().unwrap();
+    let df =
+        Frame::new(Dataset::new(vec![Source::in_memory(memory)], ReadOptions::default()).unwrap());
+    let types: Vec<String> = ["year", "model", "price", "used"]
+        .iter()
+        .map(|c| df.column_type(c).unwrap())
+        .collect();
+    assert_eq!(types, ["Long64_t", "std::string", "double", "bool"]);
+    let used = df.filter("used && model != \"nan\"", None).unwrap();
+    let sum = used.sum("price").unwrap();
+    let count = df
+        .filter("model.size() > 5", None)
+        .unwrap()
+        .count()
+        .unwrap();
+    assert!(matches!(sum.value().unwrap(), ResultValue::Number(s) if s == 3000.5));
+    assert!(matches!(count.value().unwrap(), ResultValue::Count(2)));
+    let described = df.describe().unwrap().as_string(true);
+    assert!(
+        described.starts_with("Dataframe from datasource RCsv"),
+        "{described}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

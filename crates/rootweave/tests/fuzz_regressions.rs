@@ -77,6 +77,7 @@ fn run(name: &str) {
     harness::ttree_file(&bytes);
     harness::recover_file(&bytes);
     harness::analysis_expression(&bytes);
+    harness::csv_file(&bytes);
 }
 
 /// One test per saved input; the list is checked against the folder below.
@@ -275,6 +276,17 @@ fn the_ttree_harness_reads_good_files() {
         // Recovering a whole file keeps every tree and value.
         assert_eq!(harness::recover_file(&bytes), values, "{}", path.display());
     }
+}
+
+/// The CSV target reads its seeds' cells: a header and three records of four columns, and
+/// (options byte 0x3f: no header, `;`, trimmed, comments, first and last lines left out)
+/// two records of three.
+#[test]
+fn the_csv_harness_reads_good_files() {
+    let seed = b"\0a,b,c,d\n1,2.5,true,\"x,\"\"y\"\"\"\n,nan,false,\n3,1e5,truex, s \n";
+    assert_eq!(harness::csv_file(seed), 12);
+    let options = b"\x3f# c\n  1;2.;x # t\n\n  3;.5e3;y\nfooter\n";
+    assert_eq!(harness::csv_file(options), 6);
 }
 
 /// The encoder targets' check on inputs that take every hand-written path: split pages of

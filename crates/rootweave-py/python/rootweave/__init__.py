@@ -30,7 +30,7 @@ from ._library import LIBRARIES as LIBRARIES
 from ._merge import merge
 from ._objects import Axis, Efficiency, Graph, Histogram, List, Matrix, Object, ObjString, Parameter, Statistic, Vector
 from ._polars import scan
-from ._rdf import AddProgressBar, FromNumpy, RDataFrame, RunGraphs, VariationsFor
+from ._rdf import AddProgressBar, FromCSV, FromNumpy, FromPandas, RDataFrame, RunGraphs, VariationsFor
 from ._rdf_namespace import RDF
 from ._rdf_snapshot import EAlgorithm, ESnapshotOutputFormat, RSnapshotOptions
 from ._rootweave import RootFileError, __version__ as __version__, release_memory
@@ -53,4 +53,4 @@ __all__ = ["histogram", "open", "create", "recreate", "update", "Directory", "Br
            "dask", "convert", "Object", "Histogram", "Axis", "Graph", "Statistic", "List", "ObjString", "Parameter",
            "Vector", "Matrix", "Efficiency",
            "RDataFrame", "RunGraphs", "VariationsFor", "AddProgressBar", "RSnapshotOptions", "ESnapshotOutputFormat",
-           "EAlgorithm", "RDF", "FromNumpy", "release_memory"]
+           "EAlgorithm", "RDF", "FromCSV", "FromNumpy", "FromPandas", "release_memory"]

@@ -19,7 +19,7 @@ import numpy as np
 from . import _extras, _objects, _paths
 from ._hist_write import CONTENT_TITLE, PROFILE, STATISTICS
 from ._layout import to_awkward_content, to_numpy
-from . import _rdf_columns, _rdf_dask, _rdf_display, _rdf_missing, _rdf_per_sample, _rdf_snapshot, _rdf_spec
+from . import _rdf_columns, _rdf_csv, _rdf_dask, _rdf_display, _rdf_missing, _rdf_per_sample, _rdf_snapshot, _rdf_spec
 from ._rdf_describe import RDFDescription
 from ._rootweave import Booked as _Booked
 from ._rootweave import run_graphs as _run_graphs
@@ -1143,6 +1143,53 @@ def FromNumpy(columns: Mapping[str, Any], threads: int | None = None, *, daskcli
     entries = len(next(iter(arrays.values()))) if arrays else 0
     return RDataFrame(None, threads=threads, daskclient=daskclient, npartitions=npartitions,
                       _sources=[(arrays, None, 0, entries)])
+
+
+def FromCSV(fileName: str | os.PathLike[str], readHeaders: bool = True,  # noqa: N802, N803
+            delimiter: str = ",", linesChunkSize: int = -1,  # noqa: N803
+            colTypes: Mapping[str, str] | None = None, threads: int | None = None,  # noqa: N803
+            *, daskclient: Any = None, npartitions: int | None = None, **options: Any) -> RDataFrame:
+    """An RDataFrame over a CSV file, as PyROOT's `ROOT.RDF.FromCSV`: the file read into
+    memory, its cells split and its columns typed as ROOT's `RCsvDS` does (`Long64_t`,
+    `double`, `bool` or `std::string`, inferred from the first record), so a graph over it
+    gives ROOT's results. A record with more or fewer fields than the header, or a name
+    given twice, is refused naming the file, line and byte offset.
+
+    Args:
+        fileName: The CSV file.
+        readHeaders: Whether the first line read names the columns (else `Col0`, `Col1`...).
+        delimiter: The character between fields.
+        linesChunkSize: Taken for PyROOT's signature; the whole file is read at once.
+        colTypes: Types imposed on columns by name: `'L'` (`Long64_t`), `'D'` (`double`),
+            `'O'` (`bool`), `'T'` (`std::string`).
+        threads: Threads computing (all cores if None).
+        daskclient: Runs the graph on this `distributed.Client` (the columns sent to its
+            workers).
+        npartitions: Partitions on Dask.
+        **options: `RCsvDS::ROptions`' other members as PyROOT names them: `headers`,
+            `leftTrim`, `rightTrim`, `skipBlankLines`, `skipFirstNLines`,
+            `skipLastNLines`, `comment`, `columnNames`, `columnTypes`.
+    """
+    del linesChunkSize
+    arrays = _rdf_csv.columns(fileName, readHeaders, delimiter, colTypes or {}, options)
+    entries = len(next(iter(arrays.values()))) if arrays else 0
+    return RDataFrame(None, threads=threads, daskclient=daskclient, npartitions=npartitions,
+                      _sources=[(arrays, _rdf_csv.SOURCE_NAME, 0, entries)])
+
+
+def FromPandas(df: Any, threads: int | None = None, *, daskclient: Any = None,  # noqa: N802
+               npartitions: int | None = None) -> RDataFrame:
+    """An RDataFrame over a pandas DataFrame's columns, as PyROOT's `ROOT.RDF.FromPandas`:
+    `FromNumpy` of each column's NumPy array (a column of `str`s is `std::string`).
+
+    Args:
+        df: The pandas DataFrame.
+        threads: Threads computing (all cores if None).
+        daskclient: Runs the graph on this `distributed.Client`.
+        npartitions: Partitions on Dask.
+    """
+    return FromNumpy({str(k): df[k].to_numpy() for k in df.columns}, threads,
+                     daskclient=daskclient, npartitions=npartitions)
 
 
 def FromSpec(spec: str | os.PathLike[str] | dict[str, Any], threads: int | None = None, *,  # noqa: N802

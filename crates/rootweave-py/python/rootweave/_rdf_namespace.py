@@ -4,7 +4,7 @@ the package's name only: `rootweave.RDF.RunGraphs`, `rootweave.RDF.RSnapshotOpti
 
 from __future__ import annotations
 
-from ._rdf import AddProgressBar, FromNumpy, FromSpec, RDataFrame, RunGraphs, VariationsFor
+from ._rdf import AddProgressBar, FromCSV, FromNumpy, FromPandas, FromSpec, RDataFrame, RunGraphs, VariationsFor
 from ._rdf_models import TH1DModel, TH2DModel, TH3DModel, TProfile1DModel, TProfile2DModel
 from ._rdf_snapshot import ESnapshotOutputFormat, RSnapshotOptions
 
@@ -34,11 +34,13 @@ class _Experimental:
 
 
 class RDF:
-    """`ROOT.RDF`: `RunGraphs`, `FromNumpy`, `RSnapshotOptions`, `ESnapshotOutputFormat`,
-    the histogram models (`TH1DModel`, ...) and `Experimental`."""
+    """`ROOT.RDF`: `RunGraphs`, `FromNumpy`, `FromCSV`, `FromPandas`, `RSnapshotOptions`,
+    `ESnapshotOutputFormat`, the histogram models (`TH1DModel`, ...) and `Experimental`."""
 
     RunGraphs = staticmethod(RunGraphs)
     FromNumpy = staticmethod(FromNumpy)
+    FromCSV = staticmethod(FromCSV)
+    FromPandas = staticmethod(FromPandas)
     RSnapshotOptions = RSnapshotOptions
     ESnapshotOutputFormat = ESnapshotOutputFormat
     TH1DModel, TH2DModel, TH3DModel = TH1DModel, TH2DModel, TH3DModel

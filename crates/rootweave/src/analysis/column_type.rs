@@ -8,7 +8,8 @@ use std::sync::Arc;
 use super::column::{Column, Values};
 use super::expr::{BinaryOp, EvalError, Expression, Kind, Node, Scope};
 use super::graph::{invalid, Definition, Frame, NodeKind};
-use crate::dataset::AnyReader;
+use crate::array::Array;
+use crate::dataset::{AnyReader, CSV_SOURCE_NAME};
 use crate::error::Result;
 use crate::rntuple::read::{Descriptor, Role};
 use crate::streamer::type_name::innermost_list_item as list_item;
@@ -396,10 +397,15 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
             }
         }
         // Columns in memory: typed by their arrays, but for C++ `long`s, which a cache keeps.
+        // A CSV file's strings are `std::string`s (`RCsvDS` names them so), a cache's are
+        // `string`s (as ROOT names a cached column of them), as their arrays' type says.
         AnyReader::Memory(m) => match m.column(name)? {
             (array, true) => Some(cpp_name(
                 &Column::from_array(array, 0..0)?.into_long_or_signed_char(),
             )),
+            (Array::String { .. }, false) if m.source_name() == CSV_SOURCE_NAME => {
+                Some("std::string".to_string())
+            }
             (_, false) => None,
         },
         AnyReader::RNTuple(r) => {

@@ -100,7 +100,7 @@ impl Frame {
             AnyReader::Memory(m) if m.is_empty() => {
                 format!("Empty dataframe filling {} rows", m.entries())
             }
-            AnyReader::Memory(_) => "Dataframe from datasource RVecDS".to_string(),
+            AnyReader::Memory(m) => format!("Dataframe from datasource {}", m.source_name()),
             AnyReader::RNTuple(_) => "Dataframe from datasource RNTupleDS".to_string(),
             AnyReader::TTree(t) => {
                 let name = sources[0]

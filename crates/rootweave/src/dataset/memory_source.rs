@@ -29,6 +29,8 @@ pub struct MemoryColumns {
     /// their arrays' 64-bit integers do not tell from `long long`s, or `signed char`s, which
     /// their 8-bit integers do not tell from `char`s.
     respelled: Arc<Vec<String>>,
+    /// What RDataFrame calls the data source the columns come from (`RVecDS` unless said).
+    source_name: Option<Arc<str>>,
 }
 
 impl MemoryColumns {
@@ -55,6 +57,7 @@ impl MemoryColumns {
         Ok(MemoryColumns {
             columns: Arc::new(columns),
             respelled: Arc::default(),
+            source_name: None,
         })
     }
 
@@ -66,6 +69,21 @@ impl MemoryColumns {
             respelled: Arc::new(respelled),
             ..self
         }
+    }
+
+    /// These columns, told to come from the data source RDataFrame calls `name` (`RCsv`
+    /// for a CSV file's), which `Describe` names.
+    pub fn with_source_name(self, name: &str) -> Self {
+        MemoryColumns {
+            source_name: Some(name.into()),
+            ..self
+        }
+    }
+
+    /// What RDataFrame calls the data source of these columns: `RVecDS` (`FromNumpy`'s)
+    /// unless said otherwise.
+    pub fn source_name(&self) -> &str {
+        self.source_name.as_deref().unwrap_or("RVecDS")
     }
 
     /// Whether column `name` holds C++ `long`s or `signed char`s (see
@@ -132,6 +150,12 @@ impl MemorySource {
     pub fn column(&self, name: &str) -> Option<(&Array, bool)> {
         let (_, array) = self.columns.columns().iter().find(|(n, _)| n == name)?;
         Some((array, self.columns.holds_long_or_signed_char(name)))
+    }
+
+    /// What RDataFrame calls the data source of its columns (see
+    /// [`MemoryColumns::source_name`]).
+    pub fn source_name(&self) -> &str {
+        self.columns.source_name()
     }
 
     /// Whether it holds no columns (`RDataFrame(n)`).

@@ -4,6 +4,7 @@
 
 mod any_reader;
 mod batches;
+mod csv_source;
 mod fields;
 mod files;
 mod in_order;
@@ -11,6 +12,7 @@ mod memory_source;
 
 pub use any_reader::{AnyPlan, AnyReader};
 pub use batches::{Batch, BatchSource, Batches, OwnedBatch};
+pub use csv_source::{parse_csv, read_csv, CsvOptions, CsvTable, CsvType, CSV_SOURCE_NAME};
 pub use fields::Fields;
 pub use files::{Dataset, DatasetBatch, DatasetBatches, Source, Unit};
 pub use in_order::InOrder;
