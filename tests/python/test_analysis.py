@@ -1265,6 +1265,13 @@ def test_dask_partitions_split_files_at_batch_boundaries(workdir, split_files, d
         assert f["skims/s"]["id"].array().tolist() == local.Filter("x > 2").Take("id").GetValue().tolist()
         assert f["other"]["a"].array().tolist() == [0, 1, 2, 3, 4]
     assert not [p for p in workdir.iterdir() if p.name.startswith(".split-update.root.")]  # parts removed
+    # A CSV file's columns, split between partitions, keep their types and their source's name.
+    csv = workdir / "split.csv"
+    csv.write_text("id,s\n" + "".join(f"{i},x{i % 7}\n" for i in range(50_000)))
+    on_dask = rootweave.RDF.FromCSV(str(csv), daskclient=dask_client, npartitions=3)
+    assert on_dask.Filter('s == "x3"').Sum("id").GetValue() == sum(range(3, 50_000, 7))
+    assert on_dask.Take("id").GetValue().tolist() == list(range(50_000))
+    assert on_dask.GetColumnType("s") == "std::string" and "RCsv" in on_dask.Describe().AsString()
 
 
 def test_progress_bar_and_partial_results_while_running(adl_files, capsys):

@@ -61,8 +61,33 @@ fn memory_columns(d: &Bound<'_, PyDict>) -> PyResult<rootweave::dataset::MemoryC
 }
 
 /// The `std::string`s of a NumPy array of `str`s (of dtype `U`, or `object` holding only
-/// `str`s), or None for an array of another dtype.
+/// `str`s) or of a string layout (`{"kind": "string", "offsets", "bytes"}`, as a CSV
+/// file's strings are read), or None for an array of another dtype.
 fn python_strings(a: &Bound<'_, PyAny>) -> PyResult<Option<rootweave::array::Array>> {
+    if let Ok(layout) = a.cast::<PyDict>() {
+        let item = |key: &str| {
+            layout
+                .get_item(key)?
+                .ok_or_else(|| PyValueError::new_err(format!("a string layout has no '{key}'")))
+        };
+        let offsets = item("offsets")?
+            .extract::<numpy::PyReadonlyArray1<'_, u64>>()?
+            .as_slice()?
+            .to_vec();
+        let bytes = item("bytes")?
+            .extract::<numpy::PyReadonlyArray1<'_, u8>>()?
+            .as_slice()?
+            .to_vec();
+        let ordered = offsets.first() == Some(&0)
+            && offsets.windows(2).all(|w| w[0] <= w[1])
+            && offsets.last() == Some(&(bytes.len() as u64));
+        if !ordered {
+            return Err(PyValueError::new_err(
+                "a string layout's offsets start at 0, grow and end at its bytes' length",
+            ));
+        }
+        return Ok(Some(rootweave::array::Array::String { offsets, bytes }));
+    }
     let kind: String = a.getattr("dtype")?.getattr("kind")?.extract()?;
     if kind != "U" && kind != "O" {
         return Ok(None);

@@ -1171,8 +1171,7 @@ def FromCSV(fileName: str | os.PathLike[str], readHeaders: bool = True,  # noqa:
             `skipLastNLines`, `comment`, `columnNames`, `columnTypes`.
     """
     del linesChunkSize
-    arrays = _rdf_csv.columns(fileName, readHeaders, delimiter, colTypes or {}, options)
-    entries = len(next(iter(arrays.values()))) if arrays else 0
+    arrays, entries = _rdf_csv.columns(fileName, readHeaders, delimiter, colTypes or {}, options)
     return RDataFrame(None, threads=threads, daskclient=daskclient, npartitions=npartitions,
                       _sources=[(arrays, _rdf_csv.SOURCE_NAME, 0, entries)])
 

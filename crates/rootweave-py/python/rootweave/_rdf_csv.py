@@ -23,10 +23,12 @@ SOURCE_NAME = "RCsv"
 
 
 def columns(path: str | os.PathLike[str], read_headers: bool, delimiter: str,
-            col_types: Mapping[str, str], options: Mapping[str, Any]) -> dict[str, Any]:
-    """The columns of CSV file `path` by name, in the file's order: `int64` (`Long64_t`),
-    `float64`, `bool`, or `str`s in an object array (`std::string`); ROOT's warning about
-    empty cells of integer and boolean columns given as a `RuntimeWarning`."""
+            col_types: Mapping[str, str], options: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+    """The columns of CSV file `path` by name, in the file's order, and their length: NumPy
+    arrays of `int64` (`Long64_t`), `float64` and `bool`, strings (`std::string`) as their
+    layout (offsets and bytes, which a source in memory takes without making Python
+    strings); ROOT's warning about empty cells of integer and boolean columns given as a
+    `RuntimeWarning`."""
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise TypeError(f"FromCSV: no option {', '.join(unknown)} (options: {', '.join(OPTIONS)})")
@@ -43,4 +45,7 @@ def columns(path: str | os.PathLike[str], read_headers: bool, delimiter: str,
     read, warning = _read_csv(os.fspath(path), told)
     if warning is not None:
         warnings.warn(warning, RuntimeWarning, stacklevel=3)
-    return {name: to_numpy(layout) for name, _, layout in read}
+    out = {name: layout if layout["kind"] == "string" else to_numpy(layout) for name, _, layout in read}
+    entries = next((len(layout["offsets"]) - 1 if layout["kind"] == "string" else len(layout["data"])
+                    for _, _, layout in read), 0)
+    return out, entries

@@ -54,7 +54,9 @@ def frame(sources: Sequence[Source], threads: int, first_entry: int = 0, schema:
     def aligned(source: Source) -> Source:
         if not isinstance(source[0], dict):
             return source
-        return ({k: np.require(v, requirements=["C", "A"]) for k, v in source[0].items()}, *source[1:])
+        # A column of strings may be a layout (offsets and bytes, as a CSV file's are read).
+        return ({k: v if isinstance(v, dict) else np.require(v, requirements=["C", "A"])
+                 for k, v in source[0].items()}, *source[1:])
 
     return _Frame([aligned(s) for s in sources], threads, first_entry, schema)
 

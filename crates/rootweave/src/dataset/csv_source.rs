@@ -142,7 +142,8 @@ struct Line<'a> {
 }
 
 /// Parses CSV text `text` (the contents of `file`, which errors name) as
-/// [`read_csv`] does.
+/// [`read_csv`] does: the header and the first records (for the types) cell by cell, then
+/// every record's cells straight into their columns.
 pub fn parse_csv(text: &[u8], file: &str, options: &CsvOptions) -> Result<CsvTable> {
     let error = |line: Option<&Line<'_>>, message: String| Error::Format {
         file: file.to_string(),
@@ -151,51 +152,78 @@ pub fn parse_csv(text: &[u8], file: &str, options: &CsvOptions) -> Result<CsvTab
         message,
     };
     let lines = kept_lines(text, options);
-    let mut lines = lines.iter();
-    let header = if options.headers {
+    let (header, records) = if options.headers {
         let line = lines
-            .next()
+            .first()
             .ok_or_else(|| error(None, "no header line".to_string()))?;
-        let names = fields(line.text, options.delimiter);
-        Some(names.into_iter().map(cell_name).collect::<Vec<_>>())
+        let names = owned_cells(line.text, options.delimiter);
+        (
+            Some(names.into_iter().map(cell_name).collect::<Vec<_>>()),
+            &lines[1..],
+        )
     } else {
-        None
+        (None, &lines[..])
     };
-    let records: Vec<(&Line<'_>, Vec<Cell>)> = lines
-        .map(|l| (l, fields(l.text, options.delimiter)))
-        .collect();
-    let Some((_, first)) = records.first() else {
+    let Some(first) = records.first() else {
         return Err(error(
             None,
             "no data line to infer the columns' types from".to_string(),
         ));
     };
-    let count = header.as_ref().map_or(first.len(), Vec::len);
+    let count = match &header {
+        Some(names) => names.len(),
+        None => owned_cells(first.text, options.delimiter).len(),
+    };
     let names = column_names(header, count, options).map_err(|m| error(None, m))?;
-    for (line, cells) in &records {
-        if cells.len() != count {
+    let leading: Vec<Vec<Cell>> = records
+        .iter()
+        .take(1 + INFERENCE_LOOKAHEAD)
+        .map(|l| owned_cells(l.text, options.delimiter))
+        .collect();
+    let types: Vec<CsvType> = names
+        .iter()
+        .enumerate()
+        .map(
+            |(k, name)| match options.column_types.iter().find(|(n, _)| n == name) {
+                Some((_, ty)) => *ty,
+                None => inferred_type(&leading, k),
+            },
+        )
+        .collect();
+    let mut builders: Vec<Builder> = types
+        .iter()
+        .map(|&ty| Builder::new(ty, records.len()))
+        .collect();
+    let mut scratch = Vec::new();
+    for line in records {
+        let cells =
+            for_each_cell(
+                line.text,
+                options.delimiter,
+                &mut scratch,
+                |k, cell| match builders.get_mut(k) {
+                    Some(b) => b
+                        .push(cell)
+                        .map_err(|m| format!("column '{}': {m}", names[k])),
+                    None => Ok(()),
+                },
+            )
+            .map_err(|m| error(Some(line), m))?;
+        if cells != count {
             return Err(error(
                 Some(line),
-                format!("{} fields where the file has {count} columns", cells.len()),
+                format!("{cells} fields where the file has {count} columns"),
             ));
         }
     }
     let mut columns = Vec::with_capacity(count);
-    let mut types = Vec::with_capacity(count);
     let mut empty = Vec::new();
-    for (k, name) in names.into_iter().enumerate() {
-        let ty = match options.column_types.iter().find(|(n, _)| *n == name) {
-            Some((_, ty)) => *ty,
-            None => inferred_type(&records, k),
-        };
-        let cells = records.iter().map(|(line, cells)| (*line, &cells[k]));
-        let (array, had_empty) = column(ty, cells)
-            .map_err(|(line, m)| error(Some(line), format!("column '{name}': {m}")))?;
+    for ((name, builder), &ty) in names.into_iter().zip(builders).zip(&types) {
+        let (array, had_empty) = builder.finish();
         if had_empty {
             empty.push((name.clone(), ty));
         }
         columns.push((name, array));
-        types.push(ty);
     }
     Ok(CsvTable {
         columns,
@@ -248,36 +276,76 @@ fn kept_lines<'a>(text: &'a [u8], options: &CsvOptions) -> Vec<Line<'a>> {
     kept
 }
 
-/// A line's cells as ROOT's `RCsvDS` splits them: a `"` opens or closes quoting (in which
-/// delimiters are text), two of them make one `"` anywhere; a line ending with the delimiter
-/// has one more, empty, cell.
-fn fields(line: &[u8], delimiter: u8) -> Vec<Cell> {
-    let mut cells = Vec::new();
+/// Calls `cell` with the position and text of each of a line's cells as ROOT's `RCsvDS`
+/// splits them (`None` for an empty cell, `nan` or `NaN`): a `"` opens or closes quoting
+/// (in which delimiters are text), two of them make one `"` anywhere; a line ending with
+/// the delimiter has one more, empty, cell. A cell with quotes is unquoted into `scratch`.
+/// Returns the number of cells, or `cell`'s complaint.
+fn for_each_cell(
+    line: &[u8],
+    delimiter: u8,
+    scratch: &mut Vec<u8>,
+    mut cell: impl FnMut(usize, Option<&[u8]>) -> std::result::Result<(), String>,
+) -> std::result::Result<usize, String> {
+    let mut count = 0;
     let mut i = 0;
     while i < line.len() {
         let start = i;
         let mut quoted = false;
-        let mut value = Vec::new();
+        let mut has_quotes = false;
         while i < line.len() && (line[i] != delimiter || quoted) {
             if line[i] == b'"' {
+                has_quotes = true;
                 if line.get(i + 1) == Some(&b'"') {
-                    value.push(b'"');
                     i += 1;
                 } else {
                     quoted = !quoted;
                 }
-            } else {
-                value.push(line[i]);
             }
             i += 1;
         }
-        let empty = start == i || value == b"nan" || value == b"NaN";
-        cells.push((!empty).then_some(value));
+        let raw = &line[start..i];
+        let value = if has_quotes {
+            unquote(raw, scratch);
+            &scratch[..]
+        } else {
+            raw
+        };
+        let empty = raw.is_empty() || value == b"nan" || value == b"NaN";
+        cell(count, (!empty).then_some(value))?;
+        count += 1;
         if i + 1 == line.len() && line[i] == delimiter {
-            cells.push(None);
+            cell(count, None)?;
+            count += 1;
         }
         i += 1;
     }
+    Ok(count)
+}
+
+/// `raw`'s text into `out`: each `""` one `"`, other quotes left out.
+fn unquote(raw: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] != b'"' {
+            out.push(raw[i]);
+        } else if raw.get(i + 1) == Some(&b'"') {
+            out.push(b'"');
+            i += 1;
+        }
+        i += 1;
+    }
+}
+
+/// A line's cells, owned (for the header and the records types are inferred from).
+fn owned_cells(line: &[u8], delimiter: u8) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    let mut scratch = Vec::new();
+    let _ = for_each_cell(line, delimiter, &mut scratch, |_, c| {
+        cells.push(c.map(<[u8]>::to_vec));
+        Ok(())
+    });
     cells
 }
 
@@ -322,13 +390,13 @@ fn column_names(
     Ok(names)
 }
 
-/// Column `k`'s type as ROOT infers it: from the first record's cell, or when that is empty
-/// the first non-empty one of the next ten records (`double` if none is).
-fn inferred_type(records: &[(&Line<'_>, Vec<Cell>)], k: usize) -> CsvType {
-    let cell = records
+/// Column `k`'s type as ROOT infers it from the leading records: from the first one's
+/// cell, or when that is empty the first non-empty one of the next ten (`double` if none
+/// is).
+fn inferred_type(leading: &[Vec<Cell>], k: usize) -> CsvType {
+    let cell = leading
         .iter()
-        .take(1 + INFERENCE_LOOKAHEAD)
-        .find_map(|(_, cells)| cells[k].as_deref());
+        .find_map(|cells| cells.get(k).and_then(|c| c.as_deref()));
     match cell {
         None => CsvType::Double,
         Some(text) if is_integer(text) => CsvType::Long64,
@@ -379,56 +447,65 @@ fn is_decimal(text: &[u8]) -> bool {
         && power.iter().all(u8::is_ascii_digit)
 }
 
-/// A column of type `ty` from its cells (each with its line), and whether an empty cell
-/// was stored as ROOT stores one (0, `false`); an error names the line of a cell that is
-/// not of the type.
-fn column<'l, 'c>(
-    ty: CsvType,
-    cells: impl Iterator<Item = (&'l Line<'l>, &'c Cell)>,
-) -> std::result::Result<(Array, bool), (&'l Line<'l>, String)> {
-    let mut had_empty = false;
-    let array = match ty {
-        CsvType::Double => Array::Float64(
-            cells
-                .map(|(line, cell)| match cell {
-                    None => Ok(f64::NAN),
-                    Some(text) => stod(text).map_err(|m| (line, m)),
-                })
-                .collect::<std::result::Result<_, _>>()?,
-        ),
-        CsvType::Long64 => Array::Int64(
-            cells
-                .map(|(line, cell)| match cell {
-                    None => {
-                        had_empty = true;
-                        Ok(0)
-                    }
-                    Some(text) => stoll(text).map_err(|m| (line, m)),
-                })
-                .collect::<std::result::Result<_, _>>()?,
-        ),
-        CsvType::Bool => Array::Bool(
-            cells
-                .map(|(_, cell)| match cell {
-                    None => {
-                        had_empty = true;
-                        false
-                    }
-                    Some(text) => read_bool(text),
-                })
-                .collect(),
-        ),
-        CsvType::Text => {
-            let mut offsets = vec![0u64];
-            let mut bytes = Vec::new();
-            for (_, cell) in cells {
-                bytes.extend_from_slice(cell.as_deref().unwrap_or(b"nan"));
+/// A column being filled cell by cell in its type, and whether an empty cell was stored as
+/// ROOT stores one in a `Long64_t` or `bool` column (0, `false`).
+enum Builder {
+    Double(Vec<f64>),
+    Long64(Vec<i64>, bool),
+    Bool(Vec<bool>, bool),
+    Text { offsets: Vec<u64>, bytes: Vec<u8> },
+}
+
+impl Builder {
+    /// An empty column of type `ty` with room for `records` cells.
+    fn new(ty: CsvType, records: usize) -> Builder {
+        match ty {
+            CsvType::Double => Builder::Double(Vec::with_capacity(records)),
+            CsvType::Long64 => Builder::Long64(Vec::with_capacity(records), false),
+            CsvType::Bool => Builder::Bool(Vec::with_capacity(records), false),
+            CsvType::Text => {
+                let mut offsets = Vec::with_capacity(records + 1);
+                offsets.push(0);
+                Builder::Text {
+                    offsets,
+                    bytes: Vec::new(),
+                }
+            }
+        }
+    }
+
+    /// Adds a cell (`None`: empty), or says why it is not of the column's type.
+    fn push(&mut self, cell: Option<&[u8]>) -> std::result::Result<(), String> {
+        match (self, cell) {
+            (Builder::Double(v), None) => v.push(f64::NAN),
+            (Builder::Double(v), Some(text)) => v.push(stod(text)?),
+            (Builder::Long64(v, empty), None) => {
+                v.push(0);
+                *empty = true;
+            }
+            (Builder::Long64(v, _), Some(text)) => v.push(stoll(text)?),
+            (Builder::Bool(v, empty), None) => {
+                v.push(false);
+                *empty = true;
+            }
+            (Builder::Bool(v, _), Some(text)) => v.push(read_bool(text)),
+            (Builder::Text { offsets, bytes }, cell) => {
+                bytes.extend_from_slice(cell.unwrap_or(b"nan"));
                 offsets.push(bytes.len() as u64);
             }
-            Array::String { offsets, bytes }
         }
-    };
-    Ok((array, had_empty))
+        Ok(())
+    }
+
+    /// The column, and whether an empty cell was stored as 0 or `false`.
+    fn finish(self) -> (Array, bool) {
+        match self {
+            Builder::Double(v) => (Array::Float64(v), false),
+            Builder::Long64(v, empty) => (Array::Int64(v), empty),
+            Builder::Bool(v, empty) => (Array::Bool(v), empty),
+            Builder::Text { offsets, bytes } => (Array::String { offsets, bytes }, false),
+        }
+    }
 }
 
 /// `text` with the white space C's `isspace` skips cut from its start.
