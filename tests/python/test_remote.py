@@ -80,6 +80,21 @@ def test_iterate_and_concatenate_take_urls(servers):
     assert sum(len(s) for s in steps) == 2 * len(expected)
 
 
+def test_csv_files_read_over_http(servers):
+    """`FromCSV` of a URL (ROOT's `RRawFile` opens them too) reads what it reads locally."""
+    nginx, _ = servers
+    csv = proxy_root(servers) / "table.csv"
+    csv.write_text("n,x,s\n" + "".join(f"{i},{i / 7:.17g},w{i % 3}\n" for i in range(30_000)))
+    remote, here = rootweave.RDF.FromCSV(nginx.url("table.csv")), rootweave.RDF.FromCSV(str(csv))
+    for df in (remote, here):
+        assert df.GetColumnType("s") == "std::string"
+    columns = ["n", "x", "s"]
+    mine, want = remote.AsNumpy(columns), here.AsNumpy(columns)
+    assert all(mine[c].tolist() == want[c].tolist() for c in columns) and len(want["n"]) == 30_000
+    with pytest.raises(OSError, match="missing.csv"):
+        rootweave.RDF.FromCSV(nginx.url("missing.csv"))
+
+
 @pytest.mark.parametrize("fault", ["cut", "stall", "flaky", "whole", "redirect", "fewer"])
 def test_faults_are_survived(servers, fault, monkeypatch):
     _, proxy = servers

@@ -63,6 +63,23 @@ pub trait ReadAt: Send + Sync {
     }
 }
 
+/// The bytes at `path`: a local file, an `http://` / `https://` URL (with the feature
+/// `http`; [`http::HttpOptions::default`] settings), or a `root://` URL (with the feature
+/// `xrootd`; [`xrootd::XrootdOptions::default`]).
+pub fn open_source(path: &Path) -> Result<std::sync::Arc<dyn ReadAt>> {
+    #[cfg(feature = "xrootd")]
+    if let Some(url) = path.to_str().filter(|p| xrootd::is_xrootd_url(p)) {
+        let file = xrootd::XrootdFile::open(url, xrootd::XrootdOptions::default())?;
+        return Ok(std::sync::Arc::new(file));
+    }
+    #[cfg(feature = "http")]
+    if let Some(url) = path.to_str().filter(|p| http::is_http_url(p)) {
+        let file = http::HttpFile::open(url, http::HttpOptions::default())?;
+        return Ok(std::sync::Arc::new(file));
+    }
+    Ok(std::sync::Arc::new(DiskFile::open(path)?))
+}
+
 /// Thread-safe positional writes.
 pub trait WriteAt: Send + Sync {
     /// Writes all of `buf` at `offset`, growing the target if needed.

@@ -1156,7 +1156,7 @@ def FromCSV(fileName: str | os.PathLike[str], readHeaders: bool = True,  # noqa:
     given twice, is refused naming the file, line and byte offset.
 
     Args:
-        fileName: The CSV file.
+        fileName: The CSV file: a path, or an `http(s)://` or `root://` URL.
         readHeaders: Whether the first line read names the columns (else `Col0`, `Col1`...).
         delimiter: The character between fields.
         linesChunkSize: Taken for PyROOT's signature; the whole file is read at once.

@@ -11,7 +11,7 @@ use super::header::FileHeader;
 use super::key::KeyInfo;
 use crate::compress::decompress;
 use crate::error::{Error, Result};
-use crate::io::{DiskFile, ReadAt};
+use crate::io::{open_source, ReadAt};
 use crate::streamer::bytes::BeReader;
 
 /// An open ROOT file. All methods take `&self` and may be called from many threads.
@@ -40,22 +40,7 @@ impl RootFile {
     /// `http`; [`crate::io::http::HttpOptions::default`] settings), or a `root://` URL
     /// (with the feature `xrootd`; [`crate::io::xrootd::XrootdOptions::default`]).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref();
-        #[cfg(feature = "xrootd")]
-        if let Some(url) = path
-            .to_str()
-            .filter(|p| crate::io::xrootd::is_xrootd_url(p))
-        {
-            let options = crate::io::xrootd::XrootdOptions::default();
-            let file = crate::io::xrootd::XrootdFile::open(url, options)?;
-            return Self::from_source(Arc::new(file));
-        }
-        #[cfg(feature = "http")]
-        if let Some(url) = path.to_str().filter(|p| crate::io::http::is_http_url(p)) {
-            let options = crate::io::http::HttpOptions::default();
-            return Self::from_source(Arc::new(crate::io::http::HttpFile::open(url, options)?));
-        }
-        Self::from_source(Arc::new(DiskFile::open(path)?))
+        Self::from_source(open_source(path.as_ref())?)
     }
 
     /// Opens a file from any positional byte source.

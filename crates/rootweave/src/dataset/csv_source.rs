@@ -8,11 +8,15 @@ use std::path::Path;
 
 use crate::array::Array;
 use crate::error::{Error, Result};
+use crate::io::open_source;
 
 use super::MemoryColumns;
 
 /// What RDataFrame calls the data source of a CSV file's columns (`Describe` tells it).
 pub const CSV_SOURCE_NAME: &str = "RCsv";
+
+/// The bytes read from a CSV file at a time.
+const READ_PIECE: u64 = 16 << 20;
 
 /// The most data records whose cells are looked at, after the first record's, for a value
 /// that tells a column's type when the first record's cell is empty (as ROOT looks).
@@ -122,13 +126,21 @@ impl CsvTable {
     }
 }
 
-/// Reads CSV file `path` as `RDF::FromCSV` reads it with `options`.
+/// Reads CSV file `path` (a local path, or an `http(s)://` or `root://` URL, as ROOT's
+/// `RRawFile` opens them) as `RDF::FromCSV` reads it with `options`.
 pub fn read_csv(path: &Path, options: &CsvOptions) -> Result<CsvTable> {
-    let text = std::fs::read(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    parse_csv(&text, &path.display().to_string(), options)
+    let source = open_source(path)?;
+    let size = source.size()?;
+    // Read in pieces, so that memory follows the bytes that arrive, not a size a server
+    // claims.
+    let mut text = Vec::new();
+    while (text.len() as u64) < size {
+        let start = text.len();
+        let piece = (size - start as u64).min(READ_PIECE) as usize;
+        text.resize(start + piece, 0);
+        source.read_exact_at(&mut text[start..], start as u64)?;
+    }
+    parse_csv(&text, &source.name(), options)
 }
 
 /// One cell's text as ROOT's parser leaves it: `None` for an empty cell or `nan`/`NaN`.
