@@ -14,6 +14,7 @@ import pytest
 import uproot
 
 import rootweave
+from conftest import data_file
 
 # (name, file contents, PyROOT's keyword options); `columnTypes` as letters.
 CASES = [
@@ -148,3 +149,16 @@ def test_csv_misuse_is_refused(tmp_path):
         rootweave.RDF.FromCSV(str(tmp_path / "x.csv"), skipFirstLines=1)
     with pytest.raises(OSError, match="missing.csv"):
         rootweave.RDF.FromCSV(str(tmp_path / "missing.csv"))
+
+
+def test_the_rdf_namespace_has_root_s_other_factories():
+    """`RDF.FromRNTuple` is `RDataFrame` over an RNTuple, `RDF.AsRNode` the node itself,
+    `RDF.Distributed` ROOT 6.40's alias of `RDF.Experimental.Distributed`."""
+    path = str(data_file("ntpl001_staff_rntuple_v1-0-0-0.root"))
+    df = rootweave.RDF.FromRNTuple("Staff", path, threads=2)
+    want = rootweave.RDataFrame("Staff", path, threads=1)
+    assert df.Describe().AsString().startswith("Dataframe from datasource RNTupleDS")
+    assert df.Sum("Age").GetValue() == want.Sum("Age").GetValue() > 0
+    assert rootweave.RDF.FromRNTuple("Staff", [path, path]).Count().GetValue() == 2 * want.Count().GetValue()
+    assert rootweave.RDF.AsRNode(df) is df
+    assert rootweave.RDF.Distributed.Dask.RDataFrame is rootweave.RDataFrame

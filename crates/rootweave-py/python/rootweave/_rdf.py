@@ -1210,6 +1210,31 @@ def FromSpec(spec: str | os.PathLike[str] | dict[str, Any], threads: int | None 
                       _sources=list(sources), _samples=samples)
 
 
+def FromRNTuple(ntupleName: str, fileName: Any, threads: int | None = None, *,  # noqa: N802, N803
+                daskclient: Any = None, npartitions: int | None = None) -> RDataFrame:
+    """An RDataFrame over an RNTuple, as PyROOT's `ROOT.RDF.FromRNTuple`: the same as
+    `RDataFrame(ntupleName, fileName)`, which reads RNTuples and TTrees alike.
+
+    Args:
+        ntupleName: The RNTuple's name in its files.
+        fileName: A file (path or URL), or a list of them.
+        threads: Threads reading and computing (all cores if None).
+        daskclient: Runs the graph on this `distributed.Client`.
+        npartitions: Partitions on Dask.
+    """
+    return RDataFrame(ntupleName, fileName, threads, daskclient=daskclient, npartitions=npartitions)
+
+
+def AsRNode(node: RDataFrame) -> RDataFrame:  # noqa: N802
+    """`ROOT.RDF.AsRNode`: C++ needs it to hold nodes of different types in one variable;
+    every node here is already one type, so it is the node itself.
+
+    Args:
+        node: A node of a graph.
+    """
+    return node
+
+
 def VariationsFor(result: RResultPtr) -> RResultMap:  # noqa: N802
     """The result in every variation of every `Vary` above it, booked on its graph.
 

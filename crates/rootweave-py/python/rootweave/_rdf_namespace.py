@@ -4,7 +4,8 @@ the package's name only: `rootweave.RDF.RunGraphs`, `rootweave.RDF.RSnapshotOpti
 
 from __future__ import annotations
 
-from ._rdf import AddProgressBar, FromCSV, FromNumpy, FromPandas, FromSpec, RDataFrame, RunGraphs, VariationsFor
+from ._rdf import (AddProgressBar, AsRNode, FromCSV, FromNumpy, FromPandas, FromRNTuple, FromSpec, RDataFrame,
+                   RunGraphs, VariationsFor)
 from ._rdf_models import TH1DModel, TH2DModel, TH3DModel, TProfile1DModel, TProfile2DModel
 from ._rdf_snapshot import ESnapshotOutputFormat, RSnapshotOptions
 
@@ -34,10 +35,14 @@ class _Experimental:
 
 
 class RDF:
-    """`ROOT.RDF`: `RunGraphs`, `FromNumpy`, `FromCSV`, `FromPandas`, `RSnapshotOptions`,
-    `ESnapshotOutputFormat`, the histogram models (`TH1DModel`, ...) and `Experimental`."""
+    """`ROOT.RDF`: `RunGraphs`, `FromNumpy`, `FromCSV`, `FromPandas`, `FromRNTuple`,
+    `AsRNode`, `RSnapshotOptions`, `ESnapshotOutputFormat`, the histogram models
+    (`TH1DModel`, ...), `Experimental` and `Distributed` (ROOT 6.40 has both)."""
 
     RunGraphs = staticmethod(RunGraphs)
+    FromRNTuple = staticmethod(FromRNTuple)
+    AsRNode = staticmethod(AsRNode)
+    Distributed = _Distributed
     FromNumpy = staticmethod(FromNumpy)
     FromCSV = staticmethod(FromCSV)
     FromPandas = staticmethod(FromPandas)
