@@ -163,20 +163,17 @@ pub fn parse_csv(text: &[u8], file: &str, options: &CsvOptions) -> Result<CsvTab
         offset: line.map_or(0, |l| l.offset as u64),
         message,
     };
-    let lines = kept_lines(text, options);
-    let (header, records) = if options.headers {
-        let line = lines
-            .first()
+    let mut records = kept_lines(text, options);
+    let header = if options.headers {
+        let line = records
+            .next()
             .ok_or_else(|| error(None, "no header line".to_string()))?;
         let names = owned_cells(line.text, options.delimiter);
-        (
-            Some(names.into_iter().map(cell_name).collect::<Vec<_>>()),
-            &lines[1..],
-        )
+        Some(names.into_iter().map(cell_name).collect::<Vec<_>>())
     } else {
-        (None, &lines[..])
+        None
     };
-    let Some(first) = records.first() else {
+    let Some(first) = records.clone().next() else {
         return Err(error(
             None,
             "no data line to infer the columns' types from".to_string(),
@@ -188,7 +185,7 @@ pub fn parse_csv(text: &[u8], file: &str, options: &CsvOptions) -> Result<CsvTab
     };
     let names = column_names(header, count, options).map_err(|m| error(None, m))?;
     let leading: Vec<Vec<Cell>> = records
-        .iter()
+        .clone()
         .take(1 + INFERENCE_LOOKAHEAD)
         .map(|l| owned_cells(l.text, options.delimiter))
         .collect();
@@ -204,7 +201,7 @@ pub fn parse_csv(text: &[u8], file: &str, options: &CsvOptions) -> Result<CsvTab
         .collect();
     let mut builders: Vec<Builder> = types
         .iter()
-        .map(|&ty| Builder::new(ty, records.len()))
+        .map(|&ty| Builder::new(ty, records.size_hint().1.unwrap_or(0)))
         .collect();
     let mut scratch = Vec::new();
     for line in records {
@@ -220,10 +217,10 @@ pub fn parse_csv(text: &[u8], file: &str, options: &CsvOptions) -> Result<CsvTab
                     None => Ok(()),
                 },
             )
-            .map_err(|m| error(Some(line), m))?;
+            .map_err(|m| error(Some(&line), m))?;
         if cells != count {
             return Err(error(
-                Some(line),
+                Some(&line),
                 format!("{cells} fields where the file has {count} columns"),
             ));
         }
@@ -244,48 +241,67 @@ pub fn parse_csv(text: &[u8], file: &str, options: &CsvOptions) -> Result<CsvTab
     })
 }
 
-/// The lines `options` keep, trimmed and without their comments.
-fn kept_lines<'a>(text: &'a [u8], options: &CsvOptions) -> Vec<Line<'a>> {
-    let mut all = Vec::new();
+/// The lines `options` keep, trimmed and without their comments, found as they are read
+/// (only their number is counted first, for the lines left out at the end).
+fn kept_lines<'a>(
+    text: &'a [u8],
+    options: &'a CsvOptions,
+) -> impl Iterator<Item = Line<'a>> + Clone + 'a {
+    let total = text.iter().filter(|&&b| b == b'\n').count()
+        + usize::from(!text.is_empty() && !text.ends_with(b"\n"));
+    let first = usize::try_from(options.skip_first_lines).unwrap_or(usize::MAX);
+    let last = usize::try_from(options.skip_last_lines).unwrap_or(usize::MAX);
+    let stop = total.saturating_sub(last);
+    physical_lines(text)
+        .enumerate()
+        .take(stop)
+        .skip(first)
+        .filter_map(move |(number, (offset, line))| {
+            let text = kept_text(line, options)?;
+            Some(Line {
+                number: number + 1,
+                offset,
+                text,
+            })
+        })
+}
+
+/// The file's lines with their byte offsets, without their `\n` (or `\r\n`).
+fn physical_lines(text: &[u8]) -> impl Iterator<Item = (usize, &[u8])> + Clone {
     let mut start = 0;
-    while start < text.len() {
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
         let end = text[start..]
             .iter()
             .position(|&b| b == b'\n')
             .map_or(text.len(), |p| start + p);
         let line = &text[start..end];
-        all.push((start, line.strip_suffix(b"\r").unwrap_or(line)));
+        let at = start;
         start = end + 1;
+        Some((at, line.strip_suffix(b"\r").unwrap_or(line)))
+    })
+}
+
+/// What is read of a line: trimmed and cut at its comment as `options` ask, or None for a
+/// line left out (a comment, or blank).
+fn kept_text<'a>(mut line: &'a [u8], options: &CsvOptions) -> Option<&'a [u8]> {
+    if options.left_trim {
+        line = line.trim_ascii_start();
     }
-    let first = usize::try_from(options.skip_first_lines).unwrap_or(usize::MAX);
-    let last = usize::try_from(options.skip_last_lines).unwrap_or(usize::MAX);
-    let stop = all.len().saturating_sub(last);
-    let mut kept = Vec::new();
-    for (number, &(offset, mut line)) in all.iter().enumerate().take(stop).skip(first) {
-        if options.left_trim {
-            line = line.trim_ascii_start();
+    if let Some(c) = options.comment {
+        if line.first() == Some(&c) {
+            return None;
         }
-        if let Some(c) = options.comment {
-            if line.first() == Some(&c) {
-                continue;
-            }
-            if let Some(at) = line.iter().position(|&b| b == c) {
-                line = &line[..at];
-            }
+        if let Some(at) = line.iter().position(|&b| b == c) {
+            line = &line[..at];
         }
-        if options.right_trim {
-            line = line.trim_ascii_end();
-        }
-        if options.skip_blank_lines && line.is_empty() {
-            continue;
-        }
-        kept.push(Line {
-            number: number + 1,
-            offset,
-            text: line,
-        });
     }
-    kept
+    if options.right_trim {
+        line = line.trim_ascii_end();
+    }
+    (!(options.skip_blank_lines && line.is_empty())).then_some(line)
 }
 
 /// Calls `cell` with the position and text of each of a line's cells as ROOT's `RCsvDS`
