@@ -26,7 +26,11 @@ fn build_xrootd_bridge() {
     let include = std::env::var_os("XROOTD_INCLUDE_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/include/xrootd"));
-    if !include.join("XrdCl/XrdClFile.hh").exists() {
+    // Watched even when missing (cargo then runs this script on every build), so that a
+    // build made before the headers were installed gets the bridge once they are.
+    let header = include.join("XrdCl/XrdClFile.hh");
+    println!("cargo::rerun-if-changed={}", header.display());
+    if !header.exists() {
         println!(
             "cargo::warning=the XRootD client headers are not in {} (install \
              libxrootd-client-dev or set XROOTD_INCLUDE_DIR): root:// URLs will not open",

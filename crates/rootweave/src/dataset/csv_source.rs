@@ -199,10 +199,11 @@ pub fn parse_csv(text: &[u8], file: &str, options: &CsvOptions) -> Result<CsvTab
             },
         )
         .collect();
-    let mut builders: Vec<Builder> = types
-        .iter()
-        .map(|&ty| Builder::new(ty, records.size_hint().1.unwrap_or(0)))
-        .collect();
+    // Room for every line, but no more records than the text can hold (each has a
+    // delimiter between its cells): a file's claims never reserve more than its size.
+    let most = text.len() / count.saturating_sub(1).max(1) + 1;
+    let room = records.size_hint().1.unwrap_or(0).min(most);
+    let mut builders: Vec<Builder> = types.iter().map(|&ty| Builder::new(ty, room)).collect();
     let mut scratch = Vec::new();
     for line in records {
         let cells =
@@ -400,10 +401,9 @@ fn column_names(
     } else {
         header.unwrap_or_else(|| (0..count).map(|k| format!("Col{k}")).collect())
     };
-    for (k, name) in names.iter().enumerate() {
-        if names[..k].contains(name) {
-            return Err(format!("column name '{name}' given twice"));
-        }
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    if let Some(name) = names.iter().find(|n| !seen.insert(n.as_str())) {
+        return Err(format!("column name '{name}' given twice"));
     }
     if let Some((name, _)) = options
         .column_types
@@ -780,6 +780,11 @@ mod tests {
             ..o
         };
         assert!(refused("a,b\n1,2\n\n", &blank).contains("0 fields"));
+        // A wide header over many short lines reserves room for what the text can hold,
+        // not for every line times every column (80 GB here).
+        let wide: Vec<String> = (0..100_000).map(|k| format!("c{k}")).collect();
+        let text = format!("{}\n{}", wide.join(","), "1\n".repeat(100_000));
+        assert!(refused(&text, &CsvOptions::default()).contains("1 fields where the file has"));
         assert!(CsvType::from_letter("X").is_err());
     }
 }
