@@ -1450,8 +1450,11 @@ def test_generated_entries_and_lazy_snapshots_as_root_s(workdir, dask_client):
         rootweave.RDF.FromNumpy({"x": np.zeros((2, 3))})
     with pytest.raises(ValueError, match="'y' has 4 entries where 'x' has 5"):
         rootweave.RDF.FromNumpy({"x": np.zeros(5), "y": np.zeros(4)})
+    # Strings are `string` columns, as ROOT 6.40's FromNumpy makes them.
+    strings = rootweave.RDF.FromNumpy({"s": np.array(["a", "bc"])})
+    assert strings.GetColumnType("s") == "string" and strings.AsNumpy(["s"])["s"].tolist() == ["a", "bc"]
     with pytest.raises(ValueError, match="FromNumpy column 's'"):
-        rootweave.RDF.FromNumpy({"s": np.array(["a", "b"])})
+        rootweave.RDF.FromNumpy({"s": np.array([b"a", b"b"])})
     # On Dask: partitions of the entries, numbered where each starts.
     local = rootweave.RDataFrame(250_000).Define("e", "rdfentry_ * 3")
     distributed = rootweave.RDF.Experimental.Distributed.Dask.RDataFrame  # ROOT's spelling

@@ -117,7 +117,7 @@ def test_csv_files_read_as_root_reads_them(tmp_path):
 def test_pandas_columns_as_root_s(tmp_path):
     frame = pd.DataFrame({"x": np.arange(5, dtype=np.int32), "y": np.linspace(0, 1, 5), "s": list("abcde")})
     df = rootweave.RDF.FromPandas(frame)
-    assert [df.GetColumnType(n) for n in ("x", "y")] == ["int", "double"]
+    assert [df.GetColumnType(n) for n in ("x", "y", "s")] == ["int", "double", "string"]  # as ROOT 6.40's
     assert df.Filter("x > 1").Sum("y").GetValue() == pytest.approx(2.25)
     assert df.Filter('s == "c" || s == "e"').Count().GetValue() == 2
 

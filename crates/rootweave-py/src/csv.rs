@@ -12,7 +12,7 @@ use crate::layout::to_layout;
 /// Reads CSV file `path` with `options` (`headers`, `delimiter`, `left_trim`, `right_trim`,
 /// `skip_blank_lines`, `skip_first_lines`, `skip_last_lines`, `comment`, `column_names`,
 /// `column_types` as `{name: letter}`; those missing keep ROOT's defaults) with the GIL
-/// released; returns `([(name, C++ type, layout), ...], warning or None)`.
+/// released; returns `([(name, layout), ...], warning or None)`.
 #[pyfunction]
 pub fn read_csv<'py>(
     py: Python<'py>,
@@ -24,8 +24,8 @@ pub fn read_csv<'py>(
         .detach(|| read_table(std::path::Path::new(&path), &options))
         .map_err(to_py)?;
     let out = PyList::empty(py);
-    for ((name, array), ty) in table.columns.into_iter().zip(table.types) {
-        out.append((name, ty.cpp_name(), to_layout(py, array)?))?;
+    for (name, array) in table.columns {
+        out.append((name, to_layout(py, array)?))?;
     }
     Ok((out, table.warning))
 }

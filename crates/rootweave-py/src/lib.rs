@@ -65,6 +65,7 @@ fn _rootweave(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<objects::Unread>()?;
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
     m.add_function(wrap_pyfunction!(csv::read_csv, m)?)?;
+    m.add("CSV_SOURCE_NAME", rootweave::dataset::CSV_SOURCE_NAME)?;
     m.add_function(wrap_pyfunction!(memory::release_memory, m)?)?;
     m.add_function(wrap_pyfunction!(memory::pooled_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(convert::convert_file, m)?)?;

@@ -1126,8 +1126,8 @@ class RResultMap:
 def FromNumpy(columns: Mapping[str, Any], threads: int | None = None, *, daskclient: Any = None,  # noqa: N802
               npartitions: int | None = None) -> RDataFrame:
     """An RDataFrame over columns held in memory, as ROOT's `ROOT.RDF.FromNumpy`: each a
-    1-dimensional NumPy array (bool, integers, float32, float64) of one length, read as a
-    file's columns are (in their own types, listed by `GetColumnNames`).
+    1-dimensional NumPy array (bool, integers, float32, float64, or `str`s: `string`) of one
+    length, read as a file's columns are (in their own types, listed by `GetColumnNames`).
 
     Args:
         columns: The arrays by column name.
@@ -1179,7 +1179,7 @@ def FromCSV(fileName: str | os.PathLike[str], readHeaders: bool = True,  # noqa:
 def FromPandas(df: Any, threads: int | None = None, *, daskclient: Any = None,  # noqa: N802
                npartitions: int | None = None) -> RDataFrame:
     """An RDataFrame over a pandas DataFrame's columns, as PyROOT's `ROOT.RDF.FromPandas`:
-    `FromNumpy` of each column's NumPy array (a column of `str`s is `std::string`).
+    `FromNumpy` of each column's NumPy array (a column of `str`s is `string`, as ROOT's).
 
     Args:
         df: The pandas DataFrame.

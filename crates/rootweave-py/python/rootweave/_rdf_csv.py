@@ -9,7 +9,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._layout import to_numpy
+from ._rootweave import CSV_SOURCE_NAME
 from ._rootweave import read_csv as _read_csv
+
+#: What RDataFrame calls a CSV file's data source (`Describe` tells it), as the extension names it.
+SOURCE_NAME: str = CSV_SOURCE_NAME
 
 #: PyROOT's keyword for each option, and the extension's.
 OPTIONS = {"headers": "headers", "delimiter": "delimiter", "leftTrim": "left_trim",
@@ -17,9 +21,6 @@ OPTIONS = {"headers": "headers", "delimiter": "delimiter", "leftTrim": "left_tri
            "skipFirstNLines": "skip_first_lines", "skipLastNLines": "skip_last_lines",
            "comment": "comment", "columnNames": "column_names", "columnTypes": "column_types",
            "linesChunkSize": None}  # fmt: skip
-
-#: What RDataFrame calls the data source of a CSV file's columns (`Describe` tells it).
-SOURCE_NAME = "RCsv"
 
 
 def columns(path: str | os.PathLike[str], read_headers: bool, delimiter: str,
@@ -45,7 +46,7 @@ def columns(path: str | os.PathLike[str], read_headers: bool, delimiter: str,
     read, warning = _read_csv(os.fspath(path), told)
     if warning is not None:
         warnings.warn(warning, RuntimeWarning, stacklevel=3)
-    out = {name: layout if layout["kind"] == "string" else to_numpy(layout) for name, _, layout in read}
+    out = {name: layout if layout["kind"] == "string" else to_numpy(layout) for name, layout in read}
     entries = next((len(layout["offsets"]) - 1 if layout["kind"] == "string" else len(layout["data"])
-                    for _, _, layout in read), 0)
+                    for _, layout in read), 0)
     return out, entries

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from ._aliases import ConvertSummary, MergeSummary, TreeSummary, WriteSummary
 
-__all__ = ["TREE_CLASSES", "Frame", "Booked", "merge_parts", "merge_statistics", "read_csv", "run_graphs", "snapshot_all", "OpenFile", "RNTuple", "ArrowBatch", "TTree", "OutputFile", "RNTupleWriter", "TTreeWriter", "TTreeParallelWriter",
+__all__ = ["TREE_CLASSES", "Frame", "Booked", "merge_parts", "merge_statistics", "read_csv", "CSV_SOURCE_NAME", "run_graphs", "snapshot_all", "OpenFile", "RNTuple", "ArrowBatch", "TTree", "OutputFile", "RNTupleWriter", "TTreeWriter", "TTreeParallelWriter",
            "TTreeFillContext", "RNTupleParallelWriter", "RNTupleFillContext", "list_keys", "read_object", "write_histogram",
            "write_graph", "write_statistic", "write_string", "copy_object", "fill_histogram", "Unread", "merge", "release_memory", "pooled_bytes",
            "convert_file", "run_cli", "RootFileError", "__version__"]
@@ -108,7 +108,9 @@ class Booked:
 
 def merge_parts(what: str, parts: list[list[float]]) -> float: ...
 def merge_statistics(parts: list[Mapping[str, Any]]) -> dict[str, Any]: ...
-def read_csv(path: str, options: Mapping[str, Any]) -> tuple[list[tuple[str, str, Any]], str | None]: ...
+def read_csv(path: str, options: Mapping[str, Any]) -> tuple[list[tuple[str, Any]], str | None]: ...
+
+CSV_SOURCE_NAME: str
 def run_graphs(results: list[Booked]) -> int: ...
 def snapshot_all(
     requests: list[tuple[Frame, str, str, list[str], tuple[str, str | None, int | None, bool, bool]]],
