@@ -112,13 +112,24 @@ impl Default for CsvOptions {
 pub struct CsvTable {
     /// The columns: `Array::Int64` (`Long64_t`), `Float64`, `Bool` or `String`.
     pub columns: Vec<(String, Array)>,
-    /// The columns' C++ types, in the same order.
-    pub types: Vec<CsvType>,
     /// ROOT's warning about empty cells of `Long64_t` and `bool` columns, if any.
     pub warning: Option<String>,
 }
 
 impl CsvTable {
+    /// The columns' types, in order, as their arrays hold them.
+    pub fn types(&self) -> Vec<CsvType> {
+        self.columns
+            .iter()
+            .map(|(_, a)| match a {
+                Array::Int64(_) => CsvType::Long64,
+                Array::Bool(_) => CsvType::Bool,
+                Array::String { .. } => CsvType::Text,
+                _ => CsvType::Double,
+            })
+            .collect()
+    }
+
     /// The columns as a source in memory for a graph ([`crate::dataset::Source::in_memory`]),
     /// its data source named as ROOT names a CSV file's.
     pub fn into_memory_columns(self) -> Result<MemoryColumns> {
@@ -237,7 +248,6 @@ pub fn parse_csv(text: &[u8], file: &str, options: &CsvOptions) -> Result<CsvTab
     }
     Ok(CsvTable {
         columns,
-        types,
         warning: empty_cells_warning(&empty),
     })
 }
@@ -680,7 +690,7 @@ mod tests {
             "a,b,c,d,e\n1,2.5,true,x y,\n2,,false,\"q,\"\"r\"\"\",7\n 3 ,1e5,True, s ,8\r\n\n4,.5e3,1,,9\n",
             &CsvOptions::default(),
         );
-        let types: Vec<_> = t.types.iter().map(|t| t.cpp_name()).collect();
+        let types: Vec<_> = t.types().iter().map(|t| t.cpp_name()).collect();
         assert_eq!(
             types,
             ["Long64_t", "double", "bool", "std::string", "Long64_t"]
