@@ -60,9 +60,12 @@ ROOT.gInterpreter.Declare(r'''
 #include <TClonesArray.h>
 #include <TMatrixTSym.h>
 #include <ROOT/RVec.hxx>
+#include <deque>
+#include <list>
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 #include <bitset>
 #include <cstdint>
@@ -146,6 +149,23 @@ void rw_write_objects(const char *path, Long64_t entries) {
     t.Fill();
   }
   t.Write();
+  // Standard collections besides vectors and sets of ints (ROOT's own collection proxies).
+  TTree c("colls", "sets, lists and deques of numbers");
+  std::multiset<float> msf; std::unordered_set<int> usi; std::list<double> ld;
+  std::deque<short> ds; std::set<long> sl; std::set<int> sic;
+  c.Branch("si", &sic); c.Branch("msf", &msf); c.Branch("usi", &usi); c.Branch("ld", &ld); c.Branch("ds", &ds);
+  c.Branch("sl", &sl);
+  for (Long64_t e = 0; e < entries; ++e) {
+    int k = int(e % 4);
+    msf.clear(); usi.clear(); ld.clear(); ds.clear(); sl.clear(); sic.clear();
+    for (int i = 0; i < k; ++i) {
+      sic.insert(int(e % 5) - 2 * i);
+      msf.insert(0.5f * (e % 3)); usi.insert(int(e) + 7 * i); ld.push_back(e - 0.25 * i);
+      ds.push_front(short(-e - i)); sl.insert(1000000000000L * i - e);
+    }
+    c.Fill();
+  }
+  c.Write();
   // Branches added after the first entries: "late" filled for 4 of them, "never" not at all.
   TTree p("partial", "branches filled for fewer entries than the tree");
   Int_t a, late, never;

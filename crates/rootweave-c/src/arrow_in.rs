@@ -164,7 +164,10 @@ fn arrow_type(ty: &FieldType) -> String {
         FieldType::Float32 => "Float32".into(),
         FieldType::Float64 => "Float64".into(),
         FieldType::String => "Utf8, LargeUtf8, Binary or LargeBinary".into(),
-        FieldType::Vector(item) | FieldType::RVec(item) | FieldType::UntypedCollection(item) => {
+        FieldType::Vector(item)
+        | FieldType::RVec(item)
+        | FieldType::Collection(_, item)
+        | FieldType::UntypedCollection(item) => {
             format!("List or LargeList of {}", arrow_type(item))
         }
         FieldType::Optional(item) => format!(

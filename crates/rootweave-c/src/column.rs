@@ -267,6 +267,7 @@ unsafe fn data<'a>(
         }
         FieldType::Vector(item)
         | FieldType::RVec(item)
+        | FieldType::Collection(_, item)
         | FieldType::Optional(item)
         | FieldType::UntypedCollection(item) => {
             let (offsets, end) = unsafe { offsets(column, entries, path)? };

@@ -170,7 +170,10 @@ pub fn generate(ty: &FieldType, n: usize, rng: &mut Rng, depth: u32) -> Owned {
                 })
                 .collect(),
         ),
-        FieldType::Vector(item) | FieldType::RVec(item) | FieldType::UntypedCollection(item) => {
+        FieldType::Vector(item)
+        | FieldType::RVec(item)
+        | FieldType::Collection(_, item)
+        | FieldType::UntypedCollection(item) => {
             let max = if depth == 0 { 9 } else { 4 };
             let offsets = random_offsets(n, rng, max);
             let total = *offsets.last().unwrap_or(&0) as usize;

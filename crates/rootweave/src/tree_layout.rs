@@ -282,6 +282,10 @@ fn plan(
                 },
             }
         }
+        FieldType::Collection(kind, item) => match item.number() {
+            Some(leaf) => out.push(BranchSpec::collection(name, leaf, *kind)),
+            None => return Err(unsupported()),
+        },
         FieldType::Record { fields, .. } if o.leaf_list => {
             let leaves = fields
                 .iter()

@@ -14,7 +14,7 @@ use super::column_type::{holds_chars, holds_long};
 use super::graph::Frame;
 use super::run::{run_with, BatchSink};
 use super::snapshot_classes::{class_column, class_values, ClassColumn};
-use crate::array::{Array, ColumnData, Recycler};
+use crate::array::{Array, ColumnData, Recycler, StdCollection};
 use crate::compress::Compression;
 use crate::dataset::{BatchSource, Dataset, Source};
 use crate::error::{Error, Result};
@@ -347,6 +347,7 @@ impl Frame {
         if options.format == SnapshotFormat::RNTuple {
             fields = self.rntuple_fields(&columns, &column_types, fields);
         }
+        collection_columns(&column_types, &mut fields, !tree_format);
         let classes = class_columns(&column_types, &mut fields, !tree_format);
         // Into an existing file: its writer continues it; else a new file, renamed once whole.
         let existing = match options.update && path.exists() {
@@ -397,7 +398,7 @@ impl Frame {
                     .iter()
                     .map(|b| match types.get(&b.name).copied() {
                         Some("TString") => b.clone().into_tstring(),
-                        Some(t) if holds_long(t) => b.clone().into_long(),
+                        Some(t) if holds_long(t) || collection_of_longs(t) => b.clone().into_long(),
                         _ => b.clone(),
                     })
                     .map(|b| match titles.get(&b.name) {
@@ -569,6 +570,27 @@ impl Frame {
             })
             .collect()
     }
+}
+
+/// Columns of sets, lists and deques of numbers (C++ types `column_types`) written as those
+/// collections rather than as vectors (`fields` retyped), as ROOT writes them: every such
+/// collection in a TTree, the sets in an RNTuple (ROOT's RNTuple has no lists or deques).
+fn collection_columns(column_types: &[Option<String>], fields: &mut [Field], rntuple: bool) {
+    for (t, f) in column_types.iter().zip(fields) {
+        let Some((kind, _)) = t.as_deref().and_then(StdCollection::of_type_name) else {
+            continue;
+        };
+        if let FieldType::Vector(item) | FieldType::RVec(item) = &f.ty {
+            if item.number().is_some() && (kind.in_rntuple() || !rntuple) {
+                f.ty = FieldType::Collection(kind, item.clone());
+            }
+        }
+    }
+}
+
+/// Whether C++ type `ty` is a set, list or deque of C++ `long`s (`set<long>`).
+fn collection_of_longs(ty: &str) -> bool {
+    StdCollection::of_type_name(ty).is_some_and(|(_, item)| holds_long(item))
 }
 
 /// How columns of ROOT's classes are written, by their C++ types `column_types` (`fields`

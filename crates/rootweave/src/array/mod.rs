@@ -7,11 +7,13 @@
 pub(crate) mod buffer;
 mod kernels;
 mod recycle;
+mod std_collection;
 mod value;
 
 pub use buffer::{Buffer, Dst, LeafType, Target};
 pub use kernels::{concat, slice, take, LayoutMismatch};
 pub use recycle::Recycler;
+pub use std_collection::StdCollection;
 pub use value::{ColumnData, Value};
 
 /// A column of values for a range of entries.

@@ -90,6 +90,7 @@ impl Node {
             }
             FieldType::Vector(item)
             | FieldType::RVec(item)
+            | FieldType::Collection(_, item)
             | FieldType::UntypedCollection(item) => {
                 let offsets = take(next_column);
                 let item = Box::new(Node::build(&format!("{path}._0"), item, next_column));

@@ -1,6 +1,7 @@
 //! The schema of an RNTuple: fields with C++ types, and how they map to the on-disk
 //! field and column records.
 
+use crate::array::StdCollection;
 use crate::error::{Error, Result};
 
 use crate::rntuple::format::ColumnType;
@@ -42,6 +43,11 @@ pub enum FieldType {
     RVec(Box<FieldType>),
     /// `std::array<T, N>`
     Array(Box<FieldType>, usize),
+    /// A standard collection other than a vector (`std::set<T>`, `std::multiset<T>`, ...):
+    /// the same columns as a `std::vector<T>`, its own type name, as ROOT writes such a
+    /// member or snapshot column. RNTuples take the sets ([`StdCollection::in_rntuple`]).
+    /// Items are written as given: ROOT reading a set inserts them, so repeats collapse.
+    Collection(StdCollection, Box<FieldType>),
     /// `std::optional<T>`
     Optional(Box<FieldType>),
     /// `std::pair<T1, T2>`
@@ -179,6 +185,9 @@ impl FieldType {
             FieldType::Vector(item) => format!("std::vector<{}>", item.type_name()),
             FieldType::RVec(item) => format!("ROOT::VecOps::RVec<{}>", item.type_name()),
             FieldType::Array(item, n) => format!("std::array<{},{n}>", item.type_name()),
+            FieldType::Collection(kind, item) => {
+                format!("std::{}<{}>", kind.name(), item.type_name())
+            }
             FieldType::Optional(item) => format!("std::optional<{}>", item.type_name()),
             FieldType::Pair(a, b) => format!("std::pair<{},{}>", a.type_name(), b.type_name()),
             FieldType::Tuple(items) => format!(
@@ -205,6 +214,7 @@ impl FieldType {
         match self {
             FieldType::Vector(item)
             | FieldType::RVec(item)
+            | FieldType::Collection(_, item)
             | FieldType::Array(item, _)
             | FieldType::Optional(item)
             | FieldType::UntypedCollection(item) => vec![Field::new("_0", (**item).clone())],
@@ -227,6 +237,7 @@ impl FieldType {
         match self {
             FieldType::Vector(_)
             | FieldType::RVec(_)
+            | FieldType::Collection(..)
             | FieldType::Optional(_)
             | FieldType::UntypedCollection(_) => StructuralRole::Collection,
             FieldType::Pair(..) | FieldType::Tuple(_) | FieldType::Record { .. } => {
@@ -257,6 +268,7 @@ impl FieldType {
             FieldType::String => vec![pick(C::SplitIndex64, C::Index64), C::Char],
             FieldType::Vector(_)
             | FieldType::RVec(_)
+            | FieldType::Collection(..)
             | FieldType::Optional(_)
             | FieldType::UntypedCollection(_) => {
                 vec![pick(C::SplitIndex64, C::Index64)]
@@ -417,6 +429,15 @@ impl Schema {
             }
             _ => None,
         };
+        if let FieldType::Collection(kind, _) = &field.ty {
+            if !kind.in_rntuple() {
+                return Err(Error::InvalidArgument(format!(
+                    "field '{path}': ROOT's RNTuple has no field for a std::{} (a std::vector \
+                     holds the same items)",
+                    kind.name()
+                )));
+            }
+        }
         let children = field.ty.children();
         let typed_parent = !field.ty.is_untyped();
         for child in &children {
@@ -631,6 +652,11 @@ mod tests {
             FieldType::pair(FieldType::Int64, FieldType::Float64).type_name(),
             "std::pair<std::int64_t,double>"
         );
+        let set =
+            FieldType::Collection(StdCollection::UnorderedMultiSet, Box::new(FieldType::Int64));
+        assert_eq!(set.type_name(), "std::unordered_multiset<std::int64_t>");
+        assert_eq!(set.role(), StructuralRole::Collection);
+        assert_eq!(set.children(), vec![Field::new("_0", FieldType::Int64)]);
     }
 
     #[test]
@@ -706,6 +732,16 @@ mod tests {
             "a",
             FieldType::array(FieldType::Int32, 0)
         )]));
+        // ROOT's RNTuple has no lists or deques; sets are fields.
+        let collection = |kind| {
+            vec![Field::new(
+                "c",
+                FieldType::Collection(kind, Box::new(FieldType::Float64)),
+            )]
+        };
+        assert!(bad(collection(StdCollection::List)));
+        assert!(bad(collection(StdCollection::Deque)));
+        assert!(!bad(collection(StdCollection::MultiSet)));
     }
 
     fn muons() -> Vec<Field> {

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::array::LeafType;
+use crate::array::{LeafType, StdCollection};
 use crate::ttree::write::branches::class::ClassSpec;
 use crate::ttree::write::branches::split::ClassPart;
 
@@ -85,6 +85,9 @@ pub(crate) enum ElementClass {
     LongVectorVector(LeafType),
     /// `std::vector<std::string>`.
     VectorString,
+    /// A set, list or deque of a number type, streamed as a `Vector` is; with `true`, its
+    /// 64-bit integers named C++'s `long` (`set<long>`).
+    Collection(StdCollection, LeafType, bool),
 }
 
 impl ElementClass {
@@ -98,6 +101,8 @@ impl ElementClass {
             ElementClass::LongVector(t) => format!("vector<{}>", long_name(t)),
             ElementClass::LongVectorVector(t) => format!("vector<vector<{}> >", long_name(t)),
             ElementClass::VectorString => "vector<string>".into(),
+            ElementClass::Collection(kind, t, false) => format!("{}<{}>", kind.name(), cpp_name(t)),
+            ElementClass::Collection(kind, t, true) => format!("{}<{}>", kind.name(), long_name(t)),
         }
     }
 }
@@ -198,6 +203,9 @@ impl BranchSpec {
             BranchKind::Element(c) => match *c {
                 ElementClass::Vector(t) if wide(t) => *c = ElementClass::LongVector(t),
                 ElementClass::VectorVector(t) if wide(t) => *c = ElementClass::LongVectorVector(t),
+                ElementClass::Collection(k, t, _) if wide(t) => {
+                    *c = ElementClass::Collection(k, t, true)
+                }
                 _ => {}
             },
             _ => {}
@@ -208,6 +216,12 @@ impl BranchSpec {
     /// A `std::vector<T>` of numbers per entry (for booleans `std::vector<bool>`).
     pub fn vector(name: &str, leaf: LeafType) -> Self {
         Self::element(name, ElementClass::Vector(leaf))
+    }
+
+    /// A set, list or deque (`kind`) of numbers per entry: a vector's bytes, the
+    /// collection's class name (`set<int>`), as ROOT writes a branch of one.
+    pub fn collection(name: &str, leaf: LeafType, kind: StdCollection) -> Self {
+        Self::element(name, ElementClass::Collection(kind, leaf, false))
     }
 
     /// A `std::vector<std::vector<T>>` of numbers per entry.
@@ -527,5 +541,11 @@ mod tests {
         );
         let u = BranchSpec::vector("u", LeafType::UInt32).into_long();
         assert_eq!(class(&u), "vector<unsigned int>");
+        // Sets, lists and deques keep their class, with `long` as C++ names it.
+        let s = BranchSpec::collection("s", LeafType::Int64, StdCollection::Set);
+        assert_eq!(class(&s), "set<Long64_t>");
+        assert_eq!(class(&s.into_long()), "set<long>");
+        let d = BranchSpec::collection("d", LeafType::Int16, StdCollection::Deque).into_long();
+        assert_eq!(class(&d), "deque<short>");
     }
 }

@@ -192,7 +192,11 @@ impl<'b, 'a> Column<'b, 'a> {
             BranchKind::Element(ElementClass::String | ElementClass::TString) => {
                 Ok(Column::Strings(strings(data, None)?))
             }
-            BranchKind::Element(ElementClass::Vector(leaf) | ElementClass::LongVector(leaf)) => {
+            BranchKind::Element(
+                ElementClass::Vector(leaf)
+                | ElementClass::LongVector(leaf)
+                | ElementClass::Collection(_, leaf, _),
+            ) => {
                 let (offsets, items) = list(data, "a list")?;
                 let items = numbers(spec, *leaf, items)?;
                 covering(offsets, flat_len(items))?;

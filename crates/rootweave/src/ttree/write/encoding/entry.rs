@@ -55,7 +55,11 @@ pub(in crate::ttree::write) fn one_entry(spec: &BranchSpec, value: &Value) -> Re
         | BranchKind::Element(ElementClass::String | ElementClass::TString) => {
             strings(&[value]).ok_or_else(bad)?
         }
-        BranchKind::Element(ElementClass::Vector(leaf) | ElementClass::LongVector(leaf)) => {
+        BranchKind::Element(
+            ElementClass::Vector(leaf)
+            | ElementClass::LongVector(leaf)
+            | ElementClass::Collection(_, leaf, _),
+        ) => {
             let items = list(value).ok_or_else(bad)?;
             one(numbers(*leaf, &items).ok_or_else(bad)?, items.len())
         }
