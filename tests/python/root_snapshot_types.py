@@ -17,9 +17,11 @@ import ROOT  # noqa: E402
 
 
 def plain(value):
-    """A value as JSON: numbers, or lists of them in the collection's order."""
-    if isinstance(value, (bool, int, float)):
+    """A value as JSON: numbers, strings, or lists of them in the collection's order."""
+    if isinstance(value, (bool, int, float, str)):
         return value
+    if hasattr(value, "c_str"):
+        return str(value)
     return [plain(v) for v in value]
 
 

@@ -150,16 +150,16 @@ void rw_write_objects(const char *path, Long64_t entries) {
   }
   t.Write();
   // Standard collections besides vectors and sets of ints (ROOT's own collection proxies).
-  TTree c("colls", "sets, lists and deques of numbers");
+  TTree c("colls", "sets, lists and deques of numbers and strings");
   std::multiset<float> msf; std::unordered_set<int> usi; std::list<double> ld;
-  std::deque<short> ds; std::set<long> sl; std::set<int> sic;
-  c.Branch("si", &sic); c.Branch("msf", &msf); c.Branch("usi", &usi); c.Branch("ld", &ld); c.Branch("ds", &ds);
+  std::deque<short> ds; std::set<long> sl; std::set<int> sic; std::set<std::string> ss;
+  c.Branch("si", &sic); c.Branch("ss", &ss); c.Branch("msf", &msf); c.Branch("usi", &usi); c.Branch("ld", &ld); c.Branch("ds", &ds);
   c.Branch("sl", &sl);
   for (Long64_t e = 0; e < entries; ++e) {
     int k = int(e % 4);
-    msf.clear(); usi.clear(); ld.clear(); ds.clear(); sl.clear(); sic.clear();
+    msf.clear(); usi.clear(); ld.clear(); ds.clear(); sl.clear(); sic.clear(); ss.clear();
     for (int i = 0; i < k; ++i) {
-      sic.insert(int(e % 5) - 2 * i);
+      sic.insert(int(e % 5) - 2 * i); ss.insert("s" + std::to_string((e + 3 * i) % 10));
       msf.insert(0.5f * (e % 3)); usi.insert(int(e) + 7 * i); ld.push_back(e - 0.25 * i);
       ds.push_front(short(-e - i)); sl.insert(1000000000000L * i - e);
     }

@@ -3,7 +3,8 @@
 //! one branch each; a list of numbers a counter branch `n<field>` and an array counted
 //! by it; a record a branch per member `<field>_<member>`; a list of records one counter
 //! and a counted branch per member; strings, lists of strings and lists of lists as
-//! `std::string`, `std::vector<std::string>` and `std::vector<std::vector<T>>`; a named C++
+//! `std::string`, `std::vector<std::string>` and `std::vector<std::vector<T>>`; sets,
+//! lists and deques of numbers or strings a branch of their class (`set<int>`); a named C++
 //! class (a record with a type name), or a `std::vector` of one, a branch of that class
 //! split as ROOT splits it (members named `:_0`, `:_1`, ... are its base classes, as
 //! RNTuple names them). A batch of the fields is split into the branches' batches the same
@@ -282,9 +283,10 @@ fn plan(
                 },
             }
         }
-        FieldType::Collection(kind, item) => match item.number() {
-            Some(leaf) => out.push(BranchSpec::collection(name, leaf, *kind)),
-            None => return Err(unsupported()),
+        FieldType::Collection(kind, item) => match (item.number(), item.as_ref()) {
+            (Some(leaf), _) => out.push(BranchSpec::collection(name, leaf, *kind)),
+            (None, FieldType::String) => out.push(BranchSpec::collection_of_strings(name, *kind)),
+            _ => return Err(unsupported()),
         },
         FieldType::Record { fields, .. } if o.leaf_list => {
             let leaves = fields

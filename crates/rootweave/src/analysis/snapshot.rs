@@ -572,7 +572,7 @@ impl Frame {
     }
 }
 
-/// Columns of sets, lists and deques of numbers (C++ types `column_types`) written as those
+/// Columns of sets, lists and deques of numbers or strings (C++ types `column_types`) written as those
 /// collections rather than as vectors (`fields` retyped), as ROOT writes them: every such
 /// collection in a TTree, the sets in an RNTuple (ROOT's RNTuple has no lists or deques).
 fn collection_columns(column_types: &[Option<String>], fields: &mut [Field], rntuple: bool) {
@@ -581,7 +581,8 @@ fn collection_columns(column_types: &[Option<String>], fields: &mut [Field], rnt
             continue;
         };
         if let FieldType::Vector(item) | FieldType::RVec(item) = &f.ty {
-            if item.number().is_some() && (kind.in_rntuple() || !rntuple) {
+            let writable = item.number().is_some() || **item == FieldType::String;
+            if writable && (kind.in_rntuple() || !rntuple) {
                 f.ty = FieldType::Collection(kind, item.clone());
             }
         }

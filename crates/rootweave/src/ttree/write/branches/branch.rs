@@ -88,6 +88,8 @@ pub(crate) enum ElementClass {
     /// A set, list or deque of a number type, streamed as a `Vector` is; with `true`, its
     /// 64-bit integers named C++'s `long` (`set<long>`).
     Collection(StdCollection, LeafType, bool),
+    /// A set, list or deque of `std::string`s, streamed as a `VectorString` is.
+    StringCollection(StdCollection),
 }
 
 impl ElementClass {
@@ -103,6 +105,7 @@ impl ElementClass {
             ElementClass::VectorString => "vector<string>".into(),
             ElementClass::Collection(kind, t, false) => format!("{}<{}>", kind.name(), cpp_name(t)),
             ElementClass::Collection(kind, t, true) => format!("{}<{}>", kind.name(), long_name(t)),
+            ElementClass::StringCollection(kind) => format!("{}<string>", kind.name()),
         }
     }
 }
@@ -222,6 +225,11 @@ impl BranchSpec {
     /// collection's class name (`set<int>`), as ROOT writes a branch of one.
     pub fn collection(name: &str, leaf: LeafType, kind: StdCollection) -> Self {
         Self::element(name, ElementClass::Collection(kind, leaf, false))
+    }
+
+    /// A set, list or deque (`kind`) of `std::string`s per entry (`set<string>`).
+    pub fn collection_of_strings(name: &str, kind: StdCollection) -> Self {
+        Self::element(name, ElementClass::StringCollection(kind))
     }
 
     /// A `std::vector<std::vector<T>>` of numbers per entry.
@@ -547,5 +555,7 @@ mod tests {
         assert_eq!(class(&s.into_long()), "set<long>");
         let d = BranchSpec::collection("d", LeafType::Int16, StdCollection::Deque).into_long();
         assert_eq!(class(&d), "deque<short>");
+        let t = BranchSpec::collection_of_strings("t", StdCollection::UnorderedSet);
+        assert_eq!(class(&t), "unordered_set<string>");
     }
 }

@@ -216,7 +216,7 @@ impl<'b, 'a> Column<'b, 'a> {
                     items,
                 })
             }
-            BranchKind::Element(ElementClass::VectorString) => {
+            BranchKind::Element(ElementClass::VectorString | ElementClass::StringCollection(_)) => {
                 let (offsets, items) = list(data, "a list of strings")?;
                 let strings = strings(items, None)?;
                 covering(offsets, strings.len())?;

@@ -79,7 +79,7 @@ pub(in crate::ttree::write) fn one_entry(spec: &BranchSpec, value: &Value) -> Re
             };
             one(inner, lists.len())
         }
-        BranchKind::Element(ElementClass::VectorString) => {
+        BranchKind::Element(ElementClass::VectorString | ElementClass::StringCollection(_)) => {
             let items = list(value).ok_or_else(bad)?;
             one(strings(&items).ok_or_else(bad)?, items.len())
         }
