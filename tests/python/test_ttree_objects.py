@@ -227,6 +227,8 @@ def test_snapshots_write_sets_lists_and_deques_as_root_does(objects, tmp_path):
     classes = {"si": "set<int>", "ss": "set<string>", "msf": "multiset<float>", "usi": "unordered_set<int>", "ld": "list<double>",
                "ds": "deque<short>", "sl": "set<long>"}
     assert out["written"]["TTree"] == ours_tree["types"] == source["types"] == classes
+    cached = df.Cache(COLLECTIONS)  # keeps the classes, as ROOT 6.40's cache does
+    assert {c: cached.GetColumnType(c) for c in COLLECTIONS} == classes
     sets = {"si": "std::set<std::int32_t>", "ss": "std::set<std::string>", "msf": "std::multiset<float>", "usi": "std::unordered_set<std::int32_t>",
             "sl": "std::set<std::int64_t>"}
     assert out["written"]["RNTuple"] == {**sets, "ld": None, "ds": None}

@@ -1911,3 +1911,63 @@ fn a_csv_file_is_a_source_typed_as_root_s() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn sets_and_lists_keep_their_classes_through_caches_and_snapshots() {
+    use rootweave::analysis::{SnapshotFormat, SnapshotOptions};
+    use rootweave::array::{ColumnData, LeafType, StdCollection};
+    use rootweave::ttree::{BranchSpec, TTreeWriteOptions, TTreeWriter};
+    let dir = scratch("collections");
+    let path = dir.join("t.root");
+    // Entry i: the set {i, i + 1, ...} of i % 3 items, the list of i % 2 items i / 2.
+    let (mut so, mut sv, mut lo, mut lv) = (vec![0u64], vec![], vec![0u64], vec![]);
+    for i in 0..10 {
+        sv.extend((0..i % 3).map(|k| i + k));
+        so.push(sv.len() as u64);
+        lv.extend((0..i % 2).map(|_| i as f64 / 2.0));
+        lo.push(lv.len() as u64);
+    }
+    let branches = vec![
+        BranchSpec::collection("s", LeafType::Int32, StdCollection::Set),
+        BranchSpec::collection("l", LeafType::Float64, StdCollection::List),
+    ];
+    let zlib = rootweave::compress::Compression::ROOT_FILE_DEFAULT;
+    let mut w =
+        TTreeWriter::recreate(&path, "t", branches, zlib, TTreeWriteOptions::default()).unwrap();
+    w.extend(&[
+        ColumnData::list(&so, ColumnData::Int32(&sv)),
+        ColumnData::list(&lo, ColumnData::Float64(&lv)),
+    ])
+    .unwrap();
+    w.close().unwrap();
+    let df = frame(std::slice::from_ref(&path), 2);
+    let types = |f: &Frame| (f.column_type("s").unwrap(), f.column_type("l").unwrap());
+    let classes = ("set<int>".to_string(), "list<double>".to_string());
+    assert_eq!(types(&df), classes);
+    // A cache keeps the classes, as ROOT's does; so do its snapshots, as ROOT's write them.
+    let cached = df.cache(&["s", "l"]).unwrap();
+    assert_eq!(types(&cached), classes);
+    let options = SnapshotOptions::default();
+    let tree = cached
+        .snapshot("t", &dir.join("tree.root"), &[], &options)
+        .unwrap();
+    assert_eq!(types(&tree), classes);
+    let options = SnapshotOptions {
+        format: SnapshotFormat::RNTuple,
+        ..SnapshotOptions::default()
+    };
+    let ntuple = cached
+        .snapshot("n", &dir.join("n.root"), &[], &options)
+        .unwrap();
+    let kept = (
+        "std::set<std::int32_t>".to_string(),
+        "ROOT::VecOps::RVec<double>".to_string(),
+    );
+    assert_eq!(types(&ntuple), kept);
+    for c in ["s", "l"] {
+        let want = df.take(c).unwrap().value().unwrap();
+        assert_eq!(tree.take(c).unwrap().value().unwrap(), want, "{c}");
+        assert_eq!(ntuple.take(c).unwrap().value().unwrap(), want, "{c}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

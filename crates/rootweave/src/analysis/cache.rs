@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use super::actions::ResultValue;
-use super::column_type::{empty_column, holds_long_or_signed_char};
+use super::column_type::{empty_column, holds_long_or_signed_char, other_container};
 use super::graph::{invalid, Booked, Frame, Graph};
 use crate::dataset::{Dataset, MemoryColumns, Source};
 use crate::error::Result;
@@ -21,6 +21,9 @@ pub struct CachedColumns {
     /// The columns holding C++ `long`s or `signed char`s (see
     /// [`MemoryColumns::with_longs_or_signed_chars`]).
     respelled: Vec<String>,
+    /// The C++ types of the columns whose values do not tell them (see
+    /// [`MemoryColumns::with_type_names`]).
+    type_names: Vec<(String, String)>,
     options: ReadOptions,
 }
 
@@ -36,8 +39,9 @@ impl CachedColumns {
                 other => return Err(invalid(format!("Cache: '{name}' gave {other:?}"))),
             }
         }
-        let columns =
-            MemoryColumns::new(arrays)?.with_longs_or_signed_chars(self.respelled.clone());
+        let columns = MemoryColumns::new(arrays)?
+            .with_longs_or_signed_chars(self.respelled.clone())
+            .with_type_names(self.type_names.clone());
         let source = Source::in_memory(columns);
         Dataset::new(vec![source], self.options.clone())
     }
@@ -80,12 +84,17 @@ impl Frame {
         // the graph as it was; the columns' types, as no entries, make the new graph's
         // stand-in dataset until the values are taken.
         let (mut empty, mut respelled) = (Vec::with_capacity(names.len()), Vec::new());
+        // A set, list, deque or bitset keeps its class (`set<int>`), as ROOT's cache does.
+        let mut type_names = Vec::new();
         for name in &names {
             let ty = self
                 .column_type(name)
                 .map_err(|e| invalid(format!("Cache: {e}")))?;
             if holds_long_or_signed_char(&ty) {
                 respelled.push(name.clone());
+            }
+            if other_container(&ty) {
+                type_names.push((name.clone(), ty.clone()));
             }
             // A column expressions do not take is kept as read (as `Take` takes it).
             let array = match self.taken_as_read(name)? {
@@ -101,13 +110,16 @@ impl Frame {
             .map(|c| Ok((c.clone(), self.take(c)?)))
             .collect::<Result<Vec<_>>>()?;
         let options = ReadOptions::default().with_threads(self.slots());
-        let stand_in = MemoryColumns::new(empty)?.with_longs_or_signed_chars(respelled.clone());
+        let stand_in = MemoryColumns::new(empty)?
+            .with_longs_or_signed_chars(respelled.clone())
+            .with_type_names(type_names.clone());
         let stand_in = Source::in_memory(stand_in);
         let frame = Frame::new(Dataset::new(vec![stand_in], options.clone())?);
         let mut g = frame.lock();
         g.cached = Some(CachedColumns {
             taken,
             respelled,
+            type_names,
             options,
         });
         g.from_cache = true;

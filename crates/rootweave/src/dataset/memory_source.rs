@@ -31,6 +31,9 @@ pub struct MemoryColumns {
     respelled: Arc<Vec<String>>,
     /// What RDataFrame calls the data source the columns come from (`RVecDS` unless said).
     source_name: Option<Arc<str>>,
+    /// C++ type names of columns whose arrays do not tell them (a cached `set<int>`), by
+    /// column name.
+    type_names: Arc<Vec<(String, String)>>,
 }
 
 impl MemoryColumns {
@@ -58,6 +61,7 @@ impl MemoryColumns {
             columns: Arc::new(columns),
             respelled: Arc::default(),
             source_name: None,
+            type_names: Arc::default(),
         })
     }
 
@@ -69,6 +73,23 @@ impl MemoryColumns {
             respelled: Arc::new(respelled),
             ..self
         }
+    }
+
+    /// These columns, with the C++ type names `type_names` gives (column name, type name)
+    /// for those their arrays do not tell: a cached `set<int>` holds lists of `int`s.
+    pub fn with_type_names(self, type_names: Vec<(String, String)>) -> Self {
+        MemoryColumns {
+            type_names: Arc::new(type_names),
+            ..self
+        }
+    }
+
+    /// The C++ type name column `name` was given ([`MemoryColumns::with_type_names`]).
+    pub fn type_name(&self, name: &str) -> Option<&str> {
+        self.type_names
+            .iter()
+            .find(|(c, _)| c == name)
+            .map(|(_, t)| t.as_str())
     }
 
     /// These columns, told to come from the data source RDataFrame calls `name` (`RCsv`
@@ -150,6 +171,11 @@ impl MemorySource {
     pub fn column(&self, name: &str) -> Option<(&Array, bool)> {
         let (_, array) = self.columns.columns().iter().find(|(n, _)| n == name)?;
         Some((array, self.columns.holds_long_or_signed_char(name)))
+    }
+
+    /// The C++ type name column `name` was given (see [`MemoryColumns::with_type_names`]).
+    pub fn type_name(&self, name: &str) -> Option<&str> {
+        self.columns.type_name(name)
     }
 
     /// What RDataFrame calls the data source of its columns (see
