@@ -1944,6 +1944,14 @@ fn sets_and_lists_keep_their_classes_through_caches_and_snapshots() {
     let types = |f: &Frame| (f.column_type("s").unwrap(), f.column_type("l").unwrap());
     let classes = ("set<int>".to_string(), "list<double>".to_string());
     assert_eq!(types(&df), classes);
+    // A definition of the column alone is the object as it is, as in ROOT.
+    let defined = df
+        .define("d", "s")
+        .unwrap()
+        .define("e", "s.size()")
+        .unwrap();
+    assert_eq!(defined.column_type("d").unwrap(), "set<int>");
+    assert_eq!(defined.column_type("e").unwrap(), "unsigned long");
     // A cache keeps the classes, as ROOT's does; so do its snapshots, as ROOT's write them.
     let cached = df.cache(&["s", "l"]).unwrap();
     assert_eq!(types(&cached), classes);

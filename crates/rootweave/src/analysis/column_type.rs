@@ -37,7 +37,8 @@ impl Frame {
     /// for a defined or special column, or one the source does not describe. A column
     /// defined as a `TString` column alone (`Define("l", "label")`), or as such columns and
     /// string literals joined by `+` (`label + "_x"`), is a `TString` (or `RVec<TString>`):
-    /// ROOT's definition returns the object as it is, and `TString`'s `operator+` a `TString`.
+    /// ROOT's definition returns the object as it is, and `TString`'s `operator+` a `TString`;
+    /// so is one defined as a set, list, deque or bitset column alone (`set<int>`).
     pub fn declared_type(&self, name: &str) -> Result<Option<String>> {
         let (defining, resolved) = self.lock().resolve(self.node, name);
         if let Some(n) = defining {
@@ -52,8 +53,8 @@ impl Frame {
             .and_then(|reader| read_type_name(&reader, &resolved)))
     }
 
-    /// The `TString` type of the `Define` at node `n`, where its expression keeps one (see
-    /// [`Frame::declared_type`]).
+    /// The `TString` (or other container) type of the `Define` at node `n`, where its
+    /// expression keeps one (see [`Frame::declared_type`]).
     fn tstring_definition(&self, n: usize) -> Result<Option<String>> {
         let (tree, above) = {
             let g = self.lock();
@@ -72,7 +73,9 @@ impl Frame {
         };
         if let Kind::Column(named) = &tree.kind {
             let declared = at.declared_type(named)?;
-            return Ok(declared.filter(|t| t == tstring_name(false) || t == tstring_name(true)));
+            return Ok(declared.filter(|t| {
+                t == tstring_name(false) || t == tstring_name(true) || other_container(t)
+            }));
         }
         Ok(match at.string_term(&tree) {
             StringTerm::TString(list) => Some(tstring_name(list).to_string()),
