@@ -39,6 +39,7 @@ def api_event(n, split_hits):
         "arr": [float(n), n + 0.5, n + 0.25],
         "flag": n % 2 == 0,
         "vv": [[float(n + k + j) for j in range(k)] for k in range(n % 3)],
+        "tags": sorted({(n * 7 + k * 3) % 10 - 5 for k in range(n % 3)}),  # a std::set<std::int32_t>
     }
     if split_hits:
         event["hits.e"] = [e for e, _ in hits]
@@ -117,7 +118,7 @@ def test_api_arrow_appends_merge_and_recovery(api_run):
 @pytest.mark.slow
 def test_api_files_read_by_root(api_run):
     out, _ = api_run
-    columns = ["id", "x", "v", "s", "hits.e", "hits.id", "arr", "flag", "vv"]
+    columns = ["id", "x", "v", "s", "hits.e", "hits.id", "arr", "flag", "vv", "tags"]
     jobs = [{"file": str(out / f), "name": n, "columns": columns, "declare": HIT if i == 0 else ""}
             for i, (f, n, _) in enumerate(EVENT_OBJECTS)]
     jobs.append({"file": str(out / "ordered.root"), "name": "Events", "columns": ["id", "v"], "declare": ""})

@@ -20,12 +20,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <typeindex>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -187,8 +189,9 @@ class StringBinder final : public Binder {
   }
 };
 
-/// A std::vector of items: an offset per vector, the items in the child builder.
-template <class Collection, class Item>
+/// A std::vector of items (or, `Contiguous` false, a set of them, in its order): an offset
+/// per collection, the items in the child builder.
+template <class Collection, class Item, bool Contiguous = true>
 class CollectionBinder final : public Binder {
  public:
   explicit CollectionBinder(std::shared_ptr<const Binder> item) : item_(std::move(item)) {}
@@ -199,9 +202,10 @@ class CollectionBinder final : public Binder {
     std::size_t bytes = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const auto& c = *reinterpret_cast<const Collection*>(first + i * stride);
-      if constexpr (std::is_same_v<Item, bool>) {
-        // std::vector<bool> packs its bits: appended bool by bool.
-        for (bool b : c) bytes += item_->Append(reinterpret_cast<const char*>(&b), 1, 1, items);
+      if constexpr (std::is_same_v<Item, bool> || !Contiguous) {
+        // std::vector<bool> packs its bits, a set's items are apart: appended one by one.
+        for (const Item& item : c)
+          bytes += item_->Append(reinterpret_cast<const char*>(&item), 1, sizeof(Item), items);
       } else {
         bytes += item_->Append(reinterpret_cast<const char*>(c.data()), c.size(), sizeof(Item), items);
       }
@@ -328,6 +332,29 @@ struct IsArray<std::array<T, N>> : std::true_type {
   using Item = T;
   static constexpr std::size_t size = N;
 };
+/// The sets ROOT's RNTuple stores, with their names as ROOT spells them.
+template <class T>
+struct IsSet : std::false_type {};
+template <class T, class C, class A>
+struct IsSet<std::set<T, C, A>> : std::true_type {
+  using Item = T;
+  static constexpr const char* name = "std::set<";
+};
+template <class T, class C, class A>
+struct IsSet<std::multiset<T, C, A>> : std::true_type {
+  using Item = T;
+  static constexpr const char* name = "std::multiset<";
+};
+template <class T, class H, class E, class A>
+struct IsSet<std::unordered_set<T, H, E, A>> : std::true_type {
+  using Item = T;
+  static constexpr const char* name = "std::unordered_set<";
+};
+template <class T, class H, class E, class A>
+struct IsSet<std::unordered_multiset<T, H, E, A>> : std::true_type {
+  using Item = T;
+  static constexpr const char* name = "std::unordered_multiset<";
+};
 template <class T>
 struct IsOptional : std::false_type {};
 template <class T>
@@ -355,6 +382,8 @@ std::string TypeName(const ClassRegistry& registry) {
            std::to_string(IsArray<T>::size) + ">";
   } else if constexpr (IsOptional<T>::value) {
     return "std::optional<" + TypeName<typename IsOptional<T>::Item>(registry) + ">";
+  } else if constexpr (IsSet<T>::value) {
+    return IsSet<T>::name + TypeName<typename IsSet<T>::Item>(registry) + ">";
   } else {
     auto found = registry.classes.find(std::type_index(typeid(T)));
     if (found == registry.classes.end())
@@ -380,6 +409,9 @@ std::shared_ptr<const Binder> MakeBinder(const ClassRegistry& registry) {
   } else if constexpr (IsOptional<T>::value) {
     using Item = typename IsOptional<T>::Item;
     return std::make_shared<OptionalBinder<Item>>(MakeBinder<Item>(registry));
+  } else if constexpr (IsSet<T>::value) {
+    using Item = typename IsSet<T>::Item;
+    return std::make_shared<CollectionBinder<T, Item, false>>(MakeBinder<Item>(registry));
   } else {
     auto found = registry.classes.find(std::type_index(typeid(T)));
     if (found == registry.classes.end())

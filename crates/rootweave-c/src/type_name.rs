@@ -1,10 +1,12 @@
 //! C++ type names as ROOT spells them (`"float"`, `"std::vector<float>"`,
-//! `"std::uint64_t"`, `"std::array<float,3>"`, a declared class) into field types; ROOT's
+//! `"std::uint64_t"`, `"std::array<float,3>"`, `"std::set<std::int32_t>"`, a declared
+//! class) into field types; ROOT's
 //! aliases (`Float_t`, `Int_t`, ...) and the plain C++ spellings (`int`, `unsigned long`)
 //! are taken too, as ROOT normalises them.
 
 use std::collections::HashMap;
 
+use rootweave::array::StdCollection;
 use rootweave::rntuple::FieldType;
 
 /// Parses `name` into a field type; `classes` holds the classes declared so far.
@@ -99,6 +101,13 @@ impl Parser<'_> {
         }
         Ok(match bare {
             "string" => FieldType::String,
+            collection if StdCollection::of_name(collection).is_some() => {
+                let kind = StdCollection::of_name(collection).expect("matched");
+                self.expect('<')?;
+                let item = self.ty()?;
+                self.expect('>')?;
+                FieldType::Collection(kind, Box::new(item))
+            }
             "vector" | "optional" | "array" | "pair" | "tuple" => {
                 self.expect('<')?;
                 let first = self.ty()?;
@@ -222,6 +231,20 @@ mod tests {
             "std::vector<char>"
         );
         assert_eq!(p("signed char").unwrap().type_name(), "std::int8_t");
+        // Sets (and, for TTrees, lists and deques) by ROOT's names.
+        assert_eq!(
+            p("std::unordered_multiset<int>").unwrap().type_name(),
+            "std::unordered_multiset<std::int32_t>"
+        );
+        assert_eq!(
+            p("set<std::string>").unwrap(),
+            FieldType::Collection(StdCollection::Set, Box::new(FieldType::String))
+        );
+        assert_eq!(
+            p("std::deque<Short_t>").unwrap().type_name(),
+            "std::deque<std::int16_t>"
+        );
+        assert!(p("std::set<flaot>").is_err() && p("std::set<int").is_err());
     }
 
     #[test]

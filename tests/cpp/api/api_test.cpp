@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -55,6 +56,7 @@ std::unique_ptr<rootweave::RNTupleModel> MakeModel() {
   model->MakeField<std::array<double, 3>>("arr");
   model->MakeField<bool>("flag");
   model->MakeField<std::vector<std::vector<float>>>("vv");
+  model->MakeField<std::set<std::int32_t>>("tags");
   return model;
 }
 
@@ -68,6 +70,7 @@ struct Event {
   std::array<double, 3> arr;
   bool flag;
   std::vector<std::vector<float>> vv;
+  std::set<std::int32_t> tags;
 
   void Set(std::uint64_t n) {
     id = n;
@@ -85,6 +88,8 @@ struct Event {
       vv.emplace_back();
       for (std::uint64_t j = 0; j < k; ++j) vv.back().push_back(static_cast<float>(n + k + j));
     }
+    tags.clear();
+    for (std::uint64_t k = 0; k < n % 3; ++k) tags.insert(static_cast<std::int32_t>((n * 7 + k * 3) % 10) - 5);
   }
 };
 
@@ -98,6 +103,7 @@ void Bind(rootweave::REntry& entry, Event& event) {
   entry.BindRawPtr("arr", &event.arr);
   entry.BindRawPtr("flag", &event.flag);
   entry.BindRawPtr("vv", &event.vv);
+  entry.BindRawPtr("tags", &event.tags);
 }
 
 /// Fills entries [first, first + count) through bound objects, committing clusters
@@ -137,6 +143,7 @@ void FillOwned(rootweave::ParallelWriter& writer, std::uint64_t first, std::uint
   auto arr = entry->GetPtr<std::array<double, 3>>("arr");
   auto flag = entry->GetPtr<bool>("flag");
   auto vv = entry->GetPtr<std::vector<std::vector<float>>>("vv");
+  auto tags = entry->GetPtr<std::set<std::int32_t>>("tags");
   Event event;
   for (std::uint64_t n = first; n < first + count; ++n) {
     if (n % 3 == 2) {
@@ -153,6 +160,7 @@ void FillOwned(rootweave::ParallelWriter& writer, std::uint64_t first, std::uint
     *arr = event.arr;
     *flag = event.flag;
     *vv = event.vv;
+    *tags = event.tags;
     context->Fill(*entry);
   }
 }

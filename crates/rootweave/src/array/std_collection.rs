@@ -40,7 +40,12 @@ impl StdCollection {
         let t = t.strip_prefix("std::").unwrap_or(t);
         let (template, rest) = t.split_once('<')?;
         let item = rest.strip_suffix('>')?.trim();
-        let kind = [
+        Some((StdCollection::of_name(template.trim())?, item))
+    }
+
+    /// The collection a template's name (`set`, `unordered_multiset`, without `std::`) is.
+    pub fn of_name(name: &str) -> Option<StdCollection> {
+        [
             StdCollection::Set,
             StdCollection::MultiSet,
             StdCollection::UnorderedSet,
@@ -49,8 +54,7 @@ impl StdCollection {
             StdCollection::Deque,
         ]
         .into_iter()
-        .find(|k| k.name() == template.trim())?;
-        Some((kind, item))
+        .find(|k| k.name() == name)
     }
 
     /// Whether ROOT's RNTuple has a field for this collection: the sets do; lists and
@@ -80,6 +84,8 @@ mod tests {
         assert_eq!(of("vector<int>"), None);
         assert_eq!(of("map<int,float>"), None);
         assert_eq!(of("set"), None);
+        assert_eq!(StdCollection::of_name("deque"), Some(C::Deque));
+        assert_eq!(StdCollection::of_name("std::set"), None);
         assert!(C::Set.in_rntuple() && !C::List.in_rntuple() && !C::Deque.in_rntuple());
     }
 }
