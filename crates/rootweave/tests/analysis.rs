@@ -1979,3 +1979,36 @@ fn sets_and_lists_keep_their_classes_through_caches_and_snapshots() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_weighted_statistic_is_filled_in_entry_order_for_any_thread_count() {
+    use rootweave::objects::Statistic;
+    // `TStatistic::Fill` drops a value that brings the sum of weights to zero: which ones
+    // depends on every weight before, across batches and files.
+    let (dir, paths) = written("statistic", 2, 60_000);
+    let mut want = Statistic::default();
+    for i in 0..120_000i64 {
+        let x = i % 60_000;
+        want.fill(x as f64, if x % 3 == 0 { 1.0 } else { -1.0 });
+    }
+    assert!(want.n < 120_000 && want.n > 1_000, "{}", want.n);
+    for threads in [1, 2, 3] {
+        let df = frame(&paths, threads)
+            .define("w", "x % 3 == 0 ? 1.0 : -1.0")
+            .unwrap();
+        let ResultValue::Statistic(got) = df.stats("x", Some("w")).unwrap().value().unwrap() else {
+            panic!("a statistic")
+        };
+        assert_eq!(
+            (got.n, got.w.to_bits(), got.w2.to_bits()),
+            (want.n, want.w.to_bits(), want.w2.to_bits()),
+            "{threads}"
+        );
+        assert_eq!(
+            (got.m.to_bits(), got.m2.to_bits()),
+            (want.m.to_bits(), want.m2.to_bits()),
+            "{threads}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

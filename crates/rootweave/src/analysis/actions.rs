@@ -404,8 +404,14 @@ pub enum Partial {
     Values { xs: Vec<f64>, ws: Option<Vec<f64>> },
     /// Per named filter above: passed, seen.
     Report(Vec<(u64, u64)>),
-    /// A statistic of the values so far.
-    Statistic(Statistic),
+    /// A statistic: the values folded into it so far, then a batch's values and weights,
+    /// folded in when it is merged in dataset order. `TStatistic::Fill` drops a value that
+    /// brings the sum of weights to zero, which depends on every weight before it: folding
+    /// them in order gives ROOT's one-thread statistic, for any thread count.
+    Statistic {
+        folded: Statistic,
+        points: Vec<(f64, f64)>,
+    },
 }
 
 impl Partial {
@@ -456,7 +462,10 @@ impl Partial {
             ActionSpec::Take(_) => Partial::Taken(Vec::new()),
             ActionSpec::TakeAsRead(_) => Partial::TakenAsRead(Vec::new()),
             ActionSpec::Report => Partial::Report(vec![(0, 0); filters]),
-            ActionSpec::Stats { .. } => Partial::Statistic(Statistic::default()),
+            ActionSpec::Stats { .. } => Partial::Statistic {
+                folded: Statistic::default(),
+                points: Vec::new(),
+            },
             ActionSpec::Graph { errors, .. } => Partial::Points(vec![Vec::new(); 2 + errors.len()]),
         }
     }
@@ -563,7 +572,17 @@ impl Partial {
                 }
             }
             (Partial::Taken(a), Partial::Taken(b)) => a.extend(b),
-            (Partial::Statistic(a), Partial::Statistic(b)) => a.merge(&b),
+            (
+                Partial::Statistic { folded, points },
+                Partial::Statistic {
+                    folded: more,
+                    points: more_points,
+                },
+            ) => {
+                fold_points(folded, points);
+                folded.merge(&more);
+                fold_points(folded, &mut { more_points });
+            }
             (Partial::Points(a), Partial::Points(b)) => {
                 a.iter_mut().zip(b).for_each(|(a, b)| a.extend(b));
             }
@@ -724,7 +743,16 @@ impl Partial {
                     errors: errors.try_into().ok(),
                 }))
             }
-            (Partial::Statistic(s), _) => ResultValue::Statistic(Box::new(s)),
+            (
+                Partial::Statistic {
+                    mut folded,
+                    mut points,
+                },
+                _,
+            ) => {
+                fold_points(&mut folded, &mut points);
+                ResultValue::Statistic(Box::new(folded))
+            }
             (Partial::Report(counts), _) => ResultValue::Report(
                 filter_names
                     .iter()
@@ -910,11 +938,11 @@ pub fn fill<C: std::borrow::Borrow<Column>>(
             }
         }
         (Partial::Taken(parts), _) => parts.push(cols[0].clone()),
-        (Partial::Statistic(s), ActionSpec::Stats { weight, .. }) => {
+        (Partial::Statistic { points, .. }, ActionSpec::Stats { weight, .. }) => {
             let (values, weights) = fill_values(&cols[..1], weight.as_ref().map(|_| cols[1]))?;
             match weights {
-                Some(w) => values[0].iter().zip(w).for_each(|(&v, w)| s.fill(v, w)),
-                None => values[0].iter().for_each(|&v| s.fill(v, 1.0)),
+                Some(w) => points.extend(values[0].iter().copied().zip(w)),
+                None => points.extend(values[0].iter().map(|&v| (v, 1.0))),
             }
         }
         (Partial::Points(values), _) => {
@@ -933,6 +961,14 @@ pub fn fill<C: std::borrow::Borrow<Column>>(
         _ => unreachable!("partials match their results"),
     }
     Ok(())
+}
+
+/// Fills `statistic` with `points` (value, weight), in order, as `TStatistic::Fill` would,
+/// and empties them.
+fn fold_points(statistic: &mut Statistic, points: &mut Vec<(f64, f64)>) {
+    for (v, w) in points.drain(..) {
+        statistic.fill(v, w);
+    }
 }
 
 /// `TH1::Fill`'s statistics of an in-range value: sums of w, w^2, w x, w x^2 (and for more
