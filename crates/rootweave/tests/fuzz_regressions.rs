@@ -148,6 +148,9 @@ inputs! {
     // `StableSort`/`StableArgsort` of a long list with NaN keys: the general-purpose sort
     // stopped with a panic on comparisons that are not a total order.
     stable_sort_of_nan_keys => "stable_sort_of_nan_keys.bin",
+    // `Take(v, n)` with `n` the smallest `long long` (`1/ -0.f` made an integer): its error
+    // message negated it, an overflow (a panic where overflows are checked).
+    take_of_the_smallest_long_long => "take_of_the_smallest_long_long.bin",
 }
 
 #[test]

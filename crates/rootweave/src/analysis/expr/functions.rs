@@ -641,7 +641,7 @@ fn take(v: &Val, which: &Val) -> Result<Val, String> {
                 let n = n_at.at(if which.is_const() { 0 } else { e });
                 let len = w[1] - w[0];
                 if n.unsigned_abs() as usize > len {
-                    return Err(format!("{} elements requested from Take but input contains only {len} elements ({})", n.abs(), event_name(e)));
+                    return Err(format!("{} elements requested from Take but input contains only {len} elements ({})", n.unsigned_abs(), event_name(e)));
                 }
                 if n >= 0 {
                     items.extend(w[0]..w[0] + n as usize);

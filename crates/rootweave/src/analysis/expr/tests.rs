@@ -415,6 +415,8 @@ fn masks_indices_and_reductions_are_rvec_s() {
         jagged(&[&[50.0, 45.0, 20.0], &[], &[35.0]])
     );
     assert_eq!(eval("Take(Jet_pt, 1 - 2)").unwrap_err(), "0: 1 elements requested from Take but input contains only 0 elements (event 1 of the batch)");
+    // The smallest `long long` (-inf made an integer) has no negation of its type.
+    assert_eq!(eval("Take(Jet_pt, 1/ -0.f)").unwrap_err(), "0: 9223372036854775808 elements requested from Take but input contains only 3 elements (event 0 of the batch)");
     assert_eq!(
         eval("Where(Jet_pt > 40, Jet_pt, 0.f)").unwrap(),
         jagged(&[&[50.0, 0.0, 45.0], &[], &[0.0]])
