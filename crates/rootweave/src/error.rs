@@ -105,6 +105,12 @@ fn range_text(range: &Option<(u64, u64)>) -> String {
 }
 
 impl Error {
+    /// Whether trying again may succeed: an I/O error or a remote server's (the others,
+    /// malformed bytes or a bad argument, would come again).
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Error::Io { .. } | Error::Remote { .. })
+    }
+
     /// Builds an [`Error::Format`].
     pub fn format(
         file: impl Into<String>,

@@ -2012,3 +2012,26 @@ fn a_weighted_statistic_is_filled_in_entry_order_for_any_thread_count() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_failed_run_does_not_stop_the_results_booked_after_it() {
+    // As in ROOT: the results of a run that failed are done (with its error), and a result
+    // booked later runs alone.
+    let (dir, paths) = written("failed-run", 1, 1_000);
+    let df = frame(&paths, 2);
+    let failing = df.define("t", "Take(v, 5)").unwrap().take("t").unwrap();
+    let first = failing.value().unwrap_err().to_string();
+    assert!(first.contains("5 elements requested from Take"), "{first}");
+    assert!(failing.is_ready() && df.runs() == 0);
+    assert_eq!(
+        df.count().unwrap().value().unwrap(),
+        ResultValue::Count(1_000)
+    );
+    assert_eq!(df.runs(), 1);
+    let again = failing.value().unwrap_err().to_string();
+    assert!(
+        again.contains("run of this result failed") && again.contains(&first),
+        "{again}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -150,8 +150,10 @@ pub struct Graph {
     pub nodes: Vec<GraphNode>,
     /// The booked results, in booking order.
     pub bookings: Vec<Booking>,
-    /// The results of the last run (`None` for those booked since).
-    pub results: Vec<Option<ResultValue>>,
+    /// The results of the runs so far (`None` for those booked since): each value, or the
+    /// message of the error that ended its run (a later run computes only what was booked
+    /// after, as ROOT's does).
+    pub results: Vec<Option<std::result::Result<ResultValue, String>>>,
     /// How many times the graph has run.
     pub runs: usize,
     /// The dataset's columns, once looked up: every one a graph may read, and those
@@ -796,9 +798,11 @@ impl Booked {
             super::run::run(&self.graph, None)?;
         }
         let g = self.graph.lock().unwrap_or_else(|p| p.into_inner());
-        g.results[self.id]
-            .clone()
-            .ok_or_else(|| invalid("the result was not computed".into()))
+        match g.results[self.id].clone() {
+            Some(Ok(value)) => Ok(value),
+            Some(Err(message)) => Err(invalid(format!("the run of this result failed: {message}"))),
+            None => Err(invalid("the result was not computed".into())),
+        }
     }
 
     /// The result merged so far while the graph runs (the live view: batches added in
@@ -809,13 +813,16 @@ impl Booked {
             (g.results[self.id].clone(), g.live.clone())
         };
         match (done, live) {
-            (Some(v), _) => Some(Ok(v)),
+            (Some(Ok(v)), _) => Some(Ok(v)),
+            (Some(Err(message)), _) => Some(Err(invalid(format!(
+                "the run of this result failed: {message}"
+            )))),
             (None, Some(live)) => live.so_far(self.id),
             (None, None) => None,
         }
     }
 
-    /// Whether the result is there (the graph ran since it was booked).
+    /// Whether the result is there (the graph ran since it was booked, or its run failed).
     pub fn is_ready(&self) -> bool {
         let g = self.graph.lock().unwrap_or_else(|p| p.into_inner());
         g.results[self.id].is_some()

@@ -181,6 +181,7 @@ pub fn run_graphs(graphs: &[&Arc<Mutex<Graph>>]) -> Result<usize> {
             Ok(runs)
         }
         Err(e) => {
+            // Which graph failed is not known: every graph's results stay to compute.
             prepared.into_iter().for_each(|(g, p)| p.abandon(g));
             Err(e)
         }
@@ -737,11 +738,29 @@ impl Prepared {
         graph.lock().unwrap_or_else(|p| p.into_inner()).live = None;
     }
 
-    /// Stores the run's results in `graph` (after its loop ended with `looped`).
-    pub(crate) fn finish(self, graph: &Arc<Mutex<Graph>>, looped: Result<()>) -> Result<()> {
+    /// Marks the run's results as failed with `error` (its loop's): they are not run again,
+    /// so that results booked later run (as in ROOT, where a failed event loop leaves them
+    /// done); asked for, they give the error. After a transient error (I/O, a server's)
+    /// they stay to compute instead: asking again retries.
+    pub(crate) fn fail(self, graph: &Arc<Mutex<Graph>>, error: &crate::Error) {
+        if error.is_transient() {
+            return self.abandon(graph);
+        }
         let mut g = graph.lock().unwrap_or_else(|p| p.into_inner());
         g.live = None;
-        looped?;
+        for &b in &self.pending {
+            g.results[b] = Some(Err(error.to_string()));
+        }
+    }
+
+    /// Stores the run's results in `graph` (after its loop ended with `looped`).
+    pub(crate) fn finish(self, graph: &Arc<Mutex<Graph>>, looped: Result<()>) -> Result<()> {
+        if let Err(e) = looped {
+            self.fail(graph, &e);
+            return Err(e);
+        }
+        let mut g = graph.lock().unwrap_or_else(|p| p.into_inner());
+        g.live = None;
         g.last_progress = Some(self.live.progress());
         let total =
             std::mem::take(&mut *self.live.ordered.lock().unwrap_or_else(|p| p.into_inner()))
@@ -761,7 +780,7 @@ impl Prepared {
             if let (true, Some(cells)) = (self.live.cells.keeps(k), partial.cells_mut()) {
                 *cells = self.live.cells.take(k);
             }
-            g.results[b] = Some(partial.finish(spec, &self.filter_names[k])?);
+            g.results[b] = Some(Ok(partial.finish(spec, &self.filter_names[k])?));
         }
         g.runs += 1;
         Ok(())
