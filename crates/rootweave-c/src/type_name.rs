@@ -99,15 +99,14 @@ impl Parser<'_> {
         if let Some(number) = number(bare) {
             return Ok(number);
         }
+        if let Some(kind) = StdCollection::of_name(bare) {
+            self.expect('<')?;
+            let item = self.ty()?;
+            self.expect('>')?;
+            return Ok(FieldType::Collection(kind, Box::new(item)));
+        }
         Ok(match bare {
             "string" => FieldType::String,
-            collection if StdCollection::of_name(collection).is_some() => {
-                let kind = StdCollection::of_name(collection).expect("matched");
-                self.expect('<')?;
-                let item = self.ty()?;
-                self.expect('>')?;
-                FieldType::Collection(kind, Box::new(item))
-            }
             "vector" | "optional" | "array" | "pair" | "tuple" => {
                 self.expect('<')?;
                 let first = self.ty()?;

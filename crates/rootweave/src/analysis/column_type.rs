@@ -402,8 +402,8 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
         // Columns in memory: typed by their arrays, but for C++ `long`s, which a cache keeps.
         // A CSV file's strings are `std::string`s (`RCsvDS` names them so), a cache's are
         // `string`s (as ROOT names a cached column of them), as their arrays' type says.
-        AnyReader::Memory(m) if m.type_name(name).is_some() => m.type_name(name).map(String::from),
         AnyReader::Memory(m) => match m.column(name)? {
+            _ if m.type_name(name).is_some() => m.type_name(name).map(String::from),
             (array, true) => Some(cpp_name(
                 &Column::from_array(array, 0..0)?.into_long_or_signed_char(),
             )),
