@@ -709,18 +709,9 @@ fn leaf_name(prim: Prim) -> String {
 /// Whether C++ class `c` is a standard container other than a vector (a set, a list, a
 /// deque, a bitset), of which RDataFrame's column is the container itself, not an `RVec`.
 pub(super) fn other_container(c: &str) -> bool {
-    let c = c.strip_prefix("std::").unwrap_or(c);
-    [
-        "bitset<",
-        "set<",
-        "multiset<",
-        "unordered_set<",
-        "unordered_multiset<",
-        "list<",
-        "deque<",
-    ]
-    .iter()
-    .any(|p| c.starts_with(p))
+    let bare = c.trim();
+    let bare = bare.strip_prefix("std::").unwrap_or(bare);
+    bare.starts_with("bitset<") || crate::array::StdCollection::of_type_name(c).is_some()
 }
 
 /// The item type of a `std::vector` branch as its class name spells it (`vector<float>`,
