@@ -413,10 +413,11 @@ fn numbers_at(array: &Array, at: impl Picks) -> Option<Values> {
 }
 
 /// The items of the lists of a list column: an array of them, or the coordinates of the
-/// four-vectors of a split collection of them.
+/// four-vectors of a split collection of them (`PtEtaPhiMVector`s or `PxPyPzEVector`s).
 enum Items<'a> {
     Array(&'a Array),
     FourVectors([&'a [f64]; 4]),
+    Cartesian([&'a [f64]; 4]),
 }
 
 impl Items<'_> {
@@ -429,12 +430,16 @@ impl Items<'_> {
                     .map(|i| P4::stored(pt[i], eta[i], phi[i], m[i]))
                     .collect(),
             )),
+            Items::Cartesian([x, y, z, t]) => Some(Values::Vectors(
+                VectorClass::CartesianLorentz,
+                at.positions().map(|i| [x[i], y[i], z[i], t[i]]).collect(),
+            )),
         }
     }
 }
 
 /// The offsets and items of a list column: a list array's, or those of a split
-/// `std::vector` of stored `PtEtaPhiMVector`s, which a TTree's reader gives as a record of a
+/// `std::vector` of stored `PtEtaPhiMVector`s or `PxPyPzEVector`s, which a TTree's reader gives as a record of a
 /// list per member (`v.fCoordinates.fPt`, ..., of the same lengths).
 fn list_parts(array: &Array) -> Option<(&[u64], Items<'_>)> {
     match array {
@@ -460,6 +465,15 @@ fn list_parts(array: &Array) -> Option<(&[u64], Items<'_>)> {
                 };
                 let named = name.ends_with(&format!("fCoordinates.{want}"));
                 (named && o.as_slice() == offsets).then_some(v.as_slice())
+            }
+            let cartesian = [
+                member(a, "fX", offsets),
+                member(b, "fY", offsets),
+                member(c, "fZ", offsets),
+                member(d, "fT", offsets),
+            ];
+            if let [Some(x), Some(y), Some(z), Some(t)] = cartesian {
+                return Some((offsets, Items::Cartesian([x, y, z, t])));
             }
             let coordinates = [
                 member(a, "fPt", offsets)?,
@@ -503,6 +517,23 @@ fn stored_vectors(array: &Array) -> Option<(VectorClass, Vec<&[f64]>)> {
         let mut parts = doubles(spatial, &["fX", "fY", "fZ"])?;
         parts.push(energy);
         return Some((VectorClass::Lorentz, parts));
+    }
+    // A `ROOT::Math::PxPyPzEVector`: its `fCoordinates` (the TTree reader's names keep
+    // the member's path). Only `PxPyPzE4D` has these four members.
+    if let [(outer, Array::Record { fields: inner, .. })] = fields.as_slice() {
+        (outer == "fCoordinates").then_some(())?;
+        (inner.len() == 4).then_some(())?;
+        let parts = inner
+            .iter()
+            .zip(["fX", "fY", "fZ", "fT"])
+            .map(|((name, values), want)| match values {
+                Array::Float64(v) if name.strip_prefix("fCoordinates.").unwrap_or(name) == want => {
+                    Some(v.as_slice())
+                }
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        return Some((VectorClass::CartesianLorentz, parts));
     }
     if let Some(parts) = doubles(fields, &["fX", "fY", "fZ"]) {
         return Some((VectorClass::Vector3, parts));
@@ -881,6 +912,12 @@ fn vectors_array(class: VectorClass, v: &[Xyzt]) -> Array {
             ("fP".into(), record(spatial(3))),
             ("fE".into(), part(3)),
         ]),
+        VectorClass::Cartesian3 => record(vec![("fCoordinates".into(), record(spatial(3)))]),
+        VectorClass::CartesianLorentz => {
+            let mut members = spatial(3);
+            members.push(("fT".into(), part(3)));
+            record(vec![("fCoordinates".into(), record(members))])
+        }
     }
 }
 

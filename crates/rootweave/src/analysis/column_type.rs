@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::column::{Column, Values};
+use super::column::{Column, Values, VectorClass};
 use super::expr::{BinaryOp, EvalError, Expression, Kind, Node, Scope};
 use super::graph::{invalid, Definition, Frame, NodeKind};
 use crate::array::Array;
@@ -336,6 +336,7 @@ pub fn cpp_name(column: &Column) -> String {
 fn item_name(values: &Values) -> &'static str {
     match values {
         Values::P4(_) => P4_NAME,
+        Values::Vectors(c, _) => c.type_name(),
         other => other.type_name(),
     }
 }
@@ -627,8 +628,9 @@ pub fn split_objects(reader: &AnyReader, name: &str) -> Option<String> {
     ))
 }
 
-/// Whether `branch` is a split `std::vector` of stored `PtEtaPhiMVector`s: expressions take
-/// it as a list of four-vectors per entry (its read is a record of its members' lists).
+/// Whether `branch` is a split `std::vector` of stored `PtEtaPhiMVector`s or
+/// `PxPyPzEVector`s: expressions take it as a list of four-vectors per entry (its read is a
+/// record of its members' lists).
 fn split_four_vectors(branch: &Branch) -> bool {
     let Some(e) = branch.element.as_ref().filter(|e| e.ty == 4) else {
         return false;
@@ -638,7 +640,9 @@ fn split_four_vectors(branch: &Branch) -> bool {
         .strip_prefix("vector<")
         .and_then(|rest| rest.strip_suffix('>'));
     item.and_then(|item| crate::ttree::root_class(item.trim()))
-        .is_some_and(|class| class.name() == P4_NAME)
+        .is_some_and(|class| {
+            class.name() == P4_NAME || class.name() == VectorClass::CartesianLorentz.type_name()
+        })
 }
 
 /// Whether read column `name` of `reader` is a TTree C string leaf (`name/C`). RDataFrame

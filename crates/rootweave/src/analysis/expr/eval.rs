@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::closest_mass;
 use super::functions::{call, take_out_of_range};
 use super::int_type::IntTy;
+use super::lorentz::P4;
 use super::optimize::ITEMS_AS_BOOL;
 use super::physics_vectors::{self, VectorClass};
 use super::syntax::{BinaryOp, Kind, Node, UnaryOp};
@@ -283,6 +284,7 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
             Lane::One(_) => return Ok(a.clone()),
         },
         (UnaryOp::Plus, Ty::P4) => return Err("a four-vector has no unary '+'".into()),
+        (UnaryOp::Plus, Ty::Vector(c)) if c.genvector() => return Ok(a.clone()),
         (UnaryOp::Plus, Ty::Vector(c)) => return Err(format!("a {} has no unary '+'", c.name())),
         (UnaryOp::Plus, Ty::Str) => return Err("a string has no unary '+'".into()),
         (UnaryOp::BitNot, Ty::Bool | Ty::Int(_)) => {
@@ -350,6 +352,12 @@ pub fn binary(op: BinaryOp, a: &Val, b: &Val, events: usize) -> Result<Val, Stri
     if tx == Ty::Str || ty == Ty::Str {
         let values = super::strings::binary(op, x, y, n, &shape)?;
         return Ok(shaped(shape, values, false));
+    }
+    let cartesian = Ty::Vector(VectorClass::CartesianLorentz);
+    if matches!((tx, ty), (Ty::P4, t) | (t, Ty::P4) if t == cartesian)
+        && matches!(op, BinaryOp::Add | BinaryOp::Sub)
+    {
+        return mixed_binary(op == BinaryOp::Add, x, y, n, shape);
     }
     if tx == Ty::P4 || ty == Ty::P4 {
         return p4_binary(op, x, y, n, shape);
@@ -516,6 +524,26 @@ fn p4_binary(op: BinaryOp, x: &Lane, y: &Lane, n: usize, shape: Shape) -> Result
     Ok(shaped(shape, Values::P4(values), false))
 }
 
+/// `a + b` or `a - b` of a `PtEtaPhiMVector` and a `PxPyPzEVector`, either first: the sums
+/// of their components, given to the first one's class (`LorentzVector`'s `SetXYZT`).
+fn mixed_binary(add: bool, x: &Lane, y: &Lane, n: usize, shape: Shape) -> Result<Val, String> {
+    let class = VectorClass::CartesianLorentz;
+    let combine = |a: [f64; 4], b: [f64; 4]| -> [f64; 4] {
+        std::array::from_fn(|k| if add { a[k] + b[k] } else { a[k] - b[k] })
+    };
+    let of = |p: P4| [p.px(), p.py(), p.pz(), p.e()];
+    let values = if x.ty() == Ty::P4 {
+        let (p, v) = (x.p4s()?, y.vectors(class)?);
+        Values::P4(map2(&p, &v, n, |p, v| {
+            P4::with_components(combine(of(p), v))
+        }))
+    } else {
+        let (v, p) = (x.vectors(class)?, y.p4s()?);
+        Values::Vectors(class, map2(&v, &p, n, |v, p| combine(v, of(p))))
+    };
+    Ok(shaped(shape, values, false))
+}
+
 /// `a op b` where either side is one of ROOT's physics vectors, as the classes' operators
 /// compute it: `+` and `-` of two vectors of one class, `*` their scalar product, `==` and
 /// `!=`, `^` two `TVector2`s' cross product; a vector times a number (either side), a
@@ -535,7 +563,9 @@ fn vector_binary(
         Shape::Flat => Values::Bool(v),
     };
     let values = match op {
-        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Eq | BinaryOp::Ne if both => {
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Eq | BinaryOp::Ne
+            if both && !(op == BinaryOp::Mul && class.genvector()) =>
+        {
             let (a, b) = (x.vectors(class)?, y.vectors(class)?);
             match op {
                 BinaryOp::Add => Values::Vectors(class, map2(&a, &b, n, |a, b| pv::add(&a, &b))),
@@ -558,10 +588,12 @@ fn vector_binary(
             Values::Vectors(class, map2(&s, &v, n, |s, v| pv::scale(&v, s)))
         }
         BinaryOp::Div
-            if class == VectorClass::Vector2 && matches!(x.ty(), Ty::Vector(_)) && !both =>
+            if (class == VectorClass::Vector2 || class.genvector())
+                && matches!(x.ty(), Ty::Vector(_))
+                && !both =>
         {
             let (v, s) = (x.vectors(class)?, y.f64s()?);
-            Values::Vectors(class, map2(&v, &s, n, |v, s| pv::divide(&v, s)))
+            Values::Vectors(class, map2(&v, &s, n, |v, s| pv::divide(class, &v, s)))
         }
         _ => {
             return Err(format!(

@@ -73,7 +73,7 @@ const SIGNATURES: &[(&str, &[usize])] = &[
     ("DeltaR2RapidityPhi", &[2]),
     ("InvariantMass", &[2, 4]),
     ("InvariantMasses", &[8]),
-    ("PtEtaPhiMVector", &[4]),
+    ("PtEtaPhiMVector", &[4, 1]),
     ("Construct<PtEtaPhiMVector>", &[4]),
     (".size", &[1]),
     (".Pt", &[1]),
@@ -129,8 +129,8 @@ pub fn check(name: &str, args: usize) -> Result<(), String> {
             )),
         };
     }
-    if super::vector_calls::known(name, args) {
-        return Ok(());
+    if let Some(known) = super::vector_calls::check(name, args) {
+        return known;
     }
     match SIGNATURES.iter().find(|(n, _)| *n == name).or(more) {
         None => Err(format!("no {} in the dialect", what(name))),
@@ -218,6 +218,19 @@ pub fn call(name: &str, args: Vec<Val>, events: usize) -> Result<Val, String> {
         "DeltaR" | "DeltaR2" => delta_r(a, events, name == "DeltaR"),
         "InvariantMass" => invariant_mass(a),
         "InvariantMasses" => invariant_masses(a, events),
+        "PtEtaPhiMVector" if a.len() == 1 => {
+            match super::vector_calls::four_vector_of(&a[0], events) {
+                Some(made) => made,
+                None => match &a[0] {
+                    Val::Col(Column::Flat(v) | Column::Jagged(_, v))
+                        if matches!(**v, Values::P4(_)) =>
+                    {
+                        Ok(a[0].clone())
+                    }
+                    other => Err(format!("a PtEtaPhiMVector made of a {}", other.type_name())),
+                },
+            }
+        }
         "PtEtaPhiMVector" | "Construct<PtEtaPhiMVector>" => vector(a, events),
         method => p4_method(method, a, events),
     }

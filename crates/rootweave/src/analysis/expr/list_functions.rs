@@ -424,12 +424,38 @@ fn range_between(args: &[Val], events: usize) -> Result<Val, String> {
     )))
 }
 
+/// `Sum(v, zero)` of lists of physics vectors from a vector of their class (a
+/// `PxPyPzEVector()` for every event): each event's items added to its zero one by one, as
+/// `RVec`'s `Sum` adds them. `None` for other arguments.
+fn vector_sums(offsets: &[usize], values: &Values, zero: &Val) -> Option<Values> {
+    let (Values::Vectors(class, items), Val::Col(Column::Flat(z))) = (values, zero) else {
+        return None;
+    };
+    let Values::Vectors(zero_class, zeros) = &**z else {
+        return None;
+    };
+    (zero_class == class && zeros.len() + 1 == offsets.len()).then_some(())?;
+    let sums = offsets
+        .windows(2)
+        .zip(zeros)
+        .map(|(w, &start)| {
+            items[w[0]..w[1]]
+                .iter()
+                .fold(start, |acc, v| super::physics_vectors::add(&acc, v))
+        })
+        .collect();
+    Some(Values::Vectors(*class, sums))
+}
+
 /// `Sum(v, zero)`: each list's items added in order to `zero`, a constant of the items' own
 /// type. ROOT 6.40's template takes no other: with a zero of another type C++ converts the
 /// list to an `RVec<bool>` for that class's own overload, so the sum is the zero as a
 /// `std::size_t` plus the items that are not 0 (`Sum(Jet_pt, 0.)` counts them), as here.
 pub fn sum_from(v: &Val, zero: &Val) -> Result<Val, String> {
     let (offsets, values) = lists(v, "Sum")?;
+    if let Some(sums) = vector_sums(offsets, values, zero) {
+        return Ok(Val::Col(Column::Flat(sums.into())));
+    }
     let Val::Const(z) = zero else {
         return Err("Sum(v, zero): zero is a constant".into());
     };

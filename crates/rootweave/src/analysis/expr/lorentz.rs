@@ -271,6 +271,14 @@ impl P4 {
         }
     }
 
+    /// The vector ROOT's `SetPxPyPzE(x, y, z, t)` makes: `a + b` or `a - b` of a
+    /// four-vector of other coordinates, `b`, whose components are `other`.
+    pub fn with_components(other: [f64; 4]) -> P4 {
+        P4 {
+            form: Form::Cartesian(other),
+        }
+    }
+
     /// `a - b`.
     pub fn sub(&self, other: &P4) -> P4 {
         let (a, b) = (self.cartesian(), other.cartesian());
@@ -435,7 +443,7 @@ fn signed_square(m: f64) -> f64 {
 }
 
 /// ROOT's `Impl::Eta_FromRhoZ`.
-fn eta_from_rho_z(rho: f64, z: f64) -> f64 {
+pub(super) fn eta_from_rho_z(rho: f64, z: f64) -> f64 {
     if rho > 0.0 {
         // (2^-52)^(-1/4): beyond it, the first order of the square root's expansion.
         let big_z_scaled = f64::EPSILON.powf(-0.25);

@@ -10,6 +10,7 @@ mod cxx_sort;
 mod cxx_stable_sort;
 mod eval;
 mod functions;
+mod genvectors;
 pub mod int_type;
 mod list_functions;
 pub(crate) mod lorentz;

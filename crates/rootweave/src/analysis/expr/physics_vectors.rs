@@ -1,6 +1,8 @@
-//! ROOT's physics vectors, `TVector2`, `TVector3` and `TLorentzVector` (libPhysics), as
-//! expressions use them: columns of them (read as the records `{fX, fY}`, `{fX, fY, fZ}`
-//! and `{fP: {fX, fY, fZ}, fE}`), their methods, their operators and their constructors,
+//! ROOT's physics vectors, `TVector2`, `TVector3` and `TLorentzVector` (libPhysics), and the
+//! Cartesian `ROOT::Math` ones (`XYZVector`, `PxPyPzEVector`: their formulas are
+//! [`genvectors`](super::genvectors)'), as expressions use them: columns of them (read as
+//! the records `{fX, fY}`, `{fX, fY, fZ}` and `{fP: {fX, fY, fZ}, fE}`, and
+//! `{fCoordinates: {fX, fY, fZ, fT}}`), their methods, their operators and their constructors,
 //! each computed as the class computes it (operation for operation, so that values have
 //! ROOT's bits): `TLorentzVector::Eta()` from `CosTheta()`, `TVector2::Phi()` in [0, 2 pi).
 //!
@@ -8,6 +10,8 @@
 //! zero.
 
 use std::f64::consts::PI;
+
+use super::genvectors as gv;
 
 /// One of ROOT's physics vector classes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -18,6 +22,10 @@ pub enum VectorClass {
     Vector3,
     /// `TLorentzVector`: x, y, z (its `TVector3 fP`) and t (`fE`).
     Lorentz,
+    /// `ROOT::Math::XYZVector`: x, y, z.
+    Cartesian3,
+    /// `ROOT::Math::PxPyPzEVector` (`XYZTVector`): x, y, z, t.
+    CartesianLorentz,
 }
 
 /// A vector's components `[x, y, z, t]`.
@@ -30,27 +38,58 @@ impl VectorClass {
             VectorClass::Vector2 => "TVector2",
             VectorClass::Vector3 => "TVector3",
             VectorClass::Lorentz => "TLorentzVector",
+            VectorClass::Cartesian3 => "XYZVector",
+            VectorClass::CartesianLorentz => "PxPyPzEVector",
         }
     }
 
-    /// The class a constructor's name makes, if it is one of these.
+    /// The C++ type, as RDataFrame names a column of the class.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            VectorClass::Cartesian3 => {
+                "ROOT::Math::DisplacementVector3D<ROOT::Math::Cartesian3D<double>,ROOT::Math::DefaultCoordinateSystemTag>"
+            }
+            VectorClass::CartesianLorentz => "ROOT::Math::LorentzVector<ROOT::Math::PxPyPzE4D<double> >",
+            other => other.name(),
+        }
+    }
+
+    /// The class a constructor's name makes (namespaces dropped), if it is one of these.
     pub fn of_name(name: &str) -> Option<VectorClass> {
-        [
-            VectorClass::Vector2,
-            VectorClass::Vector3,
-            VectorClass::Lorentz,
-        ]
-        .into_iter()
-        .find(|c| c.name() == name)
+        let name = name
+            .strip_prefix("Construct<")
+            .and_then(|n| n.strip_suffix('>'))
+            .unwrap_or(name);
+        match name {
+            "XYZTVector" => Some(VectorClass::CartesianLorentz),
+            _ => [
+                VectorClass::Vector2,
+                VectorClass::Vector3,
+                VectorClass::Lorentz,
+                VectorClass::Cartesian3,
+                VectorClass::CartesianLorentz,
+            ]
+            .into_iter()
+            .find(|c| c.name() == name),
+        }
     }
 
     /// How many components the class's constructor takes.
     pub fn components(self) -> usize {
         match self {
             VectorClass::Vector2 => 2,
-            VectorClass::Vector3 => 3,
-            VectorClass::Lorentz => 4,
+            VectorClass::Vector3 | VectorClass::Cartesian3 => 3,
+            VectorClass::Lorentz | VectorClass::CartesianLorentz => 4,
         }
+    }
+
+    /// Whether the class is one of `ROOT::Math`'s (GenVector's operators: a unary `+`, no
+    /// product of two vectors, a division by a number).
+    pub fn genvector(self) -> bool {
+        matches!(
+            self,
+            VectorClass::Cartesian3 | VectorClass::CartesianLorentz
+        )
     }
 }
 
@@ -107,6 +146,10 @@ pub fn signatures() -> impl Iterator<Item = (String, usize)> {
         .chain(PAIR_METHODS_3)
         .chain(PAIR_METHODS_4)
         .chain(["Cross"].iter());
+    let ones = ones
+        .chain(gv::LORENTZ_NUMBERS)
+        .chain(gv::SPATIAL_NUMBERS)
+        .chain(["BoostToCM", "unit"].iter());
     ones.map(|m| (format!(".{m}"), 1))
         .chain(twos.map(|m| (format!(".{m}"), 2)))
 }
@@ -115,10 +158,26 @@ pub fn signatures() -> impl Iterator<Item = (String, usize)> {
 /// if the class has no such method.
 pub fn method_result(class: VectorClass, name: &str, args: usize) -> Option<MethodResult> {
     use VectorClass::*;
+    match (class, args, name) {
+        (CartesianLorentz, 0, n) if gv::LORENTZ_NUMBERS.contains(&n) => {
+            return Some(MethodResult::Number)
+        }
+        (Cartesian3, 0, n) if gv::SPATIAL_NUMBERS.contains(&n) => {
+            return Some(MethodResult::Number)
+        }
+        (CartesianLorentz, 1, "Dot" | "DeltaR") | (Cartesian3, 1, "Dot") => {
+            return Some(MethodResult::Number)
+        }
+        (CartesianLorentz, 0, "Vect" | "BoostToCM")
+        | (Cartesian3, 0, "Unit" | "unit")
+        | (Cartesian3, 1, "Cross") => return Some(MethodResult::Vector(Cartesian3)),
+        (Cartesian3 | CartesianLorentz, ..) => return None,
+        _ => {}
+    }
     let (numbers, own, pairs): (&[&str], &[&str], &[&str]) = match class {
         Vector2 => (NUMBER_METHODS_2, &[], PAIR_METHODS_2),
         Vector3 => (SPATIAL_METHODS, &[], PAIR_METHODS_3),
-        Lorentz => (SPATIAL_METHODS, LORENTZ_METHODS, PAIR_METHODS_4),
+        _ => (SPATIAL_METHODS, LORENTZ_METHODS, PAIR_METHODS_4),
     };
     match (args, class, name) {
         (0, _, n) if numbers.contains(&n) || own.contains(&n) => Some(MethodResult::Number),
@@ -135,6 +194,8 @@ pub fn method_result(class: VectorClass, name: &str, args: usize) -> Option<Meth
 pub fn number(class: VectorClass, name: &str, v: &Xyzt) -> f64 {
     let [x, y, z, t] = *v;
     match (class, name) {
+        (VectorClass::CartesianLorentz, _) => gv::lorentz_number(name, v),
+        (VectorClass::Cartesian3, _) => gv::spatial_number(name, v),
         (_, "X" | "Px") => x,
         (_, "Y" | "Py") => y,
         (_, "Z" | "Pz") => z,
@@ -179,6 +240,9 @@ pub fn number(class: VectorClass, name: &str, v: &Xyzt) -> f64 {
 /// `a.name(b)` of a method [`method_result`] says gives a number.
 pub fn pair_number(class: VectorClass, name: &str, a: &Xyzt, b: &Xyzt) -> f64 {
     match (class, name) {
+        (VectorClass::CartesianLorentz, "DeltaR") => gv::delta_r(a, b),
+        (VectorClass::CartesianLorentz, _) => gv::lorentz_dot(a, b),
+        (VectorClass::Cartesian3, _) => gv::spatial_dot(a, b),
         (VectorClass::Vector2, _) => phi_mpi_pi(number(class, "Phi", a) - number(class, "Phi", b)),
         (_, "DeltaPhi") => phi_mpi_pi(phi(a) - phi(b)),
         (_, "DeltaR" | "DrEtaPhi") => {
@@ -207,10 +271,12 @@ pub fn pair_number(class: VectorClass, name: &str, a: &Xyzt, b: &Xyzt) -> f64 {
 }
 
 /// `v.name()` or `a.name(b)` of a method [`method_result`] says gives a vector.
-pub fn vector(name: &str, a: &Xyzt, b: &Xyzt) -> Xyzt {
+pub fn vector(class: VectorClass, name: &str, a: &Xyzt, b: &Xyzt) -> Xyzt {
     let [x, y, z, _] = *a;
     match name {
         "Vect" => [x, y, z, 0.0],
+        "BoostToCM" => gv::boost_to_cm(a),
+        "Unit" | "unit" if class.genvector() => gv::unit(a),
         "XYvector" => [x, y, 0.0, 0.0],
         "Unit" => {
             let tot2 = mag2(a);
@@ -248,8 +314,11 @@ pub fn scale(v: &Xyzt, s: f64) -> Xyzt {
     [s * v[0], s * v[1], s * v[2], s * v[3]]
 }
 
-/// `v / s` (`TVector2` only).
-pub fn divide(v: &Xyzt, s: f64) -> Xyzt {
+/// `v / s` (`TVector2`'s, or a `ROOT::Math` vector's product by the reciprocal).
+pub fn divide(class: VectorClass, v: &Xyzt, s: f64) -> Xyzt {
+    if class.genvector() {
+        return gv::divide(v, s);
+    }
     [v[0] / s, v[1] / s, v[2] / s, v[3] / s]
 }
 
@@ -260,6 +329,8 @@ pub fn dot(class: VectorClass, a: &Xyzt, b: &Xyzt) -> f64 {
         VectorClass::Vector2 => a[0] * b[0] + a[1] * b[1],
         VectorClass::Vector3 => a[0] * b[0] + a[1] * b[1] + a[2] * b[2],
         VectorClass::Lorentz => a[3] * b[3] - a[2] * b[2] - a[1] * b[1] - a[0] * b[0],
+        VectorClass::CartesianLorentz => gv::lorentz_dot(a, b),
+        VectorClass::Cartesian3 => gv::spatial_dot(a, b),
     }
 }
 
@@ -437,7 +508,12 @@ mod tests {
         let angle = pair_number(VectorClass::Vector3, "Angle", &a, &a);
         assert_eq!(angle, 0.0);
         assert_eq!(
-            vector("Cross", &[1.0, 0.0, 0.0, 0.0], &[0.0, 1.0, 0.0, 0.0]),
+            vector(
+                VectorClass::Vector3,
+                "Cross",
+                &[1.0, 0.0, 0.0, 0.0],
+                &[0.0, 1.0, 0.0, 0.0]
+            ),
             [0.0, 0.0, 1.0, 0.0]
         );
         assert_eq!(method_result(VectorClass::Vector2, "M", 0), None);

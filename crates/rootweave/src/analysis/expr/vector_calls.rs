@@ -1,20 +1,31 @@
-//! Calls on ROOT's physics vectors in expressions: the methods of `TVector2`, `TVector3`
-//! and `TLorentzVector` (`p4.Pt()`, `a.DeltaR(b)`, `p4.Vect()`) and their constructors
-//! from components (`TLorentzVector(px, py, pz, e)`), item by item over lists as every
+//! Calls on ROOT's physics vectors in expressions: the methods of `TVector2`, `TVector3`,
+//! `TLorentzVector`, `XYZVector` and `PxPyPzEVector` (`p4.Pt()`, `a.DeltaR(b)`,
+//! `p4.Vect()`) and their constructors from components (`TLorentzVector(px, py, pz, e)`,
+//! `Construct<XYZTVector>(...)`) or from a `PtEtaPhiMVector`, item by item over lists as every
 //! method is (a `Map` lambda's parameter is all the items at once). The values are
 //! [`physics_vectors`](super::physics_vectors)'.
 
 use super::physics_vectors::{self as pv, MethodResult, VectorClass, Xyzt};
 use super::value::{align, map1, map2, shaped, Lane, Scalar, Shape, Ty, Val};
-use crate::analysis::column::{Column, Values};
+use crate::analysis::column::{Column, Values, P4};
 
 /// Whether `name` (a `.method` or a function) with `args` arguments (a method's object
-/// counted) is a method of some physics vector or one of their constructors.
-pub fn known(name: &str, args: usize) -> bool {
+/// counted) is a method of some physics vector or one of their constructors: `None` if the
+/// name is neither, an error if a constructor is given the wrong number of components.
+pub fn check(name: &str, args: usize) -> Option<Result<(), String>> {
     if let Some(class) = VectorClass::of_name(name) {
-        return args == class.components() || args == 0;
+        let converted = args == 1 && class == VectorClass::CartesianLorentz;
+        return Some(match args == class.components() || args == 0 || converted {
+            true => Ok(()),
+            false => Err(format!(
+                "{} takes {} components, not {args}",
+                class.name(),
+                class.components()
+            )),
+        });
     }
-    name.starts_with('.') && pv::signatures().any(|(n, a)| n == name && a == args)
+    let method = name.starts_with('.') && pv::signatures().any(|(n, a)| n == name && a == args);
+    method.then_some(Ok(()))
 }
 
 /// `name(args)`: `None` unless it is a constructor of a physics vector, or a method called
@@ -43,6 +54,9 @@ fn class_of(v: &Val) -> Option<VectorClass> {
 /// converted to `double`; the null vector without them. A vector of constants is the same
 /// vector for every event.
 fn construct(class: VectorClass, args: &[Val], events: usize) -> Result<Val, String> {
+    if let [from] = args {
+        return convert(class, from, events);
+    }
     let zeros;
     let args = match args {
         [] => {
@@ -81,6 +95,51 @@ fn construct(class: VectorClass, args: &[Val], events: usize) -> Result<Val, Str
     Ok(shaped(shape, Values::Vectors(class, values), false))
 }
 
+/// `PxPyPzEVector(v)` of a `PtEtaPhiMVector` (its `Px()`, `Py()`, `Pz()`, `E()`, as
+/// GenVector's constructor from other coordinates takes them) or of a `PxPyPzEVector`.
+fn convert(class: VectorClass, from: &Val, events: usize) -> Result<Val, String> {
+    let (shape, n, lanes) = align(&[from], events)?;
+    let values = match lanes[0].ty() {
+        Ty::P4 => {
+            let p = lanes[0].p4s()?;
+            map1(&p, n, |p| [p.px(), p.py(), p.pz(), p.e()])
+        }
+        Ty::Vector(c) if c == class => map1(&lanes[0].vectors(c)?, n, |v| v),
+        other => {
+            return Err(format!(
+                "a {} made of a {}",
+                class.name(),
+                super::value::ty_name(other)
+            ))
+        }
+    };
+    Ok(shaped(shape, Values::Vectors(class, values), false))
+}
+
+/// `PtEtaPhiMVector(v)` of a `PxPyPzEVector`: its `Pt()`, `Eta()`, `Phi()` and `M()`, as
+/// GenVector's constructor from other coordinates takes them (the azimuth brought into
+/// (-pi, pi]); `None` for other arguments.
+pub fn four_vector_of(from: &Val, events: usize) -> Option<Result<Val, String>> {
+    let Some(VectorClass::CartesianLorentz) = class_of(from) else {
+        return None;
+    };
+    let class = VectorClass::CartesianLorentz;
+    let made = align(&[from], events).and_then(|(shape, n, lanes)| {
+        let v = lanes[0].vectors(class)?;
+        let values = map1(&v, n, |v| {
+            let coordinate = |name| pv::number(class, name, &v);
+            P4::new(
+                coordinate("Pt"),
+                coordinate("Eta"),
+                coordinate("Phi"),
+                coordinate("M"),
+            )
+        });
+        Ok(shaped(shape, Values::P4(values), false))
+    });
+    Some(made)
+}
+
 /// `v.method(args[1..])` for a vector (or vectors) `args[0]` of `class`.
 fn call_method(
     class: VectorClass,
@@ -109,13 +168,16 @@ fn call_method(
             }))
         }
         (MethodResult::Vector(to), 0) => {
-            Values::Vectors(to, map1(&a, n, |v| pv::vector(method, &v, &v)))
+            Values::Vectors(to, map1(&a, n, |v| pv::vector(class, method, &v, &v)))
         }
         (MethodResult::Vector(to), _) => {
             let b = lanes[1]
                 .vectors(class)
                 .map_err(|e| format!("{method}(): {e}"))?;
-            Values::Vectors(to, map2(&a, &b, n, |a, b| pv::vector(method, &a, &b)))
+            Values::Vectors(
+                to,
+                map2(&a, &b, n, |a, b| pv::vector(class, method, &a, &b)),
+            )
         }
     };
     Ok(shaped(shape, values, false))

@@ -216,3 +216,64 @@ fn vector_util_of_two_four_vectors_as_root_math_computes_it() {
         [(e * e - px * px - py * py - pz * pz).sqrt(), -1.0]
     );
 }
+
+#[test]
+fn cartesian_root_math_vectors_compute_as_genvector() {
+    let four = VectorClass::CartesianLorentz;
+    let made =
+        "ROOT::Math::PxPyPzEVector(muonp4[0].Px(), muonp4[0].Py(), muonp4[0].Pz(), muonp4[0].E())";
+    // GenVector's M2 subtracts the components one by one; its division multiplies by the
+    // reciprocal.
+    let m2 = f64s(eval(&format!("{made}.M2()")).unwrap());
+    assert_eq!(m2[0], A[3] * A[3] - A[0] * A[0] - A[1] * A[1] - A[2] * A[2]);
+    let third = f64s(eval(&format!("({made} / 3.0).Px()")).unwrap());
+    assert_eq!(third[0], A[0] * (1.0 / 3.0));
+    // The spatial part is an XYZVector; BoostToCM is -Vect() / E().
+    let r = f64s(eval(&format!("{made}.Vect().R() + {made}.BoostToCM().X()")).unwrap());
+    assert_eq!(r[0], pv::number(four, "P", &A) + (-A[0]) * (1.0 / A[3]));
+    // Made of a PtEtaPhiMVector, added to one (the left side's class decides the result's).
+    let polar = "ROOT::Math::PtEtaPhiMVector(muonp4[0].Pt(), muonp4[0].Eta(), muonp4[0].Phi(), muonp4[0].M())";
+    let xs = f64s(
+        eval(&format!(
+            "ROOT::Math::XYZTVector({polar}).X() + ({made} + {polar}).T()"
+        ))
+        .unwrap(),
+    );
+    let p = super::lorentz::P4::new(
+        pv::number(VectorClass::Lorentz, "Pt", &A),
+        pv::number(VectorClass::Lorentz, "Eta", &A),
+        pv::number(VectorClass::Lorentz, "Phi", &A),
+        pv::number(VectorClass::Lorentz, "M", &A),
+    );
+    assert_eq!(xs[0], p.px() + (A[3] + p.e()));
+    let typed = eval(&format!("{polar} + {made}")).unwrap();
+    assert!(matches!(typed.flat(), Some(Values::P4(_))), "{typed:?}");
+    // Lists of them, made by Construct, taken item by item.
+    let list = eval("Construct<ROOT::Math::XYZTVector>(Map(muonp4, [](const TLorentzVector &p) { return p.X(); }), Map(muonp4, [](const TLorentzVector &p) { return p.Y(); }), Map(muonp4, [](const TLorentzVector &p) { return p.Z(); }), Map(muonp4, [](const TLorentzVector &p) { return p.T(); }))").unwrap();
+    let Column::Jagged(offsets, items) = list else {
+        panic!("a list per event")
+    };
+    assert_eq!((*offsets).clone(), vec![0, 2, 3]);
+    assert_eq!(*items, Values::Vectors(four, vec![A, B, C]));
+    // Summed from a zero vector, item by item.
+    let sum = "Sum(Construct<ROOT::Math::XYZTVector>(Map(muonp4, [](const TLorentzVector &p) { return p.X(); }), Map(muonp4, [](const TLorentzVector &p) { return p.Y(); }), Map(muonp4, [](const TLorentzVector &p) { return p.Z(); }), Map(muonp4, [](const TLorentzVector &p) { return p.T(); })), ROOT::Math::PxPyPzEVector()).E()";
+    assert_eq!(f64s(eval(sum).unwrap()), [0.0 + A[3] + B[3], 0.0 + C[3]]);
+    for (text, says) in [
+        (
+            format!("{made} * {made}"),
+            "no operator '*' of PxPyPzEVector",
+        ),
+        (format!("{made}.Vect().M()"), "XYZVector has no method M()"),
+        (
+            "ROOT::Math::XYZVector(1.0, 2.0)".to_string(),
+            "XYZVector takes 3 components, not 2",
+        ),
+        (
+            format!("{made} + muonp4[0]"),
+            "no operator '+' of PxPyPzEVector and TLorentzVector",
+        ),
+    ] {
+        let e = eval(&text).unwrap_err();
+        assert!(e.contains(says), "{text}: {e}");
+    }
+}

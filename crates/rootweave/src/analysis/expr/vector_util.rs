@@ -2,13 +2,16 @@
 //! `DeltaR2`, `DeltaRapidityPhi`, `DeltaR2RapidityPhi`, `InvariantMass`), the namespace
 //! dropped as every namespace is: called with `PtEtaPhiMVector`s instead of numbers, the
 //! names mean these functions, computed as they compute them (`DeltaPhi` is `b.Phi() -
-//! a.Phi()` brought into (-pi, pi] by one step). ROOT's templates need the vectors'
-//! `Scalar` type, which `TLorentzVector` lacks: they are refused for it, as C++ refuses them.
+//! a.Phi()` brought into (-pi, pi] by one step), also of `PxPyPzEVector`s (either kind on
+//! either side, as the templates take them). ROOT's templates need the vectors' `Scalar`
+//! type, which `TLorentzVector` lacks: they are refused for it, as C++ refuses them.
 
 use std::f64::consts::PI;
 
+use super::genvectors::lorentz_number;
 use super::lorentz::P4;
-use super::value::{align, map2, shaped, Ty, Val};
+use super::physics_vectors::{VectorClass, Xyzt};
+use super::value::{align, map1, shaped, Lane, Ty, Val};
 use crate::analysis::column::{Column, Values};
 
 /// `name(a, b)`: `None` unless it is one of these functions called with a vector first.
@@ -16,7 +19,7 @@ pub fn call(name: &str, args: &[Val], events: usize) -> Option<Result<Val, Strin
     let [a, b] = args else {
         return None;
     };
-    let f: fn(&P4, &P4) -> f64 = match name {
+    let f: fn(&Momentum, &Momentum) -> f64 = match name {
         "DeltaPhi" => delta_phi,
         "DeltaR" => |a, b| delta_r2(a, b).sqrt(),
         "DeltaR2" => delta_r2,
@@ -25,15 +28,24 @@ pub fn call(name: &str, args: &[Val], events: usize) -> Option<Result<Val, Strin
         "InvariantMass" => invariant_mass,
         _ => return None,
     };
+    let four =
+        |t: Option<Ty>| matches!(t, Some(Ty::P4 | Ty::Vector(VectorClass::CartesianLorentz)));
     match (type_of(a), type_of(b)) {
-        (Some(Ty::P4), Some(Ty::P4)) => {}
-        (Some(Ty::Vector(c)), _) | (_, Some(Ty::Vector(c))) => {
+        (x, y) if four(x) && four(y) => {}
+        (Some(Ty::Vector(c)), _) | (_, Some(Ty::Vector(c))) if !c.genvector() => {
             return Some(Err(format!(
                 "ROOT::Math::VectorUtil::{name} of a {}, which has no Scalar type",
                 c.name()
             )))
         }
-        (Some(Ty::P4), _) | (_, Some(Ty::P4)) => {
+        (Some(Ty::Vector(c)), Some(Ty::Vector(d))) => {
+            return Some(Err(format!(
+                "ROOT::Math::VectorUtil::{name} of a {} and a {}: four-vectors only",
+                c.name(),
+                d.name()
+            )))
+        }
+        (Some(_), _) | (_, Some(_)) => {
             return Some(Err(format!(
                 "ROOT::Math::VectorUtil::{name} of a four-vector and a number"
             )))
@@ -49,11 +61,56 @@ pub fn call(name: &str, args: &[Val], events: usize) -> Option<Result<Val, Strin
     Some(pairwise(f, a, b, events))
 }
 
+/// A four-vector of either kind the functions take: a `PtEtaPhiMVector` or the components
+/// of a `PxPyPzEVector`, each asked for its values as its class computes them.
+#[derive(Clone, Copy)]
+enum Momentum {
+    Polar(P4),
+    Cartesian(Xyzt),
+}
+
+impl Momentum {
+    fn phi(&self) -> f64 {
+        self.number("Phi", P4::phi)
+    }
+    fn eta(&self) -> f64 {
+        self.number("Eta", P4::eta)
+    }
+    fn rapidity(&self) -> f64 {
+        self.number("Rapidity", P4::rapidity)
+    }
+    fn components(&self) -> Xyzt {
+        match self {
+            Momentum::Polar(p) => [p.px(), p.py(), p.pz(), p.e()],
+            Momentum::Cartesian(v) => *v,
+        }
+    }
+    fn number(&self, name: &str, polar: fn(&P4) -> f64) -> f64 {
+        match self {
+            Momentum::Polar(p) => polar(p),
+            Momentum::Cartesian(v) => lorentz_number(name, v),
+        }
+    }
+}
+
+/// The four-vectors of a lane (a `PtEtaPhiMVector` or `PxPyPzEVector` one).
+fn momenta(lane: &Lane, n: usize) -> Result<Vec<Momentum>, String> {
+    Ok(match lane.ty() {
+        Ty::Vector(c) => map1(&lane.vectors(c)?, n, Momentum::Cartesian),
+        _ => map1(&lane.p4s()?, n, Momentum::Polar),
+    })
+}
+
 /// `f` of the four-vectors of `a` and `b` at each position.
-fn pairwise(f: fn(&P4, &P4) -> f64, a: &Val, b: &Val, events: usize) -> Result<Val, String> {
+fn pairwise(
+    f: fn(&Momentum, &Momentum) -> f64,
+    a: &Val,
+    b: &Val,
+    events: usize,
+) -> Result<Val, String> {
     let (shape, n, lanes) = align(&[a, b], events)?;
-    let (p, q) = (lanes[0].p4s()?, lanes[1].p4s()?);
-    let values = Values::F64(map2(&p, &q, n, |p, q| f(&p, &q)));
+    let (p, q) = (momenta(&lanes[0], n)?, momenta(&lanes[1], n)?);
+    let values = Values::F64(p.iter().zip(&q).map(|(p, q)| f(p, q)).collect());
     Ok(shaped(shape, values, false))
 }
 
@@ -68,7 +125,7 @@ fn type_of(v: &Val) -> Option<Ty> {
 }
 
 /// `DeltaPhi(a, b)`: `b.Phi() - a.Phi()`, one step of 2 pi into (-pi, pi].
-fn delta_phi(a: &P4, b: &P4) -> f64 {
+fn delta_phi(a: &Momentum, b: &Momentum) -> f64 {
     let d = b.phi() - a.phi();
     if d > PI {
         d - 2.0 * PI
@@ -80,14 +137,14 @@ fn delta_phi(a: &P4, b: &P4) -> f64 {
 }
 
 /// `DeltaR2(a, b)`: `dphi * dphi + deta * deta`, `deta = b.Eta() - a.Eta()`.
-fn delta_r2(a: &P4, b: &P4) -> f64 {
+fn delta_r2(a: &Momentum, b: &Momentum) -> f64 {
     let dphi = delta_phi(a, b);
     let deta = b.eta() - a.eta();
     dphi * dphi + deta * deta
 }
 
 /// `DeltaR2RapidityPhi(a, b)`: as `DeltaR2` with rapidities.
-fn delta_r2_rapidity(a: &P4, b: &P4) -> f64 {
+fn delta_r2_rapidity(a: &Momentum, b: &Momentum) -> f64 {
     let dphi = delta_phi(a, b);
     let drap = b.rapidity() - a.rapidity();
     dphi * dphi + drap * drap
@@ -95,11 +152,12 @@ fn delta_r2_rapidity(a: &P4, b: &P4) -> f64 {
 
 /// `InvariantMass(a, b)`: from the sums of the Cartesian components, negative for a
 /// negative square.
-fn invariant_mass(a: &P4, b: &P4) -> f64 {
-    let ee = a.e() + b.e();
-    let xx = a.px() + b.px();
-    let yy = a.py() + b.py();
-    let zz = a.pz() + b.pz();
+fn invariant_mass(a: &Momentum, b: &Momentum) -> f64 {
+    let ([ax, ay, az, ae], [bx, by, bz, be]) = (a.components(), b.components());
+    let ee = ae + be;
+    let xx = ax + bx;
+    let yy = ay + by;
+    let zz = az + bz;
     let mm2 = ee * ee - xx * xx - yy * yy - zz * zz;
     if mm2 < 0.0 {
         -(-mm2).sqrt()
