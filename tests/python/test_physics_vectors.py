@@ -73,6 +73,14 @@ def p4(k):
 # ROOT::Math::VectorUtil's functions of two PtEtaPhiMVectors.
 DEFINES.update({f"vu_{f}": f"{TWO} ? ROOT::Math::VectorUtil::{f}({p4(0)}, {p4(1)}) : -9.0" for f in
                 ["DeltaR", "DeltaPhi", "DeltaR2", "DeltaRapidityPhi", "DeltaR2RapidityPhi", "InvariantMass"]})
+# A PtEtaPhiMVector scaled (GenVector's Scale: a negative factor turns it around), negated,
+# compared.
+DEFINES.update({
+    "p4_scaled": f"{ONE} ? (2.5 * {p4(0)}).Pt() + ({p4(0)} * -0.5).Eta() + ({p4(0)} / 4.0).M() : -1.0",
+    "p4_turned": f"{ONE} ? (-{p4(0)}).Phi() + (+{p4(0)}).Pt() + ({p4(0)} * -2.0).Px() : -9.0",
+    "p4_same": f"{TWO} && {p4(0)} == {p4(0)} && {p4(0)} != {p4(1)}",
+    "p4_sums": f"{TWO} && ({p4(0)} + {p4(1)}) == ({p4(1)} + {p4(0)})",
+})
 TYPED = ["muonp4", "jetp4", "MET", "MC_lepton", "pair", "spatial", "flat", "mu_Pt", "same"]
 
 ROOT_SCRIPT = r"""

@@ -283,7 +283,7 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
             Lane::Many(v) => v.clone().into_owned(),
             Lane::One(_) => return Ok(a.clone()),
         },
-        (UnaryOp::Plus, Ty::P4) => return Err("a four-vector has no unary '+'".into()),
+        (UnaryOp::Plus, Ty::P4) => return Ok(a.clone()),
         (UnaryOp::Plus, Ty::Vector(c)) if c.genvector() => return Ok(a.clone()),
         (UnaryOp::Plus, Ty::Vector(c)) => return Err(format!("a {} has no unary '+'", c.name())),
         (UnaryOp::Plus, Ty::Str) => return Err("a string has no unary '+'".into()),
@@ -306,7 +306,10 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
             let x = lane.f64s()?;
             Values::F64(map1(&x, n, |x| -x))
         }
-        (UnaryOp::Neg, Ty::P4) => return Err("a four-vector cannot be negated".into()),
+        (UnaryOp::Neg, Ty::P4) => {
+            let v = lane.p4s()?;
+            Values::P4(map1(&v, n, |v| v.scaled(-1.0)))
+        }
         (UnaryOp::Neg, Ty::Vector(VectorClass::Vector2)) => {
             return Err("a TVector2 cannot be negated".into())
         }
@@ -514,11 +517,46 @@ fn shift(left: bool, x: &Lane, y: &Lane, n: usize) -> Result<Values, String> {
     ))
 }
 
+/// `a op b` where either side is a `PtEtaPhiMVector`: `+` and `-` of two (through Cartesian
+/// components), `==` and `!=` (of the coordinates), `*` by a number on either side and `/` by
+/// one (GenVector's `Scale`).
 fn p4_binary(op: BinaryOp, x: &Lane, y: &Lane, n: usize, shape: Shape) -> Result<Val, String> {
-    let (p, q) = (x.p4s()?, y.p4s()?);
+    let vectors = (x.ty(), y.ty()) == (Ty::P4, Ty::P4);
     let values = match op {
-        BinaryOp::Add => (0..n).map(|i| p.at(i).add(&q.at(i))).collect(),
-        BinaryOp::Sub => (0..n).map(|i| p.at(i).sub(&q.at(i))).collect(),
+        BinaryOp::Mul | BinaryOp::Div if !vectors => {
+            if x.ty() == Ty::P4 {
+                let (p, a) = (x.p4s()?, y.f64s()?);
+                match op {
+                    BinaryOp::Mul => map2(&p, &a, n, |p, a| p.scaled(a)),
+                    _ => map2(&p, &a, n, |p, a| p.scaled(1.0 / a)),
+                }
+            } else if op == BinaryOp::Mul {
+                let (a, p) = (x.f64s()?, y.p4s()?);
+                map2(&a, &p, n, |a, p| p.scaled(a))
+            } else {
+                return Err("no operator '/' of a number and a four-vector".into());
+            }
+        }
+        BinaryOp::Eq | BinaryOp::Ne if vectors => {
+            let (p, q) = (x.p4s()?, y.p4s()?);
+            let same = map2(&p, &q, n, |p, q| p == q);
+            let same = match op {
+                BinaryOp::Eq => same,
+                _ => same.into_iter().map(|s| !s).collect(),
+            };
+            let values = match shape {
+                Shape::Jagged(_) => Values::IntBool(same),
+                Shape::Flat => Values::Bool(same),
+            };
+            return Ok(shaped(shape, values, false));
+        }
+        BinaryOp::Add | BinaryOp::Sub => {
+            let (p, q) = (x.p4s()?, y.p4s()?);
+            match op {
+                BinaryOp::Add => (0..n).map(|i| p.at(i).add(&q.at(i))).collect(),
+                _ => (0..n).map(|i| p.at(i).sub(&q.at(i))).collect(),
+            }
+        }
         _ => return Err(format!("four-vectors have no '{}'", op.symbol())),
     };
     Ok(shaped(shape, Values::P4(values), false))

@@ -279,6 +279,21 @@ impl P4 {
         }
     }
 
+    /// `v * a` (also `a * v`, `v / b` with `a = 1 / b`, `-v` with `a = -1`): GenVector's
+    /// `PtEtaPhiM4D::Scale`, which multiplies `pt` and `m` by `|a|` and, for a negative `a`,
+    /// turns the vector around first (`eta` negated, `phi` moved by pi).
+    pub fn scaled(&self, a: f64) -> P4 {
+        let [pt, mut eta, mut phi, m] = self.coordinates();
+        let mut a = a;
+        if a < 0.0 {
+            let pi = std::f64::consts::PI;
+            phi = if phi > 0.0 { phi - pi } else { phi + pi };
+            eta = -eta;
+            a = -a;
+        }
+        polar(pt * a, eta, phi, m * a)
+    }
+
     /// `a - b`.
     pub fn sub(&self, other: &P4) -> P4 {
         let (a, b) = (self.cartesian(), other.cartesian());

@@ -277,3 +277,37 @@ fn cartesian_root_math_vectors_compute_as_genvector() {
         assert!(e.contains(says), "{text}: {e}");
     }
 }
+
+#[test]
+fn a_pt_eta_phi_m_vector_scales_as_genvector_s_scale() {
+    use super::lorentz::P4;
+    let polar = "ROOT::Math::PtEtaPhiMVector(muonp4[0].Pt(), muonp4[0].Eta(), muonp4[0].Phi(), muonp4[0].M())";
+    let l = VectorClass::Lorentz;
+    let [pt, eta, phi, m] = ["Pt", "Eta", "Phi", "M"].map(|k| pv::number(l, k, &A));
+    let p = P4::new(pt, eta, phi, m);
+    // A negative factor: eta negated, phi moved by pi, pt and m times its magnitude.
+    let turned = f64s(eval(&format!("({polar} * -2.0).Phi() + (-{polar}).Eta()")).unwrap());
+    let moved = if p.phi() > 0.0 {
+        p.phi() - std::f64::consts::PI
+    } else {
+        p.phi() + std::f64::consts::PI
+    };
+    assert_eq!(turned[0], moved + -p.eta());
+    let scaled = f64s(eval(&format!("(3.0 * {polar}).M() + ({polar} / 4.0).Pt()")).unwrap());
+    assert_eq!(scaled[0], p.m() * 3.0 + p.pt() * (1.0 / 4.0));
+    let same = eval(&format!(
+        "{polar} == {polar} && !({polar} != {polar}) && +{polar} == {polar}"
+    ))
+    .unwrap();
+    assert_eq!(same.flat(), Some(&Values::Bool(vec![true, true])));
+    for (text, says) in [
+        (format!("{polar} * {polar}"), "four-vectors have no '*'"),
+        (
+            format!("2.0 / {polar}"),
+            "no operator '/' of a number and a four-vector",
+        ),
+    ] {
+        let e = eval(&text).unwrap_err();
+        assert!(e.contains(says), "{text}: {e}");
+    }
+}
