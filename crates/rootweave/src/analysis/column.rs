@@ -28,7 +28,8 @@ pub enum Values {
     F64(Vec<f64>),
     /// `ROOT::Math::PtEtaPhiMVector`
     P4(Vec<P4>),
-    /// `TVector2`, `TVector3` or `TLorentzVector`: each vector's components.
+    /// `TVector2`, `TVector3`, `TLorentzVector`, `XYZVector` or `PxPyPzEVector`: each vector's
+    /// components.
     Vectors(VectorClass, Vec<Xyzt>),
     /// `std::string` (also `TString`): each string's bytes as read, compared
     /// byte by byte as `std::string` compares them.
