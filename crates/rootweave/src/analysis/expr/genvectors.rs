@@ -10,8 +10,8 @@
 
 use std::f64::consts::PI;
 
-use super::lorentz::eta_from_rho_z;
-use super::physics_vectors::Xyzt;
+use super::lorentz::{eta_from_rho_z, mass, signed_root, squared_mass};
+use super::physics_vectors::{et2, scale, Xyzt};
 
 /// `PxPyPzEVector`'s methods of no argument giving a number (upper-case and CLHEP's
 /// lower-case names).
@@ -81,8 +81,8 @@ pub fn lorentz_number(name: &str, v: &Xyzt) -> f64 {
         "Y" | "Py" | "y" | "py" => y,
         "Z" | "Pz" | "z" | "pz" => z,
         "T" | "E" | "t" | "e" | "energy" => t,
-        "M2" | "mag2" | "mass2" => squared_mass(v),
-        "M" | "mag" | "mass" => signed_root(squared_mass(v)),
+        "M2" | "mag2" | "mass2" => squared_mass(*v),
+        "M" | "mag" | "mass" => mass(*v),
         "R" | "P" | "r" => p(v),
         "P2" => p(v) * p(v),
         "Perp2" | "perp2" => x * x + y * y,
@@ -188,11 +188,6 @@ pub fn boost_to_cm(v: &Xyzt) -> Xyzt {
     scale(&back, 1.0 / v[3])
 }
 
-/// `v * s`, `s * v`, and `-v` (a product by -1): each component times `s`.
-pub fn scale(v: &Xyzt, s: f64) -> Xyzt {
-    [v[0] * s, v[1] * s, v[2] * s, v[3] * s]
-}
-
 /// `v / s`: a product by the reciprocal of `s`, as GenVector divides.
 pub fn divide(v: &Xyzt, s: f64) -> Xyzt {
     scale(v, 1.0 / s)
@@ -206,21 +201,6 @@ fn p([x, y, z, _]: &Xyzt) -> f64 {
 /// `Pt()`.
 fn pt([x, y, ..]: &Xyzt) -> f64 {
     (x * x + y * y).sqrt()
-}
-
-/// `M2()`: `t t - x x - y y - z z`.
-fn squared_mass([x, y, z, t]: &Xyzt) -> f64 {
-    t * t - x * x - y * y - z * z
-}
-
-/// `Et2()`: 0 along the axis.
-fn et2([x, y, z, t]: &Xyzt) -> f64 {
-    let pt2 = x * x + y * y;
-    if pt2 == 0.0 {
-        0.0
-    } else {
-        t * t * pt2 / (pt2 + z * z)
-    }
 }
 
 /// `Beta()`: `P() / E()`; 0 for the null vector, `1 / E()` (infinite) for a vector of zero
@@ -248,15 +228,6 @@ fn gamma(v: &Xyzt) -> f64 {
         0.0
     } else {
         1.0 / (1.0 - v2 / t2).sqrt()
-    }
-}
-
-/// The root of a squared mass: `-sqrt(-mm)` unless `mm >= 0` (so a NaN gives a NaN).
-fn signed_root(mm: f64) -> f64 {
-    if mm >= 0.0 {
-        mm.sqrt()
-    } else {
-        -(-mm).sqrt()
     }
 }
 

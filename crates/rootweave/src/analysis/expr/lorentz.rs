@@ -361,17 +361,17 @@ pub fn sums_at(vectors: &[P4], at: &[Vec<usize>]) -> Vec<P4> {
 }
 
 /// `M()` of Cartesian components: negative for a negative squared mass.
-fn mass(c: [f64; 4]) -> f64 {
+pub(super) fn mass(c: [f64; 4]) -> f64 {
     signed_root(squared_mass(c))
 }
 
 /// `M2()` of Cartesian components, as ROOT computes it.
-fn squared_mass([x, y, z, t]: [f64; 4]) -> f64 {
+pub(super) fn squared_mass([x, y, z, t]: [f64; 4]) -> f64 {
     t * t - x * x - y * y - z * z
 }
 
 /// The square root of `x`'s magnitude, with `x`'s sign: ROOT's mass of a squared mass.
-fn signed_root(x: f64) -> f64 {
+pub(super) fn signed_root(x: f64) -> f64 {
     if x >= 0.0 {
         x.sqrt()
     } else {

@@ -388,7 +388,7 @@ fn rapidity(v: &Xyzt) -> f64 {
 }
 
 /// `TLorentzVector::Et2()`.
-fn et2(v: &Xyzt) -> f64 {
+pub(super) fn et2(v: &Xyzt) -> f64 {
     let pt2 = v[0] * v[0] + v[1] * v[1];
     if pt2 == 0.0 {
         0.0
