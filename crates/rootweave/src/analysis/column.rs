@@ -440,8 +440,8 @@ impl Items<'_> {
 }
 
 /// The offsets and items of a list column: a list array's, or those of a split
-/// `std::vector` of stored `PtEtaPhiMVector`s or `PxPyPzEVector`s, which a TTree's reader gives as a record of a
-/// list per member (`v.fCoordinates.fPt`, ..., of the same lengths).
+/// `std::vector` of stored `PtEtaPhiMVector`s or `PxPyPzEVector`s, which a TTree's reader
+/// gives as a record of a list per member (`v.fCoordinates.fPt`, ..., of the same lengths).
 fn list_parts(array: &Array) -> Option<(&[u64], Items<'_>)> {
     match array {
         Array::List { offsets, values } => Some((offsets, Items::Array(values))),
