@@ -4,10 +4,11 @@
 # dask-awkward and distributed, and the wheel's tools), checks formatting, lints and docs, builds the workspace and the
 # `rootweave` wheel (scripts/wheel.sh) and installs it into .venv, as a user would, runs the Python tests
 # against ROOT and uproot, then the Rust tests. Arguments go to
-# pytest (`scripts/test.sh -m "not slow"` skips the slow Python tests); then a 20-second run of each fuzz
-# target. The Python tests leave much of the machine idle: the Rust tests and the fuzz targets
-# are built beside them at the lowest priority (log: target/suite-builds.log), while they run
-# the programs and the C library from copies that no build replaces.
+# pytest (`scripts/test.sh -m "not slow"` skips the slow Python tests); and a 20-second run of each fuzz
+# target. The Python tests leave much of the machine idle: clippy and the docs' check, the
+# builds of the Rust tests and of the fuzz targets, and the fuzz runs go on beside them at the
+# lowest priority (log: target/suite-builds.log), while they run the programs and the C library
+# from copies that no build replaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,13 +43,8 @@ if [ -n "$DEBS" ]; then
     || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y --no-install-recommends $DEBS >/dev/null; }
 fi
 
-echo "== cargo fmt, clippy, doc"
+echo "== cargo fmt"
 cargo fmt --all --check
-cargo clippy --release --workspace --all-targets --all-features -- -D warnings
-# The CLI's binary is named like the library, whose documentation it would overwrite; the
-# extension module's is its Python package's.
-RUSTDOCFLAGS="-D warnings" cargo doc --release --workspace --all-features --no-deps --exclude rootweave-cli \
-  --exclude rootweave-py --quiet
 echo "== cargo build, and the C library installed (scripts/install-cpp.sh)"
 # With the features of the Rust tests, whose build beside pytest then finds them built.
 cargo build --release --workspace --exclude rootweave-py --all-features --bins --examples
@@ -56,7 +52,7 @@ scripts/install-cpp.sh target/suite-cpp-prefix >/dev/null
 echo "== python wheel (scripts/wheel.sh), installed into $VENV"
 VENV="$VENV" scripts/wheel.sh
 "$VENV/bin/pip" install --quiet --force-reinstall --no-deps dist/rootweave-*-manylinux_2_28_x86_64.whl
-echo "== pytest, with the Rust tests and the fuzz targets built beside it"
+echo "== pytest, with clippy, doc, the Rust tests' build and the fuzz smoke beside it"
 # The programs the Python tests run (target/release's; conftest.py's ROOTWEAVE_TARGET), copied
 # where no build beside them relinks them, and the C library installed above
 # (ROOTWEAVE_CPP_PREFIX, instead of the C and C++ tests' own install).
@@ -65,28 +61,37 @@ rm -rf "$programs" && mkdir -p "$programs/examples"
 find target/release -maxdepth 1 -type f -perm -u+x ! -name '*.so*' -exec cp {} "$programs/" \;
 find target/release/examples -maxdepth 1 -type f -perm -u+x ! -name '*-*' ! -name '*.so*' \
   -exec cp {} "$programs/examples/" \;
+# A 20-second run of every fuzz target (a finding fails the suite; FUZZ_SMOKE=0 skips it).
+fuzz_smoke() {
+  for target in rntuple_file rntuple_envelopes ttree_file recover_file \
+      compress_lzma compress_lz4 compress_zlib compress_zstd analysis_expression csv_file; do
+    KEEP_GOING=0 fuzz/run.sh "$target" 20 > "fuzz/smoke-$target.log" 2>&1 \
+      || { tail -40 "fuzz/smoke-$target.log"; echo "fuzz target $target failed"; return 1; }
+    grep -h "stat::number_of_executed_units" "fuzz/smoke-$target.log" | sed "s/^/fuzz smoke $target: /"
+  done
+}
 (
   set -e
+  nice -n 19 cargo clippy --release --workspace --all-targets --all-features -- -D warnings
+  # The CLI's binary is named like the library, whose documentation it would overwrite; the
+  # extension module's is its Python package's.
+  RUSTDOCFLAGS="-D warnings" nice -n 19 cargo doc --release --workspace --all-features --no-deps \
+    --exclude rootweave-cli --exclude rootweave-py --quiet
   nice -n 19 cargo test --release --workspace --exclude rootweave-py --all-features --no-run
-  if [ "${FUZZ_SMOKE:-1}" = 1 ]; then nice -n 19 fuzz/build.sh; fi
+  if [ "${FUZZ_SMOKE:-1}" = 1 ]; then
+    nice -n 19 fuzz/build.sh
+    export -f fuzz_smoke
+    nice -n 19 bash -c "set -euo pipefail; fuzz_smoke"
+  fi
 ) > target/suite-builds.log 2>&1 &
 builds=$!
 pytest_status=0
 ROOTWEAVE_TARGET="$PWD/$programs" ROOTWEAVE_CPP_PREFIX="$PWD/target/suite-cpp-prefix" \
   "$VENV/bin/python" -m pytest tests/python -q -p no:cacheprovider "$@" || pytest_status=$?
-wait "$builds" || { tail -60 target/suite-builds.log; echo "the builds beside pytest failed"; exit 1; }
+wait "$builds" || { tail -60 target/suite-builds.log; echo "clippy, doc or a build or fuzz run beside pytest failed"; exit 1; }
+grep -h "^fuzz smoke" target/suite-builds.log || true
 [ "$pytest_status" = 0 ] || exit "$pytest_status"
 echo "== cargo test"
 # A watchdog: a test that hangs fails the suite instead of stopping it. The extension module
 # is tested from Python (it links against the interpreter that loads it).
 timeout --kill-after=60 2400 cargo test --release --workspace --exclude rootweave-py --all-features
-# A 20-second smoke run of every fuzz target (a finding fails the suite; FUZZ_SMOKE=0 skips it).
-if [ "${FUZZ_SMOKE:-1}" = 1 ]; then
-  echo "== fuzz smoke"
-  for target in rntuple_file rntuple_envelopes ttree_file recover_file \
-      compress_lzma compress_lz4 compress_zlib compress_zstd analysis_expression csv_file; do
-    KEEP_GOING=0 fuzz/run.sh "$target" 20 > "fuzz/smoke-$target.log" 2>&1 \
-      || { tail -40 "fuzz/smoke-$target.log"; echo "fuzz target $target failed"; exit 1; }
-    grep -h "stat::number_of_executed_units" "fuzz/smoke-$target.log" | sed "s/^/$target: /"
-  done
-fi
