@@ -28,8 +28,9 @@ pub enum Values {
     F64(Vec<f64>),
     /// `ROOT::Math::PtEtaPhiMVector`
     P4(Vec<P4>),
-    /// `TVector2`, `TVector3`, `TLorentzVector`, `XYZVector` or `PxPyPzEVector`: each vector's
-    /// components.
+    /// `TVector2`, `TVector3`, `TLorentzVector`, or a `ROOT::Math` vector held as its numbers
+    /// (`XYZVector`, `PxPyPzEVector`, `PtEtaPhiEVector`, `PxPyPzMVector`): each vector's
+    /// numbers.
     Vectors(VectorClass, Vec<Xyzt>),
     /// `std::string` (also `TString`): each string's bytes as read, compared
     /// byte by byte as `std::string` compares them.
@@ -414,11 +415,12 @@ fn numbers_at(array: &Array, at: impl Picks) -> Option<Values> {
 }
 
 /// The items of the lists of a list column: an array of them, or the coordinates of the
-/// four-vectors of a split collection of them (`PtEtaPhiMVector`s or `PxPyPzEVector`s).
+/// four-vectors of a split collection of them (`PtEtaPhiMVector`s, or the numbers of
+/// another `ROOT::Math` four-vector class).
 enum Items<'a> {
     Array(&'a Array),
     FourVectors([&'a [f64]; 4]),
-    Cartesian([&'a [f64]; 4]),
+    Held(VectorClass, [&'a [f64]; 4]),
 }
 
 impl Items<'_> {
@@ -431,17 +433,17 @@ impl Items<'_> {
                     .map(|i| P4::stored(pt[i], eta[i], phi[i], m[i]))
                     .collect(),
             )),
-            Items::Cartesian([x, y, z, t]) => Some(Values::Vectors(
-                VectorClass::CartesianLorentz,
-                at.positions().map(|i| [x[i], y[i], z[i], t[i]]).collect(),
+            Items::Held(class, [a, b, c, d]) => Some(Values::Vectors(
+                *class,
+                at.positions().map(|i| [a[i], b[i], c[i], d[i]]).collect(),
             )),
         }
     }
 }
 
 /// The offsets and items of a list column: a list array's, or those of a split
-/// `std::vector` of stored `PtEtaPhiMVector`s or `PxPyPzEVector`s, which a TTree's reader
-/// gives as a record of a list per member (`v.fCoordinates.fPt`, ..., of the same lengths).
+/// `std::vector` of stored `ROOT::Math` four-vectors, which a TTree's reader gives as a
+/// record of a list per member (`v.fCoordinates.fPt`, ..., of the same lengths).
 fn list_parts(array: &Array) -> Option<(&[u64], Items<'_>)> {
     match array {
         Array::List { offsets, values } => Some((offsets, Items::Array(values))),
@@ -467,14 +469,17 @@ fn list_parts(array: &Array) -> Option<(&[u64], Items<'_>)> {
                 let named = name.ends_with(&format!("fCoordinates.{want}"));
                 (named && o.as_slice() == offsets).then_some(v.as_slice())
             }
-            let cartesian = [
-                member(a, "fX", offsets),
-                member(b, "fY", offsets),
-                member(c, "fZ", offsets),
-                member(d, "fT", offsets),
-            ];
-            if let [Some(x), Some(y), Some(z), Some(t)] = cartesian {
-                return Some((offsets, Items::Cartesian([x, y, z, t])));
+            for class in HELD_FOUR_VECTORS {
+                let [p, q, r, s] = held_members(class);
+                let held = [
+                    member(a, p, offsets),
+                    member(b, q, offsets),
+                    member(c, r, offsets),
+                    member(d, s, offsets),
+                ];
+                if let [Some(a), Some(b), Some(c), Some(d)] = held {
+                    return Some((offsets, Items::Held(class, [a, b, c, d])));
+                }
             }
             let coordinates = [
                 member(a, "fPt", offsets)?,
@@ -519,22 +524,25 @@ fn stored_vectors(array: &Array) -> Option<(VectorClass, Vec<&[f64]>)> {
         parts.push(energy);
         return Some((VectorClass::Lorentz, parts));
     }
-    // A `ROOT::Math::PxPyPzEVector`: its `fCoordinates` (the TTree reader's names keep
-    // the member's path). Only `PxPyPzE4D` has these four members.
+    // A `ROOT::Math` four-vector held as numbers: its `fCoordinates` (the TTree reader's
+    // names keep the member's path), whose members name the class.
     if let [(outer, Array::Record { fields: inner, .. })] = fields.as_slice() {
-        (outer == "fCoordinates").then_some(())?;
-        (inner.len() == 4).then_some(())?;
-        let parts = inner
-            .iter()
-            .zip(["fX", "fY", "fZ", "fT"])
-            .map(|((name, values), want)| match values {
-                Array::Float64(v) if name.strip_prefix("fCoordinates.").unwrap_or(name) == want => {
-                    Some(v.as_slice())
-                }
-                _ => None,
-            })
-            .collect::<Option<Vec<_>>>()?;
-        return Some((VectorClass::CartesianLorentz, parts));
+        (outer == "fCoordinates" && inner.len() == 4).then_some(())?;
+        return HELD_FOUR_VECTORS.into_iter().find_map(|class| {
+            let parts = inner
+                .iter()
+                .zip(held_members(class))
+                .map(|((name, values), want)| match values {
+                    Array::Float64(v)
+                        if name.strip_prefix("fCoordinates.").unwrap_or(name) == want =>
+                    {
+                        Some(v.as_slice())
+                    }
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some((class, parts))
+        });
     }
     if let Some(parts) = doubles(fields, &["fX", "fY", "fZ"]) {
         return Some((VectorClass::Vector3, parts));
@@ -914,11 +922,31 @@ fn vectors_array(class: VectorClass, v: &[Xyzt]) -> Array {
             ("fE".into(), part(3)),
         ]),
         VectorClass::Cartesian3 => record(vec![("fCoordinates".into(), record(spatial(3)))]),
-        VectorClass::CartesianLorentz => {
-            let mut members = spatial(3);
-            members.push(("fT".into(), part(3)));
+        held => {
+            let members = held_members(held)
+                .iter()
+                .enumerate()
+                .map(|(k, name)| (name.to_string(), part(k)))
+                .collect();
             record(vec![("fCoordinates".into(), record(members))])
         }
+    }
+}
+
+/// The `ROOT::Math` four-vector classes held as their numbers.
+const HELD_FOUR_VECTORS: [VectorClass; 3] = [
+    VectorClass::CartesianLorentz,
+    VectorClass::PtEtaPhiE,
+    VectorClass::PxPyPzM,
+];
+
+/// The members of the `fCoordinates` of such a class, in the order its numbers are held:
+/// each class's four names are its own (and not `PtEtaPhiM4D`'s `fPt fEta fPhi fM`).
+fn held_members(class: VectorClass) -> [&'static str; 4] {
+    match class {
+        VectorClass::PtEtaPhiE => ["fPt", "fEta", "fPhi", "fE"],
+        VectorClass::PxPyPzM => ["fX", "fY", "fZ", "fM"],
+        _ => ["fX", "fY", "fZ", "fT"],
     }
 }
 

@@ -628,9 +628,9 @@ pub fn split_objects(reader: &AnyReader, name: &str) -> Option<String> {
     ))
 }
 
-/// Whether `branch` is a split `std::vector` of stored `PtEtaPhiMVector`s or
-/// `PxPyPzEVector`s: expressions take it as a list of four-vectors per entry (its read is a
-/// record of its members' lists).
+/// Whether `branch` is a split `std::vector` of stored `ROOT::Math` four-vectors:
+/// expressions take it as a list of four-vectors per entry (its read is a record of its
+/// members' lists).
 fn split_four_vectors(branch: &Branch) -> bool {
     let Some(e) = branch.element.as_ref().filter(|e| e.ty == 4) else {
         return false;
@@ -641,7 +641,14 @@ fn split_four_vectors(branch: &Branch) -> bool {
         .and_then(|rest| rest.strip_suffix('>'));
     item.and_then(|item| crate::ttree::root_class(item.trim()))
         .is_some_and(|class| {
-            class.name() == P4_NAME || class.name() == VectorClass::CartesianLorentz.type_name()
+            class.name() == P4_NAME
+                || [
+                    VectorClass::CartesianLorentz,
+                    VectorClass::PtEtaPhiE,
+                    VectorClass::PxPyPzM,
+                ]
+                .iter()
+                .any(|c| c.type_name() == class.name())
         })
 }
 

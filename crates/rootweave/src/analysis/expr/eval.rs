@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::closest_mass;
+use super::coordinates::{from_components, momenta};
 use super::functions::{call, take_out_of_range};
 use super::int_type::IntTy;
 use super::lorentz::P4;
@@ -315,7 +316,7 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
         }
         (UnaryOp::Neg, Ty::Vector(c)) => {
             let v = lane.vectors(c)?;
-            Values::Vectors(c, map1(&v, n, |v| physics_vectors::neg(&v)))
+            Values::Vectors(c, map1(&v, n, |v| physics_vectors::neg(c, &v)))
         }
         (UnaryOp::Neg, Ty::Str) => return Err("a string cannot be negated".into()),
     };
@@ -356,10 +357,12 @@ pub fn binary(op: BinaryOp, a: &Val, b: &Val, events: usize) -> Result<Val, Stri
         let values = super::strings::binary(op, x, y, n, &shape)?;
         return Ok(shaped(shape, values, false));
     }
-    let cartesian = Ty::Vector(VectorClass::CartesianLorentz);
-    if matches!((tx, ty), (Ty::P4, t) | (t, Ty::P4) if t == cartesian)
-        && matches!(op, BinaryOp::Add | BinaryOp::Sub)
-    {
+    let four = |t: Ty| match t {
+        Ty::P4 => true,
+        Ty::Vector(c) => c.held_four_vector(),
+        _ => false,
+    };
+    if four(tx) && four(ty) && tx != ty && matches!(op, BinaryOp::Add | BinaryOp::Sub) {
         return mixed_binary(op == BinaryOp::Add, x, y, n, shape);
     }
     if tx == Ty::P4 || ty == Ty::P4 {
@@ -562,22 +565,19 @@ fn p4_binary(op: BinaryOp, x: &Lane, y: &Lane, n: usize, shape: Shape) -> Result
     Ok(shaped(shape, Values::P4(values), false))
 }
 
-/// `a + b` or `a - b` of a `PtEtaPhiMVector` and a `PxPyPzEVector`, either first: the sums
-/// of their components, given to the first one's class (`LorentzVector`'s `SetXYZT`).
+/// `a + b` or `a - b` of two `ROOT::Math` four-vectors of different classes: the sums of
+/// their Cartesian components, given to the first one's class (`LorentzVector`'s `SetXYZT`).
 fn mixed_binary(add: bool, x: &Lane, y: &Lane, n: usize, shape: Shape) -> Result<Val, String> {
-    let class = VectorClass::CartesianLorentz;
-    let combine = |a: [f64; 4], b: [f64; 4]| -> [f64; 4] {
+    let (a, b) = (momenta(x, n)?, momenta(y, n)?);
+    let sums = a.iter().zip(&b).map(|(a, b)| {
+        let (a, b) = (a.components(), b.components());
         std::array::from_fn(|k| if add { a[k] + b[k] } else { a[k] - b[k] })
-    };
-    let of = |p: P4| [p.px(), p.py(), p.pz(), p.e()];
-    let values = if x.ty() == Ty::P4 {
-        let (p, v) = (x.p4s()?, y.vectors(class)?);
-        Values::P4(map2(&p, &v, n, |p, v| {
-            P4::with_components(combine(of(p), v))
-        }))
-    } else {
-        let (v, p) = (x.vectors(class)?, y.p4s()?);
-        Values::Vectors(class, map2(&v, &p, n, |v, p| combine(v, of(p))))
+    });
+    let values = match x.ty() {
+        Ty::Vector(class) => {
+            Values::Vectors(class, sums.map(|c| from_components(class, c)).collect())
+        }
+        _ => Values::P4(sums.map(P4::with_components).collect()),
     };
     Ok(shaped(shape, values, false))
 }
@@ -596,6 +596,7 @@ fn vector_binary(
 ) -> Result<Val, String> {
     use physics_vectors as pv;
     let both = x.ty() == y.ty();
+    let number = |t: Ty| !matches!(t, Ty::Vector(_) | Ty::P4 | Ty::Str);
     let condition = |v: Vec<bool>| match shape {
         Shape::Jagged(_) => Values::IntBool(v),
         Shape::Flat => Values::Bool(v),
@@ -606,8 +607,12 @@ fn vector_binary(
         {
             let (a, b) = (x.vectors(class)?, y.vectors(class)?);
             match op {
-                BinaryOp::Add => Values::Vectors(class, map2(&a, &b, n, |a, b| pv::add(&a, &b))),
-                BinaryOp::Sub => Values::Vectors(class, map2(&a, &b, n, |a, b| pv::sub(&a, &b))),
+                BinaryOp::Add => {
+                    Values::Vectors(class, map2(&a, &b, n, |a, b| pv::add(class, &a, &b)))
+                }
+                BinaryOp::Sub => {
+                    Values::Vectors(class, map2(&a, &b, n, |a, b| pv::sub(class, &a, &b)))
+                }
                 BinaryOp::Mul => Values::F64(map2(&a, &b, n, |a, b| pv::dot(class, &a, &b))),
                 BinaryOp::Eq => condition(map2(&a, &b, n, |a, b| a == b)),
                 _ => condition(map2(&a, &b, n, |a, b| a != b)),
@@ -617,18 +622,18 @@ fn vector_binary(
             let (a, b) = (x.vectors(class)?, y.vectors(class)?);
             Values::F64(map2(&a, &b, n, |a, b| a[0] * b[1] - a[1] * b[0]))
         }
-        BinaryOp::Mul if matches!(x.ty(), Ty::Vector(_)) && !both => {
+        BinaryOp::Mul if matches!(x.ty(), Ty::Vector(_)) && number(y.ty()) => {
             let (v, s) = (x.vectors(class)?, y.f64s()?);
-            Values::Vectors(class, map2(&v, &s, n, |v, s| pv::scale(&v, s)))
+            Values::Vectors(class, map2(&v, &s, n, |v, s| pv::times(class, &v, s)))
         }
-        BinaryOp::Mul if !both => {
+        BinaryOp::Mul if number(x.ty()) => {
             let (s, v) = (x.f64s()?, y.vectors(class)?);
-            Values::Vectors(class, map2(&s, &v, n, |s, v| pv::scale(&v, s)))
+            Values::Vectors(class, map2(&s, &v, n, |s, v| pv::times(class, &v, s)))
         }
         BinaryOp::Div
             if (class == VectorClass::Vector2 || class.genvector())
                 && matches!(x.ty(), Ty::Vector(_))
-                && !both =>
+                && number(y.ty()) =>
         {
             let (v, s) = (x.vectors(class)?, y.f64s()?);
             Values::Vectors(class, map2(&v, &s, n, |v, s| pv::divide(class, &v, s)))

@@ -1,17 +1,20 @@
-//! The Cartesian `ROOT::Math` vectors, `PxPyPzEVector` (also named `XYZTVector`:
-//! `LorentzVector<PxPyPzE4D<double>>`) and `XYZVector` (`DisplacementVector3D<Cartesian3D<
-//! double>>`), as GenVector computes them: their methods, scalings and products operation
-//! for operation, so that values have ROOT's bits. They differ from `TLorentzVector` and
-//! `TVector3` in the details: `M2()` subtracts the components one by one, `Eta()` is
-//! `Impl::Eta_FromRhoZ`, a division multiplies by the reciprocal, a `DisplacementVector3D`'s
-//! `Phi()` and `Theta()` are `atan2` without a check for the axis.
+//! `ROOT::Math`'s four-vectors held as numbers, `PxPyPzEVector` (also named `XYZTVector`:
+//! `LorentzVector<PxPyPzE4D<double>>`), `PtEtaPhiEVector` and `PxPyPzMVector`, and the
+//! spatial `XYZVector` (`DisplacementVector3D<Cartesian3D<double>>`), as GenVector computes
+//! them: their methods, scalings and products operation for operation, so that values have
+//! ROOT's bits (each four-vector system's own values are [`coordinates`](super::coordinates)').
+//! They differ from `TLorentzVector` and `TVector3` in the details: `M2()` subtracts the
+//! components one by one, `Eta()` is `Impl::Eta_FromRhoZ`, a division multiplies by the
+//! reciprocal, a `DisplacementVector3D`'s `Phi()` and `Theta()` are `atan2` without a check
+//! for the axis.
 //!
-//! A vector is held as its components `[x, y, z, t]` (`t` zero for `XYZVector`).
+//! A vector is held as its class's four numbers (`t` zero for `XYZVector`).
 
 use std::f64::consts::PI;
 
-use super::lorentz::{eta_from_rho_z, mass, signed_root, squared_mass};
-use super::physics_vectors::{et2, scale, Xyzt};
+use super::coordinates::{components, coordinate, Momentum};
+use super::lorentz::eta_from_rho_z;
+use super::physics_vectors::{scale, VectorClass, Xyzt};
 
 /// `PxPyPzEVector`'s methods of no argument giving a number (upper-case and CLHEP's
 /// lower-case names).
@@ -73,50 +76,39 @@ pub const SPATIAL_NUMBERS: &[&str] = &[
     "phi", "eta", "rho", "mag2", "perp2",
 ];
 
-/// `v.name()` of a `PxPyPzEVector` (a name of [`LORENTZ_NUMBERS`]).
-pub fn lorentz_number(name: &str, v: &Xyzt) -> f64 {
-    let [x, y, z, t] = *v;
+/// `v.name()` of a four-vector of `class` (`PxPyPzEVector`, `PtEtaPhiEVector` or
+/// `PxPyPzMVector`) held as `v`, for a name of [`LORENTZ_NUMBERS`]: `LorentzVector`'s own
+/// formulas over the values its coordinate system gives.
+pub fn lorentz_number(class: VectorClass, name: &str, v: &Xyzt) -> f64 {
+    let of = |name| coordinate(class, name, v);
     match name {
-        "X" | "Px" | "x" | "px" => x,
-        "Y" | "Py" | "y" | "py" => y,
-        "Z" | "Pz" | "z" | "pz" => z,
-        "T" | "E" | "t" | "e" | "energy" => t,
-        "M2" | "mag2" | "mass2" => squared_mass(*v),
-        "M" | "mag" | "mass" => mass(*v),
-        "R" | "P" | "r" => p(v),
-        "P2" => p(v) * p(v),
-        "Perp2" | "perp2" => x * x + y * y,
-        "Pt" | "Rho" | "pt" | "rho" => pt(v),
-        "Mt2" | "mt2" => t * t - z * z,
-        "Mt" | "mt" => signed_root(t * t - z * z),
-        "Et2" => et2(v),
-        "Et" => {
-            let e = et2(v).sqrt();
-            if t < 0.0 {
-                -e
-            } else {
-                e
-            }
+        "X" | "Px" | "x" | "px" => of("X"),
+        "Y" | "Py" | "y" | "py" => of("Y"),
+        "Z" | "Pz" | "z" | "pz" => of("Z"),
+        "T" | "E" | "t" | "e" | "energy" => of("E"),
+        "M2" | "mag2" | "mass2" => of("M2"),
+        "M" | "mag" | "mass" => of("M"),
+        "R" | "P" | "r" => of("P"),
+        "P2" => of("P") * of("P"),
+        "Perp2" | "perp2" => of("Perp2"),
+        "Pt" | "Rho" | "pt" | "rho" => of("Pt"),
+        "Mt2" | "mt2" => of("Mt2"),
+        "Mt" | "mt" => of("Mt"),
+        "Et2" => of("Et2"),
+        "Et" => of("Et"),
+        "Phi" | "phi" => of("Phi"),
+        "Theta" | "theta" => of("Theta"),
+        "Eta" | "eta" => of("Eta"),
+        "Rapidity" => {
+            let (e, pz) = (of("E"), of("Z"));
+            0.5 * ((e + pz) / (e - pz)).ln()
         }
-        "Phi" | "phi" => {
-            if x == 0.0 && y == 0.0 {
-                0.0
-            } else {
-                y.atan2(x)
-            }
+        "ColinearRapidity" => {
+            let (e, p) = (of("E"), of("P"));
+            0.5 * ((e + p) / (e - p)).ln()
         }
-        "Theta" | "theta" => {
-            if x == 0.0 && y == 0.0 && z == 0.0 {
-                0.0
-            } else {
-                pt(v).atan2(z)
-            }
-        }
-        "Eta" | "eta" => eta_from_rho_z(pt(v), z),
-        "Rapidity" => 0.5 * ((t + z) / (t - z)).ln(),
-        "ColinearRapidity" => 0.5 * ((t + p(v)) / (t - p(v))).ln(),
-        "Beta" => beta(v),
-        "Gamma" => gamma(v),
+        "Beta" => beta(of("P"), of("E")),
+        "Gamma" => gamma(of("P"), of("E")),
         _ => f64::NAN,
     }
 }
@@ -140,7 +132,8 @@ pub fn spatial_number(name: &str, v: &Xyzt) -> f64 {
     }
 }
 
-/// `a.Dot(b)` of two `PxPyPzEVector`s: `t t' - x x' - y y' - z z'`, in that order.
+/// `a.Dot(b)` of two four-vectors' `(Px(), Py(), Pz(), E())`: `t t' - x x' - y y' - z z'`,
+/// in that order.
 pub fn lorentz_dot(a: &Xyzt, b: &Xyzt) -> f64 {
     a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]
 }
@@ -150,11 +143,12 @@ pub fn spatial_dot(a: &Xyzt, b: &Xyzt) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-/// `a.DeltaR(b)` of two `PxPyPzEVector`s: the difference of azimuths brought into
-/// (-pi, pi] by a whole number of turns, truncated as C++'s conversion to `int` truncates.
-pub fn delta_r(a: &Xyzt, b: &Xyzt) -> f64 {
-    let delta = lorentz_number("Eta", a) - lorentz_number("Eta", b);
-    let mut dphi = lorentz_number("Phi", a) - lorentz_number("Phi", b);
+/// `a.DeltaR(b)` of two four-vectors (of any classes): the difference of azimuths brought
+/// into (-pi, pi] by a whole number of turns, truncated as C++'s conversion to `int`
+/// truncates.
+pub fn delta_r(a: &Momentum, b: &Momentum) -> f64 {
+    let delta = a.coordinate("Eta") - b.coordinate("Eta");
+    let mut dphi = a.coordinate("Phi") - b.coordinate("Phi");
     let two_pi = 2.0 * PI;
     if dphi > PI || dphi <= -PI {
         if dphi > 0.0 {
@@ -179,13 +173,15 @@ pub fn unit(v: &Xyzt) -> Xyzt {
     }
 }
 
-/// `v.BoostToCM()`: `-Vect() / E()`, the null vector when both are zero.
-pub fn boost_to_cm(v: &Xyzt) -> Xyzt {
-    if v[3] == 0.0 && p(v) == 0.0 {
+/// `v.BoostToCM()` of a four-vector of `class`: `-Vect() / E()`, the null vector when
+/// `E()` and `P()` are zero.
+pub fn boost_to_cm(class: VectorClass, v: &Xyzt) -> Xyzt {
+    let [x, y, z, e] = components(class, v);
+    if e == 0.0 && coordinate(class, "P", v) == 0.0 {
         return [0.0; 4];
     }
-    let back = scale(&[v[0], v[1], v[2], 0.0], -1.0);
-    scale(&back, 1.0 / v[3])
+    let back = scale(&[x, y, z, 0.0], -1.0);
+    scale(&back, 1.0 / e)
 }
 
 /// `v / s`: a product by the reciprocal of `s`, as GenVector divides.
@@ -193,36 +189,25 @@ pub fn divide(v: &Xyzt, s: f64) -> Xyzt {
     scale(v, 1.0 / s)
 }
 
-/// `P()`: the spatial length.
-fn p([x, y, z, _]: &Xyzt) -> f64 {
-    (x * x + y * y + z * z).sqrt()
-}
-
-/// `Pt()`.
-fn pt([x, y, ..]: &Xyzt) -> f64 {
-    (x * x + y * y).sqrt()
-}
-
-/// `Beta()`: `P() / E()`; 0 for the null vector, `1 / E()` (infinite) for a vector of zero
-/// energy.
-fn beta(v: &Xyzt) -> f64 {
-    let p = p(v);
-    if v[3] == 0.0 {
+/// `Beta()` of a vector of momentum `p` and energy `e`: `p / e`; 0 for the null vector,
+/// `1 / e` (infinite) for a vector of zero energy.
+fn beta(p: f64, e: f64) -> f64 {
+    if e == 0.0 {
         if p * p == 0.0 {
             0.0
         } else {
-            1.0 / v[3]
+            1.0 / e
         }
     } else {
-        p / v[3]
+        p / e
     }
 }
 
-/// `Gamma()`: 1 for the null vector, 0 for a space-like one (and for zero energy).
-fn gamma(v: &Xyzt) -> f64 {
-    let p = p(v);
-    let (v2, t2) = (p * p, v[3] * v[3]);
-    if v[3] == 0.0 && v2 == 0.0 {
+/// `Gamma()` of a vector of momentum `p` and energy `e`: 1 for the null vector, 0 for a
+/// space-like one (and for zero energy).
+fn gamma(p: f64, e: f64) -> f64 {
+    let (v2, t2) = (p * p, e * e);
+    if e == 0.0 && v2 == 0.0 {
         1.0
     } else if t2 < v2 {
         0.0
@@ -235,21 +220,23 @@ fn gamma(v: &Xyzt) -> f64 {
 mod tests {
     use super::*;
 
+    const CL: VectorClass = VectorClass::CartesianLorentz;
+
     #[test]
     fn a_cartesian_four_vector_s_methods_are_genvector_s_formulas() {
         let v: Xyzt = [3.0, -4.0, 12.0, 14.0];
-        assert_eq!(lorentz_number("Pt", &v), 5.0);
-        assert_eq!(lorentz_number("P", &v), 13.0);
-        assert_eq!(lorentz_number("M2", &v), 196.0 - 9.0 - 16.0 - 144.0);
-        assert_eq!(lorentz_number("M", &v), 27f64.sqrt());
-        assert_eq!(lorentz_number("mass", &v), 27f64.sqrt());
-        assert_eq!(lorentz_number("Mt", &[0.0, 0.0, 5.0, 3.0]), -4.0);
-        assert_eq!(lorentz_number("Eta", &v), eta_from_rho_z(5.0, 12.0));
-        assert_eq!(lorentz_number("Phi", &[0.0, 0.0, 1.0, 2.0]), 0.0);
-        assert_eq!(lorentz_number("Beta", &[0.0; 4]), 0.0);
-        assert_eq!(lorentz_number("Gamma", &[3.0, 0.0, 0.0, 1.0]), 0.0);
-        assert_eq!(lorentz_number("Gamma", &[0.0, 0.0, 0.0, 2.0]), 1.0);
-        assert_eq!(lorentz_dot(&v, &v), lorentz_number("M2", &v));
+        assert_eq!(lorentz_number(CL, "Pt", &v), 5.0);
+        assert_eq!(lorentz_number(CL, "P", &v), 13.0);
+        assert_eq!(lorentz_number(CL, "M2", &v), 196.0 - 9.0 - 16.0 - 144.0);
+        assert_eq!(lorentz_number(CL, "M", &v), 27f64.sqrt());
+        assert_eq!(lorentz_number(CL, "mass", &v), 27f64.sqrt());
+        assert_eq!(lorentz_number(CL, "Mt", &[0.0, 0.0, 5.0, 3.0]), -4.0);
+        assert_eq!(lorentz_number(CL, "Eta", &v), eta_from_rho_z(5.0, 12.0));
+        assert_eq!(lorentz_number(CL, "Phi", &[0.0, 0.0, 1.0, 2.0]), 0.0);
+        assert_eq!(lorentz_number(CL, "Beta", &[0.0; 4]), 0.0);
+        assert_eq!(lorentz_number(CL, "Gamma", &[3.0, 0.0, 0.0, 1.0]), 0.0);
+        assert_eq!(lorentz_number(CL, "Gamma", &[0.0, 0.0, 0.0, 2.0]), 1.0);
+        assert_eq!(lorentz_dot(&v, &v), lorentz_number(CL, "M2", &v));
         // A spatial vector's angles are atan2's even on the axis.
         assert_eq!(spatial_number("Phi", &[-0.0, 0.0, 1.0, 0.0]), PI);
         assert_eq!(spatial_number("Theta", &[0.0, 0.0, -0.0, 0.0]), PI);
@@ -265,11 +252,14 @@ mod tests {
             [third, 2.0 * third, 3.0 * third, 4.0 * third]
         );
         assert_eq!(unit(&[0.0; 4]), [0.0; 4]);
-        assert_eq!(boost_to_cm(&[1.0, 0.0, 0.0, 2.0]), [-0.5, -0.0, -0.0, 0.0]);
+        assert_eq!(
+            boost_to_cm(CL, &[1.0, 0.0, 0.0, 2.0]),
+            [-0.5, -0.0, -0.0, 0.0]
+        );
         // Azimuths 3 and -3 are 2 pi - 6 apart.
         let a = [3f64.cos(), 3f64.sin(), 0.0, 5.0];
         let b = [(-3f64).cos(), (-3f64).sin(), 0.0, 5.0];
-        let d = delta_r(&a, &b);
+        let d = delta_r(&Momentum::Held(CL, a), &Momentum::Held(CL, b));
         assert!((d - (2.0 * PI - 6.0)).abs() < 1e-12, "{d}");
     }
 }

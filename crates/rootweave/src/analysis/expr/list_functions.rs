@@ -441,7 +441,7 @@ fn vector_sums(offsets: &[usize], values: &Values, zero: &Val) -> Option<Values>
         .map(|(w, &start)| {
             items[w[0]..w[1]]
                 .iter()
-                .fold(start, |acc, v| super::physics_vectors::add(&acc, v))
+                .fold(start, |acc, v| super::physics_vectors::add(*class, &acc, v))
         })
         .collect();
     Some(Values::Vectors(*class, sums))

@@ -58,13 +58,7 @@ impl P4 {
     /// A vector from its coordinates; `phi` brought into (-pi, pi] as ROOT's constructor
     /// does. (A negative mass larger than the momentum is left as it is.)
     pub fn new(pt: f64, eta: f64, phi: f64, m: f64) -> P4 {
-        let pi = std::f64::consts::PI;
-        let phi = if phi <= -pi || phi > pi {
-            phi - (phi / (2.0 * pi) + 0.5).floor() * 2.0 * pi
-        } else {
-            phi
-        };
-        polar(pt, eta, phi, m)
+        polar(pt, eta, restricted_phi(phi), m)
     }
 
     /// A vector as a file holds one (`fPt`, `fEta`, `fPhi`, `fM` of a stored
@@ -412,15 +406,7 @@ fn converted_transverse([x, y, z, t]: [f64; 4]) -> [f64; 2] {
 
 /// A vector of these coordinates (`phi` in range) with its Cartesian components.
 fn polar(pt: f64, eta: f64, phi: f64, m: f64) -> P4 {
-    let pz = if pt > 0.0 {
-        pt * eta.sinh()
-    } else if eta == 0.0 {
-        0.0
-    } else if eta > 0.0 {
-        eta - ETA_MAX
-    } else {
-        eta + ETA_MAX
-    };
+    let pz = longitudinal(pt, eta);
     let p = momentum(pt, eta);
     let e2 = p * p + signed_square(m);
     let e = if e2 > 0.0 { e2.sqrt() } else { 0.0 };
@@ -435,8 +421,35 @@ fn polar(pt: f64, eta: f64, phi: f64, m: f64) -> P4 {
     }
 }
 
+/// An azimuth brought into (-pi, pi] as GenVector's polar systems' constructors bring it.
+#[inline]
+pub(super) fn restricted_phi(phi: f64) -> f64 {
+    let pi = std::f64::consts::PI;
+    if phi <= -pi || phi > pi {
+        phi - (phi / (2.0 * pi) + 0.5).floor() * 2.0 * pi
+    } else {
+        phi
+    }
+}
+
+/// `Pz()` of a polar system's `pt` and `eta`: `pt sinh(eta)`, or along the beam, where
+/// `pt` is 0, what `eta` holds beyond ROOT's `etaMax`.
+#[inline]
+pub(super) fn longitudinal(pt: f64, eta: f64) -> f64 {
+    if pt > 0.0 {
+        pt * eta.sinh()
+    } else if eta == 0.0 {
+        0.0
+    } else if eta > 0.0 {
+        eta - ETA_MAX
+    } else {
+        eta + ETA_MAX
+    }
+}
+
 /// `P()` of these coordinates.
-fn momentum(pt: f64, eta: f64) -> f64 {
+#[inline]
+pub(super) fn momentum(pt: f64, eta: f64) -> f64 {
     if pt > 0.0 {
         pt * eta.cosh()
     } else if eta > ETA_MAX {
@@ -449,7 +462,7 @@ fn momentum(pt: f64, eta: f64) -> f64 {
 }
 
 /// `M2()` of a mass: negative for a negative mass.
-fn signed_square(m: f64) -> f64 {
+pub(super) fn signed_square(m: f64) -> f64 {
     if m >= 0.0 {
         m * m
     } else {

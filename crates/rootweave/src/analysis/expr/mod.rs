@@ -6,6 +6,7 @@
 mod braced;
 mod casts;
 mod closest_mass;
+mod coordinates;
 mod cxx_sort;
 mod cxx_stable_sort;
 mod eval;

@@ -1,16 +1,20 @@
 //! ROOT's physics vectors, `TVector2`, `TVector3` and `TLorentzVector` (libPhysics), and the
-//! Cartesian `ROOT::Math` ones (`XYZVector`, `PxPyPzEVector`: their formulas are
-//! [`genvectors`](super::genvectors)'), as expressions use them: columns of them (read as
+//! `ROOT::Math` ones held as numbers (`XYZVector`, `PxPyPzEVector`, `PtEtaPhiEVector`,
+//! `PxPyPzMVector`: their formulas are [`genvectors`](super::genvectors)' and
+//! [`coordinates`](super::coordinates)'), as expressions use them: columns of them (read as
 //! the records `{fX, fY}`, `{fX, fY, fZ}` and `{fP: {fX, fY, fZ}, fE}`, and
-//! `{fCoordinates: {fX, fY, fZ, fT}}`), their methods, their operators and their constructors,
-//! each computed as the class computes it (operation for operation, so that values have
-//! ROOT's bits): `TLorentzVector::Eta()` from `CosTheta()`, `TVector2::Phi()` in [0, 2 pi).
+//! `{fCoordinates: {...}}` of the `ROOT::Math` classes' members), their methods, their
+//! operators and their constructors, each computed as the class computes it (operation for
+//! operation, so that values have ROOT's bits): `TLorentzVector::Eta()` from `CosTheta()`,
+//! `TVector2::Phi()` in [0, 2 pi).
 //!
-//! A vector is held as its Cartesian components `[x, y, z, t]`, the ones its class lacks
-//! zero.
+//! A vector is held as its class's numbers: the Cartesian components `[x, y, z, t]` (the
+//! ones its class lacks zero), `[pt, eta, phi, e]` for a `PtEtaPhiEVector`, `[x, y, z, m]`
+//! for a `PxPyPzMVector`.
 
 use std::f64::consts::PI;
 
+use super::coordinates::{components, from_components, scaled, Momentum};
 use super::genvectors as gv;
 
 /// One of ROOT's physics vector classes.
@@ -26,6 +30,10 @@ pub enum VectorClass {
     Cartesian3,
     /// `ROOT::Math::PxPyPzEVector` (`XYZTVector`): x, y, z, t.
     CartesianLorentz,
+    /// `ROOT::Math::PtEtaPhiEVector`: pt, eta, phi, e.
+    PtEtaPhiE,
+    /// `ROOT::Math::PxPyPzMVector`: x, y, z, m.
+    PxPyPzM,
 }
 
 /// A vector's components `[x, y, z, t]`.
@@ -40,6 +48,8 @@ impl VectorClass {
             VectorClass::Lorentz => "TLorentzVector",
             VectorClass::Cartesian3 => "XYZVector",
             VectorClass::CartesianLorentz => "PxPyPzEVector",
+            VectorClass::PtEtaPhiE => "PtEtaPhiEVector",
+            VectorClass::PxPyPzM => "PxPyPzMVector",
         }
     }
 
@@ -50,6 +60,8 @@ impl VectorClass {
                 "ROOT::Math::DisplacementVector3D<ROOT::Math::Cartesian3D<double>,ROOT::Math::DefaultCoordinateSystemTag>"
             }
             VectorClass::CartesianLorentz => "ROOT::Math::LorentzVector<ROOT::Math::PxPyPzE4D<double> >",
+            VectorClass::PtEtaPhiE => "ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiE4D<double> >",
+            VectorClass::PxPyPzM => "ROOT::Math::LorentzVector<ROOT::Math::PxPyPzM4D<double> >",
             other => other.name(),
         }
     }
@@ -68,6 +80,8 @@ impl VectorClass {
                 VectorClass::Lorentz,
                 VectorClass::Cartesian3,
                 VectorClass::CartesianLorentz,
+                VectorClass::PtEtaPhiE,
+                VectorClass::PxPyPzM,
             ]
             .into_iter()
             .find(|c| c.name() == name),
@@ -79,16 +93,23 @@ impl VectorClass {
         match self {
             VectorClass::Vector2 => 2,
             VectorClass::Vector3 | VectorClass::Cartesian3 => 3,
-            VectorClass::Lorentz | VectorClass::CartesianLorentz => 4,
+            _ => 4,
         }
     }
 
     /// Whether the class is one of `ROOT::Math`'s (GenVector's operators: a unary `+`, no
     /// product of two vectors, a division by a number).
     pub fn genvector(self) -> bool {
+        self == VectorClass::Cartesian3 || self.held_four_vector()
+    }
+
+    /// Whether the class is a `ROOT::Math` four-vector held as its four numbers (every one
+    /// but `PtEtaPhiMVector`, which has its own values): its sums, scalings and conversions
+    /// are the `coordinates` module's.
+    pub fn held_four_vector(self) -> bool {
         matches!(
             self,
-            VectorClass::Cartesian3 | VectorClass::CartesianLorentz
+            VectorClass::CartesianLorentz | VectorClass::PtEtaPhiE | VectorClass::PxPyPzM
         )
     }
 }
@@ -158,20 +179,19 @@ pub fn signatures() -> impl Iterator<Item = (String, usize)> {
 /// if the class has no such method.
 pub fn method_result(class: VectorClass, name: &str, args: usize) -> Option<MethodResult> {
     use VectorClass::*;
+    let four = class.held_four_vector();
     match (class, args, name) {
-        (CartesianLorentz, 0, n) if gv::LORENTZ_NUMBERS.contains(&n) => {
-            return Some(MethodResult::Number)
-        }
+        (_, 0, n) if four && gv::LORENTZ_NUMBERS.contains(&n) => return Some(MethodResult::Number),
         (Cartesian3, 0, n) if gv::SPATIAL_NUMBERS.contains(&n) => {
             return Some(MethodResult::Number)
         }
-        (CartesianLorentz, 1, "Dot" | "DeltaR") | (Cartesian3, 1, "Dot") => {
-            return Some(MethodResult::Number)
+        (_, 1, "Dot" | "DeltaR") if four => return Some(MethodResult::Number),
+        (Cartesian3, 1, "Dot") => return Some(MethodResult::Number),
+        (_, 0, "Vect" | "BoostToCM") if four => return Some(MethodResult::Vector(Cartesian3)),
+        (Cartesian3, 0, "Unit" | "unit") | (Cartesian3, 1, "Cross") => {
+            return Some(MethodResult::Vector(Cartesian3))
         }
-        (CartesianLorentz, 0, "Vect" | "BoostToCM")
-        | (Cartesian3, 0, "Unit" | "unit")
-        | (Cartesian3, 1, "Cross") => return Some(MethodResult::Vector(Cartesian3)),
-        (Cartesian3 | CartesianLorentz, ..) => return None,
+        _ if class.genvector() => return None,
         _ => {}
     }
     let (numbers, own, pairs): (&[&str], &[&str], &[&str]) = match class {
@@ -194,7 +214,7 @@ pub fn method_result(class: VectorClass, name: &str, args: usize) -> Option<Meth
 pub fn number(class: VectorClass, name: &str, v: &Xyzt) -> f64 {
     let [x, y, z, t] = *v;
     match (class, name) {
-        (VectorClass::CartesianLorentz, _) => gv::lorentz_number(name, v),
+        (c, _) if c.held_four_vector() => gv::lorentz_number(c, name, v),
         (VectorClass::Cartesian3, _) => gv::spatial_number(name, v),
         (_, "X" | "Px") => x,
         (_, "Y" | "Py") => y,
@@ -239,9 +259,10 @@ pub fn number(class: VectorClass, name: &str, v: &Xyzt) -> f64 {
 
 /// `a.name(b)` of a method [`method_result`] says gives a number.
 pub fn pair_number(class: VectorClass, name: &str, a: &Xyzt, b: &Xyzt) -> f64 {
+    let held = |v: &Xyzt| Momentum::Held(class, *v);
     match (class, name) {
-        (VectorClass::CartesianLorentz, "DeltaR") => gv::delta_r(a, b),
-        (VectorClass::CartesianLorentz, _) => gv::lorentz_dot(a, b),
+        (c, "DeltaR") if c.held_four_vector() => gv::delta_r(&held(a), &held(b)),
+        (c, _) if c.held_four_vector() => gv::lorentz_dot(&components(c, a), &components(c, b)),
         (VectorClass::Cartesian3, _) => gv::spatial_dot(a, b),
         (VectorClass::Vector2, _) => phi_mpi_pi(number(class, "Phi", a) - number(class, "Phi", b)),
         (_, "DeltaPhi") => phi_mpi_pi(phi(a) - phi(b)),
@@ -274,8 +295,12 @@ pub fn pair_number(class: VectorClass, name: &str, a: &Xyzt, b: &Xyzt) -> f64 {
 pub fn vector(class: VectorClass, name: &str, a: &Xyzt, b: &Xyzt) -> Xyzt {
     let [x, y, z, _] = *a;
     match name {
+        "Vect" if class.held_four_vector() => {
+            let [x, y, z, _] = components(class, a);
+            [x, y, z, 0.0]
+        }
         "Vect" => [x, y, z, 0.0],
-        "BoostToCM" => gv::boost_to_cm(a),
+        "BoostToCM" => gv::boost_to_cm(class, a),
         "Unit" | "unit" if class.genvector() => gv::unit(a),
         "XYvector" => [x, y, 0.0, 0.0],
         "Unit" => {
@@ -293,19 +318,40 @@ pub fn vector(class: VectorClass, name: &str, a: &Xyzt, b: &Xyzt) -> Xyzt {
     }
 }
 
-/// `a + b`.
-pub fn add(a: &Xyzt, b: &Xyzt) -> Xyzt {
+/// `a + b` of two vectors of `class`: a four-vector held as numbers is given the sum of
+/// the Cartesian components in its own system, as GenVector's `operator+` gives it.
+pub fn add(class: VectorClass, a: &Xyzt, b: &Xyzt) -> Xyzt {
+    if class.held_four_vector() {
+        let (a, b) = (components(class, a), components(class, b));
+        return from_components(class, std::array::from_fn(|k| a[k] + b[k]));
+    }
     [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]]
 }
 
-/// `a - b`.
-pub fn sub(a: &Xyzt, b: &Xyzt) -> Xyzt {
+/// `a - b` of two vectors of `class`, as [`add`] adds them.
+pub fn sub(class: VectorClass, a: &Xyzt, b: &Xyzt) -> Xyzt {
+    if class.held_four_vector() {
+        let (a, b) = (components(class, a), components(class, b));
+        return from_components(class, std::array::from_fn(|k| a[k] - b[k]));
+    }
     [a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3]]
 }
 
-/// `-v`.
-pub fn neg(v: &Xyzt) -> Xyzt {
+/// `-v`: GenVector's four-vectors scaled by -1 (a `PtEtaPhiEVector` turned around).
+pub fn neg(class: VectorClass, v: &Xyzt) -> Xyzt {
+    if class.held_four_vector() {
+        return scaled(class, v, -1.0);
+    }
     [-v[0], -v[1], -v[2], -v[3]]
+}
+
+/// `v * s` and `s * v` of a vector of `class`: a four-vector held as numbers as its system
+/// scales (see [`scaled`]), the others each component times `s`.
+pub fn times(class: VectorClass, v: &Xyzt, s: f64) -> Xyzt {
+    if class.held_four_vector() {
+        return scaled(class, v, s);
+    }
+    scale(v, s)
 }
 
 /// `v * s` and `s * v` (each component times `s`; the classes differ in the order of the
@@ -316,6 +362,9 @@ pub fn scale(v: &Xyzt, s: f64) -> Xyzt {
 
 /// `v / s` (`TVector2`'s, or a `ROOT::Math` vector's product by the reciprocal).
 pub fn divide(class: VectorClass, v: &Xyzt, s: f64) -> Xyzt {
+    if class.held_four_vector() {
+        return scaled(class, v, 1.0 / s);
+    }
     if class.genvector() {
         return gv::divide(v, s);
     }
@@ -329,8 +378,8 @@ pub fn dot(class: VectorClass, a: &Xyzt, b: &Xyzt) -> f64 {
         VectorClass::Vector2 => a[0] * b[0] + a[1] * b[1],
         VectorClass::Vector3 => a[0] * b[0] + a[1] * b[1] + a[2] * b[2],
         VectorClass::Lorentz => a[3] * b[3] - a[2] * b[2] - a[1] * b[1] - a[0] * b[0],
-        VectorClass::CartesianLorentz => gv::lorentz_dot(a, b),
         VectorClass::Cartesian3 => gv::spatial_dot(a, b),
+        c => gv::lorentz_dot(&components(c, a), &components(c, b)),
     }
 }
 

@@ -1,20 +1,23 @@
 //! Calls on ROOT's physics vectors in expressions: the methods of `TVector2`, `TVector3`,
-//! `TLorentzVector`, `XYZVector` and `PxPyPzEVector` (`p4.Pt()`, `a.DeltaR(b)`,
-//! `p4.Vect()`) and their constructors from components (`TLorentzVector(px, py, pz, e)`,
-//! `Construct<XYZTVector>(...)`) or from a `PtEtaPhiMVector`, item by item over lists as every
+//! `TLorentzVector`, `XYZVector`, `PxPyPzEVector`, `PtEtaPhiEVector` and `PxPyPzMVector`
+//! (`p4.Pt()`, `a.DeltaR(b)`, `p4.Vect()`) and their constructors from numbers
+//! (`TLorentzVector(px, py, pz, e)`, `Construct<XYZTVector>(...)`) or, for the
+//! `ROOT::Math` four-vectors, from another four-vector, item by item over lists as every
 //! method is (a `Map` lambda's parameter is all the items at once). The values are
 //! [`physics_vectors`](super::physics_vectors)'.
 
+use super::coordinates::{made, momenta, Momentum};
+use super::genvectors as gv;
 use super::physics_vectors::{self as pv, MethodResult, VectorClass, Xyzt};
 use super::value::{align, map1, map2, shaped, Lane, Scalar, Shape, Ty, Val};
-use crate::analysis::column::{Column, Values, P4};
+use crate::analysis::column::{Column, Values};
 
 /// Whether `name` (a `.method` or a function) with `args` arguments (a method's object
 /// counted) is a method of some physics vector or one of their constructors: `None` if the
 /// name is neither, an error if a constructor is given the wrong number of components.
 pub fn check(name: &str, args: usize) -> Option<Result<(), String>> {
     if let Some(class) = VectorClass::of_name(name) {
-        let converted = args == 1 && class == VectorClass::CartesianLorentz;
+        let converted = args == 1 && class.held_four_vector();
         return Some(match args == class.components() || args == 0 || converted {
             true => Ok(()),
             false => Err(format!(
@@ -88,23 +91,27 @@ fn construct(class: VectorClass, args: &[Val], events: usize) -> Result<Val, Str
             for (c, x) in v.iter_mut().zip(&numbers) {
                 *c = x.at(if constant { 0 } else { i });
             }
-            v
+            made(class, v)
         })
         .collect();
     let shape = if constant { Shape::Flat } else { shape };
     Ok(shaped(shape, Values::Vectors(class, values), false))
 }
 
-/// `PxPyPzEVector(v)` of a `PtEtaPhiMVector` (its `Px()`, `Py()`, `Pz()`, `E()`, as
-/// GenVector's constructor from other coordinates takes them) or of a `PxPyPzEVector`.
+/// `PxPyPzEVector(v)`, `PtEtaPhiEVector(v)` or `PxPyPzMVector(v)` of another `ROOT::Math`
+/// four-vector: the values GenVector's constructor from other coordinates takes of it
+/// (`Px() Py() Pz() E()`, `Pt() Eta() Phi() E()`, `Px() Py() Pz() M()`).
 fn convert(class: VectorClass, from: &Val, events: usize) -> Result<Val, String> {
     let (shape, n, lanes) = align(&[from], events)?;
     let values = match lanes[0].ty() {
         Ty::P4 => {
             let p = lanes[0].p4s()?;
-            map1(&p, n, |p| [p.px(), p.py(), p.pz(), p.e()])
+            map1(&p, n, |p| Momentum::Polar(p).converted(class))
         }
         Ty::Vector(c) if c == class => map1(&lanes[0].vectors(c)?, n, |v| v),
+        Ty::Vector(c) if c.held_four_vector() => map1(&lanes[0].vectors(c)?, n, |v| {
+            Momentum::Held(c, v).converted(class)
+        }),
         other => {
             return Err(format!(
                 "a {} made of a {}",
@@ -116,25 +123,14 @@ fn convert(class: VectorClass, from: &Val, events: usize) -> Result<Val, String>
     Ok(shaped(shape, Values::Vectors(class, values), false))
 }
 
-/// `PtEtaPhiMVector(v)` of a `PxPyPzEVector`: its `Pt()`, `Eta()`, `Phi()` and `M()`, as
-/// GenVector's constructor from other coordinates takes them (the azimuth brought into
-/// (-pi, pi]); `None` for other arguments.
+/// `PtEtaPhiMVector(v)` of another `ROOT::Math` four-vector: its `Pt()`, `Eta()`, `Phi()`
+/// and `M()`, as GenVector's constructor from other coordinates takes them (the azimuth
+/// brought into (-pi, pi]); `None` for other arguments.
 pub fn four_vector_of(from: &Val, events: usize) -> Option<Result<Val, String>> {
-    let Some(VectorClass::CartesianLorentz) = class_of(from) else {
-        return None;
-    };
-    let class = VectorClass::CartesianLorentz;
+    let class = class_of(from).filter(|c| c.held_four_vector())?;
     let made = align(&[from], events).and_then(|(shape, n, lanes)| {
         let v = lanes[0].vectors(class)?;
-        let values = map1(&v, n, |v| {
-            let coordinate = |name| pv::number(class, name, &v);
-            P4::new(
-                coordinate("Pt"),
-                coordinate("Eta"),
-                coordinate("Phi"),
-                coordinate("M"),
-            )
-        });
+        let values = map1(&v, n, |v| Momentum::Held(class, v).four_vector());
         Ok(shaped(shape, Values::P4(values), false))
     });
     Some(made)
@@ -159,6 +155,30 @@ fn call_method(
     let a = lanes[0].vectors(class)?;
     let values = match (result, others) {
         (MethodResult::Number, 0) => Values::F64(map1(&a, n, |v| pv::number(class, method, &v))),
+        (MethodResult::Number, _) if class.held_four_vector() => {
+            // `Dot` and `DeltaR` take a four-vector of any `ROOT::Math` class.
+            let b = match lanes[1].ty() {
+                Ty::P4 => momenta(&lanes[1], n)?,
+                Ty::Vector(c) if c.held_four_vector() => momenta(&lanes[1], n)?,
+                other => {
+                    return Err(format!(
+                        "{method}() of a {} takes a ROOT::Math four-vector, not a {}",
+                        class.name(),
+                        super::value::ty_name(other)
+                    ))
+                }
+            };
+            let a = momenta(&lanes[0], n)?;
+            Values::F64(
+                a.iter()
+                    .zip(&b)
+                    .map(|(a, b)| match method {
+                        "DeltaR" => gv::delta_r(a, b),
+                        _ => gv::lorentz_dot(&a.components(), &b.components()),
+                    })
+                    .collect(),
+            )
+        }
         (MethodResult::Number, _) => {
             let b = lanes[1]
                 .vectors(class)

@@ -73,7 +73,10 @@ fn methods_of_items_and_sums_of_lorentz_vectors() {
     );
     // The pair's mass: components added, then TLorentzVector's M().
     let m = f64s(eval("muonp4.size() >= 2 ? (muonp4[0] + muonp4[1]).M() : -1.0").unwrap());
-    assert_eq!(m, [pv::number(lorentz, "M", &pv::add(&A, &B)), -1.0]);
+    assert_eq!(
+        m,
+        [pv::number(lorentz, "M", &pv::add(lorentz, &A, &B)), -1.0]
+    );
     // A method over a list gives a list (Map's lambda over all items at once).
     let etas = eval("Map(muonp4, [](const TLorentzVector &p) { return p.Eta(); })").unwrap();
     let Column::Jagged(offsets, etas) = etas else {
@@ -305,6 +308,66 @@ fn a_pt_eta_phi_m_vector_scales_as_genvector_s_scale() {
         (
             format!("2.0 / {polar}"),
             "no operator '/' of a number and a four-vector",
+        ),
+    ] {
+        let e = eval(&text).unwrap_err();
+        assert!(e.contains(says), "{text}: {e}");
+    }
+}
+
+#[test]
+fn polar_energy_and_mass_four_vectors_convert_sums_into_their_own_coordinates() {
+    use super::coordinates::{coordinate, from_components};
+    let l = VectorClass::Lorentz;
+    let [pt, eta, phi, e] = ["Pt", "Eta", "Phi", "E"].map(|k| pv::number(l, k, &A));
+    let polar = "ROOT::Math::PtEtaPhiEVector(muonp4[0].Pt(), muonp4[0].Eta(), muonp4[0].Phi(), muonp4[0].E())";
+    let massive =
+        "ROOT::Math::PxPyPzMVector(muonp4[0].Px(), muonp4[0].Py(), muonp4[0].Pz(), muonp4[0].M())";
+    // A PtEtaPhiEVector's Pz() is pt sinh(eta), its M() from pt cosh(eta) and E.
+    let pe = VectorClass::PtEtaPhiE;
+    let held = [pt, eta, phi, e];
+    let z = f64s(eval(&format!("{polar}.Pz() + {polar}.M()")).unwrap());
+    assert_eq!(
+        z[0],
+        pt * eta.sinh() + coordinate(pe, "M", &held),
+        "{held:?}"
+    );
+    // The sum of two is converted back into pt, eta, phi, E: its Eta() is the converted
+    // one's, not one of the Cartesian sum's other formulas.
+    let sum = f64s(eval(&format!("({polar} + {polar}).Eta()")).unwrap());
+    let c = super::coordinates::components(pe, &held);
+    let doubled = from_components(pe, std::array::from_fn(|k| c[k] + c[k]));
+    assert_eq!(sum[0], doubled[1]);
+    // A PxPyPzMVector's E() comes from its mass; its sum keeps the sum's mass.
+    let xm = VectorClass::PxPyPzM;
+    let m = pv::number(l, "M", &A);
+    let e_of_m = f64s(eval(&format!("{massive}.E()")).unwrap());
+    assert_eq!(e_of_m[0], coordinate(xm, "E", &[A[0], A[1], A[2], m]));
+    let typed = eval(&format!("{massive} + {polar}")).unwrap();
+    assert!(
+        matches!(typed.flat(), Some(Values::Vectors(VectorClass::PxPyPzM, _))),
+        "{typed:?}"
+    );
+    // Lists made by Construct, summed from a zero of their class.
+    let sum = "Sum(Construct<ROOT::Math::PtEtaPhiEVector>(ROOT::RVecD{10.0, 20.0}, ROOT::RVecD{0.5, -0.5}, ROOT::RVecD{7.0, 0.0}, ROOT::RVecD{30.0, 40.0}), ROOT::Math::PtEtaPhiEVector()).E()";
+    assert_eq!(f64s(eval(sum).unwrap()), [70.0, 70.0]);
+    let turned = "Construct<ROOT::Math::PtEtaPhiEVector>(ROOT::RVecD{10.0}, ROOT::RVecD{0.5}, ROOT::RVecD{7.0}, ROOT::RVecD{30.0})[0].Phi()";
+    assert_eq!(
+        f64s(eval(turned).unwrap())[0],
+        7.0 - 2.0 * std::f64::consts::PI
+    );
+    for (text, says) in [
+        (
+            format!("{polar} * {massive}"),
+            "no operator '*' of PtEtaPhiEVector and PxPyPzMVector",
+        ),
+        (
+            format!("{massive}.DeltaR(muonp4[0])"),
+            "DeltaR() of a PxPyPzMVector takes a ROOT::Math four-vector",
+        ),
+        (
+            "ROOT::Math::PxPyPzMVector(1.0, 2.0)".to_string(),
+            "PxPyPzMVector takes 4 components, not 2",
         ),
     ] {
         let e = eval(&text).unwrap_err();

@@ -2,16 +2,15 @@
 //! `DeltaR2`, `DeltaRapidityPhi`, `DeltaR2RapidityPhi`, `InvariantMass`), the namespace
 //! dropped as every namespace is: called with `PtEtaPhiMVector`s instead of numbers, the
 //! names mean these functions, computed as they compute them (`DeltaPhi` is `b.Phi() -
-//! a.Phi()` brought into (-pi, pi] by one step), also of `PxPyPzEVector`s (either kind on
-//! either side, as the templates take them). ROOT's templates need the vectors' `Scalar`
+//! a.Phi()` brought into (-pi, pi] by one step), also of `PxPyPzEVector`s,
+//! `PtEtaPhiEVector`s and `PxPyPzMVector`s (any kind on either side, as the templates take
+//! them). ROOT's templates need the vectors' `Scalar`
 //! type, which `TLorentzVector` lacks: they are refused for it, as C++ refuses them.
 
 use std::f64::consts::PI;
 
-use super::genvectors::lorentz_number;
-use super::lorentz::P4;
-use super::physics_vectors::{VectorClass, Xyzt};
-use super::value::{align, map1, shaped, Lane, Ty, Val};
+use super::coordinates::{momenta, Momentum};
+use super::value::{align, shaped, Ty, Val};
 use crate::analysis::column::{Column, Values};
 
 /// `name(a, b)`: `None` unless it is one of these functions called with a vector first.
@@ -28,8 +27,11 @@ pub fn call(name: &str, args: &[Val], events: usize) -> Option<Result<Val, Strin
         "InvariantMass" => invariant_mass,
         _ => return None,
     };
-    let four =
-        |t: Option<Ty>| matches!(t, Some(Ty::P4 | Ty::Vector(VectorClass::CartesianLorentz)));
+    let four = |t: Option<Ty>| match t {
+        Some(Ty::P4) => true,
+        Some(Ty::Vector(c)) => c.held_four_vector(),
+        _ => false,
+    };
     match (type_of(a), type_of(b)) {
         (x, y) if four(x) && four(y) => {}
         (Some(Ty::Vector(c)), _) | (_, Some(Ty::Vector(c))) if !c.genvector() => {
@@ -61,46 +63,6 @@ pub fn call(name: &str, args: &[Val], events: usize) -> Option<Result<Val, Strin
     Some(pairwise(f, a, b, events))
 }
 
-/// A four-vector of either kind the functions take: a `PtEtaPhiMVector` or the components
-/// of a `PxPyPzEVector`, each asked for its values as its class computes them.
-#[derive(Clone, Copy)]
-enum Momentum {
-    Polar(P4),
-    Cartesian(Xyzt),
-}
-
-impl Momentum {
-    fn phi(&self) -> f64 {
-        self.number("Phi", P4::phi)
-    }
-    fn eta(&self) -> f64 {
-        self.number("Eta", P4::eta)
-    }
-    fn rapidity(&self) -> f64 {
-        self.number("Rapidity", P4::rapidity)
-    }
-    fn components(&self) -> Xyzt {
-        match self {
-            Momentum::Polar(p) => [p.px(), p.py(), p.pz(), p.e()],
-            Momentum::Cartesian(v) => *v,
-        }
-    }
-    fn number(&self, name: &str, polar: fn(&P4) -> f64) -> f64 {
-        match self {
-            Momentum::Polar(p) => polar(p),
-            Momentum::Cartesian(v) => lorentz_number(name, v),
-        }
-    }
-}
-
-/// The four-vectors of a lane (a `PtEtaPhiMVector` or `PxPyPzEVector` one).
-fn momenta(lane: &Lane, n: usize) -> Result<Vec<Momentum>, String> {
-    Ok(match lane.ty() {
-        Ty::Vector(c) => map1(&lane.vectors(c)?, n, Momentum::Cartesian),
-        _ => map1(&lane.p4s()?, n, Momentum::Polar),
-    })
-}
-
 /// `f` of the four-vectors of `a` and `b` at each position.
 fn pairwise(
     f: fn(&Momentum, &Momentum) -> f64,
@@ -126,7 +88,7 @@ fn type_of(v: &Val) -> Option<Ty> {
 
 /// `DeltaPhi(a, b)`: `b.Phi() - a.Phi()`, one step of 2 pi into (-pi, pi].
 fn delta_phi(a: &Momentum, b: &Momentum) -> f64 {
-    let d = b.phi() - a.phi();
+    let d = b.coordinate("Phi") - a.coordinate("Phi");
     if d > PI {
         d - 2.0 * PI
     } else if d <= -PI {
@@ -139,7 +101,7 @@ fn delta_phi(a: &Momentum, b: &Momentum) -> f64 {
 /// `DeltaR2(a, b)`: `dphi * dphi + deta * deta`, `deta = b.Eta() - a.Eta()`.
 fn delta_r2(a: &Momentum, b: &Momentum) -> f64 {
     let dphi = delta_phi(a, b);
-    let deta = b.eta() - a.eta();
+    let deta = b.coordinate("Eta") - a.coordinate("Eta");
     dphi * dphi + deta * deta
 }
 
