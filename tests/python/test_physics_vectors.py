@@ -174,6 +174,12 @@ def test_lists_of_vectors_in_lambdas_and_list_functions():
      "Dot() of a PxPyPzMVector takes a ROOT::Math four-vector, not a TLorentzVector"),
     ("ROOT::Math::PtEtaPhiEVector() == ROOT::Math::PxPyPzMVector()",
      "no operator '==' of PtEtaPhiEVector and PxPyPzMVector"),
+    ("ROOT::Math::XYZPoint(1.0, 2.0, MET.X()) + ROOT::Math::XYZPoint()", "no operator '+' of XYZPoint and XYZPoint"),
+    ("ROOT::Math::XYZVector() - ROOT::Math::XYZPoint(1.0, 2.0, MET.X())", "no operator '-' of XYZVector and XYZPoint"),
+    ("-ROOT::Math::XYZPoint(1.0, 2.0, MET.X())", "an XYZPoint has no unary '-'"),
+    ("ROOT::Math::XYZPoint(1.0, 2.0, MET.X()).Dot(ROOT::Math::XYZPoint())", "Dot(): "),
+    ("Sum(ROOT::VecOps::Construct<ROOT::Math::XYZPoint>(ROOT::RVecD{MET.X()}, ROOT::RVecD{1.0}, ROOT::RVecD{2.0}), "
+     "ROOT::Math::XYZPoint())", "GenVector has no sum of two points"),
     ("DeltaR(MET.X(), MET.Y())", "DeltaR of two arguments takes four-vectors"),
 ])
 def test_what_the_classes_do_not_have_is_an_error_naming_the_expression(text, says):
@@ -357,15 +363,43 @@ HELD = {
     "list_e": "Sum(made_e, ROOT::Math::PtEtaPhiEVector()).M() + made_e[2].Phi() + (made_e[0] + made_e[1]).Eta()",
     "list_m": "Sum(made_m, ROOT::Math::PxPyPzMVector()).E() + made_m[1].M() + made_m[2].E()",
 }
+
+
+# XYZPoint (PositionVector3D): positions, whose differences are XYZVectors.
+def point(k):
+    m = f"muonp4[{k}]"
+    return f"ROOT::Math::XYZPoint({m}.X(), {m}.Y(), {m}.Z())"
+
+
+def spatial(k):
+    m = f"muonp4[{k}]"
+    return f"ROOT::Math::XYZVector({m}.X(), {m}.Y(), {m}.Z())"
+
+
+HELD.update({
+    **{f"p_{m}": f"{ONE} ? {point(0)}.{m}() : -1.0" for m in
+       ["X", "Y", "Z", "R", "Theta", "Phi", "Eta", "Rho", "Mag2", "Perp2", "x", "rho", "perp2", "mag2"]},
+    "p_diff": f"{TWO} ? ({point(0)} - {point(1)}).R() + ({point(0)} - {point(1)}).Unit().X() : -1.0",
+    "p_moved": f"{TWO} ? ({point(0)} + {spatial(1)}).Eta() + ({spatial(1)} + {point(0)}).Phi() "
+               f"+ ({point(0)} - {spatial(1)}).Z() : -1.0",
+    "p_scaled": f"{ONE} ? ({point(0)} * 2.0).X() + (0.5 * {point(0)}).Y() + ({point(0)} / 3.0).Z() : -1.0",
+    "p_dot": f"{TWO} ? {point(0)}.Dot({spatial(1)}) + {point(0)}.Cross({spatial(1)}).Z() : -1.0",
+    "p_same": f"{TWO} && {point(0)} == {point(0)} * 1.0 && {point(0)} != {point(1)}",
+    "p_list": "made_p[1].R() + (made_p[0] - made_p[2]).Rho()",
+})
 MADE_E = ("ROOT::VecOps::Construct<ROOT::Math::PtEtaPhiEVector>(ROOT::RVecD{MET.Mod(), 2.0, 0.0}, "
           "ROOT::RVecD{0.5, -1.0, 3.0}, ROOT::RVecD{MET.Phi(), 4.0, -7.0}, ROOT::RVecD{MET.Mod() + 3.0, 9.0, 4.0})")
 MADE_M = ("ROOT::VecOps::Construct<ROOT::Math::PxPyPzMVector>(ROOT::RVecD{MET.X(), 1.0, -2.0}, "
           "ROOT::RVecD{MET.Y(), 2.0, 0.25}, ROOT::RVecD{0.5, 3.0, MET.X()}, ROOT::RVecD{0.1, -9.0, 4.0})")
-HELD_BASE = {"made_e": MADE_E, "made_m": MADE_M,
+MADE_P = ("ROOT::VecOps::Construct<ROOT::Math::XYZPoint>(ROOT::RVecD{MET.X(), 1.0, -2.0}, "
+          "ROOT::RVecD{MET.Y(), 2.0, 0.25}, ROOT::RVecD{0.5, 3.0, MET.X()})")
+HELD_BASE = {"made_e": MADE_E, "made_m": MADE_M, "made_p": MADE_P,
              "pe": "ROOT::Math::PtEtaPhiEVector(MET.Mod(), 0.7, MET.Phi(), MET.Mod() + 5.0)",
-             "xm": "ROOT::Math::PxPyPzMVector(MET.X(), MET.Y(), 1.5, 0.105)"}
-HELD_TYPED = ["made_e", "made_m", "pe", "xm", "e_M"]
-HELD_BACK = {"a": "pe.M()", "b": "xm.E()", "c": "made_e[2].Phi()", "d": "made_m[1].M()"}
+             "xm": "ROOT::Math::PxPyPzMVector(MET.X(), MET.Y(), 1.5, 0.105)",
+             "pv": "ROOT::Math::XYZPoint(MET.X(), MET.Y(), 0.25)"}
+HELD_TYPED = ["made_e", "made_m", "made_p", "pe", "xm", "pv", "e_M"]
+HELD_BACK = {"a": "pe.M()", "b": "xm.E()", "c": "made_e[2].Phi()", "d": "made_m[1].M()", "e": "pv.Eta()",
+             "f": "made_p[2].Z()"}
 
 HELD_ROOT = r"""
 import json, sys, ROOT
@@ -389,7 +423,10 @@ with open(out, "w") as f:
 """
 
 
-def test_polar_energy_and_mass_four_vectors_compute_as_genvector(workdir):
+POINT = "ROOT::Math::PositionVector3D<ROOT::Math::Cartesian3D<double>,ROOT::Math::DefaultCoordinateSystemTag>"
+
+
+def test_polar_energy_and_mass_four_vectors_and_points_compute_as_genvector(workdir):
     df = rootweave.RDataFrame("events", str(HZZ))
     for k, v in {**HELD_BASE, **HELD}.items():
         df = df.Define(k, v)
@@ -421,17 +458,24 @@ def test_polar_energy_and_mass_four_vectors_compute_as_genvector(workdir):
         assert [t.replace("> >", ">>") for t in back["types"]] == [
             "ROOT::VecOps::RVec<ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiE4D<double>>>",
             "ROOT::VecOps::RVec<ROOT::Math::LorentzVector<ROOT::Math::PxPyPzM4D<double>>>",
+            f"ROOT::VecOps::RVec<{POINT}>",
             "ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiE4D<double>>",
-            "ROOT::Math::LorentzVector<ROOT::Math::PxPyPzM4D<double>>"], fmt
+            "ROOT::Math::LorentzVector<ROOT::Math::PxPyPzM4D<double>>", POINT], fmt
+        # rootweave takes the four-vectors read back; a read point is not taken (its record is
+        # an XYZVector's too).
         again = rootweave.RDataFrame("t", f"{out}.{fmt}.root")
-        for k, v in HELD_BACK.items():
-            again = again.Define(k, v)
-        got = again.AsNumpy(list(HELD_BACK))
+        four = [k for k, v in HELD_BACK.items() if not v.startswith(("pv", "made_p"))]
+        for k in four:
+            again = again.Define(k, HELD_BACK[k])
+        got = again.AsNumpy(four)
         for k in HELD_BACK:
             np.testing.assert_array_equal(np.array(back[k]), expected[k], err_msg=f"{fmt} {k}", strict=True)
+        for k in four:
             np.testing.assert_array_equal(got[k], expected[k], err_msg=f"{fmt} {k}", strict=True)
     pt = df.Define("pt", "pe.Pt()").Define("mass", "xm.M()").AsNumpy(["pt", "mass"])
     with uproot.open(f"{out}.ttree.root") as f:
         assert f["t"]["pe"].array()["fCoordinates"]["fCoordinates.fPt"].tolist() == pt["pt"].tolist()
     with uproot.open(f"{out}.rntuple.root") as f:
         assert f["t"].arrays(["xm"])["xm"]["fCoordinates"]["fM"].tolist() == pt["mass"].tolist()
+        z = df.Define("z", "made_p[2].Z()").AsNumpy(["z"])["z"]
+        assert f["t"].arrays(["made_p"])["made_p"]["fCoordinates"]["fZ"][:, 2].tolist() == z.tolist()

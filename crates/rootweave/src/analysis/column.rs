@@ -29,7 +29,7 @@ pub enum Values {
     /// `ROOT::Math::PtEtaPhiMVector`
     P4(Vec<P4>),
     /// `TVector2`, `TVector3`, `TLorentzVector`, or a `ROOT::Math` vector held as its numbers
-    /// (`XYZVector`, `PxPyPzEVector`, `PtEtaPhiEVector`, `PxPyPzMVector`): each vector's
+    /// (`XYZVector`, `XYZPoint`, `PxPyPzEVector`, `PtEtaPhiEVector`, `PxPyPzMVector`): each vector's
     /// numbers.
     Vectors(VectorClass, Vec<Xyzt>),
     /// `std::string` (also `TString`): each string's bytes as read, compared
@@ -921,7 +921,9 @@ fn vectors_array(class: VectorClass, v: &[Xyzt]) -> Array {
             ("fP".into(), record(spatial(3))),
             ("fE".into(), part(3)),
         ]),
-        VectorClass::Cartesian3 => record(vec![("fCoordinates".into(), record(spatial(3)))]),
+        VectorClass::Cartesian3 | VectorClass::CartesianPoint => {
+            record(vec![("fCoordinates".into(), record(spatial(3)))])
+        }
         held => {
             let members = held_members(held)
                 .iter()

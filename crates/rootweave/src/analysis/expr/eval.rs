@@ -284,6 +284,10 @@ fn unary(op: UnaryOp, a: &Val, events: usize) -> Result<Val, String> {
             Lane::Many(v) => v.clone().into_owned(),
             Lane::One(_) => return Ok(a.clone()),
         },
+        (UnaryOp::Plus | UnaryOp::Neg, Ty::Vector(VectorClass::CartesianPoint)) => {
+            let sign = if op == UnaryOp::Plus { '+' } else { '-' };
+            return Err(format!("an XYZPoint has no unary '{sign}'"));
+        }
         (UnaryOp::Plus, Ty::P4) => return Ok(a.clone()),
         (UnaryOp::Plus, Ty::Vector(c)) if c.genvector() => return Ok(a.clone()),
         (UnaryOp::Plus, Ty::Vector(c)) => return Err(format!("a {} has no unary '+'", c.name())),
@@ -367,6 +371,9 @@ pub fn binary(op: BinaryOp, a: &Val, b: &Val, events: usize) -> Result<Val, Stri
     }
     if tx == Ty::P4 || ty == Ty::P4 {
         return p4_binary(op, x, y, n, shape);
+    }
+    if let Some(points) = point_binary(op, x, y, n, &shape) {
+        return points;
     }
     if let (Ty::Vector(c), _) | (_, Ty::Vector(c)) = (tx, ty) {
         return vector_binary(op, c, x, y, n, shape);
@@ -580,6 +587,53 @@ fn mixed_binary(add: bool, x: &Lane, y: &Lane, n: usize, shape: Shape) -> Result
         _ => Values::P4(sums.map(P4::with_components).collect()),
     };
     Ok(shaped(shape, values, false))
+}
+
+/// `a + b` and `a - b` where a side is an `XYZPoint`, as `PositionVector3D`'s operators
+/// give them: a point and a vector (either first when added) make a point, two points'
+/// difference an `XYZVector`; two points have no sum, a vector no difference from a point.
+/// `None` for other operators and operands.
+fn point_binary(
+    op: BinaryOp,
+    x: &Lane,
+    y: &Lane,
+    n: usize,
+    shape: &Shape,
+) -> Option<Result<Val, String>> {
+    use physics_vectors as pv;
+    use VectorClass::{Cartesian3, CartesianPoint};
+    let (Ty::Vector(a), Ty::Vector(b)) = (x.ty(), y.ty()) else {
+        return None;
+    };
+    let add = match op {
+        BinaryOp::Add => true,
+        BinaryOp::Sub => false,
+        _ => return None,
+    };
+    let made = match (a, b, add) {
+        (CartesianPoint, CartesianPoint, false) => Cartesian3,
+        (CartesianPoint, Cartesian3, _) | (Cartesian3, CartesianPoint, true) => CartesianPoint,
+        (CartesianPoint, _, _) | (_, CartesianPoint, _) => {
+            return Some(Err(format!(
+                "no operator '{}' of {} and {}",
+                op.symbol(),
+                a.name(),
+                b.name()
+            )))
+        }
+        _ => return None,
+    };
+    let values = x.vectors(a).and_then(|p| {
+        let q = y.vectors(b)?;
+        Ok(map2(&p, &q, n, |p, q| {
+            if add {
+                pv::add(made, &p, &q)
+            } else {
+                pv::sub(made, &p, &q)
+            }
+        }))
+    });
+    Some(values.map(|v| shaped(shape.clone(), Values::Vectors(made, v), false)))
 }
 
 /// `a op b` where either side is one of ROOT's physics vectors, as the classes' operators

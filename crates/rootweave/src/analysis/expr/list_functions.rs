@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::eval::event_name;
 use super::functions::{items, lists, sums};
 use super::int_type::IntTy;
+use super::physics_vectors::VectorClass;
 use super::value::{align, scalar_f64, Lane, Scalar, Ty, Val};
 use crate::analysis::column::{item_events, Column, Values};
 
@@ -453,6 +454,9 @@ fn vector_sums(offsets: &[usize], values: &Values, zero: &Val) -> Option<Values>
 /// `std::size_t` plus the items that are not 0 (`Sum(Jet_pt, 0.)` counts them), as here.
 pub fn sum_from(v: &Val, zero: &Val) -> Result<Val, String> {
     let (offsets, values) = lists(v, "Sum")?;
+    if let Values::Vectors(VectorClass::CartesianPoint, _) = values {
+        return Err("Sum of XYZPoints: GenVector has no sum of two points".into());
+    }
     if let Some(sums) = vector_sums(offsets, values, zero) {
         return Ok(Val::Col(Column::Flat(sums.into())));
     }

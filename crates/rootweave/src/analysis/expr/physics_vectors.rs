@@ -28,6 +28,9 @@ pub enum VectorClass {
     Lorentz,
     /// `ROOT::Math::XYZVector`: x, y, z.
     Cartesian3,
+    /// `ROOT::Math::XYZPoint`: x, y, z of a position (a vertex), which differences of two
+    /// make an `XYZVector`.
+    CartesianPoint,
     /// `ROOT::Math::PxPyPzEVector` (`XYZTVector`): x, y, z, t.
     CartesianLorentz,
     /// `ROOT::Math::PtEtaPhiEVector`: pt, eta, phi, e.
@@ -47,6 +50,7 @@ impl VectorClass {
             VectorClass::Vector3 => "TVector3",
             VectorClass::Lorentz => "TLorentzVector",
             VectorClass::Cartesian3 => "XYZVector",
+            VectorClass::CartesianPoint => "XYZPoint",
             VectorClass::CartesianLorentz => "PxPyPzEVector",
             VectorClass::PtEtaPhiE => "PtEtaPhiEVector",
             VectorClass::PxPyPzM => "PxPyPzMVector",
@@ -58,6 +62,9 @@ impl VectorClass {
         match self {
             VectorClass::Cartesian3 => {
                 "ROOT::Math::DisplacementVector3D<ROOT::Math::Cartesian3D<double>,ROOT::Math::DefaultCoordinateSystemTag>"
+            }
+            VectorClass::CartesianPoint => {
+                "ROOT::Math::PositionVector3D<ROOT::Math::Cartesian3D<double>,ROOT::Math::DefaultCoordinateSystemTag>"
             }
             VectorClass::CartesianLorentz => "ROOT::Math::LorentzVector<ROOT::Math::PxPyPzE4D<double> >",
             VectorClass::PtEtaPhiE => "ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiE4D<double> >",
@@ -79,6 +86,7 @@ impl VectorClass {
                 VectorClass::Vector3,
                 VectorClass::Lorentz,
                 VectorClass::Cartesian3,
+                VectorClass::CartesianPoint,
                 VectorClass::CartesianLorentz,
                 VectorClass::PtEtaPhiE,
                 VectorClass::PxPyPzM,
@@ -92,7 +100,7 @@ impl VectorClass {
     pub fn components(self) -> usize {
         match self {
             VectorClass::Vector2 => 2,
-            VectorClass::Vector3 | VectorClass::Cartesian3 => 3,
+            VectorClass::Vector3 | VectorClass::Cartesian3 | VectorClass::CartesianPoint => 3,
             _ => 4,
         }
     }
@@ -100,7 +108,17 @@ impl VectorClass {
     /// Whether the class is one of `ROOT::Math`'s (GenVector's operators: a unary `+`, no
     /// product of two vectors, a division by a number).
     pub fn genvector(self) -> bool {
-        self == VectorClass::Cartesian3 || self.held_four_vector()
+        matches!(self, VectorClass::Cartesian3 | VectorClass::CartesianPoint)
+            || self.held_four_vector()
+    }
+
+    /// The class of the other vector of `a.method(b)`: an `XYZPoint`'s `Dot` and `Cross`
+    /// take an `XYZVector`, every other class's methods one of its own.
+    pub fn argument_class(self) -> VectorClass {
+        match self {
+            VectorClass::CartesianPoint => VectorClass::Cartesian3,
+            other => other,
+        }
     }
 
     /// Whether the class is a `ROOT::Math` four-vector held as its four numbers (every one
@@ -182,11 +200,12 @@ pub fn method_result(class: VectorClass, name: &str, args: usize) -> Option<Meth
     let four = class.held_four_vector();
     match (class, args, name) {
         (_, 0, n) if four && gv::LORENTZ_NUMBERS.contains(&n) => return Some(MethodResult::Number),
-        (Cartesian3, 0, n) if gv::SPATIAL_NUMBERS.contains(&n) => {
+        (Cartesian3 | CartesianPoint, 0, n) if gv::SPATIAL_NUMBERS.contains(&n) => {
             return Some(MethodResult::Number)
         }
         (_, 1, "Dot" | "DeltaR") if four => return Some(MethodResult::Number),
-        (Cartesian3, 1, "Dot") => return Some(MethodResult::Number),
+        (Cartesian3 | CartesianPoint, 1, "Dot") => return Some(MethodResult::Number),
+        (CartesianPoint, 1, "Cross") => return Some(MethodResult::Vector(CartesianPoint)),
         (_, 0, "Vect" | "BoostToCM") if four => return Some(MethodResult::Vector(Cartesian3)),
         (Cartesian3, 0, "Unit" | "unit") | (Cartesian3, 1, "Cross") => {
             return Some(MethodResult::Vector(Cartesian3))
@@ -215,7 +234,7 @@ pub fn number(class: VectorClass, name: &str, v: &Xyzt) -> f64 {
     let [x, y, z, t] = *v;
     match (class, name) {
         (c, _) if c.held_four_vector() => gv::lorentz_number(c, name, v),
-        (VectorClass::Cartesian3, _) => gv::spatial_number(name, v),
+        (VectorClass::Cartesian3 | VectorClass::CartesianPoint, _) => gv::spatial_number(name, v),
         (_, "X" | "Px") => x,
         (_, "Y" | "Py") => y,
         (_, "Z" | "Pz") => z,
@@ -263,7 +282,7 @@ pub fn pair_number(class: VectorClass, name: &str, a: &Xyzt, b: &Xyzt) -> f64 {
     match (class, name) {
         (c, "DeltaR") if c.held_four_vector() => gv::delta_r(&held(a), &held(b)),
         (c, _) if c.held_four_vector() => gv::lorentz_dot(&components(c, a), &components(c, b)),
-        (VectorClass::Cartesian3, _) => gv::spatial_dot(a, b),
+        (VectorClass::Cartesian3 | VectorClass::CartesianPoint, _) => gv::spatial_dot(a, b),
         (VectorClass::Vector2, _) => phi_mpi_pi(number(class, "Phi", a) - number(class, "Phi", b)),
         (_, "DeltaPhi") => phi_mpi_pi(phi(a) - phi(b)),
         (_, "DeltaR" | "DrEtaPhi") => {
@@ -378,7 +397,7 @@ pub fn dot(class: VectorClass, a: &Xyzt, b: &Xyzt) -> f64 {
         VectorClass::Vector2 => a[0] * b[0] + a[1] * b[1],
         VectorClass::Vector3 => a[0] * b[0] + a[1] * b[1] + a[2] * b[2],
         VectorClass::Lorentz => a[3] * b[3] - a[2] * b[2] - a[1] * b[1] - a[0] * b[0],
-        VectorClass::Cartesian3 => gv::spatial_dot(a, b),
+        VectorClass::Cartesian3 | VectorClass::CartesianPoint => gv::spatial_dot(a, b),
         c => gv::lorentz_dot(&components(c, a), &components(c, b)),
     }
 }

@@ -1,5 +1,5 @@
 //! Calls on ROOT's physics vectors in expressions: the methods of `TVector2`, `TVector3`,
-//! `TLorentzVector`, `XYZVector`, `PxPyPzEVector`, `PtEtaPhiEVector` and `PxPyPzMVector`
+//! `TLorentzVector`, `XYZVector`, `XYZPoint`, `PxPyPzEVector`, `PtEtaPhiEVector` and `PxPyPzMVector`
 //! (`p4.Pt()`, `a.DeltaR(b)`, `p4.Vect()`) and their constructors from numbers
 //! (`TLorentzVector(px, py, pz, e)`, `Construct<XYZTVector>(...)`) or, for the
 //! `ROOT::Math` four-vectors, from another four-vector, item by item over lists as every
@@ -181,7 +181,7 @@ fn call_method(
         }
         (MethodResult::Number, _) => {
             let b = lanes[1]
-                .vectors(class)
+                .vectors(class.argument_class())
                 .map_err(|e| format!("{method}(): {e}"))?;
             Values::F64(map2(&a, &b, n, |a, b| {
                 pv::pair_number(class, method, &a, &b)
@@ -192,7 +192,7 @@ fn call_method(
         }
         (MethodResult::Vector(to), _) => {
             let b = lanes[1]
-                .vectors(class)
+                .vectors(class.argument_class())
                 .map_err(|e| format!("{method}(): {e}"))?;
             Values::Vectors(
                 to,

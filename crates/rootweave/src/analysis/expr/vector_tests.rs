@@ -374,3 +374,44 @@ fn polar_energy_and_mass_four_vectors_convert_sums_into_their_own_coordinates() 
         assert!(e.contains(says), "{text}: {e}");
     }
 }
+
+#[test]
+fn points_and_vectors_add_and_subtract_as_position_vector_3d() {
+    let point = "ROOT::Math::XYZPoint(muonp4[0].X(), muonp4[0].Y(), muonp4[0].Z())";
+    let shift = "ROOT::Math::XYZVector(1.0, 2.0, 4.0)";
+    // A point moved by a vector is a point; two points' difference is a vector.
+    let moved = eval(&format!("{point} + {shift}")).unwrap();
+    let Some(Values::Vectors(VectorClass::CartesianPoint, p)) = moved.flat() else {
+        panic!("{moved:?}")
+    };
+    assert_eq!(p[0], [A[0] + 1.0, A[1] + 2.0, A[2] + 4.0, 0.0]);
+    let apart = eval(&format!("({point} + {shift}) - {point}")).unwrap();
+    assert!(
+        matches!(
+            apart.flat(),
+            Some(Values::Vectors(VectorClass::Cartesian3, _))
+        ),
+        "{apart:?}"
+    );
+    let r = f64s(eval(&format!("({shift} + {point}).Rho() + {point}.Dot({shift})")).unwrap());
+    let (x, y) = (A[0] + 1.0, A[1] + 2.0);
+    assert_eq!(
+        r[0],
+        (x * x + y * y).sqrt() + (A[0] * 1.0 + A[1] * 2.0 + A[2] * 4.0)
+    );
+    for (text, says) in [
+        (
+            format!("{point} + {point}"),
+            "no operator '+' of XYZPoint and XYZPoint",
+        ),
+        (
+            format!("{shift} - {point}"),
+            "no operator '-' of XYZVector and XYZPoint",
+        ),
+        (format!("+{point}"), "an XYZPoint has no unary '+'"),
+        (format!("{point}.Unit()"), "XYZPoint has no method Unit()"),
+    ] {
+        let e = eval(&text).unwrap_err();
+        assert!(e.contains(says), "{text}: {e}");
+    }
+}
