@@ -28,9 +28,9 @@ pub enum Values {
     F64(Vec<f64>),
     /// `ROOT::Math::PtEtaPhiMVector`
     P4(Vec<P4>),
-    /// `TVector2`, `TVector3`, `TLorentzVector`, or a `ROOT::Math` vector held as its numbers
-    /// (`XYZVector`, `XYZPoint`, `PxPyPzEVector`, `PtEtaPhiEVector`, `PxPyPzMVector`): each vector's
-    /// numbers.
+    /// `TVector2`, `TVector3`, `TLorentzVector`, or a `ROOT::Math` vector held as its
+    /// numbers (`XYZVector`, `XYZPoint`, `PxPyPzEVector`, `PtEtaPhiEVector`,
+    /// `PxPyPzMVector`): each vector's numbers.
     Vectors(VectorClass, Vec<Xyzt>),
     /// `std::string` (also `TString`): each string's bytes as read, compared
     /// byte by byte as `std::string` compares them.

@@ -501,8 +501,8 @@ pub(super) fn holds_chars(ty: &str) -> bool {
 }
 
 /// The type a TTree branch of other values declares, as RDataFrame names it: a C string
-/// leaf's characters (`Char_t`, `RVec<Char_t>` for a leaf of several), an object's class (`string`, `TString`, `TVector3`), a
-/// `vector`'s items as an `RVec`.
+/// leaf's characters (`Char_t`, `RVec<Char_t>` for a leaf of several), an object's class
+/// (`string`, `TString`, `TVector3`), a `vector`'s items as an `RVec`.
 fn declared_type(branch: &Branch) -> Option<String> {
     if let [leaf] = branch.leaves.as_slice() {
         if leaf.class == "TLeafC" {

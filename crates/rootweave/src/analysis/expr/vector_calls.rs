@@ -1,6 +1,6 @@
 //! Calls on ROOT's physics vectors in expressions: the methods of `TVector2`, `TVector3`,
-//! `TLorentzVector`, `XYZVector`, `XYZPoint`, `PxPyPzEVector`, `PtEtaPhiEVector` and `PxPyPzMVector`
-//! (`p4.Pt()`, `a.DeltaR(b)`, `p4.Vect()`) and their constructors from numbers
+//! `TLorentzVector`, `XYZVector`, `XYZPoint`, `PxPyPzEVector`, `PtEtaPhiEVector` and
+//! `PxPyPzMVector` (`p4.Pt()`, `a.DeltaR(b)`, `p4.Vect()`) and their constructors from numbers
 //! (`TLorentzVector(px, py, pz, e)`, `Construct<XYZTVector>(...)`) or, for the
 //! `ROOT::Math` four-vectors, from another four-vector, item by item over lists as every
 //! method is (a `Map` lambda's parameter is all the items at once). The values are
