@@ -14,7 +14,7 @@
 
 use std::f64::consts::PI;
 
-use super::coordinates::{components, from_components, scaled, Momentum};
+use super::coordinates::{components, from_components, scaled};
 use super::genvectors as gv;
 
 /// One of ROOT's physics vector classes.
@@ -276,12 +276,11 @@ pub fn number(class: VectorClass, name: &str, v: &Xyzt) -> f64 {
     }
 }
 
-/// `a.name(b)` of a method [`method_result`] says gives a number.
+/// `a.name(b)` of a method [`method_result`] says gives a number, for the classes but the
+/// `ROOT::Math` four-vectors (whose `Dot` and `DeltaR` take another class too: see
+/// `vector_calls`).
 pub fn pair_number(class: VectorClass, name: &str, a: &Xyzt, b: &Xyzt) -> f64 {
-    let held = |v: &Xyzt| Momentum::Held(class, *v);
     match (class, name) {
-        (c, "DeltaR") if c.held_four_vector() => gv::delta_r(&held(a), &held(b)),
-        (c, _) if c.held_four_vector() => gv::lorentz_dot(&components(c, a), &components(c, b)),
         (VectorClass::Cartesian3 | VectorClass::CartesianPoint, _) => gv::spatial_dot(a, b),
         (VectorClass::Vector2, _) => phi_mpi_pi(number(class, "Phi", a) - number(class, "Phi", b)),
         (_, "DeltaPhi") => phi_mpi_pi(phi(a) - phi(b)),
