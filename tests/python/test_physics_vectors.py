@@ -64,10 +64,14 @@ DEFINES = {
 }
 
 
+def of_muon(cls, methods, k):
+    """Muon k of the event as a ROOT::Math `cls` made of its values `methods`."""
+    return f"ROOT::Math::{cls}(" + ", ".join(f"muonp4[{k}].{m}()" for m in methods.split()) + ")"
+
+
 def p4(k):
     """Muon k of the event as a PtEtaPhiMVector."""
-    m = f"muonp4[{k}]"
-    return f"ROOT::Math::PtEtaPhiMVector({m}.Pt(), {m}.Eta(), {m}.Phi(), {m}.M())"
+    return of_muon("PtEtaPhiMVector", "Pt Eta Phi M", k)
 
 
 # ROOT::Math::VectorUtil's functions of two PtEtaPhiMVectors.
@@ -205,8 +209,7 @@ def test_results_of_numbers_refuse_vectors_as_they_are_booked():
 # The Cartesian ROOT::Math vectors (GenVector): PxPyPzEVector (XYZTVector) and XYZVector, made of
 # the muons' components, with every method, operator and conversion an analyst writes.
 def cart(k):
-    m = f"muonp4[{k}]"
-    return f"ROOT::Math::PxPyPzEVector({m}.Px(), {m}.Py(), {m}.Pz(), {m}.E())"
+    return of_muon("PxPyPzEVector", "Px Py Pz E", k)
 
 
 GENVECTOR = {
@@ -310,13 +313,11 @@ def test_cartesian_root_math_vectors_compute_as_genvector(workdir):
 # leptons are stored) and PxPyPzMVector, made of the muons, each computing its values from its
 # own coordinates and converting sums back into them.
 def polar_e(k):
-    m = f"muonp4[{k}]"
-    return f"ROOT::Math::PtEtaPhiEVector({m}.Pt(), {m}.Eta(), {m}.Phi(), {m}.E())"
+    return of_muon("PtEtaPhiEVector", "Pt Eta Phi E", k)
 
 
 def cart_m(k):
-    m = f"muonp4[{k}]"
-    return f"ROOT::Math::PxPyPzMVector({m}.Px(), {m}.Py(), {m}.Pz(), {m}.M())"
+    return of_muon("PxPyPzMVector", "Px Py Pz M", k)
 
 
 FOUR_METHODS = ["X", "Y", "Z", "T", "Px", "Py", "Pz", "E", "M2", "M", "R", "P", "P2", "Perp2", "Pt", "Rho", "Mt2",
@@ -367,13 +368,11 @@ HELD = {
 
 # XYZPoint (PositionVector3D): positions, whose differences are XYZVectors.
 def point(k):
-    m = f"muonp4[{k}]"
-    return f"ROOT::Math::XYZPoint({m}.X(), {m}.Y(), {m}.Z())"
+    return of_muon("XYZPoint", "X Y Z", k)
 
 
 def spatial(k):
-    m = f"muonp4[{k}]"
-    return f"ROOT::Math::XYZVector({m}.X(), {m}.Y(), {m}.Z())"
+    return of_muon("XYZVector", "X Y Z", k)
 
 
 HELD.update({
