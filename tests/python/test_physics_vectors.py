@@ -300,9 +300,9 @@ def test_cartesian_root_math_vectors_compute_as_genvector(workdir):
         for k in "mrl":
             np.testing.assert_array_equal(np.array(back[k]), expected[k], err_msg=f"{fmt} {k}", strict=True)
         again = rootweave.RDataFrame("t", f"{out}.{fmt}.root")
-        got = again.Define("m", "c.M()").Define("l", "made[2].Eta()").AsNumpy(["m", "l"])
-        np.testing.assert_array_equal(got["m"], expected["m"], strict=True)
-        np.testing.assert_array_equal(got["l"], expected["l"], strict=True)
+        got = again.Define("m", "c.M()").Define("r", "v.R()").Define("l", "made[2].Eta()").AsNumpy(list("mrl"))
+        for k in "mrl":
+            np.testing.assert_array_equal(got[k], expected[k], err_msg=f"{fmt} {k}", strict=True)
     with uproot.open(f"{out}.ttree.root") as f:
         # uproot names a split member by its branch's name.
         x = f["t"]["c"].array()["fCoordinates"]["fCoordinates.fX"]
@@ -460,17 +460,24 @@ def test_polar_energy_and_mass_four_vectors_and_points_compute_as_genvector(work
             f"ROOT::VecOps::RVec<{POINT}>",
             "ROOT::Math::LorentzVector<ROOT::Math::PtEtaPhiE4D<double>>",
             "ROOT::Math::LorentzVector<ROOT::Math::PxPyPzM4D<double>>", POINT], fmt
-        # rootweave takes the four-vectors read back; a read point is not taken (its record is
-        # an XYZVector's too).
+        # rootweave takes them back too: the points as points (their records are an
+        # XYZVector's too; the declared type tells them apart), also from a Cache.
         again = rootweave.RDataFrame("t", f"{out}.{fmt}.root")
-        four = [k for k, v in HELD_BACK.items() if not v.startswith(("pv", "made_p"))]
-        for k in four:
-            again = again.Define(k, HELD_BACK[k])
-        got = again.AsNumpy(four)
+        for k, v in HELD_BACK.items():
+            again = again.Define(k, v)
+        got = again.AsNumpy(list(HELD_BACK))
         for k in HELD_BACK:
             np.testing.assert_array_equal(np.array(back[k]), expected[k], err_msg=f"{fmt} {k}", strict=True)
-        for k in four:
             np.testing.assert_array_equal(got[k], expected[k], err_msg=f"{fmt} {k}", strict=True)
+        cached = again.Cache(["pv", "made_p"])
+        for frame in (again, cached):
+            typed = frame.Define("moved", "pv * 2.0").Define("apart", "pv - made_p[0]").Define("ps", "made_p * 1.0")
+            assert [typed.GetColumnType(c).replace("> >", ">>") for c in ("pv", "moved", "apart", "ps")] == [
+                POINT, POINT, POINT.replace("Position", "Displacement"), f"ROOT::VecOps::RVec<{POINT}>"], fmt
+            with pytest.raises(Exception, match="no operator '[+]' of XYZPoint and XYZPoint"):
+                frame.Define("twice", "pv + pv").AsNumpy(["twice"])
+        z = cached.Define("f", HELD_BACK["f"]).AsNumpy(["f"])["f"]
+        np.testing.assert_array_equal(z, expected["f"], strict=True)
     pt = df.Define("pt", "pe.Pt()").Define("mass", "xm.M()").AsNumpy(["pt", "mass"])
     with uproot.open(f"{out}.ttree.root") as f:
         assert f["t"]["pe"].array()["fCoordinates"]["fCoordinates.fPt"].tolist() == pt["pt"].tolist()

@@ -27,6 +27,8 @@ pub struct Plan {
     /// The dataset's columns of C++ `long`s and `signed char`s (see
     /// [`Column::into_long_or_signed_char`]), typed so when read.
     pub longs_or_signed_chars: HashSet<String>,
+    /// The dataset's columns of `XYZPoint`s (see [`Column::into_points`]), typed so when read.
+    pub points: HashSet<String>,
 }
 
 impl Plan {
@@ -37,6 +39,7 @@ impl Plan {
             counted: Vec::new(),
             absent: HashMap::new(),
             longs_or_signed_chars: HashSet::new(),
+            points: HashSet::new(),
         };
         plan.counted = (0..plan.nodes.len())
             .map(|n| {
@@ -622,6 +625,10 @@ impl<'a> BatchState<'a> {
 
     /// Column `name` of the dataset, read as `c`, with the C++ type RDataFrame gives it.
     fn typed(&self, name: &str, c: Column) -> Column {
+        let c = match self.plan.points.contains(name) {
+            true => c.into_points(),
+            false => c,
+        };
         match self.plan.longs_or_signed_chars.contains(name) {
             true => c.into_long_or_signed_char(),
             false => c,

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use super::actions::ResultValue;
-use super::column_type::{empty_column, holds_long_or_signed_char, other_container};
+use super::column_type::{empty_column, holds_long_or_signed_char, holds_points, other_container};
 use super::graph::{invalid, Booked, Frame, Graph};
 use crate::dataset::{Dataset, MemoryColumns, Source};
 use crate::error::Result;
@@ -84,7 +84,8 @@ impl Frame {
         // the graph as it was; the columns' types, as no entries, make the new graph's
         // stand-in dataset until the values are taken.
         let (mut empty, mut respelled) = (Vec::with_capacity(names.len()), Vec::new());
-        // A set, list, deque or bitset keeps its class (`set<int>`), as ROOT's cache does.
+        // A set, list, deque or bitset keeps its class (`set<int>`), as ROOT's cache does;
+        // `XYZPoint`s keep theirs (their records are `XYZVector`s' too).
         let mut type_names = Vec::new();
         for name in &names {
             let ty = self
@@ -93,7 +94,7 @@ impl Frame {
             if holds_long_or_signed_char(&ty) {
                 respelled.push(name.clone());
             }
-            if other_container(&ty) {
+            if other_container(&ty) || holds_points(&ty) {
                 type_names.push((name.clone(), ty.clone()));
             }
             // A column expressions do not take is kept as read (as `Take` takes it).

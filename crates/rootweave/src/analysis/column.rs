@@ -396,18 +396,7 @@ fn numbers_at(array: &Array, at: impl Picks) -> Option<Values> {
                 .collect(),
         ),
         Array::Record { .. } => match stored_vectors(array) {
-            Some((class, parts)) => Values::Vectors(
-                class,
-                at.positions()
-                    .map(|i| {
-                        let mut v = [0.0; 4];
-                        for (c, part) in v.iter_mut().zip(&parts) {
-                            *c = part[i];
-                        }
-                        v
-                    })
-                    .collect(),
-            ),
+            Some((class, parts)) => Values::Vectors(class, held_at(&parts, at)),
             None => return Items::FourVectors(stored_p4(array)?).at(at),
         },
         _ => return None,
@@ -420,7 +409,8 @@ fn numbers_at(array: &Array, at: impl Picks) -> Option<Values> {
 enum Items<'a> {
     Array(&'a Array),
     FourVectors([&'a [f64]; 4]),
-    Held(VectorClass, [&'a [f64]; 4]),
+    /// The members of another `ROOT::Math` class's `fCoordinates`, in the order held.
+    Held(VectorClass, Vec<&'a [f64]>),
 }
 
 impl Items<'_> {
@@ -433,24 +423,19 @@ impl Items<'_> {
                     .map(|i| P4::stored(pt[i], eta[i], phi[i], m[i]))
                     .collect(),
             )),
-            Items::Held(class, [a, b, c, d]) => Some(Values::Vectors(
-                *class,
-                at.positions().map(|i| [a[i], b[i], c[i], d[i]]).collect(),
-            )),
+            Items::Held(class, parts) => Some(Values::Vectors(*class, held_at(parts, at))),
         }
     }
 }
 
 /// The offsets and items of a list column: a list array's, or those of a split
-/// `std::vector` of stored `ROOT::Math` four-vectors, which a TTree's reader gives as a
+/// `std::vector` of stored `ROOT::Math` vectors, which a TTree's reader gives as a
 /// record of a list per member (`v.fCoordinates.fPt`, ..., of the same lengths).
 fn list_parts(array: &Array) -> Option<(&[u64], Items<'_>)> {
     match array {
         Array::List { offsets, values } => Some((offsets, Items::Array(values))),
         Array::Record { fields, .. } => {
-            let [a, b, c, d] = fields.as_slice() else {
-                return None;
-            };
+            let a = fields.first()?;
             let offsets = match &a.1 {
                 Array::List { offsets, .. } => offsets.as_slice(),
                 _ => return None,
@@ -469,25 +454,23 @@ fn list_parts(array: &Array) -> Option<(&[u64], Items<'_>)> {
                 let named = name.ends_with(&format!("fCoordinates.{want}"));
                 (named && o.as_slice() == offsets).then_some(v.as_slice())
             }
-            for class in HELD_FOUR_VECTORS {
-                let [p, q, r, s] = held_members(class);
-                let held = [
-                    member(a, p, offsets),
-                    member(b, q, offsets),
-                    member(c, r, offsets),
-                    member(d, s, offsets),
-                ];
-                if let [Some(a), Some(b), Some(c), Some(d)] = held {
-                    return Some((offsets, Items::Held(class, [a, b, c, d])));
+            let held = |names: &[&str]| -> Option<Vec<&[f64]>> {
+                (fields.len() == names.len()).then_some(())?;
+                fields
+                    .iter()
+                    .zip(names)
+                    .map(|(f, want)| member(f, want, offsets))
+                    .collect()
+            };
+            for class in HELD_CLASSES {
+                if let Some(parts) = held(held_members(class)) {
+                    return Some((offsets, Items::Held(class, parts)));
                 }
             }
-            let coordinates = [
-                member(a, "fPt", offsets)?,
-                member(b, "fEta", offsets)?,
-                member(c, "fPhi", offsets)?,
-                member(d, "fM", offsets)?,
-            ];
-            Some((offsets, Items::FourVectors(coordinates)))
+            let [pt, eta, phi, m] = held(&["fPt", "fEta", "fPhi", "fM"])?[..] else {
+                return None;
+            };
+            Some((offsets, Items::FourVectors([pt, eta, phi, m])))
         }
         _ => None,
     }
@@ -524,17 +507,19 @@ fn stored_vectors(array: &Array) -> Option<(VectorClass, Vec<&[f64]>)> {
         parts.push(energy);
         return Some((VectorClass::Lorentz, parts));
     }
-    // A `ROOT::Math` four-vector held as numbers: its `fCoordinates` (the TTree reader's
-    // names keep the member's path), whose members name the class.
+    // A `ROOT::Math` vector held as numbers: its `fCoordinates` (the TTree reader's
+    // names keep the member's path), whose members name the class (`fX fY fZ`: an
+    // `XYZVector`'s, and an `XYZPoint`'s, which the column's declared type tells apart).
     if let [(outer, Array::Record { fields: inner, .. })] = fields.as_slice() {
-        (outer == "fCoordinates" && inner.len() == 4).then_some(())?;
-        return HELD_FOUR_VECTORS.into_iter().find_map(|class| {
+        (outer == "fCoordinates").then_some(())?;
+        return HELD_CLASSES.into_iter().find_map(|class| {
+            (inner.len() == held_members(class).len()).then_some(())?;
             let parts = inner
                 .iter()
                 .zip(held_members(class))
                 .map(|((name, values), want)| match values {
                     Array::Float64(v)
-                        if name.strip_prefix("fCoordinates.").unwrap_or(name) == want =>
+                        if name.strip_prefix("fCoordinates.").unwrap_or(name) == *want =>
                     {
                         Some(v.as_slice())
                     }
@@ -641,6 +626,25 @@ impl Column {
                     .map(Column::into_long_or_signed_char)
                     .collect(),
             ),
+        }
+    }
+
+    /// This column of a dataset's `XYZVector`s as the `XYZPoint`s its declared type says
+    /// they are (both classes' members are `fCoordinates {fX, fY, fZ}`). The same values.
+    pub fn into_points(self) -> Column {
+        fn points(mut v: Arc<Values>) -> Arc<Values> {
+            if !matches!(*v, Values::Vectors(VectorClass::Cartesian3, _)) {
+                return v;
+            }
+            if let Values::Vectors(class, _) = Arc::make_mut(&mut v) {
+                *class = VectorClass::CartesianPoint;
+            }
+            v
+        }
+        match self {
+            Column::Flat(v) => Column::Flat(points(v)),
+            Column::Jagged(o, v) => Column::Jagged(o, points(v)),
+            tuple => tuple,
         }
     }
 
@@ -921,9 +925,6 @@ fn vectors_array(class: VectorClass, v: &[Xyzt]) -> Array {
             ("fP".into(), record(spatial(3))),
             ("fE".into(), part(3)),
         ]),
-        VectorClass::Cartesian3 | VectorClass::CartesianPoint => {
-            record(vec![("fCoordinates".into(), record(spatial(3)))])
-        }
         held => {
             let members = held_members(held)
                 .iter()
@@ -935,21 +936,37 @@ fn vectors_array(class: VectorClass, v: &[Xyzt]) -> Array {
     }
 }
 
-/// The `ROOT::Math` four-vector classes held as their numbers.
-const HELD_FOUR_VECTORS: [VectorClass; 3] = [
+/// The `ROOT::Math` classes held as their numbers (but `PtEtaPhiMVector`, whose values are
+/// [`Values::P4`]): the four-vectors and `XYZVector` (read `XYZPoint`s are its records too).
+const HELD_CLASSES: [VectorClass; 4] = [
     VectorClass::CartesianLorentz,
     VectorClass::PtEtaPhiE,
     VectorClass::PxPyPzM,
+    VectorClass::Cartesian3,
 ];
 
 /// The members of the `fCoordinates` of such a class, in the order its numbers are held:
-/// each class's four names are its own (and not `PtEtaPhiM4D`'s `fPt fEta fPhi fM`).
-fn held_members(class: VectorClass) -> [&'static str; 4] {
+/// each class's names are its own (and not `PtEtaPhiM4D`'s `fPt fEta fPhi fM`).
+fn held_members(class: VectorClass) -> &'static [&'static str] {
     match class {
-        VectorClass::PtEtaPhiE => ["fPt", "fEta", "fPhi", "fE"],
-        VectorClass::PxPyPzM => ["fX", "fY", "fZ", "fM"],
-        _ => ["fX", "fY", "fZ", "fT"],
+        VectorClass::PtEtaPhiE => &["fPt", "fEta", "fPhi", "fE"],
+        VectorClass::PxPyPzM => &["fX", "fY", "fZ", "fM"],
+        VectorClass::Cartesian3 | VectorClass::CartesianPoint => &["fX", "fY", "fZ"],
+        _ => &["fX", "fY", "fZ", "fT"],
     }
+}
+
+/// The vectors `at` of a class held as `parts` (a slice per member), unused numbers zero.
+fn held_at(parts: &[&[f64]], at: impl Picks) -> Vec<Xyzt> {
+    at.positions()
+        .map(|i| {
+            let mut v = [0.0; 4];
+            for (c, part) in v.iter_mut().zip(parts) {
+                *c = part[i];
+            }
+            v
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -987,6 +1004,65 @@ mod tests {
             }),
         };
         assert_eq!(Column::from_array(&records, 0..1), None);
+    }
+
+    /// `XYZVector`s as an RNTuple's reader gives them (`fCoordinates {fX, fY, fZ}`) and as a
+    /// TTree's gives a split `vector` of them (a list per member) are vectors; a point's
+    /// declared type makes them points, and a record of other members is not taken.
+    #[test]
+    fn spatial_vectors_are_read_from_their_coordinates() {
+        use super::VectorClass::{Cartesian3, CartesianPoint};
+        let doubles = |v: &[f64]| Array::Float64(v.to_vec());
+        let named = |prefix: &str, arrays: [Array; 3]| {
+            let names = ["fX", "fY", "fZ"].map(|n| format!("{prefix}{n}"));
+            names.into_iter().zip(arrays).collect::<Vec<_>>()
+        };
+        let one = Array::Record {
+            len: 2,
+            fields: vec![(
+                "fCoordinates".into(),
+                Array::Record {
+                    len: 2,
+                    fields: named("", [1.0, 4.0, 7.0].map(|x| doubles(&[x, x + 1.0]))),
+                },
+            )],
+        };
+        let vectors = Values::Vectors(Cartesian3, vec![[2.0, 5.0, 8.0, 0.0]]);
+        let read = Column::from_array(&one, 1..2);
+        assert_eq!(read, Some(Column::Flat(vectors.into())));
+        let points = Values::Vectors(CartesianPoint, vec![[2.0, 5.0, 8.0, 0.0]]);
+        assert_eq!(read.unwrap().into_points(), Column::Flat(points.into()));
+        let list = |v: &[f64]| Array::List {
+            offsets: vec![0, 2, 3],
+            values: Box::new(doubles(v)),
+        };
+        let split = Array::Record {
+            len: 2,
+            fields: named(
+                "v.fCoordinates.",
+                [
+                    list(&[1.0, 2.0, 3.0]),
+                    list(&[4.0, 5.0, 6.0]),
+                    list(&[7.0, 8.0, 9.0]),
+                ],
+            ),
+        };
+        let items = vec![
+            [1.0, 4.0, 7.0, 0.0],
+            [2.0, 5.0, 8.0, 0.0],
+            [3.0, 6.0, 9.0, 0.0],
+        ];
+        let jagged = Column::Jagged(
+            Arc::new(vec![0, 2, 3]),
+            Values::Vectors(Cartesian3, items).into(),
+        );
+        assert_eq!(Column::from_array(&split, 0..2), Some(jagged));
+        let Array::Record { mut fields, .. } = split else {
+            unreachable!()
+        };
+        fields[2].0 = "v.fCoordinates.fT".into();
+        let other = Array::Record { len: 2, fields };
+        assert_eq!(Column::from_array(&other, 0..2), None);
     }
 
     #[test]

@@ -234,6 +234,10 @@ pub(super) fn empty_column(
         let column = Column::from_array(&array, 0..0).ok_or_else(|| {
             format!("column '{resolved}' is not numbers, strings or lists of them, which expressions take")
         })?;
+        let column = match source.as_ref().is_some_and(|r| reads_points(r, &resolved)) {
+            true => column.into_points(),
+            false => column,
+        };
         return Ok(
             match source.is_some_and(|r| reads_long_or_signed_char(&r, &resolved)) {
                 true => column.into_long_or_signed_char(),
@@ -366,7 +370,7 @@ fn read_type_name(reader: &AnyReader, name: &str) -> Option<String> {
                 (true, Prim::U64) => "ULong_t".to_string(),
                 _ => leaf_name(prim),
             };
-            if split_four_vectors(branch) {
+            if split_math_vectors(branch) {
                 return declared_type(branch);
             }
             if split_objects(reader, name).is_some() {
@@ -466,6 +470,18 @@ fn rvec_of(inner: &str) -> String {
 /// (see [`Column::into_long_or_signed_char`]).
 pub fn reads_long_or_signed_char(reader: &AnyReader, name: &str) -> bool {
     read_type_name(reader, name).is_some_and(|t| holds_long_or_signed_char(&t))
+}
+
+/// Whether column `name` of `reader` holds `XYZPoint`s, alone or in lists: its values are
+/// read as `XYZVector`s, whose members are the same (see [`Column::into_points`]).
+pub fn reads_points(reader: &AnyReader, name: &str) -> bool {
+    read_type_name(reader, name).is_some_and(|t| holds_points(&t))
+}
+
+/// Whether a column of C++ type `ty` (as `GetColumnType` spells it) holds
+/// `ROOT::Math::PositionVector3D`s (`XYZPoint`s), alone or in lists.
+pub(super) fn holds_points(ty: &str) -> bool {
+    list_item(ty).starts_with("ROOT::Math::PositionVector3D<")
 }
 
 /// Whether a column of C++ type `ty` (as `GetColumnType` spells it) holds C++ `long`s,
@@ -613,7 +629,7 @@ pub fn split_objects(reader: &AnyReader, name: &str) -> Option<String> {
     };
     let branch = t.meta().find(name)?;
     let e = branch.element.as_ref().filter(|e| matches!(e.ty, 3 | 4))?;
-    if split_four_vectors(branch) {
+    if split_math_vectors(branch) {
         return None;
     }
     let members = match branch.branches.first() {
@@ -628,10 +644,10 @@ pub fn split_objects(reader: &AnyReader, name: &str) -> Option<String> {
     ))
 }
 
-/// Whether `branch` is a split `std::vector` of stored `ROOT::Math` four-vectors:
-/// expressions take it as a list of four-vectors per entry (its read is a record of its
-/// members' lists).
-fn split_four_vectors(branch: &Branch) -> bool {
+/// Whether `branch` is a split `std::vector` of stored `ROOT::Math` four-vectors,
+/// `XYZVector`s or `XYZPoint`s: expressions take it as a list of them per entry (its read
+/// is a record of its members' lists).
+fn split_math_vectors(branch: &Branch) -> bool {
     let Some(e) = branch.element.as_ref().filter(|e| e.ty == 4) else {
         return false;
     };
@@ -646,6 +662,8 @@ fn split_four_vectors(branch: &Branch) -> bool {
                     VectorClass::CartesianLorentz,
                     VectorClass::PtEtaPhiE,
                     VectorClass::PxPyPzM,
+                    VectorClass::Cartesian3,
+                    VectorClass::CartesianPoint,
                 ]
                 .iter()
                 .any(|c| c.type_name() == class.name())

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::actions::{fill, ActionSpec, Partial};
 use super::batch::{BatchState, Plan};
 use super::column::Column;
-use super::column_type::{c_string_leaf, reads_long_or_signed_char, split_objects};
+use super::column_type::{c_string_leaf, reads_long_or_signed_char, reads_points, split_objects};
 use super::graph::{Definition, Graph, NodeKind};
 use super::slot_cells::SlotCells;
 use crate::array::Array;
@@ -359,11 +359,12 @@ impl Prepared {
         inputs.retain(|i| !may_miss.contains(i));
         if let Some(first) = &first {
             plan.absent = super::missing::absent_types(first, &optional)?;
-            let all = inputs.iter().chain(&optional);
-            plan.longs_or_signed_chars = all
+            let all = || inputs.iter().chain(&optional);
+            plan.longs_or_signed_chars = all()
                 .filter(|i| reads_long_or_signed_char(first, i))
                 .cloned()
                 .collect();
+            plan.points = all().filter(|i| reads_points(first, i)).cloned().collect();
         }
         let needs_entries = numbered
             || plan
