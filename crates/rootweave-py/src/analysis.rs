@@ -374,6 +374,12 @@ impl PyFrame {
         py.detach(|| self.inner.declared_type(name)).map_err(to_py)
     }
 
+    /// `SaveGraph(df)`: the whole graph (of the root node) or the branch above this node,
+    /// in DOT, as RDataFrame draws it.
+    fn save_graph(&self, py: Python<'_>) -> PyResult<String> {
+        py.detach(|| self.inner.save_graph()).map_err(to_py)
+    }
+
     /// `Describe()`: the brief and the full parts of the node's description.
     fn describe(&self, py: Python<'_>) -> PyResult<(String, String)> {
         let d = py.detach(|| self.inner.describe()).map_err(to_py)?;
@@ -605,6 +611,11 @@ impl PyBooked {
     /// Whether the value is there.
     fn is_ready(&self) -> bool {
         self.inner.is_ready()
+    }
+
+    /// `SaveGraph(result)`: the branch from the data source to this result, in DOT.
+    fn save_graph(&self, py: Python<'_>) -> PyResult<String> {
+        py.detach(|| self.inner.save_graph()).map_err(to_py)
     }
 }
 

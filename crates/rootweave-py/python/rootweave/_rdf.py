@@ -1235,6 +1235,31 @@ def AsRNode(node: RDataFrame) -> RDataFrame:  # noqa: N802
     return node
 
 
+def SaveGraph(node: RDataFrame | RResultPtr, outputFile: str | os.PathLike[str] = "") -> str | None:  # noqa: N802, N803
+    """`ROOT.RDF.SaveGraph`: the computation graph in Graphviz's DOT language, drawn as
+    RDataFrame draws it (`dot -Tpng`): of the RDataFrame itself, every booked result and
+    what is above it; of a node below, the branch above it up to its last `Filter` or
+    `Range`; of a result, the branch from the data source to it. Results already computed
+    are grey and say so. `Display` is drawn as the `Range` and `Take`s it books, a
+    `Snapshot` not at all (it is written when called, or by a lazy snapshot's run).
+
+    Args:
+        node: An RDataFrame node or a booked result.
+        outputFile: A file to write the text to instead of returning it.
+    """
+    if isinstance(node, RResultPtr):
+        dot = node._booked.save_graph()
+    elif isinstance(node, RDataFrame):
+        dot = node._frame.save_graph()
+    else:
+        raise TypeError(f"SaveGraph: an RDataFrame node or a result, not {type(node).__name__}")
+    if not outputFile:
+        return dot
+    with open(outputFile, "w") as f:
+        f.write(dot)
+    return None
+
+
 def VariationsFor(result: RResultPtr) -> RResultMap:  # noqa: N802
     """The result in every variation of every `Vary` above it, booked on its graph.
 

@@ -5,7 +5,7 @@ the package's name only: `rootweave.RDF.RunGraphs`, `rootweave.RDF.RSnapshotOpti
 from __future__ import annotations
 
 from ._rdf import (AddProgressBar, AsRNode, FromCSV, FromNumpy, FromPandas, FromRNTuple, FromSpec, RDataFrame,
-                   RunGraphs, VariationsFor)
+                   RunGraphs, SaveGraph, VariationsFor)
 from ._rdf_models import TH1DModel, TH2DModel, TH3DModel, TProfile1DModel, TProfile2DModel
 from ._rdf_snapshot import ESnapshotOutputFormat, RSnapshotOptions
 
@@ -35,11 +35,12 @@ class _Experimental:
 
 
 class RDF:
-    """`ROOT.RDF`: `RunGraphs`, `FromNumpy`, `FromCSV`, `FromPandas`, `FromRNTuple`,
-    `AsRNode`, `RSnapshotOptions`, `ESnapshotOutputFormat`, the histogram models
+    """`ROOT.RDF`: `RunGraphs`, `SaveGraph`, `FromNumpy`, `FromCSV`, `FromPandas`,
+    `FromRNTuple`, `AsRNode`, `RSnapshotOptions`, `ESnapshotOutputFormat`, the histogram models
     (`TH1DModel`, ...), `Experimental` and `Distributed` (ROOT 6.40 has both)."""
 
     RunGraphs = staticmethod(RunGraphs)
+    SaveGraph = staticmethod(SaveGraph)
     FromRNTuple = staticmethod(FromRNTuple)
     AsRNode = staticmethod(AsRNode)
     Distributed = _Distributed

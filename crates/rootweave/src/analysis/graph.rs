@@ -134,6 +134,9 @@ pub struct Booking {
     pub spec: ActionSpec,
     /// The variation it is computed in (its name and tag), `None`: nominal.
     pub variation: Option<(String, String)>,
+    /// Whether `SaveGraph` draws it: all but the second and later variations one
+    /// `VariationsFor` books, which RDataFrame draws as one result.
+    pub drawn: bool,
 }
 
 /// A graph: its dataset, nodes, booked results, and their values once run.
@@ -594,6 +597,7 @@ impl Frame {
             node: self.node,
             spec,
             variation: None,
+            drawn: true,
         });
         g.results.push(None);
         Ok(Booked {
@@ -728,12 +732,13 @@ impl Frame {
         });
         found.sort_by_key(|(name, tag)| format!("{name}:{tag}"));
         let mut out = vec![("nominal".to_string(), booked.clone())];
-        for (name, tag) in found {
+        for (k, (name, tag)) in found.into_iter().enumerate() {
             let key = format!("{name}:{tag}");
             g.bookings.push(Booking {
                 node: base.node,
                 spec: base.spec.in_variation(&key),
                 variation: Some((name, tag)),
+                drawn: k == 0,
             });
             g.results.push(None);
             let id = g.bookings.len() - 1;

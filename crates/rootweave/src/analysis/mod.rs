@@ -21,6 +21,7 @@ mod graph;
 mod missing;
 mod names;
 mod run;
+mod save_graph;
 mod slot_cells;
 mod snapshot;
 mod snapshot_classes;
