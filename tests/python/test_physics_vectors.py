@@ -363,6 +363,16 @@ HELD = {
           f"+ ROOT::Math::VectorUtil::DeltaR2RapidityPhi({cart_m(0)}, {polar_e(1)}) : -1.0",
     "list_e": "Sum(made_e, ROOT::Math::PtEtaPhiEVector()).M() + made_e[2].Phi() + (made_e[0] + made_e[1]).Eta()",
     "list_m": "Sum(made_m, ROOT::Math::PxPyPzMVector()).E() + made_m[1].M() + made_m[2].E()",
+    # PtEtaPhiMVector: every method of LorentzVector over PtEtaPhiM4D's values, of a muon and
+    # of a pair's sum (its coordinates converted back); DeltaR of rapidities too.
+    **{f"q_{m}": f"{ONE} ? {p4(0)}.{m}() : -1.0" for m in FOUR_METHODS},
+    **{f"q_sum_{m}": f"{TWO} ? ({p4(0)} + {p4(1)}).{m}() : -1.0" for m in FOUR_METHODS},
+    **{f"q_v_{m}": f"{ONE} ? {p4(0)}.Vect().{m}() + {p4(0)}.BoostToCM().{m}() : -1.0" for m in ["X", "Z", "R"]},
+    "q_dot": f"{TWO} ? {p4(0)}.Dot({p4(1)}) + {p4(0)}.Dot({polar_e(1)}) : -1.0",
+    "q_dr": f"{TWO} ? {p4(0)}.DeltaR({p4(1)}) + 2.0 * {p4(0)}.DeltaR({cart_m(1)}, false) : -1.0",
+    "q_dry": f"{TWO} ? {p4(0)}.DeltaR({p4(1)}, true) + 2.0 * {p4(0)}.DeltaR({cart(1)}, jetp4.size() > 1) : -1.0",
+    "e_dry": f"{TWO} ? {polar_e(0)}.DeltaR({p4(1)}, true) + {cart_m(0)}.DeltaR({cart_m(1)}, true) : -1.0",
+    "list_p": "ROOT::Math::PtEtaPhiMVector(made_e[1]).Theta() + ROOT::Math::PtEtaPhiMVector(made_m[2]).Gamma()",
 }
 
 

@@ -140,16 +140,50 @@ fn polar_energy(name: &str, v: &Xyzt) -> f64 {
         }
         "Phi" => phi,
         "Eta" => eta,
-        "Theta" => {
-            if pt > 0.0 {
-                2.0 * (-eta).exp().atan()
-            } else if eta >= 0.0 {
-                0.0
-            } else {
-                PI
-            }
-        }
+        "Theta" => polar_theta(pt, eta),
         _ => f64::NAN,
+    }
+}
+
+/// `PtEtaPhiM4D`'s values of a `PtEtaPhiMVector`, as [`coordinate`] names them: `E()` from
+/// the momentum and the mass (zero where their squares' sum is negative), `Et2()` as
+/// `2 E2 / (cosh(2 eta) + 1)`.
+fn polar_mass(name: &str, p: &P4) -> f64 {
+    let [pt, eta, _, m] = p.coordinates();
+    match name {
+        "X" => p.px(),
+        "Y" => p.py(),
+        "Z" => p.pz(),
+        "E" => p.e(),
+        "M2" => signed_square(m),
+        "M" => m,
+        "P" => p.p(),
+        "Perp2" => pt * pt,
+        "Pt" => pt,
+        "Mt2" => signed_square(m) + pt * pt,
+        "Mt" => p.mt(),
+        "Et2" => {
+            let momentum = p.p();
+            let e2 = momentum * momentum + signed_square(m);
+            let e2 = if e2 > 0.0 { e2 } else { 0.0 };
+            2.0 * e2 / ((2.0 * eta).cosh() + 1.0)
+        }
+        "Et" => p.et(),
+        "Phi" => p.phi(),
+        "Eta" => eta,
+        "Theta" => polar_theta(pt, eta),
+        _ => f64::NAN,
+    }
+}
+
+/// `Theta()` of the polar systems: `2 atan(exp(-eta))`, along the beam without `pt`.
+fn polar_theta(pt: f64, eta: f64) -> f64 {
+    if pt > 0.0 {
+        2.0 * (-eta).exp().atan()
+    } else if eta >= 0.0 {
+        0.0
+    } else {
+        PI
     }
 }
 
@@ -228,17 +262,7 @@ impl Momentum {
     /// A coordinate-level value, as [`coordinate`] names them.
     pub fn coordinate(&self, name: &str) -> f64 {
         match self {
-            Momentum::Polar(p) => match name {
-                "X" => p.px(),
-                "Y" => p.py(),
-                "Z" => p.pz(),
-                "E" => p.e(),
-                "Pt" => p.pt(),
-                "Eta" => p.eta(),
-                "Phi" => p.phi(),
-                "M" => p.m(),
-                _ => f64::NAN,
-            },
+            Momentum::Polar(p) => polar_mass(name, p),
             Momentum::Held(class, v) => coordinate(*class, name, v),
         }
     }

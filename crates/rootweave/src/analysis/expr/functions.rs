@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use super::coordinates::Momentum;
 use super::cxx_sort;
 use super::cxx_stable_sort::stable_sort;
 use super::eval::event_name;
@@ -1258,12 +1259,20 @@ fn p4_method(name: &str, a: &[Val], events: usize) -> Result<Val, String> {
         ".Mt" => P4::mt,
         ".Et" => P4::et,
         ".Rapidity" => P4::rapidity,
-        _ => {
-            return Err(format!(
-                "a PtEtaPhiMVector has no method {}() of {} arguments",
-                &name[1..],
-                a.len() - 1
-            ))
+        other => {
+            if let Some(called) = super::vector_calls::p4_call(other, a, events) {
+                return called;
+            }
+            let method = &other[1..];
+            if a.len() != 1 || !super::genvectors::LORENTZ_NUMBERS.contains(&method) {
+                return Err(format!(
+                    "a PtEtaPhiMVector has no method {method}() of {} arguments",
+                    a.len() - 1
+                ));
+            }
+            let values = (0..n)
+                .map(|i| super::genvectors::momentum_number(&Momentum::Polar(p.at(i)), method));
+            return Ok(shaped(shape, Values::F64(values.collect()), false));
         }
     };
     Ok(shaped(

@@ -12,7 +12,7 @@
 
 use std::f64::consts::PI;
 
-use super::coordinates::{components, coordinate, Momentum};
+use super::coordinates::Momentum;
 use super::lorentz::eta_from_rho_z;
 use super::physics_vectors::{scale, VectorClass, Xyzt};
 
@@ -80,7 +80,13 @@ pub const SPATIAL_NUMBERS: &[&str] = &[
 /// `PxPyPzMVector`) held as `v`, for a name of [`LORENTZ_NUMBERS`]: `LorentzVector`'s own
 /// formulas over the values its coordinate system gives.
 pub fn lorentz_number(class: VectorClass, name: &str, v: &Xyzt) -> f64 {
-    let of = |name| coordinate(class, name, v);
+    momentum_number(&Momentum::Held(class, *v), name)
+}
+
+/// `v.name()` of a four-vector of any `ROOT::Math` class (a `PtEtaPhiMVector` too), for a
+/// name of [`LORENTZ_NUMBERS`].
+pub fn momentum_number(m: &Momentum, name: &str) -> f64 {
+    let of = |name| m.coordinate(name);
     match name {
         "X" | "Px" | "x" | "px" => of("X"),
         "Y" | "Py" | "y" | "py" => of("Y"),
@@ -99,10 +105,7 @@ pub fn lorentz_number(class: VectorClass, name: &str, v: &Xyzt) -> f64 {
         "Phi" | "phi" => of("Phi"),
         "Theta" | "theta" => of("Theta"),
         "Eta" | "eta" => of("Eta"),
-        "Rapidity" => {
-            let (e, pz) = (of("E"), of("Z"));
-            0.5 * ((e + pz) / (e - pz)).ln()
-        }
+        "Rapidity" => m.rapidity(),
         "ColinearRapidity" => {
             let (e, p) = (of("E"), of("P"));
             0.5 * ((e + p) / (e - p)).ln()
@@ -143,11 +146,14 @@ pub fn spatial_dot(a: &Xyzt, b: &Xyzt) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-/// `a.DeltaR(b)` of two four-vectors (of any classes): the difference of azimuths brought
-/// into (-pi, pi] by a whole number of turns, truncated as C++'s conversion to `int`
-/// truncates.
-pub fn delta_r(a: &Momentum, b: &Momentum) -> f64 {
-    let delta = a.coordinate("Eta") - b.coordinate("Eta");
+/// `a.DeltaR(b, rapidity)` of two four-vectors (of any classes): of their pseudorapidities,
+/// or of their rapidities with `rapidity`, and the difference of azimuths brought into
+/// (-pi, pi] by a whole number of turns, truncated as C++'s conversion to `int` truncates.
+pub fn delta_r(a: &Momentum, b: &Momentum, rapidity: bool) -> f64 {
+    let delta = match rapidity {
+        true => a.rapidity() - b.rapidity(),
+        false => a.coordinate("Eta") - b.coordinate("Eta"),
+    };
     let mut dphi = a.coordinate("Phi") - b.coordinate("Phi");
     let two_pi = 2.0 * PI;
     if dphi > PI || dphi <= -PI {
@@ -173,11 +179,11 @@ pub fn unit(v: &Xyzt) -> Xyzt {
     }
 }
 
-/// `v.BoostToCM()` of a four-vector of `class`: `-Vect() / E()`, the null vector when
-/// `E()` and `P()` are zero.
-pub fn boost_to_cm(class: VectorClass, v: &Xyzt) -> Xyzt {
-    let [x, y, z, e] = components(class, v);
-    if e == 0.0 && coordinate(class, "P", v) == 0.0 {
+/// `v.BoostToCM()` of a four-vector (of any `ROOT::Math` class): `-Vect() / E()`, the null
+/// vector when `E()` and `P()` are zero.
+pub fn boost_to_cm(v: &Momentum) -> Xyzt {
+    let [x, y, z, e] = v.components();
+    if e == 0.0 && v.coordinate("P") == 0.0 {
         return [0.0; 4];
     }
     let back = scale(&[x, y, z, 0.0], -1.0);
@@ -253,13 +259,13 @@ mod tests {
         );
         assert_eq!(unit(&[0.0; 4]), [0.0; 4]);
         assert_eq!(
-            boost_to_cm(CL, &[1.0, 0.0, 0.0, 2.0]),
+            boost_to_cm(&Momentum::Held(CL, [1.0, 0.0, 0.0, 2.0])),
             [-0.5, -0.0, -0.0, 0.0]
         );
         // Azimuths 3 and -3 are 2 pi - 6 apart.
         let a = [3f64.cos(), 3f64.sin(), 0.0, 5.0];
         let b = [(-3f64).cos(), (-3f64).sin(), 0.0, 5.0];
-        let d = delta_r(&Momentum::Held(CL, a), &Momentum::Held(CL, b));
+        let d = delta_r(&Momentum::Held(CL, a), &Momentum::Held(CL, b), false);
         assert!((d - (2.0 * PI - 6.0)).abs() < 1e-12, "{d}");
     }
 }

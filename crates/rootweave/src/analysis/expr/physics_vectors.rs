@@ -14,7 +14,7 @@
 
 use std::f64::consts::PI;
 
-use super::coordinates::{components, from_components, scaled};
+use super::coordinates::{components, from_components, scaled, Momentum};
 use super::genvectors as gv;
 
 /// One of ROOT's physics vector classes.
@@ -191,6 +191,7 @@ pub fn signatures() -> impl Iterator<Item = (String, usize)> {
         .chain(["BoostToCM", "unit"].iter());
     ones.map(|m| (format!(".{m}"), 1))
         .chain(twos.map(|m| (format!(".{m}"), 2)))
+        .chain([(".DeltaR".to_string(), 3)])
 }
 
 /// What `v.name()` gives for a vector of `class` (`args` arguments but the vector), `None`
@@ -203,7 +204,7 @@ pub fn method_result(class: VectorClass, name: &str, args: usize) -> Option<Meth
         (Cartesian3 | CartesianPoint, 0, n) if gv::SPATIAL_NUMBERS.contains(&n) => {
             return Some(MethodResult::Number)
         }
-        (_, 1, "Dot" | "DeltaR") if four => return Some(MethodResult::Number),
+        (_, 1, "Dot" | "DeltaR") | (_, 2, "DeltaR") if four => return Some(MethodResult::Number),
         (Cartesian3 | CartesianPoint, 1, "Dot") => return Some(MethodResult::Number),
         (CartesianPoint, 1, "Cross") => return Some(MethodResult::Vector(CartesianPoint)),
         (_, 0, "Vect" | "BoostToCM") if four => return Some(MethodResult::Vector(Cartesian3)),
@@ -318,7 +319,7 @@ pub fn vector(class: VectorClass, name: &str, a: &Xyzt, b: &Xyzt) -> Xyzt {
             [x, y, z, 0.0]
         }
         "Vect" => [x, y, z, 0.0],
-        "BoostToCM" => gv::boost_to_cm(class, a),
+        "BoostToCM" => gv::boost_to_cm(&Momentum::Held(class, *a)),
         "Unit" | "unit" if class.genvector() => gv::unit(a),
         "XYvector" => [x, y, 0.0, 0.0],
         "Unit" => {

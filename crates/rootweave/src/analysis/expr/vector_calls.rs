@@ -136,6 +136,71 @@ pub fn four_vector_of(from: &Val, events: usize) -> Option<Result<Val, String>> 
     Some(made)
 }
 
+/// `a.Dot(b)` or `a.DeltaR(b)` (`a.DeltaR(b, useRapidity)`) of the four-vectors of lanes
+/// `[a, b, (flag)]`, `n` of each, of any `ROOT::Math` classes (`a`'s named `receiver`).
+fn momentum_pair(receiver: &str, method: &str, lanes: &[Lane], n: usize) -> Result<Values, String> {
+    let b = match lanes[1].ty() {
+        Ty::P4 => momenta(&lanes[1], n)?,
+        Ty::Vector(c) if c.held_four_vector() => momenta(&lanes[1], n)?,
+        other => {
+            return Err(format!(
+                "{method}() of a {receiver} takes a ROOT::Math four-vector, not a {}",
+                super::value::ty_name(other)
+            ))
+        }
+    };
+    let rapidity = match lanes.get(2) {
+        Some(flag) => Some(
+            flag.bools()
+                .map_err(|e| format!("{method}()'s useRapidity: {e}"))?,
+        ),
+        None => None,
+    };
+    let a = momenta(&lanes[0], n)?;
+    Ok(Values::F64(
+        (0..n)
+            .map(|i| match method {
+                "DeltaR" => gv::delta_r(&a[i], &b[i], rapidity.as_ref().is_some_and(|r| r.at(i))),
+                _ => gv::lorentz_dot(&a[i].components(), &b[i].components()),
+            })
+            .collect(),
+    ))
+}
+
+/// `p.method(args[1..])` of `PtEtaPhiMVector`s `args[0]` that `LorentzVector` has beyond the
+/// coordinates' own: `Vect()`, `BoostToCM()` (`XYZVector`s), `Dot(b)`, `DeltaR(b)` and
+/// `DeltaR(b, useRapidity)` with a four-vector of any `ROOT::Math` class; `None` for other
+/// methods.
+pub fn p4_call(method: &str, args: &[Val], events: usize) -> Option<Result<Val, String>> {
+    let takes = match method {
+        ".Vect" | ".BoostToCM" => 1,
+        ".Dot" | ".DeltaR" => 2,
+        _ => 0,
+    };
+    if args.len() != takes && !(method == ".DeltaR" && args.len() == 3) {
+        return None;
+    }
+    let method = &method[1..];
+    let lanes: Vec<&Val> = args.iter().collect();
+    Some(align(&lanes, events).and_then(|(shape, n, lanes)| {
+        let values = match method {
+            "Dot" | "DeltaR" => momentum_pair("PtEtaPhiMVector", method, &lanes, n)?,
+            _ => {
+                let a = momenta(&lanes[0], n)?;
+                let vectors = a.iter().map(|p| match method {
+                    "Vect" => {
+                        let [x, y, z, _] = p.components();
+                        [x, y, z, 0.0]
+                    }
+                    _ => gv::boost_to_cm(p),
+                });
+                Values::Vectors(VectorClass::Cartesian3, vectors.collect())
+            }
+        };
+        Ok(shaped(shape, values, false))
+    }))
+}
+
 /// `v.method(args[1..])` for a vector (or vectors) `args[0]` of `class`.
 fn call_method(
     class: VectorClass,
@@ -156,28 +221,7 @@ fn call_method(
     let values = match (result, others) {
         (MethodResult::Number, 0) => Values::F64(map1(&a, n, |v| pv::number(class, method, &v))),
         (MethodResult::Number, _) if class.held_four_vector() => {
-            // `Dot` and `DeltaR` take a four-vector of any `ROOT::Math` class.
-            let b = match lanes[1].ty() {
-                Ty::P4 => momenta(&lanes[1], n)?,
-                Ty::Vector(c) if c.held_four_vector() => momenta(&lanes[1], n)?,
-                other => {
-                    return Err(format!(
-                        "{method}() of a {} takes a ROOT::Math four-vector, not a {}",
-                        class.name(),
-                        super::value::ty_name(other)
-                    ))
-                }
-            };
-            let a = momenta(&lanes[0], n)?;
-            Values::F64(
-                a.iter()
-                    .zip(&b)
-                    .map(|(a, b)| match method {
-                        "DeltaR" => gv::delta_r(a, b),
-                        _ => gv::lorentz_dot(&a.components(), &b.components()),
-                    })
-                    .collect(),
-            )
+            momentum_pair(class.name(), method, &lanes, n)?
         }
         (MethodResult::Number, _) => {
             let b = lanes[1]
