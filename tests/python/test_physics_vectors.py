@@ -185,6 +185,11 @@ def test_lists_of_vectors_in_lambdas_and_list_functions():
     ("Sum(ROOT::VecOps::Construct<ROOT::Math::XYZPoint>(ROOT::RVecD{MET.X()}, ROOT::RVecD{1.0}, ROOT::RVecD{2.0}), "
      "ROOT::Math::XYZPoint())", "GenVector has no sum of two points"),
     ("DeltaR(MET.X(), MET.Y())", "DeltaR of two arguments takes four-vectors"),
+    ("ROOT::Math::VectorUtil::boost(MC_lepton, MC_lepton)", "boost of a TVector3: it boosts four-vectors"),
+    ("ROOT::Math::VectorUtil::CosTheta(MET, MC_lepton)", "CosTheta: a TVector2 has no X(), Y() and Z()"),
+    ("ROOT::Math::PtEtaPhiMVector(MET.X(), 1.0, 2.0, 3.0).DeltaR(MC_lepton, true)",
+     "DeltaR() of a PtEtaPhiMVector takes a ROOT::Math four-vector, not a TVector3"),
+    ("ROOT::Math::PtEtaPhiMVector(MET.X(), 1.0, 2.0, 3.0).Cross(MC_lepton)", "a PtEtaPhiMVector has no method Cross()"),
 ])
 def test_what_the_classes_do_not_have_is_an_error_naming_the_expression(text, says):
     with pytest.raises(ValueError) as e:
@@ -373,6 +378,18 @@ HELD = {
     "q_dry": f"{TWO} ? {p4(0)}.DeltaR({p4(1)}, true) + 2.0 * {p4(0)}.DeltaR({cart(1)}, jetp4.size() > 1) : -1.0",
     "e_dry": f"{TWO} ? {polar_e(0)}.DeltaR({p4(1)}, true) + {cart_m(0)}.DeltaR({cart_m(1)}, true) : -1.0",
     "list_p": "ROOT::Math::PtEtaPhiMVector(made_e[1]).Theta() + ROOT::Math::PtEtaPhiMVector(made_m[2]).Gamma()",
+    # VectorUtil's boost into a pair's rest frame (the result of the boosted vector's class),
+    # CosTheta and Angle of any vectors with X(), Y() and Z(), InvariantMass2.
+    **{f"boost_{c}_{m}": f"{TWO} ? ROOT::Math::VectorUtil::boost({f(0)}, ({p4(0)} + {p4(1)}).BoostToCM()).{m}() : -1.0"
+       for c, f in (("p", p4), ("e", polar_e), ("m", cart_m), ("c", cart)) for m in ["M", "Pt", "Eta", "E"]},
+    "boost_tlv": f"{TWO} ? ROOT::Math::VectorUtil::boost(muonp4[0], ({p4(0)} + {p4(1)}).BoostToCM()).Pz() : -1.0",
+    "boost_fast": f"{ONE} ? ROOT::Math::VectorUtil::boost({p4(0)}, ROOT::Math::XYZVector(0.6, 0.6, 0.6)).M() : -1.0",
+    "cos_theta": f"{TWO} ? ROOT::Math::VectorUtil::CosTheta({p4(0)}, {cart_m(1)}) "
+                 f"+ ROOT::Math::VectorUtil::CosTheta(muonp4[0], {p4(1)}.Vect()) : -9.0",
+    "angle": f"{TWO} ? ROOT::Math::VectorUtil::Angle({polar_e(0)}, {p4(1)}) "
+             f"+ ROOT::Math::VectorUtil::Angle(ROOT::Math::VectorUtil::boost({p4(0)}, ({p4(0)} + {p4(1)}).BoostToCM())"
+             f".Vect(), ({p4(0)} + {p4(1)}).Vect()) : -9.0",
+    "mass2": f"{TWO} ? ROOT::Math::VectorUtil::InvariantMass2({p4(0)}, {cart_m(1)}) : -1.0",
 }
 
 
