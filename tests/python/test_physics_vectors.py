@@ -61,6 +61,10 @@ DEFINES = {
     "made_mt": "TLorentzVector(MET.X(), MET.Y(), 0.0, MET.Mod()).Mt()",
     "made_eta": "TVector3(MET.X(), MET.Y(), 1.0).Eta()",
     "made_phi": "TVector2(MET.Y(), MET.X()).Phi()",
+    "boost_vector": f"{ONE} ? muonp4[0].BoostVector().Mag() + (muonp4[0] + muonp4[0]).BoostVector().Z() : -1.0",
+    "rest_frame": f"{TWO} ? ROOT::Math::VectorUtil::boost(muonp4[0], -(muonp4[0] + muonp4[1]).BoostVector()).E() "
+                  ": -1.0",
+    "lep_across": "MC_lepton.Perp(MC_neutrino) + MC_lepton.Perp2(MC_neutrino) + MC_lepton.Pt(MC_lepton)",
 }
 
 

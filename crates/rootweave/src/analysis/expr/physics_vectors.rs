@@ -169,7 +169,9 @@ const LORENTZ_METHODS: &[&str] = &[
 
 /// Methods of one other vector of the same class, giving a `double`.
 const PAIR_METHODS_2: &[&str] = &["DeltaPhi"];
-const PAIR_METHODS_3: &[&str] = &["Dot", "Angle", "DeltaPhi", "DeltaR", "DrEtaPhi"];
+const PAIR_METHODS_3: &[&str] = &[
+    "Dot", "Angle", "DeltaPhi", "DeltaR", "DrEtaPhi", "Perp", "Perp2", "Pt",
+];
 const PAIR_METHODS_4: &[&str] = &["Dot", "DeltaPhi", "DeltaR", "DrEtaPhi", "DrRapidityPhi"];
 
 /// Every method name of any class with its number of arguments (the vector counted), for
@@ -179,7 +181,7 @@ pub fn signatures() -> impl Iterator<Item = (String, usize)> {
         .iter()
         .chain(SPATIAL_METHODS)
         .chain(LORENTZ_METHODS)
-        .chain(["Vect", "Unit", "XYvector"].iter());
+        .chain(["Vect", "Unit", "XYvector", "BoostVector"].iter());
     let twos = PAIR_METHODS_2
         .iter()
         .chain(PAIR_METHODS_3)
@@ -222,7 +224,7 @@ pub fn method_result(class: VectorClass, name: &str, args: usize) -> Option<Meth
     match (args, class, name) {
         (0, _, n) if numbers.contains(&n) || own.contains(&n) => Some(MethodResult::Number),
         (1, _, n) if pairs.contains(&n) => Some(MethodResult::Number),
-        (0, Lorentz, "Vect") | (0, Vector3, "Unit") | (1, Vector3, "Cross") => {
+        (0, Lorentz, "Vect" | "BoostVector") | (0, Vector3, "Unit") | (1, Vector3, "Cross") => {
             Some(MethodResult::Vector(Vector3))
         }
         (0, Vector3, "XYvector") => Some(MethodResult::Vector(Vector2)),
@@ -297,6 +299,22 @@ pub fn pair_number(class: VectorClass, name: &str, a: &Xyzt, b: &Xyzt) -> f64 {
         }
         (VectorClass::Lorentz, "Dot") => dot(class, a, b),
         (_, "Dot") => a[0] * b[0] + a[1] * b[1] + a[2] * b[2],
+        // `TVector3::Perp2(p)`: the square of the part across `p` (zero at most).
+        (_, "Perp2" | "Perp" | "Pt") => {
+            let tot = mag2(b);
+            let ss = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+            let mut per = mag2(a);
+            if tot > 0.0 {
+                per -= ss * ss / tot;
+            }
+            if per < 0.0 {
+                per = 0.0;
+            }
+            match name {
+                "Perp2" => per,
+                _ => per.sqrt(),
+            }
+        }
         (_, "Angle") => {
             let both = mag2(a) * mag2(b);
             if both <= 0.0 {
@@ -319,6 +337,10 @@ pub fn vector(class: VectorClass, name: &str, a: &Xyzt, b: &Xyzt) -> Xyzt {
             [x, y, z, 0.0]
         }
         "Vect" => [x, y, z, 0.0],
+        "BoostVector" => {
+            let t = a[3];
+            [x / t, y / t, z / t, 0.0]
+        }
         "BoostToCM" => gv::boost_to_cm(&Momentum::Held(class, *a)),
         "Unit" | "unit" if class.genvector() => gv::unit(a),
         "XYvector" => [x, y, 0.0, 0.0],
