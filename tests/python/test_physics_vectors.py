@@ -381,6 +381,8 @@ HELD = {
     "q_dr": f"{TWO} ? {p4(0)}.DeltaR({p4(1)}) + 2.0 * {p4(0)}.DeltaR({cart_m(1)}, false) : -1.0",
     "q_dry": f"{TWO} ? {p4(0)}.DeltaR({p4(1)}, true) + 2.0 * {p4(0)}.DeltaR({cart(1)}, jetp4.size() > 1) : -1.0",
     "e_dry": f"{TWO} ? {polar_e(0)}.DeltaR({p4(1)}, true) + {cart_m(0)}.DeltaR({cart_m(1)}, true) : -1.0",
+    "q_dr_tlv": f"{TWO} ? {p4(0)}.DeltaR(muonp4[1]) + {polar_e(0)}.DeltaR(muonp4[1], true) "
+                f"+ 2.0 * {cart_m(0)}.DeltaR(muonp4[1], false) : -1.0",
     "list_p": "ROOT::Math::PtEtaPhiMVector(made_e[1]).Theta() + ROOT::Math::PtEtaPhiMVector(made_m[2]).Gamma()",
     # VectorUtil's boost into a pair's rest frame (the result of the boosted vector's class),
     # CosTheta and Angle of any vectors with X(), Y() and Z(), InvariantMass2.

@@ -154,7 +154,12 @@ pub fn delta_r(a: &Momentum, b: &Momentum, rapidity: bool) -> f64 {
         true => a.rapidity() - b.rapidity(),
         false => a.coordinate("Eta") - b.coordinate("Eta"),
     };
-    let mut dphi = a.coordinate("Phi") - b.coordinate("Phi");
+    delta_r_of(delta, a.coordinate("Phi") - b.coordinate("Phi"))
+}
+
+/// `DeltaR` of a difference of (pseudo)rapidities and one of azimuths, as
+/// `LorentzVector::DeltaR` brings the latter into (-pi, pi].
+pub fn delta_r_of(delta: f64, mut dphi: f64) -> f64 {
     let two_pi = 2.0 * PI;
     if dphi > PI || dphi <= -PI {
         if dphi > 0.0 {

@@ -137,8 +137,34 @@ pub fn four_vector_of(from: &Val, events: usize) -> Option<Result<Val, String>> 
 }
 
 /// `a.Dot(b)` or `a.DeltaR(b)` (`a.DeltaR(b, useRapidity)`) of the four-vectors of lanes
-/// `[a, b, (flag)]`, `n` of each, of any `ROOT::Math` classes (`a`'s named `receiver`).
+/// `[a, b, (flag)]`, `n` of each, of any `ROOT::Math` classes (`a`'s named `receiver`);
+/// `DeltaR` also of a `TLorentzVector` `b` (its `Eta()`, `Phi()`, `Rapidity()`, all
+/// `LorentzVector::DeltaR` asks of it).
 fn momentum_pair(receiver: &str, method: &str, lanes: &[Lane], n: usize) -> Result<Values, String> {
+    let rapidity = match lanes.get(2) {
+        Some(flag) => Some(
+            flag.bools()
+                .map_err(|e| format!("{method}()'s useRapidity: {e}"))?,
+        ),
+        None => None,
+    };
+    let flag = |i: usize| rapidity.as_ref().is_some_and(|r| r.at(i));
+    if let (Ty::Vector(VectorClass::Lorentz), "DeltaR") = (lanes[1].ty(), method) {
+        let (a, b) = (
+            momenta(&lanes[0], n)?,
+            lanes[1].vectors(VectorClass::Lorentz)?,
+        );
+        let values = (0..n).map(|i| {
+            let (a, b) = (&a[i], b.at(i));
+            let of = |name| pv::number(VectorClass::Lorentz, name, &b);
+            let delta = match flag(i) {
+                true => a.rapidity() - of("Rapidity"),
+                false => a.coordinate("Eta") - of("Eta"),
+            };
+            gv::delta_r_of(delta, a.coordinate("Phi") - of("Phi"))
+        });
+        return Ok(Values::F64(values.collect()));
+    }
     let b = match lanes[1].ty() {
         Ty::P4 => momenta(&lanes[1], n)?,
         Ty::Vector(c) if c.held_four_vector() => momenta(&lanes[1], n)?,
@@ -149,18 +175,11 @@ fn momentum_pair(receiver: &str, method: &str, lanes: &[Lane], n: usize) -> Resu
             ))
         }
     };
-    let rapidity = match lanes.get(2) {
-        Some(flag) => Some(
-            flag.bools()
-                .map_err(|e| format!("{method}()'s useRapidity: {e}"))?,
-        ),
-        None => None,
-    };
     let a = momenta(&lanes[0], n)?;
     Ok(Values::F64(
         (0..n)
             .map(|i| match method {
-                "DeltaR" => gv::delta_r(&a[i], &b[i], rapidity.as_ref().is_some_and(|r| r.at(i))),
+                "DeltaR" => gv::delta_r(&a[i], &b[i], flag(i)),
                 _ => gv::lorentz_dot(&a[i].components(), &b[i].components()),
             })
             .collect(),

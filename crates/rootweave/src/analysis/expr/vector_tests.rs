@@ -362,8 +362,8 @@ fn polar_energy_and_mass_four_vectors_convert_sums_into_their_own_coordinates() 
             "no operator '*' of PtEtaPhiEVector and PxPyPzMVector",
         ),
         (
-            format!("{massive}.DeltaR(muonp4[0])"),
-            "DeltaR() of a PxPyPzMVector takes a ROOT::Math four-vector",
+            format!("{massive}.Dot(muonp4[0])"),
+            "Dot() of a PxPyPzMVector takes a ROOT::Math four-vector",
         ),
         (
             "ROOT::Math::PxPyPzMVector(1.0, 2.0)".to_string(),
