@@ -191,25 +191,20 @@ fn directions(name: &str, a: &Val, b: &Val, events: usize) -> Result<Val, String
 
 /// The `X() Y() Z()` of `n` vectors of a lane: of any class with them (not `TVector2`).
 fn spatial(lane: &Lane, n: usize) -> Result<Vec<[f64; 3]>, String> {
-    let xyz = |c: Xyzt| [c[0], c[1], c[2]];
-    match lane.ty() {
-        Ty::P4 => Ok(momenta(lane, n)?
-            .iter()
-            .map(|m| xyz(m.components()))
-            .collect()),
-        Ty::Vector(c) if c.held_four_vector() => Ok(momenta(lane, n)?
-            .iter()
-            .map(|m| xyz(m.components()))
-            .collect()),
-        Ty::Vector(c) if c != VectorClass::Vector2 => {
-            let v = lane.vectors(c)?;
-            Ok((0..n).map(|i| xyz(v.at(i))).collect())
-        }
-        other => Err(format!(
+    let ty = lane.ty();
+    let has_xyz = matches!(ty, Ty::P4) || matches!(ty, Ty::Vector(c) if c != VectorClass::Vector2);
+    if !has_xyz {
+        return Err(format!(
             "a {} has no X(), Y() and Z()",
-            super::value::ty_name(other)
-        )),
+            super::value::ty_name(ty)
+        ));
     }
+    // Every class's components begin with its `X() Y() Z()` (a four-vector's momentum).
+    let xyz = |c: Xyzt| [c[0], c[1], c[2]];
+    Ok(momenta(lane, n)?
+        .iter()
+        .map(|m| xyz(m.components()))
+        .collect())
 }
 
 /// `CosTheta(a, b)`: the dot product over the product of the lengths (from their squares'
